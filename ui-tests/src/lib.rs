@@ -1,0 +1,1 @@
+//! Holder crate for the trybuild cases in `fail/` and `pass/`.
