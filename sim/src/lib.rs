@@ -1,6 +1,22 @@
-//! aclrt-sim: a software AscendCL runtime.
+//! aclrt-sim: a strict, concurrent software AscendCL runtime.
+//!
+//! (Crate docs to be written by the implementation.)
 #![allow(missing_docs)]
+
+pub mod control;
+pub use control::*;
+
+/// The declarations of the C API this crate implements, generated from the
+/// project's own header (the same file aclrt-sys uses).
 pub mod ffi {
-    #![allow(non_camel_case_types, non_upper_case_globals, non_snake_case, dead_code, missing_docs, clippy::all, clippy::undocumented_unsafe_blocks)]
+    #![allow(
+        non_camel_case_types,
+        non_upper_case_globals,
+        non_snake_case,
+        dead_code,
+        missing_docs,
+        clippy::all,
+        clippy::undocumented_unsafe_blocks
+    )]
     include!("../../sys/src/bindings.rs");
 }
