@@ -1,2 +1,101 @@
-//! aclrt: misuse-proof Rust bindings to the AscendCL runtime.
+//! # aclrt: the AscendCL runtime, impossible to misuse
+//!
+//! Safe Rust bindings to the AscendCL runtime C API (`acl*`/`aclrt*`) of
+//! Huawei Ascend NPUs. Lifetimes tie every resource to its owner, invariant
+//! brands keep resources of different contexts apart, and type parameters
+//! carry the run mode and where memory lies, so releasing in the wrong order,
+//! mixing contexts and copying in the wrong direction do not compile.
+//! Everything else returns an [`Error`] carrying the ACL code, the C function
+//! and the runtime's message.
+//!
+//! Without an NPU it runs on the built-in simulator (the default `sim`
+//! backend, re-exported as [`sim`]).
+//!
+//! ```
+//! # let _sim = aclrt::sim::exclusive();
+//! use aclrt::{Acl, HostMode, make_guard};
+//!
+//! let acl = Acl::init()?;                              // aclInit
+//! let device = acl.require::<HostMode>()?.device(0)?;  // aclrtSetDevice
+//! make_guard!(guard);
+//! let ctx = device.create_context(guard)?;             // aclrtCreateContext
+//! let input = ctx.alloc_host_from(&[1.0f32, 2.0, 3.0])?; // aclrtMallocHost
+//! let mut on_device = ctx.alloc::<f32>(3)?;            // aclrtMalloc
+//! ctx.upload(&input, &mut on_device)?;                 // aclrtMemcpy H2D
+//! let mut output = vec![0.0f32; 3];
+//! ctx.download(&on_device, &mut output)?;              // aclrtMemcpy D2H
+//! assert_eq!(output, [1.0, 2.0, 3.0]);
+//! # Ok::<(), aclrt::Error>(())
+//! ```
+#![deny(unsafe_op_in_unsafe_fn)]
+
+mod acl;
+mod context;
+mod device;
+mod error;
+mod ffi;
+mod memory;
+mod mode;
+mod stream;
+
+pub use acl::{Acl, Detected, Runtime};
+pub use context::{Context, DefaultContext, MallocPolicy};
+pub use device::{Device, MemoryInfo, PeerAccess};
+pub use error::{Error, ErrorKind, Result};
+pub use memory::{
+    DeviceBuffer, DeviceMemory, DeviceRepr, DeviceView, DeviceViewMut, HostBuffer,
+    HostBufferUninit, HostMemory, Memory, MemoryMut,
+};
+pub use mode::{
+    DeviceMode, DeviceRunMode, HostMode, HostRunMode, Residency, RunMode, RunModeKind, memcpy_kind,
+};
+pub use stream::{DefaultStream, Stream, StreamFlags};
+
+/// Identity brands: `make_guard!(g)` makes a `Guard<'id>` with a lifetime no
+/// other guard has; a context created with it carries that brand.
+pub use generativity::{Guard, Id, make_guard};
+
+/// The raw declarations (crate `aclrt-sys`).
 pub use aclrt_sys as sys;
+
+/// The built-in software NPU (crate `aclrt-sim`): configuration, fault
+/// injection and the audit of leaks and rule violations.
+#[cfg(aclrt_backend = "sim")]
+pub use aclrt_sim as sim;
+
+mod assertions {
+    use super::*;
+    use core::mem::size_of;
+    use static_assertions::{assert_eq_size, assert_impl_all, const_assert_eq};
+
+    type Ptr = *const ();
+    // Handles are one pointer wide and `Option` uses the niche.
+    assert_eq_size!(Device<'static, HostMode>, Ptr);
+    assert_eq_size!(Option<Device<'static, HostMode>>, Ptr);
+    assert_eq_size!(Context<'static, 'static, HostMode>, Ptr);
+    assert_eq_size!(Option<Context<'static, 'static, HostMode>>, Ptr);
+    assert_eq_size!(DefaultContext<'static, 'static, HostMode>, Ptr);
+    // A stream is its handle plus its context's handle (made current per call).
+    assert_eq_size!(Stream<'static, 'static>, [Ptr; 2]);
+    assert_eq_size!(Option<Stream<'static, 'static>>, [Ptr; 2]);
+    // Buffers are (address, byte length), like a slice.
+    assert_eq_size!(DeviceBuffer<'static, 'static, f32>, [Ptr; 2]);
+    assert_eq_size!(Option<DeviceBuffer<'static, 'static, f32>>, [Ptr; 2]);
+    assert_eq_size!(HostBuffer<'static, 'static, f32, HostMode>, [Ptr; 2]);
+    // Markers are zero-sized.
+    const_assert_eq!(size_of::<HostMode>(), 0);
+    const_assert_eq!(size_of::<DeviceMode>(), 0);
+    const_assert_eq!(size_of::<Id<'static>>(), 0);
+    // Send/Sync, decided deliberately (see each type's docs).
+    assert_impl_all!(Acl: Send, Sync);
+    assert_impl_all!(Runtime<'static, HostMode>: Send, Sync, Copy);
+    assert_impl_all!(Device<'static, HostMode>: Send, Sync);
+    assert_impl_all!(Context<'static, 'static, HostMode>: Send, Sync);
+    assert_impl_all!(DefaultContext<'static, 'static, HostMode>: Send, Sync);
+    assert_impl_all!(Stream<'static, 'static>: Send, Sync);
+    assert_impl_all!(DefaultStream<'static, 'static>: Send, Sync);
+    assert_impl_all!(DeviceBuffer<'static, 'static, f32>: Send, Sync);
+    assert_impl_all!(HostBuffer<'static, 'static, f32, HostMode>: Send, Sync);
+    assert_impl_all!(HostBufferUninit<'static, 'static, f32, HostMode>: Send, Sync);
+    assert_impl_all!(Error: Send, Sync, std::error::Error);
+}

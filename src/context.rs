@@ -1,0 +1,434 @@
+//! Contexts: [`Context`] (`aclrtCreateContext` / `aclrtDestroyContext`) and the
+//! device's [`DefaultContext`], with allocation and synchronous copies.
+
+use core::marker::PhantomData;
+use core::mem::ManuallyDrop;
+use core::ops::Deref;
+
+use generativity::{Guard, Id};
+
+use crate::device::PeerAccess;
+use crate::error::{Error, Result};
+use crate::ffi::{self, DeviceAlloc, Raw};
+use crate::memory::{
+    DeviceBuffer, DeviceMemory, DeviceRepr, HostBuffer, HostBufferUninit, HostMemory, Memory,
+    MemoryMut, byte_size,
+};
+use crate::mode::{HostRunMode, RunMode, memcpy_kind};
+use crate::stream::{DefaultStream, Stream, StreamFlags};
+
+/// Page policy of a device allocation (`aclrtMemMallocPolicy`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum MallocPolicy {
+    /// `ACL_MEM_MALLOC_HUGE_FIRST`: huge pages above 1 MiB when available (default).
+    #[default]
+    HugeFirst,
+    /// `ACL_MEM_MALLOC_HUGE_ONLY`: huge pages or failure.
+    HugeOnly,
+    /// `ACL_MEM_MALLOC_NORMAL_ONLY`: normal pages.
+    NormalOnly,
+    /// `ACL_MEM_MALLOC_HUGE_FIRST_P2P`: as `HugeFirst`, usable peer-to-peer.
+    HugeFirstP2p,
+    /// `ACL_MEM_MALLOC_HUGE_ONLY_P2P`.
+    HugeOnlyP2p,
+    /// `ACL_MEM_MALLOC_NORMAL_ONLY_P2P`.
+    NormalOnlyP2p,
+}
+
+impl MallocPolicy {
+    /// The C value.
+    pub const fn to_raw(self) -> aclrt_sys::aclrtMemMallocPolicy {
+        match self {
+            MallocPolicy::HugeFirst => aclrt_sys::ACL_MEM_MALLOC_HUGE_FIRST,
+            MallocPolicy::HugeOnly => aclrt_sys::ACL_MEM_MALLOC_HUGE_ONLY,
+            MallocPolicy::NormalOnly => aclrt_sys::ACL_MEM_MALLOC_NORMAL_ONLY,
+            MallocPolicy::HugeFirstP2p => aclrt_sys::ACL_MEM_MALLOC_HUGE_FIRST_P2P,
+            MallocPolicy::HugeOnlyP2p => aclrt_sys::ACL_MEM_MALLOC_HUGE_ONLY_P2P,
+            MallocPolicy::NormalOnlyP2p => aclrt_sys::ACL_MEM_MALLOC_NORMAL_ONLY_P2P,
+        }
+    }
+}
+
+/// An explicit context (`aclrtCreateContext`) on a device borrowed for
+/// `'dev`, branded `'id`, in run mode `M`.
+///
+/// Streams, buffers and events made through it borrow it (so it cannot be
+/// destroyed while they live) and carry its brand `'id` (so they cannot be
+/// used with another context: the brand is an invariant lifetime made unique
+/// by [`make_guard!`](crate::make_guard)). Destroyed on drop, or by
+/// [`destroy`](Context::destroy), which reports errors.
+///
+/// Before each call that depends on the calling thread's current context,
+/// the context is made current (a get/compare/set), so safe code never sees
+/// error 107003 and a context can be used from any thread: `Context` is
+/// `Send` and `Sync`. One pointer wide.
+#[doc(alias = "aclrtContext")]
+#[doc(alias = "aclrtCreateContext")]
+#[doc(alias = "aclrtDestroyContext")]
+pub struct Context<'dev, 'id, M: RunMode> {
+    raw: Raw,
+    _dev: PhantomData<&'dev ()>,
+    _brand: PhantomData<Id<'id>>,
+    _mode: PhantomData<M>,
+}
+
+impl<M: RunMode> core::fmt::Debug for Context<'_, '_, M> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Context")
+            .field("handle", &self.raw.as_ptr())
+            .field("mode", &M::KIND)
+            .finish()
+    }
+}
+
+impl<'dev, 'id, M: RunMode> Context<'dev, 'id, M> {
+    pub(crate) fn owned(raw: Raw, guard: Guard<'id>) -> Self {
+        let _ = Id::from(guard);
+        Context {
+            raw,
+            _dev: PhantomData,
+            _brand: PhantomData,
+            _mode: PhantomData,
+        }
+    }
+
+    /// The C handle (`aclrtContext`), for interop and diagnostics.
+    pub fn as_raw(&self) -> *mut core::ffi::c_void {
+        self.raw.as_ptr()
+    }
+
+    #[allow(dead_code)] // used by the async layer
+    pub(crate) fn raw(&self) -> Raw {
+        self.raw
+    }
+
+    /// Make this context current on the calling thread (`aclrtSetCurrentContext`).
+    ///
+    /// Never needed by safe code (every method does it); useful before
+    /// calling C code of your own.
+    #[doc(alias = "aclrtSetCurrentContext")]
+    pub fn make_current(&self) -> Result<()> {
+        ffi::make_current(self.raw)
+    }
+
+    /// The id of this context's device (`aclrtGetDevice` with this context current).
+    #[doc(alias = "aclrtGetDevice")]
+    pub fn device_id(&self) -> Result<u32> {
+        ffi::make_current(self.raw)?;
+        ffi::current_device().map(|id| id as u32)
+    }
+
+    // ------------------------------------------------------------ streams
+
+    /// Create a stream in this context (`aclrtCreateStream`).
+    #[doc(alias = "aclrtCreateStream")]
+    pub fn create_stream(&self) -> Result<Stream<'_, 'id>> {
+        ffi::make_current(self.raw)?;
+        let raw = ffi::create_stream()?;
+        Ok(Stream::owned(raw, self.raw))
+    }
+
+    /// Create a stream with a priority and flags (`aclrtCreateStreamWithConfig`).
+    #[doc(alias = "aclrtCreateStreamWithConfig")]
+    pub fn create_stream_with_config(
+        &self,
+        priority: u32,
+        flags: StreamFlags,
+    ) -> Result<Stream<'_, 'id>> {
+        ffi::make_current(self.raw)?;
+        let raw = ffi::create_stream_with_config(priority, flags.bits())?;
+        Ok(Stream::owned(raw, self.raw))
+    }
+
+    /// This context's default stream, as a view that cannot be destroyed
+    /// (`aclrtCtxGetCurrentDefaultStream`).
+    #[doc(alias = "aclrtCtxGetCurrentDefaultStream")]
+    pub fn default_stream(&self) -> Result<DefaultStream<'_, 'id>> {
+        ffi::make_current(self.raw)?;
+        let raw = ffi::current_default_stream()?;
+        Ok(DefaultStream::new(raw, self.raw))
+    }
+
+    /// Wait until all work queued in this context has finished
+    /// (`aclrtSynchronizeDevice` with this context current).
+    #[doc(alias = "aclrtSynchronizeDevice")]
+    pub fn synchronize(&self) -> Result<()> {
+        ffi::make_current(self.raw)?;
+        ffi::synchronize_device()
+    }
+
+    /// As [`synchronize`](Self::synchronize), giving up after `timeout`
+    /// (`aclrtSynchronizeDeviceWithTimeout`); a timeout is an error whose
+    /// [`kind`](Error::kind) is [`Timeout`](crate::ErrorKind::Timeout).
+    #[doc(alias = "aclrtSynchronizeDeviceWithTimeout")]
+    pub fn synchronize_timeout(&self, timeout: core::time::Duration) -> Result<()> {
+        let ms = timeout_ms(timeout)?;
+        ffi::make_current(self.raw)?;
+        ffi::synchronize_device_timeout(ms)
+    }
+
+    // ------------------------------------------------------------ memory
+
+    /// Allocate device memory for `len` elements (`aclrtMalloc`, policy
+    /// `HUGE_FIRST`). Its contents are unspecified.
+    ///
+    /// Errors: [`Error::InvalidAllocationSize`] for zero bytes or overflow; an
+    /// out-of-memory error of the runtime.
+    #[doc(alias = "aclrtMalloc")]
+    pub fn alloc<T: DeviceRepr>(&self, len: usize) -> Result<DeviceBuffer<'_, 'id, T>> {
+        self.alloc_with_policy(len, MallocPolicy::HugeFirst)
+    }
+
+    /// Allocate device memory with a page policy (`aclrtMalloc`).
+    #[doc(alias = "aclrtMalloc")]
+    pub fn alloc_with_policy<T: DeviceRepr>(
+        &self,
+        len: usize,
+        policy: MallocPolicy,
+    ) -> Result<DeviceBuffer<'_, 'id, T>> {
+        let bytes = byte_size::<T>(len)?;
+        ffi::make_current(self.raw)?;
+        Ok(DeviceBuffer::from_alloc(DeviceAlloc::new(
+            bytes,
+            policy.to_raw(),
+        )?))
+    }
+
+    /// Allocate device memory and set every byte to zero (`aclrtMalloc`, `aclrtMemset`).
+    pub fn alloc_zeroed<T: DeviceRepr>(&self, len: usize) -> Result<DeviceBuffer<'_, 'id, T>> {
+        let mut buf = self.alloc(len)?;
+        self.memset(&mut buf, 0)?;
+        Ok(buf)
+    }
+
+    /// Allocate device memory holding a copy of `src` (`aclrtMalloc`, `aclrtMemcpy`).
+    pub fn alloc_from<T: DeviceRepr>(&self, src: &[T]) -> Result<DeviceBuffer<'_, 'id, T>> {
+        let mut buf = self.alloc(src.len())?;
+        self.copy(src, &mut buf)?;
+        Ok(buf)
+    }
+
+    /// Allocate host memory (`aclrtMallocHost`) that must be initialised
+    /// before it can be read.
+    #[doc(alias = "aclrtMallocHost")]
+    pub fn alloc_host_uninit<T: DeviceRepr>(
+        &self,
+        len: usize,
+    ) -> Result<HostBufferUninit<'_, 'id, T, M>> {
+        let bytes = byte_size::<T>(len)?;
+        ffi::make_current(self.raw)?;
+        let alloc = ffi::mem::HostAllocUninit::new(bytes, core::mem::align_of::<T>())?;
+        Ok(HostBufferUninit::from_alloc(alloc))
+    }
+
+    /// Allocate zeroed host memory (`aclrtMallocHost`).
+    #[doc(alias = "aclrtMallocHost")]
+    pub fn alloc_host_zeroed<T: DeviceRepr>(
+        &self,
+        len: usize,
+    ) -> Result<HostBuffer<'_, 'id, T, M>> {
+        Ok(self.alloc_host_uninit(len)?.zeroed())
+    }
+
+    /// Allocate host memory holding a copy of `src` (`aclrtMallocHost`).
+    #[doc(alias = "aclrtMallocHost")]
+    pub fn alloc_host_from<T: DeviceRepr>(&self, src: &[T]) -> Result<HostBuffer<'_, 'id, T, M>> {
+        self.alloc_host_uninit(src.len())?.init_from(src)
+    }
+
+    // ------------------------------------------------------------ copies
+
+    /// Copy all of `src` into `dst` (`aclrtMemcpy`), synchronously.
+    ///
+    /// Works in both run modes; the memcpy kind is computed at compile time
+    /// from the run mode and the residency of both types. Both must belong to
+    /// this context (or be pageable host memory) and have the same element
+    /// type and length ([`Error::LengthMismatch`] otherwise).
+    ///
+    /// ```
+    /// # let _sim = aclrt::sim::exclusive();
+    /// let acl = aclrt::Acl::init()?;
+    /// let device = acl.require::<aclrt::HostMode>()?.device(0)?;
+    /// aclrt::make_guard!(guard);
+    /// let ctx = device.create_context(guard)?;
+    /// let mut on_device = ctx.alloc::<u32>(4)?;
+    /// ctx.copy(&[1u32, 2, 3, 4], &mut on_device)?;    // host-to-device
+    /// let mut back = vec![0u32; 4];
+    /// ctx.copy(&on_device, &mut back)?;                // device-to-host
+    /// assert_eq!(back, [1, 2, 3, 4]);
+    /// # Ok::<(), aclrt::Error>(())
+    /// ```
+    #[doc(alias = "aclrtMemcpy")]
+    pub fn copy<S, D>(&self, src: &S, dst: &mut D) -> Result<()>
+    where
+        S: Memory<'id> + ?Sized,
+        D: MemoryMut<'id, Elem = S::Elem> + ?Sized,
+    {
+        let kind = const { memcpy_kind(M::KIND, S::RESIDENCY, D::RESIDENCY) };
+        check_len(src.len(), dst.len())?;
+        ffi::make_current(self.raw)?;
+        ffi::mem::memcpy(dst.raw_mut(), src.raw(), kind)
+    }
+
+    /// Copy host memory to device memory (`aclrtMemcpy`,
+    /// `ACL_MEMCPY_HOST_TO_DEVICE`). Exists only in host run mode.
+    #[doc(alias = "aclrtMemcpy")]
+    pub fn upload<S, D>(&self, src: &S, dst: &mut D) -> Result<()>
+    where
+        M: HostRunMode,
+        S: HostMemory<'id> + ?Sized,
+        D: DeviceMemory<'id> + MemoryMut<'id, Elem = S::Elem> + ?Sized,
+    {
+        self.copy(src, dst)
+    }
+
+    /// Copy device memory to host memory (`aclrtMemcpy`,
+    /// `ACL_MEMCPY_DEVICE_TO_HOST`). Exists only in host run mode.
+    #[doc(alias = "aclrtMemcpy")]
+    pub fn download<S, D>(&self, src: &S, dst: &mut D) -> Result<()>
+    where
+        M: HostRunMode,
+        S: DeviceMemory<'id> + ?Sized,
+        D: HostMemory<'id> + MemoryMut<'id, Elem = S::Elem> + ?Sized,
+    {
+        self.copy(src, dst)
+    }
+
+    /// Copy device memory to device memory of this context (`aclrtMemcpy`,
+    /// `ACL_MEMCPY_DEVICE_TO_DEVICE`).
+    #[doc(alias = "aclrtMemcpy")]
+    pub fn copy_on_device<S, D>(&self, src: &S, dst: &mut D) -> Result<()>
+    where
+        S: DeviceMemory<'id> + ?Sized,
+        D: DeviceMemory<'id> + MemoryMut<'id, Elem = S::Elem> + ?Sized,
+    {
+        self.copy(src, dst)
+    }
+
+    /// Initialise `dst` by copying all of `src` into it (`aclrtMemcpy`).
+    /// On error the uninitialised memory is freed.
+    #[doc(alias = "aclrtMemcpy")]
+    pub fn copy_into_uninit<'b, S>(
+        &self,
+        src: &S,
+        dst: HostBufferUninit<'b, 'id, S::Elem, M>,
+    ) -> Result<HostBuffer<'b, 'id, S::Elem, M>>
+    where
+        S: Memory<'id> + ?Sized,
+    {
+        let kind = const { memcpy_kind(M::KIND, S::RESIDENCY, crate::Residency::Host) };
+        check_len(src.len(), dst.len())?;
+        ffi::make_current(self.raw)?;
+        dst.copy_init(src.raw(), kind)
+    }
+
+    /// Copy device memory of this context to device memory of a context on
+    /// another device (`aclrtMemcpy`, `ACL_MEMCPY_DEVICE_TO_DEVICE`), which
+    /// needs peer access from this device to the other: the `access` value
+    /// proves it was enabled.
+    ///
+    /// Errors: [`Error::NoSuchDevice`] when `access` does not go from this
+    /// context's device to `dst_ctx`'s device.
+    #[doc(alias = "aclrtMemcpy")]
+    pub fn copy_to_peer<'id2, S, D, M2>(
+        &self,
+        access: &PeerAccess<'_, '_, M>,
+        dst_ctx: &Context<'_, 'id2, M2>,
+        src: &S,
+        dst: &mut D,
+    ) -> Result<()>
+    where
+        M2: RunMode,
+        S: DeviceMemory<'id> + ?Sized,
+        D: DeviceMemory<'id2> + MemoryMut<'id2, Elem = S::Elem> + ?Sized,
+    {
+        check_len(src.len(), dst.len())?;
+        let to = dst_ctx.device_id()?;
+        let from = self.device_id()?;
+        if access.from_device() != from || access.to_device() != to {
+            return Err(Error::NoSuchDevice { id: to, count: 0 });
+        }
+        ffi::make_current(self.raw)?;
+        ffi::mem::memcpy(
+            dst.raw_mut(),
+            src.raw(),
+            aclrt_sys::ACL_MEMCPY_DEVICE_TO_DEVICE,
+        )
+    }
+
+    /// Set every byte of `dst` to `byte` (`aclrtMemset`), synchronously.
+    #[doc(alias = "aclrtMemset")]
+    pub fn memset<D>(&self, dst: &mut D, byte: u8) -> Result<()>
+    where
+        D: MemoryMut<'id> + ?Sized,
+    {
+        ffi::make_current(self.raw)?;
+        ffi::mem::memset(dst.raw_mut(), byte)
+    }
+
+    /// Destroy the context now (`aclrtDestroyContext`), reporting the
+    /// runtime's error.
+    ///
+    /// Takes `self`: the compiler refuses while a stream, buffer or event of
+    /// this context lives.
+    #[doc(alias = "aclrtDestroyContext")]
+    pub fn destroy(self) -> Result<()> {
+        let this = ManuallyDrop::new(self);
+        ffi::destroy_context(this.raw)
+    }
+}
+
+impl<M: RunMode> Drop for Context<'_, '_, M> {
+    fn drop(&mut self) {
+        // Drop cannot report; `destroy` does.
+        let _ = ffi::destroy_context(self.raw);
+    }
+}
+
+fn check_len(src: usize, dst: usize) -> Result<()> {
+    if src == dst {
+        Ok(())
+    } else {
+        Err(Error::LengthMismatch { src, dst })
+    }
+}
+
+pub(crate) fn timeout_ms(timeout: core::time::Duration) -> Result<i32> {
+    let millis = timeout.as_millis();
+    match i32::try_from(millis) {
+        Ok(ms) if ms > 0 => Ok(ms),
+        _ => Err(Error::InvalidTimeout { millis }),
+    }
+}
+
+/// The default context of a device, as a view: everything a [`Context`] can
+/// do (through `Deref`) except being destroyed.
+///
+/// There is no way to destroy it from Rust: it has no `destroy` method, its
+/// `Drop` does nothing, and `Deref` only lends `&Context`. It is released
+/// when the device is reset.
+pub struct DefaultContext<'dev, 'id, M: RunMode> {
+    inner: ManuallyDrop<Context<'dev, 'id, M>>,
+}
+
+impl<'dev, 'id, M: RunMode> DefaultContext<'dev, 'id, M> {
+    pub(crate) fn new(raw: Raw, guard: Guard<'id>) -> Self {
+        DefaultContext {
+            inner: ManuallyDrop::new(Context::owned(raw, guard)),
+        }
+    }
+}
+
+impl<'dev, 'id, M: RunMode> Deref for DefaultContext<'dev, 'id, M> {
+    type Target = Context<'dev, 'id, M>;
+    fn deref(&self) -> &Context<'dev, 'id, M> {
+        &self.inner
+    }
+}
+
+impl<M: RunMode> core::fmt::Debug for DefaultContext<'_, '_, M> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_tuple("DefaultContext").field(&*self.inner).finish()
+    }
+}

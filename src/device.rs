@@ -1,0 +1,201 @@
+//! Devices: [`Device`] (`aclrtSetDevice` / `aclrtResetDevice`).
+
+use core::marker::PhantomData;
+use core::sync::atomic::Ordering;
+
+use generativity::Guard;
+
+use crate::acl::DeviceSlot;
+use crate::context::{Context, DefaultContext};
+use crate::error::{Error, Result};
+use crate::ffi::{self, Raw};
+use crate::mode::RunMode;
+
+/// An open device (`aclrtSetDevice`), borrowing the [`Acl`](crate::Acl) for
+/// `'acl`, in run mode `M`.
+///
+/// Each `Device` holds one reference on the runtime's per-device reference
+/// count; it is released by [`reset`](Device::reset) (which reports errors) or
+/// on drop. Contexts made through it borrow it, so it cannot be reset while
+/// one lives. One pointer wide (`Option<Device>` too).
+///
+/// `Send` and `Sync`: the reference count is process-wide, and every
+/// operation makes the right context current on the calling thread first.
+#[doc(alias = "aclrtSetDevice")]
+#[doc(alias = "aclrtResetDevice")]
+#[derive(Debug)]
+pub struct Device<'acl, M: RunMode> {
+    slot: &'acl DeviceSlot,
+    _mode: PhantomData<M>,
+}
+
+impl<'acl, M: RunMode> Device<'acl, M> {
+    pub(crate) fn open(slot: &'acl DeviceSlot) -> Result<Self> {
+        ffi::set_device(slot.id)?;
+        let device = Device {
+            slot,
+            _mode: PhantomData,
+        };
+        // aclrtSetDevice made the default context current on this thread.
+        let ctx = ffi::current_context()?.ok_or_else(|| {
+            ffi::acl_error(
+                aclrt_sys::ACL_ERROR_RT_CONTEXT_NULL,
+                "aclrtGetCurrentContext",
+            )
+        })?;
+        slot.default_ctx.store(ctx.as_ptr(), Ordering::Release);
+        Ok(device)
+    }
+
+    /// The device id.
+    pub fn id(&self) -> u32 {
+        self.slot.id as u32
+    }
+
+    pub(crate) fn default_raw(&self) -> Raw {
+        Raw::from_live(self.slot.default_ctx.load(Ordering::Acquire))
+    }
+
+    /// Create an explicit context on this device (`aclrtCreateContext`),
+    /// branded by `guard` (from [`make_guard!`](crate::make_guard)).
+    ///
+    /// ```
+    /// # let _sim = aclrt::sim::exclusive();
+    /// let acl = aclrt::Acl::init()?;
+    /// let device = acl.require::<aclrt::HostMode>()?.device(0)?;
+    /// aclrt::make_guard!(guard);
+    /// let ctx = device.create_context(guard)?;
+    /// let stream = ctx.create_stream()?;
+    /// # Ok::<(), aclrt::Error>(())
+    /// ```
+    #[doc(alias = "aclrtCreateContext")]
+    pub fn create_context<'id>(&self, guard: Guard<'id>) -> Result<Context<'_, 'id, M>> {
+        let raw = ffi::create_context(self.slot.id)?;
+        Ok(Context::owned(raw, guard))
+    }
+
+    /// The device's default context, as a view that cannot be destroyed,
+    /// branded by `guard`.
+    pub fn default_context<'id>(&self, guard: Guard<'id>) -> DefaultContext<'_, 'id, M> {
+        DefaultContext::new(self.default_raw(), guard)
+    }
+
+    /// Wait for all work of the device's default context (`aclrtSynchronizeDevice`).
+    #[doc(alias = "aclrtSynchronizeDevice")]
+    pub fn synchronize(&self) -> Result<()> {
+        ffi::make_current(self.default_raw())?;
+        ffi::synchronize_device()
+    }
+
+    /// Whether this device can access `peer`'s memory (`aclrtDeviceCanAccessPeer`).
+    #[doc(alias = "aclrtDeviceCanAccessPeer")]
+    pub fn can_access_peer(&self, peer: &Device<'acl, M>) -> Result<bool> {
+        ffi::can_access_peer(self.slot.id, peer.slot.id)
+    }
+
+    /// Free and total bytes of device memory (`aclrtGetMemInfo` with `ACL_HBM_MEM`).
+    #[doc(alias = "aclrtGetMemInfo")]
+    pub fn memory_info(&self) -> Result<MemoryInfo> {
+        ffi::make_current(self.default_raw())?;
+        let (free, total) = ffi::mem_info(aclrt_sys::ACL_HBM_MEM)?;
+        Ok(MemoryInfo { free, total })
+    }
+
+    /// How many more streams this device can create (`aclrtGetStreamAvailableNum`).
+    #[doc(alias = "aclrtGetStreamAvailableNum")]
+    pub fn streams_available(&self) -> Result<u32> {
+        ffi::make_current(self.default_raw())?;
+        ffi::stream_available()
+    }
+
+    /// Release this reference on the device (`aclrtResetDevice`), reporting
+    /// the runtime's error.
+    ///
+    /// Takes `self`: the compiler refuses while a context, stream, buffer or
+    /// event made through this device lives.
+    #[doc(alias = "aclrtResetDevice")]
+    pub fn reset(self) -> Result<()> {
+        let this = core::mem::ManuallyDrop::new(self);
+        ffi::reset_device(this.slot.id)
+    }
+}
+
+impl<M: RunMode> Drop for Device<'_, M> {
+    fn drop(&mut self) {
+        // Drop cannot report; `reset` does.
+        let _ = ffi::reset_device(self.slot.id);
+    }
+}
+
+/// Device memory figures from [`Device::memory_info`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MemoryInfo {
+    /// Bytes free.
+    pub free: usize,
+    /// Bytes in total.
+    pub total: usize,
+}
+
+/// Enabled peer access from one device to another
+/// (`aclrtDeviceEnablePeerAccess`), disabled on drop.
+///
+/// Required (as a value) by cross-device copies, so a buffer of device A can
+/// only be copied to device B after access was enabled.
+#[derive(Debug)]
+#[doc(alias = "aclrtDeviceEnablePeerAccess")]
+pub struct PeerAccess<'a, 'acl, M: RunMode> {
+    from: &'a Device<'acl, M>,
+    to: &'a Device<'acl, M>,
+}
+
+impl<'acl, M: RunMode> Device<'acl, M> {
+    /// Let this device access `peer`'s memory (`aclrtDeviceEnablePeerAccess`).
+    ///
+    /// Errors: [`Error::NoSuchDevice`] when `peer` is this device.
+    #[doc(alias = "aclrtDeviceEnablePeerAccess")]
+    pub fn enable_peer_access<'a>(
+        &'a self,
+        peer: &'a Device<'acl, M>,
+    ) -> Result<PeerAccess<'a, 'acl, M>> {
+        if peer.slot.id == self.slot.id {
+            return Err(Error::NoSuchDevice {
+                id: peer.id(),
+                count: 0,
+            });
+        }
+        ffi::make_current(self.default_raw())?;
+        ffi::enable_peer_access(peer.slot.id)?;
+        Ok(PeerAccess {
+            from: self,
+            to: peer,
+        })
+    }
+}
+
+impl<M: RunMode> PeerAccess<'_, '_, M> {
+    /// The device that was given access.
+    pub fn from_device(&self) -> u32 {
+        self.from.id()
+    }
+
+    /// The device whose memory can be accessed.
+    pub fn to_device(&self) -> u32 {
+        self.to.id()
+    }
+
+    /// Disable the access now (`aclrtDeviceDisablePeerAccess`), reporting the error.
+    #[doc(alias = "aclrtDeviceDisablePeerAccess")]
+    pub fn disable(self) -> Result<()> {
+        let this = core::mem::ManuallyDrop::new(self);
+        ffi::make_current(this.from.default_raw())?;
+        ffi::disable_peer_access(this.to.slot.id)
+    }
+}
+
+impl<M: RunMode> Drop for PeerAccess<'_, '_, M> {
+    fn drop(&mut self) {
+        if ffi::make_current(self.from.default_raw()).is_ok() {
+            let _ = ffi::disable_peer_access(self.to.slot.id);
+        }
+    }
+}

@@ -1,0 +1,209 @@
+//! Errors: every fallible call returns [`Result<T>`](crate::Result).
+
+use aclrt_sys as sys;
+
+/// The result type of this crate.
+pub type Result<T, E = Error> = core::result::Result<T, E>;
+
+/// What went wrong, coarse enough to match on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// The runtime rejected a parameter (100000, 107000, ...).
+    InvalidParam,
+    /// No such device (107001, 200002).
+    InvalidDevice,
+    /// No current context on the calling thread (107002).
+    NoContext,
+    /// A stream was used outside its context (107003). Safe code never sees
+    /// this: the library makes the right context current before each call.
+    WrongContext,
+    /// A handle the runtime does not know (107017, 200005).
+    InvalidHandle,
+    /// Out of device or host memory (207001, 207018, 200000).
+    OutOfMemory,
+    /// No more streams or events can be created (207007, 207008, 207005).
+    ResourceExhausted,
+    /// A synchronisation or wait timed out (507046, 507047, 107019, 107020, 507012).
+    Timeout,
+    /// The feature is not supported here (207000, 200001, 200006).
+    NotSupported,
+    /// The device reported a fault while executing queued work (507015, 507001, ...).
+    DeviceFault,
+    /// The runtime was initialised or finalised twice (100002, 100037).
+    Lifecycle,
+    /// Releasing a resource failed (507007, 207002).
+    ReleaseFailed,
+    /// Any other failure of the runtime.
+    Internal,
+}
+
+impl ErrorKind {
+    /// Classify an ACL error code.
+    pub fn from_code(code: i32) -> ErrorKind {
+        match code {
+            sys::ACL_ERROR_INVALID_PARAM
+            | sys::ACL_ERROR_RT_PARAM_INVALID
+            | sys::ACL_ERROR_RT_ADDR_UNALIGNED
+            | sys::ACL_ERROR_MEMORY_ADDRESS_UNALIGNED
+            | sys::ACL_ERROR_RT_INVALID_MEMORY_TYPE
+            | sys::ACL_ERROR_RT_INVALID_MALLOC_TYPE
+            | sys::ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID
+            | sys::ACL_ERROR_RT_EVENT_TIMESTAMP_REVERSAL
+            | sys::ACL_ERROR_INVALID_FILE => ErrorKind::InvalidParam,
+            sys::ACL_ERROR_RT_INVALID_DEVICEID
+            | sys::ACL_ERROR_INVALID_DEVICE
+            | sys::ACL_ERROR_RT_NO_DEVICE => ErrorKind::InvalidDevice,
+            sys::ACL_ERROR_RT_CONTEXT_NULL => ErrorKind::NoContext,
+            sys::ACL_ERROR_RT_STREAM_CONTEXT => ErrorKind::WrongContext,
+            sys::ACL_ERROR_RT_INVALID_HANDLE | sys::ACL_ERROR_INVALID_RESOURCE_HANDLE => {
+                ErrorKind::InvalidHandle
+            }
+            sys::ACL_ERROR_RT_MEMORY_ALLOCATION
+            | sys::ACL_ERROR_RT_DEVICE_OOM
+            | sys::ACL_ERROR_BAD_ALLOC
+            | sys::ACL_ERROR_STORAGE_OVER_LIMIT => ErrorKind::OutOfMemory,
+            sys::ACL_ERROR_RT_NO_EVENT_RESOURCE
+            | sys::ACL_ERROR_RT_NO_STREAM_RESOURCE
+            | sys::ACL_ERROR_RT_RESOURCE_ALLOC_FAIL
+            | sys::ACL_ERROR_RT_OVER_LIMIT
+            | sys::ACL_ERROR_RT_STREAM_TASK_FULL => ErrorKind::ResourceExhausted,
+            sys::ACL_ERROR_RT_STREAM_SYNC_TIMEOUT
+            | sys::ACL_ERROR_RT_EVENT_SYNC_TIMEOUT
+            | sys::ACL_ERROR_RT_WAIT_TIMEOUT
+            | sys::ACL_ERROR_RT_TASK_TIMEOUT
+            | sys::ACL_ERROR_RT_REPORT_TIMEOUT
+            | sys::ACL_ERROR_WAIT_CALLBACK_TIMEOUT => ErrorKind::Timeout,
+            sys::ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+            | sys::ACL_ERROR_API_NOT_SUPPORT
+            | sys::ACL_ERROR_FEATURE_UNSUPPORTED
+            | sys::ACL_ERROR_RT_NO_PERMISSION => ErrorKind::NotSupported,
+            sys::ACL_ERROR_RT_AICORE_EXCEPTION
+            | sys::ACL_ERROR_RT_TS_ERROR
+            | sys::ACL_ERROR_RT_DEV_SETUP_ERROR
+            | sys::ACL_ERROR_RT_DRV_INTERNAL_ERROR => ErrorKind::DeviceFault,
+            sys::ACL_ERROR_REPEAT_INITIALIZE
+            | sys::ACL_ERROR_REPEAT_FINALIZE
+            | sys::ACL_ERROR_UNINITIALIZE
+            | sys::ACL_ERROR_RT_REPEATED_INIT => ErrorKind::Lifecycle,
+            sys::ACL_ERROR_RT_CONTEXT_RELEASE_ERROR | sys::ACL_ERROR_RT_MEMORY_FREE => {
+                ErrorKind::ReleaseFailed
+            }
+            _ => ErrorKind::Internal,
+        }
+    }
+}
+
+/// An error of this crate: either a failed ACL call, or a rule checked in Rust
+/// before any C call was made.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// A C function of the runtime returned a non-zero code.
+    #[error("{function} failed with ACL error {code} ({kind:?}): {message}")]
+    Acl {
+        /// The ACL error code (`aclError`).
+        code: i32,
+        /// Its classification.
+        kind: ErrorKind,
+        /// The C function that failed, e.g. `"aclrtMalloc"`.
+        function: &'static str,
+        /// The runtime's own text (`aclGetRecentErrMsg`), or an empty string.
+        message: String,
+    },
+    /// [`Acl::init`](crate::Acl::init) while another [`Acl`](crate::Acl) is alive.
+    #[error("the ACL runtime is already initialised by a live `Acl` in this process")]
+    AlreadyInitialized,
+    /// A device id outside `0..count`.
+    #[error("no device {id}: the runtime has {count} device(s)")]
+    NoSuchDevice {
+        /// The id asked for.
+        id: u32,
+        /// How many devices there are.
+        count: u32,
+    },
+    /// The runtime runs in another mode than the one the code demanded.
+    #[error("run mode mismatch: the code needs {expected:?} but the runtime reports {actual:?}")]
+    WrongRunMode {
+        /// The mode the code asked for.
+        expected: crate::RunModeKind,
+        /// The mode the runtime reports.
+        actual: crate::RunModeKind,
+    },
+    /// Source and destination of a copy have different lengths.
+    #[error("length mismatch: source has {src} element(s), destination has {dst}")]
+    LengthMismatch {
+        /// Elements in the source.
+        src: usize,
+        /// Elements in the destination.
+        dst: usize,
+    },
+    /// An allocation of zero bytes, or one whose byte size overflows `usize`.
+    #[error("invalid allocation size: {len} element(s) of {elem_size} byte(s)")]
+    InvalidAllocationSize {
+        /// Elements asked for.
+        len: usize,
+        /// Size of one element.
+        elem_size: usize,
+    },
+    /// A range outside a buffer.
+    #[error("range {start}..{end} is outside a buffer of {len} element(s)")]
+    OutOfRange {
+        /// Start of the range.
+        start: usize,
+        /// End of the range.
+        end: usize,
+        /// Length of the buffer.
+        len: usize,
+    },
+    /// The runtime returned memory not aligned for the element type (possible
+    /// for `aclrtMallocHost` in device run mode, which does not promise 64 bytes).
+    #[error("the runtime returned address {address:#x}, not aligned to {align} bytes")]
+    Misaligned {
+        /// The address returned.
+        address: usize,
+        /// The alignment the element type needs.
+        align: usize,
+    },
+    /// A timeout value the runtime cannot express (more than `i32::MAX` ms, or zero).
+    #[error("invalid timeout: {millis} ms (must be 1..=i32::MAX)")]
+    InvalidTimeout {
+        /// The timeout in milliseconds.
+        millis: u128,
+    },
+}
+
+impl Error {
+    /// The classification of this error; Rust-side errors are `InvalidParam`,
+    /// except [`Error::NoSuchDevice`] (`InvalidDevice`) and
+    /// [`Error::AlreadyInitialized`] (`Lifecycle`).
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            Error::Acl { kind, .. } => *kind,
+            Error::AlreadyInitialized => ErrorKind::Lifecycle,
+            Error::NoSuchDevice { .. } => ErrorKind::InvalidDevice,
+            _ => ErrorKind::InvalidParam,
+        }
+    }
+
+    /// The ACL error code, for errors that come from the runtime.
+    pub fn code(&self) -> Option<i32> {
+        match self {
+            Error::Acl { code, .. } => Some(*code),
+            _ => None,
+        }
+    }
+
+    /// The C function that failed, for errors that come from the runtime.
+    pub fn function(&self) -> Option<&'static str> {
+        match self {
+            Error::Acl { function, .. } => Some(function),
+            _ => None,
+        }
+    }
+
+    /// Whether this is a timeout of a synchronisation.
+    pub fn is_timeout(&self) -> bool {
+        self.kind() == ErrorKind::Timeout
+    }
+}

@@ -1,0 +1,429 @@
+//! Raw runtime memory: owned allocations and borrowed byte regions.
+//!
+//! The types here are the only way the rest of the crate reaches memory that
+//! a C call reads or writes. Their invariants:
+//! * [`DeviceAlloc`] / [`HostAlloc`] / [`HostAllocUninit`] own exactly one live
+//!   runtime allocation of `bytes > 0` bytes, freed exactly once (on drop or
+//!   by `free`).
+//! * [`HostAlloc`] memory is fully initialised (it is only made by zeroing,
+//!   by a full write, or by a completed full copy into a [`HostAllocUninit`]),
+//!   and is CPU-addressable (pinned host memory, or in device run mode memory
+//!   the application's CPU owns).
+//! * [`Mem<'a>`] / [`MemMut<'a>`] describe `bytes` bytes that stay valid (and,
+//!   for `MemMut`, exclusively borrowed) for `'a`.
+
+use core::ffi::c_void;
+use core::marker::PhantomData;
+use core::ptr::NonNull;
+
+use aclrt_sys as sys;
+
+use super::check;
+use crate::error::Result;
+
+/// A borrowed, readable byte region (host slice or runtime allocation).
+#[derive(Clone, Copy, Debug)]
+pub struct Mem<'a> {
+    ptr: NonNull<u8>,
+    bytes: usize,
+    _borrow: PhantomData<&'a [u8]>,
+}
+
+/// A borrowed, exclusively writable byte region.
+#[derive(Debug)]
+pub struct MemMut<'a> {
+    ptr: NonNull<u8>,
+    bytes: usize,
+    _borrow: PhantomData<&'a mut [u8]>,
+}
+
+impl<'a> Mem<'a> {
+    /// The bytes of a plain-data slice.
+    pub(crate) fn from_slice<T: bytemuck::Pod>(s: &'a [T]) -> Self {
+        let bytes: &'a [u8] = bytemuck::cast_slice(s);
+        Mem {
+            ptr: NonNull::from(bytes).cast(),
+            bytes: bytes.len(),
+            _borrow: PhantomData,
+        }
+    }
+
+    /// Length in bytes.
+    pub(crate) fn len(&self) -> usize {
+        self.bytes
+    }
+
+    /// The start address, for diagnostics and the runtime.
+    pub(crate) fn as_ptr(&self) -> *const c_void {
+        self.ptr.as_ptr().cast()
+    }
+
+    /// A sub-region `[offset, offset + bytes)`; the caller checked the range.
+    pub(crate) fn slice(self, offset: usize, bytes: usize) -> Mem<'a> {
+        assert!(
+            offset
+                .checked_add(bytes)
+                .is_some_and(|end| end <= self.bytes)
+        );
+        Mem {
+            // SAFETY: `offset <= self.bytes` (asserted above), so the result
+            // stays inside (or one past the end of) the same region.
+            ptr: unsafe { self.ptr.add(offset) },
+            bytes,
+            _borrow: PhantomData,
+        }
+    }
+}
+
+impl<'a> MemMut<'a> {
+    /// The bytes of a mutable plain-data slice.
+    pub(crate) fn from_slice<T: bytemuck::Pod>(s: &'a mut [T]) -> Self {
+        let bytes: &'a mut [u8] = bytemuck::cast_slice_mut(s);
+        MemMut {
+            bytes: bytes.len(),
+            ptr: NonNull::from(bytes).cast(),
+            _borrow: PhantomData,
+        }
+    }
+
+    /// Length in bytes.
+    pub(crate) fn len(&self) -> usize {
+        self.bytes
+    }
+
+    /// A sub-region `[offset, offset + bytes)`; the caller checked the range.
+    pub(crate) fn slice(self, offset: usize, bytes: usize) -> MemMut<'a> {
+        assert!(
+            offset
+                .checked_add(bytes)
+                .is_some_and(|end| end <= self.bytes)
+        );
+        MemMut {
+            // SAFETY: `offset <= self.bytes` (asserted above), so the result
+            // stays inside (or one past the end of) the same region.
+            ptr: unsafe { self.ptr.add(offset) },
+            bytes,
+            _borrow: PhantomData,
+        }
+    }
+
+    /// A shorter-lived copy of this region.
+    pub(crate) fn reborrow_mut(&mut self) -> MemMut<'_> {
+        MemMut {
+            ptr: self.ptr,
+            bytes: self.bytes,
+            _borrow: PhantomData,
+        }
+    }
+
+    /// The same region, read-only, for as long as `self` is borrowed.
+    pub(crate) fn reborrow(&self) -> Mem<'_> {
+        Mem {
+            ptr: self.ptr,
+            bytes: self.bytes,
+            _borrow: PhantomData,
+        }
+    }
+
+    /// The start address, for the runtime.
+    pub(crate) fn as_mut_ptr(&mut self) -> *mut c_void {
+        self.ptr.as_ptr().cast()
+    }
+}
+
+/// `aclrtMemcpy(dst, dst.len(), src, src.len(), kind)`: synchronous copy of all
+/// of `src` into the start of `dst`. Needs a current context.
+pub(crate) fn memcpy(mut dst: MemMut<'_>, src: Mem<'_>, kind: sys::aclrtMemcpyKind) -> Result<()> {
+    // SAFETY: `dst` is exclusively borrowed and writable for `dst.len()` bytes
+    // and `src` readable for `src.len()` bytes for the whole (synchronous)
+    // call (Mem/MemMut invariant); `count` = `src.len()`; the runtime rejects
+    // `count > destMax`; `kind` is derived from where both regions lie.
+    check(
+        unsafe { sys::aclrtMemcpy(dst.as_mut_ptr(), dst.len(), src.as_ptr(), src.len(), kind) },
+        "aclrtMemcpy",
+    )
+}
+
+/// `aclrtMemset(dst, len, value, len)`: synchronous byte fill.
+pub(crate) fn memset(mut dst: MemMut<'_>, value: u8) -> Result<()> {
+    let len = dst.len();
+    // SAFETY: `dst` is exclusively borrowed and writable for `len` bytes for
+    // the whole (synchronous) call (MemMut invariant); count == maxCount.
+    check(
+        unsafe { sys::aclrtMemset(dst.as_mut_ptr(), len, i32::from(value), len) },
+        "aclrtMemset",
+    )
+}
+
+/// Device memory from `aclrtMalloc`, freed with `aclrtFree`.
+#[derive(Debug)]
+pub(crate) struct DeviceAlloc {
+    ptr: NonNull<u8>,
+    bytes: usize,
+}
+
+// SAFETY: a DeviceAlloc exclusively owns its allocation (no aliasing handle
+// exists), the runtime's free may be called from any thread, and the memory
+// is only ever accessed through the runtime, never through this pointer.
+unsafe impl Send for DeviceAlloc {}
+// SAFETY: `&DeviceAlloc` only hands out `Mem` (read) regions; all writes go
+// through `&mut DeviceAlloc`.
+unsafe impl Sync for DeviceAlloc {}
+
+impl DeviceAlloc {
+    /// `aclrtMalloc(bytes, policy)`; needs a current context; `bytes > 0`.
+    pub(crate) fn new(bytes: usize, policy: sys::aclrtMemMallocPolicy) -> Result<Self> {
+        let mut p: *mut c_void = core::ptr::null_mut();
+        // SAFETY: `p` is a valid, writable pointer slot for the whole call.
+        check(
+            unsafe { sys::aclrtMalloc(&mut p, bytes, policy) },
+            "aclrtMalloc",
+        )?;
+        let ptr = super::raw(p, "aclrtMalloc")?.0.cast();
+        Ok(DeviceAlloc { ptr, bytes })
+    }
+
+    /// Size in bytes.
+    pub(crate) fn len(&self) -> usize {
+        self.bytes
+    }
+
+    /// The device address (never dereferenced by Rust).
+    pub(crate) fn as_ptr(&self) -> *const c_void {
+        self.ptr.as_ptr().cast()
+    }
+
+    /// The whole allocation as a readable region.
+    pub(crate) fn mem(&self) -> Mem<'_> {
+        Mem {
+            ptr: self.ptr,
+            bytes: self.bytes,
+            _borrow: PhantomData,
+        }
+    }
+
+    /// The whole allocation as a writable region.
+    pub(crate) fn mem_mut(&mut self) -> MemMut<'_> {
+        MemMut {
+            ptr: self.ptr,
+            bytes: self.bytes,
+            _borrow: PhantomData,
+        }
+    }
+
+    /// `aclrtFree`, reporting its error.
+    pub(crate) fn free(self) -> Result<()> {
+        let this = core::mem::ManuallyDrop::new(self);
+        // SAFETY: the allocation came from aclrtMalloc and is freed exactly
+        // once (ManuallyDrop suppresses the Drop impl); no region borrows it
+        // (`self` is owned); the typed layer has synchronised any async use.
+        check(
+            unsafe { sys::aclrtFree(this.ptr.as_ptr().cast()) },
+            "aclrtFree",
+        )
+    }
+}
+
+impl Drop for DeviceAlloc {
+    fn drop(&mut self) {
+        // SAFETY: as in `free`: allocated by aclrtMalloc, freed exactly once
+        // (drop runs once), not borrowed, no async use in flight.
+        let code = unsafe { sys::aclrtFree(self.ptr.as_ptr().cast()) };
+        if code != sys::ACL_SUCCESS {
+            // Drop must not panic; the error text is consumed so that it does
+            // not leak into an unrelated later error.
+            let _ = super::recent_error_message();
+        }
+    }
+}
+
+/// Pinned host memory (`aclrtMallocHost`) that is not yet initialised.
+#[derive(Debug)]
+pub struct HostAllocUninit {
+    ptr: NonNull<u8>,
+    bytes: usize,
+}
+
+/// Pinned host memory (`aclrtMallocHost`), fully initialised.
+#[derive(Debug)]
+pub(crate) struct HostAlloc {
+    ptr: NonNull<u8>,
+    bytes: usize,
+}
+
+// SAFETY: both types exclusively own their allocation; reads need `&self`
+// and writes `&mut self`, so the usual borrow rules make sharing sound; the
+// runtime's free may run on any thread.
+unsafe impl Send for HostAllocUninit {}
+// SAFETY: see above; `&HostAllocUninit` exposes nothing.
+unsafe impl Sync for HostAllocUninit {}
+// SAFETY: see above.
+unsafe impl Send for HostAlloc {}
+// SAFETY: `&HostAlloc` only exposes shared reads.
+unsafe impl Sync for HostAlloc {}
+
+fn free_host(ptr: NonNull<u8>) -> Result<()> {
+    // SAFETY: `ptr` came from aclrtMallocHost and the callers free it exactly
+    // once; no borrow of it is alive (they consume or drop the owner).
+    check(
+        unsafe { sys::aclrtFreeHost(ptr.as_ptr().cast()) },
+        "aclrtFreeHost",
+    )
+}
+
+impl HostAllocUninit {
+    /// `aclrtMallocHost(bytes)`; needs a current context; `bytes > 0`.
+    /// `align` is the element alignment the typed layer needs.
+    pub(crate) fn new(bytes: usize, align: usize) -> Result<Self> {
+        let mut p: *mut c_void = core::ptr::null_mut();
+        // SAFETY: `p` is a valid, writable pointer slot for the whole call.
+        check(
+            unsafe { sys::aclrtMallocHost(&mut p, bytes) },
+            "aclrtMallocHost",
+        )?;
+        let ptr: NonNull<u8> = super::raw(p, "aclrtMallocHost")?.0.cast();
+        let this = HostAllocUninit { ptr, bytes };
+        if ptr.as_ptr().align_offset(align) != 0 {
+            drop(this);
+            return Err(crate::Error::Misaligned {
+                address: ptr.as_ptr() as usize,
+                align,
+            });
+        }
+        Ok(this)
+    }
+
+    /// Size in bytes.
+    pub(crate) fn len(&self) -> usize {
+        self.bytes
+    }
+
+    fn into_init(self) -> HostAlloc {
+        let this = core::mem::ManuallyDrop::new(self);
+        HostAlloc {
+            ptr: this.ptr,
+            bytes: this.bytes,
+        }
+    }
+
+    /// Fill with zero bytes.
+    pub(crate) fn zeroed(self) -> HostAlloc {
+        // SAFETY: the allocation is CPU-addressable and writable for
+        // `self.bytes` bytes and exclusively owned by `self`.
+        unsafe { self.ptr.as_ptr().write_bytes(0, self.bytes) };
+        self.into_init()
+    }
+
+    /// Initialise from `src`, which must have exactly `len()` bytes.
+    pub(crate) fn write(self, src: &[u8]) -> HostAlloc {
+        assert_eq!(src.len(), self.bytes, "full initialisation required");
+        // SAFETY: destination writable for `bytes` bytes and exclusively
+        // owned; `src` readable for the same length (asserted); a fresh
+        // runtime allocation cannot overlap a live Rust slice.
+        unsafe {
+            core::ptr::copy_nonoverlapping(src.as_ptr(), self.ptr.as_ptr(), self.bytes);
+        }
+        self.into_init()
+    }
+
+    /// Initialise by a synchronous runtime copy of all of `src` (which must
+    /// have exactly `len()` bytes); on failure the memory stays uninitialised.
+    pub(crate) fn copy_from(
+        mut self,
+        src: Mem<'_>,
+        kind: sys::aclrtMemcpyKind,
+    ) -> core::result::Result<HostAlloc, (Self, crate::Error)> {
+        assert_eq!(src.len(), self.bytes, "full initialisation required");
+        let dst = MemMut {
+            ptr: self.ptr,
+            bytes: self.bytes,
+            _borrow: PhantomData,
+        };
+        match memcpy(dst, src, kind) {
+            Ok(()) => Ok(self.into_init()),
+            Err(e) => {
+                let _ = &mut self;
+                Err((self, e))
+            }
+        }
+    }
+
+    /// Initialise by a runtime memset of every byte.
+    pub(crate) fn fill(self, value: u8) -> core::result::Result<HostAlloc, (Self, crate::Error)> {
+        let dst = MemMut {
+            ptr: self.ptr,
+            bytes: self.bytes,
+            _borrow: PhantomData,
+        };
+        match memset(dst, value) {
+            Ok(()) => Ok(self.into_init()),
+            Err(e) => Err((self, e)),
+        }
+    }
+
+    /// `aclrtFreeHost`, reporting its error.
+    pub(crate) fn free(self) -> Result<()> {
+        let this = core::mem::ManuallyDrop::new(self);
+        free_host(this.ptr)
+    }
+}
+
+impl Drop for HostAllocUninit {
+    fn drop(&mut self) {
+        if free_host(self.ptr).is_err() {
+            // Drop must not panic; the message was consumed by `check`.
+        }
+    }
+}
+
+impl HostAlloc {
+    /// Size in bytes.
+    pub(crate) fn len(&self) -> usize {
+        self.bytes
+    }
+
+    /// The bytes, for typed views.
+    pub(crate) fn as_bytes(&self) -> &[u8] {
+        // SAFETY: the allocation is CPU-addressable, initialised (type
+        // invariant), `bytes` long, and immutably borrowed through `&self`.
+        unsafe { core::slice::from_raw_parts(self.ptr.as_ptr(), self.bytes) }
+    }
+
+    /// The bytes, mutably.
+    pub(crate) fn as_bytes_mut(&mut self) -> &mut [u8] {
+        // SAFETY: as in `as_bytes`, and exclusively borrowed through `&mut self`.
+        unsafe { core::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.bytes) }
+    }
+
+    /// The whole allocation as a readable region.
+    pub(crate) fn mem(&self) -> Mem<'_> {
+        Mem {
+            ptr: self.ptr,
+            bytes: self.bytes,
+            _borrow: PhantomData,
+        }
+    }
+
+    /// The whole allocation as a writable region.
+    pub(crate) fn mem_mut(&mut self) -> MemMut<'_> {
+        MemMut {
+            ptr: self.ptr,
+            bytes: self.bytes,
+            _borrow: PhantomData,
+        }
+    }
+
+    /// `aclrtFreeHost`, reporting its error.
+    pub(crate) fn free(self) -> Result<()> {
+        let this = core::mem::ManuallyDrop::new(self);
+        free_host(this.ptr)
+    }
+}
+
+impl Drop for HostAlloc {
+    fn drop(&mut self) {
+        if free_host(self.ptr).is_err() {
+            // Drop must not panic; the message was consumed by `check`.
+        }
+    }
+}

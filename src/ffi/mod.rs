@@ -1,0 +1,406 @@
+//! The private FFI boundary: the only place in this crate with `unsafe` code.
+//!
+//! Everything above this module is safe Rust that encodes the rules of the
+//! AscendCL runtime in types and lifetimes. This module turns each C call into
+//! a safe `pub(crate)` function returning [`Result`], and owns the raw memory
+//! types whose invariants make the pointer-taking calls sound.
+//!
+//! # Invariants the typed layer upholds for this module
+//! * Every [`Raw`] handle passed to a function here was returned by the
+//!   runtime (or is the documented NULL default stream) and has not been
+//!   destroyed: the lifetimes of `Context`, `Stream` and `Event` guarantee it.
+//! * Memory is only reached through [`Mem`]/[`MemMut`], which can only be made
+//!   from a live Rust slice or a live runtime allocation owned by this module,
+//!   and which borrow it for as long as they exist.
+
+use core::ffi::{CStr, c_void};
+use core::ptr::NonNull;
+
+use aclrt_sys as sys;
+
+use crate::error::{Error, ErrorKind, Result};
+
+pub(crate) mod mem;
+pub(crate) use mem::{DeviceAlloc, HostAlloc, Mem, MemMut};
+
+/// A non-null runtime handle (`aclrtContext`, `aclrtStream`, `aclrtEvent`).
+///
+/// A plain identifier: copying it copies no ownership; the typed layer owns
+/// the resource and decides, by lifetimes, how long the handle may be used.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct Raw(NonNull<c_void>);
+
+// SAFETY: a runtime handle is an opaque identifier that the AscendCL runtime
+// accepts from any thread (its entry points are thread-safe and contexts may
+// be used from several threads, acl-facts 5.3); this type gives no access to
+// memory behind it.
+unsafe impl Send for Raw {}
+// SAFETY: see `Send`; `&Raw` only allows copying the identifier.
+unsafe impl Sync for Raw {}
+
+impl Raw {
+    /// The C handle.
+    #[inline]
+    pub(crate) fn as_ptr(self) -> *mut c_void {
+        self.0.as_ptr()
+    }
+
+    fn new(ptr: *mut c_void) -> Option<Raw> {
+        NonNull::new(ptr).map(Raw)
+    }
+
+    /// A handle the typed layer stored earlier and knows to be non-null.
+    pub(crate) fn from_live(ptr: *mut c_void) -> Raw {
+        Raw(NonNull::new(ptr).expect("a live handle is never null"))
+    }
+}
+
+/// The text of the calling thread's most recent failure, cleared by reading.
+pub(crate) fn recent_error_message() -> String {
+    // SAFETY: `aclGetRecentErrMsg` takes no arguments and has no
+    // preconditions; it may be called at any time, even before `aclInit`.
+    let ptr = unsafe { sys::aclGetRecentErrMsg() };
+    if ptr.is_null() {
+        return String::new();
+    }
+    // SAFETY: a non-null return is a NUL-terminated string that stays valid
+    // until the next `aclGetRecentErrMsg` call on this thread; it is copied out
+    // here before any other call can be made.
+    unsafe { CStr::from_ptr(ptr) }
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// Turn an `aclError` into a `Result`, capturing the runtime's message.
+#[inline]
+pub(crate) fn check(code: sys::aclError, function: &'static str) -> Result<()> {
+    if code == sys::ACL_SUCCESS {
+        Ok(())
+    } else {
+        Err(acl_error(code, function))
+    }
+}
+
+#[cold]
+#[inline(never)]
+pub(crate) fn acl_error(code: sys::aclError, function: &'static str) -> Error {
+    Error::Acl {
+        code,
+        kind: ErrorKind::from_code(code),
+        function,
+        message: recent_error_message(),
+    }
+}
+
+fn raw(ptr: *mut c_void, function: &'static str) -> Result<Raw> {
+    Raw::new(ptr).ok_or_else(|| Error::Acl {
+        code: sys::ACL_ERROR_INTERNAL_ERROR,
+        kind: ErrorKind::Internal,
+        function,
+        message: "the runtime reported success but returned a null handle".into(),
+    })
+}
+
+// ---------------------------------------------------------------- process
+
+/// `aclInit(NULL)`; `Ok(true)` when the runtime was already initialised by
+/// someone else (100002, which the documentation says to ignore).
+pub(crate) fn init() -> Result<bool> {
+    // SAFETY: NULL is the documented "no configuration file" argument.
+    let code = unsafe { sys::aclInit(core::ptr::null()) };
+    if code == sys::ACL_ERROR_REPEAT_INITIALIZE {
+        let _ = recent_error_message();
+        return Ok(true);
+    }
+    check(code, "aclInit").map(|()| false)
+}
+
+/// `aclInit(path)` with a JSON configuration file.
+pub(crate) fn init_with_config(path: &CStr) -> Result<bool> {
+    // SAFETY: `path` is a valid NUL-terminated string for the whole call.
+    let code = unsafe { sys::aclInit(path.as_ptr()) };
+    if code == sys::ACL_ERROR_REPEAT_INITIALIZE {
+        let _ = recent_error_message();
+        return Ok(true);
+    }
+    check(code, "aclInit").map(|()| false)
+}
+
+/// `aclFinalize()`.
+pub(crate) fn finalize() -> Result<()> {
+    // SAFETY: no arguments; the typed layer calls this once, after every
+    // device handle (and so every resource) has been released.
+    check(unsafe { sys::aclFinalize() }, "aclFinalize")
+}
+
+/// `aclrtGetDeviceCount`.
+pub(crate) fn device_count() -> Result<u32> {
+    let mut count = 0u32;
+    // SAFETY: `count` is a valid, writable u32 for the whole call.
+    check(
+        unsafe { sys::aclrtGetDeviceCount(&mut count) },
+        "aclrtGetDeviceCount",
+    )?;
+    Ok(count)
+}
+
+/// `aclrtGetRunMode`: `true` for `ACL_HOST`, `false` for `ACL_DEVICE`.
+pub(crate) fn run_mode_is_host() -> Result<bool> {
+    let mut mode: sys::aclrtRunMode = sys::ACL_HOST;
+    // SAFETY: `mode` is a valid, writable aclrtRunMode for the whole call.
+    check(
+        unsafe { sys::aclrtGetRunMode(&mut mode) },
+        "aclrtGetRunMode",
+    )?;
+    Ok(mode == sys::ACL_HOST)
+}
+
+/// `aclrtGetSocName`.
+pub(crate) fn soc_name() -> Option<String> {
+    // SAFETY: no arguments and no preconditions.
+    let ptr = unsafe { sys::aclrtGetSocName() };
+    if ptr.is_null() {
+        return None;
+    }
+    // SAFETY: a non-null return is a NUL-terminated string owned by the
+    // runtime that lives until finalize; it is copied out at once.
+    Some(
+        unsafe { CStr::from_ptr(ptr) }
+            .to_string_lossy()
+            .into_owned(),
+    )
+}
+
+/// `aclrtGetVersion`.
+pub(crate) fn version() -> Result<(i32, i32, i32)> {
+    let (mut a, mut b, mut c) = (0, 0, 0);
+    // SAFETY: three valid, writable i32 for the whole call.
+    check(
+        unsafe { sys::aclrtGetVersion(&mut a, &mut b, &mut c) },
+        "aclrtGetVersion",
+    )?;
+    Ok((a, b, c))
+}
+
+// ---------------------------------------------------------------- devices
+
+/// `aclrtSetDevice(id)`: takes one reference on the device and makes its
+/// default context current on the calling thread.
+pub(crate) fn set_device(id: i32) -> Result<()> {
+    // SAFETY: plain integer argument; the runtime validates the id.
+    check(unsafe { sys::aclrtSetDevice(id) }, "aclrtSetDevice")
+}
+
+/// `aclrtResetDevice(id)`: drops one reference.
+pub(crate) fn reset_device(id: i32) -> Result<()> {
+    // SAFETY: plain integer argument; the typed layer only resets devices it
+    // set, after everything created through them is gone.
+    check(unsafe { sys::aclrtResetDevice(id) }, "aclrtResetDevice")
+}
+
+/// `aclrtSynchronizeDevice` (the current context's device).
+pub(crate) fn synchronize_device() -> Result<()> {
+    // SAFETY: no arguments.
+    check(
+        unsafe { sys::aclrtSynchronizeDevice() },
+        "aclrtSynchronizeDevice",
+    )
+}
+
+/// `aclrtSynchronizeDeviceWithTimeout`.
+pub(crate) fn synchronize_device_timeout(ms: i32) -> Result<()> {
+    // SAFETY: plain integer argument.
+    check(
+        unsafe { sys::aclrtSynchronizeDeviceWithTimeout(ms) },
+        "aclrtSynchronizeDeviceWithTimeout",
+    )
+}
+
+/// `aclrtDeviceCanAccessPeer`.
+pub(crate) fn can_access_peer(device: i32, peer: i32) -> Result<bool> {
+    let mut can = 0i32;
+    // SAFETY: `can` is a valid, writable i32 for the whole call.
+    check(
+        unsafe { sys::aclrtDeviceCanAccessPeer(&mut can, device, peer) },
+        "aclrtDeviceCanAccessPeer",
+    )?;
+    Ok(can == 1)
+}
+
+/// `aclrtDeviceEnablePeerAccess(peer, 0)` from the current device.
+pub(crate) fn enable_peer_access(peer: i32) -> Result<()> {
+    // SAFETY: plain integer arguments; flags must be 0.
+    check(
+        unsafe { sys::aclrtDeviceEnablePeerAccess(peer, 0) },
+        "aclrtDeviceEnablePeerAccess",
+    )
+}
+
+/// `aclrtDeviceDisablePeerAccess(peer)` from the current device.
+pub(crate) fn disable_peer_access(peer: i32) -> Result<()> {
+    // SAFETY: plain integer argument.
+    check(
+        unsafe { sys::aclrtDeviceDisablePeerAccess(peer) },
+        "aclrtDeviceDisablePeerAccess",
+    )
+}
+
+/// `aclrtGetMemInfo(attr)` on the current device: `(free, total)`.
+pub(crate) fn mem_info(attr: sys::aclrtMemAttr) -> Result<(usize, usize)> {
+    let (mut free, mut total) = (0usize, 0usize);
+    // SAFETY: two valid, writable usize for the whole call.
+    check(
+        unsafe { sys::aclrtGetMemInfo(attr, &mut free, &mut total) },
+        "aclrtGetMemInfo",
+    )?;
+    Ok((free, total))
+}
+
+/// `aclrtGetDevice`: the calling thread's current device.
+pub(crate) fn current_device() -> Result<i32> {
+    let mut id = 0i32;
+    // SAFETY: `id` is a valid, writable i32 for the whole call.
+    check(unsafe { sys::aclrtGetDevice(&mut id) }, "aclrtGetDevice")?;
+    Ok(id)
+}
+
+// ---------------------------------------------------------------- contexts
+
+/// `aclrtGetCurrentContext`; `None` when the thread has none (107002).
+pub(crate) fn current_context() -> Result<Option<Raw>> {
+    let mut ctx: sys::aclrtContext = core::ptr::null_mut();
+    // SAFETY: `ctx` is a valid, writable handle slot for the whole call.
+    let code = unsafe { sys::aclrtGetCurrentContext(&mut ctx) };
+    if code == sys::ACL_ERROR_RT_CONTEXT_NULL {
+        let _ = recent_error_message();
+        return Ok(None);
+    }
+    check(code, "aclrtGetCurrentContext")?;
+    Ok(Raw::new(ctx))
+}
+
+/// `aclrtSetCurrentContext(ctx)`.
+pub(crate) fn set_current_context(ctx: Raw) -> Result<()> {
+    // SAFETY: `ctx` is a live context (module invariant).
+    check(
+        unsafe { sys::aclrtSetCurrentContext(ctx.as_ptr()) },
+        "aclrtSetCurrentContext",
+    )
+}
+
+/// Make `ctx` current on the calling thread unless it already is: the cheap
+/// get/compare/set that keeps safe code from ever seeing error 107003.
+#[inline]
+pub(crate) fn make_current(ctx: Raw) -> Result<()> {
+    if current_context()? == Some(ctx) {
+        return Ok(());
+    }
+    set_current_context(ctx)
+}
+
+/// `aclrtCreateContext(&ctx, id)`; the new context becomes current.
+pub(crate) fn create_context(device: i32) -> Result<Raw> {
+    let mut ctx: sys::aclrtContext = core::ptr::null_mut();
+    // SAFETY: `ctx` is a valid, writable handle slot; the id is validated by
+    // the runtime.
+    check(
+        unsafe { sys::aclrtCreateContext(&mut ctx, device) },
+        "aclrtCreateContext",
+    )?;
+    raw(ctx, "aclrtCreateContext")
+}
+
+/// `aclrtDestroyContext(ctx)`.
+pub(crate) fn destroy_context(ctx: Raw) -> Result<()> {
+    // SAFETY: `ctx` is a live explicit context with no live children (the
+    // typed layer's borrows guarantee both); it is not used afterwards.
+    check(
+        unsafe { sys::aclrtDestroyContext(ctx.as_ptr()) },
+        "aclrtDestroyContext",
+    )
+}
+
+/// `aclrtCtxGetCurrentDefaultStream` for the current context.
+pub(crate) fn current_default_stream() -> Result<Raw> {
+    let mut stream: sys::aclrtStream = core::ptr::null_mut();
+    // SAFETY: `stream` is a valid, writable handle slot for the whole call.
+    check(
+        unsafe { sys::aclrtCtxGetCurrentDefaultStream(&mut stream) },
+        "aclrtCtxGetCurrentDefaultStream",
+    )?;
+    raw(stream, "aclrtCtxGetCurrentDefaultStream")
+}
+
+// ---------------------------------------------------------------- streams
+
+/// `aclrtCreateStream` in the current context.
+pub(crate) fn create_stream() -> Result<Raw> {
+    let mut stream: sys::aclrtStream = core::ptr::null_mut();
+    // SAFETY: `stream` is a valid, writable handle slot for the whole call.
+    check(
+        unsafe { sys::aclrtCreateStream(&mut stream) },
+        "aclrtCreateStream",
+    )?;
+    raw(stream, "aclrtCreateStream")
+}
+
+/// `aclrtCreateStreamWithConfig` in the current context.
+pub(crate) fn create_stream_with_config(priority: u32, flags: u32) -> Result<Raw> {
+    let mut stream: sys::aclrtStream = core::ptr::null_mut();
+    // SAFETY: `stream` is a valid, writable handle slot for the whole call.
+    check(
+        unsafe { sys::aclrtCreateStreamWithConfig(&mut stream, priority, flags) },
+        "aclrtCreateStreamWithConfig",
+    )?;
+    raw(stream, "aclrtCreateStreamWithConfig")
+}
+
+/// `aclrtDestroyStream(stream)`; its context must be current.
+pub(crate) fn destroy_stream(stream: Raw) -> Result<()> {
+    // SAFETY: `stream` is a live explicit stream of the current context with
+    // no borrowed buffers in flight; it is not used afterwards.
+    check(
+        unsafe { sys::aclrtDestroyStream(stream.as_ptr()) },
+        "aclrtDestroyStream",
+    )
+}
+
+/// `aclrtSynchronizeStream(stream)`.
+pub(crate) fn synchronize_stream(stream: Raw) -> Result<()> {
+    // SAFETY: `stream` is live (module invariant).
+    check(
+        unsafe { sys::aclrtSynchronizeStream(stream.as_ptr()) },
+        "aclrtSynchronizeStream",
+    )
+}
+
+/// `aclrtSynchronizeStreamWithTimeout(stream, ms)`.
+pub(crate) fn synchronize_stream_timeout(stream: Raw, ms: i32) -> Result<()> {
+    // SAFETY: `stream` is live (module invariant); `ms` is a plain integer.
+    check(
+        unsafe { sys::aclrtSynchronizeStreamWithTimeout(stream.as_ptr(), ms) },
+        "aclrtSynchronizeStreamWithTimeout",
+    )
+}
+
+/// `aclrtStreamQuery`: `true` when every queued task has finished.
+pub(crate) fn stream_is_complete(stream: Raw) -> Result<bool> {
+    let mut status: sys::aclrtStreamStatus = sys::ACL_STREAM_STATUS_RESERVED;
+    // SAFETY: `stream` is live; `status` is a valid, writable slot.
+    check(
+        unsafe { sys::aclrtStreamQuery(stream.as_ptr(), &mut status) },
+        "aclrtStreamQuery",
+    )?;
+    Ok(status == sys::ACL_STREAM_STATUS_COMPLETE)
+}
+
+/// `aclrtGetStreamAvailableNum` for the current device.
+pub(crate) fn stream_available() -> Result<u32> {
+    let mut n = 0u32;
+    // SAFETY: `n` is a valid, writable u32 for the whole call.
+    check(
+        unsafe { sys::aclrtGetStreamAvailableNum(&mut n) },
+        "aclrtGetStreamAvailableNum",
+    )?;
+    Ok(n)
+}

@@ -1,0 +1,170 @@
+//! Streams: [`Stream`] (`aclrtCreateStream` / `aclrtDestroyStream`) and the
+//! context's [`DefaultStream`].
+
+use core::marker::PhantomData;
+use core::mem::ManuallyDrop;
+use core::ops::Deref;
+
+use generativity::Id;
+
+use crate::context::timeout_ms;
+use crate::error::Result;
+use crate::ffi::{self, Raw};
+
+/// Flags of [`Context::create_stream_with_config`](crate::Context::create_stream_with_config)
+/// (`ACL_STREAM_*`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct StreamFlags(u32);
+
+impl StreamFlags {
+    /// No flags: a plain stream.
+    pub const NONE: StreamFlags = StreamFlags(0);
+    /// `ACL_STREAM_FAST_LAUNCH`.
+    pub const FAST_LAUNCH: StreamFlags = StreamFlags(aclrt_sys::ACL_STREAM_FAST_LAUNCH);
+    /// `ACL_STREAM_FAST_SYNC`.
+    pub const FAST_SYNC: StreamFlags = StreamFlags(aclrt_sys::ACL_STREAM_FAST_SYNC);
+
+    /// The C bit mask.
+    pub const fn bits(self) -> u32 {
+        self.0
+    }
+
+    /// Both sets of flags.
+    pub const fn union(self, other: StreamFlags) -> StreamFlags {
+        StreamFlags(self.0 | other.0)
+    }
+}
+
+/// A stream (`aclrtCreateStream`): an in-order queue of asynchronous work in
+/// the context branded `'id`, borrowing it for `'ctx`.
+///
+/// Destroyed on drop (`aclrtDestroyStream`, which waits for queued work), or
+/// by [`destroy`](Stream::destroy), which reports errors. Two pointers wide:
+/// the stream handle and its context's handle, which every call makes current
+/// first so that safe code never sees error 107003 (`Option<Stream>` has the
+/// same size).
+///
+/// `Send` and `Sync`: the runtime accepts work for a stream from any thread
+/// once its context is current, which every method ensures.
+#[doc(alias = "aclrtStream")]
+#[doc(alias = "aclrtCreateStream")]
+#[doc(alias = "aclrtDestroyStream")]
+pub struct Stream<'ctx, 'id> {
+    raw: Raw,
+    ctx: Raw,
+    _ctx: PhantomData<&'ctx ()>,
+    _brand: PhantomData<Id<'id>>,
+}
+
+impl core::fmt::Debug for Stream<'_, '_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Stream")
+            .field("handle", &self.raw.as_ptr())
+            .field("context", &self.ctx.as_ptr())
+            .finish()
+    }
+}
+
+impl<'ctx, 'id> Stream<'ctx, 'id> {
+    pub(crate) fn owned(raw: Raw, ctx: Raw) -> Self {
+        Stream {
+            raw,
+            ctx,
+            _ctx: PhantomData,
+            _brand: PhantomData,
+        }
+    }
+
+    /// The C handle (`aclrtStream`), for interop and diagnostics.
+    pub fn as_raw(&self) -> *mut core::ffi::c_void {
+        self.raw.as_ptr()
+    }
+
+    #[allow(dead_code)] // used by the async layer
+    pub(crate) fn raw(&self) -> Raw {
+        self.raw
+    }
+
+    #[allow(dead_code)] // used by the async layer
+    pub(crate) fn context_raw(&self) -> Raw {
+        self.ctx
+    }
+
+    /// Make this stream's context current on the calling thread.
+    pub(crate) fn bind(&self) -> Result<()> {
+        ffi::make_current(self.ctx)
+    }
+
+    /// Block until every task queued on the stream has finished
+    /// (`aclrtSynchronizeStream`); reports a device fault of queued work.
+    #[doc(alias = "aclrtSynchronizeStream")]
+    pub fn synchronize(&self) -> Result<()> {
+        self.bind()?;
+        ffi::synchronize_stream(self.raw)
+    }
+
+    /// As [`synchronize`](Self::synchronize), giving up after `timeout`
+    /// (`aclrtSynchronizeStreamWithTimeout`); a timeout is an error whose
+    /// [`kind`](crate::Error::kind) is [`Timeout`](crate::ErrorKind::Timeout).
+    #[doc(alias = "aclrtSynchronizeStreamWithTimeout")]
+    pub fn synchronize_timeout(&self, timeout: core::time::Duration) -> Result<()> {
+        let ms = timeout_ms(timeout)?;
+        self.bind()?;
+        ffi::synchronize_stream_timeout(self.raw, ms)
+    }
+
+    /// Whether every queued task has finished (`aclrtStreamQuery`).
+    #[doc(alias = "aclrtStreamQuery")]
+    pub fn is_complete(&self) -> Result<bool> {
+        self.bind()?;
+        ffi::stream_is_complete(self.raw)
+    }
+
+    /// Destroy the stream now (`aclrtDestroyStream`, which waits for queued
+    /// work), reporting the runtime's error.
+    #[doc(alias = "aclrtDestroyStream")]
+    pub fn destroy(self) -> Result<()> {
+        let this = ManuallyDrop::new(self);
+        this.bind()?;
+        ffi::destroy_stream(this.raw)
+    }
+}
+
+impl Drop for Stream<'_, '_> {
+    fn drop(&mut self) {
+        // Drop cannot report; `destroy` does.
+        if self.bind().is_ok() {
+            let _ = ffi::destroy_stream(self.raw);
+        }
+    }
+}
+
+/// The default stream of a context, as a view: everything a [`Stream`] can
+/// do (through `Deref`) except being destroyed.
+///
+/// It has no `destroy` method, its `Drop` does nothing, and `Deref` only
+/// lends `&Stream`. The runtime releases it with its context.
+pub struct DefaultStream<'ctx, 'id> {
+    inner: ManuallyDrop<Stream<'ctx, 'id>>,
+}
+
+impl<'ctx, 'id> DefaultStream<'ctx, 'id> {
+    pub(crate) fn new(raw: Raw, ctx: Raw) -> Self {
+        DefaultStream {
+            inner: ManuallyDrop::new(Stream::owned(raw, ctx)),
+        }
+    }
+}
+
+impl<'ctx, 'id> Deref for DefaultStream<'ctx, 'id> {
+    type Target = Stream<'ctx, 'id>;
+    fn deref(&self) -> &Stream<'ctx, 'id> {
+        &self.inner
+    }
+}
+
+impl core::fmt::Debug for DefaultStream<'_, '_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_tuple("DefaultStream").field(&*self.inner).finish()
+    }
+}
