@@ -8,6 +8,9 @@
 //!   CANN toolkit's include directory `DIR` and fails when any function our
 //!   header declares has a different Rust signature there (signature drift
 //!   between the project's header and the vendor's).
+//! * `cargo xtask bindgen --self-test` proves the drift check can fail: it
+//!   copies the header, changes one prototype (`aclrtMalloc`'s `size_t size`
+//!   becomes `uint32_t size`), and requires both checks to report it.
 //!
 //! bindgen needs libclang at run time (`apt-get install libclang-dev`); a
 //! normal build of the workspace does not.
@@ -25,13 +28,19 @@ fn main() -> ExitCode {
         .parent()
         .expect("xtask lives in the workspace root")
         .to_path_buf();
-    match args.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
+    match args
+        .iter()
+        .map(String::as_str)
+        .collect::<Vec<_>>()
+        .as_slice()
+    {
         ["bindgen"] => write_bindings(&root),
         ["bindgen", "--check"] => check_bindings(&root),
         ["bindgen", "--check-system", dir] => check_system(&root, Path::new(dir)),
+        ["bindgen", "--self-test"] => self_test(&root),
         _ => {
             eprintln!(
-                "usage: cargo xtask bindgen [--check | --check-system <toolkit include dir>]"
+                "usage: cargo xtask bindgen [--check | --self-test | --check-system <toolkit include dir>]"
             );
             ExitCode::from(2)
         }
@@ -137,7 +146,10 @@ fn check_bindings(root: &Path) -> ExitCode {
     );
     for (n, (a, b)) in committed.lines().zip(fresh.lines()).enumerate() {
         if a != b {
-            eprintln!("first difference at line {}:\n  committed: {a}\n  fresh:     {b}", n + 1);
+            eprintln!(
+                "first difference at line {}:\n  committed: {a}\n  fresh:     {b}",
+                n + 1
+            );
             break;
         }
     }
@@ -160,7 +172,10 @@ fn function_signatures(text: &str) -> BTreeMap<String, String> {
         let tail = &rest[start..];
         let end = tail.find(';').unwrap_or(tail.len());
         let decl: String = tail[..end].split_whitespace().collect::<Vec<_>>().join(" ");
-        let decl = decl.replace("( ", "(").replace(", )", ")").replace(",)", ")");
+        let decl = decl
+            .replace("( ", "(")
+            .replace(", )", ")")
+            .replace(",)", ")");
         let name = decl["pub fn ".len()..]
             .split('(')
             .next()
@@ -202,9 +217,72 @@ fn check_system(root: &Path, include_dir: &Path) -> ExitCode {
         }
     }
     if bad > 0 {
-        eprintln!("{bad} function(s) differ between our header and {}", include_dir.display());
+        eprintln!(
+            "{bad} function(s) differ between our header and {}",
+            include_dir.display()
+        );
         return ExitCode::FAILURE;
     }
-    println!("all {} functions match {}", ours.len(), include_dir.display());
+    println!(
+        "all {} functions match {}",
+        ours.len(),
+        include_dir.display()
+    );
     ExitCode::SUCCESS
+}
+
+fn copy_dir(from: &Path, to: &Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(to)?;
+    for entry in std::fs::read_dir(from)? {
+        let entry = entry?;
+        let target = to.join(entry.file_name());
+        if entry.file_type()?.is_dir() {
+            copy_dir(&entry.path(), &target)?;
+        } else {
+            std::fs::copy(entry.path(), target)?;
+        }
+    }
+    Ok(())
+}
+
+fn self_test(root: &Path) -> ExitCode {
+    let tmp = std::env::temp_dir().join(format!("aclrt-xtask-selftest-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&tmp);
+    if let Err(e) = copy_dir(&root.join("sys/include"), &tmp) {
+        eprintln!("cannot copy the header: {e}");
+        return ExitCode::FAILURE;
+    }
+    let rt = tmp.join("acl/acl_rt.h");
+    let text = std::fs::read_to_string(&rt).unwrap_or_default();
+    let needle = "aclrtMalloc(void **devPtr, size_t size,";
+    if !text.contains(needle) {
+        eprintln!("self-test: prototype to mutate not found in {}", rt.display());
+        return ExitCode::FAILURE;
+    }
+    let mutated = text.replacen(needle, "aclrtMalloc(void **devPtr, uint32_t size,", 1);
+    if let Err(e) = std::fs::write(&rt, mutated) {
+        eprintln!("cannot write {}: {e}", rt.display());
+        return ExitCode::FAILURE;
+    }
+    let fresh = match generate(&tmp) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("{e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let committed = std::fs::read_to_string(bindings_path(root)).unwrap_or_default();
+    let text_differs = fresh != committed;
+    let ours = function_signatures(&committed);
+    let theirs = function_signatures(&fresh);
+    let sig_differs = ours.get("aclrtMalloc") != theirs.get("aclrtMalloc");
+    let _ = std::fs::remove_dir_all(&tmp);
+    println!("self-test: mutated aclrtMalloc(size_t -> uint32_t): text drift detected = {text_differs}, signature drift detected = {sig_differs}");
+    if text_differs && sig_differs {
+        println!("self-test passed: the drift check fails on a changed prototype");
+        ExitCode::SUCCESS
+    } else {
+        eprintln!("self-test FAILED: a changed prototype went unnoticed");
+        ExitCode::FAILURE
+    }
 }
