@@ -9,6 +9,7 @@ use generativity::{Guard, Id};
 
 use crate::device::PeerAccess;
 use crate::error::{Error, Result};
+use crate::ffi::scope::Scope;
 use crate::ffi::{self, DeviceAlloc, Raw};
 use crate::memory::{
     DeviceBuffer, DeviceMemory, DeviceRepr, HostBuffer, HostBufferUninit, HostMemory, Memory,
@@ -98,7 +99,6 @@ impl<'dev, 'id, M: RunMode> Context<'dev, 'id, M> {
         self.raw.as_ptr()
     }
 
-    #[allow(dead_code)] // used by the async layer
     pub(crate) fn raw(&self) -> Raw {
         self.raw
     }
@@ -166,6 +166,39 @@ impl<'dev, 'id, M: RunMode> Context<'dev, 'id, M> {
         let ms = timeout_ms(timeout)?;
         ffi::make_current(self.raw)?;
         ffi::synchronize_device_timeout(ms)
+    }
+
+    /// Run `f` in a [`Scope`] in which asynchronous work may borrow buffers,
+    /// and synchronise every stream it used before returning — also when `f`
+    /// returns an error or panics. See the [`Scope`] docs.
+    ///
+    /// ```
+    /// # let _sim = aclrt::sim::exclusive();
+    /// use aclrt::{Acl, HostMode, make_guard};
+    /// let acl = Acl::init()?;
+    /// let device = acl.require::<HostMode>()?.device(0)?;
+    /// make_guard!(g);
+    /// let ctx = device.create_context(g)?;
+    /// let stream = ctx.create_stream()?;
+    /// let input = ctx.alloc_host_from(&[1u32, 2, 3])?;
+    /// let mut on_device = ctx.alloc::<u32>(3)?;
+    /// let mut output = ctx.alloc_host_zeroed::<u32>(3)?;
+    /// ctx.scope(|s| {
+    ///     make_guard!(l);
+    ///     let lane = s.lane(&stream, l);
+    ///     let d = lane.copy(&input, &mut on_device)?;       // aclrtMemcpyAsync H2D
+    ///     let out = lane.copy(&d, &mut output)?;            // aclrtMemcpyAsync D2H
+    ///     let out = out.wait()?;                            // synchronise, get it back
+    ///     assert_eq!(out.as_slice(), [1, 2, 3]);
+    ///     Ok(())
+    /// })?;
+    /// # Ok::<(), aclrt::Error>(())
+    /// ```
+    pub fn scope<'env, R, F>(&'env self, f: F) -> Result<R>
+    where
+        F: for<'scope> FnOnce(&'scope Scope<'scope, 'env, 'id, M>) -> Result<R>,
+    {
+        ffi::scope::run(self.raw, f)
     }
 
     // ------------------------------------------------------------ memory

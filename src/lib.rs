@@ -33,6 +33,7 @@ mod acl;
 mod context;
 mod device;
 mod error;
+mod event;
 mod ffi;
 mod memory;
 mod mode;
@@ -42,9 +43,13 @@ pub use acl::{Acl, Detected, Runtime};
 pub use context::{Context, DefaultContext, MallocPolicy};
 pub use device::{Device, MemoryInfo, PeerAccess};
 pub use error::{Error, ErrorKind, Result};
+pub use event::{
+    Event, EventKind, EventState, IsRecorded, Recorded, SyncOnly, Timing, TimingKind, Unrecorded,
+};
+pub use ffi::scope::{AsyncDest, AsyncSource, InFlight, Lane, Mark, Scope, Signal};
 pub use memory::{
     DeviceBuffer, DeviceMemory, DeviceRepr, DeviceView, DeviceViewMut, HostBuffer,
-    HostBufferUninit, HostMemory, Memory, MemoryMut,
+    HostBufferUninit, HostMemory, Memory, MemoryMut, PinnedMemory,
 };
 pub use mode::{
     DeviceMode, DeviceRunMode, HostMode, HostRunMode, Residency, RunMode, RunModeKind, memcpy_kind,
@@ -98,4 +103,11 @@ mod assertions {
     assert_impl_all!(HostBuffer<'static, 'static, f32, HostMode>: Send, Sync);
     assert_impl_all!(HostBufferUninit<'static, 'static, f32, HostMode>: Send, Sync);
     assert_impl_all!(Error: Send, Sync, std::error::Error);
+    assert_eq_size!(Event<'static, 'static, Timing, Recorded>, Ptr);
+    assert_eq_size!(Option<Event<'static, 'static, Timing, Recorded>>, Ptr);
+    assert_impl_all!(Event<'static, 'static, Timing, Recorded>: Send, Sync);
+    // Scopes and lanes belong to the thread that opened them.
+    static_assertions::assert_not_impl_any!(Scope<'static, 'static, 'static, HostMode>: Send, Sync);
+    static_assertions::assert_not_impl_any!(Lane<'static, 'static, 'static, 'static, HostMode>: Send, Sync);
+    static_assertions::assert_not_impl_any!(InFlight<'static, 'static, DeviceBuffer<'static, 'static, f32>>: Send, Sync);
 }

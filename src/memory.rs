@@ -65,8 +65,32 @@ pub(crate) mod access {
         /// The whole region, exclusively borrowed for as long as `self` is.
         fn raw_mut(&mut self) -> MemMut<'_>;
     }
+
+    /// Memory whose address stays put when its owner moves, and which the
+    /// runtime may access asynchronously (pinned host or device memory).
+    pub trait Stable: RawSource {}
+
+    /// Memory the CPU may address as a slice of `Self::Item`.
+    pub trait CpuVisible {
+        /// The element type.
+        type Item;
+    }
 }
-use access::{RawDest, RawSource};
+use access::{CpuVisible, RawDest, RawSource, Stable};
+
+/// Memory that asynchronous work may use: pinned host memory
+/// ([`HostBuffer`]) or device memory ([`DeviceBuffer`] and its views).
+///
+/// Pageable memory (`[T]`, `Vec<T>`) is not: the runtime copies it
+/// synchronously (and may fail unpredictably otherwise), so it only takes part
+/// in the synchronous copies of [`Context`](crate::Context).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not pinned host memory or device memory, so asynchronous work cannot use it",
+    label = "pageable or unsuitable memory in an asynchronous operation",
+    note = "asynchronous copies need memory the device can reach at any time: a `HostBuffer` (`Context::alloc_host_*`, pinned) or a `DeviceBuffer`",
+    note = "for pageable memory (`Vec`, slices) use the synchronous `Context::copy`"
+)]
+pub trait PinnedMemory<'id>: Memory<'id> + Stable {}
 
 /// Memory a copy can read, belonging to the context branded `'id`.
 ///
@@ -308,6 +332,8 @@ impl<'id, T: DeviceRepr> Memory<'id> for DeviceBuffer<'_, 'id, T> {
 }
 impl<'id, T: DeviceRepr> MemoryMut<'id> for DeviceBuffer<'_, 'id, T> {}
 impl<'id, T: DeviceRepr> DeviceMemory<'id> for DeviceBuffer<'_, 'id, T> {}
+impl<T: DeviceRepr> Stable for DeviceBuffer<'_, '_, T> {}
+impl<'id, T: DeviceRepr> PinnedMemory<'id> for DeviceBuffer<'_, 'id, T> {}
 
 /// A read-only view of part of a [`DeviceBuffer`].
 pub struct DeviceView<'b, 'id, T: DeviceRepr> {
@@ -336,6 +362,8 @@ impl<'id, T: DeviceRepr> Memory<'id> for DeviceView<'_, 'id, T> {
     }
 }
 impl<'id, T: DeviceRepr> DeviceMemory<'id> for DeviceView<'_, 'id, T> {}
+impl<T: DeviceRepr> Stable for DeviceView<'_, '_, T> {}
+impl<'id, T: DeviceRepr> PinnedMemory<'id> for DeviceView<'_, 'id, T> {}
 
 impl<T: DeviceRepr> RawSource for DeviceViewMut<'_, '_, T> {
     fn raw(&self) -> Mem<'_> {
@@ -356,6 +384,8 @@ impl<'id, T: DeviceRepr> Memory<'id> for DeviceViewMut<'_, 'id, T> {
 }
 impl<'id, T: DeviceRepr> MemoryMut<'id> for DeviceViewMut<'_, 'id, T> {}
 impl<'id, T: DeviceRepr> DeviceMemory<'id> for DeviceViewMut<'_, 'id, T> {}
+impl<T: DeviceRepr> Stable for DeviceViewMut<'_, '_, T> {}
+impl<'id, T: DeviceRepr> PinnedMemory<'id> for DeviceViewMut<'_, 'id, T> {}
 
 // ------------------------------------------------------------ pinned host memory
 
@@ -447,6 +477,11 @@ impl<'id, T: DeviceRepr, M: RunMode> Memory<'id> for HostBuffer<'_, 'id, T, M> {
 }
 impl<'id, T: DeviceRepr, M: RunMode> MemoryMut<'id> for HostBuffer<'_, 'id, T, M> {}
 impl<'id, T: DeviceRepr, M: RunMode> HostMemory<'id> for HostBuffer<'_, 'id, T, M> {}
+impl<T: DeviceRepr, M: RunMode> Stable for HostBuffer<'_, '_, T, M> {}
+impl<'id, T: DeviceRepr, M: RunMode> PinnedMemory<'id> for HostBuffer<'_, 'id, T, M> {}
+impl<T: DeviceRepr, M: RunMode> CpuVisible for HostBuffer<'_, '_, T, M> {
+    type Item = T;
+}
 
 /// Memory from `aclrtMallocHost` that has not been written yet.
 ///

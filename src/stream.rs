@@ -80,14 +80,8 @@ impl<'ctx, 'id> Stream<'ctx, 'id> {
         self.raw.as_ptr()
     }
 
-    #[allow(dead_code)] // used by the async layer
     pub(crate) fn raw(&self) -> Raw {
         self.raw
-    }
-
-    #[allow(dead_code)] // used by the async layer
-    pub(crate) fn context_raw(&self) -> Raw {
-        self.ctx
     }
 
     /// Make this stream's context current on the calling thread.
@@ -118,6 +112,20 @@ impl<'ctx, 'id> Stream<'ctx, 'id> {
     pub fn is_complete(&self) -> Result<bool> {
         self.bind()?;
         ffi::stream_is_complete(self.raw)
+    }
+
+    /// Queue a host function that owns everything it uses
+    /// (`aclrtLaunchHostFunc`): `f` runs on a runtime thread after the work
+    /// queued before it. A panic in `f` is caught there (it never unwinds
+    /// through C) and reported by the panic hook. For host functions that
+    /// borrow data, use [`Lane::host_fn`](crate::Lane::host_fn) in a scope.
+    #[doc(alias = "aclrtLaunchHostFunc")]
+    pub fn launch_host_fn<F>(&self, f: F) -> Result<()>
+    where
+        F: FnOnce() + Send + 'static,
+    {
+        self.bind()?;
+        ffi::scope::launch_static_host_fn(self.raw, Box::new(f))
     }
 
     /// Destroy the stream now (`aclrtDestroyStream`, which waits for queued

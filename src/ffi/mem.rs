@@ -21,6 +21,15 @@ use aclrt_sys as sys;
 use super::check;
 use crate::error::Result;
 
+/// The address and size of memory whose address does not change when its
+/// owner moves (a runtime allocation, or a view of one). Carries no borrow:
+/// the async layer (`ffi::scope`) keeps the owner borrowed for the scope.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Region {
+    pub(crate) ptr: NonNull<u8>,
+    pub(crate) bytes: usize,
+}
+
 /// A borrowed, readable byte region (host slice or runtime allocation).
 #[derive(Clone, Copy, Debug)]
 pub struct Mem<'a> {
@@ -51,6 +60,14 @@ impl<'a> Mem<'a> {
     /// Length in bytes.
     pub(crate) fn len(&self) -> usize {
         self.bytes
+    }
+
+    /// The address and size, without the borrow.
+    pub(crate) fn region(&self) -> Region {
+        Region {
+            ptr: self.ptr,
+            bytes: self.bytes,
+        }
     }
 
     /// The start address, for diagnostics and the runtime.
@@ -138,10 +155,9 @@ pub(crate) fn memcpy(mut dst: MemMut<'_>, src: Mem<'_>, kind: sys::aclrtMemcpyKi
     // and `src` readable for `src.len()` bytes for the whole (synchronous)
     // call (Mem/MemMut invariant); `count` = `src.len()`; the runtime rejects
     // `count > destMax`; `kind` is derived from where both regions lie.
-    check(
-        unsafe { sys::aclrtMemcpy(dst.as_mut_ptr(), dst.len(), src.as_ptr(), src.len(), kind) },
-        "aclrtMemcpy",
-    )
+    let code =
+        unsafe { sys::aclrtMemcpy(dst.as_mut_ptr(), dst.len(), src.as_ptr(), src.len(), kind) };
+    check(code, "aclrtMemcpy")
 }
 
 /// `aclrtMemset(dst, len, value, len)`: synchronous byte fill.
@@ -149,10 +165,8 @@ pub(crate) fn memset(mut dst: MemMut<'_>, value: u8) -> Result<()> {
     let len = dst.len();
     // SAFETY: `dst` is exclusively borrowed and writable for `len` bytes for
     // the whole (synchronous) call (MemMut invariant); count == maxCount.
-    check(
-        unsafe { sys::aclrtMemset(dst.as_mut_ptr(), len, i32::from(value), len) },
-        "aclrtMemset",
-    )
+    let code = unsafe { sys::aclrtMemset(dst.as_mut_ptr(), len, i32::from(value), len) };
+    check(code, "aclrtMemset")
 }
 
 /// Device memory from `aclrtMalloc`, freed with `aclrtFree`.
@@ -175,10 +189,8 @@ impl DeviceAlloc {
     pub(crate) fn new(bytes: usize, policy: sys::aclrtMemMallocPolicy) -> Result<Self> {
         let mut p: *mut c_void = core::ptr::null_mut();
         // SAFETY: `p` is a valid, writable pointer slot for the whole call.
-        check(
-            unsafe { sys::aclrtMalloc(&mut p, bytes, policy) },
-            "aclrtMalloc",
-        )?;
+        let code = unsafe { sys::aclrtMalloc(&mut p, bytes, policy) };
+        check(code, "aclrtMalloc")?;
         let ptr = super::raw(p, "aclrtMalloc")?.0.cast();
         Ok(DeviceAlloc { ptr, bytes })
     }
@@ -217,10 +229,8 @@ impl DeviceAlloc {
         // SAFETY: the allocation came from aclrtMalloc and is freed exactly
         // once (ManuallyDrop suppresses the Drop impl); no region borrows it
         // (`self` is owned); the typed layer has synchronised any async use.
-        check(
-            unsafe { sys::aclrtFree(this.ptr.as_ptr().cast()) },
-            "aclrtFree",
-        )
+        let code = unsafe { sys::aclrtFree(this.ptr.as_ptr().cast()) };
+        check(code, "aclrtFree")
     }
 }
 
@@ -265,10 +275,8 @@ unsafe impl Sync for HostAlloc {}
 fn free_host(ptr: NonNull<u8>) -> Result<()> {
     // SAFETY: `ptr` came from aclrtMallocHost and the callers free it exactly
     // once; no borrow of it is alive (they consume or drop the owner).
-    check(
-        unsafe { sys::aclrtFreeHost(ptr.as_ptr().cast()) },
-        "aclrtFreeHost",
-    )
+    let code = unsafe { sys::aclrtFreeHost(ptr.as_ptr().cast()) };
+    check(code, "aclrtFreeHost")
 }
 
 impl HostAllocUninit {
@@ -277,10 +285,8 @@ impl HostAllocUninit {
     pub(crate) fn new(bytes: usize, align: usize) -> Result<Self> {
         let mut p: *mut c_void = core::ptr::null_mut();
         // SAFETY: `p` is a valid, writable pointer slot for the whole call.
-        check(
-            unsafe { sys::aclrtMallocHost(&mut p, bytes) },
-            "aclrtMallocHost",
-        )?;
+        let code = unsafe { sys::aclrtMallocHost(&mut p, bytes) };
+        check(code, "aclrtMallocHost")?;
         let ptr: NonNull<u8> = super::raw(p, "aclrtMallocHost")?.0.cast();
         let this = HostAllocUninit { ptr, bytes };
         if ptr.as_ptr().align_offset(align) != 0 {

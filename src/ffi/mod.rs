@@ -21,7 +21,8 @@ use aclrt_sys as sys;
 use crate::error::{Error, ErrorKind, Result};
 
 pub(crate) mod mem;
-pub(crate) use mem::{DeviceAlloc, HostAlloc, Mem, MemMut};
+pub(crate) mod scope;
+pub(crate) use mem::{DeviceAlloc, HostAlloc, Mem, MemMut, Region};
 
 /// A non-null runtime handle (`aclrtContext`, `aclrtStream`, `aclrtEvent`).
 ///
@@ -130,17 +131,16 @@ pub(crate) fn init_with_config(path: &CStr) -> Result<bool> {
 pub(crate) fn finalize() -> Result<()> {
     // SAFETY: no arguments; the typed layer calls this once, after every
     // device handle (and so every resource) has been released.
-    check(unsafe { sys::aclFinalize() }, "aclFinalize")
+    let code = unsafe { sys::aclFinalize() };
+    check(code, "aclFinalize")
 }
 
 /// `aclrtGetDeviceCount`.
 pub(crate) fn device_count() -> Result<u32> {
     let mut count = 0u32;
     // SAFETY: `count` is a valid, writable u32 for the whole call.
-    check(
-        unsafe { sys::aclrtGetDeviceCount(&mut count) },
-        "aclrtGetDeviceCount",
-    )?;
+    let code = unsafe { sys::aclrtGetDeviceCount(&mut count) };
+    check(code, "aclrtGetDeviceCount")?;
     Ok(count)
 }
 
@@ -148,10 +148,8 @@ pub(crate) fn device_count() -> Result<u32> {
 pub(crate) fn run_mode_is_host() -> Result<bool> {
     let mut mode: sys::aclrtRunMode = sys::ACL_HOST;
     // SAFETY: `mode` is a valid, writable aclrtRunMode for the whole call.
-    check(
-        unsafe { sys::aclrtGetRunMode(&mut mode) },
-        "aclrtGetRunMode",
-    )?;
+    let code = unsafe { sys::aclrtGetRunMode(&mut mode) };
+    check(code, "aclrtGetRunMode")?;
     Ok(mode == sys::ACL_HOST)
 }
 
@@ -175,10 +173,8 @@ pub(crate) fn soc_name() -> Option<String> {
 pub(crate) fn version() -> Result<(i32, i32, i32)> {
     let (mut a, mut b, mut c) = (0, 0, 0);
     // SAFETY: three valid, writable i32 for the whole call.
-    check(
-        unsafe { sys::aclrtGetVersion(&mut a, &mut b, &mut c) },
-        "aclrtGetVersion",
-    )?;
+    let code = unsafe { sys::aclrtGetVersion(&mut a, &mut b, &mut c) };
+    check(code, "aclrtGetVersion")?;
     Ok((a, b, c))
 }
 
@@ -188,71 +184,61 @@ pub(crate) fn version() -> Result<(i32, i32, i32)> {
 /// default context current on the calling thread.
 pub(crate) fn set_device(id: i32) -> Result<()> {
     // SAFETY: plain integer argument; the runtime validates the id.
-    check(unsafe { sys::aclrtSetDevice(id) }, "aclrtSetDevice")
+    let code = unsafe { sys::aclrtSetDevice(id) };
+    check(code, "aclrtSetDevice")
 }
 
 /// `aclrtResetDevice(id)`: drops one reference.
 pub(crate) fn reset_device(id: i32) -> Result<()> {
     // SAFETY: plain integer argument; the typed layer only resets devices it
     // set, after everything created through them is gone.
-    check(unsafe { sys::aclrtResetDevice(id) }, "aclrtResetDevice")
+    let code = unsafe { sys::aclrtResetDevice(id) };
+    check(code, "aclrtResetDevice")
 }
 
 /// `aclrtSynchronizeDevice` (the current context's device).
 pub(crate) fn synchronize_device() -> Result<()> {
     // SAFETY: no arguments.
-    check(
-        unsafe { sys::aclrtSynchronizeDevice() },
-        "aclrtSynchronizeDevice",
-    )
+    let code = unsafe { sys::aclrtSynchronizeDevice() };
+    check(code, "aclrtSynchronizeDevice")
 }
 
 /// `aclrtSynchronizeDeviceWithTimeout`.
 pub(crate) fn synchronize_device_timeout(ms: i32) -> Result<()> {
     // SAFETY: plain integer argument.
-    check(
-        unsafe { sys::aclrtSynchronizeDeviceWithTimeout(ms) },
-        "aclrtSynchronizeDeviceWithTimeout",
-    )
+    let code = unsafe { sys::aclrtSynchronizeDeviceWithTimeout(ms) };
+    check(code, "aclrtSynchronizeDeviceWithTimeout")
 }
 
 /// `aclrtDeviceCanAccessPeer`.
 pub(crate) fn can_access_peer(device: i32, peer: i32) -> Result<bool> {
     let mut can = 0i32;
     // SAFETY: `can` is a valid, writable i32 for the whole call.
-    check(
-        unsafe { sys::aclrtDeviceCanAccessPeer(&mut can, device, peer) },
-        "aclrtDeviceCanAccessPeer",
-    )?;
+    let code = unsafe { sys::aclrtDeviceCanAccessPeer(&mut can, device, peer) };
+    check(code, "aclrtDeviceCanAccessPeer")?;
     Ok(can == 1)
 }
 
 /// `aclrtDeviceEnablePeerAccess(peer, 0)` from the current device.
 pub(crate) fn enable_peer_access(peer: i32) -> Result<()> {
     // SAFETY: plain integer arguments; flags must be 0.
-    check(
-        unsafe { sys::aclrtDeviceEnablePeerAccess(peer, 0) },
-        "aclrtDeviceEnablePeerAccess",
-    )
+    let code = unsafe { sys::aclrtDeviceEnablePeerAccess(peer, 0) };
+    check(code, "aclrtDeviceEnablePeerAccess")
 }
 
 /// `aclrtDeviceDisablePeerAccess(peer)` from the current device.
 pub(crate) fn disable_peer_access(peer: i32) -> Result<()> {
     // SAFETY: plain integer argument.
-    check(
-        unsafe { sys::aclrtDeviceDisablePeerAccess(peer) },
-        "aclrtDeviceDisablePeerAccess",
-    )
+    let code = unsafe { sys::aclrtDeviceDisablePeerAccess(peer) };
+    check(code, "aclrtDeviceDisablePeerAccess")
 }
 
 /// `aclrtGetMemInfo(attr)` on the current device: `(free, total)`.
 pub(crate) fn mem_info(attr: sys::aclrtMemAttr) -> Result<(usize, usize)> {
     let (mut free, mut total) = (0usize, 0usize);
     // SAFETY: two valid, writable usize for the whole call.
-    check(
-        unsafe { sys::aclrtGetMemInfo(attr, &mut free, &mut total) },
-        "aclrtGetMemInfo",
-    )?;
+    let code = unsafe { sys::aclrtGetMemInfo(attr, &mut free, &mut total) };
+    check(code, "aclrtGetMemInfo")?;
     Ok((free, total))
 }
 
@@ -260,7 +246,8 @@ pub(crate) fn mem_info(attr: sys::aclrtMemAttr) -> Result<(usize, usize)> {
 pub(crate) fn current_device() -> Result<i32> {
     let mut id = 0i32;
     // SAFETY: `id` is a valid, writable i32 for the whole call.
-    check(unsafe { sys::aclrtGetDevice(&mut id) }, "aclrtGetDevice")?;
+    let code = unsafe { sys::aclrtGetDevice(&mut id) };
+    check(code, "aclrtGetDevice")?;
     Ok(id)
 }
 
@@ -282,10 +269,8 @@ pub(crate) fn current_context() -> Result<Option<Raw>> {
 /// `aclrtSetCurrentContext(ctx)`.
 pub(crate) fn set_current_context(ctx: Raw) -> Result<()> {
     // SAFETY: `ctx` is a live context (module invariant).
-    check(
-        unsafe { sys::aclrtSetCurrentContext(ctx.as_ptr()) },
-        "aclrtSetCurrentContext",
-    )
+    let code = unsafe { sys::aclrtSetCurrentContext(ctx.as_ptr()) };
+    check(code, "aclrtSetCurrentContext")
 }
 
 /// Make `ctx` current on the calling thread unless it already is: the cheap
@@ -303,10 +288,8 @@ pub(crate) fn create_context(device: i32) -> Result<Raw> {
     let mut ctx: sys::aclrtContext = core::ptr::null_mut();
     // SAFETY: `ctx` is a valid, writable handle slot; the id is validated by
     // the runtime.
-    check(
-        unsafe { sys::aclrtCreateContext(&mut ctx, device) },
-        "aclrtCreateContext",
-    )?;
+    let code = unsafe { sys::aclrtCreateContext(&mut ctx, device) };
+    check(code, "aclrtCreateContext")?;
     raw(ctx, "aclrtCreateContext")
 }
 
@@ -314,20 +297,16 @@ pub(crate) fn create_context(device: i32) -> Result<Raw> {
 pub(crate) fn destroy_context(ctx: Raw) -> Result<()> {
     // SAFETY: `ctx` is a live explicit context with no live children (the
     // typed layer's borrows guarantee both); it is not used afterwards.
-    check(
-        unsafe { sys::aclrtDestroyContext(ctx.as_ptr()) },
-        "aclrtDestroyContext",
-    )
+    let code = unsafe { sys::aclrtDestroyContext(ctx.as_ptr()) };
+    check(code, "aclrtDestroyContext")
 }
 
 /// `aclrtCtxGetCurrentDefaultStream` for the current context.
 pub(crate) fn current_default_stream() -> Result<Raw> {
     let mut stream: sys::aclrtStream = core::ptr::null_mut();
     // SAFETY: `stream` is a valid, writable handle slot for the whole call.
-    check(
-        unsafe { sys::aclrtCtxGetCurrentDefaultStream(&mut stream) },
-        "aclrtCtxGetCurrentDefaultStream",
-    )?;
+    let code = unsafe { sys::aclrtCtxGetCurrentDefaultStream(&mut stream) };
+    check(code, "aclrtCtxGetCurrentDefaultStream")?;
     raw(stream, "aclrtCtxGetCurrentDefaultStream")
 }
 
@@ -337,10 +316,8 @@ pub(crate) fn current_default_stream() -> Result<Raw> {
 pub(crate) fn create_stream() -> Result<Raw> {
     let mut stream: sys::aclrtStream = core::ptr::null_mut();
     // SAFETY: `stream` is a valid, writable handle slot for the whole call.
-    check(
-        unsafe { sys::aclrtCreateStream(&mut stream) },
-        "aclrtCreateStream",
-    )?;
+    let code = unsafe { sys::aclrtCreateStream(&mut stream) };
+    check(code, "aclrtCreateStream")?;
     raw(stream, "aclrtCreateStream")
 }
 
@@ -348,10 +325,8 @@ pub(crate) fn create_stream() -> Result<Raw> {
 pub(crate) fn create_stream_with_config(priority: u32, flags: u32) -> Result<Raw> {
     let mut stream: sys::aclrtStream = core::ptr::null_mut();
     // SAFETY: `stream` is a valid, writable handle slot for the whole call.
-    check(
-        unsafe { sys::aclrtCreateStreamWithConfig(&mut stream, priority, flags) },
-        "aclrtCreateStreamWithConfig",
-    )?;
+    let code = unsafe { sys::aclrtCreateStreamWithConfig(&mut stream, priority, flags) };
+    check(code, "aclrtCreateStreamWithConfig")?;
     raw(stream, "aclrtCreateStreamWithConfig")
 }
 
@@ -359,38 +334,30 @@ pub(crate) fn create_stream_with_config(priority: u32, flags: u32) -> Result<Raw
 pub(crate) fn destroy_stream(stream: Raw) -> Result<()> {
     // SAFETY: `stream` is a live explicit stream of the current context with
     // no borrowed buffers in flight; it is not used afterwards.
-    check(
-        unsafe { sys::aclrtDestroyStream(stream.as_ptr()) },
-        "aclrtDestroyStream",
-    )
+    let code = unsafe { sys::aclrtDestroyStream(stream.as_ptr()) };
+    check(code, "aclrtDestroyStream")
 }
 
 /// `aclrtSynchronizeStream(stream)`.
 pub(crate) fn synchronize_stream(stream: Raw) -> Result<()> {
     // SAFETY: `stream` is live (module invariant).
-    check(
-        unsafe { sys::aclrtSynchronizeStream(stream.as_ptr()) },
-        "aclrtSynchronizeStream",
-    )
+    let code = unsafe { sys::aclrtSynchronizeStream(stream.as_ptr()) };
+    check(code, "aclrtSynchronizeStream")
 }
 
 /// `aclrtSynchronizeStreamWithTimeout(stream, ms)`.
 pub(crate) fn synchronize_stream_timeout(stream: Raw, ms: i32) -> Result<()> {
     // SAFETY: `stream` is live (module invariant); `ms` is a plain integer.
-    check(
-        unsafe { sys::aclrtSynchronizeStreamWithTimeout(stream.as_ptr(), ms) },
-        "aclrtSynchronizeStreamWithTimeout",
-    )
+    let code = unsafe { sys::aclrtSynchronizeStreamWithTimeout(stream.as_ptr(), ms) };
+    check(code, "aclrtSynchronizeStreamWithTimeout")
 }
 
 /// `aclrtStreamQuery`: `true` when every queued task has finished.
 pub(crate) fn stream_is_complete(stream: Raw) -> Result<bool> {
     let mut status: sys::aclrtStreamStatus = sys::ACL_STREAM_STATUS_RESERVED;
     // SAFETY: `stream` is live; `status` is a valid, writable slot.
-    check(
-        unsafe { sys::aclrtStreamQuery(stream.as_ptr(), &mut status) },
-        "aclrtStreamQuery",
-    )?;
+    let code = unsafe { sys::aclrtStreamQuery(stream.as_ptr(), &mut status) };
+    check(code, "aclrtStreamQuery")?;
     Ok(status == sys::ACL_STREAM_STATUS_COMPLETE)
 }
 
@@ -398,9 +365,101 @@ pub(crate) fn stream_is_complete(stream: Raw) -> Result<bool> {
 pub(crate) fn stream_available() -> Result<u32> {
     let mut n = 0u32;
     // SAFETY: `n` is a valid, writable u32 for the whole call.
-    check(
-        unsafe { sys::aclrtGetStreamAvailableNum(&mut n) },
-        "aclrtGetStreamAvailableNum",
-    )?;
+    let code = unsafe { sys::aclrtGetStreamAvailableNum(&mut n) };
+    check(code, "aclrtGetStreamAvailableNum")?;
+    Ok(n)
+}
+
+// ---------------------------------------------------------------- events
+
+/// `aclrtCreateEvent` in the current context (flags SYNC-able and timing).
+pub(crate) fn create_event() -> Result<Raw> {
+    let mut ev: sys::aclrtEvent = core::ptr::null_mut();
+    // SAFETY: `ev` is a valid, writable handle slot for the whole call.
+    let code = unsafe { sys::aclrtCreateEvent(&mut ev) };
+    check(code, "aclrtCreateEvent")?;
+    raw(ev, "aclrtCreateEvent")
+}
+
+/// `aclrtCreateEventWithFlag(flags)` in the current context.
+pub(crate) fn create_event_with_flag(flags: u32) -> Result<Raw> {
+    let mut ev: sys::aclrtEvent = core::ptr::null_mut();
+    // SAFETY: `ev` is a valid, writable handle slot for the whole call.
+    let code = unsafe { sys::aclrtCreateEventWithFlag(&mut ev, flags) };
+    check(code, "aclrtCreateEventWithFlag")?;
+    raw(ev, "aclrtCreateEventWithFlag")
+}
+
+/// `aclrtDestroyEvent(ev)`.
+pub(crate) fn destroy_event(ev: Raw) -> Result<()> {
+    // SAFETY: `ev` is a live event no pending wait depends on (the typed
+    // layer borrows it for any wait); it is not used afterwards.
+    let code = unsafe { sys::aclrtDestroyEvent(ev.as_ptr()) };
+    check(code, "aclrtDestroyEvent")
+}
+
+/// `aclrtRecordEvent(ev, stream)`; the stream's context must be current.
+pub(crate) fn record_event(ev: Raw, stream: Raw) -> Result<()> {
+    // SAFETY: both handles are live (module invariant).
+    let code = unsafe { sys::aclrtRecordEvent(ev.as_ptr(), stream.as_ptr()) };
+    check(code, "aclrtRecordEvent")
+}
+
+/// `aclrtResetEvent(ev, stream)`; the stream's context must be current.
+pub(crate) fn reset_event(ev: Raw, stream: Raw) -> Result<()> {
+    // SAFETY: both handles are live; the event was made with
+    // aclrtCreateEventWithFlag(ACL_EVENT_SYNC), where reset is defined.
+    let code = unsafe { sys::aclrtResetEvent(ev.as_ptr(), stream.as_ptr()) };
+    check(code, "aclrtResetEvent")
+}
+
+/// `aclrtSynchronizeEvent(ev)`.
+pub(crate) fn synchronize_event(ev: Raw) -> Result<()> {
+    // SAFETY: `ev` is live (module invariant).
+    let code = unsafe { sys::aclrtSynchronizeEvent(ev.as_ptr()) };
+    check(code, "aclrtSynchronizeEvent")
+}
+
+/// `aclrtSynchronizeEventWithTimeout(ev, ms)`.
+pub(crate) fn synchronize_event_timeout(ev: Raw, ms: i32) -> Result<()> {
+    // SAFETY: `ev` is live (module invariant); `ms` is a plain integer.
+    let code = unsafe { sys::aclrtSynchronizeEventWithTimeout(ev.as_ptr(), ms) };
+    check(code, "aclrtSynchronizeEventWithTimeout")
+}
+
+/// `aclrtQueryEventStatus(ev)`: `true` when the captured work is complete.
+pub(crate) fn event_is_complete(ev: Raw) -> Result<bool> {
+    let mut status: sys::aclrtEventRecordedStatus = sys::ACL_EVENT_RECORDED_STATUS_NOT_READY;
+    // SAFETY: `ev` is live; `status` is a valid, writable slot.
+    let code = unsafe { sys::aclrtQueryEventStatus(ev.as_ptr(), &mut status) };
+    check(code, "aclrtQueryEventStatus")?;
+    Ok(status == sys::ACL_EVENT_RECORDED_STATUS_COMPLETE)
+}
+
+/// `aclrtEventElapsedTime(start, end)` in milliseconds.
+pub(crate) fn event_elapsed_ms(start: Raw, end: Raw) -> Result<f32> {
+    let mut ms = 0f32;
+    // SAFETY: both handles are live recorded events; `ms` is writable.
+    let code = unsafe { sys::aclrtEventElapsedTime(&mut ms, start.as_ptr(), end.as_ptr()) };
+    check(code, "aclrtEventElapsedTime")?;
+    Ok(ms)
+}
+
+/// `aclrtStreamWaitEvent(stream, ev)`; the stream's context must be current.
+///
+/// Crate contract: the event stays alive until `stream` has been
+/// synchronised (the scope borrows it, or owns it, for that long).
+pub(crate) fn stream_wait_event(stream: Raw, ev: Raw) -> Result<()> {
+    // SAFETY: both handles are live (module invariant and the contract above).
+    let code = unsafe { sys::aclrtStreamWaitEvent(stream.as_ptr(), ev.as_ptr()) };
+    check(code, "aclrtStreamWaitEvent")
+}
+
+/// `aclrtGetEventAvailNum` for the current device.
+pub(crate) fn event_available() -> Result<u32> {
+    let mut n = 0u32;
+    // SAFETY: `n` is a valid, writable u32 for the whole call.
+    let code = unsafe { sys::aclrtGetEventAvailNum(&mut n) };
+    check(code, "aclrtGetEventAvailNum")?;
     Ok(n)
 }

@@ -1,0 +1,259 @@
+//! Events as typestate: [`Event`]`<'ctx, 'id, K, S>` with a kind `K`
+//! ([`Timing`] or [`SyncOnly`]) and a state `S` ([`Unrecorded`] or [`Recorded`]).
+//!
+//! * Only a [`Recorded`] event can be synchronised on, queried, waited for
+//!   (inside a [`Scope`](crate::Scope)) or timed.
+//! * Only [`Timing`] events can be timed ([`Event::elapsed_since`]).
+//! * Only [`SyncOnly`] events can be reset ([`Stream::reset_event`]), the
+//!   one kind the documentation defines `aclrtResetEvent` for.
+//! * An event waited on inside a scope is borrowed until the scope has
+//!   synchronised, so it cannot be destroyed while a wait depends on it.
+//! * Dropping a recorded event first waits for it (`aclrtSynchronizeEvent`),
+//!   so no queued record outlives it.
+
+use core::marker::PhantomData;
+use core::mem::ManuallyDrop;
+
+use generativity::Id;
+
+use crate::context::{Context, timeout_ms};
+use crate::error::Result;
+use crate::ffi::{self, Raw};
+use crate::mode::RunMode;
+use crate::stream::Stream;
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+/// How an event is created, and so what it can do. Sealed.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not an event kind",
+    note = "event kinds are `aclrt::Timing` (aclrtCreateEvent) and `aclrt::SyncOnly` (aclrtCreateEventWithFlag(ACL_EVENT_SYNC))"
+)]
+pub trait EventKind: sealed::Sealed + Send + Sync + 'static {
+    /// The flag for `aclrtCreateEventWithFlag`, or 0 for `aclrtCreateEvent`.
+    const FLAG: u32;
+}
+
+/// Events that record timestamps (`aclrtCreateEvent`: flags SYNC-able,
+/// stream progress and TIME_LINE). Can be waited for and timed.
+#[derive(Clone, Copy, Debug)]
+pub struct Timing;
+
+/// Events without timestamps (`aclrtCreateEventWithFlag(ACL_EVENT_SYNC)`).
+/// Can be waited for and reset, not timed.
+#[derive(Clone, Copy, Debug)]
+pub struct SyncOnly;
+
+impl sealed::Sealed for Timing {}
+impl sealed::Sealed for SyncOnly {}
+impl EventKind for Timing {
+    const FLAG: u32 = 0;
+}
+impl EventKind for SyncOnly {
+    const FLAG: u32 = aclrt_sys::ACL_EVENT_SYNC;
+}
+
+/// Event kinds that carry timestamps: only [`Timing`].
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` events carry no timestamps, so they cannot be timed",
+    label = "this event was not created with the timing flag",
+    note = "create the events with `Context::create_event()` (kind `aclrt::Timing`, flag ACL_EVENT_TIME_LINE) to measure elapsed time"
+)]
+pub trait TimingKind: EventKind {}
+impl TimingKind for Timing {}
+
+/// Whether an event has been recorded. Sealed.
+pub trait EventState: sealed::Sealed + Send + Sync + 'static {
+    #[doc(hidden)]
+    const RECORDED: bool;
+}
+
+/// Created (or reset) but not recorded: nothing to wait for yet.
+#[derive(Clone, Copy, Debug)]
+pub struct Unrecorded;
+
+/// Recorded on a stream: captures the work queued before the record.
+#[derive(Clone, Copy, Debug)]
+pub struct Recorded;
+
+impl sealed::Sealed for Unrecorded {}
+impl sealed::Sealed for Recorded {}
+impl EventState for Unrecorded {
+    const RECORDED: bool = false;
+}
+impl EventState for Recorded {
+    const RECORDED: bool = true;
+}
+
+/// Event states that can be synchronised on, waited for and timed: only
+/// [`Recorded`].
+#[diagnostic::on_unimplemented(
+    message = "this event has never been recorded, so there is nothing to wait for or time",
+    label = "`Event<_, _, _, {Self}>` is not recorded",
+    note = "record it on a stream first: `let event = stream.record(event)?;` gives an `Event<.., Recorded>`"
+)]
+pub trait IsRecorded: EventState {}
+impl IsRecorded for Recorded {}
+
+/// An event of the context branded `'id`, borrowing it for `'ctx`, of kind
+/// `K` in state `S`. One pointer wide. `Send` and `Sync`: event calls are
+/// thread-safe and take no current context.
+#[doc(alias = "aclrtEvent")]
+#[doc(alias = "aclrtCreateEvent")]
+#[doc(alias = "aclrtDestroyEvent")]
+pub struct Event<'ctx, 'id, K: EventKind = Timing, S: EventState = Unrecorded> {
+    raw: Raw,
+    _ctx: PhantomData<&'ctx ()>,
+    _brand: PhantomData<Id<'id>>,
+    _kind: PhantomData<(K, S)>,
+}
+
+impl<K: EventKind, S: EventState> core::fmt::Debug for Event<'_, '_, K, S> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Event")
+            .field("handle", &self.raw.as_ptr())
+            .field("kind", &core::any::type_name::<K>())
+            .field("recorded", &S::RECORDED)
+            .finish()
+    }
+}
+
+impl<'ctx, 'id, K: EventKind, S: EventState> Event<'ctx, 'id, K, S> {
+    fn from_raw(raw: Raw) -> Self {
+        Event {
+            raw,
+            _ctx: PhantomData,
+            _brand: PhantomData,
+            _kind: PhantomData,
+        }
+    }
+
+    fn into_state<S2: EventState>(self) -> Event<'ctx, 'id, K, S2> {
+        let this = ManuallyDrop::new(self);
+        Event::from_raw(this.raw)
+    }
+
+    pub(crate) fn raw(&self) -> Raw {
+        self.raw
+    }
+
+    pub(crate) fn into_recorded(self) -> Event<'ctx, 'id, K, Recorded> {
+        self.into_state()
+    }
+
+    /// The C handle (`aclrtEvent`), for interop and diagnostics.
+    pub fn as_raw(&self) -> *mut core::ffi::c_void {
+        self.raw.as_ptr()
+    }
+
+    /// Destroy the event now (`aclrtDestroyEvent`; a recorded event is first
+    /// synchronised), reporting the runtime's error.
+    #[doc(alias = "aclrtDestroyEvent")]
+    pub fn destroy(self) -> Result<()> {
+        let this = ManuallyDrop::new(self);
+        if S::RECORDED {
+            ffi::synchronize_event(this.raw)?;
+        }
+        ffi::destroy_event(this.raw)
+    }
+}
+
+impl<'ctx, 'id, K: EventKind, S: IsRecorded> Event<'ctx, 'id, K, S> {
+    /// Block until the work captured by the record has finished
+    /// (`aclrtSynchronizeEvent`); reports a device fault of that work.
+    #[doc(alias = "aclrtSynchronizeEvent")]
+    pub fn synchronize(&self) -> Result<()> {
+        ffi::synchronize_event(self.raw)
+    }
+
+    /// As [`synchronize`](Self::synchronize), giving up after `timeout`
+    /// (`aclrtSynchronizeEventWithTimeout`); a timeout is an error whose
+    /// [`kind`](crate::Error::kind) is [`Timeout`](crate::ErrorKind::Timeout).
+    #[doc(alias = "aclrtSynchronizeEventWithTimeout")]
+    pub fn synchronize_timeout(&self, timeout: core::time::Duration) -> Result<()> {
+        ffi::synchronize_event_timeout(self.raw, timeout_ms(timeout)?)
+    }
+
+    /// Whether the captured work has finished (`aclrtQueryEventStatus`).
+    #[doc(alias = "aclrtQueryEventStatus")]
+    pub fn is_complete(&self) -> Result<bool> {
+        ffi::event_is_complete(self.raw)
+    }
+}
+
+impl<'ctx, 'id, K: TimingKind, S: IsRecorded> Event<'ctx, 'id, K, S> {
+    /// Milliseconds from `start` to this event (`aclrtEventElapsedTime`).
+    /// Synchronise both first (or this errors while they are pending).
+    #[doc(alias = "aclrtEventElapsedTime")]
+    pub fn elapsed_since<S2: IsRecorded>(&self, start: &Event<'_, 'id, K, S2>) -> Result<f32> {
+        ffi::event_elapsed_ms(start.raw, self.raw)
+    }
+}
+
+impl<K: EventKind, S: EventState> Drop for Event<'_, '_, K, S> {
+    fn drop(&mut self) {
+        if S::RECORDED {
+            let _ = ffi::synchronize_event(self.raw);
+        }
+        let _ = ffi::destroy_event(self.raw);
+    }
+}
+
+impl<'dev, 'id, M: RunMode> Context<'dev, 'id, M> {
+    /// Create a timing event (`aclrtCreateEvent`).
+    #[doc(alias = "aclrtCreateEvent")]
+    pub fn create_event(&self) -> Result<Event<'_, 'id, Timing, Unrecorded>> {
+        self.create_event_of::<Timing>()
+    }
+
+    /// Create an event of kind `K` (`aclrtCreateEvent` for [`Timing`],
+    /// `aclrtCreateEventWithFlag(ACL_EVENT_SYNC)` for [`SyncOnly`]).
+    #[doc(alias = "aclrtCreateEventWithFlag")]
+    pub fn create_event_of<K: EventKind>(&self) -> Result<Event<'_, 'id, K, Unrecorded>> {
+        ffi::make_current(self.raw())?;
+        let raw = if K::FLAG == 0 {
+            ffi::create_event()?
+        } else {
+            ffi::create_event_with_flag(K::FLAG)?
+        };
+        Ok(Event::from_raw(raw))
+    }
+
+    /// How many more events this context's device can create (`aclrtGetEventAvailNum`).
+    #[doc(alias = "aclrtGetEventAvailNum")]
+    pub fn events_available(&self) -> Result<u32> {
+        ffi::make_current(self.raw())?;
+        ffi::event_available()
+    }
+}
+
+impl<'ctx, 'id> Stream<'ctx, 'id> {
+    /// Record `event` on this stream (`aclrtRecordEvent`): it captures the
+    /// work queued so far. Re-recording a recorded event replaces what it
+    /// captured.
+    #[doc(alias = "aclrtRecordEvent")]
+    pub fn record<'e, K: EventKind, S: EventState>(
+        &self,
+        event: Event<'e, 'id, K, S>,
+    ) -> Result<Event<'e, 'id, K, Recorded>> {
+        self.bind()?;
+        ffi::record_event(event.raw, self.raw())?;
+        Ok(event.into_state())
+    }
+
+    /// Reset a recorded [`SyncOnly`] event on this stream (`aclrtResetEvent`)
+    /// so that it can be recorded again; returns once the reset has run
+    /// (the stream is synchronised), so the event is reusable at once.
+    #[doc(alias = "aclrtResetEvent")]
+    pub fn reset_event<'e>(
+        &self,
+        event: Event<'e, 'id, SyncOnly, Recorded>,
+    ) -> Result<Event<'e, 'id, SyncOnly, Unrecorded>> {
+        self.bind()?;
+        ffi::reset_event(event.raw, self.raw())?;
+        ffi::synchronize_stream(self.raw())?;
+        Ok(event.into_state())
+    }
+}
