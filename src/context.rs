@@ -194,8 +194,9 @@ impl<'dev, 'id, M: RunMode> Context<'dev, 'id, M> {
     /// })?;
     /// # Ok::<(), aclrt::Error>(())
     /// ```
-    pub fn scope<'env, R, F>(&'env self, f: F) -> Result<R>
+    pub fn scope<'env, R, F>(&self, f: F) -> Result<R>
     where
+        'id: 'env,
         F: for<'scope> FnOnce(&'scope Scope<'scope, 'env, 'id, M>) -> Result<R>,
     {
         ffi::scope::run(self.raw, f)

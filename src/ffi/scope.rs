@@ -102,7 +102,7 @@ pub(crate) fn launch_static_host_fn(
 ///
 /// Neither `Send` nor `Sync`: a scope is driven by the thread that opened it
 /// (use one scope per thread; contexts and streams are shareable).
-pub struct Scope<'scope, 'env: 'scope, 'id, M: RunMode> {
+pub struct Scope<'scope, 'env: 'scope, 'id: 'env, M: RunMode> {
     ctx: Raw,
     streams: RefCell<Vec<Raw>>,
     events: RefCell<Vec<Raw>>,
@@ -125,7 +125,7 @@ impl<M: RunMode> core::fmt::Debug for Scope<'_, '_, '_, M> {
 
 /// Open a scope on context `ctx`, run `f`, and synchronise every stream it
 /// used before returning (also on error and on panic).
-pub(crate) fn run<'env, 'id, M, R, F>(ctx: Raw, f: F) -> Result<R>
+pub(crate) fn run<'env, 'id: 'env, M, R, F>(ctx: Raw, f: F) -> Result<R>
 where
     M: RunMode,
     F: for<'scope> FnOnce(&'scope Scope<'scope, 'env, 'id, M>) -> Result<R>,

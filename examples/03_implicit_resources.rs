@@ -1,0 +1,40 @@
+//! Implicit (default) context and stream: `aclrtSetDevice` creates the
+//! device's default context, which has a default stream. Neither can be
+//! destroyed (there is no method for it, and the compiler refuses to move
+//! them out of their views); `aclrtResetDevice` releases them.
+
+use aclrt::{Acl, Detected, RunMode, Runtime, make_guard};
+
+fn run<M: RunMode>(rt: Runtime<'_, M>) -> aclrt::Result<()> {
+    let device = rt.device(0)?; // aclrtSetDevice: default context + stream
+    make_guard!(guard);
+    let ctx = device.default_context(guard); // a view, not an owner
+    let stream = ctx.default_stream()?; // aclrtCtxGetCurrentDefaultStream
+    let data: Vec<i32> = (0..256).collect();
+    let on_device = ctx.alloc_from(&data)?; // aclrtMalloc + aclrtMemcpy
+    let mut back = vec![0i32; data.len()];
+    ctx.copy(&on_device, &mut back)?;
+    stream.synchronize()?;
+    assert_eq!(back, data, "round trip through the default context");
+    println!(
+        "default context {:?}, default stream {:?}",
+        ctx.as_raw(),
+        stream.as_raw()
+    );
+    drop(on_device);
+    device.reset()?; // releases the default context and stream
+    Ok(())
+}
+
+fn main() -> aclrt::Result<()> {
+    let acl = Acl::init()?;
+    match acl.detect() {
+        Detected::Host(rt) => run(rt)?,
+        Detected::Device(rt) => run(rt)?,
+    }
+    acl.finalize()?;
+    #[cfg(aclrt_backend = "sim")]
+    aclrt::sim::audit().assert_clean();
+    println!("03_implicit_resources: OK");
+    Ok(())
+}

@@ -1,0 +1,60 @@
+//! Run-mode-dependent data transfer, written once: the same generic code runs
+//! when the application is on a host (ACL_HOST: real host↔device transfers)
+//! and when it runs on the device (ACL_DEVICE: "host" memory is device memory
+//! and every copy is device-to-device). The memcpy kind is computed at
+//! compile time from the run mode type and the memory types.
+//!
+//! `cargo run --example 05_run_mode_transfer` and
+//! `ACLRT_SIM_RUN_MODE=device cargo run --example 05_run_mode_transfer`.
+
+use aclrt::{Acl, Detected, HostMode, Residency, RunMode, Runtime, make_guard, memcpy_kind};
+
+fn transfer<M: RunMode>(rt: Runtime<'_, M>) -> aclrt::Result<Vec<u16>> {
+    let kind = memcpy_kind(M::KIND, Residency::Host, Residency::Device);
+    println!(
+        "run mode {:?}: a host-to-device copy is memcpy kind {kind}",
+        M::KIND
+    );
+    let device = rt.device(0)?;
+    make_guard!(guard);
+    let ctx = device.create_context(guard)?;
+    let input = ctx.alloc_host_from(&[7u16, 8, 9, 10])?; // aclrtMallocHost
+    let mut on_device = ctx.alloc::<u16>(4)?;
+    ctx.copy(&input, &mut on_device)?;
+    let output = ctx.copy_into_uninit(&on_device, ctx.alloc_host_uninit::<u16>(4)?)?;
+    Ok(output.to_vec())
+}
+
+/// Only compiles for `HostMode`: `upload`/`download` need `M: HostRunMode`.
+fn host_only(rt: Runtime<'_, HostMode>) -> aclrt::Result<()> {
+    let device = rt.device(0)?;
+    make_guard!(guard);
+    let ctx = device.create_context(guard)?;
+    let mut on_device = ctx.alloc::<u8>(3)?;
+    ctx.upload(&[1u8, 2, 3], &mut on_device)?; // ACL_MEMCPY_HOST_TO_DEVICE
+    let mut back = [0u8; 3];
+    ctx.download(&on_device, &mut back)?; // ACL_MEMCPY_DEVICE_TO_HOST
+    assert_eq!(back, [1, 2, 3]);
+    println!("host-only upload/download: OK");
+    Ok(())
+}
+
+fn main() -> aclrt::Result<()> {
+    let acl = Acl::init()?;
+    let output = match acl.detect() {
+        Detected::Host(rt) => {
+            host_only(rt)?;
+            transfer(rt)?
+        }
+        Detected::Device(rt) => {
+            println!("device run mode: skipping the host-only transfer API");
+            transfer(rt)?
+        }
+    };
+    assert_eq!(output, [7, 8, 9, 10]);
+    acl.finalize()?;
+    #[cfg(aclrt_backend = "sim")]
+    aclrt::sim::audit().assert_clean();
+    println!("05_run_mode_transfer: OK");
+    Ok(())
+}
