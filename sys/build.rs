@@ -100,7 +100,11 @@ fn link_system() {
     for cand in candidates() {
         for lib in &cand.lib_dirs {
             if !has_library(lib) {
-                tried.push(format!("  {} ({}): no libascendcl.so", lib.display(), cand.origin));
+                tried.push(format!(
+                    "  {} ({}): no libascendcl.so",
+                    lib.display(),
+                    cand.origin
+                ));
                 continue;
             }
             let include = cand
@@ -109,7 +113,11 @@ fn link_system() {
                 .find(|inc| inc.join("acl/acl.h").is_file());
             let Some(include) = include else {
                 for inc in &cand.include_dirs {
-                    tried.push(format!("  {} ({}): no acl/acl.h", inc.display(), cand.origin));
+                    tried.push(format!(
+                        "  {} ({}): no acl/acl.h",
+                        inc.display(),
+                        cand.origin
+                    ));
                 }
                 continue;
             };

@@ -1,11 +1,16 @@
 //! The simulator's Rust control API: configuration, fault injection, task
 //! delays, call counting, the audit, and test isolation.
 //!
-//! CONTRACT (written before the implementation; other crates code against
-//! these names and signatures, so change them only together with their users).
+//! Other crates code against these names and signatures; change them only
+//! together with their users.
 
 use std::path::PathBuf;
+use std::sync::Mutex;
 use std::time::Duration;
+
+use crate::diag::{self, Api};
+use crate::rt::{self, lock};
+use crate::stream;
 
 /// Where the simulated application runs (`aclrtGetRunMode`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -33,72 +38,188 @@ pub struct SimConfig {
 }
 
 impl Default for SimConfig {
+    /// Two devices of 4 GiB, host run mode, no trace, no task delay.
     fn default() -> Self {
-        unimplemented!()
+        SimConfig {
+            devices: 2,
+            memory_per_device: 4 << 30,
+            run_mode: RunMode::Host,
+            trace_path: None,
+            task_delay: Duration::ZERO,
+        }
     }
 }
 
 impl SimConfig {
     /// The defaults overridden by the `ACLRT_SIM_*` environment variables.
+    ///
+    /// | variable | value |
+    /// | --- | --- |
+    /// | `ACLRT_SIM_DEVICES` | device count (integer, 1..=64) |
+    /// | `ACLRT_SIM_MEMORY` | bytes per device; suffixes `K`, `M`, `G` (and `KiB`, `MiB`, `GiB`) are binary |
+    /// | `ACLRT_SIM_RUN_MODE` | `host` or `device` |
+    /// | `ACLRT_SIM_TRACE` | path of the Chrome-trace JSON written at finalize |
+    /// | `ACLRT_SIM_TASK_DELAY` | delay before every task: `250us`, `2ms`, `1s`, `100ns`, or a plain number of microseconds |
+    ///
+    /// An unparsable value is reported on stderr and the default is kept.
     pub fn from_env() -> Self {
-        unimplemented!()
+        let mut c = SimConfig::default();
+        let var = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
+        if let Some(v) = var("ACLRT_SIM_DEVICES") {
+            match v.trim().parse::<u32>() {
+                Ok(n) if (1..=64).contains(&n) => c.devices = n,
+                _ => warn("ACLRT_SIM_DEVICES", &v),
+            }
+        }
+        if let Some(v) = var("ACLRT_SIM_MEMORY") {
+            match parse_bytes(&v) {
+                Some(n) if n > 0 => c.memory_per_device = n,
+                _ => warn("ACLRT_SIM_MEMORY", &v),
+            }
+        }
+        if let Some(v) = var("ACLRT_SIM_RUN_MODE") {
+            match v.trim().to_ascii_lowercase().as_str() {
+                "host" => c.run_mode = RunMode::Host,
+                "device" => c.run_mode = RunMode::Device,
+                _ => warn("ACLRT_SIM_RUN_MODE", &v),
+            }
+        }
+        if let Some(v) = var("ACLRT_SIM_TRACE") {
+            c.trace_path = Some(PathBuf::from(v));
+        }
+        if let Some(v) = var("ACLRT_SIM_TASK_DELAY") {
+            match parse_duration(&v) {
+                Some(d) => c.task_delay = d,
+                None => warn("ACLRT_SIM_TASK_DELAY", &v),
+            }
+        }
+        c
     }
 }
 
+fn warn(name: &str, value: &str) {
+    eprintln!("aclrt-sim: ignoring {name}={value:?} (unparsable); using the default");
+}
+
+fn parse_bytes(v: &str) -> Option<u64> {
+    let v = v.trim();
+    let split = v.find(|c: char| !c.is_ascii_digit()).unwrap_or(v.len());
+    let (num, unit) = v.split_at(split);
+    let n: u64 = num.parse().ok()?;
+    let shift = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 0,
+        "k" | "kb" | "kib" => 10,
+        "m" | "mb" | "mib" => 20,
+        "g" | "gb" | "gib" => 30,
+        "t" | "tb" | "tib" => 40,
+        _ => return None,
+    };
+    n.checked_mul(1u64 << shift)
+}
+
+fn parse_duration(v: &str) -> Option<Duration> {
+    let v = v.trim();
+    let split = v.find(|c: char| !c.is_ascii_digit()).unwrap_or(v.len());
+    let (num, unit) = v.split_at(split);
+    let n: u64 = num.parse().ok()?;
+    Some(match unit.trim() {
+        "" | "us" | "µs" => Duration::from_micros(n),
+        "ns" => Duration::from_nanos(n),
+        "ms" => Duration::from_millis(n),
+        "s" => Duration::from_secs(n),
+        _ => return None,
+    })
+}
+
+static OVERRIDE: Mutex<Option<SimConfig>> = Mutex::new(None);
+
+/// The configuration the runtime takes when it (re)starts.
+pub(crate) fn pending_config() -> SimConfig {
+    lock(&OVERRIDE).clone().unwrap_or_else(SimConfig::from_env)
+}
+
 /// Use `config` instead of the environment from the next `aclInit` on.
+///
+/// A runtime already initialized keeps its configuration until it is
+/// finalized (or [`reset`]).
 pub fn configure(config: SimConfig) {
-    let _ = config;
-    unimplemented!()
+    *lock(&OVERRIDE) = Some(config);
 }
 
 /// The configuration in force (or that the next `aclInit` will use).
 pub fn config() -> SimConfig {
-    unimplemented!()
+    rt::config_in_force().unwrap_or_else(pending_config)
 }
 
 /// Make the `nth` (1-based) call, counted from now, of the C function
 /// `function` (e.g. `"aclrtMalloc"`) fail with `code` without doing anything.
+///
+/// The failed call counts in [`call_counts`] and leaves its message for
+/// `aclGetRecentErrMsg`; it is not a violation.
+///
+/// # Panics
+/// If `function` is not a C function of this crate or `nth` is 0 (a typo in
+/// a test must not silently inject nothing).
 pub fn inject_fault(function: &str, nth: u64, code: i32) {
-    let _ = (function, nth, code);
-    unimplemented!()
+    let api = Api::by_name(function).unwrap_or_else(|| {
+        panic!("aclrt_sim::inject_fault: {function:?} is not a C function of the simulator")
+    });
+    assert!(nth > 0, "aclrt_sim::inject_fault: nth is 1-based");
+    diag::inject_call_fault(api, nth, code);
 }
 
 /// Make the `nth` (1-based) queued task, counted from now over all streams,
 /// fail on the device with `code` (e.g. 507015, an AI Core exception): the
 /// task does nothing and the error is reported by the next synchronisation of
 /// its stream (stream/event/device synchronize), as a device fault would be.
+///
+/// Every queued task counts: copies, memsets, host functions, callbacks,
+/// event records, resets and waits (a record on an idle stream, which
+/// completes at once, counts too).
+///
+/// # Panics
+/// If `nth` is 0.
 pub fn inject_task_fault(nth: u64, code: i32) {
-    let _ = (nth, code);
-    unimplemented!()
+    assert!(nth > 0, "aclrt_sim::inject_task_fault: nth is 1-based");
+    stream::inject_task_fault(nth, code);
 }
 
 /// Delay every task subsequently queued on `stream` (an `aclrtStream` handle,
 /// null for the current context's default stream) by `delay` before it runs.
+///
+/// This replaces [`SimConfig::task_delay`] for that stream.
+///
+/// # Panics
+/// If `stream` is not a live stream (or null without a current context).
 pub fn set_stream_delay(stream: *mut core::ffi::c_void, delay: Duration) {
-    let _ = (stream, delay);
-    unimplemented!()
+    if let Err(e) = rt::set_stream_delay(stream.addr(), delay) {
+        panic!("aclrt_sim::set_stream_delay: {}", e.msg);
+    }
 }
 
-/// Remove all injected faults and delays.
+/// Remove all injected faults and delays (per-stream delays; the configured
+/// [`SimConfig::task_delay`] stays).
 pub fn clear_faults() {
-    unimplemented!()
+    diag::clear_call_faults();
+    stream::clear_task_faults();
+    rt::clear_stream_delays();
 }
 
 /// How many times each C function was called since the last [`reset`]
 /// (or [`reset_call_counts`]), in first-call order.
 pub fn call_counts() -> Vec<(&'static str, u64)> {
-    unimplemented!()
+    diag::call_counts()
 }
 
 /// The total number of C-ABI calls since the last [`reset`] or
 /// [`reset_call_counts`].
 pub fn total_calls() -> u64 {
-    unimplemented!()
+    diag::total_calls()
 }
 
 /// Start counting calls from zero.
 pub fn reset_call_counts() {
-    unimplemented!()
+    diag::reset_call_counts();
 }
 
 /// The kind of a strict-check violation.
@@ -127,8 +248,10 @@ pub enum ViolationKind {
     WrongContext,
     /// Memory of another device used without peer access.
     CrossDeviceWithoutPeerAccess,
-    /// A handle the runtime never created.
+    /// A handle the runtime never created (or a handle of another kind).
     InvalidHandle,
+    /// A host function or callback panicked (caught on the runtime thread).
+    CallbackPanicked,
 }
 
 /// One strict-check violation, as recorded.
@@ -202,14 +325,25 @@ impl Audit {
 
 /// The bookkeeping now.
 pub fn audit() -> Audit {
-    unimplemented!()
+    rt::audit()
 }
 
 /// Tear everything down (finalize if needed, free all memory, stop all
 /// workers), clear violations, leaks, faults, delays and call counts, and
 /// return to the environment's configuration. For test isolation.
+///
+/// Works from any state: resources still alive are torn down without being
+/// reported, pending tasks are dropped, and workers are stopped (a worker
+/// stuck in an application callback for more than 5 s is detached). The
+/// calling thread's current context and error message are cleared; other
+/// threads' current contexts become stale (107002).
 pub fn reset() {
-    unimplemented!()
+    *lock(&OVERRIDE) = None;
+    rt::reset();
+    diag::clear_records();
+    diag::reset_calls();
+    diag::clear_last_error();
+    stream::reset_tasks();
 }
 
 /// A process-wide lock for tests that share the simulator.
@@ -218,7 +352,19 @@ pub fn reset() {
 /// global: a test holds this guard for its whole body. Taking it calls
 /// [`reset`] first, so each test starts from a fresh simulator.
 pub fn exclusive() -> Exclusive {
-    unimplemented!()
+    static LOCK: Mutex<()> = Mutex::new(());
+    let guard = LOCK
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    reset();
+    Exclusive { _guard: guard }
+}
+
+/// The id `aclrtSubscribeReport` expects for the calling thread: on Unix the
+/// thread's `pthread_t` (what `pthread_self()` returns in C and
+/// `JoinHandleExt::as_pthread_t` gives for a spawned thread).
+pub fn thread_report_id() -> u64 {
+    crate::raw::os_thread_id()
 }
 
 /// Held by a test while it uses the simulator; see [`exclusive`].

@@ -1,13 +1,24 @@
 //! aclrt-sim: a strict, concurrent software AscendCL runtime.
-//!
-//! (Crate docs to be written by the implementation.)
+#![deny(unsafe_code)]
 #![allow(missing_docs)]
 
 pub mod control;
 pub use control::*;
 
+mod diag;
+mod event;
+mod mem;
+mod misc;
+#[allow(unsafe_code)]
+mod raw;
+mod report;
+mod rt;
+mod stream;
+mod trace;
+
 /// The declarations of the C API this crate implements, generated from the
 /// project's own header (the same file aclrt-sys uses).
+#[allow(unsafe_code)]
 pub mod ffi {
     #![allow(
         non_camel_case_types,

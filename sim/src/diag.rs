@@ -1,0 +1,328 @@
+//! Errors, per-thread error messages, the violation and leak records, call
+//! counting and injected call faults.
+
+use std::cell::RefCell;
+use std::ffi::{CString, c_char};
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+use crate::control::{Leak, Violation, ViolationKind};
+use crate::ffi;
+use crate::rt::lock;
+
+/// A failed call: the code it returns, the reason (without the function
+/// name, which [`call`] prepends), and the strict-check violation it is, if
+/// any.
+#[derive(Debug)]
+pub(crate) struct Error {
+    pub code: i32,
+    pub msg: String,
+    pub kind: Option<ViolationKind>,
+}
+
+/// The result of an internal operation.
+pub(crate) type Res<T> = Result<T, Error>;
+
+impl Error {
+    /// A plain error (documented runtime behaviour, not a strict check).
+    pub(crate) fn new(code: i32, msg: impl Into<String>) -> Error {
+        Error {
+            code,
+            msg: msg.into(),
+            kind: None,
+        }
+    }
+
+    /// A strict-check violation: returned with `code` and recorded.
+    pub(crate) fn violation(kind: ViolationKind, code: i32, msg: impl Into<String>) -> Error {
+        Error {
+            code,
+            msg: msg.into(),
+            kind: Some(kind),
+        }
+    }
+}
+
+/// `ACL_ERROR_INVALID_PARAM` (100000): the ACL layer's parameter check.
+pub(crate) fn param(msg: impl Into<String>) -> Error {
+    Error::new(ffi::ACL_ERROR_INVALID_PARAM, msg)
+}
+
+/// `ACL_ERROR_RT_PARAM_INVALID` (107000): the runtime layer's value check.
+pub(crate) fn rt_param(msg: impl Into<String>) -> Error {
+    Error::new(ffi::ACL_ERROR_RT_PARAM_INVALID, msg)
+}
+
+/// 100000 unless `ok`.
+pub(crate) fn require(ok: bool, msg: impl FnOnce() -> String) -> Res<()> {
+    if ok { Ok(()) } else { Err(param(msg())) }
+}
+
+/// Calls `f(list of every exported function)`; the single list of the C
+/// functions this crate exports (signature check, call counting).
+macro_rules! with_api_list {
+    ($m:ident) => {
+        $m! {
+            aclGetRecentErrMsg, aclrtGetSocName, aclInit, aclFinalize, aclFinalizeReference,
+            aclrtSetDevice, aclrtResetDevice, aclrtResetDeviceForce, aclrtGetDevice,
+            aclrtGetDeviceCount, aclrtGetRunMode, aclrtSynchronizeDevice,
+            aclrtSynchronizeDeviceWithTimeout, aclrtDeviceCanAccessPeer,
+            aclrtDeviceEnablePeerAccess, aclrtDeviceDisablePeerAccess, aclrtCreateContext,
+            aclrtDestroyContext, aclrtSetCurrentContext, aclrtGetCurrentContext,
+            aclrtCtxGetCurrentDefaultStream, aclrtCreateStream, aclrtCreateStreamWithConfig,
+            aclrtDestroyStream, aclrtDestroyStreamForce, aclrtSynchronizeStream,
+            aclrtSynchronizeStreamWithTimeout, aclrtStreamQuery, aclrtStreamWaitEvent,
+            aclrtGetStreamAvailableNum, aclrtCreateEvent, aclrtCreateEventWithFlag,
+            aclrtCreateEventExWithFlag, aclrtDestroyEvent, aclrtRecordEvent, aclrtResetEvent,
+            aclrtQueryEvent, aclrtQueryEventStatus, aclrtQueryEventWaitStatus,
+            aclrtSynchronizeEvent, aclrtSynchronizeEventWithTimeout, aclrtEventElapsedTime,
+            aclrtGetEventAvailNum, aclrtMalloc, aclrtMallocAlign32, aclrtMallocCached, aclrtFree,
+            aclrtFreeWithDevSync, aclrtMallocHost, aclrtFreeHost, aclrtFreeHostWithDevSync,
+            aclrtMemset, aclrtMemsetAsync, aclrtMemcpy, aclrtMemcpyAsync, aclrtMemcpy2d,
+            aclrtMemcpy2dAsync, aclrtGetMemInfo, aclrtLaunchCallback, aclrtSubscribeReport,
+            aclrtProcessReport, aclrtUnSubscribeReport, aclrtLaunchHostFunc,
+            aclrtSetOpWaitTimeout, aclrtGetVersion, aclsysGetVersionStr, aclsysGetVersionNum,
+            aclsysGetCANNVersion,
+        }
+    };
+}
+pub(crate) use with_api_list;
+
+macro_rules! define_api {
+    ($($name:ident),* $(,)?) => {
+        /// One exported C function (index into the call counters).
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub(crate) enum Api { $($name),* }
+
+        /// The names of the exported C functions, indexed by [`Api`].
+        pub(crate) const API_NAMES: &[&str] = &[$(stringify!($name)),*];
+    };
+}
+with_api_list!(define_api);
+
+/// Number of exported C functions.
+pub(crate) const API_COUNT: usize = API_NAMES.len();
+
+impl Api {
+    /// The C name.
+    pub(crate) fn name(self) -> &'static str {
+        API_NAMES[self as usize]
+    }
+
+    /// The function called `name`, if it is one of ours.
+    pub(crate) fn by_name(name: &str) -> Option<Api> {
+        API_NAMES
+            .iter()
+            .position(|n| *n == name)
+            .map(Api::from_index)
+    }
+
+    fn from_index(i: usize) -> Api {
+        macro_rules! pick {
+            ($($name:ident),* $(,)?) => {{
+                const ALL: &[Api] = &[$(Api::$name),*];
+                ALL[i]
+            }};
+        }
+        with_api_list!(pick)
+    }
+}
+
+/// Calls since the last reset of the counters (what `call_counts` shows).
+static COUNTS: [AtomicU64; API_COUNT] = [const { AtomicU64::new(0) }; API_COUNT];
+/// Calls ever made (never cleared except by `reset`); fault targets count
+/// on these, so clearing the visible counters does not move them.
+static SEEN: [AtomicU64; API_COUNT] = [const { AtomicU64::new(0) }; API_COUNT];
+/// Functions in the order of their first call since the counters were reset.
+static ORDER: Mutex<Vec<Api>> = Mutex::new(Vec::new());
+
+struct CallFault {
+    api: Api,
+    at: u64,
+    code: i32,
+}
+
+static CALL_FAULTS: Mutex<Vec<CallFault>> = Mutex::new(Vec::new());
+static ANY_CALL_FAULT: AtomicBool = AtomicBool::new(false);
+
+/// Counts a call of `api`; returns the injected code if this call must fail.
+fn enter(api: Api) -> Option<i32> {
+    let i = api as usize;
+    if COUNTS[i].fetch_add(1, Ordering::Relaxed) == 0 {
+        let mut order = lock(&ORDER);
+        if !order.contains(&api) {
+            order.push(api);
+        }
+    }
+    let n = SEEN[i].fetch_add(1, Ordering::Relaxed) + 1;
+    if !ANY_CALL_FAULT.load(Ordering::Acquire) {
+        return None;
+    }
+    let mut faults = lock(&CALL_FAULTS);
+    let pos = faults.iter().position(|f| f.api == api && f.at == n)?;
+    let fault = faults.swap_remove(pos);
+    if faults.is_empty() {
+        ANY_CALL_FAULT.store(false, Ordering::Release);
+    }
+    drop(faults);
+    set_last_error(format!(
+        "{}: injected fault: call #{n} fails with {} (aclrt_sim::inject_fault)",
+        api.name(),
+        fault.code
+    ));
+    Some(fault.code)
+}
+
+/// Counts a call of a function that returns a pointer (no error code).
+pub(crate) fn count_only(api: Api) {
+    let _ = enter(api);
+}
+
+/// Runs one C call: counts it, applies injected faults, runs `f` (a panic
+/// becomes `ACL_ERROR_INTERNAL_ERROR` instead of unwinding into C), and turns
+/// an error into its code, its thread-local message and, for strict checks,
+/// a recorded violation.
+pub(crate) fn call(api: Api, f: impl FnOnce() -> Res<()>) -> i32 {
+    if let Some(code) = enter(api) {
+        return code;
+    }
+    match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(Ok(())) => ffi::ACL_SUCCESS,
+        Ok(Err(e)) => fail(api, e),
+        Err(_) => fail(
+            api,
+            Error::new(
+                ffi::ACL_ERROR_INTERNAL_ERROR,
+                "internal error of the simulator (a panic was caught); please report it",
+            ),
+        ),
+    }
+}
+
+/// Records a failure of `api` and returns its code.
+pub(crate) fn fail(api: Api, e: Error) -> i32 {
+    let message = format!("{}: {}", api.name(), e.msg);
+    if let Some(kind) = e.kind {
+        record_violation(Violation {
+            function: api.name(),
+            code: e.code,
+            kind,
+            message: message.clone(),
+        });
+    }
+    set_last_error(message);
+    e.code
+}
+
+/// Injects a fault (see `control::inject_fault`).
+pub(crate) fn inject_call_fault(api: Api, nth: u64, code: i32) {
+    let at = SEEN[api as usize].load(Ordering::Relaxed) + nth;
+    lock(&CALL_FAULTS).push(CallFault { api, at, code });
+    ANY_CALL_FAULT.store(true, Ordering::Release);
+}
+
+/// Removes every injected call fault.
+pub(crate) fn clear_call_faults() {
+    lock(&CALL_FAULTS).clear();
+    ANY_CALL_FAULT.store(false, Ordering::Release);
+}
+
+/// `(name, count)` of every function called since the counters were reset,
+/// in first-call order.
+pub(crate) fn call_counts() -> Vec<(&'static str, u64)> {
+    let order = lock(&ORDER).clone();
+    order
+        .into_iter()
+        .map(|api| (api.name(), COUNTS[api as usize].load(Ordering::Relaxed)))
+        .filter(|&(_, n)| n > 0)
+        .collect()
+}
+
+/// Total calls since the counters were reset.
+pub(crate) fn total_calls() -> u64 {
+    COUNTS.iter().map(|c| c.load(Ordering::Relaxed)).sum()
+}
+
+/// Clears the visible call counters.
+pub(crate) fn reset_call_counts() {
+    let mut order = lock(&ORDER);
+    for c in &COUNTS {
+        c.store(0, Ordering::Relaxed);
+    }
+    order.clear();
+}
+
+/// Clears everything (counters, fault targets, faults).
+pub(crate) fn reset_calls() {
+    reset_call_counts();
+    for c in &SEEN {
+        c.store(0, Ordering::Relaxed);
+    }
+    clear_call_faults();
+}
+
+thread_local! {
+    static LAST_ERROR: RefCell<Option<String>> = const { RefCell::new(None) };
+    static RETURNED: RefCell<Option<CString>> = const { RefCell::new(None) };
+}
+
+/// Sets the calling thread's recent error message.
+pub(crate) fn set_last_error(msg: String) {
+    LAST_ERROR.with(|e| *e.borrow_mut() = Some(msg));
+}
+
+/// Clears the calling thread's recent error message.
+pub(crate) fn clear_last_error() {
+    LAST_ERROR.with(|e| *e.borrow_mut() = None);
+}
+
+/// `aclGetRecentErrMsg`: takes the calling thread's message and returns a
+/// pointer that stays valid until the next call on this thread, or null.
+pub(crate) fn take_recent_message() -> *const c_char {
+    let Some(msg) = LAST_ERROR.with(|e| e.borrow_mut().take()) else {
+        return std::ptr::null();
+    };
+    let c = CString::new(msg.replace('\0', " ")).unwrap_or_default();
+    RETURNED.with(|r| {
+        let mut slot = r.borrow_mut();
+        *slot = Some(c);
+        slot.as_ref().map_or(std::ptr::null(), |c| c.as_ptr())
+    })
+}
+
+/// Upper bound of the recorded violations (later ones are dropped).
+const MAX_VIOLATIONS: usize = 100_000;
+
+static VIOLATIONS: Mutex<Vec<Violation>> = Mutex::new(Vec::new());
+static LEAKS: Mutex<Vec<Leak>> = Mutex::new(Vec::new());
+
+/// Records a violation.
+pub(crate) fn record_violation(v: Violation) {
+    let mut all = lock(&VIOLATIONS);
+    if all.len() < MAX_VIOLATIONS {
+        all.push(v);
+    }
+}
+
+/// Records leaks found at finalize.
+pub(crate) fn record_leaks(leaks: Vec<Leak>) {
+    lock(&LEAKS).extend(leaks);
+}
+
+/// The violations so far.
+pub(crate) fn violations() -> Vec<Violation> {
+    lock(&VIOLATIONS).clone()
+}
+
+/// The leaks so far.
+pub(crate) fn leaks() -> Vec<Leak> {
+    lock(&LEAKS).clone()
+}
+
+/// Forgets violations and leaks.
+pub(crate) fn clear_records() {
+    lock(&VIOLATIONS).clear();
+    lock(&LEAKS).clear();
+}

@@ -1,0 +1,639 @@
+//! Events: creation flag rules, records as (stream, sequence number),
+//! status, synchronisation, waits, resets and elapsed time.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use crate::control::ViolationKind;
+use crate::diag::{Error, Res, param, rt_param};
+use crate::ffi;
+use crate::raw::Out;
+use crate::rt::{self, HandleKind, lock, rt};
+use crate::stream::{Op, StreamShared, fault_error};
+
+/// Which creation function made an event (their rules differ).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum EventApi {
+    /// `aclrtCreateEvent` (flags 0x2|0x4|0x8).
+    Plain,
+    /// `aclrtCreateEventWithFlag`.
+    WithFlag,
+    /// `aclrtCreateEventExWithFlag`.
+    Ex,
+}
+
+/// The hidden `RT_EVENT_DDSYNC` flag of plain events (makes them waitable).
+const HIDDEN_DDSYNC: u32 = 0x4;
+const PLAIN_FLAGS: u32 =
+    ffi::ACL_EVENT_CAPTURE_STREAM_PROGRESS | HIDDEN_DDSYNC | ffi::ACL_EVENT_TIME_LINE;
+
+/// Where the last record of an event was issued.
+#[derive(Clone)]
+pub(crate) struct RecPoint {
+    pub stream: Arc<StreamShared>,
+    pub seq: u64,
+}
+
+struct EventState {
+    /// Incremented by every record issued.
+    generation: u64,
+    rec: Option<RecPoint>,
+    /// When the record of generation `generation` executed.
+    time: Option<Instant>,
+}
+
+/// The shared state of one event.
+pub(crate) struct EventShared {
+    /// Unique id.
+    pub id: u64,
+    /// The `aclrtEvent` handle.
+    pub handle: usize,
+    /// Creation flags (plain events: 0x2|0x4|0x8).
+    pub flags: u32,
+    /// The creation function.
+    pub api: EventApi,
+    /// The device.
+    pub device: i32,
+    st: Mutex<EventState>,
+    /// Queued wait/reset tasks that depend on this event.
+    pending: AtomicUsize,
+}
+
+/// What a status query sees.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum EvState {
+    Unrecorded,
+    Pending,
+    Complete,
+}
+
+impl EventShared {
+    fn record_point(&self) -> Option<RecPoint> {
+        lock(&self.st).rec.clone()
+    }
+
+    fn state(&self) -> EvState {
+        match self.record_point() {
+            None => EvState::Unrecorded,
+            Some(r) if r.stream.reached(r.seq) => EvState::Complete,
+            Some(_) => EvState::Pending,
+        }
+    }
+
+    /// The record task of generation `generation` executed at `at`.
+    pub(crate) fn stamp(&self, generation: u64, at: Instant) {
+        let mut st = lock(&self.st);
+        if st.generation == generation {
+            st.time = Some(at);
+        }
+    }
+
+    /// A reset task issued at generation `generation` executed.
+    pub(crate) fn clear_record(&self, generation: u64) {
+        let mut st = lock(&self.st);
+        if st.generation == generation {
+            st.rec = None;
+            st.time = None;
+        }
+    }
+
+    fn waitable(&self) -> bool {
+        self.flags
+            & (ffi::ACL_EVENT_SYNC | HIDDEN_DDSYNC | ffi::ACL_EVENT_EXTERNAL | ffi::ACL_EVENT_IPC)
+            != 0
+    }
+
+    /// Queued wait/reset tasks that depend on this event.
+    pub(crate) fn pending(&self) -> usize {
+        self.pending.load(Ordering::SeqCst)
+    }
+}
+
+/// A task's hold on an event (counted in `pending`).
+pub(crate) struct EventUse(Arc<EventShared>);
+
+impl EventUse {
+    fn new(ev: Arc<EventShared>) -> EventUse {
+        ev.pending.fetch_add(1, Ordering::SeqCst);
+        EventUse(ev)
+    }
+
+    /// The event.
+    pub(crate) fn shared(&self) -> &EventShared {
+        &self.0
+    }
+
+    /// Its id.
+    pub(crate) fn id(&self) -> u64 {
+        self.0.id
+    }
+}
+
+impl Drop for EventUse {
+    fn drop(&mut self) {
+        self.0.pending.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// A wait task's hold on the stream it waits for (counted in
+/// `dependents`).
+pub(crate) struct StreamDep(Arc<StreamShared>);
+
+impl StreamDep {
+    fn new(s: Arc<StreamShared>) -> StreamDep {
+        s.dependents.fetch_add(1, Ordering::SeqCst);
+        StreamDep(s)
+    }
+
+    /// The stream waited for.
+    pub(crate) fn stream(&self) -> &StreamShared {
+        &self.0
+    }
+
+    /// Its lane id.
+    pub(crate) fn id(&self) -> u64 {
+        self.0.id
+    }
+}
+
+impl Drop for StreamDep {
+    fn drop(&mut self) {
+        self.0.dependents.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// Registry entry of an event.
+pub(crate) struct EventRec {
+    /// The context current at creation.
+    pub ctx: usize,
+    /// The shared state.
+    pub shared: Arc<EventShared>,
+}
+
+/// Maximum events per device.
+pub(crate) const MAX_EVENTS: u32 = 65536;
+
+fn check_with_flag(flag: u32) -> Res<()> {
+    const ALLOWED: u32 = 0x3F;
+    if flag == 0 {
+        return Err(rt_param(
+            "flag 0 is not allowed: set at least one ACL_EVENT_* bit",
+        ));
+    }
+    if flag & !ALLOWED != 0 {
+        return Err(rt_param(format!(
+            "flag {flag:#x} has bits outside ACL_EVENT_SYNC..ACL_EVENT_EXTERNAL (0x3f)"
+        )));
+    }
+    for alone in [ffi::ACL_EVENT_DEVICE_USE_ONLY, ffi::ACL_EVENT_EXTERNAL] {
+        if flag & alone != 0 && flag != alone {
+            return Err(rt_param(format!(
+                "flag {flag:#x}: {alone:#x} must be used alone"
+            )));
+        }
+    }
+    Ok(())
+}
+
+fn check_ex_flag(flag: u32) -> Res<()> {
+    const ALLOWED: u32 = 0xF;
+    if flag == 0 {
+        return Err(rt_param(
+            "flag 0 is not allowed: set at least one ACL_EVENT_* bit",
+        ));
+    }
+    if flag == ffi::ACL_EVENT_IPC {
+        return Err(Error::new(
+            ffi::ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+            "ACL_EVENT_IPC events are not supported by the simulated SoC",
+        ));
+    }
+    if flag & !ALLOWED != 0 {
+        return Err(rt_param(format!(
+            "flag {flag:#x} is not accepted: use bits of ACL_EVENT_SYNC | 0x2 | 0x4 | \
+             ACL_EVENT_TIME_LINE, or ACL_EVENT_IPC alone"
+        )));
+    }
+    Ok(())
+}
+
+/// `aclrtCreateEvent*`.
+pub(crate) fn create(out: Out<usize>, flag: Option<u32>, api: EventApi) -> Res<()> {
+    if out.is_null() {
+        return Err(param("event is NULL"));
+    }
+    let flags = match (api, flag) {
+        (EventApi::WithFlag, Some(f)) => {
+            check_with_flag(f)?;
+            f
+        }
+        (EventApi::Ex, Some(f)) => {
+            check_ex_flag(f)?;
+            f
+        }
+        _ => PLAIN_FLAGS,
+    };
+    let mut rt = rt();
+    let ctx = rt.current()?;
+    let (ctx, device) = (ctx.handle, ctx.device);
+    let dev = rt.device_mut(device)?;
+    if dev.events >= MAX_EVENTS {
+        return Err(Error::new(
+            ffi::ACL_ERROR_RT_NO_EVENT_RESOURCE,
+            format!("device {device} has no event left (limit {MAX_EVENTS})"),
+        ));
+    }
+    dev.events += 1;
+    let (id, handle) = rt::new_handle(HandleKind::Event);
+    let shared = Arc::new(EventShared {
+        id,
+        handle,
+        flags,
+        api,
+        device,
+        st: Mutex::new(EventState {
+            generation: 0,
+            rec: None,
+            time: None,
+        }),
+        pending: AtomicUsize::new(0),
+    });
+    rt.events.insert(handle, EventRec { ctx, shared });
+    out.write(handle);
+    Ok(())
+}
+
+/// `aclrtDestroyEvent`.
+pub(crate) fn destroy(h: usize) -> Res<()> {
+    if h == 0 {
+        return Err(param("event is NULL"));
+    }
+    let mut rt = rt();
+    let ev = rt.event(h)?.shared.clone();
+    let pending = ev.pending();
+    if pending > 0 {
+        return Err(Error::violation(
+            ViolationKind::ReleaseWhileInUse,
+            ffi::ACL_ERROR_RT_EVENT_NOT_COMPLETE,
+            format!(
+                "event {h:#x} is still used by {pending} queued task(s) (a stream wait or \
+                 reset issued on it has not executed yet); synchronize the waiting stream first"
+            ),
+        ));
+    }
+    rt.events.remove(&h);
+    if let Ok(dev) = rt.device_mut(ev.device) {
+        dev.events = dev.events.saturating_sub(1);
+    }
+    Ok(())
+}
+
+/// `aclrtRecordEvent`.
+pub(crate) fn record(h: usize, stream: usize) -> Res<()> {
+    if h == 0 {
+        return Err(param("event is NULL"));
+    }
+    let (ev, sh) = {
+        let rt = rt();
+        let ev = rt.event(h)?.shared.clone();
+        let (_, st) = rt.stream_in_current(stream)?;
+        let sh = st.shared.clone();
+        if ev.device != sh.device {
+            return Err(Error::violation(
+                ViolationKind::WrongContext,
+                ffi::ACL_ERROR_RT_STREAM_CONTEXT,
+                format!(
+                    "event {h:#x} belongs to device {} but stream {:#x} to device {}",
+                    ev.device, sh.handle, sh.device
+                ),
+            ));
+        }
+        (ev, sh)
+    };
+    let ticket = sh.ticket();
+    let mut st = lock(&ev.st);
+    let generation = st.generation + 1;
+    let fast = if ticket.is_plain() {
+        sh.try_complete_now()
+    } else {
+        None
+    };
+    let seq = match fast {
+        Some(seq) => {
+            st.time = Some(Instant::now());
+            sh.trace_instant("record event", "event", seq, ev.id);
+            seq
+        }
+        None => {
+            let seq = sh.submit(
+                Op::Record {
+                    ev: ev.clone(),
+                    generation,
+                },
+                ticket,
+            )?;
+            st.time = None;
+            seq
+        }
+    };
+    st.generation = generation;
+    st.rec = Some(RecPoint { stream: sh, seq });
+    Ok(())
+}
+
+/// `aclrtResetEvent`.
+pub(crate) fn reset(h: usize, stream: usize) -> Res<()> {
+    if h == 0 {
+        return Err(param("event is NULL"));
+    }
+    let (ev, sh) = {
+        let rt = rt();
+        let ev = rt.event(h)?.shared.clone();
+        let (_, st) = rt.stream_in_current(stream)?;
+        (ev, st.shared.clone())
+    };
+    match ev.api {
+        EventApi::WithFlag if ev.flags & ffi::ACL_EVENT_SYNC != 0 => {}
+        EventApi::WithFlag => {
+            return Err(Error::new(
+                ffi::ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+                format!(
+                    "event {h:#x} was created without ACL_EVENT_SYNC; only such events can be reset"
+                ),
+            ));
+        }
+        EventApi::Plain => {
+            return Err(Error::new(
+                ffi::ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+                format!(
+                    "event {h:#x} comes from aclrtCreateEvent; resetting it is undefined \
+                     (only aclrtCreateEventWithFlag(ACL_EVENT_SYNC) events can be reset)"
+                ),
+            ));
+        }
+        EventApi::Ex => {
+            return Err(Error::new(
+                ffi::ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+                format!("event {h:#x} comes from aclrtCreateEventExWithFlag and cannot be reset"),
+            ));
+        }
+    }
+    let ticket = sh.ticket();
+    let generation = lock(&ev.st).generation;
+    sh.submit(
+        Op::ResetEvent {
+            ev: EventUse::new(ev),
+            generation,
+        },
+        ticket,
+    )?;
+    Ok(())
+}
+
+/// `aclrtStreamWaitEvent`.
+pub(crate) fn stream_wait(stream: usize, h: usize) -> Res<()> {
+    if h == 0 {
+        return Err(param("event is NULL"));
+    }
+    let (ev, sh, timeout) = {
+        let rt = rt();
+        let ev = rt.event(h)?.shared.clone();
+        let (_, st) = rt.stream_in_current(stream)?;
+        let sh = st.shared.clone();
+        if ev.device != sh.device {
+            return Err(Error::violation(
+                ViolationKind::WrongContext,
+                ffi::ACL_ERROR_RT_STREAM_CONTEXT,
+                format!(
+                    "event {h:#x} belongs to device {} but stream {:#x} to device {}; events \
+                     synchronise streams of one device",
+                    ev.device, sh.handle, sh.device
+                ),
+            ));
+        }
+        (ev, sh, rt.op_wait_timeout)
+    };
+    if !ev.waitable() {
+        return Err(Error::new(
+            ffi::ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+            format!(
+                "event {h:#x} (flags {:#x}) cannot be waited for: it needs ACL_EVENT_SYNC, \
+                 ACL_EVENT_EXTERNAL or ACL_EVENT_IPC (or come from aclrtCreateEvent)",
+                ev.flags
+            ),
+        ));
+    }
+    let Some(rec) = ev.record_point() else {
+        // Never recorded (or reset): nothing to wait for.
+        return Ok(());
+    };
+    if rec.stream.reached(rec.seq) {
+        return Ok(());
+    }
+    let ticket = sh.ticket();
+    sh.submit(
+        Op::Wait {
+            target: StreamDep::new(rec.stream),
+            seq: rec.seq,
+            ev: EventUse::new(ev),
+            timeout,
+        },
+        ticket,
+    )?;
+    Ok(())
+}
+
+fn lookup(h: usize) -> Res<Arc<EventShared>> {
+    if h == 0 {
+        return Err(param("event is NULL"));
+    }
+    Ok(rt().event(h)?.shared.clone())
+}
+
+/// `aclrtQueryEventStatus` (COMPLETE = 1, NOT_READY = 0).
+pub(crate) fn query_status(h: usize, out: Out<u32>) -> Res<()> {
+    let ev = lookup(h)?;
+    if out.is_null() {
+        return Err(param("status is NULL"));
+    }
+    let complete = match ev.state() {
+        EvState::Complete => true,
+        EvState::Pending => false,
+        EvState::Unrecorded => ev.api == EventApi::Ex,
+    };
+    out.write(if complete {
+        ffi::ACL_EVENT_RECORDED_STATUS_COMPLETE
+    } else {
+        ffi::ACL_EVENT_RECORDED_STATUS_NOT_READY
+    });
+    Ok(())
+}
+
+fn not_for_ex(ev: &EventShared, what: &str) -> Res<()> {
+    if ev.api == EventApi::Ex {
+        return Err(Error::new(
+            ffi::ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+            format!(
+                "event {:#x} comes from aclrtCreateEventExWithFlag; use aclrtQueryEventStatus \
+                 instead of {what}",
+                ev.handle
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// `aclrtQueryEvent` (deprecated; COMPLETE = 0, NOT_READY = 1).
+pub(crate) fn query(h: usize, out: Out<u32>) -> Res<()> {
+    let ev = lookup(h)?;
+    if out.is_null() {
+        return Err(param("status is NULL"));
+    }
+    not_for_ex(&ev, "aclrtQueryEvent")?;
+    out.write(if ev.state() == EvState::Complete {
+        ffi::ACL_EVENT_STATUS_COMPLETE
+    } else {
+        ffi::ACL_EVENT_STATUS_NOT_READY
+    });
+    Ok(())
+}
+
+/// `aclrtQueryEventWaitStatus` (COMPLETE = 0, NOT_READY = 1): complete when
+/// the recorded tasks have executed, so waits on the event are released.
+pub(crate) fn query_wait_status(h: usize, out: Out<u32>) -> Res<()> {
+    let ev = lookup(h)?;
+    if out.is_null() {
+        return Err(param("status is NULL"));
+    }
+    not_for_ex(&ev, "aclrtQueryEventWaitStatus")?;
+    out.write(if ev.state() == EvState::Complete {
+        ffi::ACL_EVENT_WAIT_STATUS_COMPLETE
+    } else {
+        ffi::ACL_EVENT_WAIT_STATUS_NOT_READY
+    });
+    Ok(())
+}
+
+/// `aclrtSynchronizeEvent[WithTimeout]`.
+pub(crate) fn synchronize(h: usize, timeout: Option<i32>) -> Res<()> {
+    let deadline = rt::deadline_of(timeout)?;
+    let ev = lookup(h)?;
+    if ev.flags & (ffi::ACL_EVENT_EXTERNAL | ffi::ACL_EVENT_DEVICE_USE_ONLY) != 0 {
+        return Err(Error::new(
+            ffi::ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+            format!(
+                "event {h:#x} (flags {:#x}) is external or device-use-only; the host cannot \
+                 synchronize with it",
+                ev.flags
+            ),
+        ));
+    }
+    let Some(rec) = ev.record_point() else {
+        return Ok(());
+    };
+    if crate::stream::on_worker_of(rec.stream.id) && !rec.stream.reached(rec.seq) {
+        return Err(rt_param(
+            "called from a callback running on the stream the event was recorded on; it \
+             would wait for itself",
+        ));
+    }
+    if !rec.stream.wait_seq(rec.seq, deadline) {
+        return Err(Error::new(
+            ffi::ACL_ERROR_RT_EVENT_SYNC_TIMEOUT,
+            format!(
+                "event {h:#x} did not complete within {} ms",
+                timeout.unwrap_or(-1)
+            ),
+        ));
+    }
+    if let Some(f) = rec.stream.take_fault(rec.seq) {
+        return Err(fault_error(&rec.stream, f));
+    }
+    Ok(())
+}
+
+/// `aclrtEventElapsedTime`.
+pub(crate) fn elapsed(out: Out<f32>, start: usize, end: usize) -> Res<()> {
+    if out.is_null() {
+        return Err(param("ms is NULL"));
+    }
+    if start == 0 || end == 0 {
+        return Err(param("startEvent and endEvent must not be NULL"));
+    }
+    let (a, b) = {
+        let rt = rt();
+        (
+            rt.event(start)?.shared.clone(),
+            rt.event(end)?.shared.clone(),
+        )
+    };
+    let mut times = [Instant::now(); 2];
+    for (i, ev) in [&a, &b].into_iter().enumerate() {
+        if ev.flags & (ffi::ACL_EVENT_EXTERNAL | ffi::ACL_EVENT_IPC) != 0 {
+            return Err(Error::new(
+                ffi::ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+                format!(
+                    "event {:#x} is external/IPC and carries no timestamp",
+                    ev.handle
+                ),
+            ));
+        }
+        if ev.flags & ffi::ACL_EVENT_TIME_LINE == 0 {
+            return Err(Error::new(
+                ffi::ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+                format!(
+                    "event {:#x} (flags {:#x}) was created without ACL_EVENT_TIME_LINE",
+                    ev.handle, ev.flags
+                ),
+            ));
+        }
+        let st = lock(&ev.st);
+        let Some(rec) = st.rec.clone() else {
+            return Err(Error::new(
+                ffi::ACL_ERROR_RT_INTERNAL_ERROR,
+                format!("event {:#x} was never recorded", ev.handle),
+            ));
+        };
+        if !rec.stream.reached(rec.seq) {
+            return Err(Error::new(
+                ffi::ACL_ERROR_RT_EVENT_NOT_COMPLETE,
+                format!(
+                    "event {:#x} has not completed yet; synchronize it (or its stream) first",
+                    ev.handle
+                ),
+            ));
+        }
+        match st.time {
+            Some(t) => times[i] = t,
+            None => {
+                return Err(Error::new(
+                    ffi::ACL_ERROR_RT_INTERNAL_ERROR,
+                    format!(
+                        "the record of event {:#x} did not execute (device fault)",
+                        ev.handle
+                    ),
+                ));
+            }
+        }
+    }
+    let ms = if times[1] >= times[0] {
+        times[1].duration_since(times[0]).as_secs_f64() * 1e3
+    } else {
+        -(times[0].duration_since(times[1]).as_secs_f64() * 1e3)
+    };
+    out.write(ms as f32);
+    Ok(())
+}
+
+/// `aclrtGetEventAvailNum`.
+pub(crate) fn available(out: Out<u32>) -> Res<()> {
+    if out.is_null() {
+        return Err(param("eventCount is NULL"));
+    }
+    let rt = rt();
+    let device = rt.current()?.device;
+    let used = rt.device(device)?.events;
+    out.write(MAX_EVENTS.saturating_sub(used));
+    Ok(())
+}

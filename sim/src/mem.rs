@@ -1,0 +1,810 @@
+//! Memory: the allocation table, allocation and release, and the checked
+//! copies and fills (sync and async, 1-D and 2-D).
+
+use std::collections::{BTreeMap, VecDeque};
+use std::sync::Arc;
+
+use crate::control::{RunMode, ViolationKind};
+use crate::diag::{Error, Res, param, require, rt_param};
+use crate::ffi;
+use crate::raw::{self, HeapBlock, Out, Span, UserMem};
+use crate::rt::{Runtime, rt};
+use crate::stream::{Op, StreamShared};
+
+/// Which allocation function made a block (and must free it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum AllocKind {
+    /// `aclrtMalloc`, `aclrtMallocAlign32`, `aclrtMallocCached`.
+    Device,
+    /// `aclrtMallocHost`.
+    Host,
+}
+
+impl AllocKind {
+    fn alloc_fn(self) -> &'static str {
+        match self {
+            AllocKind::Device => "aclrtMalloc",
+            AllocKind::Host => "aclrtMallocHost",
+        }
+    }
+    fn free_fn(self) -> &'static str {
+        match self {
+            AllocKind::Device => "aclrtFree",
+            AllocKind::Host => "aclrtFreeHost",
+        }
+    }
+}
+
+/// One live allocation.
+pub(crate) struct Allocation {
+    /// The memory.
+    pub block: Arc<HeapBlock>,
+    /// The requested size (the bound of every access).
+    pub size: usize,
+    /// Bytes charged to the device's memory (padded size; 0 for host memory
+    /// in host run mode).
+    pub charged: u64,
+    /// The device of the context current at allocation.
+    pub device: i32,
+    /// The context current at allocation.
+    pub ctx: usize,
+    /// The allocation function.
+    pub kind: AllocKind,
+    /// Whether the memory lies on the device (device memory, or
+    /// `aclrtMallocHost` memory in device run mode).
+    pub on_device: bool,
+}
+
+struct Freed {
+    size: usize,
+    kind: AllocKind,
+    _block: Arc<HeapBlock>,
+}
+
+/// Freed blocks are kept (not returned to the allocator) for a while, so a
+/// pointer into them is recognised as a use after free and can never be
+/// confused with application memory that reused the address.
+const QUARANTINE_BLOCKS: usize = 4096;
+const QUARANTINE_BYTES: usize = 256 << 20;
+
+/// The allocation table.
+#[derive(Default)]
+pub(crate) struct MemTable {
+    /// Live allocations by start address.
+    pub live: BTreeMap<usize, Allocation>,
+    freed: BTreeMap<usize, Freed>,
+    freed_order: VecDeque<usize>,
+    freed_bytes: usize,
+}
+
+/// Where a resolved pointer lies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Place {
+    /// Memory of a device.
+    Device(i32),
+    /// Pinned host memory from `aclrtMallocHost` (host run mode).
+    PinnedHost,
+    /// Application (pageable) memory, not from the runtime.
+    App,
+}
+
+impl Place {
+    fn describe(self) -> String {
+        match self {
+            Place::Device(d) => format!("device memory (device {d})"),
+            Place::PinnedHost => "pinned host memory (aclrtMallocHost)".to_owned(),
+            Place::App => "pageable host memory of the application".to_owned(),
+        }
+    }
+    fn is_host(self) -> bool {
+        !matches!(self, Place::Device(_))
+    }
+}
+
+/// A checked access: the span to touch and where it lies.
+pub(crate) struct Access {
+    pub span: Span,
+    pub place: Place,
+}
+
+impl MemTable {
+    /// Resolves `len` bytes at `um` against the table (the strict checks of
+    /// bounds and use after free); `role` names the argument in messages.
+    pub(crate) fn access(&self, um: UserMem, len: usize, role: &str) -> Res<Access> {
+        let addr = um.addr();
+        let Some(end) = addr.checked_add(len) else {
+            return Err(rt_param(format!(
+                "{role} {addr:#x} + {len} bytes overflows the address space"
+            )));
+        };
+        if let Some((&start, a)) = self.live.range(..=addr).next_back() {
+            if addr < start + a.size {
+                let off = addr - start;
+                if len > a.size - off {
+                    return Err(Error::violation(
+                        ViolationKind::OutOfBounds,
+                        ffi::ACL_ERROR_RT_PARAM_INVALID,
+                        format!(
+                            "{role} range {addr:#x}..{end:#x} ({len} bytes at offset {off}) exceeds \
+                             the {}-byte allocation at {start:#x} by {} bytes",
+                            a.size,
+                            len - (a.size - off)
+                        ),
+                    ));
+                }
+                let span = Span::in_block(a.block.clone(), off, len)
+                    .ok_or_else(|| rt_param(format!("{role}: internal bounds error")))?;
+                let place = if a.on_device {
+                    Place::Device(a.device)
+                } else {
+                    Place::PinnedHost
+                };
+                return Ok(Access { span, place });
+            }
+        }
+        if let Some((&start, f)) = self.freed.range(..=addr).next_back() {
+            if addr < start + f.size {
+                return Err(use_after_free(role, addr, start, f));
+            }
+        }
+        if len > 0 {
+            if let Some((&start, a)) = self.live.range(addr..end).next() {
+                return Err(Error::violation(
+                    ViolationKind::OutOfBounds,
+                    ffi::ACL_ERROR_RT_PARAM_INVALID,
+                    format!(
+                        "{role} range {addr:#x}..{end:#x} ({len} bytes of application memory) runs \
+                         into the {}-byte runtime allocation at {start:#x}",
+                        a.size
+                    ),
+                ));
+            }
+            if let Some((&start, f)) = self.freed.range(addr..end).next() {
+                return Err(use_after_free(role, addr, start, f));
+            }
+        }
+        Ok(Access {
+            span: um.into_app_span(len),
+            place: Place::App,
+        })
+    }
+
+    fn quarantine(&mut self, start: usize, a: Allocation) {
+        self.freed_bytes += a.size;
+        self.freed.insert(
+            start,
+            Freed {
+                size: a.size,
+                kind: a.kind,
+                _block: a.block,
+            },
+        );
+        self.freed_order.push_back(start);
+        while self.freed_order.len() > QUARANTINE_BLOCKS || self.freed_bytes > QUARANTINE_BYTES {
+            let Some(old) = self.freed_order.pop_front() else {
+                break;
+            };
+            if let Some(f) = self.freed.remove(&old) {
+                self.freed_bytes -= f.size;
+            }
+        }
+    }
+}
+
+fn use_after_free(role: &str, addr: usize, start: usize, f: &Freed) -> Error {
+    Error::violation(
+        ViolationKind::UseAfterFree,
+        ffi::ACL_ERROR_RT_PARAM_INVALID,
+        format!(
+            "{role} {addr:#x} points into the {}-byte block at {start:#x} that was already \
+             released with {}",
+            f.size,
+            f.kind.free_fn()
+        ),
+    )
+}
+
+/// Which `aclrtMalloc*` variant.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum MallocFn {
+    Malloc,
+    Align32,
+    Cached,
+    Host,
+}
+
+const GIB: usize = 1 << 30;
+
+/// The bytes a request costs: `ALIGN_UP(size, 32) + 32` (`aclrtMalloc`,
+/// `aclrtMallocCached`), `ALIGN_UP(size, 32)` (`aclrtMallocAlign32`,
+/// `aclrtMallocHost`), whole GiB for the HUGE1G policies.
+fn padded_size(size: usize, f: MallocFn, policy: u32) -> Option<usize> {
+    let huge1g = matches!(
+        policy,
+        ffi::ACL_MEM_MALLOC_HUGE1G_ONLY | ffi::ACL_MEM_MALLOC_HUGE1G_ONLY_P2P
+    ) && f != MallocFn::Host;
+    if huge1g {
+        return size.checked_add(GIB - 1).map(|s| s / GIB * GIB);
+    }
+    let aligned = size.checked_add(31)? / 32 * 32;
+    match f {
+        MallocFn::Malloc | MallocFn::Cached => aligned.checked_add(32),
+        MallocFn::Align32 | MallocFn::Host => Some(aligned),
+    }
+}
+
+/// `aclrtMalloc`, `aclrtMallocAlign32`, `aclrtMallocCached`, `aclrtMallocHost`.
+pub(crate) fn malloc(
+    out: Out<*mut std::ffi::c_void>,
+    size: usize,
+    policy: u32,
+    f: MallocFn,
+) -> Res<()> {
+    let what = if f == MallocFn::Host {
+        "hostPtr"
+    } else {
+        "devPtr"
+    };
+    require(!out.is_null(), || format!("{what} is NULL"))?;
+    require(size != 0, || "size must not be 0".to_owned())?;
+    if f == MallocFn::Cached
+        && !matches!(
+            policy,
+            ffi::ACL_MEM_MALLOC_HUGE_FIRST
+                | ffi::ACL_MEM_MALLOC_HUGE_ONLY
+                | ffi::ACL_MEM_MALLOC_NORMAL_ONLY
+                | ffi::ACL_MEM_MALLOC_HUGE1G_ONLY
+        )
+    {
+        return Err(param(format!(
+            "policy {policy:#x} is not accepted by aclrtMallocCached (HUGE_FIRST, HUGE_ONLY, \
+             NORMAL_ONLY or HUGE1G_ONLY)"
+        )));
+    }
+    let Some(padded) = padded_size(size, f, policy) else {
+        return Err(param(format!("size {size} overflows when padded")));
+    };
+    let mut rt = rt();
+    let ctx = rt.current()?;
+    let (ctx, device) = (ctx.handle, ctx.device);
+    let on_device = f != MallocFn::Host || rt.cfg.run_mode == RunMode::Device;
+    let charged = if on_device { padded as u64 } else { 0 };
+    let dev = rt.device_mut(device)?;
+    let free = dev.mem_total.saturating_sub(dev.mem_used);
+    if charged > free {
+        return Err(Error::new(
+            ffi::ACL_ERROR_RT_MEMORY_ALLOCATION,
+            format!(
+                "out of memory on device {device}: {size} bytes requested ({charged} with \
+                 padding), {free} of {} bytes free",
+                dev.mem_total
+            ),
+        ));
+    }
+    let Some(block) = HeapBlock::new(size) else {
+        return Err(Error::new(
+            ffi::ACL_ERROR_RT_MEMORY_ALLOCATION,
+            format!("the host allocator could not provide {size} bytes"),
+        ));
+    };
+    dev.mem_used += charged;
+    let ptr = block.user_ptr();
+    let kind = if f == MallocFn::Host {
+        AllocKind::Host
+    } else {
+        AllocKind::Device
+    };
+    rt.mem.live.insert(
+        block.addr(),
+        Allocation {
+            block,
+            size,
+            charged,
+            device,
+            ctx,
+            kind,
+            on_device,
+        },
+    );
+    out.write(ptr);
+    Ok(())
+}
+
+/// `aclrtFree`, `aclrtFreeHost` and their `WithDevSync` variants.
+pub(crate) fn free(addr: usize, kind: AllocKind, dev_sync: bool) -> Res<()> {
+    let what = if kind == AllocKind::Host {
+        "hostPtr"
+    } else {
+        "devPtr"
+    };
+    require(addr != 0, || format!("{what} is NULL"))?;
+    if dev_sync {
+        // Synchronise the allocation's device first (streams of all its
+        // contexts), without holding the runtime lock.
+        let streams: Vec<Arc<StreamShared>> = {
+            let rt = rt();
+            match rt.mem.live.get(&addr) {
+                Some(a) => rt
+                    .streams
+                    .values()
+                    .filter(|s| s.device == a.device)
+                    .map(|s| s.shared.clone())
+                    .collect(),
+                None => Vec::new(),
+            }
+        };
+        for s in streams {
+            s.drain(None);
+        }
+    }
+    let mut rt = rt();
+    let rt = &mut *rt;
+    let Some(a) = rt.mem.live.get(&addr) else {
+        return Err(bad_free(&rt.mem, addr, kind));
+    };
+    if a.kind != kind {
+        return Err(Error::violation(
+            ViolationKind::ForeignFree,
+            ffi::ACL_ERROR_RT_PARAM_INVALID,
+            format!(
+                "{addr:#x} was allocated by {}; release it with {}",
+                a.kind.alloc_fn(),
+                a.kind.free_fn()
+            ),
+        ));
+    }
+    let holders = Arc::strong_count(&a.block) - 1;
+    if holders > 0 {
+        return Err(Error::violation(
+            ViolationKind::ReleaseWhileInUse,
+            ffi::ACL_ERROR_RT_STREAM_NOT_COMPLETE,
+            format!(
+                "the {}-byte block at {addr:#x} is still used by {holders} queued or running \
+                 task(s); synchronize the stream before releasing it",
+                a.size
+            ),
+        ));
+    }
+    let Some(a) = rt.mem.live.remove(&addr) else {
+        return Err(bad_free(&rt.mem, addr, kind));
+    };
+    if let Ok(dev) = rt.device_mut(a.device) {
+        dev.mem_used = dev.mem_used.saturating_sub(a.charged);
+    }
+    rt.mem.quarantine(addr, a);
+    Ok(())
+}
+
+fn bad_free(mem: &MemTable, addr: usize, kind: AllocKind) -> Error {
+    if let Some((&start, f)) = mem.freed.range(..=addr).next_back() {
+        if addr < start + f.size {
+            return Error::violation(
+                ViolationKind::DoubleFree,
+                ffi::ACL_ERROR_RT_MEMORY_FREE,
+                format!(
+                    "{addr:#x} was already released ({}-byte block at {start:#x}, freed with {})",
+                    f.size,
+                    f.kind.free_fn()
+                ),
+            );
+        }
+    }
+    if let Some((&start, a)) = mem.live.range(..=addr).next_back() {
+        if addr < start + a.size {
+            return Error::violation(
+                ViolationKind::ForeignFree,
+                ffi::ACL_ERROR_RT_PARAM_INVALID,
+                format!(
+                    "{addr:#x} points {} bytes into the allocation at {start:#x}; pass the start \
+                     address",
+                    addr - start
+                ),
+            );
+        }
+    }
+    Error::violation(
+        ViolationKind::ForeignFree,
+        ffi::ACL_ERROR_RT_PARAM_INVALID,
+        format!(
+            "{addr:#x} was not allocated by {} (it is not memory of this runtime)",
+            kind.alloc_fn()
+        ),
+    )
+}
+
+/// A memcpy kind.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    H2H,
+    H2D,
+    D2H,
+    D2D,
+    Default,
+    H2BufD,
+}
+
+impl Kind {
+    fn name(self) -> &'static str {
+        match self {
+            Kind::H2H => "ACL_MEMCPY_HOST_TO_HOST",
+            Kind::H2D => "ACL_MEMCPY_HOST_TO_DEVICE",
+            Kind::D2H => "ACL_MEMCPY_DEVICE_TO_HOST",
+            Kind::D2D => "ACL_MEMCPY_DEVICE_TO_DEVICE",
+            Kind::Default => "ACL_MEMCPY_DEFAULT",
+            Kind::H2BufD => "ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE",
+        }
+    }
+    fn task_name(self, two_d: bool) -> &'static str {
+        match (self, two_d) {
+            (Kind::H2H, false) => "memcpy H2H",
+            (Kind::H2D | Kind::H2BufD, false) => "memcpy H2D",
+            (Kind::D2H, false) => "memcpy D2H",
+            (Kind::D2D, false) => "memcpy D2D",
+            (Kind::Default, false) => "memcpy",
+            (Kind::H2H, true) => "memcpy2d H2H",
+            (Kind::H2D | Kind::H2BufD, true) => "memcpy2d H2D",
+            (Kind::D2H, true) => "memcpy2d D2H",
+            (Kind::D2D, true) => "memcpy2d D2D",
+            (Kind::Default, true) => "memcpy2d",
+        }
+    }
+}
+
+fn kind_1d(kind: u32) -> Res<Kind> {
+    Ok(match kind {
+        ffi::ACL_MEMCPY_HOST_TO_HOST => Kind::H2H,
+        ffi::ACL_MEMCPY_HOST_TO_DEVICE => Kind::H2D,
+        ffi::ACL_MEMCPY_DEVICE_TO_HOST => Kind::D2H,
+        ffi::ACL_MEMCPY_DEVICE_TO_DEVICE => Kind::D2D,
+        ffi::ACL_MEMCPY_DEFAULT => Kind::Default,
+        ffi::ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE => Kind::H2BufD,
+        other => {
+            return Err(param(format!(
+                "kind {other} is not accepted (valid: 0..=5, ACL_MEMCPY_HOST_TO_HOST .. \
+                 ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE)"
+            )));
+        }
+    })
+}
+
+fn kind_2d(kind: u32) -> Res<Kind> {
+    Ok(match kind {
+        ffi::ACL_MEMCPY_HOST_TO_DEVICE => Kind::H2D,
+        ffi::ACL_MEMCPY_DEVICE_TO_HOST => Kind::D2H,
+        ffi::ACL_MEMCPY_DEVICE_TO_DEVICE => Kind::D2D,
+        ffi::ACL_MEMCPY_DEFAULT => Kind::Default,
+        other => {
+            return Err(param(format!(
+                "kind {other} is not accepted by 2-D copies (valid: HOST_TO_DEVICE, \
+                 DEVICE_TO_HOST, DEVICE_TO_DEVICE, DEFAULT)"
+            )));
+        }
+    })
+}
+
+/// The kind rule: in host run mode the kind must match where the memory
+/// lies; in device run mode every kind is accepted.
+fn check_kind(mode: RunMode, kind: Kind, dst: &Access, src: &Access) -> Res<()> {
+    if mode == RunMode::Device {
+        return Ok(());
+    }
+    let (want_src_host, want_dst_host) = match kind {
+        Kind::Default => return Ok(()),
+        Kind::H2H => (true, true),
+        Kind::H2D | Kind::H2BufD => (true, false),
+        Kind::D2H => (false, true),
+        Kind::D2D => (false, false),
+    };
+    for (role, a, want_host) in [("src", src, want_src_host), ("dst", dst, want_dst_host)] {
+        if a.place.is_host() != want_host {
+            return Err(Error::violation(
+                ViolationKind::KindMismatch,
+                ffi::ACL_ERROR_RT_INVALID_MEMORY_TYPE,
+                format!(
+                    "kind {} needs {role} in {} memory, but {role} {:#x} is {}",
+                    kind.name(),
+                    if want_host { "host" } else { "device" },
+                    a.span.addr(),
+                    a.place.describe()
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The peer rule: device memory of another device than `cur` needs peer
+/// access `cur -> that device`.
+fn check_peer(rt: &Runtime, cur: i32, accesses: &[(&str, &Access)]) -> Res<()> {
+    for (role, a) in accesses {
+        if let Place::Device(d) = a.place {
+            if d != cur && !rt.device(cur).is_ok_and(|dev| dev.peers.contains(&d)) {
+                return Err(Error::violation(
+                    ViolationKind::CrossDeviceWithoutPeerAccess,
+                    ffi::ACL_ERROR_RT_NO_PERMISSION,
+                    format!(
+                        "{role} {:#x} is memory of device {d}, but the current device is {cur} \
+                         and peer access {cur} -> {d} is not enabled \
+                         (aclrtDeviceCanAccessPeer + aclrtDeviceEnablePeerAccess)",
+                        a.span.addr()
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn check_count(count: usize, dest_max: usize) -> Res<()> {
+    if count > dest_max {
+        return Err(rt_param(format!(
+            "count {count} exceeds destMax {dest_max}"
+        )));
+    }
+    Ok(())
+}
+
+/// `aclrtMemcpy`.
+pub(crate) fn memcpy(
+    dst: UserMem,
+    dest_max: usize,
+    src: UserMem,
+    count: usize,
+    kind: u32,
+) -> Res<()> {
+    if count == 0 {
+        return Ok(());
+    }
+    require(!dst.is_null(), || "dst is NULL".to_owned())?;
+    require(!src.is_null(), || "src is NULL".to_owned())?;
+    let kind = kind_1d(kind)?;
+    check_count(count, dest_max)?;
+    let (d, s) = {
+        let rt = rt();
+        let cur = rt.current()?.device;
+        let d = rt.mem.access(dst, count, "dst")?;
+        let s = rt.mem.access(src, count, "src")?;
+        check_kind(rt.cfg.run_mode, kind, &d, &s)?;
+        check_peer(&rt, cur, &[("dst", &d), ("src", &s)])?;
+        (d, s)
+    };
+    if d.span.addr() != s.span.addr() && !raw::copy(&d.span, &s.span) {
+        return Err(Error::new(
+            ffi::ACL_ERROR_RT_INTERNAL_ERROR,
+            "internal copy error",
+        ));
+    }
+    Ok(())
+}
+
+/// Validates and queues an async copy; `two_d` carries the 2-D geometry.
+fn queue_copy(
+    stream: usize,
+    kind: Kind,
+    dst: (UserMem, usize),
+    src: (UserMem, usize),
+    two_d: Option<(usize, usize, usize, usize)>,
+) -> Res<()> {
+    let (sh, op) = {
+        let rt = rt();
+        let (ctx, st) = rt.stream_in_current(stream)?;
+        let cur = ctx.device;
+        let sh = st.shared.clone();
+        let mode = rt.cfg.run_mode;
+        if kind == Kind::H2H && mode == RunMode::Host {
+            return Err(Error::new(
+                ffi::ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+                "ACL_MEMCPY_HOST_TO_HOST is not supported by asynchronous copies in host run \
+                 mode (use aclrtMemcpy or a plain host copy)",
+            ));
+        }
+        let d = rt.mem.access(dst.0, dst.1, "dst")?;
+        let s = rt.mem.access(src.0, src.1, "src")?;
+        check_kind(mode, kind, &d, &s)?;
+        check_peer(&rt, cur, &[("dst", &d), ("src", &s)])?;
+        // The staging kind copies a host source now, so it may be released
+        // as soon as the call returns.
+        let src_span = if kind == Kind::H2BufD && s.place.is_host() {
+            s.span.stage()
+        } else {
+            s.span
+        };
+        let op = match two_d {
+            None => Op::Copy {
+                dst: d.span,
+                src: src_span,
+                name: kind.task_name(false),
+            },
+            Some((dpitch, spitch, width, height)) => Op::Copy2d {
+                dst: d.span,
+                dpitch,
+                src: src_span,
+                spitch,
+                width,
+                height,
+                name: kind.task_name(true),
+            },
+        };
+        (sh, op)
+    };
+    let ticket = sh.ticket();
+    sh.submit(op, ticket)?;
+    Ok(())
+}
+
+/// `aclrtMemcpyAsync`.
+pub(crate) fn memcpy_async(
+    dst: UserMem,
+    dest_max: usize,
+    src: UserMem,
+    count: usize,
+    kind: u32,
+    stream: usize,
+) -> Res<()> {
+    if count == 0 {
+        return Ok(());
+    }
+    require(!dst.is_null(), || "dst is NULL".to_owned())?;
+    require(!src.is_null(), || "src is NULL".to_owned())?;
+    let kind = kind_1d(kind)?;
+    check_count(count, dest_max)?;
+    queue_copy(stream, kind, (dst, count), (src, count), None)
+}
+
+/// Async limits of 2-D copies.
+const MAX_2D_WIDTH: usize = 5_000_000;
+const MAX_2D_HEIGHT: usize = 5_242_880;
+
+/// `aclrtMemcpy2d` and `aclrtMemcpy2dAsync` (`stream` for the latter).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn memcpy_2d(
+    dst: UserMem,
+    dpitch: usize,
+    src: UserMem,
+    spitch: usize,
+    width: usize,
+    height: usize,
+    kind: u32,
+    stream: Option<usize>,
+) -> Res<()> {
+    if width == 0 || height == 0 {
+        return Ok(());
+    }
+    require(!dst.is_null(), || "dst is NULL".to_owned())?;
+    require(!src.is_null(), || "src is NULL".to_owned())?;
+    require(width <= spitch, || {
+        format!("width {width} exceeds spitch {spitch}")
+    })?;
+    require(width <= dpitch, || {
+        format!("width {width} exceeds dpitch {dpitch}")
+    })?;
+    let kind = kind_2d(kind)?;
+    if stream.is_some() {
+        require(width <= MAX_2D_WIDTH, || {
+            format!("width {width} exceeds the limit {MAX_2D_WIDTH} of aclrtMemcpy2dAsync")
+        })?;
+        require(height <= MAX_2D_HEIGHT, || {
+            format!("height {height} exceeds the limit {MAX_2D_HEIGHT} of aclrtMemcpy2dAsync")
+        })?;
+    }
+    let (Some(dlen), Some(slen)) = (
+        raw::extent_2d(dpitch, width, height),
+        raw::extent_2d(spitch, width, height),
+    ) else {
+        return Err(param("the 2-D region overflows the address space"));
+    };
+    if let Some(stream) = stream {
+        return queue_copy(
+            stream,
+            kind,
+            (dst, dlen),
+            (src, slen),
+            Some((dpitch, spitch, width, height)),
+        );
+    }
+    let (d, s) = {
+        let rt = rt();
+        let cur = rt.current()?.device;
+        let d = rt.mem.access(dst, dlen, "dst")?;
+        let s = rt.mem.access(src, slen, "src")?;
+        check_kind(rt.cfg.run_mode, kind, &d, &s)?;
+        check_peer(&rt, cur, &[("dst", &d), ("src", &s)])?;
+        (d, s)
+    };
+    if !raw::copy_2d(&d.span, dpitch, &s.span, spitch, width, height) {
+        return Err(Error::new(
+            ffi::ACL_ERROR_RT_INTERNAL_ERROR,
+            "internal 2-D copy error",
+        ));
+    }
+    Ok(())
+}
+
+fn memset_target(rt: &Runtime, dst: UserMem, count: usize, cur: i32) -> Res<Access> {
+    let d = rt.mem.access(dst, count, "devPtr")?;
+    if d.place == Place::App && rt.cfg.run_mode == RunMode::Host {
+        return Err(Error::violation(
+            ViolationKind::KindMismatch,
+            ffi::ACL_ERROR_RT_INVALID_MEMORY_TYPE,
+            format!(
+                "devPtr {:#x} is pageable host memory of the application; memset of host memory \
+                 not allocated by the runtime is undefined",
+                d.span.addr()
+            ),
+        ));
+    }
+    check_peer(rt, cur, &[("devPtr", &d)])?;
+    Ok(d)
+}
+
+/// `aclrtMemset` (and `aclrtMemsetAsync` with `stream`).
+pub(crate) fn memset(
+    dst: UserMem,
+    max_count: usize,
+    value: i32,
+    count: usize,
+    stream: Option<usize>,
+) -> Res<()> {
+    if count == 0 {
+        return Ok(());
+    }
+    require(!dst.is_null(), || "devPtr is NULL".to_owned())?;
+    if count > max_count {
+        return Err(rt_param(format!(
+            "count {count} exceeds maxCount {max_count}"
+        )));
+    }
+    // Byte-wise, like C memset: the low byte of `value`.
+    let byte = value as u8;
+    match stream {
+        None => {
+            let d = {
+                let rt = rt();
+                let cur = rt.current()?.device;
+                memset_target(&rt, dst, count, cur)?
+            };
+            if !raw::fill(&d.span, byte) {
+                return Err(Error::new(
+                    ffi::ACL_ERROR_RT_INTERNAL_ERROR,
+                    "internal memset error",
+                ));
+            }
+            Ok(())
+        }
+        Some(stream) => {
+            let (sh, op) = {
+                let rt = rt();
+                let (ctx, st) = rt.stream_in_current(stream)?;
+                let (cur, sh) = (ctx.device, st.shared.clone());
+                let d = memset_target(&rt, dst, count, cur)?;
+                (
+                    sh,
+                    Op::Memset {
+                        dst: d.span,
+                        value: byte,
+                    },
+                )
+            };
+            let ticket = sh.ticket();
+            sh.submit(op, ticket)?;
+            Ok(())
+        }
+    }
+}
+
+/// `aclrtGetMemInfo`.
+pub(crate) fn mem_info(attr: u32, free: Out<usize>, total: Out<usize>) -> Res<()> {
+    require(!free.is_null(), || "free is NULL".to_owned())?;
+    require(!total.is_null(), || "total is NULL".to_owned())?;
+    require(attr <= ffi::ACL_MEM_P2P_HUGE1G, || {
+        format!("attr {attr} is not an aclrtMemAttr value (0..=17)")
+    })?;
+    let rt = rt();
+    let cur = rt.current()?.device;
+    let dev = rt.device(cur)?;
+    let t = usize::try_from(dev.mem_total).unwrap_or(usize::MAX);
+    let f = usize::try_from(dev.mem_total.saturating_sub(dev.mem_used)).unwrap_or(usize::MAX);
+    free.write(f);
+    total.write(t);
+    Ok(())
+}

@@ -1,0 +1,837 @@
+//! The exported C ABI: one thin `extern "C"` function per declaration of the
+//! project's header. Each wraps its raw arguments (out-pointers, application
+//! pointers, callbacks, C strings) into the types of the parent module,
+//! stating the C caller's obligations, and calls the safe runtime through
+//! [`call`], which counts the call, applies injected faults and turns errors
+//! into codes, messages and violations.
+//!
+//! Handles (`aclrtContext`, `aclrtStream`, `aclrtEvent`) are opaque integers
+//! to the runtime: they are looked up in its tables and never dereferenced.
+
+use core::ffi::{CStr, c_char, c_void};
+
+use super::{HostCall, Out, OutBuf, UserMem};
+use crate::diag::{self, Api, call, with_api_list};
+use crate::event::{self, EventApi};
+use crate::ffi::{
+    aclCANNPackageName, aclCANNPackageVersion, aclError, aclrtCallback, aclrtCallbackBlockType,
+    aclrtContext, aclrtEvent, aclrtEventRecordedStatus, aclrtEventStatus, aclrtEventWaitStatus,
+    aclrtHostFunc, aclrtMemAttr, aclrtMemMallocPolicy, aclrtMemcpyKind, aclrtRunMode, aclrtStream,
+    aclrtStreamStatus,
+};
+use crate::mem::{self, AllocKind, MallocFn};
+use crate::{misc, report, rt};
+
+/// Reads an optional C string argument.
+///
+/// # Safety
+/// `p` is null or points to a NUL-terminated string valid for the call.
+unsafe fn c_str<'a>(p: *const c_char) -> Option<&'a CStr> {
+    // SAFETY: non-null `p` is a valid NUL-terminated string (contract of
+    // this function, i.e. of the C function that received it).
+    (!p.is_null()).then(|| unsafe { CStr::from_ptr(p) })
+}
+
+/// A handle's integer value (handles are never dereferenced).
+fn h(p: *mut c_void) -> usize {
+    p.addr()
+}
+
+/// An integer handle as the opaque pointer the C API hands out.
+fn handle_ptr(v: usize) -> *mut c_void {
+    core::ptr::without_provenance_mut(v)
+}
+
+// ------------------------------------------------------------- process ---
+
+/// `aclInit`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclInit(config_path: *const c_char) -> aclError {
+    // SAFETY: the C contract of aclInit: `configPath` is NULL or a
+    // NUL-terminated path.
+    let path = unsafe { c_str(config_path) };
+    call(Api::aclInit, || match path.map(CStr::to_str) {
+        None => rt::init(None),
+        Some(Ok(p)) => rt::init(Some(p)),
+        Some(Err(_)) => Err(diag::param("configPath is not valid UTF-8")),
+    })
+}
+
+/// `aclFinalize`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclFinalize() -> aclError {
+    call(Api::aclFinalize, rt::finalize)
+}
+
+/// `aclFinalizeReference`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclFinalizeReference(ref_count: *mut u64) -> aclError {
+    // SAFETY: C contract: `refCount` is NULL or writable.
+    let out = unsafe { Out::new(ref_count) };
+    call(Api::aclFinalizeReference, || rt::finalize_reference(out))
+}
+
+/// `aclGetRecentErrMsg`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclGetRecentErrMsg() -> *const c_char {
+    diag::count_only(Api::aclGetRecentErrMsg);
+    diag::take_recent_message()
+}
+
+/// `aclrtGetSocName`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtGetSocName() -> *const c_char {
+    diag::count_only(Api::aclrtGetSocName);
+    misc::SOC_NAME.as_ptr()
+}
+
+// ------------------------------------------------------------- devices ---
+
+/// `aclrtSetDevice`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtSetDevice(device_id: i32) -> aclError {
+    call(Api::aclrtSetDevice, || rt::set_device(device_id))
+}
+
+/// `aclrtResetDevice`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtResetDevice(device_id: i32) -> aclError {
+    call(Api::aclrtResetDevice, || rt::reset_device(device_id, false))
+}
+
+/// `aclrtResetDeviceForce`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtResetDeviceForce(device_id: i32) -> aclError {
+    call(Api::aclrtResetDeviceForce, || {
+        rt::reset_device(device_id, true)
+    })
+}
+
+/// `aclrtGetDevice`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtGetDevice(device_id: *mut i32) -> aclError {
+    // SAFETY: C contract: `deviceId` is NULL or writable.
+    let out = unsafe { Out::new(device_id) };
+    call(Api::aclrtGetDevice, || rt::get_device(out))
+}
+
+/// `aclrtGetDeviceCount`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtGetDeviceCount(count: *mut u32) -> aclError {
+    // SAFETY: C contract: `count` is NULL or writable.
+    let out = unsafe { Out::new(count) };
+    call(Api::aclrtGetDeviceCount, || rt::device_count(out))
+}
+
+/// `aclrtGetRunMode`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtGetRunMode(run_mode: *mut aclrtRunMode) -> aclError {
+    // SAFETY: C contract: `runMode` is NULL or writable.
+    let out = unsafe { Out::new(run_mode) };
+    call(Api::aclrtGetRunMode, || rt::run_mode(out))
+}
+
+/// `aclrtSynchronizeDevice`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtSynchronizeDevice() -> aclError {
+    call(Api::aclrtSynchronizeDevice, || rt::synchronize_device(None))
+}
+
+/// `aclrtSynchronizeDeviceWithTimeout`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtSynchronizeDeviceWithTimeout(timeout: i32) -> aclError {
+    call(Api::aclrtSynchronizeDeviceWithTimeout, || {
+        rt::synchronize_device(Some(timeout))
+    })
+}
+
+/// `aclrtDeviceCanAccessPeer`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtDeviceCanAccessPeer(
+    can_access_peer: *mut i32,
+    device_id: i32,
+    peer_device_id: i32,
+) -> aclError {
+    // SAFETY: C contract: `canAccessPeer` is NULL or writable.
+    let out = unsafe { Out::new(can_access_peer) };
+    call(Api::aclrtDeviceCanAccessPeer, || {
+        rt::can_access_peer(out, device_id, peer_device_id)
+    })
+}
+
+/// `aclrtDeviceEnablePeerAccess`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtDeviceEnablePeerAccess(peer_device_id: i32, flags: u32) -> aclError {
+    call(Api::aclrtDeviceEnablePeerAccess, || {
+        rt::peer_access(peer_device_id, flags, true)
+    })
+}
+
+/// `aclrtDeviceDisablePeerAccess`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtDeviceDisablePeerAccess(peer_device_id: i32) -> aclError {
+    call(Api::aclrtDeviceDisablePeerAccess, || {
+        rt::peer_access(peer_device_id, 0, false)
+    })
+}
+
+// ------------------------------------------------------------ contexts ---
+
+/// `aclrtCreateContext`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtCreateContext(
+    context: *mut aclrtContext,
+    device_id: i32,
+) -> aclError {
+    // SAFETY: C contract: `context` is NULL or writable.
+    let out = unsafe { Out::new(context) };
+    call(Api::aclrtCreateContext, || {
+        require_out(&out, "context")?;
+        let mut v = 0;
+        // SAFETY: `v` is a local `usize`, valid for one write.
+        rt::create_context(unsafe { Out::new(&mut v) }, device_id)?;
+        out.write(handle_ptr(v));
+        Ok(())
+    })
+}
+
+/// `aclrtDestroyContext`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtDestroyContext(context: aclrtContext) -> aclError {
+    call(Api::aclrtDestroyContext, || rt::destroy_context(h(context)))
+}
+
+/// `aclrtSetCurrentContext`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtSetCurrentContext(context: aclrtContext) -> aclError {
+    call(Api::aclrtSetCurrentContext, || {
+        rt::set_current_context(h(context))
+    })
+}
+
+/// `aclrtGetCurrentContext`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtGetCurrentContext(context: *mut aclrtContext) -> aclError {
+    // SAFETY: C contract: `context` is NULL or writable.
+    let out = unsafe { Out::new(context) };
+    call(Api::aclrtGetCurrentContext, || {
+        require_out(&out, "context")?;
+        let mut v = 0;
+        // SAFETY: `v` is a local `usize`, valid for one write.
+        rt::get_current_context(unsafe { Out::new(&mut v) })?;
+        out.write(handle_ptr(v));
+        Ok(())
+    })
+}
+
+/// `aclrtCtxGetCurrentDefaultStream`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtCtxGetCurrentDefaultStream(stream: *mut aclrtStream) -> aclError {
+    // SAFETY: C contract: `stream` is NULL or writable.
+    let out = unsafe { Out::new(stream) };
+    call(Api::aclrtCtxGetCurrentDefaultStream, || {
+        require_out(&out, "stream")?;
+        let mut v = 0;
+        // SAFETY: `v` is a local `usize`, valid for one write.
+        rt::current_default_stream(unsafe { Out::new(&mut v) })?;
+        out.write(handle_ptr(v));
+        Ok(())
+    })
+}
+
+// ------------------------------------------------------------- streams ---
+
+/// `aclrtCreateStream`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtCreateStream(stream: *mut aclrtStream) -> aclError {
+    // SAFETY: C contract: `stream` is NULL or writable.
+    let out = unsafe { Out::new(stream) };
+    call(Api::aclrtCreateStream, || {
+        require_out(&out, "stream")?;
+        let mut v = 0;
+        // SAFETY: `v` is a local `usize`, valid for one write.
+        rt::create_stream(unsafe { Out::new(&mut v) }, 0)?;
+        out.write(handle_ptr(v));
+        Ok(())
+    })
+}
+
+/// `aclrtCreateStreamWithConfig`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtCreateStreamWithConfig(
+    stream: *mut aclrtStream,
+    _priority: u32,
+    flag: u32,
+) -> aclError {
+    // SAFETY: C contract: `stream` is NULL or writable.
+    let out = unsafe { Out::new(stream) };
+    call(Api::aclrtCreateStreamWithConfig, || {
+        require_out(&out, "stream")?;
+        let mut v = 0;
+        // SAFETY: `v` is a local `usize`, valid for one write.
+        rt::create_stream(unsafe { Out::new(&mut v) }, flag)?;
+        out.write(handle_ptr(v));
+        Ok(())
+    })
+}
+
+fn require_out<T>(out: &Out<T>, name: &str) -> diag::Res<()> {
+    diag::require(!out.is_null(), || format!("{name} is NULL"))
+}
+
+/// `aclrtDestroyStream`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtDestroyStream(stream: aclrtStream) -> aclError {
+    call(Api::aclrtDestroyStream, || {
+        rt::destroy_stream(h(stream), false)
+    })
+}
+
+/// `aclrtDestroyStreamForce`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtDestroyStreamForce(stream: aclrtStream) -> aclError {
+    call(Api::aclrtDestroyStreamForce, || {
+        rt::destroy_stream(h(stream), true)
+    })
+}
+
+/// `aclrtSynchronizeStream`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtSynchronizeStream(stream: aclrtStream) -> aclError {
+    call(Api::aclrtSynchronizeStream, || {
+        rt::synchronize_stream(h(stream), None)
+    })
+}
+
+/// `aclrtSynchronizeStreamWithTimeout`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtSynchronizeStreamWithTimeout(
+    stream: aclrtStream,
+    timeout: i32,
+) -> aclError {
+    call(Api::aclrtSynchronizeStreamWithTimeout, || {
+        rt::synchronize_stream(h(stream), Some(timeout))
+    })
+}
+
+/// `aclrtStreamQuery`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtStreamQuery(
+    stream: aclrtStream,
+    status: *mut aclrtStreamStatus,
+) -> aclError {
+    // SAFETY: C contract: `status` is NULL or writable.
+    let out = unsafe { Out::new(status) };
+    call(Api::aclrtStreamQuery, || rt::stream_query(h(stream), out))
+}
+
+/// `aclrtStreamWaitEvent`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtStreamWaitEvent(stream: aclrtStream, event: aclrtEvent) -> aclError {
+    call(Api::aclrtStreamWaitEvent, || {
+        event::stream_wait(h(stream), h(event))
+    })
+}
+
+/// `aclrtGetStreamAvailableNum`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtGetStreamAvailableNum(stream_count: *mut u32) -> aclError {
+    // SAFETY: C contract: `streamCount` is NULL or writable.
+    let out = unsafe { Out::new(stream_count) };
+    call(Api::aclrtGetStreamAvailableNum, || {
+        rt::streams_available(out)
+    })
+}
+
+// -------------------------------------------------------------- events ---
+
+fn create_event(api: Api, out: Out<aclrtEvent>, flag: Option<u32>, kind: EventApi) -> aclError {
+    call(api, || {
+        require_out(&out, "event")?;
+        let mut v = 0;
+        // SAFETY: `v` is a local `usize`, valid for one write.
+        event::create(unsafe { Out::new(&mut v) }, flag, kind)?;
+        out.write(handle_ptr(v));
+        Ok(())
+    })
+}
+
+/// `aclrtCreateEvent`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtCreateEvent(event: *mut aclrtEvent) -> aclError {
+    // SAFETY: C contract: `event` is NULL or writable.
+    let out = unsafe { Out::new(event) };
+    create_event(Api::aclrtCreateEvent, out, None, EventApi::Plain)
+}
+
+/// `aclrtCreateEventWithFlag`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtCreateEventWithFlag(event: *mut aclrtEvent, flag: u32) -> aclError {
+    // SAFETY: C contract: `event` is NULL or writable.
+    let out = unsafe { Out::new(event) };
+    create_event(
+        Api::aclrtCreateEventWithFlag,
+        out,
+        Some(flag),
+        EventApi::WithFlag,
+    )
+}
+
+/// `aclrtCreateEventExWithFlag`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtCreateEventExWithFlag(event: *mut aclrtEvent, flag: u32) -> aclError {
+    // SAFETY: C contract: `event` is NULL or writable.
+    let out = unsafe { Out::new(event) };
+    create_event(
+        Api::aclrtCreateEventExWithFlag,
+        out,
+        Some(flag),
+        EventApi::Ex,
+    )
+}
+
+/// `aclrtDestroyEvent`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtDestroyEvent(event: aclrtEvent) -> aclError {
+    call(Api::aclrtDestroyEvent, || event::destroy(h(event)))
+}
+
+/// `aclrtRecordEvent`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtRecordEvent(event: aclrtEvent, stream: aclrtStream) -> aclError {
+    call(Api::aclrtRecordEvent, || event::record(h(event), h(stream)))
+}
+
+/// `aclrtResetEvent`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtResetEvent(event: aclrtEvent, stream: aclrtStream) -> aclError {
+    call(Api::aclrtResetEvent, || event::reset(h(event), h(stream)))
+}
+
+/// `aclrtQueryEvent`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtQueryEvent(
+    event: aclrtEvent,
+    status: *mut aclrtEventStatus,
+) -> aclError {
+    // SAFETY: C contract: `status` is NULL or writable.
+    let out = unsafe { Out::new(status) };
+    call(Api::aclrtQueryEvent, || event::query(h(event), out))
+}
+
+/// `aclrtQueryEventStatus`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtQueryEventStatus(
+    event: aclrtEvent,
+    status: *mut aclrtEventRecordedStatus,
+) -> aclError {
+    // SAFETY: C contract: `status` is NULL or writable.
+    let out = unsafe { Out::new(status) };
+    call(Api::aclrtQueryEventStatus, || {
+        event::query_status(h(event), out)
+    })
+}
+
+/// `aclrtQueryEventWaitStatus`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtQueryEventWaitStatus(
+    event: aclrtEvent,
+    status: *mut aclrtEventWaitStatus,
+) -> aclError {
+    // SAFETY: C contract: `status` is NULL or writable.
+    let out = unsafe { Out::new(status) };
+    call(Api::aclrtQueryEventWaitStatus, || {
+        event::query_wait_status(h(event), out)
+    })
+}
+
+/// `aclrtSynchronizeEvent`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtSynchronizeEvent(event: aclrtEvent) -> aclError {
+    call(Api::aclrtSynchronizeEvent, || {
+        event::synchronize(h(event), None)
+    })
+}
+
+/// `aclrtSynchronizeEventWithTimeout`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtSynchronizeEventWithTimeout(
+    event: aclrtEvent,
+    timeout: i32,
+) -> aclError {
+    call(Api::aclrtSynchronizeEventWithTimeout, || {
+        event::synchronize(h(event), Some(timeout))
+    })
+}
+
+/// `aclrtEventElapsedTime`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtEventElapsedTime(
+    ms: *mut f32,
+    start_event: aclrtEvent,
+    end_event: aclrtEvent,
+) -> aclError {
+    // SAFETY: C contract: `ms` is NULL or writable.
+    let out = unsafe { Out::new(ms) };
+    call(Api::aclrtEventElapsedTime, || {
+        event::elapsed(out, h(start_event), h(end_event))
+    })
+}
+
+/// `aclrtGetEventAvailNum`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtGetEventAvailNum(event_count: *mut u32) -> aclError {
+    // SAFETY: C contract: `eventCount` is NULL or writable.
+    let out = unsafe { Out::new(event_count) };
+    call(Api::aclrtGetEventAvailNum, || event::available(out))
+}
+
+// -------------------------------------------------------------- memory ---
+
+/// `aclrtMalloc`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtMalloc(
+    dev_ptr: *mut *mut c_void,
+    size: usize,
+    policy: aclrtMemMallocPolicy,
+) -> aclError {
+    // SAFETY: C contract: `devPtr` is NULL or writable.
+    let out = unsafe { Out::new(dev_ptr) };
+    call(Api::aclrtMalloc, || {
+        mem::malloc(out, size, policy, MallocFn::Malloc)
+    })
+}
+
+/// `aclrtMallocAlign32`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtMallocAlign32(
+    dev_ptr: *mut *mut c_void,
+    size: usize,
+    policy: aclrtMemMallocPolicy,
+) -> aclError {
+    // SAFETY: C contract: `devPtr` is NULL or writable.
+    let out = unsafe { Out::new(dev_ptr) };
+    call(Api::aclrtMallocAlign32, || {
+        mem::malloc(out, size, policy, MallocFn::Align32)
+    })
+}
+
+/// `aclrtMallocCached`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtMallocCached(
+    dev_ptr: *mut *mut c_void,
+    size: usize,
+    policy: aclrtMemMallocPolicy,
+) -> aclError {
+    // SAFETY: C contract: `devPtr` is NULL or writable.
+    let out = unsafe { Out::new(dev_ptr) };
+    call(Api::aclrtMallocCached, || {
+        mem::malloc(out, size, policy, MallocFn::Cached)
+    })
+}
+
+/// `aclrtFree`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtFree(dev_ptr: *mut c_void) -> aclError {
+    call(Api::aclrtFree, || {
+        mem::free(dev_ptr.addr(), AllocKind::Device, false)
+    })
+}
+
+/// `aclrtFreeWithDevSync`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtFreeWithDevSync(dev_ptr: *mut c_void) -> aclError {
+    call(Api::aclrtFreeWithDevSync, || {
+        mem::free(dev_ptr.addr(), AllocKind::Device, true)
+    })
+}
+
+/// `aclrtMallocHost`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtMallocHost(host_ptr: *mut *mut c_void, size: usize) -> aclError {
+    // SAFETY: C contract: `hostPtr` is NULL or writable.
+    let out = unsafe { Out::new(host_ptr) };
+    call(Api::aclrtMallocHost, || {
+        mem::malloc(out, size, 0, MallocFn::Host)
+    })
+}
+
+/// `aclrtFreeHost`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtFreeHost(host_ptr: *mut c_void) -> aclError {
+    call(Api::aclrtFreeHost, || {
+        mem::free(host_ptr.addr(), AllocKind::Host, false)
+    })
+}
+
+/// `aclrtFreeHostWithDevSync`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtFreeHostWithDevSync(host_ptr: *mut c_void) -> aclError {
+    call(Api::aclrtFreeHostWithDevSync, || {
+        mem::free(host_ptr.addr(), AllocKind::Host, true)
+    })
+}
+
+/// `aclrtMemset`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtMemset(
+    dev_ptr: *mut c_void,
+    max_count: usize,
+    value: i32,
+    count: usize,
+) -> aclError {
+    // SAFETY: C contract: if `devPtr` is not runtime memory it is writable
+    // for `count` bytes during the call.
+    let dst = unsafe { UserMem::new(dev_ptr, true) };
+    call(Api::aclrtMemset, || {
+        mem::memset(dst, max_count, value, count, None)
+    })
+}
+
+/// `aclrtMemsetAsync`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtMemsetAsync(
+    dev_ptr: *mut c_void,
+    max_count: usize,
+    value: i32,
+    count: usize,
+    stream: aclrtStream,
+) -> aclError {
+    // SAFETY: C contract: if `devPtr` is not runtime memory it is writable
+    // for `count` bytes during the call (the runtime finishes such a task
+    // before returning).
+    let dst = unsafe { UserMem::new(dev_ptr, true) };
+    call(Api::aclrtMemsetAsync, || {
+        mem::memset(dst, max_count, value, count, Some(h(stream)))
+    })
+}
+
+/// `aclrtMemcpy`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtMemcpy(
+    dst: *mut c_void,
+    dest_max: usize,
+    src: *const c_void,
+    count: usize,
+    kind: aclrtMemcpyKind,
+) -> aclError {
+    // SAFETY: C contract: application (non-runtime) memory is writable at
+    // `dst` and readable at `src` for `count` bytes during the call.
+    let (d, s) = unsafe { (UserMem::new(dst, true), UserMem::new(src, false)) };
+    call(Api::aclrtMemcpy, || {
+        mem::memcpy(d, dest_max, s, count, kind)
+    })
+}
+
+/// `aclrtMemcpyAsync`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtMemcpyAsync(
+    dst: *mut c_void,
+    dest_max: usize,
+    src: *const c_void,
+    count: usize,
+    kind: aclrtMemcpyKind,
+    stream: aclrtStream,
+) -> aclError {
+    // SAFETY: C contract: application (pageable) memory is writable at `dst`
+    // and readable at `src` for `count` bytes during the call; the runtime
+    // completes copies of such memory before returning.
+    let (d, s) = unsafe { (UserMem::new(dst, true), UserMem::new(src, false)) };
+    call(Api::aclrtMemcpyAsync, || {
+        mem::memcpy_async(d, dest_max, s, count, kind, h(stream))
+    })
+}
+
+/// `aclrtMemcpy2d`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtMemcpy2d(
+    dst: *mut c_void,
+    dpitch: usize,
+    src: *const c_void,
+    spitch: usize,
+    width: usize,
+    height: usize,
+    kind: aclrtMemcpyKind,
+) -> aclError {
+    // SAFETY: C contract: application memory covers the 2-D regions
+    // (`(height - 1) * pitch + width` bytes) during the call.
+    let (d, s) = unsafe { (UserMem::new(dst, true), UserMem::new(src, false)) };
+    call(Api::aclrtMemcpy2d, || {
+        mem::memcpy_2d(d, dpitch, s, spitch, width, height, kind, None)
+    })
+}
+
+/// `aclrtMemcpy2dAsync`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtMemcpy2dAsync(
+    dst: *mut c_void,
+    dpitch: usize,
+    src: *const c_void,
+    spitch: usize,
+    width: usize,
+    height: usize,
+    kind: aclrtMemcpyKind,
+    stream: aclrtStream,
+) -> aclError {
+    // SAFETY: C contract: application memory covers the 2-D regions during
+    // the call; the runtime completes copies of such memory before returning.
+    let (d, s) = unsafe { (UserMem::new(dst, true), UserMem::new(src, false)) };
+    call(Api::aclrtMemcpy2dAsync, || {
+        mem::memcpy_2d(d, dpitch, s, spitch, width, height, kind, Some(h(stream)))
+    })
+}
+
+/// `aclrtGetMemInfo`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtGetMemInfo(
+    attr: aclrtMemAttr,
+    free: *mut usize,
+    total: *mut usize,
+) -> aclError {
+    // SAFETY: C contract: `free` and `total` are NULL or writable.
+    let (f, t) = unsafe { (Out::new(free), Out::new(total)) };
+    call(Api::aclrtGetMemInfo, || mem::mem_info(attr, f, t))
+}
+
+// ----------------------------------------------------------- callbacks ---
+
+/// `aclrtLaunchCallback`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtLaunchCallback(
+    fn_: aclrtCallback,
+    user_data: *mut c_void,
+    block_type: aclrtCallbackBlockType,
+    stream: aclrtStream,
+) -> aclError {
+    call(Api::aclrtLaunchCallback, || {
+        report::launch_callback(fn_, block_type, h(stream), |f| {
+            // SAFETY: C contract of aclrtLaunchCallback: `fn(userData)` may be
+            // called once by the subscribed thread (or the runtime).
+            unsafe { HostCall::new(f, user_data) }
+        })
+    })
+}
+
+/// `aclrtSubscribeReport`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtSubscribeReport(thread_id: u64, stream: aclrtStream) -> aclError {
+    call(Api::aclrtSubscribeReport, || {
+        report::subscribe(thread_id, h(stream))
+    })
+}
+
+/// `aclrtProcessReport`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtProcessReport(timeout: i32) -> aclError {
+    call(Api::aclrtProcessReport, || report::process(timeout))
+}
+
+/// `aclrtUnSubscribeReport`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtUnSubscribeReport(thread_id: u64, stream: aclrtStream) -> aclError {
+    call(Api::aclrtUnSubscribeReport, || {
+        report::unsubscribe(thread_id, h(stream))
+    })
+}
+
+/// `aclrtLaunchHostFunc`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtLaunchHostFunc(
+    stream: aclrtStream,
+    fn_: aclrtHostFunc,
+    args: *mut c_void,
+) -> aclError {
+    call(Api::aclrtLaunchHostFunc, || {
+        report::launch_host_func(h(stream), fn_, |f| {
+            // SAFETY: C contract of aclrtLaunchHostFunc: `fn(args)` is called
+            // once on a runtime thread when the stream reaches it.
+            unsafe { HostCall::new(f, args) }
+        })
+    })
+}
+
+/// `aclrtSetOpWaitTimeout`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtSetOpWaitTimeout(timeout: u32) -> aclError {
+    call(Api::aclrtSetOpWaitTimeout, || {
+        rt::set_op_wait_timeout(timeout)
+    })
+}
+
+// ------------------------------------------------------------ versions ---
+
+/// `aclrtGetVersion`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtGetVersion(
+    major_version: *mut i32,
+    minor_version: *mut i32,
+    patch_version: *mut i32,
+) -> aclError {
+    // SAFETY: C contract: each pointer is NULL or writable.
+    let (a, b, c) = unsafe {
+        (
+            Out::new(major_version),
+            Out::new(minor_version),
+            Out::new(patch_version),
+        )
+    };
+    call(Api::aclrtGetVersion, || misc::get_version(a, b, c))
+}
+
+/// `aclsysGetVersionStr`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclsysGetVersionStr(
+    pkg_name: *mut c_char,
+    version_str: *mut c_char,
+) -> aclError {
+    // SAFETY: C contract: `pkgName` is NULL or a NUL-terminated string;
+    // `versionStr` is NULL or a buffer of ACL_PKG_VERSION_MAX_SIZE bytes.
+    let (name, out) = unsafe {
+        (
+            c_str(pkg_name),
+            OutBuf::new(version_str, crate::ffi::ACL_PKG_VERSION_MAX_SIZE),
+        )
+    };
+    call(Api::aclsysGetVersionStr, || misc::version_str(name, out))
+}
+
+/// `aclsysGetVersionNum`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclsysGetVersionNum(
+    pkg_name: *mut c_char,
+    version_num: *mut i32,
+) -> aclError {
+    // SAFETY: C contract: `pkgName` is NULL or a NUL-terminated string;
+    // `versionNum` is NULL or writable.
+    let (name, out) = unsafe { (c_str(pkg_name), Out::new(version_num)) };
+    call(Api::aclsysGetVersionNum, || misc::version_num(name, out))
+}
+
+/// `aclsysGetCANNVersion`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclsysGetCANNVersion(
+    name: aclCANNPackageName,
+    version: *mut aclCANNPackageVersion,
+) -> aclError {
+    // SAFETY: C contract: `version` is NULL or writable.
+    let out = unsafe { Out::new(version) };
+    call(Api::aclsysGetCANNVersion, || misc::cann_version(name, out))
+}
+
+// ---------------------------------------------------- signature check ---
+
+/// For every exported function, forms an array of the declaration in
+/// [`crate::ffi`] (bindgen output of the project's header) and the
+/// definition above. Array elements must unify to one function-pointer type,
+/// so any difference in parameters, return type, ABI or safety fails to
+/// compile.
+macro_rules! check_signatures {
+    ($($name:ident),* $(,)?) => {
+        $(
+            const _: () = {
+                let _same_type = [crate::ffi::$name, $name];
+            };
+        )*
+    };
+}
+with_api_list!(check_signatures);

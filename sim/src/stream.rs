@@ -1,0 +1,765 @@
+//! Streams: in-order task queues, each executed by its own worker thread.
+//!
+//! Design (see the crate docs for the user-visible rules):
+//!
+//! * Every task gets a per-stream sequence number (`seq`, 1-based). A stream
+//!   has executed everything up to `completed`; an event record is the pair
+//!   (stream, seq) and is complete when `completed >= seq`.
+//! * Enqueueing takes the queue lock, pushes, and wakes the worker only if it
+//!   is parked (at most one notification per park); the worker swaps the
+//!   whole queue out and runs the batch without holding any lock.
+//! * Completion is an atomic store; a thread waiting for a sequence number
+//!   registers the smallest awaited number in `notify_at`, and the worker
+//!   takes the lock to notify only once that number is reached.
+//! * A task keeps everything it touches alive (`Arc`s of memory blocks,
+//!   events and streams); it is dropped before its completion is published,
+//!   so "still in use" is exactly "an `Arc` is still held by a task".
+
+use std::cell::Cell;
+use std::collections::VecDeque;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::thread::{self, JoinHandle};
+use std::time::{Duration, Instant};
+
+use crate::control::{Violation, ViolationKind};
+use crate::diag::{self, Error, Res};
+use crate::event::{EventShared, EventUse, StreamDep};
+use crate::ffi;
+use crate::raw::{self, HostCall, Span};
+use crate::report::{self, ReportQueue};
+use crate::rt::lock;
+use crate::trace::TraceRec;
+
+/// Code reported when a wait task outlives `aclrtSetOpWaitTimeout`.
+pub(crate) const WAIT_TIMEOUT_CODE: i32 = ffi::ACL_ERROR_RT_TASK_TIMEOUT;
+
+/// Global default delay before every task (`SimConfig::task_delay`), ns.
+static TASK_DELAY_NS: AtomicU64 = AtomicU64::new(0);
+/// Tasks queued since the runtime was reset (for `inject_task_fault`).
+static TASKS_QUEUED: AtomicU64 = AtomicU64::new(0);
+static ANY_TASK_FAULT: AtomicBool = AtomicBool::new(false);
+static TASK_FAULTS: Mutex<Vec<(u64, i32)>> = Mutex::new(Vec::new());
+
+/// "No per-stream delay configured" in `StreamShared::delay_ns`.
+const NO_DELAY_OVERRIDE: u64 = u64::MAX;
+
+thread_local! {
+    /// The id of the stream whose worker runs on this thread (0: none).
+    static WORKER_OF: Cell<u64> = const { Cell::new(0) };
+}
+
+/// Whether the calling thread is the worker of stream `id`.
+pub(crate) fn on_worker_of(id: u64) -> bool {
+    WORKER_OF.with(|w| w.get() == id)
+}
+
+/// Sets the default delay of every task (from the configuration).
+pub(crate) fn set_task_delay(d: Duration) {
+    TASK_DELAY_NS.store(
+        u64::try_from(d.as_nanos()).unwrap_or(u64::MAX - 1),
+        Ordering::Relaxed,
+    );
+}
+
+/// Makes the `nth` task queued from now (over all streams) fail with `code`.
+pub(crate) fn inject_task_fault(nth: u64, code: i32) {
+    let at = TASKS_QUEUED.load(Ordering::SeqCst) + nth;
+    lock(&TASK_FAULTS).push((at, code));
+    ANY_TASK_FAULT.store(true, Ordering::SeqCst);
+}
+
+/// Removes all injected task faults.
+pub(crate) fn clear_task_faults() {
+    lock(&TASK_FAULTS).clear();
+    ANY_TASK_FAULT.store(false, Ordering::SeqCst);
+}
+
+/// Forgets task faults and the task counter.
+pub(crate) fn reset_tasks() {
+    clear_task_faults();
+    TASKS_QUEUED.store(0, Ordering::SeqCst);
+}
+
+/// What a task will suffer on the device: a delay and maybe a fault.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Ticket {
+    delay: Duration,
+    fault: Option<i32>,
+}
+
+impl Ticket {
+    /// No delay, no fault: the task may complete synchronously if possible.
+    pub(crate) fn is_plain(&self) -> bool {
+        self.delay.is_zero() && self.fault.is_none()
+    }
+}
+
+/// A one-shot completion signal.
+pub(crate) struct Done {
+    done: Mutex<bool>,
+    cv: Condvar,
+}
+
+impl Done {
+    /// A new, unsignalled signal.
+    pub(crate) fn new() -> Arc<Done> {
+        Arc::new(Done {
+            done: Mutex::new(false),
+            cv: Condvar::new(),
+        })
+    }
+
+    /// Blocks until signalled.
+    pub(crate) fn wait(&self) {
+        let mut d = lock(&self.done);
+        while !*d {
+            d = self.cv.wait(d).unwrap_or_else(PoisonError::into_inner);
+        }
+    }
+
+    fn signal(&self) {
+        *lock(&self.done) = true;
+        self.cv.notify_all();
+    }
+}
+
+/// Signals its [`Done`] when dropped (after the task's data is gone).
+pub(crate) struct DoneGuard(Arc<Done>);
+
+impl DoneGuard {
+    /// Guards `done`.
+    pub(crate) fn new(done: Arc<Done>) -> DoneGuard {
+        DoneGuard(done)
+    }
+}
+
+impl Drop for DoneGuard {
+    fn drop(&mut self) {
+        self.0.signal();
+    }
+}
+
+/// The work of one task.
+pub(crate) enum Op {
+    /// A copy of `src` into `dst` (equal lengths).
+    Copy {
+        dst: Span,
+        src: Span,
+        name: &'static str,
+    },
+    /// A 2-D copy.
+    Copy2d {
+        dst: Span,
+        dpitch: usize,
+        src: Span,
+        spitch: usize,
+        width: usize,
+        height: usize,
+        name: &'static str,
+    },
+    /// A byte fill.
+    Memset { dst: Span, value: u8 },
+    /// `aclrtLaunchHostFunc`: runs on the worker.
+    HostFunc(HostCall),
+    /// `aclrtLaunchCallback`: handed to the subscribed thread.
+    Callback { call: HostCall, block: bool },
+    /// `aclrtRecordEvent`: stamps the event (generation `generation`).
+    Record {
+        ev: Arc<EventShared>,
+        generation: u64,
+    },
+    /// `aclrtResetEvent`: clears the record of generation `generation`.
+    ResetEvent { ev: EventUse, generation: u64 },
+    /// `aclrtStreamWaitEvent`: holds the stream until `target` reaches `seq`.
+    Wait {
+        target: StreamDep,
+        seq: u64,
+        ev: EventUse,
+        timeout: Option<Duration>,
+    },
+}
+
+impl Op {
+    fn borrows_app(&self) -> bool {
+        match self {
+            Op::Copy { dst, src, .. } | Op::Copy2d { dst, src, .. } => dst.is_app() || src.is_app(),
+            Op::Memset { dst, .. } => dst.is_app(),
+            _ => false,
+        }
+    }
+
+    fn trace_info(&self) -> (&'static str, &'static str, usize, u64, Option<(u64, u64)>) {
+        match self {
+            Op::Copy { dst, name, .. } => (name, "copy", dst.len(), 0, None),
+            Op::Copy2d {
+                width,
+                height,
+                name,
+                ..
+            } => (name, "copy", width.saturating_mul(*height), 0, None),
+            Op::Memset { dst, .. } => ("memset", "memset", dst.len(), 0, None),
+            Op::HostFunc(_) => ("host func", "host", 0, 0, None),
+            Op::Callback { .. } => ("callback", "host", 0, 0, None),
+            Op::Record { ev, .. } => ("record event", "event", 0, ev.id, None),
+            Op::ResetEvent { ev, .. } => ("reset event", "event", 0, ev.id(), None),
+            Op::Wait {
+                target, seq, ev, ..
+            } => ("wait event", "wait", 0, ev.id(), Some((target.id(), *seq))),
+        }
+    }
+
+    fn origin(&self) -> &'static str {
+        match self {
+            Op::HostFunc(_) => "aclrtLaunchHostFunc",
+            Op::Callback { .. } => "aclrtLaunchCallback",
+            _ => "stream worker",
+        }
+    }
+}
+
+struct Task {
+    seq: u64,
+    op: Op,
+    ticket: Ticket,
+    /// Declared last: dropped after `op`, so a borrowing caller wakes only
+    /// once the task no longer holds application memory.
+    done: Option<DoneGuard>,
+}
+
+/// A device fault waiting to be reported by a synchronisation.
+pub(crate) struct Fault {
+    pub seq: u64,
+    pub code: i32,
+    pub what: &'static str,
+    pub why: String,
+}
+
+struct Queue {
+    tasks: VecDeque<Task>,
+    submitted: u64,
+    parked: bool,
+    spawned: bool,
+    shutdown: bool,
+    worker: Option<JoinHandle<()>>,
+}
+
+/// The shared state of one stream (held by the registry, its worker, tasks
+/// that wait on it, and events recorded on it).
+pub(crate) struct StreamShared {
+    /// Lane id (the K of "device N stream K").
+    pub id: u64,
+    /// The `aclrtStream` handle.
+    pub handle: usize,
+    /// The device.
+    pub device: i32,
+    /// Whether this is a context's default stream.
+    pub is_default: bool,
+    /// `aclrtCreateStreamWithConfig` flags.
+    pub flags: u32,
+    /// Trace time base; `None` when tracing is off.
+    epoch: Option<Instant>,
+    q: Mutex<Queue>,
+    work_cv: Condvar,
+    done_cv: Condvar,
+    completed: AtomicU64,
+    notify_at: AtomicU64,
+    discard: AtomicBool,
+    /// Queued wait tasks of other streams that wait for this stream.
+    pub dependents: AtomicUsize,
+    delay_ns: AtomicU64,
+    fault: Mutex<Option<Fault>>,
+    /// The thread subscribed with `aclrtSubscribeReport` and its queue.
+    pub subscriber: Mutex<Option<(u64, Arc<ReportQueue>)>>,
+    trace: Mutex<Vec<TraceRec>>,
+}
+
+impl StreamShared {
+    /// A new stream with no worker yet (spawned on the first task).
+    pub(crate) fn new(
+        id: u64,
+        handle: usize,
+        device: i32,
+        is_default: bool,
+        flags: u32,
+        epoch: Option<Instant>,
+    ) -> Arc<StreamShared> {
+        Arc::new(StreamShared {
+            id,
+            handle,
+            device,
+            is_default,
+            flags,
+            epoch,
+            q: Mutex::new(Queue {
+                tasks: VecDeque::new(),
+                submitted: 0,
+                parked: false,
+                spawned: false,
+                shutdown: false,
+                worker: None,
+            }),
+            work_cv: Condvar::new(),
+            done_cv: Condvar::new(),
+            completed: AtomicU64::new(0),
+            notify_at: AtomicU64::new(u64::MAX),
+            discard: AtomicBool::new(false),
+            dependents: AtomicUsize::new(0),
+            delay_ns: AtomicU64::new(NO_DELAY_OVERRIDE),
+            fault: Mutex::new(None),
+            subscriber: Mutex::new(None),
+            trace: Mutex::new(Vec::new()),
+        })
+    }
+
+    fn queue(&self) -> MutexGuard<'_, Queue> {
+        lock(&self.q)
+    }
+
+    /// Sets (`Some`) or clears (`None`) this stream's own task delay.
+    pub(crate) fn set_delay(&self, d: Option<Duration>) {
+        let ns = d.map_or(NO_DELAY_OVERRIDE, |d| {
+            u64::try_from(d.as_nanos()).unwrap_or(NO_DELAY_OVERRIDE - 1)
+        });
+        self.delay_ns.store(ns, Ordering::Relaxed);
+    }
+
+    /// Draws the delay and (injected) fault of the next task.
+    pub(crate) fn ticket(&self) -> Ticket {
+        let own = self.delay_ns.load(Ordering::Relaxed);
+        let ns = if own == NO_DELAY_OVERRIDE {
+            TASK_DELAY_NS.load(Ordering::Relaxed)
+        } else {
+            own
+        };
+        let n = TASKS_QUEUED.fetch_add(1, Ordering::SeqCst) + 1;
+        let mut fault = None;
+        if ANY_TASK_FAULT.load(Ordering::SeqCst) {
+            let mut faults = lock(&TASK_FAULTS);
+            if let Some(pos) = faults.iter().position(|&(at, _)| at == n) {
+                fault = Some(faults.swap_remove(pos).1);
+            }
+            if faults.is_empty() {
+                ANY_TASK_FAULT.store(false, Ordering::SeqCst);
+            }
+        }
+        Ticket {
+            delay: Duration::from_nanos(ns),
+            fault,
+        }
+    }
+
+    /// Queues `op`; returns its sequence number. A task that borrows
+    /// application memory is waited for before this returns (the C API's
+    /// rule for pageable memory, and the validity condition of such spans).
+    pub(crate) fn submit(self: &Arc<Self>, op: Op, ticket: Ticket) -> Res<u64> {
+        let borrows = op.borrows_app();
+        if borrows && on_worker_of(self.id) {
+            return Err(diag::rt_param(
+                "called from a callback running on this very stream with pageable \
+                 host memory; the call would wait for itself",
+            ));
+        }
+        let done = borrows.then(Done::new);
+        let mut task = Task {
+            seq: 0,
+            op,
+            ticket,
+            done: done.clone().map(DoneGuard::new),
+        };
+        let seq;
+        {
+            let mut q = self.queue();
+            if q.shutdown {
+                drop(q);
+                drop(task);
+                return Err(Error::new(
+                    ffi::ACL_ERROR_RT_INVALID_HANDLE,
+                    format!("stream {:#x} is being destroyed", self.handle),
+                ));
+            }
+            q.submitted += 1;
+            seq = q.submitted;
+            task.seq = seq;
+            q.tasks.push_back(task);
+            if !q.spawned {
+                let me = Arc::clone(self);
+                let spawned = thread::Builder::new()
+                    .name(format!("aclrt-sim d{} s{}", self.device, self.id))
+                    .spawn(move || worker_main(me));
+                match spawned {
+                    Ok(h) => {
+                        q.spawned = true;
+                        q.worker = Some(h);
+                    }
+                    Err(e) => {
+                        let t = q.tasks.pop_back();
+                        q.submitted -= 1;
+                        drop(q);
+                        drop(t);
+                        return Err(Error::new(
+                            ffi::ACL_ERROR_RT_RESOURCE_ALLOC_FAIL,
+                            format!("cannot start the worker thread of stream {}: {e}", self.id),
+                        ));
+                    }
+                }
+            } else if q.parked {
+                q.parked = false;
+                self.work_cv.notify_one();
+            }
+        }
+        if let Some(d) = done {
+            d.wait();
+        }
+        Ok(seq)
+    }
+
+    /// If the stream is idle, allocates a sequence number that is complete
+    /// at once (a record on an idle stream captures nothing).
+    pub(crate) fn try_complete_now(&self) -> Option<u64> {
+        let mut q = self.queue();
+        if q.shutdown || !q.tasks.is_empty() || self.completed.load(Ordering::SeqCst) != q.submitted
+        {
+            return None;
+        }
+        q.submitted += 1;
+        self.completed.store(q.submitted, Ordering::SeqCst);
+        Some(q.submitted)
+    }
+
+    /// The sequence number of the last queued task.
+    pub(crate) fn submitted(&self) -> u64 {
+        self.queue().submitted
+    }
+
+    /// Whether everything up to `seq` has executed.
+    pub(crate) fn reached(&self, seq: u64) -> bool {
+        self.completed.load(Ordering::Acquire) >= seq
+    }
+
+    /// Whether every queued task has executed.
+    pub(crate) fn is_idle(&self) -> bool {
+        let submitted = self.submitted();
+        self.reached(submitted)
+    }
+
+    /// Waits until `seq` has executed; `false` on reaching `deadline`.
+    pub(crate) fn wait_seq(&self, seq: u64, deadline: Option<Instant>) -> bool {
+        if self.reached(seq) {
+            return true;
+        }
+        let mut q = self.queue();
+        loop {
+            self.notify_at.fetch_min(seq, Ordering::SeqCst);
+            if self.completed.load(Ordering::SeqCst) >= seq {
+                return true;
+            }
+            match deadline {
+                None => q = self.done_cv.wait(q).unwrap_or_else(PoisonError::into_inner),
+                Some(d) => {
+                    let now = Instant::now();
+                    if now >= d {
+                        return false;
+                    }
+                    q = self
+                        .done_cv
+                        .wait_timeout(q, d - now)
+                        .unwrap_or_else(PoisonError::into_inner)
+                        .0;
+                }
+            }
+        }
+    }
+
+    /// Waits for everything queued so far; `false` on reaching `deadline`.
+    pub(crate) fn drain(&self, deadline: Option<Instant>) -> bool {
+        let target = self.submitted();
+        self.wait_seq(target, deadline)
+    }
+
+    fn complete(&self, seq: u64) {
+        self.completed.fetch_max(seq, Ordering::SeqCst);
+        if seq >= self.notify_at.load(Ordering::SeqCst) {
+            let _q = self.queue();
+            self.notify_at.store(u64::MAX, Ordering::SeqCst);
+            self.done_cv.notify_all();
+        }
+    }
+
+    /// Takes the pending device fault if it happened at or before `upto`.
+    pub(crate) fn take_fault(&self, upto: u64) -> Option<Fault> {
+        let mut f = lock(&self.fault);
+        if f.as_ref().is_some_and(|f| f.seq <= upto) {
+            f.take()
+        } else {
+            None
+        }
+    }
+
+    fn set_fault(&self, seq: u64, code: i32, what: &'static str, why: String) {
+        let mut f = lock(&self.fault);
+        if f.is_none() {
+            *f = Some(Fault {
+                seq,
+                code,
+                what,
+                why,
+            });
+        }
+    }
+
+    /// Drops the pending (not yet started) tasks and stops the worker after
+    /// its current task; every waiter is released. Returns the worker to
+    /// join (or detach).
+    pub(crate) fn discard(&self) -> Option<JoinHandle<()>> {
+        self.discard.store(true, Ordering::SeqCst);
+        let (dropped, worker) = {
+            let mut q = self.queue();
+            q.shutdown = true;
+            let dropped = std::mem::take(&mut q.tasks);
+            self.completed.fetch_max(q.submitted, Ordering::SeqCst);
+            self.notify_at.store(u64::MAX, Ordering::SeqCst);
+            self.work_cv.notify_all();
+            self.done_cv.notify_all();
+            (dropped, q.worker.take())
+        };
+        drop(dropped);
+        worker
+    }
+
+    /// Lets the worker finish every queued task, then stops it and waits for
+    /// it (unless called from that worker itself).
+    pub(crate) fn shutdown_and_join(&self) {
+        let worker = {
+            let mut q = self.queue();
+            q.shutdown = true;
+            self.work_cv.notify_all();
+            q.worker.take()
+        };
+        if let Some(h) = worker {
+            if !on_worker_of(self.id) {
+                let _ = h.join();
+            }
+        }
+    }
+
+    /// A task event of zero duration recorded by the calling thread (a
+    /// record that completed at once).
+    pub(crate) fn trace_instant(
+        &self,
+        name: &'static str,
+        cat: &'static str,
+        seq: u64,
+        event: u64,
+    ) {
+        if let Some(epoch) = self.epoch {
+            let ts = epoch.elapsed().as_secs_f64() * 1e6;
+            lock(&self.trace).push(TraceRec {
+                name,
+                cat,
+                ts_us: ts,
+                dur_us: 0.0,
+                seq,
+                bytes: 0,
+                event,
+                target: None,
+                fault: None,
+            });
+        }
+    }
+
+    /// The recorded trace events.
+    pub(crate) fn trace_records(&self) -> Vec<TraceRec> {
+        lock(&self.trace).clone()
+    }
+
+    /// Runs one task (on the worker).
+    fn run(&self, task: Task) {
+        let Task {
+            seq,
+            op,
+            ticket,
+            done,
+        } = task;
+        if !ticket.delay.is_zero() {
+            thread::sleep(ticket.delay);
+        }
+        let info = self
+            .epoch
+            .map(|epoch| (epoch, Instant::now(), op.trace_info()));
+        let what = op.trace_info().0;
+        let origin = op.origin();
+        let failure = match ticket.fault {
+            Some(code) => {
+                drop(op);
+                Some((
+                    code,
+                    "injected device fault (aclrt_sim::inject_task_fault)".to_owned(),
+                ))
+            }
+            None => match catch_unwind(AssertUnwindSafe(|| self.exec(op))) {
+                Ok(r) => r,
+                Err(_) => {
+                    let message = format!(
+                        "{origin}: a task ({what}) on stream {} panicked; the panic was caught \
+                         on the stream worker",
+                        self.id
+                    );
+                    diag::record_violation(Violation {
+                        function: origin,
+                        code: ffi::ACL_ERROR_RT_INTERNAL_ERROR,
+                        kind: ViolationKind::CallbackPanicked,
+                        message,
+                    });
+                    Some((
+                        ffi::ACL_ERROR_RT_INTERNAL_ERROR,
+                        "the task panicked".to_owned(),
+                    ))
+                }
+            },
+        };
+        if let Some((epoch, t0, (name, cat, bytes, event, target))) = info {
+            let end = Instant::now();
+            lock(&self.trace).push(TraceRec {
+                name,
+                cat,
+                ts_us: t0.duration_since(epoch).as_secs_f64() * 1e6,
+                dur_us: end.duration_since(t0).as_secs_f64() * 1e6,
+                seq,
+                bytes,
+                event,
+                target,
+                fault: failure.as_ref().map(|f| f.0),
+            });
+        }
+        if let Some((code, why)) = failure {
+            self.set_fault(seq, code, what, why);
+        }
+        drop(done);
+        self.complete(seq);
+    }
+
+    /// Executes an operation; returns a device fault (code, reason).
+    fn exec(&self, op: Op) -> Option<(i32, String)> {
+        let internal = |what: &str| {
+            Some((
+                ffi::ACL_ERROR_RT_INTERNAL_ERROR,
+                format!("internal error: inconsistent {what} task"),
+            ))
+        };
+        match op {
+            Op::Copy { dst, src, .. } => {
+                if !raw::copy(&dst, &src) {
+                    return internal("copy");
+                }
+            }
+            Op::Copy2d {
+                dst,
+                dpitch,
+                src,
+                spitch,
+                width,
+                height,
+                ..
+            } => {
+                if !raw::copy_2d(&dst, dpitch, &src, spitch, width, height) {
+                    return internal("2-D copy");
+                }
+            }
+            Op::Memset { dst, value } => {
+                if !raw::fill(&dst, value) {
+                    return internal("memset");
+                }
+            }
+            Op::HostFunc(call) => call.call(),
+            Op::Callback { call, block } => report::dispatch(self, call, block),
+            Op::Record { ev, generation } => ev.stamp(generation, Instant::now()),
+            Op::ResetEvent { ev, generation } => ev.shared().clear_record(generation),
+            Op::Wait {
+                target,
+                seq,
+                ev,
+                timeout,
+            } => {
+                let start = Instant::now();
+                let deadline = timeout.map(|t| start + t);
+                loop {
+                    let slice = Instant::now() + Duration::from_millis(50);
+                    let until = deadline.map_or(slice, |d| d.min(slice));
+                    if target.stream().wait_seq(seq, Some(until))
+                        || self.discard.load(Ordering::SeqCst)
+                    {
+                        break;
+                    }
+                    if deadline.is_some_and(|d| Instant::now() >= d) {
+                        return Some((
+                            WAIT_TIMEOUT_CODE,
+                            format!(
+                                "waiting for event {:#x} timed out after {:?} \
+                                 (aclrtSetOpWaitTimeout)",
+                                ev.shared().handle,
+                                start.elapsed()
+                            ),
+                        ));
+                    }
+                }
+            }
+        }
+        None
+    }
+}
+
+fn worker_main(sh: Arc<StreamShared>) {
+    WORKER_OF.with(|w| w.set(sh.id));
+    let mut batch: VecDeque<Task> = VecDeque::new();
+    loop {
+        {
+            let mut q = sh.queue();
+            while q.tasks.is_empty() {
+                if q.shutdown {
+                    return;
+                }
+                q.parked = true;
+                q = sh.work_cv.wait(q).unwrap_or_else(PoisonError::into_inner);
+            }
+            q.parked = false;
+            std::mem::swap(&mut q.tasks, &mut batch);
+        }
+        while let Some(task) = batch.pop_front() {
+            if sh.discard.load(Ordering::SeqCst) {
+                drop(task);
+                batch.clear();
+                break;
+            }
+            sh.run(task);
+        }
+    }
+}
+
+/// Stops workers: each is joined if it finishes before `deadline`, otherwise
+/// detached (a host function that never returns must not hang teardown).
+pub(crate) fn join_until(workers: Vec<(u64, JoinHandle<()>)>, deadline: Instant) {
+    for (id, h) in workers {
+        if on_worker_of(id) {
+            continue;
+        }
+        while !h.is_finished() && Instant::now() < deadline {
+            thread::sleep(Duration::from_millis(1));
+        }
+        if h.is_finished() {
+            let _ = h.join();
+        }
+    }
+}
+
+/// The error of a device fault found by a synchronisation.
+pub(crate) fn fault_error(stream: &StreamShared, f: Fault) -> Error {
+    Error::new(
+        f.code,
+        format!(
+            "device fault {} in task #{} ({}) on stream {:#x} (device {}): {}",
+            f.code, f.seq, f.what, stream.handle, stream.device, f.why
+        ),
+    )
+}

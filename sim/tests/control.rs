@@ -1,0 +1,263 @@
+//! The control API: faults, delays, call counts, trace, reset, callbacks.
+
+mod common;
+use common::*;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+#[test]
+fn injected_call_fault_fails_the_nth_call_only() {
+    let _g = sim::exclusive();
+    init_device0();
+    sim::inject_fault("aclrtMalloc", 2, ACL_ERROR_RT_MEMORY_ALLOCATION);
+    let a = malloc(64);
+    let mut p = null_mut();
+    assert_eq!(
+        acl!(aclrtMalloc(&mut p, 64, 0)),
+        ACL_ERROR_RT_MEMORY_ALLOCATION
+    );
+    assert!(p.is_null());
+    assert!(recent_err_msg().unwrap().contains("injected"));
+    let b = malloc(64);
+    ok!(aclrtFree(a));
+    ok!(aclrtFree(b));
+    assert_eq!(
+        sim::call_counts()
+            .iter()
+            .find(|(n, _)| *n == "aclrtMalloc"),
+        Some(&("aclrtMalloc", 3))
+    );
+    teardown_device0();
+    sim::audit().assert_clean();
+}
+
+#[test]
+fn task_fault_is_a_no_op_reported_once_by_the_next_sync() {
+    let _g = sim::exclusive();
+    init_device0();
+    let s = create_stream();
+    let p = malloc(64);
+    ok!(aclrtMemset(p, 64, 0, 64));
+    sim::inject_task_fault(2, ACL_ERROR_RT_AICORE_EXCEPTION);
+    ok!(aclrtMemsetAsync(p, 64, 1, 64, s));
+    ok!(aclrtMemsetAsync(p, 64, 2, 64, s));
+    let e = create_event();
+    ok!(aclrtRecordEvent(e, s));
+    assert_eq!(
+        acl!(aclrtSynchronizeEvent(e)),
+        ACL_ERROR_RT_AICORE_EXCEPTION
+    );
+    assert!(recent_err_msg().unwrap().contains("task #2"));
+    assert_eq!(read_device(p, 64), vec![1; 64], "the faulted task did nothing");
+    ok!(aclrtSynchronizeStream(s));
+    // Device sync reports faults of the current context's streams.
+    sim::inject_task_fault(1, 507_899);
+    ok!(aclrtMemsetAsync(p, 64, 3, 64, s));
+    assert_eq!(acl!(aclrtSynchronizeDevice()), 507_899);
+    ok!(aclrtSynchronizeDevice());
+    ok!(aclrtDestroyEvent(e));
+    ok!(aclrtFree(p));
+    ok!(aclrtDestroyStream(s));
+    teardown_device0();
+    sim::audit().assert_clean();
+}
+
+#[test]
+fn configured_and_per_stream_delays() {
+    let _g = sim::exclusive();
+    sim::configure(SimConfig {
+        task_delay: Duration::from_millis(30),
+        ..SimConfig::default()
+    });
+    init_device0();
+    let s = create_stream();
+    let p = malloc(64);
+    let t0 = Instant::now();
+    ok!(aclrtMemsetAsync(p, 64, 1, 64, s));
+    assert_eq!(stream_status(s), ACL_STREAM_STATUS_NOT_READY);
+    ok!(aclrtSynchronizeStream(s));
+    assert!(t0.elapsed() >= Duration::from_millis(30));
+    sim::set_stream_delay(s, Duration::ZERO);
+    let t0 = Instant::now();
+    ok!(aclrtMemsetAsync(p, 64, 1, 64, s));
+    ok!(aclrtSynchronizeStream(s));
+    assert!(t0.elapsed() < Duration::from_millis(30));
+    ok!(aclrtFree(p));
+    ok!(aclrtDestroyStream(s));
+    teardown_device0();
+    sim::audit().assert_clean();
+}
+
+#[test]
+fn reset_works_from_a_dirty_state() {
+    let _g = sim::exclusive();
+    init_device0();
+    let s = create_stream();
+    let p = malloc(1 << 20);
+    let _h = malloc_host(64);
+    // A running task and pending tasks.
+    ok!(aclrtLaunchHostFunc(s, Some(sleep_ms), ms_arg(100)));
+    ok!(aclrtMemsetAsync(p, 1 << 20, 1, 1 << 20, s));
+    let mut ctx = null_mut();
+    ok!(aclrtCreateContext(&mut ctx, 1));
+    let mut other = null_mut();
+    ok!(aclrtCtxGetCurrentDefaultStream(&mut other));
+    // A subscription, a violation, an injected fault.
+    ok!(aclrtSubscribeReport(sim::thread_report_id(), other));
+    let _ = acl!(aclrtFree(std::ptr::without_provenance_mut(8)));
+    sim::inject_fault("aclrtMalloc", 1, 1);
+    let t0 = Instant::now();
+    sim::reset();
+    assert!(t0.elapsed() < Duration::from_secs(2), "{:?}", t0.elapsed());
+    let audit = sim::audit();
+    assert!(audit.is_clean(), "{audit:#?}");
+    assert!(!audit.initialized);
+    assert_eq!(sim::total_calls(), 0);
+    // Stale handles are rejected, a fresh runtime works.
+    assert_eq!(acl!(aclrtSetCurrentContext(ctx)), ACL_ERROR_RT_INVALID_HANDLE);
+    sim::reset();
+    init_device0();
+    let q = malloc(64);
+    ok!(aclrtFree(q));
+    teardown_device0();
+    sim::audit().assert_clean();
+}
+
+unsafe extern "C" fn flag_thread(arg: *mut c_void) {
+    // SAFETY: the test passes a pointer to an `AtomicUsize` that outlives the
+    // stream synchronisation after which the callback has run.
+    let slot = unsafe { &*arg.cast::<AtomicUsize>() };
+    slot.store(sim::thread_report_id() as usize, Ordering::SeqCst);
+}
+
+#[test]
+fn callbacks_run_on_the_subscribed_thread() {
+    let _g = sim::exclusive();
+    init_device0();
+    let s = create_stream();
+    let stop = Arc::new(AtomicBool::new(false));
+    let (tx, rx) = std::sync::mpsc::channel();
+    let reporter = {
+        let stop = stop.clone();
+        std::thread::spawn(move || {
+            tx.send(sim::thread_report_id()).unwrap();
+            let mut served = 0;
+            while !stop.load(Ordering::SeqCst) {
+                match acl!(aclrtProcessReport(10)) {
+                    0 => served += 1,
+                    ACL_ERROR_RT_REPORT_TIMEOUT | ACL_ERROR_RT_THREAD_SUBSCRIBE => {}
+                    other => panic!("aclrtProcessReport: {other}"),
+                }
+            }
+            served
+        })
+    };
+    let tid = rx.recv().unwrap();
+    let slot = AtomicUsize::new(0);
+    let arg = (&slot as *const AtomicUsize).cast_mut().cast::<c_void>();
+    assert_eq!(
+        acl!(aclrtLaunchCallback(Some(flag_thread), arg, ACL_CALLBACK_BLOCK, s)),
+        ACL_ERROR_RT_STREAM_NO_CB_REG
+    );
+    ok!(aclrtSubscribeReport(tid, s));
+    assert_eq!(acl!(aclrtSubscribeReport(tid + 1, s)), ACL_ERROR_REPEAT_SUBSCRIBE);
+    ok!(aclrtLaunchCallback(Some(flag_thread), arg, ACL_CALLBACK_BLOCK, s));
+    ok!(aclrtSynchronizeStream(s));
+    assert_eq!(slot.load(Ordering::SeqCst) as u64, tid);
+    assert_eq!(acl!(aclrtUnSubscribeReport(tid + 1, s)), ACL_ERROR_THREAD_NOT_SUBSCRIBE);
+    ok!(aclrtUnSubscribeReport(tid, s));
+    assert_eq!(acl!(aclrtUnSubscribeReport(tid, s)), ACL_ERROR_STREAM_NOT_SUBSCRIBE);
+    stop.store(true, Ordering::SeqCst);
+    assert_eq!(reporter.join().unwrap(), 1);
+    assert_eq!(acl!(aclrtProcessReport(0)), ACL_ERROR_INVALID_PARAM);
+    assert_eq!(acl!(aclrtProcessReport(5)), ACL_ERROR_RT_THREAD_SUBSCRIBE);
+    ok!(aclrtDestroyStream(s));
+    teardown_device0();
+    sim::audit().assert_clean();
+}
+
+#[test]
+fn host_func_blocks_its_stream_until_it_returns() {
+    let _g = sim::exclusive();
+    init_device0();
+    let s = create_stream();
+    let hits = AtomicUsize::new(0);
+    let arg = (&hits as *const AtomicUsize).cast_mut().cast::<c_void>();
+    ok!(aclrtLaunchHostFunc(s, Some(sleep_ms), ms_arg(50)));
+    ok!(aclrtLaunchHostFunc(s, Some(bump), arg));
+    assert_eq!(hits.load(Ordering::SeqCst), 0);
+    assert_eq!(stream_status(s), ACL_STREAM_STATUS_NOT_READY);
+    ok!(aclrtSynchronizeStream(s));
+    assert_eq!(hits.load(Ordering::SeqCst), 1);
+    assert_eq!(
+        acl!(aclrtLaunchHostFunc(s, None, null_mut())),
+        ACL_ERROR_INVALID_PARAM
+    );
+    ok!(aclrtDestroyStream(s));
+    teardown_device0();
+    sim::audit().assert_clean();
+}
+
+#[test]
+fn trace_has_one_lane_per_stream_with_waits() {
+    let _g = sim::exclusive();
+    let path = std::env::temp_dir().join(format!("aclrt-sim-test-{}.trace.json", std::process::id()));
+    sim::configure(SimConfig {
+        trace_path: Some(path.clone()),
+        ..SimConfig::default()
+    });
+    init_device0();
+    let (a, b) = (create_stream(), create_stream());
+    let e = create_event();
+    let p = malloc(4096);
+    ok!(aclrtLaunchHostFunc(a, Some(sleep_ms), ms_arg(30)));
+    ok!(aclrtMemsetAsync(p, 4096, 1, 4096, a));
+    ok!(aclrtRecordEvent(e, a));
+    ok!(aclrtStreamWaitEvent(b, e));
+    ok!(aclrtMemcpyAsync(p, 2048, p.wrapping_byte_add(2048), 2048, ACL_MEMCPY_DEVICE_TO_DEVICE, b));
+    ok!(aclrtSynchronizeStream(b));
+    ok!(aclrtDestroyEvent(e));
+    ok!(aclrtFree(p));
+    ok!(aclrtDestroyStream(a));
+    ok!(aclrtDestroyStream(b));
+    teardown_device0();
+    let text = std::fs::read_to_string(&path).unwrap();
+    std::fs::remove_file(&path).unwrap();
+    assert!(text.starts_with("{\"traceEvents\":["), "{text}");
+    for needle in [
+        &format!("\"name\":\"device 0 stream {}\"", a.addr() >> 4) as &str,
+        &format!("\"name\":\"device 0 stream {}\"", b.addr() >> 4),
+        "\"name\":\"host func\"",
+        "\"name\":\"memset\"",
+        "\"name\":\"memcpy D2D\"",
+        "\"name\":\"wait event\"",
+        "\"name\":\"record event\"",
+    ] {
+        assert!(text.contains(needle), "{needle} missing in\n{text}");
+    }
+    // The wait lasted about as long as the host function before the record.
+    let wait = text.lines().find(|l| l.contains("\"wait event\"")).unwrap();
+    let dur: f64 = wait.split("\"dur\":").nth(1).unwrap().split(',').next().unwrap().parse().unwrap();
+    assert!(dur > 10_000.0, "{wait}");
+    sim::audit().assert_clean();
+}
+
+#[test]
+fn config_from_env_and_configure() {
+    let _g = sim::exclusive();
+    assert_eq!(sim::config(), SimConfig::from_env());
+    let cfg = SimConfig {
+        devices: 3,
+        ..SimConfig::default()
+    };
+    sim::configure(cfg.clone());
+    assert_eq!(sim::config(), cfg);
+    ok!(aclInit(null()));
+    let mut n = 0u32;
+    ok!(aclrtGetDeviceCount(&mut n));
+    assert_eq!(n, 3);
+    sim::configure(SimConfig::default());
+    assert_eq!(sim::config(), cfg, "in force until finalize");
+    ok!(aclFinalize());
+    assert_eq!(sim::config(), SimConfig::default());
+}

@@ -1,0 +1,285 @@
+#![cfg(feature = "sim")]
+//! Error messages, versions, constants and the call counter (acl-facts §1,
+//! §3, §4, §5.9).
+
+mod common;
+use common::*;
+
+#[test]
+fn recent_err_msg_describes_the_last_failure_and_clears_it() {
+    let _sim = aclrt_sim::exclusive();
+    init();
+    assert_eq!(acl!(aclrtSetDevice(9)), ACL_ERROR_RT_INVALID_DEVICEID);
+    let msg = recent_err_msg().expect("a message after a failure");
+    assert!(!msg.is_empty());
+    assert!(
+        msg.contains("aclrtSetDevice") || msg.contains('9') || msg.contains("107001"),
+        "message does not say what failed: {msg:?}"
+    );
+    // Returned once, then cleared.
+    let again = recent_err_msg();
+    assert!(
+        again.as_deref().is_none_or(str::is_empty),
+        "not cleared: {again:?}"
+    );
+    finalize();
+    assert_clean();
+}
+
+#[test]
+fn recent_err_msg_reports_the_latest_failure() {
+    let _sim = aclrt_sim::exclusive();
+    init_device0();
+    let mut p: *mut c_void = null_mut();
+    assert_eq!(
+        acl!(aclrtMalloc(&mut p, 0, ACL_MEM_MALLOC_HUGE_FIRST)),
+        ACL_ERROR_INVALID_PARAM
+    );
+    assert_eq!(
+        acl!(aclrtDestroyStream(null_mut())),
+        ACL_ERROR_INVALID_PARAM
+    );
+    let msg = recent_err_msg().expect("a message after a failure");
+    assert!(
+        msg.contains("aclrtDestroyStream") || msg.to_lowercase().contains("stream"),
+        "the latest failure was aclrtDestroyStream: {msg:?}"
+    );
+    teardown_device0();
+    assert_clean();
+}
+
+#[test]
+fn recent_err_msg_is_per_thread() {
+    let _sim = aclrt_sim::exclusive();
+    init();
+    // Clear anything left on this thread.
+    let _ = recent_err_msg();
+    let other = std::thread::spawn(|| {
+        assert_eq!(acl!(aclrtSetDevice(-1)), ACL_ERROR_RT_INVALID_DEVICEID);
+        recent_err_msg()
+    })
+    .join()
+    .unwrap();
+    assert!(other.is_some_and(|m| !m.is_empty()));
+    let mine = recent_err_msg();
+    assert!(
+        mine.as_deref().is_none_or(str::is_empty),
+        "another thread's failure leaked here: {mine:?}"
+    );
+    finalize();
+    assert_clean();
+}
+
+#[test]
+fn recent_err_msg_is_null_or_empty_without_failure() {
+    let _sim = aclrt_sim::exclusive();
+    init_device0();
+    let _ = recent_err_msg();
+    let p = malloc(64);
+    free(p);
+    let msg = recent_err_msg();
+    assert!(msg.as_deref().is_none_or(str::is_empty), "{msg:?}");
+    teardown_device0();
+    assert_clean();
+}
+
+#[test]
+fn violation_message_matches_recent_err_msg() {
+    let _sim = aclrt_sim::exclusive();
+    init_device0();
+    let p = malloc(64);
+    free(p);
+    let _ = recent_err_msg();
+    let code = acl!(aclrtFree(p));
+    assert_ne!(code, ACL_SUCCESS);
+    let msg = recent_err_msg().expect("a message after a failure");
+    let audit = aclrt_sim::audit();
+    assert_eq!(audit.violations.len(), 1, "{:#?}", audit.violations);
+    assert_eq!(audit.violations[0].function, "aclrtFree");
+    assert_eq!(audit.violations[0].code, code);
+    assert_eq!(audit.violations[0].message, msg);
+    teardown_device0();
+    expect_violations(&[ViolationKind::DoubleFree]);
+}
+
+#[test]
+fn get_version_reports_1_17_0() {
+    let _sim = aclrt_sim::exclusive();
+    init();
+    let (mut major, mut minor, mut patch) = (-1, -1, -1);
+    ok!(aclrtGetVersion(&mut major, &mut minor, &mut patch));
+    assert_eq!(
+        (major, minor, patch),
+        (ACL_MAJOR_VERSION, ACL_MINOR_VERSION, ACL_PATCH_VERSION)
+    );
+    assert_eq!((major, minor, patch), (1, 17, 0));
+    finalize();
+    assert_clean();
+}
+
+#[test]
+fn get_version_null_output_returns_100000() {
+    let _sim = aclrt_sim::exclusive();
+    init();
+    let (mut major, mut minor) = (-1, -1);
+    assert_eq!(
+        acl!(aclrtGetVersion(&mut major, &mut minor, null_mut())),
+        ACL_ERROR_INVALID_PARAM
+    );
+    finalize();
+    assert_clean();
+}
+
+#[test]
+fn sys_get_version_str_of_unknown_package_returns_100003() {
+    let _sim = aclrt_sim::exclusive();
+    init();
+    let mut name = *b"no-such-package\0";
+    let mut out = [0 as std::ffi::c_char; ACL_PKG_VERSION_MAX_SIZE];
+    assert_eq!(
+        acl!(aclsysGetVersionStr(
+            name.as_mut_ptr().cast(),
+            out.as_mut_ptr()
+        )),
+        ACL_ERROR_INVALID_FILE
+    );
+    finalize();
+    assert_clean();
+}
+
+#[test]
+fn sys_get_version_str_of_runtime_is_a_dotted_version() {
+    let _sim = aclrt_sim::exclusive();
+    init();
+    let mut name = *b"runtime\0";
+    let mut out = [0 as std::ffi::c_char; ACL_PKG_VERSION_MAX_SIZE];
+    ok!(aclsysGetVersionStr(
+        name.as_mut_ptr().cast(),
+        out.as_mut_ptr()
+    ));
+    // SAFETY: the buffer is NUL-terminated by the runtime (checked below by
+    // the bounded search before CStr reads it).
+    assert!(out.contains(&0));
+    // SAFETY: `out` contains a NUL within its 128 bytes (asserted above).
+    let s = unsafe { std::ffi::CStr::from_ptr(out.as_ptr()) }
+        .to_string_lossy()
+        .into_owned();
+    assert!(
+        s.contains('.') && s.chars().next().is_some_and(|c| c.is_ascii_digit()),
+        "version string {s:?}"
+    );
+    let mut num = -1;
+    ok!(aclsysGetVersionNum(name.as_mut_ptr().cast(), &mut num));
+    assert!(num > 0, "version number {num}");
+    finalize();
+    assert_clean();
+}
+
+#[test]
+fn error_code_constants_have_the_documented_values() {
+    let _sim = aclrt_sim::exclusive();
+    let acl_layer = [
+        (ACL_SUCCESS, 0),
+        (ACL_ERROR_INVALID_PARAM, 100000),
+        (ACL_ERROR_UNINITIALIZE, 100001),
+        (ACL_ERROR_REPEAT_INITIALIZE, 100002),
+        (ACL_ERROR_INVALID_FILE, 100003),
+        (ACL_ERROR_REPEAT_SUBSCRIBE, 100033),
+        (ACL_ERROR_REPEAT_FINALIZE, 100037),
+        (ACL_ERROR_BAD_ALLOC, 200000),
+        (ACL_ERROR_FEATURE_UNSUPPORTED, 200006),
+        (ACL_ERROR_INTERNAL_ERROR, 500000),
+    ];
+    let rt_layer = [
+        (ACL_ERROR_RT_PARAM_INVALID, 107000),
+        (ACL_ERROR_RT_INVALID_DEVICEID, 107001),
+        (ACL_ERROR_RT_CONTEXT_NULL, 107002),
+        (ACL_ERROR_RT_STREAM_CONTEXT, 107003),
+        (ACL_ERROR_RT_INVALID_HANDLE, 107017),
+        (ACL_ERROR_RT_FEATURE_NOT_SUPPORT, 207000),
+        (ACL_ERROR_RT_MEMORY_ALLOCATION, 207001),
+        (ACL_ERROR_RT_INTERNAL_ERROR, 507000),
+        (ACL_ERROR_RT_CONTEXT_RELEASE_ERROR, 507007),
+        (ACL_ERROR_RT_REPORT_TIMEOUT, 507012),
+        (ACL_ERROR_RT_AICORE_EXCEPTION, 507015),
+        (ACL_ERROR_RT_STREAM_SYNC_TIMEOUT, 507046),
+        (ACL_ERROR_RT_EVENT_SYNC_TIMEOUT, 507047),
+    ];
+    for (got, want) in acl_layer.into_iter().chain(rt_layer) {
+        assert_eq!(got, want);
+    }
+    assert_clean();
+}
+
+#[test]
+fn status_enums_have_the_documented_values() {
+    let _sim = aclrt_sim::exclusive();
+    // aclrtEventRecordedStatus is the reverse of the other status enums.
+    assert_eq!(
+        (
+            ACL_EVENT_RECORDED_STATUS_NOT_READY,
+            ACL_EVENT_RECORDED_STATUS_COMPLETE
+        ),
+        (0, 1)
+    );
+    assert_eq!(
+        (ACL_EVENT_STATUS_COMPLETE, ACL_EVENT_STATUS_NOT_READY),
+        (0, 1)
+    );
+    assert_eq!(
+        (ACL_STREAM_STATUS_COMPLETE, ACL_STREAM_STATUS_NOT_READY),
+        (0, 1)
+    );
+    assert_eq!(
+        (
+            ACL_MEMCPY_HOST_TO_HOST,
+            ACL_MEMCPY_HOST_TO_DEVICE,
+            ACL_MEMCPY_DEVICE_TO_HOST,
+            ACL_MEMCPY_DEVICE_TO_DEVICE,
+            ACL_MEMCPY_DEFAULT
+        ),
+        (0, 1, 2, 3, 4)
+    );
+    assert_eq!((ACL_DEVICE, ACL_HOST), (0, 1));
+    assert_eq!(
+        (
+            ACL_EVENT_SYNC,
+            ACL_EVENT_TIME_LINE,
+            ACL_EVENT_EXTERNAL,
+            ACL_EVENT_IPC
+        ),
+        (0x1, 0x8, 0x20, 0x40)
+    );
+    assert_clean();
+}
+
+#[test]
+fn call_counts_count_each_c_function() {
+    let _sim = aclrt_sim::exclusive();
+    aclrt_sim::reset_call_counts();
+    init_device0();
+    let p = malloc(64);
+    let q = malloc(64);
+    free(p);
+    free(q);
+    teardown_device0();
+    let counts = aclrt_sim::call_counts();
+    let get = |name: &str| {
+        counts
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|&(_, c)| c)
+            .unwrap_or(0)
+    };
+    assert_eq!(get("aclInit"), 1);
+    assert_eq!(get("aclrtSetDevice"), 1);
+    assert_eq!(get("aclrtMalloc"), 2);
+    assert_eq!(get("aclrtFree"), 2);
+    assert_eq!(get("aclFinalize"), 1);
+    assert_eq!(counts[0].0, "aclInit", "first-call order");
+    assert_eq!(aclrt_sim::total_calls(), 8);
+    aclrt_sim::reset_call_counts();
+    assert_eq!(aclrt_sim::total_calls(), 0);
+    assert!(aclrt_sim::call_counts().is_empty());
+    assert_clean();
+}

@@ -1,0 +1,375 @@
+#![cfg(feature = "sim")]
+//! Streams: creation, the NULL default stream, context binding, query,
+//! synchronisation with timeouts, handle validation (acl-facts §5.4).
+
+mod common;
+use common::*;
+
+#[test]
+fn create_stream_without_context_returns_107002() {
+    let _sim = aclrt_sim::exclusive();
+    init();
+    let mut s: aclrtStream = null_mut();
+    assert_eq!(acl!(aclrtCreateStream(&mut s)), ACL_ERROR_RT_CONTEXT_NULL);
+    assert!(s.is_null());
+    finalize();
+    assert_clean();
+}
+
+#[test]
+fn create_stream_null_output_returns_100000() {
+    let _sim = aclrt_sim::exclusive();
+    init_device0();
+    assert_eq!(acl!(aclrtCreateStream(null_mut())), ACL_ERROR_INVALID_PARAM);
+    teardown_device0();
+    assert_clean();
+}
+
+#[test]
+fn create_and_destroy_stream_tracks_live_streams() {
+    let _sim = aclrt_sim::exclusive();
+    init_device0();
+    let s1 = create_stream();
+    let s2 = create_stream();
+    assert_ne!(s1, s2);
+    assert_eq!(live(ResourceKind::Stream, 0), 2);
+    destroy_stream(s1);
+    assert_eq!(live(ResourceKind::Stream, 0), 1);
+    destroy_stream(s2);
+    assert_eq!(live(ResourceKind::Stream, 0), 0);
+    teardown_device0();
+    assert_clean();
+}
+
+#[test]
+fn destroy_default_stream_null_returns_100000() {
+    let _sim = aclrt_sim::exclusive();
+    init_device0();
+    assert_eq!(
+        acl!(aclrtDestroyStream(null_mut())),
+        ACL_ERROR_INVALID_PARAM
+    );
+    // The default stream still works.
+    let p = malloc(64);
+    ok!(aclrtMemsetAsync(p, 64, 3, 64, null_mut()));
+    ok!(aclrtSynchronizeStream(null_mut()));
+    assert_eq!(read_device(p, 64), vec![3; 64]);
+    free(p);
+    teardown_device0();
+    assert_clean();
+}
+
+#[test]
+fn null_stream_is_the_default_stream() {
+    let _sim = aclrt_sim::exclusive();
+    init_device0();
+    let host = malloc_host(4096);
+    let dev = malloc(4096);
+    let data = pattern(4096, 1);
+    // SAFETY: `host` is a live 4096-byte pinned allocation, no task uses it.
+    unsafe { host_slice(host, 4096) }.copy_from_slice(&data);
+    ok!(aclrtMemcpyAsync(
+        dev,
+        4096,
+        host,
+        4096,
+        ACL_MEMCPY_HOST_TO_DEVICE,
+        null_mut()
+    ));
+    ok!(aclrtSynchronizeStream(null_mut()));
+    assert_eq!(stream_status(null_mut()), ACL_STREAM_STATUS_COMPLETE);
+    assert_eq!(read_device(dev, 4096), data);
+    free(dev);
+    free_host(host);
+    teardown_device0();
+    assert_clean();
+}
+
+#[test]
+fn stream_of_other_context_returns_107003() {
+    let _sim = aclrt_sim::exclusive();
+    init_device0();
+    let s_default_ctx = create_stream();
+    let a = malloc(64);
+    let b = malloc(64);
+    let ctx = create_context(0);
+    // ctx is current now; s_default_ctx belongs to the default context.
+    assert_eq!(
+        acl!(aclrtMemcpyAsync(
+            b,
+            64,
+            a,
+            64,
+            ACL_MEMCPY_DEVICE_TO_DEVICE,
+            s_default_ctx
+        )),
+        ACL_ERROR_RT_STREAM_CONTEXT
+    );
+    assert_eq!(ACL_ERROR_RT_STREAM_CONTEXT, 107003);
+    ok!(aclrtDestroyContext(ctx));
+    free(a);
+    free(b);
+    destroy_stream(s_default_ctx);
+    expect_violations(&[ViolationKind::WrongContext]);
+}
+
+#[test]
+fn destroy_stream_of_other_context_returns_107003() {
+    let _sim = aclrt_sim::exclusive();
+    init_device0();
+    let s = create_stream();
+    let ctx = create_context(0);
+    assert_eq!(acl!(aclrtDestroyStream(s)), ACL_ERROR_RT_STREAM_CONTEXT);
+    ok!(aclrtDestroyContext(ctx));
+    // Back in the default context the stream can be destroyed.
+    destroy_stream(s);
+    teardown_device0();
+    expect_violations(&[ViolationKind::WrongContext]);
+}
+
+#[test]
+fn synchronize_stream_switches_to_the_streams_context() {
+    let _sim = aclrt_sim::exclusive();
+    init_device0();
+    let s = create_stream();
+    let p = malloc(128);
+    stream_delay(s, 20);
+    ok!(aclrtMemsetAsync(p, 128, 9, 128, s));
+    let ctx = create_context(0);
+    // The stream belongs to the default context, ctx is current: allowed.
+    ok!(aclrtSynchronizeStream(s));
+    // The current context was not changed by the call.
+    assert_eq!(current_context(), ctx);
+    ok!(aclrtDestroyContext(ctx));
+    assert_eq!(stream_status(s), ACL_STREAM_STATUS_COMPLETE);
+    assert_eq!(read_device(p, 128), vec![9; 128]);
+    free(p);
+    destroy_stream(s);
+    teardown_device0();
+    assert_clean();
+}
+
+#[test]
+fn destroy_stream_waits_for_pending_tasks() {
+    let _sim = aclrt_sim::exclusive();
+    init_device0();
+    let s = create_stream();
+    let p = malloc(1024);
+    ok!(aclrtMemset(p, 1024, 0, 1024));
+    stream_delay(s, 30);
+    ok!(aclrtMemsetAsync(p, 1024, 0x5a, 1024, s));
+    destroy_stream(s);
+    // The queued memset ran before the destroy returned.
+    assert_eq!(read_device(p, 1024), vec![0x5a; 1024]);
+    free(p);
+    teardown_device0();
+    assert_clean();
+}
+
+#[test]
+fn stream_query_reports_complete_on_an_idle_stream() {
+    let _sim = aclrt_sim::exclusive();
+    init_device0();
+    let s = create_stream();
+    assert_eq!(stream_status(s), ACL_STREAM_STATUS_COMPLETE);
+    assert_eq!(ACL_STREAM_STATUS_COMPLETE, 0);
+    destroy_stream(s);
+    teardown_device0();
+    assert_clean();
+}
+
+#[test]
+fn stream_query_reports_not_ready_while_a_task_is_pending() {
+    let _sim = aclrt_sim::exclusive();
+    init_device0();
+    let s = create_stream();
+    let p = malloc(64);
+    stream_delay(s, 50);
+    ok!(aclrtMemsetAsync(p, 64, 1, 64, s));
+    // Query returns success and reports NOT_READY (1).
+    assert_eq!(stream_status(s), ACL_STREAM_STATUS_NOT_READY);
+    ok!(aclrtSynchronizeStream(s));
+    assert_eq!(stream_status(s), ACL_STREAM_STATUS_COMPLETE);
+    free(p);
+    destroy_stream(s);
+    teardown_device0();
+    assert_clean();
+}
+
+#[test]
+fn stream_query_null_status_returns_100000() {
+    let _sim = aclrt_sim::exclusive();
+    init_device0();
+    let s = create_stream();
+    assert_eq!(
+        acl!(aclrtStreamQuery(s, null_mut())),
+        ACL_ERROR_INVALID_PARAM
+    );
+    destroy_stream(s);
+    teardown_device0();
+    assert_clean();
+}
+
+#[test]
+fn destroyed_stream_handle_returns_107017() {
+    let _sim = aclrt_sim::exclusive();
+    init_device0();
+    let s = create_stream();
+    destroy_stream(s);
+    assert_eq!(acl!(aclrtSynchronizeStream(s)), ACL_ERROR_RT_INVALID_HANDLE);
+    teardown_device0();
+    expect_violations(&[ViolationKind::UseAfterFree]);
+}
+
+#[test]
+fn foreign_stream_handle_returns_107017() {
+    let _sim = aclrt_sim::exclusive();
+    init_device0();
+    let mut not_a_stream = [0u64; 8];
+    let fake: aclrtStream = not_a_stream.as_mut_ptr().cast();
+    assert_eq!(
+        acl!(aclrtSynchronizeStream(fake)),
+        ACL_ERROR_RT_INVALID_HANDLE
+    );
+    assert_eq!(not_a_stream, [0u64; 8], "the runtime must not write to it");
+    teardown_device0();
+    expect_violations(&[ViolationKind::InvalidHandle]);
+}
+
+#[test]
+fn create_stream_with_config_clamps_priority_and_drops_unknown_flags() {
+    let _sim = aclrt_sim::exclusive();
+    init_device0();
+    let mut s: aclrtStream = null_mut();
+    ok!(aclrtCreateStreamWithConfig(&mut s, 1000, 0x8000_0000));
+    assert!(!s.is_null());
+    let p = malloc(64);
+    ok!(aclrtMemsetAsync(p, 64, 0x42, 64, s));
+    ok!(aclrtSynchronizeStream(s));
+    assert_eq!(read_device(p, 64), vec![0x42; 64]);
+    free(p);
+    destroy_stream(s);
+    teardown_device0();
+    assert_clean();
+}
+
+#[test]
+fn create_stream_with_config_fast_launch_and_fast_sync_works() {
+    let _sim = aclrt_sim::exclusive();
+    init_device0();
+    let mut s: aclrtStream = null_mut();
+    ok!(aclrtCreateStreamWithConfig(
+        &mut s,
+        0,
+        ACL_STREAM_FAST_LAUNCH | ACL_STREAM_FAST_SYNC
+    ));
+    let p = malloc(64);
+    ok!(aclrtMemsetAsync(p, 64, 0x43, 64, s));
+    ok!(aclrtSynchronizeStream(s));
+    assert_eq!(read_device(p, 64), vec![0x43; 64]);
+    free(p);
+    destroy_stream(s);
+    teardown_device0();
+    assert_clean();
+}
+
+#[test]
+fn stream_available_num_counts_down_on_create() {
+    let _sim = aclrt_sim::exclusive();
+    init_device0();
+    let mut before = 0u32;
+    ok!(aclrtGetStreamAvailableNum(&mut before));
+    assert!(before > 0);
+    let s = create_stream();
+    let mut during = 0u32;
+    ok!(aclrtGetStreamAvailableNum(&mut during));
+    assert_eq!(during, before - 1);
+    destroy_stream(s);
+    let mut after = 0u32;
+    ok!(aclrtGetStreamAvailableNum(&mut after));
+    assert_eq!(after, before);
+    teardown_device0();
+    assert_clean();
+}
+
+#[test]
+fn synchronize_stream_with_timeout_zero_returns_107000() {
+    let _sim = aclrt_sim::exclusive();
+    init_device0();
+    let s = create_stream();
+    assert_eq!(
+        acl!(aclrtSynchronizeStreamWithTimeout(s, 0)),
+        ACL_ERROR_RT_PARAM_INVALID
+    );
+    assert_eq!(
+        acl!(aclrtSynchronizeStreamWithTimeout(s, -5)),
+        ACL_ERROR_RT_PARAM_INVALID
+    );
+    destroy_stream(s);
+    teardown_device0();
+    assert_clean();
+}
+
+#[test]
+fn synchronize_stream_timeout_expiry_returns_507046() {
+    let _sim = aclrt_sim::exclusive();
+    init_device0();
+    let s = create_stream();
+    let p = malloc(64);
+    stream_delay(s, 50);
+    ok!(aclrtMemsetAsync(p, 64, 2, 64, s));
+    assert_eq!(
+        acl!(aclrtSynchronizeStreamWithTimeout(s, 1)),
+        ACL_ERROR_RT_STREAM_SYNC_TIMEOUT
+    );
+    ok!(aclrtSynchronizeStreamWithTimeout(s, -1));
+    assert_eq!(read_device(p, 64), vec![2; 64]);
+    free(p);
+    destroy_stream(s);
+    teardown_device0();
+    assert_clean();
+}
+
+#[test]
+fn default_stream_does_not_wait_for_explicit_streams() {
+    let _sim = aclrt_sim::exclusive();
+    init_device0();
+    let s = create_stream();
+    let a = malloc(64);
+    let b = malloc(64);
+    stream_delay(s, 50);
+    ok!(aclrtMemsetAsync(a, 64, 1, 64, s));
+    ok!(aclrtMemsetAsync(b, 64, 2, 64, null_mut()));
+    ok!(aclrtSynchronizeStream(null_mut()));
+    // The default stream finished while the explicit one is still delayed.
+    assert_eq!(stream_status(s), ACL_STREAM_STATUS_NOT_READY);
+    assert_eq!(read_device(b, 64), vec![2; 64]);
+    ok!(aclrtSynchronizeStream(s));
+    free(a);
+    free(b);
+    destroy_stream(s);
+    teardown_device0();
+    assert_clean();
+}
+
+#[test]
+fn destroy_stream_force_does_not_wait() {
+    let _sim = aclrt_sim::exclusive();
+    init_device0();
+    let s = create_stream();
+    let p = malloc(64);
+    stream_delay(s, 50);
+    ok!(aclrtMemsetAsync(p, 64, 1, 64, s));
+    let t0 = Instant::now();
+    ok!(aclrtDestroyStreamForce(s));
+    assert!(
+        t0.elapsed() < Duration::from_millis(45),
+        "DestroyStreamForce blocked for {:?}",
+        t0.elapsed()
+    );
+    assert_eq!(live(ResourceKind::Stream, 0), 0);
+    ok!(aclrtSynchronizeDevice());
+    free(p);
+    teardown_device0();
+    assert_clean();
+}

@@ -1,0 +1,548 @@
+#![cfg(feature = "sim")]
+//! The simulator's strict checks: every misuse returns an error code and is
+//! recorded in the audit with its kind (design §sim "Strict").
+
+mod common;
+use common::*;
+
+/// The single violation recorded so far (panics unless exactly one).
+#[track_caller]
+fn only_violation() -> aclrt_sim::Violation {
+    let v = aclrt_sim::audit().violations;
+    assert_eq!(v.len(), 1, "{v:#?}");
+    v[0].clone()
+}
+
+#[test]
+fn out_of_bounds_copy_is_rejected_and_recorded() {
+    let _sim = aclrt_sim::exclusive();
+    init_device0();
+    let dev = malloc(64);
+    let src = vec![1u8; 4096];
+    ok!(aclrtMemset(dev, 64, 0, 64));
+    // destMax lies: the allocation has 64 bytes.
+    let code = acl!(aclrtMemcpy(
+        dev,
+        4096,
+        src.as_ptr().cast(),
+        4096,
+        ACL_MEMCPY_HOST_TO_DEVICE
+    ));
+    assert_ne!(code, ACL_SUCCESS);
+    let v = only_violation();
+    assert_eq!(v.kind, ViolationKind::OutOfBounds);
+    assert_eq!(v.function, "aclrtMemcpy");
+    assert_eq!(v.code, code);
+    // Nothing was written.
+    assert_eq!(read_device(dev, 64), vec![0; 64]);
+    free(dev);
+    teardown_device0();
+    expect_violations(&[ViolationKind::OutOfBounds]);
+}
+
+#[test]
+fn out_of_bounds_read_from_device_is_rejected_and_recorded() {
+    let _sim = aclrt_sim::exclusive();
+    init_device0();
+    let dev = malloc(100);
+    let mut out = vec![0u8; 200];
+    let code = acl!(aclrtMemcpy(
+        out.as_mut_ptr().cast(),
+        200,
+        dev,
+        200,
+        ACL_MEMCPY_DEVICE_TO_HOST
+    ));
+    assert_ne!(code, ACL_SUCCESS);
+    free(dev);
+    teardown_device0();
+    expect_violations(&[ViolationKind::OutOfBounds]);
+}
+
+#[test]
+fn out_of_bounds_memset_at_an_offset_is_rejected() {
+    let _sim = aclrt_sim::exclusive();
+    init_device0();
+    let dev = malloc(256);
+    // SAFETY: offset 200 is inside the 256-byte allocation.
+    let at = unsafe { dev.cast::<u8>().add(200) }.cast::<c_void>();
+    let code = acl!(aclrtMemset(at, 100, 0, 100));
+    assert_ne!(code, ACL_SUCCESS);
+    free(dev);
+    teardown_device0();
+    expect_violations(&[ViolationKind::OutOfBounds]);
+}
+
+#[test]
+fn out_of_bounds_async_copy_is_rejected_at_enqueue() {
+    let _sim = aclrt_sim::exclusive();
+    init_device0();
+    let a = malloc(64);
+    let b = malloc(1024);
+    let code = acl!(aclrtMemcpyAsync(
+        a,
+        1024,
+        b,
+        1024,
+        ACL_MEMCPY_DEVICE_TO_DEVICE,
+        null_mut()
+    ));
+    assert_ne!(code, ACL_SUCCESS);
+    ok!(aclrtSynchronizeStream(null_mut()));
+    free(a);
+    free(b);
+    teardown_device0();
+    expect_violations(&[ViolationKind::OutOfBounds]);
+}
+
+#[test]
+fn host_to_device_with_device_source_is_a_kind_mismatch() {
+    let _sim = aclrt_sim::exclusive();
+    init_device0();
+    let a = malloc(64);
+    let b = malloc(64);
+    let code = acl!(aclrtMemcpy(b, 64, a, 64, ACL_MEMCPY_HOST_TO_DEVICE));
+    assert_ne!(code, ACL_SUCCESS);
+    let v = only_violation();
+    assert_eq!(v.kind, ViolationKind::KindMismatch);
+    assert_eq!(v.code, code);
+    free(a);
+    free(b);
+    teardown_device0();
+    expect_violations(&[ViolationKind::KindMismatch]);
+}
+
+#[test]
+fn device_to_host_into_device_memory_is_a_kind_mismatch() {
+    let _sim = aclrt_sim::exclusive();
+    init_device0();
+    let a = malloc(64);
+    let b = malloc(64);
+    let code = acl!(aclrtMemcpy(b, 64, a, 64, ACL_MEMCPY_DEVICE_TO_HOST));
+    assert_ne!(code, ACL_SUCCESS);
+    free(a);
+    free(b);
+    teardown_device0();
+    expect_violations(&[ViolationKind::KindMismatch]);
+}
+
+#[test]
+fn device_to_device_from_host_memory_is_a_kind_mismatch() {
+    let _sim = aclrt_sim::exclusive();
+    init_device0();
+    let dev = malloc(64);
+    let host = [0u8; 64];
+    let code = acl!(aclrtMemcpy(
+        dev,
+        64,
+        host.as_ptr().cast(),
+        64,
+        ACL_MEMCPY_DEVICE_TO_DEVICE
+    ));
+    assert_ne!(code, ACL_SUCCESS);
+    free(dev);
+    teardown_device0();
+    expect_violations(&[ViolationKind::KindMismatch]);
+}
+
+#[test]
+fn async_copy_with_wrong_kind_is_a_kind_mismatch() {
+    let _sim = aclrt_sim::exclusive();
+    init_device0();
+    let dev = malloc(64);
+    let host = malloc_host(64);
+    let code = acl!(aclrtMemcpyAsync(
+        dev,
+        64,
+        host,
+        64,
+        ACL_MEMCPY_DEVICE_TO_HOST,
+        null_mut()
+    ));
+    assert_ne!(code, ACL_SUCCESS);
+    ok!(aclrtSynchronizeStream(null_mut()));
+    free(dev);
+    free_host(host);
+    teardown_device0();
+    expect_violations(&[ViolationKind::KindMismatch]);
+}
+
+#[test]
+fn double_free_is_rejected_and_recorded() {
+    let _sim = aclrt_sim::exclusive();
+    init_device0();
+    let p = malloc(64);
+    free(p);
+    let code = acl!(aclrtFree(p));
+    assert_ne!(code, ACL_SUCCESS);
+    let v = only_violation();
+    assert_eq!(v.kind, ViolationKind::DoubleFree);
+    assert_eq!(v.function, "aclrtFree");
+    teardown_device0();
+    expect_violations(&[ViolationKind::DoubleFree]);
+}
+
+#[test]
+fn double_free_host_is_rejected_and_recorded() {
+    let _sim = aclrt_sim::exclusive();
+    init_device0();
+    let p = malloc_host(64);
+    free_host(p);
+    assert_ne!(acl!(aclrtFreeHost(p)), ACL_SUCCESS);
+    teardown_device0();
+    expect_violations(&[ViolationKind::DoubleFree]);
+}
+
+#[test]
+fn freeing_a_foreign_address_is_rejected_and_recorded() {
+    let _sim = aclrt_sim::exclusive();
+    init_device0();
+    let mut mine = vec![0u8; 64];
+    let code = acl!(aclrtFree(mine.as_mut_ptr().cast()));
+    assert_ne!(code, ACL_SUCCESS);
+    assert_eq!(mine, vec![0u8; 64]);
+    teardown_device0();
+    expect_violations(&[ViolationKind::ForeignFree]);
+}
+
+#[test]
+fn freeing_host_memory_with_aclrt_free_is_a_foreign_free() {
+    let _sim = aclrt_sim::exclusive();
+    init_device0();
+    let host = malloc_host(64);
+    assert_ne!(acl!(aclrtFree(host)), ACL_SUCCESS);
+    assert_eq!(live(ResourceKind::HostMemory, 0), 1);
+    free_host(host);
+    teardown_device0();
+    expect_violations(&[ViolationKind::ForeignFree]);
+}
+
+#[test]
+fn freeing_an_interior_pointer_is_a_foreign_free() {
+    let _sim = aclrt_sim::exclusive();
+    init_device0();
+    let p = malloc(256);
+    // SAFETY: offset 64 is inside the 256-byte allocation.
+    let inner = unsafe { p.cast::<u8>().add(64) }.cast::<c_void>();
+    assert_ne!(acl!(aclrtFree(inner)), ACL_SUCCESS);
+    assert_eq!(live(ResourceKind::DeviceMemory, 0), 1);
+    free(p);
+    teardown_device0();
+    expect_violations(&[ViolationKind::ForeignFree]);
+}
+
+#[test]
+fn copy_from_freed_memory_is_a_use_after_free() {
+    let _sim = aclrt_sim::exclusive();
+    init_device0();
+    let p = malloc(64);
+    free(p);
+    let mut out = vec![0u8; 64];
+    let code = acl!(aclrtMemcpy(
+        out.as_mut_ptr().cast(),
+        64,
+        p,
+        64,
+        ACL_MEMCPY_DEVICE_TO_HOST
+    ));
+    assert_ne!(code, ACL_SUCCESS);
+    teardown_device0();
+    expect_violations(&[ViolationKind::UseAfterFree]);
+}
+
+#[test]
+fn memset_of_freed_memory_is_a_use_after_free() {
+    let _sim = aclrt_sim::exclusive();
+    init_device0();
+    let p = malloc(64);
+    free(p);
+    assert_ne!(acl!(aclrtMemset(p, 64, 0, 64)), ACL_SUCCESS);
+    teardown_device0();
+    expect_violations(&[ViolationKind::UseAfterFree]);
+}
+
+#[test]
+fn free_while_a_queued_task_uses_the_memory_is_recorded() {
+    let _sim = aclrt_sim::exclusive();
+    init_device0();
+    let s = create_stream();
+    let src = malloc(4096);
+    let dst = malloc(4096);
+    stream_delay(s, 50);
+    ok!(aclrtMemcpyAsync(
+        dst,
+        4096,
+        src,
+        4096,
+        ACL_MEMCPY_DEVICE_TO_DEVICE,
+        s
+    ));
+    // aclrtFree does not wait for the queued copy: a use-after-free on real
+    // hardware. The simulator reports it.
+    let _ = acl!(aclrtFree(src));
+    let kinds = violation_kinds();
+    assert_eq!(kinds, vec![ViolationKind::ReleaseWhileInUse]);
+    ok!(aclrtSynchronizeStream(s));
+    free(dst);
+    destroy_stream(s);
+    teardown_device0();
+    let kinds = violation_kinds();
+    assert_eq!(
+        kinds.first(),
+        Some(&ViolationKind::ReleaseWhileInUse),
+        "{kinds:?}"
+    );
+    aclrt_sim::reset();
+}
+
+#[test]
+fn free_host_while_a_queued_task_uses_it_is_recorded() {
+    let _sim = aclrt_sim::exclusive();
+    init_device0();
+    let s = create_stream();
+    let host = malloc_host(4096);
+    let dev = malloc(4096);
+    stream_delay(s, 50);
+    ok!(aclrtMemcpyAsync(
+        dev,
+        4096,
+        host,
+        4096,
+        ACL_MEMCPY_HOST_TO_DEVICE,
+        s
+    ));
+    let _ = acl!(aclrtFreeHost(host));
+    assert_eq!(violation_kinds(), vec![ViolationKind::ReleaseWhileInUse]);
+    ok!(aclrtSynchronizeStream(s));
+    free(dev);
+    destroy_stream(s);
+    teardown_device0();
+    let kinds = violation_kinds();
+    assert_eq!(kinds.first(), Some(&ViolationKind::ReleaseWhileInUse));
+    aclrt_sim::reset();
+}
+
+#[test]
+fn destroying_a_context_with_a_live_stream_is_recorded() {
+    let _sim = aclrt_sim::exclusive();
+    init_device0();
+    let ctx = create_context(0);
+    let s = create_stream();
+    let code = acl!(aclrtDestroyContext(ctx));
+    assert_ne!(code, ACL_SUCCESS);
+    let v = only_violation();
+    assert_eq!(v.kind, ViolationKind::ReleaseWithLiveChildren);
+    assert_eq!(v.function, "aclrtDestroyContext");
+    // Proper order works.
+    destroy_stream(s);
+    ok!(aclrtDestroyContext(ctx));
+    teardown_device0();
+    expect_violations(&[ViolationKind::ReleaseWithLiveChildren]);
+}
+
+#[test]
+fn destroying_a_context_with_live_memory_is_recorded() {
+    let _sim = aclrt_sim::exclusive();
+    init_device0();
+    let ctx = create_context(0);
+    let p = malloc(64);
+    assert_ne!(acl!(aclrtDestroyContext(ctx)), ACL_SUCCESS);
+    free(p);
+    ok!(aclrtDestroyContext(ctx));
+    teardown_device0();
+    expect_violations(&[ViolationKind::ReleaseWithLiveChildren]);
+}
+
+#[test]
+fn destroying_a_context_with_a_live_event_is_recorded() {
+    let _sim = aclrt_sim::exclusive();
+    init_device0();
+    let ctx = create_context(0);
+    let e = create_event();
+    assert_ne!(acl!(aclrtDestroyContext(ctx)), ACL_SUCCESS);
+    destroy_event(e);
+    ok!(aclrtDestroyContext(ctx));
+    teardown_device0();
+    expect_violations(&[ViolationKind::ReleaseWithLiveChildren]);
+}
+
+#[test]
+fn reset_device_with_live_memory_is_recorded() {
+    let _sim = aclrt_sim::exclusive();
+    init_device0();
+    let _p = malloc(64);
+    let code = acl!(aclrtResetDevice(0));
+    let v = only_violation();
+    assert_eq!(v.kind, ViolationKind::ResetWithLiveResources);
+    assert_eq!(v.function, "aclrtResetDevice");
+    assert_eq!(v.code, code);
+    assert_ne!(code, ACL_SUCCESS);
+    aclrt_sim::reset();
+}
+
+#[test]
+fn reset_device_with_live_stream_is_recorded() {
+    let _sim = aclrt_sim::exclusive();
+    init_device0();
+    let _s = create_stream();
+    let _ = acl!(aclrtResetDevice(0));
+    let kinds = violation_kinds();
+    assert_eq!(kinds, vec![ViolationKind::ResetWithLiveResources]);
+    aclrt_sim::reset();
+}
+
+#[test]
+fn reset_device_with_live_context_is_recorded() {
+    let _sim = aclrt_sim::exclusive();
+    init_device0();
+    let _c = create_context(0);
+    let _ = acl!(aclrtResetDevice(0));
+    assert_eq!(
+        violation_kinds(),
+        vec![ViolationKind::ResetWithLiveResources]
+    );
+    aclrt_sim::reset();
+}
+
+#[test]
+fn finalize_with_live_resources_reports_leaks() {
+    let _sim = aclrt_sim::exclusive();
+    init_device0();
+    let p = malloc(100);
+    let h = malloc_host(200);
+    let s = create_stream();
+    let e = create_event();
+    let _ = acl!(aclFinalize());
+    let audit = aclrt_sim::audit();
+    assert!(
+        audit
+            .violations
+            .iter()
+            .any(|v| v.kind == ViolationKind::FinalizeWithLiveResources
+                && v.function == "aclFinalize"),
+        "{:#?}",
+        audit.violations
+    );
+    let leak_of = |kind: ResourceKind| audit.leaks.iter().find(|l| l.kind == kind);
+    let mem = leak_of(ResourceKind::DeviceMemory).expect("device memory leak");
+    assert_eq!((mem.address, mem.device), (p as usize, 0));
+    assert!(mem.bytes >= 100, "{mem:?}");
+    let host = leak_of(ResourceKind::HostMemory).expect("host memory leak");
+    assert_eq!(host.address, h as usize);
+    assert!(host.bytes >= 200, "{host:?}");
+    assert_eq!(
+        leak_of(ResourceKind::Stream).expect("stream leak").address,
+        s as usize
+    );
+    assert_eq!(
+        leak_of(ResourceKind::Event).expect("event leak").address,
+        e as usize
+    );
+    assert!(leak_of(ResourceKind::Device).is_some(), "device leak");
+    // Finalize tore everything down regardless.
+    assert!(!audit.initialized);
+    assert!(audit.live.values().all(|&n| n == 0), "{:?}", audit.live);
+    aclrt_sim::reset();
+    assert_clean();
+}
+
+#[test]
+fn stream_of_another_context_is_recorded_as_wrong_context() {
+    let _sim = aclrt_sim::exclusive();
+    init_device0();
+    let s = create_stream();
+    let ctx = create_context(0);
+    let code = acl!(aclrtSynchronizeStreamWithTimeout(s, -1));
+    // Synchronize switches context (allowed); a memset does not.
+    assert_eq!(code, ACL_SUCCESS);
+    let p = malloc(64);
+    assert_eq!(
+        acl!(aclrtMemsetAsync(p, 64, 0, 64, s)),
+        ACL_ERROR_RT_STREAM_CONTEXT
+    );
+    let v = only_violation();
+    assert_eq!(v.kind, ViolationKind::WrongContext);
+    assert_eq!(v.code, ACL_ERROR_RT_STREAM_CONTEXT);
+    assert_eq!(v.function, "aclrtMemsetAsync");
+    free(p);
+    ok!(aclrtDestroyContext(ctx));
+    destroy_stream(s);
+    teardown_device0();
+    expect_violations(&[ViolationKind::WrongContext]);
+}
+
+#[test]
+fn never_created_event_handle_is_an_invalid_handle() {
+    let _sim = aclrt_sim::exclusive();
+    init_device0();
+    let mut junk = [0u64; 4];
+    let fake: aclrtEvent = junk.as_mut_ptr().cast();
+    assert_eq!(
+        acl!(aclrtRecordEvent(fake, null_mut())),
+        ACL_ERROR_RT_INVALID_HANDLE
+    );
+    assert_eq!(junk, [0; 4]);
+    teardown_device0();
+    expect_violations(&[ViolationKind::InvalidHandle]);
+}
+
+#[test]
+fn destroyed_event_is_a_use_after_free() {
+    let _sim = aclrt_sim::exclusive();
+    init_device0();
+    let e = create_event();
+    destroy_event(e);
+    assert_eq!(
+        acl!(aclrtRecordEvent(e, null_mut())),
+        ACL_ERROR_RT_INVALID_HANDLE
+    );
+    teardown_device0();
+    expect_violations(&[ViolationKind::UseAfterFree]);
+}
+
+#[test]
+fn cross_device_copy_without_peer_access_is_recorded() {
+    let _sim = aclrt_sim::exclusive();
+    init();
+    ok!(aclrtSetDevice(1));
+    let on1 = malloc(64);
+    ok!(aclrtSetDevice(0));
+    let on0 = malloc(64);
+    let code = acl!(aclrtMemcpy(on1, 64, on0, 64, ACL_MEMCPY_DEVICE_TO_DEVICE));
+    assert_ne!(code, ACL_SUCCESS);
+    free(on0);
+    free(on1);
+    ok!(aclrtResetDevice(0));
+    ok!(aclrtResetDevice(1));
+    finalize();
+    expect_violations(&[ViolationKind::CrossDeviceWithoutPeerAccess]);
+}
+
+#[test]
+fn correct_programs_record_no_violation() {
+    let _sim = aclrt_sim::exclusive();
+    init_device0();
+    let s = create_stream();
+    let e = create_event();
+    let dev = malloc(1 << 16);
+    let host = malloc_host(1 << 16);
+    ok!(aclrtMemsetAsync(dev, 1 << 16, 1, 1 << 16, s));
+    ok!(aclrtMemcpyAsync(
+        host,
+        1 << 16,
+        dev,
+        1 << 16,
+        ACL_MEMCPY_DEVICE_TO_HOST,
+        s
+    ));
+    ok!(aclrtRecordEvent(e, s));
+    ok!(aclrtSynchronizeEvent(e));
+    // SAFETY: the event covered the copy, so the buffer is final.
+    assert!(unsafe { host_slice(host, 1 << 16) }.iter().all(|&b| b == 1));
+    destroy_event(e);
+    destroy_stream(s);
+    free(dev);
+    free_host(host);
+    teardown_device0();
+    assert_clean();
+}

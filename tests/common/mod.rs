@@ -1,0 +1,87 @@
+//! Helpers shared by the integration tests of `aclrt`.
+//!
+//! Every test takes `aclrt::sim::exclusive()` first (the runtime is process
+//! global and the guard also resets the simulator), may `configure` the
+//! simulator before `Acl::init`, and ends with [`assert_clean`] after every
+//! handle has been dropped or finalised.
+#![allow(dead_code)]
+
+use aclrt::sim::{self, Audit, ResourceKind, SimConfig, ViolationKind};
+
+/// The simulator in host run mode (`ACL_HOST`), two devices.
+pub fn host_config() -> SimConfig {
+    SimConfig::default()
+}
+
+/// The simulator in device run mode (`ACL_DEVICE`), two devices.
+pub fn device_config() -> SimConfig {
+    SimConfig {
+        run_mode: sim::RunMode::Device,
+        ..SimConfig::default()
+    }
+}
+
+/// Take the simulator for this test and configure it.
+pub fn take(config: SimConfig) -> sim::Exclusive {
+    let guard = sim::exclusive();
+    sim::configure(config);
+    guard
+}
+
+/// A non-trivial `u32` pattern: no two neighbours equal, never all zero.
+pub fn pattern_u32(n: usize, seed: u32) -> Vec<u32> {
+    (0..n as u32)
+        .map(|i| i.wrapping_mul(2_654_435_761).wrapping_add(seed) ^ 0x5a5a_0000)
+        .collect()
+}
+
+/// A non-trivial `f32` pattern.
+pub fn pattern_f32(n: usize, seed: f32) -> Vec<f32> {
+    (0..n).map(|i| seed + i as f32 * 0.5 - (i % 7) as f32).collect()
+}
+
+/// A non-trivial byte pattern.
+pub fn pattern_u8(n: usize, seed: u8) -> Vec<u8> {
+    (0..n)
+        .map(|i| (i as u8).wrapping_mul(31).wrapping_add(seed))
+        .collect()
+}
+
+/// Zero violations, zero leaks, nothing alive.
+#[track_caller]
+pub fn assert_clean() {
+    sim::audit().assert_clean();
+}
+
+/// The kinds of the leaks recorded at finalize, sorted.
+pub fn leak_kinds(audit: &Audit) -> Vec<ResourceKind> {
+    let mut kinds: Vec<ResourceKind> = audit.leaks.iter().map(|l| l.kind).collect();
+    kinds.sort();
+    kinds
+}
+
+/// The kinds of the recorded violations, in order.
+pub fn violation_kinds(audit: &Audit) -> Vec<ViolationKind> {
+    audit.violations.iter().map(|v| v.kind).collect()
+}
+
+/// How many resources of `kind` are alive now, over all devices.
+pub fn live(audit: &Audit, kind: ResourceKind) -> usize {
+    audit
+        .live
+        .iter()
+        .filter(|((k, _), _)| *k == kind)
+        .map(|(_, n)| *n)
+        .sum()
+}
+
+/// The message of a panic payload.
+pub fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        (*s).to_owned()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "<non-string panic payload>".to_owned()
+    }
+}

@@ -1,0 +1,15 @@
+// Misuse: a host-to-device copy (`upload`) whose source is device memory.
+// Why it must not compile: `ACL_MEMCPY_HOST_TO_DEVICE` with a device source reads device memory as if it were host memory.
+// Enforced by: `Context::upload` requires the source to implement `HostMemory`, which `DeviceBuffer` does not.
+use aclrt::{Acl, HostMode, make_guard};
+
+fn main() -> Result<(), aclrt::Error> {
+    let acl = Acl::init()?;
+    let device = acl.require::<HostMode>()?.device(0)?;
+    make_guard!(guard);
+    let ctx = device.create_context(guard)?;
+    let source = ctx.alloc_zeroed::<f32>(4)?;
+    let mut target = ctx.alloc::<f32>(4)?;
+    ctx.upload(&source, &mut target)?;
+    Ok(())
+}
