@@ -179,6 +179,10 @@ impl Acl {
     pub fn finalize(mut self) -> Result<()> {
         self.finalized = true;
         let result = ffi::finalize();
+        if result.is_ok() {
+            // Every stream is gone: host functions that never ran can go too.
+            drop(ffi::scope::settle_static_host_fns(None));
+        }
         LIVE.store(false, Ordering::Release);
         result
     }
@@ -188,7 +192,9 @@ impl Drop for Acl {
     fn drop(&mut self) {
         if !self.finalized {
             // Drop cannot report; `finalize` does.
-            let _ = ffi::finalize();
+            if ffi::finalize().is_ok() {
+                drop(ffi::scope::settle_static_host_fns(None));
+            }
             LIVE.store(false, Ordering::Release);
         }
     }

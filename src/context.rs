@@ -105,11 +105,14 @@ impl<'dev, 'id, M: RunMode> Context<'dev, 'id, M> {
 
     /// Make this context current on the calling thread (`aclrtSetCurrentContext`).
     ///
-    /// Never needed by safe code (every method does it); useful before
-    /// calling C code of your own.
+    /// Never needed by safe code (every method does it). Call it before
+    /// calling C code of your own that relies on the current context, and
+    /// after raw calls that changed it (`aclrtSetCurrentContext`,
+    /// `aclrtSetDevice`, ...): the crate remembers per thread which context
+    /// it made current and trusts that until its own calls change it.
     #[doc(alias = "aclrtSetCurrentContext")]
     pub fn make_current(&self) -> Result<()> {
-        ffi::make_current(self.raw)
+        ffi::force_current(self.raw)
     }
 
     /// The id of this context's device (`aclrtGetDevice` with this context current).
@@ -362,7 +365,7 @@ impl<'dev, 'id, M: RunMode> Context<'dev, 'id, M> {
     /// needs peer access from this device to the other: the `access` value
     /// proves it was enabled.
     ///
-    /// Errors: [`Error::NoSuchDevice`] when `access` does not go from this
+    /// Errors: [`Error::PeerAccess`] when `access` does not go from this
     /// context's device to `dst_ctx`'s device.
     #[doc(alias = "aclrtMemcpy")]
     pub fn copy_to_peer<'id2, S, D, M2>(
@@ -381,7 +384,11 @@ impl<'dev, 'id, M: RunMode> Context<'dev, 'id, M> {
         let to = dst_ctx.device_id()?;
         let from = self.device_id()?;
         if access.from_device() != from || access.to_device() != to {
-            return Err(Error::NoSuchDevice { id: to, count: 0 });
+            return Err(Error::PeerAccess {
+                from,
+                to,
+                reason: "the PeerAccess given enables another pair of devices",
+            });
         }
         ffi::make_current(self.raw)?;
         ffi::mem::memcpy(

@@ -151,16 +151,17 @@ pub struct PeerAccess<'a, 'acl, M: RunMode> {
 impl<'acl, M: RunMode> Device<'acl, M> {
     /// Let this device access `peer`'s memory (`aclrtDeviceEnablePeerAccess`).
     ///
-    /// Errors: [`Error::NoSuchDevice`] when `peer` is this device.
+    /// Errors: [`Error::PeerAccess`] when `peer` is this device.
     #[doc(alias = "aclrtDeviceEnablePeerAccess")]
     pub fn enable_peer_access<'a>(
         &'a self,
         peer: &'a Device<'acl, M>,
     ) -> Result<PeerAccess<'a, 'acl, M>> {
         if peer.slot.id == self.slot.id {
-            return Err(Error::NoSuchDevice {
-                id: peer.id(),
-                count: 0,
+            return Err(Error::PeerAccess {
+                from: self.id(),
+                to: peer.id(),
+                reason: "a device cannot be its own peer",
             });
         }
         ffi::make_current(self.default_raw())?;

@@ -156,6 +156,17 @@ pub enum Error {
         /// Length of the buffer.
         len: usize,
     },
+    /// Peer access from a device to itself, or a [`PeerAccess`](crate::PeerAccess)
+    /// that does not go from the source's device to the destination's.
+    #[error("peer access from device {from} to device {to}: {reason}")]
+    PeerAccess {
+        /// The device that accesses.
+        from: u32,
+        /// The device whose memory is accessed.
+        to: u32,
+        /// What is wrong.
+        reason: &'static str,
+    },
     /// The runtime returned memory not aligned for the element type (possible
     /// for `aclrtMallocHost` in device run mode, which does not promise 64 bytes).
     #[error("the runtime returned address {address:#x}, not aligned to {align} bytes")]

@@ -218,17 +218,15 @@ impl<'id, T: DeviceRepr, const N: usize> HostMemory<'id> for [T; N] {}
 #[doc(alias = "aclrtMalloc")]
 #[doc(alias = "aclrtFree")]
 pub struct DeviceBuffer<'ctx, 'id, T: DeviceRepr> {
-    alloc: DeviceAlloc,
-    _ctx: PhantomData<&'ctx ()>,
+    alloc: DeviceAlloc<'ctx>,
     _brand: PhantomData<Id<'id>>,
     _elem: PhantomData<T>,
 }
 
 impl<'ctx, 'id, T: DeviceRepr> DeviceBuffer<'ctx, 'id, T> {
-    pub(crate) fn from_alloc(alloc: DeviceAlloc) -> Self {
+    pub(crate) fn from_alloc(alloc: DeviceAlloc<'ctx>) -> Self {
         DeviceBuffer {
             alloc,
-            _ctx: PhantomData,
             _brand: PhantomData,
             _elem: PhantomData,
         }
@@ -342,11 +340,29 @@ pub struct DeviceView<'b, 'id, T: DeviceRepr> {
     _elem: PhantomData<T>,
 }
 
+impl<T: DeviceRepr> core::fmt::Debug for DeviceView<'_, '_, T> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("DeviceView")
+            .field("address", &self.mem.as_ptr())
+            .field("len", &(self.mem.len() / core::mem::size_of::<T>()))
+            .finish()
+    }
+}
+
 /// A writable view of part of a [`DeviceBuffer`].
 pub struct DeviceViewMut<'b, 'id, T: DeviceRepr> {
     mem: MemMut<'b>,
     _brand: PhantomData<Id<'id>>,
     _elem: PhantomData<T>,
+}
+
+impl<T: DeviceRepr> core::fmt::Debug for DeviceViewMut<'_, '_, T> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("DeviceViewMut")
+            .field("address", &self.mem.reborrow().as_ptr())
+            .field("len", &(self.mem.len() / core::mem::size_of::<T>()))
+            .finish()
+    }
 }
 
 impl<T: DeviceRepr> RawSource for DeviceView<'_, '_, T> {
@@ -401,18 +417,16 @@ impl<'id, T: DeviceRepr> PinnedMemory<'id> for DeviceViewMut<'_, 'id, T> {}
 #[doc(alias = "aclrtMallocHost")]
 #[doc(alias = "aclrtFreeHost")]
 pub struct HostBuffer<'ctx, 'id, T: DeviceRepr, M: RunMode> {
-    alloc: HostAlloc,
-    _ctx: PhantomData<&'ctx ()>,
+    alloc: HostAlloc<'ctx>,
     _brand: PhantomData<Id<'id>>,
     _elem: PhantomData<T>,
     _mode: PhantomData<M>,
 }
 
 impl<'ctx, 'id, T: DeviceRepr, M: RunMode> HostBuffer<'ctx, 'id, T, M> {
-    fn from_alloc(alloc: HostAlloc) -> Self {
+    fn from_alloc(alloc: HostAlloc<'ctx>) -> Self {
         HostBuffer {
             alloc,
-            _ctx: PhantomData,
             _brand: PhantomData,
             _elem: PhantomData,
             _mode: PhantomData,
@@ -491,18 +505,16 @@ impl<T: DeviceRepr, M: RunMode> CpuVisible for HostBuffer<'_, '_, T, M> {
 /// [`Context::copy_into_uninit`](crate::Context::copy_into_uninit).
 #[doc(alias = "aclrtMallocHost")]
 pub struct HostBufferUninit<'ctx, 'id, T: DeviceRepr, M: RunMode> {
-    alloc: ffi::mem::HostAllocUninit,
-    _ctx: PhantomData<&'ctx ()>,
+    alloc: ffi::mem::HostAllocUninit<'ctx>,
     _brand: PhantomData<Id<'id>>,
     _elem: PhantomData<T>,
     _mode: PhantomData<M>,
 }
 
 impl<'ctx, 'id, T: DeviceRepr, M: RunMode> HostBufferUninit<'ctx, 'id, T, M> {
-    pub(crate) fn from_alloc(alloc: ffi::mem::HostAllocUninit) -> Self {
+    pub(crate) fn from_alloc(alloc: ffi::mem::HostAllocUninit<'ctx>) -> Self {
         HostBufferUninit {
             alloc,
-            _ctx: PhantomData,
             _brand: PhantomData,
             _elem: PhantomData,
             _mode: PhantomData,

@@ -91,10 +91,17 @@ impl<'ctx, 'id> Stream<'ctx, 'id> {
 
     /// Block until every task queued on the stream has finished
     /// (`aclrtSynchronizeStream`); reports a device fault of queued work.
+    ///
+    /// If a host function queued with [`launch_host_fn`](Self::launch_host_fn)
+    /// panicked, its panic is resumed here, on the calling thread.
     #[doc(alias = "aclrtSynchronizeStream")]
     pub fn synchronize(&self) -> Result<()> {
         self.bind()?;
-        ffi::synchronize_stream(self.raw)
+        ffi::synchronize_stream(self.raw)?;
+        if let Some(payload) = ffi::scope::settle_static_host_fns(Some(self.raw)) {
+            std::panic::resume_unwind(payload);
+        }
+        Ok(())
     }
 
     /// As [`synchronize`](Self::synchronize), giving up after `timeout`
@@ -117,8 +124,10 @@ impl<'ctx, 'id> Stream<'ctx, 'id> {
     /// Queue a host function that owns everything it uses
     /// (`aclrtLaunchHostFunc`): `f` runs on a runtime thread after the work
     /// queued before it. A panic in `f` is caught there (it never unwinds
-    /// through C) and reported by the panic hook. For host functions that
-    /// borrow data, use [`Lane::host_fn`](crate::Lane::host_fn) in a scope.
+    /// through C) and resumed by the next [`synchronize`](Self::synchronize)
+    /// of this stream. If a device fault skips the task, `f` is dropped
+    /// unrun once the stream is synchronised or destroyed. For host functions
+    /// that borrow data, use [`Lane::host_fn`](crate::Lane::host_fn) in a scope.
     #[doc(alias = "aclrtLaunchHostFunc")]
     pub fn launch_host_fn<F>(&self, f: F) -> Result<()>
     where
@@ -134,15 +143,18 @@ impl<'ctx, 'id> Stream<'ctx, 'id> {
     pub fn destroy(self) -> Result<()> {
         let this = ManuallyDrop::new(self);
         this.bind()?;
-        ffi::destroy_stream(this.raw)
+        ffi::destroy_stream(this.raw)?;
+        // aclrtDestroyStream waited for the queued work.
+        drop(ffi::scope::settle_static_host_fns(Some(this.raw)));
+        Ok(())
     }
 }
 
 impl Drop for Stream<'_, '_> {
     fn drop(&mut self) {
         // Drop cannot report; `destroy` does.
-        if self.bind().is_ok() {
-            let _ = ffi::destroy_stream(self.raw);
+        if self.bind().is_ok() && ffi::destroy_stream(self.raw).is_ok() {
+            drop(ffi::scope::settle_static_host_fns(Some(self.raw)));
         }
     }
 }

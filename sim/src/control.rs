@@ -372,3 +372,31 @@ pub fn thread_report_id() -> u64 {
 pub struct Exclusive {
     _guard: std::sync::MutexGuard<'static, ()>,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn byte_and_duration_parsing() {
+        assert_eq!(parse_bytes("4096"), Some(4096));
+        assert_eq!(parse_bytes("64M"), Some(64 << 20));
+        assert_eq!(parse_bytes("2 GiB"), Some(2 << 30));
+        assert_eq!(parse_bytes("1k"), Some(1024));
+        assert_eq!(parse_bytes("12 apples"), None);
+        assert_eq!(parse_bytes("G"), None);
+        assert_eq!(parse_duration("250"), Some(Duration::from_micros(250)));
+        assert_eq!(parse_duration("2ms"), Some(Duration::from_millis(2)));
+        assert_eq!(parse_duration("1 s"), Some(Duration::from_secs(1)));
+        assert_eq!(parse_duration("100ns"), Some(Duration::from_nanos(100)));
+        assert_eq!(parse_duration("fast"), None);
+    }
+
+    #[test]
+    fn defaults() {
+        let c = SimConfig::default();
+        assert_eq!((c.devices, c.memory_per_device), (2, 4 << 30));
+        assert_eq!(c.run_mode, RunMode::Host);
+        assert!(c.trace_path.is_none() && c.task_delay.is_zero());
+    }
+}

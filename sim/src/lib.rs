@@ -1,6 +1,259 @@
-//! aclrt-sim: a strict, concurrent software AscendCL runtime.
+//! # aclrt-sim: a strict, concurrent software AscendCL runtime
+//!
+//! This crate implements the C ABI of the AscendCL runtime (the `acl*` /
+//! `aclrt*` functions declared in the project's header
+//! `sys/include/acl/{acl_base.h, acl_rt.h}`) in plain Rust, with no NPU. It is
+//! the default backend of `aclrt` (via `aclrt-sys`'s `sim` feature) and the
+//! project's test oracle:
+//!
+//! * **Faithful**: prototypes, constants, error codes and the documented
+//!   rules of the real runtime (see `shared/acl-facts.md` §5): init/finalize
+//!   reference counting, per-device reference counts, default contexts and
+//!   streams, the per-thread current context, the NULL default stream,
+//!   107003 for a stream of another context, event status semantics, both run
+//!   modes, the `aclrtMalloc` size rounding, timeouts, callbacks, versions.
+//! * **Strict**: every pointer is resolved against the live allocation table
+//!   and every handle against the handle tables. Misuse the real runtime
+//!   would not notice (or would turn into memory corruption) is rejected with
+//!   an error code *and* recorded as a [`Violation`], so a test can assert
+//!   "zero violations" with [`audit`]. See [the table](#strict-checks).
+//! * **Concurrent**: every stream executes its tasks in order on its own
+//!   worker thread; streams run in parallel; async calls return before the
+//!   work is done; events and cross-stream waits really block.
+//! * **Inspectable**: an audit of live resources, violations and leaks; call
+//!   counting; fault injection; task delays; a Chrome-trace timeline.
+//!
+//! The library is built as an `rlib` (Rust dependents call it `aclrt_sim`)
+//! and as a `cdylib` named like the real library:
+//! `cargo build -p aclrt-sim --release` leaves `target/release/libascendcl.so`,
+//! which C programs compiled against `sys/include` can link (`-lascendcl`).
+//!
+//! ## Configuration
+//!
+//! Read when the runtime starts (at `aclInit`, or at the first runtime call
+//! before any `aclInit`), unless [`configure`] was called:
+//!
+//! | variable | meaning | default |
+//! | --- | --- | --- |
+//! | `ACLRT_SIM_DEVICES` | number of devices | `2` |
+//! | `ACLRT_SIM_MEMORY` | bytes of memory per device (`K`/`M`/`G` suffixes are binary) | 4 GiB |
+//! | `ACLRT_SIM_RUN_MODE` | `host` (`ACL_HOST`, a PCIe card) or `device` (`ACL_DEVICE`, the app runs on the device's CPU) | `host` |
+//! | `ACLRT_SIM_TRACE` | path of a Chrome-trace JSON written at `aclFinalize` | none |
+//! | `ACLRT_SIM_TASK_DELAY` | latency added before every queued task (`250us`, `2ms`, `1s`, `100ns`; a plain number is µs) | `0` |
+//!
+//! A configuration stays in force until `aclFinalize` (or [`reset`]); a
+//! change made meanwhile applies from the next `aclInit` on.
+//!
+//! The trace (`{"traceEvents":[...]}`, open it in `chrome://tracing` or
+//! Perfetto) has one lane per stream, `pid` = device and `tid` = stream id,
+//! named "device N stream K" by `thread_name` metadata events; every task is
+//! a complete (`"ph":"X"`) event: copies, memsets, host functions,
+//! callbacks, event records and resets, and waits (whose duration is the
+//! time actually spent waiting).
+//!
+//! ## The control API
+//!
+//! [`configure`], [`config`]; fault injection with [`inject_fault`] (the nth
+//! call of a C function fails with a code) and [`inject_task_fault`] (the
+//! nth queued task faults on the device; the fault is reported by the next
+//! synchronisation of its stream); delays with [`set_stream_delay`];
+//! [`clear_faults`]; call counting with [`call_counts`], [`total_calls`] and
+//! [`reset_call_counts`]; [`audit`]; [`reset`] (from any state); and
+//! [`exclusive`], the lock that serialises tests sharing the process-wide
+//! runtime.
+//!
+//! ```
+//! # extern crate ascendcl as aclrt_sim;
+//! use aclrt_sim::ffi::*;
+//! use aclrt_sim::{SimConfig, ViolationKind};
+//! use std::ptr::{null, null_mut};
+//!
+//! let _sim = aclrt_sim::exclusive(); // serialise with other tests, start fresh
+//! aclrt_sim::configure(SimConfig { devices: 1, ..SimConfig::default() });
+//!
+//! // SAFETY: the C functions get valid out-pointers and a 512-byte source;
+//! // the out-of-bounds copy is rejected by the simulator before any access.
+//! unsafe {
+//!     assert_eq!(aclInit(null()), ACL_SUCCESS);
+//!     assert_eq!(aclrtSetDevice(0), ACL_SUCCESS);
+//!     let mut dev = null_mut();
+//!     assert_eq!(aclrtMalloc(&mut dev, 256, ACL_MEM_MALLOC_HUGE_FIRST), ACL_SUCCESS);
+//!
+//!     // A copy past the end of the 256-byte allocation: rejected, recorded.
+//!     let src = [1u8; 512];
+//!     let code = aclrtMemcpy(dev, 512, src.as_ptr().cast(), 512, ACL_MEMCPY_HOST_TO_DEVICE);
+//!     assert_eq!(code, ACL_ERROR_RT_PARAM_INVALID);
+//!
+//!     // The second aclrtMalloc from now fails as if the device were full.
+//!     aclrt_sim::inject_fault("aclrtMalloc", 2, ACL_ERROR_RT_MEMORY_ALLOCATION);
+//!     let mut a = null_mut();
+//!     let mut b = null_mut();
+//!     assert_eq!(aclrtMalloc(&mut a, 64, 0), ACL_SUCCESS);
+//!     assert_eq!(aclrtMalloc(&mut b, 64, 0), ACL_ERROR_RT_MEMORY_ALLOCATION);
+//!
+//!     assert_eq!(aclrtFree(a), ACL_SUCCESS);
+//!     assert_eq!(aclrtFree(dev), ACL_SUCCESS);
+//!     assert_eq!(aclrtResetDevice(0), ACL_SUCCESS);
+//!     assert_eq!(aclFinalize(), ACL_SUCCESS);
+//! }
+//!
+//! let audit = aclrt_sim::audit();
+//! assert_eq!(audit.violations.len(), 1);
+//! assert_eq!(audit.violations[0].kind, ViolationKind::OutOfBounds);
+//! assert_eq!(audit.violations[0].function, "aclrtMemcpy");
+//! assert!(audit.leaks.is_empty() && !audit.initialized);
+//! assert_eq!(aclrt_sim::call_counts()[0], ("aclInit", 1));
+//! ```
+//!
+//! ## Strict checks
+//!
+//! Each check rejects the call (the runtime state is left unchanged, except
+//! for `aclFinalize`, which still tears everything down), returns the code
+//! below, records a [`Violation`] of the kind below, and leaves the message
+//! for `aclGetRecentErrMsg`. Codes marked *(choice)* are this simulator's
+//! picks where the real runtime documents none.
+//!
+//! | strict check | code | [`ViolationKind`] |
+//! | --- | --- | --- |
+//! | a copy or memset reaches past its allocation (bound: the *requested* size, not the padding), or application memory runs into runtime memory | 107000 `ACL_ERROR_RT_PARAM_INVALID` | `OutOfBounds` |
+//! | a memcpy kind contradicts where the memory lies (host run mode; e.g. H2D from device memory, D2D from pinned host memory), or a memset of pageable application memory (undefined on the real runtime) | 107016 `ACL_ERROR_RT_INVALID_MEMORY_TYPE` *(choice)* | `KindMismatch` |
+//! | freeing memory that is already freed (still in the quarantine) | 207002 `ACL_ERROR_RT_MEMORY_FREE` *(choice)* | `DoubleFree` |
+//! | freeing memory the runtime did not allocate, an interior pointer, or with the wrong function (`aclrtFree` on `aclrtMallocHost` memory or vice versa) | 107000 (documented for `aclrtFreeHost`) | `ForeignFree` |
+//! | a copy or memset through a pointer into freed memory | 107000 | `UseAfterFree` |
+//! | a destroyed context, stream or event handle | 107017 `ACL_ERROR_RT_INVALID_HANDLE` | `UseAfterFree` |
+//! | freeing memory a queued or running task (or a concurrent copy) still uses | 507004 `ACL_ERROR_RT_STREAM_NOT_COMPLETE` *(choice)* | `ReleaseWhileInUse` |
+//! | destroying an event a queued `aclrtStreamWaitEvent`/`aclrtResetEvent` task still depends on | 507006 `ACL_ERROR_RT_EVENT_NOT_COMPLETE` *(choice)* | `ReleaseWhileInUse` |
+//! | `aclrtDestroyStreamForce` on a stream whose unfinished tasks other streams' queued waits depend on | 507004 *(choice)* | `ReleaseWhileInUse` |
+//! | destroying a context whose explicit streams, events or memory are alive | 507007 `ACL_ERROR_RT_CONTEXT_RELEASE_ERROR` *(choice)* | `ReleaseWithLiveChildren` |
+//! | the last `aclrtResetDevice` (or `aclrtResetDeviceForce`) while explicit contexts, streams, events or memory of the device are alive | 507007 *(choice)* | `ResetWithLiveResources` |
+//! | `aclFinalize` (or the last `aclFinalizeReference`) with anything alive: tears down anyway, plus one [`Leak`] per resource | 507007 | `FinalizeWithLiveResources` |
+//! | a stream of another context than the current one (not for `aclrtSynchronizeStream`, which switches temporarily), or an event of another device than the stream | 107003 `ACL_ERROR_RT_STREAM_CONTEXT` | `WrongContext` |
+//! | device memory of another device than the current one without `aclrtDeviceEnablePeerAccess(current -> that device)` | 207006 `ACL_ERROR_RT_NO_PERMISSION` *(choice)* | `CrossDeviceWithoutPeerAccess` |
+//! | a handle the runtime never created, or a handle of another kind (an event passed as a stream) | 107017 | `InvalidHandle` |
+//! | a host function or callback panicked (caught; the stream reports 507000 at its next synchronisation) | 507000 | `CallbackPanicked` |
+//!
+//! Pointers are resolved in a `BTreeMap` of live allocations (start, size,
+//! residency, device, context; `O(log n)`). A pointer outside every
+//! allocation is pageable memory of the application. Freed blocks stay
+//! allocated in a bounded quarantine (4096 blocks / 256 MiB), so a pointer
+//! into one is a certain use after free and can never be application memory
+//! that reused the address.
+//!
+//! Plain errors (documented runtime behaviour) are not violations: invalid
+//! parameters (100000 / 107000), invalid device ids (107001), no current
+//! context (107002), out of memory (207001), stream/event exhaustion
+//! (207008 / 207007), timeouts, unsupported features (207000), and injected
+//! faults.
+//!
+//! ## Decisions where the facts are silent
+//!
+//! * **Memory**: allocations are real heap memory (`std::alloc`, 64-byte
+//!   aligned, **zero-filled**: the real runtime leaves them uninitialised).
+//!   The padded size (`ALIGN_UP(size, 32) + 32`; `aclrtMallocAlign32` and
+//!   `aclrtMallocHost` `ALIGN_UP(size, 32)`; HUGE1G policies whole GiB) is
+//!   charged to the device's memory; accesses are bounded by the requested
+//!   size. Host-mode `aclrtMallocHost` memory is charged to no device; in
+//!   device run mode it is device memory of the current device. Memory,
+//!   streams and events belong to the context current at creation. Unknown
+//!   `aclrtMalloc` policies are accepted; `aclrtMallocCached` accepts only
+//!   HUGE_FIRST, HUGE_ONLY, NORMAL_ONLY and HUGE1G_ONLY (100000 otherwise).
+//!   `aclrtGetMemInfo` reports the same device pool for every attribute
+//!   `0..=17` (100000 beyond).
+//! * **Copies**: check order is `count == 0` → success (even with NULL), NULL
+//!   → 100000, kind outside `0..=5` → 100000, `count > destMax` → 107000, no
+//!   current context → 107002, stream checks, then the strict checks (bounds,
+//!   use after free, kind, peer). The kind is checked against the memory
+//!   although the docs call it reserved. `dst == src` is validated, then
+//!   skipped. `maxCount`/`destMax` larger than the allocation is accepted
+//!   (only the bytes touched are bounds-checked). Async copies and memsets
+//!   touching pageable memory complete before the call returns (documented
+//!   for pageable host memory); `ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE` copies a
+//!   host source into a staging buffer at once and stays asynchronous. 2-D
+//!   copies accept kinds 1..=4 (sync and async); the async limits (width ≤
+//!   5,000,000, height ≤ 5,242,880) give 100000. Memset uses the low byte of
+//!   `value`.
+//! * **Devices and contexts**: `aclrtResetDevice` of a device that is not set
+//!   returns 507007 (like the force variant). A thread's current context is
+//!   the explicit one (`aclrtCreateContext`, `aclrtSetCurrentContext`) if
+//!   set, else the default context bound by its last `aclrtSetDevice`;
+//!   destroying the explicit one falls back to the bound one. A thread whose
+//!   current context was destroyed by another thread gets 107002. Resetting a
+//!   device clears its outgoing peer access. Peer enable/disable are
+//!   idempotent. A context created on a device that was never set does not
+//!   set it.
+//! * **Streams**: the limit is 1024 per device, every context's default
+//!   stream included (207008 beyond). Unknown `aclrtCreateStreamWithConfig`
+//!   flag bits are dropped, priority is ignored; PERSISTENT, DEVICE_USE_ONLY
+//!   and CPU_SCHEDULE streams make `aclrtSynchronizeStream` return at once.
+//!   The default stream's handle (from `aclrtCtxGetCurrentDefaultStream`) is
+//!   accepted wherever NULL is; destroying it returns 100000.
+//!   `aclrtStreamQuery` requires the stream's context to be current (107003).
+//!   Destroying a subscribed stream unsubscribes it.
+//! * **Events**: at most 65536 per device (207007). IPC events are not
+//!   supported (207000). `aclrtResetEvent` on anything but an
+//!   `aclrtCreateEventWithFlag(ACL_EVENT_SYNC…)` event returns 207000 (also
+//!   for plain events, where the real behaviour is undefined); it takes
+//!   effect when it executes on its stream, unless the event was re-recorded
+//!   meanwhile. Waiting on a never-recorded (or reset) event is a no-op.
+//!   `aclrtEventElapsedTime` without `ACL_EVENT_TIME_LINE` on either event
+//!   returns 207000, with an event recorded but not yet complete 507006, and
+//!   may be negative. Synchronising an EXTERNAL or DEVICE_USE_ONLY event
+//!   returns 207000. `aclrtQueryEventWaitStatus` reports COMPLETE once the
+//!   recorded tasks have executed (waits on it are released). Destroying an
+//!   event with a pending *record* is allowed (documented); only pending waits
+//!   or resets make it a violation.
+//! * **Synchronisation**: a record on an idle stream completes at once (no
+//!   task is queued; it still counts for `inject_task_fault` and appears in
+//!   the trace). A wait that outlives `aclrtSetOpWaitTimeout` faults with
+//!   107020 `ACL_ERROR_RT_TASK_TIMEOUT`, reported at the next
+//!   synchronisation. A device fault is reported once, by the first of: a
+//!   synchronisation of its stream, of an event recorded after it on that
+//!   stream, or of the device (which covers the current context's streams).
+//!   Calls that would wait for the stream they are called from (from a host
+//!   function running on it) return 107000 instead of deadlocking.
+//! * **Callbacks**: `threadId` is the POSIX `pthread_t` of the reporting
+//!   thread ([`thread_report_id`] returns it for the calling thread).
+//!   `aclrtLaunchCallback` on a stream without a subscribed thread returns
+//!   107015 `ACL_ERROR_RT_STREAM_NO_CB_REG`; `aclrtUnSubscribeReport` of a
+//!   stream that is not subscribed returns 100034, of a stream subscribed by
+//!   another thread 100035; a thread already serving another device 107000;
+//!   more than 1024 threads 207012. Callbacks of a stream still queued at its
+//!   unsubscription run on the unsubscribing thread; a callback task reached
+//!   after its stream lost its subscription runs on the stream worker.
+//! * **Versions**: `aclrtGetVersion` 1.17.0; packages `cann`, `runtime`,
+//!   `compiler`, `hccl`, `toolkit`, `opp`, `opp_kernel` are `9.0.0`, `driver`
+//!   `25.0.0`, `firmware` `7.7.0` (others: 100003); `aclsysGetVersionNum` is
+//!   `major * 10_000_000 + minor * 100_000 + patch * 1_000`;
+//!   `aclrtGetSocName` is `"Ascend910B-sim"`.
+//! * **Init**: a non-NULL, non-empty `configPath` must name a readable file
+//!   (100003 otherwise); its content is otherwise ignored. Runtime calls work
+//!   before `aclInit` (as on the real runtime).
+//!
+//! ## Concurrency model
+//!
+//! One lock guards the handle tables and the allocation table; it is held
+//! only for lookups and bookkeeping. Each stream has its own queue lock and
+//! worker thread (spawned at its first task). Enqueueing is a short lock and
+//! a push, notifying the worker only when it is parked; the worker takes the
+//! whole queue and runs it without locks. Completion is an atomic sequence
+//! number; synchronisations wait on a `Condvar` and are notified only when
+//! the number they wait for is reached. A task holds `Arc`s of the memory
+//! blocks it touches, so memory is never returned to the allocator under a
+//! running copy, and "free while in use" is an `Arc` still held by a task.
+//! Copies are a single `ptr::copy_nonoverlapping` (or `ptr::copy` when the
+//! ranges overlap) after the table check, outside every lock.
+//!
+//! ## Unsafe code
+//!
+//! All `unsafe` code lives in one private module tree (`raw`): the heap
+//! block type, the copy/fill primitives on checked spans, out-parameters,
+//! callback invocation, and the thin `extern "C"` entry points. Every
+//! `unsafe` block states its preconditions. A compile-time check asserts
+//! that each exported function has exactly the type of its declaration in
+//! [`ffi`] (bindgen output of the header). Nothing panics across the C ABI:
+//! each entry point catches panics of the runtime (500000), and host
+//! callbacks run under `catch_unwind`.
 #![deny(unsafe_code)]
-#![allow(missing_docs)]
 
 pub mod control;
 pub use control::*;

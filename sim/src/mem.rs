@@ -808,3 +808,44 @@ pub(crate) fn mem_info(attr: u32, free: Out<usize>, total: Out<usize>) -> Res<()
     total.write(t);
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn padded_sizes_follow_the_documented_rounding() {
+        assert_eq!(padded_size(1, MallocFn::Malloc, 0), Some(64));
+        assert_eq!(padded_size(32, MallocFn::Malloc, 0), Some(64));
+        assert_eq!(padded_size(33, MallocFn::Malloc, 0), Some(96));
+        assert_eq!(padded_size(33, MallocFn::Align32, 0), Some(64));
+        assert_eq!(padded_size(33, MallocFn::Host, 0), Some(64));
+        assert_eq!(padded_size(33, MallocFn::Cached, 2), Some(96));
+        assert_eq!(
+            padded_size(1, MallocFn::Malloc, ffi::ACL_MEM_MALLOC_HUGE1G_ONLY),
+            Some(GIB)
+        );
+        assert_eq!(padded_size(usize::MAX - 40, MallocFn::Malloc, 0), None);
+    }
+
+    #[test]
+    fn quarantine_is_bounded() {
+        let mut t = MemTable::default();
+        for i in 0..(QUARANTINE_BLOCKS + 10) {
+            let block = HeapBlock::new(8).unwrap();
+            let a = Allocation {
+                block,
+                size: 8,
+                charged: 0,
+                device: 0,
+                ctx: 0,
+                kind: AllocKind::Device,
+                on_device: true,
+            };
+            t.quarantine(i * 64 + 64, a);
+        }
+        assert_eq!(t.freed.len(), QUARANTINE_BLOCKS);
+        assert_eq!(t.freed_order.len(), QUARANTINE_BLOCKS);
+        assert_eq!(t.freed_bytes, QUARANTINE_BLOCKS * 8);
+    }
+}

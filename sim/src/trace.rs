@@ -101,3 +101,25 @@ pub(crate) fn render(lanes: &[Arc<StreamShared>]) -> String {
 pub(crate) fn write(path: &Path, lanes: &[Arc<StreamShared>]) -> io::Result<()> {
     std::fs::write(path, render(lanes))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escaping_and_empty_render() {
+        assert_eq!(escape("a\"b\\c\n"), "a\\\"b\\\\c\\u000a");
+        assert_eq!(
+            render(&[]),
+            "{\"traceEvents\":[\n\n],\"displayTimeUnit\":\"ms\"}\n"
+        );
+        let s = StreamShared::new(3, 0x32, 1, false, 0, Some(std::time::Instant::now()));
+        s.trace_instant("record event", "event", 1, 9);
+        let text = render(&[s]);
+        assert!(text.contains(r#""name":"device 1 stream 3""#), "{text}");
+        assert!(
+            text.contains(r#""ph":"X""#) && text.contains(r#""event":9"#),
+            "{text}"
+        );
+    }
+}

@@ -13,12 +13,18 @@ fn two_streams_overlap_in_time() {
     let t0 = Instant::now();
     ok!(aclrtLaunchHostFunc(a, Some(sleep_ms), ms_arg(150)));
     ok!(aclrtLaunchHostFunc(b, Some(sleep_ms), ms_arg(150)));
-    assert!(t0.elapsed() < Duration::from_millis(100), "launch must not block");
+    assert!(
+        t0.elapsed() < Duration::from_millis(100),
+        "launch must not block"
+    );
     ok!(aclrtSynchronizeStream(a));
     ok!(aclrtSynchronizeStream(b));
     let took = t0.elapsed();
     assert!(took >= Duration::from_millis(150), "{took:?}");
-    assert!(took < Duration::from_millis(280), "streams did not overlap: {took:?}");
+    assert!(
+        took < Duration::from_millis(280),
+        "streams did not overlap: {took:?}"
+    );
     ok!(aclrtDestroyStream(a));
     ok!(aclrtDestroyStream(b));
     teardown_device0();
@@ -34,7 +40,14 @@ fn not_ready_right_after_queuing_a_64_mib_copy() {
     let (src, dst) = (malloc(n), malloc(n));
     ok!(aclrtMemset(src, n, 0x5c, n));
     let e = create_event();
-    ok!(aclrtMemcpyAsync(dst, n, src, n, ACL_MEMCPY_DEVICE_TO_DEVICE, s));
+    ok!(aclrtMemcpyAsync(
+        dst,
+        n,
+        src,
+        n,
+        ACL_MEMCPY_DEVICE_TO_DEVICE,
+        s
+    ));
     ok!(aclrtRecordEvent(e, s));
     assert_eq!(stream_status(s), ACL_STREAM_STATUS_NOT_READY);
     assert_eq!(event_status(e), ACL_EVENT_RECORDED_STATUS_NOT_READY);
@@ -124,9 +137,20 @@ fn stream_wait_event_really_holds_the_waiting_stream() {
     ok!(aclrtMemsetAsync(x, 4096, 7, 4096, a));
     ok!(aclrtRecordEvent(e, a));
     ok!(aclrtStreamWaitEvent(b, e));
-    ok!(aclrtMemcpyAsync(y, 4096, x, 4096, ACL_MEMCPY_DEVICE_TO_DEVICE, b));
+    ok!(aclrtMemcpyAsync(
+        y,
+        4096,
+        x,
+        4096,
+        ACL_MEMCPY_DEVICE_TO_DEVICE,
+        b
+    ));
     std::thread::sleep(Duration::from_millis(30));
-    assert_eq!(stream_status(b), ACL_STREAM_STATUS_NOT_READY, "b must wait for a");
+    assert_eq!(
+        stream_status(b),
+        ACL_STREAM_STATUS_NOT_READY,
+        "b must wait for a"
+    );
     ok!(aclrtSynchronizeStream(b));
     assert_eq!(read_device(y, 4096), vec![7; 4096]);
     ok!(aclrtDestroyEvent(e));
@@ -152,7 +176,11 @@ fn a_wait_keeps_the_set_captured_when_it_was_issued() {
     ok!(aclrtRecordEvent(e, a));
     let t0 = Instant::now();
     ok!(aclrtSynchronizeStream(b));
-    assert!(t0.elapsed() < Duration::from_millis(300), "{:?}", t0.elapsed());
+    assert!(
+        t0.elapsed() < Duration::from_millis(300),
+        "{:?}",
+        t0.elapsed()
+    );
     assert_eq!(event_status(e), ACL_EVENT_RECORDED_STATUS_NOT_READY);
     ok!(aclrtSynchronizeStream(a));
     ok!(aclrtDestroyEvent(e));
@@ -207,7 +235,11 @@ fn destroy_waits_and_force_destroy_drops() {
     ok!(aclrtLaunchHostFunc(s, Some(sleep_ms), ms_arg(50)));
     ok!(aclrtLaunchHostFunc(s, Some(bump), arg));
     ok!(aclrtDestroyStream(s));
-    assert_eq!(hits.load(Ordering::SeqCst), 1, "destroy waits for pending tasks");
+    assert_eq!(
+        hits.load(Ordering::SeqCst),
+        1,
+        "destroy waits for pending tasks"
+    );
     let f = create_stream();
     ok!(aclrtLaunchHostFunc(f, Some(sleep_ms), ms_arg(50)));
     ok!(aclrtLaunchHostFunc(f, Some(bump), arg));
@@ -215,7 +247,11 @@ fn destroy_waits_and_force_destroy_drops() {
     ok!(aclrtDestroyStreamForce(f));
     assert!(t0.elapsed() < Duration::from_millis(40));
     std::thread::sleep(Duration::from_millis(100));
-    assert_eq!(hits.load(Ordering::SeqCst), 1, "force destroy drops pending tasks");
+    assert_eq!(
+        hits.load(Ordering::SeqCst),
+        1,
+        "force destroy drops pending tasks"
+    );
     teardown_device0();
     sim::audit().assert_clean();
 }
@@ -258,8 +294,22 @@ fn two_64_mib_copies_run_in_parallel() {
     let (a, b) = (create_stream(), create_stream());
     let run = |streams: [aclrtStream; 2]| {
         let t0 = Instant::now();
-        ok!(aclrtMemcpyAsync(bufs[1], n, bufs[0], n, ACL_MEMCPY_DEVICE_TO_DEVICE, streams[0]));
-        ok!(aclrtMemcpyAsync(bufs[3], n, bufs[2], n, ACL_MEMCPY_DEVICE_TO_DEVICE, streams[1]));
+        ok!(aclrtMemcpyAsync(
+            bufs[1],
+            n,
+            bufs[0],
+            n,
+            ACL_MEMCPY_DEVICE_TO_DEVICE,
+            streams[0]
+        ));
+        ok!(aclrtMemcpyAsync(
+            bufs[3],
+            n,
+            bufs[2],
+            n,
+            ACL_MEMCPY_DEVICE_TO_DEVICE,
+            streams[1]
+        ));
         ok!(aclrtSynchronizeStream(streams[0]));
         ok!(aclrtSynchronizeStream(streams[1]));
         t0.elapsed()
@@ -267,12 +317,82 @@ fn two_64_mib_copies_run_in_parallel() {
     let serial = run([a, a]);
     let parallel = run([a, b]);
     eprintln!("two 64 MiB copies: serial {serial:?}, parallel {parallel:?}");
-    assert!(parallel < serial * 3 / 2, "serial {serial:?}, parallel {parallel:?}");
+    assert!(
+        parallel < serial * 3 / 2,
+        "serial {serial:?}, parallel {parallel:?}"
+    );
     for b in bufs {
         ok!(aclrtFree(b));
     }
     ok!(aclrtDestroyStream(a));
     ok!(aclrtDestroyStream(b));
+    teardown_device0();
+    sim::audit().assert_clean();
+}
+
+#[test]
+fn stress_sync_wait_and_events_across_threads() {
+    // Many tiny enqueue/synchronise cycles on several threads, with
+    // cross-stream waits: a lost wake-up in the completion protocol would
+    // hang here.
+    let _g = sim::exclusive();
+    init_device0();
+    let mut ctx = null_mut();
+    ok!(aclrtGetCurrentContext(&mut ctx));
+    let ctx_addr = ctx.addr();
+    let shared_event = create_event();
+    let ev_addr = shared_event.addr();
+    let threads: Vec<_> = (0..4)
+        .map(|t| {
+            std::thread::spawn(move || {
+                ok!(aclrtSetCurrentContext(std::ptr::without_provenance_mut(
+                    ctx_addr
+                )));
+                let ev: aclrtEvent = std::ptr::without_provenance_mut(ev_addr);
+                let s = create_stream();
+                let mine = create_event();
+                let p = malloc(256);
+                let q = malloc(256);
+                for i in 0..2000 {
+                    ok!(aclrtMemsetAsync(p, 256, i, 256, s));
+                    ok!(aclrtMemcpyAsync(
+                        q,
+                        256,
+                        p,
+                        256,
+                        ACL_MEMCPY_DEVICE_TO_DEVICE,
+                        s
+                    ));
+                    ok!(aclrtRecordEvent(mine, s));
+                    if t == 0 {
+                        ok!(aclrtRecordEvent(ev, s));
+                    } else if i % 7 == 0 {
+                        ok!(aclrtStreamWaitEvent(s, ev));
+                    }
+                    match i % 3 {
+                        0 => ok!(aclrtSynchronizeEvent(mine)),
+                        1 => ok!(aclrtSynchronizeStream(s)),
+                        _ => {
+                            let mut st = 0;
+                            ok!(aclrtQueryEventStatus(mine, &mut st));
+                            ok!(aclrtSynchronizeStreamWithTimeout(s, 10_000));
+                        }
+                    }
+                    assert_eq!(read_device(q, 256), vec![(i % 256) as u8; 256]);
+                }
+                ok!(aclrtSynchronizeStream(s));
+                ok!(aclrtDestroyEvent(mine));
+                ok!(aclrtFree(p));
+                ok!(aclrtFree(q));
+                s.addr()
+            })
+        })
+        .collect();
+    let streams: Vec<usize> = threads.into_iter().map(|t| t.join().unwrap()).collect();
+    for s in streams {
+        ok!(aclrtDestroyStream(std::ptr::without_provenance_mut(s)));
+    }
+    ok!(aclrtDestroyEvent(shared_event));
     teardown_device0();
     sim::audit().assert_clean();
 }

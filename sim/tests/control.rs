@@ -22,9 +22,7 @@ fn injected_call_fault_fails_the_nth_call_only() {
     ok!(aclrtFree(a));
     ok!(aclrtFree(b));
     assert_eq!(
-        sim::call_counts()
-            .iter()
-            .find(|(n, _)| *n == "aclrtMalloc"),
+        sim::call_counts().iter().find(|(n, _)| *n == "aclrtMalloc"),
         Some(&("aclrtMalloc", 3))
     );
     teardown_device0();
@@ -48,7 +46,11 @@ fn task_fault_is_a_no_op_reported_once_by_the_next_sync() {
         ACL_ERROR_RT_AICORE_EXCEPTION
     );
     assert!(recent_err_msg().unwrap().contains("task #2"));
-    assert_eq!(read_device(p, 64), vec![1; 64], "the faulted task did nothing");
+    assert_eq!(
+        read_device(p, 64),
+        vec![1; 64],
+        "the faulted task did nothing"
+    );
     ok!(aclrtSynchronizeStream(s));
     // Device sync reports faults of the current context's streams.
     sim::inject_task_fault(1, 507_899);
@@ -114,7 +116,10 @@ fn reset_works_from_a_dirty_state() {
     assert!(!audit.initialized);
     assert_eq!(sim::total_calls(), 0);
     // Stale handles are rejected, a fresh runtime works.
-    assert_eq!(acl!(aclrtSetCurrentContext(ctx)), ACL_ERROR_RT_INVALID_HANDLE);
+    assert_eq!(
+        acl!(aclrtSetCurrentContext(ctx)),
+        ACL_ERROR_RT_INVALID_HANDLE
+    );
     sim::reset();
     init_device0();
     let q = malloc(64);
@@ -156,17 +161,36 @@ fn callbacks_run_on_the_subscribed_thread() {
     let slot = AtomicUsize::new(0);
     let arg = (&slot as *const AtomicUsize).cast_mut().cast::<c_void>();
     assert_eq!(
-        acl!(aclrtLaunchCallback(Some(flag_thread), arg, ACL_CALLBACK_BLOCK, s)),
+        acl!(aclrtLaunchCallback(
+            Some(flag_thread),
+            arg,
+            ACL_CALLBACK_BLOCK,
+            s
+        )),
         ACL_ERROR_RT_STREAM_NO_CB_REG
     );
     ok!(aclrtSubscribeReport(tid, s));
-    assert_eq!(acl!(aclrtSubscribeReport(tid + 1, s)), ACL_ERROR_REPEAT_SUBSCRIBE);
-    ok!(aclrtLaunchCallback(Some(flag_thread), arg, ACL_CALLBACK_BLOCK, s));
+    assert_eq!(
+        acl!(aclrtSubscribeReport(tid + 1, s)),
+        ACL_ERROR_REPEAT_SUBSCRIBE
+    );
+    ok!(aclrtLaunchCallback(
+        Some(flag_thread),
+        arg,
+        ACL_CALLBACK_BLOCK,
+        s
+    ));
     ok!(aclrtSynchronizeStream(s));
     assert_eq!(slot.load(Ordering::SeqCst) as u64, tid);
-    assert_eq!(acl!(aclrtUnSubscribeReport(tid + 1, s)), ACL_ERROR_THREAD_NOT_SUBSCRIBE);
+    assert_eq!(
+        acl!(aclrtUnSubscribeReport(tid + 1, s)),
+        ACL_ERROR_THREAD_NOT_SUBSCRIBE
+    );
     ok!(aclrtUnSubscribeReport(tid, s));
-    assert_eq!(acl!(aclrtUnSubscribeReport(tid, s)), ACL_ERROR_STREAM_NOT_SUBSCRIBE);
+    assert_eq!(
+        acl!(aclrtUnSubscribeReport(tid, s)),
+        ACL_ERROR_STREAM_NOT_SUBSCRIBE
+    );
     stop.store(true, Ordering::SeqCst);
     assert_eq!(reporter.join().unwrap(), 1);
     assert_eq!(acl!(aclrtProcessReport(0)), ACL_ERROR_INVALID_PARAM);
@@ -201,7 +225,8 @@ fn host_func_blocks_its_stream_until_it_returns() {
 #[test]
 fn trace_has_one_lane_per_stream_with_waits() {
     let _g = sim::exclusive();
-    let path = std::env::temp_dir().join(format!("aclrt-sim-test-{}.trace.json", std::process::id()));
+    let path =
+        std::env::temp_dir().join(format!("aclrt-sim-test-{}.trace.json", std::process::id()));
     sim::configure(SimConfig {
         trace_path: Some(path.clone()),
         ..SimConfig::default()
@@ -214,7 +239,14 @@ fn trace_has_one_lane_per_stream_with_waits() {
     ok!(aclrtMemsetAsync(p, 4096, 1, 4096, a));
     ok!(aclrtRecordEvent(e, a));
     ok!(aclrtStreamWaitEvent(b, e));
-    ok!(aclrtMemcpyAsync(p, 2048, p.wrapping_byte_add(2048), 2048, ACL_MEMCPY_DEVICE_TO_DEVICE, b));
+    ok!(aclrtMemcpyAsync(
+        p,
+        2048,
+        p.wrapping_byte_add(2048),
+        2048,
+        ACL_MEMCPY_DEVICE_TO_DEVICE,
+        b
+    ));
     ok!(aclrtSynchronizeStream(b));
     ok!(aclrtDestroyEvent(e));
     ok!(aclrtFree(p));
@@ -237,7 +269,15 @@ fn trace_has_one_lane_per_stream_with_waits() {
     }
     // The wait lasted about as long as the host function before the record.
     let wait = text.lines().find(|l| l.contains("\"wait event\"")).unwrap();
-    let dur: f64 = wait.split("\"dur\":").nth(1).unwrap().split(',').next().unwrap().parse().unwrap();
+    let dur: f64 = wait
+        .split("\"dur\":")
+        .nth(1)
+        .unwrap()
+        .split(',')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
     assert!(dur > 10_000.0, "{wait}");
     sim::audit().assert_clean();
 }

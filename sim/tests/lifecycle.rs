@@ -36,7 +36,10 @@ fn init_refcount_and_finalize_rules() {
     assert_eq!(n, 0);
     assert!(!sim::audit().initialized);
     assert_eq!(acl!(aclFinalize()), ACL_ERROR_REPEAT_FINALIZE);
-    assert_eq!(acl!(aclFinalizeReference(null_mut())), ACL_ERROR_REPEAT_FINALIZE);
+    assert_eq!(
+        acl!(aclFinalizeReference(null_mut())),
+        ACL_ERROR_REPEAT_FINALIZE
+    );
     ok!(aclInit(null()));
     ok!(aclFinalize());
     sim::audit().assert_clean();
@@ -50,8 +53,15 @@ fn device_refcount_default_context_and_get_device() {
     assert_eq!(acl!(aclrtGetDevice(&mut d)), ACL_ERROR_RT_CONTEXT_NULL);
     assert_eq!(acl!(aclrtSetDevice(2)), ACL_ERROR_RT_INVALID_DEVICEID);
     let msg = recent_err_msg().unwrap();
-    assert!(msg.starts_with("aclrtSetDevice: device id 2 is invalid"), "{msg}");
-    assert_eq!(recent_err_msg(), None, "the message is cleared once returned");
+    assert!(
+        msg.starts_with("aclrtSetDevice: device id 2 is invalid"),
+        "{msg}"
+    );
+    assert_eq!(
+        recent_err_msg(),
+        None,
+        "the message is cleared once returned"
+    );
     ok!(aclrtSetDevice(1));
     ok!(aclrtSetDevice(1));
     ok!(aclrtGetDevice(&mut d));
@@ -62,7 +72,10 @@ fn device_refcount_default_context_and_get_device() {
     ok!(aclrtResetDevice(1));
     assert_eq!(sim::audit().live.get(&(ResourceKind::Device, 1)), Some(&1));
     ok!(aclrtResetDevice(1));
-    assert_eq!(acl!(aclrtResetDevice(1)), ACL_ERROR_RT_CONTEXT_RELEASE_ERROR);
+    assert_eq!(
+        acl!(aclrtResetDevice(1)),
+        ACL_ERROR_RT_CONTEXT_RELEASE_ERROR
+    );
     assert_eq!(acl!(aclrtGetDevice(&mut d)), ACL_ERROR_RT_CONTEXT_NULL);
     ok!(aclFinalize());
     sim::audit().assert_clean();
@@ -112,7 +125,10 @@ fn streams_count_against_the_limit() {
     for s in streams {
         ok!(aclrtDestroyStream(s));
     }
-    assert_eq!(acl!(aclrtDestroyStream(null_mut())), ACL_ERROR_INVALID_PARAM);
+    assert_eq!(
+        acl!(aclrtDestroyStream(null_mut())),
+        ACL_ERROR_INVALID_PARAM
+    );
     teardown_device0();
     sim::audit().assert_clean();
 }
@@ -180,16 +196,30 @@ fn sync_copies_memset_and_2d() {
         ACL_MEMCPY_HOST_TO_DEVICE
     ));
     let got = read_device(d, 32);
-    let want: Vec<u8> = (0..4).flat_map(|r| (r * 16..r * 16 + 8).map(|b| b as u8)).collect();
+    let want: Vec<u8> = (0..4)
+        .flat_map(|r| (r * 16..r * 16 + 8).map(|b| b as u8))
+        .collect();
     assert_eq!(got, want);
     assert_eq!(
-        acl!(aclrtMemcpy(d, 64, src.as_ptr().cast(), 128, ACL_MEMCPY_HOST_TO_DEVICE)),
+        acl!(aclrtMemcpy(
+            d,
+            64,
+            src.as_ptr().cast(),
+            128,
+            ACL_MEMCPY_HOST_TO_DEVICE
+        )),
         ACL_ERROR_RT_PARAM_INVALID,
         "count > destMax"
     );
     let msg = recent_err_msg().unwrap();
     assert_eq!(msg, "aclrtMemcpy: count 128 exceeds destMax 64");
-    ok!(aclrtMemcpy(null_mut(), 0, null(), 0, ACL_MEMCPY_HOST_TO_DEVICE));
+    ok!(aclrtMemcpy(
+        null_mut(),
+        0,
+        null(),
+        0,
+        ACL_MEMCPY_HOST_TO_DEVICE
+    ));
     ok!(aclrtFree(d));
     teardown_device0();
     sim::audit().assert_clean();
@@ -203,7 +233,10 @@ fn versions_and_soc_name() {
     assert_eq!((a, b, c), (1, 17, 0));
     let mut name = *b"runtime\0";
     let mut buf = [0 as std::ffi::c_char; 128];
-    ok!(aclsysGetVersionStr(name.as_mut_ptr().cast(), buf.as_mut_ptr()));
+    ok!(aclsysGetVersionStr(
+        name.as_mut_ptr().cast(),
+        buf.as_mut_ptr()
+    ));
     // SAFETY: the buffer was NUL-terminated by the call.
     let s = unsafe { std::ffi::CStr::from_ptr(buf.as_ptr()) };
     assert_eq!(s.to_str().unwrap(), "9.0.0");
@@ -212,10 +245,14 @@ fn versions_and_soc_name() {
     let mut pv: aclCANNPackageVersion = unsafe { std::mem::zeroed() };
     ok!(aclsysGetCANNVersion(v, &mut pv));
     v = 99;
-    assert_eq!(acl!(aclsysGetCANNVersion(v, &mut pv)), ACL_ERROR_INVALID_PARAM);
+    assert_eq!(
+        acl!(aclsysGetCANNVersion(v, &mut pv)),
+        ACL_ERROR_INVALID_PARAM
+    );
     let soc = acl!(aclrtGetSocName());
-    // SAFETY: a static NUL-terminated string.
-    assert_eq!(unsafe { std::ffi::CStr::from_ptr(soc) }.to_str().unwrap(), "Ascend910B-sim");
+    // SAFETY: aclrtGetSocName returns a static NUL-terminated string.
+    let soc = unsafe { std::ffi::CStr::from_ptr(soc) };
+    assert_eq!(soc.to_str().unwrap(), "Ascend910B-sim");
     let counts = sim::call_counts();
     assert_eq!(counts[0], ("aclrtGetVersion", 1));
     assert_eq!(sim::total_calls(), 5);

@@ -170,21 +170,26 @@ pub(crate) fn memset(mut dst: MemMut<'_>, value: u8) -> Result<()> {
 }
 
 /// Device memory from `aclrtMalloc`, freed with `aclrtFree`.
+///
+/// `'ctx` is the borrow of the context it was allocated in: because this
+/// type has a `Drop` impl that mentions `'ctx`, the borrow checker keeps the
+/// context borrowed until the allocation is dropped, even implicitly.
 #[derive(Debug)]
-pub(crate) struct DeviceAlloc {
+pub(crate) struct DeviceAlloc<'ctx> {
     ptr: NonNull<u8>,
     bytes: usize,
+    _ctx: PhantomData<&'ctx ()>,
 }
 
 // SAFETY: a DeviceAlloc exclusively owns its allocation (no aliasing handle
 // exists), the runtime's free may be called from any thread, and the memory
 // is only ever accessed through the runtime, never through this pointer.
-unsafe impl Send for DeviceAlloc {}
+unsafe impl Send for DeviceAlloc<'_> {}
 // SAFETY: `&DeviceAlloc` only hands out `Mem` (read) regions; all writes go
 // through `&mut DeviceAlloc`.
-unsafe impl Sync for DeviceAlloc {}
+unsafe impl Sync for DeviceAlloc<'_> {}
 
-impl DeviceAlloc {
+impl DeviceAlloc<'_> {
     /// `aclrtMalloc(bytes, policy)`; needs a current context; `bytes > 0`.
     pub(crate) fn new(bytes: usize, policy: sys::aclrtMemMallocPolicy) -> Result<Self> {
         let mut p: *mut c_void = core::ptr::null_mut();
@@ -192,7 +197,11 @@ impl DeviceAlloc {
         let code = unsafe { sys::aclrtMalloc(&mut p, bytes, policy) };
         check(code, "aclrtMalloc")?;
         let ptr = super::raw(p, "aclrtMalloc")?.0.cast();
-        Ok(DeviceAlloc { ptr, bytes })
+        Ok(DeviceAlloc {
+            ptr,
+            bytes,
+            _ctx: PhantomData,
+        })
     }
 
     /// Size in bytes.
@@ -234,7 +243,7 @@ impl DeviceAlloc {
     }
 }
 
-impl Drop for DeviceAlloc {
+impl Drop for DeviceAlloc<'_> {
     fn drop(&mut self) {
         // SAFETY: as in `free`: allocated by aclrtMalloc, freed exactly once
         // (drop runs once), not borrowed, no async use in flight.
@@ -247,30 +256,34 @@ impl Drop for DeviceAlloc {
     }
 }
 
-/// Pinned host memory (`aclrtMallocHost`) that is not yet initialised.
+/// Pinned host memory (`aclrtMallocHost`) that is not yet initialised;
+/// `'ctx` as for [`DeviceAlloc`].
 #[derive(Debug)]
-pub struct HostAllocUninit {
+pub struct HostAllocUninit<'ctx> {
     ptr: NonNull<u8>,
     bytes: usize,
+    _ctx: PhantomData<&'ctx ()>,
 }
 
-/// Pinned host memory (`aclrtMallocHost`), fully initialised.
+/// Pinned host memory (`aclrtMallocHost`), fully initialised; `'ctx` as for
+/// [`DeviceAlloc`].
 #[derive(Debug)]
-pub(crate) struct HostAlloc {
+pub(crate) struct HostAlloc<'ctx> {
     ptr: NonNull<u8>,
     bytes: usize,
+    _ctx: PhantomData<&'ctx ()>,
 }
 
 // SAFETY: both types exclusively own their allocation; reads need `&self`
 // and writes `&mut self`, so the usual borrow rules make sharing sound; the
 // runtime's free may run on any thread.
-unsafe impl Send for HostAllocUninit {}
+unsafe impl Send for HostAllocUninit<'_> {}
 // SAFETY: see above; `&HostAllocUninit` exposes nothing.
-unsafe impl Sync for HostAllocUninit {}
+unsafe impl Sync for HostAllocUninit<'_> {}
 // SAFETY: see above.
-unsafe impl Send for HostAlloc {}
+unsafe impl Send for HostAlloc<'_> {}
 // SAFETY: `&HostAlloc` only exposes shared reads.
-unsafe impl Sync for HostAlloc {}
+unsafe impl Sync for HostAlloc<'_> {}
 
 fn free_host(ptr: NonNull<u8>) -> Result<()> {
     // SAFETY: `ptr` came from aclrtMallocHost and the callers free it exactly
@@ -279,7 +292,7 @@ fn free_host(ptr: NonNull<u8>) -> Result<()> {
     check(code, "aclrtFreeHost")
 }
 
-impl HostAllocUninit {
+impl<'ctx> HostAllocUninit<'ctx> {
     /// `aclrtMallocHost(bytes)`; needs a current context; `bytes > 0`.
     /// `align` is the element alignment the typed layer needs.
     pub(crate) fn new(bytes: usize, align: usize) -> Result<Self> {
@@ -288,7 +301,11 @@ impl HostAllocUninit {
         let code = unsafe { sys::aclrtMallocHost(&mut p, bytes) };
         check(code, "aclrtMallocHost")?;
         let ptr: NonNull<u8> = super::raw(p, "aclrtMallocHost")?.0.cast();
-        let this = HostAllocUninit { ptr, bytes };
+        let this = HostAllocUninit {
+            ptr,
+            bytes,
+            _ctx: PhantomData,
+        };
         if ptr.as_ptr().align_offset(align) != 0 {
             drop(this);
             return Err(crate::Error::Misaligned {
@@ -304,16 +321,17 @@ impl HostAllocUninit {
         self.bytes
     }
 
-    fn into_init(self) -> HostAlloc {
+    fn into_init(self) -> HostAlloc<'ctx> {
         let this = core::mem::ManuallyDrop::new(self);
         HostAlloc {
             ptr: this.ptr,
             bytes: this.bytes,
+            _ctx: PhantomData,
         }
     }
 
     /// Fill with zero bytes.
-    pub(crate) fn zeroed(self) -> HostAlloc {
+    pub(crate) fn zeroed(self) -> HostAlloc<'ctx> {
         // SAFETY: the allocation is CPU-addressable and writable for
         // `self.bytes` bytes and exclusively owned by `self`.
         unsafe { self.ptr.as_ptr().write_bytes(0, self.bytes) };
@@ -321,7 +339,7 @@ impl HostAllocUninit {
     }
 
     /// Initialise from `src`, which must have exactly `len()` bytes.
-    pub(crate) fn write(self, src: &[u8]) -> HostAlloc {
+    pub(crate) fn write(self, src: &[u8]) -> HostAlloc<'ctx> {
         assert_eq!(src.len(), self.bytes, "full initialisation required");
         // SAFETY: destination writable for `bytes` bytes and exclusively
         // owned; `src` readable for the same length (asserted); a fresh
@@ -338,7 +356,7 @@ impl HostAllocUninit {
         mut self,
         src: Mem<'_>,
         kind: sys::aclrtMemcpyKind,
-    ) -> core::result::Result<HostAlloc, (Self, crate::Error)> {
+    ) -> core::result::Result<HostAlloc<'ctx>, (Self, crate::Error)> {
         assert_eq!(src.len(), self.bytes, "full initialisation required");
         let dst = MemMut {
             ptr: self.ptr,
@@ -355,7 +373,10 @@ impl HostAllocUninit {
     }
 
     /// Initialise by a runtime memset of every byte.
-    pub(crate) fn fill(self, value: u8) -> core::result::Result<HostAlloc, (Self, crate::Error)> {
+    pub(crate) fn fill(
+        self,
+        value: u8,
+    ) -> core::result::Result<HostAlloc<'ctx>, (Self, crate::Error)> {
         let dst = MemMut {
             ptr: self.ptr,
             bytes: self.bytes,
@@ -374,7 +395,7 @@ impl HostAllocUninit {
     }
 }
 
-impl Drop for HostAllocUninit {
+impl Drop for HostAllocUninit<'_> {
     fn drop(&mut self) {
         if free_host(self.ptr).is_err() {
             // Drop must not panic; the message was consumed by `check`.
@@ -382,7 +403,7 @@ impl Drop for HostAllocUninit {
     }
 }
 
-impl HostAlloc {
+impl HostAlloc<'_> {
     /// Size in bytes.
     pub(crate) fn len(&self) -> usize {
         self.bytes
@@ -426,7 +447,7 @@ impl HostAlloc {
     }
 }
 
-impl Drop for HostAlloc {
+impl Drop for HostAlloc<'_> {
     fn drop(&mut self) {
         if free_host(self.ptr).is_err() {
             // Drop must not panic; the message was consumed by `check`.

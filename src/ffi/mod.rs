@@ -107,6 +107,7 @@ fn raw(ptr: *mut c_void, function: &'static str) -> Result<Raw> {
 /// `aclInit(NULL)`; `Ok(true)` when the runtime was already initialised by
 /// someone else (100002, which the documentation says to ignore).
 pub(crate) fn init() -> Result<bool> {
+    invalidate_current_contexts();
     // SAFETY: NULL is the documented "no configuration file" argument.
     let code = unsafe { sys::aclInit(core::ptr::null()) };
     if code == sys::ACL_ERROR_REPEAT_INITIALIZE {
@@ -118,6 +119,7 @@ pub(crate) fn init() -> Result<bool> {
 
 /// `aclInit(path)` with a JSON configuration file.
 pub(crate) fn init_with_config(path: &CStr) -> Result<bool> {
+    invalidate_current_contexts();
     // SAFETY: `path` is a valid NUL-terminated string for the whole call.
     let code = unsafe { sys::aclInit(path.as_ptr()) };
     if code == sys::ACL_ERROR_REPEAT_INITIALIZE {
@@ -129,6 +131,7 @@ pub(crate) fn init_with_config(path: &CStr) -> Result<bool> {
 
 /// `aclFinalize()`.
 pub(crate) fn finalize() -> Result<()> {
+    invalidate_current_contexts();
     // SAFETY: no arguments; the typed layer calls this once, after every
     // device handle (and so every resource) has been released.
     let code = unsafe { sys::aclFinalize() };
@@ -183,6 +186,7 @@ pub(crate) fn version() -> Result<(i32, i32, i32)> {
 /// `aclrtSetDevice(id)`: takes one reference on the device and makes its
 /// default context current on the calling thread.
 pub(crate) fn set_device(id: i32) -> Result<()> {
+    invalidate_current_contexts();
     // SAFETY: plain integer argument; the runtime validates the id.
     let code = unsafe { sys::aclrtSetDevice(id) };
     check(code, "aclrtSetDevice")
@@ -190,6 +194,7 @@ pub(crate) fn set_device(id: i32) -> Result<()> {
 
 /// `aclrtResetDevice(id)`: drops one reference.
 pub(crate) fn reset_device(id: i32) -> Result<()> {
+    invalidate_current_contexts();
     // SAFETY: plain integer argument; the typed layer only resets devices it
     // set, after everything created through them is gone.
     let code = unsafe { sys::aclrtResetDevice(id) };
@@ -273,18 +278,52 @@ pub(crate) fn set_current_context(ctx: Raw) -> Result<()> {
     check(code, "aclrtSetCurrentContext")
 }
 
-/// Make `ctx` current on the calling thread unless it already is: the cheap
-/// get/compare/set that keeps safe code from ever seeing error 107003.
+/// Bumped by every call that can change or invalidate some thread's current
+/// context behind the per-thread cache below (device set/reset, context
+/// create/destroy, init/finalize). A cache entry from an older epoch is
+/// ignored.
+static CONTEXT_EPOCH: core::sync::atomic::AtomicU64 = core::sync::atomic::AtomicU64::new(1);
+
+std::thread_local! {
+    /// (context this crate made current on this thread, epoch it did so in).
+    static CURRENT: core::cell::Cell<(*mut c_void, u64)> =
+        const { core::cell::Cell::new((core::ptr::null_mut(), 0)) };
+}
+
+/// Forget every thread's cached current context.
+pub(crate) fn invalidate_current_contexts() {
+    CONTEXT_EPOCH.fetch_add(1, core::sync::atomic::Ordering::AcqRel);
+}
+
+/// Make `ctx` current on the calling thread unless this crate already made
+/// it current here (and nothing that could change that happened since):
+/// keeps safe code from ever seeing error 107003 at the cost of a
+/// thread-local read and an atomic load when nothing changed.
+///
+/// Only safe code is covered: `unsafe` raw calls that change the current
+/// context must be followed by [`Context::make_current`](crate::Context::make_current).
 #[inline]
 pub(crate) fn make_current(ctx: Raw) -> Result<()> {
-    if current_context()? == Some(ctx) {
+    let epoch = CONTEXT_EPOCH.load(core::sync::atomic::Ordering::Acquire);
+    if CURRENT.with(|c| c.get()) == (ctx.as_ptr(), epoch) {
         return Ok(());
     }
-    set_current_context(ctx)
+    set_current_context(ctx)?;
+    CURRENT.with(|c| c.set((ctx.as_ptr(), epoch)));
+    Ok(())
+}
+
+/// Make `ctx` current unconditionally and remember it.
+pub(crate) fn force_current(ctx: Raw) -> Result<()> {
+    let epoch = CONTEXT_EPOCH.load(core::sync::atomic::Ordering::Acquire);
+    set_current_context(ctx)?;
+    CURRENT.with(|c| c.set((ctx.as_ptr(), epoch)));
+    Ok(())
 }
 
 /// `aclrtCreateContext(&ctx, id)`; the new context becomes current.
 pub(crate) fn create_context(device: i32) -> Result<Raw> {
+    invalidate_current_contexts();
     let mut ctx: sys::aclrtContext = core::ptr::null_mut();
     // SAFETY: `ctx` is a valid, writable handle slot; the id is validated by
     // the runtime.
@@ -295,6 +334,7 @@ pub(crate) fn create_context(device: i32) -> Result<Raw> {
 
 /// `aclrtDestroyContext(ctx)`.
 pub(crate) fn destroy_context(ctx: Raw) -> Result<()> {
+    invalidate_current_contexts();
     // SAFETY: `ctx` is a live explicit context with no live children (the
     // typed layer's borrows guarantee both); it is not used afterwards.
     let code = unsafe { sys::aclrtDestroyContext(ctx.as_ptr()) };

@@ -68,33 +68,75 @@ extern "C" fn scoped_trampoline(args: *mut c_void) {
     }
 }
 
-/// Runs an unscoped (`'static`) host function; never unwinds.
-extern "C" fn static_trampoline(args: *mut c_void) {
-    // SAFETY: `args` came from `Box::into_raw` of this exact type in
-    // `launch_static_host_fn`, and the runtime calls a host function once.
-    let f = unsafe { Box::from_raw(args as *mut Box<dyn FnOnce() + Send + 'static>) };
-    if catch_unwind(AssertUnwindSafe(*f)).is_err() {
-        // The panic message was already printed by the panic hook; it cannot
-        // travel through C, and there is nobody to hand it to.
-    }
-}
+/// Unscoped (`'static`) host functions queued with
+/// [`Stream::launch_host_fn`](crate::Stream::launch_host_fn), by stream.
+///
+/// The registry owns each slot until every task queued on its stream is known
+/// to have finished ([`settle_static_host_fns`]); only then is a host
+/// function that never ran (skipped by a device fault) dropped, and the slot
+/// freed. Until then the runtime may still call the trampoline with it.
+static PENDING_STATIC: Mutex<Vec<(usize, Arc<HostFnSlot>)>> = Mutex::new(Vec::new());
 
 /// Queue a `'static` host function on `stream` (`aclrtLaunchHostFunc`).
 pub(crate) fn launch_static_host_fn(
     stream: Raw,
     f: Box<dyn FnOnce() + Send + 'static>,
 ) -> Result<()> {
-    let args = Box::into_raw(Box::new(f));
+    let slot = Arc::new(HostFnSlot {
+        f: Mutex::new(Some(f)),
+        panic: Mutex::new(None),
+    });
+    let args = Arc::as_ptr(&slot) as *mut c_void;
+    let key = stream.as_ptr() as usize;
+    PENDING_STATIC
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .push((key, Arc::clone(&slot)));
     // SAFETY: `stream` is live; the trampoline matches `aclrtHostFunc`; `args`
-    // is a valid heap pointer whose ownership passes to the trampoline.
-    let code =
-        unsafe { sys::aclrtLaunchHostFunc(stream.as_ptr(), Some(static_trampoline), args.cast()) };
+    // points to a slot the registry keeps alive until the stream's work is
+    // known to be finished.
+    let code = unsafe { sys::aclrtLaunchHostFunc(stream.as_ptr(), Some(scoped_trampoline), args) };
     if code != sys::ACL_SUCCESS {
-        // SAFETY: the call failed, so the runtime did not take `args`; it is
-        // reclaimed exactly once here.
-        drop(unsafe { Box::from_raw(args) });
+        // Not queued: the runtime never saw `args`, so the entry can go now.
+        PENDING_STATIC
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .retain(|(_, s)| !Arc::ptr_eq(s, &slot));
     }
     check(code, "aclrtLaunchHostFunc")
+}
+
+/// Release the unscoped host functions of `stream` (`None`: of every
+/// stream). Call only once every task queued there has finished (a
+/// successful synchronisation or destruction of the stream, or finalize):
+/// host functions that never ran are dropped here. Returns the payload of
+/// the first one that panicked.
+pub(crate) fn settle_static_host_fns(stream: Option<Raw>) -> Option<Box<dyn Any + Send + 'static>> {
+    let settled: Vec<Arc<HostFnSlot>> = {
+        let mut pending = PENDING_STATIC.lock().unwrap_or_else(|e| e.into_inner());
+        if pending.is_empty() {
+            return None;
+        }
+        let key = stream.map(|s| s.as_ptr() as usize);
+        let mut settled = Vec::new();
+        pending.retain(|(k, slot)| {
+            if key.is_none_or(|key| key == *k) {
+                settled.push(Arc::clone(slot));
+                false
+            } else {
+                true
+            }
+        });
+        settled
+    };
+    let mut panic = None;
+    for slot in settled {
+        drop(slot.f.lock().unwrap_or_else(|e| e.into_inner()).take());
+        if let Some(p) = slot.panic.lock().unwrap_or_else(|e| e.into_inner()).take() {
+            panic.get_or_insert(p);
+        }
+    }
+    panic
 }
 
 /// A region in which asynchronous work may borrow memory; see the module

@@ -354,3 +354,62 @@ fn set_op_wait_timeout_is_accepted() {
     teardown_device0();
     assert_clean();
 }
+
+#[test]
+fn launch_callback_without_subscribed_thread_returns_107015() {
+    let _sim = aclrt_sim::exclusive();
+    init_device0();
+    let s = create_stream();
+    let slot = AtomicU64::new(0);
+    assert_eq!(
+        acl!(aclrtLaunchCallback(
+            Some(record_thread),
+            (&slot as *const AtomicU64).cast_mut().cast(),
+            ACL_CALLBACK_BLOCK,
+            s
+        )),
+        ACL_ERROR_RT_STREAM_NO_CB_REG
+    );
+    ok!(aclrtSynchronizeStream(s));
+    assert_eq!(slot.load(Ordering::Acquire), 0, "the callback must not run");
+    destroy_stream(s);
+    teardown_device0();
+    assert_clean();
+}
+
+#[test]
+fn unsubscribing_a_stream_that_is_not_subscribed_returns_100034() {
+    let _sim = aclrt_sim::exclusive();
+    init_device0();
+    let s = create_stream();
+    assert_eq!(
+        acl!(aclrtUnSubscribeReport(my_thread_id(), s)),
+        ACL_ERROR_STREAM_NOT_SUBSCRIBE
+    );
+    destroy_stream(s);
+    teardown_device0();
+    assert_clean();
+}
+
+#[test]
+fn unsubscribing_with_another_thread_id_returns_100035() {
+    let _sim = aclrt_sim::exclusive();
+    init_device0();
+    let s = create_stream();
+    ok!(aclrtSubscribeReport(my_thread_id(), s));
+    assert_eq!(
+        acl!(aclrtUnSubscribeReport(my_thread_id().wrapping_add(1), s)),
+        ACL_ERROR_THREAD_NOT_SUBSCRIBE
+    );
+    ok!(aclrtUnSubscribeReport(my_thread_id(), s));
+    destroy_stream(s);
+    teardown_device0();
+    assert_clean();
+}
+
+#[test]
+fn subscribe_uses_the_posix_thread_id() {
+    let _sim = aclrt_sim::exclusive();
+    assert_eq!(aclrt_sim::thread_report_id(), my_thread_id());
+    assert_clean();
+}

@@ -729,3 +729,57 @@ fn cross_device_copy_after_enable_peer_access_succeeds() {
     finalize();
     assert_clean();
 }
+
+#[test]
+fn memcpy2d_async_width_over_5000000_returns_100000() {
+    let _sim = aclrt_sim::exclusive();
+    init_device0();
+    let a = malloc(64);
+    let b = malloc(64);
+    let w = 5_000_001usize;
+    assert_eq!(
+        acl!(aclrtMemcpy2dAsync(
+            b,
+            w,
+            a,
+            w,
+            w,
+            1,
+            ACL_MEMCPY_DEVICE_TO_DEVICE,
+            null_mut()
+        )),
+        ACL_ERROR_INVALID_PARAM
+    );
+    free(a);
+    free(b);
+    teardown_device0();
+    assert_clean();
+}
+
+#[test]
+fn peer_access_is_one_directional() {
+    let _sim = aclrt_sim::exclusive();
+    init();
+    ok!(aclrtSetDevice(1));
+    let on1 = malloc(64);
+    ok!(aclrtSetDevice(0));
+    let on0 = malloc(64);
+    ok!(aclrtMemset(on0, 64, 0x21, 64));
+    // 0 -> 1 enabled: from device 0 the copy into device 1 memory works.
+    ok!(aclrtDeviceEnablePeerAccess(1, 0));
+    ok!(aclrtMemcpy(on1, 64, on0, 64, ACL_MEMCPY_DEVICE_TO_DEVICE));
+    // From device 1 the way back is not enabled.
+    ok!(aclrtSetDevice(1));
+    assert_eq!(
+        acl!(aclrtMemcpy(on0, 64, on1, 64, ACL_MEMCPY_DEVICE_TO_DEVICE)),
+        ACL_ERROR_RT_NO_PERMISSION
+    );
+    assert_eq!(read_device(on1, 64), vec![0x21; 64]);
+    ok!(aclrtResetDevice(1));
+    free(on0);
+    free(on1);
+    ok!(aclrtResetDevice(0));
+    ok!(aclrtResetDevice(1));
+    finalize();
+    expect_violations(&[ViolationKind::CrossDeviceWithoutPeerAccess]);
+}

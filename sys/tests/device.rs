@@ -446,3 +446,59 @@ fn mem_info_without_device_returns_107002() {
     finalize();
     assert_clean();
 }
+
+#[test]
+fn reset_device_of_unset_device_returns_507007() {
+    let _sim = aclrt_sim::exclusive();
+    init();
+    // The facts fix 507007 for the force variant; the simulator uses it for
+    // the plain reset of a device that is not set, too.
+    assert_eq!(
+        acl!(aclrtResetDevice(1)),
+        ACL_ERROR_RT_CONTEXT_RELEASE_ERROR
+    );
+    finalize();
+    assert_clean();
+}
+
+#[test]
+fn synchronize_device_waits_only_for_the_current_context() {
+    let _sim = aclrt_sim::exclusive();
+    init_device0();
+    let s = create_stream();
+    let p = malloc(64);
+    stream_delay(s, 50);
+    ok!(aclrtMemsetAsync(p, 64, 1, 64, s));
+    let ctx = create_context(0);
+    let t0 = Instant::now();
+    ok!(aclrtSynchronizeDevice());
+    assert!(
+        t0.elapsed() < Duration::from_millis(45),
+        "waited {:?} for another context's stream",
+        t0.elapsed()
+    );
+    ok!(aclrtDestroyContext(ctx));
+    // Back in the default context: its stream was still busy.
+    assert_eq!(stream_status(s), ACL_STREAM_STATUS_NOT_READY);
+    ok!(aclrtSynchronizeDevice());
+    assert_eq!(stream_status(s), ACL_STREAM_STATUS_COMPLETE);
+    free(p);
+    destroy_stream(s);
+    teardown_device0();
+    assert_clean();
+}
+
+#[test]
+fn mem_info_unknown_attribute_returns_100000() {
+    let _sim = aclrt_sim::exclusive();
+    init_device0();
+    let (mut f, mut t) = (0usize, 0usize);
+    ok!(aclrtGetMemInfo(ACL_MEM_P2P_HUGE1G, &mut f, &mut t));
+    assert!(t > 0);
+    assert_eq!(
+        acl!(aclrtGetMemInfo(18, &mut f, &mut t)),
+        ACL_ERROR_INVALID_PARAM
+    );
+    teardown_device0();
+    assert_clean();
+}

@@ -585,3 +585,181 @@ fn reset_event_with_sync_flag_makes_it_not_ready() {
     teardown_device0();
     assert_clean();
 }
+
+#[test]
+fn elapsed_time_without_timeline_flag_returns_207000() {
+    let _sim = aclrt_sim::exclusive();
+    init_device0();
+    let a = create_event_ex(ACL_EVENT_SYNC);
+    let b = create_event_ex(ACL_EVENT_SYNC);
+    ok!(aclrtRecordEvent(a, null_mut()));
+    ok!(aclrtRecordEvent(b, null_mut()));
+    ok!(aclrtSynchronizeStream(null_mut()));
+    let mut ms = -1.0f32;
+    assert_eq!(
+        acl!(aclrtEventElapsedTime(&mut ms, a, b)),
+        ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+    );
+    // With the timing flag it works.
+    let c = create_event_ex(ACL_EVENT_SYNC | ACL_EVENT_TIME_LINE);
+    let d = create_event_ex(ACL_EVENT_SYNC | ACL_EVENT_TIME_LINE);
+    ok!(aclrtRecordEvent(c, null_mut()));
+    ok!(aclrtRecordEvent(d, null_mut()));
+    ok!(aclrtSynchronizeStream(null_mut()));
+    ok!(aclrtEventElapsedTime(&mut ms, c, d));
+    assert!(ms >= 0.0, "{ms}");
+    for e in [a, b, c, d] {
+        destroy_event(e);
+    }
+    teardown_device0();
+    assert_clean();
+}
+
+#[test]
+fn elapsed_time_of_an_incomplete_event_returns_507006() {
+    let _sim = aclrt_sim::exclusive();
+    init_device0();
+    let s = create_stream();
+    let start = create_event();
+    let end = create_event();
+    let p = malloc(64);
+    ok!(aclrtRecordEvent(start, s));
+    stream_delay(s, 50);
+    ok!(aclrtMemsetAsync(p, 64, 1, 64, s));
+    ok!(aclrtRecordEvent(end, s));
+    let mut ms = -1.0f32;
+    assert_eq!(
+        acl!(aclrtEventElapsedTime(&mut ms, start, end)),
+        ACL_ERROR_RT_EVENT_NOT_COMPLETE
+    );
+    ok!(aclrtSynchronizeStream(s));
+    ok!(aclrtEventElapsedTime(&mut ms, start, end));
+    free(p);
+    destroy_event(start);
+    destroy_event(end);
+    destroy_stream(s);
+    teardown_device0();
+    assert_clean();
+}
+
+#[test]
+fn reset_event_on_ex_event_returns_207000() {
+    let _sim = aclrt_sim::exclusive();
+    init_device0();
+    let e = create_event_ex(ACL_EVENT_SYNC);
+    assert_eq!(
+        acl!(aclrtResetEvent(e, null_mut())),
+        ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+    );
+    destroy_event(e);
+    teardown_device0();
+    assert_clean();
+}
+
+#[test]
+fn create_event_ex_with_ipc_flag_returns_207000() {
+    let _sim = aclrt_sim::exclusive();
+    init_device0();
+    let mut e: aclrtEvent = null_mut();
+    assert_eq!(
+        acl!(aclrtCreateEventExWithFlag(&mut e, ACL_EVENT_IPC)),
+        ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+    );
+    assert!(e.is_null());
+    teardown_device0();
+    assert_clean();
+}
+
+#[test]
+fn query_event_wait_status_reports_complete_once_the_work_ran() {
+    let _sim = aclrt_sim::exclusive();
+    init_device0();
+    let s = create_stream();
+    let e = create_event();
+    let p = malloc(64);
+    stream_delay(s, 40);
+    ok!(aclrtMemsetAsync(p, 64, 1, 64, s));
+    ok!(aclrtRecordEvent(e, s));
+    let mut st: aclrtEventWaitStatus = 0xdead;
+    ok!(aclrtQueryEventWaitStatus(e, &mut st));
+    assert_eq!(st, ACL_EVENT_WAIT_STATUS_NOT_READY);
+    ok!(aclrtSynchronizeEvent(e));
+    ok!(aclrtQueryEventWaitStatus(e, &mut st));
+    assert_eq!(st, ACL_EVENT_WAIT_STATUS_COMPLETE);
+    free(p);
+    destroy_event(e);
+    destroy_stream(s);
+    teardown_device0();
+    assert_clean();
+}
+
+#[test]
+fn event_exhaustion_returns_207007() {
+    let _sim = aclrt_sim::exclusive();
+    init_device0();
+    let mut avail = 0u32;
+    ok!(aclrtGetEventAvailNum(&mut avail));
+    assert!((1..=65536).contains(&avail), "available events: {avail}");
+    let events: Vec<aclrtEvent> = (0..avail).map(|_| create_event()).collect();
+    let mut extra: aclrtEvent = null_mut();
+    assert_eq!(
+        acl!(aclrtCreateEvent(&mut extra)),
+        ACL_ERROR_RT_NO_EVENT_RESOURCE
+    );
+    for e in events {
+        destroy_event(e);
+    }
+    let e = create_event();
+    destroy_event(e);
+    teardown_device0();
+    assert_clean();
+}
+
+/// Host function: spins until the `AtomicBool` behind `flag` is set (at
+/// most 10 s, so a broken test cannot hang the suite).
+unsafe extern "C" fn block_until_set(flag: *mut c_void) {
+    // SAFETY: `flag` points to an `AtomicBool` the test keeps alive until
+    // the stream running this function has been synchronised.
+    let flag = unsafe { &*flag.cast::<std::sync::atomic::AtomicBool>() };
+    let t0 = Instant::now();
+    while !flag.load(std::sync::atomic::Ordering::Acquire) && t0.elapsed() < Duration::from_secs(10)
+    {
+        std::thread::sleep(Duration::from_millis(1));
+    }
+}
+
+#[test]
+fn wait_outliving_set_op_wait_timeout_faults_with_107020() {
+    let _sim = aclrt_sim::exclusive();
+    init_device0();
+    let a = create_stream();
+    let b = create_stream();
+    let e = create_event();
+    let release = std::sync::atomic::AtomicBool::new(false);
+    // The timeout applies to waits issued after it (1 s, its unit).
+    ok!(aclrtSetOpWaitTimeout(1));
+    ok!(aclrtLaunchHostFunc(
+        a,
+        Some(block_until_set),
+        (&release as *const std::sync::atomic::AtomicBool)
+            .cast_mut()
+            .cast()
+    ));
+    ok!(aclrtRecordEvent(e, a));
+    ok!(aclrtStreamWaitEvent(b, e));
+    let t0 = Instant::now();
+    assert_eq!(acl!(aclrtSynchronizeStream(b)), ACL_ERROR_RT_TASK_TIMEOUT);
+    assert!(
+        t0.elapsed() >= Duration::from_millis(900),
+        "{:?}",
+        t0.elapsed()
+    );
+    release.store(true, std::sync::atomic::Ordering::Release);
+    ok!(aclrtSynchronizeStream(a));
+    ok!(aclrtSetOpWaitTimeout(0));
+    destroy_event(e);
+    destroy_stream(a);
+    destroy_stream(b);
+    teardown_device0();
+    assert_clean();
+}

@@ -118,3 +118,43 @@ fn finalize_releases_devices_reset_by_the_app() {
     finalize();
     assert_clean();
 }
+
+#[test]
+fn init_with_missing_config_file_returns_100003() {
+    let _sim = aclrt_sim::exclusive();
+    let path = c"/nonexistent/aclrt-sys-test/acl.json";
+    assert_eq!(acl!(aclInit(path.as_ptr())), ACL_ERROR_INVALID_FILE);
+    assert!(!aclrt_sim::audit().initialized);
+    // Not initialised by the failure: a proper init still works.
+    init();
+    finalize();
+    assert_clean();
+}
+
+#[test]
+fn init_with_readable_config_file_succeeds() {
+    let _sim = aclrt_sim::exclusive();
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("aclrt-sys-init");
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join(format!("acl-{}.json", std::process::id()));
+    std::fs::write(&file, "{}\n").unwrap();
+    let c_path = std::ffi::CString::new(file.to_str().unwrap()).unwrap();
+    assert_eq!(acl!(aclInit(c_path.as_ptr())), ACL_SUCCESS);
+    assert!(aclrt_sim::audit().initialized);
+    finalize();
+    std::fs::remove_file(&file).unwrap();
+    assert_clean();
+}
+
+#[test]
+fn runtime_calls_work_before_init() {
+    let _sim = aclrt_sim::exclusive();
+    // The runtime layer does not check aclInit (acl-facts 5.1).
+    assert_eq!(acl!(aclrtSetDevice(0)), ACL_SUCCESS);
+    let p = malloc(64);
+    free(p);
+    ok!(aclrtResetDevice(0));
+    assert_eq!(live(ResourceKind::Device, 0), 0);
+    aclrt_sim::reset();
+    assert_clean();
+}

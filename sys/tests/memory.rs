@@ -347,3 +347,34 @@ fn allocations_are_per_device() {
     finalize();
     assert_clean();
 }
+
+#[test]
+fn malloc_cached_with_p2p_policy_returns_100000() {
+    let _sim = aclrt_sim::exclusive();
+    init_device0();
+    let mut p: *mut c_void = null_mut();
+    assert_eq!(
+        acl!(aclrtMallocCached(&mut p, 64, ACL_MEM_MALLOC_HUGE_FIRST_P2P)),
+        ACL_ERROR_INVALID_PARAM
+    );
+    assert!(p.is_null());
+    teardown_device0();
+    assert_clean();
+}
+
+#[test]
+fn malloc_huge1g_rounds_up_to_whole_gib() {
+    let _sim = aclrt_sim::exclusive();
+    configure(|c| c.memory_per_device = 3 << 30);
+    init_device0();
+    let (mut before, mut total) = (0usize, 0usize);
+    ok!(aclrtGetMemInfo(ACL_HBM_MEM, &mut before, &mut total));
+    let mut p: *mut c_void = null_mut();
+    ok!(aclrtMalloc(&mut p, 1000, ACL_MEM_MALLOC_HUGE1G_ONLY));
+    let (mut after, mut total2) = (0usize, 0usize);
+    ok!(aclrtGetMemInfo(ACL_HBM_MEM, &mut after, &mut total2));
+    assert_eq!(before - after, 1 << 30);
+    free(p);
+    teardown_device0();
+    assert_clean();
+}

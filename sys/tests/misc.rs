@@ -91,7 +91,7 @@ fn violation_message_matches_recent_err_msg() {
     free(p);
     let _ = recent_err_msg();
     let code = acl!(aclrtFree(p));
-    assert_ne!(code, ACL_SUCCESS);
+    assert_eq!(code, ACL_ERROR_RT_MEMORY_FREE);
     let msg = recent_err_msg().expect("a message after a failure");
     let audit = aclrt_sim::audit();
     assert_eq!(audit.violations.len(), 1, "{:#?}", audit.violations);

@@ -89,9 +89,9 @@ fn host_mode_d2d_copy_from_malloc_host_memory_is_a_kind_mismatch() {
     init_in(RunMode::Host);
     let host = malloc_host(64);
     let dev = malloc(64);
-    assert_ne!(
+    assert_eq!(
         acl!(aclrtMemcpy(dev, 64, host, 64, ACL_MEMCPY_DEVICE_TO_DEVICE)),
-        ACL_SUCCESS
+        ACL_ERROR_RT_INVALID_MEMORY_TYPE
     );
     free_host(host);
     free(dev);

@@ -373,3 +373,74 @@ fn destroy_stream_force_does_not_wait() {
     teardown_device0();
     assert_clean();
 }
+
+#[test]
+fn stream_exhaustion_returns_207008() {
+    let _sim = aclrt_sim::exclusive();
+    init_device0();
+    let mut avail = 0u32;
+    ok!(aclrtGetStreamAvailableNum(&mut avail));
+    assert!((1..=2048).contains(&avail), "available streams: {avail}");
+    let streams: Vec<aclrtStream> = (0..avail).map(|_| create_stream()).collect();
+    let mut extra: aclrtStream = null_mut();
+    assert_eq!(
+        acl!(aclrtCreateStream(&mut extra)),
+        ACL_ERROR_RT_NO_STREAM_RESOURCE
+    );
+    let mut left = 99u32;
+    ok!(aclrtGetStreamAvailableNum(&mut left));
+    assert_eq!(left, 0);
+    for s in streams {
+        destroy_stream(s);
+    }
+    // After the release a stream can be made again.
+    let s = create_stream();
+    destroy_stream(s);
+    teardown_device0();
+    assert_clean();
+}
+
+#[test]
+fn persistent_stream_synchronize_returns_at_once() {
+    let _sim = aclrt_sim::exclusive();
+    init_device0();
+    let mut s: aclrtStream = null_mut();
+    ok!(aclrtCreateStreamWithConfig(
+        &mut s,
+        0,
+        ACL_STREAM_PERSISTENT
+    ));
+    let p = malloc(64);
+    stream_delay(s, 50);
+    ok!(aclrtMemsetAsync(p, 64, 1, 64, s));
+    let t0 = Instant::now();
+    ok!(aclrtSynchronizeStream(s));
+    assert!(
+        t0.elapsed() < Duration::from_millis(45),
+        "synchronize of a PERSISTENT stream waited {:?}",
+        t0.elapsed()
+    );
+    // aclrtDestroyStream waits for the pending task.
+    destroy_stream(s);
+    assert_eq!(read_device(p, 64), vec![1; 64]);
+    free(p);
+    teardown_device0();
+    assert_clean();
+}
+
+#[test]
+fn stream_query_of_other_context_stream_returns_107003() {
+    let _sim = aclrt_sim::exclusive();
+    init_device0();
+    let s = create_stream();
+    let ctx = create_context(0);
+    let mut st: aclrtStreamStatus = 0xdead;
+    assert_eq!(
+        acl!(aclrtStreamQuery(s, &mut st)),
+        ACL_ERROR_RT_STREAM_CONTEXT
+    );
+    ok!(aclrtDestroyContext(ctx));
+    destroy_stream(s);
+    teardown_device0();
+    expect_violations(&[ViolationKind::WrongContext]);
+}

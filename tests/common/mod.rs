@@ -37,7 +37,9 @@ pub fn pattern_u32(n: usize, seed: u32) -> Vec<u32> {
 
 /// A non-trivial `f32` pattern.
 pub fn pattern_f32(n: usize, seed: f32) -> Vec<f32> {
-    (0..n).map(|i| seed + i as f32 * 0.5 - (i % 7) as f32).collect()
+    (0..n)
+        .map(|i| seed + i as f32 * 0.5 - (i % 7) as f32)
+        .collect()
 }
 
 /// A non-trivial byte pattern.

@@ -45,7 +45,11 @@ pub fn recent_err_msg() -> Option<String> {
     }
     // SAFETY: a non-null result is a NUL-terminated string valid until the
     // next call on this thread; it is copied at once.
-    Some(unsafe { std::ffi::CStr::from_ptr(p) }.to_string_lossy().into_owned())
+    Some(
+        unsafe { std::ffi::CStr::from_ptr(p) }
+            .to_string_lossy()
+            .into_owned(),
+    )
 }
 
 /// `aclInit(NULL)` + `aclrtSetDevice(0)`.

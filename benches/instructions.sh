@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Instructions per call, safe API versus raw aclrt-sys, counted by callgrind
+# (deterministic: the same binary and inputs give the same count).
+#   bash benches/instructions.sh [iterations]
+# Needs valgrind (apt-get install valgrind).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+N=${1:-2000}
+command -v valgrind >/dev/null || { echo "valgrind not found: apt-get install valgrind" >&2; exit 1; }
+bin=$(cargo bench --bench icount --no-run --message-format=json 2>/dev/null \
+  | grep -o '"executable":"[^"]*icount[^"]*"' | tail -1 | cut -d'"' -f4)
+[ -x "$bin" ] || { echo "could not build the icount bench" >&2; exit 1; }
+count() {  # mode op iterations -> total instructions (Ir)
+  local out; out=$(mktemp)
+  valgrind --tool=callgrind --callgrind-out-file="$out" "$bin" "$1" "$2" "$3" >/dev/null 2>&1
+  grep -E '^(summary|totals):' "$out" | head -1 | awk '{print $2}'
+  rm -f "$out"
+}
+printf '%-8s %14s %14s %8s\n' op safe/call raw/call ratio
+for op in copy event stream; do
+  s0=$(count safe "$op" 0); sN=$(count safe "$op" "$N")
+  r0=$(count raw "$op" 0); rN=$(count raw "$op" "$N")
+  awk -v op="$op" -v s0="$s0" -v sN="$sN" -v r0="$r0" -v rN="$rN" -v n="$N" 'BEGIN {
+    s = (sN - s0) / n; r = (rN - r0) / n;
+    printf "%-8s %14.1f %14.1f %8.3f\n", op, s, r, s / r }'
+done

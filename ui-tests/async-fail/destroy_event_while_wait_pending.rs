@@ -1,0 +1,22 @@
+// Misuse: destroy (`Event::destroy`, `aclrtDestroyEvent`) an event that a queued wait of the scope still depends on.
+// Why it must not compile: the stream would wait on a destroyed handle (undefined in the runtime).
+// Enforced by: `Lane::wait_event` borrows the event for `'scope`; `Event::destroy(self)` cannot move it while borrowed (E0505).
+use aclrt::{Acl, HostMode, make_guard};
+
+fn main() -> aclrt::Result<()> {
+    let acl = Acl::init()?;
+    let device = acl.require::<HostMode>()?.device(0)?;
+    make_guard!(guard);
+    let ctx = device.create_context(guard)?;
+    let producer = ctx.create_stream()?;
+    let consumer = ctx.create_stream()?;
+    let event = producer.record(ctx.create_event()?)?;
+    ctx.scope(|s| {
+        make_guard!(l);
+        let lane = s.lane(&consumer, l);
+        lane.wait_event(&event)?;
+        event.destroy()?; // the wait may still be pending
+        Ok(())
+    })?;
+    Ok(())
+}
