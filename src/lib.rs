@@ -27,6 +27,28 @@
 //! assert_eq!(output, [1.0, 2.0, 3.0]);
 //! # Ok::<(), aclrt::Error>(())
 //! ```
+//!
+//! # Chapters
+//! * [`guide::concepts`]: the C ↔ Rust concept table, and what is
+//!   deliberately not encoded in types.
+//! * [`guide::safety_model`]: every guarantee and the ui-test that proves it.
+//! * [`guide::compile_errors`]: if you see this compiler error, it means…
+//! * [`guide::building`]: backends, features and every environment variable.
+//! * [`guide::testing`]: testing your code without an NPU (audit, fault
+//!   injection, run modes, timeline).
+//!
+//! # Design notes
+//! * Every wrapper says which C function it calls and carries
+//!   `#[doc(alias = "…")]`, so searching the docs for `aclrtMemcpyAsync` finds
+//!   [`Lane::copy`].
+//! * Handles are one pointer wide (`Stream`: two, its handle and its
+//!   context's), markers are zero-sized, `Option<Handle>` uses the niche; a
+//!   safe call costs the C call plus a thread-local check of the current
+//!   context (see `BENCHMARKS.md`).
+//! * `Send`/`Sync` are deliberate and asserted: `Acl`, `Device`, `Context`,
+//!   `Stream`, `Event` and buffers are `Send + Sync` (the runtime is
+//!   thread-safe and each call makes its context current); `Scope`, `Lane`
+//!   and `InFlight` are neither (a scope belongs to the thread that opened it).
 #![deny(unsafe_op_in_unsafe_fn)]
 
 mod acl;
@@ -59,6 +81,21 @@ pub use stream::{DefaultStream, Stream, StreamFlags};
 /// Identity brands: `make_guard!(g)` makes a `Guard<'id>` with a lifetime no
 /// other guard has; a context created with it carries that brand.
 pub use generativity::{Guard, Id, make_guard};
+
+/// The user guide: chapters of the documentation (no items).
+pub mod guide {
+    #[doc = include_str!("guide/concepts.md")]
+    pub mod concepts {}
+    #[doc = include_str!("guide/safety_model.md")]
+    pub mod safety_model {}
+    #[doc = include_str!("guide/compile_errors.md")]
+    pub mod compile_errors {}
+    #[doc = include_str!("guide/building.md")]
+    pub mod building {}
+    #[cfg_attr(aclrt_backend = "sim", doc = include_str!("guide/testing.md"))]
+    /// Testing without an NPU (this chapter needs the `sim` backend).
+    pub mod testing {}
+}
 
 /// The raw declarations (crate `aclrt-sys`).
 pub use aclrt_sys as sys;
