@@ -51,9 +51,11 @@ fn main() {
     for _ in 0..n {
         match (mode.as_str(), op.as_str()) {
             ("safe", "copy") => ctx.copy(&host, &mut dev).expect("copy"),
-            // SAFETY: live regions of 4096 bytes; the context is current.
             ("raw", "copy") => {
-                ok(unsafe { sys::aclrtMemcpy(dp, 4096, hp, 4096, sys::ACL_MEMCPY_HOST_TO_DEVICE) })
+                // SAFETY: live regions of 4096 bytes; the context is current.
+                let code =
+                    unsafe { sys::aclrtMemcpy(dp, 4096, hp, 4096, sys::ACL_MEMCPY_HOST_TO_DEVICE) };
+                ok(code)
             }
             ("safe", "event") => {
                 let e = stream.record(ev.take().expect("event")).expect("record");

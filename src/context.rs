@@ -13,7 +13,7 @@ use crate::ffi::scope::Scope;
 use crate::ffi::{self, DeviceAlloc, Raw};
 use crate::memory::{
     DeviceBuffer, DeviceMemory, DeviceRepr, HostBuffer, HostBufferUninit, HostMemory, Memory,
-    MemoryMut, byte_size,
+    MemoryMut, PinnedMemory, byte_size,
 };
 use crate::mode::{HostRunMode, RunMode, memcpy_kind};
 use crate::stream::{DefaultStream, Stream, StreamFlags};
@@ -399,10 +399,15 @@ impl<'dev, 'id, M: RunMode> Context<'dev, 'id, M> {
     }
 
     /// Set every byte of `dst` to `byte` (`aclrtMemset`), synchronously.
+    ///
+    /// Only runtime memory (device or pinned host memory): `aclrtMemset` on
+    /// host memory the runtime did not allocate is undefined behaviour, so
+    /// pageable memory (`Vec`, slices) is refused at compile time — fill it
+    /// with `slice.fill(..)`.
     #[doc(alias = "aclrtMemset")]
     pub fn memset<D>(&self, dst: &mut D, byte: u8) -> Result<()>
     where
-        D: MemoryMut<'id> + ?Sized,
+        D: PinnedMemory<'id> + MemoryMut<'id> + ?Sized,
     {
         ffi::make_current(self.raw)?;
         ffi::mem::memset(dst.raw_mut(), byte)

@@ -222,6 +222,21 @@ pub fn reset_call_counts() {
     diag::reset_call_counts();
 }
 
+/// Start recording every C-ABI call in order (clearing an earlier record),
+/// or stop (`false`). Off by default and after [`reset`]; read it with
+/// [`call_log`]. For fault sweeps: run a flow once with recording on, then
+/// make its k-th call fail with [`inject_fault`]`(log[k], n, code)`, where `n`
+/// counts the earlier occurrences of `log[k]` plus one.
+pub fn record_calls(on: bool) {
+    diag::record_calls(on);
+}
+
+/// The C functions called since [`record_calls`]`(true)`, in call order
+/// (including calls that failed).
+pub fn call_log() -> Vec<&'static str> {
+    diag::call_log()
+}
+
 /// The kind of a strict-check violation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]

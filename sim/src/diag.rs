@@ -147,9 +147,31 @@ struct CallFault {
 static CALL_FAULTS: Mutex<Vec<CallFault>> = Mutex::new(Vec::new());
 static ANY_CALL_FAULT: AtomicBool = AtomicBool::new(false);
 
+/// Whether every call is appended to `CALL_LOG` (off by default: the log
+/// costs a lock per call).
+static CALL_LOG_ON: AtomicBool = AtomicBool::new(false);
+static CALL_LOG: Mutex<Vec<Api>> = Mutex::new(Vec::new());
+
+/// Start (clearing it) or stop recording every call in order.
+pub(crate) fn record_calls(on: bool) {
+    let mut log = lock(&CALL_LOG);
+    if on {
+        log.clear();
+    }
+    CALL_LOG_ON.store(on, Ordering::Release);
+}
+
+/// The calls recorded since `record_calls(true)`, in call order.
+pub(crate) fn call_log() -> Vec<&'static str> {
+    lock(&CALL_LOG).iter().map(|api| api.name()).collect()
+}
+
 /// Counts a call of `api`; returns the injected code if this call must fail.
 fn enter(api: Api) -> Option<i32> {
     let i = api as usize;
+    if CALL_LOG_ON.load(Ordering::Relaxed) {
+        lock(&CALL_LOG).push(api);
+    }
     if COUNTS[i].fetch_add(1, Ordering::Relaxed) == 0 {
         let mut order = lock(&ORDER);
         if !order.contains(&api) {
@@ -254,9 +276,11 @@ pub(crate) fn reset_call_counts() {
     order.clear();
 }
 
-/// Clears everything (counters, fault targets, faults).
+/// Clears everything (counters, fault targets, faults, the call log).
 pub(crate) fn reset_calls() {
     reset_call_counts();
+    record_calls(false);
+    lock(&CALL_LOG).clear();
     for c in &SEEN {
         c.store(0, Ordering::Relaxed);
     }

@@ -19,6 +19,7 @@ fn main() -> aclrt::Result<()> {
             let lane = s.lane(&stream, l);
             lane.host_fn(|| log.lock().unwrap().push(message.clone()))?; // borrows outer data
             let owned = String::from("owned");
+            let log = &log; // a `move` closure then moves only the reference
             lane.host_fn(move || log.lock().unwrap().push(owned))?; // moves its own data
             Ok(())
         })?;

@@ -19,7 +19,8 @@ fn main() -> aclrt::Result<()> {
             make_guard!(l);
             let lane = s.lane(&stream, l);
             let mine = Arc::clone(&shared);
-            lane.host_fn(|| seen.store(mine.len(), Ordering::SeqCst))?;
+            let seen = &seen;
+            lane.host_fn(move || seen.store(mine.len(), Ordering::SeqCst))?; // owns its `Arc`
             Ok(())
         })?;
         assert_eq!(seen.load(Ordering::SeqCst), 3);

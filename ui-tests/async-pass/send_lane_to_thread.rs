@@ -14,10 +14,7 @@ fn main() -> aclrt::Result<()> {
             ctx.alloc_host_from(&[1u32, 2])?,
             ctx.alloc_host_from(&[3u32, 4])?,
         ];
-        let mut outputs = [
-            ctx.alloc_host_zeroed::<u32>(2)?,
-            ctx.alloc_host_zeroed::<u32>(2)?,
-        ];
+        let mut outputs = [ctx.alloc::<u32>(2)?, ctx.alloc::<u32>(2)?];
         std::thread::scope(|t| {
             let mut handles = Vec::new();
             for ((stream, input), output) in streams.iter().zip(&inputs).zip(&mut outputs) {
@@ -33,8 +30,10 @@ fn main() -> aclrt::Result<()> {
             }
             handles.into_iter().try_for_each(|h| h.join().unwrap())
         })?;
-        assert_eq!(outputs[0].as_slice(), [1, 2]);
-        assert_eq!(outputs[1].as_slice(), [3, 4]);
+        let mut back = [[0u32; 2]; 2];
+        ctx.copy(&outputs[0], &mut back[0])?;
+        ctx.copy(&outputs[1], &mut back[1])?;
+        assert_eq!(back, [[1, 2], [3, 4]]);
     }
     acl.finalize()?;
     aclrt::sim::audit().assert_clean();
