@@ -336,6 +336,10 @@ pub(crate) fn free(addr: usize, kind: AllocKind, dev_sync: bool) -> Res<()> {
         for s in streams {
             s.drain(None);
         }
+        let device = rt().mem.live.get(&addr).map(|a| a.device);
+        if let Some(device) = device {
+            crate::rt::wait_forced_of_device(device);
+        }
     }
     let mut rt = rt();
     let rt = &mut *rt;

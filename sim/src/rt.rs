@@ -168,6 +168,58 @@ pub(crate) struct Runtime {
     pub op_wait_timeout: Option<Duration>,
     epoch: Instant,
     trace_lanes: Vec<Arc<StreamShared>>,
+    /// Workers of force-destroyed streams still finishing the task they were
+    /// running: device synchronisation, `aclrtFree*WithDevSync` and teardown
+    /// wait for them.
+    pub forced: Vec<ForcedWorker>,
+}
+
+/// A worker left running by `aclrtDestroyStreamForce`.
+pub(crate) struct ForcedWorker {
+    ctx: usize,
+    device: i32,
+    stream_id: u64,
+    worker: std::thread::JoinHandle<()>,
+}
+
+impl Runtime {
+    /// Takes the forced workers matching `keep`.
+    fn take_forced(&mut self, mut matches: impl FnMut(&ForcedWorker) -> bool) -> Vec<ForcedWorker> {
+        let (taken, kept) = std::mem::take(&mut self.forced)
+            .into_iter()
+            .partition(|w| matches(w));
+        self.forced = kept;
+        taken
+    }
+}
+
+/// Waits for forced workers until `deadline`; the unfinished ones are put
+/// back. `false` if any is still running at the deadline.
+fn wait_forced(workers: Vec<ForcedWorker>, deadline: Option<Instant>) -> bool {
+    let mut left = Vec::new();
+    for w in workers {
+        if stream::on_worker_of(w.stream_id) {
+            left.push(w);
+            continue;
+        }
+        while !w.worker.is_finished() && deadline.is_none_or(|d| Instant::now() < d) {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        if w.worker.is_finished() {
+            let _ = w.worker.join();
+        } else {
+            left.push(w);
+        }
+    }
+    let done = left.is_empty();
+    rt().forced.extend(left);
+    done
+}
+
+/// Waits (without a deadline) for the forced workers of `device`.
+pub(crate) fn wait_forced_of_device(device: i32) {
+    let workers = rt().take_forced(|w| w.device == device);
+    wait_forced(workers, None);
 }
 
 impl Runtime {
@@ -187,6 +239,7 @@ impl Runtime {
             op_wait_timeout: None,
             epoch: Instant::now(),
             trace_lanes: Vec::new(),
+            forced: Vec::new(),
         }
     }
 
@@ -573,6 +626,7 @@ impl Runtime {
             None
         };
         let mem = std::mem::take(&mut self.mem);
+        let forced = std::mem::take(&mut self.forced);
         self.contexts.clear();
         self.streams.clear();
         self.events.clear();
@@ -585,6 +639,7 @@ impl Runtime {
             reports,
             trace,
             mem,
+            forced,
         }
     }
 }
@@ -602,6 +657,7 @@ pub(crate) struct Teardown {
     reports: Vec<Arc<ReportQueue>>,
     trace: Option<(PathBuf, Vec<Arc<StreamShared>>)>,
     mem: MemTable,
+    forced: Vec<ForcedWorker>,
 }
 
 impl Teardown {
@@ -613,6 +669,9 @@ impl Teardown {
             if let Some(h) = s.discard() {
                 workers.push((s.id, h));
             }
+        }
+        for w in self.forced {
+            workers.push((w.stream_id, w.worker));
         }
         for q in &self.reports {
             q.cancel_all();
@@ -851,15 +910,28 @@ pub(crate) fn run_mode(out: Out<u32>) -> Res<()> {
 /// `aclrtSynchronizeDevice[WithTimeout]`: the current context's streams.
 pub(crate) fn synchronize_device(timeout: Option<i32>) -> Res<()> {
     let deadline = deadline_of(timeout)?;
-    let streams: Vec<Arc<StreamShared>> = {
-        let rt = rt();
+    let (streams, forced): (Vec<Arc<StreamShared>>, Vec<ForcedWorker>) = {
+        let mut rt = rt();
         let ctx = rt.current()?.handle;
-        rt.streams
+        let streams = rt
+            .streams
             .values()
             .filter(|s| s.ctx == ctx)
             .map(|s| s.shared.clone())
-            .collect()
+            .collect();
+        (streams, rt.take_forced(|w| w.ctx == ctx))
     };
+    // Tasks still running on workers of force-destroyed streams count as
+    // work of this context.
+    if !wait_forced(forced, deadline) {
+        return Err(Error::new(
+            ffi::ACL_ERROR_RT_STREAM_SYNC_TIMEOUT,
+            format!(
+                "the device did not finish within {} ms (a force-destroyed stream's task is still running)",
+                timeout.unwrap_or(-1)
+            ),
+        ));
+    }
     for s in &streams {
         if stream::on_worker_of(s.id) && !s.is_idle() {
             return Err(rt_param(
@@ -1032,9 +1104,10 @@ pub(crate) fn destroy_stream(h: usize, force: bool) -> Res<()> {
             "stream is NULL: the default stream cannot be destroyed (aclrtResetDevice releases it)",
         ));
     }
-    let (sh, orphans) = {
+    let (sh, orphans, ctx, device) = {
         let mut rt = rt();
         let st = rt.stream(h)?;
+        let (ctx, device) = (st.ctx, st.device);
         if st.is_default {
             return Err(param(format!(
                 "stream {h:#x} is a default stream; it cannot be destroyed"
@@ -1061,13 +1134,21 @@ pub(crate) fn destroy_stream(h: usize, force: bool) -> Res<()> {
             }
         }
         match rt.remove_stream(h) {
-            Some(x) => x,
+            Some((sh, orphans)) => (sh, orphans, ctx, device),
             None => return Err(rt.bad_handle(h, HandleKind::Stream)),
         }
     };
     if force {
-        // Pending tasks are dropped; the running one finishes on its own.
-        drop(sh.discard());
+        // Pending tasks are dropped; the running one finishes on its own,
+        // and device synchronisation waits for it.
+        if let Some(worker) = sh.discard() {
+            rt().forced.push(ForcedWorker {
+                ctx,
+                device,
+                stream_id: sh.id,
+                worker,
+            });
+        }
     } else {
         sh.shutdown_and_join();
     }

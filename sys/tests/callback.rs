@@ -413,3 +413,76 @@ fn subscribe_uses_the_posix_thread_id() {
     assert_eq!(aclrt_sim::thread_report_id(), my_thread_id());
     assert_clean();
 }
+
+#[test]
+fn one_thread_cannot_serve_two_devices() {
+    let _sim = aclrt_sim::exclusive();
+    init();
+    ok!(aclrtSetDevice(1));
+    let s1 = create_stream();
+    ok!(aclrtSetDevice(0));
+    let s0 = create_stream();
+    ok!(aclrtSubscribeReport(my_thread_id(), s0));
+    ok!(aclrtSetDevice(1));
+    assert_eq!(
+        acl!(aclrtSubscribeReport(my_thread_id(), s1)),
+        ACL_ERROR_RT_PARAM_INVALID
+    );
+    destroy_stream(s1);
+    ok!(aclrtSetDevice(0));
+    ok!(aclrtUnSubscribeReport(my_thread_id(), s0));
+    destroy_stream(s0);
+    for d in [0, 0, 1, 1] {
+        ok!(aclrtResetDevice(d));
+    }
+    finalize();
+    assert_clean();
+}
+
+/// Callback: spins until the `AtomicBool` behind `user` is set (bounded by
+/// 10 s so that a broken runtime cannot hang the suite).
+unsafe extern "C" fn block_until_set(user: *mut c_void) {
+    // SAFETY: `user` points to an `AtomicBool` the test keeps alive until
+    // the reporter thread has been joined.
+    let flag = unsafe { &*user.cast::<AtomicBool>() };
+    let t0 = Instant::now();
+    while !flag.load(Ordering::Acquire) && t0.elapsed() < Duration::from_secs(10) {
+        std::thread::yield_now();
+    }
+}
+
+#[test]
+fn non_blocking_callback_does_not_hold_later_tasks() {
+    let _sim = aclrt_sim::exclusive();
+    init_device0();
+    let s = create_stream();
+    let p = malloc(64);
+    let stop = Arc::new(AtomicBool::new(false));
+    let served = Arc::new(AtomicUsize::new(0));
+    let (reporter, tid) = spawn_reporter(stop.clone(), served.clone());
+    ok!(aclrtSubscribeReport(tid, s));
+    let release = AtomicBool::new(false);
+    ok!(aclrtLaunchCallback(
+        Some(block_until_set),
+        (&release as *const AtomicBool).cast_mut().cast(),
+        ACL_CALLBACK_NO_BLOCK,
+        s
+    ));
+    ok!(aclrtMemsetAsync(p, 64, 5, 64, s));
+    // The memset behind a still-running NO_BLOCK callback completes.
+    let t0 = Instant::now();
+    ok!(aclrtSynchronizeStream(s));
+    assert!(
+        t0.elapsed() < Duration::from_secs(5),
+        "the stream waited for the NO_BLOCK callback"
+    );
+    assert_eq!(read_device(p, 64), vec![5; 64]);
+    release.store(true, Ordering::Release);
+    ok!(aclrtUnSubscribeReport(tid, s));
+    stop.store(true, Ordering::Release);
+    reporter.join().unwrap();
+    free(p);
+    destroy_stream(s);
+    teardown_device0();
+    assert_clean();
+}

@@ -378,3 +378,45 @@ fn default_stream_is_shared_by_threads_of_one_context() {
     teardown_device0();
     assert_clean();
 }
+
+#[test]
+fn threads_enqueueing_on_one_stream_keep_every_task() {
+    let _sim = aclrt_sim::exclusive();
+    init_device0();
+    let s = create_stream() as usize;
+    let bufs: Vec<usize> = (0..4).map(|_| malloc(4096) as usize).collect();
+    let workers: Vec<_> = bufs
+        .iter()
+        .enumerate()
+        .map(|(t, &buf)| {
+            std::thread::spawn(move || {
+                ok!(aclrtSetDevice(0));
+                for i in 0..200i32 {
+                    ok!(aclrtMemsetAsync(
+                        buf as *mut c_void,
+                        4096,
+                        (t as i32) * 50 + i % 50,
+                        4096,
+                        s as aclrtStream
+                    ));
+                }
+                ok!(aclrtResetDevice(0));
+            })
+        })
+        .collect();
+    for w in workers {
+        w.join().unwrap();
+    }
+    ok!(aclrtSynchronizeStream(s as aclrtStream));
+    for (t, &buf) in bufs.iter().enumerate() {
+        // Each thread's own tasks stay in its order: the last value wins.
+        let last = (t as u8) * 50 + 49;
+        assert_eq!(read_device(buf as *const c_void, 4096), vec![last; 4096]);
+    }
+    for buf in bufs {
+        free(buf as *mut c_void);
+    }
+    destroy_stream(s as aclrtStream);
+    teardown_device0();
+    assert_clean();
+}

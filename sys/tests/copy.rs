@@ -783,3 +783,50 @@ fn peer_access_is_one_directional() {
     finalize();
     expect_violations(&[ViolationKind::CrossDeviceWithoutPeerAccess]);
 }
+
+#[test]
+fn memset_uses_the_low_byte_of_value() {
+    let _sim = aclrt_sim::exclusive();
+    init_device0();
+    let dev = malloc(32);
+    ok!(aclrtMemset(dev, 32, 0x1ab, 32));
+    assert_eq!(read_device(dev, 32), vec![0xab; 32]);
+    ok!(aclrtMemsetAsync(dev, 32, -1, 16, null_mut()));
+    ok!(aclrtSynchronizeStream(null_mut()));
+    let back = read_device(dev, 32);
+    assert_eq!(&back[..16], &[0xff; 16]);
+    assert_eq!(&back[16..], &[0xab; 16]);
+    free(dev);
+    teardown_device0();
+    assert_clean();
+}
+
+#[test]
+fn async_host_to_buf_to_device_lets_the_source_go_at_once() {
+    let _sim = aclrt_sim::exclusive();
+    init_device0();
+    let s = create_stream();
+    let dev = malloc(4096);
+    let data = pattern(4096, 51);
+    let mut src = data.clone();
+    stream_delay(s, 30);
+    ok!(aclrtMemcpyAsync(
+        dev,
+        4096,
+        src.as_ptr().cast(),
+        4096,
+        ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE,
+        s
+    ));
+    // The copy is still queued, but the runtime staged the source: the
+    // application may reuse or free its buffer right away.
+    assert_eq!(stream_status(s), ACL_STREAM_STATUS_NOT_READY);
+    src.fill(0);
+    drop(src);
+    ok!(aclrtSynchronizeStream(s));
+    assert_eq!(read_device(dev, 4096), data);
+    free(dev);
+    destroy_stream(s);
+    teardown_device0();
+    assert_clean();
+}

@@ -502,3 +502,19 @@ fn mem_info_unknown_attribute_returns_100000() {
     teardown_device0();
     assert_clean();
 }
+
+#[test]
+fn plain_reset_after_force_reset_returns_507007() {
+    let _sim = aclrt_sim::exclusive();
+    init();
+    ok!(aclrtSetDevice(0));
+    ok!(aclrtSetDevice(0));
+    // Force must come after the plain resets; the other order errors.
+    ok!(aclrtResetDeviceForce(0));
+    assert_eq!(
+        acl!(aclrtResetDevice(0)),
+        ACL_ERROR_RT_CONTEXT_RELEASE_ERROR
+    );
+    finalize();
+    assert_clean();
+}

@@ -158,3 +158,30 @@ fn runtime_calls_work_before_init() {
     aclrt_sim::reset();
     assert_clean();
 }
+
+/// Writes `content` to a config file under the test tmp dir; returns its
+/// path as a C string.
+fn config_file(name: &str, content: &str) -> std::ffi::CString {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("aclrt-sys-init");
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join(format!("{name}-{}.json", std::process::id()));
+    std::fs::write(&file, content).unwrap();
+    std::ffi::CString::new(file.to_str().unwrap()).unwrap()
+}
+
+#[test]
+fn reinit_with_a_different_config_returns_100000() {
+    let _sim = aclrt_sim::exclusive();
+    let first = config_file("first", "{}\n");
+    let other = config_file("other", "{\"err_msg_mode\": \"1\"}\n");
+    ok!(aclInit(first.as_ptr()));
+    finalize();
+    // acl-facts 5.1: after a finalize, an aclInit whose config content
+    // differs from the very first one returns 100000 ...
+    assert_eq!(acl!(aclInit(other.as_ptr())), ACL_ERROR_INVALID_PARAM);
+    assert!(!aclrt_sim::audit().initialized);
+    // ... while the same content is accepted.
+    ok!(aclInit(first.as_ptr()));
+    finalize();
+    assert_clean();
+}

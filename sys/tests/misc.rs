@@ -283,3 +283,38 @@ fn call_counts_count_each_c_function() {
     assert!(aclrt_sim::call_counts().is_empty());
     assert_clean();
 }
+
+#[test]
+fn cann_version_fills_the_version_strings() {
+    let _sim = aclrt_sim::exclusive();
+    init();
+    // SAFETY: aclCANNPackageVersion is plain C chars; all-zero is valid.
+    let mut v: aclCANNPackageVersion = unsafe { std::mem::zeroed() };
+    ok!(aclsysGetCANNVersion(ACL_PKG_NAME_RUNTIME, &mut v));
+    let text = |field: &[std::ffi::c_char]| {
+        let bytes: Vec<u8> = field
+            .iter()
+            .take_while(|&&c| c != 0)
+            .map(|&c| c as u8)
+            .collect();
+        String::from_utf8(bytes).unwrap()
+    };
+    let full = text(&v.version);
+    let major = text(&v.majorVersion);
+    let minor = text(&v.minorVersion);
+    assert!(!major.is_empty() && major.chars().all(|c| c.is_ascii_digit()));
+    assert!(
+        full.starts_with(&format!("{major}.{minor}")),
+        "{full:?} vs {major}.{minor}"
+    );
+    assert_eq!(
+        acl!(aclsysGetCANNVersion(8, &mut v)),
+        ACL_ERROR_INVALID_PARAM
+    );
+    assert_eq!(
+        acl!(aclsysGetCANNVersion(ACL_PKG_NAME_CANN, null_mut())),
+        ACL_ERROR_INVALID_PARAM
+    );
+    finalize();
+    assert_clean();
+}

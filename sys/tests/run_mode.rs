@@ -168,3 +168,39 @@ fn run_mode_is_fixed_at_init() {
     finalize();
     assert_clean();
 }
+
+#[test]
+fn device_mode_malloc_host_draws_from_device_memory() {
+    let _sim = aclrt_sim::exclusive();
+    init_in(RunMode::Device);
+    let free_now = || {
+        let (mut f, mut t) = (0usize, 0usize);
+        ok!(aclrtGetMemInfo(ACL_HBM_MEM, &mut f, &mut t));
+        f
+    };
+    let before = free_now();
+    let host = malloc_host(1 << 20);
+    assert!(
+        before - free_now() >= 1 << 20,
+        "device-mode aclrtMallocHost did not use device memory"
+    );
+    free_host(host);
+    assert_eq!(free_now(), before);
+    teardown_device0();
+    assert_clean();
+}
+
+#[test]
+fn host_mode_malloc_host_leaves_device_memory_alone() {
+    let _sim = aclrt_sim::exclusive();
+    init_in(RunMode::Host);
+    let (mut before, mut t) = (0usize, 0usize);
+    ok!(aclrtGetMemInfo(ACL_HBM_MEM, &mut before, &mut t));
+    let host = malloc_host(1 << 20);
+    let (mut after, mut t2) = (0usize, 0usize);
+    ok!(aclrtGetMemInfo(ACL_HBM_MEM, &mut after, &mut t2));
+    assert_eq!(after, before);
+    free_host(host);
+    teardown_device0();
+    assert_clean();
+}

@@ -352,14 +352,25 @@ fn default_stream_does_not_wait_for_explicit_streams() {
     assert_clean();
 }
 
+/// Host function: counts its runs in the `AtomicUsize` behind `counter`.
+unsafe extern "C" fn count_run(counter: *mut c_void) {
+    // SAFETY: `counter` points to a `static AtomicUsize` (lives for ever).
+    let c = unsafe { &*counter.cast::<std::sync::atomic::AtomicUsize>() };
+    c.fetch_add(1, std::sync::atomic::Ordering::AcqRel);
+}
+
 #[test]
 fn destroy_stream_force_does_not_wait() {
+    static RUNS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     let _sim = aclrt_sim::exclusive();
     init_device0();
     let s = create_stream();
-    let p = malloc(64);
     stream_delay(s, 50);
-    ok!(aclrtMemsetAsync(p, 64, 1, 64, s));
+    let counter = (&RUNS as *const std::sync::atomic::AtomicUsize)
+        .cast_mut()
+        .cast();
+    ok!(aclrtLaunchHostFunc(s, Some(count_run), counter));
+    ok!(aclrtLaunchHostFunc(s, Some(count_run), counter));
     let t0 = Instant::now();
     ok!(aclrtDestroyStreamForce(s));
     assert!(
@@ -368,8 +379,41 @@ fn destroy_stream_force_does_not_wait() {
         t0.elapsed()
     );
     assert_eq!(live(ResourceKind::Stream, 0), 0);
-    ok!(aclrtSynchronizeDevice());
-    free(p);
+    // Nothing ran before the destroy returned (both tasks were delayed).
+    assert_eq!(RUNS.load(std::sync::atomic::Ordering::Acquire), 0);
+    assert_eq!(acl!(aclrtSynchronizeStream(s)), ACL_ERROR_RT_INVALID_HANDLE);
+    teardown_device0();
+    expect_violations(&[ViolationKind::UseAfterFree]);
+}
+
+#[test]
+fn synchronize_device_after_destroy_stream_force_lets_its_memory_be_freed() {
+    // aclrtDestroyStreamForce does not wait; the task that was already
+    // running finishes on its own. Afterwards aclrtSynchronizeDevice must
+    // cover that task too, or an application has no way to know when the
+    // memory it touches may be freed. Repeated because whether the delayed
+    // task was already running at the destroy is up to the worker.
+    let _sim = aclrt_sim::exclusive();
+    init_device0();
+    for round in 0..10 {
+        let s = create_stream();
+        let p = malloc(64);
+        stream_delay(s, 20);
+        ok!(aclrtMemsetAsync(p, 64, 1, 64, s));
+        // Not synchronisation: a correct runtime passes with or without this
+        // pause; it only gives the worker time to start the task, which is
+        // the case this test is about.
+        std::thread::sleep(Duration::from_millis(2));
+        ok!(aclrtDestroyStreamForce(s));
+        ok!(aclrtSynchronizeDevice());
+        let code = acl!(aclrtFree(p));
+        assert_eq!(
+            code,
+            ACL_SUCCESS,
+            "round {round}: aclrtFree after aclrtSynchronizeDevice: {:?}",
+            recent_err_msg()
+        );
+    }
     teardown_device0();
     assert_clean();
 }

@@ -658,3 +658,62 @@ fn correct_programs_record_no_violation() {
     teardown_device0();
     assert_clean();
 }
+
+#[test]
+fn waiting_on_an_event_of_another_device_is_a_wrong_context() {
+    let _sim = aclrt_sim::exclusive();
+    init();
+    ok!(aclrtSetDevice(1));
+    let e1 = create_event();
+    ok!(aclrtRecordEvent(e1, null_mut()));
+    ok!(aclrtSynchronizeEvent(e1));
+    ok!(aclrtSetDevice(0));
+    let s0 = create_stream();
+    assert_eq!(
+        acl!(aclrtStreamWaitEvent(s0, e1)),
+        ACL_ERROR_RT_STREAM_CONTEXT
+    );
+    destroy_stream(s0);
+    ok!(aclrtSetDevice(1));
+    destroy_event(e1);
+    for d in [1, 1, 0] {
+        ok!(aclrtResetDevice(d));
+    }
+    finalize();
+    expect_violations(&[ViolationKind::WrongContext]);
+}
+
+#[test]
+fn finalize_with_a_busy_stream_tears_down_and_reports_leaks() {
+    let _sim = aclrt_sim::exclusive();
+    init_device0();
+    let s = create_stream();
+    let p = malloc(4096);
+    stream_delay(s, 30);
+    for v in 0..4 {
+        ok!(aclrtMemsetAsync(p, 4096, v, 4096, s));
+    }
+    assert_eq!(acl!(aclFinalize()), LIVE_CHILDREN);
+    let audit = aclrt_sim::audit();
+    assert!(!audit.initialized);
+    assert!(audit.live.values().all(|&n| n == 0), "{:?}", audit.live);
+    let kinds: Vec<ResourceKind> = audit.leaks.iter().map(|l| l.kind).collect();
+    for k in [
+        ResourceKind::Device,
+        ResourceKind::Stream,
+        ResourceKind::DeviceMemory,
+    ] {
+        assert!(kinds.contains(&k), "{k:?} not among the leaks {kinds:?}");
+    }
+    assert_eq!(
+        violation_kinds(),
+        vec![ViolationKind::FinalizeWithLiveResources]
+    );
+    // A fresh runtime works after such a teardown.
+    aclrt_sim::reset();
+    init_device0();
+    let q = malloc(64);
+    free(q);
+    teardown_device0();
+    assert_clean();
+}

@@ -326,3 +326,126 @@ fn trace_file_has_task_events_for_each_stream() {
     );
     std::fs::remove_file(&path).unwrap();
 }
+
+/// `ts`, `ts + dur` of a complete event (µs).
+fn span(e: &Json) -> (f64, f64) {
+    let ts = e.get("ts").and_then(Json::as_num).expect("ts");
+    let dur = e.get("dur").and_then(Json::as_num).unwrap_or(0.0);
+    assert!(dur >= 0.0, "negative duration: {e:?}");
+    (ts, ts + dur)
+}
+
+#[test]
+fn trace_lanes_are_in_order_named_and_show_a_real_wait() {
+    let _sim = aclrt_sim::exclusive();
+    let path = temp_trace_path("wait");
+    configure(|c| c.trace_path = Some(path.clone()));
+    init_device0();
+    let a = create_stream();
+    let b = create_stream();
+    let e = create_event();
+    let p = malloc(1 << 16);
+    let q = malloc(1 << 16);
+    stream_delay(a, 20);
+    ok!(aclrtMemsetAsync(p, 1 << 16, 3, 1 << 16, a));
+    ok!(aclrtRecordEvent(e, a));
+    ok!(aclrtStreamWaitEvent(b, e));
+    ok!(aclrtMemcpyAsync(
+        q,
+        1 << 16,
+        p,
+        1 << 16,
+        ACL_MEMCPY_DEVICE_TO_DEVICE,
+        b
+    ));
+    ok!(aclrtSynchronizeStream(b));
+    ok!(aclrtSynchronizeStream(a));
+    assert_eq!(read_device(q, 1 << 16), vec![3; 1 << 16]);
+    free(p);
+    free(q);
+    destroy_event(e);
+    destroy_stream(a);
+    destroy_stream(b);
+    teardown_device0();
+    assert_clean();
+
+    let text = std::fs::read_to_string(&path).unwrap();
+    let doc = Parser::parse(&text).unwrap();
+    let events = trace_events(&doc);
+    let mut lanes: BTreeMap<String, Vec<&Json>> = BTreeMap::new();
+    let mut names: BTreeMap<String, String> = BTreeMap::new();
+    for ev in &events {
+        let lane = format!(
+            "{}/{}",
+            ev.get("pid").map(Json::lane_key).unwrap_or_default(),
+            ev.get("tid").map(Json::lane_key).unwrap_or_default()
+        );
+        match ev.get("ph").and_then(Json::as_str) {
+            Some("X") => lanes.entry(lane).or_default().push(ev),
+            Some("M") if ev.get("name").and_then(Json::as_str) == Some("thread_name") => {
+                let n = ev
+                    .get("args")
+                    .and_then(|a| a.get("name"))
+                    .and_then(Json::as_str)
+                    .unwrap_or_default();
+                names.insert(lane, n.to_string());
+            }
+            _ => {}
+        }
+    }
+    // Tasks of one stream never overlap (in-order execution), and every lane
+    // with tasks is named.
+    for (lane, evs) in &mut lanes {
+        assert!(names.contains_key(lane), "lane {lane} has no thread_name");
+        evs.sort_by(|x, y| span(x).0.total_cmp(&span(y).0));
+        for w in evs.windows(2) {
+            let (_, end0) = span(w[0]);
+            let (start1, _) = span(w[1]);
+            assert!(
+                start1 + 1.0 >= end0,
+                "overlapping tasks on lane {lane}: {:?} and {:?}",
+                w[0],
+                w[1]
+            );
+        }
+    }
+    let find = |word: &str| -> Vec<(&String, &Json)> {
+        lanes
+            .iter()
+            .flat_map(|(l, evs)| evs.iter().map(move |e| (l, *e)))
+            .filter(|(_, e)| {
+                e.get("name")
+                    .and_then(Json::as_str)
+                    .is_some_and(|n| n.to_lowercase().contains(word))
+            })
+            .collect()
+    };
+    let records = find("record");
+    let waits = find("wait");
+    assert_eq!(records.len(), 1, "{records:?}");
+    assert_eq!(waits.len(), 1, "{waits:?}");
+    let (record_lane, record) = records[0];
+    let (wait_lane, wait) = waits[0];
+    assert_ne!(record_lane, wait_lane, "record and wait on two streams");
+    // The wait really lasted until the record on the other stream was reached.
+    let (_, wait_end) = span(wait);
+    let (record_start, _) = span(record);
+    assert!(
+        wait_end + 1.0 >= record_start,
+        "wait ended at {wait_end} before the record at {record_start}"
+    );
+    // The copy after the wait starts after the memset it depends on ended.
+    let memset_end = find("memset")
+        .iter()
+        .map(|(_, e)| span(e).1)
+        .fold(f64::MIN, f64::max);
+    let copy_start = find("memcpy")
+        .iter()
+        .map(|(_, e)| span(e).0)
+        .fold(f64::MAX, f64::min);
+    assert!(
+        copy_start + 1.0 >= memset_end,
+        "copy at {copy_start} began before the memset ended at {memset_end}"
+    );
+    std::fs::remove_file(&path).unwrap();
+}

@@ -10,6 +10,6 @@ fn main() -> Result<(), aclrt::Error> {
     let ctx = device.default_context(guard);
     let pinned = ctx.alloc_host_zeroed::<f32>(16)?;
     device.reset()?;
-    println!("{}", pinned[0]);
+    pinned.free()?;
     Ok(())
 }

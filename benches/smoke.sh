@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# CI smoke run of every benchmark: criterion's test mode runs each benchmark
+# once (no timing, no statistics), so it cannot fail on noise, only if a
+# benchmark is broken. Dev profile, so it reuses the test build.
+#   bash benches/smoke.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+start=$SECONDS
+cargo test -p aclrt --bench overhead --bench icount --bench sim_scaling -- --test
+cargo test -p aclrt-sys --bench sim_throughput -- --test
+echo "smoke: every benchmark ran once in $((SECONDS - start))s"
