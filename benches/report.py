@@ -122,12 +122,16 @@ def nice_ticks(lo, hi, n=6):
     p = 10 ** math.floor(math.log10(raw))
     step = next(m * p for m in (1, 2, 2.5, 5, 10) if m * p >= raw)
     start = math.floor(lo / step) * step
-    ticks = []
-    t = start
-    while t <= hi + step * 0.5:
-        ticks.append(round(t, 10))
-        t += step
+    ticks = [round(start, 10)]
+    while ticks[-1] < hi:
+        ticks.append(round(ticks[-1] + step, 10))
     return ticks
+
+
+def log_ticks(lo, hi):
+    k0, k1 = math.floor(math.log10(lo)), math.ceil(math.log10(hi))
+    return [m * 10.0 ** k for k in range(k0, k1 + 1) for m in (1, 2, 5)
+            if 10.0 ** k0 <= m * 10.0 ** k <= 10.0 ** k1]
 
 
 def esc(s):
@@ -137,10 +141,10 @@ def esc(s):
 COLORS = ["#2b6cb0", "#dd6b20", "#2f855a", "#805ad5"]
 
 
-def line_plot(path, title, xlabel, ylabel, series, xlabels, log2x=False, note=None):
+def line_plot(path, title, xlabel, ylabel, series, xlabels, log2x=False, logy=False, note=None):
     """series: [(name, [(x, y)])]; xlabels: {x: text}."""
     W, H = 720, 420
-    L, R, T, B = 80, 30, 50, 90
+    L, R, T, B = 80, 50, 50, 90
     pw, ph = W - L - R, H - T - B
     xs = sorted({x for _, pts in series for x, _ in pts})
     ys = [y for _, pts in series for _, y in pts]
@@ -150,14 +154,21 @@ def line_plot(path, title, xlabel, ylabel, series, xlabels, log2x=False, note=No
     x0, x1 = fx(xs[0]), fx(xs[-1])
     if x1 == x0:
         x1 = x0 + 1
-    yt = nice_ticks(0, max(ys) * 1.08)
-    y1 = yt[-1]
+    if logy:
+        yt = log_ticks(min(ys), max(ys))
+        ly0, ly1 = math.log10(yt[0]), math.log10(yt[-1])
+
+        def py(y):
+            return T + ph - (math.log10(y) - ly0) / (ly1 - ly0) * ph
+    else:
+        yt = nice_ticks(0, max(ys) * 1.05)
+        y1 = yt[-1]
+
+        def py(y):
+            return T + ph - y / y1 * ph
 
     def px(x):
         return L + (fx(x) - x0) / (x1 - x0) * pw
-
-    def py(y):
-        return T + ph - y / y1 * ph
 
     o = []
     o.append('<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" '
@@ -275,6 +286,11 @@ def section_sim(c, missed):
             % (r, fmt_time(a["median"]), fmt_time(b["median"])), "≤ 0.6", r <= 0.6, "`sim_throughput`")
     else:
         add("two streams concurrent / serial", None, "≤ 0.6", None, "`sim_throughput`")
+    a, b = c.get("overlap_baseline/two_threads"), c.get("overlap_baseline/serial")
+    if a and b:
+        rows.append(["baseline without the simulator: two 64 MiB `copy_from_slice` on two threads / serial",
+                     "%.3f (%s vs %s)" % (a["median"] / b["median"], fmt_time(a["median"]), fmt_time(b["median"])),
+                     "(bound for the line above)", "", "`sim_scaling`"])
     return table(["figure", "measured", "target", "verdict", "bench"], rows)
 
 
@@ -326,9 +342,9 @@ def section_scaling(c, docs, rel_docs):
     if acl_pts:
         line_plot(os.path.join(docs, "bandwidth_vs_size.svg"),
                   "Simulator: synchronous D2D aclrtMemcpy vs. copy_from_slice",
-                  "copy size", "GiB/s",
+                  "copy size", "GiB/s (log scale)",
                   [("aclrtMemcpy (D2D, simulator)", acl_pts), ("copy_from_slice", cfs_pts)],
-                  {s: fmt_size(s) for s in sizes}, log2x=True,
+                  {s: fmt_size(s) for s in sizes}, log2x=True, logy=True,
                   note="median of criterion samples; shared 2-core VM")
         out.append("\n![bandwidth vs. size](%s/bandwidth_vs_size.svg)" % rel_docs)
     return "\n".join(out)

@@ -10,6 +10,11 @@
 //!   `scale_copy_size/copy_from_slice/SIZE`: a synchronous device-to-device
 //!   `aclrtMemcpy` against a plain `copy_from_slice` of the same size, for
 //!   SIZE from 4 KiB to 256 MiB.
+//! * `overlap_baseline/serial` and `overlap_baseline/two_threads`: two
+//!   64 MiB `copy_from_slice` one after the other versus on two threads at
+//!   once, without the simulator: how much two concurrent copies can overlap
+//!   on this machine at all (the bound for `two_streams_64mib` of
+//!   `sys/benches/sim_throughput.rs`).
 //!
 //! `cargo bench --bench sim_scaling`. `benches/report.py` turns the results
 //! into BENCHMARKS.md's tables and the plots under `docs/`.
@@ -234,6 +239,30 @@ fn copy_bandwidth_vs_size(c: &mut Criterion) {
     g.finish();
 }
 
+fn overlap_baseline(c: &mut Criterion) {
+    const N: usize = 64 << 20;
+    let mut g = c.benchmark_group("overlap_baseline");
+    g.throughput(Throughput::Bytes(2 * N as u64));
+    g.sampling_mode(SamplingMode::Flat);
+    let (a, b) = (vec![1u8; N], vec![2u8; N]);
+    let (mut x, mut y) = (vec![0u8; N], vec![0u8; N]);
+    g.bench_function("serial", |bench| {
+        bench.iter(|| {
+            x.copy_from_slice(black_box(&a));
+            y.copy_from_slice(black_box(&b));
+        })
+    });
+    g.bench_function("two_threads", |bench| {
+        bench.iter(|| {
+            std::thread::scope(|s| {
+                s.spawn(|| x.copy_from_slice(black_box(&a)));
+                s.spawn(|| y.copy_from_slice(black_box(&b)));
+            })
+        })
+    });
+    g.finish();
+}
+
 fn config() -> Criterion {
     Criterion::default()
         .sample_size(10)
@@ -244,6 +273,6 @@ fn config() -> Criterion {
 criterion_group! {
     name = benches;
     config = config();
-    targets = enqueue_vs_streams, copy_bandwidth_vs_streams, copy_bandwidth_vs_size
+    targets = enqueue_vs_streams, copy_bandwidth_vs_streams, copy_bandwidth_vs_size, overlap_baseline
 }
 criterion_main!(benches);

@@ -762,7 +762,13 @@ mod timeline {
             }
             waits += 1;
         }
-        assert_eq!(waits, 2 * CHUNKS, "one wait per hand-off");
+        // A wait whose event has already completed when it is queued is not
+        // a task (the simulator skips it), so a busy machine may show fewer.
+        assert!(
+            (1..=2 * CHUNKS).contains(&waits),
+            "{waits} waits for {} hand-offs",
+            2 * CHUNKS
+        );
         assert_eq!(
             svg.matches(r#"class="handoff""#).count(),
             waits,

@@ -71,7 +71,14 @@ impl Acl {
         {
             return Err(Error::AlreadyInitialized);
         }
-        let built = init().and_then(|_| {
+        let foreign = match init() {
+            Ok(foreign) => foreign,
+            Err(e) => {
+                LIVE.store(false, Ordering::Release);
+                return Err(e);
+            }
+        };
+        let built = (|| {
             let count = ffi::device_count()?;
             let mode = if ffi::run_mode_is_host()? {
                 RunModeKind::Host
@@ -89,8 +96,12 @@ impl Acl {
                 mode,
                 finalized: false,
             })
-        });
+        })();
         if built.is_err() {
+            // Undo our own aclInit, so that a later `Acl::init` starts afresh.
+            if !foreign {
+                let _ = ffi::finalize();
+            }
             LIVE.store(false, Ordering::Release);
         }
         built

@@ -464,7 +464,27 @@ impl<'dev, 'id, M: RunMode> DefaultContext<'dev, 'id, M> {
             inner: ManuallyDrop::new(Context::owned(raw, guard)),
         }
     }
+
+    /// Not callable: the default context cannot be destroyed
+    /// (`aclrtDestroyContext` refuses it); `Device::reset` releases it. This
+    /// method exists only so that the compiler explains that.
+    pub fn destroy(self) -> Result<()>
+    where
+        Self: Destroyable,
+    {
+        unreachable!("Destroyable has no implementation")
+    }
 }
+
+/// Implemented by nothing: bounds the `destroy` methods of
+/// [`DefaultContext`] and [`DefaultStream`](crate::DefaultStream), which the
+/// runtime never lets you destroy.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be destroyed: the runtime owns the default context and the default stream",
+    label = "the default context and stream are views, not owners",
+    note = "`Device::reset` (or dropping the `Device`) releases them; destroy only what you created (`create_context`, `create_stream`)"
+)]
+pub trait Destroyable {}
 
 impl<'dev, 'id, M: RunMode> Deref for DefaultContext<'dev, 'id, M> {
     type Target = Context<'dev, 'id, M>;

@@ -195,7 +195,7 @@ impl<M: RunMode> PeerAccess<'_, '_, M> {
 
 impl<M: RunMode> Drop for PeerAccess<'_, '_, M> {
     fn drop(&mut self) {
-        if ffi::make_current(self.from.default_raw()).is_ok() {
+        if (0..3).any(|_| ffi::make_current(self.from.default_raw()).is_ok()) {
             let _ = ffi::disable_peer_access(self.to.slot.id);
         }
     }

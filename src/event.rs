@@ -64,6 +64,15 @@ impl EventKind for SyncOnly {
 pub trait TimingKind: EventKind {}
 impl TimingKind for Timing {}
 
+/// Event kinds `aclrtResetEvent` is defined for: only [`SyncOnly`].
+#[diagnostic::on_unimplemented(
+    message = "`aclrtResetEvent` is defined only for `SyncOnly` events, not for `{Self}` events",
+    label = "this event cannot be reset",
+    note = "re-record a `Timing` event instead (`stream.record(event)?` replaces what it captured), or create a `SyncOnly` event with `Context::create_event_of::<aclrt::SyncOnly>()`"
+)]
+pub trait ResettableKind: EventKind {}
+impl ResettableKind for SyncOnly {}
+
 /// Whether an event has been recorded. Sealed.
 pub trait EventState: sealed::Sealed + Send + Sync + 'static {
     #[doc(hidden)]
@@ -103,7 +112,7 @@ impl IsRecorded for Recorded {}
 #[doc(alias = "aclrtEvent")]
 #[doc(alias = "aclrtCreateEvent")]
 #[doc(alias = "aclrtDestroyEvent")]
-pub struct Event<'ctx, 'id, K: EventKind = Timing, S: EventState = Unrecorded> {
+pub struct Event<'ctx, 'id, K: EventKind, S: EventState> {
     raw: Raw,
     _ctx: PhantomData<&'ctx ()>,
     _brand: PhantomData<Id<'id>>,
@@ -160,11 +169,15 @@ impl<'ctx, 'id, K: EventKind, S: EventState> Event<'ctx, 'id, K, S> {
     }
 }
 
-impl<'ctx, 'id, K: EventKind, S: IsRecorded> Event<'ctx, 'id, K, S> {
+impl<'ctx, 'id, K: EventKind, S: EventState> Event<'ctx, 'id, K, S> {
     /// Block until the work captured by the record has finished
     /// (`aclrtSynchronizeEvent`); reports a device fault of that work.
+    /// Only for [`Recorded`] events.
     #[doc(alias = "aclrtSynchronizeEvent")]
-    pub fn synchronize(&self) -> Result<()> {
+    pub fn synchronize(&self) -> Result<()>
+    where
+        S: IsRecorded,
+    {
         ffi::synchronize_event(self.raw)
     }
 
@@ -172,22 +185,31 @@ impl<'ctx, 'id, K: EventKind, S: IsRecorded> Event<'ctx, 'id, K, S> {
     /// (`aclrtSynchronizeEventWithTimeout`); a timeout is an error whose
     /// [`kind`](crate::Error::kind) is [`Timeout`](crate::ErrorKind::Timeout).
     #[doc(alias = "aclrtSynchronizeEventWithTimeout")]
-    pub fn synchronize_timeout(&self, timeout: core::time::Duration) -> Result<()> {
+    pub fn synchronize_timeout(&self, timeout: core::time::Duration) -> Result<()>
+    where
+        S: IsRecorded,
+    {
         ffi::synchronize_event_timeout(self.raw, timeout_ms(timeout)?)
     }
 
     /// Whether the captured work has finished (`aclrtQueryEventStatus`).
     #[doc(alias = "aclrtQueryEventStatus")]
-    pub fn is_complete(&self) -> Result<bool> {
+    pub fn is_complete(&self) -> Result<bool>
+    where
+        S: IsRecorded,
+    {
         ffi::event_is_complete(self.raw)
     }
-}
 
-impl<'ctx, 'id, K: TimingKind, S: IsRecorded> Event<'ctx, 'id, K, S> {
     /// Milliseconds from `start` to this event (`aclrtEventElapsedTime`).
-    /// Synchronise both first (or this errors while they are pending).
+    /// Both must be recorded [`Timing`] events; synchronise them first (or
+    /// this errors while they are pending).
     #[doc(alias = "aclrtEventElapsedTime")]
-    pub fn elapsed_since<S2: IsRecorded>(&self, start: &Event<'_, 'id, K, S2>) -> Result<f32> {
+    pub fn elapsed_since<S2: IsRecorded>(&self, start: &Event<'_, 'id, K, S2>) -> Result<f32>
+    where
+        K: TimingKind,
+        S: IsRecorded,
+    {
         ffi::event_elapsed_ms(start.raw, self.raw)
     }
 }
@@ -247,10 +269,10 @@ impl<'ctx, 'id> Stream<'ctx, 'id> {
     /// so that it can be recorded again; returns once the reset has run
     /// (the stream is synchronised), so the event is reusable at once.
     #[doc(alias = "aclrtResetEvent")]
-    pub fn reset_event<'e>(
+    pub fn reset_event<'e, K: ResettableKind>(
         &self,
-        event: Event<'e, 'id, SyncOnly, Recorded>,
-    ) -> Result<Event<'e, 'id, SyncOnly, Unrecorded>> {
+        event: Event<'e, 'id, K, Recorded>,
+    ) -> Result<Event<'e, 'id, K, Unrecorded>> {
         self.bind()?;
         ffi::reset_event(event.raw, self.raw())?;
         ffi::synchronize_stream(self.raw())?;

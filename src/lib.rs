@@ -62,16 +62,17 @@ mod mode;
 mod stream;
 
 pub use acl::{Acl, Detected, Runtime};
-pub use context::{Context, DefaultContext, MallocPolicy};
+pub use context::{Context, DefaultContext, Destroyable, MallocPolicy};
 pub use device::{Device, MemoryInfo, PeerAccess};
 pub use error::{Error, ErrorKind, Result};
 pub use event::{
-    Event, EventKind, EventState, IsRecorded, Recorded, SyncOnly, Timing, TimingKind, Unrecorded,
+    Event, EventKind, EventState, IsRecorded, Recorded, ResettableKind, SyncOnly, Timing,
+    TimingKind, Unrecorded,
 };
 pub use ffi::scope::{AsyncDest, AsyncSource, InFlight, Lane, Mark, Scope, Signal};
 pub use memory::{
-    DeviceBuffer, DeviceMemory, DeviceRepr, DeviceView, DeviceViewMut, HostBuffer,
-    HostBufferUninit, HostMemory, Memory, MemoryMut, PinnedMemory,
+    AsyncCopyable, DeviceBuffer, DeviceMemory, DeviceRepr, DeviceView, DeviceViewMut, HostBuffer,
+    HostBufferUninit, HostMemory, Memory, MemoryMut, OnDevice, OnHost, PinnedMemory, Place,
 };
 pub use mode::{
     DeviceMode, DeviceRunMode, HostMode, HostRunMode, Residency, RunMode, RunModeKind, memcpy_kind,
@@ -99,6 +100,11 @@ pub mod guide {
 
 /// The raw declarations (crate `aclrt-sys`).
 pub use aclrt_sys as sys;
+
+/// The plain-data traits ([`bytemuck::Pod`], [`bytemuck::Zeroable`]) that
+/// [`DeviceRepr`] builds on, re-exported so your element types can derive
+/// them with the same version.
+pub use bytemuck;
 
 /// The built-in software NPU (crate `aclrt-sim`): configuration, fault
 /// injection and the audit of leaks and rule violations.

@@ -70,6 +70,9 @@ pub(crate) mod access {
     /// runtime may access asynchronously (pinned host or device memory).
     pub trait Stable: RawSource {}
 
+    /// Seals [`Place`](super::Place).
+    pub trait PlaceSealed {}
+
     /// Memory the CPU may address as a slice of `Self::Item`.
     pub trait CpuVisible {
         /// The element type.
@@ -78,17 +81,19 @@ pub(crate) mod access {
 }
 use access::{CpuVisible, RawDest, RawSource, Stable};
 
-/// Memory that asynchronous work may use: pinned host memory
-/// ([`HostBuffer`]) or device memory ([`DeviceBuffer`] and its views).
+/// Memory the runtime allocated, which asynchronous work and `aclrtMemset`
+/// may use: pinned host memory ([`HostBuffer`]) or device memory
+/// ([`DeviceBuffer`] and its views).
 ///
 /// Pageable memory (`[T]`, `Vec<T>`) is not: the runtime copies it
-/// synchronously (and may fail unpredictably otherwise), so it only takes part
-/// in the synchronous copies of [`Context`](crate::Context).
+/// synchronously (and may fail unpredictably otherwise), and a memset of host
+/// memory it did not allocate is undefined, so pageable memory only takes
+/// part in the synchronous copies of [`Context`](crate::Context).
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` is not pinned host memory or device memory, so asynchronous work cannot use it",
-    label = "pageable or unsuitable memory in an asynchronous operation",
-    note = "asynchronous copies need memory the device can reach at any time: a `HostBuffer` (`Context::alloc_host_*`, pinned) or a `DeviceBuffer`",
-    note = "for pageable memory (`Vec`, slices) use the synchronous `Context::copy`"
+    message = "`{Self}` is not memory the runtime allocated (pinned host memory or device memory)",
+    label = "pageable memory where runtime memory is required",
+    note = "asynchronous copies and `aclrtMemset` need memory the runtime allocated: a `HostBuffer` (`Context::alloc_host_*`, pinned) or a `DeviceBuffer`",
+    note = "for pageable memory (`Vec`, slices) use the synchronous `Context::copy`, and `slice.fill(..)` instead of a memset"
 )]
 pub trait PinnedMemory<'id>: Memory<'id> + Stable {}
 
@@ -107,6 +112,8 @@ pub trait PinnedMemory<'id>: Memory<'id> + Stable {}
 pub trait Memory<'id>: RawSource {
     /// The element type.
     type Elem: DeviceRepr;
+    /// Where the memory lies, as a type ([`OnHost`] or [`OnDevice`]).
+    type Place: Place;
     /// Where the memory lies.
     const RESIDENCY: Residency;
     /// Number of elements.
@@ -130,6 +137,7 @@ pub trait MemoryMut<'id>: Memory<'id> + RawDest {}
     message = "`{Self}` is not host memory",
     label = "expected host memory here",
     note = "host memory is a `HostBuffer` or a pageable slice `[T]`/`Vec<T>`; device memory (`DeviceBuffer`) lies on the NPU and cannot be the host side of a transfer",
+    note = "a `HostBufferUninit` must be initialised first (`zeroed`, `init_from`, or `Context::copy_into_uninit`)",
     note = "to copy between two device buffers use `Context::copy_on_device` (or the generic `Context::copy`)"
 )]
 pub trait HostMemory<'id>: Memory<'id> {}
@@ -139,9 +147,42 @@ pub trait HostMemory<'id>: Memory<'id> {}
     message = "`{Self}` is not device memory",
     label = "expected device memory here",
     note = "device memory comes from `Context::alloc` (`DeviceBuffer`) or views of it; host memory cannot be the device side of a transfer",
-    note = "to copy between host buffers use the generic `Context::copy`"
+    note = "to copy host memory to the device use `Context::upload` (or the generic `Context::copy`)"
 )]
 pub trait DeviceMemory<'id>: Memory<'id> {}
+
+/// Where memory lies, as a type: [`OnHost`] or [`OnDevice`]. Sealed.
+pub trait Place: access::PlaceSealed + 'static {}
+
+/// Host memory (pageable or pinned) as a type.
+#[derive(Clone, Copy, Debug)]
+pub struct OnHost;
+
+/// Device memory as a type.
+#[derive(Clone, Copy, Debug)]
+pub struct OnDevice;
+
+impl access::PlaceSealed for OnHost {}
+impl access::PlaceSealed for OnDevice {}
+impl Place for OnHost {}
+impl Place for OnDevice {}
+
+/// Pairs of (source, destination) places that an asynchronous copy
+/// (`aclrtMemcpyAsync`) supports in run mode `M`.
+///
+/// Everything except host-to-host in host run mode: the runtime refuses
+/// asynchronous `ACL_MEMCPY_HOST_TO_HOST` on a host (207000). In device run
+/// mode every copy is device-to-device.
+#[diagnostic::on_unimplemented(
+    message = "asynchronous host-to-host copies are not supported by the runtime on a host (207000)",
+    label = "both sides of this asynchronous copy are host memory",
+    note = "copy between host buffers with the synchronous `Context::copy`, or with the slices themselves (`dst.copy_from_slice(&src)`)"
+)]
+pub trait AsyncCopyable<M: RunMode> {}
+impl<M: RunMode> AsyncCopyable<M> for (OnHost, OnDevice) {}
+impl<M: RunMode> AsyncCopyable<M> for (OnDevice, OnHost) {}
+impl<M: RunMode> AsyncCopyable<M> for (OnDevice, OnDevice) {}
+impl AsyncCopyable<crate::DeviceMode> for (OnHost, OnHost) {}
 
 // ------------------------------------------------------------ pageable memory
 
@@ -157,6 +198,7 @@ impl<T: DeviceRepr> RawDest for [T] {
 }
 impl<'id, T: DeviceRepr> Memory<'id> for [T] {
     type Elem = T;
+    type Place = OnHost;
     const RESIDENCY: Residency = Residency::Host;
     fn len(&self) -> usize {
         <[T]>::len(self)
@@ -177,6 +219,7 @@ impl<T: DeviceRepr> RawDest for Vec<T> {
 }
 impl<'id, T: DeviceRepr> Memory<'id> for Vec<T> {
     type Elem = T;
+    type Place = OnHost;
     const RESIDENCY: Residency = Residency::Host;
     fn len(&self) -> usize {
         Vec::len(self)
@@ -197,6 +240,7 @@ impl<T: DeviceRepr, const N: usize> RawDest for [T; N] {
 }
 impl<'id, T: DeviceRepr, const N: usize> Memory<'id> for [T; N] {
     type Elem = T;
+    type Place = OnHost;
     const RESIDENCY: Residency = Residency::Host;
     fn len(&self) -> usize {
         N
@@ -217,7 +261,7 @@ impl<'id, T: DeviceRepr, const N: usize> HostMemory<'id> for [T; N] {}
 /// (but every bit pattern is a valid `T`).
 #[doc(alias = "aclrtMalloc")]
 #[doc(alias = "aclrtFree")]
-pub struct DeviceBuffer<'ctx, 'id, T: DeviceRepr> {
+pub struct DeviceBuffer<'ctx, 'id, T> {
     alloc: DeviceAlloc<'ctx>,
     _brand: PhantomData<Id<'id>>,
     _elem: PhantomData<T>,
@@ -323,6 +367,7 @@ impl<T: DeviceRepr> RawDest for DeviceBuffer<'_, '_, T> {
 }
 impl<'id, T: DeviceRepr> Memory<'id> for DeviceBuffer<'_, 'id, T> {
     type Elem = T;
+    type Place = OnDevice;
     const RESIDENCY: Residency = Residency::Device;
     fn len(&self) -> usize {
         DeviceBuffer::len(self)
@@ -334,7 +379,7 @@ impl<T: DeviceRepr> Stable for DeviceBuffer<'_, '_, T> {}
 impl<'id, T: DeviceRepr> PinnedMemory<'id> for DeviceBuffer<'_, 'id, T> {}
 
 /// A read-only view of part of a [`DeviceBuffer`].
-pub struct DeviceView<'b, 'id, T: DeviceRepr> {
+pub struct DeviceView<'b, 'id, T> {
     mem: Mem<'b>,
     _brand: PhantomData<Id<'id>>,
     _elem: PhantomData<T>,
@@ -350,7 +395,7 @@ impl<T: DeviceRepr> core::fmt::Debug for DeviceView<'_, '_, T> {
 }
 
 /// A writable view of part of a [`DeviceBuffer`].
-pub struct DeviceViewMut<'b, 'id, T: DeviceRepr> {
+pub struct DeviceViewMut<'b, 'id, T> {
     mem: MemMut<'b>,
     _brand: PhantomData<Id<'id>>,
     _elem: PhantomData<T>,
@@ -372,6 +417,7 @@ impl<T: DeviceRepr> RawSource for DeviceView<'_, '_, T> {
 }
 impl<'id, T: DeviceRepr> Memory<'id> for DeviceView<'_, 'id, T> {
     type Elem = T;
+    type Place = OnDevice;
     const RESIDENCY: Residency = Residency::Device;
     fn len(&self) -> usize {
         self.mem.len() / core::mem::size_of::<T>()
@@ -393,6 +439,7 @@ impl<T: DeviceRepr> RawDest for DeviceViewMut<'_, '_, T> {
 }
 impl<'id, T: DeviceRepr> Memory<'id> for DeviceViewMut<'_, 'id, T> {
     type Elem = T;
+    type Place = OnDevice;
     const RESIDENCY: Residency = Residency::Device;
     fn len(&self) -> usize {
         self.mem.len() / core::mem::size_of::<T>()
@@ -416,7 +463,7 @@ impl<'id, T: DeviceRepr> PinnedMemory<'id> for DeviceViewMut<'_, 'id, T> {}
 /// [`HostBufferUninit`] that must be written before it can be read.
 #[doc(alias = "aclrtMallocHost")]
 #[doc(alias = "aclrtFreeHost")]
-pub struct HostBuffer<'ctx, 'id, T: DeviceRepr, M: RunMode> {
+pub struct HostBuffer<'ctx, 'id, T, M> {
     alloc: HostAlloc<'ctx>,
     _brand: PhantomData<Id<'id>>,
     _elem: PhantomData<T>,
@@ -484,6 +531,7 @@ impl<T: DeviceRepr, M: RunMode> RawDest for HostBuffer<'_, '_, T, M> {
 }
 impl<'id, T: DeviceRepr, M: RunMode> Memory<'id> for HostBuffer<'_, 'id, T, M> {
     type Elem = T;
+    type Place = OnHost;
     const RESIDENCY: Residency = Residency::Host;
     fn len(&self) -> usize {
         self.alloc.len() / core::mem::size_of::<T>()
@@ -504,7 +552,7 @@ impl<T: DeviceRepr, M: RunMode> CpuVisible for HostBuffer<'_, '_, T, M> {
 /// [`init_from`](Self::init_from), or
 /// [`Context::copy_into_uninit`](crate::Context::copy_into_uninit).
 #[doc(alias = "aclrtMallocHost")]
-pub struct HostBufferUninit<'ctx, 'id, T: DeviceRepr, M: RunMode> {
+pub struct HostBufferUninit<'ctx, 'id, T, M> {
     alloc: ffi::mem::HostAllocUninit<'ctx>,
     _brand: PhantomData<Id<'id>>,
     _elem: PhantomData<T>,

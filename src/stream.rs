@@ -152,8 +152,10 @@ impl<'ctx, 'id> Stream<'ctx, 'id> {
 
 impl Drop for Stream<'_, '_> {
     fn drop(&mut self) {
-        // Drop cannot report; `destroy` does.
-        if self.bind().is_ok() && ffi::destroy_stream(self.raw).is_ok() {
+        // Drop cannot report; `destroy` does. A transient failure to make the
+        // context current must not leak the stream: try a few times.
+        let bound = (0..3).any(|_| self.bind().is_ok());
+        if bound && ffi::destroy_stream(self.raw).is_ok() {
             drop(ffi::scope::settle_static_host_fns(Some(self.raw)));
         }
     }
@@ -173,6 +175,17 @@ impl<'ctx, 'id> DefaultStream<'ctx, 'id> {
         DefaultStream {
             inner: ManuallyDrop::new(Stream::owned(raw, ctx)),
         }
+    }
+
+    /// Not callable: the default stream cannot be destroyed (`aclrtDestroyStream`
+    /// refuses it); it is released with its context. This method exists only
+    /// so that the compiler explains that, instead of a bare "cannot move
+    /// out of a dereference".
+    pub fn destroy(self) -> Result<()>
+    where
+        Self: crate::context::Destroyable,
+    {
+        unreachable!("Destroyable has no implementation")
     }
 }
 

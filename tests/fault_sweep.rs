@@ -678,7 +678,6 @@ struct Tally {
     leaked_after_refused_release: usize,
     not_injectable: usize,
     by_design: usize,
-    known_bug: usize,
 }
 
 /// Calls of a flow whose failure is part of the flow's own script.
@@ -695,28 +694,6 @@ fn by_design(flow: &str, function: &str, nth: u64) -> Option<&'static str> {
         ),
         _ => None,
     }
-}
-
-/// Anomalies that are reported bugs of the library (see the `#[ignore]`d
-/// reproducers at the end of this file); kept out of the sweep's verdict so
-/// that the suite stays green until they are fixed.
-fn known_bug(function: &str, audit: &sim::Audit) -> Option<&'static str> {
-    if matches!(function, "aclrtGetDeviceCount" | "aclrtGetRunMode") && audit.initialized {
-        return Some(
-            "Acl::init fails after a successful aclInit and returns Err without aclFinalize \
-             (reproducer: acl_init_failure_after_aclinit_finalizes)",
-        );
-    }
-    if function == "aclrtSetCurrentContext"
-        && audit.leaks.iter().any(|l| l.kind == ResourceKind::Stream)
-    {
-        return Some(
-            "Stream::drop gives up when re-binding its context fails once: the stream leaks \
-             and its context and device cannot be released (reproducer: \
-             stream_drop_survives_a_failed_rebind)",
-        );
-    }
-    None
 }
 
 /// What went wrong with one injected failure (empty: as expected).
@@ -829,10 +806,7 @@ fn sweep(name: &str, flow: Flow, config: SimConfig) {
         let outcome = catch_unwind(AssertUnwindSafe(|| drive(flow)));
         let audit = sim::audit();
         let at = format!("{name} ({mode:?}) call #{k} {function} (occurrence {nth})");
-        if let Some(bug) = known_bug(function, &audit) {
-            eprintln!("{at}: known bug: {bug}");
-            tally.known_bug += 1;
-        } else if let Some(reason) = by_design(name, function, nth) {
+        if let Some(reason) = by_design(name, function, nth) {
             let _ = reason;
             tally.by_design += 1;
         } else {
@@ -928,14 +902,13 @@ fn sweep_tour() {
     sweep_both("tour", tour);
 }
 
-// ------------------------------------------------------------------ reported bugs
+// ------------------------------------------------------------------ fixed bugs (regression tests)
 
 /// `Acl::init` calls `aclInit`, then `aclrtGetDeviceCount` and
 /// `aclrtGetRunMode`; when one of those fails it returns `Err` but never
 /// calls `aclFinalize`, so the runtime stays initialised (a later `Acl::init`
 /// then takes the "already initialised by someone else" path).
 #[test]
-#[ignore = "bug: Acl::init leaves the runtime initialised when a query after aclInit fails"]
 fn acl_init_failure_after_aclinit_finalizes() {
     let _sim = sim::exclusive();
     for function in ["aclrtGetDeviceCount", "aclrtGetRunMode"] {
@@ -956,7 +929,6 @@ fn acl_init_failure_after_aclinit_finalizes() {
 /// its context and device can no longer be released (violations
 /// `ReleaseWithLiveChildren`, `ResetWithLiveResources`).
 #[test]
-#[ignore = "bug: Stream::drop leaks the stream when re-binding its context fails once"]
 fn stream_drop_survives_a_failed_rebind() -> Result<()> {
     let _sim = take(host_config());
     let acl = Acl::init()?;

@@ -319,7 +319,7 @@ impl<'c, 'd, 'id, M: RunMode> CtxState<'c, 'd, 'id, M> {
     }
 }
 
-impl<M: RunMode> Interp for CtxState<'_, '_, '_, M> {
+impl<M: PinToPin> Interp for CtxState<'_, '_, '_, M> {
     fn read(&self, i: usize) -> Result<Vec<u8>> {
         Ok(match &self.bufs[i] {
             Buf::Dev(b) => {
@@ -507,26 +507,85 @@ fn hand<'s, 'e, 'id, 'from, 'to, 'c, M: RunMode>(
     })
 }
 
-fn copy_on<'s, 'e, 'id, 'sid, 'c, M: RunMode>(
+/// Pinned-to-pinned asynchronous copies exist only in device run mode (in
+/// host run mode they are `ACL_MEMCPY_HOST_TO_HOST`, which the runtime
+/// refuses and the interpreter skips): this keeps them from being
+/// instantiated for `HostMode` at all.
+trait PinToPin: RunMode {
+    fn pin_to_pin<'s, 'e, 'id, 'sid, 'c>(
+        lane: &Lane<'s, 'e, 'id, 'sid, Self>,
+        src: Src<'_, 's, 'sid, 'c, 'id, Self>,
+        dst: Dst<'s, 'sid, 'c, 'id, Self>,
+    ) -> Result<Fl<'s, 'sid, 'c, 'id, Self>>;
+}
+
+impl PinToPin for aclrt::HostMode {
+    fn pin_to_pin<'s, 'e, 'id, 'sid, 'c>(
+        _: &Lane<'s, 'e, 'id, 'sid, Self>,
+        _: Src<'_, 's, 'sid, 'c, 'id, Self>,
+        _: Dst<'s, 'sid, 'c, 'id, Self>,
+    ) -> Result<Fl<'s, 'sid, 'c, 'id, Self>> {
+        unreachable!("asynchronous host-to-host copies are skipped in host run mode")
+    }
+}
+
+impl PinToPin for aclrt::DeviceMode {
+    fn pin_to_pin<'s, 'e, 'id, 'sid, 'c>(
+        lane: &Lane<'s, 'e, 'id, 'sid, Self>,
+        src: Src<'_, 's, 'sid, 'c, 'id, Self>,
+        dst: Dst<'s, 'sid, 'c, 'id, Self>,
+    ) -> Result<Fl<'s, 'sid, 'c, 'id, Self>> {
+        macro_rules! to_pin {
+            ($s:expr) => {
+                match dst {
+                    Dst::Free(Excl::Pin(d)) => Fl::Pin(lane.copy($s, d)?),
+                    Dst::Fl(Fl::Pin(d)) => Fl::Pin(lane.copy($s, d)?),
+                    _ => unreachable!("pinned destinations only"),
+                }
+            };
+        }
+        Ok(match src {
+            Src::Pin(s) => to_pin!(s),
+            Src::FlPin(s) => to_pin!(s),
+            _ => unreachable!("pinned sources only"),
+        })
+    }
+}
+
+fn copy_on<'s, 'e, 'id, 'sid, 'c, M: PinToPin>(
     lane: &Lane<'s, 'e, 'id, 'sid, M>,
     src: Src<'_, 's, 'sid, 'c, 'id, M>,
     dst: Dst<'s, 'sid, 'c, 'id, M>,
 ) -> Result<Fl<'s, 'sid, 'c, 'id, M>> {
-    macro_rules! to_dst {
+    let pinned_src = matches!(src, Src::Pin(_) | Src::FlPin(_));
+    let pinned_dst = matches!(dst, Dst::Free(Excl::Pin(_)) | Dst::Fl(Fl::Pin(_)));
+    if pinned_src && pinned_dst {
+        return M::pin_to_pin(lane, src, dst);
+    }
+    macro_rules! any_dst {
         ($s:expr) => {
             match dst {
                 Dst::Free(Excl::Dev(d)) => Fl::Dev(lane.copy($s, d)?),
-                Dst::Free(Excl::Pin(d)) => Fl::Pin(lane.copy($s, d)?),
                 Dst::Fl(Fl::Dev(d)) => Fl::Dev(lane.copy($s, d)?),
+                Dst::Free(Excl::Pin(d)) => Fl::Pin(lane.copy($s, d)?),
                 Dst::Fl(Fl::Pin(d)) => Fl::Pin(lane.copy($s, d)?),
             }
         };
     }
+    macro_rules! dev_dst {
+        ($s:expr) => {
+            match dst {
+                Dst::Free(Excl::Dev(d)) => Fl::Dev(lane.copy($s, d)?),
+                Dst::Fl(Fl::Dev(d)) => Fl::Dev(lane.copy($s, d)?),
+                _ => unreachable!("pinned-to-pinned is handled above"),
+            }
+        };
+    }
     Ok(match src {
-        Src::Dev(s) => to_dst!(s),
-        Src::Pin(s) => to_dst!(s),
-        Src::FlDev(s) => to_dst!(s),
-        Src::FlPin(s) => to_dst!(s),
+        Src::Dev(s) => any_dst!(s),
+        Src::FlDev(s) => any_dst!(s),
+        Src::Pin(s) => dev_dst!(s),
+        Src::FlPin(s) => dev_dst!(s),
     })
 }
 
@@ -588,7 +647,7 @@ fn read_st<'id, M: RunMode>(
     })
 }
 
-impl<M: RunMode> CtxState<'_, '_, '_, M> {
+impl<M: PinToPin> CtxState<'_, '_, '_, M> {
     fn scope(&mut self, lanes: u8, dest: u8, steps: &[Step]) -> Result<()> {
         let n_lanes = (lanes as usize).clamp(1, 3).min(self.streams.len());
         let CtxState {
@@ -766,7 +825,7 @@ impl<M: RunMode> CtxState<'_, '_, '_, M> {
 
 // ------------------------------------------------------------------ a case
 
-fn run_case<M: RunMode>(case: &Case) -> Result<()> {
+fn run_case<M: PinToPin>(case: &Case) -> Result<()> {
     let acl = Acl::init()?;
     {
         let rt = acl.require::<M>()?;
@@ -840,7 +899,7 @@ fn cases() -> u32 {
         .unwrap_or(2000)
 }
 
-fn run_model<M: RunMode>(config: sim::SimConfig) {
+fn run_model<M: PinToPin>(config: sim::SimConfig) {
     let _sim = sim::exclusive();
     let mut runner = TestRunner::new(Config {
         cases: cases(),

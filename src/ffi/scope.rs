@@ -42,7 +42,7 @@ use super::{Raw, Region, check};
 use crate::error::Result;
 use crate::event::{Event, EventKind, EventState, IsRecorded, Recorded};
 use crate::memory::access::{CpuVisible, RawSource};
-use crate::memory::{DeviceRepr, Memory, MemoryMut, PinnedMemory};
+use crate::memory::{AsyncCopyable, DeviceRepr, Memory, MemoryMut, PinnedMemory, Place};
 use crate::mode::{Residency, RunMode, memcpy_kind};
 use crate::stream::Stream;
 
@@ -146,21 +146,31 @@ pub(crate) fn settle_static_host_fns(stream: Option<Raw>) -> Option<Box<dyn Any 
 /// (use one scope per thread; contexts and streams are shareable).
 pub struct Scope<'scope, 'env: 'scope, 'id: 'env, M: RunMode> {
     ctx: Raw,
-    streams: RefCell<Vec<Raw>>,
-    events: RefCell<Vec<Raw>>,
-    host_fns: RefCell<Vec<Arc<HostFnSlot>>>,
+    book: RefCell<ScopeBook>,
     _scope: PhantomData<&'scope mut &'scope ()>,
     _env: PhantomData<&'env mut &'env ()>,
     _brand: PhantomData<Id<'id>>,
     _mode: PhantomData<M>,
-    _thread: PhantomData<*mut ()>,
+    _thread: PhantomData<ScopeStaysOnItsThread>,
 }
+
+/// What a scope must synchronise and release when it ends.
+#[derive(Default)]
+struct ScopeBook {
+    streams: Vec<Raw>,
+    events: Vec<Raw>,
+    host_fns: Vec<Arc<HostFnSlot>>,
+}
+
+/// Makes [`Scope`] (and so [`Lane`]) neither `Send` nor `Sync`: a scope is
+/// driven by the thread that opened it; open one scope per thread.
+struct ScopeStaysOnItsThread(#[allow(dead_code)] *mut ());
 
 impl<M: RunMode> core::fmt::Debug for Scope<'_, '_, '_, M> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("Scope")
             .field("context", &self.ctx.as_ptr())
-            .field("streams", &self.streams.borrow().len())
+            .field("streams", &self.book.borrow().streams.len())
             .finish()
     }
 }
@@ -174,9 +184,7 @@ where
 {
     let scope = Scope {
         ctx,
-        streams: RefCell::new(Vec::new()),
-        events: RefCell::new(Vec::new()),
-        host_fns: RefCell::new(Vec::new()),
+        book: RefCell::new(ScopeBook::default()),
         _scope: PhantomData,
         _env: PhantomData,
         _brand: PhantomData,
@@ -207,7 +215,7 @@ where
 
 impl<'scope, 'env, 'id, M: RunMode> Scope<'scope, 'env, 'id, M> {
     fn enlist(&self, stream: Raw) {
-        let mut streams = self.streams.borrow_mut();
+        let streams = &mut self.book.borrow_mut().streams;
         if !streams.contains(&stream) {
             streams.push(stream);
         }
@@ -218,7 +226,7 @@ impl<'scope, 'env, 'id, M: RunMode> Scope<'scope, 'env, 'id, M> {
     /// scope's events and release the host functions.
     fn finish(&self) -> (Result<()>, Option<Box<dyn Any + Send + 'static>>) {
         let mut first_err = None;
-        let streams = core::mem::take(&mut *self.streams.borrow_mut());
+        let streams = core::mem::take(&mut self.book.borrow_mut().streams);
         for stream in streams {
             let mut tries = 0;
             loop {
@@ -242,13 +250,15 @@ impl<'scope, 'env, 'id, M: RunMode> Scope<'scope, 'env, 'id, M> {
                 }
             }
         }
-        for event in core::mem::take(&mut *self.events.borrow_mut()) {
+        let events = core::mem::take(&mut self.book.borrow_mut().events);
+        for event in events {
             if let Err(e) = super::destroy_event(event) {
                 first_err.get_or_insert(e);
             }
         }
         let mut panic = None;
-        for slot in core::mem::take(&mut *self.host_fns.borrow_mut()) {
+        let host_fns = core::mem::take(&mut self.book.borrow_mut().host_fns);
+        for slot in host_fns {
             // A host function skipped by a device fault is dropped here, on
             // this thread, after the synchronisation.
             drop(slot.f.lock().unwrap_or_else(|e| e.into_inner()).take());
@@ -262,6 +272,15 @@ impl<'scope, 'env, 'id, M: RunMode> Scope<'scope, 'env, 'id, M> {
     /// Enlist `stream` in this scope as a lane, branded `'sid` by `guard`
     /// (from [`make_guard!`](crate::make_guard)). Buffers in flight on one lane
     /// can reach another only through [`Lane::signal`] / [`Lane::wait_for`].
+    ///
+    /// # Compile errors
+    /// Using an [`InFlight`] of another lane, or memory, streams or events
+    /// of another context, makes two brands meet. Rust reports that as
+    /// `E0716 temporary value dropped while borrowed` (or "lifetime may not
+    /// live long enough") **at one of the `make_guard!` lines**, not at the
+    /// call that mixed them: look for the call that uses operands of two
+    /// lanes (or contexts), and hand the buffer over with
+    /// `lane_b.wait_for(lane_a.signal(x)?)?`.
     pub fn lane<'sid>(
         &'scope self,
         stream: &'scope Stream<'_, 'id>,
@@ -356,12 +375,13 @@ impl<'scope, 'sid, D: ?Sized> InFlight<'scope, 'sid, D> {
 /// source lane after the buffer's last use there. Consume it with
 /// [`Lane::wait_for`] on the lane that continues.
 #[must_use = "a signal does nothing until a lane waits for it"]
-pub struct Signal<'scope, 'sid, D: ?Sized> {
+pub struct Signal<'scope, 'id, 'sid, D: ?Sized> {
     event: Raw,
     item: InFlight<'scope, 'sid, D>,
+    _brand: PhantomData<Id<'id>>,
 }
 
-impl<D: ?Sized> core::fmt::Debug for Signal<'_, '_, D> {
+impl<D: ?Sized> core::fmt::Debug for Signal<'_, '_, '_, D> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("Signal")
             .field("event", &self.event.as_ptr())
@@ -370,12 +390,12 @@ impl<D: ?Sized> core::fmt::Debug for Signal<'_, '_, D> {
     }
 }
 
-/// A point on a lane that several other lanes may wait for
-/// ([`Lane::mark`], [`Lane::wait_mark`]).
+/// A point on a lane that several other lanes of the same context may wait
+/// for ([`Lane::mark`], [`Lane::wait_mark`]).
 #[derive(Clone, Copy, Debug)]
-pub struct Mark<'scope, 'sid> {
+pub struct Mark<'scope, 'id, 'sid> {
     event: Raw,
-    _p: PhantomData<(&'scope (), Id<'sid>)>,
+    _p: PhantomData<(&'scope (), Id<'id>, Id<'sid>)>,
 }
 
 mod sealed {
@@ -397,6 +417,8 @@ mod sealed {
 pub trait AsyncSource<'scope, 'id, 'sid>: sealed::Operand {
     /// The element type.
     type Elem: DeviceRepr;
+    /// Where the source lies.
+    type Place: Place;
     #[doc(hidden)]
     const RESIDENCY: Residency;
     #[doc(hidden)]
@@ -409,6 +431,7 @@ where
     S: PinnedMemory<'id> + ?Sized,
 {
     type Elem = S::Elem;
+    type Place = S::Place;
     const RESIDENCY: Residency = S::RESIDENCY;
     fn source(&self) -> (Region, usize) {
         (RawSource::raw(*self).region(), Memory::len(*self))
@@ -420,6 +443,7 @@ where
     D: PinnedMemory<'id> + ?Sized,
 {
     type Elem = D::Elem;
+    type Place = D::Place;
     const RESIDENCY: Residency = D::RESIDENCY;
     fn source(&self) -> (Region, usize) {
         (self.region, self.len)
@@ -497,6 +521,7 @@ impl<'scope, 'env, 'id, 'sid, M: RunMode> Lane<'scope, 'env, 'id, 'sid, M> {
         S: AsyncSource<'scope, 'id, 'sid>,
         X: AsyncDest<'scope, 'id, 'sid>,
         X::Target: Memory<'id, Elem = S::Elem>,
+        (S::Place, <X::Target as Memory<'id>>::Place): AsyncCopyable<M>,
     {
         let kind =
             const { memcpy_kind(M::KIND, S::RESIDENCY, <X::Target as Memory<'id>>::RESIDENCY) };
@@ -567,7 +592,7 @@ impl<'scope, 'env, 'id, 'sid, M: RunMode> Lane<'scope, 'env, 'id, 'sid, M> {
         });
         self.bind()?;
         let args = Arc::as_ptr(&slot) as *mut c_void;
-        self.scope.host_fns.borrow_mut().push(slot);
+        self.scope.book.borrow_mut().host_fns.push(slot);
         // SAFETY: the stream is live with its context current; the trampoline
         // matches `aclrtHostFunc`; `args` points to a slot the scope keeps
         // alive (pushed above) until after the final synchronisation.
@@ -629,15 +654,19 @@ impl<'scope, 'env, 'id, 'sid, M: RunMode> Lane<'scope, 'env, 'id, 'sid, M> {
     pub fn signal<D: ?Sized>(
         &self,
         item: InFlight<'scope, 'sid, D>,
-    ) -> Result<Signal<'scope, 'sid, D>> {
+    ) -> Result<Signal<'scope, 'id, 'sid, D>> {
         let event = self.record_scope_event()?;
-        Ok(Signal { event, item })
+        Ok(Signal {
+            event,
+            item,
+            _brand: PhantomData,
+        })
     }
 
     fn record_scope_event(&self) -> Result<Raw> {
         self.bind()?;
         let event = super::create_event_with_flag(sys::ACL_EVENT_SYNC)?;
-        self.scope.events.borrow_mut().push(event);
+        self.scope.book.borrow_mut().events.push(event);
         super::record_event(event, self.stream)?;
         Ok(event)
     }
@@ -648,7 +677,7 @@ impl<'scope, 'env, 'id, 'sid, M: RunMode> Lane<'scope, 'env, 'id, 'sid, M> {
     #[doc(alias = "aclrtStreamWaitEvent")]
     pub fn wait_for<'other, D: ?Sized>(
         &self,
-        signal: Signal<'scope, 'other, D>,
+        signal: Signal<'scope, 'id, 'other, D>,
     ) -> Result<InFlight<'scope, 'sid, D>> {
         self.bind()?;
         super::stream_wait_event(self.stream, signal.event)?;
@@ -659,7 +688,7 @@ impl<'scope, 'env, 'id, 'sid, M: RunMode> Lane<'scope, 'env, 'id, 'sid, M> {
     /// Record a point on this lane that any number of lanes may wait for
     /// ([`Lane::wait_mark`]).
     #[doc(alias = "aclrtRecordEvent")]
-    pub fn mark(&self) -> Result<Mark<'scope, 'sid>> {
+    pub fn mark(&self) -> Result<Mark<'scope, 'id, 'sid>> {
         Ok(Mark {
             event: self.record_scope_event()?,
             _p: PhantomData,
@@ -668,7 +697,7 @@ impl<'scope, 'env, 'id, 'sid, M: RunMode> Lane<'scope, 'env, 'id, 'sid, M> {
 
     /// Make this lane wait for a [`Mark`] of another lane (`aclrtStreamWaitEvent`).
     #[doc(alias = "aclrtStreamWaitEvent")]
-    pub fn wait_mark<'other>(&self, mark: Mark<'scope, 'other>) -> Result<()> {
+    pub fn wait_mark<'other>(&self, mark: Mark<'scope, 'id, 'other>) -> Result<()> {
         self.bind()?;
         super::stream_wait_event(self.stream, mark.event)
     }
