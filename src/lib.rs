@@ -71,8 +71,9 @@ pub use event::{
 };
 pub use ffi::scope::{AsyncDest, AsyncSource, InFlight, Lane, Mark, Scope, Signal};
 pub use memory::{
-    AsyncCopyable, DeviceBuffer, DeviceMemory, DeviceRepr, DeviceView, DeviceViewMut, HostBuffer,
-    HostBufferUninit, HostMemory, Memory, MemoryMut, OnDevice, OnHost, PinnedMemory, Place,
+    AsyncDirection, CopyDirection, DeviceBuffer, DeviceMemory, DeviceRepr, DeviceToDevice,
+    DeviceToHost, DeviceView, DeviceViewMut, HostBuffer, HostBufferUninit, HostMemory,
+    HostToDevice, HostToHost, Memory, MemoryMut, OnDevice, OnHost, PinnedMemory, Place,
 };
 pub use mode::{
     DeviceMode, DeviceRunMode, HostMode, HostRunMode, Residency, RunMode, RunModeKind, memcpy_kind,

@@ -167,22 +167,52 @@ impl access::PlaceSealed for OnDevice {}
 impl Place for OnHost {}
 impl Place for OnDevice {}
 
-/// Pairs of (source, destination) places that an asynchronous copy
-/// (`aclrtMemcpyAsync`) supports in run mode `M`.
-///
-/// Everything except host-to-host in host run mode: the runtime refuses
-/// asynchronous `ACL_MEMCPY_HOST_TO_HOST` on a host (207000). In device run
-/// mode every copy is device-to-device.
+/// The direction of a copy from a source [`Place`] to the destination
+/// place `D`, as a type ([`HostToHost`], [`HostToDevice`], [`DeviceToHost`],
+/// [`DeviceToDevice`]).
+pub trait CopyDirection<D: Place>: Place {
+    /// The direction.
+    type Direction;
+}
+/// Host to host.
+#[derive(Clone, Copy, Debug)]
+pub struct HostToHost;
+/// Host to device.
+#[derive(Clone, Copy, Debug)]
+pub struct HostToDevice;
+/// Device to host.
+#[derive(Clone, Copy, Debug)]
+pub struct DeviceToHost;
+/// Device to device.
+#[derive(Clone, Copy, Debug)]
+pub struct DeviceToDevice;
+impl CopyDirection<OnHost> for OnHost {
+    type Direction = HostToHost;
+}
+impl CopyDirection<OnDevice> for OnHost {
+    type Direction = HostToDevice;
+}
+impl CopyDirection<OnHost> for OnDevice {
+    type Direction = DeviceToHost;
+}
+impl CopyDirection<OnDevice> for OnDevice {
+    type Direction = DeviceToDevice;
+}
+
+/// Copy directions that an asynchronous copy (`aclrtMemcpyAsync`) supports
+/// in run mode `M`: everything except host-to-host in host run mode, which
+/// the runtime refuses on a host (207000). In device run mode every copy is
+/// device-to-device.
 #[diagnostic::on_unimplemented(
     message = "asynchronous host-to-host copies are not supported by the runtime on a host (207000)",
     label = "both sides of this asynchronous copy are host memory",
     note = "copy between host buffers with the synchronous `Context::copy`, or with the slices themselves (`dst.copy_from_slice(&src)`)"
 )]
-pub trait AsyncCopyable<M: RunMode> {}
-impl<M: RunMode> AsyncCopyable<M> for (OnHost, OnDevice) {}
-impl<M: RunMode> AsyncCopyable<M> for (OnDevice, OnHost) {}
-impl<M: RunMode> AsyncCopyable<M> for (OnDevice, OnDevice) {}
-impl AsyncCopyable<crate::DeviceMode> for (OnHost, OnHost) {}
+pub trait AsyncDirection<M: RunMode> {}
+impl<M: RunMode> AsyncDirection<M> for HostToDevice {}
+impl<M: RunMode> AsyncDirection<M> for DeviceToHost {}
+impl<M: RunMode> AsyncDirection<M> for DeviceToDevice {}
+impl AsyncDirection<crate::DeviceMode> for HostToHost {}
 
 // ------------------------------------------------------------ pageable memory
 

@@ -25,7 +25,7 @@ for src in examples/*.rs; do
     t0=$(date +%s.%N)
     if ACLRT_SIM_RUN_MODE=$mode valgrind -q --error-exitcode=1 --leak-check=full \
         --errors-for-leak-kinds=definite "${supp[@]}" "$bin" >/tmp/valgrind-$name-$mode.log 2>&1; then
-      printf 'ok    %-24s %-6s %5.1fs\n' "$name" "$mode" "$(echo "$(date +%s.%N) - $t0" | bc)"
+      printf 'ok    %-24s %-6s %5.1fs\n' "$name" "$mode" "$(awk -v a="$(date +%s.%N)" -v b="$t0" 'BEGIN{print a-b}')"
     else
       printf 'FAIL  %-24s %-6s (log: /tmp/valgrind-%s-%s.log)\n' "$name" "$mode" "$name" "$mode"
       tail -40 "/tmp/valgrind-$name-$mode.log"

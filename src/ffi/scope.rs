@@ -42,7 +42,9 @@ use super::{Raw, Region, check};
 use crate::error::Result;
 use crate::event::{Event, EventKind, EventState, IsRecorded, Recorded};
 use crate::memory::access::{CpuVisible, RawSource};
-use crate::memory::{AsyncCopyable, DeviceRepr, Memory, MemoryMut, PinnedMemory, Place};
+use crate::memory::{
+    AsyncDirection, CopyDirection, DeviceRepr, Memory, MemoryMut, PinnedMemory, Place,
+};
 use crate::mode::{Residency, RunMode, memcpy_kind};
 use crate::stream::Stream;
 
@@ -77,6 +79,12 @@ extern "C" fn scoped_trampoline(args: *mut c_void) {
 /// freed. Until then the runtime may still call the trampoline with it.
 static PENDING_STATIC: Mutex<Vec<(usize, Arc<HostFnSlot>)>> = Mutex::new(Vec::new());
 
+/// Whether `PENDING_STATIC` may be non-empty: lets synchronisation and
+/// destruction of streams skip the lock when no unscoped host function was
+/// ever queued (the common case).
+static ANY_PENDING_STATIC: core::sync::atomic::AtomicBool =
+    core::sync::atomic::AtomicBool::new(false);
+
 /// Queue a `'static` host function on `stream` (`aclrtLaunchHostFunc`).
 pub(crate) fn launch_static_host_fn(
     stream: Raw,
@@ -92,6 +100,7 @@ pub(crate) fn launch_static_host_fn(
         .lock()
         .unwrap_or_else(|e| e.into_inner())
         .push((key, Arc::clone(&slot)));
+    ANY_PENDING_STATIC.store(true, core::sync::atomic::Ordering::Release);
     // SAFETY: `stream` is live; the trampoline matches `aclrtHostFunc`; `args`
     // points to a slot the registry keeps alive until the stream's work is
     // known to be finished.
@@ -112,6 +121,9 @@ pub(crate) fn launch_static_host_fn(
 /// host functions that never ran are dropped here. Returns the payload of
 /// the first one that panicked.
 pub(crate) fn settle_static_host_fns(stream: Option<Raw>) -> Option<Box<dyn Any + Send + 'static>> {
+    if !ANY_PENDING_STATIC.load(core::sync::atomic::Ordering::Acquire) {
+        return None;
+    }
     let settled: Vec<Arc<HostFnSlot>> = {
         let mut pending = PENDING_STATIC.lock().unwrap_or_else(|e| e.into_inner());
         if pending.is_empty() {
@@ -521,7 +533,9 @@ impl<'scope, 'env, 'id, 'sid, M: RunMode> Lane<'scope, 'env, 'id, 'sid, M> {
         S: AsyncSource<'scope, 'id, 'sid>,
         X: AsyncDest<'scope, 'id, 'sid>,
         X::Target: Memory<'id, Elem = S::Elem>,
-        (S::Place, <X::Target as Memory<'id>>::Place): AsyncCopyable<M>,
+        S::Place: CopyDirection<<X::Target as Memory<'id>>::Place>,
+        <S::Place as CopyDirection<<X::Target as Memory<'id>>::Place>>::Direction:
+            AsyncDirection<M>,
     {
         let kind =
             const { memcpy_kind(M::KIND, S::RESIDENCY, <X::Target as Memory<'id>>::RESIDENCY) };
