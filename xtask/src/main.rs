@@ -256,7 +256,10 @@ fn self_test(root: &Path) -> ExitCode {
     let text = std::fs::read_to_string(&rt).unwrap_or_default();
     let needle = "aclrtMalloc(void **devPtr, size_t size,";
     if !text.contains(needle) {
-        eprintln!("self-test: prototype to mutate not found in {}", rt.display());
+        eprintln!(
+            "self-test: prototype to mutate not found in {}",
+            rt.display()
+        );
         return ExitCode::FAILURE;
     }
     let mutated = text.replacen(needle, "aclrtMalloc(void **devPtr, uint32_t size,", 1);
@@ -277,7 +280,9 @@ fn self_test(root: &Path) -> ExitCode {
     let theirs = function_signatures(&fresh);
     let sig_differs = ours.get("aclrtMalloc") != theirs.get("aclrtMalloc");
     let _ = std::fs::remove_dir_all(&tmp);
-    println!("self-test: mutated aclrtMalloc(size_t -> uint32_t): text drift detected = {text_differs}, signature drift detected = {sig_differs}");
+    println!(
+        "self-test: mutated aclrtMalloc(size_t -> uint32_t): text drift detected = {text_differs}, signature drift detected = {sig_differs}"
+    );
     if text_differs && sig_differs {
         println!("self-test passed: the drift check fails on a changed prototype");
         ExitCode::SUCCESS
