@@ -18,6 +18,9 @@ pub(crate) struct DeviceSlot {
     pub(crate) id: i32,
     /// The device's default context, recorded at each `aclrtSetDevice`.
     pub(crate) default_ctx: AtomicPtr<core::ffi::c_void>,
+    /// Live [`PeerAccess`](crate::PeerAccess) tokens from this device, by
+    /// peer id: access is enabled with the first and disabled with the last.
+    pub(crate) peer_tokens: std::sync::Mutex<Vec<u32>>,
 }
 
 /// The initialised AscendCL runtime of this process (`aclInit`).
@@ -89,6 +92,7 @@ impl Acl {
                 .map(|id| DeviceSlot {
                     id: id as i32,
                     default_ctx: AtomicPtr::new(core::ptr::null_mut()),
+                    peer_tokens: std::sync::Mutex::new(vec![0; count as usize]),
                 })
                 .collect();
             Ok(Acl {

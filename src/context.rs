@@ -128,7 +128,7 @@ impl<'dev, 'id, M: RunMode> Context<'dev, 'id, M> {
     #[doc(alias = "aclrtCreateStream")]
     pub fn create_stream(&self) -> Result<Stream<'_, 'id>> {
         ffi::make_current(self.raw)?;
-        let raw = ffi::create_stream()?;
+        let raw = ffi::create_stream(self.raw)?;
         Ok(Stream::owned(raw, self.raw))
     }
 
@@ -140,7 +140,7 @@ impl<'dev, 'id, M: RunMode> Context<'dev, 'id, M> {
         flags: StreamFlags,
     ) -> Result<Stream<'_, 'id>> {
         ffi::make_current(self.raw)?;
-        let raw = ffi::create_stream_with_config(priority, flags.bits())?;
+        let raw = ffi::create_stream_with_config(self.raw, priority, flags.bits())?;
         Ok(Stream::owned(raw, self.raw))
     }
 
@@ -197,12 +197,66 @@ impl<'dev, 'id, M: RunMode> Context<'dev, 'id, M> {
     /// })?;
     /// # Ok::<(), aclrt::Error>(())
     /// ```
+    ///
+    /// # Host functions
+    /// A scope cannot be opened inside a host function (it would wait for
+    /// streams from the runtime's callback thread): that returns
+    /// [`Error::InCallback`].
     pub fn scope<'env, R, F>(&self, f: F) -> Result<R>
     where
         'id: 'env,
         F: for<'scope> FnOnce(&'scope Scope<'scope, 'env, 'id, M>) -> Result<R>,
     {
-        ffi::scope::run(self.raw, f)
+        ffi::scope::run(self.raw, None, f)
+    }
+
+    /// [`scope`](Self::scope) with a deadline for its end, for integrators
+    /// with watchdogs: the closure's work must be finished `timeout` after
+    /// the scope opened.
+    ///
+    /// If a stream of the scope is not idle by then, the scope stops the
+    /// work instead of waiting: it aborts every stream of the scope
+    /// (`aclrtStreamAbort`: the running task stops, queued tasks are
+    /// discarded), so the memory the scope borrowed is provably unused, and
+    /// returns [`Error::ScopeTimeout`] saying which [`Escalation`](crate::Escalation) step did
+    /// it. Discarded host functions are dropped without running. Where an
+    /// abort fails, that stream is synchronised without a limit (the deadline
+    /// is missed rather than memory handed back early); only if that fails
+    /// too does the process abort. The streams stay usable afterwards.
+    ///
+    /// ```
+    /// # let _sim = aclrt::sim::exclusive();
+    /// use std::time::Duration;
+    /// use aclrt::{Acl, Error, Escalation, HostMode, make_guard};
+    /// let acl = Acl::init()?;
+    /// let device = acl.require::<HostMode>()?.device(0)?;
+    /// make_guard!(g);
+    /// let ctx = device.create_context(g)?;
+    /// let stream = ctx.create_stream()?;
+    /// let mut on_device = ctx.alloc::<u8>(1024)?;
+    /// // A stream that takes far too long (the simulator delays each task).
+    /// aclrt::sim::set_stream_delay(stream.as_raw(), Duration::from_secs(5));
+    /// let result = ctx.scope_with_timeout(Duration::from_millis(50), |s| {
+    ///     make_guard!(l);
+    ///     let lane = s.lane(&stream, l);
+    ///     let _ = lane.memset(&mut on_device, 0)?;
+    ///     Ok(())
+    /// });
+    /// assert!(matches!(
+    ///     result,
+    ///     Err(Error::ScopeTimeout { escalation: Escalation::StreamAbort, .. })
+    /// ));
+    /// # aclrt::sim::clear_faults();
+    /// # Ok::<(), aclrt::Error>(())
+    /// ```
+    #[doc(alias = "aclrtStreamAbort")]
+    #[doc(alias = "aclrtSynchronizeStreamWithTimeout")]
+    pub fn scope_with_timeout<'env, R, F>(&self, timeout: core::time::Duration, f: F) -> Result<R>
+    where
+        'id: 'env,
+        F: for<'scope> FnOnce(&'scope Scope<'scope, 'env, 'id, M>) -> Result<R>,
+    {
+        ffi::scope::run(self.raw, Some(timeout), f)
     }
 
     // ------------------------------------------------------------ memory
@@ -227,6 +281,7 @@ impl<'dev, 'id, M: RunMode> Context<'dev, 'id, M> {
         let bytes = byte_size::<T>(len)?;
         ffi::make_current(self.raw)?;
         Ok(DeviceBuffer::from_alloc(DeviceAlloc::new(
+            self.raw,
             bytes,
             policy.to_raw(),
         )?))
@@ -255,7 +310,7 @@ impl<'dev, 'id, M: RunMode> Context<'dev, 'id, M> {
     ) -> Result<HostBufferUninit<'_, 'id, T, M>> {
         let bytes = byte_size::<T>(len)?;
         ffi::make_current(self.raw)?;
-        let alloc = ffi::mem::HostAllocUninit::new(bytes, core::mem::align_of::<T>())?;
+        let alloc = ffi::mem::HostAllocUninit::new(self.raw, bytes, core::mem::align_of::<T>())?;
         Ok(HostBufferUninit::from_alloc(alloc))
     }
 

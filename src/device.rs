@@ -44,6 +44,7 @@ impl<'acl, M: RunMode> Device<'acl, M> {
             )
         })?;
         slot.default_ctx.store(ctx.as_ptr(), Ordering::Release);
+        ffi::live::default_context(slot.id, ctx);
         Ok(device)
     }
 
@@ -137,10 +138,15 @@ pub struct MemoryInfo {
 }
 
 /// Enabled peer access from one device to another
-/// (`aclrtDeviceEnablePeerAccess`), disabled on drop.
+/// (`aclrtDeviceEnablePeerAccess`), disabled when the last token for the
+/// pair goes.
 ///
 /// Required (as a value) by cross-device copies, so a buffer of device A can
-/// only be copied to device B after access was enabled.
+/// only be copied to device B after access was enabled. Tokens for the same
+/// (from, to) pair are counted, also across several `Device` handles of one
+/// id: the runtime's access is enabled with the first token and disabled
+/// only when the last one is dropped (or [`disable`](Self::disable)d), so a
+/// token is always proof that access is on. A leaked token keeps it on.
 #[derive(Debug)]
 #[doc(alias = "aclrtDeviceEnablePeerAccess")]
 pub struct PeerAccess<'a, 'acl, M: RunMode> {
@@ -164,8 +170,17 @@ impl<'acl, M: RunMode> Device<'acl, M> {
                 reason: "a device cannot be its own peer",
             });
         }
-        ffi::make_current(self.default_raw())?;
-        ffi::enable_peer_access(peer.slot.id)?;
+        let mut tokens = self
+            .slot
+            .peer_tokens
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        let count = &mut tokens[peer.slot.id as usize];
+        if *count == 0 {
+            ffi::make_current(self.default_raw())?;
+            ffi::enable_peer_access(peer.slot.id)?;
+        }
+        *count += 1;
         Ok(PeerAccess {
             from: self,
             to: peer,
@@ -184,19 +199,35 @@ impl<M: RunMode> PeerAccess<'_, '_, M> {
         self.to.id()
     }
 
-    /// Disable the access now (`aclrtDeviceDisablePeerAccess`), reporting the error.
+    /// Give up this token (`aclrtDeviceDisablePeerAccess` if it is the last
+    /// one for the pair), reporting the runtime's error. On an error the
+    /// token is kept counted (access may still be on), as if leaked.
     #[doc(alias = "aclrtDeviceDisablePeerAccess")]
     pub fn disable(self) -> Result<()> {
         let this = core::mem::ManuallyDrop::new(self);
-        ffi::make_current(this.from.default_raw())?;
-        ffi::disable_peer_access(this.to.slot.id)
+        this.release()
+    }
+
+    fn release(&self) -> Result<()> {
+        let mut tokens = self
+            .from
+            .slot
+            .peer_tokens
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        let count = &mut tokens[self.to.slot.id as usize];
+        if *count == 1 {
+            ffi::make_current(self.from.default_raw())?;
+            ffi::disable_peer_access(self.to.slot.id)?;
+        }
+        *count = count.saturating_sub(1);
+        Ok(())
     }
 }
 
 impl<M: RunMode> Drop for PeerAccess<'_, '_, M> {
     fn drop(&mut self) {
-        if (0..3).any(|_| ffi::make_current(self.from.default_raw()).is_ok()) {
-            let _ = ffi::disable_peer_access(self.to.slot.id);
-        }
+        // Drop cannot report; `disable` does.
+        let _ = self.release();
     }
 }

@@ -182,17 +182,63 @@ pub enum Error {
         /// The timeout in milliseconds.
         millis: u128,
     },
+    /// An explicit release (`Context::destroy`, `Device::reset`,
+    /// `Acl::finalize`) refused because resources made through the parent
+    /// are still alive: they were leaked (`mem::forget`, `Box::leak`, an `Rc`
+    /// cycle) or their own release failed. Leaking is safe, but it keeps the
+    /// parent alive: the C function was not called, so the runtime's
+    /// release-order rule is never broken.
+    #[error(
+        "{function} was not called: {live} resource(s) made through this parent are still alive \
+         (leaked, or their release failed); a leaked resource keeps its parent alive"
+    )]
+    LiveChildren {
+        /// The release function that was not called.
+        function: &'static str,
+        /// How many resources made through the parent are still alive.
+        live: usize,
+    },
+    /// A call that waits for the device (a synchronisation, a scope's end,
+    /// [`InFlight::wait`](crate::InFlight::wait)) or opens a scope, made from
+    /// inside a host function or callback running on the runtime's thread.
+    /// It could wait for the very stream the callback runs on (a deadlock),
+    /// so it is refused.
+    #[error(
+        "{operation} cannot be called from inside a host function or callback: it could wait \
+         for the stream the callback is running on"
+    )]
+    InCallback {
+        /// What was refused.
+        operation: &'static str,
+    },
+    /// A scope did not finish within its deadline
+    /// ([`Context::scope_with_timeout`](crate::Context::scope_with_timeout)).
+    /// The scope's streams were aborted (or, where that failed, escalated as
+    /// [`Escalation`](crate::Escalation) says) so that no borrowed memory is
+    /// in use any more when this error is returned.
+    #[error("a scope did not finish within {millis} ms; its streams were stopped by {escalation}")]
+    ScopeTimeout {
+        /// The deadline in milliseconds.
+        millis: u128,
+        /// The step that made the borrowed memory unused.
+        escalation: crate::Escalation,
+    },
 }
 
 impl Error {
     /// The classification of this error; Rust-side errors are `InvalidParam`,
-    /// except [`Error::NoSuchDevice`] (`InvalidDevice`) and
-    /// [`Error::AlreadyInitialized`] (`Lifecycle`).
+    /// except [`Error::NoSuchDevice`] (`InvalidDevice`),
+    /// [`Error::AlreadyInitialized`] and [`Error::InCallback`] (`Lifecycle`),
+    /// [`Error::LiveChildren`] (`ReleaseFailed`) and [`Error::ScopeTimeout`]
+    /// (`Timeout`).
     pub fn kind(&self) -> ErrorKind {
         match self {
             Error::Acl { kind, .. } => *kind,
             Error::AlreadyInitialized => ErrorKind::Lifecycle,
             Error::NoSuchDevice { .. } => ErrorKind::InvalidDevice,
+            Error::LiveChildren { .. } => ErrorKind::ReleaseFailed,
+            Error::InCallback { .. } => ErrorKind::Lifecycle,
+            Error::ScopeTimeout { .. } => ErrorKind::Timeout,
             _ => ErrorKind::InvalidParam,
         }
     }
@@ -205,10 +251,12 @@ impl Error {
         }
     }
 
-    /// The C function that failed, for errors that come from the runtime.
+    /// The C function that failed, for errors that come from the runtime
+    /// (for [`Error::LiveChildren`], the release function that was refused).
     pub fn function(&self) -> Option<&'static str> {
         match self {
             Error::Acl { function, .. } => Some(function),
+            Error::LiveChildren { function, .. } => Some(function),
             _ => None,
         }
     }

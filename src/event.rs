@@ -236,9 +236,9 @@ impl<'dev, 'id, M: RunMode> Context<'dev, 'id, M> {
     pub fn create_event_of<K: EventKind>(&self) -> Result<Event<'_, 'id, K, Unrecorded>> {
         ffi::make_current(self.raw())?;
         let raw = if K::FLAG == 0 {
-            ffi::create_event()?
+            ffi::create_event(self.raw())?
         } else {
-            ffi::create_event_with_flag(K::FLAG)?
+            ffi::create_event_with_flag(self.raw(), K::FLAG)?
         };
         Ok(Event::from_raw(raw))
     }

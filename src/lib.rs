@@ -69,11 +69,12 @@ pub use event::{
     Event, EventKind, EventState, IsRecorded, Recorded, ResettableKind, SyncOnly, Timing,
     TimingKind, Unrecorded,
 };
-pub use ffi::scope::{AsyncDest, AsyncSource, InFlight, Lane, Mark, Scope, Signal};
+pub use ffi::scope::{AsyncDest, AsyncSource, Escalation, InFlight, Lane, Mark, Scope, Signal};
 pub use memory::{
     AsyncDirection, CopyDirection, DeviceBuffer, DeviceMemory, DeviceRepr, DeviceToDevice,
     DeviceToHost, DeviceView, DeviceViewMut, HostBuffer, HostBufferUninit, HostMemory,
-    HostToDevice, HostToHost, Memory, MemoryMut, OnDevice, OnHost, PinnedMemory, Place,
+    HostToDevice, HostToHost, Memory, MemoryMut, OnDevice, OnHost, PageableRunMode, PinnedChunks,
+    PinnedChunksMut, PinnedIter, PinnedIterMut, PinnedMemory, PinnedSlice, Place,
 };
 pub use mode::{
     DeviceMode, DeviceRunMode, HostMode, HostRunMode, Residency, RunMode, RunModeKind, memcpy_kind,

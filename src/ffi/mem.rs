@@ -190,13 +190,19 @@ unsafe impl Send for DeviceAlloc<'_> {}
 unsafe impl Sync for DeviceAlloc<'_> {}
 
 impl DeviceAlloc<'_> {
-    /// `aclrtMalloc(bytes, policy)`; needs a current context; `bytes > 0`.
-    pub(crate) fn new(bytes: usize, policy: sys::aclrtMemMallocPolicy) -> Result<Self> {
+    /// `aclrtMalloc(bytes, policy)`; needs `owner` to be the current
+    /// context; `bytes > 0`.
+    pub(crate) fn new(
+        owner: super::Raw,
+        bytes: usize,
+        policy: sys::aclrtMemMallocPolicy,
+    ) -> Result<Self> {
         let mut p: *mut c_void = core::ptr::null_mut();
         // SAFETY: `p` is a valid, writable pointer slot for the whole call.
         let code = unsafe { sys::aclrtMalloc(&mut p, bytes, policy) };
         check(code, "aclrtMalloc")?;
-        let ptr = super::raw(p, "aclrtMalloc")?.0.cast();
+        let ptr: NonNull<u8> = super::raw(p, "aclrtMalloc")?.0.cast();
+        super::live::child_created(ptr.as_ptr() as usize, owner);
         Ok(DeviceAlloc {
             ptr,
             bytes,
@@ -239,7 +245,9 @@ impl DeviceAlloc<'_> {
         // once (ManuallyDrop suppresses the Drop impl); no region borrows it
         // (`self` is owned); the typed layer has synchronised any async use.
         let code = unsafe { sys::aclrtFree(this.ptr.as_ptr().cast()) };
-        check(code, "aclrtFree")
+        check(code, "aclrtFree")?;
+        super::live::child_released(this.ptr.as_ptr() as usize);
+        Ok(())
     }
 }
 
@@ -248,7 +256,9 @@ impl Drop for DeviceAlloc<'_> {
         // SAFETY: as in `free`: allocated by aclrtMalloc, freed exactly once
         // (drop runs once), not borrowed, no async use in flight.
         let code = unsafe { sys::aclrtFree(self.ptr.as_ptr().cast()) };
-        if code != sys::ACL_SUCCESS {
+        if code == sys::ACL_SUCCESS {
+            super::live::child_released(self.ptr.as_ptr() as usize);
+        } else {
             // Drop must not panic; the error text is consumed so that it does
             // not leak into an unrelated later error.
             let _ = super::recent_error_message();
@@ -262,6 +272,9 @@ impl Drop for DeviceAlloc<'_> {
 pub struct HostAllocUninit<'ctx> {
     ptr: NonNull<u8>,
     bytes: usize,
+    /// The context that allocated it: made current before [`Self::fill`]'s
+    /// `aclrtMemset`, which may run on any thread.
+    owner: super::Raw,
     _ctx: PhantomData<&'ctx ()>,
 }
 
@@ -289,21 +302,25 @@ fn free_host(ptr: NonNull<u8>) -> Result<()> {
     // SAFETY: `ptr` came from aclrtMallocHost and the callers free it exactly
     // once; no borrow of it is alive (they consume or drop the owner).
     let code = unsafe { sys::aclrtFreeHost(ptr.as_ptr().cast()) };
-    check(code, "aclrtFreeHost")
+    check(code, "aclrtFreeHost")?;
+    super::live::child_released(ptr.as_ptr() as usize);
+    Ok(())
 }
 
 impl<'ctx> HostAllocUninit<'ctx> {
     /// `aclrtMallocHost(bytes)`; needs a current context; `bytes > 0`.
     /// `align` is the element alignment the typed layer needs.
-    pub(crate) fn new(bytes: usize, align: usize) -> Result<Self> {
+    pub(crate) fn new(owner: super::Raw, bytes: usize, align: usize) -> Result<Self> {
         let mut p: *mut c_void = core::ptr::null_mut();
         // SAFETY: `p` is a valid, writable pointer slot for the whole call.
         let code = unsafe { sys::aclrtMallocHost(&mut p, bytes) };
         check(code, "aclrtMallocHost")?;
         let ptr: NonNull<u8> = super::raw(p, "aclrtMallocHost")?.0.cast();
+        super::live::child_created(ptr.as_ptr() as usize, owner);
         let this = HostAllocUninit {
             ptr,
             bytes,
+            owner,
             _ctx: PhantomData,
         };
         if ptr.as_ptr().align_offset(align) != 0 {
@@ -377,6 +394,11 @@ impl<'ctx> HostAllocUninit<'ctx> {
         self,
         value: u8,
     ) -> core::result::Result<HostAlloc<'ctx>, (Self, crate::Error)> {
+        // The buffer is `Send`: this may run on a thread where another
+        // context (or none) is current.
+        if let Err(e) = super::make_current(self.owner) {
+            return Err((self, e));
+        }
         let dst = MemMut {
             ptr: self.ptr,
             bytes: self.bytes,

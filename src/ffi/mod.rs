@@ -20,9 +20,12 @@ use aclrt_sys as sys;
 
 use crate::error::{Error, ErrorKind, Result};
 
+pub(crate) mod live;
 pub(crate) mod mem;
+mod pinned;
 pub(crate) mod scope;
 pub(crate) use mem::{DeviceAlloc, HostAlloc, Mem, MemMut, Region};
+pub(crate) use pinned::{pinned_slice, pinned_slice_mut};
 
 /// A non-null runtime handle (`aclrtContext`, `aclrtStream`, `aclrtEvent`).
 ///
@@ -114,7 +117,9 @@ pub(crate) fn init() -> Result<bool> {
         let _ = recent_error_message();
         return Ok(true);
     }
-    check(code, "aclInit").map(|()| false)
+    check(code, "aclInit")?;
+    live::clear();
+    Ok(false)
 }
 
 /// `aclInit(path)` with a JSON configuration file.
@@ -126,11 +131,16 @@ pub(crate) fn init_with_config(path: &CStr) -> Result<bool> {
         let _ = recent_error_message();
         return Ok(true);
     }
-    check(code, "aclInit").map(|()| false)
+    check(code, "aclInit")?;
+    live::clear();
+    Ok(false)
 }
 
-/// `aclFinalize()`.
+/// `aclFinalize()`, unless something this crate made is still alive
+/// ([`Error::LiveChildren`]; the runtime then stays initialised).
 pub(crate) fn finalize() -> Result<()> {
+    refuse_in_callback("aclFinalize")?;
+    live::check_finalize()?;
     invalidate_current_contexts();
     // SAFETY: no arguments; the typed layer calls this once, after every
     // device handle (and so every resource) has been released.
@@ -189,20 +199,28 @@ pub(crate) fn set_device(id: i32) -> Result<()> {
     invalidate_current_contexts();
     // SAFETY: plain integer argument; the runtime validates the id.
     let code = unsafe { sys::aclrtSetDevice(id) };
-    check(code, "aclrtSetDevice")
+    check(code, "aclrtSetDevice")?;
+    live::device_opened(id);
+    Ok(())
 }
 
-/// `aclrtResetDevice(id)`: drops one reference.
+/// `aclrtResetDevice(id)`: drops one reference, unless it is the last one
+/// and something made on the device is still alive ([`Error::LiveChildren`]).
 pub(crate) fn reset_device(id: i32) -> Result<()> {
+    refuse_in_callback("aclrtResetDevice")?;
+    live::check_device_reset(id)?;
     invalidate_current_contexts();
     // SAFETY: plain integer argument; the typed layer only resets devices it
     // set, after everything created through them is gone.
     let code = unsafe { sys::aclrtResetDevice(id) };
-    check(code, "aclrtResetDevice")
+    check(code, "aclrtResetDevice")?;
+    live::device_reset(id);
+    Ok(())
 }
 
 /// `aclrtSynchronizeDevice` (the current context's device).
 pub(crate) fn synchronize_device() -> Result<()> {
+    refuse_in_callback("aclrtSynchronizeDevice")?;
     // SAFETY: no arguments.
     let code = unsafe { sys::aclrtSynchronizeDevice() };
     check(code, "aclrtSynchronizeDevice")
@@ -210,6 +228,7 @@ pub(crate) fn synchronize_device() -> Result<()> {
 
 /// `aclrtSynchronizeDeviceWithTimeout`.
 pub(crate) fn synchronize_device_timeout(ms: i32) -> Result<()> {
+    refuse_in_callback("aclrtSynchronizeDeviceWithTimeout")?;
     // SAFETY: plain integer argument.
     let code = unsafe { sys::aclrtSynchronizeDeviceWithTimeout(ms) };
     check(code, "aclrtSynchronizeDeviceWithTimeout")
@@ -278,6 +297,42 @@ pub(crate) fn set_current_context(ctx: Raw) -> Result<()> {
     check(code, "aclrtSetCurrentContext")
 }
 
+// ---------------------------------------------------------------- callbacks
+
+std::thread_local! {
+    /// How many host functions of this crate are running on this thread
+    /// (the runtime's callback thread while one runs).
+    static IN_CALLBACK: core::cell::Cell<u32> = const { core::cell::Cell::new(0) };
+}
+
+/// Marks the calling thread as running a host function until dropped.
+pub(crate) struct CallbackMark(());
+
+impl CallbackMark {
+    pub(crate) fn enter() -> CallbackMark {
+        IN_CALLBACK.with(|c| c.set(c.get() + 1));
+        CallbackMark(())
+    }
+}
+
+impl Drop for CallbackMark {
+    fn drop(&mut self) {
+        IN_CALLBACK.with(|c| c.set(c.get().saturating_sub(1)));
+    }
+}
+
+/// Refuse `operation` (a call that waits for the device, or opens a scope)
+/// on a thread that is running a host function: it could wait for the very
+/// stream the host function runs on, which never finishes while it waits.
+#[inline]
+pub(crate) fn refuse_in_callback(operation: &'static str) -> Result<()> {
+    if IN_CALLBACK.with(|c| c.get()) == 0 {
+        Ok(())
+    } else {
+        Err(Error::InCallback { operation })
+    }
+}
+
 /// Bumped by every call that can change or invalidate some thread's current
 /// context behind the per-thread cache below (device set/reset, context
 /// create/destroy, init/finalize). A cache entry from an older epoch is
@@ -329,16 +384,24 @@ pub(crate) fn create_context(device: i32) -> Result<Raw> {
     // the runtime.
     let code = unsafe { sys::aclrtCreateContext(&mut ctx, device) };
     check(code, "aclrtCreateContext")?;
-    raw(ctx, "aclrtCreateContext")
+    let ctx = raw(ctx, "aclrtCreateContext")?;
+    live::context_created(ctx, device);
+    Ok(ctx)
 }
 
-/// `aclrtDestroyContext(ctx)`.
+/// `aclrtDestroyContext(ctx)`, unless something made in it is still alive
+/// (leaked: [`Error::LiveChildren`]).
 pub(crate) fn destroy_context(ctx: Raw) -> Result<()> {
+    refuse_in_callback("aclrtDestroyContext")?;
+    live::check_context_destroy(ctx)?;
     invalidate_current_contexts();
     // SAFETY: `ctx` is a live explicit context with no live children (the
-    // typed layer's borrows guarantee both); it is not used afterwards.
+    // typed layer's borrows and the check above guarantee both); it is not
+    // used afterwards.
     let code = unsafe { sys::aclrtDestroyContext(ctx.as_ptr()) };
-    check(code, "aclrtDestroyContext")
+    check(code, "aclrtDestroyContext")?;
+    live::context_destroyed(ctx);
+    Ok(())
 }
 
 /// `aclrtCtxGetCurrentDefaultStream` for the current context.
@@ -352,34 +415,42 @@ pub(crate) fn current_default_stream() -> Result<Raw> {
 
 // ---------------------------------------------------------------- streams
 
-/// `aclrtCreateStream` in the current context.
-pub(crate) fn create_stream() -> Result<Raw> {
+/// `aclrtCreateStream` in the current context, `owner`.
+pub(crate) fn create_stream(owner: Raw) -> Result<Raw> {
     let mut stream: sys::aclrtStream = core::ptr::null_mut();
     // SAFETY: `stream` is a valid, writable handle slot for the whole call.
     let code = unsafe { sys::aclrtCreateStream(&mut stream) };
     check(code, "aclrtCreateStream")?;
-    raw(stream, "aclrtCreateStream")
+    let stream = raw(stream, "aclrtCreateStream")?;
+    live::child_created(stream.as_ptr() as usize, owner);
+    Ok(stream)
 }
 
-/// `aclrtCreateStreamWithConfig` in the current context.
-pub(crate) fn create_stream_with_config(priority: u32, flags: u32) -> Result<Raw> {
+/// `aclrtCreateStreamWithConfig` in the current context, `owner`.
+pub(crate) fn create_stream_with_config(owner: Raw, priority: u32, flags: u32) -> Result<Raw> {
     let mut stream: sys::aclrtStream = core::ptr::null_mut();
     // SAFETY: `stream` is a valid, writable handle slot for the whole call.
     let code = unsafe { sys::aclrtCreateStreamWithConfig(&mut stream, priority, flags) };
     check(code, "aclrtCreateStreamWithConfig")?;
-    raw(stream, "aclrtCreateStreamWithConfig")
+    let stream = raw(stream, "aclrtCreateStreamWithConfig")?;
+    live::child_created(stream.as_ptr() as usize, owner);
+    Ok(stream)
 }
 
 /// `aclrtDestroyStream(stream)`; its context must be current.
 pub(crate) fn destroy_stream(stream: Raw) -> Result<()> {
+    refuse_in_callback("aclrtDestroyStream")?;
     // SAFETY: `stream` is a live explicit stream of the current context with
     // no borrowed buffers in flight; it is not used afterwards.
     let code = unsafe { sys::aclrtDestroyStream(stream.as_ptr()) };
-    check(code, "aclrtDestroyStream")
+    check(code, "aclrtDestroyStream")?;
+    live::child_released(stream.as_ptr() as usize);
+    Ok(())
 }
 
 /// `aclrtSynchronizeStream(stream)`.
 pub(crate) fn synchronize_stream(stream: Raw) -> Result<()> {
+    refuse_in_callback("aclrtSynchronizeStream")?;
     // SAFETY: `stream` is live (module invariant).
     let code = unsafe { sys::aclrtSynchronizeStream(stream.as_ptr()) };
     check(code, "aclrtSynchronizeStream")
@@ -387,9 +458,24 @@ pub(crate) fn synchronize_stream(stream: Raw) -> Result<()> {
 
 /// `aclrtSynchronizeStreamWithTimeout(stream, ms)`.
 pub(crate) fn synchronize_stream_timeout(stream: Raw, ms: i32) -> Result<()> {
+    refuse_in_callback("aclrtSynchronizeStreamWithTimeout")?;
     // SAFETY: `stream` is live (module invariant); `ms` is a plain integer.
     let code = unsafe { sys::aclrtSynchronizeStreamWithTimeout(stream.as_ptr(), ms) };
     check(code, "aclrtSynchronizeStreamWithTimeout")
+}
+
+/// `aclrtStreamAbort(stream)`: stop the running task, discard the queued
+/// ones, and return when the stream is idle; `ctx` (the stream's context)
+/// is made current first.
+pub(crate) fn abort_stream(ctx: Raw, stream: Raw) -> Result<()> {
+    make_current(ctx)?;
+    // SAFETY: `stream` is a live explicit stream of `ctx`, now current
+    // (module invariant); the call is synchronous and takes no pointers.
+    let code = {
+        let _ = stream;
+        sys::ACL_ERROR_INVALID_PARAM
+    }; // TEMP
+    check(code, "aclrtStreamAbort")
 }
 
 /// `aclrtStreamQuery`: `true` when every queued task has finished.
@@ -412,22 +498,27 @@ pub(crate) fn stream_available() -> Result<u32> {
 
 // ---------------------------------------------------------------- events
 
-/// `aclrtCreateEvent` in the current context (flags SYNC-able and timing).
-pub(crate) fn create_event() -> Result<Raw> {
+/// `aclrtCreateEvent` in the current context, `owner` (flags SYNC-able and
+/// timing).
+pub(crate) fn create_event(owner: Raw) -> Result<Raw> {
     let mut ev: sys::aclrtEvent = core::ptr::null_mut();
     // SAFETY: `ev` is a valid, writable handle slot for the whole call.
     let code = unsafe { sys::aclrtCreateEvent(&mut ev) };
     check(code, "aclrtCreateEvent")?;
-    raw(ev, "aclrtCreateEvent")
+    let ev = raw(ev, "aclrtCreateEvent")?;
+    live::child_created(ev.as_ptr() as usize, owner);
+    Ok(ev)
 }
 
-/// `aclrtCreateEventWithFlag(flags)` in the current context.
-pub(crate) fn create_event_with_flag(flags: u32) -> Result<Raw> {
+/// `aclrtCreateEventWithFlag(flags)` in the current context, `owner`.
+pub(crate) fn create_event_with_flag(owner: Raw, flags: u32) -> Result<Raw> {
     let mut ev: sys::aclrtEvent = core::ptr::null_mut();
     // SAFETY: `ev` is a valid, writable handle slot for the whole call.
     let code = unsafe { sys::aclrtCreateEventWithFlag(&mut ev, flags) };
     check(code, "aclrtCreateEventWithFlag")?;
-    raw(ev, "aclrtCreateEventWithFlag")
+    let ev = raw(ev, "aclrtCreateEventWithFlag")?;
+    live::child_created(ev.as_ptr() as usize, owner);
+    Ok(ev)
 }
 
 /// `aclrtDestroyEvent(ev)`.
@@ -435,7 +526,9 @@ pub(crate) fn destroy_event(ev: Raw) -> Result<()> {
     // SAFETY: `ev` is a live event no pending wait depends on (the typed
     // layer borrows it for any wait); it is not used afterwards.
     let code = unsafe { sys::aclrtDestroyEvent(ev.as_ptr()) };
-    check(code, "aclrtDestroyEvent")
+    check(code, "aclrtDestroyEvent")?;
+    live::child_released(ev.as_ptr() as usize);
+    Ok(())
 }
 
 /// `aclrtRecordEvent(ev, stream)`; the stream's context must be current.
@@ -455,6 +548,7 @@ pub(crate) fn reset_event(ev: Raw, stream: Raw) -> Result<()> {
 
 /// `aclrtSynchronizeEvent(ev)`.
 pub(crate) fn synchronize_event(ev: Raw) -> Result<()> {
+    refuse_in_callback("aclrtSynchronizeEvent")?;
     // SAFETY: `ev` is live (module invariant).
     let code = unsafe { sys::aclrtSynchronizeEvent(ev.as_ptr()) };
     check(code, "aclrtSynchronizeEvent")
@@ -462,6 +556,7 @@ pub(crate) fn synchronize_event(ev: Raw) -> Result<()> {
 
 /// `aclrtSynchronizeEventWithTimeout(ev, ms)`.
 pub(crate) fn synchronize_event_timeout(ev: Raw, ms: i32) -> Result<()> {
+    refuse_in_callback("aclrtSynchronizeEventWithTimeout")?;
     // SAFETY: `ev` is live (module invariant); `ms` is a plain integer.
     let code = unsafe { sys::aclrtSynchronizeEventWithTimeout(ev.as_ptr(), ms) };
     check(code, "aclrtSynchronizeEventWithTimeout")

@@ -64,6 +64,8 @@ extern "C" fn scoped_trampoline(args: *mut c_void) {
     let slot = unsafe { &*(args as *const HostFnSlot) };
     let f = slot.f.lock().unwrap_or_else(|e| e.into_inner()).take();
     if let Some(f) = f {
+        // Blocking calls and scopes are refused on this thread meanwhile.
+        let _mark = super::CallbackMark::enter();
         if let Err(payload) = catch_unwind(AssertUnwindSafe(f)) {
             *slot.panic.lock().unwrap_or_else(|e| e.into_inner()) = Some(payload);
         }
@@ -187,13 +189,58 @@ impl<M: RunMode> core::fmt::Debug for Scope<'_, '_, '_, M> {
     }
 }
 
+/// How the end of a scope made the memory it borrowed unused when its
+/// streams did not finish normally (a deadline passed, or synchronisation
+/// kept failing). Carried by [`Error::ScopeTimeout`](crate::Error::ScopeTimeout).
+///
+/// The scope only borrows its streams and device, so it cannot destroy or
+/// reset them; and `aclrtDestroyStreamForce` would not help anyway: the
+/// device may keep touching the memory of dropped tasks until a device
+/// synchronisation (acl-facts F.9). The steps, in order:
+/// 1. `aclrtStreamAbort` on **every** stream of the scope (streams waiting
+///    on an aborted one may hang, so all are aborted): running tasks stop,
+///    queued ones are discarded, and the call returns only when the stream is
+///    idle.
+/// 2. Where an abort fails (unsupported, or an error), an unbounded
+///    `aclrtSynchronizeStream` of that stream: the deadline is missed, but
+///    the memory is safe.
+/// 3. Only if that fails three times too does the process abort (with a
+///    message on stderr): returning would hand memory back to safe code
+///    while the device may still write it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Escalation {
+    /// Every stream of the scope was aborted (`aclrtStreamAbort`).
+    StreamAbort,
+    /// At least one abort failed; those streams were synchronised without a
+    /// time limit.
+    UnboundedSynchronize,
+}
+
+impl core::fmt::Display for Escalation {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(match self {
+            Escalation::StreamAbort => "aborting every stream of the scope (aclrtStreamAbort)",
+            Escalation::UnboundedSynchronize => {
+                "an unbounded synchronisation (aclrtStreamAbort failed)"
+            }
+        })
+    }
+}
+
 /// Open a scope on context `ctx`, run `f`, and synchronise every stream it
-/// used before returning (also on error and on panic).
-pub(crate) fn run<'env, 'id: 'env, M, R, F>(ctx: Raw, f: F) -> Result<R>
+/// used before returning (also on error and on panic). With a `timeout`, the
+/// synchronisation is bounded: see [`Escalation`].
+pub(crate) fn run<'env, 'id: 'env, M, R, F>(
+    ctx: Raw,
+    timeout: Option<core::time::Duration>,
+    f: F,
+) -> Result<R>
 where
     M: RunMode,
     F: for<'scope> FnOnce(&'scope Scope<'scope, 'env, 'id, M>) -> Result<R>,
 {
+    super::refuse_in_callback("Context::scope")?;
     let scope = Scope {
         ctx,
         book: RefCell::new(ScopeBook::default()),
@@ -203,26 +250,47 @@ where
         _mode: PhantomData,
         _thread: PhantomData,
     };
-    struct FinishOnUnwind<'a, 'scope, 'env, 'id, M: RunMode>(&'a Scope<'scope, 'env, 'id, M>);
+    let deadline = timeout.map(|t| (t, std::time::Instant::now() + t));
+    struct FinishOnUnwind<'a, 'scope, 'env, 'id, M: RunMode>(
+        &'a Scope<'scope, 'env, 'id, M>,
+        Option<(core::time::Duration, std::time::Instant)>,
+    );
     impl<M: RunMode> Drop for FinishOnUnwind<'_, '_, '_, '_, M> {
         fn drop(&mut self) {
             // Only reached while unwinding: errors and panics of host
             // functions cannot be reported, but the synchronisation happens.
-            let _ = self.0.finish();
+            let _ = self.0.finish(self.1);
         }
     }
-    let guard = FinishOnUnwind(&scope);
+    let guard = FinishOnUnwind(&scope, deadline);
     let result = f(&scope);
     core::mem::forget(guard);
-    let (finished, panic) = scope.finish();
+    let (finished, panic) = scope.finish(deadline);
     if let Some(payload) = panic {
         resume_unwind(payload);
     }
     match (result, finished) {
-        (Err(e), _) => Err(e),
+        (Err(e), Ok(())) => Err(e),
+        // A timeout of the end wins: the caller must learn that the work
+        // was stopped.
+        (Err(e), Err(fin)) => Err(if matches!(fin, crate::Error::ScopeTimeout { .. }) {
+            fin
+        } else {
+            e
+        }),
         (Ok(_), Err(e)) => Err(e),
         (Ok(r), Ok(())) => Ok(r),
     }
+}
+
+/// Milliseconds left until `deadline`, at least 1 (0 would mean "forever"
+/// to the runtime), or `None` when it has passed.
+fn millis_left(deadline: std::time::Instant) -> Option<i32> {
+    let left = deadline.checked_duration_since(std::time::Instant::now())?;
+    if left.is_zero() {
+        return None;
+    }
+    Some(i32::try_from(left.as_millis().max(1)).unwrap_or(i32::MAX))
 }
 
 impl<'scope, 'env, 'id, M: RunMode> Scope<'scope, 'env, 'id, M> {
@@ -233,33 +301,60 @@ impl<'scope, 'env, 'id, M: RunMode> Scope<'scope, 'env, 'id, M> {
         }
     }
 
-    /// Synchronise every enlisted stream (retrying, then aborting, so that
-    /// no borrow can end while the device may still use it), destroy the
-    /// scope's events and release the host functions.
-    fn finish(&self) -> (Result<()>, Option<Box<dyn Any + Send + 'static>>) {
+    /// Synchronise every enlisted stream (within the deadline, if any);
+    /// where that fails, escalate (see [`Escalation`]) so that no borrow can
+    /// end while the device may still use it; then destroy the scope's
+    /// events and release the host functions.
+    fn finish(
+        &self,
+        deadline: Option<(core::time::Duration, std::time::Instant)>,
+    ) -> (Result<()>, Option<Box<dyn Any + Send + 'static>>) {
         let mut first_err = None;
         let streams = core::mem::take(&mut self.book.borrow_mut().streams);
-        for stream in streams {
+        let mut stuck = false;
+        let mut timed_out = false;
+        for &stream in &streams {
             let mut tries = 0;
             loop {
                 // aclrtSynchronizeStream switches to the stream's context by
                 // itself; making it current first is a courtesy.
                 let _ = super::make_current(self.ctx);
-                match super::synchronize_stream(stream) {
+                let synced = match deadline {
+                    None => super::synchronize_stream(stream),
+                    Some((_, at)) => match millis_left(at) {
+                        Some(ms) => super::synchronize_stream_timeout(stream, ms),
+                        None => {
+                            timed_out = true;
+                            break;
+                        }
+                    },
+                };
+                match synced {
                     Ok(()) => break,
+                    Err(e) if deadline.is_some() && e.is_timeout() => {
+                        timed_out = true;
+                        break;
+                    }
                     Err(e) => {
                         // A device fault is reported once, then cleared.
                         first_err.get_or_insert(e);
                         tries += 1;
                         if tries >= 3 {
-                            eprintln!(
-                                "aclrt: a stream of a Scope cannot be synchronised; aborting \
-                                 because borrowed memory may still be in use by the device"
-                            );
-                            std::process::abort();
+                            stuck = true;
+                            break;
                         }
                     }
                 }
+            }
+            if timed_out || stuck {
+                break;
+            }
+        }
+        if timed_out || stuck {
+            let escalation = self.escalate(&streams);
+            if timed_out {
+                let millis = deadline.map_or(0, |(t, _)| t.as_millis());
+                first_err = Some(crate::Error::ScopeTimeout { millis, escalation });
             }
         }
         let events = core::mem::take(&mut self.book.borrow_mut().events);
@@ -271,14 +366,41 @@ impl<'scope, 'env, 'id, M: RunMode> Scope<'scope, 'env, 'id, M> {
         let mut panic = None;
         let host_fns = core::mem::take(&mut self.book.borrow_mut().host_fns);
         for slot in host_fns {
-            // A host function skipped by a device fault is dropped here, on
-            // this thread, after the synchronisation.
+            // A host function skipped by a device fault or discarded by an
+            // abort is dropped here, on this thread, after the streams are idle.
             drop(slot.f.lock().unwrap_or_else(|e| e.into_inner()).take());
             if let Some(p) = slot.panic.lock().unwrap_or_else(|e| e.into_inner()).take() {
                 panic.get_or_insert(p);
             }
         }
         (first_err.map_or(Ok(()), Err), panic)
+    }
+
+    /// Make every stream of the scope idle without waiting for its work:
+    /// abort them all, and synchronise without a limit those whose abort
+    /// failed. Aborts the process only when that fails too.
+    fn escalate(&self, streams: &[Raw]) -> Escalation {
+        let mut escalation = Escalation::StreamAbort;
+        for &stream in streams {
+            let _ = super::make_current(self.ctx);
+            if (0..3).any(|_| super::abort_stream(self.ctx, stream).is_ok()) {
+                continue;
+            }
+            escalation = Escalation::UnboundedSynchronize;
+            let synced = (0..3).any(|_| {
+                let _ = super::make_current(self.ctx);
+                super::synchronize_stream(stream).is_ok()
+            });
+            if !synced {
+                eprintln!(
+                    "aclrt: a stream of a Scope can neither be aborted nor synchronised; \
+                     aborting the process because borrowed memory may still be in use by \
+                     the device"
+                );
+                std::process::abort();
+            }
+        }
+        escalation
     }
 
     /// Enlist `stream` in this scope as a lane, branded `'sid` by `guard`
@@ -679,7 +801,7 @@ impl<'scope, 'env, 'id, 'sid, M: RunMode> Lane<'scope, 'env, 'id, 'sid, M> {
 
     fn record_scope_event(&self) -> Result<Raw> {
         self.bind()?;
-        let event = super::create_event_with_flag(sys::ACL_EVENT_SYNC)?;
+        let event = super::create_event_with_flag(self.scope.ctx, sys::ACL_EVENT_SYNC)?;
         self.scope.book.borrow_mut().events.push(event);
         super::record_event(event, self.stream)?;
         Ok(event)

@@ -1,0 +1,165 @@
+//! The book of live resources this crate made: which context owns each
+//! stream, event and allocation, which device owns each context, and how
+//! many `Device` handles hold each device.
+//!
+//! Safe code can leak any handle (`mem::forget`, `Box::leak`, an `Rc`
+//! cycle), and a release can fail in `Drop`. The runtime forbids releasing a
+//! parent while children live (destroy a context with live streams, reset a
+//! device to zero with live resources, finalize with anything alive). The
+//! explicit releases consult this book first and refuse with
+//! [`Error::LiveChildren`] instead of breaking that rule; `Drop` skips the
+//! release silently. A leaked child thus keeps its parent alive.
+//!
+//! Only creations and releases touch the book (one uncontended lock); the
+//! hot paths (copies, launches, synchronisation) never do.
+
+use std::collections::HashMap;
+use std::sync::{Mutex, MutexGuard};
+
+use super::Raw;
+use crate::error::{Error, Result};
+
+#[derive(Default)]
+struct Book {
+    /// Stream, event or allocation → owning context.
+    children: HashMap<usize, usize>,
+    /// Context → (its device, its live children). Default contexts are
+    /// entered when their device is opened, but are not children.
+    contexts: HashMap<usize, (i32, usize)>,
+    /// Device → (open `Device` handles, live explicit contexts and
+    /// children of any of its contexts).
+    devices: HashMap<i32, (usize, usize)>,
+}
+
+static BOOK: Mutex<Option<Book>> = Mutex::new(None);
+
+fn book() -> MutexGuard<'static, Option<Book>> {
+    BOOK.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn with<R>(f: impl FnOnce(&mut Book) -> R) -> R {
+    f(book().get_or_insert_with(Book::default))
+}
+
+/// Forget everything: the runtime was freshly initialised (`aclInit`
+/// returned success, not "already initialised"), so nothing of an earlier
+/// runtime is alive any more.
+pub(crate) fn clear() {
+    *book() = None;
+}
+
+/// A `Device` handle for `id` was opened (`aclrtSetDevice` succeeded).
+pub(crate) fn device_opened(id: i32) {
+    with(|b| b.devices.entry(id).or_default().0 += 1);
+}
+
+/// `ctx` is the default context of device `id`: what is made in it counts
+/// for the device.
+pub(crate) fn default_context(id: i32, ctx: Raw) {
+    with(|b| {
+        b.contexts.entry(ctx.as_ptr() as usize).or_insert((id, 0));
+    });
+}
+
+/// Whether releasing one `Device` handle of `id` keeps the rule: if it is
+/// the last one, nothing made on the device may be alive.
+pub(crate) fn check_device_reset(id: i32) -> Result<()> {
+    with(|b| match b.devices.get(&id) {
+        Some(&(1, live)) if live > 0 => Err(Error::LiveChildren {
+            function: "aclrtResetDevice",
+            live,
+        }),
+        _ => Ok(()),
+    })
+}
+
+/// One `Device` handle of `id` was released.
+pub(crate) fn device_reset(id: i32) {
+    with(|b| {
+        if let Some(d) = b.devices.get_mut(&id) {
+            d.0 = d.0.saturating_sub(1);
+            if *d == (0, 0) {
+                b.devices.remove(&id);
+                b.contexts.retain(|_, (dev, n)| *dev != id || *n > 0);
+            }
+        }
+    });
+}
+
+/// An explicit context was created on device `id`.
+pub(crate) fn context_created(ctx: Raw, id: i32) {
+    with(|b| {
+        b.contexts.insert(ctx.as_ptr() as usize, (id, 0));
+        b.devices.entry(id).or_default().1 += 1;
+    });
+}
+
+/// Whether `ctx` may be destroyed: nothing made in it is alive.
+pub(crate) fn check_context_destroy(ctx: Raw) -> Result<()> {
+    with(|b| match b.contexts.get(&(ctx.as_ptr() as usize)) {
+        Some(&(_, live)) if live > 0 => Err(Error::LiveChildren {
+            function: "aclrtDestroyContext",
+            live,
+        }),
+        _ => Ok(()),
+    })
+}
+
+/// An explicit context was destroyed.
+pub(crate) fn context_destroyed(ctx: Raw) {
+    with(|b| {
+        if let Some((id, _)) = b.contexts.remove(&(ctx.as_ptr() as usize)) {
+            if let Some(d) = b.devices.get_mut(&id) {
+                d.1 = d.1.saturating_sub(1);
+            }
+        }
+    });
+}
+
+/// A stream, event or allocation (`key`: its handle or address) was made in
+/// context `owner`.
+pub(crate) fn child_created(key: usize, owner: Raw) {
+    with(|b| {
+        let owner = owner.as_ptr() as usize;
+        b.children.insert(key, owner);
+        if let Some(c) = b.contexts.get_mut(&owner) {
+            c.1 += 1;
+            let id = c.0;
+            b.devices.entry(id).or_default().1 += 1;
+        }
+    });
+}
+
+/// A stream, event or allocation was released.
+pub(crate) fn child_released(key: usize) {
+    with(|b| {
+        if let Some(owner) = b.children.remove(&key) {
+            if let Some(c) = b.contexts.get_mut(&owner) {
+                c.1 = c.1.saturating_sub(1);
+                let id = c.0;
+                if let Some(d) = b.devices.get_mut(&id) {
+                    d.1 = d.1.saturating_sub(1);
+                }
+            }
+        }
+    });
+}
+
+/// Whether `aclFinalize` keeps the rule: no device handle and nothing made
+/// through one is alive.
+pub(crate) fn check_finalize() -> Result<()> {
+    let live = with(|b| {
+        b.devices
+            .values()
+            .map(|(open, live)| open + live)
+            .sum::<usize>()
+    });
+    if live > 0 {
+        Err(Error::LiveChildren {
+            function: "aclFinalize",
+            live,
+        })
+    } else {
+        Ok(())
+    }
+}

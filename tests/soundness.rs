@@ -1,0 +1,461 @@
+//! Soundness at the edges (issue 11): what safe code cannot do, each shown
+//! by a program that tries. Every test checks the simulator's audit: the
+//! runtime's rules were never broken, nothing hung and nothing aborted.
+
+mod common;
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use aclrt::sim::{self, ResourceKind, ViolationKind};
+use aclrt::{
+    Acl, DeviceMode, Error, ErrorKind, Escalation, HostMode, RunMode, Runtime, make_guard,
+};
+use common::*;
+
+// ------------------------------------------------ duplicate peer-access tokens
+
+fn peer_tokens<M: RunMode>(rt: Runtime<'_, M>) -> aclrt::Result<()> {
+    let d0 = rt.device(0)?;
+    let d1 = rt.device(1)?;
+    let d0_again = rt.device(0)?; // a second handle of device 0
+    make_guard!(g0);
+    let c0 = d0.create_context(g0)?;
+    make_guard!(g1);
+    let c1 = d1.create_context(g1)?;
+    let src = c0.alloc_from(&[7u32; 64])?;
+    let mut dst = c1.alloc_zeroed::<u32>(64)?;
+    let first = d0.enable_peer_access(&d1)?;
+    let second = d0_again.enable_peer_access(&d1)?;
+    // Dropping one token must not disable the access the other proves.
+    drop(first);
+    c0.copy_to_peer(&second, &c1, &src, &mut dst)?;
+    let mut back = vec![0u32; 64];
+    c1.copy(&dst, &mut back)?;
+    assert_eq!(back, [7u32; 64]);
+    second.disable()?;
+    drop((src, dst));
+    c0.destroy()?;
+    c1.destroy()?;
+    d0_again.reset()?;
+    d0.reset()?;
+    d1.reset()
+}
+
+#[test]
+fn a_second_peer_token_keeps_access_on_until_the_last_goes() -> aclrt::Result<()> {
+    for config in [host_config(), device_config()] {
+        let _sim = take(config);
+        let acl = Acl::init()?;
+        match acl.detect() {
+            aclrt::Detected::Host(rt) => peer_tokens(rt)?,
+            aclrt::Detected::Device(rt) => peer_tokens(rt)?,
+        }
+        acl.finalize()?;
+        assert_clean();
+    }
+    Ok(())
+}
+
+// ------------------------------------------- fill makes its own context current
+
+#[test]
+fn host_buffer_uninit_fill_on_another_thread() -> aclrt::Result<()> {
+    for config in [host_config(), device_config()] {
+        let _sim = take(config);
+        let acl = Acl::init()?;
+        if acl.run_mode() == aclrt::RunModeKind::Host {
+            let rt = acl.require::<HostMode>()?;
+            let d0 = rt.device(0)?;
+            let d1 = rt.device(1)?;
+            make_guard!(g);
+            let ctx = d0.create_context(g)?;
+            let uninit = ctx.alloc_host_uninit::<u32>(16)?;
+            // A fresh thread, where no context is current (107002 before).
+            let filled = std::thread::scope(|s| s.spawn(|| uninit.fill(0xab)).join().unwrap())?;
+            assert_eq!(filled.to_vec(), vec![0xabab_abab_u32; 16]);
+            drop(filled);
+            ctx.destroy()?;
+            d1.reset()?;
+            d0.reset()?;
+        } else {
+            let rt = acl.require::<DeviceMode>()?;
+            let d0 = rt.device(0)?;
+            let d1 = rt.device(1)?;
+            make_guard!(g);
+            let ctx = d0.create_context(g)?;
+            let uninit = ctx.alloc_host_uninit::<u32>(16)?;
+            // In device run mode the buffer is memory of device 0: a memset
+            // while device 1 is current would be a cross-device access.
+            let _ = d1.memory_info();
+            let filled = uninit.fill(0x01)?;
+            assert_eq!(filled.to_vec(), vec![0x0101_0101_u32; 16]);
+            drop(filled);
+            ctx.destroy()?;
+            d1.reset()?;
+            d0.reset()?;
+        }
+        acl.finalize()?;
+        assert_clean();
+    }
+    Ok(())
+}
+
+// -------------------------------------------- host functions that call the runtime
+
+/// A host function on stream A synchronises stream B while B waits for a
+/// mark recorded on A after that host function: the synchronisation is
+/// refused (it would never return), the scope ends normally.
+#[test]
+fn blocking_call_inside_a_host_function_is_refused() -> aclrt::Result<()> {
+    let _sim = take(host_config());
+    let acl = Acl::init()?;
+    let refused = std::sync::Mutex::new(None);
+    {
+        let device = acl.require::<HostMode>()?.device(0)?;
+        make_guard!(g);
+        let ctx = device.create_context(g)?;
+        let a = ctx.create_stream()?;
+        let b = ctx.create_stream()?;
+        let mut buf = ctx.alloc_zeroed::<u8>(256)?;
+        ctx.scope(|s| {
+            make_guard!(la);
+            let lane_a = s.lane(&a, la);
+            make_guard!(lb);
+            let lane_b = s.lane(&b, lb);
+            let b_ref = &b;
+            let refused = &refused;
+            lane_a.host_fn(move || {
+                *refused.lock().unwrap() = Some(b_ref.synchronize());
+            })?;
+            let mark = lane_a.mark()?;
+            lane_b.wait_mark(mark)?;
+            let _ = lane_b.memset(&mut buf, 1)?;
+            Ok(())
+        })?;
+        drop(buf);
+        b.destroy()?;
+        a.destroy()?;
+        ctx.destroy()?;
+        device.reset()?;
+    }
+    acl.finalize()?;
+    let outcome = refused
+        .into_inner()
+        .unwrap()
+        .expect("the host function ran");
+    assert!(
+        matches!(
+            outcome,
+            Err(Error::InCallback {
+                operation: "aclrtSynchronizeStream"
+            })
+        ),
+        "{outcome:?}"
+    );
+    assert_clean();
+    Ok(())
+}
+
+/// A scope opened inside a host function on the same stream is refused with
+/// an error (it used to make the outer scope's end fail and abort).
+#[test]
+fn scope_inside_a_host_function_is_refused() -> aclrt::Result<()> {
+    let _sim = take(host_config());
+    let acl = Acl::init()?;
+    let outcome = std::sync::Mutex::new(None);
+    {
+        let device = acl.require::<HostMode>()?.device(0)?;
+        make_guard!(g);
+        let ctx = device.create_context(g)?;
+        let stream = ctx.create_stream()?;
+        ctx.scope(|s| {
+            make_guard!(l);
+            let lane = s.lane(&stream, l);
+            let (ctx, stream, outcome) = (&ctx, &stream, &outcome);
+            lane.host_fn(move || {
+                let inner = ctx.scope(|s| {
+                    make_guard!(l2);
+                    let lane = s.lane(stream, l2);
+                    lane.host_fn(|| {})?;
+                    Ok(())
+                });
+                *outcome.lock().unwrap() = Some(inner);
+            })?;
+            Ok(())
+        })?;
+        // Destroying a stream also waits for it: refused inside a host function.
+        let destroy_inside = std::sync::Mutex::new(None);
+        let spare = ctx.create_stream()?;
+        std::thread::scope(|t| {
+            t.spawn(|| {
+                ctx.scope(|s| {
+                    make_guard!(l);
+                    let lane = s.lane(&stream, l);
+                    let spare = &spare;
+                    let destroy_inside = &destroy_inside;
+                    lane.host_fn(move || {
+                        *destroy_inside.lock().unwrap() = Some(spare.synchronize());
+                    })?;
+                    Ok(())
+                })
+            })
+            .join()
+            .unwrap()
+        })?;
+        assert!(matches!(
+            destroy_inside.into_inner().unwrap(),
+            Some(Err(Error::InCallback { .. }))
+        ));
+        spare.destroy()?;
+        stream.destroy()?;
+        ctx.destroy()?;
+        device.reset()?;
+    }
+    acl.finalize()?;
+    let inner = outcome
+        .into_inner()
+        .unwrap()
+        .expect("the host function ran");
+    assert!(
+        matches!(
+            inner,
+            Err(Error::InCallback {
+                operation: "Context::scope"
+            })
+        ),
+        "{inner:?}"
+    );
+    assert_clean();
+    Ok(())
+}
+
+// ------------------------------------------------------- bounded end of a scope
+
+fn timeout_flow<M: RunMode>(rt: Runtime<'_, M>, abort_fails: bool) -> aclrt::Result<()> {
+    let device = rt.device(0)?;
+    make_guard!(g);
+    let ctx = device.create_context(g)?;
+    let slow = ctx.create_stream()?;
+    let fast = ctx.create_stream()?;
+    let mut a = ctx.alloc_zeroed::<u8>(4096)?;
+    let mut b = ctx.alloc_zeroed::<u8>(4096)?;
+    let ran = AtomicBool::new(false);
+    sim::set_stream_delay(
+        slow.as_raw(),
+        Duration::from_millis(if abort_fails { 300 } else { 10_000 }),
+    );
+    if abort_fails {
+        // Every abort fails: the scope falls back to an unbounded synchronisation.
+        for n in 1..=6 {
+            sim::inject_fault("aclrtStreamAbort", n, 507899);
+        }
+    }
+    let started = std::time::Instant::now();
+    let result = ctx.scope_with_timeout(Duration::from_millis(50), |s| {
+        make_guard!(l1);
+        let slow_lane = s.lane(&slow, l1);
+        make_guard!(l2);
+        let fast_lane = s.lane(&fast, l2);
+        let a = slow_lane.memset(&mut a, 0x5a)?;
+        let ran = &ran;
+        slow_lane.host_fn(move || ran.store(true, Ordering::SeqCst))?;
+        // The fast lane waits for the slow one: it must be aborted too.
+        let mark = slow_lane.mark()?;
+        fast_lane.wait_mark(mark)?;
+        let _ = fast_lane.memset(&mut b, 0x11)?;
+        let _ = a;
+        Ok(())
+    });
+    let took = started.elapsed();
+    let expected = if abort_fails {
+        Escalation::UnboundedSynchronize
+    } else {
+        Escalation::StreamAbort
+    };
+    match &result {
+        Err(Error::ScopeTimeout {
+            millis: 50,
+            escalation,
+        }) if *escalation == expected => {}
+        other => panic!("expected a scope timeout with {expected:?}, got {other:?}"),
+    }
+    assert_eq!(result.unwrap_err().kind(), ErrorKind::Timeout);
+    if abort_fails {
+        // The memset and host function ran: the scope waited for them.
+        assert!(ran.load(Ordering::SeqCst));
+    } else {
+        // Discarded, never run; and the scope did not wait for the 10 s delay.
+        assert!(!ran.load(Ordering::SeqCst));
+        assert!(took < Duration::from_secs(5), "took {took:?}");
+        let mut back = vec![0xffu8; 4096];
+        ctx.copy(&b, &mut back)?;
+        assert_eq!(back, vec![0u8; 4096], "the dependent memset was discarded");
+    }
+    sim::clear_faults();
+    // The streams are usable again.
+    ctx.scope(|s| {
+        make_guard!(l);
+        let lane = s.lane(&slow, l);
+        let a = lane.memset(&mut a, 7)?.wait()?;
+        let _ = a;
+        Ok(())
+    })?;
+    let mut back = vec![0u8; 4096];
+    ctx.copy(&a, &mut back)?;
+    assert_eq!(back, vec![7u8; 4096]);
+    drop((a, b));
+    fast.destroy()?;
+    slow.destroy()?;
+    ctx.destroy()?;
+    device.reset()
+}
+
+#[test]
+fn scope_with_timeout_aborts_its_streams() -> aclrt::Result<()> {
+    for config in [host_config(), device_config()] {
+        let _sim = take(config);
+        let acl = Acl::init()?;
+        match acl.detect() {
+            aclrt::Detected::Host(rt) => timeout_flow(rt, false)?,
+            aclrt::Detected::Device(rt) => timeout_flow(rt, false)?,
+        }
+        acl.finalize()?;
+        assert_clean();
+    }
+    Ok(())
+}
+
+#[test]
+fn scope_with_timeout_falls_back_to_synchronize_when_abort_fails() -> aclrt::Result<()> {
+    let _sim = take(host_config());
+    let acl = Acl::init()?;
+    timeout_flow(acl.require::<HostMode>()?, true)?;
+    acl.finalize()?;
+    assert_clean();
+    Ok(())
+}
+
+/// A plain scope whose streams cannot be synchronised (every
+/// synchronisation fails) no longer aborts the process: it aborts the
+/// streams and returns the error.
+#[test]
+fn scope_whose_synchronisation_keeps_failing_returns_an_error() -> aclrt::Result<()> {
+    let _sim = take(host_config());
+    let acl = Acl::init()?;
+    {
+        let device = acl.require::<HostMode>()?.device(0)?;
+        make_guard!(g);
+        let ctx = device.create_context(g)?;
+        let stream = ctx.create_stream()?;
+        let mut buf = ctx.alloc::<u8>(64)?;
+        for n in 1..=3 {
+            sim::inject_fault("aclrtSynchronizeStream", n, 507899);
+        }
+        let err = ctx
+            .scope(|s| {
+                make_guard!(l);
+                let lane = s.lane(&stream, l);
+                let _ = lane.memset(&mut buf, 3)?;
+                Ok(())
+            })
+            .unwrap_err();
+        assert_eq!(err.code(), Some(507899));
+        sim::clear_faults();
+        drop(buf);
+        stream.destroy()?;
+        ctx.destroy()?;
+        device.reset()?;
+    }
+    acl.finalize()?;
+    assert_clean();
+    Ok(())
+}
+
+// ------------------------------------------ leaked children keep their parents
+
+#[test]
+fn leaked_children_make_parent_releases_refuse_without_breaking_rules() -> aclrt::Result<()> {
+    let _sim = take(host_config());
+    let acl = Acl::init()?;
+    {
+        let device = acl.require::<HostMode>()?.device(0)?;
+        make_guard!(g);
+        let ctx = device.create_context(g)?;
+        std::mem::forget(ctx.alloc::<f32>(16)?);
+        std::mem::forget(ctx.create_stream()?);
+        let err = ctx.destroy().unwrap_err();
+        assert!(
+            matches!(
+                err,
+                Error::LiveChildren {
+                    function: "aclrtDestroyContext",
+                    live: 2
+                }
+            ),
+            "{err:?}"
+        );
+        assert_eq!(err.kind(), ErrorKind::ReleaseFailed);
+        let err = device.reset().unwrap_err();
+        assert!(
+            matches!(
+                err,
+                Error::LiveChildren {
+                    function: "aclrtResetDevice",
+                    live: 3
+                }
+            ),
+            "{err:?}"
+        );
+    }
+    let err = acl.finalize().unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::LiveChildren {
+                function: "aclFinalize",
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    let audit = sim::audit();
+    assert!(audit.violations.is_empty(), "{audit:#?}");
+    assert!(audit.initialized, "the runtime stays initialised");
+    assert_eq!(live(&audit, ResourceKind::Stream), 1);
+    assert_eq!(live(&audit, ResourceKind::DeviceMemory), 1);
+    // A fresh runtime after a reset starts with a clean book.
+    sim::reset();
+    let acl = Acl::init()?;
+    acl.finalize()?;
+    assert_clean();
+    let _ = ViolationKind::ResetWithLiveResources;
+    Ok(())
+}
+
+/// A leaked child of one `Device` handle does not stop another handle of the
+/// same device from being released (the runtime's count stays above zero).
+#[test]
+fn leak_only_blocks_the_last_device_handle() -> aclrt::Result<()> {
+    let _sim = take(device_config());
+    let acl = Acl::init()?;
+    let rt = acl.require::<DeviceMode>()?;
+    let first = rt.device(0)?;
+    let second = rt.device(0)?;
+    make_guard!(g);
+    let ctx = first.default_context(g);
+    std::mem::forget(ctx.alloc_host_zeroed::<u8>(64)?);
+    second.reset()?; // not the last handle
+    assert!(matches!(
+        first.reset(),
+        Err(Error::LiveChildren {
+            function: "aclrtResetDevice",
+            live: 1
+        })
+    ));
+    assert!(sim::audit().violations.is_empty());
+    drop(acl);
+    assert!(sim::audit().violations.is_empty());
+    sim::reset();
+    Ok(())
+}
