@@ -3,8 +3,9 @@
 //! | type | C allocation | CPU access | element bound |
 //! | --- | --- | --- | --- |
 //! | [`DeviceBuffer`] | `aclrtMalloc` | never (no slice, no `Deref`, no indexing) | [`DeviceRepr`] |
-//! | [`HostBuffer`] (`M` = [`HostMode`](crate::HostMode)) | `aclrtMallocHost`, pinned host memory | `Deref<Target = [T]>` | [`DeviceRepr`] |
-//! | [`HostBuffer`] (`M` = [`DeviceMode`](crate::DeviceMode)) | `aclrtMallocHost`, which returns device memory the app's CPU addresses | `Deref<Target = [T]>` | [`DeviceRepr`] |
+//! | [`HostBuffer`] (`M` = [`HostMode`](crate::HostMode)) | `aclrtMallocHost`, pinned host memory | `Deref<Target = PinnedSlice>`, which derefs to `[T]` | [`DeviceRepr`] |
+//! | [`HostBuffer`] (`M` = [`DeviceMode`](crate::DeviceMode)) | `aclrtMallocHost`, which returns device memory the app's CPU addresses | `Deref<Target = PinnedSlice>`: elements, never a `&[T]` | [`DeviceRepr`] |
+//! | [`PinnedSlice`] | a part of a [`HostBuffer`], still branded | elements (`[i]`, `iter`, `to_vec`, ...); `[T]` in host run mode only | [`DeviceRepr`] |
 //! | [`HostBufferUninit`] | `aclrtMallocHost`, not yet written | none until initialised | [`DeviceRepr`] |
 //! | `[T]`, `Vec<T>`, `[T; N]` | pageable host memory of the program | ordinary Rust | [`DeviceRepr`] |
 //!
@@ -13,10 +14,12 @@
 //! from both types and the run mode ([`memcpy_kind`](crate::memcpy_kind)).
 //! Every buffer carries the brand `'id` of the context that allocated it, and
 //! every copy method of `Context<'_, 'id, _>` only accepts memory with the
-//! same brand (pageable slices carry any brand).
+//! same brand (pageable slices carry any brand). Pinned memory is never a
+//! brand-free `&[T]` in device run mode, where it is device memory of its own
+//! context ([`PageableRunMode`]).
 
 use core::marker::PhantomData;
-use core::ops::{Bound, Deref, DerefMut, RangeBounds};
+use core::ops::{Bound, Deref, DerefMut, Index, IndexMut, RangeBounds};
 
 use generativity::Id;
 
@@ -100,7 +103,8 @@ pub trait PinnedMemory<'id>: Memory<'id> + Stable {}
 /// Memory a copy can read, belonging to the context branded `'id`.
 ///
 /// Implemented by [`DeviceBuffer`], [`DeviceView`], [`DeviceViewMut`],
-/// [`HostBuffer`] (each only for the brand of the context that allocated it)
+/// [`HostBuffer`], [`PinnedSlice`] (each only for the brand of the context
+/// that allocated it)
 /// and by pageable host memory (`[T]`, `Vec<T>`, `[T; N]`, for every brand).
 /// Sealed.
 #[diagnostic::on_unimplemented(
@@ -488,9 +492,18 @@ impl<'id, T: DeviceRepr> PinnedMemory<'id> for DeviceViewMut<'_, 'id, T> {}
 /// In [`HostMode`](crate::HostMode) it is pinned (page-locked) host memory,
 /// the memory the runtime can copy asynchronously. In
 /// [`DeviceMode`](crate::DeviceMode) the runtime returns device memory that
-/// the application's CPU addresses directly. Either way it dereferences to
-/// `[T]`. It is always initialised: allocate it zeroed, from a slice, or as a
-/// [`HostBufferUninit`] that must be written before it can be read.
+/// the application's CPU addresses directly. It is always initialised:
+/// allocate it zeroed, from a slice, or as a [`HostBufferUninit`] that must
+/// be written before it can be read.
+///
+/// It dereferences to a [`PinnedSlice<'id, T, M>`](PinnedSlice), which keeps
+/// the brand and the run mode, so sub-slices (`split_at`, `chunks`,
+/// `&buf[a..b]`) are still pinned memory of this context. Elements are read
+/// and written through the [`PinnedSlice`] API (`buf[i]`, `iter`, `to_vec`,
+/// `copy_from_slice`, ...) in both run modes. Only in host run mode is it
+/// also a plain `&[T]` ([`as_slice`](Self::as_slice), `&**buf`): in device
+/// run mode pinned memory is device memory of its own context, which must
+/// not pass for pageable memory of another.
 #[doc(alias = "aclrtMallocHost")]
 #[doc(alias = "aclrtFreeHost")]
 pub struct HostBuffer<'ctx, 'id, T, M> {
@@ -510,14 +523,33 @@ impl<'ctx, 'id, T: DeviceRepr, M: RunMode> HostBuffer<'ctx, 'id, T, M> {
         }
     }
 
-    /// The elements.
-    pub fn as_slice(&self) -> &[T] {
-        bytemuck::cast_slice(self.alloc.as_bytes())
+    /// The elements, as pinned memory of this context (what `&*buf` gives).
+    pub fn as_pinned(&self) -> &PinnedSlice<'id, T, M> {
+        ffi::pinned_slice(bytemuck::cast_slice(self.alloc.as_bytes()))
     }
 
-    /// The elements, mutably.
-    pub fn as_mut_slice(&mut self) -> &mut [T] {
-        bytemuck::cast_slice_mut(self.alloc.as_bytes_mut())
+    /// The elements, mutably, as pinned memory of this context (what
+    /// `&mut *buf` gives).
+    pub fn as_pinned_mut(&mut self) -> &mut PinnedSlice<'id, T, M> {
+        ffi::pinned_slice_mut(bytemuck::cast_slice_mut(self.alloc.as_bytes_mut()))
+    }
+
+    /// The elements as a plain slice. Host run mode only: see
+    /// [`PinnedSlice::as_slice`].
+    pub fn as_slice(&self) -> &[T]
+    where
+        M: PageableRunMode,
+    {
+        &self.as_pinned().data
+    }
+
+    /// The elements as a plain mutable slice. Host run mode only: see
+    /// [`PinnedSlice::as_slice`].
+    pub fn as_mut_slice(&mut self) -> &mut [T]
+    where
+        M: PageableRunMode,
+    {
+        &mut self.as_pinned_mut().data
     }
 
     /// Free the memory now (`aclrtFreeHost`), reporting the runtime's error.
@@ -527,16 +559,16 @@ impl<'ctx, 'id, T: DeviceRepr, M: RunMode> HostBuffer<'ctx, 'id, T, M> {
     }
 }
 
-impl<T: DeviceRepr, M: RunMode> Deref for HostBuffer<'_, '_, T, M> {
-    type Target = [T];
-    fn deref(&self) -> &[T] {
-        self.as_slice()
+impl<'id, T: DeviceRepr, M: RunMode> Deref for HostBuffer<'_, 'id, T, M> {
+    type Target = PinnedSlice<'id, T, M>;
+    fn deref(&self) -> &PinnedSlice<'id, T, M> {
+        self.as_pinned()
     }
 }
 
-impl<T: DeviceRepr, M: RunMode> DerefMut for HostBuffer<'_, '_, T, M> {
-    fn deref_mut(&mut self) -> &mut [T] {
-        self.as_mut_slice()
+impl<'id, T: DeviceRepr, M: RunMode> DerefMut for HostBuffer<'_, 'id, T, M> {
+    fn deref_mut(&mut self) -> &mut PinnedSlice<'id, T, M> {
+        self.as_pinned_mut()
     }
 }
 
@@ -544,7 +576,7 @@ impl<T: DeviceRepr + core::fmt::Debug, M: RunMode> core::fmt::Debug for HostBuff
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("HostBuffer")
             .field("mode", &M::KIND)
-            .field("data", &self.as_slice())
+            .field("data", &self.as_pinned())
             .finish()
     }
 }
@@ -573,6 +605,471 @@ impl<T: DeviceRepr, M: RunMode> Stable for HostBuffer<'_, '_, T, M> {}
 impl<'id, T: DeviceRepr, M: RunMode> PinnedMemory<'id> for HostBuffer<'_, 'id, T, M> {}
 impl<T: DeviceRepr, M: RunMode> CpuVisible for HostBuffer<'_, '_, T, M> {
     type Item = T;
+}
+
+impl<'a, 'id, T: DeviceRepr, M: RunMode> IntoIterator for &'a HostBuffer<'_, 'id, T, M> {
+    type Item = &'a T;
+    type IntoIter = PinnedIter<'a, T>;
+    fn into_iter(self) -> PinnedIter<'a, T> {
+        self.as_pinned().iter()
+    }
+}
+
+impl<'a, 'id, T: DeviceRepr, M: RunMode> IntoIterator for &'a mut HostBuffer<'_, 'id, T, M> {
+    type Item = &'a mut T;
+    type IntoIter = PinnedIterMut<'a, T>;
+    fn into_iter(self) -> PinnedIterMut<'a, T> {
+        self.as_pinned_mut().iter_mut()
+    }
+}
+
+/// Run modes in which pinned memory is ordinary host RAM, so that it may
+/// also serve as pageable memory (`&[T]`): only [`HostMode`](crate::HostMode).
+///
+/// Bounds the plain-slice views of pinned memory ([`HostBuffer::as_slice`],
+/// [`PinnedSlice::as_slice`], `Deref<Target = [T]>` of [`PinnedSlice`]). In
+/// device run mode pinned memory is device memory of the device of its own
+/// context; pageable slices carry no brand, so a `&[T]` of it could be
+/// copied by any context, e.g. one of another device without peer access.
+#[diagnostic::on_unimplemented(
+    message = "pinned memory cannot be viewed as a plain slice `&[T]` in run mode `{Self}`",
+    label = "plain-slice view of pinned memory, which needs `HostMode`",
+    note = "in device run mode pinned memory is device memory of its own context; it cannot be used as pageable memory",
+    note = "use the buffer itself as a copy operand of its own context (`ctx.copy(&buf, ..)`, `&buf[a..b]`, `buf.split_at(..)`), or its element API, which works in every run mode (`buf[i]`, `buf.iter()`, `buf.to_vec()`, `buf.copy_from_slice(..)`, `buf.copy_to_slice(..)`, `*buf == [..]`)"
+)]
+pub trait PageableRunMode: RunMode {}
+impl PageableRunMode for crate::HostMode {}
+
+/// Pinned memory (from `aclrtMallocHost`) of the context branded `'id`, in
+/// run mode `M`: what a [`HostBuffer`] dereferences to, and what its
+/// sub-slices are.
+///
+/// An unsized slice type, like `[T]`, but branded: it is a copy operand
+/// ([`Memory`], [`MemoryMut`], [`HostMemory`], [`PinnedMemory`]) of its own
+/// context only, so a part of a pinned buffer can be the operand of a
+/// synchronous copy, a memset or an asynchronous copy of that context
+/// (`lane.copy(&left, &mut on_device)` after `let (left, right) = buf.split_at(n)`).
+///
+/// Its CPU API (indexing, iterators, `to_vec`, `copy_from_slice`,
+/// `copy_to_slice`, `fill`, `split_at`, `chunks`, comparisons, `Debug`) works
+/// in every run mode and never hands out a `&[T]`. In host run mode
+/// ([`PageableRunMode`]) it also dereferences to `[T]` (there pinned memory
+/// is ordinary host RAM, harmless as pageable memory); in device run mode it
+/// does not, because there it is device memory of its own context.
+///
+/// The guarantee covers slices. Single elements are handed out by reference
+/// (`&buf[i]`, `iter`), and `core::slice::from_ref` turns such a reference
+/// into a one-element `&[T]`; with an array element type (`T = [U; N]`)
+/// `&buf[i]` is itself pageable memory of `N` elements. Do not launder
+/// device-run-mode pinned memory that way.
+#[repr(transparent)]
+pub struct PinnedSlice<'id, T, M> {
+    _marker: PhantomData<(Id<'id>, M)>,
+    data: [T],
+}
+
+impl<'id, T: DeviceRepr, M: RunMode> PinnedSlice<'id, T, M> {
+    /// Number of elements.
+    pub fn len(&self) -> usize {
+        self.data.len()
+    }
+
+    /// Whether there are no elements.
+    pub fn is_empty(&self) -> bool {
+        self.data.is_empty()
+    }
+
+    /// The element at `index`, or `None` when out of bounds.
+    pub fn get(&self, index: usize) -> Option<&T> {
+        self.data.get(index)
+    }
+
+    /// The element at `index`, mutably, or `None` when out of bounds.
+    pub fn get_mut(&mut self, index: usize) -> Option<&mut T> {
+        self.data.get_mut(index)
+    }
+
+    /// The first element, or `None` when empty.
+    pub fn first(&self) -> Option<&T> {
+        self.data.first()
+    }
+
+    /// The last element, or `None` when empty.
+    pub fn last(&self) -> Option<&T> {
+        self.data.last()
+    }
+
+    /// An iterator over the elements.
+    pub fn iter(&self) -> PinnedIter<'_, T> {
+        PinnedIter(self.data.iter())
+    }
+
+    /// An iterator over the elements, mutably.
+    pub fn iter_mut(&mut self) -> PinnedIterMut<'_, T> {
+        PinnedIterMut(self.data.iter_mut())
+    }
+
+    /// The elements, copied into a `Vec`.
+    pub fn to_vec(&self) -> Vec<T> {
+        self.data.to_vec()
+    }
+
+    /// Overwrite every element with the elements of `src`.
+    ///
+    /// # Panics
+    /// When `src.len() != self.len()` (as `<[T]>::copy_from_slice`).
+    pub fn copy_from_slice(&mut self, src: &[T]) {
+        self.data.copy_from_slice(src);
+    }
+
+    /// Copy every element into `dst`.
+    ///
+    /// # Panics
+    /// When `dst.len() != self.len()` (as `<[T]>::copy_from_slice`).
+    pub fn copy_to_slice(&self, dst: &mut [T]) {
+        dst.copy_from_slice(&self.data);
+    }
+
+    /// Set every element to `value`.
+    pub fn fill(&mut self, value: T) {
+        self.data.fill(value);
+    }
+
+    /// The elements `[0, mid)` and `[mid, len)`, both still pinned memory of
+    /// this context.
+    ///
+    /// # Panics
+    /// When `mid > len` (as `<[T]>::split_at`).
+    pub fn split_at(&self, mid: usize) -> (&Self, &Self) {
+        let (a, b) = self.data.split_at(mid);
+        (ffi::pinned_slice(a), ffi::pinned_slice(b))
+    }
+
+    /// As [`split_at`](Self::split_at), mutably.
+    ///
+    /// # Panics
+    /// When `mid > len` (as `<[T]>::split_at_mut`).
+    pub fn split_at_mut(&mut self, mid: usize) -> (&mut Self, &mut Self) {
+        let (a, b) = self.data.split_at_mut(mid);
+        (ffi::pinned_slice_mut(a), ffi::pinned_slice_mut(b))
+    }
+
+    /// Consecutive parts of `chunk_size` elements (the last may be shorter),
+    /// each still pinned memory of this context.
+    ///
+    /// # Panics
+    /// When `chunk_size` is 0 (as `<[T]>::chunks`).
+    pub fn chunks(&self, chunk_size: usize) -> PinnedChunks<'_, 'id, T, M> {
+        PinnedChunks {
+            inner: self.data.chunks(chunk_size),
+            _marker: PhantomData,
+        }
+    }
+
+    /// As [`chunks`](Self::chunks), mutably.
+    ///
+    /// # Panics
+    /// When `chunk_size` is 0 (as `<[T]>::chunks_mut`).
+    pub fn chunks_mut(&mut self, chunk_size: usize) -> PinnedChunksMut<'_, 'id, T, M> {
+        PinnedChunksMut {
+            inner: self.data.chunks_mut(chunk_size),
+            _marker: PhantomData,
+        }
+    }
+
+    /// The elements as a plain slice: pageable memory, usable with any
+    /// context. Host run mode only ([`PageableRunMode`]), where pinned memory
+    /// is ordinary host RAM; in device run mode it is device memory of its
+    /// own context and has no plain-slice view.
+    pub fn as_slice(&self) -> &[T]
+    where
+        M: PageableRunMode,
+    {
+        &self.data
+    }
+
+    /// As [`as_slice`](Self::as_slice), mutably. Host run mode only.
+    pub fn as_mut_slice(&mut self) -> &mut [T]
+    where
+        M: PageableRunMode,
+    {
+        &mut self.data
+    }
+}
+
+impl<T: DeviceRepr, M: PageableRunMode> Deref for PinnedSlice<'_, T, M> {
+    type Target = [T];
+    fn deref(&self) -> &[T] {
+        &self.data
+    }
+}
+
+impl<T: DeviceRepr, M: PageableRunMode> DerefMut for PinnedSlice<'_, T, M> {
+    fn deref_mut(&mut self) -> &mut [T] {
+        &mut self.data
+    }
+}
+
+impl<T: DeviceRepr, M: RunMode> Index<usize> for PinnedSlice<'_, T, M> {
+    type Output = T;
+    fn index(&self, index: usize) -> &T {
+        &self.data[index]
+    }
+}
+
+impl<T: DeviceRepr, M: RunMode> IndexMut<usize> for PinnedSlice<'_, T, M> {
+    fn index_mut(&mut self, index: usize) -> &mut T {
+        &mut self.data[index]
+    }
+}
+
+macro_rules! pinned_range_index {
+    ($($range:ty),*) => {$(
+        impl<T: DeviceRepr, M: RunMode> Index<$range> for PinnedSlice<'_, T, M> {
+            type Output = Self;
+            fn index(&self, range: $range) -> &Self {
+                ffi::pinned_slice(&self.data[range])
+            }
+        }
+        impl<T: DeviceRepr, M: RunMode> IndexMut<$range> for PinnedSlice<'_, T, M> {
+            fn index_mut(&mut self, range: $range) -> &mut Self {
+                ffi::pinned_slice_mut(&mut self.data[range])
+            }
+        }
+    )*};
+}
+pinned_range_index!(
+    core::ops::Range<usize>,
+    core::ops::RangeFrom<usize>,
+    core::ops::RangeTo<usize>,
+    core::ops::RangeFull,
+    core::ops::RangeInclusive<usize>,
+    core::ops::RangeToInclusive<usize>
+);
+
+impl<T: DeviceRepr + core::fmt::Debug, M: RunMode> core::fmt::Debug for PinnedSlice<'_, T, M> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_list().entries(self.data.iter()).finish()
+    }
+}
+
+impl<T, M, T2, M2> PartialEq<PinnedSlice<'_, T2, M2>> for PinnedSlice<'_, T, M>
+where
+    T: DeviceRepr + PartialEq<T2>,
+    M: RunMode,
+    T2: DeviceRepr,
+    M2: RunMode,
+{
+    fn eq(&self, other: &PinnedSlice<'_, T2, M2>) -> bool {
+        self.data == other.data
+    }
+}
+impl<T: DeviceRepr + Eq, M: RunMode> Eq for PinnedSlice<'_, T, M> {}
+
+macro_rules! pinned_eq {
+    ($([$($gen:tt)*] $other:ty),* $(,)?) => {$(
+        impl<T: DeviceRepr + PartialEq, M: RunMode, $($gen)*> PartialEq<$other> for PinnedSlice<'_, T, M> {
+            fn eq(&self, other: &$other) -> bool {
+                self.data[..] == other[..]
+            }
+        }
+        impl<T: DeviceRepr + PartialEq, M: RunMode, $($gen)*> PartialEq<PinnedSlice<'_, T, M>> for $other {
+            fn eq(&self, other: &PinnedSlice<'_, T, M>) -> bool {
+                self[..] == other.data[..]
+            }
+        }
+    )*};
+}
+pinned_eq!([] [T], [const N: usize] [T; N], [] Vec<T>);
+
+impl<T: DeviceRepr + PartialEq, M: RunMode> PartialEq<&[T]> for PinnedSlice<'_, T, M> {
+    fn eq(&self, other: &&[T]) -> bool {
+        self.data == **other
+    }
+}
+
+impl<'a, 'id, T: DeviceRepr, M: RunMode> IntoIterator for &'a PinnedSlice<'id, T, M> {
+    type Item = &'a T;
+    type IntoIter = PinnedIter<'a, T>;
+    fn into_iter(self) -> PinnedIter<'a, T> {
+        self.iter()
+    }
+}
+
+impl<'a, 'id, T: DeviceRepr, M: RunMode> IntoIterator for &'a mut PinnedSlice<'id, T, M> {
+    type Item = &'a mut T;
+    type IntoIter = PinnedIterMut<'a, T>;
+    fn into_iter(self) -> PinnedIterMut<'a, T> {
+        self.iter_mut()
+    }
+}
+
+impl<T: DeviceRepr, M: RunMode> RawSource for PinnedSlice<'_, T, M> {
+    fn raw(&self) -> Mem<'_> {
+        Mem::from_slice(&self.data)
+    }
+}
+impl<T: DeviceRepr, M: RunMode> RawDest for PinnedSlice<'_, T, M> {
+    fn raw_mut(&mut self) -> MemMut<'_> {
+        MemMut::from_slice(&mut self.data)
+    }
+}
+impl<'id, T: DeviceRepr, M: RunMode> Memory<'id> for PinnedSlice<'id, T, M> {
+    type Elem = T;
+    type Place = OnHost;
+    const RESIDENCY: Residency = Residency::Host;
+    fn len(&self) -> usize {
+        self.data.len()
+    }
+}
+impl<'id, T: DeviceRepr, M: RunMode> MemoryMut<'id> for PinnedSlice<'id, T, M> {}
+impl<'id, T: DeviceRepr, M: RunMode> HostMemory<'id> for PinnedSlice<'id, T, M> {}
+impl<T: DeviceRepr, M: RunMode> Stable for PinnedSlice<'_, T, M> {}
+impl<'id, T: DeviceRepr, M: RunMode> PinnedMemory<'id> for PinnedSlice<'id, T, M> {}
+impl<T: DeviceRepr, M: RunMode> CpuVisible for PinnedSlice<'_, T, M> {
+    type Item = T;
+}
+
+/// Iterator over the elements of a [`PinnedSlice`] ([`PinnedSlice::iter`]).
+///
+/// Unlike `core::slice::Iter` it has no `as_slice`: it never turns pinned
+/// memory into a plain slice.
+pub struct PinnedIter<'a, T>(core::slice::Iter<'a, T>);
+
+impl<T> Clone for PinnedIter<'_, T> {
+    fn clone(&self) -> Self {
+        PinnedIter(self.0.clone())
+    }
+}
+
+/// Iterator over the elements of a [`PinnedSlice`], mutably
+/// ([`PinnedSlice::iter_mut`]). Has no `into_slice`.
+pub struct PinnedIterMut<'a, T>(core::slice::IterMut<'a, T>);
+
+macro_rules! pinned_iter {
+    ($name:ident, $item:ty) => {
+        impl<'a, T> Iterator for $name<'a, T> {
+            type Item = $item;
+            #[inline]
+            fn next(&mut self) -> Option<$item> {
+                self.0.next()
+            }
+            #[inline]
+            fn size_hint(&self) -> (usize, Option<usize>) {
+                self.0.size_hint()
+            }
+            #[inline]
+            fn nth(&mut self, n: usize) -> Option<$item> {
+                self.0.nth(n)
+            }
+            #[inline]
+            fn count(self) -> usize {
+                self.0.count()
+            }
+            #[inline]
+            fn last(self) -> Option<$item> {
+                self.0.last()
+            }
+        }
+        impl<'a, T> DoubleEndedIterator for $name<'a, T> {
+            #[inline]
+            fn next_back(&mut self) -> Option<$item> {
+                self.0.next_back()
+            }
+        }
+        impl<T> ExactSizeIterator for $name<'_, T> {}
+        impl<T> core::iter::FusedIterator for $name<'_, T> {}
+        impl<T> core::fmt::Debug for $name<'_, T> {
+            fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+                f.debug_struct(stringify!($name))
+                    .field("remaining", &self.0.len())
+                    .finish()
+            }
+        }
+    };
+}
+pinned_iter!(PinnedIter, &'a T);
+pinned_iter!(PinnedIterMut, &'a mut T);
+
+/// Iterator over consecutive parts of a [`PinnedSlice`]
+/// ([`PinnedSlice::chunks`]), each a `&PinnedSlice` of the same context.
+pub struct PinnedChunks<'a, 'id, T, M> {
+    inner: core::slice::Chunks<'a, T>,
+    _marker: PhantomData<(Id<'id>, M)>,
+}
+
+impl<T, M> Clone for PinnedChunks<'_, '_, T, M> {
+    fn clone(&self) -> Self {
+        PinnedChunks {
+            inner: self.inner.clone(),
+            _marker: PhantomData,
+        }
+    }
+}
+
+/// Iterator over consecutive parts of a [`PinnedSlice`], mutably
+/// ([`PinnedSlice::chunks_mut`]), each a `&mut PinnedSlice` of the same
+/// context.
+pub struct PinnedChunksMut<'a, 'id, T, M> {
+    inner: core::slice::ChunksMut<'a, T>,
+    _marker: PhantomData<(Id<'id>, M)>,
+}
+
+impl<'a, 'id: 'a, T: DeviceRepr, M: RunMode> Iterator for PinnedChunks<'a, 'id, T, M> {
+    type Item = &'a PinnedSlice<'id, T, M>;
+    fn next(&mut self) -> Option<Self::Item> {
+        self.inner.next().map(ffi::pinned_slice)
+    }
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.inner.size_hint()
+    }
+}
+impl<'a, 'id: 'a, T: DeviceRepr, M: RunMode> DoubleEndedIterator for PinnedChunks<'a, 'id, T, M> {
+    fn next_back(&mut self) -> Option<Self::Item> {
+        self.inner.next_back().map(ffi::pinned_slice)
+    }
+}
+impl<'a, 'id: 'a, T: DeviceRepr, M: RunMode> ExactSizeIterator for PinnedChunks<'a, 'id, T, M> {}
+impl<'a, 'id: 'a, T: DeviceRepr, M: RunMode> core::iter::FusedIterator
+    for PinnedChunks<'a, 'id, T, M>
+{
+}
+
+impl<'a, 'id: 'a, T: DeviceRepr, M: RunMode> Iterator for PinnedChunksMut<'a, 'id, T, M> {
+    type Item = &'a mut PinnedSlice<'id, T, M>;
+    fn next(&mut self) -> Option<Self::Item> {
+        self.inner.next().map(ffi::pinned_slice_mut)
+    }
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.inner.size_hint()
+    }
+}
+impl<'a, 'id: 'a, T: DeviceRepr, M: RunMode> DoubleEndedIterator
+    for PinnedChunksMut<'a, 'id, T, M>
+{
+    fn next_back(&mut self) -> Option<Self::Item> {
+        self.inner.next_back().map(ffi::pinned_slice_mut)
+    }
+}
+impl<'a, 'id: 'a, T: DeviceRepr, M: RunMode> ExactSizeIterator for PinnedChunksMut<'a, 'id, T, M> {}
+impl<'a, 'id: 'a, T: DeviceRepr, M: RunMode> core::iter::FusedIterator
+    for PinnedChunksMut<'a, 'id, T, M>
+{
+}
+
+impl<T, M> core::fmt::Debug for PinnedChunks<'_, '_, T, M> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("PinnedChunks")
+            .field("remaining", &self.inner.len())
+            .finish()
+    }
+}
+impl<T, M> core::fmt::Debug for PinnedChunksMut<'_, '_, T, M> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("PinnedChunksMut")
+            .field("remaining", &self.inner.len())
+            .finish()
+    }
 }
 
 /// Memory from `aclrtMallocHost` that has not been written yet.
@@ -668,4 +1165,23 @@ pub(crate) fn byte_size<T>(len: usize) -> Result<usize> {
         Some(bytes) if bytes > 0 => Ok(bytes),
         _ => Err(Error::InvalidAllocationSize { len, elem_size }),
     }
+}
+
+mod assertions {
+    use super::*;
+    use crate::{DeviceMode, HostMode};
+    use static_assertions::{assert_eq_size, assert_impl_all, assert_not_impl_any};
+
+    // A reference to pinned memory is a slice reference: (address, length).
+    assert_eq_size!(&PinnedSlice<'static, f32, HostMode>, &[f32]);
+    assert_eq_size!(&mut PinnedSlice<'static, f32, DeviceMode>, &mut [f32]);
+    assert_impl_all!(PinnedSlice<'static, f32, DeviceMode>: Send, Sync);
+    assert_impl_all!(PinnedIter<'static, f32>: Send, Sync);
+    assert_impl_all!(PinnedChunks<'static, 'static, f32, DeviceMode>: Send, Sync);
+    // Only host run mode has a plain-slice view of pinned memory.
+    assert_impl_all!(HostMode: PageableRunMode);
+    assert_not_impl_any!(DeviceMode: PageableRunMode);
+    assert_impl_all!(PinnedSlice<'static, f32, HostMode>: Deref<Target = [f32]>);
+    assert_not_impl_any!(PinnedSlice<'static, f32, DeviceMode>: Deref);
+    assert_impl_all!(HostBuffer<'static, 'static, f32, DeviceMode>: Deref<Target = PinnedSlice<'static, f32, DeviceMode>>);
 }

@@ -255,9 +255,10 @@ fn sync_memory<M: RunMode>(device: &Device<'_, M>) -> Result<()> {
 
     // pinned host memory (device memory the CPU addresses in ACL_DEVICE mode)
     let mut h = ctx.alloc_host_from(&data)?;
-    assert_eq!(h.as_slice(), &data[..]);
+    assert_eq!(*h, data[..]);
+    assert_eq!(h.to_vec(), data);
     assert_eq!(h.len(), 1000);
-    h.as_mut_slice()[0] = 42;
+    *h.get_mut(0).expect("in bounds") = 42;
     h[1] = 43;
     let mut want = data.clone();
     want[0] = 42;
@@ -524,6 +525,138 @@ fn peer_copy<M: RunMode>(dev0: &Device<'_, M>, dev1: &Device<'_, M>) -> Result<(
     ctx0.destroy()
 }
 
+/// The CPU API of pinned memory (`PinnedSlice`), the same in both run
+/// modes, and sub-slices of pinned memory as copy, memset and asynchronous
+/// copy operands of their own context.
+fn pinned_slices<M: RunMode>(device: &Device<'_, M>) -> Result<()> {
+    make_guard!(g);
+    let ctx = device.create_context(g)?;
+    let data = pattern_u32(64, 3);
+    let mut h = ctx.alloc_host_from(&data)?;
+
+    // reads
+    assert_eq!(h.len(), 64);
+    assert!(!h.is_empty());
+    assert_eq!(h.get(1), Some(&data[1]));
+    assert_eq!(h.get(64), None);
+    assert_eq!(h.first(), data.first());
+    assert_eq!(h.last(), data.last());
+    assert_eq!(h[5], data[5]);
+    assert_eq!(h.iter().copied().collect::<Vec<_>>(), data);
+    assert_eq!(h.iter().next_back(), data.last());
+    assert_eq!(h.iter().len(), 64);
+    assert_eq!((&*h).into_iter().count(), 64);
+    assert_eq!((&h).into_iter().nth(2), Some(&data[2]));
+    assert_eq!(h.to_vec(), data);
+    let mut out = vec![0u32; 64];
+    h.copy_to_slice(&mut out);
+    assert_eq!(out, data);
+    // comparisons, both ways
+    assert_eq!(*h, data[..]);
+    assert_eq!(*h, data);
+    assert_eq!(data, *h);
+    assert_eq!(data[..], *h);
+    assert_eq!(*h, &data[..]);
+    assert_eq!(h[..2], [data[0], data[1]]);
+    assert_eq!([data[0], data[1]], h[..2]);
+    assert_ne!(*h, data[1..]);
+    let h2 = ctx.alloc_host_from(&data)?;
+    assert_eq!(*h, *h2);
+    assert_eq!(format!("{:?}", &h[..3]), format!("{:?}", &data[..3]));
+    assert_eq!(format!("{:?}", h.iter()), "PinnedIter { remaining: 64 }");
+
+    // sub-slices stay pinned memory of this context
+    let (lo, hi) = h.split_at(16);
+    assert_eq!((lo.len(), hi.len()), (16, 48));
+    assert_eq!(*lo, data[..16]);
+    assert_eq!(*hi, data[16..]);
+    assert_eq!(h[10..20], data[10..20]);
+    assert_eq!(h[10..=20], data[10..=20]);
+    assert_eq!(h[..=3], data[..=3]);
+    assert_eq!(h[60..], data[60..]);
+    let chunks: Vec<Vec<u32>> = h.chunks(24).map(|c| c.to_vec()).collect();
+    let want: Vec<Vec<u32>> = data.chunks(24).map(<[u32]>::to_vec).collect();
+    assert_eq!(chunks, want);
+    assert_eq!(h.chunks(24).len(), 3);
+    assert_eq!(h.chunks(24).next_back().map(|c| c.len()), Some(16));
+    let mut on_device = ctx.alloc::<u32>(16)?;
+    ctx.copy(&h[16..32], &mut on_device)?;
+    let mut back = vec![0u32; 16];
+    ctx.copy(&on_device, &mut back)?;
+    assert_eq!(back, data[16..32]);
+
+    // writes
+    h[0] = 7;
+    *h.get_mut(1).expect("in bounds") = 8;
+    assert_eq!(h.get_mut(64), None);
+    for x in h.iter_mut().skip(2).take(2) {
+        *x = 9;
+    }
+    for x in &mut h[4..6] {
+        *x = 10;
+    }
+    assert_eq!(h[..6], [7, 8, 9, 9, 10, 10]);
+    h.fill(1);
+    assert!(h.iter().all(|&x| x == 1));
+    h.copy_from_slice(&data);
+    assert_eq!(*h, data);
+    {
+        let (a, b) = h.split_at_mut(32);
+        a.fill(2);
+        b[0] = 3;
+    }
+    assert_eq!(h[31..34], [2, 3, data[33]]);
+    for (i, c) in h.chunks_mut(16).enumerate() {
+        c.fill(i as u32);
+    }
+    assert_eq!(h[15..17], [0, 1]);
+    assert_eq!(h[63], 3);
+    // a memset and a copy into a part of pinned memory, on its own context
+    ctx.memset(&mut h[..8], 0xff)?;
+    assert_eq!(
+        h[..9],
+        [
+            u32::MAX,
+            u32::MAX,
+            u32::MAX,
+            u32::MAX,
+            u32::MAX,
+            u32::MAX,
+            u32::MAX,
+            u32::MAX,
+            0
+        ]
+    );
+    ctx.copy(&on_device, &mut h[48..])?;
+    assert_eq!(h[48..], data[16..32]);
+
+    // sub-slices as asynchronous copy operands: the halves swap places
+    let stream = ctx.create_stream()?;
+    let mut staged = ctx.alloc::<u32>(32)?;
+    let mut staged2 = ctx.alloc::<u32>(32)?;
+    let src = ctx.alloc_host_from(&data)?;
+    let mut result = ctx.alloc_host_zeroed::<u32>(64)?;
+    ctx.scope(|s| {
+        make_guard!(l);
+        let lane = s.lane(&stream, l);
+        let (first, second) = src.split_at(32);
+        let (out_first, out_second) = result.split_at_mut(32);
+        let a = lane.copy(second, &mut staged)?;
+        let b = lane.copy(first, &mut staged2)?;
+        let a = lane.copy(&a, out_first)?;
+        let cleared = lane.memset(out_second, 0xff)?;
+        let b = lane.copy(&b, cleared)?;
+        assert_eq!(*a.wait()?, data[32..]);
+        assert_eq!(*b.wait()?, data[..32]);
+        Ok(())
+    })?;
+    assert_eq!(result[..32], data[32..]);
+    assert_eq!(result[32..], data[..32]);
+    drop((h, h2, on_device, staged, staged2, src, result));
+    stream.destroy()?;
+    ctx.destroy()
+}
+
 fn everything<M: RunMode>(acl: &Acl) -> Result<()> {
     let rt = acl.require::<M>()?;
     let dev0 = rt.device(0)?;
@@ -535,6 +668,7 @@ fn everything<M: RunMode>(acl: &Acl) -> Result<()> {
     streams(&dev0)?;
     events(&dev1)?;
     peer_copy(&dev0, &dev1)?;
+    pinned_slices(&dev1)?;
     // Two references on one device are counted.
     let dev0_again = rt.device(0)?;
     dev0_again.reset()?;
@@ -592,6 +726,15 @@ fn upload_download_host_mode() -> Result<()> {
     ctx.download(&d2, &mut out)?;
     assert_eq!(out[..7], data[250..]);
     assert_eq!(out[7..], data[7..]);
+    // In host run mode pinned memory is also a plain slice (pageable memory).
+    let plain: &[f32] = &pinned;
+    assert_eq!(plain, &data[..]);
+    assert_eq!(pinned.as_slice(), &data[..]);
+    assert_eq!(pinned.as_pinned().as_slice(), &data[..]);
+    assert_eq!(pinned.windows(2).count(), 256);
+    pout.as_mut_slice()[0] = 0.5;
+    pout.as_pinned_mut().as_mut_slice()[1] = 0.25;
+    assert_eq!(pout[..2], [0.5, 0.25]);
     drop((pinned, d, d2, pout));
     ctx.destroy()?;
     device.reset()?;

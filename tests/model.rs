@@ -327,14 +327,14 @@ impl<M: PinToPin> Interp for CtxState<'_, '_, '_, M> {
                 self.ctx.copy(b, &mut out)?;
                 out
             }
-            Buf::Pin(b) => b.as_slice().to_vec(),
+            Buf::Pin(b) => b.to_vec(),
         })
     }
 
     fn write(&mut self, i: usize, d: &[u8]) -> Result<()> {
         match &mut self.bufs[i] {
             Buf::Dev(b) => self.ctx.copy(d, b)?,
-            Buf::Pin(b) => b.as_mut_slice().copy_from_slice(d),
+            Buf::Pin(b) => b.copy_from_slice(d),
         }
         self.model[i] = d.to_vec();
         Ok(())
@@ -641,8 +641,8 @@ fn read_st<'id, M: RunMode>(
             ctx.copy(&**b, &mut out)?;
             out
         }
-        St::SharedPin(b) => b.as_slice().to_vec(),
-        St::Free(Excl::Pin(b)) => b.as_slice().to_vec(),
+        St::SharedPin(b) => b.to_vec(),
+        St::Free(Excl::Pin(b)) => b.to_vec(),
         _ => unreachable!("in flight"),
     })
 }

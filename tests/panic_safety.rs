@@ -107,7 +107,7 @@ fn scope_with_panic<M: RunMode>(rt: Runtime<'_, M>, at: usize) -> Result<()> {
         4 => pattern_u8(N, 3),
         _ => pattern_u8(N, 3).iter().map(|x| x.wrapping_add(1)).collect(),
     };
-    assert_eq!(out.as_slice(), expect_out.as_slice(), "panic at {at}");
+    assert_eq!(*out, expect_out[..], "panic at {at}");
     let mut back = vec![0u8; N];
     ctx.copy(&dev, &mut back)?;
     assert_eq!(

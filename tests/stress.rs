@@ -78,7 +78,7 @@ fn round<'id, M: RunMode>(
             .iter()
             .map(|x| x.wrapping_mul(3))
             .collect();
-        assert_eq!(o.as_slice(), expect.as_slice(), "worker {worker}");
+        assert_eq!(**o, expect[..], "worker {worker}");
         Ok(())
     })?;
     for s in streams {
