@@ -4,6 +4,7 @@
 //! Other crates code against these names and signatures; change them only
 //! together with their users.
 
+use std::cell::Cell;
 use std::path::PathBuf;
 use std::sync::Mutex;
 use std::time::Duration;
@@ -343,7 +344,7 @@ pub fn audit() -> Audit {
     rt::audit()
 }
 
-/// Tear everything down (finalize if needed, free all memory, stop all
+/// Tear everything down (finalize if needed, release all handles, stop all
 /// workers), clear violations, leaks, faults, delays and call counts, and
 /// return to the environment's configuration. For test isolation.
 ///
@@ -352,7 +353,35 @@ pub fn audit() -> Audit {
 /// stuck in an application callback for more than 5 s is detached). The
 /// calling thread's current context and error message are cleared; other
 /// threads' current contexts become stale (107002).
+///
+/// # Guarantee for handles that outlive a reset
+///
+/// Memory still allocated at a reset is quarantined (never freed, never
+/// reused), so handles that outlive a reset see errors from every call,
+/// never freed memory: the bytes behind an `aclrtMalloc`/`aclrtMallocHost`
+/// pointer stay valid for the rest of the process (a safe wrapper's host
+/// buffer may still read them, a detached worker's host function may still
+/// write them), no later allocation gets their address, and every C call
+/// that is handed such a pointer fails (`aclrtFree*` with 207002
+/// `DoubleFree`, copies and memsets with 107000 `UseAfterFree`). Context,
+/// stream and event handles are numbers that are never reused and never
+/// dereferenced, so a stale one is rejected with 107017. The same holds for
+/// `aclFinalize` (and the last `aclFinalizeReference`) with memory alive.
+///
+/// # Panics
+/// When called from a thread of the simulator (a stream worker running a
+/// host function or callback) or from inside an application callback run
+/// by `aclrtProcessReport`: tearing the runtime down from under its own
+/// running task would deadlock or pull the stream away from its worker.
+/// Call `reset` from the test's own thread.
 pub fn reset() {
+    if stream::in_runtime_callback() {
+        panic!(
+            "aclrt_sim::reset called from a simulator thread or from inside a host function or \
+             callback; the rule: reset (and exclusive) only from the application's own thread, \
+             never from a callback, which the teardown would have to wait for"
+        );
+    }
     *lock(&OVERRIDE) = None;
     rt::reset();
     diag::clear_records();
@@ -361,18 +390,48 @@ pub fn reset() {
     stream::reset_tasks();
 }
 
+thread_local! {
+    /// Whether this thread holds the [`exclusive`] lock.
+    static HOLDS_EXCLUSIVE: Cell<bool> = const { Cell::new(false) };
+}
+
 /// A process-wide lock for tests that share the simulator.
 ///
 /// Tests in one binary run on several threads, but the runtime is process
 /// global: a test holds this guard for its whole body. Taking it calls
-/// [`reset`] first, so each test starts from a fresh simulator.
+/// [`reset`] first, so each test starts from a fresh simulator (with the
+/// guarantee described there for handles of the previous test).
+///
+/// # Panics
+/// Instead of deadlocking:
+/// * when the calling thread already holds the lock (a re-entrant call:
+///   take it once, as the first line of a test);
+/// * when called from a thread of the simulator (a host function or
+///   callback running on a stream worker) or from inside an application
+///   callback run by `aclrtProcessReport`: the test thread holding the lock
+///   may be waiting for that very callback.
 pub fn exclusive() -> Exclusive {
     static LOCK: Mutex<()> = Mutex::new(());
+    if HOLDS_EXCLUSIVE.with(Cell::get) {
+        panic!(
+            "aclrt_sim::exclusive: this thread already holds aclrt_sim::exclusive() (a \
+             re-entrant call would deadlock); the rule: take it once per test, as its first line"
+        );
+    }
+    if stream::in_runtime_callback() {
+        panic!(
+            "aclrt_sim::exclusive called from a simulator thread or from inside a host function \
+             or callback; the rule: reset (and exclusive) only from the application's own \
+             thread, never from a callback, which the lock holder may be waiting for"
+        );
+    }
     let guard = LOCK
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
+    HOLDS_EXCLUSIVE.with(|h| h.set(true));
+    let held = Exclusive { _guard: guard };
     reset();
-    Exclusive { _guard: guard }
+    held
 }
 
 /// The id `aclrtSubscribeReport` expects for the calling thread: on Unix the
@@ -386,6 +445,13 @@ pub fn thread_report_id() -> u64 {
 #[must_use = "the lock is released when this guard is dropped"]
 pub struct Exclusive {
     _guard: std::sync::MutexGuard<'static, ()>,
+}
+
+impl Drop for Exclusive {
+    fn drop(&mut self) {
+        // The guard is `!Send`: this runs on the thread that took the lock.
+        HOLDS_EXCLUSIVE.with(|h| h.set(false));
+    }
 }
 
 #[cfg(test)]

@@ -58,9 +58,11 @@
 //! nth queued task faults on the device; the fault is reported by the next
 //! synchronisation of its stream); delays with [`set_stream_delay`];
 //! [`clear_faults`]; call counting with [`call_counts`], [`total_calls`] and
-//! [`reset_call_counts`]; [`audit`]; [`reset`] (from any state); and
-//! [`exclusive`], the lock that serialises tests sharing the process-wide
-//! runtime.
+//! [`reset_call_counts`]; [`audit`]; [`reset`] (from any state; memory
+//! still allocated is quarantined, never freed); and [`exclusive`], the lock
+//! that serialises tests sharing the process-wide runtime. Both panic
+//! instead of deadlocking when called from a simulator thread or callback
+//! (and `exclusive` when the thread already holds it).
 //!
 //! ```
 //! # extern crate ascendcl as aclrt_sim;
@@ -117,9 +119,9 @@
 //! | --- | --- | --- |
 //! | a copy or memset reaches past its allocation (bound: the *requested* size, not the padding), or application memory runs into runtime memory | 107000 `ACL_ERROR_RT_PARAM_INVALID` | `OutOfBounds` |
 //! | a memcpy kind contradicts where the memory lies (host run mode; e.g. H2D from device memory, D2D from pinned host memory), or a memset of pageable application memory (undefined on the real runtime) | 107016 `ACL_ERROR_RT_INVALID_MEMORY_TYPE` *(choice)* | `KindMismatch` |
-//! | freeing memory that is already freed (still in the quarantine) | 207002 `ACL_ERROR_RT_MEMORY_FREE` *(choice)* | `DoubleFree` |
+//! | freeing memory that is already freed (still in the quarantine), or that a runtime teardown quarantined | 207002 `ACL_ERROR_RT_MEMORY_FREE` *(choice)* | `DoubleFree` |
 //! | freeing memory the runtime did not allocate, an interior pointer, or with the wrong function (`aclrtFree` on `aclrtMallocHost` memory or vice versa) | 107000 (documented for `aclrtFreeHost`) | `ForeignFree` |
-//! | a copy or memset through a pointer into freed memory | 107000 | `UseAfterFree` |
+//! | a copy or memset through a pointer into freed memory (or memory quarantined by a teardown) | 107000 | `UseAfterFree` |
 //! | a destroyed context, stream or event handle | 107017 `ACL_ERROR_RT_INVALID_HANDLE` | `UseAfterFree` |
 //! | freeing memory a queued or running task (or a concurrent copy) still uses | 507004 `ACL_ERROR_RT_STREAM_NOT_COMPLETE` *(choice)* | `ReleaseWhileInUse` |
 //! | destroying an event a queued `aclrtStreamWaitEvent`/`aclrtResetEvent` task still depends on | 507006 `ACL_ERROR_RT_EVENT_NOT_COMPLETE` *(choice)* | `ReleaseWhileInUse` |
@@ -137,7 +139,13 @@
 //! allocation is pageable memory of the application. Freed blocks stay
 //! allocated in a bounded quarantine (4096 blocks / 256 MiB), so a pointer
 //! into one is a certain use after free and can never be application memory
-//! that reused the address.
+//! that reused the address. Blocks still allocated when the runtime is torn
+//! down ([`reset`], or `aclFinalize` with leaks) go to an unbounded teardown
+//! quarantine instead and are never freed: a handle that outlives the
+//! teardown (or a host function of a worker detached by it) keeps reaching
+//! valid memory, no later allocation reuses the address, and every C call
+//! handed such a pointer fails (107000 `UseAfterFree`, or 207002
+//! `DoubleFree` for a free).
 //!
 //! Plain errors (documented runtime behaviour) are not violations: invalid
 //! parameters (100000 / 107000), invalid device ids (107001), no current

@@ -2,13 +2,14 @@
 //! copies and fills (sync and async, 1-D and 2-D).
 
 use std::collections::{BTreeMap, VecDeque};
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 
 use crate::control::{RunMode, ViolationKind};
 use crate::diag::{Error, Res, param, require, rt_param};
 use crate::ffi;
 use crate::raw::{self, HeapBlock, Out, Span, UserMem};
-use crate::rt::{Runtime, rt};
+use crate::rt::{Runtime, lock, rt};
 use crate::stream::{Op, StreamShared};
 
 /// Which allocation function made a block (and must free it).
@@ -75,6 +76,84 @@ pub(crate) struct MemTable {
     freed: BTreeMap<usize, Freed>,
     freed_order: VecDeque<usize>,
     freed_bytes: usize,
+}
+
+/// A block that was still allocated when the runtime was torn down
+/// (`aclrt_sim::reset`, `aclFinalize`, the last `aclFinalizeReference`).
+struct Stale {
+    size: usize,
+    kind: AllocKind,
+    /// Never dropped: the memory stays allocated (and unique) for the rest
+    /// of the process.
+    _block: Arc<HeapBlock>,
+}
+
+/// The teardown quarantine: every block alive at a teardown, by start
+/// address. A handle that outlives the teardown (a safe wrapper's buffer, a
+/// raw pointer, a detached worker's host function) therefore never reaches
+/// freed memory, and no later allocation can reuse its address. The blocks
+/// stay reachable from this static, so leak checkers report them as
+/// reachable, not lost.
+static TORN_DOWN: Mutex<BTreeMap<usize, Stale>> = Mutex::new(BTreeMap::new());
+/// Whether `TORN_DOWN` holds anything (keeps the lookup off the fast path).
+static ANY_TORN_DOWN: AtomicBool = AtomicBool::new(false);
+
+/// Moves the live blocks of a torn-down table into the teardown quarantine
+/// (the freed blocks of its own quarantine are released: no handle can
+/// reach them legitimately).
+pub(crate) fn quarantine_torn_down(table: MemTable) {
+    let MemTable { live, freed, .. } = table;
+    drop(freed);
+    if live.is_empty() {
+        return;
+    }
+    let mut q = lock(&TORN_DOWN);
+    for (start, a) in live {
+        q.insert(
+            start,
+            Stale {
+                size: a.size,
+                kind: a.kind,
+                _block: a.block,
+            },
+        );
+    }
+    ANY_TORN_DOWN.store(true, Ordering::Release);
+}
+
+/// The quarantined torn-down block that `[addr, addr + len)` touches (at
+/// least `addr` itself when `len` is 0): `(start, size, kind)`.
+fn torn_down(addr: usize, len: usize) -> Option<(usize, usize, AllocKind)> {
+    if !ANY_TORN_DOWN.load(Ordering::Acquire) {
+        return None;
+    }
+    let q = lock(&TORN_DOWN);
+    if let Some((&start, s)) = q.range(..=addr).next_back() {
+        if addr < start + s.size.max(1) {
+            return Some((start, s.size, s.kind));
+        }
+    }
+    let end = addr.saturating_add(len);
+    q.range(addr..end)
+        .next()
+        .map(|(&start, s)| (start, s.size, s.kind))
+}
+
+fn torn_down_error(
+    role: &str,
+    addr: usize,
+    (start, size, kind): (usize, usize, AllocKind),
+) -> Error {
+    Error::violation(
+        ViolationKind::UseAfterFree,
+        ffi::ACL_ERROR_RT_PARAM_INVALID,
+        format!(
+            "{role} {addr:#x} reaches the {size}-byte {} block at {start:#x}, which was still \
+             allocated when the runtime was torn down (aclrt_sim::reset or aclFinalize); it is \
+             quarantined, and every handle to it is stale",
+            kind.alloc_fn()
+        ),
+    )
 }
 
 /// Where a resolved pointer lies.
@@ -162,6 +241,9 @@ impl MemTable {
             if let Some((&start, f)) = self.freed.range(addr..end).next() {
                 return Err(use_after_free(role, addr, start, f));
             }
+        }
+        if let Some(stale) = torn_down(addr, len) {
+            return Err(torn_down_error(role, addr, stale));
         }
         Ok(Access {
             span: um.into_app_span(len),
@@ -380,6 +462,19 @@ pub(crate) fn free(addr: usize, kind: AllocKind, dev_sync: bool) -> Res<()> {
 }
 
 fn bad_free(mem: &MemTable, addr: usize, kind: AllocKind) -> Error {
+    // Quarantined blocks are never freed, so their addresses cannot be live.
+    if let Some((start, size, was)) = torn_down(addr, 0) {
+        return Error::violation(
+            ViolationKind::DoubleFree,
+            ffi::ACL_ERROR_RT_MEMORY_FREE,
+            format!(
+                "{addr:#x} lies in the {size}-byte {} block at {start:#x}, which was released by \
+                 a runtime teardown (aclrt_sim::reset or aclFinalize) while still allocated; it \
+                 is quarantined and must not be freed again",
+                was.alloc_fn()
+            ),
+        );
+    }
     if let Some((&start, f)) = mem.freed.range(..=addr).next_back() {
         if addr < start + f.size {
             return Error::violation(

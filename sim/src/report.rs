@@ -118,7 +118,11 @@ pub(crate) struct Subscription {
 /// Runs an application callback, catching a panic (recorded as a
 /// violation) so that it cannot tear down a runtime thread.
 fn run_callback(call: HostCall, function: &'static str) {
-    if catch_unwind(AssertUnwindSafe(|| call.call())).is_err() {
+    if catch_unwind(AssertUnwindSafe(|| {
+        crate::stream::as_callback(|| call.call())
+    }))
+    .is_err()
+    {
         diag::record_violation(Violation {
             function,
             code: ffi::ACL_ERROR_RT_INTERNAL_ERROR,

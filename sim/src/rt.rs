@@ -662,7 +662,9 @@ pub(crate) struct Teardown {
 
 impl Teardown {
     /// Drops pending tasks, releases blocked callbacks, stops the workers
-    /// (waiting up to 5 s for running tasks), frees memory, writes the trace.
+    /// (waiting up to 5 s for running tasks), quarantines the memory still
+    /// allocated (never freed: a handle or a detached worker may still reach
+    /// it), writes the trace.
     pub(crate) fn finish(self) {
         let mut workers = Vec::new();
         for s in &self.streams {
@@ -677,7 +679,7 @@ impl Teardown {
             q.cancel_all();
         }
         stream::join_until(workers, Instant::now() + Duration::from_secs(5));
-        drop(self.mem);
+        crate::mem::quarantine_torn_down(self.mem);
         if let Some((path, lanes)) = self.trace {
             if let Err(e) = trace::write(&path, &lanes) {
                 eprintln!("aclrt-sim: cannot write the trace {}: {e}", path.display());

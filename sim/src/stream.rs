@@ -48,11 +48,33 @@ const NO_DELAY_OVERRIDE: u64 = u64::MAX;
 thread_local! {
     /// The id of the stream whose worker runs on this thread (0: none).
     static WORKER_OF: Cell<u64> = const { Cell::new(0) };
+    /// How many application callbacks are running on this thread (callbacks
+    /// run by `aclrtProcessReport` or by an unsubscribing thread).
+    static IN_CALLBACK: Cell<u32> = const { Cell::new(0) };
 }
 
 /// Whether the calling thread is the worker of stream `id`.
 pub(crate) fn on_worker_of(id: u64) -> bool {
     WORKER_OF.with(|w| w.get() == id)
+}
+
+/// Whether the calling thread is a stream worker of the simulator, or is
+/// running an application callback on the simulator's behalf.
+pub(crate) fn in_runtime_callback() -> bool {
+    WORKER_OF.with(Cell::get) != 0 || IN_CALLBACK.with(Cell::get) > 0
+}
+
+/// Runs `f` (an application callback) marked as such on this thread.
+pub(crate) fn as_callback<R>(f: impl FnOnce() -> R) -> R {
+    struct Mark;
+    impl Drop for Mark {
+        fn drop(&mut self) {
+            IN_CALLBACK.with(|c| c.set(c.get() - 1));
+        }
+    }
+    IN_CALLBACK.with(|c| c.set(c.get() + 1));
+    let _mark = Mark;
+    f()
 }
 
 /// Sets the default delay of every task (from the configuration).
