@@ -23,6 +23,7 @@ pub const ACL_ERROR_RT_INVALID_HANDLE: ::core::ffi::c_int = 107017;
 pub const ACL_ERROR_RT_INVALID_MALLOC_TYPE: ::core::ffi::c_int = 107018;
 pub const ACL_ERROR_RT_WAIT_TIMEOUT: ::core::ffi::c_int = 107019;
 pub const ACL_ERROR_RT_TASK_TIMEOUT: ::core::ffi::c_int = 107020;
+pub const ACL_ERROR_RT_STREAM_ABORT: ::core::ffi::c_int = 107023;
 pub const ACL_ERROR_RT_FEATURE_NOT_SUPPORT: ::core::ffi::c_int = 207000;
 pub const ACL_ERROR_RT_MEMORY_ALLOCATION: ::core::ffi::c_int = 207001;
 pub const ACL_ERROR_RT_MEMORY_FREE: ::core::ffi::c_int = 207002;
@@ -252,6 +253,7 @@ unsafe extern "C" {
     pub fn aclrtStreamQuery(stream: aclrtStream, status: *mut aclrtStreamStatus) -> aclError;
     pub fn aclrtStreamWaitEvent(stream: aclrtStream, event: aclrtEvent) -> aclError;
     pub fn aclrtGetStreamAvailableNum(streamCount: *mut u32) -> aclError;
+    pub fn aclrtStreamAbort(stream: aclrtStream) -> aclError;
     pub fn aclrtCreateEvent(event: *mut aclrtEvent) -> aclError;
     pub fn aclrtCreateEventWithFlag(event: *mut aclrtEvent, flag: u32) -> aclError;
     pub fn aclrtCreateEventExWithFlag(event: *mut aclrtEvent, flag: u32) -> aclError;

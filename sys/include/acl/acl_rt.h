@@ -210,6 +210,10 @@ ACL_FUNC_VISIBILITY aclError aclrtSynchronizeStreamWithTimeout(aclrtStream strea
 ACL_FUNC_VISIBILITY aclError aclrtStreamQuery(aclrtStream stream, aclrtStreamStatus *status);
 ACL_FUNC_VISIBILITY aclError aclrtStreamWaitEvent(aclrtStream stream, aclrtEvent event);
 ACL_FUNC_VISIBILITY aclError aclrtGetStreamAvailableNum(uint32_t *streamCount);
+/* Synchronous: stops the running task, discards the queued ones, and leaves
+ * the stream usable. Waits in flight on the stream return
+ * ACL_ERROR_RT_STREAM_ABORT. The stream must not be NULL. */
+ACL_FUNC_VISIBILITY aclError aclrtStreamAbort(aclrtStream stream);
 
 /* ---- events ------------------------------------------------------------- */
 ACL_FUNC_VISIBILITY aclError aclrtCreateEvent(aclrtEvent *event);
