@@ -324,6 +324,10 @@ pub struct Audit {
     pub leaks: Vec<Leak>,
     /// Whether `aclInit` is in force.
     pub initialized: bool,
+    /// Tasks dropped (queued, never started) or cut short (a delay or a
+    /// wait) by `aclrtStreamAbort` since the last [`reset`]. Not a sign of
+    /// misuse: [`Audit::is_clean`] ignores it.
+    pub aborted_tasks: u64,
 }
 
 impl Audit {

@@ -73,7 +73,7 @@ macro_rules! with_api_list {
             aclrtCtxGetCurrentDefaultStream, aclrtCreateStream, aclrtCreateStreamWithConfig,
             aclrtDestroyStream, aclrtDestroyStreamForce, aclrtSynchronizeStream,
             aclrtSynchronizeStreamWithTimeout, aclrtStreamQuery, aclrtStreamWaitEvent,
-            aclrtGetStreamAvailableNum, aclrtCreateEvent, aclrtCreateEventWithFlag,
+            aclrtGetStreamAvailableNum, aclrtStreamAbort, aclrtCreateEvent, aclrtCreateEventWithFlag,
             aclrtCreateEventExWithFlag, aclrtDestroyEvent, aclrtRecordEvent, aclrtResetEvent,
             aclrtQueryEvent, aclrtQueryEventStatus, aclrtQueryEventWaitStatus,
             aclrtSynchronizeEvent, aclrtSynchronizeEventWithTimeout, aclrtEventElapsedTime,

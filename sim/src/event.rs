@@ -76,7 +76,8 @@ impl EventShared {
     fn state(&self) -> EvState {
         match self.record_point() {
             None => EvState::Unrecorded,
-            Some(r) if r.stream.reached(r.seq) => EvState::Complete,
+            // A record dropped by aclrtStreamAbort never completes.
+            Some(r) if r.stream.executed(r.seq) => EvState::Complete,
             Some(_) => EvState::Pending,
         }
     }
@@ -428,9 +429,11 @@ pub(crate) fn stream_wait(stream: usize, h: usize) -> Res<()> {
         // Never recorded (or reset): nothing to wait for.
         return Ok(());
     };
-    if rec.stream.reached(rec.seq) {
+    if rec.stream.executed(rec.seq) {
         return Ok(());
     }
+    // A record dropped by aclrtStreamAbort never completes: the wait task
+    // holds this stream until it is aborted too (as on the device).
     let ticket = sh.ticket();
     sh.submit(
         Op::Wait {
@@ -532,6 +535,14 @@ pub(crate) fn synchronize(h: usize, timeout: Option<i32>) -> Res<()> {
     let Some(rec) = ev.record_point() else {
         return Ok(());
     };
+    let dropped = || {
+        rec.stream.abort_error(&format!(
+            "the record of event {h:#x} was dropped, so the event never completes"
+        ))
+    };
+    if rec.stream.is_dropped(rec.seq) {
+        return Err(dropped());
+    }
     if crate::stream::on_worker_of(rec.stream.id) && !rec.stream.reached(rec.seq) {
         return Err(rt_param(
             "called from a callback running on the stream the event was recorded on; it \
@@ -546,6 +557,9 @@ pub(crate) fn synchronize(h: usize, timeout: Option<i32>) -> Res<()> {
                 timeout.unwrap_or(-1)
             ),
         ));
+    }
+    if rec.stream.is_dropped(rec.seq) {
+        return Err(dropped());
     }
     if let Some(f) = rec.stream.take_fault(rec.seq) {
         return Err(fault_error(&rec.stream, f));
@@ -595,7 +609,7 @@ pub(crate) fn elapsed(out: Out<f32>, start: usize, end: usize) -> Res<()> {
                 format!("event {:#x} was never recorded", ev.handle),
             ));
         };
-        if !rec.stream.reached(rec.seq) {
+        if !rec.stream.executed(rec.seq) {
             return Err(Error::new(
                 ffi::ACL_ERROR_RT_EVENT_NOT_COMPLETE,
                 format!(

@@ -49,7 +49,9 @@
 //! named "device N stream K" by `thread_name` metadata events; every task is
 //! a complete (`"ph":"X"`) event: copies, memsets, host functions,
 //! callbacks, event records and resets, and waits (whose duration is the
-//! time actually spent waiting).
+//! time actually spent waiting), plus one `stream abort` event per
+//! `aclrtStreamAbort` (`"dropped"`: the tasks it dropped or cut; a cut task
+//! carries `"aborted": true`).
 //!
 //! ## The control API
 //!
@@ -219,6 +221,27 @@
 //!   stream, or of the device (which covers the current context's streams).
 //!   Calls that would wait for the stream they are called from (from a host
 //!   function running on it) return 107000 instead of deadlocking.
+//! * **Abort** (`aclrtStreamAbort`, synchronous): NULL → 107000 (the default
+//!   stream's handle is accepted), stale handle → 107017, no current
+//!   context → 107002, stream of another context → 107003, called from a
+//!   host function running on that stream → 107000. Every queued task is
+//!   dropped without running (host functions and callbacks are never
+//!   called; event records never complete, so synchronising such an event
+//!   returns 107023 and waiting on it hangs). The running task stops at its
+//!   check point: a delay (`set_stream_delay`, `task_delay`) or an
+//!   `aclrtStreamWaitEvent` wait is cut short; a copy, memset, host function
+//!   or blocking callback cannot be interrupted and is waited for (60 s,
+//!   then 107019; the stream recovers by itself once that task returns).
+//!   Submissions to the stream during the abort fail with 107023, and
+//!   `aclrtSynchronizeStream[WithTimeout]`, `aclrtSynchronizeEvent[WithTimeout]`
+//!   (on an event whose record was dropped) and `aclrtSynchronizeDevice` in
+//!   flight on other threads return 107023 `ACL_ERROR_RT_STREAM_ABORT`.
+//!   Afterwards the stream is idle and usable. Streams whose queued
+//!   `aclrtStreamWaitEvent` waits for a dropped record hang, as on the
+//!   device: abort them too (that cuts the wait), or bound the wait with
+//!   `aclrtSetOpWaitTimeout`. Dropped and cut tasks are counted in
+//!   [`Audit::aborted_tasks`]; the trace shows each abort as a `stream
+//!   abort` task (`"dropped": n`) and a cut task with `"aborted": true`.
 //! * **Callbacks**: `threadId` is the POSIX `pthread_t` of the reporting
 //!   thread ([`thread_report_id`] returns it for the calling thread).
 //!   `aclrtLaunchCallback` on a stream without a subscribed thread returns

@@ -20,7 +20,7 @@ use crate::ffi;
 use crate::mem::{AllocKind, MemTable};
 use crate::raw::Out;
 use crate::report::{self, Report, ReportQueue, Subscription};
-use crate::stream::{self, StreamShared, fault_error};
+use crate::stream::{self, StreamShared, SyncEnd, fault_error};
 use crate::trace;
 
 /// Locks a mutex, ignoring poisoning (a panic elsewhere must not wedge the
@@ -940,15 +940,21 @@ pub(crate) fn synchronize_device(timeout: Option<i32>) -> Res<()> {
                 "called from a callback running on a stream of this context; it would wait for itself",
             ));
         }
-        if !s.drain(deadline) {
-            return Err(Error::new(
-                ffi::ACL_ERROR_RT_STREAM_SYNC_TIMEOUT,
-                format!(
-                    "the device did not finish within {} ms (stream {:#x} still busy)",
-                    timeout.unwrap_or(-1),
-                    s.handle
-                ),
-            ));
+        match s.sync(deadline) {
+            SyncEnd::Done => {}
+            SyncEnd::TimedOut => {
+                return Err(Error::new(
+                    ffi::ACL_ERROR_RT_STREAM_SYNC_TIMEOUT,
+                    format!(
+                        "the device did not finish within {} ms (stream {:#x} still busy)",
+                        timeout.unwrap_or(-1),
+                        s.handle
+                    ),
+                ));
+            }
+            SyncEnd::Aborted => {
+                return Err(s.abort_error("the device synchronisation waited for it"));
+            }
         }
     }
     let mut first = None;
@@ -1174,20 +1180,55 @@ pub(crate) fn synchronize_stream(h: usize, timeout: Option<i32>) -> Res<()> {
             "called from a callback running on this very stream; it would wait for itself",
         ));
     }
-    if !sh.drain(deadline) {
-        return Err(Error::new(
-            ffi::ACL_ERROR_RT_STREAM_SYNC_TIMEOUT,
-            format!(
-                "stream {:#x} did not finish within {} ms",
-                sh.handle,
-                timeout.unwrap_or(-1)
-            ),
-        ));
+    match sh.sync(deadline) {
+        SyncEnd::Done => {}
+        SyncEnd::TimedOut => {
+            return Err(Error::new(
+                ffi::ACL_ERROR_RT_STREAM_SYNC_TIMEOUT,
+                format!(
+                    "stream {:#x} did not finish within {} ms",
+                    sh.handle,
+                    timeout.unwrap_or(-1)
+                ),
+            ));
+        }
+        SyncEnd::Aborted => {
+            return Err(sh.abort_error("tasks this synchronisation waited for were dropped"));
+        }
     }
     if let Some(f) = sh.take_fault(u64::MAX) {
         return Err(fault_error(&sh, f));
     }
     Ok(())
+}
+
+/// `aclrtStreamAbort`: synchronous; drops the queued tasks, cuts a delayed
+/// or waiting running task short, waits for a running task that cannot be
+/// interrupted, and leaves the stream usable.
+pub(crate) fn stream_abort(h: usize) -> Res<()> {
+    if h == 0 {
+        return Err(rt_param(
+            "stream is NULL: aclrtStreamAbort needs a stream handle (for the default stream, \
+             pass the handle from aclrtCtxGetCurrentDefaultStream)",
+        ));
+    }
+    let sh = rt().stream_in_current(h)?.1.shared.clone();
+    if stream::on_worker_of(sh.id) {
+        return Err(rt_param(
+            "called from a callback running on this very stream; the abort would wait for itself",
+        ));
+    }
+    sh.abort(stream::ABORT_LIMIT).map(drop).map_err(|_| {
+        Error::new(
+            ffi::ACL_ERROR_RT_WAIT_TIMEOUT,
+            format!(
+                "stream {h:#x}: the running task (a host function or blocking callback) did not \
+                 finish within {} s; its queued tasks were dropped, and the stream completes \
+                 them once the running task returns",
+                stream::ABORT_LIMIT.as_secs()
+            ),
+        )
+    })
 }
 
 /// `aclrtStreamQuery`.
@@ -1272,6 +1313,7 @@ pub(crate) fn audit() -> Audit {
         violations: diag::violations(),
         leaks: diag::leaks(),
         initialized,
+        aborted_tasks: stream::aborted_tasks(),
     }
 }
 

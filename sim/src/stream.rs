@@ -39,6 +39,12 @@ pub(crate) const WAIT_TIMEOUT_CODE: i32 = ffi::ACL_ERROR_RT_TASK_TIMEOUT;
 static TASK_DELAY_NS: AtomicU64 = AtomicU64::new(0);
 /// Tasks queued since the runtime was reset (for `inject_task_fault`).
 static TASKS_QUEUED: AtomicU64 = AtomicU64::new(0);
+/// Tasks dropped or cut short by `aclrtStreamAbort` since the last reset.
+static ABORTED_TASKS: AtomicU64 = AtomicU64::new(0);
+
+/// How long `aclrtStreamAbort` waits for the running task (a host function
+/// cannot be interrupted) before it gives up with 107019.
+pub(crate) const ABORT_LIMIT: Duration = Duration::from_secs(60);
 static ANY_TASK_FAULT: AtomicBool = AtomicBool::new(false);
 static TASK_FAULTS: Mutex<Vec<(u64, i32)>> = Mutex::new(Vec::new());
 
@@ -98,11 +104,35 @@ pub(crate) fn clear_task_faults() {
     ANY_TASK_FAULT.store(false, Ordering::SeqCst);
 }
 
-/// Forgets task faults and the task counter.
+/// Forgets task faults and the task counters.
 pub(crate) fn reset_tasks() {
     clear_task_faults();
     TASKS_QUEUED.store(0, Ordering::SeqCst);
+    ABORTED_TASKS.store(0, Ordering::SeqCst);
 }
+
+/// Tasks dropped or cut short by `aclrtStreamAbort` since the last reset.
+pub(crate) fn aborted_tasks() -> u64 {
+    ABORTED_TASKS.load(Ordering::SeqCst)
+}
+
+/// What a host-side synchronisation of a stream found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum SyncEnd {
+    /// Everything queued before the call executed.
+    Done,
+    /// The deadline passed first.
+    TimedOut,
+    /// The stream was aborted while the call waited (or tasks it waited
+    /// for were dropped by an abort): 107023.
+    Aborted,
+}
+
+/// `aclrtStreamAbort` gave up waiting for the running task.
+pub(crate) struct AbortTimedOut;
+
+/// A task was cut short by `aclrtStreamAbort` (a delay or a wait).
+struct Cut;
 
 /// What a task will suffer on the device: a delay and maybe a fault.
 #[derive(Clone, Copy, Debug)]
@@ -264,6 +294,8 @@ struct Queue {
     parked: bool,
     spawned: bool,
     shutdown: bool,
+    /// An `aclrtStreamAbort` is in progress: submissions fail with 107023.
+    aborting: bool,
     worker: Option<JoinHandle<()>>,
 }
 
@@ -295,6 +327,22 @@ pub(crate) struct StreamShared {
     /// The thread subscribed with `aclrtSubscribeReport` and its queue.
     pub subscriber: Mutex<Option<(u64, Arc<ReportQueue>)>>,
     trace: Mutex<Vec<TraceRec>>,
+    /// Tasks with a sequence number up to this one are dropped (not yet
+    /// started) or cut short (a delay or a wait) by `aclrtStreamAbort`.
+    abort_upto: AtomicU64,
+    /// Incremented when an abort starts (synchronisations in flight see it).
+    abort_epoch: AtomicU64,
+    /// Serialises aborts of this stream.
+    abort_serial: Mutex<()>,
+    /// Wakes delays and waits of the running task when an abort starts.
+    cut: Mutex<()>,
+    cut_cv: Condvar,
+    /// Sequence numbers (inclusive ranges, ascending) of tasks that never
+    /// executed because of an abort: their event records never complete.
+    dropped: Mutex<Vec<(u64, u64)>>,
+    any_dropped: AtomicBool,
+    /// Tasks of this stream dropped or cut by aborts.
+    dropped_count: AtomicU64,
 }
 
 impl StreamShared {
@@ -320,6 +368,7 @@ impl StreamShared {
                 parked: false,
                 spawned: false,
                 shutdown: false,
+                aborting: false,
                 worker: None,
             }),
             work_cv: Condvar::new(),
@@ -332,6 +381,14 @@ impl StreamShared {
             fault: Mutex::new(None),
             subscriber: Mutex::new(None),
             trace: Mutex::new(Vec::new()),
+            abort_upto: AtomicU64::new(0),
+            abort_epoch: AtomicU64::new(0),
+            abort_serial: Mutex::new(()),
+            cut: Mutex::new(()),
+            cut_cv: Condvar::new(),
+            dropped: Mutex::new(Vec::new()),
+            any_dropped: AtomicBool::new(false),
+            dropped_count: AtomicU64::new(0),
         })
     }
 
@@ -401,6 +458,11 @@ impl StreamShared {
                     format!("stream {:#x} is being destroyed", self.handle),
                 ));
             }
+            if q.aborting {
+                drop(q);
+                drop(task);
+                return Err(self.abort_error("the task was not queued"));
+            }
             q.submitted += 1;
             seq = q.submitted;
             task.seq = seq;
@@ -433,15 +495,32 @@ impl StreamShared {
         }
         if let Some(d) = done {
             d.wait();
+            if self.is_dropped(seq) {
+                return Err(self.abort_error("the task was dropped before it ran"));
+            }
         }
         Ok(seq)
+    }
+
+    /// 107023 for this stream.
+    pub(crate) fn abort_error(&self, what: &str) -> Error {
+        Error::new(
+            ffi::ACL_ERROR_RT_STREAM_ABORT,
+            format!(
+                "stream {:#x} is being (or was) aborted with aclrtStreamAbort; {what}",
+                self.handle
+            ),
+        )
     }
 
     /// If the stream is idle, allocates a sequence number that is complete
     /// at once (a record on an idle stream captures nothing).
     pub(crate) fn try_complete_now(&self) -> Option<u64> {
         let mut q = self.queue();
-        if q.shutdown || !q.tasks.is_empty() || self.completed.load(Ordering::SeqCst) != q.submitted
+        if q.shutdown
+            || q.aborting
+            || !q.tasks.is_empty()
+            || self.completed.load(Ordering::SeqCst) != q.submitted
         {
             return None;
         }
@@ -455,9 +534,158 @@ impl StreamShared {
         self.queue().submitted
     }
 
-    /// Whether everything up to `seq` has executed.
+    /// Whether everything up to `seq` has executed (or was dropped by an
+    /// abort: see [`StreamShared::executed`]).
     pub(crate) fn reached(&self, seq: u64) -> bool {
         self.completed.load(Ordering::Acquire) >= seq
+    }
+
+    /// Whether task `seq` executed: reached, and not dropped by an abort.
+    pub(crate) fn executed(&self, seq: u64) -> bool {
+        self.reached(seq) && !self.is_dropped(seq)
+    }
+
+    /// Whether task `seq` was dropped (or cut short) by an abort; it never
+    /// executes, so an event record it was never completes.
+    pub(crate) fn is_dropped(&self, seq: u64) -> bool {
+        self.any_dropped.load(Ordering::SeqCst) && self.dropped_in(seq, seq)
+    }
+
+    /// Whether any task in `lo..=hi` was dropped by an abort.
+    fn dropped_in(&self, lo: u64, hi: u64) -> bool {
+        if !self.any_dropped.load(Ordering::SeqCst) || lo > hi {
+            return false;
+        }
+        lock(&self.dropped).iter().any(|&(a, b)| a <= hi && lo <= b)
+    }
+
+    /// Records `lo..=hi` as dropped (before their completion is published).
+    fn mark_dropped(&self, lo: u64, hi: u64) {
+        let mut d = lock(&self.dropped);
+        match d.last_mut() {
+            Some(last) if last.1 + 1 == lo => last.1 = hi,
+            _ => d.push((lo, hi)),
+        }
+        self.any_dropped.store(true, Ordering::SeqCst);
+    }
+
+    /// Drops a task that an abort cut or never let start, and publishes its
+    /// completion (after marking it dropped).
+    fn drop_aborted(&self, task: Task) {
+        let seq = task.seq;
+        self.mark_dropped(seq, seq);
+        self.dropped_count.fetch_add(1, Ordering::SeqCst);
+        ABORTED_TASKS.fetch_add(1, Ordering::SeqCst);
+        drop(task);
+        self.complete(seq);
+    }
+
+    /// Whether an abort covers task `seq`.
+    fn cut_off(&self, seq: u64) -> bool {
+        self.abort_upto.load(Ordering::SeqCst) >= seq
+    }
+
+    /// Sleeps until `until` unless an abort covering task `seq` starts;
+    /// `true` if it did.
+    fn sleep_unless_cut(&self, seq: u64, until: Instant) -> bool {
+        let mut g = lock(&self.cut);
+        loop {
+            if self.cut_off(seq) {
+                return true;
+            }
+            let now = Instant::now();
+            if now >= until {
+                return false;
+            }
+            g = self
+                .cut_cv
+                .wait_timeout(g, until - now)
+                .unwrap_or_else(PoisonError::into_inner)
+                .0;
+        }
+    }
+
+    /// A host-side synchronisation: waits for everything queued so far.
+    pub(crate) fn sync(&self, deadline: Option<Instant>) -> SyncEnd {
+        let epoch = self.abort_epoch.load(Ordering::SeqCst);
+        let from = self.completed.load(Ordering::SeqCst);
+        let target = self.submitted();
+        if !self.wait_seq(target, deadline) {
+            return SyncEnd::TimedOut;
+        }
+        if self.abort_epoch.load(Ordering::SeqCst) != epoch || self.dropped_in(from + 1, target) {
+            SyncEnd::Aborted
+        } else {
+            SyncEnd::Done
+        }
+    }
+
+    /// `aclrtStreamAbort`: drops every queued task, cuts a delayed or
+    /// waiting running task short, waits (up to `limit`) for a running task
+    /// that cannot be interrupted (a copy, a memset, a host function, a
+    /// blocking callback), and returns the stream to normal. Returns the
+    /// number of tasks dropped or cut.
+    pub(crate) fn abort(&self, limit: Duration) -> Result<u64, AbortTimedOut> {
+        let _serial = lock(&self.abort_serial);
+        let t0 = Instant::now();
+        let before = self.dropped_count.load(Ordering::SeqCst);
+        let (taken, batch_end, upto) = {
+            let mut q = self.queue();
+            if q.shutdown {
+                // Being destroyed: the destroy drops or finishes the tasks.
+                return Ok(0);
+            }
+            q.aborting = true;
+            self.abort_epoch.fetch_add(1, Ordering::SeqCst);
+            let upto = q.submitted;
+            let taken = std::mem::take(&mut q.tasks);
+            // The worker's current batch ends right before the first task
+            // still in the queue.
+            let batch_end = taken.front().map_or(upto, |t| t.seq - 1);
+            if let Some(first) = taken.front() {
+                self.mark_dropped(first.seq, upto);
+            }
+            self.abort_upto.store(upto, Ordering::SeqCst);
+            (taken, batch_end, upto)
+        };
+        let n = taken.len() as u64;
+        self.dropped_count.fetch_add(n, Ordering::SeqCst);
+        ABORTED_TASKS.fetch_add(n, Ordering::SeqCst);
+        drop(taken);
+        {
+            let _g = lock(&self.cut);
+            self.cut_cv.notify_all();
+        }
+        // The worker drops the rest of its batch and finishes (or cuts) the
+        // task it is running.
+        let finished = self.wait_seq(batch_end, Some(t0 + limit));
+        if finished {
+            // Everything up to `upto` is dropped or done; waiters wake up.
+            self.complete(upto);
+        }
+        // (Otherwise the worker publishes `upto` when it leaves its batch.)
+        self.queue().aborting = false;
+        let dropped = self.dropped_count.load(Ordering::SeqCst) - before;
+        if let Some(epoch) = self.epoch {
+            lock(&self.trace).push(TraceRec {
+                name: "stream abort",
+                cat: "abort",
+                ts_us: t0.duration_since(epoch).as_secs_f64() * 1e6,
+                dur_us: t0.elapsed().as_secs_f64() * 1e6,
+                seq: upto,
+                bytes: 0,
+                event: 0,
+                target: None,
+                fault: None,
+                aborted: false,
+                dropped: Some(dropped),
+            });
+        }
+        if finished {
+            Ok(dropped)
+        } else {
+            Err(AbortTimedOut)
+        }
     }
 
     /// Whether every queued task has executed.
@@ -587,6 +815,8 @@ impl StreamShared {
                 event,
                 target: None,
                 fault: None,
+                aborted: false,
+                dropped: None,
             });
         }
     }
@@ -598,20 +828,24 @@ impl StreamShared {
 
     /// Runs one task (on the worker).
     fn run(&self, task: Task) {
+        if !task.ticket.delay.is_zero()
+            && self.sleep_unless_cut(task.seq, Instant::now() + task.ticket.delay)
+        {
+            self.drop_aborted(task);
+            return;
+        }
         let Task {
             seq,
             op,
             ticket,
             done,
         } = task;
-        if !ticket.delay.is_zero() {
-            thread::sleep(ticket.delay);
-        }
         let info = self
             .epoch
             .map(|epoch| (epoch, Instant::now(), op.trace_info()));
         let what = op.trace_info().0;
         let origin = op.origin();
+        let mut cut = false;
         let failure = match ticket.fault {
             Some(code) => {
                 drop(op);
@@ -620,8 +854,12 @@ impl StreamShared {
                     "injected device fault (aclrt_sim::inject_task_fault)".to_owned(),
                 ))
             }
-            None => match catch_unwind(AssertUnwindSafe(|| self.exec(op))) {
-                Ok(r) => r,
+            None => match catch_unwind(AssertUnwindSafe(|| self.exec(op, seq))) {
+                Ok(Ok(r)) => r,
+                Ok(Err(Cut)) => {
+                    cut = true;
+                    None
+                }
                 Err(_) => {
                     let message = format!(
                         "{origin}: a task ({what}) on stream {} panicked; the panic was caught \
@@ -653,22 +891,30 @@ impl StreamShared {
                 event,
                 target,
                 fault: failure.as_ref().map(|f| f.0),
+                aborted: cut,
+                dropped: None,
             });
         }
         if let Some((code, why)) = failure {
             self.set_fault(seq, code, what, why);
         }
+        if cut {
+            self.mark_dropped(seq, seq);
+            self.dropped_count.fetch_add(1, Ordering::SeqCst);
+            ABORTED_TASKS.fetch_add(1, Ordering::SeqCst);
+        }
         drop(done);
         self.complete(seq);
     }
 
-    /// Executes an operation; returns a device fault (code, reason).
-    fn exec(&self, op: Op) -> Option<(i32, String)> {
+    /// Executes task `seq`'s operation; returns a device fault (code,
+    /// reason), or `Cut` when an abort cut a wait short.
+    fn exec(&self, op: Op, seq: u64) -> Result<Option<(i32, String)>, Cut> {
         let internal = |what: &str| {
-            Some((
+            Ok(Some((
                 ffi::ACL_ERROR_RT_INTERNAL_ERROR,
                 format!("internal error: inconsistent {what} task"),
-            ))
+            )))
         };
         match op {
             Op::Copy { dst, src, .. } => {
@@ -700,22 +946,33 @@ impl StreamShared {
             Op::ResetEvent { ev, generation } => ev.shared().clear_record(generation),
             Op::Wait {
                 target,
-                seq,
+                seq: awaited,
                 ev,
                 timeout,
             } => {
                 let start = Instant::now();
                 let deadline = timeout.map(|t| start + t);
+                let other = target.stream();
                 loop {
+                    if self.cut_off(seq) {
+                        return Err(Cut);
+                    }
+                    if self.discard.load(Ordering::SeqCst) {
+                        break;
+                    }
                     let slice = Instant::now() + Duration::from_millis(50);
                     let until = deadline.map_or(slice, |d| d.min(slice));
-                    if target.stream().wait_seq(seq, Some(until))
-                        || self.discard.load(Ordering::SeqCst)
-                    {
+                    if other.is_dropped(awaited) {
+                        // The record was dropped by an abort of its stream: it
+                        // never completes (as on the device); only an abort of
+                        // this stream, a teardown or the op-wait timeout ends
+                        // the wait.
+                        self.sleep_unless_cut(seq, until);
+                    } else if other.wait_seq(awaited, Some(until)) && !other.is_dropped(awaited) {
                         break;
                     }
                     if deadline.is_some_and(|d| Instant::now() >= d) {
-                        return Some((
+                        return Ok(Some((
                             WAIT_TIMEOUT_CODE,
                             format!(
                                 "waiting for event {:#x} timed out after {:?} \
@@ -723,12 +980,12 @@ impl StreamShared {
                                 ev.shared().handle,
                                 start.elapsed()
                             ),
-                        ));
+                        )));
                     }
                 }
             }
         }
-        None
+        Ok(None)
     }
 }
 
@@ -754,7 +1011,20 @@ fn worker_main(sh: Arc<StreamShared>) {
                 batch.clear();
                 break;
             }
-            sh.run(task);
+            let seq = task.seq;
+            if sh.cut_off(seq) {
+                sh.drop_aborted(task);
+            } else {
+                sh.run(task);
+            }
+            if batch.is_empty() {
+                // An abort that gave up waiting for this batch left the
+                // completion of the tasks it dropped from the queue to us.
+                let upto = sh.abort_upto.load(Ordering::SeqCst);
+                if upto > seq {
+                    sh.complete(upto);
+                }
+            }
         }
     }
 }

@@ -26,6 +26,10 @@ pub(crate) struct TraceRec {
     pub target: Option<(u64, u64)>,
     /// The device fault of the task, if any.
     pub fault: Option<i32>,
+    /// Whether `aclrtStreamAbort` cut the task short (a delay or a wait).
+    pub aborted: bool,
+    /// For an `aclrtStreamAbort` entry: the tasks it dropped or cut.
+    pub dropped: Option<u64>,
 }
 
 fn escape(s: &str) -> String {
@@ -81,6 +85,12 @@ pub(crate) fn render(lanes: &[Arc<StreamShared>]) -> String {
             }
             if let Some(code) = r.fault {
                 let _ = write!(args, r#","fault":{code}"#);
+            }
+            if r.aborted {
+                args.push_str(r#","aborted":true"#);
+            }
+            if let Some(n) = r.dropped {
+                let _ = write!(args, r#","dropped":{n}"#);
             }
             items.push(format!(
                 r#"{{"name":"{}","cat":"{}","ph":"X","ts":{:.3},"dur":{:.3},"pid":{d},"tid":{k},"args":{{{args}}}}}"#,

@@ -343,6 +343,12 @@ pub unsafe extern "C" fn aclrtGetStreamAvailableNum(stream_count: *mut u32) -> a
     })
 }
 
+/// `aclrtStreamAbort`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtStreamAbort(stream: aclrtStream) -> aclError {
+    call(Api::aclrtStreamAbort, || rt::stream_abort(h(stream)))
+}
+
 // -------------------------------------------------------------- events ---
 
 fn create_event(api: Api, out: Out<aclrtEvent>, flag: Option<u32>, kind: EventApi) -> aclError {
