@@ -50,8 +50,8 @@
 //! a complete (`"ph":"X"`) event: copies, memsets, host functions,
 //! callbacks, event records and resets, and waits (whose duration is the
 //! time actually spent waiting), plus one `stream abort` event per
-//! `aclrtStreamAbort` (`"dropped"`: the tasks it dropped or cut; a cut task
-//! carries `"aborted": true`).
+//! `aclrtStreamAbort` (`"dropped"`: the tasks it dropped or cut; a wait it
+//! cut short carries `"aborted": true`).
 //!
 //! ## The control API
 //!
@@ -241,7 +241,8 @@
 //!   device: abort them too (that cuts the wait), or bound the wait with
 //!   `aclrtSetOpWaitTimeout`. Dropped and cut tasks are counted in
 //!   [`Audit::aborted_tasks`]; the trace shows each abort as a `stream
-//!   abort` task (`"dropped": n`) and a cut task with `"aborted": true`.
+//!   abort` task (`"dropped": n`) and a wait cut short with `"aborted":
+//!   true` (a task cut during its delay never ran and has no entry).
 //! * **Callbacks**: `threadId` is the POSIX `pthread_t` of the reporting
 //!   thread ([`thread_report_id`] returns it for the calling thread).
 //!   `aclrtLaunchCallback` on a stream without a subscribed thread returns

@@ -16,7 +16,7 @@
 //!   so "still in use" is exactly "an `Arc` is still held by a task".
 
 use std::cell::Cell;
-use std::collections::VecDeque;
+use std::collections::{BTreeMap, VecDeque};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
@@ -337,9 +337,10 @@ pub(crate) struct StreamShared {
     /// Wakes delays and waits of the running task when an abort starts.
     cut: Mutex<()>,
     cut_cv: Condvar,
-    /// Sequence numbers (inclusive ranges, ascending) of tasks that never
-    /// executed because of an abort: their event records never complete.
-    dropped: Mutex<Vec<(u64, u64)>>,
+    /// Sequence numbers of tasks that never executed because of an abort
+    /// (disjoint inclusive ranges, start -> end, merged when adjacent):
+    /// their event records never complete.
+    dropped: Mutex<BTreeMap<u64, u64>>,
     any_dropped: AtomicBool,
     /// Tasks of this stream dropped or cut by aborts.
     dropped_count: AtomicU64,
@@ -386,7 +387,7 @@ impl StreamShared {
             abort_serial: Mutex::new(()),
             cut: Mutex::new(()),
             cut_cv: Condvar::new(),
-            dropped: Mutex::new(Vec::new()),
+            dropped: Mutex::new(BTreeMap::new()),
             any_dropped: AtomicBool::new(false),
             dropped_count: AtomicU64::new(0),
         })
@@ -556,16 +557,29 @@ impl StreamShared {
         if !self.any_dropped.load(Ordering::SeqCst) || lo > hi {
             return false;
         }
-        lock(&self.dropped).iter().any(|&(a, b)| a <= hi && lo <= b)
+        // Disjoint ranges sorted by start have increasing ends: only the
+        // last range starting at or before `hi` can reach `lo`.
+        lock(&self.dropped)
+            .range(..=hi)
+            .next_back()
+            .is_some_and(|(_, &end)| end >= lo)
     }
 
-    /// Records `lo..=hi` as dropped (before their completion is published).
+    /// Records `lo..=hi` (never dropped before) as dropped, before their
+    /// completion is published.
     fn mark_dropped(&self, lo: u64, hi: u64) {
         let mut d = lock(&self.dropped);
-        match d.last_mut() {
-            Some(last) if last.1 + 1 == lo => last.1 = hi,
-            _ => d.push((lo, hi)),
+        let (mut start, mut end) = (lo, hi);
+        if let Some((&s, &e)) = d.range(..lo).next_back() {
+            if e + 1 == lo {
+                d.remove(&s);
+                start = s;
+            }
         }
+        if let Some(e) = d.remove(&(hi + 1)) {
+            end = e;
+        }
+        d.insert(start, end);
         self.any_dropped.store(true, Ordering::SeqCst);
     }
 
@@ -1054,4 +1068,38 @@ pub(crate) fn fault_error(stream: &StreamShared, f: Fault) -> Error {
             f.code, f.seq, f.what, stream.handle, stream.device, f.why
         ),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dropped_ranges_merge_and_answer_overlaps() {
+        let s = StreamShared::new(1, 0x12, 0, false, 0, None);
+        assert!(!s.is_dropped(1) && !s.dropped_in(0, u64::MAX));
+        // As an abort marks them: the queued tail first, then the worker's
+        // batch one by one.
+        s.mark_dropped(8, 10);
+        s.mark_dropped(5, 5);
+        s.mark_dropped(6, 6);
+        s.mark_dropped(7, 7);
+        s.mark_dropped(20, 20);
+        assert_eq!(
+            lock(&s.dropped)
+                .iter()
+                .map(|(&a, &b)| (a, b))
+                .collect::<Vec<_>>(),
+            [(5, 10), (20, 20)]
+        );
+        for seq in [5, 7, 10, 20] {
+            assert!(s.is_dropped(seq), "{seq}");
+        }
+        for seq in [4, 11, 19, 21] {
+            assert!(!s.is_dropped(seq), "{seq}");
+        }
+        assert!(s.dropped_in(1, 5) && s.dropped_in(10, 19) && s.dropped_in(11, 30));
+        assert!(!s.dropped_in(11, 19) && !s.dropped_in(1, 4) && !s.dropped_in(21, 99));
+        assert!(!s.dropped_in(9, 8), "empty range");
+    }
 }
