@@ -459,3 +459,56 @@ fn leak_only_blocks_the_last_device_handle() -> aclrt::Result<()> {
     sim::reset();
     Ok(())
 }
+
+// ------------------------------------- the simulator's control API under live handles
+
+/// `sim::reset()` while a `HostBuffer` lives used to free the memory under
+/// it (a use-after-free from safe code). Memory live at a reset is
+/// quarantined: the buffer stays readable and writable, its later release
+/// is an error, and a new allocation never reuses it. Also run under Miri
+/// in CI (a use-after-free there is reported, not just garbage).
+#[test]
+fn sim_reset_under_a_live_host_buffer_frees_nothing() -> aclrt::Result<()> {
+    let _sim = take(host_config());
+    let acl = Acl::init()?;
+    let device = acl.require::<HostMode>()?.device(0)?;
+    make_guard!(g);
+    let ctx = device.create_context(g)?;
+    let mut buf = ctx.alloc_host_from(&[0x1111_1111u32; 256])?;
+    sim::reset(); // safe code tears the simulator down under `buf`
+    // A fresh runtime allocates memory of the same size and fills it.
+    {
+        let acl2 = aclrt_sim_fill_fresh_block(256 * 4);
+        drop(acl2);
+    }
+    assert_eq!(buf.to_vec(), vec![0x1111_1111u32; 256]);
+    buf[3] = 7;
+    assert_eq!(buf[3], 7);
+    // Every call through the stale handles is an error, never a crash.
+    assert!(ctx.create_stream().is_err());
+    assert!(buf.free().is_err());
+    drop(ctx);
+    drop(device);
+    drop(acl);
+    sim::reset();
+    Ok(())
+}
+
+/// Initialise the runtime through the raw API, allocate `bytes` of pinned
+/// memory, fill it with 0xEE, free it and finalize.
+fn aclrt_sim_fill_fresh_block(bytes: usize) {
+    use aclrt::sys;
+    // SAFETY: a plain C-API sequence on the simulator: init, set device,
+    // allocate, write within the allocation, free, reset, finalize; every
+    // pointer passed is valid for the call.
+    unsafe {
+        assert_eq!(sys::aclInit(core::ptr::null()), 0);
+        assert_eq!(sys::aclrtSetDevice(0), 0);
+        let mut p: *mut core::ffi::c_void = core::ptr::null_mut();
+        assert_eq!(sys::aclrtMallocHost(&mut p, bytes), 0);
+        p.cast::<u8>().write_bytes(0xEE, bytes);
+        assert_eq!(sys::aclrtFreeHost(p), 0);
+        assert_eq!(sys::aclrtResetDevice(0), 0);
+        assert_eq!(sys::aclFinalize(), 0);
+    }
+}

@@ -471,10 +471,7 @@ pub(crate) fn abort_stream(ctx: Raw, stream: Raw) -> Result<()> {
     make_current(ctx)?;
     // SAFETY: `stream` is a live explicit stream of `ctx`, now current
     // (module invariant); the call is synchronous and takes no pointers.
-    let code = {
-        let _ = stream;
-        sys::ACL_ERROR_INVALID_PARAM
-    }; // TEMP
+    let code = unsafe { sys::aclrtStreamAbort(stream.as_ptr()) };
     check(code, "aclrtStreamAbort")
 }
 
