@@ -1,6 +1,6 @@
 // Misuse: view device memory as a Rust slice on the CPU.
 // Why it must not compile: `aclrtMalloc` memory lies on the NPU; a `&[T]` of it would be dereferenced by the CPU.
-// Enforced by: `DeviceBuffer` has no `as_slice` (nor any other slice view); only `HostBuffer` has one.
+// Enforced by: `DeviceBuffer` has no `as_slice` (nor any other slice view); only `HostBuffer` has one (a plain `&[T]` in host run mode only).
 use aclrt::{Acl, HostMode, make_guard};
 
 fn main() -> Result<(), aclrt::Error> {
