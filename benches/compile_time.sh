@@ -3,9 +3,9 @@
 #   bash benches/compile_time.sh
 # (a) `cargo build -p aclrt` from clean, dev and release, dependencies
 #     included, and again with only the aclrt crate rebuilt;
-# (b) `cargo check` (and a dev `cargo build`) of examples/compile_cost.rs,
+# (b) `cargo check` (and a dev `cargo build`) of benches/compile_cost/safe.rs,
 #     a ~500-line program using every typestate, against
-#     examples/compile_cost_raw.rs, the same work in raw `aclrt::sys` calls
+#     benches/compile_cost/raw.rs, the same work in raw `aclrt::sys` calls
 #     (median of 3 runs each, interleaved, after touching the file).
 # Uses its own target dir ($CARGO_TARGET_DIR/compile-time, wiped first) and
 # writes key=value lines to $RESULTS/compile_time.txt (default
@@ -51,14 +51,14 @@ cargo clean -q -p aclrt --release --target-dir "$ct"
 put build_release_crate "$(timed cargo build -p aclrt --release)"
 
 # Warm up: dependencies and the library are checked/built once.
-timed cargo check --example compile_cost --example compile_cost_raw >/dev/null
-timed cargo build --example compile_cost --example compile_cost_raw >/dev/null
+timed cargo check -p aclrt-benches --example compile_cost --example compile_cost_raw >/dev/null
+timed cargo build -p aclrt-benches --example compile_cost --example compile_cost_raw >/dev/null
 cs=(); cr=(); bs=(); br=()
 for _ in $(seq "$runs"); do
-  touch examples/compile_cost.rs; cs+=("$(timed cargo check --example compile_cost)")
-  touch examples/compile_cost_raw.rs; cr+=("$(timed cargo check --example compile_cost_raw)")
-  touch examples/compile_cost.rs; bs+=("$(timed cargo build --example compile_cost)")
-  touch examples/compile_cost_raw.rs; br+=("$(timed cargo build --example compile_cost_raw)")
+  touch benches/compile_cost/safe.rs; cs+=("$(timed cargo check -p aclrt-benches --example compile_cost)")
+  touch benches/compile_cost/raw.rs; cr+=("$(timed cargo check -p aclrt-benches --example compile_cost_raw)")
+  touch benches/compile_cost/safe.rs; bs+=("$(timed cargo build -p aclrt-benches --example compile_cost)")
+  touch benches/compile_cost/raw.rs; br+=("$(timed cargo build -p aclrt-benches --example compile_cost_raw)")
 done
 put check_safe_runs "${cs[*]}"
 put check_raw_runs "${cr[*]}"
@@ -68,7 +68,7 @@ put check_safe "$(median "${cs[@]}")"
 put check_raw "$(median "${cr[@]}")"
 put build_safe "$(median "${bs[@]}")"
 put build_raw "$(median "${br[@]}")"
-put lines_safe "$(wc -l <examples/compile_cost.rs)"
-put lines_raw "$(wc -l <examples/compile_cost_raw.rs)"
+put lines_safe "$(wc -l <benches/compile_cost/safe.rs)"
+put lines_raw "$(wc -l <benches/compile_cost/raw.rs)"
 put load_after "$(cut -d' ' -f1-3 /proc/loadavg)"
 put note "Medians of $runs runs; each \`cargo check\`/\`cargo build\` of an example also re-runs cargo's own bookkeeping (about the same for both), so the ratio understates the difference in rustc's own type-check time. Load average before: $(grep '^load_before=' "$out" | cut -d= -f2), after: $(cut -d' ' -f1-3 /proc/loadavg)."

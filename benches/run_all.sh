@@ -29,8 +29,8 @@ cat "$RESULTS/machine.txt"
 
 echo "=== criterion benches"
 rm -rf "$CARGO_TARGET_DIR/criterion"
-cargo bench -p aclrt --bench overhead --bench sim_scaling
-cargo bench -p aclrt-sys --bench sim_throughput
+cargo bench -p aclrt-benches --bench overhead --bench sim_scaling
+cargo bench -p aclrt-benches --bench sim_throughput
 
 echo "=== instruction counts"
 if command -v valgrind >/dev/null; then

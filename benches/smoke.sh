@@ -6,6 +6,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 start=$SECONDS
-cargo test -p aclrt --bench overhead --bench icount --bench sim_scaling -- --test
-cargo test -p aclrt-sys --bench sim_throughput -- --test
+cargo test -p aclrt-benches --benches -- --test
 echo "smoke: every benchmark ran once in $((SECONDS - start))s"

@@ -1,9 +1,9 @@
-//! The twin of `compile_cost.rs`: the same work (every memory kind, views,
+//! The twin of `safe.rs`: the same work (every memory kind, views,
 //! events of both kinds, streams, two-stream hand-offs with host functions,
 //! default contexts, peer copies, nine element types, both run modes)
 //! written with raw `aclrt::sys` calls only, so that
 //! `benches/compile_time.sh` can compare what the typestates cost the
-//! compiler. It also runs: `cargo run --example compile_cost_raw`.
+//! compiler. It also runs: `cargo run -p aclrt-benches --example compile_cost_raw`.
 
 use core::ffi::c_void;
 use core::fmt::Debug;

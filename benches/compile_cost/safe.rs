@@ -1,8 +1,8 @@
 //! A user program of about 500 lines that touches every typestate of the
 //! safe API through generic functions, in both run modes. It exists to
 //! measure what the typestates cost the compiler (`benches/compile_time.sh`
-//! type-checks it against `compile_cost_raw.rs`, the same work written with
-//! raw `aclrt::sys` calls); it also runs: `cargo run --example compile_cost`.
+//! type-checks it against `raw.rs` beside it, the same work written with
+//! raw `aclrt::sys` calls); it also runs: `cargo run -p aclrt-benches --example compile_cost`.
 
 use core::fmt::Debug;
 use std::sync::Arc;
