@@ -51,14 +51,14 @@ cargo clean -q -p aclrt --release --target-dir "$ct"
 put build_release_crate "$(timed cargo build -p aclrt --release)"
 
 # Warm up: dependencies and the library are checked/built once.
-timed cargo check -p aclrt-benches --example compile_cost --example compile_cost_raw >/dev/null
-timed cargo build -p aclrt-benches --example compile_cost --example compile_cost_raw >/dev/null
+timed cargo check --manifest-path benches/Cargo.toml --example compile_cost --example compile_cost_raw >/dev/null
+timed cargo build --manifest-path benches/Cargo.toml --example compile_cost --example compile_cost_raw >/dev/null
 cs=(); cr=(); bs=(); br=()
 for _ in $(seq "$runs"); do
-  touch benches/compile_cost/safe.rs; cs+=("$(timed cargo check -p aclrt-benches --example compile_cost)")
-  touch benches/compile_cost/raw.rs; cr+=("$(timed cargo check -p aclrt-benches --example compile_cost_raw)")
-  touch benches/compile_cost/safe.rs; bs+=("$(timed cargo build -p aclrt-benches --example compile_cost)")
-  touch benches/compile_cost/raw.rs; br+=("$(timed cargo build -p aclrt-benches --example compile_cost_raw)")
+  touch benches/compile_cost/safe.rs; cs+=("$(timed cargo check --manifest-path benches/Cargo.toml --example compile_cost)")
+  touch benches/compile_cost/raw.rs; cr+=("$(timed cargo check --manifest-path benches/Cargo.toml --example compile_cost_raw)")
+  touch benches/compile_cost/safe.rs; bs+=("$(timed cargo build --manifest-path benches/Cargo.toml --example compile_cost)")
+  touch benches/compile_cost/raw.rs; br+=("$(timed cargo build --manifest-path benches/Cargo.toml --example compile_cost_raw)")
 done
 put check_safe_runs "${cs[*]}"
 put check_raw_runs "${cr[*]}"

@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 N=${1:-2000}
 command -v valgrind >/dev/null || { echo "valgrind not found: apt-get install valgrind" >&2; exit 1; }
-bin=$(cargo bench -p aclrt-benches --bench icount --no-run --message-format=json 2>/dev/null \
+bin=$(CARGO_TARGET_DIR=target cargo bench --manifest-path benches/Cargo.toml --bench icount --no-run --message-format=json 2>/dev/null \
   | grep -o '"executable":"[^"]*icount[^"]*"' | tail -1 | cut -d'"' -f4)
 [ -x "$bin" ] || { echo "could not build the icount bench" >&2; exit 1; }
 count() {  # mode op iterations -> total instructions (Ir)

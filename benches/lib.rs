@@ -1,3 +1,4 @@
-//! Holder crate for the benchmarks of aclrt (`cargo bench -p aclrt-benches`)
-//! and the compile-cost fixtures. Its own workspace member, so that
-//! criterion is built only when benchmarks are.
+//! Holder crate for the benchmarks of aclrt
+//! (`cargo bench --manifest-path benches/Cargo.toml`) and the compile-cost
+//! fixtures. A workspace of its own, so that criterion is built only when
+//! benchmarks are.

@@ -29,8 +29,8 @@ cat "$RESULTS/machine.txt"
 
 echo "=== criterion benches"
 rm -rf "$CARGO_TARGET_DIR/criterion"
-cargo bench -p aclrt-benches --bench overhead --bench sim_scaling
-cargo bench -p aclrt-benches --bench sim_throughput
+CARGO_TARGET_DIR=target cargo bench --manifest-path benches/Cargo.toml --bench overhead --bench sim_scaling
+CARGO_TARGET_DIR=target cargo bench --manifest-path benches/Cargo.toml --bench sim_throughput
 
 echo "=== instruction counts"
 if command -v valgrind >/dev/null; then

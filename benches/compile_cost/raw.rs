@@ -3,7 +3,7 @@
 //! default contexts, peer copies, nine element types, both run modes)
 //! written with raw `aclrt::sys` calls only, so that
 //! `benches/compile_time.sh` can compare what the typestates cost the
-//! compiler. It also runs: `cargo run -p aclrt-benches --example compile_cost_raw`.
+//! compiler. It also runs: `cargo run --manifest-path benches/Cargo.toml --example compile_cost_raw`.
 
 use core::ffi::c_void;
 use core::fmt::Debug;

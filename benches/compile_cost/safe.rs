@@ -2,7 +2,7 @@
 //! safe API through generic functions, in both run modes. It exists to
 //! measure what the typestates cost the compiler (`benches/compile_time.sh`
 //! type-checks it against `raw.rs` beside it, the same work written with
-//! raw `aclrt::sys` calls); it also runs: `cargo run -p aclrt-benches --example compile_cost`.
+//! raw `aclrt::sys` calls); it also runs: `cargo run --manifest-path benches/Cargo.toml --example compile_cost`.
 
 use core::fmt::Debug;
 use std::sync::Arc;
