@@ -1,14 +1,408 @@
-//! Real concurrency: per-stream workers, overlap, event capture, waits,
-//! timeouts, destroy semantics.
+//! Real concurrency: per-stream workers, streams run in parallel, events
+//! order work across streams, waits really block, async copies really
+//! happen later, timeouts, destroy semantics, many threads at once.
 
 mod common;
 use common::*;
-use std::sync::atomic::{AtomicUsize, Ordering};
+
+const MIB64: usize = 64 << 20;
 
 #[test]
-fn two_streams_overlap_in_time() {
-    let _g = sim::exclusive();
-    init_device0();
+fn two_streams_overlap_in_time_with_task_delays() {
+    let session = device0();
+    let a = create_stream();
+    let b = create_stream();
+    let pa = malloc(4096);
+    let pb = malloc(4096);
+    stream_delay(a, 50);
+    stream_delay(b, 50);
+    let t0 = Instant::now();
+    ok!(aclrtMemsetAsync(pa, 4096, 1, 4096, a));
+    ok!(aclrtMemsetAsync(pb, 4096, 2, 4096, b));
+    ok!(aclrtSynchronizeStream(a));
+    ok!(aclrtSynchronizeStream(b));
+    let took = t0.elapsed();
+    // Each task waits 50 ms; run one after the other they would need 100.
+    assert!(took >= Duration::from_millis(50), "delay ignored: {took:?}");
+    assert!(
+        took < Duration::from_millis(95),
+        "streams did not overlap: {took:?}"
+    );
+    assert_eq!(read_device(pa, 4096), vec![1; 4096]);
+    assert_eq!(read_device(pb, 4096), vec![2; 4096]);
+    free(pa);
+    free(pb);
+    destroy_stream(a);
+    destroy_stream(b);
+    session.finish();
+}
+
+#[test]
+fn tasks_of_one_stream_run_in_order() {
+    let session = device0();
+    let s = create_stream();
+    let p = malloc(1024);
+    let q = malloc(1024);
+    for v in 1..=20 {
+        ok!(aclrtMemsetAsync(p, 1024, v, 1024, s));
+    }
+    ok!(aclrtMemcpyAsync(
+        q,
+        1024,
+        p,
+        1024,
+        ACL_MEMCPY_DEVICE_TO_DEVICE,
+        s
+    ));
+    ok!(aclrtMemsetAsync(p, 1024, 0, 1024, s));
+    ok!(aclrtSynchronizeStream(s));
+    assert_eq!(read_device(q, 1024), vec![20; 1024]);
+    assert_eq!(read_device(p, 1024), vec![0; 1024]);
+    free(p);
+    free(q);
+    destroy_stream(s);
+    session.finish();
+}
+
+#[test]
+fn stream_wait_event_really_blocks_the_waiting_stream() {
+    let session = device0();
+    let a = create_stream();
+    let b = create_stream();
+    let e = create_event();
+    let n = 1 << 16;
+    let host_in = malloc_host(n);
+    let host_out = malloc_host(n);
+    let dev_a = malloc(n);
+    let dev_b = malloc(n);
+    let data = pattern(n, 23);
+    // SAFETY: live pinned allocations of n bytes, no task queued yet.
+    unsafe { host_slice(host_in, n) }.copy_from_slice(&data);
+    // SAFETY: as above.
+    unsafe { host_slice(host_out, n) }.fill(0);
+    ok!(aclrtMemset(dev_a, n, 0, n));
+    ok!(aclrtMemset(dev_b, n, 0, n));
+    // Stream A is slow: H2D into dev_a, then D2D into dev_b, then record.
+    stream_delay(a, 40);
+    ok!(aclrtMemcpyAsync(
+        dev_a,
+        n,
+        host_in,
+        n,
+        ACL_MEMCPY_HOST_TO_DEVICE,
+        a
+    ));
+    ok!(aclrtMemcpyAsync(
+        dev_b,
+        n,
+        dev_a,
+        n,
+        ACL_MEMCPY_DEVICE_TO_DEVICE,
+        a
+    ));
+    ok!(aclrtRecordEvent(e, a));
+    // Stream B waits for the event, then reads A's destination.
+    ok!(aclrtStreamWaitEvent(b, e));
+    ok!(aclrtMemcpyAsync(
+        host_out,
+        n,
+        dev_b,
+        n,
+        ACL_MEMCPY_DEVICE_TO_HOST,
+        b
+    ));
+    assert_eq!(stream_status(b), ACL_STREAM_STATUS_NOT_READY);
+    ok!(aclrtSynchronizeStream(b));
+    // SAFETY: stream B is synchronised; nothing else writes host_out.
+    assert_eq!(unsafe { host_slice(host_out, n) }, &data[..]);
+    // B's completion implies A's captured work completed.
+    assert_eq!(event_status(e), ACL_EVENT_RECORDED_STATUS_COMPLETE);
+    ok!(aclrtSynchronizeStream(a));
+    for p in [dev_a, dev_b] {
+        free(p);
+    }
+    free_host(host_in);
+    free_host(host_out);
+    destroy_event(e);
+    destroy_stream(a);
+    destroy_stream(b);
+    session.finish();
+}
+
+#[test]
+fn without_a_wait_the_other_stream_does_not_block() {
+    let session = device0();
+    let a = create_stream();
+    let b = create_stream();
+    let pa = malloc(64);
+    let pb = malloc(64);
+    stream_delay(a, 50);
+    ok!(aclrtMemsetAsync(pa, 64, 1, 64, a));
+    ok!(aclrtMemsetAsync(pb, 64, 2, 64, b));
+    let t0 = Instant::now();
+    ok!(aclrtSynchronizeStream(b));
+    assert!(
+        t0.elapsed() < Duration::from_millis(45),
+        "{:?}",
+        t0.elapsed()
+    );
+    assert_eq!(stream_status(a), ACL_STREAM_STATUS_NOT_READY);
+    ok!(aclrtSynchronizeStream(a));
+    free(pa);
+    free(pb);
+    destroy_stream(a);
+    destroy_stream(b);
+    session.finish();
+}
+
+#[test]
+fn several_streams_may_wait_on_one_event() {
+    let session = device0();
+    let src = create_stream();
+    let waiters = [create_stream(), create_stream(), create_stream()];
+    let e = create_event();
+    let shared = malloc(256);
+    let outs: Vec<_> = (0..3).map(|_| malloc(256)).collect();
+    ok!(aclrtMemset(shared, 256, 0, 256));
+    stream_delay(src, 30);
+    ok!(aclrtMemsetAsync(shared, 256, 0x66, 256, src));
+    ok!(aclrtRecordEvent(e, src));
+    for (w, out) in waiters.iter().zip(&outs) {
+        ok!(aclrtStreamWaitEvent(*w, e));
+        ok!(aclrtMemcpyAsync(
+            *out,
+            256,
+            shared,
+            256,
+            ACL_MEMCPY_DEVICE_TO_DEVICE,
+            *w
+        ));
+    }
+    for w in waiters {
+        ok!(aclrtSynchronizeStream(w));
+    }
+    for out in &outs {
+        assert_eq!(read_device(*out, 256), vec![0x66; 256]);
+    }
+    for out in outs {
+        free(out);
+    }
+    free(shared);
+    destroy_event(e);
+    destroy_stream(src);
+    for w in waiters {
+        destroy_stream(w);
+    }
+    session.finish();
+}
+
+#[test]
+fn a_wait_on_an_ex_event_keeps_the_set_captured_when_it_was_issued() {
+    let session = device0();
+    let a = create_stream();
+    let b = create_stream();
+    let e = create_event_ex(ACL_EVENT_SYNC);
+    let p = malloc(64);
+    ok!(aclrtRecordEvent(e, a));
+    ok!(aclrtSynchronizeEvent(e));
+    // B waits on the (complete) first record.
+    ok!(aclrtStreamWaitEvent(b, e));
+    // Re-record after a slow task on A: B's issued wait is not affected.
+    stream_delay(a, 50);
+    ok!(aclrtMemsetAsync(p, 64, 1, 64, a));
+    ok!(aclrtRecordEvent(e, a));
+    let t0 = Instant::now();
+    ok!(aclrtSynchronizeStream(b));
+    assert!(
+        t0.elapsed() < Duration::from_millis(45),
+        "{:?}",
+        t0.elapsed()
+    );
+    assert_eq!(event_status(e), ACL_EVENT_RECORDED_STATUS_NOT_READY);
+    ok!(aclrtSynchronizeStream(a));
+    free(p);
+    destroy_event(e);
+    destroy_stream(a);
+    destroy_stream(b);
+    session.finish();
+}
+
+#[test]
+fn not_ready_right_after_queuing_a_64_mib_copy() {
+    let session = device0();
+    let s = create_stream();
+    let e = create_event();
+    let src = malloc(MIB64);
+    let dst = malloc(MIB64);
+    ok!(aclrtMemset(src, MIB64, 0x5c, MIB64));
+    ok!(aclrtMemcpyAsync(
+        dst,
+        MIB64,
+        src,
+        MIB64,
+        ACL_MEMCPY_DEVICE_TO_DEVICE,
+        s
+    ));
+    ok!(aclrtRecordEvent(e, s));
+    // No artificial delay: the copy itself takes time.
+    assert_eq!(stream_status(s), ACL_STREAM_STATUS_NOT_READY);
+    assert_eq!(event_status(e), ACL_EVENT_RECORDED_STATUS_NOT_READY);
+    ok!(aclrtSynchronizeEvent(e));
+    assert_eq!(event_status(e), ACL_EVENT_RECORDED_STATUS_COMPLETE);
+    assert_eq!(stream_status(s), ACL_STREAM_STATUS_COMPLETE);
+    let mut tail = vec![0u8; 4096];
+    // SAFETY: the last 4096 bytes are inside the 64 MiB allocation.
+    let at = unsafe { dst.cast::<u8>().add(MIB64 - 4096) }.cast::<c_void>();
+    d2h(&mut tail, at);
+    assert_eq!(tail, vec![0x5c; 4096]);
+    free(src);
+    free(dst);
+    destroy_event(e);
+    destroy_stream(s);
+    session.finish();
+}
+
+#[test]
+fn events_complete_in_record_order() {
+    let session = device0();
+    let s = create_stream();
+    let e1 = create_event();
+    let e2 = create_event();
+    let p = malloc(64);
+    stream_delay(s, 20);
+    ok!(aclrtMemsetAsync(p, 64, 1, 64, s));
+    ok!(aclrtRecordEvent(e1, s));
+    ok!(aclrtMemsetAsync(p, 64, 2, 64, s));
+    ok!(aclrtRecordEvent(e2, s));
+    ok!(aclrtSynchronizeEvent(e2));
+    assert_eq!(event_status(e1), ACL_EVENT_RECORDED_STATUS_COMPLETE);
+    assert_eq!(read_device(p, 64), vec![2; 64]);
+    free(p);
+    destroy_event(e1);
+    destroy_event(e2);
+    destroy_stream(s);
+    session.finish();
+}
+
+#[test]
+fn synchronize_event_from_another_thread_waits_for_the_work() {
+    let session = device0();
+    let s = create_stream();
+    let e = create_event();
+    let p = malloc(64);
+    stream_delay(s, 30);
+    ok!(aclrtMemsetAsync(p, 64, 9, 64, s));
+    ok!(aclrtRecordEvent(e, s));
+    let ev = e as usize;
+    let code = std::thread::spawn(move || acl!(aclrtSynchronizeEvent(ev as aclrtEvent)))
+        .join()
+        .unwrap();
+    assert_eq!(code, ACL_SUCCESS);
+    assert_eq!(stream_status(s), ACL_STREAM_STATUS_COMPLETE);
+    assert_eq!(read_device(p, 64), vec![9; 64]);
+    free(p);
+    destroy_event(e);
+    destroy_stream(s);
+    session.finish();
+}
+
+#[test]
+fn threads_allocating_and_copying_concurrently_leave_a_clean_audit() {
+    let _sim = aclrt_sim::exclusive();
+    init();
+    let workers: Vec<_> = (0..4u8)
+        .map(|t| {
+            std::thread::spawn(move || {
+                let device = i32::from(t % 2);
+                ok!(aclrtSetDevice(device));
+                let s = create_stream();
+                for i in 0..50u8 {
+                    let n = 256 + usize::from(i) * 16;
+                    let data = pattern(n, t.wrapping_mul(50).wrapping_add(i));
+                    let p = malloc(n);
+                    let q = malloc(n);
+                    h2d(p, &data);
+                    ok!(aclrtMemcpyAsync(q, n, p, n, ACL_MEMCPY_DEVICE_TO_DEVICE, s));
+                    ok!(aclrtSynchronizeStream(s));
+                    assert_eq!(read_device(q, n), data);
+                    free(p);
+                    free(q);
+                }
+                destroy_stream(s);
+                ok!(aclrtResetDevice(device));
+            })
+        })
+        .collect();
+    for w in workers {
+        w.join().unwrap();
+    }
+    finalize();
+    assert_clean();
+}
+
+#[test]
+fn default_stream_is_shared_by_threads_of_one_context() {
+    let session = device0();
+    let p = malloc(64);
+    stream_delay(null_mut(), 40);
+    ok!(aclrtMemsetAsync(p, 64, 4, 64, null_mut()));
+    let addr = p as usize;
+    // Another thread on the same device synchronises the same default stream.
+    std::thread::spawn(move || {
+        ok!(aclrtSetDevice(0));
+        ok!(aclrtSynchronizeStream(null_mut()));
+        assert_eq!(read_device(addr as *const c_void, 64), vec![4; 64]);
+        ok!(aclrtResetDevice(0));
+    })
+    .join()
+    .unwrap();
+    free(p);
+    session.finish();
+}
+
+#[test]
+fn threads_enqueueing_on_one_stream_keep_every_task() {
+    let session = device0();
+    let s = create_stream() as usize;
+    let bufs: Vec<usize> = (0..4).map(|_| malloc(4096) as usize).collect();
+    let workers: Vec<_> = bufs
+        .iter()
+        .enumerate()
+        .map(|(t, &buf)| {
+            std::thread::spawn(move || {
+                ok!(aclrtSetDevice(0));
+                for i in 0..200i32 {
+                    ok!(aclrtMemsetAsync(
+                        buf as *mut c_void,
+                        4096,
+                        (t as i32) * 50 + i % 50,
+                        4096,
+                        s as aclrtStream
+                    ));
+                }
+                ok!(aclrtResetDevice(0));
+            })
+        })
+        .collect();
+    for w in workers {
+        w.join().unwrap();
+    }
+    ok!(aclrtSynchronizeStream(s as aclrtStream));
+    for (t, &buf) in bufs.iter().enumerate() {
+        // Each thread's own tasks stay in its order: the last value wins.
+        let last = (t as u8) * 50 + 49;
+        assert_eq!(read_device(buf as *const c_void, 4096), vec![last; 4096]);
+    }
+    for buf in bufs {
+        free(buf as *mut c_void);
+    }
+    destroy_stream(s as aclrtStream);
+    session.finish();
+}
+
+#[test]
+fn two_streams_overlap_in_time_with_host_functions() {
+    let session = device0();
     let (a, b) = (create_stream(), create_stream());
     let t0 = Instant::now();
     ok!(aclrtLaunchHostFunc(a, Some(sleep_ms), ms_arg(150)));
@@ -27,48 +421,12 @@ fn two_streams_overlap_in_time() {
     );
     ok!(aclrtDestroyStream(a));
     ok!(aclrtDestroyStream(b));
-    teardown_device0();
-    sim::audit().assert_clean();
-}
-
-#[test]
-fn not_ready_right_after_queuing_a_64_mib_copy() {
-    let _g = sim::exclusive();
-    init_device0();
-    let s = create_stream();
-    let n = 64 << 20;
-    let (src, dst) = (malloc(n), malloc(n));
-    ok!(aclrtMemset(src, n, 0x5c, n));
-    let e = create_event();
-    ok!(aclrtMemcpyAsync(
-        dst,
-        n,
-        src,
-        n,
-        ACL_MEMCPY_DEVICE_TO_DEVICE,
-        s
-    ));
-    ok!(aclrtRecordEvent(e, s));
-    assert_eq!(stream_status(s), ACL_STREAM_STATUS_NOT_READY);
-    assert_eq!(event_status(e), ACL_EVENT_RECORDED_STATUS_NOT_READY);
-    ok!(aclrtSynchronizeEvent(e));
-    assert_eq!(event_status(e), ACL_EVENT_RECORDED_STATUS_COMPLETE);
-    assert_eq!(stream_status(s), ACL_STREAM_STATUS_COMPLETE);
-    // SAFETY: in-bounds offset of the allocation.
-    let tail = unsafe { dst.cast::<u8>().add(n - 64) }.cast::<c_void>();
-    assert_eq!(read_device(tail, 64), vec![0x5c; 64]);
-    ok!(aclrtDestroyEvent(e));
-    ok!(aclrtFree(src));
-    ok!(aclrtFree(dst));
-    ok!(aclrtDestroyStream(s));
-    teardown_device0();
-    sim::audit().assert_clean();
+    session.finish();
 }
 
 #[test]
 fn tasks_of_a_stream_run_in_order() {
-    let _g = sim::exclusive();
-    init_device0();
+    let session = device0();
     let s = create_stream();
     let p = malloc(64);
     for v in 0..1000 {
@@ -78,14 +436,12 @@ fn tasks_of_a_stream_run_in_order() {
     assert_eq!(read_device(p, 64), vec![(999 % 256) as u8; 64]);
     ok!(aclrtFree(p));
     ok!(aclrtDestroyStream(s));
-    teardown_device0();
-    sim::audit().assert_clean();
+    session.finish();
 }
 
 #[test]
 fn a_record_captures_exactly_the_earlier_tasks() {
-    let _g = sim::exclusive();
-    init_device0();
+    let session = device0();
     let s = create_stream();
     let (e1, e2) = (create_event(), create_event());
     ok!(aclrtLaunchHostFunc(s, Some(sleep_ms), ms_arg(50)));
@@ -103,14 +459,12 @@ fn a_record_captures_exactly_the_earlier_tasks() {
     ok!(aclrtDestroyEvent(e1));
     ok!(aclrtDestroyEvent(e2));
     ok!(aclrtDestroyStream(s));
-    teardown_device0();
-    sim::audit().assert_clean();
+    session.finish();
 }
 
 #[test]
 fn record_on_an_idle_stream_completes_at_once() {
-    let _g = sim::exclusive();
-    init_device0();
+    let session = device0();
     let e = create_event();
     let t0 = Instant::now();
     for _ in 0..1000 {
@@ -120,14 +474,12 @@ fn record_on_an_idle_stream_completes_at_once() {
     let per = t0.elapsed() / 1000;
     assert!(per < Duration::from_millis(1), "{per:?} per round trip");
     ok!(aclrtDestroyEvent(e));
-    teardown_device0();
-    sim::audit().assert_clean();
+    session.finish();
 }
 
 #[test]
 fn stream_wait_event_really_holds_the_waiting_stream() {
-    let _g = sim::exclusive();
-    init_device0();
+    let session = device0();
     let (a, b) = (create_stream(), create_stream());
     let e = create_event();
     let (x, y) = (malloc(4096), malloc(4096));
@@ -158,14 +510,12 @@ fn stream_wait_event_really_holds_the_waiting_stream() {
     ok!(aclrtFree(y));
     ok!(aclrtDestroyStream(a));
     ok!(aclrtDestroyStream(b));
-    teardown_device0();
-    sim::audit().assert_clean();
+    session.finish();
 }
 
 #[test]
 fn a_wait_keeps_the_set_captured_when_it_was_issued() {
-    let _g = sim::exclusive();
-    init_device0();
+    let session = device0();
     let (a, b) = (create_stream(), create_stream());
     let e = create_event();
     ok!(aclrtLaunchHostFunc(a, Some(sleep_ms), ms_arg(50)));
@@ -186,14 +536,12 @@ fn a_wait_keeps_the_set_captured_when_it_was_issued() {
     ok!(aclrtDestroyEvent(e));
     ok!(aclrtDestroyStream(a));
     ok!(aclrtDestroyStream(b));
-    teardown_device0();
-    sim::audit().assert_clean();
+    session.finish();
 }
 
 #[test]
 fn timeouts_expire_with_their_codes() {
-    let _g = sim::exclusive();
-    init_device0();
+    let session = device0();
     let s = create_stream();
     let e = create_event();
     ok!(aclrtLaunchHostFunc(s, Some(sleep_ms), ms_arg(200)));
@@ -221,19 +569,17 @@ fn timeouts_expire_with_their_codes() {
     ok!(aclrtSynchronizeDeviceWithTimeout(-1));
     ok!(aclrtDestroyEvent(e));
     ok!(aclrtDestroyStream(s));
-    teardown_device0();
-    sim::audit().assert_clean();
+    session.finish();
 }
 
 #[test]
 fn destroy_waits_and_force_destroy_drops() {
-    let _g = sim::exclusive();
-    init_device0();
+    let session = device0();
     let hits = AtomicUsize::new(0);
-    let arg = (&hits as *const AtomicUsize).cast_mut().cast::<c_void>();
+    let arg = counter_arg(&hits);
     let s = create_stream();
     ok!(aclrtLaunchHostFunc(s, Some(sleep_ms), ms_arg(50)));
-    ok!(aclrtLaunchHostFunc(s, Some(bump), arg));
+    ok!(aclrtLaunchHostFunc(s, Some(count_run), arg));
     ok!(aclrtDestroyStream(s));
     assert_eq!(
         hits.load(Ordering::SeqCst),
@@ -242,7 +588,7 @@ fn destroy_waits_and_force_destroy_drops() {
     );
     let f = create_stream();
     ok!(aclrtLaunchHostFunc(f, Some(sleep_ms), ms_arg(50)));
-    ok!(aclrtLaunchHostFunc(f, Some(bump), arg));
+    ok!(aclrtLaunchHostFunc(f, Some(count_run), arg));
     let t0 = Instant::now();
     ok!(aclrtDestroyStreamForce(f));
     assert!(t0.elapsed() < Duration::from_millis(40));
@@ -252,14 +598,12 @@ fn destroy_waits_and_force_destroy_drops() {
         1,
         "force destroy drops pending tasks"
     );
-    teardown_device0();
-    sim::audit().assert_clean();
+    session.finish();
 }
 
 #[test]
 fn synchronize_from_another_thread_and_shared_default_stream() {
-    let _g = sim::exclusive();
-    init_device0();
+    let session = device0();
     let p = malloc(64);
     let mut ctx = null_mut();
     ok!(aclrtGetCurrentContext(&mut ctx));
@@ -276,15 +620,14 @@ fn synchronize_from_another_thread_and_shared_default_stream() {
     ok!(aclrtSynchronizeStream(null_mut()));
     assert_eq!(read_device(p, 64), vec![4; 64]);
     ok!(aclrtFree(p));
-    teardown_device0();
-    sim::audit().assert_clean();
+    session.finish();
 }
 
 #[test]
 fn two_64_mib_copies_run_in_parallel() {
     // Timing: informative only on loaded machines; it asserts just that the
     // concurrent run is not slower than 1.5x the serial one.
-    let _g = sim::exclusive();
+    let _sim = aclrt_sim::exclusive();
     init_device0();
     let n = 64 << 20;
     let bufs: Vec<*mut c_void> = (0..4).map(|_| malloc(n)).collect();
@@ -327,7 +670,7 @@ fn two_64_mib_copies_run_in_parallel() {
     ok!(aclrtDestroyStream(a));
     ok!(aclrtDestroyStream(b));
     teardown_device0();
-    sim::audit().assert_clean();
+    assert_clean();
 }
 
 #[test]
@@ -335,7 +678,7 @@ fn stress_sync_wait_and_events_across_threads() {
     // Many tiny enqueue/synchronise cycles on several threads, with
     // cross-stream waits: a lost wake-up in the completion protocol would
     // hang here.
-    let _g = sim::exclusive();
+    let _sim = aclrt_sim::exclusive();
     init_device0();
     let mut ctx = null_mut();
     ok!(aclrtGetCurrentContext(&mut ctx));
@@ -394,5 +737,5 @@ fn stress_sync_wait_and_events_across_threads() {
     }
     ok!(aclrtDestroyEvent(shared_event));
     teardown_device0();
-    sim::audit().assert_clean();
+    assert_clean();
 }

@@ -3,13 +3,11 @@
 mod common;
 use common::*;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 #[test]
 fn injected_call_fault_fails_the_nth_call_only() {
-    let _g = sim::exclusive();
-    init_device0();
-    sim::inject_fault("aclrtMalloc", 2, ACL_ERROR_RT_MEMORY_ALLOCATION);
+    let session = device0();
+    aclrt_sim::inject_fault("aclrtMalloc", 2, ACL_ERROR_RT_MEMORY_ALLOCATION);
     let a = malloc(64);
     let mut p = null_mut();
     assert_eq!(
@@ -22,21 +20,21 @@ fn injected_call_fault_fails_the_nth_call_only() {
     ok!(aclrtFree(a));
     ok!(aclrtFree(b));
     assert_eq!(
-        sim::call_counts().iter().find(|(n, _)| *n == "aclrtMalloc"),
+        aclrt_sim::call_counts()
+            .iter()
+            .find(|(n, _)| *n == "aclrtMalloc"),
         Some(&("aclrtMalloc", 3))
     );
-    teardown_device0();
-    sim::audit().assert_clean();
+    session.finish();
 }
 
 #[test]
 fn task_fault_is_a_no_op_reported_once_by_the_next_sync() {
-    let _g = sim::exclusive();
-    init_device0();
+    let session = device0();
     let s = create_stream();
     let p = malloc(64);
     ok!(aclrtMemset(p, 64, 0, 64));
-    sim::inject_task_fault(2, ACL_ERROR_RT_AICORE_EXCEPTION);
+    aclrt_sim::inject_task_fault(2, ACL_ERROR_RT_AICORE_EXCEPTION);
     ok!(aclrtMemsetAsync(p, 64, 1, 64, s));
     ok!(aclrtMemsetAsync(p, 64, 2, 64, s));
     let e = create_event();
@@ -53,21 +51,20 @@ fn task_fault_is_a_no_op_reported_once_by_the_next_sync() {
     );
     ok!(aclrtSynchronizeStream(s));
     // Device sync reports faults of the current context's streams.
-    sim::inject_task_fault(1, 507_899);
+    aclrt_sim::inject_task_fault(1, 507_899);
     ok!(aclrtMemsetAsync(p, 64, 3, 64, s));
     assert_eq!(acl!(aclrtSynchronizeDevice()), 507_899);
     ok!(aclrtSynchronizeDevice());
     ok!(aclrtDestroyEvent(e));
     ok!(aclrtFree(p));
     ok!(aclrtDestroyStream(s));
-    teardown_device0();
-    sim::audit().assert_clean();
+    session.finish();
 }
 
 #[test]
 fn configured_and_per_stream_delays() {
-    let _g = sim::exclusive();
-    sim::configure(SimConfig {
+    let _sim = aclrt_sim::exclusive();
+    aclrt_sim::configure(SimConfig {
         task_delay: Duration::from_millis(30),
         ..SimConfig::default()
     });
@@ -79,7 +76,7 @@ fn configured_and_per_stream_delays() {
     assert_eq!(stream_status(s), ACL_STREAM_STATUS_NOT_READY);
     ok!(aclrtSynchronizeStream(s));
     assert!(t0.elapsed() >= Duration::from_millis(30));
-    sim::set_stream_delay(s, Duration::ZERO);
+    aclrt_sim::set_stream_delay(s, Duration::ZERO);
     let t0 = Instant::now();
     ok!(aclrtMemsetAsync(p, 64, 1, 64, s));
     ok!(aclrtSynchronizeStream(s));
@@ -87,13 +84,12 @@ fn configured_and_per_stream_delays() {
     ok!(aclrtFree(p));
     ok!(aclrtDestroyStream(s));
     teardown_device0();
-    sim::audit().assert_clean();
+    assert_clean();
 }
 
 #[test]
 fn reset_works_from_a_dirty_state() {
-    let _g = sim::exclusive();
-    init_device0();
+    let session = device0();
     let s = create_stream();
     let p = malloc(1 << 20);
     let _h = malloc_host(64);
@@ -105,47 +101,45 @@ fn reset_works_from_a_dirty_state() {
     let mut other = null_mut();
     ok!(aclrtCtxGetCurrentDefaultStream(&mut other));
     // A subscription, a violation, an injected fault.
-    ok!(aclrtSubscribeReport(sim::thread_report_id(), other));
+    ok!(aclrtSubscribeReport(aclrt_sim::thread_report_id(), other));
     let _ = acl!(aclrtFree(std::ptr::without_provenance_mut(8)));
-    sim::inject_fault("aclrtMalloc", 1, 1);
+    aclrt_sim::inject_fault("aclrtMalloc", 1, 1);
     let t0 = Instant::now();
-    sim::reset();
+    aclrt_sim::reset();
     assert!(t0.elapsed() < Duration::from_secs(2), "{:?}", t0.elapsed());
-    let audit = sim::audit();
+    let audit = aclrt_sim::audit();
     assert!(audit.is_clean(), "{audit:#?}");
     assert!(!audit.initialized);
-    assert_eq!(sim::total_calls(), 0);
+    assert_eq!(aclrt_sim::total_calls(), 0);
     // Stale handles are rejected, a fresh runtime works.
     assert_eq!(
         acl!(aclrtSetCurrentContext(ctx)),
         ACL_ERROR_RT_INVALID_HANDLE
     );
-    sim::reset();
+    aclrt_sim::reset();
     init_device0();
     let q = malloc(64);
     ok!(aclrtFree(q));
-    teardown_device0();
-    sim::audit().assert_clean();
+    session.finish();
 }
 
 unsafe extern "C" fn flag_thread(arg: *mut c_void) {
     // SAFETY: the test passes a pointer to an `AtomicUsize` that outlives the
     // stream synchronisation after which the callback has run.
     let slot = unsafe { &*arg.cast::<AtomicUsize>() };
-    slot.store(sim::thread_report_id() as usize, Ordering::SeqCst);
+    slot.store(aclrt_sim::thread_report_id() as usize, Ordering::SeqCst);
 }
 
 #[test]
 fn callbacks_run_on_the_subscribed_thread() {
-    let _g = sim::exclusive();
-    init_device0();
+    let session = device0();
     let s = create_stream();
     let stop = Arc::new(AtomicBool::new(false));
     let (tx, rx) = std::sync::mpsc::channel();
     let reporter = {
         let stop = stop.clone();
         std::thread::spawn(move || {
-            tx.send(sim::thread_report_id()).unwrap();
+            tx.send(aclrt_sim::thread_report_id()).unwrap();
             let mut served = 0;
             while !stop.load(Ordering::SeqCst) {
                 match acl!(aclrtProcessReport(10)) {
@@ -196,19 +190,17 @@ fn callbacks_run_on_the_subscribed_thread() {
     assert_eq!(acl!(aclrtProcessReport(0)), ACL_ERROR_INVALID_PARAM);
     assert_eq!(acl!(aclrtProcessReport(5)), ACL_ERROR_RT_THREAD_SUBSCRIBE);
     ok!(aclrtDestroyStream(s));
-    teardown_device0();
-    sim::audit().assert_clean();
+    session.finish();
 }
 
 #[test]
 fn host_func_blocks_its_stream_until_it_returns() {
-    let _g = sim::exclusive();
-    init_device0();
+    let session = device0();
     let s = create_stream();
     let hits = AtomicUsize::new(0);
-    let arg = (&hits as *const AtomicUsize).cast_mut().cast::<c_void>();
+    let arg = counter_arg(&hits);
     ok!(aclrtLaunchHostFunc(s, Some(sleep_ms), ms_arg(50)));
-    ok!(aclrtLaunchHostFunc(s, Some(bump), arg));
+    ok!(aclrtLaunchHostFunc(s, Some(count_run), arg));
     assert_eq!(hits.load(Ordering::SeqCst), 0);
     assert_eq!(stream_status(s), ACL_STREAM_STATUS_NOT_READY);
     ok!(aclrtSynchronizeStream(s));
@@ -218,16 +210,15 @@ fn host_func_blocks_its_stream_until_it_returns() {
         ACL_ERROR_INVALID_PARAM
     );
     ok!(aclrtDestroyStream(s));
-    teardown_device0();
-    sim::audit().assert_clean();
+    session.finish();
 }
 
 #[test]
 fn trace_has_one_lane_per_stream_with_waits() {
-    let _g = sim::exclusive();
+    let _sim = aclrt_sim::exclusive();
     let path =
         std::env::temp_dir().join(format!("aclrt-sim-test-{}.trace.json", std::process::id()));
-    sim::configure(SimConfig {
+    aclrt_sim::configure(SimConfig {
         trace_path: Some(path.clone()),
         ..SimConfig::default()
     });
@@ -279,25 +270,25 @@ fn trace_has_one_lane_per_stream_with_waits() {
         .parse()
         .unwrap();
     assert!(dur > 10_000.0, "{wait}");
-    sim::audit().assert_clean();
+    assert_clean();
 }
 
 #[test]
 fn config_from_env_and_configure() {
-    let _g = sim::exclusive();
-    assert_eq!(sim::config(), SimConfig::from_env());
+    let _sim = aclrt_sim::exclusive();
+    assert_eq!(aclrt_sim::config(), SimConfig::from_env());
     let cfg = SimConfig {
         devices: 3,
         ..SimConfig::default()
     };
-    sim::configure(cfg.clone());
-    assert_eq!(sim::config(), cfg);
+    aclrt_sim::configure(cfg.clone());
+    assert_eq!(aclrt_sim::config(), cfg);
     ok!(aclInit(null()));
     let mut n = 0u32;
     ok!(aclrtGetDeviceCount(&mut n));
     assert_eq!(n, 3);
-    sim::configure(SimConfig::default());
-    assert_eq!(sim::config(), cfg, "in force until finalize");
+    aclrt_sim::configure(SimConfig::default());
+    assert_eq!(aclrt_sim::config(), cfg, "in force until finalize");
     ok!(aclFinalize());
-    assert_eq!(sim::config(), SimConfig::default());
+    assert_eq!(aclrt_sim::config(), SimConfig::default());
 }

@@ -15,26 +15,26 @@ fn every_declared_function_is_exported() {
         .filter_map(|l| l.split('(').next())
         .collect();
     assert!(declared.len() >= 60, "{declared:?}");
-    let _g = sim::exclusive();
+    let _sim = aclrt_sim::exclusive();
     for name in &declared {
         // inject_fault panics for names the simulator does not export.
-        sim::inject_fault(name, 1, 1);
+        aclrt_sim::inject_fault(name, 1, 1);
     }
-    sim::clear_faults();
+    aclrt_sim::clear_faults();
 }
 
 #[test]
 fn init_refcount_and_finalize_rules() {
-    let _g = sim::exclusive();
+    let _sim = aclrt_sim::exclusive();
     ok!(aclInit(null()));
     assert_eq!(acl!(aclInit(null())), ACL_ERROR_REPEAT_INITIALIZE);
     let mut n = 0u64;
     ok!(aclFinalizeReference(&mut n));
     assert_eq!(n, 1);
-    assert!(sim::audit().initialized);
+    assert!(aclrt_sim::audit().initialized);
     ok!(aclFinalizeReference(&mut n));
     assert_eq!(n, 0);
-    assert!(!sim::audit().initialized);
+    assert!(!aclrt_sim::audit().initialized);
     assert_eq!(acl!(aclFinalize()), ACL_ERROR_REPEAT_FINALIZE);
     assert_eq!(
         acl!(aclFinalizeReference(null_mut())),
@@ -42,12 +42,12 @@ fn init_refcount_and_finalize_rules() {
     );
     ok!(aclInit(null()));
     ok!(aclFinalize());
-    sim::audit().assert_clean();
+    assert_clean();
 }
 
 #[test]
 fn device_refcount_default_context_and_get_device() {
-    let _g = sim::exclusive();
+    let _sim = aclrt_sim::exclusive();
     ok!(aclInit(null()));
     let mut d = -1;
     assert_eq!(acl!(aclrtGetDevice(&mut d)), ACL_ERROR_RT_CONTEXT_NULL);
@@ -70,7 +70,10 @@ fn device_refcount_default_context_and_get_device() {
     ok!(aclrtGetCurrentContext(&mut ctx));
     assert_eq!(acl!(aclrtDestroyContext(ctx)), ACL_ERROR_RT_CONTEXT_NULL);
     ok!(aclrtResetDevice(1));
-    assert_eq!(sim::audit().live.get(&(ResourceKind::Device, 1)), Some(&1));
+    assert_eq!(
+        aclrt_sim::audit().live.get(&(ResourceKind::Device, 1)),
+        Some(&1)
+    );
     ok!(aclrtResetDevice(1));
     assert_eq!(
         acl!(aclrtResetDevice(1)),
@@ -78,12 +81,12 @@ fn device_refcount_default_context_and_get_device() {
     );
     assert_eq!(acl!(aclrtGetDevice(&mut d)), ACL_ERROR_RT_CONTEXT_NULL);
     ok!(aclFinalize());
-    sim::audit().assert_clean();
+    assert_clean();
 }
 
 #[test]
 fn explicit_context_is_current_and_falls_back_to_the_device_context() {
-    let _g = sim::exclusive();
+    let _sim = aclrt_sim::exclusive();
     init_device0();
     let mut primary = null_mut();
     ok!(aclrtGetCurrentContext(&mut primary));
@@ -100,14 +103,13 @@ fn explicit_context_is_current_and_falls_back_to_the_device_context() {
     ok!(aclrtGetCurrentContext(&mut cur));
     assert_eq!(cur, primary);
     assert_eq!(acl!(aclrtDestroyContext(ctx)), ACL_ERROR_RT_INVALID_HANDLE);
-    assert_eq!(kinds(), vec![ViolationKind::UseAfterFree]);
+    assert_eq!(violation_kinds(), vec![ViolationKind::UseAfterFree]);
     teardown_device0();
 }
 
 #[test]
 fn streams_count_against_the_limit() {
-    let _g = sim::exclusive();
-    init_device0();
+    let session = device0();
     let mut avail = 0u32;
     ok!(aclrtGetStreamAvailableNum(&mut avail));
     assert_eq!(avail, 1023, "the default stream counts");
@@ -129,14 +131,13 @@ fn streams_count_against_the_limit() {
         acl!(aclrtDestroyStream(null_mut())),
         ACL_ERROR_INVALID_PARAM
     );
-    teardown_device0();
-    sim::audit().assert_clean();
+    session.finish();
 }
 
 #[test]
 fn malloc_sizes_alignment_and_memory_accounting() {
-    let _g = sim::exclusive();
-    sim::configure(SimConfig {
+    let _sim = aclrt_sim::exclusive();
+    aclrt_sim::configure(SimConfig {
         memory_per_device: 1 << 20,
         ..SimConfig::default()
     });
@@ -171,13 +172,12 @@ fn malloc_sizes_alignment_and_memory_accounting() {
     ok!(aclrtGetMemInfo(ACL_HBM_MEM, &mut free1, &mut total));
     assert_eq!(free1, free0);
     teardown_device0();
-    sim::audit().assert_clean();
+    assert_clean();
 }
 
 #[test]
 fn sync_copies_memset_and_2d() {
-    let _g = sim::exclusive();
-    init_device0();
+    let session = device0();
     let d = malloc(256);
     let data: Vec<u8> = (0..=255).collect();
     h2d(d, &data);
@@ -221,13 +221,12 @@ fn sync_copies_memset_and_2d() {
         ACL_MEMCPY_HOST_TO_DEVICE
     ));
     ok!(aclrtFree(d));
-    teardown_device0();
-    sim::audit().assert_clean();
+    session.finish();
 }
 
 #[test]
 fn versions_and_soc_name() {
-    let _g = sim::exclusive();
+    let _sim = aclrt_sim::exclusive();
     let (mut a, mut b, mut c) = (0, 0, 0);
     ok!(aclrtGetVersion(&mut a, &mut b, &mut c));
     assert_eq!((a, b, c), (1, 17, 0));
@@ -253,16 +252,16 @@ fn versions_and_soc_name() {
     // SAFETY: aclrtGetSocName returns a static NUL-terminated string.
     let soc = unsafe { std::ffi::CStr::from_ptr(soc) };
     assert_eq!(soc.to_str().unwrap(), "Ascend910B-sim");
-    let counts = sim::call_counts();
+    let counts = aclrt_sim::call_counts();
     assert_eq!(counts[0], ("aclrtGetVersion", 1));
-    assert_eq!(sim::total_calls(), 5);
-    sim::reset_call_counts();
-    assert_eq!(sim::total_calls(), 0);
+    assert_eq!(aclrt_sim::total_calls(), 5);
+    aclrt_sim::reset_call_counts();
+    assert_eq!(aclrt_sim::total_calls(), 0);
 }
 
 #[test]
 fn error_messages_are_per_thread() {
-    let _g = sim::exclusive();
+    let _sim = aclrt_sim::exclusive();
     ok!(aclInit(null()));
     assert_eq!(acl!(aclrtSetDevice(-1)), ACL_ERROR_RT_INVALID_DEVICEID);
     let other = std::thread::spawn(recent_err_msg).join().unwrap();

@@ -16,7 +16,7 @@ fn panic_text(p: &(dyn std::any::Any + Send)) -> String {
 
 #[test]
 fn memory_alive_at_a_reset_is_quarantined_not_freed() {
-    let _g = sim::exclusive();
+    let _sim = aclrt_sim::exclusive();
     init_device0();
     const LEN: usize = 256;
     let host = malloc_host(LEN).cast::<u8>();
@@ -26,7 +26,7 @@ fn memory_alive_at_a_reset_is_quarantined_not_freed() {
     unsafe { std::ptr::write_bytes(host, 0xAB, LEN) };
     h2d(dev, &[0xCD; LEN]);
 
-    sim::reset();
+    aclrt_sim::reset();
 
     // The block outlived the reset: still mapped, still holding its bytes
     // (a freed block would have been reused or overwritten by allocator
@@ -50,7 +50,7 @@ fn memory_alive_at_a_reset_is_quarantined_not_freed() {
     }
 
     // Every call through the stale pointers is an error, never an access.
-    let violations_before = sim::audit().violations.len();
+    let violations_before = aclrt_sim::audit().violations.len();
     assert_eq!(
         acl!(aclrtFreeHost(host.cast())),
         ACL_ERROR_RT_MEMORY_FREE,
@@ -86,7 +86,7 @@ fn memory_alive_at_a_reset_is_quarantined_not_freed() {
         ACL_ERROR_RT_PARAM_INVALID
     );
     assert!(local.iter().all(|&b| b == 0), "nothing was copied");
-    let kinds: Vec<ViolationKind> = sim::audit().violations[violations_before..]
+    let kinds: Vec<ViolationKind> = aclrt_sim::audit().violations[violations_before..]
         .iter()
         .map(|v| v.kind)
         .collect();
@@ -108,7 +108,7 @@ fn memory_alive_at_a_reset_is_quarantined_not_freed() {
 
 #[test]
 fn memory_alive_at_finalize_is_quarantined_too() {
-    let _g = sim::exclusive();
+    let _sim = aclrt_sim::exclusive();
     init_device0();
     let host = malloc_host(64).cast::<u8>();
     // SAFETY: a live 64-byte aclrtMallocHost block.
@@ -122,31 +122,31 @@ fn memory_alive_at_finalize_is_quarantined_too() {
 #[test]
 #[should_panic(expected = "already holds aclrt_sim::exclusive()")]
 fn exclusive_twice_on_one_thread_panics_instead_of_deadlocking() {
-    let _g = sim::exclusive();
-    let _again = sim::exclusive();
+    let _sim = aclrt_sim::exclusive();
+    let _again = aclrt_sim::exclusive();
 }
 
 #[test]
 fn exclusive_works_again_after_a_reentrant_attempt() {
-    let _g = sim::exclusive();
-    let err = catch_unwind(AssertUnwindSafe(|| drop(sim::exclusive()))).unwrap_err();
+    let _sim = aclrt_sim::exclusive();
+    let err = catch_unwind(AssertUnwindSafe(|| drop(aclrt_sim::exclusive()))).unwrap_err();
     assert!(
         panic_text(&*err).contains("re-entrant"),
         "{}",
         panic_text(&*err)
     );
     // Still held by `_g`; reset from the holder is fine.
-    sim::reset();
+    aclrt_sim::reset();
     init_device0();
     teardown_device0();
-    sim::audit().assert_clean();
+    assert_clean();
 }
 
 static CAUGHT: Mutex<Vec<String>> = Mutex::new(Vec::new());
 
 /// Host function: calls `reset` and then `exclusive`, recording the panics.
 unsafe extern "C" fn reset_from_host_func(_: *mut c_void) {
-    for f in [sim::reset as fn(), || drop(sim::exclusive())] {
+    for f in [aclrt_sim::reset as fn(), || drop(aclrt_sim::exclusive())] {
         let text = match catch_unwind(f) {
             Ok(()) => "returned".to_owned(),
             Err(p) => panic_text(&*p),
@@ -157,7 +157,7 @@ unsafe extern "C" fn reset_from_host_func(_: *mut c_void) {
 
 #[test]
 fn reset_and_exclusive_from_a_host_function_panic() {
-    let _g = sim::exclusive();
+    let _sim = aclrt_sim::exclusive();
     CAUGHT.lock().unwrap().clear();
     init_device0();
     let s = create_stream();
@@ -186,12 +186,12 @@ fn reset_and_exclusive_from_a_host_function_panic() {
     ok!(aclrtFree(p));
     ok!(aclrtDestroyStream(s));
     teardown_device0();
-    sim::audit().assert_clean();
+    assert_clean();
 }
 
 /// Callback: calls `reset`, recording the panic.
 unsafe extern "C" fn reset_from_callback(_: *mut c_void) {
-    let text = match catch_unwind(sim::reset) {
+    let text = match catch_unwind(aclrt_sim::reset) {
         Ok(()) => "returned".to_owned(),
         Err(p) => panic_text(&*p),
     };
@@ -200,11 +200,11 @@ unsafe extern "C" fn reset_from_callback(_: *mut c_void) {
 
 #[test]
 fn reset_from_a_callback_run_by_process_report_panics() {
-    let _g = sim::exclusive();
+    let _sim = aclrt_sim::exclusive();
     CAUGHT.lock().unwrap().clear();
     init_device0();
     let s = create_stream();
-    ok!(aclrtSubscribeReport(sim::thread_report_id(), s));
+    ok!(aclrtSubscribeReport(aclrt_sim::thread_report_id(), s));
     ok!(aclrtLaunchCallback(
         Some(reset_from_callback),
         null_mut(),
@@ -219,17 +219,17 @@ fn reset_from_a_callback_run_by_process_report_panics() {
         caught[0].starts_with("aclrt_sim::reset called from"),
         "{caught:?}"
     );
-    ok!(aclrtUnSubscribeReport(sim::thread_report_id(), s));
+    ok!(aclrtUnSubscribeReport(aclrt_sim::thread_report_id(), s));
     ok!(aclrtDestroyStream(s));
     teardown_device0();
-    sim::audit().assert_clean();
+    assert_clean();
 }
 
 /// What [`late_writer`] writes to, and when it is done.
 struct LateWrite {
     dst: *mut u8,
-    started: std::sync::atomic::AtomicBool,
-    done: std::sync::atomic::AtomicBool,
+    started: AtomicBool,
+    done: AtomicBool,
 }
 
 /// Host function: outlives the 5-s teardown limit, then writes 0xEE into
@@ -237,42 +237,41 @@ struct LateWrite {
 unsafe extern "C" fn late_writer(arg: *mut c_void) {
     // SAFETY: the test keeps the `LateWrite` alive until `done` is set.
     let w = unsafe { &*arg.cast::<LateWrite>() };
-    w.started.store(true, std::sync::atomic::Ordering::SeqCst);
+    w.started.store(true, Ordering::SeqCst);
     std::thread::sleep(Duration::from_millis(5_500));
     // SAFETY: `dst` is a 64-byte aclrtMallocHost block; the simulator
     // quarantines it at the reset that happens meanwhile.
     unsafe { std::ptr::write_bytes(w.dst, 0xEE, 64) };
-    w.done.store(true, std::sync::atomic::Ordering::SeqCst);
+    w.done.store(true, Ordering::SeqCst);
 }
 
 #[test]
 fn a_detached_worker_writes_into_quarantined_memory_not_freed_memory() {
-    let _g = sim::exclusive();
-    init_device0();
+    let session = device0();
     let s = create_stream();
     let w = Box::new(LateWrite {
         dst: malloc_host(64).cast(),
-        started: std::sync::atomic::AtomicBool::new(false),
-        done: std::sync::atomic::AtomicBool::new(false),
+        started: AtomicBool::new(false),
+        done: AtomicBool::new(false),
     });
     let arg = (&*w as *const LateWrite).cast_mut().cast::<c_void>();
     ok!(aclrtLaunchHostFunc(s, Some(late_writer), arg));
-    while !w.started.load(std::sync::atomic::Ordering::SeqCst) {
+    while !w.started.load(Ordering::SeqCst) {
         std::thread::sleep(Duration::from_millis(1));
     }
     let t0 = Instant::now();
-    sim::reset(); // detaches the worker after 5 s
+    aclrt_sim::reset(); // detaches the worker after 5 s
     assert!(
         t0.elapsed() < Duration::from_millis(5_400),
         "{:?}",
         t0.elapsed()
     );
-    assert!(!w.done.load(std::sync::atomic::Ordering::SeqCst));
+    assert!(!w.done.load(Ordering::SeqCst));
     // A fresh runtime allocates elsewhere while the detached worker runs.
     init_device0();
     let fresh = malloc_host(64);
     assert_ne!(fresh.cast::<u8>(), w.dst);
-    while !w.done.load(std::sync::atomic::Ordering::SeqCst) {
+    while !w.done.load(Ordering::SeqCst) {
         std::thread::sleep(Duration::from_millis(10));
     }
     // SAFETY: both blocks are valid: `fresh` is live, `w.dst` quarantined.
@@ -288,6 +287,5 @@ fn a_detached_worker_writes_into_quarantined_memory_not_freed_memory() {
         "the late write hit only its own block"
     );
     ok!(aclrtFreeHost(fresh));
-    teardown_device0();
-    sim::audit().assert_clean();
+    session.finish();
 }

@@ -1,145 +1,413 @@
-//! Helpers for the simulator's own integration tests (calls through the
-//! exported C ABI, as a C program would make them).
+//! The one test-support module of the simulator's integration tests.
+//!
+//! The tests call the exported C ABI exactly as a C program would (through
+//! the declarations of [`aclrt_sim::ffi`], the bindgen output of the
+//! project's header that aclrt-sys uses too), and inspect the runtime with
+//! the control API (`configure`, `audit`, `inject_fault`, ...).
+//!
+//! Every test file includes this module with `mod common;` and uses only a
+//! part of it, hence the `dead_code` allowance.
+//!
+//! The shape of most tests:
+//!
+//! ```ignore
+//! #[test]
+//! fn something_on_device_0() {
+//!     let session = device0(); // exclusive + aclInit + aclrtSetDevice(0)
+//!     // ... calls ...
+//!     session.finish(); // aclrtResetDevice(0) + aclFinalize + clean audit
+//! }
+//! ```
+//!
+//! and, for a rule that must hold in both run modes, [`in_both_run_modes`].
 #![allow(dead_code, unused_imports, unused_macros)]
 
-pub use ascendcl as sim;
-pub use ascendcl::ffi::*;
-pub use ascendcl::{ResourceKind, RunMode, SimConfig, ViolationKind};
+pub use ascendcl as aclrt_sim;
+
+pub use aclrt_sim::ffi::*;
+pub use aclrt_sim::{ResourceKind, RunMode, SimConfig, Violation, ViolationKind};
 pub use std::ffi::c_void;
 pub use std::ptr::{null, null_mut};
+pub use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 pub use std::time::{Duration, Instant};
 
-/// Calls one C function of the simulator.
+// ------------------------------------------------------------ calling C
+
+/// Calls one function of the C ABI (`aclrt_sim::ffi::name(args...)`).
+///
+/// The tests deliberately pass wrong arguments (foreign handles, freed
+/// pointers, lengths beyond an allocation) to check the simulator's strict
+/// mode; the simulator validates every handle and address against its own
+/// tables before it dereferences anything, so these calls stay defined.
 macro_rules! acl {
     ($f:ident ( $($arg:expr),* $(,)? )) => {{
-        // SAFETY: the tests pass null, live runtime allocations, locals of
-        // at least the size passed with them, or deliberately invalid values
-        // that the simulator rejects after a table lookup and before any
-        // access; output pointers point to locals of the exact C type.
-        unsafe { $crate::common::sim::ffi::$f($($arg),*) }
+        // SAFETY:
+        // - every pointer argument is either null, a live allocation or
+        //   local of at least the size passed with it, or a deliberately
+        //   invalid value that the simulator rejects after looking it up in
+        //   its allocation/handle tables, before any access;
+        // - output pointers point to locals of the exact C type;
+        // - the simulator is process-global and the test holds
+        //   `aclrt_sim::exclusive()`, so no other test races with the call.
+        unsafe { $crate::common::$f($($arg),*) }
     }};
 }
 pub(crate) use acl;
 
-/// Calls a C function and panics (with the recent error message) unless it
-/// returned `ACL_SUCCESS`.
+/// Calls a C function and asserts that it returned `ACL_SUCCESS`, showing the
+/// recent error text otherwise.
 macro_rules! ok {
     ($f:ident ( $($arg:expr),* $(,)? )) => {{
         let code = $crate::common::acl!($f($($arg),*));
-        if code != 0 {
-            panic!(
-                "{} returned {code}: {:?}",
-                stringify!($f),
-                $crate::common::recent_err_msg()
-            );
-        }
+        $crate::common::check(code, stringify!($f));
     }};
 }
 pub(crate) use ok;
 
-/// `aclGetRecentErrMsg` as an owned string.
+/// Panics unless `code` is `ACL_SUCCESS`.
+#[track_caller]
+pub fn check(code: aclError, what: &str) {
+    if code != ACL_SUCCESS {
+        let msg = recent_err_msg();
+        panic!("{what} returned {code} (expected 0); recent error message: {msg:?}");
+    }
+}
+
+/// `aclGetRecentErrMsg()` as an owned string (`None` for NULL).
 pub fn recent_err_msg() -> Option<String> {
     let p = acl!(aclGetRecentErrMsg());
     if p.is_null() {
         return None;
     }
-    // SAFETY: a non-null result is a NUL-terminated string valid until the
-    // next call on this thread; it is copied at once.
-    Some(
-        unsafe { std::ffi::CStr::from_ptr(p) }
-            .to_string_lossy()
-            .into_owned(),
-    )
+    // SAFETY: a non-null result of aclGetRecentErrMsg is a NUL-terminated
+    // string that stays valid until the next call on this thread; it is
+    // copied out at once.
+    let text = unsafe { std::ffi::CStr::from_ptr(p) };
+    Some(text.to_string_lossy().into_owned())
 }
 
-/// `aclInit(NULL)` + `aclrtSetDevice(0)`.
-pub fn init_device0() {
+// ------------------------------------------------------------ setup and teardown
+
+/// `aclInit(NULL)`, asserting success.
+pub fn init() {
     ok!(aclInit(null()));
-    ok!(aclrtSetDevice(0));
 }
 
-/// `aclrtResetDevice(0)` + `aclFinalize()`.
-pub fn teardown_device0() {
-    ok!(aclrtResetDevice(0));
+/// `aclFinalize()`, asserting success.
+pub fn finalize() {
     ok!(aclFinalize());
 }
 
+/// `aclInit` + `aclrtSetDevice(0)`.
+pub fn init_device0() {
+    init();
+    ok!(aclrtSetDevice(0));
+}
+
+/// `aclrtResetDevice(0)` + `aclFinalize`.
+pub fn teardown_device0() {
+    ok!(aclrtResetDevice(0));
+    finalize();
+}
+
+/// A test's session on device 0: holds [`aclrt_sim::exclusive`] (so the
+/// test has a fresh simulator to itself) and has run `aclInit` +
+/// `aclrtSetDevice(0)`. End it with [`Session::finish`]; a test that panics
+/// drops it instead, and the next test's `exclusive` resets the simulator.
+#[must_use = "end the test with session.finish()"]
+pub struct Session {
+    _sim: aclrt_sim::Exclusive,
+}
+
+/// Starts a [`Session`] on device 0 with the default configuration.
+pub fn device0() -> Session {
+    let sim = aclrt_sim::exclusive();
+    init_device0();
+    Session { _sim: sim }
+}
+
+impl Session {
+    /// `aclrtResetDevice(0)` + `aclFinalize`, then asserts that the audit is
+    /// clean (no violations, no leaks, nothing live).
+    #[track_caller]
+    pub fn finish(self) {
+        teardown_device0();
+        assert_clean();
+    }
+}
+
+/// Runs `f` once in each run mode, each time on a fresh simulator
+/// configured for that mode (before `aclInit`). The caller holds
+/// [`aclrt_sim::exclusive`].
+pub fn in_both_run_modes(mut f: impl FnMut(RunMode)) {
+    for mode in [RunMode::Host, RunMode::Device] {
+        aclrt_sim::reset();
+        configure(|c| c.run_mode = mode);
+        f(mode);
+    }
+}
+
+/// Configures the simulator (before `aclInit`) with `f` applied to the
+/// defaults.
+pub fn configure(f: impl FnOnce(&mut SimConfig)) {
+    let mut cfg = SimConfig::default();
+    f(&mut cfg);
+    aclrt_sim::configure(cfg);
+}
+
+// ------------------------------------------------------------ the audit
+
+/// Asserts that the audit is clean (no violations, no leaks, nothing live).
+#[track_caller]
+pub fn assert_clean() {
+    aclrt_sim::audit().assert_clean();
+}
+
+/// The kinds of the violations recorded so far, in order.
+pub fn violation_kinds() -> Vec<ViolationKind> {
+    aclrt_sim::audit()
+        .violations
+        .iter()
+        .map(|v| v.kind)
+        .collect()
+}
+
+/// Asserts that exactly `kinds` were recorded (in this order), that each
+/// violation carries a non-zero code and a message, then resets the
+/// simulator.
+#[track_caller]
+pub fn expect_violations(kinds: &[ViolationKind]) {
+    let audit = aclrt_sim::audit();
+    let got: Vec<ViolationKind> = audit.violations.iter().map(|v| v.kind).collect();
+    assert_eq!(got, kinds, "violations: {:#?}", audit.violations);
+    for v in &audit.violations {
+        assert_ne!(v.code, ACL_SUCCESS, "violation without error code: {v:?}");
+        assert!(!v.message.is_empty(), "violation without message: {v:?}");
+    }
+    aclrt_sim::reset();
+}
+
+/// The live count of `kind` on `device` in the audit.
+pub fn live(kind: ResourceKind, device: i32) -> usize {
+    aclrt_sim::audit()
+        .live
+        .get(&(kind, device))
+        .copied()
+        .unwrap_or(0)
+}
+
+// ------------------------------------------------------------ resources
+
+/// `aclrtMalloc(size, HUGE_FIRST)`, asserting success.
+#[track_caller]
 pub fn malloc(size: usize) -> *mut c_void {
-    let mut p = null_mut();
+    let mut p: *mut c_void = null_mut();
     ok!(aclrtMalloc(&mut p, size, ACL_MEM_MALLOC_HUGE_FIRST));
+    assert!(!p.is_null());
     p
 }
 
+/// `aclrtMallocHost(size)`, asserting success.
+#[track_caller]
 pub fn malloc_host(size: usize) -> *mut c_void {
-    let mut p = null_mut();
+    let mut p: *mut c_void = null_mut();
     ok!(aclrtMallocHost(&mut p, size));
+    assert!(!p.is_null());
     p
 }
 
+/// `aclrtFree`, asserting success.
+#[track_caller]
+pub fn free(p: *mut c_void) {
+    ok!(aclrtFree(p));
+}
+
+/// `aclrtFreeHost`, asserting success.
+#[track_caller]
+pub fn free_host(p: *mut c_void) {
+    ok!(aclrtFreeHost(p));
+}
+
+/// `aclrtCreateStream`, asserting success.
+#[track_caller]
 pub fn create_stream() -> aclrtStream {
-    let mut s = null_mut();
+    let mut s: aclrtStream = null_mut();
     ok!(aclrtCreateStream(&mut s));
+    assert!(!s.is_null());
     s
 }
 
+/// `aclrtDestroyStream`, asserting success.
+#[track_caller]
+pub fn destroy_stream(s: aclrtStream) {
+    ok!(aclrtDestroyStream(s));
+}
+
+/// `aclrtCreateContext(device)`, asserting success.
+#[track_caller]
+pub fn create_context(device: i32) -> aclrtContext {
+    let mut c: aclrtContext = null_mut();
+    ok!(aclrtCreateContext(&mut c, device));
+    assert!(!c.is_null());
+    c
+}
+
+/// `aclrtGetCurrentContext`, asserting success.
+#[track_caller]
+pub fn current_context() -> aclrtContext {
+    let mut c: aclrtContext = null_mut();
+    ok!(aclrtGetCurrentContext(&mut c));
+    c
+}
+
+/// `aclrtCreateEvent`, asserting success.
+#[track_caller]
 pub fn create_event() -> aclrtEvent {
-    let mut e = null_mut();
+    let mut e: aclrtEvent = null_mut();
     ok!(aclrtCreateEvent(&mut e));
+    assert!(!e.is_null());
     e
 }
 
-pub fn h2d(dst: *mut c_void, data: &[u8]) {
-    ok!(aclrtMemcpy(
-        dst,
-        data.len(),
-        data.as_ptr().cast(),
-        data.len(),
-        ACL_MEMCPY_HOST_TO_DEVICE
-    ));
+/// `aclrtCreateEventWithFlag(flag)`, asserting success.
+#[track_caller]
+pub fn create_event_with_flag(flag: u32) -> aclrtEvent {
+    let mut e: aclrtEvent = null_mut();
+    ok!(aclrtCreateEventWithFlag(&mut e, flag));
+    assert!(!e.is_null());
+    e
 }
 
-pub fn read_device(src: *const c_void, len: usize) -> Vec<u8> {
-    let mut out = vec![0u8; len];
-    ok!(aclrtMemcpy(
-        out.as_mut_ptr().cast(),
-        len,
-        src,
-        len,
-        ACL_MEMCPY_DEVICE_TO_HOST
-    ));
-    out
+/// `aclrtCreateEventExWithFlag(flag)`, asserting success.
+#[track_caller]
+pub fn create_event_ex(flag: u32) -> aclrtEvent {
+    let mut e: aclrtEvent = null_mut();
+    ok!(aclrtCreateEventExWithFlag(&mut e, flag));
+    assert!(!e.is_null());
+    e
 }
 
-pub fn stream_status(s: aclrtStream) -> aclrtStreamStatus {
-    let mut st = 0xdead;
-    ok!(aclrtStreamQuery(s, &mut st));
-    st
+/// `aclrtDestroyEvent`, asserting success.
+#[track_caller]
+pub fn destroy_event(e: aclrtEvent) {
+    ok!(aclrtDestroyEvent(e));
 }
 
+/// `aclrtQueryEventStatus`, asserting success.
+#[track_caller]
 pub fn event_status(e: aclrtEvent) -> aclrtEventRecordedStatus {
-    let mut st = 0xdead;
+    let mut st: aclrtEventRecordedStatus = 0xdead;
     ok!(aclrtQueryEventStatus(e, &mut st));
     st
 }
 
-pub fn kinds() -> Vec<ViolationKind> {
-    sim::audit().violations.iter().map(|v| v.kind).collect()
+/// `aclrtStreamQuery`, asserting success.
+#[track_caller]
+pub fn stream_status(s: aclrtStream) -> aclrtStreamStatus {
+    let mut st: aclrtStreamStatus = 0xdead;
+    ok!(aclrtStreamQuery(s, &mut st));
+    st
 }
 
-/// Host function: sleeps for the number of milliseconds behind `arg`.
+/// Sets the extra latency of every task queued on `stream` from now on.
+pub fn stream_delay(stream: aclrtStream, ms: u64) {
+    aclrt_sim::set_stream_delay(stream, Duration::from_millis(ms));
+}
+
+// ------------------------------------------------------------ data
+
+/// Synchronous host-to-device copy of `src` to `dst`.
+#[track_caller]
+pub fn h2d(dst: *mut c_void, src: &[u8]) {
+    ok!(aclrtMemcpy(
+        dst,
+        src.len(),
+        src.as_ptr().cast(),
+        src.len(),
+        ACL_MEMCPY_HOST_TO_DEVICE
+    ));
+}
+
+/// Synchronous device-to-host copy of `dst.len()` bytes from `src`.
+#[track_caller]
+pub fn d2h(dst: &mut [u8], src: *const c_void) {
+    ok!(aclrtMemcpy(
+        dst.as_mut_ptr().cast(),
+        dst.len(),
+        src,
+        dst.len(),
+        ACL_MEMCPY_DEVICE_TO_HOST
+    ));
+}
+
+/// Reads `len` bytes of device memory back to the host.
+#[track_caller]
+pub fn read_device(src: *const c_void, len: usize) -> Vec<u8> {
+    let mut out = vec![0u8; len];
+    d2h(&mut out, src);
+    out
+}
+
+/// A deterministic byte pattern that differs for each `seed`.
+pub fn pattern(len: usize, seed: u8) -> Vec<u8> {
+    (0..len)
+        .map(|i| (i as u8).wrapping_mul(31).wrapping_add(seed))
+        .collect()
+}
+
+/// Views `len` bytes of simulator host memory (`aclrtMallocHost`) as a slice.
+///
+/// # Safety
+/// `p` must be a live `aclrtMallocHost` allocation of at least `len` bytes
+/// that no queued task writes while the slice is alive.
+pub unsafe fn host_slice<'a>(p: *mut c_void, len: usize) -> &'a mut [u8] {
+    // SAFETY: guaranteed by the caller (live, large enough, not written
+    // concurrently); host memory of the simulator is ordinary process memory.
+    unsafe { std::slice::from_raw_parts_mut(p.cast::<u8>(), len) }
+}
+
+// ------------------------------------------------------------ host functions
+
+/// Host function: sleeps for the number of milliseconds behind `arg` (see
+/// [`ms_arg`]).
 pub unsafe extern "C" fn sleep_ms(arg: *mut c_void) {
     std::thread::sleep(Duration::from_millis(arg.addr() as u64));
-}
-
-/// Host function: increments the `AtomicUsize` behind `arg`.
-pub unsafe extern "C" fn bump(arg: *mut c_void) {
-    // SAFETY: the tests pass a pointer to an `AtomicUsize` that outlives the
-    // synchronisation of the stream the function was launched on.
-    let c = unsafe { &*arg.cast::<std::sync::atomic::AtomicUsize>() };
-    c.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
 }
 
 /// `ms` as the argument of [`sleep_ms`].
 pub fn ms_arg(ms: usize) -> *mut c_void {
     std::ptr::without_provenance_mut(ms)
+}
+
+/// Host function: counts its runs in the `AtomicUsize` behind `counter`
+/// (see [`counter_arg`]).
+pub unsafe extern "C" fn count_run(counter: *mut c_void) {
+    // SAFETY: the tests pass `counter_arg(c)` of an `AtomicUsize` that
+    // outlives the synchronisation of the stream the function runs on (or a
+    // `static`).
+    let c = unsafe { &*counter.cast::<AtomicUsize>() };
+    c.fetch_add(1, Ordering::SeqCst);
+}
+
+/// `c` as the argument of [`count_run`].
+pub fn counter_arg(c: &AtomicUsize) -> *mut c_void {
+    std::ptr::from_ref(c).cast_mut().cast()
+}
+
+/// Host function or callback: waits until the `AtomicBool` behind `flag`
+/// is set (at most 10 s, so that a broken runtime cannot hang the suite).
+pub unsafe extern "C" fn block_until_set(flag: *mut c_void) {
+    // SAFETY: the tests pass a pointer to an `AtomicBool` they keep alive
+    // until the stream (or reporter thread) running this function has been
+    // synchronised (joined).
+    let flag = unsafe { &*flag.cast::<AtomicBool>() };
+    let t0 = Instant::now();
+    while !flag.load(Ordering::Acquire) && t0.elapsed() < Duration::from_secs(10) {
+        std::thread::sleep(Duration::from_millis(1));
+    }
+}
+
+/// `flag` as the argument of [`block_until_set`].
+pub fn flag_arg(flag: &AtomicBool) -> *mut c_void {
+    std::ptr::from_ref(flag).cast_mut().cast()
 }

@@ -1,4 +1,3 @@
-#![cfg(feature = "sim")]
 //! Memory allocation and release (acl-facts §3 malloc policies, §5.6).
 
 mod common;
@@ -13,34 +12,29 @@ fn free_bytes() -> usize {
 
 #[test]
 fn malloc_zero_size_returns_100000() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     let mut p: *mut c_void = null_mut();
     assert_eq!(
         acl!(aclrtMalloc(&mut p, 0, ACL_MEM_MALLOC_HUGE_FIRST)),
         ACL_ERROR_INVALID_PARAM
     );
     assert!(p.is_null());
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
 fn malloc_null_output_returns_100000() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     assert_eq!(
         acl!(aclrtMalloc(null_mut(), 64, ACL_MEM_MALLOC_HUGE_FIRST)),
         ACL_ERROR_INVALID_PARAM
     );
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
 fn malloc_overflowing_size_returns_100000() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     let mut p: *mut c_void = null_mut();
     assert_eq!(
         acl!(aclrtMalloc(
@@ -50,8 +44,7 @@ fn malloc_overflowing_size_returns_100000() {
         )),
         ACL_ERROR_INVALID_PARAM
     );
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
@@ -69,8 +62,7 @@ fn malloc_without_current_context_returns_107002() {
 
 #[test]
 fn malloc_returns_64_byte_aligned_addresses() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     let mut ptrs = Vec::new();
     for size in [1usize, 3, 31, 32, 33, 63, 100, 4097, 1 << 20, (2 << 20) + 5] {
         let p = malloc(size);
@@ -81,14 +73,12 @@ fn malloc_returns_64_byte_aligned_addresses() {
     for p in ptrs {
         free(p);
     }
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
 fn malloc_reserves_size_rounded_to_32_plus_32_bytes() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     for (size, reserved) in [(1usize, 64usize), (32, 64), (33, 96), (100, 160)] {
         let before = free_bytes();
         let p = malloc(size);
@@ -96,14 +86,12 @@ fn malloc_reserves_size_rounded_to_32_plus_32_bytes() {
         free(p);
         assert_eq!(free_bytes(), before);
     }
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
 fn malloc_align32_reserves_size_rounded_to_32_without_padding() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     for (size, reserved) in [(1usize, 32usize), (32, 32), (33, 64), (100, 128)] {
         let before = free_bytes();
         let mut p: *mut c_void = null_mut();
@@ -115,14 +103,12 @@ fn malloc_align32_reserves_size_rounded_to_32_without_padding() {
         );
         free(p);
     }
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
 fn malloc_cached_behaves_like_malloc() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     let mut p: *mut c_void = null_mut();
     ok!(aclrtMallocCached(&mut p, 256, ACL_MEM_MALLOC_NORMAL_ONLY));
     assert_eq!(p as usize % 64, 0);
@@ -130,20 +116,17 @@ fn malloc_cached_behaves_like_malloc() {
     h2d(p, &data);
     assert_eq!(read_device(p, 256), data);
     free(p);
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
 fn malloc_unknown_policy_falls_back_to_default() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     let mut p: *mut c_void = null_mut();
     ok!(aclrtMalloc(&mut p, 128, 0x77));
     assert!(!p.is_null());
     free(p);
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
@@ -172,8 +155,7 @@ fn malloc_beyond_device_memory_returns_207001() {
 
 #[test]
 fn malloc_host_returns_64_byte_aligned_writable_memory() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     for size in [1usize, 63, 64, 65, 4096, 100_000] {
         let p = malloc_host(size);
         assert_eq!(p as usize % 64, 0, "size {size} gave {p:p}");
@@ -183,21 +165,18 @@ fn malloc_host_returns_64_byte_aligned_writable_memory() {
         assert!(s.iter().all(|&b| b == 0xee));
         free_host(p);
     }
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
 fn malloc_host_tracks_live_host_memory() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     let p = malloc_host(100);
     assert_eq!(live(ResourceKind::HostMemory, 0), 1);
     assert_eq!(live(ResourceKind::DeviceMemory, 0), 0);
     free_host(p);
     assert_eq!(live(ResourceKind::HostMemory, 0), 0);
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
@@ -212,34 +191,28 @@ fn malloc_host_without_current_context_returns_107002() {
 
 #[test]
 fn malloc_host_zero_size_or_null_output_returns_100000() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     let mut p: *mut c_void = null_mut();
     assert_eq!(acl!(aclrtMallocHost(&mut p, 0)), ACL_ERROR_INVALID_PARAM);
     assert_eq!(
         acl!(aclrtMallocHost(null_mut(), 64)),
         ACL_ERROR_INVALID_PARAM
     );
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
 fn free_null_returns_100000() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     assert_eq!(acl!(aclrtFree(null_mut())), ACL_ERROR_INVALID_PARAM);
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
 fn free_host_null_returns_100000() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     assert_eq!(acl!(aclrtFreeHost(null_mut())), ACL_ERROR_INVALID_PARAM);
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
@@ -257,8 +230,7 @@ fn free_host_of_device_memory_returns_107000() {
 
 #[test]
 fn free_works_without_a_current_context() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     let p = malloc(64) as usize;
     let code = std::thread::spawn(move || {
         let mut ctx: aclrtContext = null_mut();
@@ -272,14 +244,12 @@ fn free_works_without_a_current_context() {
     .unwrap();
     assert_eq!(code, ACL_SUCCESS);
     assert_eq!(live(ResourceKind::DeviceMemory, 0), 0);
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
 fn free_with_dev_sync_waits_for_pending_tasks() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     let s = create_stream();
     let src = malloc(4096);
     let dst = malloc(4096);
@@ -299,14 +269,12 @@ fn free_with_dev_sync_waits_for_pending_tasks() {
     assert_eq!(read_device(dst, 4096), data);
     free(dst);
     destroy_stream(s);
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
 fn free_host_with_dev_sync_waits_for_pending_tasks() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     let s = create_stream();
     let host = malloc_host(4096);
     let dev = malloc(4096);
@@ -326,8 +294,7 @@ fn free_host_with_dev_sync_waits_for_pending_tasks() {
     assert_eq!(read_device(dev, 4096), data);
     free(dev);
     destroy_stream(s);
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
@@ -350,16 +317,14 @@ fn allocations_are_per_device() {
 
 #[test]
 fn malloc_cached_with_p2p_policy_returns_100000() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     let mut p: *mut c_void = null_mut();
     assert_eq!(
         acl!(aclrtMallocCached(&mut p, 64, ACL_MEM_MALLOC_HUGE_FIRST_P2P)),
         ACL_ERROR_INVALID_PARAM
     );
     assert!(p.is_null());
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]

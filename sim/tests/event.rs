@@ -1,4 +1,3 @@
-#![cfg(feature = "sim")]
 //! Events: creation flags, record/query semantics, waits, elapsed time
 //! (acl-facts §3 event flags, §5.5).
 
@@ -7,8 +6,7 @@ use common::*;
 
 #[test]
 fn create_event_null_output_returns_100000() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     assert_eq!(acl!(aclrtCreateEvent(null_mut())), ACL_ERROR_INVALID_PARAM);
     assert_eq!(
         acl!(aclrtCreateEventWithFlag(null_mut(), ACL_EVENT_SYNC)),
@@ -18,40 +16,34 @@ fn create_event_null_output_returns_100000() {
         acl!(aclrtCreateEventExWithFlag(null_mut(), ACL_EVENT_SYNC)),
         ACL_ERROR_INVALID_PARAM
     );
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
 fn create_event_tracks_live_events() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     let e = create_event();
     assert_eq!(live(ResourceKind::Event, 0), 1);
     destroy_event(e);
     assert_eq!(live(ResourceKind::Event, 0), 0);
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
 fn create_event_with_flag_zero_returns_107000() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     let mut e: aclrtEvent = null_mut();
     assert_eq!(
         acl!(aclrtCreateEventWithFlag(&mut e, 0)),
         ACL_ERROR_RT_PARAM_INVALID
     );
     assert!(e.is_null());
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
 fn create_event_with_flag_above_0x3f_returns_107000() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     let mut e: aclrtEvent = null_mut();
     assert_eq!(
         acl!(aclrtCreateEventWithFlag(&mut e, ACL_EVENT_SYNC | 0x80)),
@@ -61,14 +53,12 @@ fn create_event_with_flag_above_0x3f_returns_107000() {
         acl!(aclrtCreateEventWithFlag(&mut e, ACL_EVENT_IPC)),
         ACL_ERROR_RT_PARAM_INVALID
     );
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
 fn create_event_with_flag_external_not_alone_returns_107000() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     let mut e: aclrtEvent = null_mut();
     assert_eq!(
         acl!(aclrtCreateEventWithFlag(
@@ -89,27 +79,23 @@ fn create_event_with_flag_external_not_alone_returns_107000() {
     let dev_only = create_event_with_flag(ACL_EVENT_DEVICE_USE_ONLY);
     destroy_event(ext);
     destroy_event(dev_only);
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
 fn create_event_ex_with_flag_zero_returns_107000() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     let mut e: aclrtEvent = null_mut();
     assert_eq!(
         acl!(aclrtCreateEventExWithFlag(&mut e, 0)),
         ACL_ERROR_RT_PARAM_INVALID
     );
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
 fn create_event_ex_with_flag_external_returns_107000() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     let mut e: aclrtEvent = null_mut();
     assert_eq!(
         acl!(aclrtCreateEventExWithFlag(&mut e, ACL_EVENT_EXTERNAL)),
@@ -122,14 +108,12 @@ fn create_event_ex_with_flag_external_returns_107000() {
         )),
         ACL_ERROR_RT_PARAM_INVALID
     );
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
 fn unrecorded_event_reports_not_ready() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     let e = create_event();
     assert_eq!(event_status(e), ACL_EVENT_RECORDED_STATUS_NOT_READY);
     assert_eq!(ACL_EVENT_RECORDED_STATUS_NOT_READY, 0);
@@ -137,26 +121,22 @@ fn unrecorded_event_reports_not_ready() {
     assert_eq!(event_status(f), ACL_EVENT_RECORDED_STATUS_NOT_READY);
     destroy_event(e);
     destroy_event(f);
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
 fn unrecorded_ex_event_reports_complete() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     let e = create_event_ex(ACL_EVENT_SYNC);
     assert_eq!(event_status(e), ACL_EVENT_RECORDED_STATUS_COMPLETE);
     assert_eq!(ACL_EVENT_RECORDED_STATUS_COMPLETE, 1);
     destroy_event(e);
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
 fn recorded_event_reports_complete_after_synchronize_event() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     let s = create_stream();
     let e = create_event();
     let p = malloc(256);
@@ -171,14 +151,12 @@ fn recorded_event_reports_complete_after_synchronize_event() {
     free(p);
     destroy_event(e);
     destroy_stream(s);
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
 fn record_captures_only_tasks_already_submitted() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     let s = create_stream();
     let e = create_event();
     let p = malloc(64);
@@ -193,14 +171,12 @@ fn record_captures_only_tasks_already_submitted() {
     free(p);
     destroy_event(e);
     destroy_stream(s);
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
 fn record_on_null_stream_uses_the_default_stream() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     let e = create_event();
     let p = malloc(64);
     stream_delay(null_mut(), 30);
@@ -212,14 +188,12 @@ fn record_on_null_stream_uses_the_default_stream() {
     assert_eq!(read_device(p, 64), vec![7; 64]);
     free(p);
     destroy_event(e);
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
 fn rerecording_an_ex_event_overwrites_the_captured_set() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     let s = create_stream();
     let e = create_event_ex(ACL_EVENT_SYNC);
     let p = malloc(64);
@@ -235,8 +209,7 @@ fn rerecording_an_ex_event_overwrites_the_captured_set() {
     free(p);
     destroy_event(e);
     destroy_stream(s);
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
@@ -256,22 +229,19 @@ fn record_event_on_stream_of_other_context_returns_107003() {
 
 #[test]
 fn stream_wait_event_null_event_returns_100000() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     let s = create_stream();
     assert_eq!(
         acl!(aclrtStreamWaitEvent(s, null_mut())),
         ACL_ERROR_INVALID_PARAM
     );
     destroy_stream(s);
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
 fn stream_wait_event_on_timeline_only_event_returns_207000() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     let s = create_stream();
     let e = create_event_with_flag(ACL_EVENT_TIME_LINE);
     ok!(aclrtRecordEvent(e, s));
@@ -289,14 +259,12 @@ fn stream_wait_event_on_timeline_only_event_returns_207000() {
     destroy_event(e);
     destroy_event(f);
     destroy_stream(s);
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
 fn stream_wait_event_on_default_event_is_allowed() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     let a = create_stream();
     let e = create_event();
     ok!(aclrtRecordEvent(e, a));
@@ -306,8 +274,7 @@ fn stream_wait_event_on_default_event_is_allowed() {
     assert_eq!(event_status(e), ACL_EVENT_RECORDED_STATUS_COMPLETE);
     destroy_event(e);
     destroy_stream(a);
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
@@ -332,8 +299,7 @@ fn stream_wait_event_of_other_context_stream_returns_107003() {
 
 #[test]
 fn query_event_deprecated_reports_complete_as_zero() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     let e = create_event();
     ok!(aclrtRecordEvent(e, null_mut()));
     ok!(aclrtSynchronizeEvent(e));
@@ -342,14 +308,12 @@ fn query_event_deprecated_reports_complete_as_zero() {
     assert_eq!(st, ACL_EVENT_STATUS_COMPLETE);
     assert_eq!(ACL_EVENT_STATUS_COMPLETE, 0);
     destroy_event(e);
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
 fn query_event_on_ex_event_returns_207000() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     let e = create_event_ex(ACL_EVENT_SYNC);
     let mut st: aclrtEventStatus = 0xdead;
     assert_eq!(
@@ -357,14 +321,12 @@ fn query_event_on_ex_event_returns_207000() {
         ACL_ERROR_RT_FEATURE_NOT_SUPPORT
     );
     destroy_event(e);
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
 fn query_event_wait_status_on_ex_event_returns_207000() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     let e = create_event_ex(ACL_EVENT_SYNC);
     let mut st: aclrtEventWaitStatus = 0xdead;
     assert_eq!(
@@ -372,42 +334,36 @@ fn query_event_wait_status_on_ex_event_returns_207000() {
         ACL_ERROR_RT_FEATURE_NOT_SUPPORT
     );
     destroy_event(e);
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
 fn query_event_status_null_output_returns_100000() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     let e = create_event();
     assert_eq!(
         acl!(aclrtQueryEventStatus(e, null_mut())),
         ACL_ERROR_INVALID_PARAM
     );
     destroy_event(e);
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
 fn synchronize_event_on_external_event_returns_207000() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     let e = create_event_with_flag(ACL_EVENT_EXTERNAL);
     assert_eq!(
         acl!(aclrtSynchronizeEvent(e)),
         ACL_ERROR_RT_FEATURE_NOT_SUPPORT
     );
     destroy_event(e);
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
 fn synchronize_event_with_timeout_zero_returns_107000() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     let e = create_event();
     ok!(aclrtRecordEvent(e, null_mut()));
     assert_eq!(
@@ -420,14 +376,12 @@ fn synchronize_event_with_timeout_zero_returns_107000() {
     );
     ok!(aclrtSynchronizeEvent(e));
     destroy_event(e);
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
 fn synchronize_event_timeout_expiry_returns_507047() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     let s = create_stream();
     let e = create_event();
     let p = malloc(64);
@@ -443,23 +397,19 @@ fn synchronize_event_timeout_expiry_returns_507047() {
     free(p);
     destroy_event(e);
     destroy_stream(s);
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
 fn destroy_event_null_returns_100000() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     assert_eq!(acl!(aclrtDestroyEvent(null_mut())), ACL_ERROR_INVALID_PARAM);
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
 fn destroy_event_before_completion_does_not_block() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     let s = create_stream();
     let e = create_event();
     let p = malloc(64);
@@ -478,14 +428,12 @@ fn destroy_event_before_completion_does_not_block() {
     assert_eq!(read_device(p, 64), vec![1; 64]);
     free(p);
     destroy_stream(s);
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
 fn elapsed_time_with_unrecorded_event_returns_507000() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     let start = create_event();
     let end = create_event();
     ok!(aclrtRecordEvent(start, null_mut()));
@@ -497,14 +445,12 @@ fn elapsed_time_with_unrecorded_event_returns_507000() {
     );
     destroy_event(start);
     destroy_event(end);
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
 fn elapsed_time_reports_end_minus_start_in_ms() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     let s = create_stream();
     let start = create_event();
     let end = create_event();
@@ -525,14 +471,12 @@ fn elapsed_time_reports_end_minus_start_in_ms() {
     destroy_event(start);
     destroy_event(end);
     destroy_stream(s);
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
 fn elapsed_time_null_output_returns_100000() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     let e = create_event();
     ok!(aclrtRecordEvent(e, null_mut()));
     ok!(aclrtSynchronizeEvent(e));
@@ -541,14 +485,12 @@ fn elapsed_time_null_output_returns_100000() {
         ACL_ERROR_INVALID_PARAM
     );
     destroy_event(e);
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
 fn event_avail_num_counts_down_on_create() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     let mut before = 0u32;
     ok!(aclrtGetEventAvailNum(&mut before));
     assert!(before > 0);
@@ -563,14 +505,12 @@ fn event_avail_num_counts_down_on_create() {
     let mut after = 0u32;
     ok!(aclrtGetEventAvailNum(&mut after));
     assert_eq!(after, before);
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
 fn reset_event_with_sync_flag_makes_it_not_ready() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     let s = create_stream();
     let e = create_event_with_flag(ACL_EVENT_SYNC);
     ok!(aclrtRecordEvent(e, s));
@@ -582,14 +522,12 @@ fn reset_event_with_sync_flag_makes_it_not_ready() {
     assert_eq!(event_status(e), ACL_EVENT_RECORDED_STATUS_NOT_READY);
     destroy_event(e);
     destroy_stream(s);
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
 fn elapsed_time_without_timeline_flag_returns_207000() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     let a = create_event_ex(ACL_EVENT_SYNC);
     let b = create_event_ex(ACL_EVENT_SYNC);
     ok!(aclrtRecordEvent(a, null_mut()));
@@ -611,14 +549,12 @@ fn elapsed_time_without_timeline_flag_returns_207000() {
     for e in [a, b, c, d] {
         destroy_event(e);
     }
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
 fn elapsed_time_of_an_incomplete_event_returns_507006() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     let s = create_stream();
     let start = create_event();
     let end = create_event();
@@ -638,42 +574,36 @@ fn elapsed_time_of_an_incomplete_event_returns_507006() {
     destroy_event(start);
     destroy_event(end);
     destroy_stream(s);
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
 fn reset_event_on_ex_event_returns_207000() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     let e = create_event_ex(ACL_EVENT_SYNC);
     assert_eq!(
         acl!(aclrtResetEvent(e, null_mut())),
         ACL_ERROR_RT_FEATURE_NOT_SUPPORT
     );
     destroy_event(e);
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
 fn create_event_ex_with_ipc_flag_returns_207000() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     let mut e: aclrtEvent = null_mut();
     assert_eq!(
         acl!(aclrtCreateEventExWithFlag(&mut e, ACL_EVENT_IPC)),
         ACL_ERROR_RT_FEATURE_NOT_SUPPORT
     );
     assert!(e.is_null());
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
 fn query_event_wait_status_reports_complete_once_the_work_ran() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     let s = create_stream();
     let e = create_event();
     let p = malloc(64);
@@ -689,14 +619,12 @@ fn query_event_wait_status_reports_complete_once_the_work_ran() {
     free(p);
     destroy_event(e);
     destroy_stream(s);
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
 fn event_exhaustion_returns_207007() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     let mut avail = 0u32;
     ok!(aclrtGetEventAvailNum(&mut avail));
     assert!((1..=65536).contains(&avail), "available events: {avail}");
@@ -711,39 +639,22 @@ fn event_exhaustion_returns_207007() {
     }
     let e = create_event();
     destroy_event(e);
-    teardown_device0();
-    assert_clean();
-}
-
-/// Host function: spins until the `AtomicBool` behind `flag` is set (at
-/// most 10 s, so a broken test cannot hang the suite).
-unsafe extern "C" fn block_until_set(flag: *mut c_void) {
-    // SAFETY: `flag` points to an `AtomicBool` the test keeps alive until
-    // the stream running this function has been synchronised.
-    let flag = unsafe { &*flag.cast::<std::sync::atomic::AtomicBool>() };
-    let t0 = Instant::now();
-    while !flag.load(std::sync::atomic::Ordering::Acquire) && t0.elapsed() < Duration::from_secs(10)
-    {
-        std::thread::sleep(Duration::from_millis(1));
-    }
+    session.finish();
 }
 
 #[test]
 fn wait_outliving_set_op_wait_timeout_faults_with_107020() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     let a = create_stream();
     let b = create_stream();
     let e = create_event();
-    let release = std::sync::atomic::AtomicBool::new(false);
+    let release = AtomicBool::new(false);
     // The timeout applies to waits issued after it (1 s, its unit).
     ok!(aclrtSetOpWaitTimeout(1));
     ok!(aclrtLaunchHostFunc(
         a,
         Some(block_until_set),
-        (&release as *const std::sync::atomic::AtomicBool)
-            .cast_mut()
-            .cast()
+        flag_arg(&release)
     ));
     ok!(aclrtRecordEvent(e, a));
     ok!(aclrtStreamWaitEvent(b, e));
@@ -754,12 +665,11 @@ fn wait_outliving_set_op_wait_timeout_faults_with_107020() {
         "{:?}",
         t0.elapsed()
     );
-    release.store(true, std::sync::atomic::Ordering::Release);
+    release.store(true, Ordering::Release);
     ok!(aclrtSynchronizeStream(a));
     ok!(aclrtSetOpWaitTimeout(0));
     destroy_event(e);
     destroy_stream(a);
     destroy_stream(b);
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }

@@ -1,4 +1,3 @@
-#![cfg(feature = "sim")]
 //! `aclrtStreamAbort` (acl-facts §K.8): synchronous; the running task stops
 //! at its next check point (a delay or a wait is cut, a host function is
 //! waited for), queued tasks are dropped, waits in flight on the stream end
@@ -6,31 +5,10 @@
 
 mod common;
 use common::*;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// `aclrtStreamAbort(s)`.
 fn abort(s: aclrtStream) -> aclError {
     acl!(aclrtStreamAbort(s))
-}
-
-/// Runs `f` once in each run mode, each time on a fresh simulator.
-fn in_both_run_modes(f: impl Fn(RunMode)) {
-    for mode in [RunMode::Host, RunMode::Device] {
-        aclrt_sim::reset();
-        configure(|c| c.run_mode = mode);
-        f(mode);
-    }
-}
-
-/// Host function: counts its runs in the `AtomicUsize` behind `counter`.
-unsafe extern "C" fn count_run(counter: *mut c_void) {
-    // SAFETY: the tests pass a pointer to a `static AtomicUsize`.
-    let c = unsafe { &*counter.cast::<AtomicUsize>() };
-    c.fetch_add(1, Ordering::SeqCst);
-}
-
-fn counter_arg(c: &'static AtomicUsize) -> *mut c_void {
-    (c as *const AtomicUsize).cast_mut().cast()
 }
 
 /// Host function: sleeps 300 ms, then counts its run in the `AtomicUsize`
@@ -118,8 +96,7 @@ fn abort_drops_queued_tasks_and_leaves_the_stream_usable() {
 
 #[test]
 fn abort_of_an_idle_stream_and_of_the_default_stream_by_handle() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     let s = create_stream();
     ok!(aclrtStreamAbort(s));
     ok!(aclrtStreamAbort(s));
@@ -137,8 +114,7 @@ fn abort_of_an_idle_stream_and_of_the_default_stream_by_handle() {
     assert_eq!(read_device(p, 64), vec![9; 64]);
     free(p);
     destroy_stream(s);
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
@@ -216,8 +192,7 @@ fn abort_waits_for_a_running_host_function_and_drops_the_rest() {
 
 #[test]
 fn submissions_during_an_abort_return_107023() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     let ctx = current_context();
     let s = create_stream();
     let p = malloc(64);
@@ -247,8 +222,7 @@ fn submissions_during_an_abort_return_107023() {
     destroy_event(e);
     free(p);
     destroy_stream(s);
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
@@ -310,12 +284,10 @@ fn a_stream_waiting_on_a_dropped_record_is_released_by_aborting_it_too() {
 
 #[test]
 fn null_stream_returns_107000() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     assert_eq!(abort(null_mut()), ACL_ERROR_RT_PARAM_INVALID);
     assert!(recent_err_msg().unwrap().contains("NULL"));
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
@@ -334,8 +306,7 @@ fn stream_of_another_context_returns_107003() {
 
 #[test]
 fn without_a_current_context_returns_107002() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     let s = create_stream();
     let sa = s.addr();
     let code =
@@ -344,8 +315,7 @@ fn without_a_current_context_returns_107002() {
             .unwrap();
     assert_eq!(code, ACL_ERROR_RT_CONTEXT_NULL);
     destroy_stream(s);
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
@@ -375,8 +345,7 @@ unsafe extern "C" fn abort_running_stream(ctx: *mut c_void) {
 
 #[test]
 fn abort_from_a_host_function_on_the_same_stream_returns_107000() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     let ctx = current_context();
     let s = create_stream();
     OWN_STREAM.store(s.addr(), Ordering::SeqCst);
@@ -388,8 +357,7 @@ fn abort_from_a_host_function_on_the_same_stream_returns_107000() {
         ACL_ERROR_RT_PARAM_INVALID
     );
     destroy_stream(s);
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]

@@ -1,4 +1,3 @@
-#![cfg(feature = "sim")]
 //! Contexts: creation, the per-thread current context, the default context
 //! (acl-facts §5.3).
 
@@ -7,8 +6,7 @@ use common::*;
 
 #[test]
 fn create_context_makes_it_current() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     let default_ctx = current_context();
     let ctx = create_context(0);
     assert_ne!(ctx, default_ctx);
@@ -16,8 +14,7 @@ fn create_context_makes_it_current() {
     assert_eq!(live(ResourceKind::Context, 0), 1);
     ok!(aclrtDestroyContext(ctx));
     assert_eq!(live(ResourceKind::Context, 0), 0);
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
@@ -86,20 +83,17 @@ fn get_current_context_after_set_device_returns_the_default_context() {
 
 #[test]
 fn set_current_context_null_returns_100000() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     assert_eq!(
         acl!(aclrtSetCurrentContext(null_mut())),
         ACL_ERROR_INVALID_PARAM
     );
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
 fn destroy_default_context_returns_107002() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     let default_ctx = current_context();
     assert_eq!(
         acl!(aclrtDestroyContext(default_ctx)),
@@ -109,8 +103,7 @@ fn destroy_default_context_returns_107002() {
     assert_eq!(current_context(), default_ctx);
     let p = malloc(64);
     free(p);
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
@@ -127,15 +120,13 @@ fn destroy_context_null_returns_100000() {
 
 #[test]
 fn destroying_the_current_context_falls_back_to_the_default_context() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     let default_ctx = current_context();
     let ctx = create_context(0);
     assert_eq!(current_context(), ctx);
     ok!(aclrtDestroyContext(ctx));
     assert_eq!(current_context(), default_ctx);
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
@@ -233,8 +224,7 @@ fn context_can_be_used_from_another_thread() {
 
 #[test]
 fn each_context_has_its_own_default_stream() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     let mut s_default: aclrtStream = null_mut();
     ok!(aclrtCtxGetCurrentDefaultStream(&mut s_default));
     let ctx = create_context(0);
@@ -243,8 +233,7 @@ fn each_context_has_its_own_default_stream() {
     assert!(!s_default.is_null() && !s_ctx.is_null());
     assert_ne!(s_default, s_ctx);
     ok!(aclrtDestroyContext(ctx));
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]

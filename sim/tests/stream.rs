@@ -1,4 +1,3 @@
-#![cfg(feature = "sim")]
 //! Streams: creation, the NULL default stream, context binding, query,
 //! synchronisation with timeouts, handle validation (acl-facts §5.4).
 
@@ -18,17 +17,14 @@ fn create_stream_without_context_returns_107002() {
 
 #[test]
 fn create_stream_null_output_returns_100000() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     assert_eq!(acl!(aclrtCreateStream(null_mut())), ACL_ERROR_INVALID_PARAM);
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
 fn create_and_destroy_stream_tracks_live_streams() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     let s1 = create_stream();
     let s2 = create_stream();
     assert_ne!(s1, s2);
@@ -37,14 +33,12 @@ fn create_and_destroy_stream_tracks_live_streams() {
     assert_eq!(live(ResourceKind::Stream, 0), 1);
     destroy_stream(s2);
     assert_eq!(live(ResourceKind::Stream, 0), 0);
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
 fn destroy_default_stream_null_returns_100000() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     assert_eq!(
         acl!(aclrtDestroyStream(null_mut())),
         ACL_ERROR_INVALID_PARAM
@@ -55,14 +49,12 @@ fn destroy_default_stream_null_returns_100000() {
     ok!(aclrtSynchronizeStream(null_mut()));
     assert_eq!(read_device(p, 64), vec![3; 64]);
     free(p);
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
 fn null_stream_is_the_default_stream() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     let host = malloc_host(4096);
     let dev = malloc(4096);
     let data = pattern(4096, 1);
@@ -81,8 +73,7 @@ fn null_stream_is_the_default_stream() {
     assert_eq!(read_device(dev, 4096), data);
     free(dev);
     free_host(host);
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
@@ -129,8 +120,7 @@ fn destroy_stream_of_other_context_returns_107003() {
 
 #[test]
 fn synchronize_stream_switches_to_the_streams_context() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     let s = create_stream();
     let p = malloc(128);
     stream_delay(s, 20);
@@ -145,14 +135,12 @@ fn synchronize_stream_switches_to_the_streams_context() {
     assert_eq!(read_device(p, 128), vec![9; 128]);
     free(p);
     destroy_stream(s);
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
 fn destroy_stream_waits_for_pending_tasks() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     let s = create_stream();
     let p = malloc(1024);
     ok!(aclrtMemset(p, 1024, 0, 1024));
@@ -162,26 +150,22 @@ fn destroy_stream_waits_for_pending_tasks() {
     // The queued memset ran before the destroy returned.
     assert_eq!(read_device(p, 1024), vec![0x5a; 1024]);
     free(p);
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
 fn stream_query_reports_complete_on_an_idle_stream() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     let s = create_stream();
     assert_eq!(stream_status(s), ACL_STREAM_STATUS_COMPLETE);
     assert_eq!(ACL_STREAM_STATUS_COMPLETE, 0);
     destroy_stream(s);
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
 fn stream_query_reports_not_ready_while_a_task_is_pending() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     let s = create_stream();
     let p = malloc(64);
     stream_delay(s, 50);
@@ -192,22 +176,19 @@ fn stream_query_reports_not_ready_while_a_task_is_pending() {
     assert_eq!(stream_status(s), ACL_STREAM_STATUS_COMPLETE);
     free(p);
     destroy_stream(s);
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
 fn stream_query_null_status_returns_100000() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     let s = create_stream();
     assert_eq!(
         acl!(aclrtStreamQuery(s, null_mut())),
         ACL_ERROR_INVALID_PARAM
     );
     destroy_stream(s);
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
@@ -238,8 +219,7 @@ fn foreign_stream_handle_returns_107017() {
 
 #[test]
 fn create_stream_with_config_clamps_priority_and_drops_unknown_flags() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     let mut s: aclrtStream = null_mut();
     ok!(aclrtCreateStreamWithConfig(&mut s, 1000, 0x8000_0000));
     assert!(!s.is_null());
@@ -249,14 +229,12 @@ fn create_stream_with_config_clamps_priority_and_drops_unknown_flags() {
     assert_eq!(read_device(p, 64), vec![0x42; 64]);
     free(p);
     destroy_stream(s);
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
 fn create_stream_with_config_fast_launch_and_fast_sync_works() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     let mut s: aclrtStream = null_mut();
     ok!(aclrtCreateStreamWithConfig(
         &mut s,
@@ -269,14 +247,12 @@ fn create_stream_with_config_fast_launch_and_fast_sync_works() {
     assert_eq!(read_device(p, 64), vec![0x43; 64]);
     free(p);
     destroy_stream(s);
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
 fn stream_available_num_counts_down_on_create() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     let mut before = 0u32;
     ok!(aclrtGetStreamAvailableNum(&mut before));
     assert!(before > 0);
@@ -288,14 +264,12 @@ fn stream_available_num_counts_down_on_create() {
     let mut after = 0u32;
     ok!(aclrtGetStreamAvailableNum(&mut after));
     assert_eq!(after, before);
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
 fn synchronize_stream_with_timeout_zero_returns_107000() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     let s = create_stream();
     assert_eq!(
         acl!(aclrtSynchronizeStreamWithTimeout(s, 0)),
@@ -306,14 +280,12 @@ fn synchronize_stream_with_timeout_zero_returns_107000() {
         ACL_ERROR_RT_PARAM_INVALID
     );
     destroy_stream(s);
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
 fn synchronize_stream_timeout_expiry_returns_507046() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     let s = create_stream();
     let p = malloc(64);
     stream_delay(s, 50);
@@ -326,14 +298,12 @@ fn synchronize_stream_timeout_expiry_returns_507046() {
     assert_eq!(read_device(p, 64), vec![2; 64]);
     free(p);
     destroy_stream(s);
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
 fn default_stream_does_not_wait_for_explicit_streams() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     let s = create_stream();
     let a = malloc(64);
     let b = malloc(64);
@@ -348,27 +318,17 @@ fn default_stream_does_not_wait_for_explicit_streams() {
     free(a);
     free(b);
     destroy_stream(s);
-    teardown_device0();
-    assert_clean();
-}
-
-/// Host function: counts its runs in the `AtomicUsize` behind `counter`.
-unsafe extern "C" fn count_run(counter: *mut c_void) {
-    // SAFETY: `counter` points to a `static AtomicUsize` (lives for ever).
-    let c = unsafe { &*counter.cast::<std::sync::atomic::AtomicUsize>() };
-    c.fetch_add(1, std::sync::atomic::Ordering::AcqRel);
+    session.finish();
 }
 
 #[test]
 fn destroy_stream_force_does_not_wait() {
-    static RUNS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    static RUNS: AtomicUsize = AtomicUsize::new(0);
     let _sim = aclrt_sim::exclusive();
     init_device0();
     let s = create_stream();
     stream_delay(s, 50);
-    let counter = (&RUNS as *const std::sync::atomic::AtomicUsize)
-        .cast_mut()
-        .cast();
+    let counter = counter_arg(&RUNS);
     ok!(aclrtLaunchHostFunc(s, Some(count_run), counter));
     ok!(aclrtLaunchHostFunc(s, Some(count_run), counter));
     let t0 = Instant::now();
@@ -380,7 +340,7 @@ fn destroy_stream_force_does_not_wait() {
     );
     assert_eq!(live(ResourceKind::Stream, 0), 0);
     // Nothing ran before the destroy returned (both tasks were delayed).
-    assert_eq!(RUNS.load(std::sync::atomic::Ordering::Acquire), 0);
+    assert_eq!(RUNS.load(Ordering::Acquire), 0);
     assert_eq!(acl!(aclrtSynchronizeStream(s)), ACL_ERROR_RT_INVALID_HANDLE);
     teardown_device0();
     expect_violations(&[ViolationKind::UseAfterFree]);
@@ -420,8 +380,7 @@ fn synchronize_device_after_destroy_stream_force_lets_its_memory_be_freed() {
 
 #[test]
 fn stream_exhaustion_returns_207008() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     let mut avail = 0u32;
     ok!(aclrtGetStreamAvailableNum(&mut avail));
     assert!((1..=2048).contains(&avail), "available streams: {avail}");
@@ -440,14 +399,12 @@ fn stream_exhaustion_returns_207008() {
     // After the release a stream can be made again.
     let s = create_stream();
     destroy_stream(s);
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
 fn persistent_stream_synchronize_returns_at_once() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     let mut s: aclrtStream = null_mut();
     ok!(aclrtCreateStreamWithConfig(
         &mut s,
@@ -468,8 +425,7 @@ fn persistent_stream_synchronize_returns_at_once() {
     destroy_stream(s);
     assert_eq!(read_device(p, 64), vec![1; 64]);
     free(p);
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]

@@ -1,4 +1,3 @@
-#![cfg(feature = "sim")]
 //! The Chrome-trace timeline written at aclFinalize (`trace_path`).
 
 mod common;
@@ -214,7 +213,7 @@ fn trace_events(doc: &Json) -> Vec<Json> {
 }
 
 fn temp_trace_path(name: &str) -> std::path::PathBuf {
-    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("aclrt-sys-trace");
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("aclrt-sim-trace");
     std::fs::create_dir_all(&dir).unwrap();
     let p = dir.join(format!("{name}-{}.trace.json", std::process::id()));
     let _ = std::fs::remove_file(&p);

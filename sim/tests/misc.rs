@@ -1,4 +1,3 @@
-#![cfg(feature = "sim")]
 //! Error messages, versions, constants and the call counter (acl-facts §1,
 //! §3, §4, §5.9).
 
@@ -28,8 +27,7 @@ fn recent_err_msg_describes_the_last_failure_and_clears_it() {
 
 #[test]
 fn recent_err_msg_reports_the_latest_failure() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     let mut p: *mut c_void = null_mut();
     assert_eq!(
         acl!(aclrtMalloc(&mut p, 0, ACL_MEM_MALLOC_HUGE_FIRST)),
@@ -44,8 +42,7 @@ fn recent_err_msg_reports_the_latest_failure() {
         msg.contains("aclrtDestroyStream") || msg.to_lowercase().contains("stream"),
         "the latest failure was aclrtDestroyStream: {msg:?}"
     );
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
@@ -72,15 +69,13 @@ fn recent_err_msg_is_per_thread() {
 
 #[test]
 fn recent_err_msg_is_null_or_empty_without_failure() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     let _ = recent_err_msg();
     let p = malloc(64);
     free(p);
     let msg = recent_err_msg();
     assert!(msg.as_deref().is_none_or(str::is_empty), "{msg:?}");
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]

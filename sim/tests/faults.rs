@@ -1,4 +1,3 @@
-#![cfg(feature = "sim")]
 //! Fault injection: failing the Nth call of a function, device faults of
 //! queued tasks reported at synchronisation, out of memory, task latency.
 
@@ -7,8 +6,7 @@ use common::*;
 
 #[test]
 fn inject_fault_fails_exactly_the_nth_call() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     aclrt_sim::inject_fault("aclrtMalloc", 2, ACL_ERROR_RT_MEMORY_ALLOCATION);
     let first = malloc(64);
     let mut p: *mut c_void = null_mut();
@@ -21,14 +19,12 @@ fn inject_fault_fails_exactly_the_nth_call() {
     let third = malloc(64);
     free(first);
     free(third);
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
 fn injected_fault_does_nothing_and_sets_the_error_message() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     let dev = malloc(64);
     ok!(aclrtMemset(dev, 64, 0, 64));
     aclrt_sim::inject_fault("aclrtMemset", 1, ACL_ERROR_RT_INTERNAL_ERROR);
@@ -40,8 +36,7 @@ fn injected_fault_does_nothing_and_sets_the_error_message() {
     assert!(msg.is_some_and(|m| !m.is_empty()));
     assert_eq!(read_device(dev, 64), vec![0; 64]);
     free(dev);
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
@@ -73,8 +68,7 @@ fn injected_set_device_fault_leaves_nothing_bound() {
 
 #[test]
 fn clear_faults_removes_pending_injections() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     aclrt_sim::inject_fault("aclrtMalloc", 1, ACL_ERROR_RT_MEMORY_ALLOCATION);
     aclrt_sim::inject_task_fault(1, ACL_ERROR_RT_AICORE_EXCEPTION);
     aclrt_sim::clear_faults();
@@ -83,14 +77,12 @@ fn clear_faults_removes_pending_injections() {
     ok!(aclrtSynchronizeStream(null_mut()));
     assert_eq!(read_device(p, 64), vec![1; 64]);
     free(p);
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
 fn task_fault_surfaces_at_stream_synchronize() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     let s = create_stream();
     let p = malloc(64);
     ok!(aclrtMemset(p, 64, 0, 64));
@@ -107,14 +99,12 @@ fn task_fault_surfaces_at_stream_synchronize() {
     ok!(aclrtSynchronizeStream(s));
     free(p);
     destroy_stream(s);
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
 fn task_fault_hits_only_the_nth_task() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     let s = create_stream();
     let p = malloc(64);
     let q = malloc(64);
@@ -133,14 +123,12 @@ fn task_fault_hits_only_the_nth_task() {
         free(x);
     }
     destroy_stream(s);
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
 fn task_fault_surfaces_at_event_synchronize() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     let s = create_stream();
     let e = create_event();
     let p = malloc(64);
@@ -156,14 +144,12 @@ fn task_fault_surfaces_at_event_synchronize() {
     free(p);
     destroy_event(e);
     destroy_stream(s);
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
 fn task_fault_surfaces_at_device_synchronize() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     let s = create_stream();
     let p = malloc(64);
     aclrt_sim::inject_task_fault(1, ACL_ERROR_RT_AICORE_EXCEPTION);
@@ -174,14 +160,12 @@ fn task_fault_surfaces_at_device_synchronize() {
     );
     free(p);
     destroy_stream(s);
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
 fn task_fault_counts_tasks_over_all_streams() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     let a = create_stream();
     let b = create_stream();
     let p = malloc(64);
@@ -199,8 +183,7 @@ fn task_fault_counts_tasks_over_all_streams() {
     free(q);
     destroy_stream(a);
     destroy_stream(b);
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]

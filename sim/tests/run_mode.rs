@@ -1,4 +1,3 @@
-#![cfg(feature = "sim")]
 //! Both run modes: ACL_HOST (app on a host next to a PCIe card) and
 //! ACL_DEVICE (app on the device's own CPU) (acl-facts §3 aclrtRunMode,
 //! §5.6 aclrtMallocHost, §5.7 async H2H).
@@ -18,22 +17,19 @@ fn run_mode() -> aclrtRunMode {
 }
 
 #[test]
-fn configured_device_mode_is_reported_as_acl_device() {
+fn the_configured_run_mode_is_reported() {
     let _sim = aclrt_sim::exclusive();
-    init_in(RunMode::Device);
-    assert_eq!(run_mode(), ACL_DEVICE);
-    assert_eq!(aclrt_sim::config().run_mode, RunMode::Device);
-    teardown_device0();
-    assert_clean();
-}
-
-#[test]
-fn configured_host_mode_is_reported_as_acl_host() {
-    let _sim = aclrt_sim::exclusive();
-    init_in(RunMode::Host);
-    assert_eq!(run_mode(), ACL_HOST);
-    teardown_device0();
-    assert_clean();
+    in_both_run_modes(|mode| {
+        init_device0();
+        let expected = match mode {
+            RunMode::Host => ACL_HOST,
+            RunMode::Device => ACL_DEVICE,
+        };
+        assert_eq!(run_mode(), expected);
+        assert_eq!(aclrt_sim::config().run_mode, mode);
+        teardown_device0();
+        assert_clean();
+    });
 }
 
 #[test]
@@ -170,37 +166,28 @@ fn run_mode_is_fixed_at_init() {
 }
 
 #[test]
-fn device_mode_malloc_host_draws_from_device_memory() {
+fn malloc_host_draws_from_device_memory_only_in_device_mode() {
     let _sim = aclrt_sim::exclusive();
-    init_in(RunMode::Device);
     let free_now = || {
         let (mut f, mut t) = (0usize, 0usize);
         ok!(aclrtGetMemInfo(ACL_HBM_MEM, &mut f, &mut t));
         f
     };
-    let before = free_now();
-    let host = malloc_host(1 << 20);
-    assert!(
-        before - free_now() >= 1 << 20,
-        "device-mode aclrtMallocHost did not use device memory"
-    );
-    free_host(host);
-    assert_eq!(free_now(), before);
-    teardown_device0();
-    assert_clean();
-}
-
-#[test]
-fn host_mode_malloc_host_leaves_device_memory_alone() {
-    let _sim = aclrt_sim::exclusive();
-    init_in(RunMode::Host);
-    let (mut before, mut t) = (0usize, 0usize);
-    ok!(aclrtGetMemInfo(ACL_HBM_MEM, &mut before, &mut t));
-    let host = malloc_host(1 << 20);
-    let (mut after, mut t2) = (0usize, 0usize);
-    ok!(aclrtGetMemInfo(ACL_HBM_MEM, &mut after, &mut t2));
-    assert_eq!(after, before);
-    free_host(host);
-    teardown_device0();
-    assert_clean();
+    in_both_run_modes(|mode| {
+        init_device0();
+        let before = free_now();
+        let host = malloc_host(1 << 20);
+        let used = before - free_now();
+        match mode {
+            RunMode::Device => assert!(
+                used >= 1 << 20,
+                "device-mode aclrtMallocHost did not use device memory"
+            ),
+            RunMode::Host => assert_eq!(used, 0, "host-mode aclrtMallocHost used device memory"),
+        }
+        free_host(host);
+        assert_eq!(free_now(), before);
+        teardown_device0();
+        assert_clean();
+    });
 }

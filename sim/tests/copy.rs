@@ -1,4 +1,3 @@
-#![cfg(feature = "sim")]
 //! Copies and memsets, sync and async (acl-facts §3 memcpy kinds, §5.7).
 
 mod common;
@@ -6,21 +5,18 @@ use common::*;
 
 #[test]
 fn memcpy_h2d_then_d2h_round_trips_the_data() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     let dev = malloc(10_000);
     let data = pattern(10_000, 5);
     h2d(dev, &data);
     assert_eq!(read_device(dev, 10_000), data);
     free(dev);
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
 fn count_greater_than_dest_max_returns_107000() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     let dev = malloc(64);
     let data = pattern(64, 1);
     assert_eq!(
@@ -34,14 +30,12 @@ fn count_greater_than_dest_max_returns_107000() {
         ACL_ERROR_RT_PARAM_INVALID
     );
     free(dev);
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
 fn memcpy_async_count_greater_than_dest_max_returns_107000() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     let a = malloc(64);
     let b = malloc(64);
     assert_eq!(
@@ -57,39 +51,33 @@ fn memcpy_async_count_greater_than_dest_max_returns_107000() {
     );
     free(a);
     free(b);
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
 fn memset_async_count_greater_than_max_returns_107000() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     let a = malloc(64);
     assert_eq!(
         acl!(aclrtMemsetAsync(a, 32, 0, 64, null_mut())),
         ACL_ERROR_RT_PARAM_INVALID
     );
     free(a);
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
 fn memset_count_greater_than_max_returns_107000() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     let a = malloc(64);
     assert_eq!(acl!(aclrtMemset(a, 32, 0, 64)), ACL_ERROR_RT_PARAM_INVALID);
     free(a);
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
 fn memcpy_zero_count_succeeds_even_with_null_pointers() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     assert_eq!(
         acl!(aclrtMemcpy(
             null_mut(),
@@ -111,14 +99,12 @@ fn memcpy_zero_count_succeeds_even_with_null_pointers() {
         )),
         ACL_SUCCESS
     );
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
 fn memcpy_null_destination_returns_100000() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     let data = [1u8; 16];
     assert_eq!(
         acl!(aclrtMemcpy(
@@ -130,42 +116,36 @@ fn memcpy_null_destination_returns_100000() {
         )),
         ACL_ERROR_INVALID_PARAM
     );
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
 fn memcpy_null_source_returns_100000() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     let dev = malloc(16);
     assert_eq!(
         acl!(aclrtMemcpy(dev, 16, null(), 16, ACL_MEMCPY_HOST_TO_DEVICE)),
         ACL_ERROR_INVALID_PARAM
     );
     free(dev);
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
 fn memcpy_with_same_source_and_destination_succeeds() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     let dev = malloc(64);
     let data = pattern(64, 2);
     h2d(dev, &data);
     ok!(aclrtMemcpy(dev, 64, dev, 64, ACL_MEMCPY_DEVICE_TO_DEVICE));
     assert_eq!(read_device(dev, 64), data);
     free(dev);
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
 fn memcpy_kind_6_7_and_out_of_range_return_100000() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     let a = malloc(64);
     let b = malloc(64);
     for kind in [
@@ -187,8 +167,7 @@ fn memcpy_kind_6_7_and_out_of_range_return_100000() {
     }
     free(a);
     free(b);
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
@@ -214,8 +193,7 @@ fn memcpy_without_current_context_returns_107002() {
 
 #[test]
 fn memcpy_default_kind_infers_the_direction() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     let dev = malloc(256);
     let data = pattern(256, 11);
     ok!(aclrtMemcpy(
@@ -235,14 +213,12 @@ fn memcpy_default_kind_infers_the_direction() {
     ));
     assert_eq!(back, data);
     free(dev);
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
 fn memcpy_host_to_buf_to_device_copies() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     let dev = malloc(256);
     let data = pattern(256, 12);
     ok!(aclrtMemcpy(
@@ -255,14 +231,12 @@ fn memcpy_host_to_buf_to_device_copies() {
     drop(data);
     assert_eq!(read_device(dev, 256), pattern(256, 12));
     free(dev);
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
 fn memcpy_host_to_host_copies_between_host_buffers() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     let src = pattern(300, 13);
     let mut dst = vec![0u8; 300];
     ok!(aclrtMemcpy(
@@ -273,14 +247,12 @@ fn memcpy_host_to_host_copies_between_host_buffers() {
         ACL_MEMCPY_HOST_TO_HOST
     ));
     assert_eq!(dst, src);
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
 fn memcpy_device_to_device_copies_within_a_device() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     let a = malloc(4096);
     let b = malloc(4096);
     let data = pattern(4096, 14);
@@ -289,14 +261,12 @@ fn memcpy_device_to_device_copies_within_a_device() {
     assert_eq!(read_device(b, 4096), data);
     free(a);
     free(b);
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
 fn memcpy_partial_copy_at_an_offset_stays_in_bounds() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     let dev = malloc(1024);
     ok!(aclrtMemset(dev, 1024, 0, 1024));
     let data = pattern(100, 15);
@@ -314,14 +284,12 @@ fn memcpy_partial_copy_at_an_offset_stays_in_bounds() {
     assert_eq!(&back[500..600], &data[..]);
     assert!(back[600..].iter().all(|&b| b == 0));
     free(dev);
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
 fn memcpy_async_from_pinned_memory_lands_after_synchronize() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     let s = create_stream();
     let host = malloc_host(8192);
     let back = malloc_host(8192);
@@ -354,14 +322,12 @@ fn memcpy_async_from_pinned_memory_lands_after_synchronize() {
     free_host(host);
     free_host(back);
     destroy_stream(s);
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
 fn memcpy_async_is_really_asynchronous_with_pinned_memory() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     let s = create_stream();
     let back = malloc_host(64);
     let dev = malloc(64);
@@ -390,14 +356,12 @@ fn memcpy_async_is_really_asynchronous_with_pinned_memory() {
     free(dev);
     free_host(back);
     destroy_stream(s);
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
 fn memcpy_async_with_pageable_memory_returns_after_the_copy() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     let s = create_stream();
     let dev = malloc(512);
     let data = pattern(512, 17);
@@ -417,14 +381,12 @@ fn memcpy_async_with_pageable_memory_returns_after_the_copy() {
     ok!(aclrtSynchronizeStream(s));
     free(dev);
     destroy_stream(s);
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
 fn memcpy_async_host_to_host_in_host_mode_returns_207000() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     let a = malloc_host(64);
     let b = malloc_host(64);
     assert_eq!(
@@ -440,8 +402,7 @@ fn memcpy_async_host_to_host_in_host_mode_returns_207000() {
     );
     free_host(a);
     free_host(b);
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
@@ -480,8 +441,7 @@ fn memcpy_async_on_stream_of_other_context_returns_107003() {
 
 #[test]
 fn memset_sets_every_byte_to_the_value() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     let dev = malloc(1000);
     ok!(aclrtMemset(dev, 1000, 0xab, 1000));
     assert_eq!(read_device(dev, 1000), vec![0xab; 1000]);
@@ -490,14 +450,12 @@ fn memset_sets_every_byte_to_the_value() {
     assert_eq!(&back[..10], &[1; 10]);
     assert!(back[10..].iter().all(|&b| b == 0xab));
     free(dev);
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
 fn memset_zero_count_succeeds_without_writing() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     let dev = malloc(64);
     ok!(aclrtMemset(dev, 64, 5, 64));
     ok!(aclrtMemset(dev, 64, 9, 0));
@@ -505,27 +463,23 @@ fn memset_zero_count_succeeds_without_writing() {
     ok!(aclrtSynchronizeStream(null_mut()));
     assert_eq!(read_device(dev, 64), vec![5; 64]);
     free(dev);
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
 fn memset_of_pinned_host_memory_writes_the_host_bytes() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     let host = malloc_host(128);
     ok!(aclrtMemset(host, 128, 0x3c, 128));
     // SAFETY: live pinned allocation, no task uses it.
     assert_eq!(unsafe { host_slice(host, 128) }, &[0x3c; 128][..]);
     free_host(host);
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
 fn memcpy2d_copies_rows_with_pitches() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     // 4 rows of 10 bytes from a host matrix with pitch 16 into a device
     // matrix with pitch 32, and back into a host matrix with pitch 12.
     let (w, h) = (10usize, 4usize);
@@ -565,14 +519,12 @@ fn memcpy2d_copies_rows_with_pitches() {
         assert!(raw[r * 32 + w..r * 32 + 32].iter().all(|&b| b == 0xff));
     }
     free(dev);
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
 fn memcpy2d_width_greater_than_a_pitch_returns_100000() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     let dev = malloc(256);
     let src = vec![0u8; 256];
     assert_eq!(
@@ -602,14 +554,12 @@ fn memcpy2d_width_greater_than_a_pitch_returns_100000() {
         "width > dpitch"
     );
     free(dev);
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
 fn memcpy2d_zero_width_or_height_is_a_successful_no_op() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     let dev = malloc(64);
     ok!(aclrtMemset(dev, 64, 7, 64));
     let src = [1u8; 64];
@@ -633,14 +583,12 @@ fn memcpy2d_zero_width_or_height_is_a_successful_no_op() {
     ));
     assert_eq!(read_device(dev, 64), vec![7; 64]);
     free(dev);
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
 fn memcpy2d_unsupported_kind_returns_100000() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     let src = [1u8; 64];
     let mut dst = vec![0u8; 64];
     for kind in [
@@ -664,14 +612,12 @@ fn memcpy2d_unsupported_kind_returns_100000() {
         );
     }
     assert_eq!(dst, vec![0u8; 64]);
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
 fn memcpy2d_async_device_to_device_copies_rows() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     let s = create_stream();
     let a = malloc(64);
     let b = malloc(64);
@@ -697,8 +643,7 @@ fn memcpy2d_async_device_to_device_copies_rows() {
     free(a);
     free(b);
     destroy_stream(s);
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
@@ -732,8 +677,7 @@ fn cross_device_copy_after_enable_peer_access_succeeds() {
 
 #[test]
 fn memcpy2d_async_width_over_5000000_returns_100000() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     let a = malloc(64);
     let b = malloc(64);
     let w = 5_000_001usize;
@@ -752,8 +696,7 @@ fn memcpy2d_async_width_over_5000000_returns_100000() {
     );
     free(a);
     free(b);
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
@@ -786,8 +729,7 @@ fn peer_access_is_one_directional() {
 
 #[test]
 fn memset_uses_the_low_byte_of_value() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     let dev = malloc(32);
     ok!(aclrtMemset(dev, 32, 0x1ab, 32));
     assert_eq!(read_device(dev, 32), vec![0xab; 32]);
@@ -797,14 +739,12 @@ fn memset_uses_the_low_byte_of_value() {
     assert_eq!(&back[..16], &[0xff; 16]);
     assert_eq!(&back[16..], &[0xab; 16]);
     free(dev);
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
 fn async_host_to_buf_to_device_lets_the_source_go_at_once() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     let s = create_stream();
     let dev = malloc(4096);
     let data = pattern(4096, 51);
@@ -827,6 +767,5 @@ fn async_host_to_buf_to_device_lets_the_source_go_at_once() {
     assert_eq!(read_device(dev, 4096), data);
     free(dev);
     destroy_stream(s);
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }

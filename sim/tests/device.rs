@@ -1,4 +1,3 @@
-#![cfg(feature = "sim")]
 //! Devices: ids, per-thread binding, reference counting, synchronisation,
 //! run mode, peer access, memory info (acl-facts §5.2).
 
@@ -86,8 +85,7 @@ fn get_device_returns_the_device_set_on_this_thread() {
 
 #[test]
 fn set_device_binds_only_the_calling_thread() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     let code = std::thread::spawn(|| {
         let mut d = -7;
         acl!(aclrtGetDevice(&mut d))
@@ -95,14 +93,12 @@ fn set_device_binds_only_the_calling_thread() {
     .join()
     .unwrap();
     assert_eq!(code, ACL_ERROR_RT_CONTEXT_NULL);
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
 fn threads_setting_the_same_device_share_its_default_context() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     let mine = current_context() as usize;
     let theirs = std::thread::spawn(|| {
         ok!(aclrtSetDevice(0));
@@ -114,8 +110,7 @@ fn threads_setting_the_same_device_share_its_default_context() {
     .unwrap();
     assert_ne!(mine, 0);
     assert_eq!(mine, theirs);
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
@@ -139,8 +134,7 @@ fn set_device_is_reference_counted() {
 
 #[test]
 fn set_device_clears_the_explicit_current_context() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     let default_ctx = current_context();
     let ctx = create_context(0);
     assert_eq!(current_context(), ctx);
@@ -148,8 +142,7 @@ fn set_device_clears_the_explicit_current_context() {
     assert_eq!(current_context(), default_ctx);
     ok!(aclrtDestroyContext(ctx));
     ok!(aclrtResetDevice(0));
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
@@ -219,8 +212,7 @@ fn synchronize_device_without_context_returns_107002() {
 
 #[test]
 fn synchronize_device_waits_for_all_streams_of_the_current_context() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     let s1 = create_stream();
     let s2 = create_stream();
     let a = malloc(256);
@@ -238,38 +230,32 @@ fn synchronize_device_waits_for_all_streams_of_the_current_context() {
     free(b);
     destroy_stream(s1);
     destroy_stream(s2);
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
 fn synchronize_device_with_timeout_zero_returns_107000() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     assert_eq!(
         acl!(aclrtSynchronizeDeviceWithTimeout(0)),
         ACL_ERROR_RT_PARAM_INVALID
     );
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
 fn synchronize_device_with_timeout_below_minus_one_returns_107000() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     assert_eq!(
         acl!(aclrtSynchronizeDeviceWithTimeout(-2)),
         ACL_ERROR_RT_PARAM_INVALID
     );
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
 fn synchronize_device_timeout_expiry_returns_507046() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     let s = create_stream();
     let a = malloc(64);
     stream_delay(s, 50);
@@ -283,8 +269,7 @@ fn synchronize_device_timeout_expiry_returns_507046() {
     assert_eq!(read_device(a, 64), vec![1; 64]);
     free(a);
     destroy_stream(s);
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
@@ -347,14 +332,12 @@ fn can_access_peer_invalid_device_returns_107001() {
 
 #[test]
 fn enable_peer_access_nonzero_flags_returns_200006() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     assert_eq!(
         acl!(aclrtDeviceEnablePeerAccess(1, 1)),
         ACL_ERROR_FEATURE_UNSUPPORTED
     );
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
@@ -371,12 +354,10 @@ fn enable_peer_access_without_current_device_returns_107002() {
 
 #[test]
 fn enable_then_disable_peer_access_succeeds() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     ok!(aclrtDeviceEnablePeerAccess(1, 0));
     ok!(aclrtDeviceDisablePeerAccess(1));
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
@@ -419,8 +400,7 @@ fn mem_info_total_is_the_configured_memory_and_free_drops_on_malloc() {
 
 #[test]
 fn mem_info_null_output_returns_100000() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     let mut v = 0usize;
     assert_eq!(
         acl!(aclrtGetMemInfo(ACL_HBM_MEM, null_mut(), &mut v)),
@@ -430,8 +410,7 @@ fn mem_info_null_output_returns_100000() {
         acl!(aclrtGetMemInfo(ACL_HBM_MEM, &mut v, null_mut())),
         ACL_ERROR_INVALID_PARAM
     );
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
@@ -463,8 +442,7 @@ fn reset_device_of_unset_device_returns_507007() {
 
 #[test]
 fn synchronize_device_waits_only_for_the_current_context() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     let s = create_stream();
     let p = malloc(64);
     stream_delay(s, 50);
@@ -484,14 +462,12 @@ fn synchronize_device_waits_only_for_the_current_context() {
     assert_eq!(stream_status(s), ACL_STREAM_STATUS_COMPLETE);
     free(p);
     destroy_stream(s);
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
 fn mem_info_unknown_attribute_returns_100000() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     let (mut f, mut t) = (0usize, 0usize);
     ok!(aclrtGetMemInfo(ACL_MEM_P2P_HUGE1G, &mut f, &mut t));
     assert!(t > 0);
@@ -499,8 +475,7 @@ fn mem_info_unknown_attribute_returns_100000() {
         acl!(aclrtGetMemInfo(18, &mut f, &mut t)),
         ACL_ERROR_INVALID_PARAM
     );
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]

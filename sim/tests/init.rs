@@ -1,4 +1,3 @@
-#![cfg(feature = "sim")]
 //! aclInit / aclFinalize / aclFinalizeReference (acl-facts §5.1).
 
 mod common;
@@ -134,7 +133,7 @@ fn init_with_missing_config_file_returns_100003() {
 #[test]
 fn init_with_readable_config_file_succeeds() {
     let _sim = aclrt_sim::exclusive();
-    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("aclrt-sys-init");
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("aclrt-sim-init");
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join(format!("acl-{}.json", std::process::id()));
     std::fs::write(&file, "{}\n").unwrap();
@@ -162,7 +161,7 @@ fn runtime_calls_work_before_init() {
 /// Writes `content` to a config file under the test tmp dir; returns its
 /// path as a C string.
 fn config_file(name: &str, content: &str) -> std::ffi::CString {
-    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("aclrt-sys-init");
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("aclrt-sim-init");
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join(format!("{name}-{}.json", std::process::id()));
     std::fs::write(&file, content).unwrap();

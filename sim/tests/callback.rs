@@ -1,4 +1,3 @@
-#![cfg(feature = "sim")]
 //! Host callbacks: aclrtSubscribeReport / aclrtProcessReport /
 //! aclrtLaunchCallback and aclrtLaunchHostFunc (acl-facts §5.8).
 
@@ -6,7 +5,7 @@ mod common;
 use common::*;
 use std::os::unix::thread::JoinHandleExt;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::AtomicU64;
 
 unsafe extern "C" {
     /// The POSIX id of the calling thread (the `threadId` of the ACL docs).
@@ -74,35 +73,28 @@ unsafe extern "C" fn sum_bytes(args: *mut c_void) {
 
 #[test]
 fn process_report_timeout_zero_returns_100000() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     assert_eq!(acl!(aclrtProcessReport(0)), ACL_ERROR_INVALID_PARAM);
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
 fn process_report_timeout_below_minus_one_returns_100000() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     assert_eq!(acl!(aclrtProcessReport(-2)), ACL_ERROR_INVALID_PARAM);
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
 fn process_report_without_subscription_returns_107012() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     assert_eq!(acl!(aclrtProcessReport(10)), ACL_ERROR_RT_THREAD_SUBSCRIBE);
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
 fn process_report_expiry_returns_507012() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     let s = create_stream();
     ok!(aclrtSubscribeReport(my_thread_id(), s));
     let t0 = Instant::now();
@@ -110,27 +102,23 @@ fn process_report_expiry_returns_507012() {
     assert!(t0.elapsed() >= Duration::from_millis(15));
     ok!(aclrtUnSubscribeReport(my_thread_id(), s));
     destroy_stream(s);
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
 fn unsubscribed_thread_gets_107012_again() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     let s = create_stream();
     ok!(aclrtSubscribeReport(my_thread_id(), s));
     ok!(aclrtUnSubscribeReport(my_thread_id(), s));
     assert_eq!(acl!(aclrtProcessReport(10)), ACL_ERROR_RT_THREAD_SUBSCRIBE);
     destroy_stream(s);
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
 fn launch_callback_invalid_block_type_returns_100000() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     let s = create_stream();
     ok!(aclrtSubscribeReport(my_thread_id(), s));
     let slot = AtomicU64::new(0);
@@ -145,14 +133,12 @@ fn launch_callback_invalid_block_type_returns_100000() {
     );
     ok!(aclrtUnSubscribeReport(my_thread_id(), s));
     destroy_stream(s);
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
 fn launched_callback_runs_on_the_subscribed_thread() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     let s = create_stream();
     let stop = Arc::new(AtomicBool::new(false));
     let served = Arc::new(AtomicUsize::new(0));
@@ -173,14 +159,12 @@ fn launched_callback_runs_on_the_subscribed_thread() {
     assert_eq!(reporter.join().unwrap(), tid);
     assert!(served.load(Ordering::Acquire) >= 1);
     destroy_stream(s);
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
 fn blocking_callback_holds_later_tasks_of_the_stream() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     let s = create_stream();
     let host = malloc_host(64);
     let dev = malloc(64);
@@ -213,14 +197,12 @@ fn blocking_callback_holds_later_tasks_of_the_stream() {
     free(dev);
     free_host(host);
     destroy_stream(s);
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
 fn subscribing_a_second_thread_to_a_stream_returns_100033() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     let s = create_stream();
     ok!(aclrtSubscribeReport(my_thread_id(), s));
     // Any other thread id is refused: one stream, one reporting thread.
@@ -231,14 +213,12 @@ fn subscribing_a_second_thread_to_a_stream_returns_100033() {
     );
     ok!(aclrtUnSubscribeReport(my_thread_id(), s));
     destroy_stream(s);
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
 fn one_thread_may_serve_several_streams() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     let s1 = create_stream();
     let s2 = create_stream();
     let stop = Arc::new(AtomicBool::new(false));
@@ -276,14 +256,12 @@ fn one_thread_may_serve_several_streams() {
     reporter.join().unwrap();
     destroy_stream(s1);
     destroy_stream(s2);
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
 fn host_func_runs_in_stream_order() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     let s = create_stream();
     let dev = malloc(1000);
     let host = malloc_host(1000);
@@ -316,8 +294,7 @@ fn host_func_runs_in_stream_order() {
     free(dev);
     free_host(host);
     destroy_stream(s);
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
@@ -347,18 +324,15 @@ fn host_func_on_stream_of_other_context_returns_107003() {
 
 #[test]
 fn set_op_wait_timeout_is_accepted() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     ok!(aclrtSetOpWaitTimeout(5));
     ok!(aclrtSetOpWaitTimeout(0));
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
 fn launch_callback_without_subscribed_thread_returns_107015() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     let s = create_stream();
     let slot = AtomicU64::new(0);
     assert_eq!(
@@ -373,28 +347,24 @@ fn launch_callback_without_subscribed_thread_returns_107015() {
     ok!(aclrtSynchronizeStream(s));
     assert_eq!(slot.load(Ordering::Acquire), 0, "the callback must not run");
     destroy_stream(s);
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
 fn unsubscribing_a_stream_that_is_not_subscribed_returns_100034() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     let s = create_stream();
     assert_eq!(
         acl!(aclrtUnSubscribeReport(my_thread_id(), s)),
         ACL_ERROR_STREAM_NOT_SUBSCRIBE
     );
     destroy_stream(s);
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
 fn unsubscribing_with_another_thread_id_returns_100035() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     let s = create_stream();
     ok!(aclrtSubscribeReport(my_thread_id(), s));
     assert_eq!(
@@ -403,8 +373,7 @@ fn unsubscribing_with_another_thread_id_returns_100035() {
     );
     ok!(aclrtUnSubscribeReport(my_thread_id(), s));
     destroy_stream(s);
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
 
 #[test]
@@ -439,22 +408,9 @@ fn one_thread_cannot_serve_two_devices() {
     assert_clean();
 }
 
-/// Callback: spins until the `AtomicBool` behind `user` is set (bounded by
-/// 10 s so that a broken runtime cannot hang the suite).
-unsafe extern "C" fn block_until_set(user: *mut c_void) {
-    // SAFETY: `user` points to an `AtomicBool` the test keeps alive until
-    // the reporter thread has been joined.
-    let flag = unsafe { &*user.cast::<AtomicBool>() };
-    let t0 = Instant::now();
-    while !flag.load(Ordering::Acquire) && t0.elapsed() < Duration::from_secs(10) {
-        std::thread::yield_now();
-    }
-}
-
 #[test]
 fn non_blocking_callback_does_not_hold_later_tasks() {
-    let _sim = aclrt_sim::exclusive();
-    init_device0();
+    let session = device0();
     let s = create_stream();
     let p = malloc(64);
     let stop = Arc::new(AtomicBool::new(false));
@@ -464,7 +420,7 @@ fn non_blocking_callback_does_not_hold_later_tasks() {
     let release = AtomicBool::new(false);
     ok!(aclrtLaunchCallback(
         Some(block_until_set),
-        (&release as *const AtomicBool).cast_mut().cast(),
+        flag_arg(&release),
         ACL_CALLBACK_NO_BLOCK,
         s
     ));
@@ -483,6 +439,5 @@ fn non_blocking_callback_does_not_hold_later_tasks() {
     reporter.join().unwrap();
     free(p);
     destroy_stream(s);
-    teardown_device0();
-    assert_clean();
+    session.finish();
 }
