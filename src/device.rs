@@ -146,7 +146,9 @@ pub struct MemoryInfo {
 /// (from, to) pair are counted, also across several `Device` handles of one
 /// id: the runtime's access is enabled with the first token and disabled
 /// only when the last one is dropped (or [`disable`](Self::disable)d), so a
-/// token is always proof that access is on. A leaked token keeps it on.
+/// token is always proof that access is on. A leaked token keeps it on, and
+/// keeps both devices open: resetting the last handle of either returns
+/// [`Error::LiveChildren`] (the runtime would forget the access).
 #[derive(Debug)]
 #[doc(alias = "aclrtDeviceEnablePeerAccess")]
 pub struct PeerAccess<'a, 'acl, M: RunMode> {
@@ -181,6 +183,7 @@ impl<'acl, M: RunMode> Device<'acl, M> {
             ffi::enable_peer_access(peer.slot.id)?;
         }
         *count += 1;
+        ffi::live::peer_token(self.slot.id, peer.slot.id, true);
         Ok(PeerAccess {
             from: self,
             to: peer,
@@ -221,6 +224,7 @@ impl<M: RunMode> PeerAccess<'_, '_, M> {
             ffi::disable_peer_access(self.to.slot.id)?;
         }
         *count = count.saturating_sub(1);
+        ffi::live::peer_token(self.from.slot.id, self.to.slot.id, false);
         Ok(())
     }
 }

@@ -36,6 +36,9 @@ pub enum ErrorKind {
     ReleaseFailed,
     /// Any other failure of the runtime.
     Internal,
+    /// Queued work was discarded by a stream abort (107023, or
+    /// [`Error::WorkAborted`]).
+    Aborted,
 }
 
 impl ErrorKind {
@@ -86,6 +89,7 @@ impl ErrorKind {
             | sys::ACL_ERROR_REPEAT_FINALIZE
             | sys::ACL_ERROR_UNINITIALIZE
             | sys::ACL_ERROR_RT_REPEATED_INIT => ErrorKind::Lifecycle,
+            sys::ACL_ERROR_RT_STREAM_ABORT => ErrorKind::Aborted,
             sys::ACL_ERROR_RT_CONTEXT_RELEASE_ERROR | sys::ACL_ERROR_RT_MEMORY_FREE => {
                 ErrorKind::ReleaseFailed
             }
@@ -223,6 +227,15 @@ pub enum Error {
         /// The step that made the borrowed memory unused.
         escalation: crate::Escalation,
     },
+    /// Work queued in this scope was discarded: a stream it used (or one it
+    /// waited on) was aborted by another scope's deadline
+    /// ([`Context::scope_with_timeout`](crate::Context::scope_with_timeout)).
+    /// Results of this scope's asynchronous work must not be trusted.
+    #[error(
+        "work of this scope was discarded: a stream it shares was aborted by another scope's \
+         deadline"
+    )]
+    WorkAborted,
 }
 
 impl Error {
@@ -239,6 +252,7 @@ impl Error {
             Error::LiveChildren { .. } => ErrorKind::ReleaseFailed,
             Error::InCallback { .. } => ErrorKind::Lifecycle,
             Error::ScopeTimeout { .. } => ErrorKind::Timeout,
+            Error::WorkAborted => ErrorKind::Aborted,
             _ => ErrorKind::InvalidParam,
         }
     }

@@ -126,8 +126,14 @@ impl<'ctx, 'id> Stream<'ctx, 'id> {
     /// queued before it. A panic in `f` is caught there (it never unwinds
     /// through C) and resumed by the next [`synchronize`](Self::synchronize)
     /// of this stream. If a device fault skips the task, `f` is dropped
-    /// unrun once the stream is synchronised or destroyed. For host functions
+    /// unrun once the stream is synchronised or destroyed; so is one that a
+    /// stream abort discards (a scope's deadline,
+    /// [`Context::scope_with_timeout`](crate::Context::scope_with_timeout)). For host functions
     /// that borrow data, use [`Lane::host_fn`](crate::Lane::host_fn) in a scope.
+    ///
+    /// Calls that wait for the device are refused inside `f` with
+    /// [`Error::InCallback`](crate::Error::InCallback), as
+    /// [`Lane::host_fn`](crate::Lane::host_fn) explains.
     #[doc(alias = "aclrtLaunchHostFunc")]
     pub fn launch_host_fn<F>(&self, f: F) -> Result<()>
     where

@@ -258,14 +258,14 @@ fn sync_memory<M: RunMode>(device: &Device<'_, M>) -> Result<()> {
     assert_eq!(*h, data[..]);
     assert_eq!(h.to_vec(), data);
     assert_eq!(h.len(), 1000);
-    *h.get_mut(0).expect("in bounds") = 42;
-    h[1] = 43;
+    h.set(0, 42)?;
+    h.set(1, 43)?;
     let mut want = data.clone();
     want[0] = 42;
     want[1] = 43;
     ctx.copy(&h, &mut d)?;
     let mut hz = ctx.alloc_host_zeroed::<u32>(1000)?;
-    assert!(hz.iter().all(|&v| v == 0));
+    assert!(hz.iter().all(|v| v == 0));
     ctx.copy(&d, &mut hz)?;
     assert_eq!(&hz[..], &want[..]);
     // host -> host through the runtime
@@ -273,13 +273,13 @@ fn sync_memory<M: RunMode>(device: &Device<'_, M>) -> Result<()> {
     ctx.copy(&hz, &mut h2)?;
     assert_eq!(&h2[..], &want[..]);
     ctx.memset(&mut h2, 0x01)?;
-    assert!(h2.iter().all(|&v| v == 0x0101_0101));
+    assert!(h2.iter().all(|v| v == 0x0101_0101));
 
     let u = ctx.alloc_host_uninit::<u32>(1000)?;
     assert_eq!(u.len(), 1000);
     assert!(!u.is_empty());
     let filled = u.fill(0x7F)?;
-    assert!(filled.iter().all(|&v| v == 0x7F7F_7F7F));
+    assert!(filled.iter().all(|v| v == 0x7F7F_7F7F));
     let z = ctx.alloc_host_uninit::<u64>(3)?.zeroed();
     assert_eq!(&z[..], &[0, 0, 0]);
     let i = ctx.alloc_host_uninit::<u16>(3)?.init_from(&[9, 8, 7])?;
@@ -537,16 +537,16 @@ fn pinned_slices<M: RunMode>(device: &Device<'_, M>) -> Result<()> {
     // reads
     assert_eq!(h.len(), 64);
     assert!(!h.is_empty());
-    assert_eq!(h.get(1), Some(&data[1]));
+    assert_eq!(h.get(1), Some(data[1]));
     assert_eq!(h.get(64), None);
-    assert_eq!(h.first(), data.first());
-    assert_eq!(h.last(), data.last());
-    assert_eq!(h[5], data[5]);
-    assert_eq!(h.iter().copied().collect::<Vec<_>>(), data);
-    assert_eq!(h.iter().next_back(), data.last());
+    assert_eq!(h.first(), data.first().copied());
+    assert_eq!(h.last(), data.last().copied());
+    assert_eq!(h.get(5), Some(data[5]));
+    assert_eq!(h.iter().collect::<Vec<_>>(), data);
+    assert_eq!(h.iter().next_back(), data.last().copied());
     assert_eq!(h.iter().len(), 64);
     assert_eq!((&*h).into_iter().count(), 64);
-    assert_eq!((&h).into_iter().nth(2), Some(&data[2]));
+    assert_eq!((&h).into_iter().nth(2), Some(data[2]));
     assert_eq!(h.to_vec(), data);
     let mut out = vec![0u32; 64];
     h.copy_to_slice(&mut out);
@@ -586,31 +586,27 @@ fn pinned_slices<M: RunMode>(device: &Device<'_, M>) -> Result<()> {
     assert_eq!(back, data[16..32]);
 
     // writes
-    h[0] = 7;
-    *h.get_mut(1).expect("in bounds") = 8;
-    assert_eq!(h.get_mut(64), None);
-    for x in h.iter_mut().skip(2).take(2) {
-        *x = 9;
-    }
-    for x in &mut h[4..6] {
-        *x = 10;
-    }
+    h.set(0, 7)?;
+    assert_eq!(h.update(1, |_| 8)?, 8);
+    assert!(h.set(64, 0).is_err());
+    h[2..4].fill(9);
+    h[4..6].update_all(|_| 10);
     assert_eq!(h[..6], [7, 8, 9, 9, 10, 10]);
     h.fill(1);
-    assert!(h.iter().all(|&x| x == 1));
+    assert!(h.iter().all(|x| x == 1));
     h.copy_from_slice(&data);
     assert_eq!(*h, data);
     {
         let (a, b) = h.split_at_mut(32);
         a.fill(2);
-        b[0] = 3;
+        b.set(0, 3)?;
     }
     assert_eq!(h[31..34], [2, 3, data[33]]);
     for (i, c) in h.chunks_mut(16).enumerate() {
         c.fill(i as u32);
     }
     assert_eq!(h[15..17], [0, 1]);
-    assert_eq!(h[63], 3);
+    assert_eq!(h.get(63), Some(3));
     // a memset and a copy into a part of pinned memory, on its own context
     ctx.memset(&mut h[..8], 0xff)?;
     assert_eq!(

@@ -580,7 +580,7 @@ fn device_fault_at_scope_end() -> Result<()> {
     let err = result.unwrap_err();
     assert_eq!(err.kind(), ErrorKind::DeviceFault);
     assert_eq!(err.code(), Some(sys::ACL_ERROR_RT_AICORE_EXCEPTION));
-    assert!(out.iter().all(|&v| v == 0), "the faulted copy did nothing");
+    assert!(out.iter().all(|v| v == 0), "the faulted copy did nothing");
     // The first copy ran.
     let mut back = vec![0u32; 64];
     ctx.copy(&d, &mut back)?;

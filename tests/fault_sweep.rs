@@ -135,14 +135,14 @@ fn ex04_host_device_memory(acl: &Acl) -> Result<()> {
             let a_back = lane.copy(&dev_a, &mut scratch)?;
             let b_back = lane.copy(&dev_b, &mut sum)?;
             let a_host: Vec<f32> = a_back.wait()?.to_vec();
-            let sum = lane.host_fn_with(b_back, move |out: &mut [f32]| {
-                for (o, a) in out.iter_mut().zip(&a_host) {
-                    *o += a;
+            let sum = lane.host_fn_with(b_back, move |out| {
+                for (i, a) in a_host.iter().enumerate() {
+                    out.update(i, |o| o + a).expect("in bounds");
                 }
             })?;
             let sum = sum.wait()?;
             for (i, v) in sum.iter().enumerate() {
-                assert_eq!(*v, 3.0 * i as f32, "element {i}");
+                assert_eq!(v, 3.0 * i as f32, "element {i}");
             }
             Ok(())
         })
@@ -226,8 +226,7 @@ impl<'c, 'd, 'id, M: RunMode> Pipeline<'c, 'd, 'id, M> {
             let staged = up.copy(&*input, &mut *staging)?;
             let staged = work.wait_for(up.signal(staged)?)?;
             let out = work.copy(&staged, &mut *output)?;
-            let out =
-                work.host_fn_with(out, |v: &mut [f32]| v.iter_mut().for_each(|x| *x *= 2.0))?;
+            let out = work.host_fn_with(out, |v| v.update_all(|x| x * 2.0))?;
             Ok(out.wait()?.to_vec())
         })
     }
@@ -275,7 +274,7 @@ fn ex07_event_sync(acl: &Acl) -> Result<()> {
             assert!(recorded.elapsed_since(&start)? >= 0.0);
             Ok(())
         })?;
-        assert!(back.iter().all(|&b| b == 5));
+        assert!(back.iter().all(|b| b == 5));
         Ok(())
     }
     match acl.detect() {
@@ -331,7 +330,7 @@ fn ex09_two_streams_event(acl: &Acl) -> Result<()> {
             let produced = a.copy(&input, &mut shared)?;
             let handed = b.wait_for(a.signal(produced)?)?;
             let out = b.copy(&handed, &mut output)?.wait()?;
-            assert!(out.iter().enumerate().all(|(i, &v)| v == i as u32));
+            assert!(out.iter().enumerate().all(|(i, v)| v == i as u32));
             Ok(())
         })
     }
@@ -422,7 +421,7 @@ fn ex11_multithreaded(acl: &Acl) -> Result<()> {
                             let lane = s.lane(&stream, l);
                             let d = lane.copy(&src, &mut d)?;
                             let o = lane.copy(&d, &mut out)?.wait()?;
-                            assert!(o.iter().all(|&v| v == i as u16));
+                            assert!(o.iter().all(|v| v == i as u16));
                             Ok(())
                         })
                     })
@@ -555,15 +554,13 @@ fn tour(acl: &Acl) -> Result<()> {
             let staged = up.copy(&input, &mut on_device)?;
             let staged = work.wait_for(up.signal(staged)?)?;
             let out = work.copy(&staged, &mut result)?;
-            let out = work.host_fn_with(out, |v: &mut [f32]| {
-                v.iter_mut().for_each(|x| *x = *x * 2.0 + 1.0)
-            })?;
+            let out = work.host_fn_with(out, |v| v.update_all(|x| x * 2.0 + 1.0))?;
             let end = work.record(end)?;
             let out = out.wait()?;
             assert!(
                 out.iter()
                     .enumerate()
-                    .all(|(i, &x)| x == i as f32 * 2.0 + 1.0)
+                    .all(|(i, x)| x == i as f32 * 2.0 + 1.0)
             );
             end.synchronize()?;
             end.elapsed_since(&start)

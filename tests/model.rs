@@ -608,7 +608,7 @@ fn add_on<'s, 'e, 'id, 'sid, 'c, M: RunMode>(
     dst: Dst<'s, 'sid, 'c, 'id, M>,
     add: u8,
 ) -> Result<Fl<'s, 'sid, 'c, 'id, M>> {
-    let f = move |v: &mut [u8]| v.iter_mut().for_each(|x| *x = x.wrapping_add(add));
+    let f = move |v: &mut aclrt::PinnedSlice<'_, u8, M>| v.update_all(|x| x.wrapping_add(add));
     Ok(match dst {
         Dst::Free(Excl::Pin(d)) => Fl::Pin(lane.host_fn_with(d, f)?),
         Dst::Fl(Fl::Pin(d)) => Fl::Pin(lane.host_fn_with(d, f)?),

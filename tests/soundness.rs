@@ -509,3 +509,205 @@ fn aclrt_sim_fill_fresh_block(bytes: usize) {
         assert_eq!(sys::aclFinalize(), 0);
     }
 }
+
+// ------------------------------------------ found by the outside review (round 1)
+
+/// `sim::reset()` inside a scope body: the scope's end finds its streams
+/// gone (the memory is quarantined) and returns an error; it used to abort
+/// the process.
+#[test]
+fn sim_reset_inside_a_scope_returns_an_error() -> aclrt::Result<()> {
+    let _sim = take(host_config());
+    let acl = Acl::init()?;
+    let device = acl.require::<HostMode>()?.device(0)?;
+    make_guard!(g);
+    let ctx = device.create_context(g)?;
+    let stream = ctx.create_stream()?;
+    let mut d = ctx.alloc::<u32>(16)?;
+    let result = ctx.scope(|s| {
+        make_guard!(l);
+        let lane = s.lane(&stream, l);
+        let _x = lane.memset(&mut d, 0)?;
+        sim::reset();
+        Ok(())
+    });
+    assert!(result.is_err(), "{result:?}");
+    drop(d);
+    drop(stream);
+    drop(ctx);
+    drop(device);
+    drop(acl);
+    sim::reset();
+    Ok(())
+}
+
+/// A timed scope nested in a plain scope aborts a stream the outer scope
+/// uses: the outer scope learns it (`Error::WorkAborted`) instead of
+/// hanging on a wait for an event record the abort discarded.
+#[test]
+fn nested_timed_scope_abort_is_reported_to_the_outer_scope() -> aclrt::Result<()> {
+    let _sim = take(host_config());
+    let acl = Acl::init()?;
+    {
+        let device = acl.require::<HostMode>()?.device(0)?;
+        make_guard!(g);
+        let ctx = device.create_context(g)?;
+        let (s1, s2) = (ctx.create_stream()?, ctx.create_stream()?);
+        let mut d = ctx.alloc::<u32>(64)?;
+        let mut h = ctx.alloc_host_zeroed::<u32>(64)?;
+        let mut inner = None;
+        let outer = ctx.scope(|s| {
+            make_guard!(l1);
+            let lane1 = s.lane(&s1, l1);
+            make_guard!(l2);
+            let lane2 = s.lane(&s2, l2);
+            lane1.host_fn(|| std::thread::sleep(Duration::from_millis(300)))?;
+            let x = lane1.memset(&mut d, 7)?;
+            let x = lane2.wait_for(lane1.signal(x)?)?;
+            let _y = lane2.copy(&x, &mut h)?;
+            inner = Some(ctx.scope_with_timeout(Duration::from_millis(10), |si| {
+                make_guard!(li);
+                let _ = si.lane(&s1, li);
+                Ok(())
+            }));
+            Ok(())
+        });
+        assert!(
+            matches!(inner, Some(Err(Error::ScopeTimeout { .. }))),
+            "{inner:?}"
+        );
+        assert!(matches!(outer, Err(Error::WorkAborted)), "{outer:?}");
+        assert_eq!(Error::WorkAborted.kind(), ErrorKind::Aborted);
+        drop((d, h));
+        s2.destroy()?;
+        s1.destroy()?;
+        ctx.destroy()?;
+        device.reset()?;
+    }
+    acl.finalize()?;
+    assert_clean();
+    Ok(())
+}
+
+/// Another thread's timed scope aborts a stream this thread's scope uses:
+/// the discarded work is reported (`Error::WorkAborted` from `wait` or the
+/// scope), never passed off as done.
+#[test]
+fn abort_by_another_threads_scope_is_reported() -> aclrt::Result<()> {
+    let _sim = take(host_config());
+    let acl = Acl::init()?;
+    {
+        let device = acl.require::<HostMode>()?.device(0)?;
+        make_guard!(g);
+        let ctx = device.create_context(g)?;
+        let s1 = ctx.create_stream()?;
+        let src = ctx.alloc_host_from(&[9u32; 4])?;
+        let mut d = ctx.alloc::<u32>(4)?;
+        let mut out = ctx.alloc_host_zeroed::<u32>(4)?;
+        let (tx, rx) = std::sync::mpsc::channel();
+        let (a, b) = std::thread::scope(|t| {
+            let a = t.spawn(|| {
+                ctx.scope(|s| {
+                    make_guard!(l);
+                    let lane = s.lane(&s1, l);
+                    lane.host_fn(|| std::thread::sleep(Duration::from_millis(300)))?;
+                    let x = lane.copy(&src, &mut d)?;
+                    let y = lane.copy(&x, &mut out)?;
+                    tx.send(()).unwrap();
+                    let y = y.wait()?;
+                    Ok(y.to_vec())
+                })
+            });
+            let (ctx, s1) = (&ctx, &s1);
+            let b = t.spawn(move || {
+                rx.recv().unwrap();
+                ctx.scope_with_timeout(Duration::from_millis(10), |s| {
+                    make_guard!(l);
+                    let lane = s.lane(s1, l);
+                    lane.host_fn(|| {})?;
+                    Ok(())
+                })
+            });
+            (a.join().unwrap(), b.join().unwrap())
+        });
+        assert!(matches!(b, Err(Error::ScopeTimeout { .. })), "{b:?}");
+        // Either the synchronisation in flight was cut (107023) or the
+        // scope learnt of the abort afterwards: both say `Aborted`.
+        assert!(
+            matches!(&a, Err(e) if e.kind() == ErrorKind::Aborted),
+            "{a:?}"
+        );
+        drop((src, d, out));
+        s1.destroy()?;
+        ctx.destroy()?;
+        device.reset()?;
+    }
+    acl.finalize()?;
+    assert_clean();
+    Ok(())
+}
+
+/// A leaked peer-access token keeps both devices open, so the runtime never
+/// forgets the access it proves; a later token works.
+#[test]
+fn leaked_peer_token_keeps_its_devices_open() -> aclrt::Result<()> {
+    let _sim = take(host_config());
+    let acl = Acl::init()?;
+    let rt = acl.require::<HostMode>()?;
+    {
+        let (d0, d1) = (rt.device(0)?, rt.device(1)?);
+        std::mem::forget(d0.enable_peer_access(&d1)?);
+        assert!(matches!(d0.reset(), Err(Error::LiveChildren { .. })));
+        assert!(matches!(d1.reset(), Err(Error::LiveChildren { .. })));
+    }
+    let (d0, d1) = (rt.device(0)?, rt.device(1)?);
+    make_guard!(g0);
+    let c0 = d0.create_context(g0)?;
+    make_guard!(g1);
+    let c1 = d1.create_context(g1)?;
+    let src = c0.alloc_from(&[5u8; 32])?;
+    let mut dst = c1.alloc_zeroed::<u8>(32)?;
+    let token = d0.enable_peer_access(&d1)?;
+    c0.copy_to_peer(&token, &c1, &src, &mut dst)?;
+    drop((token, src, dst));
+    c0.destroy()?;
+    c1.destroy()?;
+    assert!(sim::audit().violations.is_empty());
+    drop((d0, d1));
+    drop(acl);
+    sim::reset();
+    Ok(())
+}
+
+/// Deadlines that are huge or already passed: no panic; an idle lane is
+/// finished even with a zero deadline.
+#[test]
+fn scope_with_extreme_timeouts() -> aclrt::Result<()> {
+    let _sim = take(host_config());
+    let acl = Acl::init()?;
+    {
+        let device = acl.require::<HostMode>()?.device(0)?;
+        make_guard!(g);
+        let ctx = device.create_context(g)?;
+        let stream = ctx.create_stream()?;
+        let mut d = ctx.alloc::<u8>(64)?;
+        ctx.scope_with_timeout(Duration::MAX, |s| {
+            make_guard!(l);
+            let lane = s.lane(&stream, l);
+            let _ = lane.memset(&mut d, 1)?;
+            Ok(())
+        })?;
+        ctx.scope_with_timeout(Duration::ZERO, |s| {
+            make_guard!(l);
+            let _lane = s.lane(&stream, l);
+            Ok(())
+        })?;
+        drop(d);
+        stream.destroy()?;
+        ctx.destroy()?;
+        device.reset()?;
+    }
+    acl.finalize()?;
+    assert_clean();
+    Ok(())
+}

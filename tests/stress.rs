@@ -67,9 +67,7 @@ fn round<'id, M: RunMode>(
         let d = a.copy(&input, &mut dev)?;
         let d = b.wait_for(a.signal(d)?)?;
         let o = b.copy(&d, &mut out)?;
-        let o = b.host_fn_with(o, |v: &mut [u32]| {
-            v.iter_mut().for_each(|x| *x = x.wrapping_mul(3))
-        })?;
+        let o = b.host_fn_with(o, |v| v.update_all(|x| x.wrapping_mul(3)))?;
         let e = b.record(event)?;
         e.synchronize_timeout(T)?;
         streams[1].synchronize_timeout(T)?;

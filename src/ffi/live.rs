@@ -116,6 +116,24 @@ pub(crate) fn context_destroyed(ctx: Raw) {
     });
 }
 
+/// A peer-access token from device `from` to device `to` was taken
+/// (`taken`) or given back. A live token keeps both devices open: the
+/// runtime forgets peer access when a device is reset, so a leaked token
+/// must keep its devices from being reset (else it would prove access that
+/// is no longer on).
+pub(crate) fn peer_token(from: i32, to: i32, taken: bool) {
+    with(|b| {
+        for id in [from, to] {
+            let d = b.devices.entry(id).or_default();
+            if taken {
+                d.1 += 1;
+            } else {
+                d.1 = d.1.saturating_sub(1);
+            }
+        }
+    });
+}
+
 /// A stream, event or allocation (`key`: its handle or address) was made in
 /// context `owner`.
 pub(crate) fn child_created(key: usize, owner: Raw) {

@@ -160,6 +160,8 @@ pub(crate) fn settle_static_host_fns(stream: Option<Raw>) -> Option<Box<dyn Any 
 /// (use one scope per thread; contexts and streams are shareable).
 pub struct Scope<'scope, 'env: 'scope, 'id: 'env, M: RunMode> {
     ctx: Raw,
+    /// This scope's entry in the registry of open scopes ([`open`]).
+    id: u64,
     book: RefCell<ScopeBook>,
     _scope: PhantomData<&'scope mut &'scope ()>,
     _env: PhantomData<&'env mut &'env ()>,
@@ -215,6 +217,9 @@ pub enum Escalation {
     /// At least one abort failed; those streams were synchronised without a
     /// time limit.
     UnboundedSynchronize,
+    /// The runtime no longer knew the streams (their context or the runtime
+    /// was torn down, e.g. by `sim::reset()`): nothing can run on them.
+    StreamGone,
 }
 
 impl core::fmt::Display for Escalation {
@@ -224,6 +229,7 @@ impl core::fmt::Display for Escalation {
             Escalation::UnboundedSynchronize => {
                 "an unbounded synchronisation (aclrtStreamAbort failed)"
             }
+            Escalation::StreamGone => "nothing: the runtime no longer knew the streams",
         })
     }
 }
@@ -243,6 +249,7 @@ where
     super::refuse_in_callback("Context::scope")?;
     let scope = Scope {
         ctx,
+        id: open::register(),
         book: RefCell::new(ScopeBook::default()),
         _scope: PhantomData,
         _env: PhantomData,
@@ -250,7 +257,8 @@ where
         _mode: PhantomData,
         _thread: PhantomData,
     };
-    let deadline = timeout.map(|t| (t, std::time::Instant::now() + t));
+    // A deadline too far to represent is no deadline.
+    let deadline = timeout.and_then(|t| Some((t, std::time::Instant::now().checked_add(t)?)));
     struct FinishOnUnwind<'a, 'scope, 'env, 'id, M: RunMode>(
         &'a Scope<'scope, 'env, 'id, M>,
         Option<(core::time::Duration, std::time::Instant)>,
@@ -283,6 +291,162 @@ where
     }
 }
 
+/// Whether an error says the runtime no longer knows the stream (its
+/// context or the whole runtime was torn down, e.g. by `sim::reset`): then
+/// no task of it can run any more.
+fn stream_is_gone(e: &crate::Error) -> bool {
+    use crate::ErrorKind as K;
+    matches!(e.kind(), K::InvalidHandle | K::NoContext | K::Lifecycle)
+}
+
+/// Make every stream of scope `id` idle without waiting for its work — and
+/// every stream of every other open scope that shares one of them, since
+/// work there may wait on what the abort discards: abort them all, and
+/// synchronise without a limit those whose abort failed. The scopes
+/// concerned learn it ([`open::aborted`]); the user events recorded in them
+/// are recorded again on their now idle streams, so that no later wait on
+/// them hangs. Aborts the process only when a stream can neither be aborted
+/// nor synchronised and still exists.
+fn escalate(id: u64) -> Escalation {
+    let (streams, events) = open::abort_group(id);
+    let mut escalation = Escalation::StreamAbort;
+    for &(stream, ctx) in &streams {
+        let mut gone = false;
+        let aborted = (0..3).any(|_| match super::abort_stream(ctx, stream) {
+            Ok(()) => true,
+            Err(e) => {
+                gone |= stream_is_gone(&e);
+                gone
+            }
+        });
+        if aborted {
+            if gone && escalation == Escalation::StreamAbort {
+                escalation = Escalation::StreamGone;
+            }
+            continue;
+        }
+        escalation = Escalation::UnboundedSynchronize;
+        let synced = (0..3).any(|_| {
+            let _ = super::make_current(ctx);
+            match super::synchronize_stream(stream) {
+                Ok(()) => true,
+                Err(e) => stream_is_gone(&e),
+            }
+        });
+        if !synced {
+            eprintln!(
+                "aclrt: a stream of a Scope can neither be aborted nor synchronised; \
+                 aborting the process because borrowed memory may still be in use by \
+                 the device"
+            );
+            std::process::abort();
+        }
+    }
+    for (event, stream, ctx) in events {
+        if super::make_current(ctx).is_ok() {
+            let _ = super::record_event(event, stream);
+        }
+    }
+    escalation
+}
+
+/// The registry of open scopes: which streams each has enlisted, which user
+/// events it recorded, and whether another scope's escalation aborted it.
+mod open {
+    use std::sync::Mutex;
+    use std::sync::atomic::{AtomicU64, Ordering};
+
+    use super::Raw;
+
+    struct Open {
+        id: u64,
+        /// (stream, its context).
+        streams: Vec<(Raw, Raw)>,
+        /// (event, stream it was recorded on, context).
+        events: Vec<(Raw, Raw, Raw)>,
+        aborted: bool,
+    }
+
+    static OPEN: Mutex<Vec<Open>> = Mutex::new(Vec::new());
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+
+    fn open() -> std::sync::MutexGuard<'static, Vec<Open>> {
+        OPEN.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    pub(super) fn register() -> u64 {
+        let id = NEXT.fetch_add(1, Ordering::Relaxed);
+        open().push(Open {
+            id,
+            streams: Vec::new(),
+            events: Vec::new(),
+            aborted: false,
+        });
+        id
+    }
+
+    pub(super) fn deregister(id: u64) {
+        open().retain(|o| o.id != id);
+    }
+
+    pub(super) fn enlist(id: u64, stream: Raw, ctx: Raw) {
+        if let Some(o) = open().iter_mut().find(|o| o.id == id) {
+            o.streams.push((stream, ctx));
+        }
+    }
+
+    pub(super) fn recorded(id: u64, event: Raw, stream: Raw, ctx: Raw) {
+        if let Some(o) = open().iter_mut().find(|o| o.id == id) {
+            o.events.push((event, stream, ctx));
+        }
+    }
+
+    pub(super) fn aborted(id: u64) -> bool {
+        open().iter().any(|o| o.id == id && o.aborted)
+    }
+
+    /// Scope `id` and, transitively, every open scope sharing a stream with
+    /// one already in the group: mark them aborted and return their streams
+    /// (deduplicated) and user events.
+    #[allow(clippy::type_complexity)]
+    pub(super) fn abort_group(id: u64) -> (Vec<(Raw, Raw)>, Vec<(Raw, Raw, Raw)>) {
+        let mut all = open();
+        let mut in_group: Vec<bool> = all.iter().map(|o| o.id == id).collect();
+        loop {
+            let streams: Vec<Raw> = all
+                .iter()
+                .zip(&in_group)
+                .filter(|(_, g)| **g)
+                .flat_map(|(o, _)| o.streams.iter().map(|s| s.0))
+                .collect();
+            let mut grew = false;
+            for (o, g) in all.iter().zip(in_group.iter_mut()) {
+                if !*g && o.streams.iter().any(|s| streams.contains(&s.0)) {
+                    *g = true;
+                    grew = true;
+                }
+            }
+            if !grew {
+                break;
+            }
+        }
+        let mut streams: Vec<(Raw, Raw)> = Vec::new();
+        let mut events = Vec::new();
+        for (o, g) in all.iter_mut().zip(&in_group) {
+            if *g {
+                o.aborted = true;
+                for &s in &o.streams {
+                    if !streams.iter().any(|t| t.0 == s.0) {
+                        streams.push(s);
+                    }
+                }
+                events.extend(o.events.iter().copied());
+            }
+        }
+        (streams, events)
+    }
+}
+
 /// Milliseconds left until `deadline`, at least 1 (0 would mean "forever"
 /// to the runtime), or `None` when it has passed.
 fn millis_left(deadline: std::time::Instant) -> Option<i32> {
@@ -298,6 +462,7 @@ impl<'scope, 'env, 'id, M: RunMode> Scope<'scope, 'env, 'id, M> {
         let streams = &mut self.book.borrow_mut().streams;
         if !streams.contains(&stream) {
             streams.push(stream);
+            open::enlist(self.id, stream, self.ctx);
         }
     }
 
@@ -323,10 +488,15 @@ impl<'scope, 'env, 'id, M: RunMode> Scope<'scope, 'env, 'id, M> {
                     None => super::synchronize_stream(stream),
                     Some((_, at)) => match millis_left(at) {
                         Some(ms) => super::synchronize_stream_timeout(stream, ms),
-                        None => {
-                            timed_out = true;
-                            break;
-                        }
+                        // The deadline has passed: only a stream already idle
+                        // is done.
+                        None => match super::stream_is_complete(stream) {
+                            Ok(true) => super::synchronize_stream(stream),
+                            _ => {
+                                timed_out = true;
+                                break;
+                            }
+                        },
                     },
                 };
                 match synced {
@@ -351,12 +521,17 @@ impl<'scope, 'env, 'id, M: RunMode> Scope<'scope, 'env, 'id, M> {
             }
         }
         if timed_out || stuck {
-            let escalation = self.escalate(&streams);
+            let escalation = escalate(self.id);
             if timed_out {
                 let millis = deadline.map_or(0, |(t, _)| t.as_millis());
                 first_err = Some(crate::Error::ScopeTimeout { millis, escalation });
             }
+        } else if open::aborted(self.id) {
+            // Another scope's deadline aborted a stream this one shares (or
+            // one it depends on): some of this scope's work was discarded.
+            first_err = Some(crate::Error::WorkAborted);
         }
+        open::deregister(self.id);
         let events = core::mem::take(&mut self.book.borrow_mut().events);
         for event in events {
             if let Err(e) = super::destroy_event(event) {
@@ -374,33 +549,6 @@ impl<'scope, 'env, 'id, M: RunMode> Scope<'scope, 'env, 'id, M> {
             }
         }
         (first_err.map_or(Ok(()), Err), panic)
-    }
-
-    /// Make every stream of the scope idle without waiting for its work:
-    /// abort them all, and synchronise without a limit those whose abort
-    /// failed. Aborts the process only when that fails too.
-    fn escalate(&self, streams: &[Raw]) -> Escalation {
-        let mut escalation = Escalation::StreamAbort;
-        for &stream in streams {
-            let _ = super::make_current(self.ctx);
-            if (0..3).any(|_| super::abort_stream(self.ctx, stream).is_ok()) {
-                continue;
-            }
-            escalation = Escalation::UnboundedSynchronize;
-            let synced = (0..3).any(|_| {
-                let _ = super::make_current(self.ctx);
-                super::synchronize_stream(stream).is_ok()
-            });
-            if !synced {
-                eprintln!(
-                    "aclrt: a stream of a Scope can neither be aborted nor synchronised; \
-                     aborting the process because borrowed memory may still be in use by \
-                     the device"
-                );
-                std::process::abort();
-            }
-        }
-        escalation
     }
 
     /// Enlist `stream` in this scope as a lane, branded `'sid` by `guard`
@@ -460,6 +608,7 @@ pub struct InFlight<'scope, 'sid, D: ?Sized> {
     len: usize,
     stream: Raw,
     ctx: Raw,
+    scope: u64,
     _borrow: PhantomData<&'scope mut D>,
     _sid: PhantomData<Id<'sid>>,
 }
@@ -494,6 +643,10 @@ impl<'scope, 'sid, D: ?Sized> InFlight<'scope, 'sid, D> {
     pub fn wait(self) -> Result<&'scope mut D> {
         let _ = super::make_current(self.ctx);
         super::synchronize_stream(self.stream)?;
+        if open::aborted(self.scope) {
+            // The work was (partly) discarded: its result is not there.
+            return Err(crate::Error::WorkAborted);
+        }
         // SAFETY: `ptr` came from a `&'scope mut D` whose borrow this value
         // carries (`_borrow`), and no other reference to `*ptr` exists while
         // it is in flight (module invariant). All work that used the region
@@ -640,6 +793,7 @@ impl<'scope, 'env, 'id, 'sid, M: RunMode> Lane<'scope, 'env, 'id, 'sid, M> {
             len,
             stream: self.stream,
             ctx: self.scope.ctx,
+            scope: self.scope.id,
             _borrow: PhantomData,
             _sid: PhantomData,
         }
@@ -744,8 +898,20 @@ impl<'scope, 'env, 'id, 'sid, M: RunMode> Lane<'scope, 'env, 'id, 'sid, M> {
     /// `f` may borrow anything that outlives the scope (`'scope`), because
     /// the scope synchronises before it returns. A panic in `f` is caught on
     /// the runtime thread (it never unwinds through C) and resumed on the
-    /// scope's thread once the scope has synchronised. `f` must not call the
-    /// runtime (a documented deadlock risk).
+    /// scope's thread once the scope has synchronised.
+    ///
+    /// # Calling the runtime from `f`
+    /// `f` runs on the runtime's callback thread while its stream waits for
+    /// it. Calls that wait for the device there could wait for that very
+    /// stream, so they are refused with [`Error::InCallback`](crate::Error::InCallback):
+    /// stream, event and device synchronisation, [`InFlight::wait`],
+    /// destroying a stream or context, resetting a device, finalising, and
+    /// opening a scope. A `Device` or `Stream` dropped inside `f` therefore
+    /// stays open (a leak, which keeps its parents alive). Non-blocking calls
+    /// (allocation, synchronous copies) work. The refusal is per thread: a
+    /// thread that `f` spawns and joins is not refused, and if it waits for
+    /// `f`'s stream the two wait for each other, as a thread joining itself
+    /// would; do not block `f` on such a thread.
     #[doc(alias = "aclrtLaunchHostFunc")]
     pub fn host_fn<F>(&self, f: F) -> Result<()>
     where
@@ -756,15 +922,19 @@ impl<'scope, 'env, 'id, 'sid, M: RunMode> Lane<'scope, 'env, 'id, 'sid, M> {
 
     /// Queue a host function that works on a buffer in order with the other
     /// work of this lane (`aclrtLaunchHostFunc`): `f` gets the buffer's
-    /// elements as `&mut [T]` once the work queued before it is done — e.g.
-    /// a compute step between a host-to-device and a device-to-host copy.
+    /// elements as a [`PinnedSlice`](crate::PinnedSlice) once the work queued
+    /// before it is done — e.g. a compute step between a host-to-device and
+    /// a device-to-host copy. In host run mode it dereferences to `&mut [T]`;
+    /// in device run mode (where the memory is device memory of this
+    /// context) it offers its element API only, so that it cannot pass for
+    /// pageable memory of another context.
     #[doc(alias = "aclrtLaunchHostFunc")]
     pub fn host_fn_with<X, F>(&self, target: X, f: F) -> Result<InFlight<'scope, 'sid, X::Target>>
     where
         X: AsyncDest<'scope, 'id, 'sid>,
         X::Target: CpuVisible,
         <X::Target as CpuVisible>::Item: DeviceRepr,
-        F: FnOnce(&mut [<X::Target as CpuVisible>::Item]) + Send + 'scope,
+        F: FnOnce(&mut crate::PinnedSlice<'id, <X::Target as CpuVisible>::Item, M>) + Send + 'scope,
     {
         let parts = target.into_parts();
         let region = SendRegion(parts.1);
@@ -772,14 +942,15 @@ impl<'scope, 'env, 'id, 'sid, M: RunMode> Lane<'scope, 'env, 'id, 'sid, M> {
             let region = region;
             let bytes = region.0.bytes;
             // SAFETY: the region is CPU-visible, initialised memory
-            // (`CpuVisible` is only implemented by `HostBuffer`) of `bytes`
+            // (`CpuVisible` is only implemented by `HostBuffer` and
+            // `PinnedSlice`, i.e. pinned memory) of `bytes`
             // bytes, exclusively borrowed for `'scope` by the `InFlight`
             // returned below, and no reference to it exists while it is in
             // flight; the lane runs this after the work queued before it and
             // before any queued after it, so nothing else accesses it now.
             let data: &mut [u8] =
                 unsafe { core::slice::from_raw_parts_mut(region.0.ptr.as_ptr(), bytes) };
-            f(bytemuck::cast_slice_mut(data));
+            f(super::pinned_slice_mut(bytemuck::cast_slice_mut(data)));
         }))?;
         Ok(self.in_flight(parts))
     }
@@ -858,6 +1029,7 @@ impl<'scope, 'env, 'id, 'sid, M: RunMode> Lane<'scope, 'env, 'id, 'sid, M> {
     ) -> Result<Event<'e, 'id, K, Recorded>> {
         self.bind()?;
         super::record_event(event.raw(), self.stream)?;
+        open::recorded(self.scope.id, event.raw(), self.stream, self.scope.ctx);
         Ok(event.into_recorded())
     }
 
@@ -867,7 +1039,11 @@ impl<'scope, 'env, 'id, 'sid, M: RunMode> Lane<'scope, 'env, 'id, 'sid, M> {
     #[doc(alias = "aclrtSynchronizeStream")]
     pub fn synchronize(&self) -> Result<()> {
         self.bind()?;
-        super::synchronize_stream(self.stream)
+        super::synchronize_stream(self.stream)?;
+        if open::aborted(self.scope.id) {
+            return Err(crate::Error::WorkAborted);
+        }
+        Ok(())
     }
 
     /// Whether all work queued on this lane has finished (`aclrtStreamQuery`).
