@@ -34,14 +34,15 @@ fn run<M: RunMode>(rt: Runtime<'_, M>) -> aclrt::Result<()> {
         // The compute step runs on the stream after both copies.
         let a_back = a_back.wait()?;
         let a_host: Vec<f32> = a_back.to_vec();
-        let sum = lane.host_fn_with(b_back, move |out: &mut [f32]| {
-            for (o, a) in out.iter_mut().zip(&a_host) {
-                *o += a;
-            }
+        // `out` is pinned memory of this context (`PinnedSlice`): elements
+        // go in and out by value, in both run modes.
+        let sum = lane.host_fn_with(b_back, move |out| {
+            let mut a = a_host.into_iter();
+            out.update_all(|o| o + a.next().unwrap_or_default());
         })?;
         let sum = sum.wait()?;
         for (i, v) in sum.iter().enumerate() {
-            assert_eq!(*v, 3.0 * i as f32, "element {i}");
+            assert_eq!(v, 3.0 * i as f32, "element {i}");
         }
         Ok(())
     })?;

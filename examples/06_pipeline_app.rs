@@ -51,8 +51,7 @@ impl<'c, 'd, 'id, M: RunMode> Pipeline<'c, 'd, 'id, M> {
             let staged = up.copy(&*input, &mut *staging)?; // H2D on the upload stream
             let staged = work.wait_for(up.signal(staged)?)?; // hand-off by event
             let out = work.copy(&staged, &mut *output)?; // D2H on the compute stream
-            let out =
-                work.host_fn_with(out, |v: &mut [f32]| v.iter_mut().for_each(|x| *x *= 2.0))?;
+            let out = work.host_fn_with(out, |v| v.update_all(|x| x * 2.0))?;
             Ok(out.wait()?.to_vec())
         })
         .inspect(|_| self.batches += 1)

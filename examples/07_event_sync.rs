@@ -30,7 +30,7 @@ fn run<M: RunMode>(rt: Runtime<'_, M>) -> aclrt::Result<()> {
         assert!(ms >= 0.0);
         Ok(())
     })?;
-    assert!(back.iter().all(|&b| b == 5), "data arrived");
+    assert!(back.iter().all(|b| b == 5), "data arrived");
     Ok(())
 }
 

@@ -29,7 +29,7 @@ fn run<M: RunMode>(rt: Runtime<'_, M>) -> aclrt::Result<()> {
         let out = b.copy(&handed, &mut output)?; // runs only after A's copy
         let out = out.wait()?;
         assert!(
-            out.iter().enumerate().all(|(i, &v)| v == i as u32),
+            out.iter().enumerate().all(|(i, v)| v == i as u32),
             "B saw A's data"
         );
         Ok(())

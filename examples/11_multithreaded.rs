@@ -51,7 +51,7 @@ fn run<M: RunMode>(rt: Runtime<'_, M>) -> aclrt::Result<()> {
                         let lane = s.lane(&stream, l);
                         let d = lane.copy(&src, &mut d)?;
                         let o = lane.copy(&d, &mut out)?.wait()?;
-                        assert!(o.iter().all(|&v| v == i as u16));
+                        assert!(o.iter().all(|v| v == i as u16));
                         Ok(())
                     })
                 })

@@ -127,8 +127,8 @@ mod timeline {
                 let landed = up.copy(input, dev)?; // H2D, delayed
                 let landed = work.wait_for(up.signal(landed)?)?; // upload -> compute
                 let host_side = work.copy(&landed, stage)?; // D2H to staging
-                let computed = work.host_fn_with(host_side, |v: &mut [f32]| {
-                    v.iter_mut().for_each(|x| *x = *x * 2.0 + 1.0) // compute step
+                let computed = work.host_fn_with(host_side, |v| {
+                    v.update_all(|x| x * 2.0 + 1.0) // compute step
                 })?;
                 let back = work.copy(&computed, result)?; // H2D
                 let back = down.wait_for(work.signal(back)?)?; // compute -> download
@@ -140,7 +140,7 @@ mod timeline {
                 assert!(
                     out.iter()
                         .enumerate()
-                        .all(|(i, &x)| x == (base + i as f32) * 2.0 + 1.0),
+                        .all(|(i, x)| x == (base + i as f32) * 2.0 + 1.0),
                     "chunk {c} is wrong"
                 );
             }

@@ -45,15 +45,15 @@ fn tour<M: RunMode>(rt: Runtime<'_, M>) -> aclrt::Result<()> {
         let staged = up.copy(&input, &mut on_device)?; //            H2D on stream A
         let staged = work.wait_for(up.signal(staged)?)?; //          event hand-off A → B
         let out = work.copy(&staged, &mut result)?; //               D2H on stream B
-        let out = work.host_fn_with(out, |v: &mut [f32]| {
-            v.iter_mut().for_each(|x| *x = *x * 2.0 + 1.0) //       compute step, in order
+        let out = work.host_fn_with(out, |v| {
+            v.update_all(|x| x * 2.0 + 1.0) //                      compute step, in order
         })?;
         let end = work.record(end)?;
         let out = out.wait()?; //                                    synchronise, get it back
         assert!(
             out.iter()
                 .enumerate()
-                .all(|(i, &x)| x == i as f32 * 2.0 + 1.0)
+                .all(|(i, x)| x == i as f32 * 2.0 + 1.0)
         );
         end.synchronize()?;
         end.elapsed_since(&start)

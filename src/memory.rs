@@ -3,9 +3,9 @@
 //! | type | C allocation | CPU access | element bound |
 //! | --- | --- | --- | --- |
 //! | [`DeviceBuffer`] | `aclrtMalloc` | never (no slice, no `Deref`, no indexing) | [`DeviceRepr`] |
-//! | [`HostBuffer`] (`M` = [`HostMode`](crate::HostMode)) | `aclrtMallocHost`, pinned host memory | `Deref<Target = PinnedSlice>`, which derefs to `[T]` | [`DeviceRepr`] |
-//! | [`HostBuffer`] (`M` = [`DeviceMode`](crate::DeviceMode)) | `aclrtMallocHost`, which returns device memory the app's CPU addresses | `Deref<Target = PinnedSlice>`: elements, never a `&[T]` | [`DeviceRepr`] |
-//! | [`PinnedSlice`] | a part of a [`HostBuffer`], still branded | elements (`[i]`, `iter`, `to_vec`, ...); `[T]` in host run mode only | [`DeviceRepr`] |
+//! | [`HostBuffer`] (`M` = [`HostMode`](crate::HostMode)) | `aclrtMallocHost`, pinned host memory | `Deref<Target = PinnedSlice>`, which derefs to `[T]` (and indexes to `&T`) | [`DeviceRepr`] |
+//! | [`HostBuffer`] (`M` = [`DeviceMode`](crate::DeviceMode)) | `aclrtMallocHost`, which returns device memory the app's CPU addresses | `Deref<Target = PinnedSlice>`: elements by value, never a `&[T]`, `&T` or `&mut T` | [`DeviceRepr`] |
+//! | [`PinnedSlice`] | a part of a [`HostBuffer`], still branded | elements by value (`get`, `set`, `update`, `iter`, `to_vec`, ...); `[T]`, `[i]` in host run mode only | [`DeviceRepr`] |
 //! | [`HostBufferUninit`] | `aclrtMallocHost`, not yet written | none until initialised | [`DeviceRepr`] |
 //! | `[T]`, `Vec<T>`, `[T; N]` | pageable host memory of the program | ordinary Rust | [`DeviceRepr`] |
 //!
@@ -14,9 +14,11 @@
 //! from both types and the run mode ([`memcpy_kind`](crate::memcpy_kind)).
 //! Every buffer carries the brand `'id` of the context that allocated it, and
 //! every copy method of `Context<'_, 'id, _>` only accepts memory with the
-//! same brand (pageable slices carry any brand). Pinned memory is never a
-//! brand-free `&[T]` in device run mode, where it is device memory of its own
-//! context ([`PageableRunMode`]).
+//! same brand (pageable slices carry any brand). In device run mode, where
+//! pinned memory is device memory of its own context, no reference into it
+//! is handed out, neither a brand-free `&[T]` nor a `&T` (which
+//! `core::slice::from_ref` would turn into one): see [`PageableRunMode`] and
+//! [`PinnedSlice`].
 
 use core::marker::PhantomData;
 use core::ops::{Bound, Deref, DerefMut, Index, IndexMut, RangeBounds};
@@ -499,11 +501,13 @@ impl<'id, T: DeviceRepr> PinnedMemory<'id> for DeviceViewMut<'_, 'id, T> {}
 /// It dereferences to a [`PinnedSlice<'id, T, M>`](PinnedSlice), which keeps
 /// the brand and the run mode, so sub-slices (`split_at`, `chunks`,
 /// `&buf[a..b]`) are still pinned memory of this context. Elements are read
-/// and written through the [`PinnedSlice`] API (`buf[i]`, `iter`, `to_vec`,
+/// and written by value through the [`PinnedSlice`] API (`buf.get(i)`,
+/// `buf.set(i, v)`, `buf.update(i, |v| ..)`, `buf.iter()`, `to_vec`,
 /// `copy_from_slice`, ...) in both run modes. Only in host run mode is it
-/// also a plain `&[T]` ([`as_slice`](Self::as_slice), `&**buf`): in device
-/// run mode pinned memory is device memory of its own context, which must
-/// not pass for pageable memory of another.
+/// also a plain `&[T]` ([`as_slice`](Self::as_slice), `&**buf`) with element
+/// references (`&buf[i]`, `buf[i] = v`): in device run mode pinned memory is
+/// device memory of its own context, and neither a slice nor an element
+/// reference of it may pass for pageable memory of another.
 #[doc(alias = "aclrtMallocHost")]
 #[doc(alias = "aclrtFreeHost")]
 pub struct HostBuffer<'ctx, 'id, T, M> {
@@ -607,35 +611,35 @@ impl<T: DeviceRepr, M: RunMode> CpuVisible for HostBuffer<'_, '_, T, M> {
     type Item = T;
 }
 
+/// `for x in &buf`: the elements by value, in every run mode (as
+/// [`PinnedSlice::iter`]).
 impl<'a, 'id, T: DeviceRepr, M: RunMode> IntoIterator for &'a HostBuffer<'_, 'id, T, M> {
-    type Item = &'a T;
+    type Item = T;
     type IntoIter = PinnedIter<'a, T>;
     fn into_iter(self) -> PinnedIter<'a, T> {
         self.as_pinned().iter()
     }
 }
 
-impl<'a, 'id, T: DeviceRepr, M: RunMode> IntoIterator for &'a mut HostBuffer<'_, 'id, T, M> {
-    type Item = &'a mut T;
-    type IntoIter = PinnedIterMut<'a, T>;
-    fn into_iter(self) -> PinnedIterMut<'a, T> {
-        self.as_pinned_mut().iter_mut()
-    }
-}
-
 /// Run modes in which pinned memory is ordinary host RAM, so that it may
-/// also serve as pageable memory (`&[T]`): only [`HostMode`](crate::HostMode).
+/// also serve as pageable memory (`&[T]`, `&T`): only
+/// [`HostMode`](crate::HostMode).
 ///
-/// Bounds the plain-slice views of pinned memory ([`HostBuffer::as_slice`],
-/// [`PinnedSlice::as_slice`], `Deref<Target = [T]>` of [`PinnedSlice`]). In
-/// device run mode pinned memory is device memory of the device of its own
-/// context; pageable slices carry no brand, so a `&[T]` of it could be
+/// Bounds every view of pinned memory by reference: the plain-slice views
+/// ([`HostBuffer::as_slice`], [`PinnedSlice::as_slice`],
+/// `Deref<Target = [T]>` of [`PinnedSlice`]) and the element references
+/// (`buf[i]` through `Index<usize>`, [`PinnedSlice::iter_mut`]). In device
+/// run mode pinned memory is device memory of the device of its own
+/// context; pageable memory carries no brand, so a `&[T]` of it could be
 /// copied by any context, e.g. one of another device without peer access.
+/// A `&T` is as good as a `&[T]` (`core::slice::from_ref`; and with an
+/// array element type `T = [U; N]`, `&T` is itself pageable memory), so
+/// device run mode hands out elements by value only.
 #[diagnostic::on_unimplemented(
-    message = "pinned memory cannot be viewed as a plain slice `&[T]` in run mode `{Self}`",
-    label = "plain-slice view of pinned memory, which needs `HostMode`",
-    note = "in device run mode pinned memory is device memory of its own context; it cannot be used as pageable memory",
-    note = "use the buffer itself as a copy operand of its own context (`ctx.copy(&buf, ..)`, `&buf[a..b]`, `buf.split_at(..)`), or its element API, which works in every run mode (`buf[i]`, `buf.iter()`, `buf.to_vec()`, `buf.copy_from_slice(..)`, `buf.copy_to_slice(..)`, `*buf == [..]`)"
+    message = "pinned memory cannot be borrowed as a plain slice `&[T]` or element `&T` in run mode `{Self}`",
+    label = "plain reference into pinned memory, which needs `HostMode`",
+    note = "in device run mode pinned memory is device memory of its own context; a reference into it (`&**buf`, `buf.as_slice()`, `&buf[i]`) would pass for brand-free pageable memory of any context (a `&T` through `core::slice::from_ref`)",
+    note = "use the buffer itself as a copy operand of its own context (`ctx.copy(&buf, ..)`, `&buf[a..b]`, `buf.split_at(..)`), or its element API by value, which works in every run mode (`buf.get(i)`, `buf.set(i, v)`, `buf.update(i, |v| ..)`, `buf.iter()`, `buf.to_vec()`, `buf.copy_from_slice(..)`, `buf.copy_to_slice(..)`, `*buf == [..]`)"
 )]
 pub trait PageableRunMode: RunMode {}
 impl PageableRunMode for crate::HostMode {}
@@ -650,18 +654,82 @@ impl PageableRunMode for crate::HostMode {}
 /// synchronous copy, a memset or an asynchronous copy of that context
 /// (`lane.copy(&left, &mut on_device)` after `let (left, right) = buf.split_at(n)`).
 ///
-/// Its CPU API (indexing, iterators, `to_vec`, `copy_from_slice`,
-/// `copy_to_slice`, `fill`, `split_at`, `chunks`, comparisons, `Debug`) works
-/// in every run mode and never hands out a `&[T]`. In host run mode
-/// ([`PageableRunMode`]) it also dereferences to `[T]` (there pinned memory
-/// is ordinary host RAM, harmless as pageable memory); in device run mode it
-/// does not, because there it is device memory of its own context.
+/// # Elements by value
 ///
-/// The guarantee covers slices. Single elements are handed out by reference
-/// (`&buf[i]`, `iter`), and `core::slice::from_ref` turns such a reference
-/// into a one-element `&[T]`; with an array element type (`T = [U; N]`)
-/// `&buf[i]` is itself pageable memory of `N` elements. Do not launder
-/// device-run-mode pinned memory that way.
+/// Its CPU API works in every run mode and never hands out a reference into
+/// the memory, neither a `&[T]` nor a `&T` or `&mut T`: elements go in and
+/// out by value ([`get`](Self::get), [`set`](Self::set),
+/// [`update`](Self::update), [`update_all`](Self::update_all),
+/// [`iter`](Self::iter), [`first`](Self::first), [`last`](Self::last),
+/// [`swap`](Self::swap), [`reverse`](Self::reverse), [`fill`](Self::fill),
+/// [`to_vec`](Self::to_vec),
+/// [`copy_from_slice`](Self::copy_from_slice),
+/// [`copy_to_slice`](Self::copy_to_slice)), parts stay branded
+/// ([`split_at`](Self::split_at), [`chunks`](Self::chunks), `&buf[a..b]`),
+/// and comparisons and `Debug` look at the values. The closures of `update`
+/// and `update_all` get and return values, so no reference escapes through
+/// them either; `Debug` and the comparisons hand the element type's own
+/// `Debug`/`PartialEq` copies too. Elements are [`DeviceRepr`], hence
+/// `Copy`.
+///
+/// The same code serves both run modes:
+///
+/// ```
+/// use aclrt::{Acl, Detected, PinnedSlice, RunMode, make_guard};
+///
+/// /// Scales `buf` so that its elements sum to 1; returns the old sum.
+/// fn normalise<M: RunMode>(buf: &mut PinnedSlice<'_, f32, M>) -> f32 {
+///     let sum: f32 = buf.iter().sum(); // values, not references
+///     buf.update_all(|v| v / sum);
+///     sum
+/// }
+///
+/// fn run<M: RunMode>(rt: aclrt::Runtime<'_, M>) -> aclrt::Result<()> {
+///     let device = rt.device(0)?;
+///     make_guard!(guard);
+///     let ctx = device.create_context(guard)?;
+///     let mut buf = ctx.alloc_host_from(&[1.0f32, 2.0, 3.0, 4.0])?;
+///     buf.set(0, 2.0)?;
+///     buf.update(3, |v| v + 1.0)?;
+///     assert_eq!(buf.get(3), Some(5.0));
+///     assert!(buf.set(4, 0.0).is_err()); // out of bounds
+///     assert_eq!(normalise(&mut buf), 12.0);
+///     assert_eq!(buf.first(), Some(2.0 / 12.0));
+///     let (_, upper) = buf.split_at(2); // a part: still pinned memory of `ctx`
+///     let mut on_device = ctx.alloc::<f32>(2)?;
+///     ctx.copy(upper, &mut on_device)?;
+///     on_device.free()?;
+///     buf.free()?;
+///     ctx.destroy()?;
+///     device.reset()
+/// }
+///
+/// # fn main() -> aclrt::Result<()> {
+/// let acl = Acl::init()?;
+/// match acl.detect() {
+///     Detected::Host(rt) => run(rt)?,
+///     Detected::Device(rt) => run(rt)?,
+/// }
+/// acl.finalize()
+/// # }
+/// ```
+///
+/// # References in host run mode only
+///
+/// In host run mode ([`PageableRunMode`]) pinned memory is ordinary host
+/// RAM, harmless as pageable memory: there `PinnedSlice` also dereferences
+/// to `[T]` and implements `Index<usize>`/`IndexMut<usize>`, so `&buf[i]`,
+/// `buf[i] = v`, `buf.as_slice()`, `buf.get_mut(i)`, `buf.iter_mut()` and
+/// every slice method reached through `Deref` (`first_mut`, `sort`, ...)
+/// hand out references as usual. (The by-value methods above keep their
+/// by-value meaning there too: `buf.get(i)` is an `Option<T>`, `buf.iter()`
+/// yields `T`; the slice's own are `buf.as_slice().get(i)` and
+/// `buf.as_slice().iter()`.) In device run mode, and in code generic over
+/// `M: RunMode`, none of these exist, because there pinned memory is device
+/// memory of its own context: `core::slice::from_ref(&buf[i])` would be a
+/// one-element `&[T]`, and with an array element type (`T = [U; N]`)
+/// `&buf[i]` would itself be pageable memory, either one a brand-free copy
+/// operand of any context.
 #[repr(transparent)]
 pub struct PinnedSlice<'id, T, M> {
     _marker: PhantomData<(Id<'id>, M)>,
@@ -679,39 +747,87 @@ impl<'id, T: DeviceRepr, M: RunMode> PinnedSlice<'id, T, M> {
         self.data.is_empty()
     }
 
-    /// The element at `index`, or `None` when out of bounds.
-    pub fn get(&self, index: usize) -> Option<&T> {
-        self.data.get(index)
+    /// The element at `index` (a copy), or `None` when out of bounds.
+    pub fn get(&self, index: usize) -> Option<T> {
+        self.data.get(index).copied()
     }
 
-    /// The element at `index`, mutably, or `None` when out of bounds.
-    pub fn get_mut(&mut self, index: usize) -> Option<&mut T> {
-        self.data.get_mut(index)
+    /// Set the element at `index` to `value`.
+    ///
+    /// # Errors
+    /// [`Error::OutOfRange`] when `index >= len` (nothing is written).
+    pub fn set(&mut self, index: usize, value: T) -> Result<()> {
+        let len = self.data.len();
+        match self.data.get_mut(index) {
+            Some(slot) => {
+                *slot = value;
+                Ok(())
+            }
+            None => Err(out_of_range(index, len)),
+        }
     }
 
-    /// The first element, or `None` when empty.
-    pub fn first(&self) -> Option<&T> {
-        self.data.first()
+    /// Replace the element at `index` by `f(element)` and return the new
+    /// value. `f` gets and returns a value, never a reference into the
+    /// memory.
+    ///
+    /// # Errors
+    /// [`Error::OutOfRange`] when `index >= len` (`f` is not called).
+    pub fn update(&mut self, index: usize, f: impl FnOnce(T) -> T) -> Result<T> {
+        let len = self.data.len();
+        match self.data.get_mut(index) {
+            Some(slot) => {
+                *slot = f(*slot);
+                Ok(*slot)
+            }
+            None => Err(out_of_range(index, len)),
+        }
     }
 
-    /// The last element, or `None` when empty.
-    pub fn last(&self) -> Option<&T> {
-        self.data.last()
+    /// Replace every element by `f(element)`, in order. `f` gets and
+    /// returns values, never references into the memory.
+    pub fn update_all(&mut self, mut f: impl FnMut(T) -> T) {
+        for slot in &mut self.data {
+            *slot = f(*slot);
+        }
     }
 
-    /// An iterator over the elements.
+    /// The first element (a copy), or `None` when empty.
+    pub fn first(&self) -> Option<T> {
+        self.data.first().copied()
+    }
+
+    /// The last element (a copy), or `None` when empty.
+    pub fn last(&self) -> Option<T> {
+        self.data.last().copied()
+    }
+
+    /// Swap the elements at `a` and `b`.
+    ///
+    /// # Panics
+    /// When `a` or `b` is out of bounds (as `<[T]>::swap`).
+    pub fn swap(&mut self, a: usize, b: usize) {
+        self.data.swap(a, b);
+    }
+
+    /// Reverse the order of the elements, in place.
+    pub fn reverse(&mut self) {
+        self.data.reverse();
+    }
+
+    /// An iterator over the elements, by value (copies; also what
+    /// `for x in &buf` gives).
     pub fn iter(&self) -> PinnedIter<'_, T> {
         PinnedIter(self.data.iter())
     }
 
-    /// An iterator over the elements, mutably.
-    pub fn iter_mut(&mut self) -> PinnedIterMut<'_, T> {
-        PinnedIterMut(self.data.iter_mut())
-    }
-
     /// The elements, copied into a `Vec`.
+    #[allow(
+        clippy::iter_cloned_collect,
+        reason = "bitwise copies (`copied`): `<[T]>::to_vec` may call the element type's `Clone` (user code) with a reference into the memory"
+    )]
     pub fn to_vec(&self) -> Vec<T> {
-        self.data.to_vec()
+        self.data.iter().copied().collect()
     }
 
     /// Overwrite every element with the elements of `src`.
@@ -795,6 +911,38 @@ impl<'id, T: DeviceRepr, M: RunMode> PinnedSlice<'id, T, M> {
     {
         &mut self.data
     }
+
+    /// The element at `index` by mutable reference, or `None` when out of
+    /// bounds. Host run mode only ([`PageableRunMode`]): in device run mode
+    /// a `&mut T` into pinned memory would be a writable pageable
+    /// destination of any context (`core::slice::from_mut`); use
+    /// [`set`](Self::set) or [`update`](Self::update) there.
+    pub fn get_mut(&mut self, index: usize) -> Option<&mut T>
+    where
+        M: PageableRunMode,
+    {
+        self.data.get_mut(index)
+    }
+
+    /// An iterator over the elements by mutable reference. Host run mode
+    /// only ([`PageableRunMode`]): in device run mode a `&mut T` into pinned
+    /// memory would be a writable pageable destination of any context
+    /// (`core::slice::from_mut`); use [`update_all`](Self::update_all),
+    /// [`update`](Self::update) or [`set`](Self::set) there.
+    pub fn iter_mut(&mut self) -> PinnedIterMut<'_, T>
+    where
+        M: PageableRunMode,
+    {
+        PinnedIterMut(self.data.iter_mut())
+    }
+}
+
+fn out_of_range(index: usize, len: usize) -> Error {
+    Error::OutOfRange {
+        start: index,
+        end: index.saturating_add(1),
+        len,
+    }
 }
 
 impl<T: DeviceRepr, M: PageableRunMode> Deref for PinnedSlice<'_, T, M> {
@@ -810,14 +958,18 @@ impl<T: DeviceRepr, M: PageableRunMode> DerefMut for PinnedSlice<'_, T, M> {
     }
 }
 
-impl<T: DeviceRepr, M: RunMode> Index<usize> for PinnedSlice<'_, T, M> {
+/// `&buf[i]`: host run mode only ([`PageableRunMode`]); in every run mode
+/// use [`PinnedSlice::get`].
+impl<T: DeviceRepr, M: PageableRunMode> Index<usize> for PinnedSlice<'_, T, M> {
     type Output = T;
     fn index(&self, index: usize) -> &T {
         &self.data[index]
     }
 }
 
-impl<T: DeviceRepr, M: RunMode> IndexMut<usize> for PinnedSlice<'_, T, M> {
+/// `buf[i] = v`: host run mode only ([`PageableRunMode`]); in every run
+/// mode use [`PinnedSlice::set`] or [`PinnedSlice::update`].
+impl<T: DeviceRepr, M: PageableRunMode> IndexMut<usize> for PinnedSlice<'_, T, M> {
     fn index_mut(&mut self, index: usize) -> &mut T {
         &mut self.data[index]
     }
@@ -847,10 +999,23 @@ pinned_range_index!(
     core::ops::RangeToInclusive<usize>
 );
 
+// `Debug` and the comparisons call the element type's own `Debug` /
+// `PartialEq`, which are user code: they get copies, never a reference into
+// the pinned memory (see "Elements by value" on `PinnedSlice`).
+
 impl<T: DeviceRepr + core::fmt::Debug, M: RunMode> core::fmt::Debug for PinnedSlice<'_, T, M> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_list().entries(self.data.iter()).finish()
+        f.debug_list().entries(self.data.iter().copied()).finish()
     }
+}
+
+/// `a == b` element by element, each compared as a copy.
+fn eq_by_value<A: Copy + PartialEq<B>, B: Copy>(a: &[A], b: &[B]) -> bool {
+    a.len() == b.len()
+        && a.iter().zip(b).all(|(x, y)| {
+            let (x, y) = (*x, *y);
+            x == y
+        })
 }
 
 impl<T, M, T2, M2> PartialEq<PinnedSlice<'_, T2, M2>> for PinnedSlice<'_, T, M>
@@ -861,7 +1026,7 @@ where
     M2: RunMode,
 {
     fn eq(&self, other: &PinnedSlice<'_, T2, M2>) -> bool {
-        self.data == other.data
+        eq_by_value(&self.data, &other.data)
     }
 }
 impl<T: DeviceRepr + Eq, M: RunMode> Eq for PinnedSlice<'_, T, M> {}
@@ -870,12 +1035,12 @@ macro_rules! pinned_eq {
     ($([$($gen:tt)*] $other:ty),* $(,)?) => {$(
         impl<T: DeviceRepr + PartialEq, M: RunMode, $($gen)*> PartialEq<$other> for PinnedSlice<'_, T, M> {
             fn eq(&self, other: &$other) -> bool {
-                self.data[..] == other[..]
+                eq_by_value(&self.data, &other[..])
             }
         }
         impl<T: DeviceRepr + PartialEq, M: RunMode, $($gen)*> PartialEq<PinnedSlice<'_, T, M>> for $other {
             fn eq(&self, other: &PinnedSlice<'_, T, M>) -> bool {
-                self[..] == other.data[..]
+                eq_by_value(&self[..], &other.data)
             }
         }
     )*};
@@ -884,23 +1049,17 @@ pinned_eq!([] [T], [const N: usize] [T; N], [] Vec<T>);
 
 impl<T: DeviceRepr + PartialEq, M: RunMode> PartialEq<&[T]> for PinnedSlice<'_, T, M> {
     fn eq(&self, other: &&[T]) -> bool {
-        self.data == **other
+        eq_by_value(&self.data, other)
     }
 }
 
+/// `for x in &slice`: the elements by value, in every run mode (as
+/// [`PinnedSlice::iter`]).
 impl<'a, 'id, T: DeviceRepr, M: RunMode> IntoIterator for &'a PinnedSlice<'id, T, M> {
-    type Item = &'a T;
+    type Item = T;
     type IntoIter = PinnedIter<'a, T>;
     fn into_iter(self) -> PinnedIter<'a, T> {
         self.iter()
-    }
-}
-
-impl<'a, 'id, T: DeviceRepr, M: RunMode> IntoIterator for &'a mut PinnedSlice<'id, T, M> {
-    type Item = &'a mut T;
-    type IntoIter = PinnedIterMut<'a, T>;
-    fn into_iter(self) -> PinnedIterMut<'a, T> {
-        self.iter_mut()
     }
 }
 
@@ -930,10 +1089,11 @@ impl<T: DeviceRepr, M: RunMode> CpuVisible for PinnedSlice<'_, T, M> {
     type Item = T;
 }
 
-/// Iterator over the elements of a [`PinnedSlice`] ([`PinnedSlice::iter`]).
+/// Iterator over the elements of a [`PinnedSlice`] by value
+/// ([`PinnedSlice::iter`]), in every run mode.
 ///
-/// Unlike `core::slice::Iter` it has no `as_slice`: it never turns pinned
-/// memory into a plain slice.
+/// It yields copies, never references into the memory, and unlike
+/// `core::slice::Iter` it has no `as_slice`.
 pub struct PinnedIter<'a, T>(core::slice::Iter<'a, T>);
 
 impl<T> Clone for PinnedIter<'_, T> {
@@ -942,54 +1102,87 @@ impl<T> Clone for PinnedIter<'_, T> {
     }
 }
 
-/// Iterator over the elements of a [`PinnedSlice`], mutably
-/// ([`PinnedSlice::iter_mut`]). Has no `into_slice`.
+impl<T: Copy> Iterator for PinnedIter<'_, T> {
+    type Item = T;
+    #[inline]
+    fn next(&mut self) -> Option<T> {
+        self.0.next().copied()
+    }
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.0.size_hint()
+    }
+    #[inline]
+    fn nth(&mut self, n: usize) -> Option<T> {
+        self.0.nth(n).copied()
+    }
+    #[inline]
+    fn count(self) -> usize {
+        self.0.count()
+    }
+    #[inline]
+    fn last(self) -> Option<T> {
+        self.0.last().copied()
+    }
+}
+impl<T: Copy> DoubleEndedIterator for PinnedIter<'_, T> {
+    #[inline]
+    fn next_back(&mut self) -> Option<T> {
+        self.0.next_back().copied()
+    }
+}
+impl<T: Copy> ExactSizeIterator for PinnedIter<'_, T> {}
+impl<T: Copy> core::iter::FusedIterator for PinnedIter<'_, T> {}
+impl<T> core::fmt::Debug for PinnedIter<'_, T> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("PinnedIter")
+            .field("remaining", &self.0.len())
+            .finish()
+    }
+}
+
+/// Iterator over the elements of a [`PinnedSlice`] by mutable reference
+/// ([`PinnedSlice::iter_mut`]): host run mode only. Has no `into_slice`.
 pub struct PinnedIterMut<'a, T>(core::slice::IterMut<'a, T>);
 
-macro_rules! pinned_iter {
-    ($name:ident, $item:ty) => {
-        impl<'a, T> Iterator for $name<'a, T> {
-            type Item = $item;
-            #[inline]
-            fn next(&mut self) -> Option<$item> {
-                self.0.next()
-            }
-            #[inline]
-            fn size_hint(&self) -> (usize, Option<usize>) {
-                self.0.size_hint()
-            }
-            #[inline]
-            fn nth(&mut self, n: usize) -> Option<$item> {
-                self.0.nth(n)
-            }
-            #[inline]
-            fn count(self) -> usize {
-                self.0.count()
-            }
-            #[inline]
-            fn last(self) -> Option<$item> {
-                self.0.last()
-            }
-        }
-        impl<'a, T> DoubleEndedIterator for $name<'a, T> {
-            #[inline]
-            fn next_back(&mut self) -> Option<$item> {
-                self.0.next_back()
-            }
-        }
-        impl<T> ExactSizeIterator for $name<'_, T> {}
-        impl<T> core::iter::FusedIterator for $name<'_, T> {}
-        impl<T> core::fmt::Debug for $name<'_, T> {
-            fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-                f.debug_struct(stringify!($name))
-                    .field("remaining", &self.0.len())
-                    .finish()
-            }
-        }
-    };
+impl<'a, T> Iterator for PinnedIterMut<'a, T> {
+    type Item = &'a mut T;
+    #[inline]
+    fn next(&mut self) -> Option<&'a mut T> {
+        self.0.next()
+    }
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.0.size_hint()
+    }
+    #[inline]
+    fn nth(&mut self, n: usize) -> Option<&'a mut T> {
+        self.0.nth(n)
+    }
+    #[inline]
+    fn count(self) -> usize {
+        self.0.count()
+    }
+    #[inline]
+    fn last(self) -> Option<&'a mut T> {
+        self.0.last()
+    }
 }
-pinned_iter!(PinnedIter, &'a T);
-pinned_iter!(PinnedIterMut, &'a mut T);
+impl<'a, T> DoubleEndedIterator for PinnedIterMut<'a, T> {
+    #[inline]
+    fn next_back(&mut self) -> Option<&'a mut T> {
+        self.0.next_back()
+    }
+}
+impl<T> ExactSizeIterator for PinnedIterMut<'_, T> {}
+impl<T> core::iter::FusedIterator for PinnedIterMut<'_, T> {}
+impl<T> core::fmt::Debug for PinnedIterMut<'_, T> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("PinnedIterMut")
+            .field("remaining", &self.0.len())
+            .finish()
+    }
+}
 
 /// Iterator over consecutive parts of a [`PinnedSlice`]
 /// ([`PinnedSlice::chunks`]), each a `&PinnedSlice` of the same context.
@@ -1176,12 +1369,24 @@ mod assertions {
     assert_eq_size!(&PinnedSlice<'static, f32, HostMode>, &[f32]);
     assert_eq_size!(&mut PinnedSlice<'static, f32, DeviceMode>, &mut [f32]);
     assert_impl_all!(PinnedSlice<'static, f32, DeviceMode>: Send, Sync);
-    assert_impl_all!(PinnedIter<'static, f32>: Send, Sync);
+    assert_impl_all!(PinnedIter<'static, f32>: Send, Sync, Iterator<Item = f32>);
     assert_impl_all!(PinnedChunks<'static, 'static, f32, DeviceMode>: Send, Sync);
     // Only host run mode has a plain-slice view of pinned memory.
     assert_impl_all!(HostMode: PageableRunMode);
     assert_not_impl_any!(DeviceMode: PageableRunMode);
     assert_impl_all!(PinnedSlice<'static, f32, HostMode>: Deref<Target = [f32]>);
     assert_not_impl_any!(PinnedSlice<'static, f32, DeviceMode>: Deref);
+    // Nor any element reference: `&T` is a one-element `&[T]` away
+    // (`core::slice::from_ref`), and `&[U; N]` is pageable memory itself.
+    assert_impl_all!(PinnedSlice<'static, f32, HostMode>: Index<usize, Output = f32>, IndexMut<usize>);
+    assert_not_impl_any!(PinnedSlice<'static, f32, DeviceMode>: Index<usize>, IndexMut<usize>);
+    assert_not_impl_any!(PinnedSlice<'static, [u8; 64], DeviceMode>: Index<usize>);
+    assert_not_impl_any!(&'static PinnedSlice<'static, f32, DeviceMode>: IntoIterator<Item = &'static f32>);
+    assert_impl_all!(&'static PinnedSlice<'static, f32, DeviceMode>: IntoIterator<Item = f32>);
+    assert_impl_all!(&'static HostBuffer<'static, 'static, f32, DeviceMode>: IntoIterator<Item = f32>);
+    assert_not_impl_any!(&'static mut HostBuffer<'static, 'static, f32, DeviceMode>: IntoIterator);
+    assert_not_impl_any!(&'static mut PinnedSlice<'static, f32, DeviceMode>: IntoIterator);
+    // Sub-slices stay branded in every run mode.
+    assert_impl_all!(PinnedSlice<'static, f32, DeviceMode>: Index<core::ops::Range<usize>, Output = PinnedSlice<'static, f32, DeviceMode>>);
     assert_impl_all!(HostBuffer<'static, 'static, f32, DeviceMode>: Deref<Target = PinnedSlice<'static, f32, DeviceMode>>);
 }

@@ -8,7 +8,11 @@
 //! the type, that the memory is pinned memory (`aclrtMallocHost`) of the
 //! context branded `'id` in run mode `M`; the typed layer relies on that
 //! claim (a `PinnedSlice` is a copy operand of its own context only, and an
-//! operand of asynchronous copies and `aclrtMemset`).
+//! operand of asynchronous copies and `aclrtMemset`). Its public API never
+//! turns the slice back into a `&[T]`, `&T` or `&mut T` except where
+//! `M: PageableRunMode` (host run mode): in device run mode the memory is
+//! device memory of its context, and such a reference would be brand-free
+//! pageable memory (`core::slice::from_ref`).
 //!
 //! # Crate contract
 //! Call these only with (a part of) the elements of a

@@ -9,7 +9,7 @@ fn main() -> Result<(), aclrt::Error> {
     make_guard!(guard);
     let ctx = device.create_context(guard)?;
     let flags = ctx.alloc_host_from(&[1u8, 0, 1])?;
-    let as_bool: Vec<bool> = flags.iter().map(|&flag| flag != 0).collect();
+    let as_bool: Vec<bool> = flags.iter().map(|flag| flag != 0).collect();
     assert_eq!(as_bool, [true, false, true]);
     flags.free()?;
     ctx.destroy()?;

@@ -11,7 +11,7 @@ fn main() -> Result<(), aclrt::Error> {
     let pinned = ctx.alloc_host_uninit::<u8>(64)?.fill(0xAB)?;
     let first: u8 = pinned[0];
     assert_eq!(first, 0xAB);
-    assert!(pinned.iter().all(|&byte| byte == 0xAB));
+    assert!(pinned.iter().all(|byte| byte == 0xAB));
     pinned.free()?;
     ctx.destroy()?;
     device.reset()?;

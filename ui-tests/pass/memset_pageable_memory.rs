@@ -10,7 +10,7 @@ fn main() -> Result<(), aclrt::Error> {
     let ctx = device.create_context(guard)?;
     let mut pinned = ctx.alloc_host_zeroed::<u8>(64)?;
     ctx.memset(&mut pinned, 7)?; // aclrtMemset on runtime memory
-    assert!(pinned.iter().all(|&b| b == 7));
+    assert!(pinned.iter().all(|b| b == 7));
     let mut on_device = ctx.alloc::<u8>(64)?;
     ctx.memset(&mut on_device, 9)?;
     let mut pageable = vec![0u8; 64];
