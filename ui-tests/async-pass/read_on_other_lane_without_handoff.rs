@@ -24,7 +24,7 @@ fn main() -> aclrt::Result<()> {
             let signal = a.signal(produced)?; // aclrtRecordEvent on A
             let handed = b.wait_for(signal)?; // aclrtStreamWaitEvent on B
             let out = b.copy(&handed, &mut output)?.wait()?;
-            assert!(out.iter().enumerate().all(|(i, &v)| v == i as u32));
+            assert!(out.iter().enumerate().all(|(i, v)| v == i as u32));
             Ok(())
         })?;
         assert_eq!(output[1023], 1023);
