@@ -252,7 +252,7 @@ fn pipeline<'id, T: Elem, M: RunMode>(ctx: &Context<'_, 'id, M>, n: usize) -> ac
         let cleared = down.memset(&mut scratch, 0)?;
         let _ = down.copy(&handed, cleared)?;
         let out = down.copy(&handed, &mut output)?;
-        let out = down.host_fn_with(out, |v: &mut [T]| {
+        let out = down.host_fn_with(out, |v| {
             v.reverse();
             v.reverse();
         })?;
