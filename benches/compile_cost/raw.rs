@@ -489,7 +489,6 @@ fn main() -> Res {
         host_mode: mode == sys::ACL_HOST,
     })?;
     acl!(aclFinalize())?;
-    #[cfg(aclrt_backend = "sim")]
     aclrt::sim::audit().assert_clean();
     println!("compile_cost_raw: OK");
     Ok(())

@@ -23,10 +23,13 @@
 //! * **Inspectable**: an audit of live resources, violations and leaks; call
 //!   counting; fault injection; task delays; a Chrome-trace timeline.
 //!
-//! The library is built as an `rlib` (Rust dependents call it `aclrt_sim`)
-//! and as a `cdylib` named like the real library:
-//! `cargo build -p aclrt-sim --release` leaves `target/release/libascendcl.so`,
-//! which C programs compiled against `sys/include` can link (`-lascendcl`).
+//! Rust code uses this crate, `aclrt_sim` (directly, or through `aclrt-sys`
+//! and `aclrt` with their default `sim` feature). C programs link the same
+//! entry points as a shared library named like the real runtime, built by
+//! the workspace member `sim/capi` (package `aclrt-sim-capi`):
+//! `cargo build -p aclrt-sim-capi --release` leaves
+//! `target/release/libascendcl.so`, which C programs compiled against
+//! `sys/include` can link (`-lascendcl`).
 //!
 //! ## Configuration
 //!
@@ -67,7 +70,6 @@
 //! (and `exclusive` when the thread already holds it).
 //!
 //! ```
-//! # extern crate ascendcl as aclrt_sim;
 //! use aclrt_sim::ffi::*;
 //! use aclrt_sim::{SimConfig, ViolationKind};
 //! use std::ptr::{null, null_mut};

@@ -2,7 +2,8 @@
 //! The C sample programs of `tests/c/` (written like the AscendCL guides)
 //! compile unchanged against the project's header with `-Wall -Wextra
 //! -Werror`, link against the simulator's `libascendcl.so`, and run
-//! correctly in both run modes. The header also compiles as C++17.
+//! correctly in both run modes. The header also compiles as C++17, and
+//! every function it declares links from `libascendcl.so`.
 
 mod nested;
 use nested::*;
@@ -13,19 +14,25 @@ use std::time::Duration;
 /// Compiles `tests/c/<name>` (C11 or C++17 by extension) into an executable
 /// linked against the simulator; returns its path.
 fn build(name: &str) -> PathBuf {
-    let lib = sim_cdylib_dir();
     let src = sys_dir().join("tests/c").join(name);
     let stem = Path::new(name).file_stem().unwrap().to_str().unwrap();
-    let exe = scratch("c-programs").join(stem);
-    let cpp = name.ends_with(".cpp");
+    build_at(&src, &scratch("c-programs").join(stem))
+}
+
+/// Compiles the C11 or C++17 source `src` into the executable `exe`, linked
+/// against the simulator's `libascendcl.so`; returns `exe`.
+fn build_at(src: &Path, exe: &Path) -> PathBuf {
+    let lib = sim_cdylib_dir();
+    let name = src.display();
+    let cpp = src.extension().is_some_and(|e| e == "cpp");
     let mut cmd = Command::new(if cpp { cxx_compiler() } else { c_compiler() });
     cmd.arg(if cpp { "-std=c++17" } else { "-std=c11" })
         .args(["-Wall", "-Wextra", "-Werror", "-O1"])
         .arg("-I")
         .arg(sys_dir().join("include"))
-        .arg(&src)
+        .arg(src)
         .arg("-o")
-        .arg(&exe)
+        .arg(exe)
         .arg("-L")
         .arg(lib)
         .arg("-lascendcl");
@@ -35,7 +42,7 @@ fn build(name: &str) -> PathBuf {
         "compiling {name} failed:\n{}",
         show(&out)
     );
-    exe
+    exe.to_path_buf()
 }
 
 /// Runs an executable with the simulator on the loader path, in `mode`
@@ -153,4 +160,46 @@ fn a_failing_c_program_is_reported_as_failure() {
         Duration::from_secs(60),
     );
     assert_eq!(out.status.code(), Some(3), "{}", show(&out));
+}
+
+#[test]
+fn every_declared_function_links_from_libascendcl() {
+    // The header's functions (as bindgen declared them) are all exported by
+    // the C library, which is built by a crate of its own (sim/capi) that
+    // only links the simulator: a C program taking the address of each one
+    // links and runs.
+    let bindings = std::fs::read_to_string(sys_dir().join("src/bindings.rs")).unwrap();
+    let names: Vec<&str> = bindings
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("pub fn "))
+        .filter_map(|l| l.split('(').next())
+        .collect();
+    assert!(names.len() >= 60, "{names:?}");
+    let table: String = names
+        .iter()
+        .map(|n| format!("    (void (*)(void)){n},\n"))
+        .collect();
+    let dir = scratch("c-programs");
+    let src = dir.join("all_symbols.c");
+    std::fs::write(
+        &src,
+        format!(
+            "#include <stdio.h>\n\
+             #include \"acl/acl.h\"\n\
+             static void (*const fns[])(void) = {{\n{table}}};\n\
+             int main(void) {{\n\
+                 size_t n = sizeof fns / sizeof fns[0];\n\
+                 for (size_t i = 0; i < n; ++i) if (!fns[i]) return 1;\n\
+                 printf(\"all_symbols: %zu\\n\", n);\n\
+                 return 0;\n\
+             }}\n"
+        ),
+    )
+    .unwrap();
+    let exe = build_at(&src, &dir.join("all_symbols"));
+    let stdout = run(&exe, "host");
+    assert!(
+        stdout.contains(&format!("all_symbols: {}", names.len())),
+        "{stdout}"
+    );
 }

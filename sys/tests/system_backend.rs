@@ -1,9 +1,10 @@
 #![cfg(feature = "sim")]
 //! The `system` backend of aclrt-sys, proven without a real NPU: a fake CANN
-//! toolkit (our header + the simulator's cdylib as `lib64/libascendcl.so`)
-//! is found through `ASCEND_TOOLKIT_HOME`, linked dynamically, and a tiny
-//! application built on it runs. Also: the search failure lists every path
-//! it tried, and a wrong feature selection is a `compile_error!`.
+//! toolkit (our header + the simulator's C library, built by `sim/capi`, as
+//! `lib64/libascendcl.so`) is found through `ASCEND_TOOLKIT_HOME`, linked
+//! dynamically, and a tiny application built on it runs. Also: the search
+//! failure lists every path it tried, and a wrong feature selection is a
+//! `compile_error!`.
 
 mod nested;
 use nested::*;

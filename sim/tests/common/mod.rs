@@ -22,8 +22,6 @@
 //! and, for a rule that must hold in both run modes, [`in_both_run_modes`].
 #![allow(dead_code, unused_imports, unused_macros)]
 
-pub use ascendcl as aclrt_sim;
-
 pub use aclrt_sim::ffi::*;
 pub use aclrt_sim::{ResourceKind, RunMode, SimConfig, Violation, ViolationKind};
 pub use std::ffi::c_void;

@@ -96,13 +96,15 @@ pub fn run_with_limit(cmd: &mut Command, limit: Duration) -> Output {
     }
 }
 
-/// Builds the simulator's cdylib once (nested `cargo build -p aclrt-sim`)
-/// and returns the directory that holds `libascendcl.so`.
+/// Builds the simulator's C library once (nested `cargo build -p
+/// aclrt-sim-capi`, the cdylib crate `sim/capi` that links `aclrt_sim` and
+/// exports its C entry points) and returns the directory that holds
+/// `libascendcl.so`.
 pub fn sim_cdylib_dir() -> &'static Path {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
     DIR.get_or_init(|| {
         let out = run_with_limit(
-            nested_cargo(&workspace_root()).args(["build", "-p", "aclrt-sim", "--lib"]),
+            nested_cargo(&workspace_root()).args(["build", "-p", "aclrt-sim-capi", "--lib"]),
             Duration::from_secs(600),
         );
         assert!(
