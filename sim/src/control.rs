@@ -388,6 +388,7 @@ pub fn reset() {
     }
     *lock(&OVERRIDE) = None;
     rt::reset();
+    crate::trace::clear_last();
     diag::clear_records();
     diag::reset_calls();
     diag::clear_last_error();

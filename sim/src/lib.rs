@@ -21,7 +21,8 @@
 //!   worker thread; streams run in parallel; async calls return before the
 //!   work is done; events and cross-stream waits really block.
 //! * **Inspectable**: an audit of live resources, violations and leaks; call
-//!   counting; fault injection; task delays; a Chrome-trace timeline.
+//!   counting; fault injection; task delays; a timeline of every task
+//!   ([`trace`]: Chrome-trace JSON and an SVG picture).
 //!
 //! Rust code uses this crate, `aclrt_sim` (directly, or through `aclrt-sys`
 //! and `aclrt` with their default `sim` feature). C programs link the same
@@ -54,7 +55,10 @@
 //! callbacks, event records and resets, and waits (whose duration is the
 //! time actually spent waiting), plus one `stream abort` event per
 //! `aclrtStreamAbort` (`"dropped"`: the tasks it dropped or cut; a wait it
-//! cut short carries `"aborted": true`).
+//! cut short carries `"aborted": true`). The same trace stays in memory
+//! ([`trace::last`], a [`trace::Trace`] of lanes and tasks), and
+//! [`trace::render_svg`] draws it as an SVG timeline (lanes, bars, event
+//! hand-offs as arrows; `cargo run --example 13_timeline` shows one).
 //!
 //! ## The control API
 //!
@@ -301,7 +305,7 @@ mod raw;
 mod report;
 mod rt;
 mod stream;
-mod trace;
+pub mod trace;
 
 /// The declarations of the C API this crate implements, generated from the
 /// project's own header (the same file aclrt-sys uses).

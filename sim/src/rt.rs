@@ -681,7 +681,8 @@ impl Teardown {
         stream::join_until(workers, Instant::now() + Duration::from_secs(5));
         crate::mem::quarantine_torn_down(self.mem);
         if let Some((path, lanes)) = self.trace {
-            if let Err(e) = trace::write(&path, &lanes) {
+            let lanes = lanes.iter().map(|s| s.trace_lane()).collect();
+            if let Err(e) = trace::finish(trace::Trace::new(lanes), &path) {
                 eprintln!("aclrt-sim: cannot write the trace {}: {e}", path.display());
             }
         }

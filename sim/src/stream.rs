@@ -30,7 +30,7 @@ use crate::ffi;
 use crate::raw::{self, HostCall, Span};
 use crate::report::{self, ReportQueue};
 use crate::rt::lock;
-use crate::trace::TraceRec;
+use crate::trace;
 
 /// Code reported when a wait task outlives `aclrtSetOpWaitTimeout`.
 pub(crate) const WAIT_TIMEOUT_CODE: i32 = ffi::ACL_ERROR_RT_TASK_TIMEOUT;
@@ -326,7 +326,7 @@ pub(crate) struct StreamShared {
     fault: Mutex<Option<Fault>>,
     /// The thread subscribed with `aclrtSubscribeReport` and its queue.
     pub subscriber: Mutex<Option<(u64, Arc<ReportQueue>)>>,
-    trace: Mutex<Vec<TraceRec>>,
+    trace: Mutex<Vec<trace::Task>>,
     /// Tasks with a sequence number up to this one are dropped (not yet
     /// started) or cut short (a delay or a wait) by `aclrtStreamAbort`.
     abort_upto: AtomicU64,
@@ -681,15 +681,15 @@ impl StreamShared {
         self.queue().aborting = false;
         let dropped = self.dropped_count.load(Ordering::SeqCst) - before;
         if let Some(epoch) = self.epoch {
-            lock(&self.trace).push(TraceRec {
+            lock(&self.trace).push(trace::Task {
                 name: "stream abort",
-                cat: "abort",
-                ts_us: t0.duration_since(epoch).as_secs_f64() * 1e6,
-                dur_us: t0.elapsed().as_secs_f64() * 1e6,
+                category: "abort",
+                start_us: t0.duration_since(epoch).as_secs_f64() * 1e6,
+                duration_us: t0.elapsed().as_secs_f64() * 1e6,
                 seq: upto,
                 bytes: 0,
-                event: 0,
-                target: None,
+                event: None,
+                waits_for: None,
                 fault: None,
                 aborted: false,
                 dropped: Some(dropped),
@@ -819,15 +819,15 @@ impl StreamShared {
     ) {
         if let Some(epoch) = self.epoch {
             let ts = epoch.elapsed().as_secs_f64() * 1e6;
-            lock(&self.trace).push(TraceRec {
+            lock(&self.trace).push(trace::Task {
                 name,
-                cat,
-                ts_us: ts,
-                dur_us: 0.0,
+                category: cat,
+                start_us: ts,
+                duration_us: 0.0,
                 seq,
                 bytes: 0,
-                event,
-                target: None,
+                event: Some(event),
+                waits_for: None,
                 fault: None,
                 aborted: false,
                 dropped: None,
@@ -835,9 +835,15 @@ impl StreamShared {
         }
     }
 
-    /// The recorded trace events.
-    pub(crate) fn trace_records(&self) -> Vec<TraceRec> {
-        lock(&self.trace).clone()
+    /// This stream's lane of the trace: what it executed so far.
+    pub(crate) fn trace_lane(&self) -> trace::Lane {
+        trace::Lane {
+            device: self.device,
+            stream: self.id,
+            handle: self.handle,
+            is_default: self.is_default,
+            tasks: lock(&self.trace).clone(),
+        }
     }
 
     /// Runs one task (on the worker).
@@ -895,15 +901,15 @@ impl StreamShared {
         };
         if let Some((epoch, t0, (name, cat, bytes, event, target))) = info {
             let end = Instant::now();
-            lock(&self.trace).push(TraceRec {
+            lock(&self.trace).push(trace::Task {
                 name,
-                cat,
-                ts_us: t0.duration_since(epoch).as_secs_f64() * 1e6,
-                dur_us: end.duration_since(t0).as_secs_f64() * 1e6,
+                category: cat,
+                start_us: t0.duration_since(epoch).as_secs_f64() * 1e6,
+                duration_us: end.duration_since(t0).as_secs_f64() * 1e6,
                 seq,
                 bytes,
-                event,
-                target,
+                event: (event != 0).then_some(event),
+                waits_for: target,
                 fault: failure.as_ref().map(|f| f.0),
                 aborted: cut,
                 dropped: None,

@@ -387,8 +387,7 @@ fn injected_fault_fails_the_abort_without_effect() {
 #[test]
 fn the_trace_shows_the_abort_and_the_cut_task() {
     let _sim = aclrt_sim::exclusive();
-    let path =
-        std::env::temp_dir().join(format!("aclrt-sys-abort-{}.trace.json", std::process::id()));
+    let path = temp_trace_path("abort");
     configure(|c| c.trace_path = Some(path.clone()));
     init_device0();
     let (a, b) = (create_stream(), create_stream());
@@ -407,20 +406,31 @@ fn the_trace_shows_the_abort_and_the_cut_task() {
     destroy_stream(a);
     destroy_stream(b);
     teardown_device0();
-    let text = std::fs::read_to_string(&path).unwrap();
-    std::fs::remove_file(&path).unwrap();
-    let aborts: Vec<&str> = text
-        .lines()
-        .filter(|l| l.contains("\"name\":\"stream abort\""))
+    let events = read_trace_events(&path);
+    let aborts: Vec<&serde_json::Value> = events
+        .iter()
+        .filter(|e| e["name"] == "stream abort")
         .collect();
-    assert_eq!(aborts.len(), 2, "{text}");
-    assert!(aborts[0].contains("\"dropped\":2"), "{text}");
-    assert!(aborts[1].contains("\"dropped\":1"), "{text}");
-    let wait = text
-        .lines()
-        .find(|l| l.contains("\"name\":\"wait event\""))
-        .unwrap_or_else(|| panic!("no wait in {text}"));
-    assert!(wait.contains("\"aborted\":true"), "{wait}");
+    assert_eq!(aborts.len(), 2, "{events:#?}");
+    assert_eq!(aborts[0]["args"]["dropped"], 2, "{events:#?}");
+    assert_eq!(aborts[1]["args"]["dropped"], 1, "{events:#?}");
+    let wait = events
+        .iter()
+        .find(|e| e["name"] == "wait event")
+        .unwrap_or_else(|| panic!("no wait in {events:#?}"));
+    assert_eq!(wait["args"]["aborted"], true, "{wait}");
+    // The same in memory.
+    let trace = aclrt_sim::trace::last().unwrap();
+    let (la, lb) = (trace.lane(a).unwrap(), trace.lane(b).unwrap());
+    let dropped = |l: &aclrt_sim::trace::Lane| {
+        l.tasks
+            .iter()
+            .filter(|t| t.category == "abort")
+            .map(|t| t.dropped)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!((dropped(la), dropped(lb)), (vec![Some(2)], vec![Some(1)]));
+    assert!(lb.tasks.iter().any(|t| t.name == "wait event" && t.aborted));
     assert_clean();
 }
 

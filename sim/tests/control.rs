@@ -216,8 +216,7 @@ fn host_func_blocks_its_stream_until_it_returns() {
 #[test]
 fn trace_has_one_lane_per_stream_with_waits() {
     let _sim = aclrt_sim::exclusive();
-    let path =
-        std::env::temp_dir().join(format!("aclrt-sim-test-{}.trace.json", std::process::id()));
+    let path = temp_trace_path("control");
     aclrt_sim::configure(SimConfig {
         trace_path: Some(path.clone()),
         ..SimConfig::default()
@@ -244,32 +243,31 @@ fn trace_has_one_lane_per_stream_with_waits() {
     ok!(aclrtDestroyStream(a));
     ok!(aclrtDestroyStream(b));
     teardown_device0();
-    let text = std::fs::read_to_string(&path).unwrap();
-    std::fs::remove_file(&path).unwrap();
-    assert!(text.starts_with("{\"traceEvents\":["), "{text}");
-    for needle in [
-        &format!("\"name\":\"device 0 stream {}\"", a.addr() >> 4) as &str,
-        &format!("\"name\":\"device 0 stream {}\"", b.addr() >> 4),
-        "\"name\":\"host func\"",
-        "\"name\":\"memset\"",
-        "\"name\":\"memcpy D2D\"",
-        "\"name\":\"wait event\"",
-        "\"name\":\"record event\"",
-    ] {
-        assert!(text.contains(needle), "{needle} missing in\n{text}");
+    let events = read_trace_events(&path);
+    let lane_names: Vec<&str> = events
+        .iter()
+        .filter(|e| e["name"] == "thread_name")
+        .filter_map(|e| e["args"]["name"].as_str())
+        .collect();
+    for stream in [a, b] {
+        let name = format!("device 0 stream {}", stream.addr() >> 4);
+        assert!(
+            lane_names.contains(&name.as_str()),
+            "{name}: {lane_names:?}"
+        );
+    }
+    let task = |name: &str| {
+        events
+            .iter()
+            .find(|e| e["ph"] == "X" && e["name"] == name)
+            .unwrap_or_else(|| panic!("no {name} task in {events:#?}"))
+    };
+    for name in ["host func", "memset", "memcpy D2D", "record event"] {
+        task(name);
     }
     // The wait lasted about as long as the host function before the record.
-    let wait = text.lines().find(|l| l.contains("\"wait event\"")).unwrap();
-    let dur: f64 = wait
-        .split("\"dur\":")
-        .nth(1)
-        .unwrap()
-        .split(',')
-        .next()
-        .unwrap()
-        .parse()
-        .unwrap();
-    assert!(dur > 10_000.0, "{wait}");
+    let wait = task("wait event");
+    assert!(wait["dur"].as_f64().unwrap() > 10_000.0, "{wait}");
     assert_clean();
 }
 

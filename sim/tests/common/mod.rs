@@ -409,3 +409,30 @@ pub unsafe extern "C" fn block_until_set(flag: *mut c_void) {
 pub fn flag_arg(flag: &AtomicBool) -> *mut c_void {
     std::ptr::from_ref(flag).cast_mut().cast()
 }
+
+// ------------------------------------------------------------ traces
+
+/// A fresh path for the Chrome-trace file of the test `name` (under cargo's
+/// tmp dir, unique per process).
+pub fn temp_trace_path(name: &str) -> std::path::PathBuf {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("aclrt-sim-trace");
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join(format!("{name}-{}.trace.json", std::process::id()));
+    let _ = std::fs::remove_file(&p);
+    p
+}
+
+/// The events (`traceEvents`) of the Chrome-trace JSON file at `path`,
+/// which must parse as JSON; the file is removed.
+#[track_caller]
+pub fn read_trace_events(path: &std::path::Path) -> Vec<serde_json::Value> {
+    let text = std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("no trace at {}: {e}", path.display()));
+    std::fs::remove_file(path).unwrap();
+    let doc: serde_json::Value =
+        serde_json::from_str(&text).unwrap_or_else(|e| panic!("trace is not JSON: {e}\n{text}"));
+    match doc.get("traceEvents") {
+        Some(serde_json::Value::Array(events)) => events.clone(),
+        _ => panic!("no traceEvents array in {text}"),
+    }
+}
