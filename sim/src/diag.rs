@@ -7,9 +7,9 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
-use crate::control::{Leak, Violation, ViolationKind};
 use crate::ffi;
-use crate::rt::lock;
+use crate::model::{Leak, Violation, ViolationKind};
+use crate::sync::lock;
 
 /// A failed call: the code it returns, the reason (without the function
 /// name, which [`call`] prepends), and the strict-check violation it is, if

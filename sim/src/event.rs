@@ -5,12 +5,13 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use crate::control::ViolationKind;
 use crate::diag::{Error, Res, param, rt_param};
 use crate::ffi;
-use crate::raw::Out;
-use crate::rt::{self, HandleKind, lock, rt};
+use crate::model::ViolationKind;
+use crate::prim::Out;
+use crate::rt::{self, HandleKind, rt};
 use crate::stream::{Op, StreamShared, fault_error};
+use crate::sync::lock;
 
 /// Which creation function made an event (their rules differ).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -543,7 +544,7 @@ pub(crate) fn synchronize(h: usize, timeout: Option<i32>) -> Res<()> {
     if rec.stream.is_dropped(rec.seq) {
         return Err(dropped());
     }
-    if crate::stream::on_worker_of(rec.stream.id) && !rec.stream.reached(rec.seq) {
+    if crate::sync::on_worker_of(rec.stream.id) && !rec.stream.reached(rec.seq) {
         return Err(rt_param(
             "called from a callback running on the stream the event was recorded on; it \
              would wait for itself",

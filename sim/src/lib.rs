@@ -283,9 +283,11 @@
 //!
 //! ## Unsafe code
 //!
-//! All `unsafe` code lives in one private module tree (`raw`): the heap
-//! block type, the copy/fill primitives on checked spans, out-parameters,
-//! callback invocation, and the thin `extern "C"` entry points. Every
+//! All `unsafe` code lives in two private modules, at the bottom and at the
+//! top of the crate: `prim` (the heap block type, the copy/fill primitives
+//! on checked spans, out-parameters, callback invocation) and `raw` (the
+//! thin `extern "C"` entry points, which wrap the C caller's arguments into
+//! `prim` types). The rest of the crate is `#![deny(unsafe_code)]`. Every
 //! `unsafe` block states its preconditions. A compile-time check asserts
 //! that each exported function has exactly the type of its declaration in
 //! [`ffi`] (bindgen output of the header). Nothing panics across the C ABI:
@@ -300,11 +302,15 @@ mod diag;
 mod event;
 mod mem;
 mod misc;
+mod model;
+#[allow(unsafe_code)]
+mod prim;
 #[allow(unsafe_code)]
 mod raw;
 mod report;
 mod rt;
 mod stream;
+mod sync;
 pub mod trace;
 
 /// The declarations of the C API this crate implements, generated from the

@@ -5,12 +5,13 @@ use std::collections::{BTreeMap, VecDeque};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
-use crate::control::{RunMode, ViolationKind};
 use crate::diag::{Error, Res, param, require, rt_param};
 use crate::ffi;
-use crate::raw::{self, HeapBlock, Out, Span, UserMem};
-use crate::rt::{Runtime, lock, rt};
+use crate::model::{RunMode, ViolationKind};
+use crate::prim::{self, HeapBlock, Out, Span, UserMem};
+use crate::rt::{Runtime, rt};
 use crate::stream::{Op, StreamShared};
+use crate::sync::lock;
 
 /// Which allocation function made a block (and must free it).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -667,7 +668,7 @@ pub(crate) fn memcpy(
         check_peer(&rt, cur, &[("dst", &d), ("src", &s)])?;
         (d, s)
     };
-    if d.span.addr() != s.span.addr() && !raw::copy(&d.span, &s.span) {
+    if d.span.addr() != s.span.addr() && !prim::copy(&d.span, &s.span) {
         return Err(Error::new(
             ffi::ACL_ERROR_RT_INTERNAL_ERROR,
             "internal copy error",
@@ -787,8 +788,8 @@ pub(crate) fn memcpy_2d(
         })?;
     }
     let (Some(dlen), Some(slen)) = (
-        raw::extent_2d(dpitch, width, height),
-        raw::extent_2d(spitch, width, height),
+        prim::extent_2d(dpitch, width, height),
+        prim::extent_2d(spitch, width, height),
     ) else {
         return Err(param("the 2-D region overflows the address space"));
     };
@@ -810,7 +811,7 @@ pub(crate) fn memcpy_2d(
         check_peer(&rt, cur, &[("dst", &d), ("src", &s)])?;
         (d, s)
     };
-    if !raw::copy_2d(&d.span, dpitch, &s.span, spitch, width, height) {
+    if !prim::copy_2d(&d.span, dpitch, &s.span, spitch, width, height) {
         return Err(Error::new(
             ffi::ACL_ERROR_RT_INTERNAL_ERROR,
             "internal 2-D copy error",
@@ -862,7 +863,7 @@ pub(crate) fn memset(
                 let cur = rt.current()?.device;
                 memset_target(&rt, dst, count, cur)?
             };
-            if !raw::fill(&d.span, byte) {
+            if !prim::fill(&d.span, byte) {
                 return Err(Error::new(
                     ffi::ACL_ERROR_RT_INTERNAL_ERROR,
                     "internal memset error",

@@ -4,7 +4,7 @@ use std::ffi::CStr;
 
 use crate::diag::{Error, Res, param};
 use crate::ffi;
-use crate::raw::{Out, OutBuf, fill_c_chars};
+use crate::prim::{Out, OutBuf, fill_c_chars};
 
 /// The simulated SoC (`aclrtGetSocName`).
 pub(crate) const SOC_NAME: &CStr = c"Ascend910B-sim";

@@ -8,12 +8,14 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use crate::control::{Violation, ViolationKind};
 use crate::diag::{self, Error, Res, param};
 use crate::ffi;
-use crate::raw::{self, HostCall};
-use crate::rt::{lock, rt};
-use crate::stream::{Done, DoneGuard, Op, StreamShared};
+use crate::model::{Violation, ViolationKind};
+use crate::prim::{self, HostCall};
+use crate::rt::rt;
+use crate::stream::{Op, StreamShared};
+use crate::sync::lock;
+use crate::sync::{Done, DoneGuard};
 
 /// Maximum number of subscribed threads.
 const MAX_SUBSCRIBED_THREADS: usize = 1024;
@@ -119,7 +121,7 @@ pub(crate) struct Subscription {
 /// violation) so that it cannot tear down a runtime thread.
 fn run_callback(call: HostCall, function: &'static str) {
     if catch_unwind(AssertUnwindSafe(|| {
-        crate::stream::as_callback(|| call.call())
+        crate::sync::as_callback(|| call.call())
     }))
     .is_err()
     {
@@ -327,7 +329,7 @@ pub(crate) fn process(timeout: i32) -> Res<()> {
             "timeout {timeout} is invalid: use -1 (wait forever) or a positive number of ms"
         )));
     }
-    let tid = raw::os_thread_id();
+    let tid = prim::os_thread_id();
     let queue = rt().subs.get(&tid).map(|s| s.queue.clone());
     let Some(queue) = queue else {
         return Err(Error::new(

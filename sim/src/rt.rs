@@ -10,23 +10,31 @@ use std::cell::Cell;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, LazyLock, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, LazyLock, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use crate::control::{Audit, Leak, ResourceKind, RunMode, SimConfig, ViolationKind};
 use crate::diag::{self, Error, Res, param, rt_param};
 use crate::event::EventRec;
 use crate::ffi;
 use crate::mem::{AllocKind, MemTable};
-use crate::raw::Out;
+use crate::model::{Audit, Leak, ResourceKind, RunMode, SimConfig, ViolationKind};
+use crate::prim::Out;
 use crate::report::{self, Report, ReportQueue, Subscription};
 use crate::stream::{self, StreamShared, SyncEnd, fault_error};
+use crate::sync::{self, lock};
 use crate::trace;
 
-/// Locks a mutex, ignoring poisoning (a panic elsewhere must not wedge the
-/// runtime; every critical section leaves consistent state or is reset).
-pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(PoisonError::into_inner)
+/// The configuration set by `configure` (`None`: the environment's).
+static OVERRIDE: Mutex<Option<SimConfig>> = Mutex::new(None);
+
+/// The configuration the runtime takes when it (re)starts.
+pub(crate) fn pending_config() -> SimConfig {
+    lock(&OVERRIDE).clone().unwrap_or_else(SimConfig::from_env)
+}
+
+/// Sets (`Some`) or clears (`None`) the configuration of the next start.
+pub(crate) fn set_pending_config(config: Option<SimConfig>) {
+    *lock(&OVERRIDE) = config;
 }
 
 static RT: LazyLock<Mutex<Runtime>> = LazyLock::new(|| Mutex::new(Runtime::stopped()));
@@ -198,7 +206,7 @@ impl Runtime {
 fn wait_forced(workers: Vec<ForcedWorker>, deadline: Option<Instant>) -> bool {
     let mut left = Vec::new();
     for w in workers {
-        if stream::on_worker_of(w.stream_id) {
+        if sync::on_worker_of(w.stream_id) {
             left.push(w);
             continue;
         }
@@ -245,7 +253,7 @@ impl Runtime {
 
     /// Builds the devices from the pending configuration.
     fn start(&mut self) {
-        self.cfg = crate::control::pending_config();
+        self.cfg = pending_config();
         self.devices = (0..self.cfg.devices)
             .map(|_| Device {
                 refcount: 0,
@@ -936,7 +944,7 @@ pub(crate) fn synchronize_device(timeout: Option<i32>) -> Res<()> {
         ));
     }
     for s in &streams {
-        if stream::on_worker_of(s.id) && !s.is_idle() {
+        if sync::on_worker_of(s.id) && !s.is_idle() {
             return Err(rt_param(
                 "called from a callback running on a stream of this context; it would wait for itself",
             ));
@@ -1124,7 +1132,7 @@ pub(crate) fn destroy_stream(h: usize, force: bool) -> Res<()> {
         }
         rt.stream_in_current(h)?;
         let sh = rt.stream(h)?.shared.clone();
-        if stream::on_worker_of(sh.id) {
+        if sync::on_worker_of(sh.id) {
             return Err(rt_param(
                 "called from a callback running on this very stream; it would wait for itself",
             ));
@@ -1176,7 +1184,7 @@ pub(crate) fn synchronize_stream(h: usize, timeout: Option<i32>) -> Res<()> {
     if sh.flags & SYNC_IMMEDIATE != 0 {
         return Ok(());
     }
-    if stream::on_worker_of(sh.id) && !sh.is_idle() {
+    if sync::on_worker_of(sh.id) && !sh.is_idle() {
         return Err(rt_param(
             "called from a callback running on this very stream; it would wait for itself",
         ));
@@ -1214,7 +1222,7 @@ pub(crate) fn stream_abort(h: usize) -> Res<()> {
         ));
     }
     let sh = rt().stream_in_current(h)?.1.shared.clone();
-    if stream::on_worker_of(sh.id) {
+    if sync::on_worker_of(sh.id) {
         return Err(rt_param(
             "called from a callback running on this very stream; the abort would wait for itself",
         ));

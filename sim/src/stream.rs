@@ -15,7 +15,6 @@
 //!   events and streams); it is dropped before its completion is published,
 //!   so "still in use" is exactly "an `Arc` is still held by a task".
 
-use std::cell::Cell;
 use std::collections::{BTreeMap, VecDeque};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
@@ -23,13 +22,13 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
-use crate::control::{Violation, ViolationKind};
 use crate::diag::{self, Error, Res};
 use crate::event::{EventShared, EventUse, StreamDep};
 use crate::ffi;
-use crate::raw::{self, HostCall, Span};
+use crate::model::{Violation, ViolationKind};
+use crate::prim::{self, HostCall, Span};
 use crate::report::{self, ReportQueue};
-use crate::rt::lock;
+use crate::sync::{self, Done, DoneGuard, lock};
 use crate::trace;
 
 /// Code reported when a wait task outlives `aclrtSetOpWaitTimeout`.
@@ -50,38 +49,6 @@ static TASK_FAULTS: Mutex<Vec<(u64, i32)>> = Mutex::new(Vec::new());
 
 /// "No per-stream delay configured" in `StreamShared::delay_ns`.
 const NO_DELAY_OVERRIDE: u64 = u64::MAX;
-
-thread_local! {
-    /// The id of the stream whose worker runs on this thread (0: none).
-    static WORKER_OF: Cell<u64> = const { Cell::new(0) };
-    /// How many application callbacks are running on this thread (callbacks
-    /// run by `aclrtProcessReport` or by an unsubscribing thread).
-    static IN_CALLBACK: Cell<u32> = const { Cell::new(0) };
-}
-
-/// Whether the calling thread is the worker of stream `id`.
-pub(crate) fn on_worker_of(id: u64) -> bool {
-    WORKER_OF.with(|w| w.get() == id)
-}
-
-/// Whether the calling thread is a stream worker of the simulator, or is
-/// running an application callback on the simulator's behalf.
-pub(crate) fn in_runtime_callback() -> bool {
-    WORKER_OF.with(Cell::get) != 0 || IN_CALLBACK.with(Cell::get) > 0
-}
-
-/// Runs `f` (an application callback) marked as such on this thread.
-pub(crate) fn as_callback<R>(f: impl FnOnce() -> R) -> R {
-    struct Mark;
-    impl Drop for Mark {
-        fn drop(&mut self) {
-            IN_CALLBACK.with(|c| c.set(c.get() - 1));
-        }
-    }
-    IN_CALLBACK.with(|c| c.set(c.get() + 1));
-    let _mark = Mark;
-    f()
-}
 
 /// Sets the default delay of every task (from the configuration).
 pub(crate) fn set_task_delay(d: Duration) {
@@ -145,51 +112,6 @@ impl Ticket {
     /// No delay, no fault: the task may complete synchronously if possible.
     pub(crate) fn is_plain(&self) -> bool {
         self.delay.is_zero() && self.fault.is_none()
-    }
-}
-
-/// A one-shot completion signal.
-pub(crate) struct Done {
-    done: Mutex<bool>,
-    cv: Condvar,
-}
-
-impl Done {
-    /// A new, unsignalled signal.
-    pub(crate) fn new() -> Arc<Done> {
-        Arc::new(Done {
-            done: Mutex::new(false),
-            cv: Condvar::new(),
-        })
-    }
-
-    /// Blocks until signalled.
-    pub(crate) fn wait(&self) {
-        let mut d = lock(&self.done);
-        while !*d {
-            d = self.cv.wait(d).unwrap_or_else(PoisonError::into_inner);
-        }
-    }
-
-    fn signal(&self) {
-        *lock(&self.done) = true;
-        self.cv.notify_all();
-    }
-}
-
-/// Signals its [`Done`] when dropped (after the task's data is gone).
-pub(crate) struct DoneGuard(Arc<Done>);
-
-impl DoneGuard {
-    /// Guards `done`.
-    pub(crate) fn new(done: Arc<Done>) -> DoneGuard {
-        DoneGuard(done)
-    }
-}
-
-impl Drop for DoneGuard {
-    fn drop(&mut self) {
-        self.0.signal();
     }
 }
 
@@ -435,7 +357,7 @@ impl StreamShared {
     /// rule for pageable memory, and the validity condition of such spans).
     pub(crate) fn submit(self: &Arc<Self>, op: Op, ticket: Ticket) -> Res<u64> {
         let borrows = op.borrows_app();
-        if borrows && on_worker_of(self.id) {
+        if borrows && sync::on_worker_of(self.id) {
             return Err(diag::rt_param(
                 "called from a callback running on this very stream with pageable \
                  host memory; the call would wait for itself",
@@ -802,7 +724,7 @@ impl StreamShared {
             q.worker.take()
         };
         if let Some(h) = worker {
-            if !on_worker_of(self.id) {
+            if !sync::on_worker_of(self.id) {
                 let _ = h.join();
             }
         }
@@ -938,7 +860,7 @@ impl StreamShared {
         };
         match op {
             Op::Copy { dst, src, .. } => {
-                if !raw::copy(&dst, &src) {
+                if !prim::copy(&dst, &src) {
                     return internal("copy");
                 }
             }
@@ -951,12 +873,12 @@ impl StreamShared {
                 height,
                 ..
             } => {
-                if !raw::copy_2d(&dst, dpitch, &src, spitch, width, height) {
+                if !prim::copy_2d(&dst, dpitch, &src, spitch, width, height) {
                     return internal("2-D copy");
                 }
             }
             Op::Memset { dst, value } => {
-                if !raw::fill(&dst, value) {
+                if !prim::fill(&dst, value) {
                     return internal("memset");
                 }
             }
@@ -1010,7 +932,7 @@ impl StreamShared {
 }
 
 fn worker_main(sh: Arc<StreamShared>) {
-    WORKER_OF.with(|w| w.set(sh.id));
+    sync::set_worker_of(sh.id);
     let mut batch: VecDeque<Task> = VecDeque::new();
     loop {
         {
@@ -1053,7 +975,7 @@ fn worker_main(sh: Arc<StreamShared>) {
 /// detached (a host function that never returns must not hang teardown).
 pub(crate) fn join_until(workers: Vec<(u64, JoinHandle<()>)>, deadline: Instant) {
     for (id, h) in workers {
-        if on_worker_of(id) {
+        if sync::on_worker_of(id) {
             continue;
         }
         while !h.is_finished() && Instant::now() < deadline {

@@ -1,430 +1,844 @@
-//! The only module tree of the crate that contains `unsafe` code.
+//! The C entry layer: the exported C ABI, one thin `extern "C"` function per
+//! declaration of the project's header. Each wraps its raw arguments
+//! (out-pointers, application pointers, callbacks, C strings) into the types
+//! of [`prim`](crate::prim),
+//! stating the C caller's obligations, and calls the safe runtime through
+//! [`call`], which counts the call, applies injected faults and turns errors
+//! into codes, messages and violations.
 //!
-//! Everything that touches memory through a raw pointer lives here, behind a
-//! small set of types whose safe methods cannot be misused:
-//!
-//! * [`HeapBlock`]: the backing store of one runtime allocation (real heap
-//!   memory from `std::alloc`, 64-byte aligned, zero-filled).
-//! * [`UserMem`]: an application pointer plus length, created (unsafely) in
-//!   an entry point from the C caller's promise.
-//! * [`Span`]: a byte range the runtime may access: inside a live
-//!   [`HeapBlock`] (kept alive by an `Arc`), application memory (valid for the
-//!   duration of one C call only), or a staging copy owned by the span.
-//! * [`copy`], [`copy_2d`], [`fill`]: the data-moving primitives on spans.
-//! * [`Out`] and [`OutBuf`]: out-parameters of the C functions.
-//! * [`HostCall`]: an application callback and its argument.
-//! * [`api`]: the `extern "C"` entry points themselves (thin: they wrap the
-//!   raw arguments into the types above and call the safe runtime).
+//! Handles (`aclrtContext`, `aclrtStream`, `aclrtEvent`) are opaque integers
+//! to the runtime: they are looked up in its tables and never dereferenced.
 
-use core::ffi::{c_char, c_void};
-use std::alloc::{self, Layout};
-use std::ptr::{self, NonNull};
-use std::sync::Arc;
+use core::ffi::{CStr, c_char, c_void};
 
-pub(crate) mod api;
+use crate::diag::{self, Api, call, with_api_list};
+use crate::event::{self, EventApi};
+use crate::ffi::{
+    aclCANNPackageName, aclCANNPackageVersion, aclError, aclrtCallback, aclrtCallbackBlockType,
+    aclrtContext, aclrtEvent, aclrtEventRecordedStatus, aclrtEventStatus, aclrtEventWaitStatus,
+    aclrtHostFunc, aclrtMemAttr, aclrtMemMallocPolicy, aclrtMemcpyKind, aclrtRunMode, aclrtStream,
+    aclrtStreamStatus,
+};
+use crate::mem::{self, AllocKind, MallocFn};
+use crate::prim::{HostCall, Out, OutBuf, UserMem};
+use crate::{misc, report, rt};
 
-/// Alignment of every runtime allocation (device memory and pinned host
-/// memory alike).
-pub(crate) const ALIGN: usize = 64;
-
-/// The backing store of one runtime allocation: `len` bytes of zero-filled,
-/// 64-byte aligned heap memory, freed when the last owner drops it.
+/// Reads an optional C string argument.
 ///
-/// The allocation table, the quarantine of freed blocks and every queued task
-/// that touches the block hold an `Arc<HeapBlock>`; the memory is therefore
-/// never returned to the allocator while anything may still access it.
-pub(crate) struct HeapBlock {
-    ptr: NonNull<u8>,
-    layout: Layout,
+/// # Safety
+/// `p` is null or points to a NUL-terminated string valid for the call.
+unsafe fn c_str<'a>(p: *const c_char) -> Option<&'a CStr> {
+    // SAFETY: non-null `p` is a valid NUL-terminated string (contract of
+    // this function, i.e. of the C function that received it).
+    (!p.is_null()).then(|| unsafe { CStr::from_ptr(p) })
 }
 
-// SAFETY: a `HeapBlock` exclusively owns its heap allocation (like a
-// `Box<[u8]>`); dropping it on another thread is fine.
-unsafe impl Send for HeapBlock {}
-// SAFETY: `&HeapBlock` only exposes the address and length. The bytes are
-// accessed through `Span`s by the primitives below; ordering conflicting
-// accesses of the same device memory is the application's duty under the C
-// API (exactly as with real device memory), which the simulator documents.
-unsafe impl Sync for HeapBlock {}
-
-impl HeapBlock {
-    /// Allocates `len` zero-filled bytes aligned to [`ALIGN`]; `None` when the
-    /// allocator fails or the size cannot be represented.
-    pub(crate) fn new(len: usize) -> Option<Arc<HeapBlock>> {
-        let layout = Layout::from_size_align(len.max(1), ALIGN).ok()?;
-        // SAFETY: `layout` has a non-zero size (`len.max(1)`) and a valid
-        // power-of-two alignment, as `alloc_zeroed` requires.
-        let raw = unsafe { alloc::alloc_zeroed(layout) };
-        let ptr = NonNull::new(raw)?;
-        Some(Arc::new(HeapBlock { ptr, layout }))
-    }
-
-    /// The start address.
-    pub(crate) fn addr(&self) -> usize {
-        self.ptr.as_ptr().addr()
-    }
-
-    /// The start as the pointer handed to the application (with provenance).
-    pub(crate) fn user_ptr(&self) -> *mut c_void {
-        self.ptr.as_ptr().cast()
-    }
+/// A handle's integer value (handles are never dereferenced).
+fn h(p: *mut c_void) -> usize {
+    p.addr()
 }
 
-impl Drop for HeapBlock {
-    fn drop(&mut self) {
-        // SAFETY: `ptr` was returned by `alloc_zeroed` with exactly
-        // `self.layout`, and this is the only place that frees it (once,
-        // when the last `Arc` owner goes away).
-        unsafe { alloc::dealloc(self.ptr.as_ptr(), self.layout) }
-    }
+/// An integer handle as the opaque pointer the C API hands out.
+fn handle_ptr(v: usize) -> *mut c_void {
+    core::ptr::without_provenance_mut(v)
 }
 
-/// An application pointer received by a C function, with the length the
-/// call will access through it.
-pub(crate) struct UserMem {
-    ptr: *mut u8,
-    writable: bool,
+// ------------------------------------------------------------- process ---
+
+/// `aclInit`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclInit(config_path: *const c_char) -> aclError {
+    // SAFETY: the C contract of aclInit: `configPath` is NULL or a
+    // NUL-terminated path.
+    let path = unsafe { c_str(config_path) };
+    call(Api::aclInit, || match path.map(CStr::to_str) {
+        None => rt::init(None),
+        Some(Ok(p)) => rt::init(Some(p)),
+        Some(Err(_)) => Err(diag::param("configPath is not valid UTF-8")),
+    })
 }
 
-impl UserMem {
-    /// Wraps a pointer argument.
-    ///
-    /// # Safety
-    /// When the range `[ptr, ptr + len)` that the runtime later resolves is
-    /// *not* memory of this runtime (the allocation table decides), the
-    /// caller guarantees that it is valid for reads (and, if `writable`, for
-    /// writes) of that many bytes until the C call that received `ptr`
-    /// returns. This is the contract of the C API for pageable host memory.
-    pub(crate) unsafe fn new(ptr: *const c_void, writable: bool) -> UserMem {
-        UserMem {
-            ptr: ptr.cast::<u8>().cast_mut(),
-            writable,
-        }
-    }
-
-    /// The address.
-    pub(crate) fn addr(&self) -> usize {
-        self.ptr.addr()
-    }
-
-    /// Whether the pointer is null.
-    pub(crate) fn is_null(&self) -> bool {
-        self.ptr.is_null()
-    }
-
-    /// The application memory `[ptr, ptr + len)` as a [`Span`].
-    ///
-    /// Only for ranges the allocation table classified as *not* runtime
-    /// memory. The span is valid only until the C call that received the
-    /// pointer returns: the runtime must finish (or drop) every task holding
-    /// it before that call returns; `StreamShared::submit` enforces this by
-    /// waiting for such tasks.
-    pub(crate) fn into_app_span(self, len: usize) -> Span {
-        Span {
-            base: Base::App {
-                ptr: self.ptr,
-                writable: self.writable,
-            },
-            off: 0,
-            len,
-        }
-    }
+/// `aclFinalize`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclFinalize() -> aclError {
+    call(Api::aclFinalize, rt::finalize)
 }
 
-enum Base {
-    /// Runtime memory, kept alive by the `Arc`.
-    Block(Arc<HeapBlock>),
-    /// Application memory, valid for the duration of one C call.
-    App { ptr: *mut u8, writable: bool },
-    /// A private copy (staging buffer), read-only.
-    Staged(Box<[u8]>),
+/// `aclFinalizeReference`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclFinalizeReference(ref_count: *mut u64) -> aclError {
+    // SAFETY: C contract: `refCount` is NULL or writable.
+    let out = unsafe { Out::new(ref_count) };
+    call(Api::aclFinalizeReference, || rt::finalize_reference(out))
 }
 
-/// A byte range the runtime may access (see the module docs).
-///
-/// Invariant: `off + len` never exceeds the underlying memory, and the
-/// memory stays valid while the span exists (`Block`, `Staged`) or until the
-/// C call that created it returns, before which the span is dropped (`App`).
-pub(crate) struct Span {
-    base: Base,
-    off: usize,
-    len: usize,
+/// `aclGetRecentErrMsg`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclGetRecentErrMsg() -> *const c_char {
+    diag::count_only(Api::aclGetRecentErrMsg);
+    diag::take_recent_message()
 }
 
-// SAFETY: `Block` and `Staged` own (a share of) their memory. An `App` span
-// is only moved to a stream worker while the creating C call waits for that
-// task to finish, so the application memory it points to stays valid and the
-// C API lets the runtime access it from its own threads meanwhile.
-unsafe impl Send for Span {}
-
-impl Span {
-    /// `[off, off + len)` of a runtime block; `None` if out of bounds.
-    pub(crate) fn in_block(block: Arc<HeapBlock>, off: usize, len: usize) -> Option<Span> {
-        let end = off.checked_add(len)?;
-        (end <= block.layout.size() && len <= block.layout.size()).then_some(Span {
-            base: Base::Block(block),
-            off,
-            len,
-        })
-    }
-
-    /// The length in bytes.
-    pub(crate) fn len(&self) -> usize {
-        self.len
-    }
-
-    /// Whether this span borrows application memory (see [`UserMem`]).
-    pub(crate) fn is_app(&self) -> bool {
-        matches!(self.base, Base::App { .. })
-    }
-
-    /// The start address.
-    pub(crate) fn addr(&self) -> usize {
-        self.base_ptr().addr().wrapping_add(self.off)
-    }
-
-    fn writable(&self) -> bool {
-        match &self.base {
-            Base::Block(_) => true,
-            Base::App { writable, .. } => *writable,
-            Base::Staged(_) => false,
-        }
-    }
-
-    fn base_ptr(&self) -> *mut u8 {
-        match &self.base {
-            Base::Block(b) => b.ptr.as_ptr(),
-            Base::App { ptr, .. } => *ptr,
-            Base::Staged(b) => b.as_ptr().cast_mut(),
-        }
-    }
-
-    /// The start pointer, derived with in-bounds arithmetic.
-    fn start(&self) -> *mut u8 {
-        // SAFETY: the span invariant says `off + len` lies within the
-        // underlying memory, so `off` is an in-bounds offset (or one past the
-        // end for an empty span) of the allocation `base_ptr` points into.
-        unsafe { self.base_ptr().add(self.off) }
-    }
-
-    /// A private copy of the bytes (for `ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE`,
-    /// whose source may be released as soon as the call returns).
-    pub(crate) fn stage(&self) -> Span {
-        let mut buf = vec![0u8; self.len].into_boxed_slice();
-        // SAFETY: the span invariant makes `start()` valid for reads of
-        // `len` bytes now; `buf` is a fresh, distinct allocation of `len`
-        // bytes, so the ranges do not overlap.
-        unsafe { ptr::copy_nonoverlapping(self.start(), buf.as_mut_ptr(), self.len) };
-        Span {
-            base: Base::Staged(buf),
-            off: 0,
-            len: self.len,
-        }
-    }
+/// `aclrtGetSocName`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtGetSocName() -> *const c_char {
+    diag::count_only(Api::aclrtGetSocName);
+    misc::SOC_NAME.as_ptr()
 }
 
-fn overlaps(a: usize, b: usize, len: usize) -> bool {
-    a < b.wrapping_add(len) && b < a.wrapping_add(len)
+// ------------------------------------------------------------- devices ---
+
+/// `aclrtSetDevice`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtSetDevice(device_id: i32) -> aclError {
+    call(Api::aclrtSetDevice, || rt::set_device(device_id))
 }
 
-/// Copies all of `src` into `dst`; `false` (and nothing copied) if the
-/// lengths differ or `dst` is read-only.
-pub(crate) fn copy(dst: &Span, src: &Span) -> bool {
-    if dst.len != src.len || !dst.writable() {
-        return false;
-    }
-    let (d, s, n) = (dst.start(), src.start(), dst.len);
-    if n == 0 || d == s {
-        return true;
-    }
-    if overlaps(d.addr(), s.addr(), n) {
-        // SAFETY: both spans are valid for `n` bytes (span invariant, `dst`
-        // writable as checked); `ptr::copy` allows overlapping ranges.
-        unsafe { ptr::copy(s, d, n) }
-    } else {
-        // SAFETY: both spans are valid for `n` bytes (span invariant, `dst`
-        // writable as checked) and the ranges were just checked to be
-        // disjoint.
-        unsafe { ptr::copy_nonoverlapping(s, d, n) }
-    }
-    true
+/// `aclrtResetDevice`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtResetDevice(device_id: i32) -> aclError {
+    call(Api::aclrtResetDevice, || rt::reset_device(device_id, false))
 }
 
-/// Whether a 2-D region of `height` rows of `width` bytes, `pitch` apart,
-/// fits in `len` bytes.
-pub(crate) fn extent_2d(pitch: usize, width: usize, height: usize) -> Option<usize> {
-    if height == 0 || width == 0 {
-        return Some(0);
-    }
-    (height - 1).checked_mul(pitch)?.checked_add(width)
+/// `aclrtResetDeviceForce`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtResetDeviceForce(device_id: i32) -> aclError {
+    call(Api::aclrtResetDeviceForce, || {
+        rt::reset_device(device_id, true)
+    })
 }
 
-/// Copies `height` rows of `width` bytes from `src` (rows `spitch` apart) to
-/// `dst` (rows `dpitch` apart); `false` (and nothing copied) if a region does
-/// not fit its span, a pitch is smaller than the width, or `dst` is
-/// read-only.
-pub(crate) fn copy_2d(
-    dst: &Span,
+/// `aclrtGetDevice`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtGetDevice(device_id: *mut i32) -> aclError {
+    // SAFETY: C contract: `deviceId` is NULL or writable.
+    let out = unsafe { Out::new(device_id) };
+    call(Api::aclrtGetDevice, || rt::get_device(out))
+}
+
+/// `aclrtGetDeviceCount`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtGetDeviceCount(count: *mut u32) -> aclError {
+    // SAFETY: C contract: `count` is NULL or writable.
+    let out = unsafe { Out::new(count) };
+    call(Api::aclrtGetDeviceCount, || rt::device_count(out))
+}
+
+/// `aclrtGetRunMode`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtGetRunMode(run_mode: *mut aclrtRunMode) -> aclError {
+    // SAFETY: C contract: `runMode` is NULL or writable.
+    let out = unsafe { Out::new(run_mode) };
+    call(Api::aclrtGetRunMode, || rt::run_mode(out))
+}
+
+/// `aclrtSynchronizeDevice`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtSynchronizeDevice() -> aclError {
+    call(Api::aclrtSynchronizeDevice, || rt::synchronize_device(None))
+}
+
+/// `aclrtSynchronizeDeviceWithTimeout`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtSynchronizeDeviceWithTimeout(timeout: i32) -> aclError {
+    call(Api::aclrtSynchronizeDeviceWithTimeout, || {
+        rt::synchronize_device(Some(timeout))
+    })
+}
+
+/// `aclrtDeviceCanAccessPeer`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtDeviceCanAccessPeer(
+    can_access_peer: *mut i32,
+    device_id: i32,
+    peer_device_id: i32,
+) -> aclError {
+    // SAFETY: C contract: `canAccessPeer` is NULL or writable.
+    let out = unsafe { Out::new(can_access_peer) };
+    call(Api::aclrtDeviceCanAccessPeer, || {
+        rt::can_access_peer(out, device_id, peer_device_id)
+    })
+}
+
+/// `aclrtDeviceEnablePeerAccess`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtDeviceEnablePeerAccess(peer_device_id: i32, flags: u32) -> aclError {
+    call(Api::aclrtDeviceEnablePeerAccess, || {
+        rt::peer_access(peer_device_id, flags, true)
+    })
+}
+
+/// `aclrtDeviceDisablePeerAccess`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtDeviceDisablePeerAccess(peer_device_id: i32) -> aclError {
+    call(Api::aclrtDeviceDisablePeerAccess, || {
+        rt::peer_access(peer_device_id, 0, false)
+    })
+}
+
+// ------------------------------------------------------------ contexts ---
+
+/// `aclrtCreateContext`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtCreateContext(
+    context: *mut aclrtContext,
+    device_id: i32,
+) -> aclError {
+    // SAFETY: C contract: `context` is NULL or writable.
+    let out = unsafe { Out::new(context) };
+    call(Api::aclrtCreateContext, || {
+        require_out(&out, "context")?;
+        let mut v = 0;
+        // SAFETY: `v` is a local `usize`, valid for one write.
+        rt::create_context(unsafe { Out::new(&mut v) }, device_id)?;
+        out.write(handle_ptr(v));
+        Ok(())
+    })
+}
+
+/// `aclrtDestroyContext`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtDestroyContext(context: aclrtContext) -> aclError {
+    call(Api::aclrtDestroyContext, || rt::destroy_context(h(context)))
+}
+
+/// `aclrtSetCurrentContext`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtSetCurrentContext(context: aclrtContext) -> aclError {
+    call(Api::aclrtSetCurrentContext, || {
+        rt::set_current_context(h(context))
+    })
+}
+
+/// `aclrtGetCurrentContext`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtGetCurrentContext(context: *mut aclrtContext) -> aclError {
+    // SAFETY: C contract: `context` is NULL or writable.
+    let out = unsafe { Out::new(context) };
+    call(Api::aclrtGetCurrentContext, || {
+        require_out(&out, "context")?;
+        let mut v = 0;
+        // SAFETY: `v` is a local `usize`, valid for one write.
+        rt::get_current_context(unsafe { Out::new(&mut v) })?;
+        out.write(handle_ptr(v));
+        Ok(())
+    })
+}
+
+/// `aclrtCtxGetCurrentDefaultStream`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtCtxGetCurrentDefaultStream(stream: *mut aclrtStream) -> aclError {
+    // SAFETY: C contract: `stream` is NULL or writable.
+    let out = unsafe { Out::new(stream) };
+    call(Api::aclrtCtxGetCurrentDefaultStream, || {
+        require_out(&out, "stream")?;
+        let mut v = 0;
+        // SAFETY: `v` is a local `usize`, valid for one write.
+        rt::current_default_stream(unsafe { Out::new(&mut v) })?;
+        out.write(handle_ptr(v));
+        Ok(())
+    })
+}
+
+// ------------------------------------------------------------- streams ---
+
+/// `aclrtCreateStream`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtCreateStream(stream: *mut aclrtStream) -> aclError {
+    // SAFETY: C contract: `stream` is NULL or writable.
+    let out = unsafe { Out::new(stream) };
+    call(Api::aclrtCreateStream, || {
+        require_out(&out, "stream")?;
+        let mut v = 0;
+        // SAFETY: `v` is a local `usize`, valid for one write.
+        rt::create_stream(unsafe { Out::new(&mut v) }, 0)?;
+        out.write(handle_ptr(v));
+        Ok(())
+    })
+}
+
+/// `aclrtCreateStreamWithConfig`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtCreateStreamWithConfig(
+    stream: *mut aclrtStream,
+    _priority: u32,
+    flag: u32,
+) -> aclError {
+    // SAFETY: C contract: `stream` is NULL or writable.
+    let out = unsafe { Out::new(stream) };
+    call(Api::aclrtCreateStreamWithConfig, || {
+        require_out(&out, "stream")?;
+        let mut v = 0;
+        // SAFETY: `v` is a local `usize`, valid for one write.
+        rt::create_stream(unsafe { Out::new(&mut v) }, flag)?;
+        out.write(handle_ptr(v));
+        Ok(())
+    })
+}
+
+fn require_out<T>(out: &Out<T>, name: &str) -> diag::Res<()> {
+    diag::require(!out.is_null(), || format!("{name} is NULL"))
+}
+
+/// `aclrtDestroyStream`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtDestroyStream(stream: aclrtStream) -> aclError {
+    call(Api::aclrtDestroyStream, || {
+        rt::destroy_stream(h(stream), false)
+    })
+}
+
+/// `aclrtDestroyStreamForce`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtDestroyStreamForce(stream: aclrtStream) -> aclError {
+    call(Api::aclrtDestroyStreamForce, || {
+        rt::destroy_stream(h(stream), true)
+    })
+}
+
+/// `aclrtSynchronizeStream`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtSynchronizeStream(stream: aclrtStream) -> aclError {
+    call(Api::aclrtSynchronizeStream, || {
+        rt::synchronize_stream(h(stream), None)
+    })
+}
+
+/// `aclrtSynchronizeStreamWithTimeout`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtSynchronizeStreamWithTimeout(
+    stream: aclrtStream,
+    timeout: i32,
+) -> aclError {
+    call(Api::aclrtSynchronizeStreamWithTimeout, || {
+        rt::synchronize_stream(h(stream), Some(timeout))
+    })
+}
+
+/// `aclrtStreamQuery`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtStreamQuery(
+    stream: aclrtStream,
+    status: *mut aclrtStreamStatus,
+) -> aclError {
+    // SAFETY: C contract: `status` is NULL or writable.
+    let out = unsafe { Out::new(status) };
+    call(Api::aclrtStreamQuery, || rt::stream_query(h(stream), out))
+}
+
+/// `aclrtStreamWaitEvent`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtStreamWaitEvent(stream: aclrtStream, event: aclrtEvent) -> aclError {
+    call(Api::aclrtStreamWaitEvent, || {
+        event::stream_wait(h(stream), h(event))
+    })
+}
+
+/// `aclrtGetStreamAvailableNum`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtGetStreamAvailableNum(stream_count: *mut u32) -> aclError {
+    // SAFETY: C contract: `streamCount` is NULL or writable.
+    let out = unsafe { Out::new(stream_count) };
+    call(Api::aclrtGetStreamAvailableNum, || {
+        rt::streams_available(out)
+    })
+}
+
+/// `aclrtStreamAbort`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtStreamAbort(stream: aclrtStream) -> aclError {
+    call(Api::aclrtStreamAbort, || rt::stream_abort(h(stream)))
+}
+
+// -------------------------------------------------------------- events ---
+
+fn create_event(api: Api, out: Out<aclrtEvent>, flag: Option<u32>, kind: EventApi) -> aclError {
+    call(api, || {
+        require_out(&out, "event")?;
+        let mut v = 0;
+        // SAFETY: `v` is a local `usize`, valid for one write.
+        event::create(unsafe { Out::new(&mut v) }, flag, kind)?;
+        out.write(handle_ptr(v));
+        Ok(())
+    })
+}
+
+/// `aclrtCreateEvent`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtCreateEvent(event: *mut aclrtEvent) -> aclError {
+    // SAFETY: C contract: `event` is NULL or writable.
+    let out = unsafe { Out::new(event) };
+    create_event(Api::aclrtCreateEvent, out, None, EventApi::Plain)
+}
+
+/// `aclrtCreateEventWithFlag`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtCreateEventWithFlag(event: *mut aclrtEvent, flag: u32) -> aclError {
+    // SAFETY: C contract: `event` is NULL or writable.
+    let out = unsafe { Out::new(event) };
+    create_event(
+        Api::aclrtCreateEventWithFlag,
+        out,
+        Some(flag),
+        EventApi::WithFlag,
+    )
+}
+
+/// `aclrtCreateEventExWithFlag`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtCreateEventExWithFlag(event: *mut aclrtEvent, flag: u32) -> aclError {
+    // SAFETY: C contract: `event` is NULL or writable.
+    let out = unsafe { Out::new(event) };
+    create_event(
+        Api::aclrtCreateEventExWithFlag,
+        out,
+        Some(flag),
+        EventApi::Ex,
+    )
+}
+
+/// `aclrtDestroyEvent`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtDestroyEvent(event: aclrtEvent) -> aclError {
+    call(Api::aclrtDestroyEvent, || event::destroy(h(event)))
+}
+
+/// `aclrtRecordEvent`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtRecordEvent(event: aclrtEvent, stream: aclrtStream) -> aclError {
+    call(Api::aclrtRecordEvent, || event::record(h(event), h(stream)))
+}
+
+/// `aclrtResetEvent`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtResetEvent(event: aclrtEvent, stream: aclrtStream) -> aclError {
+    call(Api::aclrtResetEvent, || event::reset(h(event), h(stream)))
+}
+
+/// `aclrtQueryEvent`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtQueryEvent(
+    event: aclrtEvent,
+    status: *mut aclrtEventStatus,
+) -> aclError {
+    // SAFETY: C contract: `status` is NULL or writable.
+    let out = unsafe { Out::new(status) };
+    call(Api::aclrtQueryEvent, || event::query(h(event), out))
+}
+
+/// `aclrtQueryEventStatus`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtQueryEventStatus(
+    event: aclrtEvent,
+    status: *mut aclrtEventRecordedStatus,
+) -> aclError {
+    // SAFETY: C contract: `status` is NULL or writable.
+    let out = unsafe { Out::new(status) };
+    call(Api::aclrtQueryEventStatus, || {
+        event::query_status(h(event), out)
+    })
+}
+
+/// `aclrtQueryEventWaitStatus`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtQueryEventWaitStatus(
+    event: aclrtEvent,
+    status: *mut aclrtEventWaitStatus,
+) -> aclError {
+    // SAFETY: C contract: `status` is NULL or writable.
+    let out = unsafe { Out::new(status) };
+    call(Api::aclrtQueryEventWaitStatus, || {
+        event::query_wait_status(h(event), out)
+    })
+}
+
+/// `aclrtSynchronizeEvent`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtSynchronizeEvent(event: aclrtEvent) -> aclError {
+    call(Api::aclrtSynchronizeEvent, || {
+        event::synchronize(h(event), None)
+    })
+}
+
+/// `aclrtSynchronizeEventWithTimeout`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtSynchronizeEventWithTimeout(
+    event: aclrtEvent,
+    timeout: i32,
+) -> aclError {
+    call(Api::aclrtSynchronizeEventWithTimeout, || {
+        event::synchronize(h(event), Some(timeout))
+    })
+}
+
+/// `aclrtEventElapsedTime`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtEventElapsedTime(
+    ms: *mut f32,
+    start_event: aclrtEvent,
+    end_event: aclrtEvent,
+) -> aclError {
+    // SAFETY: C contract: `ms` is NULL or writable.
+    let out = unsafe { Out::new(ms) };
+    call(Api::aclrtEventElapsedTime, || {
+        event::elapsed(out, h(start_event), h(end_event))
+    })
+}
+
+/// `aclrtGetEventAvailNum`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtGetEventAvailNum(event_count: *mut u32) -> aclError {
+    // SAFETY: C contract: `eventCount` is NULL or writable.
+    let out = unsafe { Out::new(event_count) };
+    call(Api::aclrtGetEventAvailNum, || event::available(out))
+}
+
+// -------------------------------------------------------------- memory ---
+
+/// `aclrtMalloc`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtMalloc(
+    dev_ptr: *mut *mut c_void,
+    size: usize,
+    policy: aclrtMemMallocPolicy,
+) -> aclError {
+    // SAFETY: C contract: `devPtr` is NULL or writable.
+    let out = unsafe { Out::new(dev_ptr) };
+    call(Api::aclrtMalloc, || {
+        mem::malloc(out, size, policy, MallocFn::Malloc)
+    })
+}
+
+/// `aclrtMallocAlign32`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtMallocAlign32(
+    dev_ptr: *mut *mut c_void,
+    size: usize,
+    policy: aclrtMemMallocPolicy,
+) -> aclError {
+    // SAFETY: C contract: `devPtr` is NULL or writable.
+    let out = unsafe { Out::new(dev_ptr) };
+    call(Api::aclrtMallocAlign32, || {
+        mem::malloc(out, size, policy, MallocFn::Align32)
+    })
+}
+
+/// `aclrtMallocCached`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtMallocCached(
+    dev_ptr: *mut *mut c_void,
+    size: usize,
+    policy: aclrtMemMallocPolicy,
+) -> aclError {
+    // SAFETY: C contract: `devPtr` is NULL or writable.
+    let out = unsafe { Out::new(dev_ptr) };
+    call(Api::aclrtMallocCached, || {
+        mem::malloc(out, size, policy, MallocFn::Cached)
+    })
+}
+
+/// `aclrtFree`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtFree(dev_ptr: *mut c_void) -> aclError {
+    call(Api::aclrtFree, || {
+        mem::free(dev_ptr.addr(), AllocKind::Device, false)
+    })
+}
+
+/// `aclrtFreeWithDevSync`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtFreeWithDevSync(dev_ptr: *mut c_void) -> aclError {
+    call(Api::aclrtFreeWithDevSync, || {
+        mem::free(dev_ptr.addr(), AllocKind::Device, true)
+    })
+}
+
+/// `aclrtMallocHost`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtMallocHost(host_ptr: *mut *mut c_void, size: usize) -> aclError {
+    // SAFETY: C contract: `hostPtr` is NULL or writable.
+    let out = unsafe { Out::new(host_ptr) };
+    call(Api::aclrtMallocHost, || {
+        mem::malloc(out, size, 0, MallocFn::Host)
+    })
+}
+
+/// `aclrtFreeHost`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtFreeHost(host_ptr: *mut c_void) -> aclError {
+    call(Api::aclrtFreeHost, || {
+        mem::free(host_ptr.addr(), AllocKind::Host, false)
+    })
+}
+
+/// `aclrtFreeHostWithDevSync`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtFreeHostWithDevSync(host_ptr: *mut c_void) -> aclError {
+    call(Api::aclrtFreeHostWithDevSync, || {
+        mem::free(host_ptr.addr(), AllocKind::Host, true)
+    })
+}
+
+/// `aclrtMemset`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtMemset(
+    dev_ptr: *mut c_void,
+    max_count: usize,
+    value: i32,
+    count: usize,
+) -> aclError {
+    // SAFETY: C contract: if `devPtr` is not runtime memory it is writable
+    // for `count` bytes during the call.
+    let dst = unsafe { UserMem::new(dev_ptr, true) };
+    call(Api::aclrtMemset, || {
+        mem::memset(dst, max_count, value, count, None)
+    })
+}
+
+/// `aclrtMemsetAsync`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtMemsetAsync(
+    dev_ptr: *mut c_void,
+    max_count: usize,
+    value: i32,
+    count: usize,
+    stream: aclrtStream,
+) -> aclError {
+    // SAFETY: C contract: if `devPtr` is not runtime memory it is writable
+    // for `count` bytes during the call (the runtime finishes such a task
+    // before returning).
+    let dst = unsafe { UserMem::new(dev_ptr, true) };
+    call(Api::aclrtMemsetAsync, || {
+        mem::memset(dst, max_count, value, count, Some(h(stream)))
+    })
+}
+
+/// `aclrtMemcpy`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtMemcpy(
+    dst: *mut c_void,
+    dest_max: usize,
+    src: *const c_void,
+    count: usize,
+    kind: aclrtMemcpyKind,
+) -> aclError {
+    // SAFETY: C contract: application (non-runtime) memory is writable at
+    // `dst` and readable at `src` for `count` bytes during the call.
+    let (d, s) = unsafe { (UserMem::new(dst, true), UserMem::new(src, false)) };
+    call(Api::aclrtMemcpy, || {
+        mem::memcpy(d, dest_max, s, count, kind)
+    })
+}
+
+/// `aclrtMemcpyAsync`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtMemcpyAsync(
+    dst: *mut c_void,
+    dest_max: usize,
+    src: *const c_void,
+    count: usize,
+    kind: aclrtMemcpyKind,
+    stream: aclrtStream,
+) -> aclError {
+    // SAFETY: C contract: application (pageable) memory is writable at `dst`
+    // and readable at `src` for `count` bytes during the call; the runtime
+    // completes copies of such memory before returning.
+    let (d, s) = unsafe { (UserMem::new(dst, true), UserMem::new(src, false)) };
+    call(Api::aclrtMemcpyAsync, || {
+        mem::memcpy_async(d, dest_max, s, count, kind, h(stream))
+    })
+}
+
+/// `aclrtMemcpy2d`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtMemcpy2d(
+    dst: *mut c_void,
     dpitch: usize,
-    src: &Span,
+    src: *const c_void,
     spitch: usize,
     width: usize,
     height: usize,
-) -> bool {
-    let fits = |span: &Span, pitch: usize| {
-        pitch >= width && extent_2d(pitch, width, height).is_some_and(|e| e <= span.len)
+    kind: aclrtMemcpyKind,
+) -> aclError {
+    // SAFETY: C contract: application memory covers the 2-D regions
+    // (`(height - 1) * pitch + width` bytes) during the call.
+    let (d, s) = unsafe { (UserMem::new(dst, true), UserMem::new(src, false)) };
+    call(Api::aclrtMemcpy2d, || {
+        mem::memcpy_2d(d, dpitch, s, spitch, width, height, kind, None)
+    })
+}
+
+/// `aclrtMemcpy2dAsync`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtMemcpy2dAsync(
+    dst: *mut c_void,
+    dpitch: usize,
+    src: *const c_void,
+    spitch: usize,
+    width: usize,
+    height: usize,
+    kind: aclrtMemcpyKind,
+    stream: aclrtStream,
+) -> aclError {
+    // SAFETY: C contract: application memory covers the 2-D regions during
+    // the call; the runtime completes copies of such memory before returning.
+    let (d, s) = unsafe { (UserMem::new(dst, true), UserMem::new(src, false)) };
+    call(Api::aclrtMemcpy2dAsync, || {
+        mem::memcpy_2d(d, dpitch, s, spitch, width, height, kind, Some(h(stream)))
+    })
+}
+
+/// `aclrtGetMemInfo`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtGetMemInfo(
+    attr: aclrtMemAttr,
+    free: *mut usize,
+    total: *mut usize,
+) -> aclError {
+    // SAFETY: C contract: `free` and `total` are NULL or writable.
+    let (f, t) = unsafe { (Out::new(free), Out::new(total)) };
+    call(Api::aclrtGetMemInfo, || mem::mem_info(attr, f, t))
+}
+
+// ----------------------------------------------------------- callbacks ---
+
+/// `aclrtLaunchCallback`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtLaunchCallback(
+    fn_: aclrtCallback,
+    user_data: *mut c_void,
+    block_type: aclrtCallbackBlockType,
+    stream: aclrtStream,
+) -> aclError {
+    call(Api::aclrtLaunchCallback, || {
+        report::launch_callback(fn_, block_type, h(stream), |f| {
+            // SAFETY: C contract of aclrtLaunchCallback: `fn(userData)` may be
+            // called once by the subscribed thread (or the runtime).
+            unsafe { HostCall::new(f, user_data) }
+        })
+    })
+}
+
+/// `aclrtSubscribeReport`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtSubscribeReport(thread_id: u64, stream: aclrtStream) -> aclError {
+    call(Api::aclrtSubscribeReport, || {
+        report::subscribe(thread_id, h(stream))
+    })
+}
+
+/// `aclrtProcessReport`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtProcessReport(timeout: i32) -> aclError {
+    call(Api::aclrtProcessReport, || report::process(timeout))
+}
+
+/// `aclrtUnSubscribeReport`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtUnSubscribeReport(thread_id: u64, stream: aclrtStream) -> aclError {
+    call(Api::aclrtUnSubscribeReport, || {
+        report::unsubscribe(thread_id, h(stream))
+    })
+}
+
+/// `aclrtLaunchHostFunc`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtLaunchHostFunc(
+    stream: aclrtStream,
+    fn_: aclrtHostFunc,
+    args: *mut c_void,
+) -> aclError {
+    call(Api::aclrtLaunchHostFunc, || {
+        report::launch_host_func(h(stream), fn_, |f| {
+            // SAFETY: C contract of aclrtLaunchHostFunc: `fn(args)` is called
+            // once on a runtime thread when the stream reaches it.
+            unsafe { HostCall::new(f, args) }
+        })
+    })
+}
+
+/// `aclrtSetOpWaitTimeout`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtSetOpWaitTimeout(timeout: u32) -> aclError {
+    call(Api::aclrtSetOpWaitTimeout, || {
+        rt::set_op_wait_timeout(timeout)
+    })
+}
+
+// ------------------------------------------------------------ versions ---
+
+/// `aclrtGetVersion`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtGetVersion(
+    major_version: *mut i32,
+    minor_version: *mut i32,
+    patch_version: *mut i32,
+) -> aclError {
+    // SAFETY: C contract: each pointer is NULL or writable.
+    let (a, b, c) = unsafe {
+        (
+            Out::new(major_version),
+            Out::new(minor_version),
+            Out::new(patch_version),
+        )
     };
-    if !dst.writable() || !fits(dst, dpitch) || !fits(src, spitch) {
-        return false;
-    }
-    let (d, s) = (dst.start(), src.start());
-    for row in 0..height {
-        // SAFETY: `row * pitch + width <= extent <= span.len` for both spans
-        // (checked by `fits`), so both row ranges lie inside valid memory;
-        // `dst` is writable; `ptr::copy` tolerates overlap.
-        unsafe { ptr::copy(s.add(row * spitch), d.add(row * dpitch), width) }
-    }
-    true
+    call(Api::aclrtGetVersion, || misc::get_version(a, b, c))
 }
 
-/// Sets every byte of `dst` to `value`; `false` if `dst` is read-only.
-pub(crate) fn fill(dst: &Span, value: u8) -> bool {
-    if !dst.writable() {
-        return false;
-    }
-    // SAFETY: the span invariant makes `start()` valid for writes of `len`
-    // bytes (writable as checked).
-    unsafe { ptr::write_bytes(dst.start(), value, dst.len) }
-    true
+/// `aclsysGetVersionStr`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclsysGetVersionStr(
+    pkg_name: *mut c_char,
+    version_str: *mut c_char,
+) -> aclError {
+    // SAFETY: C contract: `pkgName` is NULL or a NUL-terminated string;
+    // `versionStr` is NULL or a buffer of ACL_PKG_VERSION_MAX_SIZE bytes.
+    let (name, out) = unsafe {
+        (
+            c_str(pkg_name),
+            OutBuf::new(version_str, crate::ffi::ACL_PKG_VERSION_MAX_SIZE),
+        )
+    };
+    call(Api::aclsysGetVersionStr, || misc::version_str(name, out))
 }
 
-/// An out-parameter of a C function.
-pub(crate) struct Out<T> {
-    ptr: *mut T,
+/// `aclsysGetVersionNum`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclsysGetVersionNum(
+    pkg_name: *mut c_char,
+    version_num: *mut i32,
+) -> aclError {
+    // SAFETY: C contract: `pkgName` is NULL or a NUL-terminated string;
+    // `versionNum` is NULL or writable.
+    let (name, out) = unsafe { (c_str(pkg_name), Out::new(version_num)) };
+    call(Api::aclsysGetVersionNum, || misc::version_num(name, out))
 }
 
-impl<T> Out<T> {
-    /// Wraps an out-parameter.
-    ///
-    /// # Safety
-    /// `ptr` is null or valid for one write of a `T` (alignment not
-    /// required) until the C call that received it returns.
-    pub(crate) unsafe fn new(ptr: *mut T) -> Out<T> {
-        Out { ptr }
-    }
-
-    /// Whether the caller passed null.
-    pub(crate) fn is_null(&self) -> bool {
-        self.ptr.is_null()
-    }
-
-    /// Stores `value` (nothing happens for a null pointer).
-    pub(crate) fn write(self, value: T) {
-        if !self.ptr.is_null() {
-            // SAFETY: non-null, so valid for one (possibly unaligned) write
-            // of a `T` by the contract of `Out::new`.
-            unsafe { self.ptr.write_unaligned(value) }
-        }
-    }
+/// `aclsysGetCANNVersion`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclsysGetCANNVersion(
+    name: aclCANNPackageName,
+    version: *mut aclCANNPackageVersion,
+) -> aclError {
+    // SAFETY: C contract: `version` is NULL or writable.
+    let out = unsafe { Out::new(version) };
+    call(Api::aclsysGetCANNVersion, || misc::cann_version(name, out))
 }
 
-/// A caller-provided character buffer of a fixed capacity.
-pub(crate) struct OutBuf {
-    ptr: *mut c_char,
-    cap: usize,
+// ---------------------------------------------------- signature check ---
+
+/// For every exported function, forms an array of the declaration in
+/// [`crate::ffi`] (bindgen output of the project's header) and the
+/// definition above. Array elements must unify to one function-pointer type,
+/// so any difference in parameters, return type, ABI or safety fails to
+/// compile.
+macro_rules! check_signatures {
+    ($($name:ident),* $(,)?) => {
+        $(
+            const _: () = {
+                let _same_type = [crate::ffi::$name, $name];
+            };
+        )*
+    };
 }
-
-impl OutBuf {
-    /// Wraps an output buffer.
-    ///
-    /// # Safety
-    /// `ptr` is null or valid for writes of `cap` bytes until the C call
-    /// that received it returns.
-    pub(crate) unsafe fn new(ptr: *mut c_char, cap: usize) -> OutBuf {
-        OutBuf { ptr, cap }
-    }
-
-    /// Whether the caller passed null.
-    pub(crate) fn is_null(&self) -> bool {
-        self.ptr.is_null()
-    }
-
-    /// Writes `text` NUL-terminated, truncated to fit the capacity.
-    pub(crate) fn write_str(self, text: &str) {
-        if self.ptr.is_null() || self.cap == 0 {
-            return;
-        }
-        let n = text.len().min(self.cap - 1);
-        // SAFETY: `ptr` is valid for `cap` bytes (contract of `new`) and
-        // `n + 1 <= cap`; the source is a distinct Rust string.
-        unsafe {
-            ptr::copy_nonoverlapping(text.as_ptr(), self.ptr.cast::<u8>(), n);
-            self.ptr.add(n).write(0);
-        }
-    }
-}
-
-/// Copies `text` into a fixed `c_char` array, NUL-terminated and truncated.
-pub(crate) fn fill_c_chars<const N: usize>(dst: &mut [c_char; N], text: &str) {
-    dst.fill(0);
-    for (d, b) in dst.iter_mut().zip(text.bytes().take(N.saturating_sub(1))) {
-        *d = b as c_char;
-    }
-}
-
-/// An application callback (`aclrtCallback` / `aclrtHostFunc`) with its
-/// argument.
-pub(crate) struct HostCall {
-    f: unsafe extern "C" fn(*mut c_void),
-    arg: *mut c_void,
-}
-
-// SAFETY: the C API hands callbacks and their user data to the runtime to be
-// invoked on a runtime-owned thread (`aclrtLaunchHostFunc`) or on the
-// application's reporting thread (`aclrtLaunchCallback`); `HostCall::new`
-// makes the caller promise exactly that.
-unsafe impl Send for HostCall {}
-
-impl HostCall {
-    /// Wraps a callback.
-    ///
-    /// # Safety
-    /// Calling `f(arg)` once, later, on any thread, must be allowed: this is
-    /// the contract of `aclrtLaunchHostFunc` and `aclrtLaunchCallback`.
-    pub(crate) unsafe fn new(f: unsafe extern "C" fn(*mut c_void), arg: *mut c_void) -> HostCall {
-        HostCall { f, arg }
-    }
-
-    /// Invokes the callback (consumes it: each is called at most once).
-    pub(crate) fn call(self) {
-        // SAFETY: allowed once, on any thread, by the contract of
-        // `HostCall::new`.
-        unsafe { (self.f)(self.arg) }
-    }
-}
-
-/// The operating system's id of the calling thread: on Unix `pthread_self()`,
-/// the `threadId` the ACL documentation passes to `aclrtSubscribeReport`.
-#[cfg(unix)]
-pub(crate) fn os_thread_id() -> u64 {
-    // SAFETY: `pthread_self` is a POSIX function that takes no arguments,
-    // has no preconditions, cannot fail, and returns a `pthread_t`, which is
-    // an integer or pointer of the size of `usize` on the Unix targets Rust
-    // supports.
-    unsafe extern "C" {
-        safe fn pthread_self() -> usize;
-    }
-    pthread_self() as u64
-}
-
-/// The operating system's id of the calling thread (a per-thread counter on
-/// targets without POSIX threads).
-#[cfg(not(unix))]
-pub(crate) fn os_thread_id() -> u64 {
-    use std::sync::atomic::{AtomicU64, Ordering};
-    static NEXT: AtomicU64 = AtomicU64::new(1);
-    thread_local! {
-        static ID: u64 = NEXT.fetch_add(1, Ordering::Relaxed);
-    }
-    ID.with(|id| *id)
-}
+with_api_list!(check_signatures);

@@ -1,0 +1,259 @@
+//! The model every layer shares: the public types of the simulator's
+//! configuration ([`SimConfig`], [`RunMode`]) and of its audit ([`Audit`],
+//! [`Violation`], [`ViolationKind`], [`Leak`], [`ResourceKind`]), re-exported
+//! at the crate root. No dependency on any other module of the crate.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Where the simulated application runs (`aclrtGetRunMode`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RunMode {
+    /// `ACL_HOST`: the app runs on a host next to a PCIe card (default).
+    Host,
+    /// `ACL_DEVICE`: the app runs on the device's own CPU; "host" memory is
+    /// device memory and host<->device copies behave as device-to-device.
+    Device,
+}
+
+/// Settings read at `aclInit`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SimConfig {
+    /// Number of devices (`ACLRT_SIM_DEVICES`, default 2).
+    pub devices: u32,
+    /// Bytes of memory per device (`ACLRT_SIM_MEMORY`, default 4 GiB).
+    pub memory_per_device: u64,
+    /// Run mode (`ACLRT_SIM_RUN_MODE` = `host` | `device`, default host).
+    pub run_mode: RunMode,
+    /// Chrome-trace JSON written at `aclFinalize` (`ACLRT_SIM_TRACE`).
+    pub trace_path: Option<PathBuf>,
+    /// Extra latency added before every queued task runs (default zero).
+    pub task_delay: Duration,
+}
+
+impl Default for SimConfig {
+    /// Two devices of 4 GiB, host run mode, no trace, no task delay.
+    fn default() -> Self {
+        SimConfig {
+            devices: 2,
+            memory_per_device: 4 << 30,
+            run_mode: RunMode::Host,
+            trace_path: None,
+            task_delay: Duration::ZERO,
+        }
+    }
+}
+
+impl SimConfig {
+    /// The defaults overridden by the `ACLRT_SIM_*` environment variables.
+    ///
+    /// | variable | value |
+    /// | --- | --- |
+    /// | `ACLRT_SIM_DEVICES` | device count (integer, 1..=64) |
+    /// | `ACLRT_SIM_MEMORY` | bytes per device; suffixes `K`, `M`, `G` (and `KiB`, `MiB`, `GiB`) are binary |
+    /// | `ACLRT_SIM_RUN_MODE` | `host` or `device` |
+    /// | `ACLRT_SIM_TRACE` | path of the Chrome-trace JSON written at finalize |
+    /// | `ACLRT_SIM_TASK_DELAY` | delay before every task: `250us`, `2ms`, `1s`, `100ns`, or a plain number of microseconds |
+    ///
+    /// An unparsable value is reported on stderr and the default is kept.
+    pub fn from_env() -> Self {
+        let mut c = SimConfig::default();
+        let var = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
+        if let Some(v) = var("ACLRT_SIM_DEVICES") {
+            match v.trim().parse::<u32>() {
+                Ok(n) if (1..=64).contains(&n) => c.devices = n,
+                _ => warn("ACLRT_SIM_DEVICES", &v),
+            }
+        }
+        if let Some(v) = var("ACLRT_SIM_MEMORY") {
+            match parse_bytes(&v) {
+                Some(n) if n > 0 => c.memory_per_device = n,
+                _ => warn("ACLRT_SIM_MEMORY", &v),
+            }
+        }
+        if let Some(v) = var("ACLRT_SIM_RUN_MODE") {
+            match v.trim().to_ascii_lowercase().as_str() {
+                "host" => c.run_mode = RunMode::Host,
+                "device" => c.run_mode = RunMode::Device,
+                _ => warn("ACLRT_SIM_RUN_MODE", &v),
+            }
+        }
+        if let Some(v) = var("ACLRT_SIM_TRACE") {
+            c.trace_path = Some(PathBuf::from(v));
+        }
+        if let Some(v) = var("ACLRT_SIM_TASK_DELAY") {
+            match parse_duration(&v) {
+                Some(d) => c.task_delay = d,
+                None => warn("ACLRT_SIM_TASK_DELAY", &v),
+            }
+        }
+        c
+    }
+}
+
+fn warn(name: &str, value: &str) {
+    eprintln!("aclrt-sim: ignoring {name}={value:?} (unparsable); using the default");
+}
+
+fn parse_bytes(v: &str) -> Option<u64> {
+    let v = v.trim();
+    let split = v.find(|c: char| !c.is_ascii_digit()).unwrap_or(v.len());
+    let (num, unit) = v.split_at(split);
+    let n: u64 = num.parse().ok()?;
+    let shift = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 0,
+        "k" | "kb" | "kib" => 10,
+        "m" | "mb" | "mib" => 20,
+        "g" | "gb" | "gib" => 30,
+        "t" | "tb" | "tib" => 40,
+        _ => return None,
+    };
+    n.checked_mul(1u64 << shift)
+}
+
+fn parse_duration(v: &str) -> Option<Duration> {
+    let v = v.trim();
+    let split = v.find(|c: char| !c.is_ascii_digit()).unwrap_or(v.len());
+    let (num, unit) = v.split_at(split);
+    let n: u64 = num.parse().ok()?;
+    Some(match unit.trim() {
+        "" | "us" | "µs" => Duration::from_micros(n),
+        "ns" => Duration::from_nanos(n),
+        "ms" => Duration::from_millis(n),
+        "s" => Duration::from_secs(n),
+        _ => return None,
+    })
+}
+
+/// The kind of a strict-check violation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ViolationKind {
+    /// A copy or memset reaching outside its allocation.
+    OutOfBounds,
+    /// A memcpy kind that contradicts where the memory lies.
+    KindMismatch,
+    /// Freeing memory that was already freed.
+    DoubleFree,
+    /// Freeing memory the runtime did not allocate (or the wrong free function).
+    ForeignFree,
+    /// Using memory or a handle after it was freed or destroyed.
+    UseAfterFree,
+    /// Freeing memory or destroying a handle a queued task still uses.
+    ReleaseWhileInUse,
+    /// Destroying a context whose streams, events or memory are alive.
+    ReleaseWithLiveChildren,
+    /// Resetting a device with live explicit contexts, streams, events or memory.
+    ResetWithLiveResources,
+    /// `aclFinalize` with resources alive (each is also a [`Leak`]).
+    FinalizeWithLiveResources,
+    /// A stream of another context than the current one (107003).
+    WrongContext,
+    /// Memory of another device used without peer access.
+    CrossDeviceWithoutPeerAccess,
+    /// A handle the runtime never created (or a handle of another kind).
+    InvalidHandle,
+    /// A host function or callback panicked (caught on the runtime thread).
+    CallbackPanicked,
+}
+
+/// One strict-check violation, as recorded.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Violation {
+    /// The C function that was called.
+    pub function: &'static str,
+    /// The error code it returned.
+    pub code: i32,
+    /// What went wrong.
+    pub kind: ViolationKind,
+    /// The same text `aclGetRecentErrMsg` gave.
+    pub message: String,
+}
+
+/// The kind of a live runtime resource.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ResourceKind {
+    /// A device set with `aclrtSetDevice` (reference counted).
+    Device,
+    /// An explicit context.
+    Context,
+    /// An explicit stream.
+    Stream,
+    /// An event.
+    Event,
+    /// Device memory (`aclrtMalloc*`).
+    DeviceMemory,
+    /// Host memory (`aclrtMallocHost`).
+    HostMemory,
+}
+
+/// A resource alive at `aclFinalize`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Leak {
+    /// What it is.
+    pub kind: ResourceKind,
+    /// Its device.
+    pub device: i32,
+    /// Its handle or address.
+    pub address: usize,
+    /// Bytes, for memory; 0 otherwise.
+    pub bytes: usize,
+}
+
+/// A snapshot of the simulator's bookkeeping.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Audit {
+    /// Live resources now: (kind, device) -> count.
+    pub live: std::collections::BTreeMap<(ResourceKind, i32), usize>,
+    /// Every violation since the last [`reset`](crate::reset), in order.
+    pub violations: Vec<Violation>,
+    /// Resources that were alive at an `aclFinalize` since the last [`reset`](crate::reset).
+    pub leaks: Vec<Leak>,
+    /// Whether `aclInit` is in force.
+    pub initialized: bool,
+    /// Tasks dropped (queued, never started) or cut short (a delay or a
+    /// wait) by `aclrtStreamAbort` since the last [`reset`](crate::reset). Not a sign of
+    /// misuse: [`Audit::is_clean`] ignores it.
+    pub aborted_tasks: u64,
+}
+
+impl Audit {
+    /// No violations, no leaks, nothing alive.
+    pub fn is_clean(&self) -> bool {
+        self.violations.is_empty() && self.leaks.is_empty() && self.live.values().all(|&n| n == 0)
+    }
+
+    /// Panics with a readable report unless [`Audit::is_clean`].
+    #[track_caller]
+    pub fn assert_clean(&self) {
+        assert!(self.is_clean(), "simulator audit is not clean:\n{self:#?}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn byte_and_duration_parsing() {
+        assert_eq!(parse_bytes("4096"), Some(4096));
+        assert_eq!(parse_bytes("64M"), Some(64 << 20));
+        assert_eq!(parse_bytes("2 GiB"), Some(2 << 30));
+        assert_eq!(parse_bytes("1k"), Some(1024));
+        assert_eq!(parse_bytes("12 apples"), None);
+        assert_eq!(parse_bytes("G"), None);
+        assert_eq!(parse_duration("250"), Some(Duration::from_micros(250)));
+        assert_eq!(parse_duration("2ms"), Some(Duration::from_millis(2)));
+        assert_eq!(parse_duration("1 s"), Some(Duration::from_secs(1)));
+        assert_eq!(parse_duration("100ns"), Some(Duration::from_nanos(100)));
+        assert_eq!(parse_duration("fast"), None);
+    }
+
+    #[test]
+    fn defaults() {
+        let c = SimConfig::default();
+        assert_eq!((c.devices, c.memory_per_device), (2, 4 << 30));
+        assert_eq!(c.run_mode, RunMode::Host);
+        assert!(c.trace_path.is_none() && c.task_delay.is_zero());
+    }
+}

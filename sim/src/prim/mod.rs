@@ -1,0 +1,432 @@
+//! The unsafe primitives under the runtime (with [`raw`](crate::raw), the C
+//! entry points, the only modules of the crate that contain `unsafe` code).
+//!
+//! Everything that touches memory through a raw pointer lives here, behind a
+//! small set of types whose safe methods cannot be misused:
+//!
+//! * [`HeapBlock`]: the backing store of one runtime allocation (real heap
+//!   memory from `std::alloc`, 64-byte aligned, zero-filled).
+//! * [`UserMem`]: an application pointer plus length, created (unsafely) in
+//!   an entry point from the C caller's promise.
+//! * [`Span`]: a byte range the runtime may access: inside a live
+//!   [`HeapBlock`] (kept alive by an `Arc`), application memory (valid for the
+//!   duration of one C call only), or a staging copy owned by the span.
+//! * [`copy`], [`copy_2d`], [`fill`]: the data-moving primitives on spans.
+//! * [`Out`] and [`OutBuf`]: out-parameters of the C functions.
+//! * [`HostCall`]: an application callback and its argument.
+//! * [`os_thread_id`], [`fill_c_chars`]: small helpers of the entry points.
+//!
+//! This module depends on no other module of the crate: the runtime above
+//! it works with these types, and the entry points in `raw` create them from
+//! the C caller's arguments.
+
+use core::ffi::{c_char, c_void};
+use std::alloc::{self, Layout};
+use std::ptr::{self, NonNull};
+use std::sync::Arc;
+
+/// Alignment of every runtime allocation (device memory and pinned host
+/// memory alike).
+pub(crate) const ALIGN: usize = 64;
+
+/// The backing store of one runtime allocation: `len` bytes of zero-filled,
+/// 64-byte aligned heap memory, freed when the last owner drops it.
+///
+/// The allocation table, the quarantine of freed blocks and every queued task
+/// that touches the block hold an `Arc<HeapBlock>`; the memory is therefore
+/// never returned to the allocator while anything may still access it.
+pub(crate) struct HeapBlock {
+    ptr: NonNull<u8>,
+    layout: Layout,
+}
+
+// SAFETY: a `HeapBlock` exclusively owns its heap allocation (like a
+// `Box<[u8]>`); dropping it on another thread is fine.
+unsafe impl Send for HeapBlock {}
+// SAFETY: `&HeapBlock` only exposes the address and length. The bytes are
+// accessed through `Span`s by the primitives below; ordering conflicting
+// accesses of the same device memory is the application's duty under the C
+// API (exactly as with real device memory), which the simulator documents.
+unsafe impl Sync for HeapBlock {}
+
+impl HeapBlock {
+    /// Allocates `len` zero-filled bytes aligned to [`ALIGN`]; `None` when the
+    /// allocator fails or the size cannot be represented.
+    pub(crate) fn new(len: usize) -> Option<Arc<HeapBlock>> {
+        let layout = Layout::from_size_align(len.max(1), ALIGN).ok()?;
+        // SAFETY: `layout` has a non-zero size (`len.max(1)`) and a valid
+        // power-of-two alignment, as `alloc_zeroed` requires.
+        let raw = unsafe { alloc::alloc_zeroed(layout) };
+        let ptr = NonNull::new(raw)?;
+        Some(Arc::new(HeapBlock { ptr, layout }))
+    }
+
+    /// The start address.
+    pub(crate) fn addr(&self) -> usize {
+        self.ptr.as_ptr().addr()
+    }
+
+    /// The start as the pointer handed to the application (with provenance).
+    pub(crate) fn user_ptr(&self) -> *mut c_void {
+        self.ptr.as_ptr().cast()
+    }
+}
+
+impl Drop for HeapBlock {
+    fn drop(&mut self) {
+        // SAFETY: `ptr` was returned by `alloc_zeroed` with exactly
+        // `self.layout`, and this is the only place that frees it (once,
+        // when the last `Arc` owner goes away).
+        unsafe { alloc::dealloc(self.ptr.as_ptr(), self.layout) }
+    }
+}
+
+/// An application pointer received by a C function, with the length the
+/// call will access through it.
+pub(crate) struct UserMem {
+    ptr: *mut u8,
+    writable: bool,
+}
+
+impl UserMem {
+    /// Wraps a pointer argument.
+    ///
+    /// # Safety
+    /// When the range `[ptr, ptr + len)` that the runtime later resolves is
+    /// *not* memory of this runtime (the allocation table decides), the
+    /// caller guarantees that it is valid for reads (and, if `writable`, for
+    /// writes) of that many bytes until the C call that received `ptr`
+    /// returns. This is the contract of the C API for pageable host memory.
+    pub(crate) unsafe fn new(ptr: *const c_void, writable: bool) -> UserMem {
+        UserMem {
+            ptr: ptr.cast::<u8>().cast_mut(),
+            writable,
+        }
+    }
+
+    /// The address.
+    pub(crate) fn addr(&self) -> usize {
+        self.ptr.addr()
+    }
+
+    /// Whether the pointer is null.
+    pub(crate) fn is_null(&self) -> bool {
+        self.ptr.is_null()
+    }
+
+    /// The application memory `[ptr, ptr + len)` as a [`Span`].
+    ///
+    /// Only for ranges the allocation table classified as *not* runtime
+    /// memory. The span is valid only until the C call that received the
+    /// pointer returns: the runtime must finish (or drop) every task holding
+    /// it before that call returns; `StreamShared::submit` enforces this by
+    /// waiting for such tasks.
+    pub(crate) fn into_app_span(self, len: usize) -> Span {
+        Span {
+            base: Base::App {
+                ptr: self.ptr,
+                writable: self.writable,
+            },
+            off: 0,
+            len,
+        }
+    }
+}
+
+enum Base {
+    /// Runtime memory, kept alive by the `Arc`.
+    Block(Arc<HeapBlock>),
+    /// Application memory, valid for the duration of one C call.
+    App { ptr: *mut u8, writable: bool },
+    /// A private copy (staging buffer), read-only.
+    Staged(Box<[u8]>),
+}
+
+/// A byte range the runtime may access (see the module docs).
+///
+/// Invariant: `off + len` never exceeds the underlying memory, and the
+/// memory stays valid while the span exists (`Block`, `Staged`) or until the
+/// C call that created it returns, before which the span is dropped (`App`).
+pub(crate) struct Span {
+    base: Base,
+    off: usize,
+    len: usize,
+}
+
+// SAFETY: `Block` and `Staged` own (a share of) their memory. An `App` span
+// is only moved to a stream worker while the creating C call waits for that
+// task to finish, so the application memory it points to stays valid and the
+// C API lets the runtime access it from its own threads meanwhile.
+unsafe impl Send for Span {}
+
+impl Span {
+    /// `[off, off + len)` of a runtime block; `None` if out of bounds.
+    pub(crate) fn in_block(block: Arc<HeapBlock>, off: usize, len: usize) -> Option<Span> {
+        let end = off.checked_add(len)?;
+        (end <= block.layout.size() && len <= block.layout.size()).then_some(Span {
+            base: Base::Block(block),
+            off,
+            len,
+        })
+    }
+
+    /// The length in bytes.
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether this span borrows application memory (see [`UserMem`]).
+    pub(crate) fn is_app(&self) -> bool {
+        matches!(self.base, Base::App { .. })
+    }
+
+    /// The start address.
+    pub(crate) fn addr(&self) -> usize {
+        self.base_ptr().addr().wrapping_add(self.off)
+    }
+
+    fn writable(&self) -> bool {
+        match &self.base {
+            Base::Block(_) => true,
+            Base::App { writable, .. } => *writable,
+            Base::Staged(_) => false,
+        }
+    }
+
+    fn base_ptr(&self) -> *mut u8 {
+        match &self.base {
+            Base::Block(b) => b.ptr.as_ptr(),
+            Base::App { ptr, .. } => *ptr,
+            Base::Staged(b) => b.as_ptr().cast_mut(),
+        }
+    }
+
+    /// The start pointer, derived with in-bounds arithmetic.
+    fn start(&self) -> *mut u8 {
+        // SAFETY: the span invariant says `off + len` lies within the
+        // underlying memory, so `off` is an in-bounds offset (or one past the
+        // end for an empty span) of the allocation `base_ptr` points into.
+        unsafe { self.base_ptr().add(self.off) }
+    }
+
+    /// A private copy of the bytes (for `ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE`,
+    /// whose source may be released as soon as the call returns).
+    pub(crate) fn stage(&self) -> Span {
+        let mut buf = vec![0u8; self.len].into_boxed_slice();
+        // SAFETY: the span invariant makes `start()` valid for reads of
+        // `len` bytes now; `buf` is a fresh, distinct allocation of `len`
+        // bytes, so the ranges do not overlap.
+        unsafe { ptr::copy_nonoverlapping(self.start(), buf.as_mut_ptr(), self.len) };
+        Span {
+            base: Base::Staged(buf),
+            off: 0,
+            len: self.len,
+        }
+    }
+}
+
+fn overlaps(a: usize, b: usize, len: usize) -> bool {
+    a < b.wrapping_add(len) && b < a.wrapping_add(len)
+}
+
+/// Copies all of `src` into `dst`; `false` (and nothing copied) if the
+/// lengths differ or `dst` is read-only.
+pub(crate) fn copy(dst: &Span, src: &Span) -> bool {
+    if dst.len != src.len || !dst.writable() {
+        return false;
+    }
+    let (d, s, n) = (dst.start(), src.start(), dst.len);
+    if n == 0 || d == s {
+        return true;
+    }
+    if overlaps(d.addr(), s.addr(), n) {
+        // SAFETY: both spans are valid for `n` bytes (span invariant, `dst`
+        // writable as checked); `ptr::copy` allows overlapping ranges.
+        unsafe { ptr::copy(s, d, n) }
+    } else {
+        // SAFETY: both spans are valid for `n` bytes (span invariant, `dst`
+        // writable as checked) and the ranges were just checked to be
+        // disjoint.
+        unsafe { ptr::copy_nonoverlapping(s, d, n) }
+    }
+    true
+}
+
+/// Whether a 2-D region of `height` rows of `width` bytes, `pitch` apart,
+/// fits in `len` bytes.
+pub(crate) fn extent_2d(pitch: usize, width: usize, height: usize) -> Option<usize> {
+    if height == 0 || width == 0 {
+        return Some(0);
+    }
+    (height - 1).checked_mul(pitch)?.checked_add(width)
+}
+
+/// Copies `height` rows of `width` bytes from `src` (rows `spitch` apart) to
+/// `dst` (rows `dpitch` apart); `false` (and nothing copied) if a region does
+/// not fit its span, a pitch is smaller than the width, or `dst` is
+/// read-only.
+pub(crate) fn copy_2d(
+    dst: &Span,
+    dpitch: usize,
+    src: &Span,
+    spitch: usize,
+    width: usize,
+    height: usize,
+) -> bool {
+    let fits = |span: &Span, pitch: usize| {
+        pitch >= width && extent_2d(pitch, width, height).is_some_and(|e| e <= span.len)
+    };
+    if !dst.writable() || !fits(dst, dpitch) || !fits(src, spitch) {
+        return false;
+    }
+    let (d, s) = (dst.start(), src.start());
+    for row in 0..height {
+        // SAFETY: `row * pitch + width <= extent <= span.len` for both spans
+        // (checked by `fits`), so both row ranges lie inside valid memory;
+        // `dst` is writable; `ptr::copy` tolerates overlap.
+        unsafe { ptr::copy(s.add(row * spitch), d.add(row * dpitch), width) }
+    }
+    true
+}
+
+/// Sets every byte of `dst` to `value`; `false` if `dst` is read-only.
+pub(crate) fn fill(dst: &Span, value: u8) -> bool {
+    if !dst.writable() {
+        return false;
+    }
+    // SAFETY: the span invariant makes `start()` valid for writes of `len`
+    // bytes (writable as checked).
+    unsafe { ptr::write_bytes(dst.start(), value, dst.len) }
+    true
+}
+
+/// An out-parameter of a C function.
+pub(crate) struct Out<T> {
+    ptr: *mut T,
+}
+
+impl<T> Out<T> {
+    /// Wraps an out-parameter.
+    ///
+    /// # Safety
+    /// `ptr` is null or valid for one write of a `T` (alignment not
+    /// required) until the C call that received it returns.
+    pub(crate) unsafe fn new(ptr: *mut T) -> Out<T> {
+        Out { ptr }
+    }
+
+    /// Whether the caller passed null.
+    pub(crate) fn is_null(&self) -> bool {
+        self.ptr.is_null()
+    }
+
+    /// Stores `value` (nothing happens for a null pointer).
+    pub(crate) fn write(self, value: T) {
+        if !self.ptr.is_null() {
+            // SAFETY: non-null, so valid for one (possibly unaligned) write
+            // of a `T` by the contract of `Out::new`.
+            unsafe { self.ptr.write_unaligned(value) }
+        }
+    }
+}
+
+/// A caller-provided character buffer of a fixed capacity.
+pub(crate) struct OutBuf {
+    ptr: *mut c_char,
+    cap: usize,
+}
+
+impl OutBuf {
+    /// Wraps an output buffer.
+    ///
+    /// # Safety
+    /// `ptr` is null or valid for writes of `cap` bytes until the C call
+    /// that received it returns.
+    pub(crate) unsafe fn new(ptr: *mut c_char, cap: usize) -> OutBuf {
+        OutBuf { ptr, cap }
+    }
+
+    /// Whether the caller passed null.
+    pub(crate) fn is_null(&self) -> bool {
+        self.ptr.is_null()
+    }
+
+    /// Writes `text` NUL-terminated, truncated to fit the capacity.
+    pub(crate) fn write_str(self, text: &str) {
+        if self.ptr.is_null() || self.cap == 0 {
+            return;
+        }
+        let n = text.len().min(self.cap - 1);
+        // SAFETY: `ptr` is valid for `cap` bytes (contract of `new`) and
+        // `n + 1 <= cap`; the source is a distinct Rust string.
+        unsafe {
+            ptr::copy_nonoverlapping(text.as_ptr(), self.ptr.cast::<u8>(), n);
+            self.ptr.add(n).write(0);
+        }
+    }
+}
+
+/// Copies `text` into a fixed `c_char` array, NUL-terminated and truncated.
+pub(crate) fn fill_c_chars<const N: usize>(dst: &mut [c_char; N], text: &str) {
+    dst.fill(0);
+    for (d, b) in dst.iter_mut().zip(text.bytes().take(N.saturating_sub(1))) {
+        *d = b as c_char;
+    }
+}
+
+/// An application callback (`aclrtCallback` / `aclrtHostFunc`) with its
+/// argument.
+pub(crate) struct HostCall {
+    f: unsafe extern "C" fn(*mut c_void),
+    arg: *mut c_void,
+}
+
+// SAFETY: the C API hands callbacks and their user data to the runtime to be
+// invoked on a runtime-owned thread (`aclrtLaunchHostFunc`) or on the
+// application's reporting thread (`aclrtLaunchCallback`); `HostCall::new`
+// makes the caller promise exactly that.
+unsafe impl Send for HostCall {}
+
+impl HostCall {
+    /// Wraps a callback.
+    ///
+    /// # Safety
+    /// Calling `f(arg)` once, later, on any thread, must be allowed: this is
+    /// the contract of `aclrtLaunchHostFunc` and `aclrtLaunchCallback`.
+    pub(crate) unsafe fn new(f: unsafe extern "C" fn(*mut c_void), arg: *mut c_void) -> HostCall {
+        HostCall { f, arg }
+    }
+
+    /// Invokes the callback (consumes it: each is called at most once).
+    pub(crate) fn call(self) {
+        // SAFETY: allowed once, on any thread, by the contract of
+        // `HostCall::new`.
+        unsafe { (self.f)(self.arg) }
+    }
+}
+
+/// The operating system's id of the calling thread: on Unix `pthread_self()`,
+/// the `threadId` the ACL documentation passes to `aclrtSubscribeReport`.
+#[cfg(unix)]
+pub(crate) fn os_thread_id() -> u64 {
+    // SAFETY: `pthread_self` is a POSIX function that takes no arguments,
+    // has no preconditions, cannot fail, and returns a `pthread_t`, which is
+    // an integer or pointer of the size of `usize` on the Unix targets Rust
+    // supports.
+    unsafe extern "C" {
+        safe fn pthread_self() -> usize;
+    }
+    pthread_self() as u64
+}
+
+/// The operating system's id of the calling thread (a per-thread counter on
+/// targets without POSIX threads).
+#[cfg(not(unix))]
+pub(crate) fn os_thread_id() -> u64 {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+    thread_local! {
+        static ID: u64 = NEXT.fetch_add(1, Ordering::Relaxed);
+    }
+    ID.with(|id| *id)
+}

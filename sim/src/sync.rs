@@ -1,0 +1,95 @@
+//! Synchronisation helpers every layer shares: poison-free locking, a
+//! one-shot completion signal, and the role the calling thread plays for
+//! the simulator (a stream worker, an application callback).
+
+use std::cell::Cell;
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+
+/// Locks a mutex, ignoring poisoning (a panic elsewhere must not wedge the
+/// runtime; every critical section leaves consistent state or is reset).
+pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// A one-shot completion signal.
+pub(crate) struct Done {
+    done: Mutex<bool>,
+    cv: Condvar,
+}
+
+impl Done {
+    /// A new, unsignalled signal.
+    pub(crate) fn new() -> Arc<Done> {
+        Arc::new(Done {
+            done: Mutex::new(false),
+            cv: Condvar::new(),
+        })
+    }
+
+    /// Blocks until signalled.
+    pub(crate) fn wait(&self) {
+        let mut d = lock(&self.done);
+        while !*d {
+            d = self.cv.wait(d).unwrap_or_else(PoisonError::into_inner);
+        }
+    }
+
+    fn signal(&self) {
+        *lock(&self.done) = true;
+        self.cv.notify_all();
+    }
+}
+
+/// Signals its [`Done`] when dropped (after the task's data is gone).
+pub(crate) struct DoneGuard(Arc<Done>);
+
+impl DoneGuard {
+    /// Guards `done`.
+    pub(crate) fn new(done: Arc<Done>) -> DoneGuard {
+        DoneGuard(done)
+    }
+}
+
+impl Drop for DoneGuard {
+    fn drop(&mut self) {
+        self.0.signal();
+    }
+}
+
+thread_local! {
+    /// The id of the stream whose worker runs on this thread (0: none).
+    static WORKER_OF: Cell<u64> = const { Cell::new(0) };
+    /// How many application callbacks are running on this thread (callbacks
+    /// run by `aclrtProcessReport` or by an unsubscribing thread).
+    static IN_CALLBACK: Cell<u32> = const { Cell::new(0) };
+}
+
+/// Whether the calling thread is the worker of stream `id`.
+pub(crate) fn on_worker_of(id: u64) -> bool {
+    WORKER_OF.with(|w| w.get() == id)
+}
+
+/// Whether the calling thread is a stream worker of the simulator, or is
+/// running an application callback on the simulator's behalf.
+pub(crate) fn in_runtime_callback() -> bool {
+    WORKER_OF.with(Cell::get) != 0 || IN_CALLBACK.with(Cell::get) > 0
+}
+
+/// Runs `f` (an application callback) marked as such on this thread.
+pub(crate) fn as_callback<R>(f: impl FnOnce() -> R) -> R {
+    struct Mark;
+    impl Drop for Mark {
+        fn drop(&mut self) {
+            IN_CALLBACK.with(|c| c.set(c.get() - 1));
+        }
+    }
+    IN_CALLBACK.with(|c| c.set(c.get() + 1));
+    let _mark = Mark;
+    f()
+}
+
+/// Marks the calling thread as the worker of stream `id` (for the rest of
+/// its life).
+pub(crate) fn set_worker_of(id: u64) {
+    WORKER_OF.with(|w| w.set(id));
+}
