@@ -11,7 +11,7 @@ use std::time::Duration;
 use crate::diag::{self, Api};
 pub use crate::model::{Audit, Leak, ResourceKind, RunMode, SimConfig, Violation, ViolationKind};
 use crate::rt;
-use crate::stream;
+use crate::rt::exec;
 use crate::sync;
 
 /// Use `config` instead of the environment from the next `aclInit` on.
@@ -57,7 +57,7 @@ pub fn inject_fault(function: &str, nth: u64, code: i32) {
 /// If `nth` is 0.
 pub fn inject_task_fault(nth: u64, code: i32) {
     assert!(nth > 0, "aclrt_sim::inject_task_fault: nth is 1-based");
-    stream::inject_task_fault(nth, code);
+    exec::inject_task_fault(nth, code);
 }
 
 /// Delay every task subsequently queued on `stream` (an `aclrtStream` handle,
@@ -77,7 +77,7 @@ pub fn set_stream_delay(stream: *mut core::ffi::c_void, delay: Duration) {
 /// [`SimConfig::task_delay`] stays).
 pub fn clear_faults() {
     diag::clear_call_faults();
-    stream::clear_task_faults();
+    exec::clear_task_faults();
     rt::clear_stream_delays();
 }
 
@@ -162,7 +162,7 @@ pub fn reset() {
     diag::clear_records();
     diag::reset_calls();
     diag::clear_last_error();
-    stream::reset_tasks();
+    exec::reset_tasks();
 }
 
 thread_local! {

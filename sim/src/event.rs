@@ -1,7 +1,7 @@
 //! Events: creation flag rules, records as (stream, sequence number),
 //! status, synchronisation, waits, resets and elapsed time.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::AtomicUsize;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
@@ -9,169 +9,16 @@ use crate::diag::{Error, Res, param, rt_param};
 use crate::ffi;
 use crate::model::ViolationKind;
 use crate::prim::Out;
+use crate::rt::EventRec;
+use crate::rt::exec::{
+    EvState, EventApi, EventShared, EventState, EventUse, HIDDEN_DDSYNC, Op, RecPoint, StreamDep,
+    fault_error,
+};
 use crate::rt::{self, HandleKind, rt};
-use crate::stream::{Op, StreamShared, fault_error};
 use crate::sync::lock;
 
-/// Which creation function made an event (their rules differ).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum EventApi {
-    /// `aclrtCreateEvent` (flags 0x2|0x4|0x8).
-    Plain,
-    /// `aclrtCreateEventWithFlag`.
-    WithFlag,
-    /// `aclrtCreateEventExWithFlag`.
-    Ex,
-}
-
-/// The hidden `RT_EVENT_DDSYNC` flag of plain events (makes them waitable).
-const HIDDEN_DDSYNC: u32 = 0x4;
 const PLAIN_FLAGS: u32 =
     ffi::ACL_EVENT_CAPTURE_STREAM_PROGRESS | HIDDEN_DDSYNC | ffi::ACL_EVENT_TIME_LINE;
-
-/// Where the last record of an event was issued.
-#[derive(Clone)]
-pub(crate) struct RecPoint {
-    pub stream: Arc<StreamShared>,
-    pub seq: u64,
-}
-
-struct EventState {
-    /// Incremented by every record issued.
-    generation: u64,
-    rec: Option<RecPoint>,
-    /// When the record of generation `generation` executed.
-    time: Option<Instant>,
-}
-
-/// The shared state of one event.
-pub(crate) struct EventShared {
-    /// Unique id.
-    pub id: u64,
-    /// The `aclrtEvent` handle.
-    pub handle: usize,
-    /// Creation flags (plain events: 0x2|0x4|0x8).
-    pub flags: u32,
-    /// The creation function.
-    pub api: EventApi,
-    /// The device.
-    pub device: i32,
-    st: Mutex<EventState>,
-    /// Queued wait/reset tasks that depend on this event.
-    pending: AtomicUsize,
-}
-
-/// What a status query sees.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum EvState {
-    Unrecorded,
-    Pending,
-    Complete,
-}
-
-impl EventShared {
-    fn record_point(&self) -> Option<RecPoint> {
-        lock(&self.st).rec.clone()
-    }
-
-    fn state(&self) -> EvState {
-        match self.record_point() {
-            None => EvState::Unrecorded,
-            // A record dropped by aclrtStreamAbort never completes.
-            Some(r) if r.stream.executed(r.seq) => EvState::Complete,
-            Some(_) => EvState::Pending,
-        }
-    }
-
-    /// The record task of generation `generation` executed at `at`.
-    pub(crate) fn stamp(&self, generation: u64, at: Instant) {
-        let mut st = lock(&self.st);
-        if st.generation == generation {
-            st.time = Some(at);
-        }
-    }
-
-    /// A reset task issued at generation `generation` executed.
-    pub(crate) fn clear_record(&self, generation: u64) {
-        let mut st = lock(&self.st);
-        if st.generation == generation {
-            st.rec = None;
-            st.time = None;
-        }
-    }
-
-    fn waitable(&self) -> bool {
-        self.flags
-            & (ffi::ACL_EVENT_SYNC | HIDDEN_DDSYNC | ffi::ACL_EVENT_EXTERNAL | ffi::ACL_EVENT_IPC)
-            != 0
-    }
-
-    /// Queued wait/reset tasks that depend on this event.
-    pub(crate) fn pending(&self) -> usize {
-        self.pending.load(Ordering::SeqCst)
-    }
-}
-
-/// A task's hold on an event (counted in `pending`).
-pub(crate) struct EventUse(Arc<EventShared>);
-
-impl EventUse {
-    fn new(ev: Arc<EventShared>) -> EventUse {
-        ev.pending.fetch_add(1, Ordering::SeqCst);
-        EventUse(ev)
-    }
-
-    /// The event.
-    pub(crate) fn shared(&self) -> &EventShared {
-        &self.0
-    }
-
-    /// Its id.
-    pub(crate) fn id(&self) -> u64 {
-        self.0.id
-    }
-}
-
-impl Drop for EventUse {
-    fn drop(&mut self) {
-        self.0.pending.fetch_sub(1, Ordering::SeqCst);
-    }
-}
-
-/// A wait task's hold on the stream it waits for (counted in
-/// `dependents`).
-pub(crate) struct StreamDep(Arc<StreamShared>);
-
-impl StreamDep {
-    fn new(s: Arc<StreamShared>) -> StreamDep {
-        s.dependents.fetch_add(1, Ordering::SeqCst);
-        StreamDep(s)
-    }
-
-    /// The stream waited for.
-    pub(crate) fn stream(&self) -> &StreamShared {
-        &self.0
-    }
-
-    /// Its lane id.
-    pub(crate) fn id(&self) -> u64 {
-        self.0.id
-    }
-}
-
-impl Drop for StreamDep {
-    fn drop(&mut self) {
-        self.0.dependents.fetch_sub(1, Ordering::SeqCst);
-    }
-}
-
-/// Registry entry of an event.
-pub(crate) struct EventRec {
-    /// The context current at creation.
-    pub ctx: usize,
-    /// The shared state.
-    pub shared: Arc<EventShared>,
-}
 
 /// Maximum events per device.
 pub(crate) const MAX_EVENTS: u32 = 65536;

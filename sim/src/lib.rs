@@ -309,7 +309,6 @@ mod prim;
 mod raw;
 mod report;
 mod rt;
-mod stream;
 mod sync;
 pub mod trace;
 

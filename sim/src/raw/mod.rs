@@ -12,15 +12,17 @@
 use core::ffi::{CStr, c_char, c_void};
 
 use crate::diag::{self, Api, call, with_api_list};
-use crate::event::{self, EventApi};
+use crate::event;
 use crate::ffi::{
     aclCANNPackageName, aclCANNPackageVersion, aclError, aclrtCallback, aclrtCallbackBlockType,
     aclrtContext, aclrtEvent, aclrtEventRecordedStatus, aclrtEventStatus, aclrtEventWaitStatus,
     aclrtHostFunc, aclrtMemAttr, aclrtMemMallocPolicy, aclrtMemcpyKind, aclrtRunMode, aclrtStream,
     aclrtStreamStatus,
 };
-use crate::mem::{self, AllocKind, MallocFn};
+use crate::mem::{self, MallocFn};
 use crate::prim::{HostCall, Out, OutBuf, UserMem};
+use crate::rt::exec::EventApi;
+use crate::rt::mem::AllocKind;
 use crate::{misc, report, rt};
 
 /// Reads an optional C string argument.

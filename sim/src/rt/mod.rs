@@ -14,15 +14,19 @@ use std::sync::{Arc, LazyLock, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use crate::diag::{self, Error, Res, param, rt_param};
-use crate::event::EventRec;
 use crate::ffi;
-use crate::mem::{AllocKind, MemTable};
 use crate::model::{Audit, Leak, ResourceKind, RunMode, SimConfig, ViolationKind};
 use crate::prim::Out;
-use crate::report::{self, Report, ReportQueue, Subscription};
-use crate::stream::{self, StreamShared, SyncEnd, fault_error};
 use crate::sync::{self, lock};
 use crate::trace;
+
+pub(crate) mod exec;
+pub(crate) mod mem;
+pub(crate) mod reports;
+
+use exec::{EventShared, StreamShared, SyncEnd, fault_error};
+use mem::{AllocKind, MemTable};
+use reports::{Report, ReportQueue, Subscription};
 
 /// The configuration set by `configure` (`None`: the environment's).
 static OVERRIDE: Mutex<Option<SimConfig>> = Mutex::new(None);
@@ -153,6 +157,14 @@ pub(crate) struct StreamRec {
     pub shared: Arc<StreamShared>,
 }
 
+/// Registry entry of an event.
+pub(crate) struct EventRec {
+    /// The context current at creation.
+    pub ctx: usize,
+    /// The shared state.
+    pub shared: Arc<EventShared>,
+}
+
 /// The runtime state.
 pub(crate) struct Runtime {
     started: bool,
@@ -265,7 +277,7 @@ impl Runtime {
                 peers: BTreeSet::new(),
             })
             .collect();
-        stream::set_task_delay(self.cfg.task_delay);
+        exec::set_task_delay(self.cfg.task_delay);
         self.epoch = Instant::now();
         self.started = true;
     }
@@ -460,7 +472,7 @@ impl Runtime {
         if let Ok(dev) = self.device_mut(rec.device) {
             dev.streams = dev.streams.saturating_sub(1);
         }
-        let orphans = report::detach(&mut self.subs, &rec.shared);
+        let orphans = detach(&mut self.subs, &rec.shared);
         Some((rec.shared, orphans))
     }
 
@@ -686,8 +698,8 @@ impl Teardown {
         for q in &self.reports {
             q.cancel_all();
         }
-        stream::join_until(workers, Instant::now() + Duration::from_secs(5));
-        crate::mem::quarantine_torn_down(self.mem);
+        exec::join_until(workers, Instant::now() + Duration::from_secs(5));
+        mem::quarantine_torn_down(self.mem);
         if let Some((path, lanes)) = self.trace {
             let lanes = lanes.iter().map(|s| s.trace_lane()).collect();
             if let Err(e) = trace::finish(trace::Trace::new(lanes), &path) {
@@ -697,11 +709,30 @@ impl Teardown {
     }
 }
 
+/// after releasing the runtime lock).
+pub(crate) fn detach(
+    subs: &mut std::collections::BTreeMap<u64, Subscription>,
+    sh: &StreamShared,
+) -> Vec<Report> {
+    let Some((tid, queue)) = lock(&sh.subscriber).take() else {
+        return Vec::new();
+    };
+    let pending = queue.take_of(Some(sh.id));
+    if let Some(s) = subs.get_mut(&tid) {
+        s.streams.remove(&sh.handle);
+        if s.streams.is_empty() {
+            subs.remove(&tid);
+            queue.close();
+        }
+    }
+    pending
+}
+
 /// Stops streams removed from the registry (normal destroy: drain + join).
 fn stop_streams(removed: Vec<(Arc<StreamShared>, Vec<Report>)>) {
     for (s, orphans) in removed {
         s.shutdown_and_join();
-        report::run_orphans(orphans);
+        reports::run_orphans(orphans);
     }
 }
 
@@ -1169,7 +1200,7 @@ pub(crate) fn destroy_stream(h: usize, force: bool) -> Res<()> {
     } else {
         sh.shutdown_and_join();
     }
-    report::run_orphans(orphans);
+    reports::run_orphans(orphans);
     Ok(())
 }
 
@@ -1227,14 +1258,14 @@ pub(crate) fn stream_abort(h: usize) -> Res<()> {
             "called from a callback running on this very stream; the abort would wait for itself",
         ));
     }
-    sh.abort(stream::ABORT_LIMIT).map(drop).map_err(|_| {
+    sh.abort(exec::ABORT_LIMIT).map(drop).map_err(|_| {
         Error::new(
             ffi::ACL_ERROR_RT_WAIT_TIMEOUT,
             format!(
                 "stream {h:#x}: the running task (a host function or blocking callback) did not \
                  finish within {} s; its queued tasks were dropped, and the stream completes \
                  them once the running task returns",
-                stream::ABORT_LIMIT.as_secs()
+                exec::ABORT_LIMIT.as_secs()
             ),
         )
     })
@@ -1322,7 +1353,7 @@ pub(crate) fn audit() -> Audit {
         violations: diag::violations(),
         leaks: diag::leaks(),
         initialized,
-        aborted_tasks: stream::aborted_tasks(),
+        aborted_tasks: exec::aborted_tasks(),
     }
 }
 

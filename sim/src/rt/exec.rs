@@ -1,4 +1,6 @@
-//! Streams: in-order task queues, each executed by its own worker thread.
+//! The execution engine: streams as in-order task queues, each executed by
+//! its own worker thread, and the event state their tasks record and wait
+//! for.
 //!
 //! Design (see the crate docs for the user-visible rules):
 //!
@@ -23,11 +25,10 @@ use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
 use crate::diag::{self, Error, Res};
-use crate::event::{EventShared, EventUse, StreamDep};
 use crate::ffi;
 use crate::model::{Violation, ViolationKind};
 use crate::prim::{self, HostCall, Span};
-use crate::report::{self, ReportQueue};
+use crate::rt::reports::{self, ReportQueue};
 use crate::sync::{self, Done, DoneGuard, lock};
 use crate::trace;
 
@@ -883,7 +884,10 @@ impl StreamShared {
                 }
             }
             Op::HostFunc(call) => call.call(),
-            Op::Callback { call, block } => report::dispatch(self, call, block),
+            Op::Callback { call, block } => {
+                let queue = lock(&self.subscriber).as_ref().map(|(_, q)| q.clone());
+                reports::dispatch(queue, self.id, call, block);
+            }
             Op::Record { ev, generation } => ev.stamp(generation, Instant::now()),
             Op::ResetEvent { ev, generation } => ev.shared().clear_record(generation),
             Op::Wait {
@@ -996,6 +1000,158 @@ pub(crate) fn fault_error(stream: &StreamShared, f: Fault) -> Error {
             f.code, f.seq, f.what, stream.handle, stream.device, f.why
         ),
     )
+}
+
+// ------------------------------------------------------------ events
+
+/// Which creation function made an event (their rules differ).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum EventApi {
+    /// `aclrtCreateEvent` (flags 0x2|0x4|0x8).
+    Plain,
+    /// `aclrtCreateEventWithFlag`.
+    WithFlag,
+    /// `aclrtCreateEventExWithFlag`.
+    Ex,
+}
+
+/// The hidden `RT_EVENT_DDSYNC` flag of plain events (makes them waitable).
+pub(crate) const HIDDEN_DDSYNC: u32 = 0x4;
+
+/// Where the last record of an event was issued.
+#[derive(Clone)]
+pub(crate) struct RecPoint {
+    pub stream: Arc<StreamShared>,
+    pub seq: u64,
+}
+
+pub(crate) struct EventState {
+    /// Incremented by every record issued.
+    pub generation: u64,
+    pub rec: Option<RecPoint>,
+    /// When the record of generation `generation` executed.
+    pub time: Option<Instant>,
+}
+
+/// The shared state of one event.
+pub(crate) struct EventShared {
+    /// Unique id.
+    pub id: u64,
+    /// The `aclrtEvent` handle.
+    pub handle: usize,
+    /// Creation flags (plain events: 0x2|0x4|0x8).
+    pub flags: u32,
+    /// The creation function.
+    pub api: EventApi,
+    /// The device.
+    pub device: i32,
+    pub st: Mutex<EventState>,
+    /// Queued wait/reset tasks that depend on this event.
+    pub pending: AtomicUsize,
+}
+
+/// What a status query sees.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum EvState {
+    Unrecorded,
+    Pending,
+    Complete,
+}
+
+impl EventShared {
+    pub(crate) fn record_point(&self) -> Option<RecPoint> {
+        lock(&self.st).rec.clone()
+    }
+
+    pub(crate) fn state(&self) -> EvState {
+        match self.record_point() {
+            None => EvState::Unrecorded,
+            // A record dropped by aclrtStreamAbort never completes.
+            Some(r) if r.stream.executed(r.seq) => EvState::Complete,
+            Some(_) => EvState::Pending,
+        }
+    }
+
+    /// The record task of generation `generation` executed at `at`.
+    pub(crate) fn stamp(&self, generation: u64, at: Instant) {
+        let mut st = lock(&self.st);
+        if st.generation == generation {
+            st.time = Some(at);
+        }
+    }
+
+    /// A reset task issued at generation `generation` executed.
+    pub(crate) fn clear_record(&self, generation: u64) {
+        let mut st = lock(&self.st);
+        if st.generation == generation {
+            st.rec = None;
+            st.time = None;
+        }
+    }
+
+    pub(crate) fn waitable(&self) -> bool {
+        self.flags
+            & (ffi::ACL_EVENT_SYNC | HIDDEN_DDSYNC | ffi::ACL_EVENT_EXTERNAL | ffi::ACL_EVENT_IPC)
+            != 0
+    }
+
+    /// Queued wait/reset tasks that depend on this event.
+    pub(crate) fn pending(&self) -> usize {
+        self.pending.load(Ordering::SeqCst)
+    }
+}
+
+/// A task's hold on an event (counted in `pending`).
+pub(crate) struct EventUse(Arc<EventShared>);
+
+impl EventUse {
+    pub(crate) fn new(ev: Arc<EventShared>) -> EventUse {
+        ev.pending.fetch_add(1, Ordering::SeqCst);
+        EventUse(ev)
+    }
+
+    /// The event.
+    pub(crate) fn shared(&self) -> &EventShared {
+        &self.0
+    }
+
+    /// Its id.
+    pub(crate) fn id(&self) -> u64 {
+        self.0.id
+    }
+}
+
+impl Drop for EventUse {
+    fn drop(&mut self) {
+        self.0.pending.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// A wait task's hold on the stream it waits for (counted in
+/// `dependents`).
+pub(crate) struct StreamDep(Arc<StreamShared>);
+
+impl StreamDep {
+    pub(crate) fn new(s: Arc<StreamShared>) -> StreamDep {
+        s.dependents.fetch_add(1, Ordering::SeqCst);
+        StreamDep(s)
+    }
+
+    /// The stream waited for.
+    pub(crate) fn stream(&self) -> &StreamShared {
+        &self.0
+    }
+
+    /// Its lane id.
+    pub(crate) fn id(&self) -> u64 {
+        self.0.id
+    }
+}
+
+impl Drop for StreamDep {
+    fn drop(&mut self) {
+        self.0.dependents.fetch_sub(1, Ordering::SeqCst);
+    }
 }
 
 #[cfg(test)]

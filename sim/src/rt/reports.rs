@@ -1,0 +1,162 @@
+//! Callback queues: the reports `aclrtLaunchCallback` tasks hand to the
+//! threads subscribed with `aclrtSubscribeReport`, and the guarded
+//! invocation of application callbacks.
+
+use std::collections::{BTreeSet, VecDeque};
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::{Arc, Condvar, Mutex, PoisonError};
+use std::time::Instant;
+
+use crate::diag;
+use crate::ffi;
+use crate::model::{Violation, ViolationKind};
+use crate::prim::HostCall;
+use crate::sync::{Done, DoneGuard, lock};
+
+/// One callback handed to a reporting thread.
+pub(crate) struct Report {
+    pub call: HostCall,
+    pub stream: u64,
+    /// Declared last: signalled after the call has run (or the report was
+    /// dropped unrun at teardown), releasing a `ACL_CALLBACK_BLOCK` stream.
+    pub done: Option<DoneGuard>,
+}
+
+/// The callback queue of one subscribed thread.
+pub(crate) struct ReportQueue {
+    q: Mutex<(VecDeque<Report>, bool)>,
+    cv: Condvar,
+}
+
+impl ReportQueue {
+    pub(crate) fn new() -> Arc<ReportQueue> {
+        Arc::new(ReportQueue {
+            q: Mutex::new((VecDeque::new(), false)),
+            cv: Condvar::new(),
+        })
+    }
+
+    pub(crate) fn push(&self, r: Report) {
+        let mut q = lock(&self.q);
+        if q.1 {
+            drop(q);
+            // Closed: run it here rather than lose it.
+            run_callback(r.call, "aclrtLaunchCallback");
+            return;
+        }
+        q.0.push_back(r);
+        self.cv.notify_all();
+    }
+
+    /// Waits for a report; `None` on timeout or when the queue was closed.
+    pub(crate) fn pop(&self, deadline: Option<Instant>) -> Option<Report> {
+        let mut q = lock(&self.q);
+        loop {
+            if let Some(r) = q.0.pop_front() {
+                return Some(r);
+            }
+            if q.1 {
+                return None;
+            }
+            match deadline {
+                None => q = self.cv.wait(q).unwrap_or_else(PoisonError::into_inner),
+                Some(d) => {
+                    let now = Instant::now();
+                    if now >= d {
+                        return None;
+                    }
+                    q = self
+                        .cv
+                        .wait_timeout(q, d - now)
+                        .unwrap_or_else(PoisonError::into_inner)
+                        .0;
+                }
+            }
+        }
+    }
+
+    /// Removes the queued reports of stream `id` (all if `None`).
+    pub(crate) fn take_of(&self, id: Option<u64>) -> Vec<Report> {
+        let mut q = lock(&self.q);
+        let (mine, rest): (Vec<Report>, Vec<Report>) =
+            q.0.drain(..)
+                .partition(|r| id.is_none_or(|id| r.stream == id));
+        q.0.extend(rest);
+        mine
+    }
+
+    /// Whether the queue was closed (its thread unsubscribed).
+    pub(crate) fn is_closed(&self) -> bool {
+        lock(&self.q).1
+    }
+
+    /// Closes the queue: a waiting `aclrtProcessReport` returns.
+    pub(crate) fn close(&self) {
+        lock(&self.q).1 = true;
+        self.cv.notify_all();
+    }
+
+    /// Teardown: drops every queued report unrun (releasing blocked
+    /// streams) and closes the queue.
+    pub(crate) fn cancel_all(&self) {
+        let dropped = self.take_of(None);
+        self.close();
+        drop(dropped);
+    }
+}
+
+/// A thread subscribed with `aclrtSubscribeReport`.
+pub(crate) struct Subscription {
+    /// Its device (a thread serves streams of one device only).
+    pub device: i32,
+    /// Its callback queue.
+    pub queue: Arc<ReportQueue>,
+    /// The stream handles it serves.
+    pub streams: BTreeSet<usize>,
+}
+
+/// Runs an application callback, catching a panic (recorded as a
+/// violation) so that it cannot tear down a runtime thread.
+pub(crate) fn run_callback(call: HostCall, function: &'static str) {
+    if catch_unwind(AssertUnwindSafe(|| {
+        crate::sync::as_callback(|| call.call())
+    }))
+    .is_err()
+    {
+        diag::record_violation(Violation {
+            function,
+            code: ffi::ACL_ERROR_RT_INTERNAL_ERROR,
+            kind: ViolationKind::CallbackPanicked,
+            message: format!("{function}: a host callback panicked; the panic was caught"),
+        });
+    }
+}
+
+/// Executes a `Callback` task on the stream worker: hands it to the
+/// subscribed thread (and waits for it if `block`), or runs it inline when
+/// the stream lost its subscription meanwhile.
+pub(crate) fn dispatch(queue: Option<Arc<ReportQueue>>, stream: u64, call: HostCall, block: bool) {
+    match queue {
+        None => run_callback(call, "aclrtLaunchCallback"),
+        Some(q) => {
+            let done = block.then(Done::new);
+            q.push(Report {
+                call,
+                stream,
+                done: done.clone().map(DoneGuard::new),
+            });
+            if let Some(d) = done {
+                d.wait();
+            }
+        }
+    }
+}
+
+/// Runs reports that lost their reporting thread.
+pub(crate) fn run_orphans(reports: Vec<Report>) {
+    for r in reports {
+        let Report { call, done, .. } = r;
+        run_callback(call, "aclrtUnSubscribeReport");
+        drop(done);
+    }
+}
