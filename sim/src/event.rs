@@ -1,5 +1,6 @@
 //! Events: creation flag rules, records as (stream, sequence number),
-//! status, synchronisation, waits, resets and elapsed time.
+//! status, synchronisation, waits, resets and elapsed time (the event state
+//! itself lives with the engine, in `rt::exec`).
 
 use std::sync::atomic::AtomicUsize;
 use std::sync::{Arc, Mutex};

@@ -281,6 +281,25 @@
 //! Copies are a single `ptr::copy_nonoverlapping` (or `ptr::copy` when the
 //! ranges overlap) after the table check, outside every lock.
 //!
+//! ## Architecture
+//!
+//! The modules form floors; each imports only from the floors below it
+//! (there is no import cycle):
+//!
+//! 1. shared model and helpers: `model` (the public configuration and audit
+//!    types), `sync` (locking, completion signals, thread roles), `diag`
+//!    (errors, messages, call accounting, the violation log), `prim` (the
+//!    unsafe primitives), [`trace`], [`ffi`];
+//! 2. runtime state: `rt` (registries, handles, current contexts, start,
+//!    teardown, audit), with the execution engine `rt::exec` (stream workers,
+//!    event state), the allocation table `rt::mem` and the callback queues
+//!    `rt::reports`;
+//! 3. one module per object of the C API, each implementing its rules on the
+//!    state: `init`, `device`, `context`, `stream`, `memory`, `event`,
+//!    `callback`, `misc` (none imports another);
+//! 4. the C entry layer `raw`: one `extern "C"` function per declaration;
+//! 5. the control API on top: [`control`] (re-exported at the crate root).
+//!
 //! ## Unsafe code
 //!
 //! All `unsafe` code lives in two private modules, at the bottom and at the
@@ -298,17 +317,21 @@
 pub mod control;
 pub use control::*;
 
+mod callback;
+mod context;
+mod device;
 mod diag;
 mod event;
-mod mem;
+mod init;
+mod memory;
 mod misc;
 mod model;
 #[allow(unsafe_code)]
 mod prim;
 #[allow(unsafe_code)]
 mod raw;
-mod report;
 mod rt;
+mod stream;
 mod sync;
 pub mod trace;
 

@@ -19,11 +19,11 @@ use crate::ffi::{
     aclrtHostFunc, aclrtMemAttr, aclrtMemMallocPolicy, aclrtMemcpyKind, aclrtRunMode, aclrtStream,
     aclrtStreamStatus,
 };
-use crate::mem::{self, MallocFn};
+use crate::memory::{self, MallocFn};
 use crate::prim::{HostCall, Out, OutBuf, UserMem};
 use crate::rt::exec::EventApi;
 use crate::rt::mem::AllocKind;
-use crate::{misc, report, rt};
+use crate::{callback, context, device, init, misc, stream};
 
 /// Reads an optional C string argument.
 ///
@@ -54,8 +54,8 @@ pub unsafe extern "C" fn aclInit(config_path: *const c_char) -> aclError {
     // NUL-terminated path.
     let path = unsafe { c_str(config_path) };
     call(Api::aclInit, || match path.map(CStr::to_str) {
-        None => rt::init(None),
-        Some(Ok(p)) => rt::init(Some(p)),
+        None => init::init(None),
+        Some(Ok(p)) => init::init(Some(p)),
         Some(Err(_)) => Err(diag::param("configPath is not valid UTF-8")),
     })
 }
@@ -63,7 +63,7 @@ pub unsafe extern "C" fn aclInit(config_path: *const c_char) -> aclError {
 /// `aclFinalize`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclFinalize() -> aclError {
-    call(Api::aclFinalize, rt::finalize)
+    call(Api::aclFinalize, init::finalize)
 }
 
 /// `aclFinalizeReference`.
@@ -71,7 +71,7 @@ pub unsafe extern "C" fn aclFinalize() -> aclError {
 pub unsafe extern "C" fn aclFinalizeReference(ref_count: *mut u64) -> aclError {
     // SAFETY: C contract: `refCount` is NULL or writable.
     let out = unsafe { Out::new(ref_count) };
-    call(Api::aclFinalizeReference, || rt::finalize_reference(out))
+    call(Api::aclFinalizeReference, || init::finalize_reference(out))
 }
 
 /// `aclGetRecentErrMsg`.
@@ -93,20 +93,22 @@ pub unsafe extern "C" fn aclrtGetSocName() -> *const c_char {
 /// `aclrtSetDevice`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclrtSetDevice(device_id: i32) -> aclError {
-    call(Api::aclrtSetDevice, || rt::set_device(device_id))
+    call(Api::aclrtSetDevice, || device::set_device(device_id))
 }
 
 /// `aclrtResetDevice`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclrtResetDevice(device_id: i32) -> aclError {
-    call(Api::aclrtResetDevice, || rt::reset_device(device_id, false))
+    call(Api::aclrtResetDevice, || {
+        device::reset_device(device_id, false)
+    })
 }
 
 /// `aclrtResetDeviceForce`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclrtResetDeviceForce(device_id: i32) -> aclError {
     call(Api::aclrtResetDeviceForce, || {
-        rt::reset_device(device_id, true)
+        device::reset_device(device_id, true)
     })
 }
 
@@ -115,7 +117,7 @@ pub unsafe extern "C" fn aclrtResetDeviceForce(device_id: i32) -> aclError {
 pub unsafe extern "C" fn aclrtGetDevice(device_id: *mut i32) -> aclError {
     // SAFETY: C contract: `deviceId` is NULL or writable.
     let out = unsafe { Out::new(device_id) };
-    call(Api::aclrtGetDevice, || rt::get_device(out))
+    call(Api::aclrtGetDevice, || device::get_device(out))
 }
 
 /// `aclrtGetDeviceCount`.
@@ -123,7 +125,7 @@ pub unsafe extern "C" fn aclrtGetDevice(device_id: *mut i32) -> aclError {
 pub unsafe extern "C" fn aclrtGetDeviceCount(count: *mut u32) -> aclError {
     // SAFETY: C contract: `count` is NULL or writable.
     let out = unsafe { Out::new(count) };
-    call(Api::aclrtGetDeviceCount, || rt::device_count(out))
+    call(Api::aclrtGetDeviceCount, || device::device_count(out))
 }
 
 /// `aclrtGetRunMode`.
@@ -131,20 +133,22 @@ pub unsafe extern "C" fn aclrtGetDeviceCount(count: *mut u32) -> aclError {
 pub unsafe extern "C" fn aclrtGetRunMode(run_mode: *mut aclrtRunMode) -> aclError {
     // SAFETY: C contract: `runMode` is NULL or writable.
     let out = unsafe { Out::new(run_mode) };
-    call(Api::aclrtGetRunMode, || rt::run_mode(out))
+    call(Api::aclrtGetRunMode, || device::run_mode(out))
 }
 
 /// `aclrtSynchronizeDevice`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclrtSynchronizeDevice() -> aclError {
-    call(Api::aclrtSynchronizeDevice, || rt::synchronize_device(None))
+    call(Api::aclrtSynchronizeDevice, || {
+        device::synchronize_device(None)
+    })
 }
 
 /// `aclrtSynchronizeDeviceWithTimeout`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclrtSynchronizeDeviceWithTimeout(timeout: i32) -> aclError {
     call(Api::aclrtSynchronizeDeviceWithTimeout, || {
-        rt::synchronize_device(Some(timeout))
+        device::synchronize_device(Some(timeout))
     })
 }
 
@@ -158,7 +162,7 @@ pub unsafe extern "C" fn aclrtDeviceCanAccessPeer(
     // SAFETY: C contract: `canAccessPeer` is NULL or writable.
     let out = unsafe { Out::new(can_access_peer) };
     call(Api::aclrtDeviceCanAccessPeer, || {
-        rt::can_access_peer(out, device_id, peer_device_id)
+        device::can_access_peer(out, device_id, peer_device_id)
     })
 }
 
@@ -166,7 +170,7 @@ pub unsafe extern "C" fn aclrtDeviceCanAccessPeer(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclrtDeviceEnablePeerAccess(peer_device_id: i32, flags: u32) -> aclError {
     call(Api::aclrtDeviceEnablePeerAccess, || {
-        rt::peer_access(peer_device_id, flags, true)
+        device::peer_access(peer_device_id, flags, true)
     })
 }
 
@@ -174,7 +178,7 @@ pub unsafe extern "C" fn aclrtDeviceEnablePeerAccess(peer_device_id: i32, flags:
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclrtDeviceDisablePeerAccess(peer_device_id: i32) -> aclError {
     call(Api::aclrtDeviceDisablePeerAccess, || {
-        rt::peer_access(peer_device_id, 0, false)
+        device::peer_access(peer_device_id, 0, false)
     })
 }
 
@@ -192,7 +196,7 @@ pub unsafe extern "C" fn aclrtCreateContext(
         require_out(&out, "context")?;
         let mut v = 0;
         // SAFETY: `v` is a local `usize`, valid for one write.
-        rt::create_context(unsafe { Out::new(&mut v) }, device_id)?;
+        context::create_context(unsafe { Out::new(&mut v) }, device_id)?;
         out.write(handle_ptr(v));
         Ok(())
     })
@@ -201,14 +205,16 @@ pub unsafe extern "C" fn aclrtCreateContext(
 /// `aclrtDestroyContext`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclrtDestroyContext(context: aclrtContext) -> aclError {
-    call(Api::aclrtDestroyContext, || rt::destroy_context(h(context)))
+    call(Api::aclrtDestroyContext, || {
+        context::destroy_context(h(context))
+    })
 }
 
 /// `aclrtSetCurrentContext`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclrtSetCurrentContext(context: aclrtContext) -> aclError {
     call(Api::aclrtSetCurrentContext, || {
-        rt::set_current_context(h(context))
+        context::set_current_context(h(context))
     })
 }
 
@@ -221,7 +227,7 @@ pub unsafe extern "C" fn aclrtGetCurrentContext(context: *mut aclrtContext) -> a
         require_out(&out, "context")?;
         let mut v = 0;
         // SAFETY: `v` is a local `usize`, valid for one write.
-        rt::get_current_context(unsafe { Out::new(&mut v) })?;
+        context::get_current_context(unsafe { Out::new(&mut v) })?;
         out.write(handle_ptr(v));
         Ok(())
     })
@@ -236,7 +242,7 @@ pub unsafe extern "C" fn aclrtCtxGetCurrentDefaultStream(stream: *mut aclrtStrea
         require_out(&out, "stream")?;
         let mut v = 0;
         // SAFETY: `v` is a local `usize`, valid for one write.
-        rt::current_default_stream(unsafe { Out::new(&mut v) })?;
+        context::current_default_stream(unsafe { Out::new(&mut v) })?;
         out.write(handle_ptr(v));
         Ok(())
     })
@@ -253,7 +259,7 @@ pub unsafe extern "C" fn aclrtCreateStream(stream: *mut aclrtStream) -> aclError
         require_out(&out, "stream")?;
         let mut v = 0;
         // SAFETY: `v` is a local `usize`, valid for one write.
-        rt::create_stream(unsafe { Out::new(&mut v) }, 0)?;
+        stream::create_stream(unsafe { Out::new(&mut v) }, 0)?;
         out.write(handle_ptr(v));
         Ok(())
     })
@@ -272,7 +278,7 @@ pub unsafe extern "C" fn aclrtCreateStreamWithConfig(
         require_out(&out, "stream")?;
         let mut v = 0;
         // SAFETY: `v` is a local `usize`, valid for one write.
-        rt::create_stream(unsafe { Out::new(&mut v) }, flag)?;
+        stream::create_stream(unsafe { Out::new(&mut v) }, flag)?;
         out.write(handle_ptr(v));
         Ok(())
     })
@@ -286,7 +292,7 @@ fn require_out<T>(out: &Out<T>, name: &str) -> diag::Res<()> {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclrtDestroyStream(stream: aclrtStream) -> aclError {
     call(Api::aclrtDestroyStream, || {
-        rt::destroy_stream(h(stream), false)
+        stream::destroy_stream(h(stream), false)
     })
 }
 
@@ -294,7 +300,7 @@ pub unsafe extern "C" fn aclrtDestroyStream(stream: aclrtStream) -> aclError {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclrtDestroyStreamForce(stream: aclrtStream) -> aclError {
     call(Api::aclrtDestroyStreamForce, || {
-        rt::destroy_stream(h(stream), true)
+        stream::destroy_stream(h(stream), true)
     })
 }
 
@@ -302,7 +308,7 @@ pub unsafe extern "C" fn aclrtDestroyStreamForce(stream: aclrtStream) -> aclErro
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclrtSynchronizeStream(stream: aclrtStream) -> aclError {
     call(Api::aclrtSynchronizeStream, || {
-        rt::synchronize_stream(h(stream), None)
+        stream::synchronize_stream(h(stream), None)
     })
 }
 
@@ -313,7 +319,7 @@ pub unsafe extern "C" fn aclrtSynchronizeStreamWithTimeout(
     timeout: i32,
 ) -> aclError {
     call(Api::aclrtSynchronizeStreamWithTimeout, || {
-        rt::synchronize_stream(h(stream), Some(timeout))
+        stream::synchronize_stream(h(stream), Some(timeout))
     })
 }
 
@@ -325,7 +331,9 @@ pub unsafe extern "C" fn aclrtStreamQuery(
 ) -> aclError {
     // SAFETY: C contract: `status` is NULL or writable.
     let out = unsafe { Out::new(status) };
-    call(Api::aclrtStreamQuery, || rt::stream_query(h(stream), out))
+    call(Api::aclrtStreamQuery, || {
+        stream::stream_query(h(stream), out)
+    })
 }
 
 /// `aclrtStreamWaitEvent`.
@@ -342,14 +350,14 @@ pub unsafe extern "C" fn aclrtGetStreamAvailableNum(stream_count: *mut u32) -> a
     // SAFETY: C contract: `streamCount` is NULL or writable.
     let out = unsafe { Out::new(stream_count) };
     call(Api::aclrtGetStreamAvailableNum, || {
-        rt::streams_available(out)
+        stream::streams_available(out)
     })
 }
 
 /// `aclrtStreamAbort`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclrtStreamAbort(stream: aclrtStream) -> aclError {
-    call(Api::aclrtStreamAbort, || rt::stream_abort(h(stream)))
+    call(Api::aclrtStreamAbort, || stream::stream_abort(h(stream)))
 }
 
 // -------------------------------------------------------------- events ---
@@ -507,7 +515,7 @@ pub unsafe extern "C" fn aclrtMalloc(
     // SAFETY: C contract: `devPtr` is NULL or writable.
     let out = unsafe { Out::new(dev_ptr) };
     call(Api::aclrtMalloc, || {
-        mem::malloc(out, size, policy, MallocFn::Malloc)
+        memory::malloc(out, size, policy, MallocFn::Malloc)
     })
 }
 
@@ -521,7 +529,7 @@ pub unsafe extern "C" fn aclrtMallocAlign32(
     // SAFETY: C contract: `devPtr` is NULL or writable.
     let out = unsafe { Out::new(dev_ptr) };
     call(Api::aclrtMallocAlign32, || {
-        mem::malloc(out, size, policy, MallocFn::Align32)
+        memory::malloc(out, size, policy, MallocFn::Align32)
     })
 }
 
@@ -535,7 +543,7 @@ pub unsafe extern "C" fn aclrtMallocCached(
     // SAFETY: C contract: `devPtr` is NULL or writable.
     let out = unsafe { Out::new(dev_ptr) };
     call(Api::aclrtMallocCached, || {
-        mem::malloc(out, size, policy, MallocFn::Cached)
+        memory::malloc(out, size, policy, MallocFn::Cached)
     })
 }
 
@@ -543,7 +551,7 @@ pub unsafe extern "C" fn aclrtMallocCached(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclrtFree(dev_ptr: *mut c_void) -> aclError {
     call(Api::aclrtFree, || {
-        mem::free(dev_ptr.addr(), AllocKind::Device, false)
+        memory::free(dev_ptr.addr(), AllocKind::Device, false)
     })
 }
 
@@ -551,7 +559,7 @@ pub unsafe extern "C" fn aclrtFree(dev_ptr: *mut c_void) -> aclError {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclrtFreeWithDevSync(dev_ptr: *mut c_void) -> aclError {
     call(Api::aclrtFreeWithDevSync, || {
-        mem::free(dev_ptr.addr(), AllocKind::Device, true)
+        memory::free(dev_ptr.addr(), AllocKind::Device, true)
     })
 }
 
@@ -561,7 +569,7 @@ pub unsafe extern "C" fn aclrtMallocHost(host_ptr: *mut *mut c_void, size: usize
     // SAFETY: C contract: `hostPtr` is NULL or writable.
     let out = unsafe { Out::new(host_ptr) };
     call(Api::aclrtMallocHost, || {
-        mem::malloc(out, size, 0, MallocFn::Host)
+        memory::malloc(out, size, 0, MallocFn::Host)
     })
 }
 
@@ -569,7 +577,7 @@ pub unsafe extern "C" fn aclrtMallocHost(host_ptr: *mut *mut c_void, size: usize
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclrtFreeHost(host_ptr: *mut c_void) -> aclError {
     call(Api::aclrtFreeHost, || {
-        mem::free(host_ptr.addr(), AllocKind::Host, false)
+        memory::free(host_ptr.addr(), AllocKind::Host, false)
     })
 }
 
@@ -577,7 +585,7 @@ pub unsafe extern "C" fn aclrtFreeHost(host_ptr: *mut c_void) -> aclError {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclrtFreeHostWithDevSync(host_ptr: *mut c_void) -> aclError {
     call(Api::aclrtFreeHostWithDevSync, || {
-        mem::free(host_ptr.addr(), AllocKind::Host, true)
+        memory::free(host_ptr.addr(), AllocKind::Host, true)
     })
 }
 
@@ -593,7 +601,7 @@ pub unsafe extern "C" fn aclrtMemset(
     // for `count` bytes during the call.
     let dst = unsafe { UserMem::new(dev_ptr, true) };
     call(Api::aclrtMemset, || {
-        mem::memset(dst, max_count, value, count, None)
+        memory::memset(dst, max_count, value, count, None)
     })
 }
 
@@ -611,7 +619,7 @@ pub unsafe extern "C" fn aclrtMemsetAsync(
     // before returning).
     let dst = unsafe { UserMem::new(dev_ptr, true) };
     call(Api::aclrtMemsetAsync, || {
-        mem::memset(dst, max_count, value, count, Some(h(stream)))
+        memory::memset(dst, max_count, value, count, Some(h(stream)))
     })
 }
 
@@ -628,7 +636,7 @@ pub unsafe extern "C" fn aclrtMemcpy(
     // `dst` and readable at `src` for `count` bytes during the call.
     let (d, s) = unsafe { (UserMem::new(dst, true), UserMem::new(src, false)) };
     call(Api::aclrtMemcpy, || {
-        mem::memcpy(d, dest_max, s, count, kind)
+        memory::memcpy(d, dest_max, s, count, kind)
     })
 }
 
@@ -647,7 +655,7 @@ pub unsafe extern "C" fn aclrtMemcpyAsync(
     // completes copies of such memory before returning.
     let (d, s) = unsafe { (UserMem::new(dst, true), UserMem::new(src, false)) };
     call(Api::aclrtMemcpyAsync, || {
-        mem::memcpy_async(d, dest_max, s, count, kind, h(stream))
+        memory::memcpy_async(d, dest_max, s, count, kind, h(stream))
     })
 }
 
@@ -666,7 +674,7 @@ pub unsafe extern "C" fn aclrtMemcpy2d(
     // (`(height - 1) * pitch + width` bytes) during the call.
     let (d, s) = unsafe { (UserMem::new(dst, true), UserMem::new(src, false)) };
     call(Api::aclrtMemcpy2d, || {
-        mem::memcpy_2d(d, dpitch, s, spitch, width, height, kind, None)
+        memory::memcpy_2d(d, dpitch, s, spitch, width, height, kind, None)
     })
 }
 
@@ -686,7 +694,7 @@ pub unsafe extern "C" fn aclrtMemcpy2dAsync(
     // the call; the runtime completes copies of such memory before returning.
     let (d, s) = unsafe { (UserMem::new(dst, true), UserMem::new(src, false)) };
     call(Api::aclrtMemcpy2dAsync, || {
-        mem::memcpy_2d(d, dpitch, s, spitch, width, height, kind, Some(h(stream)))
+        memory::memcpy_2d(d, dpitch, s, spitch, width, height, kind, Some(h(stream)))
     })
 }
 
@@ -699,7 +707,7 @@ pub unsafe extern "C" fn aclrtGetMemInfo(
 ) -> aclError {
     // SAFETY: C contract: `free` and `total` are NULL or writable.
     let (f, t) = unsafe { (Out::new(free), Out::new(total)) };
-    call(Api::aclrtGetMemInfo, || mem::mem_info(attr, f, t))
+    call(Api::aclrtGetMemInfo, || memory::mem_info(attr, f, t))
 }
 
 // ----------------------------------------------------------- callbacks ---
@@ -713,7 +721,7 @@ pub unsafe extern "C" fn aclrtLaunchCallback(
     stream: aclrtStream,
 ) -> aclError {
     call(Api::aclrtLaunchCallback, || {
-        report::launch_callback(fn_, block_type, h(stream), |f| {
+        callback::launch_callback(fn_, block_type, h(stream), |f| {
             // SAFETY: C contract of aclrtLaunchCallback: `fn(userData)` may be
             // called once by the subscribed thread (or the runtime).
             unsafe { HostCall::new(f, user_data) }
@@ -725,21 +733,21 @@ pub unsafe extern "C" fn aclrtLaunchCallback(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclrtSubscribeReport(thread_id: u64, stream: aclrtStream) -> aclError {
     call(Api::aclrtSubscribeReport, || {
-        report::subscribe(thread_id, h(stream))
+        callback::subscribe(thread_id, h(stream))
     })
 }
 
 /// `aclrtProcessReport`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclrtProcessReport(timeout: i32) -> aclError {
-    call(Api::aclrtProcessReport, || report::process(timeout))
+    call(Api::aclrtProcessReport, || callback::process(timeout))
 }
 
 /// `aclrtUnSubscribeReport`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclrtUnSubscribeReport(thread_id: u64, stream: aclrtStream) -> aclError {
     call(Api::aclrtUnSubscribeReport, || {
-        report::unsubscribe(thread_id, h(stream))
+        callback::unsubscribe(thread_id, h(stream))
     })
 }
 
@@ -751,7 +759,7 @@ pub unsafe extern "C" fn aclrtLaunchHostFunc(
     args: *mut c_void,
 ) -> aclError {
     call(Api::aclrtLaunchHostFunc, || {
-        report::launch_host_func(h(stream), fn_, |f| {
+        callback::launch_host_func(h(stream), fn_, |f| {
             // SAFETY: C contract of aclrtLaunchHostFunc: `fn(args)` is called
             // once on a runtime thread when the stream reaches it.
             unsafe { HostCall::new(f, args) }
@@ -763,7 +771,7 @@ pub unsafe extern "C" fn aclrtLaunchHostFunc(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclrtSetOpWaitTimeout(timeout: u32) -> aclError {
     call(Api::aclrtSetOpWaitTimeout, || {
-        rt::set_op_wait_timeout(timeout)
+        stream::set_op_wait_timeout(timeout)
     })
 }
 

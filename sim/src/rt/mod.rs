@@ -1,5 +1,9 @@
-//! The process-wide runtime state: init/finalize, devices, contexts, the
-//! handle registries, streams' lifecycle, teardown, audit and reset.
+//! The process-wide runtime state: the registries of devices, contexts,
+//! streams, events and subscriptions, handles, the per-thread current
+//! context, the configuration, start, teardown, audit and reset. Below it:
+//! the execution engine ([`exec`]), the allocation table ([`mem`]) and the
+//! callback queues ([`reports`]); above it, one module per object of the C
+//! API implements that object's rules on this state.
 //!
 //! One `Mutex<Runtime>` guards the registries and the allocation table. It
 //! is held only for lookups and bookkeeping, never while data is copied or
@@ -13,10 +17,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, LazyLock, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use crate::diag::{self, Error, Res, param, rt_param};
+use crate::diag::{self, Error, Res, rt_param};
 use crate::ffi;
-use crate::model::{Audit, Leak, ResourceKind, RunMode, SimConfig, ViolationKind};
-use crate::prim::Out;
+use crate::model::{Audit, Leak, ResourceKind, SimConfig, ViolationKind};
 use crate::sync::{self, lock};
 use crate::trace;
 
@@ -24,7 +27,7 @@ pub(crate) mod exec;
 pub(crate) mod mem;
 pub(crate) mod reports;
 
-use exec::{EventShared, StreamShared, SyncEnd, fault_error};
+use exec::{EventShared, StreamShared};
 use mem::{AllocKind, MemTable};
 use reports::{Report, ReportQueue, Subscription};
 
@@ -97,12 +100,12 @@ thread_local! {
 }
 
 /// The calling thread's current context handle (0: none).
-fn tls_current() -> usize {
+pub(crate) fn tls_current() -> usize {
     let (bound, explicit) = THREAD_CTX.with(Cell::get);
     if explicit != 0 { explicit } else { bound }
 }
 
-fn tls_set(bound: Option<usize>, explicit: usize) {
+pub(crate) fn tls_set(bound: Option<usize>, explicit: usize) {
     THREAD_CTX.with(|c| {
         let (b, _) = c.get();
         c.set((bound.unwrap_or(b), explicit));
@@ -115,7 +118,7 @@ pub(crate) fn tls_clear() {
 }
 
 /// Forgets `ctx` wherever the calling thread refers to it.
-fn tls_forget(ctx: usize) {
+pub(crate) fn tls_forget(ctx: usize) {
     THREAD_CTX.with(|c| {
         let (b, e) = c.get();
         c.set((if b == ctx { 0 } else { b }, if e == ctx { 0 } else { e }));
@@ -167,13 +170,13 @@ pub(crate) struct EventRec {
 
 /// The runtime state.
 pub(crate) struct Runtime {
-    started: bool,
+    pub started: bool,
     /// The configuration in force.
     pub cfg: SimConfig,
-    init_refcount: u64,
-    finalized: bool,
-    first_config: Option<Option<Vec<u8>>>,
-    devices: Vec<Device>,
+    pub init_refcount: u64,
+    pub finalized: bool,
+    pub first_config: Option<Option<Vec<u8>>>,
+    pub devices: Vec<Device>,
     /// Contexts by handle.
     pub contexts: BTreeMap<usize, Context>,
     /// Streams by handle (default streams included).
@@ -186,8 +189,8 @@ pub(crate) struct Runtime {
     pub subs: BTreeMap<u64, Subscription>,
     /// `aclrtSetOpWaitTimeout` (None: never).
     pub op_wait_timeout: Option<Duration>,
-    epoch: Instant,
-    trace_lanes: Vec<Arc<StreamShared>>,
+    pub epoch: Instant,
+    pub trace_lanes: Vec<Arc<StreamShared>>,
     /// Workers of force-destroyed streams still finishing the task they were
     /// running: device synchronisation, `aclrtFree*WithDevSync` and teardown
     /// wait for them.
@@ -196,15 +199,18 @@ pub(crate) struct Runtime {
 
 /// A worker left running by `aclrtDestroyStreamForce`.
 pub(crate) struct ForcedWorker {
-    ctx: usize,
-    device: i32,
-    stream_id: u64,
-    worker: std::thread::JoinHandle<()>,
+    pub ctx: usize,
+    pub device: i32,
+    pub stream_id: u64,
+    pub worker: std::thread::JoinHandle<()>,
 }
 
 impl Runtime {
     /// Takes the forced workers matching `keep`.
-    fn take_forced(&mut self, mut matches: impl FnMut(&ForcedWorker) -> bool) -> Vec<ForcedWorker> {
+    pub(crate) fn take_forced(
+        &mut self,
+        mut matches: impl FnMut(&ForcedWorker) -> bool,
+    ) -> Vec<ForcedWorker> {
         let (taken, kept) = std::mem::take(&mut self.forced)
             .into_iter()
             .partition(|w| matches(w));
@@ -215,7 +221,7 @@ impl Runtime {
 
 /// Waits for forced workers until `deadline`; the unfinished ones are put
 /// back. `false` if any is still running at the deadline.
-fn wait_forced(workers: Vec<ForcedWorker>, deadline: Option<Instant>) -> bool {
+pub(crate) fn wait_forced(workers: Vec<ForcedWorker>, deadline: Option<Instant>) -> bool {
     let mut left = Vec::new();
     for w in workers {
         if sync::on_worker_of(w.stream_id) {
@@ -243,7 +249,7 @@ pub(crate) fn wait_forced_of_device(device: i32) {
 }
 
 impl Runtime {
-    fn stopped() -> Runtime {
+    pub(crate) fn stopped() -> Runtime {
         Runtime {
             started: false,
             cfg: SimConfig::default(),
@@ -264,7 +270,7 @@ impl Runtime {
     }
 
     /// Builds the devices from the pending configuration.
-    fn start(&mut self) {
+    pub(crate) fn start(&mut self) {
         self.cfg = pending_config();
         self.devices = (0..self.cfg.devices)
             .map(|_| Device {
@@ -282,12 +288,12 @@ impl Runtime {
         self.started = true;
     }
 
-    fn trace_epoch(&self) -> Option<Instant> {
+    pub(crate) fn trace_epoch(&self) -> Option<Instant> {
         self.cfg.trace_path.as_ref().map(|_| self.epoch)
     }
 
     /// Whether nothing at all is alive.
-    fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.contexts.is_empty()
             && self.streams.is_empty()
             && self.events.is_empty()
@@ -295,7 +301,7 @@ impl Runtime {
             && self.devices.iter().all(|d| d.refcount == 0)
     }
 
-    fn check_device(&self, id: i32) -> Res<usize> {
+    pub(crate) fn check_device(&self, id: i32) -> Res<usize> {
         usize::try_from(id)
             .ok()
             .filter(|&i| i < self.devices.len())
@@ -344,7 +350,7 @@ impl Runtime {
     }
 
     /// The error for a handle that is not a live `want`.
-    fn bad_handle(&self, h: usize, want: HandleKind) -> Error {
+    pub(crate) fn bad_handle(&self, h: usize, want: HandleKind) -> Error {
         let issued = ((h >> 4) as u64) < NEXT_ID.load(Ordering::Relaxed) && (h >> 4) != 0;
         match HandleKind::of(h) {
             Some(k) if issued && k == want => Error::violation(
@@ -434,7 +440,13 @@ impl Runtime {
         Ok((ctx, st))
     }
 
-    fn new_stream(&mut self, ctx: usize, device: i32, is_default: bool, flags: u32) -> Res<usize> {
+    pub(crate) fn new_stream(
+        &mut self,
+        ctx: usize,
+        device: i32,
+        is_default: bool,
+        flags: u32,
+    ) -> Res<usize> {
         let epoch = self.trace_epoch();
         let dev = self.device_mut(device)?;
         if dev.streams >= MAX_STREAMS {
@@ -467,7 +479,7 @@ impl Runtime {
 
     /// Removes a stream from the registry; returns it (to be stopped after
     /// the lock is released) and its orphaned callback reports.
-    fn remove_stream(&mut self, h: usize) -> Option<(Arc<StreamShared>, Vec<Report>)> {
+    pub(crate) fn remove_stream(&mut self, h: usize) -> Option<(Arc<StreamShared>, Vec<Report>)> {
         let rec = self.streams.remove(&h)?;
         if let Ok(dev) = self.device_mut(rec.device) {
             dev.streams = dev.streams.saturating_sub(1);
@@ -476,7 +488,7 @@ impl Runtime {
         Some((rec.shared, orphans))
     }
 
-    fn new_context(&mut self, device: i32, is_default: bool) -> Res<usize> {
+    pub(crate) fn new_context(&mut self, device: i32, is_default: bool) -> Res<usize> {
         let (_, handle) = new_handle(HandleKind::Context);
         let ds = self.new_stream(handle, device, true, 0)?;
         self.contexts.insert(
@@ -492,7 +504,7 @@ impl Runtime {
     }
 
     /// Removes a context and its default stream.
-    fn remove_context(&mut self, h: usize) -> Option<(Arc<StreamShared>, Vec<Report>)> {
+    pub(crate) fn remove_context(&mut self, h: usize) -> Option<(Arc<StreamShared>, Vec<Report>)> {
         let ctx = self.contexts.remove(&h)?;
         tls_forget(h);
         self.remove_stream(ctx.default_stream)
@@ -500,7 +512,7 @@ impl Runtime {
 
     /// What keeps `ctx` (if `Some`) or device `dev` from being released:
     /// explicit contexts, explicit streams, events and memory.
-    fn children(&self, ctx: Option<usize>, dev: i32) -> Vec<String> {
+    pub(crate) fn children(&self, ctx: Option<usize>, dev: i32) -> Vec<String> {
         let mut out = Vec::new();
         let mut note = |n: usize, what: &str| {
             if n > 0 {
@@ -580,7 +592,7 @@ impl Runtime {
         out
     }
 
-    fn leaks(&self) -> Vec<Leak> {
+    pub(crate) fn leaks(&self) -> Vec<Leak> {
         let mut out = Vec::new();
         for (i, d) in self.devices.iter().enumerate() {
             if d.refcount > 0 {
@@ -632,7 +644,7 @@ impl Runtime {
 
     /// Empties the runtime; the returned work stops the workers (call it
     /// after releasing the lock).
-    fn teardown(&mut self, write_trace: bool) -> Teardown {
+    pub(crate) fn teardown(&mut self, write_trace: bool) -> Teardown {
         let streams: Vec<Arc<StreamShared>> =
             self.streams.values().map(|s| s.shared.clone()).collect();
         for s in &streams {
@@ -729,7 +741,7 @@ pub(crate) fn detach(
 }
 
 /// Stops streams removed from the registry (normal destroy: drain + join).
-fn stop_streams(removed: Vec<(Arc<StreamShared>, Vec<Report>)>) {
+pub(crate) fn stop_streams(removed: Vec<(Arc<StreamShared>, Vec<Report>)>) {
     for (s, orphans) in removed {
         s.shutdown_and_join();
         reports::run_orphans(orphans);
@@ -748,559 +760,7 @@ pub(crate) fn deadline_of(timeout: Option<i32>) -> Res<Option<Instant>> {
     }
 }
 
-// ---------------------------------------------------------------- init ---
-
-/// `aclInit`.
-pub(crate) fn init(config: Option<&str>) -> Res<()> {
-    let content = match config {
-        None | Some("") => None,
-        Some(path) => Some(std::fs::read(path).map_err(|e| {
-            Error::new(
-                ffi::ACL_ERROR_INVALID_FILE,
-                format!("cannot read the configuration file {path:?}: {e}"),
-            )
-        })?),
-    };
-    let mut rt = rt();
-    if rt.init_refcount > 0 {
-        rt.init_refcount += 1;
-        return Err(Error::new(
-            ffi::ACL_ERROR_REPEAT_INITIALIZE,
-            format!(
-                "already initialized (reference count now {}); this code may be ignored",
-                rt.init_refcount
-            ),
-        ));
-    }
-    match &rt.first_config {
-        Some(first) if *first != content => {
-            return Err(param(
-                "the configuration differs from the one of the first aclInit of this process",
-            ));
-        }
-        Some(_) => {}
-        None => rt.first_config = Some(content),
-    }
-    if rt.is_empty() {
-        // Pick up a configuration changed since the runtime last started.
-        rt.started = false;
-        rt.start();
-    }
-    rt.init_refcount = 1;
-    rt.finalized = false;
-    Ok(())
-}
-
-fn finalize_locked(rt: &mut Runtime) -> (Vec<Leak>, Teardown) {
-    let leaks = rt.leaks();
-    rt.init_refcount = 0;
-    rt.finalized = true;
-    let td = rt.teardown(true);
-    (leaks, td)
-}
-
-fn finish_finalize(leaks: Vec<Leak>, td: Teardown) -> Res<()> {
-    td.finish();
-    if leaks.is_empty() {
-        return Ok(());
-    }
-    let mut counts: BTreeMap<ResourceKind, usize> = BTreeMap::new();
-    for l in &leaks {
-        *counts.entry(l.kind).or_default() += 1;
-    }
-    let summary: Vec<String> = counts.iter().map(|(k, n)| format!("{n} {k:?}")).collect();
-    diag::record_leaks(leaks);
-    Err(Error::violation(
-        ViolationKind::FinalizeWithLiveResources,
-        ffi::ACL_ERROR_RT_CONTEXT_RELEASE_ERROR,
-        format!(
-            "resources were still alive ({}); everything was torn down anyway (see the audit's \
-             leaks)",
-            summary.join(", ")
-        ),
-    ))
-}
-
-/// `aclFinalize`.
-pub(crate) fn finalize() -> Res<()> {
-    let (leaks, td) = {
-        let mut rt = rt();
-        if rt.finalized {
-            return Err(Error::new(
-                ffi::ACL_ERROR_REPEAT_FINALIZE,
-                "already finalized (call aclInit first)",
-            ));
-        }
-        finalize_locked(&mut rt)
-    };
-    finish_finalize(leaks, td)
-}
-
-/// `aclFinalizeReference`.
-pub(crate) fn finalize_reference(out: Out<u64>) -> Res<()> {
-    let (leaks, td) = {
-        let mut rt = rt();
-        if rt.init_refcount == 0 {
-            return Err(Error::new(
-                ffi::ACL_ERROR_REPEAT_FINALIZE,
-                "the initialization reference count is already 0",
-            ));
-        }
-        rt.init_refcount -= 1;
-        out.write(rt.init_refcount);
-        if rt.init_refcount > 0 {
-            return Ok(());
-        }
-        finalize_locked(&mut rt)
-    };
-    finish_finalize(leaks, td)
-}
-
-// -------------------------------------------------------------- devices ---
-
-/// `aclrtSetDevice`.
-pub(crate) fn set_device(id: i32) -> Res<()> {
-    let mut rt = rt();
-    rt.check_device(id)?;
-    let ctx = match rt.device(id)?.default_ctx {
-        Some(c) => c,
-        None => {
-            let c = rt.new_context(id, true)?;
-            rt.device_mut(id)?.default_ctx = Some(c);
-            c
-        }
-    };
-    rt.device_mut(id)?.refcount += 1;
-    tls_set(Some(ctx), 0);
-    Ok(())
-}
-
-/// `aclrtResetDevice` / `aclrtResetDeviceForce`.
-pub(crate) fn reset_device(id: i32, force: bool) -> Res<()> {
-    let removed = {
-        let mut rt = rt();
-        let dev = rt.device(id)?;
-        if dev.refcount == 0 {
-            return Err(Error::new(
-                ffi::ACL_ERROR_RT_CONTEXT_RELEASE_ERROR,
-                format!("device {id} is not set (never set, or already fully reset)"),
-            ));
-        }
-        if !force && dev.refcount > 1 {
-            rt.device_mut(id)?.refcount -= 1;
-            return Ok(());
-        }
-        let live = rt.children(None, id);
-        if !live.is_empty() {
-            return Err(Error::violation(
-                ViolationKind::ResetWithLiveResources,
-                ffi::ACL_ERROR_RT_CONTEXT_RELEASE_ERROR,
-                format!(
-                    "device {id} still has {}; destroy them before its last reset (nothing was \
-                     released)",
-                    live.join(", ")
-                ),
-            ));
-        }
-        let dev = rt.device_mut(id)?;
-        dev.refcount = 0;
-        dev.peers.clear();
-        let ctx = dev.default_ctx.take();
-        ctx.and_then(|c| rt.remove_context(c))
-    };
-    stop_streams(removed.into_iter().collect());
-    Ok(())
-}
-
-/// `aclrtGetDevice`.
-pub(crate) fn get_device(out: Out<i32>) -> Res<()> {
-    if out.is_null() {
-        return Err(param("deviceId is NULL"));
-    }
-    let rt = rt();
-    let dev = rt.current().map_err(|_| {
-        Error::new(
-            ffi::ACL_ERROR_RT_CONTEXT_NULL,
-            "no device is bound to this thread (call aclrtSetDevice)",
-        )
-    })?;
-    out.write(dev.device);
-    Ok(())
-}
-
-/// `aclrtGetDeviceCount`.
-pub(crate) fn device_count(out: Out<u32>) -> Res<()> {
-    if out.is_null() {
-        return Err(param("count is NULL"));
-    }
-    out.write(rt().devices.len() as u32);
-    Ok(())
-}
-
-/// `aclrtGetRunMode`.
-pub(crate) fn run_mode(out: Out<u32>) -> Res<()> {
-    if out.is_null() {
-        return Err(param("runMode is NULL"));
-    }
-    out.write(match rt().cfg.run_mode {
-        RunMode::Host => ffi::ACL_HOST,
-        RunMode::Device => ffi::ACL_DEVICE,
-    });
-    Ok(())
-}
-
-/// `aclrtSynchronizeDevice[WithTimeout]`: the current context's streams.
-pub(crate) fn synchronize_device(timeout: Option<i32>) -> Res<()> {
-    let deadline = deadline_of(timeout)?;
-    let (streams, forced): (Vec<Arc<StreamShared>>, Vec<ForcedWorker>) = {
-        let mut rt = rt();
-        let ctx = rt.current()?.handle;
-        let streams = rt
-            .streams
-            .values()
-            .filter(|s| s.ctx == ctx)
-            .map(|s| s.shared.clone())
-            .collect();
-        (streams, rt.take_forced(|w| w.ctx == ctx))
-    };
-    // Tasks still running on workers of force-destroyed streams count as
-    // work of this context.
-    if !wait_forced(forced, deadline) {
-        return Err(Error::new(
-            ffi::ACL_ERROR_RT_STREAM_SYNC_TIMEOUT,
-            format!(
-                "the device did not finish within {} ms (a force-destroyed stream's task is still running)",
-                timeout.unwrap_or(-1)
-            ),
-        ));
-    }
-    for s in &streams {
-        if sync::on_worker_of(s.id) && !s.is_idle() {
-            return Err(rt_param(
-                "called from a callback running on a stream of this context; it would wait for itself",
-            ));
-        }
-        match s.sync(deadline) {
-            SyncEnd::Done => {}
-            SyncEnd::TimedOut => {
-                return Err(Error::new(
-                    ffi::ACL_ERROR_RT_STREAM_SYNC_TIMEOUT,
-                    format!(
-                        "the device did not finish within {} ms (stream {:#x} still busy)",
-                        timeout.unwrap_or(-1),
-                        s.handle
-                    ),
-                ));
-            }
-            SyncEnd::Aborted => {
-                return Err(s.abort_error("the device synchronisation waited for it"));
-            }
-        }
-    }
-    let mut first = None;
-    for s in &streams {
-        if let Some(f) = s.take_fault(u64::MAX) {
-            first.get_or_insert_with(|| fault_error(s, f));
-        }
-    }
-    first.map_or(Ok(()), Err)
-}
-
-/// `aclrtDeviceCanAccessPeer`.
-pub(crate) fn can_access_peer(out: Out<i32>, dev: i32, peer: i32) -> Res<()> {
-    if out.is_null() {
-        return Err(param("canAccessPeer is NULL"));
-    }
-    let rt = rt();
-    rt.check_device(dev)?;
-    rt.check_device(peer)?;
-    if dev == peer {
-        return Err(param(format!("deviceId and peerDeviceId are both {dev}")));
-    }
-    out.write(1);
-    Ok(())
-}
-
-/// `aclrtDeviceEnablePeerAccess` / `aclrtDeviceDisablePeerAccess`.
-pub(crate) fn peer_access(peer: i32, flags: u32, enable: bool) -> Res<()> {
-    if flags != 0 {
-        return Err(Error::new(
-            ffi::ACL_ERROR_FEATURE_UNSUPPORTED,
-            format!("flags must be 0 (got {flags:#x})"),
-        ));
-    }
-    let mut rt = rt();
-    let cur = rt.current()?.device;
-    rt.check_device(peer)?;
-    if cur == peer {
-        return Err(param(format!("peerDeviceId {peer} is the current device")));
-    }
-    let dev = rt.device_mut(cur)?;
-    if enable {
-        dev.peers.insert(peer);
-    } else {
-        dev.peers.remove(&peer);
-    }
-    Ok(())
-}
-
-// ------------------------------------------------------------- contexts ---
-
-/// `aclrtCreateContext`.
-pub(crate) fn create_context(out: Out<usize>, device: i32) -> Res<()> {
-    if out.is_null() {
-        return Err(param("context is NULL"));
-    }
-    let mut rt = rt();
-    rt.check_device(device)?;
-    let h = rt.new_context(device, false)?;
-    tls_set(None, h);
-    out.write(h);
-    Ok(())
-}
-
-/// `aclrtDestroyContext`.
-pub(crate) fn destroy_context(h: usize) -> Res<()> {
-    if h == 0 {
-        return Err(param("context is NULL"));
-    }
-    let removed = {
-        let mut rt = rt();
-        let ctx = rt.context(h)?;
-        if ctx.is_default {
-            return Err(Error::new(
-                ffi::ACL_ERROR_RT_CONTEXT_NULL,
-                format!(
-                    "context {h:#x} is the default context of device {}; it cannot be destroyed \
-                     explicitly (aclrtResetDevice releases it)",
-                    ctx.device
-                ),
-            ));
-        }
-        let live = rt.children(Some(h), ctx.device);
-        if !live.is_empty() {
-            return Err(Error::violation(
-                ViolationKind::ReleaseWithLiveChildren,
-                ffi::ACL_ERROR_RT_CONTEXT_RELEASE_ERROR,
-                format!(
-                    "context {h:#x} still has {}; destroy them first (nothing was released)",
-                    live.join(", ")
-                ),
-            ));
-        }
-        rt.remove_context(h)
-    };
-    stop_streams(removed.into_iter().collect());
-    Ok(())
-}
-
-/// `aclrtSetCurrentContext`.
-pub(crate) fn set_current_context(h: usize) -> Res<()> {
-    if h == 0 {
-        return Err(param("context is NULL"));
-    }
-    let rt = rt();
-    rt.context(h)?;
-    tls_set(None, h);
-    Ok(())
-}
-
-/// `aclrtGetCurrentContext`.
-pub(crate) fn get_current_context(out: Out<usize>) -> Res<()> {
-    if out.is_null() {
-        return Err(param("context is NULL"));
-    }
-    out.write(rt().current()?.handle);
-    Ok(())
-}
-
-/// `aclrtCtxGetCurrentDefaultStream`.
-pub(crate) fn current_default_stream(out: Out<usize>) -> Res<()> {
-    if out.is_null() {
-        return Err(param("stream is NULL"));
-    }
-    out.write(rt().current()?.default_stream);
-    Ok(())
-}
-
-// -------------------------------------------------------------- streams ---
-
-/// `aclrtCreateStream[WithConfig]` (priority is clamped, unknown flag bits
-/// are dropped).
-pub(crate) fn create_stream(out: Out<usize>, flags: u32) -> Res<()> {
-    if out.is_null() {
-        return Err(param("stream is NULL"));
-    }
-    const KNOWN: u32 = ffi::ACL_STREAM_FAST_LAUNCH
-        | ffi::ACL_STREAM_FAST_SYNC
-        | ffi::ACL_STREAM_PERSISTENT
-        | ffi::ACL_STREAM_HUGE
-        | ffi::ACL_STREAM_CPU_SCHEDULE
-        | ffi::ACL_STREAM_DEVICE_USE_ONLY;
-    let mut rt = rt();
-    let ctx = rt.current()?;
-    let (c, d) = (ctx.handle, ctx.device);
-    let h = rt.new_stream(c, d, false, flags & KNOWN)?;
-    out.write(h);
-    Ok(())
-}
-
-/// `aclrtDestroyStream` / `aclrtDestroyStreamForce`.
-pub(crate) fn destroy_stream(h: usize, force: bool) -> Res<()> {
-    if h == 0 {
-        return Err(param(
-            "stream is NULL: the default stream cannot be destroyed (aclrtResetDevice releases it)",
-        ));
-    }
-    let (sh, orphans, ctx, device) = {
-        let mut rt = rt();
-        let st = rt.stream(h)?;
-        let (ctx, device) = (st.ctx, st.device);
-        if st.is_default {
-            return Err(param(format!(
-                "stream {h:#x} is a default stream; it cannot be destroyed"
-            )));
-        }
-        rt.stream_in_current(h)?;
-        let sh = rt.stream(h)?.shared.clone();
-        if sync::on_worker_of(sh.id) {
-            return Err(rt_param(
-                "called from a callback running on this very stream; it would wait for itself",
-            ));
-        }
-        if force {
-            let deps = sh.dependents.load(Ordering::SeqCst);
-            if deps > 0 && !sh.is_idle() {
-                return Err(Error::violation(
-                    ViolationKind::ReleaseWhileInUse,
-                    ffi::ACL_ERROR_RT_STREAM_NOT_COMPLETE,
-                    format!(
-                        "{deps} queued wait task(s) of other streams wait for unfinished tasks of \
-                         stream {h:#x}; force-destroying it would drop what they wait for"
-                    ),
-                ));
-            }
-        }
-        match rt.remove_stream(h) {
-            Some((sh, orphans)) => (sh, orphans, ctx, device),
-            None => return Err(rt.bad_handle(h, HandleKind::Stream)),
-        }
-    };
-    if force {
-        // Pending tasks are dropped; the running one finishes on its own,
-        // and device synchronisation waits for it.
-        if let Some(worker) = sh.discard() {
-            rt().forced.push(ForcedWorker {
-                ctx,
-                device,
-                stream_id: sh.id,
-                worker,
-            });
-        }
-    } else {
-        sh.shutdown_and_join();
-    }
-    reports::run_orphans(orphans);
-    Ok(())
-}
-
-const SYNC_IMMEDIATE: u32 =
-    ffi::ACL_STREAM_PERSISTENT | ffi::ACL_STREAM_DEVICE_USE_ONLY | ffi::ACL_STREAM_CPU_SCHEDULE;
-
-/// `aclrtSynchronizeStream[WithTimeout]` (any context: it switches
-/// temporarily to the stream's context).
-pub(crate) fn synchronize_stream(h: usize, timeout: Option<i32>) -> Res<()> {
-    let deadline = deadline_of(timeout)?;
-    let sh = rt().stream(h)?.shared.clone();
-    if sh.flags & SYNC_IMMEDIATE != 0 {
-        return Ok(());
-    }
-    if sync::on_worker_of(sh.id) && !sh.is_idle() {
-        return Err(rt_param(
-            "called from a callback running on this very stream; it would wait for itself",
-        ));
-    }
-    match sh.sync(deadline) {
-        SyncEnd::Done => {}
-        SyncEnd::TimedOut => {
-            return Err(Error::new(
-                ffi::ACL_ERROR_RT_STREAM_SYNC_TIMEOUT,
-                format!(
-                    "stream {:#x} did not finish within {} ms",
-                    sh.handle,
-                    timeout.unwrap_or(-1)
-                ),
-            ));
-        }
-        SyncEnd::Aborted => {
-            return Err(sh.abort_error("tasks this synchronisation waited for were dropped"));
-        }
-    }
-    if let Some(f) = sh.take_fault(u64::MAX) {
-        return Err(fault_error(&sh, f));
-    }
-    Ok(())
-}
-
-/// `aclrtStreamAbort`: synchronous; drops the queued tasks, cuts a delayed
-/// or waiting running task short, waits for a running task that cannot be
-/// interrupted, and leaves the stream usable.
-pub(crate) fn stream_abort(h: usize) -> Res<()> {
-    if h == 0 {
-        return Err(rt_param(
-            "stream is NULL: aclrtStreamAbort needs a stream handle (for the default stream, \
-             pass the handle from aclrtCtxGetCurrentDefaultStream)",
-        ));
-    }
-    let sh = rt().stream_in_current(h)?.1.shared.clone();
-    if sync::on_worker_of(sh.id) {
-        return Err(rt_param(
-            "called from a callback running on this very stream; the abort would wait for itself",
-        ));
-    }
-    sh.abort(exec::ABORT_LIMIT).map(drop).map_err(|_| {
-        Error::new(
-            ffi::ACL_ERROR_RT_WAIT_TIMEOUT,
-            format!(
-                "stream {h:#x}: the running task (a host function or blocking callback) did not \
-                 finish within {} s; its queued tasks were dropped, and the stream completes \
-                 them once the running task returns",
-                exec::ABORT_LIMIT.as_secs()
-            ),
-        )
-    })
-}
-
-/// `aclrtStreamQuery`.
-pub(crate) fn stream_query(h: usize, out: Out<u32>) -> Res<()> {
-    let sh = rt().stream_in_current(h)?.1.shared.clone();
-    if out.is_null() {
-        return Err(param("status is NULL"));
-    }
-    out.write(if sh.is_idle() {
-        ffi::ACL_STREAM_STATUS_COMPLETE
-    } else {
-        ffi::ACL_STREAM_STATUS_NOT_READY
-    });
-    Ok(())
-}
-
-/// `aclrtGetStreamAvailableNum`.
-pub(crate) fn streams_available(out: Out<u32>) -> Res<()> {
-    if out.is_null() {
-        return Err(param("streamCount is NULL"));
-    }
-    let rt = rt();
-    let d = rt.current()?.device;
-    out.write(MAX_STREAMS.saturating_sub(rt.device(d)?.streams));
-    Ok(())
-}
-
-/// `aclrtSetOpWaitTimeout` (seconds; 0: never).
-pub(crate) fn set_op_wait_timeout(secs: u32) -> Res<()> {
-    rt().op_wait_timeout = (secs > 0).then(|| Duration::from_secs(u64::from(secs)));
-    Ok(())
-}
+// ------------------------------------------------------ control support ---
 
 /// `control::set_stream_delay`.
 pub(crate) fn set_stream_delay(h: usize, d: Duration) -> Res<()> {

@@ -1,5 +1,5 @@
-//! Memory: the allocation table, allocation and release, and the checked
-//! copies and fills (sync and async, 1-D and 2-D).
+//! Memory: allocation and release, and the checked copies and fills (sync
+//! and async, 1-D and 2-D), on the allocation table of `rt::mem`.
 
 use std::sync::Arc;
 

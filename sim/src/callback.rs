@@ -1,6 +1,7 @@
 //! Host callbacks: `aclrtLaunchHostFunc` (runs on the stream worker) and the
 //! `aclrtSubscribeReport` / `aclrtLaunchCallback` / `aclrtProcessReport` /
-//! `aclrtUnSubscribeReport` flow (runs on the application's thread).
+//! `aclrtUnSubscribeReport` flow (runs on the application's thread), on the
+//! callback queues of `rt::reports`.
 
 use std::collections::BTreeSet;
 use std::ffi::c_void;

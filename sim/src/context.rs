@@ -1,0 +1,85 @@
+//! Contexts: explicit creation and destruction, the per-thread current
+//! context, the default stream of the current context.
+
+use crate::diag::{Error, Res, param};
+use crate::ffi;
+use crate::model::ViolationKind;
+use crate::prim::Out;
+use crate::rt::{rt, stop_streams, tls_set};
+
+/// `aclrtCreateContext`.
+pub(crate) fn create_context(out: Out<usize>, device: i32) -> Res<()> {
+    if out.is_null() {
+        return Err(param("context is NULL"));
+    }
+    let mut rt = rt();
+    rt.check_device(device)?;
+    let h = rt.new_context(device, false)?;
+    tls_set(None, h);
+    out.write(h);
+    Ok(())
+}
+
+/// `aclrtDestroyContext`.
+pub(crate) fn destroy_context(h: usize) -> Res<()> {
+    if h == 0 {
+        return Err(param("context is NULL"));
+    }
+    let removed = {
+        let mut rt = rt();
+        let ctx = rt.context(h)?;
+        if ctx.is_default {
+            return Err(Error::new(
+                ffi::ACL_ERROR_RT_CONTEXT_NULL,
+                format!(
+                    "context {h:#x} is the default context of device {}; it cannot be destroyed \
+                     explicitly (aclrtResetDevice releases it)",
+                    ctx.device
+                ),
+            ));
+        }
+        let live = rt.children(Some(h), ctx.device);
+        if !live.is_empty() {
+            return Err(Error::violation(
+                ViolationKind::ReleaseWithLiveChildren,
+                ffi::ACL_ERROR_RT_CONTEXT_RELEASE_ERROR,
+                format!(
+                    "context {h:#x} still has {}; destroy them first (nothing was released)",
+                    live.join(", ")
+                ),
+            ));
+        }
+        rt.remove_context(h)
+    };
+    stop_streams(removed.into_iter().collect());
+    Ok(())
+}
+
+/// `aclrtSetCurrentContext`.
+pub(crate) fn set_current_context(h: usize) -> Res<()> {
+    if h == 0 {
+        return Err(param("context is NULL"));
+    }
+    let rt = rt();
+    rt.context(h)?;
+    tls_set(None, h);
+    Ok(())
+}
+
+/// `aclrtGetCurrentContext`.
+pub(crate) fn get_current_context(out: Out<usize>) -> Res<()> {
+    if out.is_null() {
+        return Err(param("context is NULL"));
+    }
+    out.write(rt().current()?.handle);
+    Ok(())
+}
+
+/// `aclrtCtxGetCurrentDefaultStream`.
+pub(crate) fn current_default_stream(out: Out<usize>) -> Res<()> {
+    if out.is_null() {
+        return Err(param("stream is NULL"));
+    }
+    out.write(rt().current()?.default_stream);
+    Ok(())
+}

@@ -1,0 +1,198 @@
+//! Devices: binding threads (`aclrtSetDevice`, reference counted), reset,
+//! count, run mode, device-wide synchronisation and peer access.
+
+use std::sync::Arc;
+
+use crate::diag::{Error, Res, param, rt_param};
+use crate::ffi;
+use crate::model::{RunMode, ViolationKind};
+use crate::prim::Out;
+use crate::rt::exec::{StreamShared, SyncEnd, fault_error};
+use crate::rt::{ForcedWorker, deadline_of, rt, stop_streams, tls_set, wait_forced};
+use crate::sync::{self};
+
+/// `aclrtSetDevice`.
+pub(crate) fn set_device(id: i32) -> Res<()> {
+    let mut rt = rt();
+    rt.check_device(id)?;
+    let ctx = match rt.device(id)?.default_ctx {
+        Some(c) => c,
+        None => {
+            let c = rt.new_context(id, true)?;
+            rt.device_mut(id)?.default_ctx = Some(c);
+            c
+        }
+    };
+    rt.device_mut(id)?.refcount += 1;
+    tls_set(Some(ctx), 0);
+    Ok(())
+}
+
+/// `aclrtResetDevice` / `aclrtResetDeviceForce`.
+pub(crate) fn reset_device(id: i32, force: bool) -> Res<()> {
+    let removed = {
+        let mut rt = rt();
+        let dev = rt.device(id)?;
+        if dev.refcount == 0 {
+            return Err(Error::new(
+                ffi::ACL_ERROR_RT_CONTEXT_RELEASE_ERROR,
+                format!("device {id} is not set (never set, or already fully reset)"),
+            ));
+        }
+        if !force && dev.refcount > 1 {
+            rt.device_mut(id)?.refcount -= 1;
+            return Ok(());
+        }
+        let live = rt.children(None, id);
+        if !live.is_empty() {
+            return Err(Error::violation(
+                ViolationKind::ResetWithLiveResources,
+                ffi::ACL_ERROR_RT_CONTEXT_RELEASE_ERROR,
+                format!(
+                    "device {id} still has {}; destroy them before its last reset (nothing was \
+                     released)",
+                    live.join(", ")
+                ),
+            ));
+        }
+        let dev = rt.device_mut(id)?;
+        dev.refcount = 0;
+        dev.peers.clear();
+        let ctx = dev.default_ctx.take();
+        ctx.and_then(|c| rt.remove_context(c))
+    };
+    stop_streams(removed.into_iter().collect());
+    Ok(())
+}
+
+/// `aclrtGetDevice`.
+pub(crate) fn get_device(out: Out<i32>) -> Res<()> {
+    if out.is_null() {
+        return Err(param("deviceId is NULL"));
+    }
+    let rt = rt();
+    let dev = rt.current().map_err(|_| {
+        Error::new(
+            ffi::ACL_ERROR_RT_CONTEXT_NULL,
+            "no device is bound to this thread (call aclrtSetDevice)",
+        )
+    })?;
+    out.write(dev.device);
+    Ok(())
+}
+
+/// `aclrtGetDeviceCount`.
+pub(crate) fn device_count(out: Out<u32>) -> Res<()> {
+    if out.is_null() {
+        return Err(param("count is NULL"));
+    }
+    out.write(rt().devices.len() as u32);
+    Ok(())
+}
+
+/// `aclrtGetRunMode`.
+pub(crate) fn run_mode(out: Out<u32>) -> Res<()> {
+    if out.is_null() {
+        return Err(param("runMode is NULL"));
+    }
+    out.write(match rt().cfg.run_mode {
+        RunMode::Host => ffi::ACL_HOST,
+        RunMode::Device => ffi::ACL_DEVICE,
+    });
+    Ok(())
+}
+
+/// `aclrtSynchronizeDevice[WithTimeout]`: the current context's streams.
+pub(crate) fn synchronize_device(timeout: Option<i32>) -> Res<()> {
+    let deadline = deadline_of(timeout)?;
+    let (streams, forced): (Vec<Arc<StreamShared>>, Vec<ForcedWorker>) = {
+        let mut rt = rt();
+        let ctx = rt.current()?.handle;
+        let streams = rt
+            .streams
+            .values()
+            .filter(|s| s.ctx == ctx)
+            .map(|s| s.shared.clone())
+            .collect();
+        (streams, rt.take_forced(|w| w.ctx == ctx))
+    };
+    // Tasks still running on workers of force-destroyed streams count as
+    // work of this context.
+    if !wait_forced(forced, deadline) {
+        return Err(Error::new(
+            ffi::ACL_ERROR_RT_STREAM_SYNC_TIMEOUT,
+            format!(
+                "the device did not finish within {} ms (a force-destroyed stream's task is still running)",
+                timeout.unwrap_or(-1)
+            ),
+        ));
+    }
+    for s in &streams {
+        if sync::on_worker_of(s.id) && !s.is_idle() {
+            return Err(rt_param(
+                "called from a callback running on a stream of this context; it would wait for itself",
+            ));
+        }
+        match s.sync(deadline) {
+            SyncEnd::Done => {}
+            SyncEnd::TimedOut => {
+                return Err(Error::new(
+                    ffi::ACL_ERROR_RT_STREAM_SYNC_TIMEOUT,
+                    format!(
+                        "the device did not finish within {} ms (stream {:#x} still busy)",
+                        timeout.unwrap_or(-1),
+                        s.handle
+                    ),
+                ));
+            }
+            SyncEnd::Aborted => {
+                return Err(s.abort_error("the device synchronisation waited for it"));
+            }
+        }
+    }
+    let mut first = None;
+    for s in &streams {
+        if let Some(f) = s.take_fault(u64::MAX) {
+            first.get_or_insert_with(|| fault_error(s, f));
+        }
+    }
+    first.map_or(Ok(()), Err)
+}
+
+/// `aclrtDeviceCanAccessPeer`.
+pub(crate) fn can_access_peer(out: Out<i32>, dev: i32, peer: i32) -> Res<()> {
+    if out.is_null() {
+        return Err(param("canAccessPeer is NULL"));
+    }
+    let rt = rt();
+    rt.check_device(dev)?;
+    rt.check_device(peer)?;
+    if dev == peer {
+        return Err(param(format!("deviceId and peerDeviceId are both {dev}")));
+    }
+    out.write(1);
+    Ok(())
+}
+
+/// `aclrtDeviceEnablePeerAccess` / `aclrtDeviceDisablePeerAccess`.
+pub(crate) fn peer_access(peer: i32, flags: u32, enable: bool) -> Res<()> {
+    if flags != 0 {
+        return Err(Error::new(
+            ffi::ACL_ERROR_FEATURE_UNSUPPORTED,
+            format!("flags must be 0 (got {flags:#x})"),
+        ));
+    }
+    let mut rt = rt();
+    let cur = rt.current()?.device;
+    rt.check_device(peer)?;
+    if cur == peer {
+        return Err(param(format!("peerDeviceId {peer} is the current device")));
+    }
+    let dev = rt.device_mut(cur)?;
+    if enable {
+        dev.peers.insert(peer);
+    } else {
+        dev.peers.remove(&peer);
+    }
+    Ok(())
+}

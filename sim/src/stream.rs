@@ -1,0 +1,191 @@
+//! Streams: creation, destruction (normal and forced), synchronisation,
+//! abort, query, the per-device limit and the op wait timeout.
+
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use crate::diag::{Error, Res, param, rt_param};
+use crate::ffi;
+use crate::model::ViolationKind;
+use crate::prim::Out;
+use crate::rt::exec::{self, SyncEnd, fault_error};
+use crate::rt::reports;
+use crate::rt::{ForcedWorker, HandleKind, MAX_STREAMS, deadline_of, rt};
+use crate::sync::{self};
+
+/// `aclrtCreateStream[WithConfig]` (priority is clamped, unknown flag bits
+/// are dropped).
+pub(crate) fn create_stream(out: Out<usize>, flags: u32) -> Res<()> {
+    if out.is_null() {
+        return Err(param("stream is NULL"));
+    }
+    const KNOWN: u32 = ffi::ACL_STREAM_FAST_LAUNCH
+        | ffi::ACL_STREAM_FAST_SYNC
+        | ffi::ACL_STREAM_PERSISTENT
+        | ffi::ACL_STREAM_HUGE
+        | ffi::ACL_STREAM_CPU_SCHEDULE
+        | ffi::ACL_STREAM_DEVICE_USE_ONLY;
+    let mut rt = rt();
+    let ctx = rt.current()?;
+    let (c, d) = (ctx.handle, ctx.device);
+    let h = rt.new_stream(c, d, false, flags & KNOWN)?;
+    out.write(h);
+    Ok(())
+}
+
+/// `aclrtDestroyStream` / `aclrtDestroyStreamForce`.
+pub(crate) fn destroy_stream(h: usize, force: bool) -> Res<()> {
+    if h == 0 {
+        return Err(param(
+            "stream is NULL: the default stream cannot be destroyed (aclrtResetDevice releases it)",
+        ));
+    }
+    let (sh, orphans, ctx, device) = {
+        let mut rt = rt();
+        let st = rt.stream(h)?;
+        let (ctx, device) = (st.ctx, st.device);
+        if st.is_default {
+            return Err(param(format!(
+                "stream {h:#x} is a default stream; it cannot be destroyed"
+            )));
+        }
+        rt.stream_in_current(h)?;
+        let sh = rt.stream(h)?.shared.clone();
+        if sync::on_worker_of(sh.id) {
+            return Err(rt_param(
+                "called from a callback running on this very stream; it would wait for itself",
+            ));
+        }
+        if force {
+            let deps = sh.dependents.load(Ordering::SeqCst);
+            if deps > 0 && !sh.is_idle() {
+                return Err(Error::violation(
+                    ViolationKind::ReleaseWhileInUse,
+                    ffi::ACL_ERROR_RT_STREAM_NOT_COMPLETE,
+                    format!(
+                        "{deps} queued wait task(s) of other streams wait for unfinished tasks of \
+                         stream {h:#x}; force-destroying it would drop what they wait for"
+                    ),
+                ));
+            }
+        }
+        match rt.remove_stream(h) {
+            Some((sh, orphans)) => (sh, orphans, ctx, device),
+            None => return Err(rt.bad_handle(h, HandleKind::Stream)),
+        }
+    };
+    if force {
+        // Pending tasks are dropped; the running one finishes on its own,
+        // and device synchronisation waits for it.
+        if let Some(worker) = sh.discard() {
+            rt().forced.push(ForcedWorker {
+                ctx,
+                device,
+                stream_id: sh.id,
+                worker,
+            });
+        }
+    } else {
+        sh.shutdown_and_join();
+    }
+    reports::run_orphans(orphans);
+    Ok(())
+}
+
+const SYNC_IMMEDIATE: u32 =
+    ffi::ACL_STREAM_PERSISTENT | ffi::ACL_STREAM_DEVICE_USE_ONLY | ffi::ACL_STREAM_CPU_SCHEDULE;
+
+/// `aclrtSynchronizeStream[WithTimeout]` (any context: it switches
+/// temporarily to the stream's context).
+pub(crate) fn synchronize_stream(h: usize, timeout: Option<i32>) -> Res<()> {
+    let deadline = deadline_of(timeout)?;
+    let sh = rt().stream(h)?.shared.clone();
+    if sh.flags & SYNC_IMMEDIATE != 0 {
+        return Ok(());
+    }
+    if sync::on_worker_of(sh.id) && !sh.is_idle() {
+        return Err(rt_param(
+            "called from a callback running on this very stream; it would wait for itself",
+        ));
+    }
+    match sh.sync(deadline) {
+        SyncEnd::Done => {}
+        SyncEnd::TimedOut => {
+            return Err(Error::new(
+                ffi::ACL_ERROR_RT_STREAM_SYNC_TIMEOUT,
+                format!(
+                    "stream {:#x} did not finish within {} ms",
+                    sh.handle,
+                    timeout.unwrap_or(-1)
+                ),
+            ));
+        }
+        SyncEnd::Aborted => {
+            return Err(sh.abort_error("tasks this synchronisation waited for were dropped"));
+        }
+    }
+    if let Some(f) = sh.take_fault(u64::MAX) {
+        return Err(fault_error(&sh, f));
+    }
+    Ok(())
+}
+
+/// `aclrtStreamAbort`: synchronous; drops the queued tasks, cuts a delayed
+/// or waiting running task short, waits for a running task that cannot be
+/// interrupted, and leaves the stream usable.
+pub(crate) fn stream_abort(h: usize) -> Res<()> {
+    if h == 0 {
+        return Err(rt_param(
+            "stream is NULL: aclrtStreamAbort needs a stream handle (for the default stream, \
+             pass the handle from aclrtCtxGetCurrentDefaultStream)",
+        ));
+    }
+    let sh = rt().stream_in_current(h)?.1.shared.clone();
+    if sync::on_worker_of(sh.id) {
+        return Err(rt_param(
+            "called from a callback running on this very stream; the abort would wait for itself",
+        ));
+    }
+    sh.abort(exec::ABORT_LIMIT).map(drop).map_err(|_| {
+        Error::new(
+            ffi::ACL_ERROR_RT_WAIT_TIMEOUT,
+            format!(
+                "stream {h:#x}: the running task (a host function or blocking callback) did not \
+                 finish within {} s; its queued tasks were dropped, and the stream completes \
+                 them once the running task returns",
+                exec::ABORT_LIMIT.as_secs()
+            ),
+        )
+    })
+}
+
+/// `aclrtStreamQuery`.
+pub(crate) fn stream_query(h: usize, out: Out<u32>) -> Res<()> {
+    let sh = rt().stream_in_current(h)?.1.shared.clone();
+    if out.is_null() {
+        return Err(param("status is NULL"));
+    }
+    out.write(if sh.is_idle() {
+        ffi::ACL_STREAM_STATUS_COMPLETE
+    } else {
+        ffi::ACL_STREAM_STATUS_NOT_READY
+    });
+    Ok(())
+}
+
+/// `aclrtGetStreamAvailableNum`.
+pub(crate) fn streams_available(out: Out<u32>) -> Res<()> {
+    if out.is_null() {
+        return Err(param("streamCount is NULL"));
+    }
+    let rt = rt();
+    let d = rt.current()?.device;
+    out.write(MAX_STREAMS.saturating_sub(rt.device(d)?.streams));
+    Ok(())
+}
+
+/// `aclrtSetOpWaitTimeout` (seconds; 0: never).
+pub(crate) fn set_op_wait_timeout(secs: u32) -> Res<()> {
+    rt().op_wait_timeout = (secs > 0).then(|| Duration::from_secs(u64::from(secs)));
+    Ok(())
+}
