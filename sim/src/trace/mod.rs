@@ -18,7 +18,11 @@
 //!     trace_path: Some(json.clone()),
 //!     ..aclrt_sim::SimConfig::default()
 //! });
-//! // SAFETY: valid out-pointers; the memset stays inside the 4 KiB block.
+//! // SAFETY:
+//! // - every out-pointer points to a local of the declared C type;
+//! // - the memset writes 4096 bytes into the 4096-byte block just allocated,
+//! //   and the block is freed only after the stream is synchronised;
+//! // - `exclusive()` keeps other tests off the process-wide runtime.
 //! unsafe {
 //!     assert_eq!(aclInit(null()), ACL_SUCCESS);
 //!     assert_eq!(aclrtSetDevice(0), ACL_SUCCESS);
