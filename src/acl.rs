@@ -196,7 +196,7 @@ impl Acl {
         let result = ffi::finalize();
         if result.is_ok() {
             // Every stream is gone: host functions that never ran can go too.
-            drop(ffi::scope::settle_static_host_fns(None));
+            drop(ffi::host_fn::settle_static_host_fns(None));
         }
         LIVE.store(false, Ordering::Release);
         result
@@ -208,7 +208,7 @@ impl Drop for Acl {
         if !self.finalized {
             // Drop cannot report; `finalize` does.
             if ffi::finalize().is_ok() {
-                drop(ffi::scope::settle_static_host_fns(None));
+                drop(ffi::host_fn::settle_static_host_fns(None));
             }
             LIVE.store(false, Ordering::Release);
         }

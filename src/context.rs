@@ -9,13 +9,13 @@ use generativity::{Guard, Id};
 
 use crate::device::PeerAccess;
 use crate::error::{Error, Result};
-use crate::ffi::scope::Scope;
 use crate::ffi::{self, DeviceAlloc, Raw};
 use crate::memory::{
     DeviceBuffer, DeviceMemory, DeviceRepr, HostBuffer, HostBufferUninit, HostMemory, Memory,
     MemoryMut, PinnedMemory, byte_size,
 };
 use crate::mode::{HostRunMode, RunMode, memcpy_kind};
+use crate::scope::{self, Scope};
 use crate::stream::{DefaultStream, Stream, StreamFlags};
 
 /// Page policy of a device allocation (`aclrtMemMallocPolicy`).
@@ -207,7 +207,7 @@ impl<'dev, 'id, M: RunMode> Context<'dev, 'id, M> {
         'id: 'env,
         F: for<'scope> FnOnce(&'scope Scope<'scope, 'env, 'id, M>) -> Result<R>,
     {
-        ffi::scope::run(self.raw, None, f)
+        scope::run(self.raw, None, f)
     }
 
     /// [`scope`](Self::scope) with a deadline for its end, for integrators
@@ -256,7 +256,7 @@ impl<'dev, 'id, M: RunMode> Context<'dev, 'id, M> {
         'id: 'env,
         F: for<'scope> FnOnce(&'scope Scope<'scope, 'env, 'id, M>) -> Result<R>,
     {
-        ffi::scope::run(self.raw, Some(timeout), f)
+        scope::run(self.raw, Some(timeout), f)
     }
 
     // ------------------------------------------------------------ memory

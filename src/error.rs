@@ -218,14 +218,14 @@ pub enum Error {
     /// A scope did not finish within its deadline
     /// ([`Context::scope_with_timeout`](crate::Context::scope_with_timeout)).
     /// The scope's streams were aborted (or, where that failed, escalated as
-    /// [`Escalation`](crate::Escalation) says) so that no borrowed memory is
+    /// [`Escalation`] says) so that no borrowed memory is
     /// in use any more when this error is returned.
     #[error("a scope did not finish within {millis} ms; its streams were stopped by {escalation}")]
     ScopeTimeout {
         /// The deadline in milliseconds.
         millis: u128,
         /// The step that made the borrowed memory unused.
-        escalation: crate::Escalation,
+        escalation: Escalation,
     },
     /// Work queued in this scope was discarded: a stream it used (or one it
     /// waited on) was aborted by another scope's deadline
@@ -278,5 +278,48 @@ impl Error {
     /// Whether this is a timeout of a synchronisation.
     pub fn is_timeout(&self) -> bool {
         self.kind() == ErrorKind::Timeout
+    }
+}
+
+/// How the end of a scope made the memory it borrowed unused when its
+/// streams did not finish normally (a deadline passed, or synchronisation
+/// kept failing). Carried by [`Error::ScopeTimeout`].
+///
+/// The scope only borrows its streams and device, so it cannot destroy or
+/// reset them; and `aclrtDestroyStreamForce` would not help anyway: the
+/// device may keep touching the memory of dropped tasks until a device
+/// synchronisation (acl-facts F.9). The steps, in order:
+/// 1. `aclrtStreamAbort` on **every** stream of the scope (streams waiting
+///    on an aborted one may hang, so all are aborted): running tasks stop,
+///    queued ones are discarded, and the call returns only when the stream is
+///    idle.
+/// 2. Where an abort fails (unsupported, or an error), an unbounded
+///    `aclrtSynchronizeStream` of that stream: the deadline is missed, but
+///    the memory is safe.
+/// 3. Only if that fails three times too does the process abort (with a
+///    message on stderr): returning would hand memory back to safe code
+///    while the device may still write it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Escalation {
+    /// Every stream of the scope was aborted (`aclrtStreamAbort`).
+    StreamAbort,
+    /// At least one abort failed; those streams were synchronised without a
+    /// time limit.
+    UnboundedSynchronize,
+    /// The runtime no longer knew the streams (their context or the runtime
+    /// was torn down, e.g. by `sim::reset()`): nothing can run on them.
+    StreamGone,
+}
+
+impl core::fmt::Display for Escalation {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(match self {
+            Escalation::StreamAbort => "aborting every stream of the scope (aclrtStreamAbort)",
+            Escalation::UnboundedSynchronize => {
+                "an unbounded synchronisation (aclrtStreamAbort failed)"
+            }
+            Escalation::StreamGone => "nothing: the runtime no longer knew the streams",
+        })
     }
 }

@@ -119,6 +119,12 @@ pub struct Event<'ctx, 'id, K: EventKind, S: EventState> {
     _kind: PhantomData<(K, S)>,
 }
 
+impl<K: EventKind, S: EventState> ffi::HandleOwner for Event<'_, '_, K, S> {
+    fn handle(&self) -> Raw {
+        self.raw
+    }
+}
+
 impl<K: EventKind, S: EventState> core::fmt::Debug for Event<'_, '_, K, S> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("Event")
@@ -142,10 +148,6 @@ impl<'ctx, 'id, K: EventKind, S: EventState> Event<'ctx, 'id, K, S> {
     fn into_state<S2: EventState>(self) -> Event<'ctx, 'id, K, S2> {
         let this = ManuallyDrop::new(self);
         Event::from_raw(this.raw)
-    }
-
-    pub(crate) fn raw(&self) -> Raw {
-        self.raw
     }
 
     pub(crate) fn into_recorded(self) -> Event<'ctx, 'id, K, Recorded> {

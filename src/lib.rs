@@ -59,17 +59,17 @@ mod event;
 mod ffi;
 mod memory;
 mod mode;
+mod scope;
 mod stream;
 
 pub use acl::{Acl, Detected, Runtime};
 pub use context::{Context, DefaultContext, Destroyable, MallocPolicy};
 pub use device::{Device, MemoryInfo, PeerAccess};
-pub use error::{Error, ErrorKind, Result};
+pub use error::{Error, ErrorKind, Escalation, Result};
 pub use event::{
     Event, EventKind, EventState, IsRecorded, Recorded, ResettableKind, SyncOnly, Timing,
     TimingKind, Unrecorded,
 };
-pub use ffi::scope::{AsyncDest, AsyncSource, Escalation, InFlight, Lane, Mark, Scope, Signal};
 pub use memory::{
     AsyncDirection, CopyDirection, DeviceBuffer, DeviceMemory, DeviceRepr, DeviceToDevice,
     DeviceToHost, DeviceView, DeviceViewMut, HostBuffer, HostBufferUninit, HostMemory,
@@ -79,6 +79,7 @@ pub use memory::{
 pub use mode::{
     DeviceMode, DeviceRunMode, HostMode, HostRunMode, Residency, RunMode, RunModeKind, memcpy_kind,
 };
+pub use scope::{AsyncDest, AsyncSource, InFlight, Lane, Mark, Scope, Signal};
 pub use stream::{DefaultStream, Stream, StreamFlags};
 
 /// Identity brands: `make_guard!(g)` makes a `Guard<'id>` with a lifetime no

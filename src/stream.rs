@@ -56,6 +56,12 @@ pub struct Stream<'ctx, 'id> {
     _brand: PhantomData<Id<'id>>,
 }
 
+impl ffi::HandleOwner for Stream<'_, '_> {
+    fn handle(&self) -> Raw {
+        self.raw
+    }
+}
+
 impl core::fmt::Debug for Stream<'_, '_> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("Stream")
@@ -98,7 +104,7 @@ impl<'ctx, 'id> Stream<'ctx, 'id> {
     pub fn synchronize(&self) -> Result<()> {
         self.bind()?;
         ffi::synchronize_stream(self.raw)?;
-        if let Some(payload) = ffi::scope::settle_static_host_fns(Some(self.raw)) {
+        if let Some(payload) = ffi::host_fn::settle_static_host_fns(Some(self.raw)) {
             std::panic::resume_unwind(payload);
         }
         Ok(())
@@ -140,7 +146,7 @@ impl<'ctx, 'id> Stream<'ctx, 'id> {
         F: FnOnce() + Send + 'static,
     {
         self.bind()?;
-        ffi::scope::launch_static_host_fn(self.raw, Box::new(f))
+        ffi::host_fn::launch_static_host_fn(self.raw, Box::new(f))
     }
 
     /// Destroy the stream now (`aclrtDestroyStream`, which waits for queued
@@ -151,7 +157,7 @@ impl<'ctx, 'id> Stream<'ctx, 'id> {
         this.bind()?;
         ffi::destroy_stream(this.raw)?;
         // aclrtDestroyStream waited for the queued work.
-        drop(ffi::scope::settle_static_host_fns(Some(this.raw)));
+        drop(ffi::host_fn::settle_static_host_fns(Some(this.raw)));
         Ok(())
     }
 }
@@ -162,7 +168,7 @@ impl Drop for Stream<'_, '_> {
         // context current must not leak the stream: try a few times.
         let bound = (0..3).any(|_| self.bind().is_ok());
         if bound && ffi::destroy_stream(self.raw).is_ok() {
-            drop(ffi::scope::settle_static_host_fns(Some(self.raw)));
+            drop(ffi::host_fn::settle_static_host_fns(Some(self.raw)));
         }
     }
 }

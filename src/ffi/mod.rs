@@ -1,17 +1,33 @@
 //! The private FFI boundary: the only place in this crate with `unsafe` code.
 //!
 //! Everything above this module is safe Rust that encodes the rules of the
-//! AscendCL runtime in types and lifetimes. This module turns each C call into
-//! a safe `pub(crate)` function returning [`Result`], and owns the raw memory
-//! types whose invariants make the pointer-taking calls sound.
+//! AscendCL runtime in types and lifetimes; the crate root denies
+//! `unsafe_code` everywhere but here, so the compiler checks that. This
+//! module turns each C call into a safe `pub(crate)` function returning
+//! [`Result`], and owns the types whose invariants make the pointer-taking
+//! calls sound:
+//! * [`mem`]: owned runtime allocations and borrowed byte regions
+//!   ([`Mem`]/[`MemMut`]), for the synchronous copies and fills;
+//! * [`scope`]: the core of leak-safe asynchronous work (a scope that
+//!   always synchronises before its borrows end, lanes, parked exclusive
+//!   borrows), with its soundness argument;
+//! * [`host_fn`]: host functions, their trampoline and the slots the runtime
+//!   is given;
+//! * [`pinned`]: the casts from `[T]` to `PinnedSlice`;
+//! * [`live`]: the book of live resources (no `unsafe`; it decides which
+//!   releases may be attempted).
 //!
 //! # Invariants the typed layer upholds for this module
 //! * Every [`Raw`] handle passed to a function here was returned by the
 //!   runtime (or is the documented NULL default stream) and has not been
 //!   destroyed: the lifetimes of `Context`, `Stream` and `Event` guarantee it.
+//!   Where a handle must outlive the call (a lane's stream, an event a
+//!   stream waits for), the function takes its owner borrowed for that long
+//!   ([`HandleOwner`]).
 //! * Memory is only reached through [`Mem`]/[`MemMut`], which can only be made
 //!   from a live Rust slice or a live runtime allocation owned by this module,
-//!   and which borrow it for as long as they exist.
+//!   and which borrow it for as long as they exist; asynchronous work reaches
+//!   it only through the typed borrows of [`scope`].
 
 use core::ffi::{CStr, c_void};
 use core::ptr::NonNull;
@@ -20,6 +36,7 @@ use aclrt_sys as sys;
 
 use crate::error::{Error, ErrorKind, Result};
 
+pub(crate) mod host_fn;
 pub(crate) mod live;
 pub(crate) mod mem;
 mod pinned;
@@ -41,6 +58,17 @@ pub(crate) struct Raw(NonNull<c_void>);
 unsafe impl Send for Raw {}
 // SAFETY: see `Send`; `&Raw` only allows copying the identifier.
 unsafe impl Sync for Raw {}
+
+/// An owner of a runtime handle (`Stream`, `Event`): the handle stays valid
+/// (not destroyed) for as long as the owner is borrowed.
+///
+/// Its implementations uphold that by construction: the owner destroys the
+/// handle only in its `Drop` or in a `destroy(self)` that consumes it, and
+/// never hands out a handle it does not own.
+pub(crate) trait HandleOwner {
+    /// The handle.
+    fn handle(&self) -> Raw;
+}
 
 impl Raw {
     /// The C handle.

@@ -1,0 +1,164 @@
+//! Host functions (`aclrtLaunchHostFunc`): the trampoline the runtime calls,
+//! the slot it is given, and the registry of unscoped (`'static`) ones.
+//!
+//! The runtime calls [`trampoline`] with the pointer it was given at launch,
+//! on its callback thread, after the work queued before it; a device fault
+//! or a stream abort may skip the call. So the slot behind that pointer
+//! must stay alive until every task of the stream is known to have
+//! finished, and only then may a host function that never ran be dropped.
+//! Two owners keep slots that long: a scope (`ScopeCore`, until its final
+//! synchronisation) and, for [`Stream::launch_host_fn`](crate::Stream::launch_host_fn),
+//! the registry below (until the stream is synchronised, destroyed or the
+//! runtime finalised).
+
+use core::any::Any;
+use core::ffi::c_void;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::{Arc, Mutex};
+
+use aclrt_sys as sys;
+
+use super::{CallbackMark, Raw, check};
+use crate::error::Result;
+
+/// The payload of a panic caught in a host function.
+pub(crate) type Panic = Box<dyn Any + Send + 'static>;
+
+/// A host function queued on a stream, with room for its panic.
+pub(super) struct HostFnSlot {
+    /// Taken by the trampoline when it runs, or by the owner once the
+    /// stream is idle if it never ran (a device fault skipped it).
+    f: Mutex<Option<Box<dyn FnOnce() + Send + 'static>>>,
+    panic: Mutex<Option<Panic>>,
+}
+
+impl HostFnSlot {
+    pub(super) fn new(f: Box<dyn FnOnce() + Send + 'static>) -> Arc<HostFnSlot> {
+        Arc::new(HostFnSlot {
+            f: Mutex::new(Some(f)),
+            panic: Mutex::new(None),
+        })
+    }
+
+    /// Drop the host function if it never ran and take its panic, if any.
+    /// Call only once the stream it was queued on is idle.
+    pub(super) fn settle(&self) -> Option<Panic> {
+        drop(self.f.lock().unwrap_or_else(|e| e.into_inner()).take());
+        self.panic.lock().unwrap_or_else(|e| e.into_inner()).take()
+    }
+}
+
+/// Runs a host function on the runtime's thread; never unwinds.
+extern "C" fn trampoline(args: *mut c_void) {
+    // SAFETY: `args` is `Arc::as_ptr` of a `HostFnSlot` given to `enqueue`,
+    // whose caller keeps an `Arc` of it alive until every task queued on the
+    // stream is known to have finished (its `# Safety`), which cannot happen
+    // before this call returns; the slot is only accessed through `&`.
+    let slot = unsafe { &*(args as *const HostFnSlot) };
+    let f = slot.f.lock().unwrap_or_else(|e| e.into_inner()).take();
+    if let Some(f) = f {
+        // Blocking calls and scopes are refused on this thread meanwhile.
+        let _mark = CallbackMark::enter();
+        if let Err(payload) = catch_unwind(AssertUnwindSafe(f)) {
+            *slot.panic.lock().unwrap_or_else(|e| e.into_inner()) = Some(payload);
+        }
+    }
+}
+
+/// `aclrtLaunchHostFunc(stream, trampoline, slot)`; the stream's context
+/// must be current.
+///
+/// # Safety
+/// The caller keeps an `Arc` of `slot` alive until every task queued on
+/// `stream` so far is known to have finished (a successful synchronisation,
+/// an abort that returned, the stream's destruction, or finalisation); if
+/// this returns an error the runtime never saw the slot.
+pub(super) unsafe fn enqueue(stream: Raw, slot: &Arc<HostFnSlot>) -> Result<()> {
+    let args = Arc::as_ptr(slot) as *mut c_void;
+    // SAFETY:
+    // * `stream` is live (module invariant) and its context current (this
+    //   function's contract with its callers in this module);
+    // * `trampoline` has the `aclrtHostFunc` signature and never unwinds
+    //   (it catches the host function's panic);
+    // * `args` points to a `HostFnSlot` that stays alive until the runtime
+    //   can no longer call `trampoline` with it (`# Safety` above).
+    let code = unsafe { sys::aclrtLaunchHostFunc(stream.as_ptr(), Some(trampoline), args) };
+    check(code, "aclrtLaunchHostFunc")
+}
+
+/// Unscoped (`'static`) host functions queued with
+/// [`Stream::launch_host_fn`](crate::Stream::launch_host_fn), by stream.
+///
+/// The registry owns each slot until every task queued on its stream is known
+/// to have finished ([`settle_static_host_fns`]); only then is a host
+/// function that never ran (skipped by a device fault) dropped, and the slot
+/// freed. Until then the runtime may still call the trampoline with it.
+static PENDING_STATIC: Mutex<Vec<(usize, Arc<HostFnSlot>)>> = Mutex::new(Vec::new());
+
+/// Whether `PENDING_STATIC` may be non-empty: lets synchronisation and
+/// destruction of streams skip the lock when no unscoped host function was
+/// ever queued (the common case).
+static ANY_PENDING_STATIC: core::sync::atomic::AtomicBool =
+    core::sync::atomic::AtomicBool::new(false);
+
+/// Queue a `'static` host function on `stream` (`aclrtLaunchHostFunc`); the
+/// stream's context must be current.
+pub(crate) fn launch_static_host_fn(
+    stream: Raw,
+    f: Box<dyn FnOnce() + Send + 'static>,
+) -> Result<()> {
+    let slot = HostFnSlot::new(f);
+    let key = stream.as_ptr() as usize;
+    PENDING_STATIC
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .push((key, Arc::clone(&slot)));
+    ANY_PENDING_STATIC.store(true, core::sync::atomic::Ordering::Release);
+    // SAFETY: the registry holds an `Arc` of `slot` (pushed above) until
+    // `settle_static_host_fns` is called for this stream, which its callers
+    // do only once every task queued there has finished.
+    let queued = unsafe { enqueue(stream, &slot) };
+    if queued.is_err() {
+        // Not queued: the runtime never saw the slot, so the entry can go now.
+        PENDING_STATIC
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .retain(|(_, s)| !Arc::ptr_eq(s, &slot));
+    }
+    queued
+}
+
+/// Release the unscoped host functions of `stream` (`None`: of every
+/// stream). Call only once every task queued there has finished (a
+/// successful synchronisation or destruction of the stream, or finalize):
+/// host functions that never ran are dropped here. Returns the payload of
+/// the first one that panicked.
+pub(crate) fn settle_static_host_fns(stream: Option<Raw>) -> Option<Panic> {
+    if !ANY_PENDING_STATIC.load(core::sync::atomic::Ordering::Acquire) {
+        return None;
+    }
+    let settled: Vec<Arc<HostFnSlot>> = {
+        let mut pending = PENDING_STATIC.lock().unwrap_or_else(|e| e.into_inner());
+        if pending.is_empty() {
+            return None;
+        }
+        let key = stream.map(|s| s.as_ptr() as usize);
+        let mut settled = Vec::new();
+        pending.retain(|(k, slot)| {
+            if key.is_none_or(|key| key == *k) {
+                settled.push(Arc::clone(slot));
+                false
+            } else {
+                true
+            }
+        });
+        settled
+    };
+    let mut panic = None;
+    for slot in settled {
+        if let Some(p) = slot.settle() {
+            panic.get_or_insert(p);
+        }
+    }
+    panic
+}

@@ -1,0 +1,534 @@
+//! Asynchronous work that borrows memory: [`Scope`], [`Lane`], [`InFlight`],
+//! [`Signal`], [`Mark`].
+//!
+//! Asynchronous work exists only inside [`Context::scope`](crate::Context::scope)
+//! (or [`scope_with_timeout`](crate::Context::scope_with_timeout)), whose
+//! closure gets a `&Scope`:
+//! * [`Scope::lane`] enlists a stream of the context as a [`Lane`], branded
+//!   with a fresh `make_guard!`. Work is queued on lanes: [`Lane::copy`]
+//!   (`aclrtMemcpyAsync`), [`Lane::memset`], host functions
+//!   ([`Lane::host_fn`], [`Lane::host_fn_with`]).
+//! * Operands are pinned host memory or device memory of the context
+//!   ([`AsyncSource`], [`AsyncDest`]), borrowed for the rest of the scope:
+//!   `&buffer` to read, `&mut buffer` to write. A written buffer comes back
+//!   as an [`InFlight`] of that lane: use it for more work on the lane, or
+//!   get the `&mut` back with [`InFlight::wait`], which synchronises the
+//!   lane first.
+//! * A buffer moves to another lane with [`Lane::signal`] and
+//!   [`Lane::wait_for`] (an event recorded after its last use, waited for by
+//!   the next lane); [`Lane::mark`] / [`Lane::wait_mark`] order lanes without
+//!   a buffer, and [`Lane::record`] / [`Lane::wait_event`] work with your own
+//!   [`Event`](crate::Event)s.
+//! * When the closure returns (or fails, or panics) the scope synchronises
+//!   every lane before `Context::scope` returns, so the borrows end only when
+//!   the device is done with the memory. Forgetting an `InFlight`, a
+//!   `Signal` or a `Mark` is therefore harmless. With a deadline, a scope
+//!   whose work is late stops it instead ([`Escalation`](crate::Escalation)).
+//!
+//! Misuse is a compile error: a buffer declared inside the closure, a
+//! buffer in flight on another lane, memory or streams of another context,
+//! pageable memory, a lane or `InFlight` returned out of the scope, a scope
+//! sent to another thread (the *Safety model* chapter lists each case).
+//!
+//! The types here are thin wrappers: what makes them sound (the scope that
+//! always synchronises before its borrows end, the parked exclusive borrow,
+//! the lifetime-erased host functions) is the private `ffi::scope` module,
+//! next to the `unsafe` code it justifies.
+
+use core::marker::PhantomData;
+use core::time::Duration;
+
+use generativity::{Guard, Id};
+
+use crate::error::Result;
+use crate::event::{Event, EventKind, EventState, IsRecorded, Recorded};
+use crate::ffi::scope::{Handover, LaneCore, Parked, ScopeBody, ScopeCore, ScopeEvent, Source};
+use crate::ffi::{self, Raw};
+use crate::memory::access::CpuVisible;
+use crate::memory::{
+    AsyncDirection, CopyDirection, DeviceRepr, Memory, MemoryMut, PinnedMemory, Place,
+};
+use crate::mode::{Residency, RunMode, memcpy_kind};
+use crate::stream::Stream;
+
+/// A region in which asynchronous work may borrow memory; see
+/// [`Context::scope`](crate::Context::scope).
+///
+/// Enlist streams with [`lane`](Self::lane) and queue work on the lanes;
+/// everything the work borrows stays borrowed until the scope has
+/// synchronised every lane, which it does before `Context::scope` returns.
+///
+/// Neither `Send` nor `Sync`: a scope is driven by the thread that opened it
+/// (use one scope per thread; contexts and streams are shareable).
+pub struct Scope<'scope, 'env: 'scope, 'id: 'env, M: RunMode> {
+    core: &'scope ScopeCore<'scope>,
+    _env: PhantomData<&'env mut &'env ()>,
+    _brand: PhantomData<Id<'id>>,
+    _mode: PhantomData<M>,
+}
+
+impl<M: RunMode> core::fmt::Debug for Scope<'_, '_, '_, M> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Scope")
+            .field("context", &self.core.context().as_ptr())
+            .field("streams", &self.core.stream_count())
+            .finish()
+    }
+}
+
+/// The closure of [`Context::scope`](crate::Context::scope), as
+/// `ffi::scope::run` runs it.
+struct Body<'env, 'id, M, R, F> {
+    f: F,
+    _env: PhantomData<&'env mut &'env ()>,
+    _brand: PhantomData<Id<'id>>,
+    _out: PhantomData<(M, fn() -> R)>,
+}
+
+impl<'env, 'id: 'env, M, R, F> ScopeBody for Body<'env, 'id, M, R, F>
+where
+    M: RunMode,
+    F: for<'scope> FnOnce(&'scope Scope<'scope, 'env, 'id, M>) -> Result<R>,
+{
+    type Output = R;
+    type Scope<'scope>
+        = Scope<'scope, 'env, 'id, M>
+    where
+        Self: 'scope;
+
+    fn wrap<'scope>(core: &'scope ScopeCore<'scope>) -> Scope<'scope, 'env, 'id, M>
+    where
+        Self: 'scope,
+    {
+        Scope {
+            core,
+            _env: PhantomData,
+            _brand: PhantomData,
+            _mode: PhantomData,
+        }
+    }
+
+    fn call<'scope>(self, scope: &'scope Scope<'scope, 'env, 'id, M>) -> Result<R>
+    where
+        Self: 'scope,
+    {
+        (self.f)(scope)
+    }
+}
+
+/// Open a scope on context `ctx`, run `f`, and synchronise every stream it
+/// used before returning (also on error and on panic). With a `timeout`, the
+/// synchronisation is bounded: see [`Escalation`](crate::Escalation).
+pub(crate) fn run<'env, 'id: 'env, M, R, F>(ctx: Raw, timeout: Option<Duration>, f: F) -> Result<R>
+where
+    M: RunMode,
+    F: for<'scope> FnOnce(&'scope Scope<'scope, 'env, 'id, M>) -> Result<R>,
+{
+    ffi::scope::run(
+        ctx,
+        timeout,
+        Body {
+            f,
+            _env: PhantomData,
+            _brand: PhantomData,
+            _out: PhantomData,
+        },
+    )
+}
+
+impl<'scope, 'env, 'id, M: RunMode> Scope<'scope, 'env, 'id, M> {
+    /// Enlist `stream` in this scope as a lane, branded `'sid` by `guard`
+    /// (from [`make_guard!`](crate::make_guard)). Buffers in flight on one lane
+    /// can reach another only through [`Lane::signal`] / [`Lane::wait_for`].
+    ///
+    /// # Compile errors
+    /// Using an [`InFlight`] of another lane, or memory, streams or events
+    /// of another context, makes two brands meet. Rust reports that as
+    /// `E0716 temporary value dropped while borrowed` (or "lifetime may not
+    /// live long enough") **at one of the `make_guard!` lines**, not at the
+    /// call that mixed them: look for the call that uses operands of two
+    /// lanes (or contexts), and hand the buffer over with
+    /// `lane_b.wait_for(lane_a.signal(x)?)?`.
+    pub fn lane<'sid>(
+        &'scope self,
+        stream: &'scope Stream<'_, 'id>,
+        guard: Guard<'sid>,
+    ) -> Lane<'scope, 'env, 'id, 'sid, M> {
+        Lane {
+            core: LaneCore::new(self.core, stream, guard),
+            _scope: PhantomData,
+        }
+    }
+}
+
+/// A stream enlisted in a [`Scope`], branded `'sid`: the place where
+/// asynchronous work is queued.
+pub struct Lane<'scope, 'env, 'id, 'sid, M: RunMode> {
+    core: LaneCore<'scope, 'sid>,
+    _scope: PhantomData<&'scope Scope<'scope, 'env, 'id, M>>,
+}
+
+impl<M: RunMode> core::fmt::Debug for Lane<'_, '_, '_, '_, M> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Lane")
+            .field("stream", &self.core.stream().as_ptr())
+            .finish()
+    }
+}
+
+/// A buffer with asynchronous work queued on the lane branded `'sid`.
+///
+/// Holds the exclusive borrow of the buffer for the rest of the scope. Use it
+/// as the operand of more work on the same lane, hand it to another lane
+/// ([`Lane::signal`], [`Lane::wait_for`]), or get the `&mut` back with
+/// [`InFlight::wait`], which synchronises the lane first. Forgetting it is
+/// harmless: the buffer stays borrowed until the scope has synchronised.
+#[must_use = "a buffer in flight stays borrowed until the scope ends; `wait()` gives it back"]
+pub struct InFlight<'scope, 'sid, D: ?Sized> {
+    parked: Parked<'scope, 'sid, D>,
+    len: usize,
+}
+
+/// The `Debug` of an [`InFlight`] (also inside a [`Signal`]).
+fn fmt_in_flight<D: ?Sized>(
+    parked: &Parked<'_, '_, D>,
+    len: usize,
+    f: &mut core::fmt::Formatter<'_>,
+) -> core::fmt::Result {
+    f.debug_struct("InFlight")
+        .field("address", &parked.address())
+        .field("len", &len)
+        .field("stream", &parked.stream().as_ptr())
+        .finish()
+}
+
+impl<D: ?Sized> core::fmt::Debug for InFlight<'_, '_, D> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        fmt_in_flight(&self.parked, self.len, f)
+    }
+}
+
+impl<'scope, 'sid, D: ?Sized> InFlight<'scope, 'sid, D> {
+    /// Number of elements.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether there are no elements.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Synchronise the lane (`aclrtSynchronizeStream`) and give the buffer
+    /// back to the CPU for the rest of the scope.
+    ///
+    /// On error (e.g. a device fault reported by the synchronisation) the
+    /// buffer stays borrowed until the scope ends.
+    #[doc(alias = "aclrtSynchronizeStream")]
+    pub fn wait(self) -> Result<&'scope mut D> {
+        self.parked.wait()
+    }
+}
+
+/// A buffer handed from one lane to others: an event recorded on the
+/// source lane after the buffer's last use there. Consume it with
+/// [`Lane::wait_for`] on the lane that continues.
+#[must_use = "a signal does nothing until a lane waits for it"]
+pub struct Signal<'scope, 'id, 'sid, D: ?Sized> {
+    handover: Handover<'scope, 'sid, D>,
+    len: usize,
+    _brand: PhantomData<Id<'id>>,
+}
+
+impl<D: ?Sized> core::fmt::Debug for Signal<'_, '_, '_, D> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        struct Item<'a, 'scope, 'sid, D: ?Sized>(&'a Parked<'scope, 'sid, D>, usize);
+        impl<D: ?Sized> core::fmt::Debug for Item<'_, '_, '_, D> {
+            fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+                fmt_in_flight(self.0, self.1, f)
+            }
+        }
+        f.debug_struct("Signal")
+            .field("event", &self.handover.event().as_ptr())
+            .field("item", &Item(self.handover.item(), self.len))
+            .finish()
+    }
+}
+
+/// A point on a lane that several other lanes of the same context may wait
+/// for ([`Lane::mark`], [`Lane::wait_mark`]).
+#[derive(Clone, Copy, Debug)]
+pub struct Mark<'scope, 'id, 'sid> {
+    event: ScopeEvent<'scope>,
+    _p: PhantomData<(&'scope (), Id<'id>, Id<'sid>)>,
+}
+
+mod sealed {
+    pub trait Operand {}
+}
+
+/// A source operand of asynchronous work on the lane branded `'sid`.
+///
+/// Implemented by `&'scope S` for pinned or device memory `S` of the same
+/// context (shared for the rest of the scope), and by `&InFlight` of the
+/// same lane. Sealed.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be read by asynchronous work on this lane",
+    label = "not a source for this lane",
+    note = "sources are `&buffer` (a `HostBuffer` or `DeviceBuffer` of this context, borrowed for the whole scope) or `&in_flight` of THIS lane",
+    note = "a buffer in flight on another lane must be handed over first: `let s = lane_a.signal(x)?; let x = lane_b.wait_for(s)?;`",
+    note = "pageable memory (`Vec`, slices) cannot be used asynchronously: use the synchronous `Context::copy`"
+)]
+pub trait AsyncSource<'scope, 'id, 'sid>: sealed::Operand {
+    /// The element type.
+    type Elem: DeviceRepr;
+    /// Where the source lies.
+    type Place: Place;
+    #[doc(hidden)]
+    const RESIDENCY: Residency;
+    #[doc(hidden)]
+    fn source(&self, lane: &LaneCore<'scope, 'sid>) -> (Source<'_, 'sid>, usize);
+}
+
+impl<S: ?Sized> sealed::Operand for &S {}
+impl<'scope, 'id, 'sid, S> AsyncSource<'scope, 'id, 'sid> for &'scope S
+where
+    S: PinnedMemory<'id> + ?Sized,
+{
+    type Elem = S::Elem;
+    type Place = S::Place;
+    const RESIDENCY: Residency = S::RESIDENCY;
+    fn source(&self, lane: &LaneCore<'scope, 'sid>) -> (Source<'_, 'sid>, usize) {
+        (Source::shared(lane, *self), Memory::len(*self))
+    }
+}
+
+impl<'scope, 'id, 'sid, D> AsyncSource<'scope, 'id, 'sid> for &InFlight<'scope, 'sid, D>
+where
+    D: PinnedMemory<'id> + ?Sized,
+{
+    type Elem = D::Elem;
+    type Place = D::Place;
+    const RESIDENCY: Residency = D::RESIDENCY;
+    fn source(&self, _lane: &LaneCore<'scope, 'sid>) -> (Source<'_, 'sid>, usize) {
+        (Source::in_flight(&self.parked), self.len)
+    }
+}
+
+/// A destination operand of asynchronous work on the lane branded `'sid`.
+///
+/// Implemented by `&'scope mut D` (pinned or device memory of the same
+/// context, not yet in flight) and by an [`InFlight`] of the same lane. Sealed.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be written by asynchronous work on this lane",
+    label = "not a destination for this lane",
+    note = "destinations are `&mut buffer` (a `HostBuffer` or `DeviceBuffer` of this context, borrowed for the whole scope) or an `InFlight` of THIS lane, by value",
+    note = "a buffer in flight on another lane must be handed over first: `let s = lane_a.signal(x)?; let x = lane_b.wait_for(s)?;`"
+)]
+pub trait AsyncDest<'scope, 'id, 'sid>: sealed::Operand + Sized {
+    /// The buffer type.
+    type Target: PinnedMemory<'id> + MemoryMut<'id> + ?Sized;
+    #[doc(hidden)]
+    fn into_parked(
+        self,
+        lane: &LaneCore<'scope, 'sid>,
+    ) -> (Parked<'scope, 'sid, Self::Target>, usize);
+}
+
+impl<S: ?Sized> sealed::Operand for &mut S {}
+impl<'scope, 'id, 'sid, D> AsyncDest<'scope, 'id, 'sid> for &'scope mut D
+where
+    D: PinnedMemory<'id> + MemoryMut<'id> + ?Sized,
+{
+    type Target = D;
+    fn into_parked(self, lane: &LaneCore<'scope, 'sid>) -> (Parked<'scope, 'sid, D>, usize) {
+        let len = Memory::len(&*self);
+        (lane.park(self), len)
+    }
+}
+
+impl<'scope, 'sid, D: ?Sized> sealed::Operand for InFlight<'scope, 'sid, D> {}
+impl<'scope, 'id, 'sid, D> AsyncDest<'scope, 'id, 'sid> for InFlight<'scope, 'sid, D>
+where
+    D: PinnedMemory<'id> + MemoryMut<'id> + ?Sized,
+{
+    type Target = D;
+    fn into_parked(self, _lane: &LaneCore<'scope, 'sid>) -> (Parked<'scope, 'sid, D>, usize) {
+        (self.parked, self.len)
+    }
+}
+
+impl<'scope, 'env, 'id, 'sid, M: RunMode> Lane<'scope, 'env, 'id, 'sid, M> {
+    /// Queue a copy of all of `src` into `dst` (`aclrtMemcpyAsync`); returns
+    /// at once. The memcpy kind is computed at compile time from the run mode
+    /// and both residencies. Errors: [`Error::LengthMismatch`](crate::Error::LengthMismatch)
+    /// before anything is queued; the runtime's error.
+    #[doc(alias = "aclrtMemcpyAsync")]
+    pub fn copy<S, X>(&self, src: S, dst: X) -> Result<InFlight<'scope, 'sid, X::Target>>
+    where
+        S: AsyncSource<'scope, 'id, 'sid>,
+        X: AsyncDest<'scope, 'id, 'sid>,
+        X::Target: Memory<'id, Elem = S::Elem>,
+        S::Place: CopyDirection<<X::Target as Memory<'id>>::Place>,
+        <S::Place as CopyDirection<<X::Target as Memory<'id>>::Place>>::Direction:
+            AsyncDirection<M>,
+    {
+        let kind =
+            const { memcpy_kind(M::KIND, S::RESIDENCY, <X::Target as Memory<'id>>::RESIDENCY) };
+        let (source, src_len) = src.source(&self.core);
+        let (parked, len) = dst.into_parked(&self.core);
+        if src_len != len {
+            return Err(crate::Error::LengthMismatch {
+                src: src_len,
+                dst: len,
+            });
+        }
+        let parked = self.core.copy(source, parked, kind)?;
+        Ok(InFlight { parked, len })
+    }
+
+    /// Queue setting every byte of `dst` to `byte` (`aclrtMemsetAsync`).
+    #[doc(alias = "aclrtMemsetAsync")]
+    pub fn memset<X>(&self, dst: X, byte: u8) -> Result<InFlight<'scope, 'sid, X::Target>>
+    where
+        X: AsyncDest<'scope, 'id, 'sid>,
+    {
+        let (parked, len) = dst.into_parked(&self.core);
+        let parked = self.core.memset(parked, byte)?;
+        Ok(InFlight { parked, len })
+    }
+
+    /// Queue a host function (`aclrtLaunchHostFunc`): `f` runs on a runtime
+    /// thread after the work queued before it, and the lane waits for it.
+    ///
+    /// `f` may borrow anything that outlives the scope (`'scope`), because
+    /// the scope synchronises before it returns. A panic in `f` is caught on
+    /// the runtime thread (it never unwinds through C) and resumed on the
+    /// scope's thread once the scope has synchronised.
+    ///
+    /// # Calling the runtime from `f`
+    /// `f` runs on the runtime's callback thread while its stream waits for
+    /// it. Calls that wait for the device there could wait for that very
+    /// stream, so they are refused with [`Error::InCallback`](crate::Error::InCallback):
+    /// stream, event and device synchronisation, [`InFlight::wait`],
+    /// destroying a stream or context, resetting a device, finalising, and
+    /// opening a scope. A `Device` or `Stream` dropped inside `f` therefore
+    /// stays open (a leak, which keeps its parents alive). Non-blocking calls
+    /// (allocation, synchronous copies) work. The refusal is per thread: a
+    /// thread that `f` spawns and joins is not refused, and if it waits for
+    /// `f`'s stream the two wait for each other, as a thread joining itself
+    /// would; do not block `f` on such a thread.
+    #[doc(alias = "aclrtLaunchHostFunc")]
+    pub fn host_fn<F>(&self, f: F) -> Result<()>
+    where
+        F: FnOnce() + Send + 'scope,
+    {
+        self.core.host_fn(Box::new(f))
+    }
+
+    /// Queue a host function that works on a buffer in order with the other
+    /// work of this lane (`aclrtLaunchHostFunc`): `f` gets the buffer's
+    /// elements as a [`PinnedSlice`](crate::PinnedSlice) once the work queued
+    /// before it is done — e.g. a compute step between a host-to-device and
+    /// a device-to-host copy. In host run mode it dereferences to `&mut [T]`;
+    /// in device run mode (where the memory is device memory of this
+    /// context) it offers its element API only, so that it cannot pass for
+    /// pageable memory of another context.
+    #[doc(alias = "aclrtLaunchHostFunc")]
+    pub fn host_fn_with<X, F>(&self, target: X, f: F) -> Result<InFlight<'scope, 'sid, X::Target>>
+    where
+        X: AsyncDest<'scope, 'id, 'sid>,
+        X::Target: CpuVisible,
+        <X::Target as CpuVisible>::Item: DeviceRepr,
+        F: FnOnce(&mut crate::PinnedSlice<'id, <X::Target as CpuVisible>::Item, M>) + Send + 'scope,
+    {
+        let (parked, len) = target.into_parked(&self.core);
+        // The elements are pinned memory of this context (`X::Target` is a
+        // `HostBuffer` or `PinnedSlice` branded `'id`, in run mode `M`).
+        let parked = self
+            .core
+            .host_fn_with(parked, move |items| f(ffi::pinned_slice_mut(items)))?;
+        Ok(InFlight { parked, len })
+    }
+
+    /// Record an event after the last use of `item` on this lane, to hand
+    /// it to another lane ([`Lane::wait_for`]).
+    #[doc(alias = "aclrtRecordEvent")]
+    pub fn signal<D: ?Sized>(
+        &self,
+        item: InFlight<'scope, 'sid, D>,
+    ) -> Result<Signal<'scope, 'id, 'sid, D>> {
+        let len = item.len;
+        Ok(Signal {
+            handover: self.core.signal(item.parked)?,
+            len,
+            _brand: PhantomData,
+        })
+    }
+
+    /// Make this lane wait for `signal` (`aclrtStreamWaitEvent`) and take over
+    /// the buffer it carries: work queued here after this call runs after
+    /// the work queued on the signalling lane before the signal.
+    #[doc(alias = "aclrtStreamWaitEvent")]
+    pub fn wait_for<'other, D: ?Sized>(
+        &self,
+        signal: Signal<'scope, 'id, 'other, D>,
+    ) -> Result<InFlight<'scope, 'sid, D>> {
+        let len = signal.len;
+        Ok(InFlight {
+            parked: self.core.wait_for(signal.handover)?,
+            len,
+        })
+    }
+
+    /// Record a point on this lane that any number of lanes may wait for
+    /// ([`Lane::wait_mark`]).
+    #[doc(alias = "aclrtRecordEvent")]
+    pub fn mark(&self) -> Result<Mark<'scope, 'id, 'sid>> {
+        Ok(Mark {
+            event: self.core.mark()?,
+            _p: PhantomData,
+        })
+    }
+
+    /// Make this lane wait for a [`Mark`] of another lane (`aclrtStreamWaitEvent`).
+    #[doc(alias = "aclrtStreamWaitEvent")]
+    pub fn wait_mark<'other>(&self, mark: Mark<'scope, 'id, 'other>) -> Result<()> {
+        self.core.wait_mark(mark.event)
+    }
+
+    /// Make this lane wait for a recorded event of this context
+    /// (`aclrtStreamWaitEvent`). The event is borrowed until the scope has
+    /// synchronised, so it cannot be destroyed while the wait is pending.
+    #[doc(alias = "aclrtStreamWaitEvent")]
+    pub fn wait_event<K: EventKind, S: IsRecorded>(
+        &self,
+        event: &'scope Event<'_, 'id, K, S>,
+    ) -> Result<()> {
+        self.core.wait_event(event)
+    }
+
+    /// Record a user event on this lane (`aclrtRecordEvent`).
+    #[doc(alias = "aclrtRecordEvent")]
+    pub fn record<'e, K: EventKind, S: EventState>(
+        &self,
+        event: Event<'e, 'id, K, S>,
+    ) -> Result<Event<'e, 'id, K, Recorded>> {
+        self.core.record(&event)?;
+        Ok(event.into_recorded())
+    }
+
+    /// Block until all work queued on this lane has finished
+    /// (`aclrtSynchronizeStream`). Buffers stay in flight; use
+    /// [`InFlight::wait`] to get one back.
+    #[doc(alias = "aclrtSynchronizeStream")]
+    pub fn synchronize(&self) -> Result<()> {
+        self.core.synchronize()
+    }
+
+    /// Whether all work queued on this lane has finished (`aclrtStreamQuery`).
+    #[doc(alias = "aclrtStreamQuery")]
+    pub fn is_complete(&self) -> Result<bool> {
+        self.core.is_complete()
+    }
+}
