@@ -49,6 +49,11 @@
 //!   `Stream`, `Event` and buffers are `Send + Sync` (the runtime is
 //!   thread-safe and each call makes its context current); `Scope`, `Lane`
 //!   and `InFlight` are neither (a scope belongs to the thread that opened it).
+//! * All `unsafe` code is in one private module, `ffi`, next to the
+//!   argument that justifies it; the rest of the crate is compiled with
+//!   `#![deny(unsafe_code)]`, so the compiler checks that no `unsafe` (block,
+//!   `unsafe impl`, `unsafe fn`) appears anywhere else.
+#![deny(unsafe_code)]
 #![deny(unsafe_op_in_unsafe_fn)]
 
 mod acl;
@@ -56,6 +61,9 @@ mod context;
 mod device;
 mod error;
 mod event;
+// The only module with `unsafe` code: its own docs say what each
+// `unsafe` relies on, and `deny(unsafe_code)` keeps it the only one.
+#[allow(unsafe_code)]
 mod ffi;
 mod memory;
 mod mode;
