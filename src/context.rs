@@ -506,9 +506,11 @@ pub(crate) fn timeout_ms(timeout: core::time::Duration) -> Result<i32> {
 /// The default context of a device, as a view: everything a [`Context`] can
 /// do (through `Deref`) except being destroyed.
 ///
-/// There is no way to destroy it from Rust: it has no `destroy` method, its
-/// `Drop` does nothing, and `Deref` only lends `&Context`. It is released
-/// when the device is reset.
+/// There is no way to destroy it from Rust: its [`destroy`](Self::destroy)
+/// cannot be called (it is bound by [`Destroyable`], a trait with no
+/// implementation, so that the compiler says why), its `Drop` does nothing,
+/// and `Deref` only lends `&Context`. It is released when the device is
+/// reset.
 pub struct DefaultContext<'dev, 'id, M: RunMode> {
     inner: ManuallyDrop<Context<'dev, 'id, M>>,
 }

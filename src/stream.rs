@@ -176,7 +176,9 @@ impl Drop for Stream<'_, '_> {
 /// The default stream of a context, as a view: everything a [`Stream`] can
 /// do (through `Deref`) except being destroyed.
 ///
-/// It has no `destroy` method, its `Drop` does nothing, and `Deref` only
+/// Its [`destroy`](Self::destroy) cannot be called (it is bound by
+/// [`Destroyable`](crate::Destroyable), a trait with no implementation, so
+/// that the compiler says why), its `Drop` does nothing, and `Deref` only
 /// lends `&Stream`. The runtime releases it with its context.
 pub struct DefaultStream<'ctx, 'id> {
     inner: ManuallyDrop<Stream<'ctx, 'id>>,
