@@ -4,24 +4,13 @@
 use core::marker::PhantomData;
 use core::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
 
-use crate::device::Device;
+use crate::device::{Device, DeviceSlot};
 use crate::error::{Error, Result};
 use crate::ffi;
 use crate::mode::{DeviceMode, HostMode, RunMode, RunModeKind};
 
 /// Whether an [`Acl`] is alive in this process.
 static LIVE: AtomicBool = AtomicBool::new(false);
-
-/// Per-device bookkeeping owned by [`Acl`]; a [`Device`] is a reference to one.
-#[derive(Debug)]
-pub(crate) struct DeviceSlot {
-    pub(crate) id: i32,
-    /// The device's default context, recorded at each `aclrtSetDevice`.
-    pub(crate) default_ctx: AtomicPtr<core::ffi::c_void>,
-    /// Live [`PeerAccess`](crate::PeerAccess) tokens from this device, by
-    /// peer id: access is enabled with the first and disabled with the last.
-    pub(crate) peer_tokens: std::sync::Mutex<Vec<u32>>,
-}
 
 /// The initialised AscendCL runtime of this process (`aclInit`).
 ///

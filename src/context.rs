@@ -7,8 +7,8 @@ use core::ops::Deref;
 
 use generativity::{Guard, Id};
 
-use crate::device::PeerAccess;
 use crate::error::{Error, Result};
+use crate::event::{Event, EventKind, Timing, Unrecorded};
 use crate::ffi::{self, DeviceAlloc, Raw};
 use crate::memory::{
     DeviceBuffer, DeviceMemory, DeviceRepr, HostBuffer, HostBufferUninit, HostMemory, Memory,
@@ -16,7 +16,7 @@ use crate::memory::{
 };
 use crate::mode::{HostRunMode, RunMode, memcpy_kind};
 use crate::scope::{self, Scope};
-use crate::stream::{DefaultStream, Stream, StreamFlags};
+use crate::stream::{DefaultStream, Destroyable, Stream, StreamFlags};
 
 /// Page policy of a device allocation (`aclrtMemMallocPolicy`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -166,7 +166,7 @@ impl<'dev, 'id, M: RunMode> Context<'dev, 'id, M> {
     /// [`kind`](Error::kind) is [`Timeout`](crate::ErrorKind::Timeout).
     #[doc(alias = "aclrtSynchronizeDeviceWithTimeout")]
     pub fn synchronize_timeout(&self, timeout: core::time::Duration) -> Result<()> {
-        let ms = timeout_ms(timeout)?;
+        let ms = ffi::timeout_ms(timeout)?;
         ffi::make_current(self.raw)?;
         ffi::synchronize_device_timeout(ms)
     }
@@ -415,44 +415,6 @@ impl<'dev, 'id, M: RunMode> Context<'dev, 'id, M> {
         dst.copy_init(src.raw(), kind)
     }
 
-    /// Copy device memory of this context to device memory of a context on
-    /// another device (`aclrtMemcpy`, `ACL_MEMCPY_DEVICE_TO_DEVICE`), which
-    /// needs peer access from this device to the other: the `access` value
-    /// proves it was enabled.
-    ///
-    /// Errors: [`Error::PeerAccess`] when `access` does not go from this
-    /// context's device to `dst_ctx`'s device.
-    #[doc(alias = "aclrtMemcpy")]
-    pub fn copy_to_peer<'id2, S, D, M2>(
-        &self,
-        access: &PeerAccess<'_, '_, M>,
-        dst_ctx: &Context<'_, 'id2, M2>,
-        src: &S,
-        dst: &mut D,
-    ) -> Result<()>
-    where
-        M2: RunMode,
-        S: DeviceMemory<'id> + ?Sized,
-        D: DeviceMemory<'id2> + MemoryMut<'id2, Elem = S::Elem> + ?Sized,
-    {
-        check_len(src.len(), dst.len())?;
-        let to = dst_ctx.device_id()?;
-        let from = self.device_id()?;
-        if access.from_device() != from || access.to_device() != to {
-            return Err(Error::PeerAccess {
-                from,
-                to,
-                reason: "the PeerAccess given enables another pair of devices",
-            });
-        }
-        ffi::make_current(self.raw)?;
-        ffi::mem::memcpy(
-            dst.raw_mut(),
-            src.raw(),
-            aclrt_sys::ACL_MEMCPY_DEVICE_TO_DEVICE,
-        )
-    }
-
     /// Set every byte of `dst` to `byte` (`aclrtMemset`), synchronously.
     ///
     /// Only runtime memory (device or pinned host memory): `aclrtMemset` on
@@ -478,6 +440,34 @@ impl<'dev, 'id, M: RunMode> Context<'dev, 'id, M> {
         let this = ManuallyDrop::new(self);
         ffi::destroy_context(this.raw)
     }
+
+    // ------------------------------------------------------------ events
+
+    /// Create a timing event (`aclrtCreateEvent`).
+    #[doc(alias = "aclrtCreateEvent")]
+    pub fn create_event(&self) -> Result<Event<'_, 'id, Timing, Unrecorded>> {
+        self.create_event_of::<Timing>()
+    }
+
+    /// Create an event of kind `K` (`aclrtCreateEvent` for [`Timing`],
+    /// `aclrtCreateEventWithFlag(ACL_EVENT_SYNC)` for [`SyncOnly`](crate::SyncOnly)).
+    #[doc(alias = "aclrtCreateEventWithFlag")]
+    pub fn create_event_of<K: EventKind>(&self) -> Result<Event<'_, 'id, K, Unrecorded>> {
+        ffi::make_current(self.raw())?;
+        let raw = if K::FLAG == 0 {
+            ffi::create_event(self.raw())?
+        } else {
+            ffi::create_event_with_flag(self.raw(), K::FLAG)?
+        };
+        Ok(Event::from_raw(raw))
+    }
+
+    /// How many more events this context's device can create (`aclrtGetEventAvailNum`).
+    #[doc(alias = "aclrtGetEventAvailNum")]
+    pub fn events_available(&self) -> Result<u32> {
+        ffi::make_current(self.raw())?;
+        ffi::event_available()
+    }
 }
 
 impl<M: RunMode> Drop for Context<'_, '_, M> {
@@ -487,19 +477,11 @@ impl<M: RunMode> Drop for Context<'_, '_, M> {
     }
 }
 
-fn check_len(src: usize, dst: usize) -> Result<()> {
+pub(crate) fn check_len(src: usize, dst: usize) -> Result<()> {
     if src == dst {
         Ok(())
     } else {
         Err(Error::LengthMismatch { src, dst })
-    }
-}
-
-pub(crate) fn timeout_ms(timeout: core::time::Duration) -> Result<i32> {
-    let millis = timeout.as_millis();
-    match i32::try_from(millis) {
-        Ok(ms) if ms > 0 => Ok(ms),
-        _ => Err(Error::InvalidTimeout { millis }),
     }
 }
 
@@ -532,16 +514,6 @@ impl<'dev, 'id, M: RunMode> DefaultContext<'dev, 'id, M> {
         unreachable!("Destroyable has no implementation")
     }
 }
-
-/// Implemented by nothing: bounds the `destroy` methods of
-/// [`DefaultContext`] and [`DefaultStream`](crate::DefaultStream), which the
-/// runtime never lets you destroy.
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` cannot be destroyed: the runtime owns the default context and the default stream",
-    label = "the default context and stream are views, not owners",
-    note = "`Device::reset` (or dropping the `Device`) releases them; destroy only what you created (`create_context`, `create_stream`)"
-)]
-pub trait Destroyable {}
 
 impl<'dev, 'id, M: RunMode> Deref for DefaultContext<'dev, 'id, M> {
     type Target = Context<'dev, 'id, M>;

@@ -5,11 +5,22 @@ use core::sync::atomic::Ordering;
 
 use generativity::Guard;
 
-use crate::acl::DeviceSlot;
-use crate::context::{Context, DefaultContext};
+use crate::context::{Context, DefaultContext, check_len};
 use crate::error::{Error, Result};
 use crate::ffi::{self, Raw};
+use crate::memory::{DeviceMemory, MemoryMut};
 use crate::mode::RunMode;
+
+/// Per-device bookkeeping owned by [`Acl`](crate::Acl); a [`Device`] is a reference to one.
+#[derive(Debug)]
+pub(crate) struct DeviceSlot {
+    pub(crate) id: i32,
+    /// The device's default context, recorded at each `aclrtSetDevice`.
+    pub(crate) default_ctx: core::sync::atomic::AtomicPtr<core::ffi::c_void>,
+    /// Live [`PeerAccess`](crate::PeerAccess) tokens from this device, by
+    /// peer id: access is enabled with the first and disabled with the last.
+    pub(crate) peer_tokens: std::sync::Mutex<Vec<u32>>,
+}
 
 /// An open device (`aclrtSetDevice`), borrowing the [`Acl`](crate::Acl) for
 /// `'acl`, in run mode `M`.
@@ -233,5 +244,45 @@ impl<M: RunMode> Drop for PeerAccess<'_, '_, M> {
     fn drop(&mut self) {
         // Drop cannot report; `disable` does.
         let _ = self.release();
+    }
+}
+
+impl<'dev, 'id, M: RunMode> Context<'dev, 'id, M> {
+    /// Copy device memory of this context to device memory of a context on
+    /// another device (`aclrtMemcpy`, `ACL_MEMCPY_DEVICE_TO_DEVICE`), which
+    /// needs peer access from this device to the other: the `access` value
+    /// proves it was enabled.
+    ///
+    /// Errors: [`Error::PeerAccess`] when `access` does not go from this
+    /// context's device to `dst_ctx`'s device.
+    #[doc(alias = "aclrtMemcpy")]
+    pub fn copy_to_peer<'id2, S, D, M2>(
+        &self,
+        access: &PeerAccess<'_, '_, M>,
+        dst_ctx: &Context<'_, 'id2, M2>,
+        src: &S,
+        dst: &mut D,
+    ) -> Result<()>
+    where
+        M2: RunMode,
+        S: DeviceMemory<'id> + ?Sized,
+        D: DeviceMemory<'id2> + MemoryMut<'id2, Elem = S::Elem> + ?Sized,
+    {
+        check_len(src.len(), dst.len())?;
+        let to = dst_ctx.device_id()?;
+        let from = self.device_id()?;
+        if access.from_device() != from || access.to_device() != to {
+            return Err(Error::PeerAccess {
+                from,
+                to,
+                reason: "the PeerAccess given enables another pair of devices",
+            });
+        }
+        ffi::make_current(self.raw())?;
+        ffi::mem::memcpy(
+            dst.raw_mut(),
+            src.raw(),
+            aclrt_sys::ACL_MEMCPY_DEVICE_TO_DEVICE,
+        )
     }
 }

@@ -16,10 +16,8 @@ use core::mem::ManuallyDrop;
 
 use generativity::Id;
 
-use crate::context::{Context, timeout_ms};
 use crate::error::Result;
 use crate::ffi::{self, Raw};
-use crate::mode::RunMode;
 use crate::stream::Stream;
 
 mod sealed {
@@ -136,7 +134,7 @@ impl<K: EventKind, S: EventState> core::fmt::Debug for Event<'_, '_, K, S> {
 }
 
 impl<'ctx, 'id, K: EventKind, S: EventState> Event<'ctx, 'id, K, S> {
-    fn from_raw(raw: Raw) -> Self {
+    pub(crate) fn from_raw(raw: Raw) -> Self {
         Event {
             raw,
             _ctx: PhantomData,
@@ -191,7 +189,7 @@ impl<'ctx, 'id, K: EventKind, S: EventState> Event<'ctx, 'id, K, S> {
     where
         S: IsRecorded,
     {
-        ffi::synchronize_event_timeout(self.raw, timeout_ms(timeout)?)
+        ffi::synchronize_event_timeout(self.raw, ffi::timeout_ms(timeout)?)
     }
 
     /// Whether the captured work has finished (`aclrtQueryEventStatus`).
@@ -222,34 +220,6 @@ impl<K: EventKind, S: EventState> Drop for Event<'_, '_, K, S> {
             let _ = ffi::synchronize_event(self.raw);
         }
         let _ = ffi::destroy_event(self.raw);
-    }
-}
-
-impl<'dev, 'id, M: RunMode> Context<'dev, 'id, M> {
-    /// Create a timing event (`aclrtCreateEvent`).
-    #[doc(alias = "aclrtCreateEvent")]
-    pub fn create_event(&self) -> Result<Event<'_, 'id, Timing, Unrecorded>> {
-        self.create_event_of::<Timing>()
-    }
-
-    /// Create an event of kind `K` (`aclrtCreateEvent` for [`Timing`],
-    /// `aclrtCreateEventWithFlag(ACL_EVENT_SYNC)` for [`SyncOnly`]).
-    #[doc(alias = "aclrtCreateEventWithFlag")]
-    pub fn create_event_of<K: EventKind>(&self) -> Result<Event<'_, 'id, K, Unrecorded>> {
-        ffi::make_current(self.raw())?;
-        let raw = if K::FLAG == 0 {
-            ffi::create_event(self.raw())?
-        } else {
-            ffi::create_event_with_flag(self.raw(), K::FLAG)?
-        };
-        Ok(Event::from_raw(raw))
-    }
-
-    /// How many more events this context's device can create (`aclrtGetEventAvailNum`).
-    #[doc(alias = "aclrtGetEventAvailNum")]
-    pub fn events_available(&self) -> Result<u32> {
-        ffi::make_current(self.raw())?;
-        ffi::event_available()
     }
 }
 

@@ -71,7 +71,7 @@ mod scope;
 mod stream;
 
 pub use acl::{Acl, Detected, Runtime};
-pub use context::{Context, DefaultContext, Destroyable, MallocPolicy};
+pub use context::{Context, DefaultContext, MallocPolicy};
 pub use device::{Device, MemoryInfo, PeerAccess};
 pub use error::{Error, ErrorKind, Escalation, Result};
 pub use event::{
@@ -88,7 +88,7 @@ pub use mode::{
     DeviceMode, DeviceRunMode, HostMode, HostRunMode, Residency, RunMode, RunModeKind, memcpy_kind,
 };
 pub use scope::{AsyncDest, AsyncSource, InFlight, Lane, Mark, Scope, Signal};
-pub use stream::{DefaultStream, Stream, StreamFlags};
+pub use stream::{DefaultStream, Destroyable, Stream, StreamFlags};
 
 /// Identity brands: `make_guard!(g)` makes a `Guard<'id>` with a lifetime no
 /// other guard has; a context created with it carries that brand.

@@ -7,7 +7,6 @@ use core::ops::Deref;
 
 use generativity::Id;
 
-use crate::context::timeout_ms;
 use crate::error::Result;
 use crate::ffi::{self, Raw};
 
@@ -115,7 +114,7 @@ impl<'ctx, 'id> Stream<'ctx, 'id> {
     /// [`kind`](crate::Error::kind) is [`Timeout`](crate::ErrorKind::Timeout).
     #[doc(alias = "aclrtSynchronizeStreamWithTimeout")]
     pub fn synchronize_timeout(&self, timeout: core::time::Duration) -> Result<()> {
-        let ms = timeout_ms(timeout)?;
+        let ms = ffi::timeout_ms(timeout)?;
         self.bind()?;
         ffi::synchronize_stream_timeout(self.raw, ms)
     }
@@ -177,7 +176,7 @@ impl Drop for Stream<'_, '_> {
 /// do (through `Deref`) except being destroyed.
 ///
 /// Its [`destroy`](Self::destroy) cannot be called (it is bound by
-/// [`Destroyable`](crate::Destroyable), a trait with no implementation, so
+/// [`Destroyable`], a trait with no implementation, so
 /// that the compiler says why), its `Drop` does nothing, and `Deref` only
 /// lends `&Stream`. The runtime releases it with its context.
 pub struct DefaultStream<'ctx, 'id> {
@@ -197,11 +196,21 @@ impl<'ctx, 'id> DefaultStream<'ctx, 'id> {
     /// out of a dereference".
     pub fn destroy(self) -> Result<()>
     where
-        Self: crate::context::Destroyable,
+        Self: Destroyable,
     {
         unreachable!("Destroyable has no implementation")
     }
 }
+
+/// Implemented by nothing: bounds the `destroy` methods of
+/// [`DefaultContext`](crate::DefaultContext) and [`DefaultStream`], which the
+/// runtime never lets you destroy.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be destroyed: the runtime owns the default context and the default stream",
+    label = "the default context and stream are views, not owners",
+    note = "`Device::reset` (or dropping the `Device`) releases them; destroy only what you created (`create_context`, `create_stream`)"
+)]
+pub trait Destroyable {}
 
 impl<'ctx, 'id> Deref for DefaultStream<'ctx, 'id> {
     type Target = Stream<'ctx, 'id>;

@@ -124,6 +124,16 @@ pub(crate) fn acl_error(code: sys::aclError, function: &'static str) -> Error {
     }
 }
 
+/// A timeout as the runtime's `int32_t` milliseconds (`1..=i32::MAX`), or
+/// [`Error::InvalidTimeout`].
+pub(crate) fn timeout_ms(timeout: core::time::Duration) -> Result<i32> {
+    let millis = timeout.as_millis();
+    match i32::try_from(millis) {
+        Ok(ms) if ms > 0 => Ok(ms),
+        _ => Err(Error::InvalidTimeout { millis }),
+    }
+}
+
 fn raw(ptr: *mut c_void, function: &'static str) -> Result<Raw> {
     Raw::new(ptr).ok_or_else(|| Error::Acl {
         code: sys::ACL_ERROR_INTERNAL_ERROR,
