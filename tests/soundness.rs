@@ -711,3 +711,55 @@ fn scope_with_extreme_timeouts() -> aclrt::Result<()> {
     assert_clean();
     Ok(())
 }
+
+/// The escalation of a scope's deadline records the user events of the
+/// scope again (their records were discarded by the abort), so that a later
+/// wait does not hang; but not one that was dropped inside the scope: that
+/// would be a use after free of its handle.
+#[test]
+fn escalation_rerecords_live_user_events_only() -> aclrt::Result<()> {
+    let _sim = take(host_config());
+    let acl = Acl::init()?;
+    {
+        let device = acl.require::<HostMode>()?.device(0)?;
+        make_guard!(g);
+        let ctx = device.create_context(g)?;
+        let fast = ctx.create_stream()?;
+        let slow = ctx.create_stream()?;
+        let mut d = ctx.alloc::<u8>(64)?;
+        sim::set_stream_delay(slow.as_raw(), Duration::from_secs(10));
+        let kept = std::cell::RefCell::new(None);
+        let result = ctx.scope_with_timeout(Duration::from_millis(50), |s| {
+            make_guard!(l1);
+            let fast_lane = s.lane(&fast, l1);
+            let event = fast_lane.record(ctx.create_event()?)?;
+            // Waits for the (idle) fast lane, then destroys the event.
+            drop(event);
+            make_guard!(l2);
+            let slow_lane = s.lane(&slow, l2);
+            let _ = slow_lane.memset(&mut d, 1)?;
+            // Recorded on the fast lane behind the slow memset: the abort
+            // discards the record.
+            fast_lane.wait_mark(slow_lane.mark()?)?;
+            *kept.borrow_mut() = Some(fast_lane.record(ctx.create_event()?)?);
+            Ok(())
+        });
+        assert!(
+            matches!(result, Err(Error::ScopeTimeout { .. })),
+            "{result:?}"
+        );
+        // Recorded again on the now idle fast stream: a wait returns.
+        let kept = kept.into_inner().expect("recorded in the scope");
+        kept.synchronize_timeout(Duration::from_secs(2))?;
+        drop(kept);
+        sim::clear_faults();
+        drop(d);
+        slow.destroy()?;
+        fast.destroy()?;
+        ctx.destroy()?;
+        device.reset()?;
+    }
+    acl.finalize()?;
+    assert_clean();
+    Ok(())
+}

@@ -558,6 +558,8 @@ pub(crate) fn create_event_with_flag(owner: Raw, flags: u32) -> Result<Raw> {
 
 /// `aclrtDestroyEvent(ev)`.
 pub(crate) fn destroy_event(ev: Raw) -> Result<()> {
+    // From here on no scope's escalation may record it again.
+    scope::event_destroyed(ev);
     // SAFETY: `ev` is a live event no pending wait depends on (the typed
     // layer borrows it for any wait); it is not used afterwards.
     let code = unsafe { sys::aclrtDestroyEvent(ev.as_ptr()) };

@@ -62,6 +62,8 @@
 
 mod open;
 
+pub(crate) use open::event_destroyed;
+
 use core::cell::RefCell;
 use core::marker::PhantomData;
 use core::mem::ManuallyDrop;
@@ -188,8 +190,8 @@ fn stream_is_gone(e: &Error) -> bool {
 /// work there may wait on what the abort discards: abort them all, and
 /// synchronise without a limit those whose abort failed. The scopes
 /// concerned learn it ([`open::aborted`]); the user events recorded in them
-/// are recorded again on their now idle streams, so that no later wait on
-/// them hangs. Aborts the process only when a stream can neither be aborted
+/// (and not destroyed since) are recorded again on their now idle streams,
+/// so that no later wait on them hangs. Aborts the process only when a stream can neither be aborted
 /// nor synchronised and still exists.
 fn escalate(id: u64) -> Escalation {
     let (streams, events) = open::abort_group(id);
@@ -226,11 +228,13 @@ fn escalate(id: u64) -> Escalation {
             std::process::abort();
         }
     }
-    for (event, stream, ctx) in events {
+    // Only events not destroyed since they were recorded (the user may have
+    // dropped one inside the scope, or on another thread): see `open`.
+    open::rerecord(&events, |event, stream, ctx| {
         if super::make_current(ctx).is_ok() {
             let _ = super::record_event(event, stream);
         }
-    }
+    });
     escalation
 }
 

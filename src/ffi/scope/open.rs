@@ -9,7 +9,7 @@
 //! that was never computed.
 
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use crate::ffi::Raw;
 
@@ -27,6 +27,40 @@ static NEXT: AtomicU64 = AtomicU64::new(1);
 
 fn open() -> std::sync::MutexGuard<'static, Vec<Open>> {
     OPEN.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The user events recorded in some scope and not destroyed since. An
+/// escalation re-records only these, and holds this lock while it does;
+/// [`event_destroyed`] removes an event, under the same lock, before the
+/// event is destroyed. So no handle is recorded after its destruction, even
+/// when the user drops the event inside the scope or on another thread.
+static RECORDED: Mutex<Vec<Raw>> = Mutex::new(Vec::new());
+
+/// Whether `RECORDED` may be non-empty: lets event destruction skip the lock
+/// when no user event was ever recorded in a scope.
+static ANY_RECORDED: AtomicBool = AtomicBool::new(false);
+
+fn recorded_events() -> std::sync::MutexGuard<'static, Vec<Raw>> {
+    RECORDED.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// `event` is about to be destroyed (`aclrtDestroyEvent`): no escalation may
+/// record it any more.
+pub(crate) fn event_destroyed(event: Raw) {
+    if ANY_RECORDED.load(Ordering::Acquire) {
+        recorded_events().retain(|e| *e != event);
+    }
+}
+
+/// Call `record` with each of `events` (event, stream, context) that has not
+/// been destroyed, holding the lock that [`event_destroyed`] takes.
+pub(super) fn rerecord(events: &[(Raw, Raw, Raw)], mut record: impl FnMut(Raw, Raw, Raw)) {
+    let live = recorded_events();
+    for &(event, stream, ctx) in events {
+        if live.contains(&event) {
+            record(event, stream, ctx);
+        }
+    }
 }
 
 pub(super) fn register() -> u64 {
@@ -51,6 +85,13 @@ pub(super) fn enlist(id: u64, stream: Raw, ctx: Raw) {
 }
 
 pub(super) fn recorded(id: u64, event: Raw, stream: Raw, ctx: Raw) {
+    {
+        let mut live = recorded_events();
+        if !live.contains(&event) {
+            live.push(event);
+        }
+    }
+    ANY_RECORDED.store(true, Ordering::Release);
     if let Some(o) = open().iter_mut().find(|o| o.id == id) {
         o.events.push((event, stream, ctx));
     }
