@@ -763,3 +763,44 @@ fn escalation_rerecords_live_user_events_only() -> aclrt::Result<()> {
     assert_clean();
     Ok(())
 }
+
+/// A part of a pinned buffer (`&mut buf[a..b]`, a `PinnedSlice`) as the
+/// destination of asynchronous work: a copy, then a host function that
+/// writes the elements through the address taken when the part was parked
+/// (from an exclusive reborrow), then `wait` gives the part back.
+///
+/// Not in the Miri subset: the simulator writes through its own pointer to
+/// the allocation, not the one it is given, which Stacked and Tree Borrows
+/// count as a foreign write that invalidates every pointer derived from a
+/// reference into the buffer (the part's own, and the host function's).
+/// The device of a real runtime is outside the abstract machine.
+#[test]
+fn pinned_sub_slice_as_async_destination() -> aclrt::Result<()> {
+    let _sim = take(host_config());
+    let acl = Acl::init()?;
+    {
+        let device = acl.require::<HostMode>()?.device(0)?;
+        make_guard!(g);
+        let ctx = device.create_context(g)?;
+        let stream = ctx.create_stream()?;
+        let src = ctx.alloc_from(&[1u32, 2, 3, 4])?;
+        let mut host = ctx.alloc_host_zeroed::<u32>(8)?;
+        ctx.scope(|s| {
+            make_guard!(l);
+            let lane = s.lane(&stream, l);
+            let part = lane.copy(&src, &mut host[2..6])?;
+            let part = lane.host_fn_with(part, |p| p.update_all(|v| v * 10))?;
+            let part = part.wait()?;
+            assert_eq!(part.to_vec(), [10, 20, 30, 40]);
+            Ok(())
+        })?;
+        assert_eq!(host.to_vec(), [0, 0, 10, 20, 30, 40, 0, 0]);
+        drop((src, host));
+        stream.destroy()?;
+        ctx.destroy()?;
+        device.reset()?;
+    }
+    acl.finalize()?;
+    assert_clean();
+    Ok(())
+}

@@ -12,13 +12,14 @@
 //! # The argument
 //! * **`'scope` outlives the work.** A [`ScopeCore<'scope>`](ScopeCore) is
 //!   only made by [`run`], in its own stack frame; the code above gets it
-//!   only as `&'scope ScopeCore<'scope>` inside [`ScopeBody::call`], where
-//!   `'scope` is a generic parameter. So the core cannot be leaked
-//!   (`mem::forget`) or outlive `run`, and whatever is borrowed for `'scope`
-//!   was alive before `run` was called and stays borrowed until `run`
-//!   returns: a value made inside `call` cannot be borrowed for a lifetime
-//!   that is a parameter of `call`. `ScopeCore` is invariant in `'scope`, so
-//!   no such borrow can be shortened.
+//!   only as `&'scope ScopeCore<'scope>`, through [`ScopeBody::wrap`] and
+//!   [`ScopeBody::call`], where `'scope` is a generic parameter. So the core
+//!   cannot be leaked (`mem::forget`) or outlive `run`, and whatever is
+//!   borrowed for `'scope` was alive before `run` was called and stays
+//!   borrowed until `run` returns: a value made inside `call` cannot be
+//!   borrowed for a lifetime that is a parameter of `call`, and `call`'s
+//!   result type cannot name `'scope`. `ScopeCore` is invariant in
+//!   `'scope`, so no such borrow can be shortened to fit a local.
 //! * **`run` waits for the work.** Before it returns — after `call`
 //!   returns, returns an error, or panics (a drop guard in its frame) —
 //!   `run` synchronises every stream enlisted in the core, so no queued
