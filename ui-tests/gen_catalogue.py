@@ -43,7 +43,9 @@ The run-time guarantees that support the compile-time ones:
   `catch_unwind`, and the panic is resumed on the caller's thread after
   synchronisation.
 * **All `unsafe` code** lives in one private module tree (`src/ffi/`), each
-  block with a `// SAFETY:` comment naming its preconditions.
+  block with a `// SAFETY:` comment naming its preconditions; the crate root
+  has `#![deny(unsafe_code)]` with `ffi` the only exception, so the compiler
+  checks it.
 
 """
 

@@ -1,6 +1,6 @@
 // Misuse: destroy a device's default context (`aclrtDestroyContext` on the context `aclrtSetDevice` created).
 // Why it must not compile: the default context is owned by the device and released only by `aclrtResetDevice`.
-// Enforced by: `DefaultContext` has no `destroy`; it only lends `&Context` through `Deref`, so `Context::destroy(self)` cannot move it out.
+// Enforced by: `DefaultContext::destroy` exists only to explain the rule: it requires `Destroyable`, a trait with no implementation; and `Deref` only lends `&Context`, so `Context::destroy(self)` cannot move it out.
 use aclrt::{Acl, HostMode, make_guard};
 
 fn main() -> Result<(), aclrt::Error> {

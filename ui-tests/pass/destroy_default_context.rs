@@ -1,6 +1,6 @@
 // Right way: use the default context and let the device release it (`Device::reset`); destroy only contexts you created.
 // Why it compiles: `DefaultContext` is a view with no drop code; once unused it no longer borrows the device, which can then be reset.
-// Enforced by: `DefaultContext` (no `destroy`, `Deref<Target = Context>` only).
+// Enforced by: `DefaultContext` (a `destroy` that cannot be called, `Deref<Target = Context>` only).
 use aclrt::{Acl, HostMode, make_guard};
 
 fn main() -> Result<(), aclrt::Error> {

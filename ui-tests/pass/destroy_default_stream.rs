@@ -1,6 +1,6 @@
 // Right way: use the default stream and simply let it go; the runtime releases it with its context.
 // Why it compiles: only a `Stream` from `create_stream` is destroyed explicitly; `DefaultStream` is a view that is never destroyed.
-// Enforced by: `DefaultStream` (no `destroy`, `Deref<Target = Stream>` only).
+// Enforced by: `DefaultStream` (a `destroy` that cannot be called, `Deref<Target = Stream>` only).
 use aclrt::{Acl, HostMode, make_guard};
 
 fn main() -> Result<(), aclrt::Error> {
