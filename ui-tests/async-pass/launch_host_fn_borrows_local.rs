@@ -12,7 +12,7 @@ fn main() -> aclrt::Result<()> {
         make_guard!(guard);
         let ctx = device.create_context(guard)?;
         let stream = ctx.create_stream()?;
-        let data = vec![1u32, 2, 3];
+        let data = [1u32, 2, 3];
         let (tx, rx) = mpsc::channel();
         stream.launch_host_fn(move || tx.send(data.iter().sum::<u32>()).unwrap())?;
         stream.synchronize()?;

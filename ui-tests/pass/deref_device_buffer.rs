@@ -12,7 +12,7 @@ fn main() -> Result<(), aclrt::Error> {
     let mut pinned = ctx.alloc_host_zeroed::<f32>(4)?;
     pinned.fill(5.0);
     ctx.copy(&buffer, &mut pinned)?;
-    let values: &[f32] = &*pinned;
+    let values: &[f32] = &pinned;
     assert_eq!(values, [0.0; 4]);
     pinned.free()?;
     buffer.free()?;
