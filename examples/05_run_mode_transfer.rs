@@ -2,17 +2,22 @@
 //! when the application is on a host (ACL_HOST: real host↔device transfers)
 //! and when it runs on the device (ACL_DEVICE: "host" memory is device memory
 //! and every copy is device-to-device). The memcpy kind is computed at
-//! compile time from the run mode type and the memory types.
+//! compile time from the run mode type and where both operands lie (their
+//! `aclrt::bounds::Place`); the simulator's audit checks it against the
+//! memory, so a wrong kind would fail the `assert_clean` below.
 //!
 //! `cargo run --example 05_run_mode_transfer` and
 //! `ACLRT_SIM_RUN_MODE=device cargo run --example 05_run_mode_transfer`.
 
-use aclrt::{Acl, Detected, HostMode, Residency, RunMode, Runtime, make_guard, memcpy_kind};
+use aclrt::{Acl, Detected, HostMode, RunMode, RunModeKind, Runtime, make_guard};
 
 fn transfer<M: RunMode>(rt: Runtime<'_, M>) -> aclrt::Result<Vec<u16>> {
-    let kind = memcpy_kind(M::KIND, Residency::Host, Residency::Device);
+    let kind = match M::KIND {
+        RunModeKind::Host => "ACL_MEMCPY_HOST_TO_DEVICE",
+        RunModeKind::Device => "ACL_MEMCPY_DEVICE_TO_DEVICE",
+    };
     println!(
-        "run mode {:?}: a host-to-device copy is memcpy kind {kind}",
+        "run mode {:?}: copying pinned \"host\" memory to device memory is {kind}",
         M::KIND
     );
     let device = rt.device(0)?;

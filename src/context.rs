@@ -357,7 +357,7 @@ impl<'dev, 'id, M: RunMode> Context<'dev, 'id, M> {
         S: Memory<'id> + ?Sized,
         D: MemoryMut<'id, Elem = S::Elem> + ?Sized,
     {
-        let kind = const { memcpy_kind(M::KIND, S::RESIDENCY, D::RESIDENCY) };
+        let kind = const { memcpy_kind::<M, S::Place, D::Place>() };
         check_len(src.len(), dst.len())?;
         ffi::make_current(self.raw)?;
         ffi::mem::memcpy(dst.raw_mut(), src.raw(), kind)
@@ -409,7 +409,7 @@ impl<'dev, 'id, M: RunMode> Context<'dev, 'id, M> {
     where
         S: Memory<'id> + ?Sized,
     {
-        let kind = const { memcpy_kind(M::KIND, S::RESIDENCY, crate::Residency::Host) };
+        let kind = const { memcpy_kind::<M, S::Place, crate::memory::OnHost>() };
         check_len(src.len(), dst.len())?;
         ffi::make_current(self.raw)?;
         dst.copy_init(src.raw(), kind)

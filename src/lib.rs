@@ -38,6 +38,13 @@
 //!   injection, run modes, timeline).
 //!
 //! # Design notes
+//! * The crate root exports what you write: handles, buffers, the run modes
+//!   and event states you spell as type arguments, [`Error`], and
+//!   [`DeviceRepr`] (the one trait you implement). The traits of `where`
+//!   clauses and the markers you meet only in them and in compile errors are
+//!   in [`bounds`], with the reasons; the iterators of pinned memory in
+//!   [`iter`]. Copy direction has one mechanism, the type-level
+//!   [`Place`](bounds::Place) of each operand (see [`bounds`]).
 //! * Every wrapper says which C function it calls and carries
 //!   `#[doc(alias = "…")]`, so searching the docs for `aclrtMemcpyAsync` finds
 //!   [`Lane::copy`].
@@ -74,21 +81,126 @@ pub use acl::{Acl, Detected, Runtime};
 pub use context::{Context, DefaultContext, MallocPolicy};
 pub use device::{Device, MemoryInfo, PeerAccess};
 pub use error::{Error, ErrorKind, Escalation, Result};
-pub use event::{
-    Event, EventKind, EventState, IsRecorded, Recorded, ResettableKind, SyncOnly, Timing,
-    TimingKind, Unrecorded,
-};
+pub use event::{Event, Recorded, SyncOnly, Timing, Unrecorded};
 pub use memory::{
-    AsyncDirection, CopyDirection, DeviceBuffer, DeviceMemory, DeviceRepr, DeviceToDevice,
-    DeviceToHost, DeviceView, DeviceViewMut, HostBuffer, HostBufferUninit, HostMemory,
-    HostToDevice, HostToHost, Memory, MemoryMut, OnDevice, OnHost, PageableRunMode, PinnedChunks,
-    PinnedChunksMut, PinnedIter, PinnedIterMut, PinnedMemory, PinnedSlice, Place,
+    DeviceBuffer, DeviceRepr, DeviceView, DeviceViewMut, HostBuffer, HostBufferUninit, PinnedSlice,
 };
-pub use mode::{
-    DeviceMode, DeviceRunMode, HostMode, HostRunMode, Residency, RunMode, RunModeKind, memcpy_kind,
-};
-pub use scope::{AsyncDest, AsyncSource, InFlight, Lane, Mark, Scope, Signal};
-pub use stream::{DefaultStream, Destroyable, Stream, StreamFlags};
+pub use mode::{DeviceMode, HostMode, RunMode, RunModeKind};
+pub use scope::{InFlight, Lane, Mark, Scope, Signal};
+pub use stream::{DefaultStream, Stream, StreamFlags};
+
+pub mod bounds {
+    //! The traits that bound the API, and the zero-sized markers you meet only
+    //! in those bounds and in compile errors.
+    //!
+    //! The crate root holds the nouns you write: handles ([`Context`],
+    //! [`Stream`], [`Event`]), buffers ([`DeviceBuffer`], [`HostBuffer`]), the
+    //! run modes and event states you spell as type arguments ([`HostMode`],
+    //! [`Timing`], [`Recorded`]) and the one trait you implement
+    //! ([`DeviceRepr`]). What is here you rarely write yourself: a method's
+    //! `where` clause names it, and when a call does not fit, the compiler
+    //! prints it with its explanation (each trait carries a
+    //! `#[diagnostic::on_unimplemented]` message; [`guide::compile_errors`]
+    //! lists them). Import it (`use aclrt::bounds::*`, or by name) when you
+    //! write functions generic over memory or events.
+    //!
+    //! The crate implements these traits for its own types (and for `[T]`,
+    //! `Vec<T>`, `[T; N]`), and no other crate can add to them: they are
+    //! sealed by a private supertrait, or (for [`AsyncDirection`] and
+    //! [`Destroyable`]) every type they could matter for is this crate's, so
+    //! the orphan rule keeps them closed. A bound is a closed list you can
+    //! read off the docs, never a promise another crate can make.
+    //!
+    //! | group | traits | markers |
+    //! | --- | --- | --- |
+    //! | copy operands | [`Memory`], [`MemoryMut`], [`HostMemory`], [`DeviceMemory`], [`PinnedMemory`] | |
+    //! | asynchronous operands (inside a [`Scope`]) | [`AsyncSource`], [`AsyncDest`] | |
+    //! | where memory lies, and copy direction | [`Place`], [`CopyDirection`], [`AsyncDirection`] | [`OnHost`], [`OnDevice`]; [`HostToHost`], [`HostToDevice`], [`DeviceToHost`], [`DeviceToDevice`] |
+    //! | run mode | [`HostRunMode`], [`DeviceRunMode`], [`PageableRunMode`] (and [`RunMode`] at the root) | ([`HostMode`], [`DeviceMode`] at the root) |
+    //! | events | [`EventKind`], [`EventState`], [`TimingKind`], [`ResettableKind`], [`IsRecorded`] | ([`Timing`], [`SyncOnly`], [`Recorded`], [`Unrecorded`] at the root) |
+    //! | views that cannot be destroyed | [`Destroyable`] (implemented by nothing) | |
+    //!
+    //! [`RunMode`] stays at the root: every function generic over the run mode
+    //! writes `M: RunMode`, next to the `HostMode`/`DeviceMode` it abstracts
+    //! over. The refinements (`HostRunMode`, ...) are here, because only the
+    //! methods that need them name them.
+    //!
+    //! # Copy direction
+    //!
+    //! Direction is stated once, with types. Every copy operand says where it
+    //! lies through its associated type [`Memory::Place`] ([`OnHost`] or
+    //! [`OnDevice`]). [`CopyDirection`] turns a pair of places into a direction
+    //! type, which [`AsyncDirection`] accepts or refuses for a run mode
+    //! (`aclrtMemcpyAsync` host-to-host fails on a host, so it does not
+    //! compile). The C `aclrtMemcpyKind` of every copy, synchronous or not, is
+    //! derived inside the crate from the same two places and the run mode, at
+    //! compile time; it has no public value-level twin (no `Residency` enum, no
+    //! `memcpy_kind` function), so there is no second way to state a direction
+    //! that could disagree with the types.
+    //!
+    //! # Design notes
+    //!
+    //! Deliberately *not* encoded here:
+    //! * **Which context memory belongs to** is not a trait: it is the brand
+    //!   `'id` in every trait's parameters (`Memory<'id>`), checked by lifetimes.
+    //! * **Which device memory is on** is not a type: brands already keep
+    //!   contexts (and so devices) apart, and a copy between devices needs a
+    //!   [`PeerAccess`] value.
+    //! * **`ACL_MEMCPY_DEFAULT`** (the runtime infers the direction from the
+    //!   addresses) and `ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE` are never used: the
+    //!   types always know the direction.
+    //! * **Lengths** are run-time values: a copy checks them and returns
+    //!   [`Error::LengthMismatch`]; no const-generic lengths.
+    //! * **Initialisation** is a separate type ([`HostBufferUninit`]), not a
+    //!   state parameter: it never implements [`Memory`], so it cannot be read.
+    //! * **Synchronous copies in every direction** are allowed in every run mode
+    //!   ([`Context::copy`]); only the host-only helpers
+    //!   ([`Context::upload`], [`Context::download`]) require [`HostRunMode`],
+    //!   and only asynchronous host-to-host copies in host run mode are refused
+    //!   by type.
+    //!
+    //! [`Context`]: crate::Context
+    //! [`DeviceMode`]: crate::DeviceMode
+    //! [`DeviceRepr`]: crate::DeviceRepr
+    //! [`DeviceBuffer`]: crate::DeviceBuffer
+    //! [`Error::LengthMismatch`]: crate::Error::LengthMismatch
+    //! [`Event`]: crate::Event
+    //! [`HostBuffer`]: crate::HostBuffer
+    //! [`HostBufferUninit`]: crate::HostBufferUninit
+    //! [`HostMode`]: crate::HostMode
+    //! [`PeerAccess`]: crate::PeerAccess
+    //! [`Recorded`]: crate::Recorded
+    //! [`RunMode`]: crate::RunMode
+    //! [`Scope`]: crate::Scope
+    //! [`Stream`]: crate::Stream
+    //! [`SyncOnly`]: crate::SyncOnly
+    //! [`Timing`]: crate::Timing
+    //! [`Unrecorded`]: crate::Unrecorded
+    //! [`guide::compile_errors`]: crate::guide::compile_errors
+    //! [`Context::copy`]: crate::Context::copy
+    //! [`Context::upload`]: crate::Context::upload
+    //! [`Context::download`]: crate::Context::download
+
+    pub use crate::event::{EventKind, EventState, IsRecorded, ResettableKind, TimingKind};
+    pub use crate::memory::{
+        AsyncDirection, CopyDirection, DeviceMemory, DeviceToDevice, DeviceToHost, HostMemory,
+        HostToDevice, HostToHost, Memory, MemoryMut, OnDevice, OnHost, PageableRunMode,
+        PinnedMemory, Place,
+    };
+    pub use crate::mode::{DeviceRunMode, HostRunMode};
+    pub use crate::scope::{AsyncDest, AsyncSource};
+    pub use crate::stream::Destroyable;
+}
+
+pub mod iter {
+    //! The iterators of pinned memory ([`PinnedSlice`]): returned by its
+    //! `iter`, `iter_mut`, `chunks` and `chunks_mut`; you name them only to
+    //! store them.
+    //!
+    //! [`PinnedSlice`]: crate::PinnedSlice
+
+    pub use crate::memory::{PinnedChunks, PinnedChunksMut, PinnedIter, PinnedIterMut};
+}
 
 /// Identity brands: `make_guard!(g)` makes a `Guard<'id>` with a lifetime no
 /// other guard has; a context created with it carries that brand.

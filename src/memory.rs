@@ -11,7 +11,7 @@
 //!
 //! Copies take a source implementing [`Memory`] and a destination
 //! implementing [`MemoryMut`]; the memcpy kind is computed at compile time
-//! from both types and the run mode ([`memcpy_kind`](crate::memcpy_kind)).
+//! from the [`Place`] of both types and the run mode.
 //! Every buffer carries the brand `'id` of the context that allocated it, and
 //! every copy method of `Context<'_, 'id, _>` only accepts memory with the
 //! same brand (pageable slices carry any brand). In device run mode, where
@@ -75,8 +75,12 @@ pub(crate) mod access {
     /// runtime may access asynchronously (pinned host or device memory).
     pub trait Stable: RawSource {}
 
-    /// Seals [`Place`](super::Place).
-    pub trait PlaceSealed {}
+    /// Seals [`Place`](super::Place) and carries its value, from which the
+    /// crate computes the C memcpy kind of a copy.
+    pub trait PlaceSealed {
+        /// Where memory of this place lies, as a value.
+        const RESIDENCY: crate::mode::Residency;
+    }
 
     /// Memory the CPU may address as a slice of `Self::Item`.
     pub trait CpuVisible {
@@ -118,10 +122,9 @@ pub trait PinnedMemory<'id>: Memory<'id> + Stable {}
 pub trait Memory<'id>: RawSource {
     /// The element type.
     type Elem: DeviceRepr;
-    /// Where the memory lies, as a type ([`OnHost`] or [`OnDevice`]).
+    /// Where the memory lies, as a type ([`OnHost`] or [`OnDevice`]): with
+    /// the run mode, it decides the memcpy kind of every copy.
     type Place: Place;
-    /// Where the memory lies.
-    const RESIDENCY: Residency;
     /// Number of elements.
     fn len(&self) -> usize;
     /// Whether there are no elements.
@@ -168,8 +171,12 @@ pub struct OnHost;
 #[derive(Clone, Copy, Debug)]
 pub struct OnDevice;
 
-impl access::PlaceSealed for OnHost {}
-impl access::PlaceSealed for OnDevice {}
+impl access::PlaceSealed for OnHost {
+    const RESIDENCY: Residency = Residency::Host;
+}
+impl access::PlaceSealed for OnDevice {
+    const RESIDENCY: Residency = Residency::Device;
+}
 impl Place for OnHost {}
 impl Place for OnDevice {}
 
@@ -235,7 +242,6 @@ impl<T: DeviceRepr> RawDest for [T] {
 impl<'id, T: DeviceRepr> Memory<'id> for [T] {
     type Elem = T;
     type Place = OnHost;
-    const RESIDENCY: Residency = Residency::Host;
     fn len(&self) -> usize {
         <[T]>::len(self)
     }
@@ -256,7 +262,6 @@ impl<T: DeviceRepr> RawDest for Vec<T> {
 impl<'id, T: DeviceRepr> Memory<'id> for Vec<T> {
     type Elem = T;
     type Place = OnHost;
-    const RESIDENCY: Residency = Residency::Host;
     fn len(&self) -> usize {
         Vec::len(self)
     }
@@ -277,7 +282,6 @@ impl<T: DeviceRepr, const N: usize> RawDest for [T; N] {
 impl<'id, T: DeviceRepr, const N: usize> Memory<'id> for [T; N] {
     type Elem = T;
     type Place = OnHost;
-    const RESIDENCY: Residency = Residency::Host;
     fn len(&self) -> usize {
         N
     }
@@ -404,7 +408,6 @@ impl<T: DeviceRepr> RawDest for DeviceBuffer<'_, '_, T> {
 impl<'id, T: DeviceRepr> Memory<'id> for DeviceBuffer<'_, 'id, T> {
     type Elem = T;
     type Place = OnDevice;
-    const RESIDENCY: Residency = Residency::Device;
     fn len(&self) -> usize {
         DeviceBuffer::len(self)
     }
@@ -454,7 +457,6 @@ impl<T: DeviceRepr> RawSource for DeviceView<'_, '_, T> {
 impl<'id, T: DeviceRepr> Memory<'id> for DeviceView<'_, 'id, T> {
     type Elem = T;
     type Place = OnDevice;
-    const RESIDENCY: Residency = Residency::Device;
     fn len(&self) -> usize {
         self.mem.len() / core::mem::size_of::<T>()
     }
@@ -476,7 +478,6 @@ impl<T: DeviceRepr> RawDest for DeviceViewMut<'_, '_, T> {
 impl<'id, T: DeviceRepr> Memory<'id> for DeviceViewMut<'_, 'id, T> {
     type Elem = T;
     type Place = OnDevice;
-    const RESIDENCY: Residency = Residency::Device;
     fn len(&self) -> usize {
         self.mem.len() / core::mem::size_of::<T>()
     }
@@ -598,7 +599,6 @@ impl<T: DeviceRepr, M: RunMode> RawDest for HostBuffer<'_, '_, T, M> {
 impl<'id, T: DeviceRepr, M: RunMode> Memory<'id> for HostBuffer<'_, 'id, T, M> {
     type Elem = T;
     type Place = OnHost;
-    const RESIDENCY: Residency = Residency::Host;
     fn len(&self) -> usize {
         self.alloc.len() / core::mem::size_of::<T>()
     }
@@ -1076,7 +1076,6 @@ impl<T: DeviceRepr, M: RunMode> RawDest for PinnedSlice<'_, T, M> {
 impl<'id, T: DeviceRepr, M: RunMode> Memory<'id> for PinnedSlice<'id, T, M> {
     type Elem = T;
     type Place = OnHost;
-    const RESIDENCY: Residency = Residency::Host;
     fn len(&self) -> usize {
         self.data.len()
     }

@@ -6,14 +6,16 @@
 //! `M: RunMode` on [`Device`](crate::Device), [`Context`](crate::Context) and
 //! [`HostBuffer`](crate::HostBuffer), so:
 //! * the memcpy kind of every copy is computed at compile time from the run
-//!   mode and the residency of both sides ([`memcpy_kind`]);
+//!   mode and the [`Place`] of both sides;
 //! * in device run mode "host" allocations are device memory, and every copy
 //!   compiles to `ACL_MEMCPY_DEVICE_TO_DEVICE`;
 //! * the host-only transfer API ([`Context::upload`](crate::Context::upload),
 //!   [`Context::download`](crate::Context::download)) requires
-//!   [`HostRunMode`], so code written for it does not compile for device mode.
+//!   [`HostRunMode`](crate::bounds::HostRunMode), so code written for it does not compile for device mode.
 
 use aclrt_sys as sys;
+
+use crate::memory::Place;
 
 mod sealed {
     pub trait Sealed {}
@@ -81,7 +83,10 @@ impl HostRunMode for HostMode {}
 pub trait DeviceRunMode: RunMode {}
 impl DeviceRunMode for DeviceMode {}
 
-/// Where a piece of memory lies, as far as a copy is concerned.
+/// Where a piece of memory lies, as a value: the run-time shadow of the
+/// type-level [`Place`](crate::bounds::Place), used only inside the crate to
+/// pick the C memcpy kind. Not exported: the API states directions with
+/// types ([`OnHost`](crate::bounds::OnHost), [`OnDevice`](crate::bounds::OnDevice)).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Residency {
     /// Host memory: a pageable Rust slice or pinned host memory.
@@ -90,16 +95,18 @@ pub enum Residency {
     Device,
 }
 
-/// The `aclrtMemcpyKind` of a copy from `src` to `dst` in run mode `mode`.
+/// The `aclrtMemcpyKind` of a copy from place `S` to place `D` in run mode
+/// `M`.
 ///
 /// Evaluated at compile time for every copy (an inline `const` block over the
-/// associated consts of the run mode and both memory types), so no run-time
+/// associated consts of the run mode and both places), so no run-time
 /// decision and no way to pass a wrong kind.
-pub const fn memcpy_kind(
-    mode: RunModeKind,
-    src: Residency,
-    dst: Residency,
-) -> sys::aclrtMemcpyKind {
+pub(crate) const fn memcpy_kind<M: RunMode, S: Place, D: Place>() -> sys::aclrtMemcpyKind {
+    memcpy_kind_of(M::KIND, S::RESIDENCY, D::RESIDENCY)
+}
+
+/// The table behind [`memcpy_kind`], on values.
+const fn memcpy_kind_of(mode: RunModeKind, src: Residency, dst: Residency) -> sys::aclrtMemcpyKind {
     match (mode, src, dst) {
         (RunModeKind::Device, _, _) => sys::ACL_MEMCPY_DEVICE_TO_DEVICE,
         (RunModeKind::Host, Residency::Host, Residency::Host) => sys::ACL_MEMCPY_HOST_TO_HOST,
@@ -108,5 +115,49 @@ pub const fn memcpy_kind(
         (RunModeKind::Host, Residency::Device, Residency::Device) => {
             sys::ACL_MEMCPY_DEVICE_TO_DEVICE
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bounds::{OnDevice as D, OnHost as H};
+
+    /// Every copy reaches the runtime with the kind computed from the types;
+    /// in device run mode every copy is device-to-device.
+    #[test]
+    fn memcpy_kind_table() {
+        assert_eq!(
+            memcpy_kind::<HostMode, H, H>(),
+            sys::ACL_MEMCPY_HOST_TO_HOST
+        );
+        assert_eq!(
+            memcpy_kind::<HostMode, H, D>(),
+            sys::ACL_MEMCPY_HOST_TO_DEVICE
+        );
+        assert_eq!(
+            memcpy_kind::<HostMode, D, H>(),
+            sys::ACL_MEMCPY_DEVICE_TO_HOST
+        );
+        assert_eq!(
+            memcpy_kind::<HostMode, D, D>(),
+            sys::ACL_MEMCPY_DEVICE_TO_DEVICE
+        );
+        assert_eq!(
+            memcpy_kind::<DeviceMode, H, H>(),
+            sys::ACL_MEMCPY_DEVICE_TO_DEVICE
+        );
+        assert_eq!(
+            memcpy_kind::<DeviceMode, H, D>(),
+            sys::ACL_MEMCPY_DEVICE_TO_DEVICE
+        );
+        assert_eq!(
+            memcpy_kind::<DeviceMode, D, H>(),
+            sys::ACL_MEMCPY_DEVICE_TO_DEVICE
+        );
+        assert_eq!(
+            memcpy_kind::<DeviceMode, D, D>(),
+            sys::ACL_MEMCPY_DEVICE_TO_DEVICE
+        );
     }
 }

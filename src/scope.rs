@@ -48,7 +48,7 @@ use crate::memory::access::CpuVisible;
 use crate::memory::{
     AsyncDirection, CopyDirection, DeviceRepr, Memory, MemoryMut, PinnedMemory, Place,
 };
-use crate::mode::{Residency, RunMode, memcpy_kind};
+use crate::mode::{RunMode, memcpy_kind};
 use crate::stream::Stream;
 
 /// A region in which asynchronous work may borrow memory; see
@@ -285,8 +285,6 @@ pub trait AsyncSource<'scope, 'id, 'sid>: sealed::Operand {
     /// Where the source lies.
     type Place: Place;
     #[doc(hidden)]
-    const RESIDENCY: Residency;
-    #[doc(hidden)]
     fn source(&self, lane: &LaneCore<'scope, 'sid>) -> (Source<'_, 'sid>, usize);
 }
 
@@ -297,7 +295,6 @@ where
 {
     type Elem = S::Elem;
     type Place = S::Place;
-    const RESIDENCY: Residency = S::RESIDENCY;
     fn source(&self, lane: &LaneCore<'scope, 'sid>) -> (Source<'_, 'sid>, usize) {
         (Source::shared(lane, *self), Memory::len(*self))
     }
@@ -309,7 +306,6 @@ where
 {
     type Elem = D::Elem;
     type Place = D::Place;
-    const RESIDENCY: Residency = D::RESIDENCY;
     fn source(&self, _lane: &LaneCore<'scope, 'sid>) -> (Source<'_, 'sid>, usize) {
         (Source::in_flight(&self.parked), self.len)
     }
@@ -373,8 +369,7 @@ impl<'scope, 'env, 'id, 'sid, M: RunMode> Lane<'scope, 'env, 'id, 'sid, M> {
         <S::Place as CopyDirection<<X::Target as Memory<'id>>::Place>>::Direction:
             AsyncDirection<M>,
     {
-        let kind =
-            const { memcpy_kind(M::KIND, S::RESIDENCY, <X::Target as Memory<'id>>::RESIDENCY) };
+        let kind = const { memcpy_kind::<M, S::Place, <X::Target as Memory<'id>>::Place>() };
         let (source, src_len) = src.source(&self.core);
         let (parked, len) = dst.into_parked(&self.core);
         if src_len != len {

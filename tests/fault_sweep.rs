@@ -26,8 +26,8 @@ use std::time::Duration;
 
 use aclrt::sim::{self, ResourceKind, SimConfig};
 use aclrt::{
-    Acl, Context, Detected, DeviceBuffer, Error, ErrorKind, HostBuffer, HostMode, Residency,
-    Result, RunMode, Runtime, Stream, make_guard, memcpy_kind,
+    Acl, Context, Detected, DeviceBuffer, Error, ErrorKind, HostBuffer, HostMode, Result, RunMode,
+    Runtime, Stream, make_guard,
 };
 use common::*;
 
@@ -155,7 +155,6 @@ fn ex04_host_device_memory(acl: &Acl) -> Result<()> {
 
 fn ex05_run_mode_transfer(acl: &Acl) -> Result<()> {
     fn transfer<M: RunMode>(rt: Runtime<'_, M>) -> Result<Vec<u16>> {
-        let _ = memcpy_kind(M::KIND, Residency::Host, Residency::Device);
         let device = rt.device(0)?;
         make_guard!(guard);
         let ctx = device.create_context(guard)?;

@@ -9,12 +9,14 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
+use aclrt::bounds::{
+    DeviceMemory, EventKind, HostMemory, IsRecorded, Memory, MemoryMut, TimingKind,
+};
 use aclrt::{
-    Acl, Context, DefaultContext, DefaultStream, Detected, Device, DeviceBuffer, DeviceMemory,
-    DeviceRepr, DeviceView, DeviceViewMut, Event, EventKind, HostBuffer, HostBufferUninit,
-    HostMemory, InFlight, IsRecorded, Lane, MallocPolicy, Memory, MemoryMut, PeerAccess, Recorded,
-    RunMode, Runtime, Scope, Stream, StreamFlags, SyncOnly, Timing, TimingKind, Unrecorded,
-    make_guard,
+    Acl, Context, DefaultContext, DefaultStream, Detected, Device, DeviceBuffer, DeviceRepr,
+    DeviceView, DeviceViewMut, Event, HostBuffer, HostBufferUninit, InFlight, Lane, MallocPolicy,
+    PeerAccess, Recorded, RunMode, Runtime, Scope, Stream, StreamFlags, SyncOnly, Timing,
+    Unrecorded, make_guard,
 };
 
 /// Element types the program moves around.

@@ -1,7 +1,8 @@
 // Right way: learn the run mode with `Acl::detect` and call device-run-mode code only in the `Detected::Device` branch.
 // Why it compiles: in that branch the device is `Device<'_, DeviceMode>`, which satisfies `DeviceRunMode`; the host branch uses mode-generic code.
 // Enforced by: the run mode parameter `M` and the `DeviceRunMode` bound.
-use aclrt::{Acl, Detected, Device, DeviceRunMode, RunMode};
+use aclrt::bounds::DeviceRunMode;
+use aclrt::{Acl, Detected, Device, RunMode};
 
 fn on_board_only<M: DeviceRunMode>(device: &Device<'_, M>) -> u32 {
     device.id()

@@ -1,6 +1,6 @@
 // Right way: fill pinned host memory from a host slice with the generic `copy` (host-to-host).
 // Why it compiles: `copy` accepts any pair of memory types and derives `ACL_MEMCPY_HOST_TO_HOST` from them.
-// Enforced by: `Context::copy` (kind from `Memory::RESIDENCY` of both sides) versus `upload` (`DeviceMemory` destination only).
+// Enforced by: `Context::copy` (kind from the `Memory::Place` of both sides) versus `upload` (`DeviceMemory` destination only).
 use aclrt::{Acl, HostMode, make_guard};
 
 fn main() -> Result<(), aclrt::Error> {
