@@ -155,8 +155,9 @@ pub struct MemoryInfo {
 /// Required (as a value) by cross-device copies, so a buffer of device A can
 /// only be copied to device B after access was enabled. Tokens for the same
 /// (from, to) pair are counted, also across several `Device` handles of one
-/// id: the runtime's access is enabled with the first token and disabled
-/// only when the last one is dropped (or [`disable`](Self::disable)d), so a
+/// id: each new token enables the runtime's access (a refusal to enable it
+/// again while other tokens live is taken as "already on"), and it is
+/// disabled only when the last one is dropped (or [`disable`](Self::disable)d), so a
 /// token is always proof that access is on. A leaked token keeps it on, and
 /// keeps both devices open: resetting the last handle of either returns
 /// [`Error::LiveChildren`] (the runtime would forget the access).
@@ -189,9 +190,14 @@ impl<'acl, M: RunMode> Device<'acl, M> {
             .lock()
             .unwrap_or_else(|e| e.into_inner());
         let count = &mut tokens[peer.slot.id as usize];
-        if *count == 0 {
-            ffi::make_current(self.default_raw())?;
-            ffi::enable_peer_access(peer.slot.id)?;
+        ffi::make_current(self.default_raw())?;
+        match ffi::enable_peer_access(peer.slot.id) {
+            Ok(()) => {}
+            // Other tokens say access is on; a runtime that refuses to enable
+            // it twice is telling the same. (Enabling again also repairs a
+            // runtime torn down under this `Acl`, e.g. by `sim::reset`.)
+            Err(_) if *count > 0 => {}
+            Err(e) => return Err(e),
         }
         *count += 1;
         ffi::live::peer_token(self.slot.id, peer.slot.id, true);

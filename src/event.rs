@@ -234,6 +234,9 @@ impl<'ctx, 'id> Stream<'ctx, 'id> {
     ) -> Result<Event<'e, 'id, K, Recorded>> {
         self.bind()?;
         ffi::record_event(event.raw, self.raw())?;
+        // This record replaces any a scope made: a scope's escalation must
+        // not record the event again over it.
+        ffi::scope::record_made(event.raw, 0);
         Ok(event.into_state())
     }
 

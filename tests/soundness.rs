@@ -804,3 +804,202 @@ fn pinned_sub_slice_as_async_destination() -> aclrt::Result<()> {
     assert_clean();
     Ok(())
 }
+
+// ------------------------------------------ found by the outside review (round 2)
+
+/// A host function stuck in its callback when `sim::reset()` runs is
+/// detached by the simulator after 5 s; the scope that queued it must still
+/// not return (and end its borrows) before it has finished.
+#[test]
+fn scope_waits_for_a_host_function_the_runtime_detached() -> aclrt::Result<()> {
+    let _sim = take(host_config());
+    let acl = Acl::init()?;
+    let device = acl.require::<HostMode>()?.device(0)?;
+    make_guard!(g);
+    let ctx = device.create_context(g)?;
+    let stream = ctx.create_stream()?;
+    let finished = AtomicBool::new(false);
+    let result = ctx.scope(|s| {
+        make_guard!(l);
+        let lane = s.lane(&stream, l);
+        let finished = &finished;
+        lane.host_fn(move || {
+            std::thread::sleep(Duration::from_millis(5400));
+            finished.store(true, Ordering::SeqCst);
+        })?;
+        std::thread::sleep(Duration::from_millis(100));
+        sim::reset(); // waits 5 s for the callback, then detaches it
+        Ok(())
+    });
+    assert!(
+        finished.load(Ordering::SeqCst),
+        "the scope returned while its host function was still running"
+    );
+    assert!(result.is_err(), "{result:?}");
+    drop(stream);
+    drop(ctx);
+    drop(device);
+    drop(acl);
+    sim::reset();
+    Ok(())
+}
+
+/// A scope that enlists a stream while another scope's escalation is
+/// aborting it (after the group was computed) may have had its work
+/// discarded: it is told, never handed zeros as a result.
+#[test]
+fn scope_enlisting_a_stream_during_an_abort_is_told() -> aclrt::Result<()> {
+    let _sim = take(host_config());
+    let acl = Acl::init()?;
+    {
+        let device = acl.require::<HostMode>()?.device(0)?;
+        make_guard!(g);
+        let ctx = device.create_context(g)?;
+        let (s1, s2) = (ctx.create_stream()?, ctx.create_stream()?);
+        sim::set_stream_delay(s2.as_raw(), Duration::from_millis(1000));
+        let mut out = ctx.alloc_host_zeroed::<u8>(4)?;
+        let (a, d) = std::thread::scope(|t| {
+            let (ctx, s1, s2) = (&ctx, &s1, &s2);
+            let a = t.spawn(move || {
+                ctx.scope_with_timeout(Duration::from_millis(50), |s| {
+                    make_guard!(l1);
+                    let lane1 = s.lane(s1, l1);
+                    make_guard!(l2);
+                    let _lane2 = s.lane(s2, l2);
+                    lane1.host_fn(|| std::thread::sleep(Duration::from_millis(800)))?;
+                    Ok(())
+                })
+            });
+            let out = &mut out;
+            let d = t.spawn(move || {
+                std::thread::sleep(Duration::from_millis(250));
+                ctx.scope(|s| {
+                    make_guard!(l);
+                    let lane = s.lane(s2, l);
+                    let x = lane.memset(out, 0xAB)?;
+                    std::thread::sleep(Duration::from_millis(1000));
+                    Ok(x.wait()?.to_vec())
+                })
+            });
+            (a.join().unwrap(), d.join().unwrap())
+        });
+        assert!(matches!(a, Err(Error::ScopeTimeout { .. })), "{a:?}");
+        match d {
+            Ok(v) => assert_eq!(v, vec![0xAB; 4], "handed a result that was never computed"),
+            Err(e) => assert_eq!(e.kind(), ErrorKind::Aborted, "{e:?}"),
+        }
+        sim::clear_faults();
+        drop(out);
+        s2.destroy()?;
+        s1.destroy()?;
+        ctx.destroy()?;
+        device.reset()?;
+    }
+    acl.finalize()?;
+    assert_clean();
+    Ok(())
+}
+
+/// An escalation records a scope's user events again so that later waits do
+/// not hang, but never over a later record made by a scope it did not abort.
+#[test]
+fn escalation_does_not_clobber_a_later_record() -> aclrt::Result<()> {
+    let _sim = take(host_config());
+    let acl = Acl::init()?;
+    {
+        let device = acl.require::<HostMode>()?.device(0)?;
+        make_guard!(g);
+        let ctx = device.create_context(g)?;
+        let (s1, s3) = (ctx.create_stream()?, ctx.create_stream()?);
+        sim::set_stream_delay(s3.as_raw(), Duration::from_millis(1500));
+        let mut buf = ctx.alloc::<u8>(64)?;
+        let ev = ctx.create_event_of::<aclrt::SyncOnly>()?;
+        let (tx, rx) = std::sync::mpsc::channel();
+        let (ready_tx, ready_rx) = std::sync::mpsc::channel::<()>();
+        let (a, c) = std::thread::scope(|t| {
+            let (ctx, s1, s3) = (&ctx, &s1, &s3);
+            let a = t.spawn(move || {
+                ctx.scope_with_timeout(Duration::from_millis(100), |s| {
+                    make_guard!(l);
+                    let lane = s.lane(s1, l);
+                    lane.host_fn(|| std::thread::sleep(Duration::from_millis(400)))?;
+                    let ev = lane.record(ev)?;
+                    tx.send(ev).unwrap();
+                    // Escalate only once the other scope has recorded it again.
+                    ready_rx.recv().unwrap();
+                    Ok(())
+                })
+            });
+            let buf = &mut buf;
+            let c = t.spawn(move || {
+                let ev = rx.recv().unwrap();
+                ctx.scope(|s| {
+                    make_guard!(l);
+                    let lane = s.lane(s3, l);
+                    let _x = lane.memset(buf, 1)?;
+                    let ev = lane.record(ev)?;
+                    ready_tx.send(()).unwrap();
+                    std::thread::sleep(Duration::from_millis(700));
+                    // The memset is still queued behind the delay, so the
+                    // event recorded after it cannot be complete.
+                    let early = ev.is_complete()?;
+                    let lane_done = lane.is_complete()?;
+                    Ok((early, lane_done, ev))
+                })
+            });
+            (a.join().unwrap(), c.join().unwrap())
+        });
+        assert!(matches!(a, Err(Error::ScopeTimeout { .. })), "{a:?}");
+        let (early, lane_done, ev) = c?;
+        assert!(!lane_done);
+        assert!(
+            !early,
+            "an escalation recorded the event over a later record"
+        );
+        ev.synchronize()?;
+        sim::clear_faults();
+        drop(ev);
+        drop(buf);
+        s3.destroy()?;
+        s1.destroy()?;
+        ctx.destroy()?;
+        device.reset()?;
+    }
+    acl.finalize()?;
+    assert_clean();
+    Ok(())
+}
+
+/// Peer-access counts outlive a `sim::reset()` of the runtime under the same
+/// `Acl`; a new token still enables the access it proves.
+#[test]
+fn peer_token_after_a_sim_reset_still_proves_access() -> aclrt::Result<()> {
+    let _sim = take(host_config());
+    let acl = Acl::init()?;
+    let rt = acl.require::<HostMode>()?;
+    {
+        let (d0, d1) = (rt.device(0)?, rt.device(1)?);
+        std::mem::forget(d0.enable_peer_access(&d1)?);
+        sim::reset();
+        drop((d0, d1));
+    }
+    let (e0, e1) = (rt.device(0)?, rt.device(1)?);
+    make_guard!(g0);
+    let c0 = e0.create_context(g0)?;
+    make_guard!(g1);
+    let c1 = e1.create_context(g1)?;
+    let src = c0.alloc_from(&[3u8; 16])?;
+    let mut dst = c1.alloc_zeroed::<u8>(16)?;
+    let token = e0.enable_peer_access(&e1)?;
+    c0.copy_to_peer(&token, &c1, &src, &mut dst)?;
+    let mut back = vec![0u8; 16];
+    c1.copy(&dst, &mut back)?;
+    assert_eq!(back, vec![3u8; 16]);
+    assert!(sim::audit().violations.is_empty(), "{:#?}", sim::audit());
+    drop((token, src, dst));
+    drop((c0, c1));
+    drop((e0, e1));
+    drop(acl);
+    sim::reset();
+    Ok(())
+}

@@ -14,6 +14,7 @@
 use core::any::Any;
 use core::ffi::c_void;
 use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
 
 use aclrt_sys as sys;
@@ -30,20 +31,39 @@ pub(super) struct HostFnSlot {
     /// stream is idle if it never ran (a device fault skipped it).
     f: Mutex<Option<Box<dyn FnOnce() + Send + 'static>>>,
     panic: Mutex<Option<Panic>>,
+    /// `PENDING`, `RUNNING` (set by the trampoline while it holds `f`'s
+    /// lock, as it takes `f`), `DONE` (its very last access to the slot).
+    state: AtomicU8,
 }
+
+const PENDING: u8 = 0;
+const RUNNING: u8 = 1;
+const DONE: u8 = 2;
 
 impl HostFnSlot {
     pub(super) fn new(f: Box<dyn FnOnce() + Send + 'static>) -> Arc<HostFnSlot> {
         Arc::new(HostFnSlot {
             f: Mutex::new(Some(f)),
             panic: Mutex::new(None),
+            state: AtomicU8::new(PENDING),
         })
     }
 
-    /// Drop the host function if it never ran and take its panic, if any.
-    /// Call only once the stream it was queued on is idle.
+    /// Drop the host function if it never ran, wait for it if it is still
+    /// running, and take its panic, if any. Call once the stream it was
+    /// queued on is idle — or gone: a runtime torn down under a running host
+    /// function (`sim::reset`, which detaches a callback stuck for more than
+    /// 5 s) no longer waits for it, so this does, and no borrow the host
+    /// function holds can end while it runs.
     pub(super) fn settle(&self) -> Option<Panic> {
-        drop(self.f.lock().unwrap_or_else(|e| e.into_inner()).take());
+        let never_ran = self.f.lock().unwrap_or_else(|e| e.into_inner()).take();
+        if never_ran.is_none() {
+            // It was taken, so the trampoline set RUNNING under that lock.
+            while self.state.load(Ordering::Acquire) != DONE {
+                std::thread::sleep(core::time::Duration::from_millis(1));
+            }
+        }
+        drop(never_ran);
         self.panic.lock().unwrap_or_else(|e| e.into_inner()).take()
     }
 }
@@ -55,13 +75,24 @@ extern "C" fn trampoline(args: *mut c_void) {
     // stream is known to have finished (its `# Safety`), which cannot happen
     // before this call returns; the slot is only accessed through `&`.
     let slot = unsafe { &*(args as *const HostFnSlot) };
-    let f = slot.f.lock().unwrap_or_else(|e| e.into_inner()).take();
-    if let Some(f) = f {
-        // Blocking calls and scopes are refused on this thread meanwhile.
-        let _mark = CallbackMark::enter();
-        if let Err(payload) = catch_unwind(AssertUnwindSafe(f)) {
-            *slot.panic.lock().unwrap_or_else(|e| e.into_inner()) = Some(payload);
+    let f = {
+        let mut f = slot.f.lock().unwrap_or_else(|e| e.into_inner());
+        let taken = f.take();
+        if taken.is_some() {
+            slot.state.store(RUNNING, Ordering::Release);
         }
+        taken
+    };
+    if let Some(f) = f {
+        {
+            // Blocking calls and scopes are refused on this thread meanwhile.
+            let _mark = CallbackMark::enter();
+            if let Err(payload) = catch_unwind(AssertUnwindSafe(f)) {
+                *slot.panic.lock().unwrap_or_else(|e| e.into_inner()) = Some(payload);
+            }
+        }
+        // The last access to the slot: its owner may free it from now on.
+        slot.state.store(DONE, Ordering::Release);
     }
 }
 

@@ -63,7 +63,7 @@
 
 mod open;
 
-pub(crate) use open::event_destroyed;
+pub(crate) use open::{event_destroyed, record_made};
 
 use core::cell::RefCell;
 use core::marker::PhantomData;
@@ -195,7 +195,7 @@ fn stream_is_gone(e: &Error) -> bool {
 /// so that no later wait on them hangs. Aborts the process only when a stream can neither be aborted
 /// nor synchronised and still exists.
 fn escalate(id: u64) -> Escalation {
-    let (streams, events) = open::abort_group(id);
+    let (streams, events, ids) = open::abort_group(id);
     let mut escalation = Escalation::StreamAbort;
     for &(stream, ctx) in &streams {
         let mut gone = false;
@@ -229,9 +229,13 @@ fn escalate(id: u64) -> Escalation {
             std::process::abort();
         }
     }
+    // Scopes that enlist these streams from now on record their own work
+    // after the abort: they are not marked any more.
+    open::abort_done(&streams);
     // Only events not destroyed since they were recorded (the user may have
-    // dropped one inside the scope, or on another thread): see `open`.
-    open::rerecord(&events, |event, stream, ctx| {
+    // dropped one inside the scope, or on another thread), and whose last
+    // record is one of the aborted scopes': see `open`.
+    open::rerecord(&events, &ids, |event, stream, ctx| {
         if super::make_current(ctx).is_ok() {
             let _ = super::record_event(event, stream);
         }

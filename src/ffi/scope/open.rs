@@ -23,6 +23,34 @@ struct Open {
 }
 
 static OPEN: Mutex<Vec<Open>> = Mutex::new(Vec::new());
+
+/// Streams an escalation is aborting right now (one entry per escalation
+/// that includes the stream): a scope that enlists one of them in the
+/// meantime may have queued work there that the abort discards, so it is
+/// marked aborted too. Guarded by `OPEN`'s lock.
+static ABORTING: Mutex<Vec<Raw>> = Mutex::new(Vec::new());
+
+/// Which scope recorded each user event last (0: a record outside any
+/// scope). An escalation records again only the events whose last record
+/// was made by a scope it aborted, never one a later record has replaced.
+static LATEST: Mutex<Vec<(Raw, u64)>> = Mutex::new(Vec::new());
+
+fn latest() -> std::sync::MutexGuard<'static, Vec<(Raw, u64)>> {
+    LATEST.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// `event` was recorded by scope `id` (0: outside any scope).
+pub(crate) fn record_made(event: Raw, id: u64) {
+    if id == 0 && !ANY_RECORDED.load(Ordering::Acquire) {
+        return;
+    }
+    let mut l = latest();
+    match l.iter_mut().find(|(e, _)| *e == event) {
+        Some(entry) => entry.1 = id,
+        None if id != 0 => l.push((event, id)),
+        None => {}
+    }
+}
 static NEXT: AtomicU64 = AtomicU64::new(1);
 
 fn open() -> std::sync::MutexGuard<'static, Vec<Open>> {
@@ -49,15 +77,24 @@ fn recorded_events() -> std::sync::MutexGuard<'static, Vec<Raw>> {
 pub(crate) fn event_destroyed(event: Raw) {
     if ANY_RECORDED.load(Ordering::Acquire) {
         recorded_events().retain(|e| *e != event);
+        latest().retain(|(e, _)| *e != event);
     }
 }
 
 /// Call `record` with each of `events` (event, stream, context) that has not
 /// been destroyed, holding the lock that [`event_destroyed`] takes.
-pub(super) fn rerecord(events: &[(Raw, Raw, Raw)], mut record: impl FnMut(Raw, Raw, Raw)) {
+/// Only events whose last record was made by one of the scopes `ids` are
+/// recorded: a later record by a scope that was not aborted stands.
+pub(super) fn rerecord(
+    events: &[(Raw, Raw, Raw)],
+    ids: &[u64],
+    mut record: impl FnMut(Raw, Raw, Raw),
+) {
     let live = recorded_events();
+    let last = latest();
     for &(event, stream, ctx) in events {
-        if live.contains(&event) {
+        let ours = last.iter().any(|&(e, by)| e == event && ids.contains(&by));
+        if live.contains(&event) && ours {
             record(event, stream, ctx);
         }
     }
@@ -79,8 +116,27 @@ pub(super) fn deregister(id: u64) {
 }
 
 pub(super) fn enlist(id: u64, stream: Raw, ctx: Raw) {
-    if let Some(o) = open().iter_mut().find(|o| o.id == id) {
+    let mut all = open();
+    let aborting = ABORTING
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .contains(&stream);
+    if let Some(o) = all.iter_mut().find(|o| o.id == id) {
         o.streams.push((stream, ctx));
+        if aborting {
+            o.aborted = true;
+        }
+    }
+}
+
+/// The escalation that aborted `streams` is done with them.
+pub(super) fn abort_done(streams: &[(Raw, Raw)]) {
+    let _all = open();
+    let mut aborting = ABORTING.lock().unwrap_or_else(|e| e.into_inner());
+    for (s, _) in streams {
+        if let Some(i) = aborting.iter().position(|a| a == s) {
+            aborting.swap_remove(i);
+        }
     }
 }
 
@@ -92,6 +148,7 @@ pub(super) fn recorded(id: u64, event: Raw, stream: Raw, ctx: Raw) {
         }
     }
     ANY_RECORDED.store(true, Ordering::Release);
+    record_made(event, id);
     if let Some(o) = open().iter_mut().find(|o| o.id == id) {
         o.events.push((event, stream, ctx));
     }
@@ -102,10 +159,11 @@ pub(super) fn aborted(id: u64) -> bool {
 }
 
 /// Scope `id` and, transitively, every open scope sharing a stream with
-/// one already in the group: mark them aborted and return their streams
-/// (deduplicated) and user events.
+/// one already in the group: mark them aborted, mark their streams as being
+/// aborted (until [`abort_done`]), and return the streams (deduplicated),
+/// the user events and the scopes' ids.
 #[allow(clippy::type_complexity)]
-pub(super) fn abort_group(id: u64) -> (Vec<(Raw, Raw)>, Vec<(Raw, Raw, Raw)>) {
+pub(super) fn abort_group(id: u64) -> (Vec<(Raw, Raw)>, Vec<(Raw, Raw, Raw)>, Vec<u64>) {
     let mut all = open();
     let mut in_group: Vec<bool> = all.iter().map(|o| o.id == id).collect();
     loop {
@@ -128,9 +186,11 @@ pub(super) fn abort_group(id: u64) -> (Vec<(Raw, Raw)>, Vec<(Raw, Raw, Raw)>) {
     }
     let mut streams: Vec<(Raw, Raw)> = Vec::new();
     let mut events = Vec::new();
+    let mut ids = Vec::new();
     for (o, g) in all.iter_mut().zip(&in_group) {
         if *g {
             o.aborted = true;
+            ids.push(o.id);
             for &s in &o.streams {
                 if !streams.iter().any(|t| t.0 == s.0) {
                     streams.push(s);
@@ -139,5 +199,9 @@ pub(super) fn abort_group(id: u64) -> (Vec<(Raw, Raw)>, Vec<(Raw, Raw, Raw)>) {
             events.extend(o.events.iter().copied());
         }
     }
-    (streams, events)
+    ABORTING
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .extend(streams.iter().map(|s| s.0));
+    (streams, events, ids)
 }
