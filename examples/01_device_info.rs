@@ -25,17 +25,23 @@ fn describe<M: RunMode>(rt: Runtime<'_, M>, count: u32) -> aclrt::Result<()> {
     Ok(())
 }
 
-fn main() -> aclrt::Result<()> {
-    let acl = Acl::init()?;
+/// The example between `Acl::init` and `finalize`. `tests/fault_sweep.rs`
+/// runs it too, with each of its C calls made to fail once.
+pub fn flow(acl: &Acl) -> aclrt::Result<()> {
     let count = acl.device_count()?;
     let (major, minor, patch) = acl.version()?;
     println!("AscendCL {major}.{minor}.{patch}, SoC {:?}", acl.soc_name());
     println!("run mode: {:?}, {count} device(s)", acl.run_mode());
     assert!(count >= 1, "at least one device");
     match acl.detect() {
-        Detected::Host(rt) => describe(rt, count)?,
-        Detected::Device(rt) => describe(rt, count)?,
+        Detected::Host(rt) => describe(rt, count),
+        Detected::Device(rt) => describe(rt, count),
     }
+}
+
+fn main() -> aclrt::Result<()> {
+    let acl = Acl::init()?;
+    flow(&acl)?;
     acl.finalize()?;
     println!("01_device_info: OK");
     Ok(())

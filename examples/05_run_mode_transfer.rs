@@ -44,8 +44,9 @@ fn host_only(rt: Runtime<'_, HostMode>) -> aclrt::Result<()> {
     Ok(())
 }
 
-fn main() -> aclrt::Result<()> {
-    let acl = Acl::init()?;
+/// The example between `Acl::init` and `finalize`. `tests/fault_sweep.rs`
+/// runs it too, with each of its C calls made to fail once.
+pub fn flow(acl: &Acl) -> aclrt::Result<()> {
     let output = match acl.detect() {
         Detected::Host(rt) => {
             host_only(rt)?;
@@ -57,6 +58,12 @@ fn main() -> aclrt::Result<()> {
         }
     };
     assert_eq!(output, [7, 8, 9, 10]);
+    Ok(())
+}
+
+fn main() -> aclrt::Result<()> {
+    let acl = Acl::init()?;
+    flow(&acl)?;
     acl.finalize()?;
     #[cfg(aclrt_backend = "sim")]
     aclrt::sim::audit().assert_clean();

@@ -34,12 +34,18 @@ fn run<M: RunMode>(rt: Runtime<'_, M>) -> aclrt::Result<()> {
     Ok(())
 }
 
+/// The example between `Acl::init` and `finalize`. `tests/fault_sweep.rs`
+/// runs it too, with each of its C calls made to fail once.
+pub fn flow(acl: &Acl) -> aclrt::Result<()> {
+    match acl.detect() {
+        Detected::Host(rt) => run(rt),
+        Detected::Device(rt) => run(rt),
+    }
+}
+
 fn main() -> aclrt::Result<()> {
     let acl = Acl::init()?;
-    match acl.detect() {
-        Detected::Host(rt) => run(rt)?,
-        Detected::Device(rt) => run(rt)?,
-    }
+    flow(&acl)?;
     acl.finalize()?;
     #[cfg(aclrt_backend = "sim")]
     aclrt::sim::audit().assert_clean();

@@ -74,8 +74,9 @@ fn tour<M: RunMode>(rt: Runtime<'_, M>) -> aclrt::Result<()> {
     Ok(())
 }
 
-fn main() -> aclrt::Result<()> {
-    let acl = Acl::init()?;
+/// The example between `Acl::init` and `finalize`. `tests/fault_sweep.rs`
+/// runs it too, with each of its C calls made to fail once.
+pub fn flow(acl: &Acl) -> aclrt::Result<()> {
     println!(
         "aclrt tour: {} device(s), run mode {:?}, SoC {}",
         acl.device_count()?,
@@ -83,9 +84,14 @@ fn main() -> aclrt::Result<()> {
         acl.soc_name().unwrap_or_default()
     );
     match acl.detect() {
-        Detected::Host(rt) => tour(rt)?,
-        Detected::Device(rt) => tour(rt)?,
+        Detected::Host(rt) => tour(rt),
+        Detected::Device(rt) => tour(rt),
     }
+}
+
+fn main() -> aclrt::Result<()> {
+    let acl = Acl::init()?;
+    flow(&acl)?;
     acl.finalize()?;
     #[cfg(aclrt_backend = "sim")]
     {
