@@ -54,40 +54,7 @@ device_repr!(
 );
 impl<T: DeviceRepr, const N: usize> DeviceRepr for [T; N] where [T; N]: bytemuck::Pod {}
 
-pub(crate) mod access {
-    //! Sealed raw access: nameable only inside the crate, so nobody outside
-    //! can claim that arbitrary memory is a valid copy operand.
-    use crate::ffi::{Mem, MemMut};
-
-    /// Gives the runtime the bytes of a source.
-    pub trait RawSource {
-        /// The whole region, borrowed for as long as `self` is.
-        fn raw(&self) -> Mem<'_>;
-    }
-
-    /// Gives the runtime the bytes of a destination.
-    pub trait RawDest: RawSource {
-        /// The whole region, exclusively borrowed for as long as `self` is.
-        fn raw_mut(&mut self) -> MemMut<'_>;
-    }
-
-    /// Memory whose address stays put when its owner moves, and which the
-    /// runtime may access asynchronously (pinned host or device memory).
-    pub trait Stable: RawSource {}
-
-    /// Seals [`Place`](super::Place) and carries its value, from which the
-    /// crate computes the C memcpy kind of a copy.
-    pub trait PlaceSealed {
-        /// Where memory of this place lies, as a value.
-        const RESIDENCY: crate::mode::Residency;
-    }
-
-    /// Memory the CPU may address as a slice of `Self::Item`.
-    pub trait CpuVisible {
-        /// The element type.
-        type Item;
-    }
-}
+pub(crate) use crate::ffi::access;
 use access::{CpuVisible, RawDest, RawSource, Stable};
 
 /// Memory the runtime allocated, which asynchronous work and `aclrtMemset`
@@ -644,97 +611,7 @@ impl<'a, 'id, T: DeviceRepr, M: RunMode> IntoIterator for &'a HostBuffer<'_, 'id
 pub trait PageableRunMode: RunMode {}
 impl PageableRunMode for crate::HostMode {}
 
-/// Pinned memory (from `aclrtMallocHost`) of the context branded `'id`, in
-/// run mode `M`: what a [`HostBuffer`] dereferences to, and what its
-/// sub-slices are.
-///
-/// An unsized slice type, like `[T]`, but branded: it is a copy operand
-/// ([`Memory`], [`MemoryMut`], [`HostMemory`], [`PinnedMemory`]) of its own
-/// context only, so a part of a pinned buffer can be the operand of a
-/// synchronous copy, a memset or an asynchronous copy of that context
-/// (`lane.copy(&left, &mut on_device)` after `let (left, right) = buf.split_at(n)`).
-///
-/// # Elements by value
-///
-/// Its CPU API works in every run mode and never hands out a reference into
-/// the memory, neither a `&[T]` nor a `&T` or `&mut T`: elements go in and
-/// out by value ([`get`](Self::get), [`set`](Self::set),
-/// [`update`](Self::update), [`update_all`](Self::update_all),
-/// [`iter`](Self::iter), [`first`](Self::first), [`last`](Self::last),
-/// [`swap`](Self::swap), [`reverse`](Self::reverse), [`fill`](Self::fill),
-/// [`to_vec`](Self::to_vec),
-/// [`copy_from_slice`](Self::copy_from_slice),
-/// [`copy_to_slice`](Self::copy_to_slice)), parts stay branded
-/// ([`split_at`](Self::split_at), [`chunks`](Self::chunks), `&buf[a..b]`),
-/// and comparisons and `Debug` look at the values. The closures of `update`
-/// and `update_all` get and return values, so no reference escapes through
-/// them either; `Debug` and the comparisons hand the element type's own
-/// `Debug`/`PartialEq` copies too. Elements are [`DeviceRepr`], hence
-/// `Copy`.
-///
-/// The same code serves both run modes:
-///
-/// ```
-/// use aclrt::{Acl, Detected, PinnedSlice, RunMode, make_guard};
-///
-/// /// Scales `buf` so that its elements sum to 1; returns the old sum.
-/// fn normalise<M: RunMode>(buf: &mut PinnedSlice<'_, f32, M>) -> f32 {
-///     let sum: f32 = buf.iter().sum(); // values, not references
-///     buf.update_all(|v| v / sum);
-///     sum
-/// }
-///
-/// fn run<M: RunMode>(rt: aclrt::Runtime<'_, M>) -> aclrt::Result<()> {
-///     let device = rt.device(0)?;
-///     make_guard!(guard);
-///     let ctx = device.create_context(guard)?;
-///     let mut buf = ctx.alloc_host_from(&[1.0f32, 2.0, 3.0, 4.0])?;
-///     buf.set(0, 2.0)?;
-///     buf.update(3, |v| v + 1.0)?;
-///     assert_eq!(buf.get(3), Some(5.0));
-///     assert!(buf.set(4, 0.0).is_err()); // out of bounds
-///     assert_eq!(normalise(&mut buf), 12.0);
-///     assert_eq!(buf.first(), Some(2.0 / 12.0));
-///     let (_, upper) = buf.split_at(2); // a part: still pinned memory of `ctx`
-///     let mut on_device = ctx.alloc::<f32>(2)?;
-///     ctx.copy(upper, &mut on_device)?;
-///     on_device.free()?;
-///     buf.free()?;
-///     ctx.destroy()?;
-///     device.reset()
-/// }
-///
-/// # fn main() -> aclrt::Result<()> {
-/// let acl = Acl::init()?;
-/// match acl.detect() {
-///     Detected::Host(rt) => run(rt)?,
-///     Detected::Device(rt) => run(rt)?,
-/// }
-/// acl.finalize()
-/// # }
-/// ```
-///
-/// # References in host run mode only
-///
-/// In host run mode ([`PageableRunMode`]) pinned memory is ordinary host
-/// RAM, harmless as pageable memory: there `PinnedSlice` also dereferences
-/// to `[T]` and implements `Index<usize>`/`IndexMut<usize>`, so `&buf[i]`,
-/// `buf[i] = v`, `buf.as_slice()`, `buf.get_mut(i)`, `buf.iter_mut()` and
-/// every slice method reached through `Deref` (`first_mut`, `sort`, ...)
-/// hand out references as usual. (The by-value methods above keep their
-/// by-value meaning there too: `buf.get(i)` is an `Option<T>`, `buf.iter()`
-/// yields `T`; the slice's own are `buf.as_slice().get(i)` and
-/// `buf.as_slice().iter()`.) In device run mode, and in code generic over
-/// `M: RunMode`, none of these exist, because there pinned memory is device
-/// memory of its own context: `core::slice::from_ref(&buf[i])` would be a
-/// one-element `&[T]`, and with an array element type (`T = [U; N]`)
-/// `&buf[i]` would itself be pageable memory, either one a brand-free copy
-/// operand of any context.
-#[repr(transparent)]
-pub struct PinnedSlice<'id, T, M> {
-    _marker: PhantomData<(Id<'id>, M)>,
-    data: [T],
-}
+pub use crate::ffi::PinnedSlice;
 
 impl<'id, T: DeviceRepr, M: RunMode> PinnedSlice<'id, T, M> {
     /// Number of elements.

@@ -13,7 +13,9 @@
 //!   borrows), with its soundness argument;
 //! * [`host_fn`]: host functions, their trampoline and the slots the runtime
 //!   is given;
-//! * [`pinned`]: the casts from `[T]` to `PinnedSlice`;
+//! * [`pinned`]: `PinnedSlice` and the casts from `[T]` to it;
+//! * [`access`]: the sealed traits through which memory types hand their
+//!   bytes to the runtime;
 //! * [`live`]: the book of live resources (no `unsafe`; it decides which
 //!   releases may be attempted).
 //!
@@ -39,9 +41,11 @@ use crate::error::{Error, ErrorKind, Result};
 pub(crate) mod host_fn;
 pub(crate) mod live;
 pub(crate) mod mem;
+pub(crate) mod access;
 mod pinned;
 pub(crate) mod scope;
 pub(crate) use mem::{DeviceAlloc, HostAlloc, Mem, MemMut, Region};
+pub use pinned::PinnedSlice;
 pub(crate) use pinned::{pinned_slice, pinned_slice_mut};
 
 /// A non-null runtime handle (`aclrtContext`, `aclrtStream`, `aclrtEvent`).

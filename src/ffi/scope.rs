@@ -80,7 +80,7 @@ use generativity::{Guard, Id};
 use super::host_fn::{self, HostFnSlot, Panic};
 use super::{HandleOwner, Raw, Region, check};
 use crate::error::{Error, Escalation, Result};
-use crate::memory::access::{CpuVisible, RawDest, RawSource, Stable};
+use super::access::{CpuVisible, RawDest, RawSource, Stable};
 
 /// What [`run`] runs: the typed layer's closure, and its view of the core.
 ///
