@@ -38,10 +38,10 @@ use aclrt_sys as sys;
 
 use crate::error::{Error, ErrorKind, Result};
 
+pub(crate) mod access;
 pub(crate) mod host_fn;
 pub(crate) mod live;
 pub(crate) mod mem;
-pub(crate) mod access;
 mod pinned;
 pub(crate) mod scope;
 pub(crate) use mem::{DeviceAlloc, HostAlloc, Mem, MemMut, Region};

@@ -118,7 +118,6 @@ pub struct PinnedSlice<'id, T, M> {
     pub(crate) data: [T],
 }
 
-
 /// `s` (pinned memory of the context branded `'id`, see the module's crate
 /// contract) as a [`PinnedSlice`], borrowed for as long as `s` is.
 #[inline]
