@@ -77,10 +77,10 @@ use std::time::Instant;
 use aclrt_sys as sys;
 use generativity::{Guard, Id};
 
+use super::access::{CpuVisible, RawDest, RawSource, Stable};
 use super::host_fn::{self, HostFnSlot, Panic};
 use super::{HandleOwner, Raw, Region, check};
 use crate::error::{Error, Escalation, Result};
-use super::access::{CpuVisible, RawDest, RawSource, Stable};
 
 /// What [`run`] runs: the typed layer's closure, and its view of the core.
 ///
