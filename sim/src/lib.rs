@@ -336,7 +336,10 @@ mod sync;
 pub mod trace;
 
 /// The declarations of the C API this crate implements, generated from the
-/// project's own header (the same file aclrt-sys uses).
+/// project's own header. `src/bindings.rs` is a copy of aclrt-sys's
+/// generated file (a published package can only contain its own files);
+/// `cargo xtask bindgen` writes both and `cargo xtask bindgen --check` fails
+/// unless both equal a fresh generation.
 #[allow(unsafe_code)]
 pub mod ffi {
     #![allow(
@@ -348,5 +351,5 @@ pub mod ffi {
         clippy::all,
         clippy::undocumented_unsafe_blocks
     )]
-    include!("../../sys/src/bindings.rs");
+    include!("bindings.rs");
 }

@@ -1,16 +1,23 @@
 //! Project chores for aclrt.
 //!
 //! * `cargo xtask bindgen` regenerates `sys/src/bindings.rs` from the
-//!   project's own header `sys/include/acl/acl.h`.
-//! * `cargo xtask bindgen --check` regenerates into memory and fails when the
-//!   committed file differs (the drift check CI runs).
+//!   project's own header `sys/include/acl/acl.h`, and writes the same text to
+//!   `sim/src/bindings.rs`: the simulator implements these declarations and
+//!   checks its exports against them, and a published package may only
+//!   contain its own files, so `aclrt-sim` carries an identical copy instead
+//!   of reaching into `sys/`.
+//! * `cargo xtask bindgen --check` regenerates into memory and fails when
+//!   either committed copy differs (the drift check CI runs), so the two can
+//!   never differ from the header or from each other.
 //! * `cargo xtask bindgen --check-system DIR` generates bindings from a real
 //!   CANN toolkit's include directory `DIR` and fails when any function our
 //!   header declares has a different Rust signature there (signature drift
 //!   between the project's header and the vendor's).
 //! * `cargo xtask bindgen --self-test` proves the drift check can fail: it
 //!   copies the header, changes one prototype (`aclrtMalloc`'s `size_t size`
-//!   becomes `uint32_t size`), and requires both checks to report it.
+//!   becomes `uint32_t size`), and requires both checks to report it (the
+//!   text check for every copy); then it edits a copy of the simulator's file
+//!   alone and requires the text check to report that too.
 //!
 //! bindgen needs libclang at run time (`apt-get install libclang-dev`); a
 //! normal build of the workspace does not.
@@ -47,8 +54,12 @@ fn main() -> ExitCode {
     }
 }
 
+/// The committed copies of the generated bindings, relative to the root.
+/// The first is aclrt-sys's; every one must equal a fresh generation.
+const BINDINGS_COPIES: &[&str] = &["sys/src/bindings.rs", "sim/src/bindings.rs"];
+
 fn bindings_path(root: &Path) -> PathBuf {
-    root.join("sys/src/bindings.rs")
+    root.join(BINDINGS_COPIES[0])
 }
 
 /// Macro constants get the C type they stand for instead of bindgen's `u32`.
@@ -111,12 +122,14 @@ fn generate(include_dir: &Path) -> Result<String, String> {
 fn write_bindings(root: &Path) -> ExitCode {
     match generate(&root.join("sys/include")) {
         Ok(text) => {
-            let path = bindings_path(root);
-            if let Err(e) = std::fs::write(&path, text) {
-                eprintln!("cannot write {}: {e}", path.display());
-                return ExitCode::FAILURE;
+            for copy in BINDINGS_COPIES {
+                let path = root.join(copy);
+                if let Err(e) = std::fs::write(&path, &text) {
+                    eprintln!("cannot write {}: {e}", path.display());
+                    return ExitCode::FAILURE;
+                }
+                println!("wrote {}", path.display());
             }
-            println!("wrote {}", path.display());
             ExitCode::SUCCESS
         }
         Err(e) => {
@@ -134,11 +147,26 @@ fn check_bindings(root: &Path) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let path = bindings_path(root);
-    let committed = std::fs::read_to_string(&path).unwrap_or_default();
+    let mut stale = 0;
+    for copy in BINDINGS_COPIES {
+        if !check_copy(&root.join(copy), &fresh) {
+            stale += 1;
+        }
+    }
+    if stale > 0 {
+        eprintln!("run `cargo xtask bindgen` and commit the result.");
+        return ExitCode::FAILURE;
+    }
+    ExitCode::SUCCESS
+}
+
+/// Whether the committed file at `path` equals `fresh`; says which line
+/// differs when it does not.
+fn check_copy(path: &Path, fresh: &str) -> bool {
+    let committed = std::fs::read_to_string(path).unwrap_or_default();
     if committed == fresh {
         println!("bindings up to date: {}", path.display());
-        return ExitCode::SUCCESS;
+        return true;
     }
     eprintln!(
         "DRIFT: {} differs from a fresh generation from sys/include/acl/acl.h.",
@@ -160,8 +188,7 @@ fn check_bindings(root: &Path) -> ExitCode {
             fresh.lines().count()
         );
     }
-    eprintln!("run `cargo xtask bindgen` and commit the result.");
-    ExitCode::FAILURE
+    false
 }
 
 /// Every `pub fn name(...) -> ...;` of a generated file, whitespace-normalised.
@@ -275,19 +302,40 @@ fn self_test(root: &Path) -> ExitCode {
         }
     };
     let committed = std::fs::read_to_string(bindings_path(root)).unwrap_or_default();
-    let text_differs = fresh != committed;
+    // Every committed copy must be reported stale against the mutated header.
+    let text_differs = BINDINGS_COPIES
+        .iter()
+        .all(|copy| !check_copy(&root.join(copy), &fresh));
     let ours = function_signatures(&committed);
     let theirs = function_signatures(&fresh);
     let sig_differs = ours.get("aclrtMalloc") != theirs.get("aclrtMalloc");
+    // And a hand edit of the simulator's copy alone (the header unchanged)
+    // must be reported too: the copies cannot drift apart.
+    let copy_edit_caught = match generate(&root.join("sys/include")) {
+        Ok(unmutated) => {
+            let edited = tmp.join("edited-sim-bindings.rs");
+            let sim_copy = std::fs::read_to_string(root.join(BINDINGS_COPIES[1]))
+                .unwrap_or_default()
+                .replacen("size: usize", "size: u32", 1);
+            std::fs::write(&edited, sim_copy).is_ok() && !check_copy(&edited, &unmutated)
+        }
+        Err(e) => {
+            eprintln!("{e}");
+            false
+        }
+    };
     let _ = std::fs::remove_dir_all(&tmp);
     println!(
-        "self-test: mutated aclrtMalloc(size_t -> uint32_t): text drift detected = {text_differs}, signature drift detected = {sig_differs}"
+        "self-test: mutated aclrtMalloc(size_t -> uint32_t): text drift detected in every copy = {text_differs}, signature drift detected = {sig_differs}; \
+         hand-edited simulator copy detected = {copy_edit_caught}"
     );
-    if text_differs && sig_differs {
-        println!("self-test passed: the drift check fails on a changed prototype");
+    if text_differs && sig_differs && copy_edit_caught {
+        println!(
+            "self-test passed: the drift check fails on a changed prototype and on a changed copy"
+        );
         ExitCode::SUCCESS
     } else {
-        eprintln!("self-test FAILED: a changed prototype went unnoticed");
+        eprintln!("self-test FAILED: a changed prototype or copy went unnoticed");
         ExitCode::FAILURE
     }
 }
