@@ -61,6 +61,7 @@
 //!   `#![deny(unsafe_code)]`, so the compiler checks that no `unsafe` (block,
 //!   `unsafe impl`, `unsafe fn`) appears anywhere else.
 #![deny(unsafe_code)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![deny(unsafe_op_in_unsafe_fn)]
 
 mod acl;
@@ -232,6 +233,7 @@ pub use bytemuck;
 /// The built-in software NPU (crate `aclrt-sim`): configuration, fault
 /// injection and the audit of leaks and rule violations.
 #[cfg(aclrt_backend = "sim")]
+#[cfg_attr(docsrs, doc(cfg(feature = "sim")))]
 pub use aclrt_sim as sim;
 
 mod assertions {

@@ -6,12 +6,17 @@
 //!
 //! Both publish `DEP_ASCENDCL_BACKEND` and `DEP_ASCENDCL_INCLUDE` (through
 //! `links = "ascendcl"`) for the build scripts of dependent crates.
+//!
+//! On docs.rs (`DOCS_RS` set) there is no toolkit and nothing is linked
+//! (rustdoc does not link), so `system` does not search for one: it publishes
+//! the backend and the crate's own header and returns.
 
 use std::env;
 use std::path::{Path, PathBuf};
 
 /// Every environment variable this script reads.
 const ENV_VARS: &[&str] = &[
+    "DOCS_RS",
     "ASCENDCL_SYS_LIB_DIR",
     "ASCENDCL_SYS_INCLUDE_DIR",
     "ASCEND_TOOLKIT_HOME",
@@ -33,6 +38,10 @@ fn main() {
     match (sim, system) {
         (true, false) => {
             println!("cargo:backend=sim");
+            println!("cargo:include={}", own_include.display());
+        }
+        (false, true) if env::var_os("DOCS_RS").is_some() => {
+            println!("cargo:backend=system");
             println!("cargo:include={}", own_include.display());
         }
         (false, true) => link_system(),

@@ -313,6 +313,7 @@
 //! each entry point catches panics of the runtime (500000), and host
 //! callbacks run under `catch_unwind`.
 #![deny(unsafe_code)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 pub mod control;
 pub use control::*;

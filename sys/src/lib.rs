@@ -24,6 +24,7 @@
 //! Every function here is `unsafe`: the rules for calling them are the ones of
 //! the AscendCL documentation. Use the safe crate `aclrt` instead.
 #![no_std]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![allow(non_camel_case_types, non_upper_case_globals, non_snake_case)]
 
 #[cfg(all(feature = "sim", feature = "system"))]
