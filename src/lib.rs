@@ -241,6 +241,9 @@ mod assertions {
     use core::mem::size_of;
     use static_assertions::{assert_eq_size, assert_impl_all, const_assert_eq};
 
+    // Used by every assertion below (rustc 1.85 does not see uses inside
+    // these macros' const items and would warn).
+    #[allow(dead_code)]
     type Ptr = *const ();
     // Handles are one pointer wide and `Option` uses the niche.
     assert_eq_size!(Device<'static, HostMode>, Ptr);
