@@ -23,7 +23,9 @@ pub const ACL_ERROR_RT_INVALID_HANDLE: ::core::ffi::c_int = 107017;
 pub const ACL_ERROR_RT_INVALID_MALLOC_TYPE: ::core::ffi::c_int = 107018;
 pub const ACL_ERROR_RT_WAIT_TIMEOUT: ::core::ffi::c_int = 107019;
 pub const ACL_ERROR_RT_TASK_TIMEOUT: ::core::ffi::c_int = 107020;
+pub const ACL_ERROR_RT_DEVICE_TASK_ABORT: ::core::ffi::c_int = 107022;
 pub const ACL_ERROR_RT_STREAM_ABORT: ::core::ffi::c_int = 107023;
+pub const ACL_ERROR_RT_INVALID_DEVICE_FUNCTION: ::core::ffi::c_int = 107044;
 pub const ACL_ERROR_RT_FEATURE_NOT_SUPPORT: ::core::ffi::c_int = 207000;
 pub const ACL_ERROR_RT_MEMORY_ALLOCATION: ::core::ffi::c_int = 207001;
 pub const ACL_ERROR_RT_MEMORY_FREE: ::core::ffi::c_int = 207002;
@@ -45,6 +47,8 @@ pub const ACL_ERROR_RT_EVENT_NOT_COMPLETE: ::core::ffi::c_int = 507006;
 pub const ACL_ERROR_RT_CONTEXT_RELEASE_ERROR: ::core::ffi::c_int = 507007;
 pub const ACL_ERROR_RT_REPORT_TIMEOUT: ::core::ffi::c_int = 507012;
 pub const ACL_ERROR_RT_AICORE_EXCEPTION: ::core::ffi::c_int = 507015;
+pub const ACL_ERROR_RT_KERNEL_LOOKUP: ::core::ffi::c_int = 507027;
+pub const ACL_ERROR_RT_PROGRAM_USE_OUT: ::core::ffi::c_int = 507032;
 pub const ACL_ERROR_RT_DEV_SETUP_ERROR: ::core::ffi::c_int = 507033;
 pub const ACL_ERROR_RT_STREAM_SYNC_TIMEOUT: ::core::ffi::c_int = 507046;
 pub const ACL_ERROR_RT_EVENT_SYNC_TIMEOUT: ::core::ffi::c_int = 507047;
@@ -72,6 +76,9 @@ pub const ACL_STREAM_CPU_SCHEDULE: u32 = 16;
 pub const ACL_STREAM_DEVICE_USE_ONLY: u32 = 32;
 pub const ACL_CONTINUE_ON_FAILURE: ::core::ffi::c_int = 0;
 pub const ACL_STOP_ON_FAILURE: ::core::ffi::c_int = 1;
+pub const ACL_RT_BINARY_MAGIC_ELF_AICORE: ::core::ffi::c_int = 1129660997;
+pub const ACL_RT_BINARY_MAGIC_ELF_VECTOR_CORE: ::core::ffi::c_int = 1094799942;
+pub const ACL_RT_BINARY_MAGIC_ELF_CUBE_CORE: ::core::ffi::c_int = 1095320387;
 pub type aclError = ::core::ffi::c_int;
 pub type aclrtStream = *mut ::core::ffi::c_void;
 pub type aclrtEvent = *mut ::core::ffi::c_void;
@@ -81,6 +88,9 @@ pub type aclrtLabel = *mut ::core::ffi::c_void;
 pub type aclrtMbuf = *mut ::core::ffi::c_void;
 pub type aclrtBinHandle = *mut ::core::ffi::c_void;
 pub type aclrtFuncHandle = *mut ::core::ffi::c_void;
+pub type aclrtArgsHandle = *mut ::core::ffi::c_void;
+pub type aclrtParamHandle = *mut ::core::ffi::c_void;
+pub type aclrtBinary = *mut ::core::ffi::c_void;
 pub type aclrtDrvMemHandle = *mut ::core::ffi::c_void;
 pub type aclFloat16 = u16;
 pub const ACL_SUCCESS: ::core::ffi::c_int = 0;
@@ -209,6 +219,170 @@ const _: () = {
         [::core::mem::offset_of!(aclCANNPackageVersion, patchVersion) - 320usize];
     ["Offset of field: aclCANNPackageVersion::reserved"]
         [::core::mem::offset_of!(aclCANNPackageVersion, reserved) - 384usize];
+};
+pub const ACL_RT_BINARY_LOAD_OPT_LAZY_LOAD: aclrtBinaryLoadOptionType = 1;
+pub const ACL_RT_BINARY_LOAD_OPT_LAZY_MAGIC: aclrtBinaryLoadOptionType = 2;
+pub const ACL_RT_BINARY_LOAD_OPT_MAGIC: aclrtBinaryLoadOptionType = 2;
+pub const ACL_RT_BINARY_LOAD_OPT_CPU_KERNEL_MODE: aclrtBinaryLoadOptionType = 3;
+pub type aclrtBinaryLoadOptionType = ::core::ffi::c_uint;
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub union aclrtBinaryLoadOptionValue {
+    pub isLazyLoad: u32,
+    pub magic: u32,
+    pub cpuKernelMode: i32,
+    pub rsv: [u32; 4usize],
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of aclrtBinaryLoadOptionValue"]
+        [::core::mem::size_of::<aclrtBinaryLoadOptionValue>() - 16usize];
+    ["Alignment of aclrtBinaryLoadOptionValue"]
+        [::core::mem::align_of::<aclrtBinaryLoadOptionValue>() - 4usize];
+    ["Offset of field: aclrtBinaryLoadOptionValue::isLazyLoad"]
+        [::core::mem::offset_of!(aclrtBinaryLoadOptionValue, isLazyLoad) - 0usize];
+    ["Offset of field: aclrtBinaryLoadOptionValue::magic"]
+        [::core::mem::offset_of!(aclrtBinaryLoadOptionValue, magic) - 0usize];
+    ["Offset of field: aclrtBinaryLoadOptionValue::cpuKernelMode"]
+        [::core::mem::offset_of!(aclrtBinaryLoadOptionValue, cpuKernelMode) - 0usize];
+    ["Offset of field: aclrtBinaryLoadOptionValue::rsv"]
+        [::core::mem::offset_of!(aclrtBinaryLoadOptionValue, rsv) - 0usize];
+};
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct aclrtBinaryLoadOption {
+    pub type_: aclrtBinaryLoadOptionType,
+    pub value: aclrtBinaryLoadOptionValue,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of aclrtBinaryLoadOption"][::core::mem::size_of::<aclrtBinaryLoadOption>() - 20usize];
+    ["Alignment of aclrtBinaryLoadOption"]
+        [::core::mem::align_of::<aclrtBinaryLoadOption>() - 4usize];
+    ["Offset of field: aclrtBinaryLoadOption::type_"]
+        [::core::mem::offset_of!(aclrtBinaryLoadOption, type_) - 0usize];
+    ["Offset of field: aclrtBinaryLoadOption::value"]
+        [::core::mem::offset_of!(aclrtBinaryLoadOption, value) - 4usize];
+};
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct aclrtBinaryLoadOptions {
+    pub options: *mut aclrtBinaryLoadOption,
+    pub numOpt: usize,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of aclrtBinaryLoadOptions"][::core::mem::size_of::<aclrtBinaryLoadOptions>() - 16usize];
+    ["Alignment of aclrtBinaryLoadOptions"]
+        [::core::mem::align_of::<aclrtBinaryLoadOptions>() - 8usize];
+    ["Offset of field: aclrtBinaryLoadOptions::options"]
+        [::core::mem::offset_of!(aclrtBinaryLoadOptions, options) - 0usize];
+    ["Offset of field: aclrtBinaryLoadOptions::numOpt"]
+        [::core::mem::offset_of!(aclrtBinaryLoadOptions, numOpt) - 8usize];
+};
+pub const ACL_RT_ENGINE_TYPE_AIC: aclrtEngineType = 0;
+pub const ACL_RT_ENGINE_TYPE_AIV: aclrtEngineType = 1;
+pub type aclrtEngineType = ::core::ffi::c_uint;
+pub const ACL_RT_LAUNCH_KERNEL_ATTR_SCHEM_MODE: aclrtLaunchKernelAttrId = 1;
+pub const ACL_RT_LAUNCH_KERNEL_ATTR_DYN_UBUF_SIZE: aclrtLaunchKernelAttrId = 2;
+pub const ACL_RT_LAUNCH_KERNEL_ATTR_LOCAL_MEMORY_SIZE: aclrtLaunchKernelAttrId = 2;
+pub const ACL_RT_LAUNCH_KERNEL_ATTR_ENGINE_TYPE: aclrtLaunchKernelAttrId = 3;
+pub const ACL_RT_LAUNCH_KERNEL_ATTR_BLOCKDIM_OFFSET: aclrtLaunchKernelAttrId = 4;
+pub const ACL_RT_LAUNCH_KERNEL_ATTR_BLOCK_TASK_PREFETCH: aclrtLaunchKernelAttrId = 5;
+pub const ACL_RT_LAUNCH_KERNEL_ATTR_DATA_DUMP: aclrtLaunchKernelAttrId = 6;
+pub const ACL_RT_LAUNCH_KERNEL_ATTR_TIMEOUT: aclrtLaunchKernelAttrId = 7;
+pub const ACL_RT_LAUNCH_KERNEL_ATTR_TIMEOUT_US: aclrtLaunchKernelAttrId = 8;
+pub const ACL_RT_LAUNCH_KERNEL_ATTR_ENABLE_PROFILING: aclrtLaunchKernelAttrId = 9;
+pub type aclrtLaunchKernelAttrId = ::core::ffi::c_uint;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct aclrtTimeoutUs {
+    pub timeoutLow: u32,
+    pub timeoutHigh: u32,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of aclrtTimeoutUs"][::core::mem::size_of::<aclrtTimeoutUs>() - 8usize];
+    ["Alignment of aclrtTimeoutUs"][::core::mem::align_of::<aclrtTimeoutUs>() - 4usize];
+    ["Offset of field: aclrtTimeoutUs::timeoutLow"]
+        [::core::mem::offset_of!(aclrtTimeoutUs, timeoutLow) - 0usize];
+    ["Offset of field: aclrtTimeoutUs::timeoutHigh"]
+        [::core::mem::offset_of!(aclrtTimeoutUs, timeoutHigh) - 4usize];
+};
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub union aclrtLaunchKernelAttrValue {
+    pub schemMode: u8,
+    pub dynUBufSize: u32,
+    pub localMemorySize: u32,
+    pub engineType: aclrtEngineType,
+    pub blockDimOffset: u32,
+    pub isBlockTaskPrefetch: u8,
+    pub isDataDump: u8,
+    pub timeout: u16,
+    pub timeoutUs: aclrtTimeoutUs,
+    pub enableProfiling: u8,
+    pub rsv: [u32; 4usize],
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of aclrtLaunchKernelAttrValue"]
+        [::core::mem::size_of::<aclrtLaunchKernelAttrValue>() - 16usize];
+    ["Alignment of aclrtLaunchKernelAttrValue"]
+        [::core::mem::align_of::<aclrtLaunchKernelAttrValue>() - 4usize];
+    ["Offset of field: aclrtLaunchKernelAttrValue::schemMode"]
+        [::core::mem::offset_of!(aclrtLaunchKernelAttrValue, schemMode) - 0usize];
+    ["Offset of field: aclrtLaunchKernelAttrValue::dynUBufSize"]
+        [::core::mem::offset_of!(aclrtLaunchKernelAttrValue, dynUBufSize) - 0usize];
+    ["Offset of field: aclrtLaunchKernelAttrValue::localMemorySize"]
+        [::core::mem::offset_of!(aclrtLaunchKernelAttrValue, localMemorySize) - 0usize];
+    ["Offset of field: aclrtLaunchKernelAttrValue::engineType"]
+        [::core::mem::offset_of!(aclrtLaunchKernelAttrValue, engineType) - 0usize];
+    ["Offset of field: aclrtLaunchKernelAttrValue::blockDimOffset"]
+        [::core::mem::offset_of!(aclrtLaunchKernelAttrValue, blockDimOffset) - 0usize];
+    ["Offset of field: aclrtLaunchKernelAttrValue::isBlockTaskPrefetch"]
+        [::core::mem::offset_of!(aclrtLaunchKernelAttrValue, isBlockTaskPrefetch) - 0usize];
+    ["Offset of field: aclrtLaunchKernelAttrValue::isDataDump"]
+        [::core::mem::offset_of!(aclrtLaunchKernelAttrValue, isDataDump) - 0usize];
+    ["Offset of field: aclrtLaunchKernelAttrValue::timeout"]
+        [::core::mem::offset_of!(aclrtLaunchKernelAttrValue, timeout) - 0usize];
+    ["Offset of field: aclrtLaunchKernelAttrValue::timeoutUs"]
+        [::core::mem::offset_of!(aclrtLaunchKernelAttrValue, timeoutUs) - 0usize];
+    ["Offset of field: aclrtLaunchKernelAttrValue::enableProfiling"]
+        [::core::mem::offset_of!(aclrtLaunchKernelAttrValue, enableProfiling) - 0usize];
+    ["Offset of field: aclrtLaunchKernelAttrValue::rsv"]
+        [::core::mem::offset_of!(aclrtLaunchKernelAttrValue, rsv) - 0usize];
+};
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct aclrtLaunchKernelAttr {
+    pub id: aclrtLaunchKernelAttrId,
+    pub value: aclrtLaunchKernelAttrValue,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of aclrtLaunchKernelAttr"][::core::mem::size_of::<aclrtLaunchKernelAttr>() - 20usize];
+    ["Alignment of aclrtLaunchKernelAttr"]
+        [::core::mem::align_of::<aclrtLaunchKernelAttr>() - 4usize];
+    ["Offset of field: aclrtLaunchKernelAttr::id"]
+        [::core::mem::offset_of!(aclrtLaunchKernelAttr, id) - 0usize];
+    ["Offset of field: aclrtLaunchKernelAttr::value"]
+        [::core::mem::offset_of!(aclrtLaunchKernelAttr, value) - 4usize];
+};
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct aclrtLaunchKernelCfg {
+    pub attrs: *mut aclrtLaunchKernelAttr,
+    pub numAttrs: usize,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of aclrtLaunchKernelCfg"][::core::mem::size_of::<aclrtLaunchKernelCfg>() - 16usize];
+    ["Alignment of aclrtLaunchKernelCfg"][::core::mem::align_of::<aclrtLaunchKernelCfg>() - 8usize];
+    ["Offset of field: aclrtLaunchKernelCfg::attrs"]
+        [::core::mem::offset_of!(aclrtLaunchKernelCfg, attrs) - 0usize];
+    ["Offset of field: aclrtLaunchKernelCfg::numAttrs"]
+        [::core::mem::offset_of!(aclrtLaunchKernelCfg, numAttrs) - 8usize];
 };
 pub type aclrtCallback =
     ::core::option::Option<unsafe extern "C" fn(userData: *mut ::core::ffi::c_void)>;
@@ -360,6 +534,59 @@ unsafe extern "C" {
         args: *mut ::core::ffi::c_void,
     ) -> aclError;
     pub fn aclrtSetOpWaitTimeout(timeout: u32) -> aclError;
+    pub fn aclrtBinaryLoadFromFile(
+        binPath: *const ::core::ffi::c_char,
+        options: *mut aclrtBinaryLoadOptions,
+        binHandle: *mut aclrtBinHandle,
+    ) -> aclError;
+    pub fn aclrtBinaryLoadFromData(
+        data: *const ::core::ffi::c_void,
+        length: usize,
+        options: *const aclrtBinaryLoadOptions,
+        binHandle: *mut aclrtBinHandle,
+    ) -> aclError;
+    pub fn aclrtBinaryUnLoad(binHandle: aclrtBinHandle) -> aclError;
+    pub fn aclrtBinaryGetFunction(
+        binHandle: aclrtBinHandle,
+        kernelName: *const ::core::ffi::c_char,
+        funcHandle: *mut aclrtFuncHandle,
+    ) -> aclError;
+    pub fn aclrtLaunchKernel(
+        funcHandle: aclrtFuncHandle,
+        numBlocks: u32,
+        argsData: *const ::core::ffi::c_void,
+        argsSize: usize,
+        stream: aclrtStream,
+    ) -> aclError;
+    pub fn aclrtLaunchKernelWithConfig(
+        funcHandle: aclrtFuncHandle,
+        numBlocks: u32,
+        stream: aclrtStream,
+        cfg: *mut aclrtLaunchKernelCfg,
+        argsHandle: aclrtArgsHandle,
+        reserve: *mut ::core::ffi::c_void,
+    ) -> aclError;
+    pub fn aclrtKernelArgsInit(
+        funcHandle: aclrtFuncHandle,
+        argsHandle: *mut aclrtArgsHandle,
+    ) -> aclError;
+    pub fn aclrtKernelArgsAppend(
+        argsHandle: aclrtArgsHandle,
+        param: *mut ::core::ffi::c_void,
+        paramSize: usize,
+        paramHandle: *mut aclrtParamHandle,
+    ) -> aclError;
+    pub fn aclrtKernelArgsAppendPlaceHolder(
+        argsHandle: aclrtArgsHandle,
+        paramHandle: *mut aclrtParamHandle,
+    ) -> aclError;
+    pub fn aclrtKernelArgsGetPlaceHolderBuffer(
+        argsHandle: aclrtArgsHandle,
+        paramHandle: aclrtParamHandle,
+        dataSize: usize,
+        bufferAddr: *mut *mut ::core::ffi::c_void,
+    ) -> aclError;
+    pub fn aclrtKernelArgsFinalize(argsHandle: aclrtArgsHandle) -> aclError;
     pub fn aclrtGetVersion(
         majorVersion: *mut i32,
         minorVersion: *mut i32,

@@ -82,7 +82,11 @@ macro_rules! with_api_list {
             aclrtMemset, aclrtMemsetAsync, aclrtMemcpy, aclrtMemcpyAsync, aclrtMemcpy2d,
             aclrtMemcpy2dAsync, aclrtGetMemInfo, aclrtLaunchCallback, aclrtSubscribeReport,
             aclrtProcessReport, aclrtUnSubscribeReport, aclrtLaunchHostFunc,
-            aclrtSetOpWaitTimeout, aclrtGetVersion, aclsysGetVersionStr, aclsysGetVersionNum,
+            aclrtSetOpWaitTimeout, aclrtBinaryLoadFromFile, aclrtBinaryLoadFromData,
+            aclrtBinaryUnLoad, aclrtBinaryGetFunction, aclrtLaunchKernel,
+            aclrtLaunchKernelWithConfig, aclrtKernelArgsInit, aclrtKernelArgsAppend,
+            aclrtKernelArgsAppendPlaceHolder, aclrtKernelArgsGetPlaceHolderBuffer,
+            aclrtKernelArgsFinalize, aclrtGetVersion, aclsysGetVersionStr, aclsysGetVersionNum,
             aclsysGetCANNVersion,
         }
     };

@@ -249,6 +249,14 @@
 //!   [`Audit::aborted_tasks`]; the trace shows each abort as a `stream
 //!   abort` task (`"dropped": n`) and a wait cut short with `"aborted":
 //!   true` (a task cut during its delay never ran and has no entry).
+//! * **Kernels** (`aclrtBinary*`, `aclrtKernelArgs*`, `aclrtLaunchKernel*`):
+//!   exported with the real prototypes and the ACL layer's argument checks
+//!   (NULL pointers, `paramSize`/`dataSize` 0, `numBlocks` 0 for
+//!   `aclrtLaunchKernelWithConfig`, a non-NULL `reserve` → 100000; `length` 0
+//!   of `aclrtBinaryLoadFromData` and `numBlocks` 0 of `aclrtLaunchKernel` →
+//!   107000). Running kernels is not simulated yet: calls that pass those
+//!   checks return 207000 `ACL_ERROR_RT_FEATURE_NOT_SUPPORT` and write no
+//!   out-parameter.
 //! * **Callbacks**: `threadId` is the POSIX `pthread_t` of the reporting
 //!   thread ([`thread_report_id`] returns it for the calling thread).
 //!   `aclrtLaunchCallback` on a stream without a subscribed thread returns
@@ -324,6 +332,7 @@ mod device;
 mod diag;
 mod event;
 mod init;
+mod kernel;
 mod memory;
 mod misc;
 mod model;

@@ -14,16 +14,17 @@ use core::ffi::{CStr, c_char, c_void};
 use crate::diag::{self, Api, call, with_api_list};
 use crate::event;
 use crate::ffi::{
-    aclCANNPackageName, aclCANNPackageVersion, aclError, aclrtCallback, aclrtCallbackBlockType,
-    aclrtContext, aclrtEvent, aclrtEventRecordedStatus, aclrtEventStatus, aclrtEventWaitStatus,
-    aclrtHostFunc, aclrtMemAttr, aclrtMemMallocPolicy, aclrtMemcpyKind, aclrtRunMode, aclrtStream,
-    aclrtStreamStatus,
+    aclCANNPackageName, aclCANNPackageVersion, aclError, aclrtArgsHandle, aclrtBinHandle,
+    aclrtBinaryLoadOptions, aclrtCallback, aclrtCallbackBlockType, aclrtContext, aclrtEvent,
+    aclrtEventRecordedStatus, aclrtEventStatus, aclrtEventWaitStatus, aclrtFuncHandle,
+    aclrtHostFunc, aclrtLaunchKernelCfg, aclrtMemAttr, aclrtMemMallocPolicy, aclrtMemcpyKind,
+    aclrtParamHandle, aclrtRunMode, aclrtStream, aclrtStreamStatus,
 };
 use crate::memory::{self, MallocFn};
 use crate::prim::{HostCall, Out, OutBuf, UserMem};
 use crate::rt::exec::EventApi;
 use crate::rt::mem::AllocKind;
-use crate::{callback, context, device, init, misc, stream};
+use crate::{callback, context, device, init, kernel, misc, stream};
 
 /// Reads an optional C string argument.
 ///
@@ -833,6 +834,154 @@ pub unsafe extern "C" fn aclsysGetCANNVersion(
     // SAFETY: C contract: `version` is NULL or writable.
     let out = unsafe { Out::new(version) };
     call(Api::aclsysGetCANNVersion, || misc::cann_version(name, out))
+}
+
+// ------------------------------------------------ kernel load and launch ---
+// Pointer arguments are only tested for NULL here (see `crate::kernel`);
+// none is read or written.
+
+/// `aclrtBinaryLoadFromFile`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtBinaryLoadFromFile(
+    bin_path: *const c_char,
+    _options: *mut aclrtBinaryLoadOptions,
+    bin_handle: *mut aclrtBinHandle,
+) -> aclError {
+    call(Api::aclrtBinaryLoadFromFile, || {
+        kernel::binary_load(bin_path.is_null(), None, bin_handle.is_null())
+    })
+}
+
+/// `aclrtBinaryLoadFromData`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtBinaryLoadFromData(
+    data: *const c_void,
+    length: usize,
+    _options: *const aclrtBinaryLoadOptions,
+    bin_handle: *mut aclrtBinHandle,
+) -> aclError {
+    call(Api::aclrtBinaryLoadFromData, || {
+        kernel::binary_load(data.is_null(), Some(length), bin_handle.is_null())
+    })
+}
+
+/// `aclrtBinaryUnLoad`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtBinaryUnLoad(bin_handle: aclrtBinHandle) -> aclError {
+    call(Api::aclrtBinaryUnLoad, || {
+        kernel::binary_unload(h(bin_handle))
+    })
+}
+
+/// `aclrtBinaryGetFunction`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtBinaryGetFunction(
+    bin_handle: aclrtBinHandle,
+    kernel_name: *const c_char,
+    func_handle: *mut aclrtFuncHandle,
+) -> aclError {
+    call(Api::aclrtBinaryGetFunction, || {
+        kernel::get_function(h(bin_handle), kernel_name.is_null(), func_handle.is_null())
+    })
+}
+
+/// `aclrtLaunchKernel`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtLaunchKernel(
+    func_handle: aclrtFuncHandle,
+    num_blocks: u32,
+    args_data: *const c_void,
+    _args_size: usize,
+    _stream: aclrtStream,
+) -> aclError {
+    call(Api::aclrtLaunchKernel, || {
+        kernel::launch(h(func_handle), num_blocks, args_data.is_null())
+    })
+}
+
+/// `aclrtLaunchKernelWithConfig`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtLaunchKernelWithConfig(
+    func_handle: aclrtFuncHandle,
+    num_blocks: u32,
+    _stream: aclrtStream,
+    _cfg: *mut aclrtLaunchKernelCfg,
+    args_handle: aclrtArgsHandle,
+    reserve: *mut c_void,
+) -> aclError {
+    call(Api::aclrtLaunchKernelWithConfig, || {
+        kernel::launch_with_config(
+            h(func_handle),
+            num_blocks,
+            h(args_handle),
+            reserve.is_null(),
+        )
+    })
+}
+
+/// `aclrtKernelArgsInit`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtKernelArgsInit(
+    func_handle: aclrtFuncHandle,
+    args_handle: *mut aclrtArgsHandle,
+) -> aclError {
+    call(Api::aclrtKernelArgsInit, || {
+        kernel::args_init(h(func_handle), args_handle.is_null())
+    })
+}
+
+/// `aclrtKernelArgsAppend`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtKernelArgsAppend(
+    args_handle: aclrtArgsHandle,
+    param: *mut c_void,
+    param_size: usize,
+    param_handle: *mut aclrtParamHandle,
+) -> aclError {
+    call(Api::aclrtKernelArgsAppend, || {
+        kernel::args_append(
+            h(args_handle),
+            Some((param.is_null(), param_size)),
+            param_handle.is_null(),
+        )
+    })
+}
+
+/// `aclrtKernelArgsAppendPlaceHolder`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtKernelArgsAppendPlaceHolder(
+    args_handle: aclrtArgsHandle,
+    param_handle: *mut aclrtParamHandle,
+) -> aclError {
+    call(Api::aclrtKernelArgsAppendPlaceHolder, || {
+        kernel::args_append(h(args_handle), None, param_handle.is_null())
+    })
+}
+
+/// `aclrtKernelArgsGetPlaceHolderBuffer`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtKernelArgsGetPlaceHolderBuffer(
+    args_handle: aclrtArgsHandle,
+    param_handle: aclrtParamHandle,
+    data_size: usize,
+    buffer_addr: *mut *mut c_void,
+) -> aclError {
+    call(Api::aclrtKernelArgsGetPlaceHolderBuffer, || {
+        kernel::args_placeholder_buffer(
+            h(args_handle),
+            h(param_handle),
+            data_size,
+            buffer_addr.is_null(),
+        )
+    })
+}
+
+/// `aclrtKernelArgsFinalize`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtKernelArgsFinalize(args_handle: aclrtArgsHandle) -> aclError {
+    call(Api::aclrtKernelArgsFinalize, || {
+        kernel::args_finalize(h(args_handle))
+    })
 }
 
 // ---------------------------------------------------- signature check ---

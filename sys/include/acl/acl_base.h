@@ -36,6 +36,9 @@ typedef void *aclrtLabel;
 typedef void *aclrtMbuf;
 typedef void *aclrtBinHandle;
 typedef void *aclrtFuncHandle;
+typedef void *aclrtArgsHandle;
+typedef void *aclrtParamHandle;
+typedef void *aclrtBinary;
 typedef void *aclrtDrvMemHandle;
 
 typedef uint16_t aclFloat16;
