@@ -67,7 +67,8 @@
 //! nth queued task faults on the device; the fault is reported by the next
 //! synchronisation of its stream); delays with [`set_stream_delay`];
 //! [`clear_faults`]; call counting with [`call_counts`], [`total_calls`] and
-//! [`reset_call_counts`]; [`audit`]; [`reset`] (from any state; memory
+//! [`reset_call_counts`]; kernels with [`register_kernel`] and
+//! [`binary_image`]; [`audit`]; [`reset`] (from any state; memory
 //! still allocated is quarantined, never freed); and [`exclusive`], the lock
 //! that serialises tests sharing the process-wide runtime. Both panic
 //! instead of deadlocking when called from a simulator thread or callback
@@ -141,6 +142,12 @@
 //! | device memory of another device than the current one without `aclrtDeviceEnablePeerAccess(current -> that device)` | 207006 `ACL_ERROR_RT_NO_PERMISSION` *(choice)* | `CrossDeviceWithoutPeerAccess` |
 //! | a handle the runtime never created, or a handle of another kind (an event passed as a stream) | 107017 | `InvalidHandle` |
 //! | a host function or callback panicked (caught; the stream reports 507000 at its next synchronisation) | 507000 | `CallbackPanicked` |
+//! | `aclrtBinaryGetFunction` of a name the binary does not list or no kernel is registered under (the real runtime returns 107000 for every lookup failure) | 107000 | `UnknownKernel` |
+//! | a launch, `aclrtKernelArgsInit` or `aclrtBinaryGetFunction`/`aclrtBinaryUnLoad` with a handle of an unloaded binary | 107017 | `UseAfterFree` |
+//! | `aclrtBinaryUnLoad` while launches of its kernels are queued or running (the binary stays loaded) | 507004 *(choice)* | `ReleaseWhileInUse` |
+//! | a kernel touches memory (through [`KernelArgs::read`]/[`write`](KernelArgs::write)) that is not device memory of its stream's device, is out of bounds or freed: the task faults with 507015 at the next synchronisation | 507015 *(choice)* | `KernelBadAccess` |
+//! | `aclrtLaunchKernel` whose `argsData` block is not device memory of the stream's device (or out of bounds, or freed) | 107000 *(choice)* | `KernelBadAccess` |
+//! | a launch on a destroyed stream | 107017 | `UseAfterFree` |
 //!
 //! Pointers are resolved in a `BTreeMap` of live allocations (start, size,
 //! residency, device, context; `O(log n)`). A pointer outside every
@@ -250,13 +257,40 @@
 //!   abort` task (`"dropped": n`) and a wait cut short with `"aborted":
 //!   true` (a task cut during its delay never ran and has no entry).
 //! * **Kernels** (`aclrtBinary*`, `aclrtKernelArgs*`, `aclrtLaunchKernel*`):
-//!   exported with the real prototypes and the ACL layer's argument checks
-//!   (NULL pointers, `paramSize`/`dataSize` 0, `numBlocks` 0 for
-//!   `aclrtLaunchKernelWithConfig`, a non-NULL `reserve` → 100000; `length` 0
-//!   of `aclrtBinaryLoadFromData` and `numBlocks` 0 of `aclrtLaunchKernel` →
-//!   107000). Running kernels is not simulated yet: calls that pass those
-//!   checks return 207000 `ACL_ERROR_RT_FEATURE_NOT_SUPPORT` and write no
-//!   out-parameter.
+//!   a kernel is a Rust function registered by name ([`register_kernel`]),
+//!   called once per block with `(block, num_blocks, &KernelArgs)`; blocks
+//!   run one after another in index order on the stream's worker (no data
+//!   race between blocks). A simulator device binary ([`binary_image`]) is
+//!   [`BINARY_MAGIC`] (`b"ACLSIMKB"`) followed by NUL-terminated UTF-8
+//!   kernel names; anything else → 107000. `aclrtBinaryLoadFromData` copies
+//!   it; `aclrtBinaryLoadFromFile` reads the file (unreadable → 107000);
+//!   load options follow K.5 (non-NULL `options` with NULL array, an unknown
+//!   type, LAZY_LOAD ∉ {0, 1}, MAGIC for a file or not one of the three
+//!   magics, CPU_KERNEL_MODE ∉ {0, 1} for a file or ≠ 2 for data → 107000)
+//!   and are otherwise ignored. Binaries are process-wide and bound to no
+//!   device. `aclrtBinaryGetFunction` returns the same handle for the same
+//!   name. `aclrtLaunchKernel`: `argsSize` a multiple of 8 and ≤ 64 KiB
+//!   (107000), `numBlocks` 0 → 107000; `argsData` must be device memory of
+//!   the stream's device at the call and is read (checked) when the kernel
+//!   runs, one 8-byte little-endian slot per argument.
+//!   `aclrtLaunchKernelWithConfig`: `numBlocks` 0 or non-NULL `reserve` →
+//!   100000, cfg rules of K.7 (NULL `attrs`, unknown id, byte flags ≥ 2,
+//!   TIMEOUT with TIMEOUT_US → 107000; values otherwise ignored), unfinalized
+//!   list → 107000; the list is staged during the call. Args handles follow
+//!   K.6: one per thread (Init re-initialises it and returns the same
+//!   handle; param handles of an earlier list → 107017; the handle on
+//!   another thread → 107017), 8-aligned slots, > 128 arguments or > 64 KiB
+//!   → 107000, Append/AppendPlaceHolder after GetPlaceHolderBuffer or
+//!   Finalize → 207000, GetPlaceHolderBuffer after Finalize → 207000, on an
+//!   appended (non-placeholder) argument → 107000; Finalize needs a current
+//!   context (107002). A placeholder's slot holds 0; the kernel reads its
+//!   data with [`KernelArgs::placeholder`]. A kernel returning a
+//!   [`KernelError`] (or refused an access) faults its task with
+//!   [`KERNEL_FAULT_CODE`] (507015 `ACL_ERROR_RT_AICORE_EXCEPTION`), reported
+//!   at the next synchronisation like any device fault; a panicking kernel
+//!   faults with 507000. Launches are stream tasks like any other (order,
+//!   events, delays, injected task faults, abort, trace category
+//!   `"kernel"`).
 //! * **Callbacks**: `threadId` is the POSIX `pthread_t` of the reporting
 //!   thread ([`thread_report_id`] returns it for the calling thread).
 //!   `aclrtLaunchCallback` on a stream without a subscribed thread returns
@@ -333,6 +367,9 @@ mod diag;
 mod event;
 mod init;
 mod kernel;
+pub use kernel::{
+    BINARY_MAGIC, KERNEL_FAULT_CODE, KernelArgs, KernelError, binary_image, register_kernel,
+};
 mod memory;
 mod misc;
 mod model;

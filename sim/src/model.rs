@@ -155,6 +155,12 @@ pub enum ViolationKind {
     InvalidHandle,
     /// A host function or callback panicked (caught on the runtime thread).
     CallbackPanicked,
+    /// A kernel name that no registered kernel (or no name in the binary)
+    /// matches.
+    UnknownKernel,
+    /// A kernel touched memory through a pointer argument that is not device
+    /// memory of its stream's device, or out of bounds, or freed.
+    KernelBadAccess,
 }
 
 /// One strict-check violation, as recorded.

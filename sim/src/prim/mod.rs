@@ -252,6 +252,33 @@ pub(crate) fn copy(dst: &Span, src: &Span) -> bool {
     true
 }
 
+/// Copies all of `src` into `out`; `false` (nothing copied) if the lengths
+/// differ.
+pub(crate) fn read_into(src: &Span, out: &mut [u8]) -> bool {
+    if src.len != out.len() {
+        return false;
+    }
+    // SAFETY: the span invariant makes `start()` valid for reads of `len`
+    // bytes; `out` is a distinct exclusive Rust slice of the same length, so
+    // the ranges do not overlap.
+    unsafe { ptr::copy_nonoverlapping(src.start(), out.as_mut_ptr(), src.len) };
+    true
+}
+
+/// Copies `data` into `dst`; `false` (nothing copied) if the lengths differ
+/// or `dst` is read-only.
+pub(crate) fn write_from(dst: &Span, data: &[u8]) -> bool {
+    if dst.len != data.len() || !dst.writable() {
+        return false;
+    }
+    // SAFETY: the span invariant makes `start()` valid for `len` bytes and
+    // `dst` was checked writable; `data` is a shared Rust slice of the same
+    // length that cannot alias runtime memory the span owns exclusively
+    // (callers pass their own buffers), so the ranges do not overlap.
+    unsafe { ptr::copy_nonoverlapping(data.as_ptr(), dst.start(), dst.len) };
+    true
+}
+
 /// Whether a 2-D region of `height` rows of `width` bytes, `pitch` apart,
 /// fits in `len` bytes.
 pub(crate) fn extent_2d(pitch: usize, width: usize, height: usize) -> Option<usize> {
@@ -429,4 +456,49 @@ pub(crate) fn os_thread_id() -> u64 {
         static ID: u64 = NEXT.fetch_add(1, Ordering::Relaxed);
     }
     ID.with(|id| *id)
+}
+
+/// The host buffer of an `aclrtKernelArgs*` list: the runtime writes argument
+/// bytes into it, and hands out pointers into its placeholder area that the
+/// application writes between its calls on the owning thread.
+pub(crate) struct ArgsBuf(Box<[core::cell::UnsafeCell<u8>]>);
+
+impl ArgsBuf {
+    /// A zeroed buffer of `len` bytes.
+    pub(crate) fn new(len: usize) -> ArgsBuf {
+        ArgsBuf((0..len).map(|_| core::cell::UnsafeCell::new(0)).collect())
+    }
+
+    /// Stores `data` at `off`; `false` (nothing stored) when out of bounds.
+    pub(crate) fn write(&self, off: usize, data: &[u8]) -> bool {
+        let Some(cells) = off
+            .checked_add(data.len())
+            .and_then(|end| self.0.get(off..end))
+        else {
+            return false;
+        };
+        for (c, &b) in cells.iter().zip(data) {
+            // SAFETY: `ArgsBuf` is not `Sync` (it holds `UnsafeCell`s), so
+            // only the owning thread reaches it; the application writes
+            // through handed-out pointers only between the runtime calls of
+            // that thread, so no other access to this byte is in progress.
+            unsafe { *c.get() = b };
+        }
+        true
+    }
+
+    /// A copy of `len` bytes at `off`; `None` when out of bounds.
+    pub(crate) fn read(&self, off: usize, len: usize) -> Option<Vec<u8>> {
+        let cells = self.0.get(off..off.checked_add(len)?)?;
+        // SAFETY: as in `write`: only the owning thread accesses the cells,
+        // and no application write is in progress during a runtime call.
+        Some(cells.iter().map(|c| unsafe { *c.get() }).collect())
+    }
+
+    /// A pointer to byte `off`, for the application to write `len` bytes
+    /// through; `None` when out of bounds.
+    pub(crate) fn ptr(&self, off: usize, len: usize) -> Option<*mut u8> {
+        self.0.get(off..off.checked_add(len)?)?;
+        self.0.get(off).map(core::cell::UnsafeCell::get)
+    }
 }

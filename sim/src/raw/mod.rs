@@ -837,18 +837,52 @@ pub unsafe extern "C" fn aclsysGetCANNVersion(
 }
 
 // ------------------------------------------------ kernel load and launch ---
-// Pointer arguments are only tested for NULL here (see `crate::kernel`);
-// none is read or written.
+
+/// Reads load options.
+///
+/// # Safety
+/// `options` is NULL or points to a readable `aclrtBinaryLoadOptions` whose
+/// `options` is NULL or points to `numOpt` readable entries.
+unsafe fn load_options(options: *const aclrtBinaryLoadOptions) -> kernel::LoadOptions {
+    // SAFETY: non-null `options` is readable (contract of this function).
+    let o = unsafe { options.as_ref() }?;
+    if o.options.is_null() {
+        return Some(None);
+    }
+    // SAFETY: `o.options` is non-null and points to `numOpt` readable
+    // entries (contract of this function).
+    let all = unsafe { core::slice::from_raw_parts(o.options, o.numOpt) };
+    // SAFETY: every member of the union is plain integers of the same
+    // storage; reading `magic` (u32 at offset 0) is defined for any value.
+    Some(Some(
+        all.iter()
+            .map(|e| (e.type_, unsafe { e.value.magic }))
+            .collect(),
+    ))
+}
 
 /// `aclrtBinaryLoadFromFile`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclrtBinaryLoadFromFile(
     bin_path: *const c_char,
-    _options: *mut aclrtBinaryLoadOptions,
+    options: *mut aclrtBinaryLoadOptions,
     bin_handle: *mut aclrtBinHandle,
 ) -> aclError {
+    // SAFETY: C contract: `binPath` is NULL or a NUL-terminated path.
+    let path = unsafe { c_str(bin_path) };
+    // SAFETY: C contract: `options` is NULL or a valid options struct.
+    let opts = unsafe { load_options(options) };
+    // SAFETY: C contract: `binHandle` is NULL or writable.
+    let out = unsafe { Out::new(bin_handle) };
     call(Api::aclrtBinaryLoadFromFile, || {
-        kernel::binary_load(bin_path.is_null(), None, bin_handle.is_null())
+        let path = path.ok_or_else(|| diag::param("binPath is NULL"))?;
+        require_out(&out, "binHandle")?;
+        let path = path
+            .to_str()
+            .map_err(|_| diag::rt_param("binPath is not valid UTF-8"))?;
+        let h = kernel::binary_load(Err(path), opts)?;
+        out.write(handle_ptr(h));
+        Ok(())
     })
 }
 
@@ -857,11 +891,24 @@ pub unsafe extern "C" fn aclrtBinaryLoadFromFile(
 pub unsafe extern "C" fn aclrtBinaryLoadFromData(
     data: *const c_void,
     length: usize,
-    _options: *const aclrtBinaryLoadOptions,
+    options: *const aclrtBinaryLoadOptions,
     bin_handle: *mut aclrtBinHandle,
 ) -> aclError {
+    // SAFETY: C contract: `options` is NULL or a valid options struct.
+    let opts = unsafe { load_options(options) };
+    // SAFETY: C contract: `binHandle` is NULL or writable.
+    let out = unsafe { Out::new(bin_handle) };
+    let bytes = (!data.is_null()).then(|| {
+        // SAFETY: C contract: non-null `data` is host memory readable for
+        // `length` bytes during the call; the runtime copies what it keeps.
+        unsafe { core::slice::from_raw_parts(data.cast::<u8>(), length) }
+    });
     call(Api::aclrtBinaryLoadFromData, || {
-        kernel::binary_load(data.is_null(), Some(length), bin_handle.is_null())
+        let bytes = bytes.ok_or_else(|| diag::param("data is NULL"))?;
+        require_out(&out, "binHandle")?;
+        let h = kernel::binary_load(Ok(bytes), opts)?;
+        out.write(handle_ptr(h));
+        Ok(())
     })
 }
 
@@ -880,8 +927,16 @@ pub unsafe extern "C" fn aclrtBinaryGetFunction(
     kernel_name: *const c_char,
     func_handle: *mut aclrtFuncHandle,
 ) -> aclError {
+    // SAFETY: C contract: `kernelName` is NULL or NUL-terminated.
+    let name = unsafe { c_str(kernel_name) };
+    // SAFETY: C contract: `funcHandle` is NULL or writable.
+    let out = unsafe { Out::new(func_handle) };
     call(Api::aclrtBinaryGetFunction, || {
-        kernel::get_function(h(bin_handle), kernel_name.is_null(), func_handle.is_null())
+        let name = name.ok_or_else(|| diag::param("kernelName is NULL"))?;
+        require_out(&out, "funcHandle")?;
+        let f = kernel::get_function(h(bin_handle), name.to_str().ok())?;
+        out.write(handle_ptr(f));
+        Ok(())
     })
 }
 
@@ -891,11 +946,19 @@ pub unsafe extern "C" fn aclrtLaunchKernel(
     func_handle: aclrtFuncHandle,
     num_blocks: u32,
     args_data: *const c_void,
-    _args_size: usize,
-    _stream: aclrtStream,
+    args_size: usize,
+    stream: aclrtStream,
 ) -> aclError {
+    // `argsData` is a device address: looked up in the allocation table,
+    // never dereferenced as a host pointer.
     call(Api::aclrtLaunchKernel, || {
-        kernel::launch(h(func_handle), num_blocks, args_data.is_null())
+        kernel::launch(
+            h(func_handle),
+            num_blocks,
+            args_data.addr(),
+            args_size,
+            h(stream),
+        )
     })
 }
 
@@ -904,15 +967,39 @@ pub unsafe extern "C" fn aclrtLaunchKernel(
 pub unsafe extern "C" fn aclrtLaunchKernelWithConfig(
     func_handle: aclrtFuncHandle,
     num_blocks: u32,
-    _stream: aclrtStream,
-    _cfg: *mut aclrtLaunchKernelCfg,
+    stream: aclrtStream,
+    cfg: *mut aclrtLaunchKernelCfg,
     args_handle: aclrtArgsHandle,
     reserve: *mut c_void,
 ) -> aclError {
+    // SAFETY: C contract: `cfg` is NULL or a readable config.
+    let c = unsafe { cfg.as_ref() };
+    let cfg: kernel::LaunchCfg = c.map(|c| {
+        (!c.attrs.is_null()).then(|| {
+            // SAFETY: C contract: non-null `attrs` points to `numAttrs`
+            // readable attributes.
+            let all = unsafe { core::slice::from_raw_parts(c.attrs, c.numAttrs) };
+            all.iter()
+                .map(|a| {
+                    // SAFETY: the union is 16 bytes of plain integers; its
+                    // `rsv` view covers all of them and is defined for any
+                    // bit pattern.
+                    let rsv = unsafe { a.value.rsv };
+                    let mut v = [0u8; 16];
+                    for (k, w) in rsv.iter().enumerate() {
+                        v[4 * k..4 * k + 4].copy_from_slice(&w.to_ne_bytes());
+                    }
+                    (a.id, v)
+                })
+                .collect()
+        })
+    });
     call(Api::aclrtLaunchKernelWithConfig, || {
         kernel::launch_with_config(
             h(func_handle),
             num_blocks,
+            h(stream),
+            cfg,
             h(args_handle),
             reserve.is_null(),
         )
@@ -925,8 +1012,13 @@ pub unsafe extern "C" fn aclrtKernelArgsInit(
     func_handle: aclrtFuncHandle,
     args_handle: *mut aclrtArgsHandle,
 ) -> aclError {
+    // SAFETY: C contract: `argsHandle` is NULL or writable.
+    let out = unsafe { Out::new(args_handle) };
     call(Api::aclrtKernelArgsInit, || {
-        kernel::args_init(h(func_handle), args_handle.is_null())
+        require_out(&out, "argsHandle")?;
+        let a = kernel::args_init(h(func_handle))?;
+        out.write(handle_ptr(a));
+        Ok(())
     })
 }
 
@@ -938,12 +1030,22 @@ pub unsafe extern "C" fn aclrtKernelArgsAppend(
     param_size: usize,
     param_handle: *mut aclrtParamHandle,
 ) -> aclError {
+    // SAFETY: C contract: `paramHandle` is NULL or writable.
+    let out = unsafe { Out::new(param_handle) };
+    let bytes = (!param.is_null()).then(|| {
+        // SAFETY: C contract: non-null `param` is host memory readable for
+        // `paramSize` bytes during the call (it is copied at once).
+        unsafe { core::slice::from_raw_parts(param.cast::<u8>(), param_size) }
+    });
     call(Api::aclrtKernelArgsAppend, || {
-        kernel::args_append(
-            h(args_handle),
-            Some((param.is_null(), param_size)),
-            param_handle.is_null(),
-        )
+        let bytes = bytes.ok_or_else(|| diag::param("param is NULL"))?;
+        if param_size == 0 {
+            return Err(diag::param("paramSize is 0"));
+        }
+        require_out(&out, "paramHandle")?;
+        let p = kernel::args_append(h(args_handle), Some(bytes))?;
+        out.write(handle_ptr(p));
+        Ok(())
     })
 }
 
@@ -953,8 +1055,13 @@ pub unsafe extern "C" fn aclrtKernelArgsAppendPlaceHolder(
     args_handle: aclrtArgsHandle,
     param_handle: *mut aclrtParamHandle,
 ) -> aclError {
+    // SAFETY: C contract: `paramHandle` is NULL or writable.
+    let out = unsafe { Out::new(param_handle) };
     call(Api::aclrtKernelArgsAppendPlaceHolder, || {
-        kernel::args_append(h(args_handle), None, param_handle.is_null())
+        require_out(&out, "paramHandle")?;
+        let p = kernel::args_append(h(args_handle), None)?;
+        out.write(handle_ptr(p));
+        Ok(())
     })
 }
 
@@ -966,13 +1073,13 @@ pub unsafe extern "C" fn aclrtKernelArgsGetPlaceHolderBuffer(
     data_size: usize,
     buffer_addr: *mut *mut c_void,
 ) -> aclError {
+    // SAFETY: C contract: `bufferAddr` is NULL or writable.
+    let out = unsafe { Out::new(buffer_addr) };
     call(Api::aclrtKernelArgsGetPlaceHolderBuffer, || {
-        kernel::args_placeholder_buffer(
-            h(args_handle),
-            h(param_handle),
-            data_size,
-            buffer_addr.is_null(),
-        )
+        require_out(&out, "bufferAddr")?;
+        let b = kernel::args_placeholder_buffer(h(args_handle), h(param_handle), data_size)?;
+        out.write(b.cast());
+        Ok(())
     })
 }
 

@@ -147,6 +147,9 @@ pub(crate) enum Op {
     },
     /// `aclrtResetEvent`: clears the record of generation `generation`.
     ResetEvent { ev: EventUse, generation: u64 },
+    /// `aclrtLaunchKernel[WithConfig]`: runs every block; returns a device
+    /// fault (code, reason).
+    Kernel(Box<dyn FnOnce() -> Option<(i32, String)> + Send>),
     /// `aclrtStreamWaitEvent`: holds the stream until `target` reaches `seq`.
     Wait {
         target: StreamDep,
@@ -177,6 +180,7 @@ impl Op {
             Op::Memset { dst, .. } => ("memset", "memset", dst.len(), 0, None),
             Op::HostFunc(_) => ("host func", "host", 0, 0, None),
             Op::Callback { .. } => ("callback", "host", 0, 0, None),
+            Op::Kernel(_) => ("kernel", "kernel", 0, 0, None),
             Op::Record { ev, .. } => ("record event", "event", 0, ev.id, None),
             Op::ResetEvent { ev, .. } => ("reset event", "event", 0, ev.id(), None),
             Op::Wait {
@@ -884,6 +888,7 @@ impl StreamShared {
                 }
             }
             Op::HostFunc(call) => call.call(),
+            Op::Kernel(run) => return Ok(run()),
             Op::Callback { call, block } => {
                 let queue = lock(&self.subscriber).as_ref().map(|(_, q)| q.clone());
                 reports::dispatch(queue, self.id, call, block);

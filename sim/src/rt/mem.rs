@@ -251,6 +251,43 @@ impl MemTable {
         })
     }
 
+    /// Resolves `len` bytes at `addr` that must lie inside one live runtime
+    /// allocation (device or pinned host); never creates a span of
+    /// application memory. `Err` carries the reason: outside every
+    /// allocation, past its end, or freed.
+    pub(crate) fn access_runtime(&self, addr: usize, len: usize) -> Result<Access, String> {
+        if let Some((&start, a)) = self.live.range(..=addr).next_back() {
+            if addr < start + a.size {
+                let off = addr - start;
+                if len > a.size - off {
+                    return Err(format!(
+                        "{addr:#x} + {len} bytes (offset {off}) exceeds the {}-byte allocation \
+                         at {start:#x} by {} bytes",
+                        a.size,
+                        len - (a.size - off)
+                    ));
+                }
+                let span = Span::in_block(a.block.clone(), off, len)
+                    .ok_or_else(|| "internal bounds error".to_owned())?;
+                let place = if a.on_device {
+                    Place::Device(a.device)
+                } else {
+                    Place::PinnedHost
+                };
+                return Ok(Access { span, place });
+            }
+        }
+        if let Some((&start, f)) = self.freed.range(..=addr).next_back() {
+            if addr < start + f.size {
+                return Err(format!(
+                    "{addr:#x} lies in the freed allocation at {start:#x} ({} bytes)",
+                    f.size
+                ));
+            }
+        }
+        Err(format!("{addr:#x} is not memory of the runtime"))
+    }
+
     pub(crate) fn quarantine(&mut self, start: usize, a: Allocation) {
         self.freed_bytes += a.size;
         self.freed.insert(

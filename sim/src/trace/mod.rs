@@ -71,7 +71,8 @@ pub struct Task {
     /// event"` or `"stream abort"`.
     pub name: &'static str,
     /// The kind of task: `"copy"`, `"memset"`, `"host"` (host functions and
-    /// callbacks), `"event"` (records and resets), `"wait"` or `"abort"`.
+    /// callbacks), `"kernel"` (kernel launches), `"event"` (records and
+    /// resets), `"wait"` or `"abort"`.
     pub category: &'static str,
     /// When it started, in µs since the runtime started.
     pub start_us: f64,

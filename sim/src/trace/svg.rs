@@ -81,13 +81,14 @@ const LANE_H: f64 = 46.0;
 const BAR_H: f64 = 26.0;
 
 /// The legend entries, in the order the legend lists them.
-const LEGEND: [&str; 10] = [
+const LEGEND: [&str; 11] = [
     "copy host→device",
     "copy device→host",
     "copy device→device",
     "copy (other)",
     "memset",
     "host function",
+    "kernel",
     "waiting for an event",
     "event record",
     "stream abort",
@@ -336,6 +337,7 @@ fn style(t: &Task) -> (&'static str, &'static str) {
         ("copy", _) => ("#4a5568", "copy (other)"),
         ("memset", _) => ("#dd6b20", "memset"),
         ("host", _) => ("#805ad5", "host function"),
+        ("kernel", _) => ("#d69e2e", "kernel"),
         ("wait", _) => ("url(#hatch)", "waiting for an event"),
         ("event", _) => ("#1a202c", "event record"),
         ("abort", _) => ("#c53030", "stream abort"),
