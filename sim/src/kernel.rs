@@ -220,6 +220,9 @@ impl Drop for Pending {
 
 struct Binary {
     names: Vec<String>,
+    /// Devices current at an `aclrtBinaryGetFunction` (where the code was
+    /// "copied"); launches must run on one of them.
+    devices: HashSet<i32>,
     funcs: HashMap<String, usize>,
     pending: Arc<AtomicUsize>,
 }
@@ -352,6 +355,7 @@ pub(crate) fn binary_load(source: Result<&[u8], &str>, options: LoadOptions) -> 
             h,
             Binary {
                 names,
+                devices: HashSet::new(),
                 funcs: HashMap::new(),
                 pending: Arc::new(AtomicUsize::new(0)),
             },
@@ -393,10 +397,15 @@ pub(crate) fn get_function(bin: usize, name: Option<&str>) -> Res<usize> {
     require(bin != 0, || "binHandle is NULL".into())?;
     let name = name.ok_or_else(|| diag::param("kernelName is NULL or not UTF-8"))?;
     let registered = lock(&KERNELS).contains_key(name);
+    let device = rt()
+        .current()
+        .map(|c| c.device)
+        .map_err(|e| rt_param(format!("kernel lookup failed: {}", e.msg)))?;
     with_tables(|t| {
-        let Some(b) = t.bins.get(&bin) else {
+        let Some(b) = t.bins.get_mut(&bin) else {
             return Err(t.stale_or_invalid(bin, "binary handle"));
         };
+        b.devices.insert(device);
         if let Some(&f) = b.funcs.get(name) {
             return Ok(f);
         }
@@ -462,6 +471,24 @@ fn enqueue(
         check_now(&rt, st.device)?;
         (st.shared.clone(), st.device)
     };
+    with_tables(|t| {
+        let placed = t
+            .funcs
+            .get(&func)
+            .and_then(|f| t.bins.get(&f.bin))
+            .is_some_and(|b| b.devices.contains(&device));
+        if placed {
+            Ok(())
+        } else {
+            Err(Error::new(
+                ffi::ACL_ERROR_RT_INVALID_HANDLE,
+                format!(
+                    "the binary of function {func:#x} was never placed on device {device} (call \
+                     aclrtBinaryGetFunction while a context of device {device} is current)"
+                ),
+            ))
+        }
+    })?;
     let guard = Pending::new(&pending);
     let run = move || {
         let _guard = guard;

@@ -267,9 +267,11 @@
 //!   load options follow K.5 (non-NULL `options` with NULL array, an unknown
 //!   type, LAZY_LOAD ∉ {0, 1}, MAGIC for a file or not one of the three
 //!   magics, CPU_KERNEL_MODE ∉ {0, 1} for a file or ≠ 2 for data → 107000)
-//!   and are otherwise ignored. Binaries are process-wide and bound to no
-//!   device. `aclrtBinaryGetFunction` returns the same handle for the same
-//!   name. `aclrtLaunchKernel`: `argsSize` a multiple of 8 and ≤ 64 KiB
+//!   and are otherwise ignored. Binaries are process-wide objects;
+//!   `aclrtBinaryGetFunction` places the binary on the current context's
+//!   device (no current context → 107000) and returns the same handle for
+//!   the same name; a launch on a device where the binary was never placed
+//!   → 107017. `aclrtLaunchKernel`: `argsSize` a multiple of 8 and ≤ 64 KiB
 //!   (107000), `numBlocks` 0 → 107000; `argsData` must be device memory of
 //!   the stream's device at the call and is read (checked) when the kernel
 //!   runs, one 8-byte little-endian slot per argument.

@@ -457,6 +457,25 @@ fn launch_on_a_destroyed_stream_and_zero_blocks() {
 }
 
 #[test]
+fn a_function_runs_only_on_devices_where_it_was_looked_up() {
+    let session = device0();
+    register_vector_add();
+    let bin = load(&["vector_add"]);
+    let f = function(bin, "vector_add");
+    ok!(aclrtSetDevice(1));
+    let d = malloc(32);
+    // Device 1 never had a GetFunction of this binary: 107017.
+    assert_eq!(
+        acl!(aclrtLaunchKernel(f, 1, d, 32, null_mut())),
+        ACL_ERROR_RT_INVALID_HANDLE
+    );
+    free(d);
+    ok!(aclrtResetDevice(1));
+    ok!(aclrtBinaryUnLoad(bin));
+    session.finish();
+}
+
+#[test]
 fn load_from_file_and_option_checks() {
     let session = device0();
     register_vector_add();
