@@ -25,6 +25,8 @@ pub const ACL_ERROR_RT_WAIT_TIMEOUT: ::core::ffi::c_int = 107019;
 pub const ACL_ERROR_RT_TASK_TIMEOUT: ::core::ffi::c_int = 107020;
 pub const ACL_ERROR_RT_DEVICE_TASK_ABORT: ::core::ffi::c_int = 107022;
 pub const ACL_ERROR_RT_STREAM_ABORT: ::core::ffi::c_int = 107023;
+pub const ACL_ERROR_RT_STREAM_CAPTURED: ::core::ffi::c_int = 107027;
+pub const ACL_ERROR_RT_EVENT_CAPTURED: ::core::ffi::c_int = 107028;
 pub const ACL_ERROR_RT_INVALID_DEVICE_FUNCTION: ::core::ffi::c_int = 107044;
 pub const ACL_ERROR_RT_FEATURE_NOT_SUPPORT: ::core::ffi::c_int = 207000;
 pub const ACL_ERROR_RT_MEMORY_ALLOCATION: ::core::ffi::c_int = 207001;
@@ -53,6 +55,8 @@ pub const ACL_ERROR_RT_DEV_SETUP_ERROR: ::core::ffi::c_int = 507033;
 pub const ACL_ERROR_RT_STREAM_SYNC_TIMEOUT: ::core::ffi::c_int = 507046;
 pub const ACL_ERROR_RT_EVENT_SYNC_TIMEOUT: ::core::ffi::c_int = 507047;
 pub const ACL_ERROR_RT_DRV_INTERNAL_ERROR: ::core::ffi::c_int = 507899;
+pub const ACL_ERROR_HOST_MEMORY_ALREADY_REGISTERED: ::core::ffi::c_int = 507910;
+pub const ACL_ERROR_HOST_MEMORY_NOT_REGISTERED: ::core::ffi::c_int = 507911;
 pub const ACL_MAJOR_VERSION: ::core::ffi::c_int = 1;
 pub const ACL_MINOR_VERSION: ::core::ffi::c_int = 17;
 pub const ACL_PATCH_VERSION: ::core::ffi::c_int = 0;
@@ -76,6 +80,11 @@ pub const ACL_STREAM_CPU_SCHEDULE: u32 = 16;
 pub const ACL_STREAM_DEVICE_USE_ONLY: u32 = 32;
 pub const ACL_CONTINUE_ON_FAILURE: ::core::ffi::c_int = 0;
 pub const ACL_STOP_ON_FAILURE: ::core::ffi::c_int = 1;
+pub const ACL_HOST_REG_MAPPED: ::core::ffi::c_int = 2;
+pub const ACL_HOST_REG_IOMEMORY: ::core::ffi::c_int = 4;
+pub const ACL_HOST_REG_READONLY: ::core::ffi::c_int = 8;
+pub const ACL_HOST_REG_PINNED: ::core::ffi::c_int = 268435456;
+pub const ACL_RT_MEM_ATTACH_GLOBAL: ::core::ffi::c_int = 1;
 pub const ACL_RT_BINARY_MAGIC_ELF_AICORE: ::core::ffi::c_int = 1129660997;
 pub const ACL_RT_BINARY_MAGIC_ELF_VECTOR_CORE: ::core::ffi::c_int = 1094799942;
 pub const ACL_RT_BINARY_MAGIC_ELF_CUBE_CORE: ::core::ffi::c_int = 1095320387;
@@ -172,6 +181,12 @@ pub const ACL_EVENT_WAIT_STATUS_COMPLETE: aclrtEventWaitStatus = 0;
 pub const ACL_EVENT_WAIT_STATUS_NOT_READY: aclrtEventWaitStatus = 1;
 pub const ACL_EVENT_WAIT_STATUS_RESERVED: aclrtEventWaitStatus = 65535;
 pub type aclrtEventWaitStatus = ::core::ffi::c_uint;
+pub const ACL_RT_THREAD_LEVEL: aclrtLastErrLevel = 0;
+pub type aclrtLastErrLevel = ::core::ffi::c_uint;
+pub const ACL_HOST_REGISTER_MAPPED: aclrtHostRegisterType = 0;
+pub const ACL_HOST_REGISTER_IOMEMORY: aclrtHostRegisterType = 4;
+pub const ACL_HOST_REGISTER_READONLY: aclrtHostRegisterType = 8;
+pub type aclrtHostRegisterType = ::core::ffi::c_uint;
 pub const ACL_STREAM_STATUS_COMPLETE: aclrtStreamStatus = 0;
 pub const ACL_STREAM_STATUS_NOT_READY: aclrtStreamStatus = 1;
 pub const ACL_STREAM_STATUS_RESERVED: aclrtStreamStatus = 65535;
@@ -427,6 +442,12 @@ unsafe extern "C" {
     pub fn aclrtStreamQuery(stream: aclrtStream, status: *mut aclrtStreamStatus) -> aclError;
     pub fn aclrtStreamWaitEvent(stream: aclrtStream, event: aclrtEvent) -> aclError;
     pub fn aclrtGetStreamAvailableNum(streamCount: *mut u32) -> aclError;
+    pub fn aclrtSetStreamFailureMode(stream: aclrtStream, mode: u64) -> aclError;
+    pub fn aclrtStreamGetPriority(stream: aclrtStream, priority: *mut u32) -> aclError;
+    pub fn aclrtDeviceGetStreamPriorityRange(
+        leastPriority: *mut i32,
+        greatestPriority: *mut i32,
+    ) -> aclError;
     pub fn aclrtStreamAbort(stream: aclrtStream) -> aclError;
     pub fn aclrtCreateEvent(event: *mut aclrtEvent) -> aclError;
     pub fn aclrtCreateEventWithFlag(event: *mut aclrtEvent, flag: u32) -> aclError;
@@ -451,6 +472,7 @@ unsafe extern "C" {
         endEvent: aclrtEvent,
     ) -> aclError;
     pub fn aclrtGetEventAvailNum(eventCount: *mut u32) -> aclError;
+    pub fn aclrtEventGetTimestamp(event: aclrtEvent, timestamp: *mut u64) -> aclError;
     pub fn aclrtMalloc(
         devPtr: *mut *mut ::core::ffi::c_void,
         size: usize,
@@ -519,6 +541,24 @@ unsafe extern "C" {
         stream: aclrtStream,
     ) -> aclError;
     pub fn aclrtGetMemInfo(attr: aclrtMemAttr, free: *mut usize, total: *mut usize) -> aclError;
+    pub fn aclrtHostRegister(
+        ptr: *mut ::core::ffi::c_void,
+        size: u64,
+        type_: aclrtHostRegisterType,
+        devPtr: *mut *mut ::core::ffi::c_void,
+    ) -> aclError;
+    pub fn aclrtHostRegisterV2(ptr: *mut ::core::ffi::c_void, size: u64, flag: u32) -> aclError;
+    pub fn aclrtHostGetDevicePointer(
+        pHost: *mut ::core::ffi::c_void,
+        pDevice: *mut *mut ::core::ffi::c_void,
+        flag: u32,
+    ) -> aclError;
+    pub fn aclrtHostUnregister(ptr: *mut ::core::ffi::c_void) -> aclError;
+    pub fn aclrtMemAllocManaged(
+        ptr: *mut *mut ::core::ffi::c_void,
+        size: u64,
+        flag: u32,
+    ) -> aclError;
     pub fn aclrtLaunchCallback(
         fn_: aclrtCallback,
         userData: *mut ::core::ffi::c_void,
@@ -587,6 +627,8 @@ unsafe extern "C" {
         bufferAddr: *mut *mut ::core::ffi::c_void,
     ) -> aclError;
     pub fn aclrtKernelArgsFinalize(argsHandle: aclrtArgsHandle) -> aclError;
+    pub fn aclrtPeekAtLastError(level: aclrtLastErrLevel) -> aclError;
+    pub fn aclrtGetLastError(level: aclrtLastErrLevel) -> aclError;
     pub fn aclrtGetVersion(
         majorVersion: *mut i32,
         minorVersion: *mut i32,

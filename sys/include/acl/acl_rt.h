@@ -47,8 +47,18 @@ extern "C" {
 #define ACL_STREAM_CPU_SCHEDULE 0x00000010u
 #define ACL_STREAM_DEVICE_USE_ONLY 0x00000020u
 
-#define ACL_CONTINUE_ON_FAILURE 0
-#define ACL_STOP_ON_FAILURE 1
+/* ---- stream failure modes (aclrtSetStreamFailureMode; mode is uint64_t) - */
+#define ACL_CONTINUE_ON_FAILURE 0x0U
+#define ACL_STOP_ON_FAILURE 0x1U
+
+/* ---- host registration flags of aclrtHostRegisterV2 -------------------- */
+#define ACL_HOST_REG_MAPPED 0x2UL
+#define ACL_HOST_REG_IOMEMORY 0x4UL
+#define ACL_HOST_REG_READONLY 0x8UL
+#define ACL_HOST_REG_PINNED 0x10000000UL
+
+/* ---- managed memory attach flag (aclrtMemAllocManaged) ----------------- */
+#define ACL_RT_MEM_ATTACH_GLOBAL 0x01U
 
 /* ---- enumerations ----------------------------------------------------- */
 
@@ -126,6 +136,20 @@ typedef enum aclrtEventWaitStatus {
     ACL_EVENT_WAIT_STATUS_NOT_READY = 1,
     ACL_EVENT_WAIT_STATUS_RESERVED = 0xFFFF
 } aclrtEventWaitStatus;
+
+/* Level of aclrtGetLastError / aclrtPeekAtLastError: only the thread level
+ * is exposed. */
+typedef enum aclrtLastErrLevel {
+    ACL_RT_THREAD_LEVEL = 0
+} aclrtLastErrLevel;
+
+/* Registration type of aclrtHostRegister. Only MAPPED is usable; the others
+ * are reserved. (MAPPED is 0 here but 0x2 among the V2 flags.) */
+typedef enum aclrtHostRegisterType {
+    ACL_HOST_REGISTER_MAPPED = 0,
+    ACL_HOST_REGISTER_IOMEMORY = 0x04,
+    ACL_HOST_REGISTER_READONLY = 0x08
+} aclrtHostRegisterType;
 
 /* Status reported by aclrtStreamQuery. */
 typedef enum aclrtStreamStatus {
@@ -299,6 +323,13 @@ ACL_FUNC_VISIBILITY aclError aclrtSynchronizeStreamWithTimeout(aclrtStream strea
 ACL_FUNC_VISIBILITY aclError aclrtStreamQuery(aclrtStream stream, aclrtStreamStatus *status);
 ACL_FUNC_VISIBILITY aclError aclrtStreamWaitEvent(aclrtStream stream, aclrtEvent event);
 ACL_FUNC_VISIBILITY aclError aclrtGetStreamAvailableNum(uint32_t *streamCount);
+/* mode: ACL_CONTINUE_ON_FAILURE or ACL_STOP_ON_FAILURE; STOP applies to the
+ * whole context and is one-way. */
+ACL_FUNC_VISIBILITY aclError aclrtSetStreamFailureMode(aclrtStream stream, uint64_t mode);
+/* Priority range 0 (highest, the default) to 7 (lowest). */
+ACL_FUNC_VISIBILITY aclError aclrtStreamGetPriority(aclrtStream stream, uint32_t *priority);
+ACL_FUNC_VISIBILITY aclError aclrtDeviceGetStreamPriorityRange(int32_t *leastPriority,
+                                                               int32_t *greatestPriority);
 /* Synchronous: stops the running task, discards the queued ones, and leaves
  * the stream usable. Waits in flight on the stream return
  * ACL_ERROR_RT_STREAM_ABORT. The stream must not be NULL. */
@@ -318,6 +349,8 @@ ACL_FUNC_VISIBILITY aclError aclrtSynchronizeEvent(aclrtEvent event);
 ACL_FUNC_VISIBILITY aclError aclrtSynchronizeEventWithTimeout(aclrtEvent event, int32_t timeout);
 ACL_FUNC_VISIBILITY aclError aclrtEventElapsedTime(float *ms, aclrtEvent startEvent, aclrtEvent endEvent);
 ACL_FUNC_VISIBILITY aclError aclrtGetEventAvailNum(uint32_t *eventCount);
+/* Completion time of the event's record (needs ACL_EVENT_TIME_LINE). */
+ACL_FUNC_VISIBILITY aclError aclrtEventGetTimestamp(aclrtEvent event, uint64_t *timestamp);
 
 /* ---- memory ------------------------------------------------------------- */
 ACL_FUNC_VISIBILITY aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolicy policy);
@@ -341,6 +374,17 @@ ACL_FUNC_VISIBILITY aclError aclrtMemcpy2dAsync(void *dst, size_t dpitch, const 
                                                 size_t width, size_t height, aclrtMemcpyKind kind,
                                                 aclrtStream stream);
 ACL_FUNC_VISIBILITY aclError aclrtGetMemInfo(aclrtMemAttr attr, size_t *free, size_t *total);
+/* Maps page-aligned host memory for the current context's device; *devPtr is
+ * a device-side alias for device code only, never a memcpy operand. */
+ACL_FUNC_VISIBILITY aclError aclrtHostRegister(void *ptr, uint64_t size, aclrtHostRegisterType type,
+                                               void **devPtr);
+ACL_FUNC_VISIBILITY aclError aclrtHostRegisterV2(void *ptr, uint64_t size, uint32_t flag);
+ACL_FUNC_VISIBILITY aclError aclrtHostGetDevicePointer(void *pHost, void **pDevice, uint32_t flag);
+/* ptr must be the exact base address that was registered. */
+ACL_FUNC_VISIBILITY aclError aclrtHostUnregister(void *ptr);
+/* flag must be ACL_RT_MEM_ATTACH_GLOBAL; size rounds up to 2 MiB; free with
+ * aclrtFree. */
+ACL_FUNC_VISIBILITY aclError aclrtMemAllocManaged(void **ptr, uint64_t size, uint32_t flag);
 
 /* ---- callbacks ---------------------------------------------------------- */
 ACL_FUNC_VISIBILITY aclError aclrtLaunchCallback(aclrtCallback fn, void *userData,
@@ -378,6 +422,10 @@ ACL_FUNC_VISIBILITY aclError aclrtKernelArgsGetPlaceHolderBuffer(aclrtArgsHandle
                                                                  aclrtParamHandle paramHandle, size_t dataSize,
                                                                  void **bufferAddr);
 ACL_FUNC_VISIBILITY aclError aclrtKernelArgsFinalize(aclrtArgsHandle argsHandle);
+
+/* ---- last error (the return value is the stored code) ----------------- */
+ACL_FUNC_VISIBILITY aclError aclrtPeekAtLastError(aclrtLastErrLevel level);
+ACL_FUNC_VISIBILITY aclError aclrtGetLastError(aclrtLastErrLevel level);
 
 /* ---- versions ----------------------------------------------------------- */
 ACL_FUNC_VISIBILITY aclError aclrtGetVersion(int32_t *majorVersion, int32_t *minorVersion,
