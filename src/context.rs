@@ -259,6 +259,71 @@ impl<'dev, 'id, M: RunMode> Context<'dev, 'id, M> {
         scope::run(self.raw, Some(timeout), f)
     }
 
+    /// [`scope`](Self::scope) whose closure returns the caller's error type
+    /// `E`: `?` works on the application's own errors inside the scope, and
+    /// on aclrt's (`E: From<aclrt::Error>`). The scope's own errors (of its
+    /// final synchronisation) are converted with `E::from`. Annotate the
+    /// closure's return type (`|s| -> Result<_, MyError> { … }`), since
+    /// Rust cannot infer `E` from `?` alone.
+    ///
+    /// ```
+    /// # let _sim = aclrt::sim::exclusive();
+    /// # use aclrt::{Acl, HostMode, make_guard};
+    /// #[derive(Debug)]
+    /// enum AppError {
+    ///     Npu(aclrt::Error),
+    ///     BadInput(&'static str),
+    /// }
+    /// impl From<aclrt::Error> for AppError {
+    ///     fn from(e: aclrt::Error) -> Self {
+    ///         AppError::Npu(e)
+    ///     }
+    /// }
+    /// fn check(v: &[u8]) -> Result<(), AppError> {
+    ///     if v.is_empty() { Err(AppError::BadInput("empty")) } else { Ok(()) }
+    /// }
+    /// # let acl = Acl::init()?;
+    /// # let device = acl.require::<HostMode>()?.device(0)?;
+    /// # make_guard!(g);
+    /// # let ctx = device.create_context(g)?;
+    /// let stream = ctx.create_stream()?;
+    /// let mut on_device = ctx.alloc::<u8>(16)?;
+    /// let r = ctx.try_scope(|s| -> Result<(), AppError> {
+    ///     make_guard!(l);
+    ///     let lane = s.lane(&stream, l);
+    ///     lane.memset(&mut on_device, 1)?; // aclrt::Error → AppError
+    ///     check(&[])?;                     // the application's own error
+    ///     Ok(())
+    /// });
+    /// assert!(matches!(r, Err(AppError::BadInput("empty"))));
+    /// # Ok::<(), aclrt::Error>(())
+    /// ```
+    pub fn try_scope<'env, R, E, F>(&self, f: F) -> core::result::Result<R, E>
+    where
+        'id: 'env,
+        E: From<Error>,
+        F: for<'scope> FnOnce(&'scope Scope<'scope, 'env, 'id, M>) -> core::result::Result<R, E>,
+    {
+        scope::run(self.raw, None, f)
+    }
+
+    /// [`try_scope`](Self::try_scope) with a deadline, as
+    /// [`scope_with_timeout`](Self::scope_with_timeout): a missed deadline is
+    /// `E::from(Error::ScopeTimeout { .. })`.
+    #[doc(alias = "aclrtStreamAbort")]
+    pub fn try_scope_with_timeout<'env, R, E, F>(
+        &self,
+        timeout: core::time::Duration,
+        f: F,
+    ) -> core::result::Result<R, E>
+    where
+        'id: 'env,
+        E: From<Error>,
+        F: for<'scope> FnOnce(&'scope Scope<'scope, 'env, 'id, M>) -> core::result::Result<R, E>,
+    {
+        scope::run(self.raw, Some(timeout), f)
+    }
+
     // ------------------------------------------------------------ memory
 
     /// Allocate device memory for `len` elements (`aclrtMalloc`, policy

@@ -160,6 +160,10 @@ pub enum Error {
         /// Length of the buffer.
         len: usize,
     },
+    /// A chunk size of zero ([`DeviceBuffer::chunks`](crate::DeviceBuffer::chunks)
+    /// and friends).
+    #[error("chunk size must be at least 1")]
+    ZeroChunkSize,
     /// Peer access from a device to itself, or a [`PeerAccess`](crate::PeerAccess)
     /// that does not go from the source's device to the destination's.
     #[error("peer access from device {from} to device {to}: {reason}")]
@@ -236,12 +240,19 @@ pub enum Error {
          deadline"
     )]
     WorkAborted,
+    /// Asynchronous work queued on a lane after its scope's final
+    /// synchronisation: from the `Drop` of a value kept with
+    /// [`Scope::keep`](crate::Scope::keep), which runs when the scope has
+    /// ended and nothing may be queued any more.
+    #[error("work was queued on a lane after its scope ended (from the drop of a kept value)")]
+    ScopeEnded,
 }
 
 impl Error {
     /// The classification of this error; Rust-side errors are `InvalidParam`,
     /// except [`Error::NoSuchDevice`] (`InvalidDevice`),
-    /// [`Error::AlreadyInitialized`] and [`Error::InCallback`] (`Lifecycle`),
+    /// [`Error::AlreadyInitialized`], [`Error::InCallback`] and
+    /// [`Error::ScopeEnded`] (`Lifecycle`),
     /// [`Error::LiveChildren`] (`ReleaseFailed`) and [`Error::ScopeTimeout`]
     /// (`Timeout`).
     pub fn kind(&self) -> ErrorKind {
@@ -253,6 +264,7 @@ impl Error {
             Error::InCallback { .. } => ErrorKind::Lifecycle,
             Error::ScopeTimeout { .. } => ErrorKind::Timeout,
             Error::WorkAborted => ErrorKind::Aborted,
+            Error::ScopeEnded => ErrorKind::Lifecycle,
             _ => ErrorKind::InvalidParam,
         }
     }

@@ -87,7 +87,7 @@ pub use memory::{
     DeviceBuffer, DeviceRepr, DeviceView, DeviceViewMut, HostBuffer, HostBufferUninit, PinnedSlice,
 };
 pub use mode::{DeviceMode, HostMode, RunMode, RunModeKind};
-pub use scope::{InFlight, Lane, Mark, Scope, Signal};
+pub use scope::{InFlight, Lane, Mark, Reading, Scope, Shared, Signal};
 pub use stream::{DefaultStream, Stream, StreamFlags};
 
 pub mod bounds {
@@ -195,12 +195,16 @@ pub mod bounds {
 
 pub mod iter {
     //! The iterators of pinned memory ([`PinnedSlice`]): returned by its
-    //! `iter`, `iter_mut`, `chunks` and `chunks_mut`; you name them only to
-    //! store them.
+    //! `iter`, `iter_mut`, `chunks` and `chunks_mut`; and of device memory
+    //! ([`DeviceBuffer::chunks`] and friends). You name them only to store
+    //! them.
     //!
     //! [`PinnedSlice`]: crate::PinnedSlice
+    //! [`DeviceBuffer::chunks`]: crate::DeviceBuffer::chunks
 
-    pub use crate::memory::{PinnedChunks, PinnedChunksMut, PinnedIter, PinnedIterMut};
+    pub use crate::memory::{
+        DeviceChunks, DeviceChunksMut, PinnedChunks, PinnedChunksMut, PinnedIter, PinnedIterMut,
+    };
 }
 
 /// Identity brands: `make_guard!(g)` makes a `Guard<'id>` with a lifetime no

@@ -328,10 +328,221 @@ impl<'ctx, 'id, T: DeviceRepr> DeviceBuffer<'ctx, 'id, T> {
         })
     }
 
+    /// The elements `[0, mid)` and `[mid, len)` as two read-only views.
+    ///
+    /// Errors: [`Error::OutOfRange`] when `mid > len`.
+    pub fn split_at(&self, mid: usize) -> Result<(DeviceView<'_, 'id, T>, DeviceView<'_, 'id, T>)> {
+        self.view(..)?.split_at(mid)
+    }
+
+    /// The elements `[0, mid)` and `[mid, len)` as two writable views that
+    /// do not overlap: different lanes may write them at the same time.
+    ///
+    /// ```
+    /// # let _sim = aclrt::sim::exclusive();
+    /// # let acl = aclrt::Acl::init()?;
+    /// # let device = acl.require::<aclrt::HostMode>()?.device(0)?;
+    /// # aclrt::make_guard!(guard);
+    /// # let ctx = device.create_context(guard)?;
+    /// let mut buf = ctx.alloc::<u32>(8)?;
+    /// let (low, high) = buf.split_at_mut(3)?;
+    /// assert_eq!((low.len(), high.len()), (3, 5));
+    /// # Ok::<(), aclrt::Error>(())
+    /// ```
+    ///
+    /// Errors: [`Error::OutOfRange`] when `mid > len`.
+    pub fn split_at_mut(
+        &mut self,
+        mid: usize,
+    ) -> Result<(DeviceViewMut<'_, 'id, T>, DeviceViewMut<'_, 'id, T>)> {
+        self.view_mut(..)?.split_at_mut(mid)
+    }
+
+    /// Consecutive read-only views of `chunk_size` elements (the last may
+    /// be shorter).
+    ///
+    /// Errors: [`Error::ZeroChunkSize`].
+    pub fn chunks(&self, chunk_size: usize) -> Result<DeviceChunks<'_, 'id, T>> {
+        self.view(..)?.into_chunks(chunk_size)
+    }
+
+    /// Consecutive writable views of `chunk_size` elements (the last may be
+    /// shorter), which do not overlap: e.g. one per lane of a pipeline.
+    ///
+    /// Errors: [`Error::ZeroChunkSize`].
+    pub fn chunks_mut(&mut self, chunk_size: usize) -> Result<DeviceChunksMut<'_, 'id, T>> {
+        self.view_mut(..)?.into_chunks(chunk_size)
+    }
+
     /// Free the memory now (`aclrtFree`), reporting the runtime's error.
     #[doc(alias = "aclrtFree")]
     pub fn free(self) -> Result<()> {
         self.alloc.free()
+    }
+}
+
+impl<'b, 'id, T: DeviceRepr> DeviceView<'b, 'id, T> {
+    /// Number of elements.
+    pub fn len(&self) -> usize {
+        self.mem.len() / core::mem::size_of::<T>()
+    }
+
+    /// Whether the view has no elements.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The elements `[0, mid)` and `[mid, len)` of this view.
+    ///
+    /// Errors: [`Error::OutOfRange`] when `mid > len`.
+    pub fn split_at(self, mid: usize) -> Result<(Self, Self)> {
+        let len = self.len();
+        if mid > len {
+            return Err(Error::OutOfRange {
+                start: mid,
+                end: mid,
+                len,
+            });
+        }
+        let (a, b) = self.mem.split_at(mid * core::mem::size_of::<T>());
+        Ok((Self::from_mem(a), Self::from_mem(b)))
+    }
+
+    /// This view as consecutive views of `chunk_size` elements.
+    ///
+    /// Errors: [`Error::ZeroChunkSize`].
+    pub fn into_chunks(self, chunk_size: usize) -> Result<DeviceChunks<'b, 'id, T>> {
+        if chunk_size == 0 {
+            return Err(Error::ZeroChunkSize);
+        }
+        Ok(DeviceChunks {
+            rest: Some(self),
+            chunk: chunk_size,
+        })
+    }
+
+    fn from_mem(mem: Mem<'b>) -> Self {
+        DeviceView {
+            mem,
+            _brand: PhantomData,
+            _elem: PhantomData,
+        }
+    }
+}
+
+impl<T> Clone for DeviceView<'_, '_, T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T> Copy for DeviceView<'_, '_, T> {}
+
+impl<'b, 'id, T: DeviceRepr> DeviceViewMut<'b, 'id, T> {
+    /// Number of elements.
+    pub fn len(&self) -> usize {
+        self.mem.len() / core::mem::size_of::<T>()
+    }
+
+    /// Whether the view has no elements.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The elements `[0, mid)` and `[mid, len)` of this view, both writable
+    /// (they do not overlap).
+    ///
+    /// Errors: [`Error::OutOfRange`] when `mid > len`.
+    pub fn split_at_mut(self, mid: usize) -> Result<(Self, Self)> {
+        let len = self.len();
+        if mid > len {
+            return Err(Error::OutOfRange {
+                start: mid,
+                end: mid,
+                len,
+            });
+        }
+        let (a, b) = self.mem.split_at(mid * core::mem::size_of::<T>());
+        Ok((Self::from_mem(a), Self::from_mem(b)))
+    }
+
+    /// This view as consecutive writable views of `chunk_size` elements.
+    ///
+    /// Errors: [`Error::ZeroChunkSize`].
+    pub fn into_chunks(self, chunk_size: usize) -> Result<DeviceChunksMut<'b, 'id, T>> {
+        if chunk_size == 0 {
+            return Err(Error::ZeroChunkSize);
+        }
+        Ok(DeviceChunksMut {
+            rest: Some(self),
+            chunk: chunk_size,
+        })
+    }
+
+    /// A read-only view of the same elements, for as long as this one is
+    /// borrowed.
+    pub fn as_view(&self) -> DeviceView<'_, 'id, T> {
+        DeviceView::from_mem(self.mem.reborrow())
+    }
+
+    fn from_mem(mem: MemMut<'b>) -> Self {
+        DeviceViewMut {
+            mem,
+            _brand: PhantomData,
+            _elem: PhantomData,
+        }
+    }
+}
+
+/// The read-only views of [`DeviceBuffer::chunks`] / [`DeviceView::into_chunks`].
+pub struct DeviceChunks<'b, 'id, T> {
+    rest: Option<DeviceView<'b, 'id, T>>,
+    chunk: usize,
+}
+
+impl<T: DeviceRepr> core::fmt::Debug for DeviceChunks<'_, '_, T> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("DeviceChunks")
+            .field("rest", &self.rest)
+            .field("chunk", &self.chunk)
+            .finish()
+    }
+}
+
+impl<'b, 'id, T: DeviceRepr> Iterator for DeviceChunks<'b, 'id, T> {
+    type Item = DeviceView<'b, 'id, T>;
+    fn next(&mut self) -> Option<Self::Item> {
+        let rest = self.rest.take().filter(|r| !r.is_empty())?;
+        let at = self.chunk.min(rest.len());
+        let (head, tail) = rest.split_at(at).ok()?;
+        self.rest = Some(tail);
+        Some(head)
+    }
+}
+
+/// The writable views of [`DeviceBuffer::chunks_mut`] /
+/// [`DeviceViewMut::into_chunks`]; they do not overlap.
+pub struct DeviceChunksMut<'b, 'id, T> {
+    rest: Option<DeviceViewMut<'b, 'id, T>>,
+    chunk: usize,
+}
+
+impl<T: DeviceRepr> core::fmt::Debug for DeviceChunksMut<'_, '_, T> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("DeviceChunksMut")
+            .field("rest", &self.rest)
+            .field("chunk", &self.chunk)
+            .finish()
+    }
+}
+
+impl<'b, 'id, T: DeviceRepr> Iterator for DeviceChunksMut<'b, 'id, T> {
+    type Item = DeviceViewMut<'b, 'id, T>;
+    fn next(&mut self) -> Option<Self::Item> {
+        let rest = self.rest.take().filter(|r| !r.is_empty())?;
+        let at = self.chunk.min(rest.len());
+        let (head, tail) = rest.split_at_mut(at).ok()?;
+        self.rest = Some(tail);
+        Some(head)
     }
 }
 
@@ -413,6 +624,13 @@ impl<T: DeviceRepr> core::fmt::Debug for DeviceViewMut<'_, '_, T> {
             .field("address", &self.mem.reborrow().as_ptr())
             .field("len", &(self.mem.len() / core::mem::size_of::<T>()))
             .finish()
+    }
+}
+
+impl<'b, T> DeviceView<'b, '_, T> {
+    /// The memory, for as long as the buffer is borrowed.
+    pub(crate) fn mem(&self) -> Mem<'b> {
+        self.mem
     }
 }
 

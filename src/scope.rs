@@ -42,7 +42,9 @@ use generativity::{Guard, Id};
 
 use crate::error::Result;
 use crate::event::{Event, EventKind, EventState, IsRecorded, Recorded};
-use crate::ffi::scope::{Handover, LaneCore, Parked, ScopeBody, ScopeCore, ScopeEvent, Source};
+use crate::ffi::scope::{
+    Handover, LaneCore, Parked, ScopeBody, ScopeCore, ScopeEvent, SharedCore, SharedReader, Source,
+};
 use crate::ffi::{self, Raw};
 use crate::memory::access::CpuVisible;
 use crate::memory::{
@@ -78,19 +80,21 @@ impl<M: RunMode> core::fmt::Debug for Scope<'_, '_, '_, M> {
 
 /// The closure of [`Context::scope`](crate::Context::scope), as
 /// `ffi::scope::run` runs it.
-struct Body<'env, 'id, M, R, F> {
+struct Body<'env, 'id, M, R, E, F> {
     f: F,
     _env: PhantomData<&'env mut &'env ()>,
     _brand: PhantomData<Id<'id>>,
-    _out: PhantomData<(M, fn() -> R)>,
+    _out: PhantomData<(M, fn() -> (R, E))>,
 }
 
-impl<'env, 'id: 'env, M, R, F> ScopeBody for Body<'env, 'id, M, R, F>
+impl<'env, 'id: 'env, M, R, E, F> ScopeBody for Body<'env, 'id, M, R, E, F>
 where
     M: RunMode,
-    F: for<'scope> FnOnce(&'scope Scope<'scope, 'env, 'id, M>) -> Result<R>,
+    E: From<crate::Error>,
+    F: for<'scope> FnOnce(&'scope Scope<'scope, 'env, 'id, M>) -> core::result::Result<R, E>,
 {
     type Output = R;
+    type Error = E;
     type Scope<'scope>
         = Scope<'scope, 'env, 'id, M>
     where
@@ -108,7 +112,10 @@ where
         }
     }
 
-    fn call<'scope>(self, scope: &'scope Scope<'scope, 'env, 'id, M>) -> Result<R>
+    fn call<'scope>(
+        self,
+        scope: &'scope Scope<'scope, 'env, 'id, M>,
+    ) -> core::result::Result<R, E>
     where
         Self: 'scope,
     {
@@ -119,10 +126,15 @@ where
 /// Open a scope on context `ctx`, run `f`, and synchronise every stream it
 /// used before returning (also on error and on panic). With a `timeout`, the
 /// synchronisation is bounded: see [`Escalation`](crate::Escalation).
-pub(crate) fn run<'env, 'id: 'env, M, R, F>(ctx: Raw, timeout: Option<Duration>, f: F) -> Result<R>
+pub(crate) fn run<'env, 'id: 'env, M, R, E, F>(
+    ctx: Raw,
+    timeout: Option<Duration>,
+    f: F,
+) -> core::result::Result<R, E>
 where
     M: RunMode,
-    F: for<'scope> FnOnce(&'scope Scope<'scope, 'env, 'id, M>) -> Result<R>,
+    E: From<crate::Error>,
+    F: for<'scope> FnOnce(&'scope Scope<'scope, 'env, 'id, M>) -> core::result::Result<R, E>,
 {
     ffi::scope::run(
         ctx,
@@ -158,6 +170,48 @@ impl<'scope, 'env, 'id, M: RunMode> Scope<'scope, 'env, 'id, M> {
             core: LaneCore::new(self.core, stream, guard),
             _scope: PhantomData,
         }
+    }
+}
+
+impl<'scope, 'env, 'id, M: RunMode> Scope<'scope, 'env, 'id, M> {
+    /// Keep `value` until the scope ends and lend it for the rest of the
+    /// scope: the way to use a value made *inside* the scope where the
+    /// scope's lifetime is needed, e.g. a user event recorded on one lane
+    /// and waited for by another ([`Lane::wait_event`] borrows the event
+    /// for the whole scope, so that it cannot be destroyed while the wait
+    /// is pending).
+    ///
+    /// The value is dropped after the scope's final synchronisation, when
+    /// no work of the scope uses it any more (a kept [`Event`] is destroyed
+    /// then). A `Drop` that tries to queue work on a lane at that point gets
+    /// [`Error::ScopeEnded`](crate::Error::ScopeEnded). One heap allocation
+    /// per call.
+    ///
+    /// ```
+    /// # let _sim = aclrt::sim::exclusive();
+    /// # let acl = aclrt::Acl::init()?;
+    /// # let device = acl.require::<aclrt::HostMode>()?.device(0)?;
+    /// # aclrt::make_guard!(guard);
+    /// # let ctx = device.create_context(guard)?;
+    /// let (a, b) = (ctx.create_stream()?, ctx.create_stream()?);
+    /// let mut dev = ctx.alloc::<u8>(1 << 20)?;
+    /// ctx.scope(|s| {
+    ///     aclrt::make_guard!(ga);
+    ///     aclrt::make_guard!(gb);
+    ///     let (la, lb) = (s.lane(&a, ga), s.lane(&b, gb));
+    ///     let _dev = la.memset(&mut dev, 1)?;
+    ///     // An event made and recorded inside the scope, waited for by lane b:
+    ///     // work queued on b from now on runs after the memset.
+    ///     let done = s.keep(la.record(ctx.create_event_of::<aclrt::SyncOnly>()?)?);
+    ///     lb.wait_event(done)?;
+    ///     lb.synchronize()?;
+    ///     assert!(done.is_complete()?);
+    ///     Ok(())
+    /// })?;
+    /// # Ok::<(), aclrt::Error>(())
+    /// ```
+    pub fn keep<T: 'scope>(&'scope self, value: T) -> &'scope mut T {
+        self.core.keep(value)
     }
 }
 
@@ -255,6 +309,57 @@ impl<D: ?Sized> core::fmt::Debug for Signal<'_, '_, '_, D> {
     }
 }
 
+/// A buffer shared for reading by any number of lanes of its scope (fan-out):
+/// made by [`Lane::share`] from an [`InFlight`]. Each lane that reads it
+/// first calls [`Lane::read`] (which makes the lane wait for the producer);
+/// [`Lane::reclaim`] gives it back to one lane for writing, after every
+/// read. No lane can write it while it is shared.
+#[must_use = "a shared buffer stays borrowed until the scope ends; `Lane::reclaim` gives it back"]
+pub struct Shared<'scope, 'id, D: ?Sized> {
+    core: SharedCore<'scope, D>,
+    len: usize,
+    _brand: PhantomData<Id<'id>>,
+}
+
+impl<D: ?Sized> core::fmt::Debug for Shared<'_, '_, D> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Shared")
+            .field("address", &self.core.address())
+            .field("len", &self.len)
+            .field("readers", &self.core.reader_count())
+            .finish()
+    }
+}
+
+impl<D: ?Sized> Shared<'_, '_, D> {
+    /// Number of elements.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether there are no elements.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
+/// A [`Shared`] buffer as read by the lane branded `'sid` (from
+/// [`Lane::read`]): `&reading` is a source of work on that lane.
+pub struct Reading<'a, 'scope, 'id, 'sid, D: ?Sized> {
+    reader: SharedReader<'a, 'scope, 'sid, D>,
+    len: usize,
+    _brand: PhantomData<Id<'id>>,
+}
+
+impl<D: ?Sized> core::fmt::Debug for Reading<'_, '_, '_, '_, D> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Reading")
+            .field("address", &self.reader.shared().address())
+            .field("len", &self.len)
+            .finish()
+    }
+}
+
 /// A point on a lane that several other lanes of the same context may wait
 /// for ([`Lane::mark`], [`Lane::wait_mark`]).
 #[derive(Clone, Copy, Debug)]
@@ -300,6 +405,17 @@ where
     }
 }
 
+impl<'a, 'scope, 'id, 'sid, D> AsyncSource<'scope, 'id, 'sid> for &Reading<'a, 'scope, 'id, 'sid, D>
+where
+    D: PinnedMemory<'id> + ?Sized,
+{
+    type Elem = D::Elem;
+    type Place = D::Place;
+    fn source(&self, _lane: &LaneCore<'scope, 'sid>) -> (Source<'_, 'sid>, usize) {
+        (Source::shared_read(&self.reader), self.len)
+    }
+}
+
 impl<'scope, 'id, 'sid, D> AsyncSource<'scope, 'id, 'sid> for &InFlight<'scope, 'sid, D>
 where
     D: PinnedMemory<'id> + ?Sized,
@@ -308,6 +424,20 @@ where
     type Place = D::Place;
     fn source(&self, _lane: &LaneCore<'scope, 'sid>) -> (Source<'_, 'sid>, usize) {
         (Source::in_flight(&self.parked), self.len)
+    }
+}
+
+impl<T> sealed::Operand for crate::memory::DeviceView<'_, '_, T> {}
+/// A read-only device view made inside the scope (e.g. by
+/// [`DeviceBuffer::split_at`](crate::DeviceBuffer::split_at)), by value: it
+/// borrows its buffer for the whole scope.
+impl<'scope, 'id, 'sid, T: DeviceRepr> AsyncSource<'scope, 'id, 'sid>
+    for crate::memory::DeviceView<'scope, 'id, T>
+{
+    type Elem = T;
+    type Place = crate::memory::OnDevice;
+    fn source(&self, lane: &LaneCore<'scope, 'sid>) -> (Source<'_, 'sid>, usize) {
+        (Source::view(lane, self), self.len())
     }
 }
 
@@ -340,6 +470,22 @@ where
     fn into_parked(self, lane: &LaneCore<'scope, 'sid>) -> (Parked<'scope, 'sid, D>, usize) {
         let len = Memory::len(&*self);
         (lane.park(self), len)
+    }
+}
+
+impl<T> sealed::Operand for crate::memory::DeviceViewMut<'_, '_, T> {}
+/// A writable device view made inside the scope (e.g. by
+/// [`DeviceBuffer::split_at_mut`](crate::DeviceBuffer::split_at_mut) or
+/// [`chunks_mut`](crate::DeviceBuffer::chunks_mut)), by value: it borrows its
+/// buffer exclusively for the whole scope, and is kept by the scope
+/// ([`Scope::keep`]) while in flight.
+impl<'scope, 'id, 'sid, T: DeviceRepr> AsyncDest<'scope, 'id, 'sid>
+    for crate::memory::DeviceViewMut<'scope, 'id, T>
+{
+    type Target = Self;
+    fn into_parked(self, lane: &LaneCore<'scope, 'sid>) -> (Parked<'scope, 'sid, Self>, usize) {
+        let len = self.len();
+        (lane.park(lane.scope().keep(self)), len)
     }
 }
 
@@ -472,6 +618,83 @@ impl<'scope, 'env, 'id, 'sid, M: RunMode> Lane<'scope, 'env, 'id, 'sid, M> {
         let len = signal.len;
         Ok(InFlight {
             parked: self.core.wait_for(signal.handover)?,
+            len,
+        })
+    }
+
+    /// Share `item` for reading by any lanes of this scope (fan-out): records
+    /// an event after its last use on this lane. Readers call
+    /// [`Lane::read`]; [`Lane::reclaim`] joins them and gives the buffer
+    /// back to one lane.
+    ///
+    /// ```
+    /// # let _sim = aclrt::sim::exclusive();
+    /// # let acl = aclrt::Acl::init()?;
+    /// # let device = acl.require::<aclrt::HostMode>()?.device(0)?;
+    /// # aclrt::make_guard!(guard);
+    /// # let ctx = device.create_context(guard)?;
+    /// let (p, r1, r2) = (ctx.create_stream()?, ctx.create_stream()?, ctx.create_stream()?);
+    /// let input = ctx.alloc_host_from(&[3u16; 256])?;
+    /// let mut dev = ctx.alloc::<u16>(256)?;
+    /// let (mut out1, mut out2) = (ctx.alloc_host_zeroed(256)?, ctx.alloc_host_zeroed(256)?);
+    /// ctx.scope(|s| {
+    ///     aclrt::make_guard!(gp);
+    ///     aclrt::make_guard!(g1);
+    ///     aclrt::make_guard!(g2);
+    ///     let (lp, l1, l2) = (s.lane(&p, gp), s.lane(&r1, g1), s.lane(&r2, g2));
+    ///     let shared = lp.share(lp.copy(&input, &mut dev)?)?;
+    ///     // Two consumers read the same device buffer at the same time.
+    ///     let a = l1.copy(&l1.read(&shared)?, &mut out1)?;
+    ///     let b = l2.copy(&l2.read(&shared)?, &mut out2)?;
+    ///     // Back to the producer, after both reads: now it may be written.
+    ///     let dev = lp.reclaim(shared)?;
+    ///     lp.memset(dev, 0)?;
+    ///     assert_eq!(a.wait()?.as_slice(), b.wait()?.as_slice());
+    ///     Ok(())
+    /// })?;
+    /// assert_eq!(out1.as_slice(), &[3u16; 256]);
+    /// # Ok::<(), aclrt::Error>(())
+    /// ```
+    #[doc(alias = "aclrtRecordEvent")]
+    pub fn share<D: ?Sized>(
+        &self,
+        item: InFlight<'scope, 'sid, D>,
+    ) -> Result<Shared<'scope, 'id, D>> {
+        let len = item.len;
+        Ok(Shared {
+            core: self.core.share(item.parked)?,
+            len,
+            _brand: PhantomData,
+        })
+    }
+
+    /// Read a [`Shared`] buffer on this lane: the lane waits for its
+    /// producer (`aclrtStreamWaitEvent`, once per lane) and becomes one of
+    /// its readers; `&reading` is then a source of work on this lane.
+    #[doc(alias = "aclrtStreamWaitEvent")]
+    pub fn read<'a, D: ?Sized>(
+        &self,
+        shared: &'a Shared<'scope, 'id, D>,
+    ) -> Result<Reading<'a, 'scope, 'id, 'sid, D>> {
+        Ok(Reading {
+            reader: self.core.read_shared(&shared.core)?,
+            len: shared.len,
+            _brand: PhantomData,
+        })
+    }
+
+    /// Take a [`Shared`] buffer back to this lane for writing: the lane waits
+    /// for its producer and for every lane that read it (an event recorded
+    /// on each after the reads queued there), so the work queued here next
+    /// runs after all of them. The `Reading`s must be gone (they borrow it).
+    #[doc(alias = "aclrtStreamWaitEvent")]
+    pub fn reclaim<D: ?Sized>(
+        &self,
+        shared: Shared<'scope, 'id, D>,
+    ) -> Result<InFlight<'scope, 'sid, D>> {
+        let len = shared.len;
+        Ok(InFlight {
+            parked: self.core.reclaim(shared.core)?,
             len,
         })
     }

@@ -92,7 +92,33 @@ impl<'a> Mem<'a> {
     }
 }
 
+impl<'a> Mem<'a> {
+    /// The bytes `[0, at)` and `[at, len)`; the caller checked `at <= len`.
+    pub(crate) fn split_at(self, at: usize) -> (Mem<'a>, Mem<'a>) {
+        (self.slice(0, at), self.slice(at, self.bytes - at))
+    }
+}
+
 impl<'a> MemMut<'a> {
+    /// The bytes `[0, at)` and `[at, len)`, each exclusively borrowed for
+    /// `'a` (they do not overlap); the caller checked `at <= len`.
+    pub(crate) fn split_at(self, at: usize) -> (MemMut<'a>, MemMut<'a>) {
+        assert!(at <= self.bytes);
+        let rest = MemMut {
+            // SAFETY: `at <= self.bytes` (asserted above), so the pointer
+            // stays inside (or one past the end of) the same region.
+            ptr: unsafe { self.ptr.add(at) },
+            bytes: self.bytes - at,
+            _borrow: PhantomData,
+        };
+        let head = MemMut {
+            ptr: self.ptr,
+            bytes: at,
+            _borrow: PhantomData,
+        };
+        (head, rest)
+    }
+
     /// The bytes of a mutable plain-data slice.
     pub(crate) fn from_slice<T: bytemuck::Pod>(s: &'a mut [T]) -> Self {
         let bytes: &'a mut [u8] = bytemuck::cast_slice_mut(s);

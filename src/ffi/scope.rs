@@ -91,6 +91,9 @@ use crate::error::{Error, Escalation, Result};
 pub(crate) trait ScopeBody: Sized {
     /// What the closure returns on success.
     type Output;
+    /// What the closure returns on failure; the scope's own errors (of its
+    /// final synchronisation) are converted into it.
+    type Error: From<Error>;
     /// The typed layer's view of the core. Never dropped (it should hold no
     /// more than the borrow of the core).
     type Scope<'scope>
@@ -101,7 +104,10 @@ pub(crate) trait ScopeBody: Sized {
     where
         Self: 'scope;
     /// Run the closure.
-    fn call<'scope>(self, scope: &'scope Self::Scope<'scope>) -> Result<Self::Output>
+    fn call<'scope>(
+        self,
+        scope: &'scope Self::Scope<'scope>,
+    ) -> core::result::Result<Self::Output, Self::Error>
     where
         Self: 'scope;
 }
@@ -109,12 +115,17 @@ pub(crate) trait ScopeBody: Sized {
 /// Open a scope on context `ctx`, run `body`, and synchronise every stream
 /// it enlisted before returning (also on error and on panic). With a
 /// `timeout`, the synchronisation is bounded: see [`Escalation`].
-pub(crate) fn run<B: ScopeBody>(ctx: Raw, timeout: Option<Duration>, body: B) -> Result<B::Output> {
+pub(crate) fn run<B: ScopeBody>(
+    ctx: Raw,
+    timeout: Option<Duration>,
+    body: B,
+) -> core::result::Result<B::Output, B::Error> {
     super::refuse_in_callback("Context::scope")?;
     let core = ScopeCore {
         ctx,
         id: open::register(),
         book: RefCell::new(ScopeBook::default()),
+        ended: core::cell::Cell::new(false),
         _scope: PhantomData,
         _thread: PhantomData,
     };
@@ -126,6 +137,7 @@ pub(crate) fn run<B: ScopeBody>(ctx: Raw, timeout: Option<Duration>, body: B) ->
             // Only reached while unwinding: errors and panics of host
             // functions cannot be reported, but the synchronisation happens.
             let _ = self.0.finish(self.1);
+            self.0.release_kept();
         }
     }
     let guard = FinishOnUnwind(&core, deadline);
@@ -135,6 +147,7 @@ pub(crate) fn run<B: ScopeBody>(ctx: Raw, timeout: Option<Duration>, body: B) ->
     let result = body.call(&scope);
     core::mem::forget(guard);
     let (finished, panic) = core.finish(deadline);
+    core.release_kept();
     if let Some(payload) = panic {
         resume_unwind(payload);
     }
@@ -143,11 +156,11 @@ pub(crate) fn run<B: ScopeBody>(ctx: Raw, timeout: Option<Duration>, body: B) ->
         // A timeout of the end wins: the caller must learn that the work
         // was stopped.
         (Err(e), Err(fin)) => Err(if matches!(fin, Error::ScopeTimeout { .. }) {
-            fin
+            fin.into()
         } else {
             e
         }),
-        (Ok(_), Err(e)) => Err(e),
+        (Ok(_), Err(e)) => Err(e.into()),
         (Ok(r), Ok(())) => Ok(r),
     }
 }
@@ -161,6 +174,9 @@ pub(crate) struct ScopeCore<'scope> {
     /// This scope's entry in the registry of open scopes ([`open`]).
     id: u64,
     book: RefCell<ScopeBook>,
+    /// Set before the kept values are dropped: from then on nothing may be
+    /// queued ([`LaneCore`]'s `bind` refuses).
+    ended: core::cell::Cell<bool>,
     _scope: PhantomData<&'scope mut &'scope ()>,
     _thread: PhantomData<ScopeStaysOnItsThread>,
 }
@@ -171,6 +187,30 @@ struct ScopeBook {
     streams: Vec<Raw>,
     events: Vec<Raw>,
     host_fns: Vec<Arc<HostFnSlot>>,
+    /// Values kept for the rest of the scope ([`ScopeCore::keep`]), dropped
+    /// by [`ScopeCore::release_kept`] after the final synchronisation.
+    kept: Vec<Kept>,
+}
+
+/// A value moved to the heap by [`ScopeCore::keep`], type- and
+/// lifetime-erased: its address and the function that drops it.
+///
+/// Held as a raw pointer, not a `Box`: moving a `Box` (when the book's
+/// vector grows) would assert its uniqueness and invalidate the `&mut` the
+/// scope handed out.
+struct Kept {
+    ptr: NonNull<()>,
+    drop: unsafe fn(NonNull<()>),
+}
+
+/// Drops the `T` that [`ScopeCore::keep`] moved to the heap at `ptr`.
+///
+/// # Safety
+/// `ptr` came from `Box::<T>::into_raw` and is dropped only once; no
+/// reference to the value is used afterwards.
+unsafe fn drop_kept<T>(ptr: NonNull<()>) {
+    // SAFETY: the caller's contract: `ptr` is a leaked `Box<T>`, dropped once.
+    drop(unsafe { Box::from_raw(ptr.cast::<T>().as_ptr()) });
 }
 
 /// Makes [`ScopeCore`] (and so `Scope` and `Lane`) neither `Send` nor
@@ -264,7 +304,50 @@ impl<'scope> ScopeCore<'scope> {
         self.book.borrow().streams.len()
     }
 
+    /// Move `value` to the heap until the scope ends, and lend it for
+    /// `'scope`: the way to give a value made inside the scope (a view, an
+    /// event recorded there) the scope's lifetime.
+    pub(crate) fn keep<T: 'scope>(&'scope self, value: T) -> &'scope mut T {
+        let ptr = NonNull::from(Box::leak(Box::new(value)));
+        self.book.borrow_mut().kept.push(Kept {
+            ptr: ptr.cast(),
+            drop: drop_kept::<T>,
+        });
+        // SAFETY:
+        // * `ptr` is a fresh heap allocation holding `value`, and the only
+        //   other copy of the pointer is in the book, which is not
+        //   dereferenced (the `Kept` holds it raw, so growing the book moves
+        //   no `Box`) until `release_kept`;
+        // * `release_kept` runs in `run` after `call` has returned (or
+        //   unwound) and after the final synchronisation: a `&'scope`
+        //   reference cannot be used after `call` (module argument), and no
+        //   work queued in the scope still uses the value then;
+        // * `T: 'scope`, so everything the value borrows outlives the
+        //   reference.
+        unsafe { &mut *ptr.as_ptr() }
+    }
+
+    /// Drop the kept values, in the order they were kept. Called by `run`
+    /// after `finish` (on both its paths), when no reference to them can be
+    /// used any more.
+    fn release_kept(&self) {
+        // A kept value's `Drop` may hold a lane: it must not queue work that
+        // nothing would synchronise.
+        self.ended.set(true);
+        let kept = core::mem::take(&mut self.book.borrow_mut().kept);
+        for k in kept {
+            // SAFETY: `k.ptr` is the `Box<T>` leaked by `keep` with
+            // `k.drop == drop_kept::<T>`, taken out of the book here, so it is
+            // dropped once; its `&'scope mut` is dead (see `keep`).
+            unsafe { (k.drop)(k.ptr) };
+        }
+    }
+
     fn enlist(&self, stream: Raw) {
+        if self.ended.get() {
+            // Nothing can be queued on it (`bind`), so nothing to synchronise.
+            return;
+        }
         let streams = &mut self.book.borrow_mut().streams;
         if !streams.contains(&stream) {
             streams.push(stream);
@@ -399,6 +482,51 @@ pub struct Handover<'scope, 'sid, D: ?Sized> {
     item: Parked<'scope, 'sid, D>,
 }
 
+/// A parked buffer shared by lanes of one scope for reading (fan-out):
+/// an event recorded on the producing stream after its last use there,
+/// and the streams that waited for it and may read the buffer.
+///
+/// Still holds the exclusive borrow; no lane can write the buffer, and it
+/// comes back to one lane only through [`LaneCore::reclaim`], which makes
+/// that lane wait for every reader. Invariant in `'scope`.
+pub struct SharedCore<'scope, D: ?Sized> {
+    ptr: NonNull<D>,
+    region: Region,
+    ctx: Raw,
+    scope: u64,
+    event: Raw,
+    readers: RefCell<Vec<Raw>>,
+    _borrow: PhantomData<&'scope mut D>,
+    _invariant: PhantomData<fn(&'scope ()) -> &'scope ()>,
+}
+
+/// Proof that the lane branded `'sid` waited for the producer of a
+/// [`SharedCore`] and is one of its readers: made only by
+/// [`LaneCore::read_shared`].
+pub struct SharedReader<'a, 'scope, 'sid, D: ?Sized> {
+    shared: &'a SharedCore<'scope, D>,
+    _sid: PhantomData<Id<'sid>>,
+}
+
+impl<'a, 'scope, 'sid, D: ?Sized> SharedReader<'a, 'scope, 'sid, D> {
+    /// The shared buffer.
+    pub(crate) fn shared(&self) -> &'a SharedCore<'scope, D> {
+        self.shared
+    }
+}
+
+impl<D: ?Sized> SharedCore<'_, D> {
+    /// The start address.
+    pub(crate) fn address(&self) -> NonNull<u8> {
+        self.region.ptr
+    }
+
+    /// How many lanes read it so far.
+    pub(crate) fn reader_count(&self) -> usize {
+        self.readers.borrow().len()
+    }
+}
+
 /// An event the scope recorded on one of its lanes (a point others may
 /// wait for); the scope destroys it after its final synchronisation.
 #[derive(Clone, Copy)]
@@ -444,7 +572,18 @@ impl<'scope, 'sid> LaneCore<'scope, 'sid> {
         self.stream
     }
 
+    /// The scope this lane belongs to.
+    pub(crate) fn scope(&self) -> &'scope ScopeCore<'scope> {
+        self.core
+    }
+
+    /// Every queueing operation starts here: refused once the scope has
+    /// ended (see [`ScopeCore::release_kept`]), else the context is made
+    /// current.
     fn bind(&self) -> Result<()> {
+        if self.core.ended.get() {
+            return Err(Error::ScopeEnded);
+        }
         super::make_current(self.core.ctx)
     }
 
@@ -626,6 +765,74 @@ impl<'scope, 'sid> LaneCore<'scope, 'sid> {
         })
     }
 
+    /// Record an event after the last use of `item` on this lane, so that
+    /// any lane of the scope may read it ([`read_shared`](Self::read_shared)).
+    pub(crate) fn share<D: ?Sized>(
+        &self,
+        item: Parked<'scope, 'sid, D>,
+    ) -> Result<SharedCore<'scope, D>> {
+        let event = self.record_scope_event()?;
+        Ok(SharedCore {
+            ptr: item.ptr,
+            region: item.region,
+            ctx: item.ctx,
+            scope: item.scope,
+            event,
+            readers: RefCell::new(Vec::new()),
+            _borrow: PhantomData,
+            _invariant: PhantomData,
+        })
+    }
+
+    /// Make this lane wait for the producer of `shared` (once per lane) and
+    /// note it as a reader; the token lets work queued here read the buffer
+    /// ([`Source::shared_read`]).
+    pub(crate) fn read_shared<'a, D: ?Sized>(
+        &self,
+        shared: &'a SharedCore<'scope, D>,
+    ) -> Result<SharedReader<'a, 'scope, 'sid, D>> {
+        if !shared.readers.borrow().contains(&self.stream) {
+            self.bind()?;
+            super::stream_wait_event(self.stream, shared.event)?;
+            shared.readers.borrow_mut().push(self.stream);
+        }
+        Ok(SharedReader {
+            shared,
+            _sid: PhantomData,
+        })
+    }
+
+    /// Take `shared` back to this lane for writing: this lane waits for its
+    /// producer and for an event recorded on every reader's stream after
+    /// the reads queued there.
+    pub(crate) fn reclaim<D: ?Sized>(
+        &self,
+        shared: SharedCore<'scope, D>,
+    ) -> Result<Parked<'scope, 'sid, D>> {
+        self.bind()?;
+        super::stream_wait_event(self.stream, shared.event)?;
+        for &reader in shared.readers.borrow().iter() {
+            if reader == self.stream {
+                continue;
+            }
+            let event = super::create_event_with_flag(self.core.ctx, sys::ACL_EVENT_SYNC)?;
+            self.core.book.borrow_mut().events.push(event);
+            // `reader` is the stream of a lane of this scope (enlisted), so
+            // it is live until the scope's end.
+            super::record_event(event, reader)?;
+            super::stream_wait_event(self.stream, event)?;
+        }
+        Ok(Parked {
+            ptr: shared.ptr,
+            region: shared.region,
+            stream: self.stream,
+            ctx: shared.ctx,
+            scope: shared.scope,
+            _borrow: PhantomData,
+            _sid: PhantomData,
+        })
+    }
+
     /// Record a point on this lane that other lanes may wait for.
     pub(crate) fn mark(&self) -> Result<ScopeEvent<'scope>> {
         Ok(ScopeEvent {
@@ -718,6 +925,33 @@ impl<'a, 'sid> Source<'a, 'sid> {
         let _ = lane;
         Source {
             region: RawSource::raw(src).region(),
+            _borrow: PhantomData,
+            _sid: PhantomData,
+        }
+    }
+
+    /// The memory of a read-only device view that borrows its buffer for
+    /// the whole scope of `lane`.
+    pub(crate) fn view<T>(
+        lane: &LaneCore<'a, 'sid>,
+        view: &crate::memory::DeviceView<'a, '_, T>,
+    ) -> Source<'a, 'sid> {
+        let _ = lane;
+        Source {
+            region: view.mem().region(),
+            _borrow: PhantomData,
+            _sid: PhantomData,
+        }
+    }
+
+    /// A shared buffer, read on the lane branded `'sid`, which has waited
+    /// for its producer and is one of its readers (the token says so), so
+    /// [`LaneCore::reclaim`] waits for this read.
+    pub(crate) fn shared_read<D: ?Sized>(
+        reader: &'a SharedReader<'_, '_, 'sid, D>,
+    ) -> Source<'a, 'sid> {
+        Source {
+            region: reader.shared.region,
             _borrow: PhantomData,
             _sid: PhantomData,
         }
