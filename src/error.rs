@@ -240,19 +240,12 @@ pub enum Error {
          deadline"
     )]
     WorkAborted,
-    /// Asynchronous work queued on a lane after its scope's final
-    /// synchronisation: from the `Drop` of a value kept with
-    /// [`Scope::keep`](crate::Scope::keep), which runs when the scope has
-    /// ended and nothing may be queued any more.
-    #[error("work was queued on a lane after its scope ended (from the drop of a kept value)")]
-    ScopeEnded,
 }
 
 impl Error {
     /// The classification of this error; Rust-side errors are `InvalidParam`,
     /// except [`Error::NoSuchDevice`] (`InvalidDevice`),
-    /// [`Error::AlreadyInitialized`], [`Error::InCallback`] and
-    /// [`Error::ScopeEnded`] (`Lifecycle`),
+    /// [`Error::AlreadyInitialized`] and [`Error::InCallback`] (`Lifecycle`),
     /// [`Error::LiveChildren`] (`ReleaseFailed`) and [`Error::ScopeTimeout`]
     /// (`Timeout`).
     pub fn kind(&self) -> ErrorKind {
@@ -264,7 +257,6 @@ impl Error {
             Error::InCallback { .. } => ErrorKind::Lifecycle,
             Error::ScopeTimeout { .. } => ErrorKind::Timeout,
             Error::WorkAborted => ErrorKind::Aborted,
-            Error::ScopeEnded => ErrorKind::Lifecycle,
             _ => ErrorKind::InvalidParam,
         }
     }

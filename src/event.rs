@@ -214,6 +214,8 @@ impl<'ctx, 'id, K: EventKind, S: EventState> Event<'ctx, 'id, K, S> {
     }
 }
 
+impl<K: EventKind, S: EventState> crate::ffi::scope::Keep for Event<'_, '_, K, S> {}
+
 impl<K: EventKind, S: EventState> Drop for Event<'_, '_, K, S> {
     fn drop(&mut self) {
         if S::RECORDED {

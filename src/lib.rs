@@ -189,7 +189,7 @@ pub mod bounds {
         PinnedMemory, Place,
     };
     pub use crate::mode::{DeviceRunMode, HostRunMode};
-    pub use crate::scope::{AsyncDest, AsyncSource};
+    pub use crate::scope::{AsyncDest, AsyncSource, Keep};
     pub use crate::stream::Destroyable;
 }
 

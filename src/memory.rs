@@ -634,6 +634,12 @@ impl<'b, T> DeviceView<'b, '_, T> {
     }
 }
 
+impl<T> crate::ffi::scope::Keep for DeviceView<'_, '_, T> {}
+impl<T> crate::ffi::scope::Keep for DeviceViewMut<'_, '_, T> {}
+impl<T> crate::ffi::scope::Keep for DeviceBuffer<'_, '_, T> {}
+impl<T, M> crate::ffi::scope::Keep for HostBuffer<'_, '_, T, M> {}
+impl<T, M> crate::ffi::scope::Keep for HostBufferUninit<'_, '_, T, M> {}
+
 impl<T: DeviceRepr> RawSource for DeviceView<'_, '_, T> {
     fn raw(&self) -> Mem<'_> {
         self.mem

@@ -112,10 +112,7 @@ where
         }
     }
 
-    fn call<'scope>(
-        self,
-        scope: &'scope Scope<'scope, 'env, 'id, M>,
-    ) -> core::result::Result<R, E>
+    fn call<'scope>(self, scope: &'scope Scope<'scope, 'env, 'id, M>) -> core::result::Result<R, E>
     where
         Self: 'scope,
     {
@@ -181,11 +178,11 @@ impl<'scope, 'env, 'id, M: RunMode> Scope<'scope, 'env, 'id, M> {
     /// for the whole scope, so that it cannot be destroyed while the wait
     /// is pending).
     ///
-    /// The value is dropped after the scope's final synchronisation, when
-    /// no work of the scope uses it any more (a kept [`Event`] is destroyed
-    /// then). A `Drop` that tries to queue work on a lane at that point gets
-    /// [`Error::ScopeEnded`](crate::Error::ScopeEnded). One heap allocation
-    /// per call.
+    /// Kept values are dropped after the scope's final synchronisation,
+    /// when no work of the scope uses them any more (a kept [`Event`] is
+    /// destroyed then), last kept first, so a value may borrow values kept
+    /// before it. What can be kept: the crate's events, streams, buffers and
+    /// views ([`Keep`](crate::bounds::Keep)). One heap allocation per call.
     ///
     /// ```
     /// # let _sim = aclrt::sim::exclusive();
@@ -210,7 +207,7 @@ impl<'scope, 'env, 'id, M: RunMode> Scope<'scope, 'env, 'id, M> {
     /// })?;
     /// # Ok::<(), aclrt::Error>(())
     /// ```
-    pub fn keep<T: 'scope>(&'scope self, value: T) -> &'scope mut T {
+    pub fn keep<T: Keep + 'scope>(&'scope self, value: T) -> &'scope mut T {
         self.core.keep(value)
     }
 }
@@ -371,6 +368,20 @@ pub struct Mark<'scope, 'id, 'sid> {
 mod sealed {
     pub trait Operand {}
 }
+
+/// What [`Scope::keep`] accepts: the crate's events, streams, buffers and
+/// views. Their `Drop` (if any) releases only the value itself, so dropping
+/// them together at the scope's end, last kept first, is sound; a type of
+/// yours could reach a value kept after it (dropped first) through interior
+/// mutability. Sealed.
+#[diagnostic::on_unimplemented(
+    message = "a scope cannot keep `{Self}`",
+    label = "not one of aclrt's events, streams, buffers or views",
+    note = "`Scope::keep` takes aclrt's own values (`Event`, `Stream`, `DeviceBuffer`, `HostBuffer`, `DeviceView`, `DeviceViewMut`): their drop at the scope's end touches nothing else the scope keeps",
+    note = "keep your own data outside the scope and borrow it (anything made before `Context::scope` outlives the scope)"
+)]
+pub trait Keep: crate::ffi::scope::Keep {}
+impl<T: crate::ffi::scope::Keep> Keep for T {}
 
 /// A source operand of asynchronous work on the lane branded `'sid`.
 ///

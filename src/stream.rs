@@ -161,6 +161,8 @@ impl<'ctx, 'id> Stream<'ctx, 'id> {
     }
 }
 
+impl crate::ffi::scope::Keep for Stream<'_, '_> {}
+
 impl Drop for Stream<'_, '_> {
     fn drop(&mut self) {
         // Drop cannot report; `destroy` does. A transient failure to make the

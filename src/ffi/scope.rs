@@ -125,7 +125,6 @@ pub(crate) fn run<B: ScopeBody>(
         ctx,
         id: open::register(),
         book: RefCell::new(ScopeBook::default()),
-        ended: core::cell::Cell::new(false),
         _scope: PhantomData,
         _thread: PhantomData,
     };
@@ -174,9 +173,6 @@ pub(crate) struct ScopeCore<'scope> {
     /// This scope's entry in the registry of open scopes ([`open`]).
     id: u64,
     book: RefCell<ScopeBook>,
-    /// Set before the kept values are dropped: from then on nothing may be
-    /// queued ([`LaneCore`]'s `bind` refuses).
-    ended: core::cell::Cell<bool>,
     _scope: PhantomData<&'scope mut &'scope ()>,
     _thread: PhantomData<ScopeStaysOnItsThread>,
 }
@@ -191,6 +187,12 @@ struct ScopeBook {
     /// by [`ScopeCore::release_kept`] after the final synchronisation.
     kept: Vec<Kept>,
 }
+
+/// What a scope can keep ([`ScopeCore::keep`]): the crate's own handles,
+/// buffers and views, whose `Drop` (if any) releases the value itself,
+/// reaching only what the value borrows. Sealed: implemented next to each
+/// type.
+pub trait Keep {}
 
 /// A value moved to the heap by [`ScopeCore::keep`], type- and
 /// lifetime-erased: its address and the function that drops it.
@@ -307,7 +309,14 @@ impl<'scope> ScopeCore<'scope> {
     /// Move `value` to the heap until the scope ends, and lend it for
     /// `'scope`: the way to give a value made inside the scope (a view, an
     /// event recorded there) the scope's lifetime.
-    pub(crate) fn keep<T: 'scope>(&'scope self, value: T) -> &'scope mut T {
+    ///
+    /// `T` is one of the crate's own handles or views ([`Keep`], sealed):
+    /// values are dropped in reverse order of keeping (a value can borrow
+    /// only values kept before it), and the `Drop` of those types touches
+    /// nothing but the value itself and what it borrows. A user type could
+    /// reach, through interior mutability, a value kept *after* it, which
+    /// is dropped first; so user types are not accepted.
+    pub(crate) fn keep<T: Keep + 'scope>(&'scope self, value: T) -> &'scope mut T {
         let ptr = NonNull::from(Box::leak(Box::new(value)));
         self.book.borrow_mut().kept.push(Kept {
             ptr: ptr.cast(),
@@ -323,31 +332,28 @@ impl<'scope> ScopeCore<'scope> {
         //   reference cannot be used after `call` (module argument), and no
         //   work queued in the scope still uses the value then;
         // * `T: 'scope`, so everything the value borrows outlives the
-        //   reference.
+        //   reference; what it borrows among the kept values was kept
+        //   before it, and is dropped after it (`release_kept` goes in
+        //   reverse, and `T: Keep` has no `Drop` that reaches other kept
+        //   values otherwise).
         unsafe { &mut *ptr.as_ptr() }
     }
 
-    /// Drop the kept values, in the order they were kept. Called by `run`
-    /// after `finish` (on both its paths), when no reference to them can be
-    /// used any more.
+    /// Drop the kept values, last kept first. Called by `run` after
+    /// `finish` (on both its paths), when no reference to them can be used
+    /// any more.
     fn release_kept(&self) {
-        // A kept value's `Drop` may hold a lane: it must not queue work that
-        // nothing would synchronise.
-        self.ended.set(true);
         let kept = core::mem::take(&mut self.book.borrow_mut().kept);
-        for k in kept {
+        for k in kept.into_iter().rev() {
             // SAFETY: `k.ptr` is the `Box<T>` leaked by `keep` with
             // `k.drop == drop_kept::<T>`, taken out of the book here, so it is
-            // dropped once; its `&'scope mut` is dead (see `keep`).
+            // dropped once; its `&'scope mut` is dead (see `keep`), and the
+            // values it borrows (kept before it) are still alive.
             unsafe { (k.drop)(k.ptr) };
         }
     }
 
     fn enlist(&self, stream: Raw) {
-        if self.ended.get() {
-            // Nothing can be queued on it (`bind`), so nothing to synchronise.
-            return;
-        }
         let streams = &mut self.book.borrow_mut().streams;
         if !streams.contains(&stream) {
             streams.push(stream);
@@ -577,13 +583,7 @@ impl<'scope, 'sid> LaneCore<'scope, 'sid> {
         self.core
     }
 
-    /// Every queueing operation starts here: refused once the scope has
-    /// ended (see [`ScopeCore::release_kept`]), else the context is made
-    /// current.
     fn bind(&self) -> Result<()> {
-        if self.core.ended.get() {
-            return Err(Error::ScopeEnded);
-        }
         super::make_current(self.core.ctx)
     }
 
