@@ -80,11 +80,14 @@ impl<M: RunMode> core::fmt::Debug for Scope<'_, '_, '_, M> {
 
 /// The closure of [`Context::scope`](crate::Context::scope), as
 /// `ffi::scope::run` runs it.
+/// What a [`Body`] produces, for its `PhantomData`.
+type BodyOut<M, R, E> = (M, fn() -> (R, E));
+
 struct Body<'env, 'id, M, R, E, F> {
     f: F,
     _env: PhantomData<&'env mut &'env ()>,
     _brand: PhantomData<Id<'id>>,
-    _out: PhantomData<(M, fn() -> (R, E))>,
+    _out: PhantomData<BodyOut<M, R, E>>,
 }
 
 impl<'env, 'id: 'env, M, R, E, F> ScopeBody for Body<'env, 'id, M, R, E, F>
@@ -207,6 +210,7 @@ impl<'scope, 'env, 'id, M: RunMode> Scope<'scope, 'env, 'id, M> {
     /// })?;
     /// # Ok::<(), aclrt::Error>(())
     /// ```
+    #[allow(clippy::mut_from_ref)] // a fresh allocation each call
     pub fn keep<T: Keep + 'scope>(&'scope self, value: T) -> &'scope mut T {
         self.core.keep(value)
     }

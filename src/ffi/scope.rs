@@ -316,6 +316,8 @@ impl<'scope> ScopeCore<'scope> {
     /// nothing but the value itself and what it borrows. A user type could
     /// reach, through interior mutability, a value kept *after* it, which
     /// is dropped first; so user types are not accepted.
+    // Each call lends a fresh heap allocation: the `&mut` is unique.
+    #[allow(clippy::mut_from_ref)]
     pub(crate) fn keep<T: Keep + 'scope>(&'scope self, value: T) -> &'scope mut T {
         let ptr = NonNull::from(Box::leak(Box::new(value)));
         self.book.borrow_mut().kept.push(Kept {
