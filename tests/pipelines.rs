@@ -185,7 +185,7 @@ fn fan_out<M: RunMode>(device: &Device<'_, M>) -> Result<()> {
         // Reading again on the same lane waits only once.
         let again = l1.read(&shared)?;
         let _a = l1.copy(&reading, &mut out1)?;
-        drop((reading, again));
+        let _ = (reading, again);
         let _b = l2.copy(&l2.read(&shared)?, &mut out2)?;
         let dev = lp.reclaim(shared)?;
         let dev = lp.memset(dev, 0xFF)?;
