@@ -214,6 +214,7 @@ impl<'ctx, 'id, K: EventKind, S: EventState> Event<'ctx, 'id, K, S> {
     }
 }
 
+impl<K: EventKind, S: EventState> crate::ffi::scope::keep_seal::Sealed for Event<'_, '_, K, S> {}
 impl<K: EventKind, S: EventState> crate::ffi::scope::Keep for Event<'_, '_, K, S> {}
 
 impl<K: EventKind, S: EventState> Drop for Event<'_, '_, K, S> {

@@ -67,9 +67,10 @@ use access::{CpuVisible, RawDest, RawSource, Stable};
 /// part in the synchronous copies of [`Context`](crate::Context).
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not memory the runtime allocated (pinned host memory or device memory)",
-    label = "pageable memory where runtime memory is required",
-    note = "asynchronous copies and `aclrtMemset` need memory the runtime allocated: a `HostBuffer` (`Context::alloc_host_*`, pinned) or a `DeviceBuffer`",
-    note = "for pageable memory (`Vec`, slices) use the synchronous `Context::copy`, and `slice.fill(..)` instead of a memset"
+    label = "runtime memory is required here",
+    note = "asynchronous copies and `aclrtMemset` need memory the runtime allocated: a `HostBuffer` (`Context::alloc_host_*`, pinned) or a `DeviceBuffer`, or parts of them (`PinnedSlice`, device views)",
+    note = "for pageable memory (`Vec`, slices) use the synchronous `Context::copy`, and `slice.fill(..)` instead of a memset",
+    note = "a buffer shared by lanes (`Shared`) is read through `&lane.read(&shared)?`"
 )]
 pub trait PinnedMemory<'id>: Memory<'id> + Stable {}
 
@@ -123,7 +124,7 @@ pub trait HostMemory<'id>: Memory<'id> {}
     message = "`{Self}` is not device memory",
     label = "expected device memory here",
     note = "device memory comes from `Context::alloc` (`DeviceBuffer`) or views of it; host memory cannot be the device side of a transfer",
-    note = "to copy host memory to the device use `Context::upload` (or the generic `Context::copy`)"
+    note = "to copy host memory to the device use the generic `Context::copy` (or, in host run mode, `Context::upload`)"
 )]
 pub trait DeviceMemory<'id>: Memory<'id> {}
 
@@ -634,10 +635,15 @@ impl<'b, T> DeviceView<'b, '_, T> {
     }
 }
 
+impl<T> crate::ffi::scope::keep_seal::Sealed for DeviceView<'_, '_, T> {}
 impl<T> crate::ffi::scope::Keep for DeviceView<'_, '_, T> {}
+impl<T> crate::ffi::scope::keep_seal::Sealed for DeviceViewMut<'_, '_, T> {}
 impl<T> crate::ffi::scope::Keep for DeviceViewMut<'_, '_, T> {}
+impl<T> crate::ffi::scope::keep_seal::Sealed for DeviceBuffer<'_, '_, T> {}
 impl<T> crate::ffi::scope::Keep for DeviceBuffer<'_, '_, T> {}
+impl<T, M> crate::ffi::scope::keep_seal::Sealed for HostBuffer<'_, '_, T, M> {}
 impl<T, M> crate::ffi::scope::Keep for HostBuffer<'_, '_, T, M> {}
+impl<T, M> crate::ffi::scope::keep_seal::Sealed for HostBufferUninit<'_, '_, T, M> {}
 impl<T, M> crate::ffi::scope::Keep for HostBufferUninit<'_, '_, T, M> {}
 
 impl<T: DeviceRepr> RawSource for DeviceView<'_, '_, T> {

@@ -373,19 +373,7 @@ mod sealed {
     pub trait Operand {}
 }
 
-/// What [`Scope::keep`] accepts: the crate's events, streams, buffers and
-/// views. Their `Drop` (if any) releases only the value itself, so dropping
-/// them together at the scope's end, last kept first, is sound; a type of
-/// yours could reach a value kept after it (dropped first) through interior
-/// mutability. Sealed.
-#[diagnostic::on_unimplemented(
-    message = "a scope cannot keep `{Self}`",
-    label = "not one of aclrt's events, streams, buffers or views",
-    note = "`Scope::keep` takes aclrt's own values (`Event`, `Stream`, `DeviceBuffer`, `HostBuffer`, `DeviceView`, `DeviceViewMut`): their drop at the scope's end touches nothing else the scope keeps",
-    note = "keep your own data outside the scope and borrow it (anything made before `Context::scope` outlives the scope)"
-)]
-pub trait Keep: crate::ffi::scope::Keep {}
-impl<T: crate::ffi::scope::Keep> Keep for T {}
+pub use crate::ffi::scope::Keep;
 
 /// A source operand of asynchronous work on the lane branded `'sid`.
 ///
@@ -397,6 +385,7 @@ impl<T: crate::ffi::scope::Keep> Keep for T {}
     label = "not a source for this lane",
     note = "sources are `&buffer` (a `HostBuffer` or `DeviceBuffer` of this context, borrowed for the whole scope) or `&in_flight` of THIS lane",
     note = "a buffer in flight on another lane must be handed over first: `let s = lane_a.signal(x)?; let x = lane_b.wait_for(s)?;`",
+    note = "a buffer shared for reading (`Lane::share`) is read on a lane through `&lane.read(&shared)?`",
     note = "pageable memory (`Vec`, slices) cannot be used asynchronously: use the synchronous `Context::copy`"
 )]
 pub trait AsyncSource<'scope, 'id, 'sid>: sealed::Operand {
@@ -464,7 +453,8 @@ impl<'scope, 'id, 'sid, T: DeviceRepr> AsyncSource<'scope, 'id, 'sid>
     message = "`{Self}` cannot be written by asynchronous work on this lane",
     label = "not a destination for this lane",
     note = "destinations are `&mut buffer` (a `HostBuffer` or `DeviceBuffer` of this context, borrowed for the whole scope) or an `InFlight` of THIS lane, by value",
-    note = "a buffer in flight on another lane must be handed over first: `let s = lane_a.signal(x)?; let x = lane_b.wait_for(s)?;`"
+    note = "a buffer in flight on another lane must be handed over first: `let s = lane_a.signal(x)?; let x = lane_b.wait_for(s)?;`",
+    note = "a buffer shared for reading (`Lane::share`) is written again only after `let x = lane.reclaim(shared)?;`"
 )]
 pub trait AsyncDest<'scope, 'id, 'sid>: sealed::Operand + Sized {
     /// The buffer type.

@@ -161,6 +161,7 @@ impl<'ctx, 'id> Stream<'ctx, 'id> {
     }
 }
 
+impl crate::ffi::scope::keep_seal::Sealed for Stream<'_, '_> {}
 impl crate::ffi::scope::Keep for Stream<'_, '_> {}
 
 impl Drop for Stream<'_, '_> {

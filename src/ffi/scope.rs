@@ -188,11 +188,26 @@ struct ScopeBook {
     kept: Vec<Kept>,
 }
 
-/// What a scope can keep ([`ScopeCore::keep`]): the crate's own handles,
-/// buffers and views, whose `Drop` (if any) releases the value itself,
-/// reaching only what the value borrows. Sealed: implemented next to each
-/// type.
-pub trait Keep {}
+/// What [`Scope::keep`](crate::Scope::keep) accepts: aclrt's events,
+/// streams, buffers and views.
+///
+/// Kept values are dropped together at the scope's end, last kept first.
+/// The `Drop` of these types (if any) releases the value itself, reaching
+/// only what it borrows, so that order is sound; a type of yours could
+/// reach, through interior mutability, a value kept after it (dropped
+/// first). Implemented next to each type; not for other crates.
+#[diagnostic::on_unimplemented(
+    message = "a scope cannot keep `{Self}`",
+    label = "not one of aclrt's events, streams, buffers or views",
+    note = "`Scope::keep` takes aclrt's own values (`Event`, `Stream`, `DeviceBuffer`, `HostBuffer`, `DeviceView`, `DeviceViewMut`): their drop at the scope's end touches nothing else the scope keeps",
+    note = "keep your own data outside the scope and borrow it (anything made before `Context::scope` outlives the scope)"
+)]
+pub trait Keep: keep_seal::Sealed {}
+
+pub(crate) mod keep_seal {
+    /// Seals [`Keep`](super::Keep): only this crate implements it.
+    pub trait Sealed {}
+}
 
 /// A value moved to the heap by [`ScopeCore::keep`], type- and
 /// lifetime-erased: its address and the function that drops it.
