@@ -83,6 +83,9 @@ mod ex11;
 #[path = "../examples/12_error_handling.rs"]
 mod ex12;
 #[allow(dead_code)]
+#[path = "../examples/18_overlap.rs"]
+mod ex18;
+#[allow(dead_code)]
 #[path = "../examples/tour.rs"]
 mod tour;
 
@@ -399,6 +402,11 @@ fn sweep_12_error_handling() {
     sweep_both("12_error_handling", |acl| {
         ex12::flow(acl, Duration::from_millis(30), Duration::from_millis(2))
     });
+}
+
+#[test]
+fn sweep_18_overlap() {
+    sweep_both("18_overlap", ex18::flow);
 }
 
 #[test]
