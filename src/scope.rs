@@ -19,6 +19,18 @@
 //!   the next lane); [`Lane::mark`] / [`Lane::wait_mark`] order lanes without
 //!   a buffer, and [`Lane::record`] / [`Lane::wait_event`] work with your own
 //!   [`Event`](crate::Event)s.
+//! * Pipelines that overlap on parts of one buffer: split device buffers
+//!   into disjoint views ([`DeviceBuffer::split_at_mut`](crate::DeviceBuffer::split_at_mut),
+//!   [`chunks_mut`](crate::DeviceBuffer::chunks_mut)) and pinned buffers
+//!   into disjoint [`PinnedSlice`](crate::PinnedSlice)s (`split_at_mut`,
+//!   `chunks_mut`); views made inside the scope are operands by value. One
+//!   buffer read by several lanes at once: [`Lane::share`], [`Lane::read`],
+//!   and [`Lane::reclaim`] to join the readers and write it again.
+//! * Values made inside the scope that must live as long as it (a user
+//!   event recorded on one lane and waited for by another, a buffer
+//!   allocated inside): [`Scope::keep`].
+//! * [`Context::try_scope`](crate::Context::try_scope): the closure returns
+//!   your own error type (`E: From<aclrt::Error>`), so `?` works on both.
 //! * When the closure returns (or fails, or panics) the scope synchronises
 //!   every lane before `Context::scope` returns, so the borrows end only when
 //!   the device is done with the memory. Forgetting an `InFlight`, a
