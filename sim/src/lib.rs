@@ -148,6 +148,9 @@
 //! | a kernel touches memory (through [`KernelArgs::read`]/[`write`](KernelArgs::write)) that is not device memory of its stream's device, is out of bounds or freed: the task faults with 507015 at the next synchronisation | 507015 *(choice)* | `KernelBadAccess` |
 //! | `aclrtLaunchKernel` whose `argsData` block is not device memory of the stream's device (or out of bounds, or freed) | 107000 *(choice)* | `KernelBadAccess` |
 //! | a launch on a destroyed stream | 107017 | `UseAfterFree` |
+//! | `aclrtStreamWaitEvent` on an event without `ACL_EVENT_SYNC` (or the hidden 0x4, EXTERNAL, IPC); `aclrtResetEvent` on an event other than `aclrtCreateEventWithFlag(ACL_EVENT_SYNC…)`; `aclrtQueryEvent`/`aclrtQueryEventWaitStatus` on an `aclrtCreateEventExWithFlag` event | 207000 `ACL_ERROR_RT_FEATURE_NOT_SUPPORT` | `EventFlagMismatch` |
+//! | `aclrtEventElapsedTime`/`aclrtEventGetTimestamp` of a recorded event created without `ACL_EVENT_TIME_LINE` | 107006 `ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID` | `EventFlagMismatch` |
+//! | `aclrtEventElapsedTime`/`aclrtEventGetTimestamp` of an event never recorded (or reset since) | 507000 `ACL_ERROR_RT_INTERNAL_ERROR` ("recorder null") | `EventNotRecorded` |
 //!
 //! Pointers are resolved in a `BTreeMap` of live allocations (start, size,
 //! residency, device, context; `O(log n)`). A pointer outside every
