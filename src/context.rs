@@ -16,7 +16,7 @@ use crate::memory::{
 };
 use crate::mode::{HostRunMode, RunMode, memcpy_kind};
 use crate::scope::{self, Scope};
-use crate::stream::{DefaultStream, Destroyable, Stream, StreamFlags};
+use crate::stream::{DefaultStream, Destroyable, Stream, StreamFlags, StreamPriority};
 
 /// Page policy of a device allocation (`aclrtMemMallocPolicy`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -133,14 +133,37 @@ impl<'dev, 'id, M: RunMode> Context<'dev, 'id, M> {
     }
 
     /// Create a stream with a priority and flags (`aclrtCreateStreamWithConfig`).
+    ///
+    /// The priority is a [`StreamPriority`], always in the runtime's range
+    /// 0..=7 (smaller is higher; [`StreamPriority::HIGHEST`], 0, is what
+    /// [`create_stream`](Self::create_stream) and default streams get), so
+    /// the runtime's silent clamp of out-of-range values never applies;
+    /// [`Stream::priority`] reads it back. The documentation calls the
+    /// priority "reserved"; whether a device schedules by it is not
+    /// documented.
+    ///
+    /// ```
+    /// # let _sim = aclrt::sim::exclusive();
+    /// use aclrt::{Acl, HostMode, StreamFlags, StreamPriority, make_guard};
+    ///
+    /// let acl = Acl::init()?;
+    /// let device = acl.require::<HostMode>()?.device(0)?;
+    /// make_guard!(guard);
+    /// let ctx = device.create_context(guard)?;
+    /// let low = StreamPriority::new(6).expect("0..=7");
+    /// let stream = ctx.create_stream_with_config(low, StreamFlags::NONE)?;
+    /// assert_eq!(stream.priority()?, low);
+    /// assert_eq!(ctx.create_stream()?.priority()?, StreamPriority::HIGHEST);
+    /// # Ok::<(), aclrt::Error>(())
+    /// ```
     #[doc(alias = "aclrtCreateStreamWithConfig")]
     pub fn create_stream_with_config(
         &self,
-        priority: u32,
+        priority: StreamPriority,
         flags: StreamFlags,
     ) -> Result<Stream<'_, 'id>> {
         ffi::make_current(self.raw)?;
-        let raw = ffi::create_stream_with_config(self.raw, priority, flags.bits())?;
+        let raw = ffi::create_stream_with_config(self.raw, priority.get(), flags.bits())?;
         Ok(Stream::owned(raw, self.raw))
     }
 
@@ -514,12 +537,36 @@ impl<'dev, 'id, M: RunMode> Context<'dev, 'id, M> {
         self.create_event_of::<Timing>()
     }
 
-    /// Create an event of kind `K` (`aclrtCreateEvent` for [`Timing`],
-    /// `aclrtCreateEventWithFlag(ACL_EVENT_SYNC)` for [`SyncOnly`](crate::SyncOnly)).
+    /// Create an event of kind `K`: `aclrtCreateEvent` for [`Timing`],
+    /// `aclrtCreateEventWithFlag(ACL_EVENT_SYNC)` for [`SyncOnly`](crate::SyncOnly),
+    /// `aclrtCreateEventExWithFlag(K::FLAG)` for the `Ex*` kinds
+    /// ([`ExSync`](crate::ExSync), [`ExTimeLine`](crate::ExTimeLine),
+    /// [`ExProgress`](crate::ExProgress), …). The kind decides at compile time
+    /// what the event can do; the table in [`Event`]'s module docs lists it.
+    ///
+    /// ```
+    /// # let _sim = aclrt::sim::exclusive();
+    /// use aclrt::{Acl, ExProgress, HostMode, make_guard};
+    ///
+    /// let acl = Acl::init()?;
+    /// let device = acl.require::<HostMode>()?.device(0)?;
+    /// make_guard!(guard);
+    /// let ctx = device.create_context(guard)?;
+    /// let stream = ctx.create_stream()?;
+    /// // aclrtCreateEventExWithFlag(&event, ACL_EVENT_CAPTURE_STREAM_PROGRESS)
+    /// let progress = ctx.create_event_of::<ExProgress>()?;
+    /// let progress = stream.record(progress)?;
+    /// progress.synchronize()?;
+    /// assert!(progress.is_complete()?);
+    /// # Ok::<(), aclrt::Error>(())
+    /// ```
     #[doc(alias = "aclrtCreateEventWithFlag")]
+    #[doc(alias = "aclrtCreateEventExWithFlag")]
     pub fn create_event_of<K: EventKind>(&self) -> Result<Event<'_, 'id, K, Unrecorded>> {
         ffi::make_current(self.raw())?;
-        let raw = if K::FLAG == 0 {
+        let raw = if K::EX {
+            ffi::create_event_ex_with_flag(self.raw(), K::FLAG)?
+        } else if K::FLAG == 0 {
             ffi::create_event(self.raw())?
         } else {
             ffi::create_event_with_flag(self.raw(), K::FLAG)?

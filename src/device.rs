@@ -120,6 +120,15 @@ impl<'acl, M: RunMode> Device<'acl, M> {
         ffi::stream_available()
     }
 
+    /// The stream priorities the device supports
+    /// (`aclrtDeviceGetStreamPriorityRange`): least 7, greatest 0.
+    #[doc(alias = "aclrtDeviceGetStreamPriorityRange")]
+    pub fn stream_priority_range(&self) -> Result<crate::StreamPriorityRange> {
+        ffi::make_current(self.default_raw())?;
+        let (least, greatest) = ffi::stream_priority_range()?;
+        Ok(crate::StreamPriorityRange { least, greatest })
+    }
+
     /// Release this reference on the device (`aclrtResetDevice`), reporting
     /// the runtime's error.
     ///

@@ -1,11 +1,32 @@
-//! Events as typestate: [`Event`]`<'ctx, 'id, K, S>` with a kind `K`
-//! ([`Timing`] or [`SyncOnly`]) and a state `S` ([`Unrecorded`] or [`Recorded`]).
+//! Events as typestate: [`Event`]`<'ctx, 'id, K, S>` with a kind `K` (how
+//! it was created, so what it can do) and a state `S` ([`Unrecorded`] or
+//! [`Recorded`]).
+//!
+//! | kind `K` | created with | waited on by a lane | timed | reset | wait status |
+//! | --- | --- | --- | --- | --- | --- |
+//! | [`Timing`] | `aclrtCreateEvent` (flags 0x2\|0x4\|0x8) | yes | yes | no (undefined) | yes |
+//! | [`SyncOnly`] | `aclrtCreateEventWithFlag(ACL_EVENT_SYNC)` | yes | no | yes | yes |
+//! | [`ExSync`] | `aclrtCreateEventExWithFlag(ACL_EVENT_SYNC)` | yes | no | no | no |
+//! | [`ExSyncTimed`] | `…ExWithFlag(ACL_EVENT_SYNC \| ACL_EVENT_TIME_LINE)` | yes | yes | no | no |
+//! | [`ExSyncProgress`] | `…ExWithFlag(ACL_EVENT_SYNC \| ACL_EVENT_CAPTURE_STREAM_PROGRESS)` | yes | no | no | no |
+//! | [`ExSyncProgressTimed`] | `…ExWithFlag(SYNC \| CAPTURE_STREAM_PROGRESS \| TIME_LINE)` | yes | yes | no | no |
+//! | [`ExProgress`] | `…ExWithFlag(ACL_EVENT_CAPTURE_STREAM_PROGRESS)` | no | no | no | no |
+//! | [`ExProgressTimed`] | `…ExWithFlag(CAPTURE_STREAM_PROGRESS \| TIME_LINE)` | no | yes | no | no |
+//! | [`ExTimeLine`] | `…ExWithFlag(ACL_EVENT_TIME_LINE)` | no | yes | no | no |
+//!
+//! Every kind can be recorded (again and again: each record replaces what
+//! the event captured), synchronised on and queried
+//! ([`Event::is_complete`]) once recorded, and destroyed. The columns are
+//! capability traits, checked at compile time:
+//! [`WaitableKind`] ([`Lane::wait_event`](crate::Lane::wait_event)),
+//! [`TimingKind`] ([`Event::elapsed_since`], [`Event::timestamp`]),
+//! [`ResettableKind`] ([`Stream::reset_event`]) and [`WaitStatusKind`]
+//! ([`Event::waits_complete`]). The runtime refuses each of these calls on
+//! the other kinds (207000, or 107006 for timing without
+//! `ACL_EVENT_TIME_LINE`), so the types only move that error to compile time.
 //!
 //! * Only a [`Recorded`] event can be synchronised on, queried, waited for
 //!   (inside a [`Scope`](crate::Scope)) or timed.
-//! * Only [`Timing`] events can be timed ([`Event::elapsed_since`]).
-//! * Only [`SyncOnly`] events can be reset ([`Stream::reset_event`]), the
-//!   one kind the documentation defines `aclrtResetEvent` for.
 //! * An event waited on inside a scope is borrowed until the scope has
 //!   synchronised, so it cannot be destroyed while a wait depends on it.
 //! * Dropping a recorded event first waits for it (`aclrtSynchronizeEvent`),
@@ -27,11 +48,14 @@ mod sealed {
 /// How an event is created, and so what it can do. Sealed.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not an event kind",
-    note = "event kinds are `aclrt::Timing` (aclrtCreateEvent) and `aclrt::SyncOnly` (aclrtCreateEventWithFlag(ACL_EVENT_SYNC))"
+    note = "event kinds are `aclrt::Timing` (aclrtCreateEvent), `aclrt::SyncOnly` (aclrtCreateEventWithFlag(ACL_EVENT_SYNC)) and the `aclrt::Ex*` kinds (aclrtCreateEventExWithFlag)"
 )]
 pub trait EventKind: sealed::Sealed + Send + Sync + 'static {
-    /// The flag for `aclrtCreateEventWithFlag`, or 0 for `aclrtCreateEvent`.
+    /// The flag for `aclrtCreateEventWithFlag` or `aclrtCreateEventExWithFlag`,
+    /// or 0 for `aclrtCreateEvent`.
     const FLAG: u32;
+    /// Whether the kind is created with `aclrtCreateEventExWithFlag`.
+    const EX: bool;
 }
 
 /// Events that record timestamps (`aclrtCreateEvent`: flags SYNC-able,
@@ -48,25 +72,107 @@ impl sealed::Sealed for Timing {}
 impl sealed::Sealed for SyncOnly {}
 impl EventKind for Timing {
     const FLAG: u32 = 0;
+    const EX: bool = false;
 }
 impl EventKind for SyncOnly {
     const FLAG: u32 = aclrt_sys::ACL_EVENT_SYNC;
+    const EX: bool = false;
 }
 
-/// Event kinds that carry timestamps: only [`Timing`].
+macro_rules! ex_kinds {
+    ($($(#[$doc:meta])* $name:ident = $flag:expr;)*) => {$(
+        $(#[$doc])*
+        #[derive(Clone, Copy, Debug)]
+        pub struct $name;
+        impl sealed::Sealed for $name {}
+        impl EventKind for $name {
+            const FLAG: u32 = $flag;
+            const EX: bool = true;
+        }
+    )*};
+}
+
+const SYNC: u32 = aclrt_sys::ACL_EVENT_SYNC;
+const PROGRESS: u32 = aclrt_sys::ACL_EVENT_CAPTURE_STREAM_PROGRESS;
+const TIME_LINE: u32 = aclrt_sys::ACL_EVENT_TIME_LINE;
+
+ex_kinds! {
+    /// `aclrtCreateEventExWithFlag(ACL_EVENT_SYNC)`: for cross-stream waits
+    /// ([`Lane::wait_event`](crate::Lane::wait_event)); not timed, never
+    /// reset (re-record it instead). Its hardware event is taken at the
+    /// first record.
+    ExSync = SYNC;
+    /// `aclrtCreateEventExWithFlag(ACL_EVENT_SYNC | ACL_EVENT_TIME_LINE)`:
+    /// waitable and timed.
+    ExSyncTimed = SYNC | TIME_LINE;
+    /// `aclrtCreateEventExWithFlag(ACL_EVENT_SYNC | ACL_EVENT_CAPTURE_STREAM_PROGRESS)`:
+    /// waitable, and tracks stream progress.
+    ExSyncProgress = SYNC | PROGRESS;
+    /// `aclrtCreateEventExWithFlag(ACL_EVENT_SYNC | ACL_EVENT_CAPTURE_STREAM_PROGRESS | ACL_EVENT_TIME_LINE)`:
+    /// waitable, progress and timed.
+    ExSyncProgressTimed = SYNC | PROGRESS | TIME_LINE;
+    /// `aclrtCreateEventExWithFlag(ACL_EVENT_CAPTURE_STREAM_PROGRESS)`: watches
+    /// how far a stream has got ([`Event::is_complete`],
+    /// [`Event::synchronize`]); uses no hardware event and cannot be waited on.
+    ExProgress = PROGRESS;
+    /// `aclrtCreateEventExWithFlag(ACL_EVENT_CAPTURE_STREAM_PROGRESS | ACL_EVENT_TIME_LINE)`:
+    /// progress and timing; cannot be waited on.
+    ExProgressTimed = PROGRESS | TIME_LINE;
+    /// `aclrtCreateEventExWithFlag(ACL_EVENT_TIME_LINE)`: timing only
+    /// ([`Event::elapsed_since`], [`Event::timestamp`]); cheap, cannot be
+    /// waited on.
+    ExTimeLine = TIME_LINE;
+}
+
+/// Event kinds that carry timestamps (`ACL_EVENT_TIME_LINE`): [`Timing`],
+/// [`ExSyncTimed`], [`ExSyncProgressTimed`], [`ExProgressTimed`],
+/// [`ExTimeLine`].
 #[diagnostic::on_unimplemented(
     message = "`{Self}` events carry no timestamps, so they cannot be timed",
-    label = "this event was not created with the timing flag",
-    note = "create the events with `Context::create_event()` (kind `aclrt::Timing`, flag ACL_EVENT_TIME_LINE) to measure elapsed time"
+    label = "this event was not created with the timing flag (ACL_EVENT_TIME_LINE)",
+    note = "create the events with `Context::create_event()` (kind `aclrt::Timing`) or a timed `aclrtCreateEventExWithFlag` kind (`aclrt::ExTimeLine`, `aclrt::ExSyncTimed`, `aclrt::ExProgressTimed`, `aclrt::ExSyncProgressTimed`) to measure time"
 )]
 pub trait TimingKind: EventKind {}
 impl TimingKind for Timing {}
+impl TimingKind for ExSyncTimed {}
+impl TimingKind for ExSyncProgressTimed {}
+impl TimingKind for ExProgressTimed {}
+impl TimingKind for ExTimeLine {}
+
+/// Event kinds a stream can wait on (`aclrtStreamWaitEvent`): those with
+/// `ACL_EVENT_SYNC` (or, for [`Timing`], the runtime's hidden equivalent):
+/// [`Timing`], [`SyncOnly`], [`ExSync`], [`ExSyncTimed`], [`ExSyncProgress`],
+/// [`ExSyncProgressTimed`].
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` events cannot be waited on by a stream: they were created without ACL_EVENT_SYNC",
+    label = "`aclrtStreamWaitEvent` refuses this event kind (207000)",
+    note = "events made only with ACL_EVENT_TIME_LINE or ACL_EVENT_CAPTURE_STREAM_PROGRESS watch or time a stream; for a cross-stream wait create the event with `create_event_of::<aclrt::ExSync>()` (or `ExSyncTimed` to time it too)"
+)]
+pub trait WaitableKind: EventKind {}
+impl WaitableKind for Timing {}
+impl WaitableKind for SyncOnly {}
+impl WaitableKind for ExSync {}
+impl WaitableKind for ExSyncTimed {}
+impl WaitableKind for ExSyncProgress {}
+impl WaitableKind for ExSyncProgressTimed {}
+
+/// Event kinds `aclrtQueryEventWaitStatus` is defined for: those of
+/// `aclrtCreateEvent` and `aclrtCreateEventWithFlag` ([`Timing`],
+/// [`SyncOnly`]), never `aclrtCreateEventExWithFlag` kinds.
+#[diagnostic::on_unimplemented(
+    message = "`aclrtQueryEventWaitStatus` is not defined for `{Self}` events (made by aclrtCreateEventExWithFlag)",
+    label = "the runtime refuses the wait status of this event kind (207000)",
+    note = "query the event itself with `is_complete()`, or create it with `Context::create_event()` (`aclrt::Timing`) or `create_event_of::<aclrt::SyncOnly>()`"
+)]
+pub trait WaitStatusKind: EventKind {}
+impl WaitStatusKind for Timing {}
+impl WaitStatusKind for SyncOnly {}
 
 /// Event kinds `aclrtResetEvent` is defined for: only [`SyncOnly`].
 #[diagnostic::on_unimplemented(
     message = "`aclrtResetEvent` is defined only for `SyncOnly` events, not for `{Self}` events",
     label = "this event cannot be reset",
-    note = "re-record a `Timing` event instead (`stream.record(event)?` replaces what it captured), or create a `SyncOnly` event with `Context::create_event_of::<aclrt::SyncOnly>()`"
+    note = "re-record the event instead (`stream.record(event)?` replaces what it captured), or create a `SyncOnly` event with `Context::create_event_of::<aclrt::SyncOnly>()`"
 )]
 pub trait ResettableKind: EventKind {}
 impl ResettableKind for SyncOnly {}
@@ -202,15 +308,70 @@ impl<'ctx, 'id, K: EventKind, S: EventState> Event<'ctx, 'id, K, S> {
     }
 
     /// Milliseconds from `start` to this event (`aclrtEventElapsedTime`).
-    /// Both must be recorded [`Timing`] events; synchronise them first (or
-    /// this errors while they are pending).
+    /// Both must be recorded events of timed kinds ([`TimingKind`]; the two
+    /// kinds may differ); synchronise them first (or this errors while they
+    /// are pending). Negative when `start` was recorded after this event.
     #[doc(alias = "aclrtEventElapsedTime")]
-    pub fn elapsed_since<S2: IsRecorded>(&self, start: &Event<'_, 'id, K, S2>) -> Result<f32>
+    pub fn elapsed_since<K2: TimingKind, S2: IsRecorded>(
+        &self,
+        start: &Event<'_, 'id, K2, S2>,
+    ) -> Result<f32>
     where
         K: TimingKind,
         S: IsRecorded,
     {
         ffi::event_elapsed_ms(start.raw, self.raw)
+    }
+
+    /// When the record of this event completed, as time since the device
+    /// booted (`aclrtEventGetTimestamp`, microsecond resolution). Only for
+    /// recorded events of timed kinds ([`TimingKind`]).
+    ///
+    /// Synchronise the event (or its stream) first: while the record is
+    /// still queued there is no timestamp, and the runtime answers 107006
+    /// (`ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID`). The difference of two
+    /// timestamps agrees with [`elapsed_since`](Self::elapsed_since).
+    ///
+    /// ```
+    /// # let _sim = aclrt::sim::exclusive();
+    /// use aclrt::{Acl, ExTimeLine, HostMode, make_guard};
+    ///
+    /// let acl = Acl::init()?;
+    /// let device = acl.require::<HostMode>()?.device(0)?;
+    /// make_guard!(guard);
+    /// let ctx = device.create_context(guard)?;
+    /// let stream = ctx.create_stream()?;
+    /// let start = stream.record(ctx.create_event_of::<ExTimeLine>()?)?;
+    /// let mut buf = ctx.alloc::<u8>(1 << 20)?;
+    /// ctx.memset(&mut buf, 0)?;
+    /// let end = stream.record(ctx.create_event_of::<ExTimeLine>()?)?;
+    /// end.synchronize()?;
+    /// let (t0, t1) = (start.timestamp()?, end.timestamp()?);
+    /// assert!(t1 >= t0);
+    /// let ms = end.elapsed_since(&start)?;
+    /// assert!((ms as f64 - (t1 - t0).as_secs_f64() * 1e3).abs() < 0.01);
+    /// # Ok::<(), aclrt::Error>(())
+    /// ```
+    #[doc(alias = "aclrtEventGetTimestamp")]
+    pub fn timestamp(&self) -> Result<core::time::Duration>
+    where
+        K: TimingKind,
+        S: IsRecorded,
+    {
+        ffi::event_timestamp_us(self.raw).map(core::time::Duration::from_micros)
+    }
+
+    /// Whether every stream wait issued on this event
+    /// ([`Lane::wait_event`](crate::Lane::wait_event)) has executed
+    /// (`aclrtQueryEventWaitStatus`); `true` when none was issued. Only for
+    /// events of `aclrtCreateEvent`/`aclrtCreateEventWithFlag`
+    /// ([`WaitStatusKind`]).
+    #[doc(alias = "aclrtQueryEventWaitStatus")]
+    pub fn waits_complete(&self) -> Result<bool>
+    where
+        K: WaitStatusKind,
+    {
+        ffi::event_waits_complete(self.raw)
     }
 }
 

@@ -82,13 +82,16 @@ pub use acl::{Acl, Detected, Runtime};
 pub use context::{Context, DefaultContext, MallocPolicy};
 pub use device::{Device, MemoryInfo, PeerAccess};
 pub use error::{Error, ErrorKind, Escalation, Result};
-pub use event::{Event, Recorded, SyncOnly, Timing, Unrecorded};
+pub use event::{
+    Event, ExProgress, ExProgressTimed, ExSync, ExSyncProgress, ExSyncProgressTimed, ExSyncTimed,
+    ExTimeLine, Recorded, SyncOnly, Timing, Unrecorded,
+};
 pub use memory::{
     DeviceBuffer, DeviceRepr, DeviceView, DeviceViewMut, HostBuffer, HostBufferUninit, PinnedSlice,
 };
 pub use mode::{DeviceMode, HostMode, RunMode, RunModeKind};
 pub use scope::{InFlight, Lane, Mark, Reading, Scope, Shared, Signal};
-pub use stream::{DefaultStream, Stream, StreamFlags};
+pub use stream::{DefaultStream, Stream, StreamFlags, StreamPriority, StreamPriorityRange};
 
 pub mod bounds {
     //! The traits that bound the API, and the zero-sized markers you meet only
@@ -118,7 +121,7 @@ pub mod bounds {
     //! | asynchronous operands (inside a [`Scope`]) | [`AsyncSource`], [`AsyncDest`] | |
     //! | where memory lies, and copy direction | [`Place`], [`CopyDirection`], [`AsyncDirection`] | [`OnHost`], [`OnDevice`]; [`HostToHost`], [`HostToDevice`], [`DeviceToHost`], [`DeviceToDevice`] |
     //! | run mode | [`HostRunMode`], [`DeviceRunMode`], [`PageableRunMode`] (and [`RunMode`] at the root) | ([`HostMode`], [`DeviceMode`] at the root) |
-    //! | events | [`EventKind`], [`EventState`], [`TimingKind`], [`ResettableKind`], [`IsRecorded`] | ([`Timing`], [`SyncOnly`], [`Recorded`], [`Unrecorded`] at the root) |
+    //! | events | [`EventKind`], [`EventState`], [`TimingKind`], [`WaitableKind`], [`ResettableKind`], [`WaitStatusKind`], [`IsRecorded`] | ([`Timing`], [`SyncOnly`], the `Ex*` kinds, [`Recorded`], [`Unrecorded`] at the root) |
     //! | views that cannot be destroyed | [`Destroyable`] (implemented by nothing) | |
     //!
     //! [`RunMode`] stays at the root: every function generic over the run mode
@@ -182,7 +185,9 @@ pub mod bounds {
     //! [`Context::upload`]: crate::Context::upload
     //! [`Context::download`]: crate::Context::download
 
-    pub use crate::event::{EventKind, EventState, IsRecorded, ResettableKind, TimingKind};
+    pub use crate::event::{
+        EventKind, EventState, IsRecorded, ResettableKind, TimingKind, WaitStatusKind, WaitableKind,
+    };
     pub use crate::memory::{
         AsyncDirection, CopyDirection, DeviceMemory, DeviceToDevice, DeviceToHost, HostMemory,
         HostToDevice, HostToHost, Memory, MemoryMut, OnDevice, OnHost, PageableRunMode,
@@ -281,6 +286,31 @@ mod assertions {
     assert_eq_size!(Event<'static, 'static, Timing, Recorded>, Ptr);
     assert_eq_size!(Option<Event<'static, 'static, Timing, Recorded>>, Ptr);
     assert_impl_all!(Event<'static, 'static, Timing, Recorded>: Send, Sync);
+    // ExWithFlag event kinds: zero-sized; their events one pointer wide and
+    // Send + Sync like the others (event calls take no current context).
+    const_assert_eq!(size_of::<ExSync>(), 0);
+    const_assert_eq!(size_of::<ExSyncTimed>(), 0);
+    const_assert_eq!(size_of::<ExSyncProgress>(), 0);
+    const_assert_eq!(size_of::<ExSyncProgressTimed>(), 0);
+    const_assert_eq!(size_of::<ExProgress>(), 0);
+    const_assert_eq!(size_of::<ExProgressTimed>(), 0);
+    const_assert_eq!(size_of::<ExTimeLine>(), 0);
+    assert_eq_size!(Event<'static, 'static, ExProgress, Recorded>, Ptr);
+    assert_eq_size!(
+        Option<Event<'static, 'static, ExSyncTimed, Unrecorded>>,
+        Ptr
+    );
+    assert_impl_all!(Event<'static, 'static, ExSync, Recorded>: Send, Sync);
+    assert_impl_all!(Event<'static, 'static, ExSyncTimed, Recorded>: Send, Sync);
+    assert_impl_all!(Event<'static, 'static, ExSyncProgress, Recorded>: Send, Sync);
+    assert_impl_all!(Event<'static, 'static, ExSyncProgressTimed, Recorded>: Send, Sync);
+    assert_impl_all!(Event<'static, 'static, ExProgress, Recorded>: Send, Sync);
+    assert_impl_all!(Event<'static, 'static, ExProgressTimed, Recorded>: Send, Sync);
+    assert_impl_all!(Event<'static, 'static, ExTimeLine, Recorded>: Send, Sync);
+    // A priority is one byte; plain data shared freely.
+    const_assert_eq!(size_of::<StreamPriority>(), 1);
+    assert_impl_all!(StreamPriority: Send, Sync, Copy);
+    assert_impl_all!(StreamPriorityRange: Send, Sync, Copy);
     // Scopes and lanes belong to the thread that opened them.
     static_assertions::assert_not_impl_any!(Scope<'static, 'static, 'static, HostMode>: Send, Sync);
     static_assertions::assert_not_impl_any!(Lane<'static, 'static, 'static, 'static, HostMode>: Send, Sync);

@@ -53,7 +53,7 @@ use core::time::Duration;
 use generativity::{Guard, Id};
 
 use crate::error::Result;
-use crate::event::{Event, EventKind, EventState, IsRecorded, Recorded};
+use crate::event::{Event, EventKind, EventState, IsRecorded, Recorded, WaitableKind};
 use crate::ffi::scope::{
     Handover, LaneCore, Parked, ScopeBody, ScopeCore, ScopeEvent, SharedCore, SharedReader, Source,
 };
@@ -735,8 +735,11 @@ impl<'scope, 'env, 'id, 'sid, M: RunMode> Lane<'scope, 'env, 'id, 'sid, M> {
     /// Make this lane wait for a recorded event of this context
     /// (`aclrtStreamWaitEvent`). The event is borrowed until the scope has
     /// synchronised, so it cannot be destroyed while the wait is pending.
+    /// Only kinds a stream can wait on ([`WaitableKind`]: created with
+    /// `ACL_EVENT_SYNC`); an [`ExProgress`](crate::ExProgress) or
+    /// [`ExTimeLine`](crate::ExTimeLine) event does not compile here.
     #[doc(alias = "aclrtStreamWaitEvent")]
-    pub fn wait_event<K: EventKind, S: IsRecorded>(
+    pub fn wait_event<K: WaitableKind, S: IsRecorded>(
         &self,
         event: &'scope Event<'_, 'id, K, S>,
     ) -> Result<()> {

@@ -34,6 +34,77 @@ impl StreamFlags {
     }
 }
 
+/// A stream priority (`aclrtCreateStreamWithConfig`, `aclrtStreamGetPriority`):
+/// 0 ([`HIGHEST`](Self::HIGHEST), the default of every stream) to 7
+/// ([`LOWEST`](Self::LOWEST)); **a smaller number is a higher priority**.
+///
+/// The runtime clamps out-of-range values into 0..=7 without an error (and
+/// reads values of 2^31 or more as negative, so they become 0); this type
+/// only holds values in range, so what you ask for is what the stream gets.
+/// It deliberately implements no `Ord`: "less" would read as "lower
+/// priority"; compare with [`is_higher_than`](Self::is_higher_than).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct StreamPriority(u8);
+
+impl StreamPriority {
+    /// 0, the highest priority and the default.
+    pub const HIGHEST: StreamPriority = StreamPriority(0);
+    /// 7, the lowest priority.
+    pub const LOWEST: StreamPriority = StreamPriority(7);
+
+    /// `Some` for 0..=7, `None` otherwise.
+    pub const fn new(priority: u32) -> Option<StreamPriority> {
+        if priority <= 7 {
+            Some(StreamPriority(priority as u8))
+        } else {
+            None
+        }
+    }
+
+    /// What the runtime makes of `priority`: values above 7 become 7, and
+    /// values of 2^31 or more (negative as the runtime's `int32_t`) become 0.
+    pub const fn clamped(priority: u32) -> StreamPriority {
+        let p = priority as i32;
+        if p < 0 {
+            StreamPriority(0)
+        } else if p > 7 {
+            StreamPriority(7)
+        } else {
+            StreamPriority(p as u8)
+        }
+    }
+
+    /// The number, 0..=7.
+    pub const fn get(self) -> u32 {
+        self.0 as u32
+    }
+
+    /// Whether `self` is a higher priority than `other` (a smaller number).
+    pub const fn is_higher_than(self, other: StreamPriority) -> bool {
+        self.0 < other.0
+    }
+}
+
+/// The range `aclrtDeviceGetStreamPriorityRange` reports, as the runtime's
+/// raw numbers ([`Device::stream_priority_range`](crate::Device::stream_priority_range)):
+/// `least` (the lowest priority, the largest number: 7) and `greatest` (the
+/// highest, the smallest number: 0).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct StreamPriorityRange {
+    /// The lowest priority (numerically largest).
+    pub least: i32,
+    /// The highest priority (numerically smallest).
+    pub greatest: i32,
+}
+
+impl StreamPriorityRange {
+    /// Whether `priority` lies in the range.
+    pub fn contains(&self, priority: StreamPriority) -> bool {
+        let p = priority.get() as i32;
+        self.greatest <= p && p <= self.least
+    }
+}
+
 /// A stream (`aclrtCreateStream`): an in-order queue of asynchronous work in
 /// the context branded `'id`, borrowing it for `'ctx`.
 ///
@@ -124,6 +195,16 @@ impl<'ctx, 'id> Stream<'ctx, 'id> {
     pub fn is_complete(&self) -> Result<bool> {
         self.bind()?;
         ffi::stream_is_complete(self.raw)
+    }
+
+    /// This stream's priority (`aclrtStreamGetPriority`): what
+    /// [`Context::create_stream_with_config`](crate::Context::create_stream_with_config)
+    /// set, or [`StreamPriority::HIGHEST`] for other and default streams.
+    #[doc(alias = "aclrtStreamGetPriority")]
+    pub fn priority(&self) -> Result<StreamPriority> {
+        self.bind()?;
+        // The runtime stores the priority clamped into 0..=7.
+        ffi::stream_priority(self.raw).map(StreamPriority::clamped)
     }
 
     /// Queue a host function that owns everything it uses

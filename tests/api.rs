@@ -378,8 +378,12 @@ fn streams<M: RunMode>(device: &Device<'_, M>) -> Result<()> {
     assert_eq!(StreamFlags::NONE.bits(), 0);
     assert_eq!(StreamFlags::default(), StreamFlags::NONE);
     let plain = ctx.create_stream()?;
-    let configured = ctx.create_stream_with_config(3, flags)?;
-    let none = ctx.create_stream_with_config(0, StreamFlags::NONE)?;
+    let three = aclrt::StreamPriority::new(3).expect("in range");
+    let configured = ctx.create_stream_with_config(three, flags)?;
+    let none = ctx.create_stream_with_config(aclrt::StreamPriority::HIGHEST, StreamFlags::NONE)?;
+    assert_eq!(configured.priority()?, three);
+    assert_eq!(none.priority()?, aclrt::StreamPriority::HIGHEST);
+    assert_eq!(plain.priority()?, aclrt::StreamPriority::HIGHEST);
     assert!(!plain.as_raw().is_null());
     assert_ne!(plain.as_raw(), configured.as_raw());
     for s in [&plain, &configured, &none] {

@@ -327,7 +327,7 @@ fn stream_exhaustion() -> Result<()> {
         sys::ACL_ERROR_RT_NO_STREAM_RESOURCE,
     );
     let err = ctx
-        .create_stream_with_config(0, aclrt::StreamFlags::NONE)
+        .create_stream_with_config(aclrt::StreamPriority::HIGHEST, aclrt::StreamFlags::NONE)
         .unwrap_err();
     assert_eq!(err.kind(), ErrorKind::ResourceExhausted);
     assert_eq!(err.function(), Some("aclrtCreateStreamWithConfig"));

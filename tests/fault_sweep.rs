@@ -1,7 +1,7 @@
 //! Fault sweep: every C call of every example flow fails once.
 //!
-//! The flows are the examples themselves: each file of `examples/` (01–12
-//! and `tour`; not `13_timeline`, whose trace and picture are checked by the
+//! The flows are the examples themselves: each file of `examples/` (01–12,
+//! 15 and `tour`; not `13_timeline`, whose trace and picture are checked by the
 //! example) is compiled here as a module, and the sweep runs its
 //! `pub fn flow(&Acl)`, the work its `main` does between `Acl::init` and
 //! `finalize`, with the same data (example 12 with a shorter delay and
@@ -82,6 +82,9 @@ mod ex11;
 #[allow(dead_code)]
 #[path = "../examples/12_error_handling.rs"]
 mod ex12;
+#[allow(dead_code)]
+#[path = "../examples/16_event_flags.rs"]
+mod ex16;
 #[allow(dead_code)]
 #[path = "../examples/18_overlap.rs"]
 mod ex18;
@@ -401,6 +404,14 @@ fn sweep_12_error_handling() {
     // for the delayed task, and there is a run per call.
     sweep_both("12_error_handling", |acl| {
         ex12::flow(acl, Duration::from_millis(30), Duration::from_millis(2))
+    });
+}
+
+#[test]
+fn sweep_16_event_flags() {
+    // A 2 ms delay per producer task, not 20 ms: there is a run per call.
+    sweep_both("16_event_flags", |acl| {
+        ex16::flow_with_delay(acl, Duration::from_millis(2))
     });
 }
 

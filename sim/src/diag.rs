@@ -88,6 +88,7 @@ macro_rules! with_api_list {
             aclrtKernelArgsAppendPlaceHolder, aclrtKernelArgsGetPlaceHolderBuffer,
             aclrtKernelArgsFinalize, aclrtGetVersion, aclsysGetVersionStr, aclsysGetVersionNum,
             aclsysGetCANNVersion,
+            aclrtEventGetTimestamp, aclrtStreamGetPriority, aclrtDeviceGetStreamPriorityRange,
         }
     };
 }

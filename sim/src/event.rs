@@ -3,7 +3,7 @@
 //! itself lives with the engine, in `rt::exec`).
 
 use std::sync::atomic::AtomicUsize;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Instant;
 
 use crate::diag::{Error, Res, param, rt_param};
@@ -23,6 +23,25 @@ const PLAIN_FLAGS: u32 =
 
 /// Maximum events per device.
 pub(crate) const MAX_EVENTS: u32 = 65536;
+
+/// When the simulated devices "booted": the first event creation of the
+/// process, so it precedes every record. `aclrtEventGetTimestamp` counts
+/// microseconds from here; it never moves (not even at
+/// [`reset`](crate::reset)), so timestamps are monotonic over the process.
+static DEVICE_BOOT: OnceLock<Instant> = OnceLock::new();
+
+fn device_boot() -> Instant {
+    *DEVICE_BOOT.get_or_init(Instant::now)
+}
+
+/// A 207000 violation: the event's creation flags do not allow `what`.
+fn flag_mismatch(msg: String) -> Error {
+    Error::violation(
+        ViolationKind::EventFlagMismatch,
+        ffi::ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+        msg,
+    )
+}
 
 fn check_with_flag(flag: u32) -> Res<()> {
     const ALLOWED: u32 = 0x3F;
@@ -84,6 +103,7 @@ pub(crate) fn create(out: Out<usize>, flag: Option<u32>, api: EventApi) -> Res<(
         }
         _ => PLAIN_FLAGS,
     };
+    device_boot();
     let mut rt = rt();
     let ctx = rt.current()?;
     let (ctx, device) = (ctx.handle, ctx.device);
@@ -108,6 +128,7 @@ pub(crate) fn create(out: Out<usize>, flag: Option<u32>, api: EventApi) -> Res<(
             time: None,
         }),
         pending: AtomicUsize::new(0),
+        waits: AtomicUsize::new(0),
     });
     rt.events.insert(handle, EventRec { ctx, shared });
     out.write(handle);
@@ -206,27 +227,20 @@ pub(crate) fn reset(h: usize, stream: usize) -> Res<()> {
     match ev.api {
         EventApi::WithFlag if ev.flags & ffi::ACL_EVENT_SYNC != 0 => {}
         EventApi::WithFlag => {
-            return Err(Error::new(
-                ffi::ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
-                format!(
-                    "event {h:#x} was created without ACL_EVENT_SYNC; only such events can be reset"
-                ),
-            ));
+            return Err(flag_mismatch(format!(
+                "event {h:#x} was created without ACL_EVENT_SYNC; only such events can be reset"
+            )));
         }
         EventApi::Plain => {
-            return Err(Error::new(
-                ffi::ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
-                format!(
-                    "event {h:#x} comes from aclrtCreateEvent; resetting it is undefined \
-                     (only aclrtCreateEventWithFlag(ACL_EVENT_SYNC) events can be reset)"
-                ),
-            ));
+            return Err(flag_mismatch(format!(
+                "event {h:#x} comes from aclrtCreateEvent; resetting it is undefined \
+                 (only aclrtCreateEventWithFlag(ACL_EVENT_SYNC) events can be reset)"
+            )));
         }
         EventApi::Ex => {
-            return Err(Error::new(
-                ffi::ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
-                format!("event {h:#x} comes from aclrtCreateEventExWithFlag and cannot be reset"),
-            ));
+            return Err(flag_mismatch(format!(
+                "event {h:#x} comes from aclrtCreateEventExWithFlag and cannot be reset"
+            )));
         }
     }
     let ticket = sh.ticket();
@@ -265,14 +279,12 @@ pub(crate) fn stream_wait(stream: usize, h: usize) -> Res<()> {
         (ev, sh, rt.op_wait_timeout)
     };
     if !ev.waitable() {
-        return Err(Error::new(
-            ffi::ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
-            format!(
-                "event {h:#x} (flags {:#x}) cannot be waited for: it needs ACL_EVENT_SYNC, \
-                 ACL_EVENT_EXTERNAL or ACL_EVENT_IPC (or come from aclrtCreateEvent)",
-                ev.flags
-            ),
-        ));
+        return Err(flag_mismatch(format!(
+            "event {h:#x} (flags {:#x}) cannot be waited for: it needs ACL_EVENT_SYNC, \
+             ACL_EVENT_EXTERNAL or ACL_EVENT_IPC (or come from aclrtCreateEvent); \
+             ACL_EVENT_TIME_LINE and ACL_EVENT_CAPTURE_STREAM_PROGRESS events are not waitable",
+            ev.flags
+        )));
     }
     let Some(rec) = ev.record_point() else {
         // Never recorded (or reset): nothing to wait for.
@@ -288,7 +300,7 @@ pub(crate) fn stream_wait(stream: usize, h: usize) -> Res<()> {
         Op::Wait {
             target: StreamDep::new(rec.stream),
             seq: rec.seq,
-            ev: EventUse::new(ev),
+            ev: EventUse::wait(ev),
             timeout,
         },
         ticket,
@@ -324,12 +336,18 @@ pub(crate) fn query_status(h: usize, out: Out<u32>) -> Res<()> {
 
 fn not_for_ex(ev: &EventShared, what: &str) -> Res<()> {
     if ev.api == EventApi::Ex {
+        return Err(flag_mismatch(format!(
+            "event {:#x} comes from aclrtCreateEventExWithFlag; use aclrtQueryEventStatus \
+             instead of {what}",
+            ev.handle
+        )));
+    }
+    if ev.flags & (ffi::ACL_EVENT_EXTERNAL | ffi::ACL_EVENT_IPC) != 0 {
         return Err(Error::new(
             ffi::ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
             format!(
-                "event {:#x} comes from aclrtCreateEventExWithFlag; use aclrtQueryEventStatus \
-                 instead of {what}",
-                ev.handle
+                "event {:#x} (flags {:#x}) is external or IPC; {what} is not supported for it",
+                ev.handle, ev.flags
             ),
         ));
     }
@@ -351,15 +369,16 @@ pub(crate) fn query(h: usize, out: Out<u32>) -> Res<()> {
     Ok(())
 }
 
-/// `aclrtQueryEventWaitStatus` (COMPLETE = 0, NOT_READY = 1): complete when
-/// the recorded tasks have executed, so waits on the event are released.
+/// `aclrtQueryEventWaitStatus` (COMPLETE = 0, NOT_READY = 1): whether every
+/// wait task issued on the event (`aclrtStreamWaitEvent`) has executed;
+/// COMPLETE when none was issued (F.7).
 pub(crate) fn query_wait_status(h: usize, out: Out<u32>) -> Res<()> {
     let ev = lookup(h)?;
     if out.is_null() {
         return Err(param("status is NULL"));
     }
     not_for_ex(&ev, "aclrtQueryEventWaitStatus")?;
-    out.write(if ev.state() == EvState::Complete {
+    out.write(if ev.pending_waits() == 0 {
         ffi::ACL_EVENT_WAIT_STATUS_COMPLETE
     } else {
         ffi::ACL_EVENT_WAIT_STATUS_NOT_READY
@@ -442,22 +461,13 @@ pub(crate) fn elapsed(out: Out<f32>, start: usize, end: usize) -> Res<()> {
                 ),
             ));
         }
-        if ev.flags & ffi::ACL_EVENT_TIME_LINE == 0 {
-            return Err(Error::new(
-                ffi::ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
-                format!(
-                    "event {:#x} (flags {:#x}) was created without ACL_EVENT_TIME_LINE",
-                    ev.handle, ev.flags
-                ),
-            ));
-        }
         let st = lock(&ev.st);
         let Some(rec) = st.rec.clone() else {
-            return Err(Error::new(
-                ffi::ACL_ERROR_RT_INTERNAL_ERROR,
-                format!("event {:#x} was never recorded", ev.handle),
-            ));
+            return Err(not_recorded(ev));
         };
+        if ev.flags & ffi::ACL_EVENT_TIME_LINE == 0 {
+            return Err(no_time_line(ev));
+        }
         if !rec.stream.executed(rec.seq) {
             return Err(Error::new(
                 ffi::ACL_ERROR_RT_EVENT_NOT_COMPLETE,
@@ -486,6 +496,75 @@ pub(crate) fn elapsed(out: Out<f32>, start: usize, end: usize) -> Res<()> {
         -(times[0].duration_since(times[1]).as_secs_f64() * 1e3)
     };
     out.write(ms as f32);
+    Ok(())
+}
+
+/// 507000 ("recorder null"): timing an event that was never recorded.
+fn not_recorded(ev: &EventShared) -> Error {
+    Error::violation(
+        ViolationKind::EventNotRecorded,
+        ffi::ACL_ERROR_RT_INTERNAL_ERROR,
+        format!(
+            "event {:#x} was never recorded (or was reset since), so it has no timestamp; \
+             record it and synchronize first",
+            ev.handle
+        ),
+    )
+}
+
+/// 107006: timing an event created without `ACL_EVENT_TIME_LINE`.
+fn no_time_line(ev: &EventShared) -> Error {
+    Error::violation(
+        ViolationKind::EventFlagMismatch,
+        ffi::ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID,
+        format!(
+            "event {:#x} (flags {:#x}) was created without ACL_EVENT_TIME_LINE, so its record \
+             captured no timestamp",
+            ev.handle, ev.flags
+        ),
+    )
+}
+
+/// `aclrtEventGetTimestamp`: when the event's record executed, in µs since
+/// the simulated device booted (F.6).
+pub(crate) fn timestamp(h: usize, out: Out<u64>) -> Res<()> {
+    let ev = lookup(h)?;
+    if out.is_null() {
+        return Err(param("timestamp is NULL"));
+    }
+    if ev.flags & (ffi::ACL_EVENT_EXTERNAL | ffi::ACL_EVENT_IPC) != 0 {
+        return Err(Error::new(
+            ffi::ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+            format!(
+                "event {h:#x} (flags {:#x}) is external or IPC and carries no timestamp",
+                ev.flags
+            ),
+        ));
+    }
+    let st = lock(&ev.st);
+    let Some(rec) = st.rec.clone() else {
+        return Err(not_recorded(&ev));
+    };
+    if ev.flags & ffi::ACL_EVENT_TIME_LINE == 0 {
+        return Err(no_time_line(&ev));
+    }
+    if !rec.stream.executed(rec.seq) {
+        return Err(Error::new(
+            ffi::ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID,
+            format!(
+                "the record of event {h:#x} has not executed yet, so there is no timestamp; \
+                 synchronize the event (or its stream) first"
+            ),
+        ));
+    }
+    let Some(at) = st.time else {
+        return Err(Error::new(
+            ffi::ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID,
+            format!("the record of event {h:#x} did not execute (device fault)"),
+        ));
+    };
+    let us = at.saturating_duration_since(device_boot()).as_micros();
+    out.write(u64::try_from(us).unwrap_or(u64::MAX));
     Ok(())
 }
 

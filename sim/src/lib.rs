@@ -148,6 +148,9 @@
 //! | a kernel touches memory (through [`KernelArgs::read`]/[`write`](KernelArgs::write)) that is not device memory of its stream's device, is out of bounds or freed: the task faults with 507015 at the next synchronisation | 507015 *(choice)* | `KernelBadAccess` |
 //! | `aclrtLaunchKernel` whose `argsData` block is not device memory of the stream's device (or out of bounds, or freed) | 107000 *(choice)* | `KernelBadAccess` |
 //! | a launch on a destroyed stream | 107017 | `UseAfterFree` |
+//! | `aclrtStreamWaitEvent` on an event without `ACL_EVENT_SYNC` (or the hidden 0x4, EXTERNAL, IPC); `aclrtResetEvent` on an event other than `aclrtCreateEventWithFlag(ACL_EVENT_SYNC…)`; `aclrtQueryEvent`/`aclrtQueryEventWaitStatus` on an `aclrtCreateEventExWithFlag` event | 207000 `ACL_ERROR_RT_FEATURE_NOT_SUPPORT` | `EventFlagMismatch` |
+//! | `aclrtEventElapsedTime`/`aclrtEventGetTimestamp` of a recorded event created without `ACL_EVENT_TIME_LINE` | 107006 `ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID` | `EventFlagMismatch` |
+//! | `aclrtEventElapsedTime`/`aclrtEventGetTimestamp` of an event never recorded (or reset since) | 507000 `ACL_ERROR_RT_INTERNAL_ERROR` ("recorder null") | `EventNotRecorded` |
 //!
 //! Pointers are resolved in a `BTreeMap` of live allocations (start, size,
 //! residency, device, context; `O(log n)`). A pointer outside every
@@ -206,7 +209,11 @@
 //!   set it.
 //! * **Streams**: the limit is 1024 per device, every context's default
 //!   stream included (207008 beyond). Unknown `aclrtCreateStreamWithConfig`
-//!   flag bits are dropped, priority is ignored; PERSISTENT, DEVICE_USE_ONLY
+//!   flag bits are dropped; the priority is stored clamped into 0..=7 (read
+//!   as `int32_t`, so 2^31 and above become 0) and read back by
+//!   `aclrtStreamGetPriority` (0 for every other stream; any context;
+//!   NULL = the default stream); `aclrtDeviceGetStreamPriorityRange` gives
+//!   least 7, greatest 0 (either pointer may be NULL); PERSISTENT, DEVICE_USE_ONLY
 //!   and CPU_SCHEDULE streams make `aclrtSynchronizeStream` return at once.
 //!   The default stream's handle (from `aclrtCtxGetCurrentDefaultStream`) is
 //!   accepted wherever NULL is; destroying it returns 100000.
@@ -218,11 +225,18 @@
 //!   for plain events, where the real behaviour is undefined); it takes
 //!   effect when it executes on its stream, unless the event was re-recorded
 //!   meanwhile. Waiting on a never-recorded (or reset) event is a no-op.
-//!   `aclrtEventElapsedTime` without `ACL_EVENT_TIME_LINE` on either event
-//!   returns 207000, with an event recorded but not yet complete 507006, and
-//!   may be negative. Synchronising an EXTERNAL or DEVICE_USE_ONLY event
-//!   returns 207000. `aclrtQueryEventWaitStatus` reports COMPLETE once the
-//!   recorded tasks have executed (waits on it are released). Destroying an
+//!   `aclrtEventElapsedTime` of a never-recorded event returns 507000, without
+//!   `ACL_EVENT_TIME_LINE` on either event 107006, with an event recorded but
+//!   not yet complete 507006, and may be negative. `aclrtEventGetTimestamp`
+//!   gives the microseconds from the simulated device's boot (the process's
+//!   first event creation; never reset, so monotonic) to the execution of
+//!   the last record, the same instants `aclrtEventElapsedTime` uses; 507000
+//!   never recorded, 107006 without TIME_LINE or while the record is queued.
+//!   Synchronising an EXTERNAL or DEVICE_USE_ONLY event returns 207000.
+//!   `aclrtQueryEventWaitStatus` reports NOT_READY while a wait task issued
+//!   on the event (`aclrtStreamWaitEvent`) has not executed, COMPLETE
+//!   otherwise (also when none was issued); 207000 for ExWithFlag, EXTERNAL
+//!   and IPC events. Destroying an
 //!   event with a pending *record* is allowed (documented); only pending waits
 //!   or resets make it a violation.
 //! * **Synchronisation**: a record on an idle stream completes at once (no

@@ -161,6 +161,14 @@ pub enum ViolationKind {
     /// A kernel touched memory through a pointer argument that is not device
     /// memory of its stream's device, or out of bounds, or freed.
     KernelBadAccess,
+    /// An event used for something its creation flags do not allow: a
+    /// stream wait on an event without `ACL_EVENT_SYNC` (207000), timing one
+    /// without `ACL_EVENT_TIME_LINE` (107006), resetting or querying the
+    /// wait status of an `aclrtCreateEventExWithFlag` event (207000).
+    EventFlagMismatch,
+    /// Timing an event (elapsed time, timestamp) that was never recorded
+    /// (507000).
+    EventNotRecorded,
 }
 
 /// One strict-check violation, as recorded.

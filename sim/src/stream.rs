@@ -33,6 +33,41 @@ pub(crate) fn create_stream(out: Out<usize>, flags: u32) -> Res<()> {
     Ok(())
 }
 
+/// The least (lowest) stream priority, 7; the greatest is 0 (F.8).
+pub(crate) const LEAST_PRIORITY: i32 = 7;
+
+/// The priority part of `aclrtCreateStreamWithConfig`, after
+/// [`create_stream`] made stream `h`: stores `priority` clamped into 0..=7
+/// (the runtime reads the `uint32_t` as `int32_t`, so values of 2^31 or
+/// more are negative and clamp to 0; it never errors).
+pub(crate) fn set_created_priority(h: usize, priority: u32) {
+    let clamped = (priority as i32).clamp(0, LEAST_PRIORITY) as u32;
+    if let Some(rec) = rt().streams.get_mut(&h) {
+        rec.priority = clamped;
+    }
+}
+
+/// `aclrtStreamGetPriority` (NULL stream: the current context's default
+/// stream; the stream's context is not checked).
+pub(crate) fn get_priority(h: usize, out: Out<u32>) -> Res<()> {
+    if out.is_null() {
+        return Err(param("priority is NULL"));
+    }
+    let rt = rt();
+    rt.current()?;
+    let priority = rt.stream(h)?.priority;
+    out.write(priority);
+    Ok(())
+}
+
+/// `aclrtDeviceGetStreamPriorityRange`: least 7, greatest 0; either pointer
+/// may be NULL (nothing checks them).
+pub(crate) fn priority_range(least: Out<i32>, greatest: Out<i32>) -> Res<()> {
+    least.write(LEAST_PRIORITY);
+    greatest.write(0);
+    Ok(())
+}
+
 /// `aclrtDestroyStream` / `aclrtDestroyStreamForce`.
 pub(crate) fn destroy_stream(h: usize, force: bool) -> Res<()> {
     if h == 0 {

@@ -259,7 +259,13 @@ fn stream_wait_event_on_timeline_only_event_returns_207000() {
     destroy_event(e);
     destroy_event(f);
     destroy_stream(s);
-    session.finish();
+    finish_with(
+        session,
+        &[
+            ViolationKind::EventFlagMismatch,
+            ViolationKind::EventFlagMismatch,
+        ],
+    );
 }
 
 #[test]
@@ -321,7 +327,7 @@ fn query_event_on_ex_event_returns_207000() {
         ACL_ERROR_RT_FEATURE_NOT_SUPPORT
     );
     destroy_event(e);
-    session.finish();
+    finish_with(session, &[ViolationKind::EventFlagMismatch]);
 }
 
 #[test]
@@ -334,7 +340,7 @@ fn query_event_wait_status_on_ex_event_returns_207000() {
         ACL_ERROR_RT_FEATURE_NOT_SUPPORT
     );
     destroy_event(e);
-    session.finish();
+    finish_with(session, &[ViolationKind::EventFlagMismatch]);
 }
 
 #[test]
@@ -445,7 +451,7 @@ fn elapsed_time_with_unrecorded_event_returns_507000() {
     );
     destroy_event(start);
     destroy_event(end);
-    session.finish();
+    finish_with(session, &[ViolationKind::EventNotRecorded]);
 }
 
 #[test]
@@ -526,7 +532,7 @@ fn reset_event_with_sync_flag_makes_it_not_ready() {
 }
 
 #[test]
-fn elapsed_time_without_timeline_flag_returns_207000() {
+fn elapsed_time_without_timeline_flag_returns_107006() {
     let session = device0();
     let a = create_event_ex(ACL_EVENT_SYNC);
     let b = create_event_ex(ACL_EVENT_SYNC);
@@ -536,7 +542,7 @@ fn elapsed_time_without_timeline_flag_returns_207000() {
     let mut ms = -1.0f32;
     assert_eq!(
         acl!(aclrtEventElapsedTime(&mut ms, a, b)),
-        ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+        ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID
     );
     // With the timing flag it works.
     let c = create_event_ex(ACL_EVENT_SYNC | ACL_EVENT_TIME_LINE);
@@ -549,7 +555,7 @@ fn elapsed_time_without_timeline_flag_returns_207000() {
     for e in [a, b, c, d] {
         destroy_event(e);
     }
-    session.finish();
+    finish_with(session, &[ViolationKind::EventFlagMismatch]);
 }
 
 #[test]
@@ -586,7 +592,7 @@ fn reset_event_on_ex_event_returns_207000() {
         ACL_ERROR_RT_FEATURE_NOT_SUPPORT
     );
     destroy_event(e);
-    session.finish();
+    finish_with(session, &[ViolationKind::EventFlagMismatch]);
 }
 
 #[test]
@@ -602,23 +608,34 @@ fn create_event_ex_with_ipc_flag_returns_207000() {
 }
 
 #[test]
-fn query_event_wait_status_reports_complete_once_the_work_ran() {
+fn query_event_wait_status_reports_complete_once_the_waits_ran() {
     let session = device0();
-    let s = create_stream();
+    let a = create_stream();
+    let b = create_stream();
     let e = create_event();
     let p = malloc(64);
-    stream_delay(s, 40);
-    ok!(aclrtMemsetAsync(p, 64, 1, 64, s));
-    ok!(aclrtRecordEvent(e, s));
     let mut st: aclrtEventWaitStatus = 0xdead;
+    // No wait issued yet: COMPLETE, even before any record (F.7).
+    ok!(aclrtQueryEventWaitStatus(e, &mut st));
+    assert_eq!(st, ACL_EVENT_WAIT_STATUS_COMPLETE);
+    stream_delay(a, 60);
+    ok!(aclrtMemsetAsync(p, 64, 1, 64, a));
+    ok!(aclrtRecordEvent(e, a));
+    // Recorded, but no wait issued on it: still COMPLETE.
+    st = 0xdead;
+    ok!(aclrtQueryEventWaitStatus(e, &mut st));
+    assert_eq!(st, ACL_EVENT_WAIT_STATUS_COMPLETE);
+    // A wait on b that cannot run before the memset on a finished.
+    ok!(aclrtStreamWaitEvent(b, e));
     ok!(aclrtQueryEventWaitStatus(e, &mut st));
     assert_eq!(st, ACL_EVENT_WAIT_STATUS_NOT_READY);
-    ok!(aclrtSynchronizeEvent(e));
+    ok!(aclrtSynchronizeStream(b));
     ok!(aclrtQueryEventWaitStatus(e, &mut st));
     assert_eq!(st, ACL_EVENT_WAIT_STATUS_COMPLETE);
     free(p);
     destroy_event(e);
-    destroy_stream(s);
+    destroy_stream(a);
+    destroy_stream(b);
     session.finish();
 }
 
@@ -672,4 +689,13 @@ fn wait_outliving_set_op_wait_timeout_faults_with_107020() {
     destroy_stream(a);
     destroy_stream(b);
     session.finish();
+}
+
+/// Ends a session whose test broke rules on purpose: tears down, then
+/// asserts exactly these violations (and resets the audit).
+#[track_caller]
+fn finish_with(session: Session, kinds: &[ViolationKind]) {
+    teardown_device0();
+    expect_violations(kinds);
+    drop(session);
 }

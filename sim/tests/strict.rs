@@ -1174,5 +1174,15 @@ fn event_rules() {
     for ev in [ex, plain, tl, sync] {
         ok!(aclrtDestroyEvent(ev));
     }
-    session.finish();
+    // Each refused use of an event's flags is a recorded violation: query
+    // and reset of an Ex event, a wait on a time-line-only event, timing a
+    // never-recorded event.
+    teardown_device0();
+    expect_violations(&[
+        ViolationKind::EventFlagMismatch,
+        ViolationKind::EventFlagMismatch,
+        ViolationKind::EventFlagMismatch,
+        ViolationKind::EventNotRecorded,
+    ]);
+    drop(session);
 }

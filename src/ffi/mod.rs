@@ -479,6 +479,25 @@ pub(crate) fn create_stream_with_config(owner: Raw, priority: u32, flags: u32) -
     Ok(stream)
 }
 
+/// `aclrtStreamGetPriority(stream)` (0 highest ..= 7 lowest).
+pub(crate) fn stream_priority(stream: Raw) -> Result<u32> {
+    let mut priority = 0u32;
+    // SAFETY: `stream` is live (module invariant); `priority` is a valid,
+    // writable u32 for the whole call.
+    let code = unsafe { sys::aclrtStreamGetPriority(stream.as_ptr(), &mut priority) };
+    check(code, "aclrtStreamGetPriority")?;
+    Ok(priority)
+}
+
+/// `aclrtDeviceGetStreamPriorityRange`: (least, greatest).
+pub(crate) fn stream_priority_range() -> Result<(i32, i32)> {
+    let (mut least, mut greatest) = (0i32, 0i32);
+    // SAFETY: both are valid, writable i32 slots for the whole call.
+    let code = unsafe { sys::aclrtDeviceGetStreamPriorityRange(&mut least, &mut greatest) };
+    check(code, "aclrtDeviceGetStreamPriorityRange")?;
+    Ok((least, greatest))
+}
+
 /// `aclrtDestroyStream(stream)`; its context must be current.
 pub(crate) fn destroy_stream(stream: Raw) -> Result<()> {
     refuse_in_callback("aclrtDestroyStream")?;
@@ -560,6 +579,17 @@ pub(crate) fn create_event_with_flag(owner: Raw, flags: u32) -> Result<Raw> {
     Ok(ev)
 }
 
+/// `aclrtCreateEventExWithFlag(flags)` in the current context, `owner`.
+pub(crate) fn create_event_ex_with_flag(owner: Raw, flags: u32) -> Result<Raw> {
+    let mut ev: sys::aclrtEvent = core::ptr::null_mut();
+    // SAFETY: `ev` is a valid, writable handle slot for the whole call.
+    let code = unsafe { sys::aclrtCreateEventExWithFlag(&mut ev, flags) };
+    check(code, "aclrtCreateEventExWithFlag")?;
+    let ev = raw(ev, "aclrtCreateEventExWithFlag")?;
+    live::child_created(ev.as_ptr() as usize, owner);
+    Ok(ev)
+}
+
 /// `aclrtDestroyEvent(ev)`.
 pub(crate) fn destroy_event(ev: Raw) -> Result<()> {
     // From here on no scope's escalation may record it again.
@@ -619,6 +649,27 @@ pub(crate) fn event_elapsed_ms(start: Raw, end: Raw) -> Result<f32> {
     let code = unsafe { sys::aclrtEventElapsedTime(&mut ms, start.as_ptr(), end.as_ptr()) };
     check(code, "aclrtEventElapsedTime")?;
     Ok(ms)
+}
+
+/// `aclrtEventGetTimestamp(ev)`: µs since the device booted.
+pub(crate) fn event_timestamp_us(ev: Raw) -> Result<u64> {
+    let mut us = 0u64;
+    // SAFETY: `ev` is live (module invariant); `us` is a valid, writable
+    // u64 for the whole call.
+    let code = unsafe { sys::aclrtEventGetTimestamp(ev.as_ptr(), &mut us) };
+    check(code, "aclrtEventGetTimestamp")?;
+    Ok(us)
+}
+
+/// `aclrtQueryEventWaitStatus(ev)`: `true` when every wait issued on the
+/// event has executed.
+pub(crate) fn event_waits_complete(ev: Raw) -> Result<bool> {
+    let mut status: sys::aclrtEventWaitStatus = sys::ACL_EVENT_WAIT_STATUS_RESERVED;
+    // SAFETY: `ev` is live (module invariant); `status` is a valid,
+    // writable slot of the C enum type for the whole call.
+    let code = unsafe { sys::aclrtQueryEventWaitStatus(ev.as_ptr(), &mut status) };
+    check(code, "aclrtQueryEventWaitStatus")?;
+    Ok(status == sys::ACL_EVENT_WAIT_STATUS_COMPLETE)
 }
 
 /// `aclrtStreamWaitEvent(stream, ev)`; the stream's context must be current.

@@ -1,6 +1,6 @@
 // Misuse: time two events created without the timing flag (`aclrtCreateEventWithFlag(ACL_EVENT_SYNC)`).
 // Why it must not compile: such events carry no timestamps; `aclrtEventElapsedTime` fails on them.
-// Enforced by: `Event::elapsed_since` exists only for kinds `K: TimingKind`; `SyncOnly` does not implement it (E0599).
+// Enforced by: `Event::elapsed_since` exists only for kinds `K: TimingKind`; `SyncOnly` does not implement it (E0277, once for each event).
 use aclrt::{Acl, HostMode, SyncOnly, make_guard};
 
 fn main() -> aclrt::Result<()> {

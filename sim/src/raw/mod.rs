@@ -270,7 +270,7 @@ pub unsafe extern "C" fn aclrtCreateStream(stream: *mut aclrtStream) -> aclError
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclrtCreateStreamWithConfig(
     stream: *mut aclrtStream,
-    _priority: u32,
+    priority: u32,
     flag: u32,
 ) -> aclError {
     // SAFETY: C contract: `stream` is NULL or writable.
@@ -280,8 +280,35 @@ pub unsafe extern "C" fn aclrtCreateStreamWithConfig(
         let mut v = 0;
         // SAFETY: `v` is a local `usize`, valid for one write.
         stream::create_stream(unsafe { Out::new(&mut v) }, flag)?;
+        stream::set_created_priority(v, priority);
         out.write(handle_ptr(v));
         Ok(())
+    })
+}
+
+/// `aclrtStreamGetPriority`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtStreamGetPriority(
+    stream: aclrtStream,
+    priority: *mut u32,
+) -> aclError {
+    // SAFETY: C contract: `priority` is NULL or writable.
+    let out = unsafe { Out::new(priority) };
+    call(Api::aclrtStreamGetPriority, || {
+        stream::get_priority(h(stream), out)
+    })
+}
+
+/// `aclrtDeviceGetStreamPriorityRange`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtDeviceGetStreamPriorityRange(
+    least_priority: *mut i32,
+    greatest_priority: *mut i32,
+) -> aclError {
+    // SAFETY: C contract: each pointer is NULL or writable.
+    let (least, greatest) = unsafe { (Out::new(least_priority), Out::new(greatest_priority)) };
+    call(Api::aclrtDeviceGetStreamPriorityRange, || {
+        stream::priority_range(least, greatest)
     })
 }
 
@@ -493,6 +520,19 @@ pub unsafe extern "C" fn aclrtEventElapsedTime(
     let out = unsafe { Out::new(ms) };
     call(Api::aclrtEventElapsedTime, || {
         event::elapsed(out, h(start_event), h(end_event))
+    })
+}
+
+/// `aclrtEventGetTimestamp`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtEventGetTimestamp(
+    event: aclrtEvent,
+    timestamp: *mut u64,
+) -> aclError {
+    // SAFETY: C contract: `timestamp` is NULL or writable.
+    let out = unsafe { Out::new(timestamp) };
+    call(Api::aclrtEventGetTimestamp, || {
+        event::timestamp(h(event), out)
     })
 }
 

@@ -1053,6 +1053,9 @@ pub(crate) struct EventShared {
     pub st: Mutex<EventState>,
     /// Queued wait/reset tasks that depend on this event.
     pub pending: AtomicUsize,
+    /// Queued wait tasks (`aclrtStreamWaitEvent`) on this event that have
+    /// not executed yet (`aclrtQueryEventWaitStatus`).
+    pub waits: AtomicUsize,
 }
 
 /// What a status query sees.
@@ -1104,15 +1107,29 @@ impl EventShared {
     pub(crate) fn pending(&self) -> usize {
         self.pending.load(Ordering::SeqCst)
     }
+
+    /// Queued wait tasks on this event that have not executed yet.
+    pub(crate) fn pending_waits(&self) -> usize {
+        self.waits.load(Ordering::SeqCst)
+    }
 }
 
-/// A task's hold on an event (counted in `pending`).
-pub(crate) struct EventUse(Arc<EventShared>);
+/// A task's hold on an event (counted in `pending`; a wait task's also in
+/// `waits`). Released when the task has executed or was dropped.
+pub(crate) struct EventUse(Arc<EventShared>, bool);
 
 impl EventUse {
+    /// The hold of a reset task.
     pub(crate) fn new(ev: Arc<EventShared>) -> EventUse {
         ev.pending.fetch_add(1, Ordering::SeqCst);
-        EventUse(ev)
+        EventUse(ev, false)
+    }
+
+    /// The hold of a wait task.
+    pub(crate) fn wait(ev: Arc<EventShared>) -> EventUse {
+        ev.pending.fetch_add(1, Ordering::SeqCst);
+        ev.waits.fetch_add(1, Ordering::SeqCst);
+        EventUse(ev, true)
     }
 
     /// The event.
@@ -1128,6 +1145,9 @@ impl EventUse {
 
 impl Drop for EventUse {
     fn drop(&mut self) {
+        if self.1 {
+            self.0.waits.fetch_sub(1, Ordering::SeqCst);
+        }
         self.0.pending.fetch_sub(1, Ordering::SeqCst);
     }
 }

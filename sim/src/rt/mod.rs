@@ -158,6 +158,9 @@ pub(crate) struct StreamRec {
     pub device: i32,
     pub is_default: bool,
     pub shared: Arc<StreamShared>,
+    /// Priority 0 (highest, the default) ..= 7 (lowest), as clamped at
+    /// `aclrtCreateStreamWithConfig`.
+    pub priority: u32,
 }
 
 /// Registry entry of an event.
@@ -472,6 +475,7 @@ impl Runtime {
                 device,
                 is_default,
                 shared,
+                priority: 0,
             },
         );
         Ok(handle)
