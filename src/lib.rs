@@ -69,6 +69,7 @@ mod context;
 mod device;
 mod error;
 mod event;
+pub mod kernel;
 // The only module with `unsafe` code: its own docs say what each
 // `unsafe` relies on, and `deny(unsafe_code)` keeps it the only one.
 #[allow(unsafe_code)]
@@ -183,6 +184,10 @@ pub mod bounds {
     //! [`Context::download`]: crate::Context::download
 
     pub use crate::event::{EventKind, EventState, IsRecorded, ResettableKind, TimingKind};
+    pub use crate::kernel::{
+        ArgsStage, ForeignReads, ForeignWrites, KernelArg, KernelParams, KernelPlace, LaunchArgs,
+        Param,
+    };
     pub use crate::memory::{
         AsyncDirection, CopyDirection, DeviceMemory, DeviceToDevice, DeviceToHost, HostMemory,
         HostToDevice, HostToHost, Memory, MemoryMut, OnDevice, OnHost, PageableRunMode,
