@@ -305,14 +305,19 @@ pub struct Scalar<T>(PhantomData<fn() -> T>);
 #[derive(Debug)]
 pub struct Count;
 
-impl<T> sealed::Param for In<T> {}
-impl<T> sealed::Param for Out<T> {}
-impl<T> sealed::Param for InOut<T> {}
-impl<T> sealed::Param for Scalar<T> {}
+impl<T: DeviceRepr> sealed::Param for In<T> {}
+impl<T: DeviceRepr> sealed::Param for Out<T> {}
+impl<T: DeviceRepr> sealed::Param for InOut<T> {}
+impl<T: DeviceRepr> sealed::Param for Scalar<T> {}
 impl sealed::Param for Count {}
 
 /// One declared kernel parameter: [`In`], [`Out`], [`InOut`], [`Scalar`]
-/// or [`Count`]. Sealed.
+/// or [`Count`], each of a [`DeviceRepr`] element type. Sealed.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a kernel parameter",
+    label = "not a kernel parameter marker",
+    note = "parameters are `In<T>`, `Out<T>`, `InOut<T>`, `Scalar<T>` (each with `T: DeviceRepr`: plain data, no pointers or references) and `Count`"
+)]
 pub trait Param: sealed::Param {}
 impl<T: sealed::Param> Param for T {}
 
