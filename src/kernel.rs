@@ -339,7 +339,9 @@ pub trait KernelParams: sealed::Params {}
 pub struct Kernel<'bin, 'id, P> {
     func: Raw,
     ctx: Raw,
-    _p: PhantomData<(&'bin (), Id<'id>, fn() -> P)>,
+    _bin: PhantomData<&'bin ()>,
+    _brand: PhantomData<Id<'id>>,
+    _sig: PhantomData<fn() -> P>,
 }
 
 impl<P> core::fmt::Debug for Kernel<'_, '_, P> {
@@ -356,7 +358,9 @@ impl<'bin, 'id, P> Kernel<'bin, 'id, P> {
         Kernel {
             func,
             ctx,
-            _p: PhantomData,
+            _bin: PhantomData,
+            _brand: PhantomData,
+            _sig: PhantomData,
         }
     }
 

@@ -315,7 +315,6 @@ fn unloading_after_scopes_never_finds_pending_launches() {
                 Ok(())
             })
             .unwrap();
-            drop(add);
             binary.unload().unwrap();
         }
     }

@@ -558,7 +558,11 @@ impl<'scope, 'env, 'id, 'sid, M: RunMode> Lane<'scope, 'env, 'id, 'sid, M> {
     /// gets the raw stream, each operand's device pointer and size in
     /// bytes, and the workspace, and enqueues the work.
     ///
-    /// The context is current on the calling thread while `f` runs.
+    /// The context is current on the calling thread while `f` runs. In host
+    /// run mode a `HostBuffer` operand is pinned **host** memory: its pointer
+    /// is a host address. Errors before `f` runs:
+    /// [`Error::KernelArgsBusy`] while a [`KernelArgs`] builder of this
+    /// thread lives; the operands stay borrowed until the scope ends.
     ///
     /// # Safety
     /// `f`, and the work it enqueues:
@@ -569,9 +573,11 @@ impl<'scope, 'env, 'id, 'sid, M: RunMode> Lane<'scope, 'env, 'id, 'sid, M> {
     ///   the workspace, each within its size in bytes, and touch no other
     ///   memory after `f` returns (no pointer kept for later);
     /// * leave the stream usable: do not destroy, abort or reconfigure it,
-    ///   do not change which context is current without restoring it, and
-    ///   do not rely on this thread's kernel argument list staying as `f`
-    ///   left it (every typed launch re-initialises it);
+    ///   and do not change which context is current without restoring it;
+    ///   it may build this thread's kernel argument list (`foreign` holds the
+    ///   thread's claim while `f` runs, so no [`KernelArgs`] builder is live
+    ///   and [`Lane::launch`] inside `f` fails with
+    ///   [`Error::KernelArgsBusy`]);
     /// * return `Err` only if nothing was enqueued, or if what was enqueued
     ///   obeys the rules above anyway (the buffers stay borrowed until the
     ///   scope ends either way).
@@ -605,11 +611,15 @@ impl<'scope, 'env, 'id, 'sid, M: RunMode> Lane<'scope, 'env, 'id, 'sid, M> {
         }
         let workspace = workspace.map(|w| {
             let parked = lane.park(w);
-            let op = crate::kernel::ForeignOperand::new(parked.region().ptr, parked.region().bytes);
-            // Parked for the rest of the scope: never handed back.
-            core::mem::forget(parked);
-            op
+            // Parked for the rest of the scope: never handed back (dropping
+            // a `Parked` keeps its borrow until the scope ends).
+            let region = parked.region();
+            crate::kernel::ForeignOperand::new(region.ptr, region.bytes)
         });
+        // Foreign libraries build their argument lists on this thread's
+        // runtime list too (aclnn operators do): hold the claim, so that a
+        // live `KernelArgs` builder of this thread is not clobbered.
+        let _claim = ArgsClaim::take()?;
         lane.bind()?;
         let work = crate::kernel::ForeignWork::new(
             lane.stream().as_ptr(),
