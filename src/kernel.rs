@@ -62,11 +62,11 @@
 //! # Where the memory must lie
 //! `In`, `Out` and `InOut` arguments must be memory the device can address:
 //! [`DeviceBuffer`](crate::DeviceBuffer)s and their views in every run mode,
-//! and in device run mode ([`DeviceMode`](crate::DeviceMode)) also
+//! and in device run mode ([`DeviceMode`]) also
 //! [`HostBuffer`](crate::HostBuffer)s, whose memory from `aclrtMallocHost`
 //! *is* device memory there. In host run mode a `HostBuffer` is pinned host
 //! memory, which device code cannot read: a compile error
-//! ([`KernelPlace`](crate::bounds::KernelPlace)).
+//! ([`KernelPlace`]).
 //!
 //! # The argument list is per thread
 //! The runtime keeps **one** argument list per thread and

@@ -691,3 +691,80 @@ fn a_binary_is_released_with_its_context_audit() {
     assert_eq!(live(&audit, ResourceKind::Context), 0);
     assert_clean();
 }
+
+#[test]
+fn foreign_work_is_refused_while_a_builder_lives_and_then_runs() {
+    let _g = take(host_config());
+    register_kernels();
+    {
+        let acl = Acl::init().unwrap();
+        let rt = acl.require::<HostMode>().unwrap();
+        let device = rt.device(0).unwrap();
+        make_guard!(g);
+        let ctx = device.create_context(g).unwrap();
+        let stream = ctx.create_stream().unwrap();
+        let binary = ctx
+            .load_binary(&aclrt::sim::binary_image(&["t_vector_add"]))
+            .unwrap();
+        // SAFETY: as in vector_add_flow.
+        let add = unsafe {
+            binary
+                .kernel::<(In<f32>, In<f32>, Out<f32>, Count)>(c"t_vector_add")
+                .unwrap()
+        };
+        let a = ctx.alloc_from(&[1.0f32, 2.0]).unwrap();
+        let mut c = ctx.alloc_zeroed::<f32>(2).unwrap();
+        let mut d = ctx.alloc_zeroed::<f32>(2).unwrap();
+        let mut e = ctx.alloc_zeroed::<f32>(2).unwrap();
+        let calls = AtomicUsize::new(0);
+        ctx.scope(|s| {
+            make_guard!(l);
+            let lane = s.lane(&stream, l);
+            let held = add.args()?;
+            // SAFETY: the closure enqueues nothing.
+            let r = unsafe {
+                lane.foreign((&a,), (&mut c,), None, |_| {
+                    calls.fetch_add(1, Ordering::SeqCst);
+                    Ok(())
+                })
+            };
+            assert_eq!(r.unwrap_err(), Error::KernelArgsBusy);
+            drop(held);
+            // SAFETY: one D2D copy on the given stream, from the read into
+            // the write, 8 bytes each; a typed launch inside is refused.
+            let (e, add_r, a_r, lane_r, calls_r) = (&mut e, &add, &a, &lane, &calls);
+            let (d,) = unsafe {
+                lane.foreign((&a,), (&mut d,), None, move |w| {
+                    calls_r.fetch_add(1, Ordering::SeqCst);
+                    assert_eq!(
+                        lane_r
+                            .launch(add_r, 1, (a_r, a_r, e, 0))
+                            .map(|_| ())
+                            .unwrap_err(),
+                        Error::KernelArgsBusy
+                    );
+                    let (src, dst) = (w.reads()[0], w.writes()[0]);
+                    assert_eq!((src.bytes(), dst.bytes()), (8, 8));
+                    let code = aclrt::sys::aclrtMemcpyAsync(
+                        dst.ptr(),
+                        dst.bytes(),
+                        src.ptr(),
+                        src.bytes(),
+                        aclrt::sys::ACL_MEMCPY_DEVICE_TO_DEVICE,
+                        w.stream(),
+                    );
+                    assert_eq!(code, 0);
+                    Ok(())
+                })?
+            };
+            let d = d.wait()?;
+            let mut host = [0f32; 2];
+            ctx.copy(&*d, &mut host[..])?;
+            assert_eq!(host, [1.0, 2.0]);
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(calls.load(Ordering::SeqCst), 1);
+    }
+    assert_clean();
+}

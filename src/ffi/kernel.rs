@@ -553,7 +553,7 @@ impl<'scope, 'env, 'id, 'sid, M: RunMode> Lane<'scope, 'env, 'id, 'sid, M> {
 
     /// Enqueue work of another library (an aclnn operator, a model
     /// execution) on this lane's stream: `reads` are shared for the rest of
-    /// the scope, `writes` exclusively (they come back as [`InFlight`]s of
+    /// the scope, `writes` exclusively (they come back as [`InFlight`](crate::InFlight)s of
     /// this lane), the workspace exclusively for the rest of the scope; `f`
     /// gets the raw stream, each operand's device pointer and size in
     /// bytes, and the workspace, and enqueues the work.
@@ -568,7 +568,7 @@ impl<'scope, 'env, 'id, 'sid, M: RunMode> Lane<'scope, 'env, 'id, 'sid, M> {
     /// `f`, and the work it enqueues:
     /// * enqueue work **only on the stream** it is given (no other stream,
     ///   no synchronous device access), so that the scope's final
-    ///   synchronisation, [`InFlight::wait`] and [`Lane::signal`] cover it;
+    ///   synchronisation, [`InFlight::wait`](crate::InFlight::wait) and [`Lane::signal`] cover it;
     /// * read only the `reads` and the `writes`, write only the `writes` and
     ///   the workspace, each within its size in bytes, and touch no other
     ///   memory after `f` returns (no pointer kept for later);
