@@ -311,6 +311,7 @@ fn unloading_after_scopes_never_finds_pending_launches() {
                 let lane = s.lane(&stream, l);
                 let (_, _, c, _) = lane.launch(&add, 4, (&a, &a, &mut c, 64))?;
                 // Forgetting the output changes nothing: the scope waits.
+                #[allow(clippy::forget_non_drop)]
                 std::mem::forget(c);
                 Ok(())
             })
@@ -352,10 +353,7 @@ fn panic_inside_a_scope_with_launches_pending_waits_for_them() {
             ctx.scope(|s| {
                 make_guard!(l);
                 let lane = s.lane(&stream, l);
-                for _ in 0..4 {
-                    let _ = lane.launch(&add, 2, (&a, &a, &mut c, 256))?;
-                    break;
-                }
+                let _ = lane.launch(&add, 2, (&a, &a, &mut c, 256))?;
                 panic!("boom with a launch pending");
                 #[allow(unreachable_code)]
                 Ok(())
@@ -730,9 +728,9 @@ fn foreign_work_is_refused_while_a_builder_lives_and_then_runs() {
             };
             assert_eq!(r.unwrap_err(), Error::KernelArgsBusy);
             drop(held);
+            let (e, add_r, a_r, lane_r, calls_r) = (&mut e, &add, &a, &lane, &calls);
             // SAFETY: one D2D copy on the given stream, from the read into
             // the write, 8 bytes each; a typed launch inside is refused.
-            let (e, add_r, a_r, lane_r, calls_r) = (&mut e, &add, &a, &lane, &calls);
             let (d,) = unsafe {
                 lane.foreign((&a,), (&mut d,), None, move |w| {
                     calls_r.fetch_add(1, Ordering::SeqCst);
