@@ -766,3 +766,50 @@ fn foreign_work_is_refused_while_a_builder_lives_and_then_runs() {
     }
     assert_clean();
 }
+
+#[test]
+fn launch_config_attributes_reach_the_runtime() {
+    use aclrt::kernel::{Engine, ScheduleMode};
+    let _g = take(device_config());
+    register_kernels();
+    {
+        let acl = Acl::init().unwrap();
+        let rt = acl.require::<DeviceMode>().unwrap();
+        let device = rt.device(0).unwrap();
+        make_guard!(g);
+        let ctx = device.create_context(g).unwrap();
+        let stream = ctx.create_stream().unwrap();
+        let binary = ctx
+            .load_binary(&aclrt::sim::binary_image(&["t_scale"]))
+            .unwrap();
+        // SAFETY: t_scale reads and writes x below n.
+        let scale = unsafe {
+            binary
+                .kernel::<(InOut<f32>, Scalar<f32>, Count)>(c"t_scale")
+                .unwrap()
+        };
+        let mut x = ctx.alloc_host_from(&[1.0f32, 2.0, 3.0]).unwrap();
+        let config = LaunchConfig::blocks(2)
+            .schedule(ScheduleMode::Batch)
+            .dyn_ubuf_size(0)
+            .engine(Engine::AiVector)
+            .block_offset(0)
+            .prefetch(true)
+            .data_dump(false)
+            .timeout(std::time::Duration::from_secs(5))
+            .profiling(false);
+        assert_eq!(config.block_count(), 2);
+        ctx.scope(|s| {
+            make_guard!(l);
+            let lane = s.lane(&stream, l);
+            // In device run mode a HostBuffer is kernel memory (InOut).
+            let (x, _, _) = lane.launch(&scale, config, (&mut x, 10.0f32, 3))?;
+            let (x, _, _) = lane.launch(&scale, 1, (x, 0.5f32, 2))?;
+            x.wait()?;
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(x.to_vec(), vec![5.0, 10.0, 30.0]);
+    }
+    assert_clean();
+}
