@@ -813,3 +813,48 @@ fn launch_config_attributes_reach_the_runtime() {
     }
     assert_clean();
 }
+
+#[test]
+fn lookup_places_the_binary_on_its_own_contexts_device() {
+    let _g = take(host_config());
+    register_kernels();
+    {
+        let acl = Acl::init().unwrap();
+        let rt = acl.require::<HostMode>().unwrap();
+        let dev0 = rt.device(0).unwrap();
+        let dev1 = rt.device(1).unwrap();
+        make_guard!(g1);
+        let ctx1 = dev1.create_context(g1).unwrap();
+        let stream1 = ctx1.create_stream().unwrap();
+        let binary = ctx1
+            .load_binary(&aclrt::sim::binary_image(&["t_vector_add"]))
+            .unwrap();
+        // Another device's context is current on this thread now.
+        make_guard!(g0);
+        let ctx0 = dev0.create_context(g0).unwrap();
+        ctx0.make_current().unwrap();
+        // SAFETY: as in vector_add_flow.
+        let add = unsafe {
+            binary
+                .kernel::<(In<f32>, In<f32>, Out<f32>, Count)>(c"t_vector_add")
+                .unwrap()
+        };
+        ctx0.make_current().unwrap();
+        let a = ctx1.alloc_from(&[1.0f32, 2.0]).unwrap();
+        let mut c = ctx1.alloc_zeroed::<f32>(2).unwrap();
+        ctx1.scope(|s| {
+            make_guard!(l);
+            let lane = s.lane(&stream1, l);
+            let (_, _, c, _) = lane.launch(&add, 1, (&a, &a, &mut c, 2))?;
+            c.wait()?;
+            Ok(())
+        })
+        .unwrap();
+        let mut host = [0f32; 2];
+        ctx1.copy(&c, &mut host[..]).unwrap();
+        assert_eq!(host, [2.0, 4.0]);
+        assert_eq!(ctx1.device_id().unwrap(), 1);
+    }
+    // No 107017 "never placed on this device", nothing leaked.
+    assert_clean();
+}
