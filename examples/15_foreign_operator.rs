@@ -36,10 +36,10 @@ mod mini_aclnn {
         func: sys::aclrtFuncHandle,
     }
 
-    /// Load the library's device code into the current context; returns
-    /// the binary handle (unload with `unload`).
-    pub fn load() -> Result<(sys::aclrtBinHandle, sys::aclrtFuncHandle), i32> {
-        #[cfg(aclrt_backend = "sim")]
+    /// The library's device code: on the simulator a registered Rust
+    /// kernel; a real operator library ships an Ascend C object instead.
+    #[cfg(aclrt_backend = "sim")]
+    fn image() -> Result<Vec<u8>, i32> {
         aclrt::sim::register_kernel("mini_aclnn_add", |block, blocks, args| {
             let (x, y, ws, n) = (args.u64(0)?, args.u64(1)?, args.u64(2)?, args.u64(3)?);
             let mut i = block as usize;
@@ -49,10 +49,18 @@ mod mini_aclnn {
             }
             Ok(())
         });
-        #[cfg(aclrt_backend = "sim")]
-        let image = aclrt::sim::binary_image(&["mini_aclnn_add"]);
-        #[cfg(not(aclrt_backend = "sim"))]
-        let image: Vec<u8> = unimplemented!("a real operator library ships its own binary");
+        Ok(aclrt::sim::binary_image(&["mini_aclnn_add"]))
+    }
+
+    #[cfg(not(aclrt_backend = "sim"))]
+    fn image() -> Result<Vec<u8>, i32> {
+        Err(207000) // this stand-in has no device code for real hardware
+    }
+
+    /// Load the library's device code into the current context; returns
+    /// the binary handle (unload with `unload`) and the kernel.
+    pub fn load() -> Result<(sys::aclrtBinHandle, sys::aclrtFuncHandle), i32> {
+        let image = image()?;
         let mut bin: sys::aclrtBinHandle = core::ptr::null_mut();
         let mut func: sys::aclrtFuncHandle = core::ptr::null_mut();
         // SAFETY: a valid image of `image.len()` bytes, NULL options, writable
