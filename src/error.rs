@@ -240,12 +240,32 @@ pub enum Error {
          deadline"
     )]
     WorkAborted,
+    /// This thread's kernel argument list is already being built: the
+    /// runtime keeps one per thread (`aclrtKernelArgsInit` re-initialises
+    /// it), so a launch or a [`KernelArgs`](crate::kernel::KernelArgs)
+    /// builder waits until the live builder of this thread is dropped (a
+    /// forgotten one blocks the thread's launches for good); also a
+    /// [`Placeholder`](crate::kernel::Placeholder) of another list.
+    #[error(
+        "this thread's kernel argument list is in use by a live `KernelArgs` builder (the \
+         runtime keeps one list per thread): drop it first, or launch from another thread"
+    )]
+    KernelArgsBusy,
+    /// A kernel's `Count` argument is larger than the shortest buffer
+    /// passed to the same launch; nothing was queued.
+    #[error("kernel count {count} exceeds the length {len} of a buffer argument")]
+    KernelCount {
+        /// The count passed.
+        count: usize,
+        /// The shortest buffer's length in elements.
+        len: usize,
+    },
 }
 
 impl Error {
     /// The classification of this error; Rust-side errors are `InvalidParam`,
     /// except [`Error::NoSuchDevice`] (`InvalidDevice`),
-    /// [`Error::AlreadyInitialized`] and [`Error::InCallback`] (`Lifecycle`),
+    /// [`Error::AlreadyInitialized`] and [`Error::InCallback`] and [`Error::KernelArgsBusy`] (`Lifecycle`),
     /// [`Error::LiveChildren`] (`ReleaseFailed`) and [`Error::ScopeTimeout`]
     /// (`Timeout`).
     pub fn kind(&self) -> ErrorKind {
@@ -257,6 +277,7 @@ impl Error {
             Error::InCallback { .. } => ErrorKind::Lifecycle,
             Error::ScopeTimeout { .. } => ErrorKind::Timeout,
             Error::WorkAborted => ErrorKind::Aborted,
+            Error::KernelArgsBusy => ErrorKind::Lifecycle,
             _ => ErrorKind::InvalidParam,
         }
     }

@@ -28,6 +28,10 @@
 //! # Ok::<(), aclrt::Error>(())
 //! ```
 //!
+//! Compute on a stream is in [`kernel`]: device binaries, kernels typed by
+//! their declared signature (the one `unsafe` step), safe launches on a
+//! [`Lane`], and work of other libraries ([`Lane::foreign`]).
+//!
 //! # Chapters
 //! * [`guide::concepts`]: the C ↔ Rust concept table, and what is
 //!   deliberately not encoded in types.
@@ -55,7 +59,10 @@
 //! * `Send`/`Sync` are deliberate and asserted: `Acl`, `Device`, `Context`,
 //!   `Stream`, `Event` and buffers are `Send + Sync` (the runtime is
 //!   thread-safe and each call makes its context current); `Scope`, `Lane`
-//!   and `InFlight` are neither (a scope belongs to the thread that opened it).
+//!   and `InFlight` are neither (a scope belongs to the thread that opened it);
+//!   `kernel::Binary` and `kernel::Kernel` are `Send + Sync`, the kernel
+//!   argument builder `kernel::KernelArgs` is neither (the runtime's list is
+//!   per thread).
 //! * All `unsafe` code is in one private module, `ffi`, next to the
 //!   argument that justifies it; the rest of the crate is compiled with
 //!   `#![deny(unsafe_code)]`, so the compiler checks that no `unsafe` (block,
@@ -69,6 +76,7 @@ mod context;
 mod device;
 mod error;
 mod event;
+pub mod kernel;
 // The only module with `unsafe` code: its own docs say what each
 // `unsafe` relies on, and `deny(unsafe_code)` keeps it the only one.
 #[allow(unsafe_code)]
@@ -187,6 +195,10 @@ pub mod bounds {
 
     pub use crate::event::{
         EventKind, EventState, IsRecorded, ResettableKind, TimingKind, WaitStatusKind, WaitableKind,
+    };
+    pub use crate::kernel::{
+        ArgsStage, ForeignReads, ForeignWrites, KernelArg, KernelParams, KernelPlace, LaunchArgs,
+        Param,
     };
     pub use crate::memory::{
         AsyncDirection, CopyDirection, DeviceMemory, DeviceToDevice, DeviceToHost, HostMemory,
@@ -315,6 +327,21 @@ mod assertions {
     static_assertions::assert_not_impl_any!(Scope<'static, 'static, 'static, HostMode>: Send, Sync);
     static_assertions::assert_not_impl_any!(Lane<'static, 'static, 'static, 'static, HostMode>: Send, Sync);
     static_assertions::assert_not_impl_any!(InFlight<'static, 'static, DeviceBuffer<'static, 'static, f32>>: Send, Sync);
+    // Kernels: binaries and func handles are process-wide runtime objects
+    // (shareable); the argument list is the thread's own (neither).
+    assert_eq_size!(kernel::Binary<'static, 'static>, [Ptr; 2]);
+    assert_eq_size!(
+        kernel::Kernel<'static, 'static, (kernel::In<f32>, kernel::Count)>,
+        [Ptr; 2]
+    );
+    assert_impl_all!(kernel::Binary<'static, 'static>: Send, Sync);
+    assert_impl_all!(kernel::Kernel<'static, 'static, (kernel::In<f32>, kernel::Count)>: Send, Sync);
+    assert_impl_all!(kernel::LaunchConfig: Send, Sync, Copy);
+    assert_impl_all!(kernel::LoadOptions: Send, Sync, Copy);
+    static_assertions::assert_not_impl_any!(kernel::KernelArgs<'static, 'static, (kernel::Count,), kernel::Appending>: Send, Sync);
+    static_assertions::assert_not_impl_any!(kernel::KernelArgs<'static, 'static, (kernel::Count,), kernel::Finalized>: Send, Sync);
+    static_assertions::assert_not_impl_any!(kernel::Placeholder: Send, Sync);
+    static_assertions::assert_not_impl_any!(kernel::ForeignWork<'static>: Send, Sync);
 }
 
 /// The README's Rust example runs as a doctest.

@@ -276,6 +276,11 @@ impl<D: ?Sized> core::fmt::Debug for InFlight<'_, '_, D> {
 }
 
 impl<'scope, 'sid, D: ?Sized> InFlight<'scope, 'sid, D> {
+    /// A buffer parked on its lane, as the kernel launch returns it.
+    pub(crate) fn from_parked(parked: Parked<'scope, 'sid, D>, len: usize) -> Self {
+        InFlight { parked, len }
+    }
+
     /// Number of elements.
     pub fn len(&self) -> usize {
         self.len
@@ -518,6 +523,11 @@ where
 }
 
 impl<'scope, 'env, 'id, 'sid, M: RunMode> Lane<'scope, 'env, 'id, 'sid, M> {
+    /// The sound core, for kernel launches and foreign work (`crate::kernel`).
+    pub(crate) fn core(&self) -> &LaneCore<'scope, 'sid> {
+        &self.core
+    }
+
     /// Queue a copy of all of `src` into `dst` (`aclrtMemcpyAsync`); returns
     /// at once. The memcpy kind is computed at compile time from the run mode
     /// and both residencies. Errors: [`Error::LengthMismatch`](crate::Error::LengthMismatch)

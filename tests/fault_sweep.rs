@@ -1,7 +1,7 @@
 //! Fault sweep: every C call of every example flow fails once.
 //!
-//! The flows are the examples themselves: each file of `examples/` (01–12,
-//! 15 and `tour`; not `13_timeline`, whose trace and picture are checked by the
+//! The flows are the examples themselves: each file of `examples/` (01–12, 14,
+//! 16, 18 and `tour`; not `13_timeline`, whose trace and picture are checked by the
 //! example) is compiled here as a module, and the sweep runs its
 //! `pub fn flow(&Acl)`, the work its `main` does between `Acl::init` and
 //! `finalize`, with the same data (example 12 with a shorter delay and
@@ -82,6 +82,9 @@ mod ex11;
 #[allow(dead_code)]
 #[path = "../examples/12_error_handling.rs"]
 mod ex12;
+#[allow(dead_code)]
+#[path = "../examples/14_vector_add.rs"]
+mod ex14;
 #[allow(dead_code)]
 #[path = "../examples/16_event_flags.rs"]
 mod ex16;
@@ -405,6 +408,11 @@ fn sweep_12_error_handling() {
     sweep_both("12_error_handling", |acl| {
         ex12::flow(acl, Duration::from_millis(30), Duration::from_millis(2))
     });
+}
+
+#[test]
+fn sweep_14_vector_add() {
+    sweep_both("14_vector_add", ex14::flow);
 }
 
 #[test]

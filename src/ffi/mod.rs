@@ -40,6 +40,7 @@ use crate::error::{Error, ErrorKind, Result};
 
 pub(crate) mod access;
 pub(crate) mod host_fn;
+pub(crate) mod kernel;
 pub(crate) mod live;
 pub(crate) mod mem;
 mod pinned;

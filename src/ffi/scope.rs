@@ -600,8 +600,13 @@ impl<'scope, 'sid> LaneCore<'scope, 'sid> {
         self.core
     }
 
-    fn bind(&self) -> Result<()> {
+    pub(super) fn bind(&self) -> Result<()> {
         super::make_current(self.core.ctx)
+    }
+
+    /// The scope's context.
+    pub(super) fn context(&self) -> Raw {
+        self.core.ctx
     }
 
     /// Park `dst` on this lane; nothing is queued yet.
@@ -900,6 +905,12 @@ impl<'scope, 'sid> LaneCore<'scope, 'sid> {
 }
 
 impl<'scope, 'sid, D: ?Sized> Parked<'scope, 'sid, D> {
+    /// The parked memory: exclusively borrowed for `'scope`, its work
+    /// queued on the lane branded `'sid`.
+    pub(super) fn region(&self) -> Region {
+        self.region
+    }
+
     /// The start address.
     pub(crate) fn address(&self) -> NonNull<u8> {
         self.region.ptr
@@ -934,6 +945,11 @@ impl<'scope, 'sid, D: ?Sized> Parked<'scope, 'sid, D> {
 }
 
 impl<'a, 'sid> Source<'a, 'sid> {
+    /// The memory read: readable until the lane branded `'sid` is idle.
+    pub(super) fn region(&self) -> Region {
+        self.region
+    }
+
     /// `src`, runtime memory shared for the whole scope of `lane`.
     pub(crate) fn shared<S: Stable + ?Sized>(
         lane: &LaneCore<'a, 'sid>,

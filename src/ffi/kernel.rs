@@ -1,0 +1,659 @@
+//! Kernels: binaries (`aclrtBinary*`), the per-thread argument list
+//! (`aclrtKernelArgs*`), launches (`aclrtLaunchKernelWithConfig`) and
+//! foreign work on a lane — the `unsafe` half of [`crate::kernel`].
+//!
+//! # The argument
+//! A launch is asynchronous work like a copy, so it rides on the scope
+//! argument of [`super::scope`]: it is queued only on a lane's stream, and
+//! its memory operands are a [`Source`] (shared for `'scope`, or parked on
+//! the same lane) or a [`Parked`] buffer (exclusive for `'scope`, on the same
+//! lane). What a copy gets from the memcpy kind (which bytes the runtime
+//! touches), a launch gets from the kernel's **declared signature**: the
+//! only `unsafe` step, [`Binary::kernel`], where the caller promises that
+//! the device code reads only its `In`/`InOut` buffers, writes only its
+//! `Out`/`InOut` buffers, each within its length (and, where a `Count`
+//! argument is declared, below that count, which the launch checks against
+//! every buffer's length), and nothing else. The typed layer stages exactly
+//! one operand per declared parameter, of the declared kind, in order
+//! ([`Staged`]): that is the crate contract this module relies on.
+//!
+//! The runtime's argument list is a **per-thread singleton** (acl-facts
+//! K.6): every `aclrtKernelArgsInit` on a thread re-initialises the same
+//! object, so two lists built at once on one thread clobber each other.
+//! [`ArgsClaim`] is the one right to build a list on a thread: a `!Send`
+//! token, at most one live per thread (a thread-local flag; a second claim
+//! is [`Error::KernelArgsBusy`]). A typed launch stages its whole list
+//! inside one call while holding a claim, and the public builder
+//! ([`KernelArgs`]) holds one for its whole life; host functions run on the
+//! runtime's own thread, which has its own list, and re-entry on the same
+//! thread finds the flag set. A forgotten builder leaves the flag set: later
+//! launches on that thread fail with that error, which is safe.
+//!
+//! A binary stays loaded while a [`Kernel`] borrows it, and a launch needs
+//! the kernel borrowed for `'scope`; scopes synchronise before they return,
+//! so when a [`Binary`] can be unloaded no launch of it is pending
+//! (`aclrtBinaryUnLoad` does not wait for them, K.5).
+
+use core::cell::Cell;
+use core::ffi::{CStr, c_void};
+use core::marker::PhantomData;
+
+use aclrt_sys as sys;
+use generativity::Id;
+
+use super::scope::{LaneCore, Parked, Source};
+use super::{HandleOwner, Raw, Region, check, raw};
+use crate::error::{Error, Result};
+use crate::kernel::{
+    Binary, Filling, Finalized, Kernel, KernelArgs, KernelParams, LaunchConfig, Placeholder,
+};
+use crate::memory::DeviceRepr;
+use crate::mode::RunMode;
+use crate::scope::Lane;
+
+// ------------------------------------------------------------ binaries ---
+
+/// `options` as the C struct, or NULL for none.
+fn with_options<R>(
+    options: &[sys::aclrtBinaryLoadOption],
+    f: impl FnOnce(*mut sys::aclrtBinaryLoadOptions) -> R,
+) -> R {
+    if options.is_empty() {
+        return f(core::ptr::null_mut());
+    }
+    let mut copy: Vec<sys::aclrtBinaryLoadOption> = options.to_vec();
+    let mut opts = sys::aclrtBinaryLoadOptions {
+        options: copy.as_mut_ptr(),
+        numOpt: copy.len(),
+    };
+    f(&mut opts)
+}
+
+/// `aclrtBinaryLoadFromData` with `ctx` current; the runtime copies the image.
+pub(crate) fn load_from_data(
+    ctx: Raw,
+    image: &[u8],
+    options: &[sys::aclrtBinaryLoadOption],
+) -> Result<Raw> {
+    super::make_current(ctx)?;
+    let mut bin: sys::aclrtBinHandle = core::ptr::null_mut();
+    let code = with_options(options, |opts| {
+        // SAFETY: `image` is readable host memory of `image.len()` bytes for
+        // the call (the runtime copies it before returning, K.5); `opts` is
+        // NULL or points to a live `aclrtBinaryLoadOptions` whose `options`
+        // array holds `numOpt` entries (both live until `with_options`
+        // returns); `bin` is a writable handle slot.
+        unsafe { sys::aclrtBinaryLoadFromData(image.as_ptr().cast(), image.len(), opts, &mut bin) }
+    });
+    check(code, "aclrtBinaryLoadFromData")?;
+    raw(bin, "aclrtBinaryLoadFromData")
+}
+
+/// `aclrtBinaryLoadFromFile` with `ctx` current.
+pub(crate) fn load_from_file(
+    ctx: Raw,
+    path: &CStr,
+    options: &[sys::aclrtBinaryLoadOption],
+) -> Result<Raw> {
+    super::make_current(ctx)?;
+    let mut bin: sys::aclrtBinHandle = core::ptr::null_mut();
+    let code = with_options(options, |opts| {
+        // SAFETY: `path` is a NUL-terminated string live for the call;
+        // `opts` is NULL or a live options struct (see `load_from_data`);
+        // `bin` is a writable handle slot.
+        unsafe { sys::aclrtBinaryLoadFromFile(path.as_ptr(), opts, &mut bin) }
+    });
+    check(code, "aclrtBinaryLoadFromFile")?;
+    raw(bin, "aclrtBinaryLoadFromFile")
+}
+
+/// `aclrtBinaryUnLoad`, in the context that loaded it (as the docs ask).
+pub(crate) fn unload(ctx: Raw, bin: Raw) -> Result<()> {
+    let _ = super::make_current(ctx);
+    // SAFETY: `bin` is a live binary handle owned by a `Binary`, which is
+    // being consumed, so neither it nor any func handle of it (each borrowed
+    // from the `Binary`) is used afterwards; no launch of it is pending,
+    // since launches exist only inside scopes, which synchronise before
+    // they return, and a `Kernel` borrowed by a scope keeps the `Binary`
+    // borrowed (module argument).
+    let code = unsafe { sys::aclrtBinaryUnLoad(bin.as_ptr()) };
+    check(code, "aclrtBinaryUnLoad")
+}
+
+/// `aclrtBinaryGetFunction` with `ctx` current, so the binary is placed on
+/// `ctx`'s device (K.5) — the device of every lane its kernels can reach.
+fn get_function(ctx: Raw, bin: Raw, name: &CStr) -> Result<Raw> {
+    super::make_current(ctx)?;
+    let mut func: sys::aclrtFuncHandle = core::ptr::null_mut();
+    // SAFETY: `bin` is a live binary handle (borrowed from its `Binary`);
+    // `name` is NUL-terminated and live for the call; `func` is writable.
+    let code = unsafe { sys::aclrtBinaryGetFunction(bin.as_ptr(), name.as_ptr(), &mut func) };
+    check(code, "aclrtBinaryGetFunction")?;
+    raw(func, "aclrtBinaryGetFunction")
+}
+
+impl<'ctx, 'id> Binary<'ctx, 'id> {
+    /// Look up the kernel `name` (`aclrtBinaryGetFunction`, with the
+    /// binary's context current, so its code is placed on that context's
+    /// device) and declare its parameters `P`, a tuple of
+    /// [`In`](crate::kernel::In), [`Out`](crate::kernel::Out),
+    /// [`InOut`](crate::kernel::InOut), [`Scalar`](crate::kernel::Scalar)
+    /// and [`Count`](crate::kernel::Count) markers in the kernel's parameter
+    /// order. Every launch of the returned [`Kernel`] is safe.
+    ///
+    /// # Safety
+    /// The declaration is the one promise the safe launches rely on. For
+    /// every launch with arguments of these types, the device code of
+    /// `name`:
+    /// * takes exactly these parameters, in this order, each as the
+    ///   runtime passes it: a buffer as its 8-byte device address, a
+    ///   scalar or count as its bytes, each 8-byte aligned (acl-facts K.6);
+    /// * reads only the buffers declared `In` or `InOut`, and writes only
+    ///   the buffers declared `Out` or `InOut`;
+    /// * touches each buffer only within its length in elements of the
+    ///   declared type — and where the signature has a `Count`, only the
+    ///   elements below that count (the launch checks that the count fits
+    ///   every buffer); its behaviour on the memory it touches must not
+    ///   depend on `Scalar` values in any other way that could leave those
+    ///   bounds;
+    /// * touches no other memory (host memory, other allocations, memory
+    ///   it remembers from an earlier launch), and finishes (no unbounded
+    ///   loop; a scope's end waits for it).
+    ///
+    /// A kernel that reads out of bounds on the simulator faults with
+    /// 507015 at the next synchronisation; on hardware it is undefined
+    /// behaviour, which is why this is `unsafe`.
+    #[doc(alias = "aclrtBinaryGetFunction")]
+    pub unsafe fn kernel<P: KernelParams>(&self, name: &CStr) -> Result<Kernel<'_, 'id, P>> {
+        let func = get_function(self.context(), self.handle(), name)?;
+        Ok(Kernel::new(func, self.context()))
+    }
+}
+
+// ---------------------------------------------------- the args handle ---
+
+std::thread_local! {
+    /// Whether this thread's runtime argument list is being built.
+    static ARGS_CLAIMED: Cell<bool> = const { Cell::new(false) };
+    /// Counts the claims made on this thread (placeholders name theirs).
+    static ARGS_SERIAL: Cell<u64> = const { Cell::new(0) };
+}
+
+/// The right to build this thread's runtime argument list (K.6): at most
+/// one per thread, never sent to another.
+pub(crate) struct ArgsClaim {
+    serial: u64,
+    _thread: PhantomData<*mut ()>,
+}
+
+impl ArgsClaim {
+    /// Claim this thread's list, or [`Error::KernelArgsBusy`] while another
+    /// claim of this thread lives.
+    pub(crate) fn take() -> Result<ArgsClaim> {
+        if ARGS_CLAIMED.with(|c| c.replace(true)) {
+            return Err(Error::KernelArgsBusy);
+        }
+        let serial = ARGS_SERIAL.with(|s| {
+            s.set(s.get() + 1);
+            s.get()
+        });
+        Ok(ArgsClaim {
+            serial,
+            _thread: PhantomData,
+        })
+    }
+
+    /// Which claim this is, on its thread.
+    pub(crate) fn serial(&self) -> u64 {
+        self.serial
+    }
+}
+
+impl Drop for ArgsClaim {
+    fn drop(&mut self) {
+        ARGS_CLAIMED.with(|c| c.set(false));
+    }
+}
+
+/// This thread's argument list, initialised for `func` while `claim` is held.
+pub(crate) struct RawArgs {
+    handle: Raw,
+    ctx: Raw,
+    claim: ArgsClaim,
+}
+
+impl RawArgs {
+    /// `aclrtKernelArgsInit(func)` under `claim`, with `ctx` (the kernel's
+    /// context) current.
+    pub(crate) fn init(claim: ArgsClaim, ctx: Raw, func: Raw) -> Result<RawArgs> {
+        super::make_current(ctx)?;
+        let mut handle: sys::aclrtArgsHandle = core::ptr::null_mut();
+        // SAFETY: `func` is a live func handle (its `Kernel` borrows the
+        // binary); `handle` is writable. The returned per-thread list is
+        // re-initialised here, which is harmless: `claim` says no other
+        // list is being built on this thread.
+        let code = unsafe { sys::aclrtKernelArgsInit(func.as_ptr(), &mut handle) };
+        check(code, "aclrtKernelArgsInit")?;
+        Ok(RawArgs {
+            handle: raw(handle, "aclrtKernelArgsInit")?,
+            ctx,
+            claim,
+        })
+    }
+
+    pub(crate) fn serial(&self) -> u64 {
+        self.claim.serial()
+    }
+
+    /// `aclrtKernelArgsAppend` of `bytes` (copied at once, K.6).
+    pub(crate) fn append(&mut self, bytes: &[u8]) -> Result<()> {
+        let mut param: sys::aclrtParamHandle = core::ptr::null_mut();
+        // SAFETY: the list is this thread's, held by `claim`; `bytes` is
+        // readable for `bytes.len()` bytes during the call, and the runtime
+        // copies it before returning (so `*mut` is never written through);
+        // `param` is writable.
+        let code = unsafe {
+            sys::aclrtKernelArgsAppend(
+                self.handle.as_ptr(),
+                bytes.as_ptr().cast_mut().cast(),
+                bytes.len(),
+                &mut param,
+            )
+        };
+        check(code, "aclrtKernelArgsAppend")
+    }
+
+    /// `aclrtKernelArgsAppendPlaceHolder`; the param handle.
+    pub(crate) fn append_placeholder(&mut self) -> Result<Raw> {
+        let mut param: sys::aclrtParamHandle = core::ptr::null_mut();
+        // SAFETY: the list is this thread's (claim); `param` is writable.
+        let code =
+            unsafe { sys::aclrtKernelArgsAppendPlaceHolder(self.handle.as_ptr(), &mut param) };
+        check(code, "aclrtKernelArgsAppendPlaceHolder")?;
+        raw(param, "aclrtKernelArgsAppendPlaceHolder")
+    }
+
+    /// `aclrtKernelArgsGetPlaceHolderBuffer` for `param`, then copy `data`
+    /// into the returned host buffer.
+    pub(crate) fn fill_placeholder(&mut self, param: Raw, data: &[u8]) -> Result<()> {
+        let mut buf: *mut c_void = core::ptr::null_mut();
+        // SAFETY: the list is this thread's (claim), and `param` one of its
+        // placeholders (the typed layer checks the claim's serial); `buf`
+        // is writable.
+        let code = unsafe {
+            sys::aclrtKernelArgsGetPlaceHolderBuffer(
+                self.handle.as_ptr(),
+                param.as_ptr(),
+                data.len(),
+                &mut buf,
+            )
+        };
+        check(code, "aclrtKernelArgsGetPlaceHolderBuffer")?;
+        let buf = raw(buf, "aclrtKernelArgsGetPlaceHolderBuffer")?;
+        // SAFETY: the runtime returned a host buffer of `data.len()` bytes
+        // inside this thread's list, which nothing else touches while the
+        // claim is held; `data` is a different (Rust) allocation.
+        unsafe {
+            core::ptr::copy_nonoverlapping(data.as_ptr(), buf.as_ptr().cast::<u8>(), data.len());
+        }
+        Ok(())
+    }
+
+    /// `aclrtKernelArgsFinalize` (needs a current context, K.6).
+    pub(crate) fn finalize(&mut self) -> Result<()> {
+        super::make_current(self.ctx)?;
+        // SAFETY: the list is this thread's (claim).
+        let code = unsafe { sys::aclrtKernelArgsFinalize(self.handle.as_ptr()) };
+        check(code, "aclrtKernelArgsFinalize")
+    }
+}
+
+/// `config` as C attributes.
+fn attrs(config: &LaunchConfig) -> Vec<sys::aclrtLaunchKernelAttr> {
+    let mut v = Vec::new();
+    let mut push = |id, fill: &dyn Fn(&mut sys::aclrtLaunchKernelAttrValue)| {
+        let mut value = sys::aclrtLaunchKernelAttrValue { rsv: [0; 4] };
+        fill(&mut value);
+        v.push(sys::aclrtLaunchKernelAttr { id, value });
+    };
+    if let Some(m) = config.schedule_mode_value() {
+        push(sys::ACL_RT_LAUNCH_KERNEL_ATTR_SCHEM_MODE, &|x| {
+            x.schemMode = m
+        });
+    }
+    if let Some(b) = config.dyn_ubuf_size_value() {
+        push(sys::ACL_RT_LAUNCH_KERNEL_ATTR_DYN_UBUF_SIZE, &|x| {
+            x.dynUBufSize = b
+        });
+    }
+    if let Some(e) = config.engine_value() {
+        push(sys::ACL_RT_LAUNCH_KERNEL_ATTR_ENGINE_TYPE, &|x| {
+            x.engineType = e
+        });
+    }
+    if let Some(o) = config.block_offset_value() {
+        push(sys::ACL_RT_LAUNCH_KERNEL_ATTR_BLOCKDIM_OFFSET, &|x| {
+            x.blockDimOffset = o
+        });
+    }
+    if let Some(p) = config.prefetch_value() {
+        push(sys::ACL_RT_LAUNCH_KERNEL_ATTR_BLOCK_TASK_PREFETCH, &|x| {
+            x.isBlockTaskPrefetch = u8::from(p)
+        });
+    }
+    if let Some(d) = config.data_dump_value() {
+        push(sys::ACL_RT_LAUNCH_KERNEL_ATTR_DATA_DUMP, &|x| {
+            x.isDataDump = u8::from(d)
+        });
+    }
+    if let Some(us) = config.timeout_us_value() {
+        push(sys::ACL_RT_LAUNCH_KERNEL_ATTR_TIMEOUT_US, &|x| {
+            x.timeoutUs = sys::aclrtTimeoutUs {
+                timeoutLow: us as u32,
+                timeoutHigh: (us >> 32) as u32,
+            }
+        });
+    }
+    if let Some(p) = config.profiling_value() {
+        push(sys::ACL_RT_LAUNCH_KERNEL_ATTR_ENABLE_PROFILING, &|x| {
+            x.enableProfiling = u8::from(p)
+        });
+    }
+    v
+}
+
+/// `aclrtLaunchKernelWithConfig` of a finalized list on `lane`'s stream.
+///
+/// # Safety
+/// Every device address in the list is memory the kernel may access as
+/// its device code does, until `lane`'s stream is idle: see the callers.
+unsafe fn launch_list(
+    lane: &LaneCore<'_, '_>,
+    func: Raw,
+    config: &LaunchConfig,
+    args: &RawArgs,
+) -> Result<()> {
+    lane.bind()?;
+    let mut attrs = attrs(config);
+    let mut cfg = sys::aclrtLaunchKernelCfg {
+        attrs: attrs.as_mut_ptr(),
+        numAttrs: attrs.len(),
+    };
+    let cfg_ptr: *mut sys::aclrtLaunchKernelCfg = if attrs.is_empty() {
+        core::ptr::null_mut()
+    } else {
+        &mut cfg
+    };
+    // SAFETY:
+    // * `func` is live for the launch's whole run: its `Kernel` is borrowed
+    //   for `'scope` by the caller, and the scope synchronises this stream
+    //   before `'scope` ends;
+    // * the stream is live (borrowed for `'scope`) and its context current
+    //   (`bind`), the kernel's context (same brand `'id`), so on the device
+    //   where `get_function` placed the binary;
+    // * `cfg_ptr` is NULL or points to `numAttrs` attributes live for the
+    //   call; `reserve` is NULL (K.7);
+    // * `args` is this thread's finalized list (claimed), staged by the
+    //   runtime during this call (K.6), so it may be reused afterwards;
+    // * what the device code touches is the caller's contract.
+    let code = unsafe {
+        sys::aclrtLaunchKernelWithConfig(
+            func.as_ptr(),
+            config.block_count(),
+            lane.stream().as_ptr(),
+            cfg_ptr,
+            args.handle.as_ptr(),
+            core::ptr::null_mut(),
+        )
+    };
+    check(code, "aclrtLaunchKernelWithConfig")
+}
+
+// ------------------------------------------------------ typed staging ---
+
+/// One argument of a typed launch.
+enum Item {
+    /// A buffer, by its device address, with its length in elements.
+    Buffer { region: Region, len: usize },
+    /// A scalar's bytes.
+    Value(Vec<u8>),
+    /// A count: must not exceed any buffer's length.
+    Count(u64),
+}
+
+/// The arguments of one typed launch on the lane branded `'sid`, staged in
+/// the kernel's parameter order: buffers only as a [`Source`] or a
+/// [`Parked`] of this lane, so each stays borrowed for `'scope` and its
+/// work is ordered on this lane.
+pub struct Staged<'sid> {
+    items: Vec<Item>,
+    _sid: PhantomData<Id<'sid>>,
+}
+
+impl<'sid> Staged<'sid> {
+    pub(crate) fn new() -> Self {
+        Staged {
+            items: Vec::new(),
+            _sid: PhantomData,
+        }
+    }
+
+    /// A buffer the kernel reads (`In`): shared for `'scope`, or parked on
+    /// this lane.
+    pub(crate) fn read(&mut self, src: Source<'_, 'sid>, len: usize) {
+        self.items.push(Item::Buffer {
+            region: src.region(),
+            len,
+        });
+    }
+
+    /// A buffer the kernel writes (`Out`, `InOut`): parked on this lane.
+    pub(crate) fn write<D: ?Sized>(&mut self, dst: &Parked<'_, 'sid, D>, len: usize) {
+        self.items.push(Item::Buffer {
+            region: dst.region(),
+            len,
+        });
+    }
+
+    /// A scalar, by value.
+    pub(crate) fn value<T: DeviceRepr>(&mut self, v: T) {
+        self.items
+            .push(Item::Value(bytemuck::bytes_of(&v).to_vec()));
+    }
+
+    /// A count of elements, checked against every buffer at launch.
+    pub(crate) fn count(&mut self, n: usize) {
+        self.items.push(Item::Count(n as u64));
+    }
+
+    /// [`Error::KernelCount`] when a count exceeds a buffer's length.
+    fn check_counts(&self) -> Result<()> {
+        let shortest = self
+            .items
+            .iter()
+            .filter_map(|i| match i {
+                Item::Buffer { len, .. } => Some(*len),
+                _ => None,
+            })
+            .min();
+        for item in &self.items {
+            if let (Item::Count(n), Some(len)) = (item, shortest) {
+                if *n > len as u64 {
+                    return Err(Error::KernelCount {
+                        count: *n as usize,
+                        len,
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Launch `kernel` on `lane` with the staged arguments.
+///
+/// The typed layer stages one item per declared parameter of `kernel`, of
+/// the declared kind and element type (the crate contract of this module).
+pub(crate) fn launch<'scope, 'sid, 'id, P: KernelParams>(
+    lane: &LaneCore<'scope, 'sid>,
+    kernel: &'scope Kernel<'_, 'id, P>,
+    config: &LaunchConfig,
+    staged: Staged<'sid>,
+) -> Result<()> {
+    staged.check_counts()?;
+    let claim = ArgsClaim::take()?;
+    let mut args = RawArgs::init(claim, kernel.context(), kernel.handle())?;
+    for item in &staged.items {
+        match item {
+            Item::Buffer { region, .. } => {
+                args.append(&(region.ptr.as_ptr() as usize as u64).to_le_bytes())?
+            }
+            Item::Value(bytes) => args.append(bytes)?,
+            Item::Count(n) => args.append(&n.to_le_bytes())?,
+        }
+    }
+    args.finalize()?;
+    // SAFETY: every address in the list is a buffer staged by `Staged`,
+    // so shared for `'scope` (read) or exclusively parked on this lane for
+    // `'scope` (written), each in the kernel's parameter order and kind
+    // (crate contract); `kernel`'s declaration (`Binary::kernel`'s
+    // `# Safety`) says the device code reads only the read ones, writes only
+    // the written ones, within their lengths and below every count — and
+    // every count was just checked against every buffer's length; the scope
+    // synchronises this stream before `'scope` ends.
+    unsafe { launch_list(lane, kernel.handle(), config, &args) }
+}
+
+// ------------------------------------------------------- public unsafe ---
+
+impl<'scope, 'env, 'id, 'sid, M: RunMode> Lane<'scope, 'env, 'id, 'sid, M> {
+    /// Launch a kernel with an argument list built by hand
+    /// ([`Kernel::args`]), with `aclrtLaunchKernelWithConfig`. The typed
+    /// [`Lane::launch`] is the safe way; this is for kernels whose
+    /// arguments the markers cannot describe.
+    ///
+    /// # Safety
+    /// Every device address appended to `args` is memory of this context
+    /// that stays valid, and that nothing else accesses in a conflicting way
+    /// (no CPU access, no other stream's work), until this lane is idle —
+    /// the scope's end at the latest: e.g. borrowed for the whole scope
+    /// outside it. The kernel's device code touches only that memory,
+    /// within bounds, and interprets the list as appended.
+    #[doc(alias = "aclrtLaunchKernelWithConfig")]
+    pub unsafe fn launch_args<P: KernelParams>(
+        &self,
+        args: &KernelArgs<'scope, 'id, P, Finalized>,
+        config: impl Into<LaunchConfig>,
+    ) -> Result<()> {
+        let config = config.into();
+        // SAFETY: the addresses and the device code are the caller's
+        // contract; the kernel is borrowed for `'scope` by `args`.
+        unsafe { launch_list(self.core(), args.func(), &config, args.raw()) }
+    }
+
+    /// Enqueue work of another library (an aclnn operator, a model
+    /// execution) on this lane's stream: `reads` are shared for the rest of
+    /// the scope, `writes` exclusively (they come back as [`InFlight`](crate::InFlight)s of
+    /// this lane), the workspace exclusively for the rest of the scope; `f`
+    /// gets the raw stream, each operand's device pointer and size in
+    /// bytes, and the workspace, and enqueues the work.
+    ///
+    /// The context is current on the calling thread while `f` runs. In host
+    /// run mode a `HostBuffer` operand is pinned **host** memory: its pointer
+    /// is a host address. Errors before `f` runs:
+    /// [`Error::KernelArgsBusy`] while a [`KernelArgs`] builder of this
+    /// thread lives; the operands stay borrowed until the scope ends.
+    ///
+    /// # Safety
+    /// `f`, and the work it enqueues:
+    /// * enqueue work **only on the stream** it is given (no other stream,
+    ///   no synchronous device access), so that the scope's final
+    ///   synchronisation, [`InFlight::wait`](crate::InFlight::wait) and [`Lane::signal`] cover it;
+    /// * read only the `reads` and the `writes`, write only the `writes` and
+    ///   the workspace, each within its size in bytes, and touch no other
+    ///   memory after `f` returns (no pointer kept for later);
+    /// * leave the stream usable: do not destroy, abort or reconfigure it,
+    ///   and do not change which context is current without restoring it;
+    ///   it may build this thread's kernel argument list (`foreign` holds the
+    ///   thread's claim while `f` runs, so no [`KernelArgs`] builder is live
+    ///   and [`Lane::launch`] inside `f` fails with
+    ///   [`Error::KernelArgsBusy`]);
+    /// * return `Err` only if nothing was enqueued, or if what was enqueued
+    ///   obeys the rules above anyway (the buffers stay borrowed until the
+    ///   scope ends either way).
+    pub unsafe fn foreign<R, W, F>(
+        &self,
+        reads: R,
+        writes: W,
+        workspace: Option<&'scope mut crate::DeviceBuffer<'_, 'id, u8>>,
+        f: F,
+    ) -> Result<W::Output>
+    where
+        R: crate::kernel::ForeignReads<'scope, 'id, 'sid>,
+        W: crate::kernel::ForeignWrites<'scope, 'id, 'sid>,
+        F: FnOnce(&crate::kernel::ForeignWork<'_>) -> Result<()>,
+    {
+        let lane = self.core();
+        let mut staged = Staged::new();
+        let mut read_ops = Vec::new();
+        let mut write_ops = Vec::new();
+        reads.stage(lane, &mut staged);
+        for item in staged.items.drain(..) {
+            if let Item::Buffer { region, .. } = item {
+                read_ops.push(crate::kernel::ForeignOperand::new(region.ptr, region.bytes));
+            }
+        }
+        let output = writes.stage(lane, &mut staged);
+        for item in staged.items.drain(..) {
+            if let Item::Buffer { region, .. } = item {
+                write_ops.push(crate::kernel::ForeignOperand::new(region.ptr, region.bytes));
+            }
+        }
+        let workspace = workspace.map(|w| {
+            let parked = lane.park(w);
+            // Parked for the rest of the scope: never handed back (dropping
+            // a `Parked` keeps its borrow until the scope ends).
+            let region = parked.region();
+            crate::kernel::ForeignOperand::new(region.ptr, region.bytes)
+        });
+        // Foreign libraries build their argument lists on this thread's
+        // runtime list too (aclnn operators do): hold the claim, so that a
+        // live `KernelArgs` builder of this thread is not clobbered.
+        let _claim = ArgsClaim::take()?;
+        lane.bind()?;
+        let work = crate::kernel::ForeignWork::new(
+            lane.stream().as_ptr(),
+            lane.context().as_ptr(),
+            read_ops,
+            write_ops,
+            workspace,
+        );
+        f(&work)?;
+        Ok(output)
+    }
+}
+
+/// Kernels own no handle of their own to release; the func handle lives
+/// as long as the binary.
+impl<P> HandleOwner for Kernel<'_, '_, P> {
+    fn handle(&self) -> Raw {
+        self.func()
+    }
+}
+
+impl<'k, 'id, P: KernelParams> KernelArgs<'k, 'id, P, Filling> {
+    /// Write `data` into `placeholder`'s host buffer
+    /// (`aclrtKernelArgsGetPlaceHolderBuffer`); the runtime copies it to
+    /// the device at launch. Errors: [`Error::KernelArgsBusy`] for a
+    /// placeholder of another list; the runtime's error (e.g. an empty
+    /// `data`: 100000).
+    #[doc(alias = "aclrtKernelArgsGetPlaceHolderBuffer")]
+    pub fn fill<T: DeviceRepr>(&mut self, placeholder: Placeholder, data: &[T]) -> Result<()> {
+        let (serial, param) = placeholder.parts();
+        if serial != self.raw().serial() {
+            return Err(Error::KernelArgsBusy);
+        }
+        self.raw_mut()
+            .fill_placeholder(param, bytemuck::cast_slice(data))
+    }
+}

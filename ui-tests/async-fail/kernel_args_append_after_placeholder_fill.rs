@@ -1,0 +1,34 @@
+// Misuse: append an argument after placeholder data was requested (`aclrtKernelArgsGetPlaceHolderBuffer`).
+// Why it must not compile: the runtime seals the argument area at the first placeholder buffer: a later append returns 207000 (K.6).
+// Enforced by: the typestate of `KernelArgs`: `append` exists only in `Appending`; `fill_placeholders` moves to `Filling` (E0599).
+use aclrt::kernel::{Count, In, Out};
+use aclrt::{Acl, HostMode, make_guard};
+
+fn main() -> aclrt::Result<()> {
+    aclrt::sim::register_kernel("ui_add", |block, blocks, args| {
+        let (a, b, c, n) = (args.u64(0)?, args.u64(1)?, args.u64(2)?, args.u64(3)?);
+        for i in (block as usize..n as usize).step_by(blocks as usize) {
+            args.write_f32(c, i, args.read_f32(a, i)? + args.read_f32(b, i)?)?;
+        }
+        Ok(())
+    });
+    let acl = Acl::init()?;
+    {
+        let device = acl.require::<HostMode>()?.device(0)?;
+        make_guard!(guard);
+        let ctx = device.create_context(guard)?;
+        let stream = ctx.create_stream()?;
+        let binary = ctx.load_binary(&aclrt::sim::binary_image(&["ui_add"]))?;
+        // SAFETY: ui_add reads a and b, writes c, each below n.
+        let add = unsafe { binary.kernel::<(In<f32>, In<f32>, Out<f32>, Count)>(c"ui_add")? };
+        drop(stream); // no lane here
+        let mut args = add.args()?;
+        let table = args.append_placeholder()?;
+        let mut args = args.fill_placeholders();
+        args.fill(table, &[1.0f32, 2.0])?;
+        args.append(&3u32)?;
+    }
+    acl.finalize()?;
+    aclrt::sim::audit().assert_clean();
+    Ok(())
+}

@@ -1,0 +1,36 @@
+// Misuse: pass a `u32` buffer where the kernel declares `In<f32>`.
+// Why it must not compile: the device code would reinterpret the integers as floats (and a different element size would break its bounds).
+// Enforced by: `KernelArg<…, In<T>>` requires the operand's `Elem = T` (E0271/E0277).
+use aclrt::kernel::{Count, In, Out};
+use aclrt::{Acl, HostMode, make_guard};
+
+fn main() -> aclrt::Result<()> {
+    aclrt::sim::register_kernel("ui_add", |block, blocks, args| {
+        let (a, b, c, n) = (args.u64(0)?, args.u64(1)?, args.u64(2)?, args.u64(3)?);
+        for i in (block as usize..n as usize).step_by(blocks as usize) {
+            args.write_f32(c, i, args.read_f32(a, i)? + args.read_f32(b, i)?)?;
+        }
+        Ok(())
+    });
+    let acl = Acl::init()?;
+    {
+        let device = acl.require::<HostMode>()?.device(0)?;
+        make_guard!(guard);
+        let ctx = device.create_context(guard)?;
+        let stream = ctx.create_stream()?;
+        let binary = ctx.load_binary(&aclrt::sim::binary_image(&["ui_add"]))?;
+        // SAFETY: ui_add reads a and b, writes c, each below n.
+        let add = unsafe { binary.kernel::<(In<f32>, In<f32>, Out<f32>, Count)>(c"ui_add")? };
+        let a = ctx.alloc_from(&[1u32, 2])?;
+        let mut c = ctx.alloc_zeroed::<f32>(2)?;
+        ctx.scope(|s| {
+            make_guard!(l);
+            let lane = s.lane(&stream, l);
+            let _ = lane.launch(&add, 1, (&a, &a, &mut c, 2))?;
+            Ok(())
+        })?;
+    }
+    acl.finalize()?;
+    aclrt::sim::audit().assert_clean();
+    Ok(())
+}
