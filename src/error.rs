@@ -236,6 +236,15 @@ pub enum Error {
          deadline"
     )]
     WorkAborted,
+    /// The operating system refused to spawn a thread the library needs
+    /// (the [`Reporter`](crate::Reporter)'s).
+    #[error("could not spawn {what}: {message}")]
+    Spawn {
+        /// The thread.
+        what: &'static str,
+        /// The operating system's message.
+        message: String,
+    },
 }
 
 impl Error {

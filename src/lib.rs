@@ -75,18 +75,22 @@ mod event;
 mod ffi;
 mod memory;
 mod mode;
+#[cfg(unix)]
+mod report;
 mod scope;
 mod stream;
 
 pub use acl::{Acl, Detected, Runtime};
 pub use context::{Context, DefaultContext, MallocPolicy};
-pub use device::{Device, MemoryInfo, PeerAccess};
+pub use device::{Device, MemAttr, MemoryInfo, PeerAccess};
 pub use error::{Error, ErrorKind, Escalation, Result};
 pub use event::{Event, Recorded, SyncOnly, Timing, Unrecorded};
 pub use memory::{
     DeviceBuffer, DeviceRepr, DeviceView, DeviceViewMut, HostBuffer, HostBufferUninit, PinnedSlice,
 };
 pub use mode::{DeviceMode, HostMode, RunMode, RunModeKind};
+#[cfg(unix)]
+pub use report::{Reporter, Subscription};
 pub use scope::{InFlight, Lane, Mark, Scope, Signal};
 pub use stream::{DefaultStream, Stream, StreamFlags};
 
@@ -184,7 +188,7 @@ pub mod bounds {
 
     pub use crate::event::{EventKind, EventState, IsRecorded, ResettableKind, TimingKind};
     pub use crate::memory::{
-        AsyncDirection, CopyDirection, DeviceMemory, DeviceToDevice, DeviceToHost, HostMemory,
+        AsyncDirection, CopyDirection, DeviceMemory, DeviceResident, DeviceToDevice, DeviceToHost, HostMemory,
         HostToDevice, HostToHost, Memory, MemoryMut, OnDevice, OnHost, PageableRunMode,
         PinnedMemory, Place,
     };
@@ -274,6 +278,12 @@ mod assertions {
     assert_impl_all!(HostBuffer<'static, 'static, f32, HostMode>: Send, Sync);
     assert_impl_all!(HostBufferUninit<'static, 'static, f32, HostMode>: Send, Sync);
     assert_impl_all!(Error: Send, Sync, std::error::Error);
+    // A reporter is a thread handle; a subscription is two borrows.
+    #[cfg(unix)]
+    assert_impl_all!(Reporter: Send, Sync);
+    #[cfg(unix)]
+    assert_impl_all!(Subscription<'static, 'static, 'static, 'static>: Send, Sync);
+    assert_impl_all!(MemAttr: Send, Sync, Copy);
     assert_eq_size!(Event<'static, 'static, Timing, Recorded>, Ptr);
     assert_eq_size!(Option<Event<'static, 'static, Timing, Recorded>>, Ptr);
     assert_impl_all!(Event<'static, 'static, Timing, Recorded>: Send, Sync);
