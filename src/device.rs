@@ -86,6 +86,47 @@ impl<'acl, M: RunMode> Device<'acl, M> {
         Ok(Context::owned(raw, guard))
     }
 
+    /// Create an explicit context, hand it to `f` with a brand of its own,
+    /// and destroy it when `f` returns (`aclrtCreateContext`, then
+    /// `aclrtDestroyContext`, whose error is reported).
+    ///
+    /// The closure form of [`create_context`](Self::create_context) for code
+    /// that cannot use [`make_guard!`](crate::make_guard) (a library
+    /// function handing a context to its caller's code, a whole program
+    /// written as `f`): the brand `'id` is a fresh lifetime of the
+    /// higher-ranked closure (as in `std::thread::scope` or GhostCell), so
+    /// nothing made through the context can leave `f`, and two contexts
+    /// from two calls can never be mixed. See the guide chapter
+    /// [*Structuring an application*](crate::guide::structuring).
+    ///
+    /// ```
+    /// # let _sim = aclrt::sim::exclusive();
+    /// let acl = aclrt::Acl::init()?;
+    /// let device = acl.require::<aclrt::HostMode>()?.device(0)?;
+    /// let sum = device.with_context(|ctx| -> aclrt::Result<u32> {
+    ///     let on_device = ctx.alloc_from(&[1u32, 2, 3])?;
+    ///     let mut back = [0u32; 3];
+    ///     ctx.download(&on_device, &mut back)?;
+    ///     Ok(back.iter().sum())
+    /// })??;
+    /// assert_eq!(sum, 6);
+    /// # Ok::<(), aclrt::Error>(())
+    /// ```
+    ///
+    /// Errors: the outer `Result` is the context's creation or destruction;
+    /// `f`'s own result is returned inside it.
+    #[doc(alias = "aclrtCreateContext")]
+    pub fn with_context<R, F>(&self, f: F) -> Result<R>
+    where
+        F: for<'ctx, 'id> FnOnce(&'ctx Context<'_, 'id, M>) -> R,
+    {
+        generativity::make_guard!(guard);
+        let ctx = self.create_context(guard)?;
+        let out = f(&ctx);
+        ctx.destroy()?;
+        Ok(out)
+    }
+
     /// The device's default context, as a view that cannot be destroyed,
     /// branded by `guard`.
     pub fn default_context<'id>(&self, guard: Guard<'id>) -> DefaultContext<'_, 'id, M> {

@@ -281,7 +281,10 @@ impl<'ctx, 'id> Stream<'ctx, 'id> {
     /// # Ok::<(), aclrt::Error>(())
     /// ```
     #[doc(alias = "aclrtStreamWaitEvent")]
-    pub fn wait_event<K: EventKind, S: IsRecorded>(&self, event: &Event<'_, 'id, K, S>) -> Result<()> {
+    pub fn wait_event<K: EventKind, S: IsRecorded>(
+        &self,
+        event: &Event<'_, 'id, K, S>,
+    ) -> Result<()> {
         self.bind()?;
         ffi::waits::stream_wait_event(self.raw(), self.ctx_raw(), event.raw)
     }

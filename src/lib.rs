@@ -188,8 +188,8 @@ pub mod bounds {
 
     pub use crate::event::{EventKind, EventState, IsRecorded, ResettableKind, TimingKind};
     pub use crate::memory::{
-        AsyncDirection, CopyDirection, DeviceMemory, DeviceResident, DeviceToDevice, DeviceToHost, HostMemory,
-        HostToDevice, HostToHost, Memory, MemoryMut, OnDevice, OnHost, PageableRunMode,
+        AsyncDirection, CopyDirection, DeviceMemory, DeviceResident, DeviceToDevice, DeviceToHost,
+        HostMemory, HostToDevice, HostToHost, Memory, MemoryMut, OnDevice, OnHost, PageableRunMode,
         PinnedMemory, Place,
     };
     pub use crate::mode::{DeviceRunMode, HostRunMode};

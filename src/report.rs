@@ -93,7 +93,9 @@ pub struct Reporter {
 
 impl core::fmt::Debug for Reporter {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("Reporter").field("thread_id", &self.tid).finish()
+        f.debug_struct("Reporter")
+            .field("thread_id", &self.tid)
+            .finish()
     }
 }
 
@@ -170,7 +172,10 @@ impl Reporter {
     /// returns [`Error::InCallback`].
     pub fn stop(mut self) -> Result<()> {
         self.request_stop();
-        let thread = self.thread.take().expect("the thread is joined only here or in drop");
+        let thread = self
+            .thread
+            .take()
+            .expect("the thread is joined only here or in drop");
         if thread.thread().id() == std::thread::current().id() {
             return Err(Error::InCallback {
                 operation: "Reporter::stop (join its own thread)",

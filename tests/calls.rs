@@ -103,8 +103,8 @@ fn context_synchronize_timeout_in_both_modes() {
         let _sim = take(config);
         let acl = Acl::init().unwrap();
         match acl.detect() {
-        aclrt::Detected::Host(rt) => with_runtime(rt),
-        aclrt::Detected::Device(rt) => with_runtime(rt),
+            aclrt::Detected::Host(rt) => with_runtime(rt),
+            aclrt::Detected::Device(rt) => with_runtime(rt),
         }
         .unwrap();
         acl.finalize().unwrap();
@@ -179,7 +179,9 @@ fn copy_to_context_on_one_device_and_refused_across_devices() {
     both_modes!(copy_to_context_on_one_device_and_refused_across_devices_flow);
 }
 
-fn copy_to_context_on_one_device_and_refused_across_devices_flow<M: RunMode>(rt: Runtime<'_, M>) -> aclrt::Result<()> {
+fn copy_to_context_on_one_device_and_refused_across_devices_flow<M: RunMode>(
+    rt: Runtime<'_, M>,
+) -> aclrt::Result<()> {
     let d0 = rt.device(0)?;
     let d1 = rt.device(1)?;
     make_guard!(a);
@@ -197,7 +199,11 @@ fn copy_to_context_on_one_device_and_refused_across_devices_flow<M: RunMode>(rt:
     assert_eq!(back, data);
     // The other way round, into a view.
     let mut src2 = producer.alloc_zeroed::<u32>(1000)?;
-    consumer.copy_to_context(&producer, &dst.view(0..500)?, &mut src2.view_mut(500..1000)?)?;
+    consumer.copy_to_context(
+        &producer,
+        &dst.view(0..500)?,
+        &mut src2.view_mut(500..1000)?,
+    )?;
     let mut back2 = vec![0u32; 1000];
     producer.copy(&src2, &mut back2)?;
     assert_eq!(&back2[500..], &data[..500]);
@@ -224,7 +230,11 @@ fn copy_to_context_on_one_device_and_refused_across_devices_flow<M: RunMode>(rt:
 fn copy_on_device_from_pinned_memory_in_device_mode() {
     let _sim = take(device_config());
     let acl = Acl::init().unwrap();
-    let device = acl.require::<aclrt::DeviceMode>().unwrap().device(0).unwrap();
+    let device = acl
+        .require::<aclrt::DeviceMode>()
+        .unwrap()
+        .device(0)
+        .unwrap();
     make_guard!(g);
     let ctx = device.create_context(g).unwrap();
     let data = pattern_u8(4096, 3);
@@ -240,7 +250,12 @@ fn copy_on_device_from_pinned_memory_in_device_mode() {
     assert_eq!(again.to_vec(), data);
     let calls = sim::call_counts();
     assert!(calls.iter().any(|(f, n)| *f == "aclrtMemcpy" && *n >= 3));
-    drop(staged); drop(on_device); drop(back); drop(again); drop(ctx); drop(device);
+    drop(staged);
+    drop(on_device);
+    drop(back);
+    drop(again);
+    drop(ctx);
+    drop(device);
     acl.finalize().unwrap();
     assert_clean();
 }
@@ -284,7 +299,9 @@ fn dropping_an_event_under_a_pending_wait_is_deferred() {
     both_modes!(dropping_an_event_under_a_pending_wait_is_deferred_flow);
 }
 
-fn dropping_an_event_under_a_pending_wait_is_deferred_flow<M: RunMode>(rt: Runtime<'_, M>) -> aclrt::Result<()> {
+fn dropping_an_event_under_a_pending_wait_is_deferred_flow<M: RunMode>(
+    rt: Runtime<'_, M>,
+) -> aclrt::Result<()> {
     let device = rt.device(0)?;
     make_guard!(g);
     let ctx = device.create_context(g)?;
@@ -296,10 +313,22 @@ fn dropping_an_event_under_a_pending_wait_is_deferred_flow<M: RunMode>(rt: Runti
     let ready = producer.record(ctx.create_event_of::<aclrt::SyncOnly>()?)?;
     consumer.wait_event(&ready)?;
     drop(ready); // would be a ReleaseWhileInUse violation (507006) if destroyed now
-    assert_eq!(live(&sim::audit(), ResourceKind::Event), 1, "deferred, still alive");
+    assert_eq!(
+        live(&sim::audit(), ResourceKind::Event),
+        1,
+        "deferred, still alive"
+    );
     consumer.synchronize()?;
-    assert_eq!(live(&sim::audit(), ResourceKind::Event), 0, "destroyed by the sync");
-    assert!(sim::audit().violations.is_empty(), "{:?}", sim::audit().violations);
+    assert_eq!(
+        live(&sim::audit(), ResourceKind::Event),
+        0,
+        "destroyed by the sync"
+    );
+    assert!(
+        sim::audit().violations.is_empty(),
+        "{:?}",
+        sim::audit().violations
+    );
     sim::clear_faults();
     Ok(())
 }
@@ -309,7 +338,9 @@ fn deferred_events_go_with_their_context_and_streams() {
     both_modes!(deferred_events_go_with_their_context_and_streams_flow);
 }
 
-fn deferred_events_go_with_their_context_and_streams_flow<M: RunMode>(rt: Runtime<'_, M>) -> aclrt::Result<()> {
+fn deferred_events_go_with_their_context_and_streams_flow<M: RunMode>(
+    rt: Runtime<'_, M>,
+) -> aclrt::Result<()> {
     let device = rt.device(0)?;
     // (a) destroying the waiting stream retires its waits.
     {
@@ -414,7 +445,9 @@ fn callbacks_run_on_the_reporter_thread_flow<M: RunMode>(rt: Runtime<'_, M>) -> 
         }
         stream.synchronize()?;
         // The last one is blocking, so all five have run, in order.
-        let got: Vec<_> = (0..5).map(|_| rx.recv_timeout(Duration::from_secs(5)).unwrap()).collect();
+        let got: Vec<_> = (0..5)
+            .map(|_| rx.recv_timeout(Duration::from_secs(5)).unwrap())
+            .collect();
         assert!(got.iter().all(|(n, _)| n == "aclrt-reporter"), "{got:?}");
         assert_eq!(got.iter().map(|g| g.1).collect::<Vec<_>>(), [0, 1, 2, 3, 4]);
     }
@@ -439,7 +472,10 @@ fn blocking_callback_holds_the_stream_flow<M: RunMode>(rt: Runtime<'_, M>) -> ac
     let g2 = Arc::clone(&gate);
     sub.launch_blocking(move || drop(g2.lock().unwrap()))?;
     std::thread::sleep(Duration::from_millis(50));
-    assert!(!stream.is_complete()?, "the BLOCK callback holds the stream");
+    assert!(
+        !stream.is_complete()?,
+        "the BLOCK callback holds the stream"
+    );
     drop(held);
     stream.synchronize()?;
     assert!(stream.is_complete()?);
@@ -473,7 +509,9 @@ fn panic_in_a_callback_is_resumed_by_stop() {
     let payload = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| reporter.stop()))
         .expect_err("stop resumes the callback's panic");
     assert_eq!(panic_message(&*payload), "callback exploded");
-    drop(stream); drop(ctx); drop(device);
+    drop(stream);
+    drop(ctx);
+    drop(device);
     acl.finalize().unwrap();
     // The panic never reached the runtime: no CallbackPanicked violation.
     assert_clean();
@@ -484,7 +522,9 @@ fn leaked_subscription_is_undone_when_the_reporter_stops() {
     both_modes!(leaked_subscription_is_undone_when_the_reporter_stops_flow);
 }
 
-fn leaked_subscription_is_undone_when_the_reporter_stops_flow<M: RunMode>(rt: Runtime<'_, M>) -> aclrt::Result<()> {
+fn leaked_subscription_is_undone_when_the_reporter_stops_flow<M: RunMode>(
+    rt: Runtime<'_, M>,
+) -> aclrt::Result<()> {
     let device = rt.device(0)?;
     make_guard!(g);
     let ctx = device.create_context(g)?;
@@ -514,7 +554,9 @@ fn leaked_subscription_is_undone_when_the_stream_is_destroyed() {
     both_modes!(leaked_subscription_is_undone_when_the_stream_is_destroyed_flow);
 }
 
-fn leaked_subscription_is_undone_when_the_stream_is_destroyed_flow<M: RunMode>(rt: Runtime<'_, M>) -> aclrt::Result<()> {
+fn leaked_subscription_is_undone_when_the_stream_is_destroyed_flow<M: RunMode>(
+    rt: Runtime<'_, M>,
+) -> aclrt::Result<()> {
     let device = rt.device(0)?;
     make_guard!(g);
     let ctx = device.create_context(g)?;
@@ -549,7 +591,9 @@ fn unsubscribe_with_callbacks_pending_runs_them() {
     both_modes!(unsubscribe_with_callbacks_pending_runs_them_flow);
 }
 
-fn unsubscribe_with_callbacks_pending_runs_them_flow<M: RunMode>(rt: Runtime<'_, M>) -> aclrt::Result<()> {
+fn unsubscribe_with_callbacks_pending_runs_them_flow<M: RunMode>(
+    rt: Runtime<'_, M>,
+) -> aclrt::Result<()> {
     let device = rt.device(0)?;
     make_guard!(g);
     let ctx = device.create_context(g)?;
@@ -582,7 +626,9 @@ fn reporter_dropped_inside_its_own_callback_does_not_deadlock() {
     both_modes!(reporter_dropped_inside_its_own_callback_does_not_deadlock_flow);
 }
 
-fn reporter_dropped_inside_its_own_callback_does_not_deadlock_flow<M: RunMode>(rt: Runtime<'_, M>) -> aclrt::Result<()> {
+fn reporter_dropped_inside_its_own_callback_does_not_deadlock_flow<M: RunMode>(
+    rt: Runtime<'_, M>,
+) -> aclrt::Result<()> {
     let device = rt.device(0)?;
     make_guard!(g);
     let ctx = device.create_context(g)?;
@@ -658,4 +704,3 @@ fn report_errors_of_the_runtime_flow<M: RunMode>(rt: Runtime<'_, M>) -> aclrt::R
     r2.stop()?;
     Ok(())
 }
-

@@ -50,10 +50,14 @@ fn blocking_calls_inside_a_callback_are_refused() {
         owned.reset().unwrap();
     }
     for answer in answers {
-        assert!(matches!(answer, Err(Error::InCallback { .. })), "{answer:?}");
+        assert!(
+            matches!(answer, Err(Error::InCallback { .. })),
+            "{answer:?}"
+        );
     }
     reporter.stop().unwrap();
-    drop(stream); drop(ctx);
+    drop(stream);
+    drop(ctx);
     device.reset().unwrap();
     assert!(sim::audit().violations.is_empty());
 }

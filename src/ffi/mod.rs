@@ -43,10 +43,10 @@ pub(crate) mod host_fn;
 pub(crate) mod live;
 pub(crate) mod mem;
 mod pinned;
-pub(crate) mod scope;
-pub(crate) mod waits;
 #[cfg(unix)]
 pub(crate) mod report;
+pub(crate) mod scope;
+pub(crate) mod waits;
 pub(crate) use mem::{DeviceAlloc, HostAlloc, Mem, MemMut, Region};
 pub use pinned::PinnedSlice;
 pub(crate) use pinned::{pinned_slice, pinned_slice_mut};
