@@ -704,3 +704,55 @@ fn report_errors_of_the_runtime_flow<M: RunMode>(rt: Runtime<'_, M>) -> aclrt::R
     r2.stop()?;
     Ok(())
 }
+
+// ------------------------------------------------------------ concepts table
+
+/// Every function our header declares has a row in the guide's table
+/// "Every function of the header" (a safe counterpart, or why none), and
+/// every row names a declared function.
+#[test]
+fn concepts_table_lists_every_header_function() {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
+    let mut declared = std::collections::BTreeSet::new();
+    for entry in std::fs::read_dir(format!("{root}/sys/include/acl")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "h") {
+            let text = std::fs::read_to_string(&path).unwrap();
+            for line in text.lines() {
+                let Some(rest) = line.strip_prefix("ACL_FUNC_VISIBILITY") else {
+                    continue;
+                };
+                let name = rest.split('(').next().unwrap().trim_end();
+                let name = name
+                    .rsplit(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                    .next()
+                    .unwrap();
+                declared.insert(name.to_owned());
+            }
+        }
+    }
+    assert!(
+        declared.len() > 80,
+        "parsed {} declarations",
+        declared.len()
+    );
+    let guide = std::fs::read_to_string(format!("{root}/src/guide/concepts.md")).unwrap();
+    let section = guide
+        .split("## Every function of the header")
+        .nth(1)
+        .expect("the section exists")
+        .split("\n## ")
+        .next()
+        .unwrap();
+    let listed: std::collections::BTreeSet<String> = section
+        .lines()
+        .filter_map(|l| l.strip_prefix("| `"))
+        .map(|l| l.split('`').next().unwrap().to_owned())
+        .collect();
+    let missing: Vec<_> = declared.difference(&listed).collect();
+    let unknown: Vec<_> = listed.difference(&declared).collect();
+    assert!(
+        missing.is_empty() && unknown.is_empty(),
+        "declared but not in the table: {missing:?}; in the table but not declared: {unknown:?}"
+    );
+}
