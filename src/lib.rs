@@ -36,6 +36,8 @@
 //! * [`guide::building`]: backends, features and every environment variable.
 //! * [`guide::testing`]: testing your code without an NPU (audit, fault
 //!   injection, run modes, timeline).
+//! * [`guide::structuring`]: structuring an application that holds NPU
+//!   state for its whole life (a service with worker threads).
 //!
 //! # Design notes
 //! * The crate root exports what you write: handles, buffers, the run modes
@@ -224,6 +226,9 @@ pub mod guide {
     #[cfg_attr(aclrt_backend = "sim", doc = include_str!("guide/testing.md"))]
     /// Testing without an NPU (this chapter needs the `sim` backend).
     pub mod testing {}
+    #[cfg_attr(aclrt_backend = "sim", doc = include_str!("guide/structuring.md"))]
+    /// Structuring an application (this chapter's examples need the `sim` backend).
+    pub mod structuring {}
 }
 
 /// The raw declarations (crate `aclrt-sys`).
