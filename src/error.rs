@@ -251,8 +251,8 @@ impl Error {
     /// The classification of this error; Rust-side errors are `InvalidParam`,
     /// except [`Error::NoSuchDevice`] (`InvalidDevice`),
     /// [`Error::AlreadyInitialized`] and [`Error::InCallback`] (`Lifecycle`),
-    /// [`Error::LiveChildren`] (`ReleaseFailed`) and [`Error::ScopeTimeout`]
-    /// (`Timeout`).
+    /// [`Error::LiveChildren`] (`ReleaseFailed`), [`Error::ScopeTimeout`]
+    /// (`Timeout`) and [`Error::Spawn`] (`ResourceExhausted`).
     pub fn kind(&self) -> ErrorKind {
         match self {
             Error::Acl { kind, .. } => *kind,
@@ -262,6 +262,7 @@ impl Error {
             Error::InCallback { .. } => ErrorKind::Lifecycle,
             Error::ScopeTimeout { .. } => ErrorKind::Timeout,
             Error::WorkAborted => ErrorKind::Aborted,
+            Error::Spawn { .. } => ErrorKind::ResourceExhausted,
             _ => ErrorKind::InvalidParam,
         }
     }

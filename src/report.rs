@@ -232,10 +232,15 @@ fn run(shared: &Shared, tid: u64) {
                 continue;
             }
         }
-        // An error is a timeout (507012) or "unsubscribed meanwhile"
-        // (107012): either way, look at the stop flag and the
-        // subscriptions again.
-        let _ = report::process_report(POLL_MS);
+        // A timeout (507012): look at the stop flag and the subscriptions
+        // again. Any other error (e.g. 107012, unsubscribed meanwhile, or a
+        // runtime torn down under the book) also goes round, after a pause
+        // so that a persistent error does not spin.
+        if let Err(e) = report::process_report(POLL_MS) {
+            if e.code() != Some(aclrt_sys::ACL_ERROR_RT_REPORT_TIMEOUT) {
+                std::thread::sleep(Duration::from_millis(POLL_MS as u64));
+            }
+        }
     }
     // Subscriptions a leaked `Subscription` left: undone here, so no stream
     // waits for a thread that no longer reports.

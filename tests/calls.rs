@@ -756,3 +756,55 @@ fn concepts_table_lists_every_header_function() {
         "declared but not in the table: {missing:?}; in the table but not declared: {unknown:?}"
     );
 }
+
+/// Waits issued, events dropped and the waiting stream synchronised from
+/// several threads at once: no event is ever destroyed under a pending wait
+/// (the simulator records that as a violation), and none is left behind.
+#[test]
+fn wait_event_races_with_synchronize() {
+    both_modes!(wait_event_races_flow);
+}
+
+fn wait_event_races_flow<M: RunMode>(rt: Runtime<'_, M>) -> aclrt::Result<()> {
+    let device = rt.device(0)?;
+    make_guard!(g);
+    let ctx = device.create_context(g)?;
+    let consumer = ctx.create_stream()?;
+    sim::set_stream_delay(consumer.as_raw(), Duration::from_millis(1));
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    std::thread::scope(|t| -> aclrt::Result<()> {
+        let syncer = t.spawn(|| -> aclrt::Result<()> {
+            while !stop.load(Ordering::Acquire) {
+                consumer.synchronize()?;
+            }
+            Ok(())
+        });
+        let producers: Vec<_> = (0..3)
+            .map(|_| {
+                t.spawn(|| -> aclrt::Result<()> {
+                    let producer = ctx.create_stream()?;
+                    for _ in 0..40 {
+                        // Pending work, so the record (and the wait on it)
+                        // is still pending when the event is dropped.
+                        producer.launch_host_fn(|| std::thread::sleep(Duration::from_millis(1)))?;
+                        let ev = producer.record(ctx.create_event_of::<aclrt::SyncOnly>()?)?;
+                        consumer.wait_event(&ev)?;
+                        drop(ev);
+                    }
+                    producer.synchronize()
+                })
+            })
+            .collect();
+        for p in producers {
+            p.join().unwrap()?;
+        }
+        stop.store(true, Ordering::Release);
+        syncer.join().unwrap()
+    })?;
+    consumer.synchronize()?;
+    let audit = sim::audit();
+    assert!(audit.violations.is_empty(), "{:?}", audit.violations);
+    assert_eq!(live(&audit, ResourceKind::Event), 0);
+    sim::clear_faults();
+    Ok(())
+}

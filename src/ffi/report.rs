@@ -80,8 +80,10 @@ pub(crate) fn launch_callback(
     //   caller's contract);
     // * `trampoline` has the `aclrtCallback` signature and never unwinds;
     // * `user_data` is an owned `Payload` box handed to the runtime, which
-    //   calls `trampoline` with it at most once (see the module docs); if
-    //   this call fails the runtime never saw it and it is freed below.
+    //   calls `trampoline` with it at most once (see the module docs); a
+    //   failing `aclrtLaunchCallback` queues nothing (its documented
+    //   contract: the error is returned before the task is submitted), so
+    //   the runtime never calls it then and it is freed below.
     let code = unsafe {
         sys::aclrtLaunchCallback(Some(trampoline), user_data, block_type, stream.as_ptr())
     };
