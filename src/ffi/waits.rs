@@ -72,28 +72,27 @@ pub(crate) fn ticket() -> u64 {
 }
 
 /// `aclrtStreamWaitEvent(stream, event)` outside a scope, entered in the
-/// book first (so no synchronisation can miss it); `stream`'s context `ctx`
-/// must be current.
+/// book; `stream`'s context `ctx` must be current.
+///
+/// The book stays locked across the call, so a [`ticket`] is taken either
+/// before the wait is entered (then the wait's sequence number is not below
+/// the ticket, and that synchronisation retires nothing of it) or after the
+/// runtime has queued it (then a synchronisation that starts later covers
+/// it). `aclrtStreamWaitEvent` does not block and calls back into nothing.
 pub(crate) fn stream_wait_event(stream: Raw, ctx: Raw, event: Raw) -> Result<()> {
-    let seq = {
-        let mut b = book();
-        let seq = b.next;
-        b.next += 1;
-        b.waits.push(Wait {
-            event: event.as_ptr() as usize,
-            stream: stream.as_ptr() as usize,
-            ctx: ctx.as_ptr() as usize,
-            seq,
-        });
-        ANY.store(true, Ordering::Release);
-        seq
-    };
-    let issued = super::stream_wait_event(stream, event);
-    if issued.is_err() {
-        // Not queued: the runtime holds no wait on the event.
-        book().waits.retain(|w| w.seq != seq);
-    }
-    issued
+    let mut b = book();
+    let seq = b.next;
+    b.next += 1;
+    // An error: not queued, the runtime holds no wait on the event.
+    super::stream_wait_event(stream, event)?;
+    b.waits.push(Wait {
+        event: event.as_ptr() as usize,
+        stream: stream.as_ptr() as usize,
+        ctx: ctx.as_ptr() as usize,
+        seq,
+    });
+    ANY.store(true, Ordering::Release);
+    Ok(())
 }
 
 /// Whether `event` has waits in the book; if so it is deferred (the caller
