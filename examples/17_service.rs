@@ -19,10 +19,9 @@
 //! the host from data that went through the device (the safe API has no
 //! kernels in this example): the point is the life cycle, not the maths.
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{self, Receiver, Sender};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 use aclrt::{Acl, Context, Detected, DeviceBuffer, Reporter, RunMode, Runtime, Stream, make_guard};
 
@@ -50,8 +49,6 @@ struct Service<'ctx, 'id, M: RunMode> {
     streams: Vec<Stream<'ctx, 'id>>,
     /// Completed requests, counted by report callbacks.
     completed: Arc<AtomicU64>,
-    /// Set to refuse new work (graceful shutdown).
-    draining: AtomicBool,
 }
 
 impl<'ctx, 'id, M: RunMode> Service<'ctx, 'id, M> {
@@ -66,7 +63,6 @@ impl<'ctx, 'id, M: RunMode> Service<'ctx, 'id, M> {
             weights,
             streams,
             completed: Arc::new(AtomicU64::new(0)),
-            draining: AtomicBool::new(false),
         })
     }
 
@@ -87,11 +83,7 @@ impl<'ctx, 'id, M: RunMode> Service<'ctx, 'id, M> {
         loop {
             // The lock is held only to take one request.
             let next = requests.lock().unwrap_or_else(|e| e.into_inner()).recv();
-            let Ok(req) = next else { break }; // channel closed: shut down
-            if self.draining.load(Ordering::Acquire) {
-                let _ = req.reply.send((req.id, Err(aclrt::Error::WorkAborted)));
-                continue;
-            }
+            let Ok(req) = next else { break }; // channel closed and drained: shut down
             let answer = (|| -> aclrt::Result<f32> {
                 if req.input.len() != WIDTH {
                     return Err(aclrt::Error::LengthMismatch {
@@ -115,11 +107,15 @@ impl<'ctx, 'id, M: RunMode> Service<'ctx, 'id, M> {
                     .sum())
             })();
             // Count it once the stream has passed this point (non-blocking
-            // report callback, runs on the reporter thread).
-            let completed = Arc::clone(&self.completed);
-            sub.launch(move || {
-                completed.fetch_add(1, Ordering::AcqRel);
-            })?;
+            // report callback, runs on the reporter thread). A failure is
+            // this request's answer; the worker keeps serving.
+            let answer = answer.and_then(|v| {
+                let completed = Arc::clone(&self.completed);
+                sub.launch(move || {
+                    completed.fetch_add(1, Ordering::AcqRel);
+                })?;
+                Ok(v)
+            });
             let _ = req.reply.send((req.id, answer));
         }
         // Drain this worker's stream before unsubscribing.
@@ -136,7 +132,7 @@ fn run<M: RunMode>(rt: Runtime<'_, M>) -> aclrt::Result<()> {
         let (tx, rx) = mpsc::channel::<Request>();
         let rx = Mutex::new(rx);
         let (reply_tx, reply_rx) = mpsc::channel();
-        std::thread::scope(|t| -> aclrt::Result<()> {
+        let answers = std::thread::scope(|t| -> aclrt::Result<Vec<(u32, f32)>> {
             let workers: Vec<_> = (0..WORKERS)
                 .map(|w| {
                     let (service, rx, reporter) = (&service, &rx, &reporter);
@@ -146,35 +142,35 @@ fn run<M: RunMode>(rt: Runtime<'_, M>) -> aclrt::Result<()> {
             // The request loop (here: a client sending REQUESTS requests).
             for id in 0..REQUESTS {
                 let input = vec![id as f32; WIDTH];
-                tx.send(Request {
-                    id,
-                    input,
-                    reply: reply_tx.clone(),
-                })
-                .expect("workers are alive");
+                let reply = reply_tx.clone();
+                // Cannot fail: `rx` lives until the end of `with_context`.
+                let _ = tx.send(Request { id, input, reply });
             }
-            let mut answers: Vec<(u32, f32)> = (0..REQUESTS)
-                .map(|_| {
-                    let (id, r) = reply_rx
-                        .recv_timeout(Duration::from_secs(30))
-                        .expect("a worker answers");
-                    r.map(|v| (id, v))
-                })
-                .collect::<aclrt::Result<_>>()?;
-            answers.sort_by_key(|a| a.0);
-            let weight_sum: f32 = (0..WIDTH).map(|i| (i % 7) as f32 * 0.5).sum();
-            for (id, v) in &answers {
-                assert_eq!(*v, *id as f32 * weight_sum, "request {id}");
-            }
-            // Graceful shutdown: refuse new work, close the channel, let
-            // every worker finish and leave (the scope joins them).
-            service.draining.store(true, Ordering::Release);
+            // Graceful shutdown: close the channel; each worker serves what
+            // is queued, drains its stream, unsubscribes and returns. The
+            // thread scope joins them all (a worker's error is kept, the
+            // others still finish).
             drop(tx);
+            let mut first_error = None;
             for w in workers {
-                w.join().expect("worker panicked")?;
+                if let Err(e) = w.join().expect("worker panicked") {
+                    first_error.get_or_insert(e);
+                }
             }
-            Ok(())
+            if let Some(e) = first_error {
+                return Err(e);
+            }
+            drop(reply_tx);
+            reply_rx
+                .iter()
+                .map(|(id, r)| r.map(|v| (id, v)))
+                .collect::<aclrt::Result<Vec<_>>>()
         })?;
+        assert_eq!(answers.len(), REQUESTS as usize, "every request answered");
+        let weight_sum: f32 = (0..WIDTH).map(|i| (i % 7) as f32 * 0.5).sum();
+        for (id, v) in &answers {
+            assert_eq!(*v, *id as f32 * weight_sum, "request {id}");
+        }
         // Every stream is idle; the report callbacks have run.
         for s in &service.streams {
             s.synchronize()?;

@@ -808,3 +808,50 @@ fn wait_event_races_flow<M: RunMode>(rt: Runtime<'_, M>) -> aclrt::Result<()> {
     sim::clear_faults();
     Ok(())
 }
+
+// ------------------------------------------------------------ the service example under faults
+
+#[allow(dead_code)]
+#[path = "../examples/17_service.rs"]
+mod ex17;
+
+/// `examples/17_service.rs` with one C call failing: the service returns
+/// that error (no panic, no hang: the workers finish, the reporter stops),
+/// and the simulator saw no rule broken. Not part of `fault_sweep.rs`: the
+/// reporter thread's `aclrtProcessReport` polling and the worker threads
+/// make the order of calls differ from run to run.
+#[test]
+fn service_example_under_faults() {
+    let cases: &[(&str, u64)] = &[
+        ("aclrtCreateStream", 2),
+        ("aclrtSubscribeReport", 1),
+        ("aclrtSubscribeReport", 3),
+        ("aclrtMallocHost", 4),
+        ("aclrtMemcpyAsync", 10),
+        ("aclrtSynchronizeStream", 7),
+        ("aclrtLaunchCallback", 5),
+        ("aclrtUnSubscribeReport", 2),
+    ];
+    for config in [host_config(), device_config()] {
+        for &(function, nth) in cases {
+            let _sim = take(config.clone());
+            sim::inject_fault(function, nth, sys::ACL_ERROR_RT_INTERNAL_ERROR);
+            let outcome = std::panic::catch_unwind(|| {
+                let acl = Acl::init()?;
+                let r = ex17::flow(&acl);
+                acl.finalize()?;
+                r
+            });
+            let result = outcome.unwrap_or_else(|_| panic!("{function} #{nth}: the service panicked"));
+            let err = result.expect_err(function);
+            assert_eq!(err.function(), Some(function), "{function} #{nth}: {err}");
+            let audit = sim::audit();
+            assert!(
+                audit.violations.is_empty(),
+                "{function} #{nth}: {:?}",
+                audit.violations
+            );
+            sim::clear_faults();
+        }
+    }
+}
