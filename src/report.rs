@@ -125,6 +125,9 @@ impl Reporter {
                 what: "the reporter thread",
                 message: e.to_string(),
             })?;
+        // `pthread_t` is `u64` on Linux but an integer of another width on
+        // other Unix systems; the runtime takes it as `uint64_t`.
+        #[allow(clippy::unnecessary_cast)]
         let tid = thread.as_pthread_t() as u64;
         // The receiver lives until the thread has received (it waits for it).
         let _ = tx.send(tid);

@@ -368,13 +368,12 @@ fn deferred_events_go_with_their_context_and_streams_flow<M: RunMode>(
         let default = ctx.default_stream()?;
         default.wait_event(&ev)?;
         drop(ev);
-        drop(default);
         drop(a);
         ctx.destroy()?;
         assert_eq!(live(&sim::audit(), ResourceKind::Event), 0);
     }
-    // (c) leak the streams' owner bookkeeping away: forget nothing but
-    // never synchronise; device reset of the default context flushes.
+    // (c) the same on the device's default context, never synchronised:
+    // releasing the `Device` (end of the flow) flushes it before the reset.
     {
         make_guard!(g);
         let ctx = device.default_context(g);
@@ -842,7 +841,8 @@ fn service_example_under_faults() {
                 acl.finalize()?;
                 r
             });
-            let result = outcome.unwrap_or_else(|_| panic!("{function} #{nth}: the service panicked"));
+            let result =
+                outcome.unwrap_or_else(|_| panic!("{function} #{nth}: the service panicked"));
             let err = result.expect_err(function);
             assert_eq!(err.function(), Some(function), "{function} #{nth}: {err}");
             let audit = sim::audit();
