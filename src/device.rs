@@ -68,6 +68,17 @@ impl<'acl, M: RunMode> Device<'acl, M> {
         Raw::from_live(self.slot.default_ctx.load(Ordering::Acquire))
     }
 
+    /// Before this reference is released: events of the default context
+    /// whose destruction waits for a stream wait (`Stream::wait_event`) are
+    /// destroyed first. (Nothing to do while the default context is not
+    /// known yet: `open` failed before recording it.)
+    fn flush_default_context(&self) -> Result<()> {
+        match core::ptr::NonNull::new(self.slot.default_ctx.load(Ordering::Acquire)) {
+            Some(ctx) => ffi::waits::flush_context(Raw::from_live(ctx.as_ptr())),
+            None => Ok(()),
+        }
+    }
+
     /// Create an explicit context on this device (`aclrtCreateContext`),
     /// branded by `guard` (from [`make_guard!`](crate::make_guard)).
     ///
@@ -216,9 +227,7 @@ impl<'acl, M: RunMode> Device<'acl, M> {
     /// event made through this device lives.
     #[doc(alias = "aclrtResetDevice")]
     pub fn reset(self) -> Result<()> {
-        // Events of the default context whose destruction waits for a
-        // stream wait (`Stream::wait_event`) are destroyed first.
-        ffi::waits::flush_context(self.default_raw())?;
+        self.flush_default_context()?;
         let this = core::mem::ManuallyDrop::new(self);
         ffi::reset_device(this.slot.id)
     }
@@ -227,7 +236,7 @@ impl<'acl, M: RunMode> Device<'acl, M> {
 impl<M: RunMode> Drop for Device<'_, M> {
     fn drop(&mut self) {
         // Drop cannot report; `reset` does.
-        if ffi::waits::flush_context(self.default_raw()).is_ok() {
+        if self.flush_default_context().is_ok() {
             let _ = ffi::reset_device(self.slot.id);
         }
     }
