@@ -8,7 +8,7 @@ use generativity::Guard;
 use crate::context::{Context, DefaultContext, check_len};
 use crate::error::{Error, Result};
 use crate::ffi::{self, Raw};
-use crate::memory::{DeviceMemory, MemoryMut};
+use crate::memory::{DeviceMemory, DeviceResident, MemoryMut};
 use crate::mode::RunMode;
 
 /// Per-device bookkeeping owned by [`Acl`](crate::Acl); a [`Device`] is a reference to one.
@@ -498,7 +498,9 @@ impl<'dev, 'id, M: RunMode> Context<'dev, 'id, M> {
     /// Both brands are named (`'id` for the source, `'id2` for the
     /// destination), so neither buffer can be passed off as the other
     /// context's; whether the two contexts share a device is a run-time
-    /// fact, checked first.
+    /// fact, checked first. As for [`copy_on_device`](Self::copy_on_device),
+    /// both sides are [`DeviceResident`] in run mode `M`: device buffers, and
+    /// in device run mode also `aclrtMallocHost` memory.
     ///
     /// Errors: [`Error::PeerAccess`] when the contexts are on different
     /// devices (use [`copy_to_peer`](Self::copy_to_peer) with a
@@ -529,8 +531,8 @@ impl<'dev, 'id, M: RunMode> Context<'dev, 'id, M> {
         dst: &mut D,
     ) -> Result<()>
     where
-        S: DeviceMemory<'id> + ?Sized,
-        D: DeviceMemory<'id2> + MemoryMut<'id2, Elem = S::Elem> + ?Sized,
+        S: DeviceResident<'id, M> + ?Sized,
+        D: DeviceResident<'id2, M> + MemoryMut<'id2, Elem = S::Elem> + ?Sized,
     {
         check_len(src.len(), dst.len())?;
         let to = dst_ctx.device_id()?;

@@ -248,6 +248,14 @@ fn copy_on_device_from_pinned_memory_in_device_mode() {
     let mut again = ctx.alloc_host_zeroed::<u8>(4096).unwrap();
     ctx.copy_on_device(&*back, &mut *again).unwrap();
     assert_eq!(again.to_vec(), data);
+    // Between two contexts of the device, pinned memory too.
+    make_guard!(g2);
+    let other = device.create_context(g2).unwrap();
+    let mut theirs = other.alloc_host_zeroed::<u8>(4096).unwrap();
+    ctx.copy_to_context(&other, &again, &mut theirs).unwrap();
+    assert_eq!(theirs.to_vec(), data);
+    drop(theirs);
+    drop(other);
     let calls = sim::call_counts();
     assert!(calls.iter().any(|(f, n)| *f == "aclrtMemcpy" && *n >= 3));
     drop(staged);
