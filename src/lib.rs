@@ -58,6 +58,8 @@
 //!   `Stream`, `Event` and buffers are `Send + Sync` (the runtime is
 //!   thread-safe and each call makes its context current); `Scope`, `Lane`
 //!   and `InFlight` are neither (a scope belongs to the thread that opened it).
+//!   `Reporter` (a thread handle) and `Subscription` (two borrows) are
+//!   `Send + Sync`.
 //! * All `unsafe` code is in one private module, `ffi`, next to the
 //!   argument that justifies it; the rest of the crate is compiled with
 //!   `#![deny(unsafe_code)]`, so the compiler checks that no `unsafe` (block,
