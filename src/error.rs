@@ -236,6 +236,19 @@ pub enum Error {
          deadline"
     )]
     WorkAborted,
+    /// A host function (`aclrtLaunchHostFunc`) queued on a stream that is
+    /// subscribed to a [`Reporter`](crate::Reporter): the documentation says
+    /// not to mix the two callback mechanisms on one stream. Use
+    /// [`Subscription::launch_blocking`](crate::Subscription::launch_blocking)
+    /// there, or a stream without a subscription.
+    #[error(
+        "{operation} on a stream subscribed to a report thread: the two callback mechanisms \
+         must not be mixed on one stream"
+    )]
+    CallbackMix {
+        /// What was refused.
+        operation: &'static str,
+    },
     /// The operating system refused to spawn a thread the library needs
     /// (the [`Reporter`](crate::Reporter)'s).
     #[error("could not spawn {what}: {message}")]

@@ -80,6 +80,12 @@ struct Shared {
 /// * A callback that never runs (its task skipped by a device fault, or a
 ///   stream abort) is leaked, never freed while the runtime may still call it.
 ///
+/// While a stream is subscribed, host functions on it
+/// ([`Stream::launch_host_fn`], [`Lane::host_fn`](crate::Lane::host_fn))
+/// return [`Error::CallbackMix`]: the documentation says not to mix
+/// `aclrtLaunchHostFunc` with report callbacks on one stream. (Host
+/// functions queued *before* the subscription are not checked.)
+///
 /// One reporter may serve several streams of **one device** (the runtime
 /// refuses a thread for a second device); at most 1024 reporters, and the
 /// documentation recommends 32 or fewer. `Send` and `Sync`.

@@ -863,3 +863,38 @@ fn service_example_under_faults() {
         }
     }
 }
+
+#[test]
+fn host_functions_are_refused_on_a_subscribed_stream() {
+    both_modes!(callback_mix_flow);
+}
+
+fn callback_mix_flow<M: RunMode>(rt: Runtime<'_, M>) -> aclrt::Result<()> {
+    let device = rt.device(0)?;
+    make_guard!(g);
+    let ctx = device.create_context(g)?;
+    let stream = ctx.create_stream()?;
+    let reporter = Reporter::spawn()?;
+    {
+        let sub = reporter.subscribe(&stream)?;
+        assert!(matches!(
+            stream.launch_host_fn(|| {}),
+            Err(Error::CallbackMix {
+                operation: "aclrtLaunchHostFunc"
+            })
+        ));
+        let r = ctx.scope(|s| {
+            make_guard!(l);
+            let lane = s.lane(&stream, l);
+            lane.host_fn(|| {})
+        });
+        assert!(matches!(r, Err(Error::CallbackMix { .. })), "{r:?}");
+        sub.launch_blocking(|| {})?;
+        stream.synchronize()?;
+    }
+    // Unsubscribed: host functions are fine again.
+    stream.launch_host_fn(|| {})?;
+    stream.synchronize()?;
+    reporter.stop()?;
+    Ok(())
+}

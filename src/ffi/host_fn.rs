@@ -105,6 +105,14 @@ extern "C" fn trampoline(args: *mut c_void) {
 /// an abort that returned, the stream's destruction, or finalisation); if
 /// this returns an error the runtime never saw the slot.
 pub(super) unsafe fn enqueue(stream: Raw, slot: &Arc<HostFnSlot>) -> Result<()> {
+    // The documentation: do not mix `aclrtLaunchHostFunc` with the
+    // `aclrtLaunchCallback` mechanism on one stream (acl-facts 5.8).
+    #[cfg(unix)]
+    if super::report::is_subscribed(stream) {
+        return Err(crate::error::Error::CallbackMix {
+            operation: "aclrtLaunchHostFunc",
+        });
+    }
     let args = Arc::as_ptr(slot) as *mut c_void;
     // SAFETY:
     // * `stream` is live (module invariant) and its context current (this

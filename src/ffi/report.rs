@@ -110,8 +110,26 @@ struct Sub {
     tid: u64,
 }
 
-/// The live subscriptions made through the crate.
+/// The live subscriptions made through the crate. Held across runtime
+/// calls (`aclrtUnSubscribeReport` may run queued callbacks on the calling
+/// thread), so nothing a callback can reach takes it: the entry points that
+/// do are refused inside callbacks first.
 static SUBS: Mutex<Vec<Sub>> = Mutex::new(Vec::new());
+
+/// The subscribed stream handles, a copy of `SUBS`'s kept in step with it
+/// (locked only briefly, never across a call), for [`is_subscribed`], which
+/// callbacks may reach (a host-function launch).
+static SUBSCRIBED: Mutex<Vec<usize>> = Mutex::new(Vec::new());
+
+fn set_subscribed(stream: Raw, on: bool) {
+    let mut set = SUBSCRIBED.lock().unwrap_or_else(|e| e.into_inner());
+    let key = stream.as_ptr() as usize;
+    if on {
+        set.push(key);
+    } else if let Some(i) = set.iter().position(|&k| k == key) {
+        set.swap_remove(i);
+    }
+}
 
 fn subs() -> MutexGuard<'static, Vec<Sub>> {
     SUBS.lock().unwrap_or_else(|e| e.into_inner())
@@ -137,6 +155,7 @@ pub(crate) fn subscribe(tid: u64, stream: Raw, ctx: Raw) -> Result<()> {
     let code = unsafe { sys::aclrtSubscribeReport(tid, stream.as_ptr()) };
     check(code, "aclrtSubscribeReport")?;
     book.push(Sub { stream, ctx, tid });
+    set_subscribed(stream, true);
     Ok(())
 }
 
@@ -150,6 +169,7 @@ pub(crate) fn unsubscribe(tid: u64, stream: Raw) -> Result<()> {
     };
     unsubscribe_raw(&book[i])?;
     book.swap_remove(i);
+    set_subscribed(stream, false);
     Ok(())
 }
 
@@ -160,6 +180,7 @@ fn undo_where(pred: impl Fn(&Sub) -> bool) {
     book.retain(|s| {
         if pred(s) {
             let _ = unsubscribe_raw(s);
+            set_subscribed(s.stream, false);
             false
         } else {
             true
@@ -190,6 +211,15 @@ pub(crate) fn context_destroying(ctx: Raw) {
 /// callbacks run on this thread).
 pub(crate) fn thread_exiting(tid: u64) {
     undo_where(|s| s.tid == tid);
+}
+
+/// Whether `stream` is subscribed (through the crate) to a reporter.
+pub(crate) fn is_subscribed(stream: Raw) -> bool {
+    let key = stream.as_ptr() as usize;
+    SUBSCRIBED
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .contains(&key)
 }
 
 /// How many subscriptions `tid` has in the book.
