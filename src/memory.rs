@@ -131,8 +131,8 @@ pub trait DeviceMemory<'id>: Memory<'id> {}
 /// `'id`: what [`Context::copy_on_device`](crate::Context::copy_on_device)
 /// accepts.
 ///
-/// Device memory ([`DeviceBuffer`], [`DeviceView`], [`DeviceViewMut`]) in
-/// every run mode; and, in [`DeviceMode`](crate::DeviceMode) only, pinned
+/// Every [`DeviceMemory`] ([`DeviceBuffer`], [`DeviceView`],
+/// [`DeviceViewMut`]) in every run mode; and, in [`DeviceMode`](crate::DeviceMode) only, pinned
 /// memory from `aclrtMallocHost` ([`HostBuffer`], [`PinnedSlice`]), which
 /// the runtime returns as device memory when the application runs on the
 /// device (acl-facts 5.6). Pageable memory (`[T]`, `Vec<T>`) never is.
@@ -145,9 +145,9 @@ pub trait DeviceMemory<'id>: Memory<'id> {}
 )]
 pub trait DeviceResident<'id, M: RunMode>: Memory<'id> {}
 
-impl<'id, T: DeviceRepr, M: RunMode> DeviceResident<'id, M> for DeviceBuffer<'_, 'id, T> {}
-impl<'id, T: DeviceRepr, M: RunMode> DeviceResident<'id, M> for DeviceView<'_, 'id, T> {}
-impl<'id, T: DeviceRepr, M: RunMode> DeviceResident<'id, M> for DeviceViewMut<'_, 'id, T> {}
+// Device memory is device memory in every run mode (so code generic over
+// `S: DeviceMemory<'id>` keeps calling `copy_on_device`).
+impl<'id, M: RunMode, X: DeviceMemory<'id> + ?Sized> DeviceResident<'id, M> for X {}
 impl<'id, T: DeviceRepr> DeviceResident<'id, crate::mode::DeviceMode>
     for HostBuffer<'_, 'id, T, crate::mode::DeviceMode>
 {
