@@ -83,8 +83,10 @@ struct Shared {
 /// While a stream is subscribed, host functions on it
 /// ([`Stream::launch_host_fn`], [`Lane::host_fn`](crate::Lane::host_fn))
 /// return [`Error::CallbackMix`]: the documentation says not to mix
-/// `aclrtLaunchHostFunc` with report callbacks on one stream. (Host
-/// functions queued *before* the subscription are not checked.)
+/// `aclrtLaunchHostFunc` with report callbacks on one stream. Subscribing a
+/// stream with host functions of [`Stream::launch_host_fn`] not yet settled
+/// by a synchronisation is refused the same way (synchronise it first);
+/// host functions of a scope's lanes end with their scope.
 ///
 /// One reporter may serve several streams of **one device** (the runtime
 /// refuses a thread for a second device); at most 1024 reporters, and the
@@ -156,7 +158,9 @@ impl Reporter {
     /// Errors: the runtime's, e.g. 100033 (`ACL_ERROR_REPEAT_SUBSCRIBE`)
     /// when the stream already has a reporter, 107000 when this reporter
     /// already serves a stream of another device; [`Error::InCallback`]
-    /// inside a callback.
+    /// inside a callback; [`Error::CallbackMix`] while host functions queued
+    /// with [`Stream::launch_host_fn`] have not been settled by a
+    /// synchronisation of the stream.
     #[doc(alias = "aclrtSubscribeReport")]
     pub fn subscribe<'r, 's, 'ctx, 'id>(
         &'r self,

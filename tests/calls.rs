@@ -894,7 +894,15 @@ fn callback_mix_flow<M: RunMode>(rt: Runtime<'_, M>) -> aclrt::Result<()> {
     }
     // Unsubscribed: host functions are fine again.
     stream.launch_host_fn(|| {})?;
+    // ... and subscribing waits until they are settled.
+    assert!(matches!(
+        reporter.subscribe(&stream),
+        Err(Error::CallbackMix {
+            operation: "aclrtSubscribeReport"
+        })
+    ));
     stream.synchronize()?;
+    drop(reporter.subscribe(&stream)?);
     reporter.stop()?;
     Ok(())
 }

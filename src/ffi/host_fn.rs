@@ -167,6 +167,20 @@ pub(crate) fn launch_static_host_fn(
     queued
 }
 
+/// Whether unscoped host functions queued on `stream` have not been
+/// settled yet (the stream was not synchronised since they were queued).
+pub(crate) fn has_unsettled_static(stream: Raw) -> bool {
+    if !ANY_PENDING_STATIC.load(core::sync::atomic::Ordering::Acquire) {
+        return false;
+    }
+    let key = stream.as_ptr() as usize;
+    PENDING_STATIC
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .iter()
+        .any(|(k, _)| *k == key)
+}
+
 /// Release the unscoped host functions of `stream` (`None`: of every
 /// stream). Call only once every task queued there has finished (a
 /// successful synchronisation or destruction of the stream, or finalize):

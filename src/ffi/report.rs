@@ -149,6 +149,13 @@ fn unsubscribe_raw(sub: &Sub) -> Result<()> {
 /// current; entered in the book.
 pub(crate) fn subscribe(tid: u64, stream: Raw, ctx: Raw) -> Result<()> {
     refuse_in_callback("aclrtSubscribeReport")?;
+    // Host functions queued with `Stream::launch_host_fn` and not yet
+    // settled by a synchronisation: the two mechanisms would mix.
+    if super::host_fn::has_unsettled_static(stream) {
+        return Err(crate::error::Error::CallbackMix {
+            operation: "aclrtSubscribeReport",
+        });
+    }
     let mut book = subs();
     make_current(ctx)?;
     // SAFETY: `stream` is live (module invariant); plain integer `tid`.
