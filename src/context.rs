@@ -425,7 +425,7 @@ impl<'dev, 'id, M: RunMode> Context<'dev, 'id, M> {
     /// `ACL_MEMCPY_DEVICE_TO_DEVICE`).
     ///
     /// Both sides must be [`DeviceResident`](crate::bounds::DeviceResident)
-    /// in run mode `M`: device buffers and their views always; in
+    /// in run mode `M`: device memory (buffers and their views) always; in
     /// [`DeviceMode`](crate::DeviceMode) also pinned memory from
     /// `aclrtMallocHost` ([`HostBuffer`]), which is device memory there.
     ///
