@@ -30,7 +30,7 @@ fn describe<M: RunMode>(rt: Runtime<'_, M>, count: u32) -> aclrt::Result<()> {
 pub fn flow(acl: &Acl) -> aclrt::Result<()> {
     let count = acl.device_count()?;
     let (major, minor, patch) = acl.version()?;
-    println!("AscendCL {major}.{minor}.{patch}, SoC {:?}", acl.soc_name());
+    println!("AscendCL {major}.{minor}.{patch}, SoC {}", acl.soc_name()?);
     println!("run mode: {:?}, {count} device(s)", acl.run_mode());
     assert!(count >= 1, "at least one device");
     match acl.detect() {

@@ -81,7 +81,7 @@ pub fn flow(acl: &Acl) -> aclrt::Result<()> {
         "aclrt tour: {} device(s), run mode {:?}, SoC {}",
         acl.device_count()?,
         acl.run_mode(),
-        acl.soc_name().unwrap_or_default()
+        acl.soc_name()?
     );
     match acl.detect() {
         Detected::Host(rt) => tour(rt),

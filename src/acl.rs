@@ -157,9 +157,14 @@ impl Acl {
         }
     }
 
-    /// The SoC name of device 0 (`aclrtGetSocName`).
+    /// The SoC name (`aclrtGetSocName`; with several devices the runtime
+    /// always answers for device 0).
+    ///
+    /// Errors: the runtime returned NULL (its documented failure), as an
+    /// [`Error::Acl`] for `aclrtGetSocName` with code
+    /// `ACL_ERROR_FAILURE` (500001) and the runtime's recent error message.
     #[doc(alias = "aclrtGetSocName")]
-    pub fn soc_name(&self) -> Option<String> {
+    pub fn soc_name(&self) -> Result<String> {
         ffi::soc_name()
     }
 

@@ -115,6 +115,34 @@ impl<'dev, 'id, M: RunMode> Context<'dev, 'id, M> {
         ffi::force_current(self.raw)
     }
 
+    /// Whether this context is the calling thread's current context
+    /// (`aclrtGetCurrentContext`, compared with this handle).
+    ///
+    /// It asks the runtime, not the crate's per-thread memory of what it
+    /// made current, so it also sees raw calls (`aclrtSetCurrentContext`,
+    /// `aclrtSetDevice`) made behind the crate's back. A thread with no
+    /// current context answers `false`. Safe code never needs it (each
+    /// call makes its context current); it is for code that mixes in raw C
+    /// calls relying on the current context, and for diagnostics.
+    ///
+    /// ```
+    /// # let _sim = aclrt::sim::exclusive();
+    /// let acl = aclrt::Acl::init()?;
+    /// let device = acl.require::<aclrt::HostMode>()?.device(0)?;
+    /// aclrt::make_guard!(a);
+    /// aclrt::make_guard!(b);
+    /// let first = device.create_context(a)?;
+    /// let second = device.create_context(b)?;   // aclrtCreateContext makes it current
+    /// assert!(second.is_current()?);
+    /// first.make_current()?;
+    /// assert!(first.is_current()? && !second.is_current()?);
+    /// # Ok::<(), aclrt::Error>(())
+    /// ```
+    #[doc(alias = "aclrtGetCurrentContext")]
+    pub fn is_current(&self) -> Result<bool> {
+        Ok(ffi::current_context()? == Some(self.raw))
+    }
+
     /// The id of this context's device (`aclrtGetDevice` with this context current).
     #[doc(alias = "aclrtGetDevice")]
     pub fn device_id(&self) -> Result<u32> {
@@ -181,7 +209,10 @@ impl<'dev, 'id, M: RunMode> Context<'dev, 'id, M> {
     #[doc(alias = "aclrtSynchronizeDevice")]
     pub fn synchronize(&self) -> Result<()> {
         ffi::make_current(self.raw)?;
-        ffi::synchronize_device()
+        let ticket = ffi::waits::ticket();
+        ffi::synchronize_device()?;
+        ffi::waits::synchronized_context_since(self.raw, ticket);
+        Ok(())
     }
 
     /// As [`synchronize`](Self::synchronize), giving up after `timeout`
@@ -191,7 +222,10 @@ impl<'dev, 'id, M: RunMode> Context<'dev, 'id, M> {
     pub fn synchronize_timeout(&self, timeout: core::time::Duration) -> Result<()> {
         let ms = ffi::timeout_ms(timeout)?;
         ffi::make_current(self.raw)?;
-        ffi::synchronize_device_timeout(ms)
+        let ticket = ffi::waits::ticket();
+        ffi::synchronize_device_timeout(ms)?;
+        ffi::waits::synchronized_context_since(self.raw, ticket);
+        Ok(())
     }
 
     /// Run `f` in a [`Scope`] in which asynchronous work may borrow buffers,
@@ -477,11 +511,31 @@ impl<'dev, 'id, M: RunMode> Context<'dev, 'id, M> {
 
     /// Copy device memory to device memory of this context (`aclrtMemcpy`,
     /// `ACL_MEMCPY_DEVICE_TO_DEVICE`).
+    ///
+    /// Both sides must be [`DeviceResident`](crate::bounds::DeviceResident)
+    /// in run mode `M`: device memory (buffers and their views) always; in
+    /// [`DeviceMode`](crate::DeviceMode) also pinned memory from
+    /// `aclrtMallocHost` ([`HostBuffer`]), which is device memory there.
+    ///
+    /// ```
+    /// # let _sim = aclrt::sim::exclusive();
+    /// # aclrt::sim::configure(aclrt::sim::SimConfig {
+    /// #     run_mode: aclrt::sim::RunMode::Device, ..Default::default() });
+    /// use aclrt::{Acl, DeviceMode, make_guard};
+    /// let acl = Acl::init()?;
+    /// let device = acl.require::<DeviceMode>()?.device(0)?;
+    /// make_guard!(g);
+    /// let ctx = device.create_context(g)?;
+    /// let staged = ctx.alloc_host_from(&[1u8, 2, 3])?;   // aclrtMallocHost: device memory here
+    /// let mut on_device = ctx.alloc::<u8>(3)?;
+    /// ctx.copy_on_device(&staged, &mut on_device)?;      // ACL_MEMCPY_DEVICE_TO_DEVICE
+    /// # Ok::<(), aclrt::Error>(())
+    /// ```
     #[doc(alias = "aclrtMemcpy")]
     pub fn copy_on_device<S, D>(&self, src: &S, dst: &mut D) -> Result<()>
     where
-        S: DeviceMemory<'id> + ?Sized,
-        D: DeviceMemory<'id> + MemoryMut<'id, Elem = S::Elem> + ?Sized,
+        S: crate::memory::DeviceResident<'id, M> + ?Sized,
+        D: crate::memory::DeviceResident<'id, M> + MemoryMut<'id, Elem = S::Elem> + ?Sized,
     {
         self.copy(src, dst)
     }

@@ -260,14 +260,36 @@ pub enum Error {
         /// The shortest buffer's length in elements.
         len: usize,
     },
+    /// A host function (`aclrtLaunchHostFunc`) queued on a stream that is
+    /// subscribed to a [`Reporter`](crate::Reporter): the documentation says
+    /// not to mix the two callback mechanisms on one stream. Use
+    /// [`Subscription::launch_blocking`](crate::Subscription::launch_blocking)
+    /// there, or a stream without a subscription.
+    #[error(
+        "{operation} on a stream subscribed to a report thread: the two callback mechanisms \
+         must not be mixed on one stream"
+    )]
+    CallbackMix {
+        /// What was refused.
+        operation: &'static str,
+    },
+    /// The operating system refused to spawn a thread the library needs
+    /// (the [`Reporter`](crate::Reporter)'s).
+    #[error("could not spawn {what}: {message}")]
+    Spawn {
+        /// The thread.
+        what: &'static str,
+        /// The operating system's message.
+        message: String,
+    },
 }
 
 impl Error {
     /// The classification of this error; Rust-side errors are `InvalidParam`,
     /// except [`Error::NoSuchDevice`] (`InvalidDevice`),
-    /// [`Error::AlreadyInitialized`] and [`Error::InCallback`] and [`Error::KernelArgsBusy`] (`Lifecycle`),
-    /// [`Error::LiveChildren`] (`ReleaseFailed`) and [`Error::ScopeTimeout`]
-    /// (`Timeout`).
+    /// [`Error::AlreadyInitialized`], [`Error::InCallback`] and [`Error::KernelArgsBusy`]
+    /// (`Lifecycle`), [`Error::LiveChildren`] (`ReleaseFailed`), [`Error::ScopeTimeout`]
+    /// (`Timeout`) and [`Error::Spawn`] (`ResourceExhausted`).
     pub fn kind(&self) -> ErrorKind {
         match self {
             Error::Acl { kind, .. } => *kind,
@@ -278,6 +300,7 @@ impl Error {
             Error::ScopeTimeout { .. } => ErrorKind::Timeout,
             Error::WorkAborted => ErrorKind::Aborted,
             Error::KernelArgsBusy => ErrorKind::Lifecycle,
+            Error::Spawn { .. } => ErrorKind::ResourceExhausted,
             _ => ErrorKind::InvalidParam,
         }
     }

@@ -264,7 +264,9 @@ impl<'ctx, 'id, K: EventKind, S: EventState> Event<'ctx, 'id, K, S> {
     }
 
     /// Destroy the event now (`aclrtDestroyEvent`; a recorded event is first
-    /// synchronised), reporting the runtime's error.
+    /// synchronised), reporting the runtime's error. If a stream still has a
+    /// pending wait on it ([`Stream::wait_event`]), the `aclrtDestroyEvent`
+    /// is deferred to the synchronisation that retires that wait.
     #[doc(alias = "aclrtDestroyEvent")]
     pub fn destroy(self) -> Result<()> {
         let this = ManuallyDrop::new(self);
@@ -402,6 +404,53 @@ impl<'ctx, 'id> Stream<'ctx, 'id> {
         // not record the event again over it.
         ffi::scope::record_made(event.raw, 0);
         Ok(event.into_state())
+    }
+
+    /// Make work queued on this stream from now on wait until the work
+    /// `event` captured has finished (`aclrtStreamWaitEvent`), without
+    /// blocking the host: cross-stream ordering outside a scope.
+    ///
+    /// The same rules as [`Lane::wait_event`](crate::Lane::wait_event) in a
+    /// scope: the event must be [`Recorded`] (an unrecorded one does not
+    /// compile) and of this stream's context (the brand `'id`). What keeps
+    /// the event alive while the wait is pending is different: nothing here
+    /// synchronises for you, so the crate remembers the wait until a
+    /// synchronisation proves it executed ([`Stream::synchronize`] or
+    /// [`synchronize_timeout`](Stream::synchronize_timeout) of this stream,
+    /// [`Context::synchronize`](crate::Context::synchronize),
+    /// [`Device::synchronize`](crate::Device::synchronize), or destroying
+    /// the stream). Dropping or destroying the event earlier is allowed and
+    /// safe: its `aclrtDestroyEvent` is deferred to that synchronisation
+    /// (at the latest, the destruction of its context, which synchronises the
+    /// context first). Leaking anything (`mem::forget`) cannot make the
+    /// runtime see an event destroyed under a pending wait.
+    ///
+    /// ```
+    /// # let _sim = aclrt::sim::exclusive();
+    /// use aclrt::{Acl, HostMode, make_guard};
+    /// let acl = Acl::init()?;
+    /// let device = acl.require::<HostMode>()?.device(0)?;
+    /// make_guard!(g);
+    /// let ctx = device.create_context(g)?;
+    /// let (producer, consumer) = (ctx.create_stream()?, ctx.create_stream()?);
+    /// let ready = producer.record(ctx.create_event()?)?;   // after the producer's work
+    /// consumer.wait_event(&ready)?;                         // consumer's later work waits for it
+    /// drop(ready);                                          // allowed: destruction is deferred
+    /// consumer.synchronize()?;                              // the wait has run; the event is destroyed
+    /// # drop((producer, consumer));
+    /// # drop(ctx);
+    /// # drop(device);
+    /// # acl.finalize()?;
+    /// # aclrt::sim::audit().assert_clean();
+    /// # Ok::<(), aclrt::Error>(())
+    /// ```
+    #[doc(alias = "aclrtStreamWaitEvent")]
+    pub fn wait_event<K: EventKind, S: IsRecorded>(
+        &self,
+        event: &Event<'_, 'id, K, S>,
+    ) -> Result<()> {
+        self.bind()?;
+        ffi::waits::stream_wait_event(self.raw(), self.ctx_raw(), event.raw)
     }
 
     /// Reset a recorded [`SyncOnly`] event on this stream (`aclrtResetEvent`)

@@ -40,6 +40,8 @@
 //! * [`guide::building`]: backends, features and every environment variable.
 //! * [`guide::testing`]: testing your code without an NPU (audit, fault
 //!   injection, run modes, timeline).
+//! * [`guide::structuring`]: structuring an application that holds NPU
+//!   state for its whole life (a service with worker threads).
 //!
 //! # Design notes
 //! * The crate root exports what you write: handles, buffers, the run modes
@@ -63,6 +65,8 @@
 //!   `kernel::Binary` and `kernel::Kernel` are `Send + Sync`, the kernel
 //!   argument builder `kernel::KernelArgs` is neither (the runtime's list is
 //!   per thread).
+//!   `Reporter` (a thread handle) and `Subscription` (two borrows) are
+//!   `Send + Sync`.
 //! * All `unsafe` code is in one private module, `ffi`, next to the
 //!   argument that justifies it; the rest of the crate is compiled with
 //!   `#![deny(unsafe_code)]`, so the compiler checks that no `unsafe` (block,
@@ -83,12 +87,14 @@ pub mod kernel;
 mod ffi;
 mod memory;
 mod mode;
+#[cfg(unix)]
+mod report;
 mod scope;
 mod stream;
 
 pub use acl::{Acl, Detected, Runtime};
 pub use context::{Context, DefaultContext, MallocPolicy};
-pub use device::{Device, MemoryInfo, PeerAccess};
+pub use device::{Device, MemAttr, MemoryInfo, PeerAccess};
 pub use error::{Error, ErrorKind, Escalation, Result};
 pub use event::{
     Event, ExProgress, ExProgressTimed, ExSync, ExSyncProgress, ExSyncProgressTimed, ExSyncTimed,
@@ -98,6 +104,8 @@ pub use memory::{
     DeviceBuffer, DeviceRepr, DeviceView, DeviceViewMut, HostBuffer, HostBufferUninit, PinnedSlice,
 };
 pub use mode::{DeviceMode, HostMode, RunMode, RunModeKind};
+#[cfg(unix)]
+pub use report::{Reporter, Subscription};
 pub use scope::{InFlight, Lane, Mark, Reading, Scope, Shared, Signal};
 pub use stream::{DefaultStream, Stream, StreamFlags, StreamPriority, StreamPriorityRange};
 
@@ -201,8 +209,8 @@ pub mod bounds {
         Param,
     };
     pub use crate::memory::{
-        AsyncDirection, CopyDirection, DeviceMemory, DeviceToDevice, DeviceToHost, HostMemory,
-        HostToDevice, HostToHost, Memory, MemoryMut, OnDevice, OnHost, PageableRunMode,
+        AsyncDirection, CopyDirection, DeviceMemory, DeviceResident, DeviceToDevice, DeviceToHost,
+        HostMemory, HostToDevice, HostToHost, Memory, MemoryMut, OnDevice, OnHost, PageableRunMode,
         PinnedMemory, Place,
     };
     pub use crate::mode::{DeviceRunMode, HostRunMode};
@@ -241,6 +249,9 @@ pub mod guide {
     #[cfg_attr(aclrt_backend = "sim", doc = include_str!("guide/testing.md"))]
     /// Testing without an NPU (this chapter needs the `sim` backend).
     pub mod testing {}
+    #[cfg_attr(aclrt_backend = "sim", doc = include_str!("guide/structuring.md"))]
+    /// Structuring an application (this chapter's examples need the `sim` backend).
+    pub mod structuring {}
 }
 
 /// The raw declarations (crate `aclrt-sys`).
@@ -295,6 +306,12 @@ mod assertions {
     assert_impl_all!(HostBuffer<'static, 'static, f32, HostMode>: Send, Sync);
     assert_impl_all!(HostBufferUninit<'static, 'static, f32, HostMode>: Send, Sync);
     assert_impl_all!(Error: Send, Sync, std::error::Error);
+    // A reporter is a thread handle; a subscription is two borrows.
+    #[cfg(unix)]
+    assert_impl_all!(Reporter: Send, Sync);
+    #[cfg(unix)]
+    assert_impl_all!(Subscription<'static, 'static, 'static, 'static>: Send, Sync);
+    assert_impl_all!(MemAttr: Send, Sync, Copy);
     assert_eq_size!(Event<'static, 'static, Timing, Recorded>, Ptr);
     assert_eq_size!(Option<Event<'static, 'static, Timing, Recorded>>, Ptr);
     assert_impl_all!(Event<'static, 'static, Timing, Recorded>: Send, Sync);

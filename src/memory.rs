@@ -128,6 +128,36 @@ pub trait HostMemory<'id>: Memory<'id> {}
 )]
 pub trait DeviceMemory<'id>: Memory<'id> {}
 
+/// Memory that is device memory in run mode `M`, of the context branded
+/// `'id`: what [`Context::copy_on_device`](crate::Context::copy_on_device)
+/// accepts.
+///
+/// Every [`DeviceMemory`] ([`DeviceBuffer`], [`DeviceView`],
+/// [`DeviceViewMut`]) in every run mode; and, in [`DeviceMode`](crate::DeviceMode) only, pinned
+/// memory from `aclrtMallocHost` ([`HostBuffer`], [`PinnedSlice`]), which
+/// the runtime returns as device memory when the application runs on the
+/// device (acl-facts 5.6). Pageable memory (`[T]`, `Vec<T>`) never is.
+/// Sealed (every implementing type is this crate's).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not device memory in run mode `{M}`",
+    label = "not device memory in this run mode",
+    note = "device memory is a `DeviceBuffer` or a view of one; `aclrtMallocHost` memory (`HostBuffer`) is device memory only in `DeviceMode` (the application runs on the device)",
+    note = "to copy host memory to the device in `HostMode` use `Context::upload` (or the generic `Context::copy`)"
+)]
+pub trait DeviceResident<'id, M: RunMode>: Memory<'id> {}
+
+// Device memory is device memory in every run mode (so code generic over
+// `S: DeviceMemory<'id>` keeps calling `copy_on_device`).
+impl<'id, M: RunMode, X: DeviceMemory<'id> + ?Sized> DeviceResident<'id, M> for X {}
+impl<'id, T: DeviceRepr> DeviceResident<'id, crate::mode::DeviceMode>
+    for HostBuffer<'_, 'id, T, crate::mode::DeviceMode>
+{
+}
+impl<'id, T: DeviceRepr> DeviceResident<'id, crate::mode::DeviceMode>
+    for PinnedSlice<'id, T, crate::mode::DeviceMode>
+{
+}
+
 /// Where memory lies, as a type: [`OnHost`] or [`OnDevice`]. Sealed.
 pub trait Place: access::PlaceSealed + 'static {}
 

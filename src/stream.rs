@@ -160,6 +160,11 @@ impl<'ctx, 'id> Stream<'ctx, 'id> {
         self.raw
     }
 
+    /// The handle of this stream's context.
+    pub(crate) fn ctx_raw(&self) -> Raw {
+        self.ctx
+    }
+
     /// Make this stream's context current on the calling thread.
     pub(crate) fn bind(&self) -> Result<()> {
         ffi::make_current(self.ctx)
@@ -173,7 +178,9 @@ impl<'ctx, 'id> Stream<'ctx, 'id> {
     #[doc(alias = "aclrtSynchronizeStream")]
     pub fn synchronize(&self) -> Result<()> {
         self.bind()?;
+        let ticket = ffi::waits::ticket();
         ffi::synchronize_stream(self.raw)?;
+        ffi::waits::synchronized_stream_since(self.raw, ticket);
         if let Some(payload) = ffi::host_fn::settle_static_host_fns(Some(self.raw)) {
             std::panic::resume_unwind(payload);
         }
@@ -187,7 +194,10 @@ impl<'ctx, 'id> Stream<'ctx, 'id> {
     pub fn synchronize_timeout(&self, timeout: core::time::Duration) -> Result<()> {
         let ms = ffi::timeout_ms(timeout)?;
         self.bind()?;
-        ffi::synchronize_stream_timeout(self.raw, ms)
+        let ticket = ffi::waits::ticket();
+        ffi::synchronize_stream_timeout(self.raw, ms)?;
+        ffi::waits::synchronized_stream_since(self.raw, ticket);
+        Ok(())
     }
 
     /// Whether every queued task has finished (`aclrtStreamQuery`).

@@ -105,6 +105,14 @@ extern "C" fn trampoline(args: *mut c_void) {
 /// an abort that returned, the stream's destruction, or finalisation); if
 /// this returns an error the runtime never saw the slot.
 pub(super) unsafe fn enqueue(stream: Raw, slot: &Arc<HostFnSlot>) -> Result<()> {
+    // The documentation: do not mix `aclrtLaunchHostFunc` with the
+    // `aclrtLaunchCallback` mechanism on one stream (acl-facts 5.8).
+    #[cfg(unix)]
+    if super::report::is_subscribed(stream) {
+        return Err(crate::error::Error::CallbackMix {
+            operation: "aclrtLaunchHostFunc",
+        });
+    }
     let args = Arc::as_ptr(slot) as *mut c_void;
     // SAFETY:
     // * `stream` is live (module invariant) and its context current (this
@@ -157,6 +165,20 @@ pub(crate) fn launch_static_host_fn(
             .retain(|(_, s)| !Arc::ptr_eq(s, &slot));
     }
     queued
+}
+
+/// Whether unscoped host functions queued on `stream` have not been
+/// settled yet (the stream was not synchronised since they were queued).
+pub(crate) fn has_unsettled_static(stream: Raw) -> bool {
+    if !ANY_PENDING_STATIC.load(core::sync::atomic::Ordering::Acquire) {
+        return false;
+    }
+    let key = stream.as_ptr() as usize;
+    PENDING_STATIC
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .iter()
+        .any(|(k, _)| *k == key)
 }
 
 /// Release the unscoped host functions of `stream` (`None`: of every

@@ -44,7 +44,10 @@ pub(crate) mod kernel;
 pub(crate) mod live;
 pub(crate) mod mem;
 mod pinned;
+#[cfg(unix)]
+pub(crate) mod report;
 pub(crate) mod scope;
+pub(crate) mod waits;
 pub(crate) use mem::{DeviceAlloc, HostAlloc, Mem, MemMut, Region};
 pub use pinned::PinnedSlice;
 pub(crate) use pinned::{pinned_slice, pinned_slice_mut};
@@ -162,6 +165,7 @@ pub(crate) fn init() -> Result<bool> {
     }
     check(code, "aclInit")?;
     live::clear();
+    waits::clear();
     Ok(false)
 }
 
@@ -176,6 +180,7 @@ pub(crate) fn init_with_config(path: &CStr) -> Result<bool> {
     }
     check(code, "aclInit")?;
     live::clear();
+    waits::clear();
     Ok(false)
 }
 
@@ -188,7 +193,9 @@ pub(crate) fn finalize() -> Result<()> {
     // SAFETY: no arguments; the typed layer calls this once, after every
     // device handle (and so every resource) has been released.
     let code = unsafe { sys::aclFinalize() };
-    check(code, "aclFinalize")
+    check(code, "aclFinalize")?;
+    waits::clear();
+    Ok(())
 }
 
 /// `aclrtGetDeviceCount`.
@@ -209,20 +216,19 @@ pub(crate) fn run_mode_is_host() -> Result<bool> {
     Ok(mode == sys::ACL_HOST)
 }
 
-/// `aclrtGetSocName`.
-pub(crate) fn soc_name() -> Option<String> {
+/// `aclrtGetSocName`; NULL (its documented failure) becomes an error with
+/// `ACL_ERROR_FAILURE` and the runtime's message.
+pub(crate) fn soc_name() -> Result<String> {
     // SAFETY: no arguments and no preconditions.
     let ptr = unsafe { sys::aclrtGetSocName() };
     if ptr.is_null() {
-        return None;
+        return Err(acl_error(sys::ACL_ERROR_FAILURE, "aclrtGetSocName"));
     }
     // SAFETY: a non-null return is a NUL-terminated string owned by the
     // runtime that lives until finalize; it is copied out at once.
-    Some(
-        unsafe { CStr::from_ptr(ptr) }
-            .to_string_lossy()
-            .into_owned(),
-    )
+    Ok(unsafe { CStr::from_ptr(ptr) }
+        .to_string_lossy()
+        .into_owned())
 }
 
 /// `aclrtGetVersion`.
@@ -436,6 +442,10 @@ pub(crate) fn create_context(device: i32) -> Result<Raw> {
 /// (leaked: [`Error::LiveChildren`]).
 pub(crate) fn destroy_context(ctx: Raw) -> Result<()> {
     refuse_in_callback("aclrtDestroyContext")?;
+    #[cfg(unix)]
+    report::context_destroying(ctx);
+    // Events whose destruction waits for a stream wait go first.
+    waits::flush_context(ctx)?;
     live::check_context_destroy(ctx)?;
     invalidate_current_contexts();
     // SAFETY: `ctx` is a live explicit context with no live children (the
@@ -502,11 +512,16 @@ pub(crate) fn stream_priority_range() -> Result<(i32, i32)> {
 /// `aclrtDestroyStream(stream)`; its context must be current.
 pub(crate) fn destroy_stream(stream: Raw) -> Result<()> {
     refuse_in_callback("aclrtDestroyStream")?;
+    // A subscription a leaked `Subscription` left goes first.
+    #[cfg(unix)]
+    report::stream_destroying(stream);
     // SAFETY: `stream` is a live explicit stream of the current context with
     // no borrowed buffers in flight; it is not used afterwards.
     let code = unsafe { sys::aclrtDestroyStream(stream.as_ptr()) };
     check(code, "aclrtDestroyStream")?;
     live::child_released(stream.as_ptr() as usize);
+    // It waited for its queued work, stream waits included.
+    waits::stream_destroyed(stream);
     Ok(())
 }
 
@@ -593,10 +608,16 @@ pub(crate) fn create_event_ex_with_flag(owner: Raw, flags: u32) -> Result<Raw> {
 
 /// `aclrtDestroyEvent(ev)`.
 pub(crate) fn destroy_event(ev: Raw) -> Result<()> {
+    // A stream wait issued outside a scope may still depend on it: then the
+    // synchronisation that retires that wait destroys it (`waits`).
+    if waits::defer_destroy(ev) {
+        return Ok(());
+    }
     // From here on no scope's escalation may record it again.
     scope::event_destroyed(ev);
-    // SAFETY: `ev` is a live event no pending wait depends on (the typed
-    // layer borrows it for any wait); it is not used afterwards.
+    // SAFETY: `ev` is a live event no pending wait depends on (a scope
+    // borrows it for its waits; waits outside scopes are in `waits`, checked
+    // above); it is not used afterwards.
     let code = unsafe { sys::aclrtDestroyEvent(ev.as_ptr()) };
     check(code, "aclrtDestroyEvent")?;
     live::child_released(ev.as_ptr() as usize);

@@ -1,0 +1,196 @@
+//! Stream waits on events outside scopes ([`Stream::wait_event`](crate::Stream::wait_event)),
+//! and the deferred destruction of events such a wait still depends on.
+//!
+//! `aclrtStreamWaitEvent(stream, event)` queues a wait task that refers to
+//! the event until it executes. Outside a scope nothing synchronises the
+//! stream for the user, and a guard whose `Drop` synchronises would not help
+//! (`mem::forget` is safe), so the rule "do not destroy an event a pending
+//! wait depends on" is kept here, by the library, whatever the user leaks:
+//! * every wait issued outside a scope is entered in this book, with the
+//!   stream, the stream's context and a sequence number;
+//! * when the crate synchronises a stream, a context or a device
+//!   successfully, the waits issued on it *before the synchronisation
+//!   started* (sequence number below the ticket taken then) have executed,
+//!   and are removed;
+//! * destroying an event ([`super::destroy_event`]) with waits still in the
+//!   book does not call `aclrtDestroyEvent`: the event is *deferred*, and
+//!   destroyed by the synchronisation that removes its last wait;
+//! * before its context is destroyed (or the device of a default context
+//!   reset), the context is synchronised and its deferred events destroyed
+//!   ([`flush_context`]), so a deferred event never outlives its context
+//!   and never blocks the release order.
+//!
+//! Keeping an entry too long only delays a destruction; removing one too
+//! early is what must never happen, hence the tickets: a synchronisation
+//! that started before a wait was queued proves nothing about that wait.
+//!
+//! No `unsafe` here; the `aclrtDestroyEvent` calls go through
+//! [`super::destroy_event`].
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, MutexGuard};
+
+use super::Raw;
+use crate::error::Result;
+
+struct Wait {
+    event: usize,
+    stream: usize,
+    ctx: usize,
+    seq: u64,
+}
+
+#[derive(Default)]
+struct Book {
+    next: u64,
+    waits: Vec<Wait>,
+    /// Events whose destruction waits for their last pending wait: (event, its context).
+    deferred: Vec<(Raw, usize)>,
+}
+
+static BOOK: Mutex<Book> = Mutex::new(Book {
+    next: 1,
+    waits: Vec::new(),
+    deferred: Vec::new(),
+});
+
+/// Whether the book may hold anything: the synchronisation paths skip the
+/// lock when no wait was ever issued outside a scope (the common case).
+static ANY: AtomicBool = AtomicBool::new(false);
+
+fn book() -> MutexGuard<'static, Book> {
+    BOOK.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// A ticket to take *before* a synchronisation starts: the waits it proves
+/// executed are those with a smaller sequence number.
+pub(crate) fn ticket() -> u64 {
+    if !ANY.load(Ordering::Acquire) {
+        return 0;
+    }
+    book().next
+}
+
+/// `aclrtStreamWaitEvent(stream, event)` outside a scope, entered in the
+/// book; `stream`'s context `ctx` must be current.
+///
+/// The book stays locked across the call, so a [`ticket`] is taken either
+/// before the wait is entered (then the wait's sequence number is not below
+/// the ticket, and that synchronisation retires nothing of it) or after the
+/// runtime has queued it (then a synchronisation that starts later covers
+/// it). `aclrtStreamWaitEvent` does not block and calls back into nothing.
+pub(crate) fn stream_wait_event(stream: Raw, ctx: Raw, event: Raw) -> Result<()> {
+    let mut b = book();
+    let seq = b.next;
+    b.next += 1;
+    // An error: not queued, the runtime holds no wait on the event.
+    super::stream_wait_event(stream, event)?;
+    b.waits.push(Wait {
+        event: event.as_ptr() as usize,
+        stream: stream.as_ptr() as usize,
+        ctx: ctx.as_ptr() as usize,
+        seq,
+    });
+    ANY.store(true, Ordering::Release);
+    Ok(())
+}
+
+/// Whether `event` has waits in the book; if so it is deferred (the caller
+/// must not destroy it now).
+pub(crate) fn defer_destroy(event: Raw) -> bool {
+    if !ANY.load(Ordering::Acquire) {
+        return false;
+    }
+    let mut b = book();
+    let key = event.as_ptr() as usize;
+    let Some(ctx) = b.waits.iter().find(|w| w.event == key).map(|w| w.ctx) else {
+        return false;
+    };
+    if !b.deferred.iter().any(|(e, _)| *e == event) {
+        b.deferred.push((event, ctx));
+    }
+    true
+}
+
+/// Remove the waits matching `pred` issued before `ticket`, and destroy the
+/// deferred events left without waits.
+fn settle(ticket: u64, pred: impl Fn(&Wait) -> bool) {
+    if !ANY.load(Ordering::Acquire) {
+        return;
+    }
+    let ready: Vec<Raw> = {
+        let mut b = book();
+        b.waits.retain(|w| !(w.seq < ticket && pred(w)));
+        let Book {
+            waits, deferred, ..
+        } = &mut *b;
+        let mut ready = Vec::new();
+        deferred.retain(|(e, _)| {
+            let key = e.as_ptr() as usize;
+            if waits.iter().any(|w| w.event == key) {
+                true
+            } else {
+                ready.push(*e);
+                false
+            }
+        });
+        ready
+    };
+    for event in ready {
+        // The book held the event's last pending wait, now executed: it is
+        // live and nothing depends on it. Drop cannot report; neither can a
+        // synchronisation report a failure of another object.
+        let _ = super::destroy_event(event);
+    }
+}
+
+/// `stream` was synchronised successfully; the synchronisation started when
+/// `ticket` was taken.
+pub(crate) fn synchronized_stream_since(stream: Raw, ticket: u64) {
+    let key = stream.as_ptr() as usize;
+    settle(ticket, |w| w.stream == key);
+}
+
+/// `stream` was destroyed (`aclrtDestroyStream` waited for its queued work):
+/// every wait on it has executed.
+pub(crate) fn stream_destroyed(stream: Raw) {
+    synchronized_stream_since(stream, u64::MAX);
+}
+
+/// Every stream of `ctx` was synchronised successfully (the device with
+/// `ctx` current); it started when `ticket` was taken.
+pub(crate) fn synchronized_context_since(ctx: Raw, ticket: u64) {
+    let key = ctx.as_ptr() as usize;
+    settle(ticket, |w| w.ctx == key);
+}
+
+/// Before `ctx` is destroyed (or its device reset): if events of `ctx` are
+/// deferred, synchronise the context (every stream of it) and destroy them.
+/// Errors of that synchronisation are returned (the release is then not
+/// attempted: the deferred events keep the context alive, as a leak would).
+pub(crate) fn flush_context(ctx: Raw) -> Result<()> {
+    if !ANY.load(Ordering::Acquire) {
+        return Ok(());
+    }
+    let key = ctx.as_ptr() as usize;
+    let has_waits = {
+        let b = book();
+        b.waits.iter().any(|w| w.ctx == key) || b.deferred.iter().any(|(_, c)| *c == key)
+    };
+    if !has_waits {
+        return Ok(());
+    }
+    let ticket = ticket();
+    super::make_current(ctx)?;
+    super::synchronize_device()?;
+    synchronized_context_since(ctx, ticket);
+    Ok(())
+}
+
+/// The runtime was finalised or re-initialised: no handle in the book is
+/// valid any more.
+pub(crate) fn clear() {
+    let mut b = book();
+    b.waits.clear();
+    b.deferred.clear();
+}
