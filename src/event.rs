@@ -445,7 +445,7 @@ impl<'ctx, 'id> Stream<'ctx, 'id> {
     /// # Ok::<(), aclrt::Error>(())
     /// ```
     #[doc(alias = "aclrtStreamWaitEvent")]
-    pub fn wait_event<K: EventKind, S: IsRecorded>(
+    pub fn wait_event<K: WaitableKind, S: IsRecorded>(
         &self,
         event: &Event<'_, 'id, K, S>,
     ) -> Result<()> {
