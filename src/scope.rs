@@ -183,6 +183,43 @@ impl<'scope, 'env, 'id, M: RunMode> Scope<'scope, 'env, 'id, M> {
             _scope: PhantomData,
         }
     }
+
+    /// Enlist `stream` as a lane branded by the closure instead of a
+    /// `make_guard!`, and run `f` with it: the closure form of
+    /// [`lane`](Self::lane). The brand is higher-ranked, so a buffer of
+    /// another lane used here without a hand-off is reported **at the call
+    /// that mixed them** ("borrowed data escapes outside of closure"),
+    /// where with `make_guard!` Rust reports the guard's line. What `f`
+    /// returns cannot name the lane (its `InFlight`s stay inside; the scope
+    /// still synchronises them). Nest calls for several lanes.
+    ///
+    /// ```
+    /// # let _sim = aclrt::sim::exclusive();
+    /// # let acl = aclrt::Acl::init()?;
+    /// # let device = acl.require::<aclrt::HostMode>()?.device(0)?;
+    /// # aclrt::make_guard!(guard);
+    /// # let ctx = device.create_context(guard)?;
+    /// let stream = ctx.create_stream()?;
+    /// let input = ctx.alloc_host_from(&[5u8; 32])?;
+    /// let mut dev = ctx.alloc::<u8>(32)?;
+    /// let mut out = ctx.alloc_host_zeroed::<u8>(32)?;
+    /// ctx.scope(|s| {
+    ///     s.with_lane(&stream, |lane| {
+    ///         let d = lane.copy(&input, &mut dev)?;
+    ///         lane.copy(&d, &mut out)?.wait()?;
+    ///         Ok(())
+    ///     })
+    /// })?;
+    /// assert_eq!(out.as_slice(), &[5u8; 32]);
+    /// # Ok::<(), aclrt::Error>(())
+    /// ```
+    pub fn with_lane<R>(
+        &'scope self,
+        stream: &'scope Stream<'_, 'id>,
+        f: impl for<'sid> FnOnce(Lane<'scope, 'env, 'id, 'sid, M>) -> R,
+    ) -> R {
+        ffi::scope::with_fresh_guard(|guard| f(self.lane(stream, guard)))
+    }
 }
 
 impl<'scope, 'env, 'id, M: RunMode> Scope<'scope, 'env, 'id, M> {

@@ -112,6 +112,19 @@ pub(crate) trait ScopeBody: Sized {
         Self: 'scope;
 }
 
+/// Run `f` with a fresh brand: a `Guard<'sid>` whose lifetime is
+/// higher-ranked, so no other brand can ever equal it (the closure must
+/// work for every `'sid`). The closure form of `make_guard!`; a brand
+/// mixed up inside `f` is reported at the call that mixed it.
+pub(crate) fn with_fresh_guard<R>(f: impl for<'sid> FnOnce(Guard<'sid>) -> R) -> R {
+    // SAFETY: `Guard::new` requires that `'sid` be a lifetime no other
+    // guard has. `'sid` here is the closure's higher-ranked lifetime:
+    // `f` must accept any `'sid`, so it cannot be equated with a lifetime
+    // from outside (another brand) — the borrow checker refuses any use
+    // that would need that.
+    f(unsafe { Guard::new(Id::new()) })
+}
+
 /// Open a scope on context `ctx`, run `body`, and synchronise every stream
 /// it enlisted before returning (also on error and on panic). With a
 /// `timeout`, the synchronisation is bounded: see [`Escalation`].
