@@ -367,6 +367,8 @@ mod context;
 mod device;
 mod diag;
 mod event;
+mod failmode;
+mod hostreg;
 mod init;
 mod kernel;
 pub use kernel::{
