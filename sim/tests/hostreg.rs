@@ -276,8 +276,8 @@ fn registered_memory_is_host_memory_for_the_kind_check() {
     ok!(aclrtHostUnregister(big.p()));
     ok!(aclrtHostUnregister(pages.p()));
     free(d);
-    drop(session);
     expect_violations(&[ViolationKind::KindMismatch, ViolationKind::OutOfBounds]);
+    drop(session);
 }
 
 #[test]
@@ -297,8 +297,8 @@ fn the_device_alias_is_never_a_copy_operand() {
     );
     ok!(aclrtHostUnregister(pages.p()));
     free(d);
-    drop(session);
     expect_violations(&[ViolationKind::KindMismatch, ViolationKind::KindMismatch]);
+    drop(session);
 }
 
 #[test]
