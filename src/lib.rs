@@ -75,6 +75,7 @@ mod event;
 mod ffi;
 mod memory;
 mod mode;
+mod register;
 mod scope;
 mod stream;
 
@@ -87,6 +88,9 @@ pub use memory::{
     DeviceBuffer, DeviceRepr, DeviceView, DeviceViewMut, HostBuffer, HostBufferUninit, PinnedSlice,
 };
 pub use mode::{DeviceMode, HostMode, RunMode, RunModeKind};
+pub use register::{
+    DeviceAlias, HostRegistration, ManagedBuffer, PageAlignedBuf, last_error, take_last_error,
+};
 pub use scope::{InFlight, Lane, Mark, Scope, Signal};
 pub use stream::{DefaultStream, Stream, StreamFlags};
 
@@ -274,6 +278,12 @@ mod assertions {
     assert_impl_all!(HostBuffer<'static, 'static, f32, HostMode>: Send, Sync);
     assert_impl_all!(HostBufferUninit<'static, 'static, f32, HostMode>: Send, Sync);
     assert_impl_all!(Error: Send, Sync, std::error::Error);
+    // Issue 16 types: registrations hold a `&mut [T]` (Send + Sync like it);
+    // managed buffers are device buffers; the alias is a plain address.
+    assert_impl_all!(PageAlignedBuf<f32>: Send, Sync);
+    assert_impl_all!(HostRegistration<'static, 'static, 'static, f32, HostMode>: Send, Sync);
+    assert_impl_all!(ManagedBuffer<'static, 'static, f32>: Send, Sync);
+    assert_impl_all!(DeviceAlias<'static, 'static, f32>: Copy, Send, Sync);
     assert_eq_size!(Event<'static, 'static, Timing, Recorded>, Ptr);
     assert_eq_size!(Option<Event<'static, 'static, Timing, Recorded>>, Ptr);
     assert_impl_all!(Event<'static, 'static, Timing, Recorded>: Send, Sync);

@@ -42,6 +42,7 @@ pub(crate) mod access;
 pub(crate) mod host_fn;
 pub(crate) mod live;
 pub(crate) mod mem;
+pub(crate) mod register;
 mod pinned;
 pub(crate) mod scope;
 pub(crate) use mem::{DeviceAlloc, HostAlloc, Mem, MemMut, Region};
