@@ -397,7 +397,8 @@ impl<'dev, 'id, M: RunMode> Context<'dev, 'id, M> {
     /// {
     ///     let mut reg = ctx.register_host(&mut user)?;
     ///     ctx.scope(|s| {
-    ///         let lane = s.lane(&stream)?;
+    ///         make_guard!(l);
+    ///         let lane = s.lane(&stream, l);
     ///         lane.copy(&reg, &mut on_device)?; // truly asynchronous, no staging
     ///         Ok(())
     ///     })?;
