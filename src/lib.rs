@@ -119,6 +119,7 @@ pub mod bounds {
     //! | group | traits | markers |
     //! | --- | --- | --- |
     //! | copy operands | [`Memory`], [`MemoryMut`], [`HostMemory`], [`DeviceMemory`], [`PinnedMemory`] | |
+    //! | memset targets | [`RuntimeMemory`] (runtime-allocated memory; not registered host memory) | |
     //! | asynchronous operands (inside a [`Scope`]) | [`AsyncSource`], [`AsyncDest`] | |
     //! | where memory lies, and copy direction | [`Place`], [`CopyDirection`], [`AsyncDirection`] | [`OnHost`], [`OnDevice`]; [`HostToHost`], [`HostToDevice`], [`DeviceToHost`], [`DeviceToDevice`] |
     //! | run mode | [`HostRunMode`], [`DeviceRunMode`], [`PageableRunMode`] (and [`RunMode`] at the root) | ([`HostMode`], [`DeviceMode`] at the root) |
@@ -193,6 +194,7 @@ pub mod bounds {
         PinnedMemory, Place,
     };
     pub use crate::mode::{DeviceRunMode, HostRunMode};
+    pub use crate::register::RuntimeMemory;
     pub use crate::scope::{AsyncDest, AsyncSource};
     pub use crate::stream::Destroyable;
 }

@@ -68,7 +68,7 @@ use access::{CpuVisible, RawDest, RawSource, Stable};
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not memory the runtime allocated (pinned host memory or device memory)",
     label = "pageable memory where runtime memory is required",
-    note = "asynchronous copies and `aclrtMemset` need memory the runtime allocated: a `HostBuffer` (`Context::alloc_host_*`, pinned) or a `DeviceBuffer`",
+    note = "asynchronous copies and `aclrtMemset` need memory the runtime allocated: a `HostBuffer` (`Context::alloc_host_*`, pinned) or a `DeviceBuffer` (asynchronous copies also take registered host memory: `Context::register_host`)",
     note = "for pageable memory (`Vec`, slices) use the synchronous `Context::copy`, and `slice.fill(..)` instead of a memset"
 )]
 pub trait PinnedMemory<'id>: Memory<'id> + Stable {}

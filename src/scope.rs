@@ -45,6 +45,7 @@ use crate::event::{Event, EventKind, EventState, IsRecorded, Recorded};
 use crate::ffi::scope::{Handover, LaneCore, Parked, ScopeBody, ScopeCore, ScopeEvent, Source};
 use crate::ffi::{self, Raw};
 use crate::memory::access::CpuVisible;
+use crate::register::RuntimeMemory;
 use crate::memory::{
     AsyncDirection, CopyDirection, DeviceRepr, Memory, MemoryMut, PinnedMemory, Place,
 };
@@ -387,6 +388,7 @@ impl<'scope, 'env, 'id, 'sid, M: RunMode> Lane<'scope, 'env, 'id, 'sid, M> {
     pub fn memset<X>(&self, dst: X, byte: u8) -> Result<InFlight<'scope, 'sid, X::Target>>
     where
         X: AsyncDest<'scope, 'id, 'sid>,
+        X::Target: RuntimeMemory<'id>,
     {
         let (parked, len) = dst.into_parked(&self.core);
         let parked = self.core.memset(parked, byte)?;
