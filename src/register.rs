@@ -14,7 +14,7 @@ use crate::device::Device;
 use crate::error::{Error, ErrorKind, Result};
 use crate::ffi::register::{ManagedAlloc, PageAlloc, Registration};
 use crate::ffi::{self, Mem, MemMut};
-use crate::memory::access::{CpuVisible, RawDest, RawSource, Stable};
+use crate::memory::access::{RawDest, RawSource, Stable};
 use crate::memory::{
     DeviceMemory, DeviceRepr, HostMemory, Memory, MemoryMut, OnDevice, OnHost, PinnedMemory,
     byte_size,
@@ -224,9 +224,10 @@ impl<'id, T: DeviceRepr, M: RunMode> HostMemory<'id> for HostRegistration<'_, '_
 // The address stays put: the registration holds the exclusive borrow.
 impl<T: DeviceRepr, M: RunMode> Stable for HostRegistration<'_, '_, '_, T, M> {}
 impl<'id, T: DeviceRepr, M: RunMode> PinnedMemory<'id> for HostRegistration<'_, '_, 'id, T, M> {}
-impl<T: DeviceRepr, M: RunMode> CpuVisible for HostRegistration<'_, '_, '_, T, M> {
-    type Item = T;
-}
+// Not `CpuVisible`: `Lane::host_fn_with` would view it as a `PinnedSlice`,
+// which is a memset target (`RuntimeMemory`); a memset of registered host
+// memory is undefined. A host step on it goes through `InFlight::wait` and
+// `as_mut_slice`.
 
 /// The device-side address of registered host memory
 /// ([`HostRegistration::device_alias`]), for device code only.
