@@ -1,6 +1,6 @@
 //! Fault sweep: every C call of every example flow fails once.
 //!
-//! The flows are the examples themselves: each file of `examples/` (01–12
+//! The flows are the examples themselves: each file of `examples/` (01–12, 16
 //! and `tour`; not `13_timeline`, whose trace and picture are checked by the
 //! example) is compiled here as a module, and the sweep runs its
 //! `pub fn flow(&Acl)`, the work its `main` does between `Acl::init` and
@@ -83,6 +83,9 @@ mod ex11;
 #[path = "../examples/12_error_handling.rs"]
 mod ex12;
 #[allow(dead_code)]
+#[path = "../examples/16_host_registration.rs"]
+mod ex16;
+#[allow(dead_code)]
 #[path = "../examples/tour.rs"]
 mod tour;
 
@@ -139,6 +142,7 @@ fn released_kind(function: &str) -> Option<ResourceKind> {
         "aclrtDestroyEvent" => ResourceKind::Event,
         "aclrtDestroyContext" => ResourceKind::Context,
         "aclrtResetDevice" => ResourceKind::Device,
+        "aclrtHostUnregister" => ResourceKind::HostRegistration,
         _ => return None,
     })
 }
@@ -148,7 +152,12 @@ fn released_kind(function: &str) -> Option<ResourceKind> {
 fn parent_kinds(kind: ResourceKind) -> &'static [ResourceKind] {
     use ResourceKind as R;
     match kind {
-        R::DeviceMemory | R::HostMemory | R::Stream | R::Event => &[R::Context, R::Device],
+        R::DeviceMemory
+        | R::HostMemory
+        | R::ManagedMemory
+        | R::HostRegistration
+        | R::Stream
+        | R::Event => &[R::Context, R::Device],
         R::Context => &[R::Device],
         R::Device => &[],
     }
@@ -243,10 +252,14 @@ fn check_outcome(
     match refused {
         Some(kind) if !alive.is_empty() => {
             tally.leaked_after_refused_release += 1;
-            let own = alive.iter().filter(|&&k| k == kind).count();
+            // `aclrtFree` also releases managed memory.
+            let is_own = |k: ResourceKind| {
+                k == kind || (kind == ResourceKind::DeviceMemory && k == ResourceKind::ManagedMemory)
+            };
+            let own = alive.iter().filter(|&&k| is_own(k)).count();
             let others_ok = alive
                 .iter()
-                .all(|&k| k == kind || parent_kinds(kind).contains(&k));
+                .all(|&k| is_own(k) || parent_kinds(kind).contains(&k));
             if own != 1 || !others_ok {
                 anomalies.push(format!("unexpected resources alive {alive:?}"));
             }
@@ -399,6 +412,11 @@ fn sweep_12_error_handling() {
     sweep_both("12_error_handling", |acl| {
         ex12::flow(acl, Duration::from_millis(30), Duration::from_millis(2))
     });
+}
+
+#[test]
+fn sweep_16_host_registration() {
+    sweep_both("16_host_registration", ex16::flow);
 }
 
 #[test]
