@@ -45,11 +45,11 @@ use crate::event::{Event, EventKind, EventState, IsRecorded, Recorded};
 use crate::ffi::scope::{Handover, LaneCore, Parked, ScopeBody, ScopeCore, ScopeEvent, Source};
 use crate::ffi::{self, Raw};
 use crate::memory::access::CpuVisible;
-use crate::register::RuntimeMemory;
 use crate::memory::{
     AsyncDirection, CopyDirection, DeviceRepr, Memory, MemoryMut, PinnedMemory, Place,
 };
 use crate::mode::{RunMode, memcpy_kind};
+use crate::register::RuntimeMemory;
 use crate::stream::Stream;
 
 /// A region in which asynchronous work may borrow memory; see

@@ -254,7 +254,8 @@ fn check_outcome(
             tally.leaked_after_refused_release += 1;
             // `aclrtFree` also releases managed memory.
             let is_own = |k: ResourceKind| {
-                k == kind || (kind == ResourceKind::DeviceMemory && k == ResourceKind::ManagedMemory)
+                k == kind
+                    || (kind == ResourceKind::DeviceMemory && k == ResourceKind::ManagedMemory)
             };
             let own = alive.iter().filter(|&&k| is_own(k)).count();
             let others_ok = alive

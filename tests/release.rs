@@ -9,8 +9,7 @@ use std::time::{Duration, Instant};
 
 use aclrt::sim::{self, ResourceKind, SimConfig};
 use aclrt::{
-    Acl, DeviceMode, Error, ErrorKind, HostMode, PageAlignedBuf, Result, RunMode, make_guard,
-    sys,
+    Acl, DeviceMode, Error, ErrorKind, HostMode, PageAlignedBuf, Result, RunMode, make_guard, sys,
 };
 use common::*;
 
@@ -137,7 +136,6 @@ fn registration_errors_are_clear() -> Result<()> {
         "507910 is classified"
     );
     drop(reg);
-    drop(ctx);
     device.reset()?;
     acl.finalize()?;
     assert_clean();
@@ -240,7 +238,6 @@ fn the_device_alias_is_refused_by_copies_in_the_simulator() -> Result<()> {
     assert_eq!(code, sys::ACL_ERROR_RT_INVALID_MEMORY_TYPE);
     drop(reg);
     drop(d);
-    drop(ctx);
     device.reset()?;
     acl.finalize()?;
     let audit = sim::audit();
@@ -312,7 +309,6 @@ fn managed_memory_zero_size_is_refused() -> Result<()> {
         ctx.alloc_managed::<u32>(0).unwrap_err(),
         Error::InvalidAllocationSize { len: 0, .. }
     ));
-    drop(ctx);
     device.reset()?;
     acl.finalize()?;
     assert_clean();
@@ -448,7 +444,11 @@ fn destroy_force_and_reset_force() -> Result<()> {
     // SAFETY: integer argument.
     assert_eq!(unsafe { sys::aclrtSetDevice(1) }, sys::ACL_SUCCESS);
     d1b.reset_force()?;
-    assert_eq!(live(&sim::audit(), ResourceKind::Device), 1, "only device 0");
+    assert_eq!(
+        live(&sim::audit(), ResourceKind::Device),
+        1,
+        "only device 0"
+    );
     device.reset()?;
     acl.finalize()?;
     assert_clean();
@@ -472,7 +472,6 @@ fn device_mode_registration_uses_the_same_api() -> Result<()> {
     ctx.copy(&d, &mut back)?;
     assert!(back.iter().all(|&v| v == 9));
     drop(d);
-    drop(ctx);
     device.reset()?;
     acl.finalize()?;
     assert_clean();

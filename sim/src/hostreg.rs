@@ -308,10 +308,8 @@ pub(crate) fn host_register(
 pub(crate) fn host_register_v2(ptr: UserMem, size: u64, flag: u32) -> Res<()> {
     require(!ptr.is_null(), || "ptr is NULL".to_owned())?;
     require(size != 0, || "size must not be 0".to_owned())?;
-    const ALL: u32 = ACL_HOST_REG_MAPPED
-        | ACL_HOST_REG_IOMEMORY
-        | ACL_HOST_REG_READONLY
-        | ACL_HOST_REG_PINNED;
+    const ALL: u32 =
+        ACL_HOST_REG_MAPPED | ACL_HOST_REG_IOMEMORY | ACL_HOST_REG_READONLY | ACL_HOST_REG_PINNED;
     if flag == 0 || flag & !ALL != 0 {
         return Err(rt_param(format!(
             "flag {flag:#x} must be a non-empty OR of ACL_HOST_REG_MAPPED, \
@@ -369,7 +367,9 @@ pub(crate) fn host_unregister(ptr: UserMem) -> Res<()> {
             .mem
             .reg
             .containing(addr)
-            .map(|(s, _)| format!(" (it lies inside the registration at {s:#x}: pass that start address)"))
+            .map(|(s, _)| {
+                format!(" (it lies inside the registration at {s:#x}: pass that start address)")
+            })
             .unwrap_or_default();
         return Err(Error::new(
             ffi::ACL_ERROR_HOST_MEMORY_NOT_REGISTERED,

@@ -156,7 +156,10 @@ impl KernelArgs {
         };
         let r = rt().mem.access_runtime(addr, len);
         match r {
-            Ok(a) if a.place == Place::Device(self.device) || a.place == Place::Managed(self.device) => {
+            Ok(a)
+                if a.place == Place::Device(self.device)
+                    || a.place == Place::Managed(self.device) =>
+            {
                 Ok(a.span)
             }
             Ok(a) => Err(self.refuse(format!(

@@ -157,7 +157,11 @@ fn failure_mode_handle_and_context_checks() {
     let s = create_stream();
     let use_only = {
         let mut st = null_mut();
-        ok!(aclrtCreateStreamWithConfig(&mut st, 0, ACL_STREAM_DEVICE_USE_ONLY));
+        ok!(aclrtCreateStreamWithConfig(
+            &mut st,
+            0,
+            ACL_STREAM_DEVICE_USE_ONLY
+        ));
         st
     };
     assert_eq!(
@@ -195,12 +199,21 @@ fn last_error_is_per_thread_sticky_and_taken_by_get() {
     // An rt-layer failure is stored ...
     let mut p = null_mut();
     assert_eq!(acl!(aclrtSetDevice(99)), ACL_ERROR_RT_INVALID_DEVICEID);
-    assert_eq!(acl!(aclrtPeekAtLastError(level)), ACL_ERROR_RT_INVALID_DEVICEID);
+    assert_eq!(
+        acl!(aclrtPeekAtLastError(level)),
+        ACL_ERROR_RT_INVALID_DEVICEID
+    );
     // ... and sticky: successes do not clear it, ACL-layer checks (100000)
     // do not overwrite it.
     ok!(aclrtMalloc(&mut p, 64, 0));
-    assert_eq!(acl!(aclrtMalloc(null_mut(), 64, 0)), ACL_ERROR_INVALID_PARAM);
-    assert_eq!(acl!(aclrtPeekAtLastError(level)), ACL_ERROR_RT_INVALID_DEVICEID);
+    assert_eq!(
+        acl!(aclrtMalloc(null_mut(), 64, 0)),
+        ACL_ERROR_INVALID_PARAM
+    );
+    assert_eq!(
+        acl!(aclrtPeekAtLastError(level)),
+        ACL_ERROR_RT_INVALID_DEVICEID
+    );
     // A bad level: 100000, the stored value stays.
     assert_eq!(acl!(aclrtPeekAtLastError(1)), ACL_ERROR_INVALID_PARAM);
     assert_eq!(acl!(aclrtGetLastError(7)), ACL_ERROR_INVALID_PARAM);
@@ -234,10 +247,16 @@ fn last_error_is_per_thread_sticky_and_taken_by_get() {
         acl!(aclrtSynchronizeStream(null_mut())),
         ACL_ERROR_RT_AICORE_EXCEPTION
     );
-    assert_eq!(acl!(aclrtGetLastError(level)), ACL_ERROR_RT_AICORE_EXCEPTION);
+    assert_eq!(
+        acl!(aclrtGetLastError(level)),
+        ACL_ERROR_RT_AICORE_EXCEPTION
+    );
     // Query "not ready" answers are not failures; ResetDeviceForce failures
     // are not stored.
-    assert_eq!(acl!(aclrtResetDeviceForce(1)), ACL_ERROR_RT_CONTEXT_RELEASE_ERROR);
+    assert_eq!(
+        acl!(aclrtResetDeviceForce(1)),
+        ACL_ERROR_RT_CONTEXT_RELEASE_ERROR
+    );
     assert_eq!(acl!(aclrtPeekAtLastError(level)), ACL_SUCCESS);
     free(p);
     session.finish();
@@ -250,8 +269,14 @@ fn reset_device_force_drops_the_whole_count_and_enforces_its_order() {
     let _sim = aclrt_sim::exclusive();
     init();
     // Never set: 507007.
-    assert_eq!(acl!(aclrtResetDeviceForce(0)), ACL_ERROR_RT_CONTEXT_RELEASE_ERROR);
-    assert_eq!(acl!(aclrtResetDeviceForce(99)), ACL_ERROR_RT_INVALID_DEVICEID);
+    assert_eq!(
+        acl!(aclrtResetDeviceForce(0)),
+        ACL_ERROR_RT_CONTEXT_RELEASE_ERROR
+    );
+    assert_eq!(
+        acl!(aclrtResetDeviceForce(99)),
+        ACL_ERROR_RT_INVALID_DEVICEID
+    );
     // Three sets from two threads; one Force releases them all.
     ok!(aclrtSetDevice(0));
     ok!(aclrtSetDevice(0));
@@ -264,7 +289,11 @@ fn reset_device_force_drops_the_whole_count_and_enforces_its_order() {
     assert_eq!(live(ResourceKind::Device, 0), 3);
     // Pending work of the default stream is waited for.
     let flag = AtomicBool::new(false);
-    ok!(aclrtLaunchHostFunc(null_mut(), Some(block_until_set), flag_arg(&flag)));
+    ok!(aclrtLaunchHostFunc(
+        null_mut(),
+        Some(block_until_set),
+        flag_arg(&flag)
+    ));
     let t = std::thread::scope(|sc| {
         sc.spawn(|| {
             std::thread::sleep(Duration::from_millis(50));
@@ -274,15 +303,27 @@ fn reset_device_force_drops_the_whole_count_and_enforces_its_order() {
         ok!(aclrtResetDeviceForce(0));
         t0.elapsed()
     });
-    assert!(t >= Duration::from_millis(40), "Force waited for pending tasks");
+    assert!(
+        t >= Duration::from_millis(40),
+        "Force waited for pending tasks"
+    );
     assert_eq!(live(ResourceKind::Device, 0), 0);
     // Force after Force, plain reset after Force: 507007.
-    assert_eq!(acl!(aclrtResetDeviceForce(0)), ACL_ERROR_RT_CONTEXT_RELEASE_ERROR);
-    assert_eq!(acl!(aclrtResetDevice(0)), ACL_ERROR_RT_CONTEXT_RELEASE_ERROR);
+    assert_eq!(
+        acl!(aclrtResetDeviceForce(0)),
+        ACL_ERROR_RT_CONTEXT_RELEASE_ERROR
+    );
+    assert_eq!(
+        acl!(aclrtResetDevice(0)),
+        ACL_ERROR_RT_CONTEXT_RELEASE_ERROR
+    );
     // Plain resets down to 0, then Force: 507007.
     ok!(aclrtSetDevice(0));
     ok!(aclrtResetDevice(0));
-    assert_eq!(acl!(aclrtResetDeviceForce(0)), ACL_ERROR_RT_CONTEXT_RELEASE_ERROR);
+    assert_eq!(
+        acl!(aclrtResetDeviceForce(0)),
+        ACL_ERROR_RT_CONTEXT_RELEASE_ERROR
+    );
     // The valid mix: plain resets paired with sets, Force last.
     ok!(aclrtSetDevice(0));
     ok!(aclrtSetDevice(0));
@@ -293,7 +334,10 @@ fn reset_device_force_drops_the_whole_count_and_enforces_its_order() {
     ok!(aclrtSetDevice(0));
     ok!(aclrtSetDevice(0));
     let s = create_stream();
-    assert_eq!(acl!(aclrtResetDeviceForce(0)), ACL_ERROR_RT_CONTEXT_RELEASE_ERROR);
+    assert_eq!(
+        acl!(aclrtResetDeviceForce(0)),
+        ACL_ERROR_RT_CONTEXT_RELEASE_ERROR
+    );
     assert_eq!(live(ResourceKind::Device, 0), 2);
     destroy_stream(s);
     ok!(aclrtResetDeviceForce(0));
@@ -312,14 +356,23 @@ fn destroy_stream_force_drops_pending_tasks_without_waiting() {
     ok!(aclrtMemsetAsync(p, 64, 2, 64, s));
     let t0 = Instant::now();
     ok!(aclrtDestroyStreamForce(s));
-    assert!(t0.elapsed() < Duration::from_millis(150), "Force did not wait");
+    assert!(
+        t0.elapsed() < Duration::from_millis(150),
+        "Force did not wait"
+    );
     // The running task may still touch the memory until the device is
     // synchronised; after that, the dropped task never ran.
     ok!(aclrtSynchronizeDevice());
     let got = read_device(p, 64);
     assert!(got == vec![0; 64] || got == vec![1; 64], "{got:?}");
-    assert_eq!(acl!(aclrtDestroyStreamForce(s)), ACL_ERROR_RT_INVALID_HANDLE);
-    assert_eq!(acl!(aclrtDestroyStreamForce(null_mut())), ACL_ERROR_INVALID_PARAM);
+    assert_eq!(
+        acl!(aclrtDestroyStreamForce(s)),
+        ACL_ERROR_RT_INVALID_HANDLE
+    );
+    assert_eq!(
+        acl!(aclrtDestroyStreamForce(null_mut())),
+        ACL_ERROR_INVALID_PARAM
+    );
     free(p);
     expect_violations(&[ViolationKind::UseAfterFree]);
     drop(session);

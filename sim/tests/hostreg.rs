@@ -46,7 +46,12 @@ impl Drop for Pages {
 
 fn register(p: *mut c_void, size: u64) -> *mut c_void {
     let mut dev = null_mut();
-    ok!(aclrtHostRegister(p, size, ACL_HOST_REGISTER_MAPPED, &mut dev));
+    ok!(aclrtHostRegister(
+        p,
+        size,
+        ACL_HOST_REGISTER_MAPPED,
+        &mut dev
+    ));
     dev
 }
 
@@ -75,7 +80,11 @@ fn register_gives_a_distinct_device_alias_and_unregister_needs_the_base() {
             acl!(aclrtHostUnregister(pages.at(4096))),
             ACL_ERROR_HOST_MEMORY_NOT_REGISTERED
         );
-        assert!(recent_err_msg().unwrap().contains("inside the registration"));
+        assert!(
+            recent_err_msg()
+                .unwrap()
+                .contains("inside the registration")
+        );
         ok!(aclrtHostUnregister(pages.p()));
         assert_eq!(
             acl!(aclrtHostUnregister(pages.p())),
@@ -109,7 +118,14 @@ fn register_argument_rules() {
         ACL_ERROR_INVALID_PARAM
     );
     // Types: bits outside IOMEMORY|READONLY, and the reserved values.
-    for ty in [1, 2, 0x10, ACL_HOST_REGISTER_IOMEMORY, ACL_HOST_REGISTER_READONLY, 12] {
+    for ty in [
+        1,
+        2,
+        0x10,
+        ACL_HOST_REGISTER_IOMEMORY,
+        ACL_HOST_REGISTER_READONLY,
+        12,
+    ] {
         assert_eq!(
             acl!(aclrtHostRegister(pages.p(), 4096, ty, &mut dev)),
             ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
@@ -167,7 +183,11 @@ fn register_v2_flags_and_device_pointer() {
         );
     }
     // PINNED only: registered, but without a device alias.
-    ok!(aclrtHostRegisterV2(pages.p(), 4096, ACL_HOST_REG_PINNED as u32));
+    ok!(aclrtHostRegisterV2(
+        pages.p(),
+        4096,
+        ACL_HOST_REG_PINNED as u32
+    ));
     let mut d = null_mut();
     assert_eq!(
         acl!(aclrtHostGetDevicePointer(pages.p(), &mut d, 0)),
@@ -212,7 +232,11 @@ fn registration_needs_a_current_context() {
         ACL_ERROR_RT_CONTEXT_NULL
     );
     assert_eq!(
-        acl!(aclrtMemAllocManaged(&mut dev, 64, ACL_RT_MEM_ATTACH_GLOBAL as u32)),
+        acl!(aclrtMemAllocManaged(
+            &mut dev,
+            64,
+            ACL_RT_MEM_ATTACH_GLOBAL as u32
+        )),
         ACL_ERROR_RT_CONTEXT_NULL
     );
     finalize();
@@ -233,8 +257,18 @@ fn registered_memory_is_copied_truly_asynchronously() {
         // happens (pageable memory would be copied before the return).
         stream_delay(s, 100);
         let t0 = Instant::now();
-        ok!(aclrtMemcpyAsync(d, 4096, pages.p(), 4096, ACL_MEMCPY_HOST_TO_DEVICE, s));
-        assert!(t0.elapsed() < Duration::from_millis(80), "the copy was not async");
+        ok!(aclrtMemcpyAsync(
+            d,
+            4096,
+            pages.p(),
+            4096,
+            ACL_MEMCPY_HOST_TO_DEVICE,
+            s
+        ));
+        assert!(
+            t0.elapsed() < Duration::from_millis(80),
+            "the copy was not async"
+        );
         assert_eq!(stream_status(s), ACL_STREAM_STATUS_NOT_READY);
         // Unregistering while the copy is pending is refused.
         assert_eq!(
@@ -245,7 +279,14 @@ fn registered_memory_is_copied_truly_asynchronously() {
         assert_eq!(read_device(d, 4096), vec![7; 4096]);
         // Back to the host, asynchronously.
         ok!(aclrtMemset(d, 4096, 9, 4096));
-        ok!(aclrtMemcpyAsync(pages.p(), 4096, d, 4096, ACL_MEMCPY_DEVICE_TO_HOST, s));
+        ok!(aclrtMemcpyAsync(
+            pages.p(),
+            4096,
+            d,
+            4096,
+            ACL_MEMCPY_DEVICE_TO_HOST,
+            s
+        ));
         ok!(aclrtSynchronizeStream(s));
         assert!(pages.bytes().iter().all(|&b| b == 9));
         ok!(aclrtHostUnregister(pages.p()));
@@ -263,14 +304,26 @@ fn registered_memory_is_host_memory_for_the_kind_check() {
     let d = malloc(4096);
     // D2D from registered host memory contradicts where it lies.
     assert_eq!(
-        acl!(aclrtMemcpy(d, 4096, pages.p(), 4096, ACL_MEMCPY_DEVICE_TO_DEVICE)),
+        acl!(aclrtMemcpy(
+            d,
+            4096,
+            pages.p(),
+            4096,
+            ACL_MEMCPY_DEVICE_TO_DEVICE
+        )),
         ACL_ERROR_RT_INVALID_MEMORY_TYPE
     );
     // A copy straddling the registration's end.
     let big = Pages::new(8192);
     let _a2 = register(big.p(), 4096);
     assert_eq!(
-        acl!(aclrtMemcpy(d, 4096, big.at(2048), 4096, ACL_MEMCPY_HOST_TO_DEVICE)),
+        acl!(aclrtMemcpy(
+            d,
+            4096,
+            big.at(2048),
+            4096,
+            ACL_MEMCPY_HOST_TO_DEVICE
+        )),
         ACL_ERROR_RT_PARAM_INVALID
     );
     ok!(aclrtHostUnregister(big.p()));
@@ -292,7 +345,13 @@ fn the_device_alias_is_never_a_copy_operand() {
     );
     assert!(recent_err_msg().unwrap().contains("device alias"));
     assert_eq!(
-        acl!(aclrtMemcpy(alias, 4096, d, 4096, ACL_MEMCPY_DEVICE_TO_DEVICE)),
+        acl!(aclrtMemcpy(
+            alias,
+            4096,
+            d,
+            4096,
+            ACL_MEMCPY_DEVICE_TO_DEVICE
+        )),
         ACL_ERROR_RT_INVALID_MEMORY_TYPE
     );
     ok!(aclrtHostUnregister(pages.p()));

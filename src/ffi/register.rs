@@ -343,9 +343,8 @@ pub(crate) fn set_stop_on_failure(ctx: Raw) -> Result<()> {
     let stream = super::current_default_stream()?;
     // SAFETY: `stream` is the live default stream of the current context;
     // the mode is a plain integer.
-    let code = unsafe {
-        sys::aclrtSetStreamFailureMode(stream.as_ptr(), sys::ACL_STOP_ON_FAILURE as u64)
-    };
+    let code =
+        unsafe { sys::aclrtSetStreamFailureMode(stream.as_ptr(), sys::ACL_STOP_ON_FAILURE as u64) };
     check(code, "aclrtSetStreamFailureMode")
 }
 

@@ -17,8 +17,9 @@ use crate::ffi::{
     aclCANNPackageName, aclCANNPackageVersion, aclError, aclrtArgsHandle, aclrtBinHandle,
     aclrtBinaryLoadOptions, aclrtCallback, aclrtCallbackBlockType, aclrtContext, aclrtEvent,
     aclrtEventRecordedStatus, aclrtEventStatus, aclrtEventWaitStatus, aclrtFuncHandle,
-    aclrtHostFunc, aclrtHostRegisterType, aclrtLastErrLevel, aclrtLaunchKernelCfg, aclrtMemAttr, aclrtMemMallocPolicy, aclrtMemcpyKind,
-    aclrtParamHandle, aclrtRunMode, aclrtStream, aclrtStreamStatus,
+    aclrtHostFunc, aclrtHostRegisterType, aclrtLastErrLevel, aclrtLaunchKernelCfg, aclrtMemAttr,
+    aclrtMemMallocPolicy, aclrtMemcpyKind, aclrtParamHandle, aclrtRunMode, aclrtStream,
+    aclrtStreamStatus,
 };
 use crate::memory::{self, MallocFn};
 use crate::prim::{HostCall, Out, OutBuf, UserMem};

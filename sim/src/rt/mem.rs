@@ -184,9 +184,7 @@ impl Place {
             Place::Device(d) => format!("device memory (device {d})"),
             Place::PinnedHost => "pinned host memory (aclrtMallocHost)".to_owned(),
             Place::App => "pageable host memory of the application".to_owned(),
-            Place::Registered => {
-                "registered host memory (aclrtHostRegister)".to_owned()
-            }
+            Place::Registered => "registered host memory (aclrtHostRegister)".to_owned(),
             Place::Managed(d) => format!("managed memory (aclrtMemAllocManaged, device {d})"),
         }
     }
