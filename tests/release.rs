@@ -477,3 +477,69 @@ fn device_mode_registration_uses_the_same_api() -> Result<()> {
     assert_clean();
     Ok(())
 }
+
+#[test]
+fn a_registration_may_be_dropped_on_another_thread() -> Result<()> {
+    let _sim = take(host_config());
+    let acl = Acl::init()?;
+    let device = acl.require::<HostMode>()?.device(0)?;
+    make_guard!(g);
+    let ctx = device.create_context(g)?;
+    let mut user = PageAlignedBuf::<u64>::zeroed(512)?;
+    {
+        let mut reg = ctx.register_host(&mut user)?;
+        reg.as_mut_slice()[0] = 42;
+        // Another thread, where no context is current: the unregistration
+        // makes the registration's context current first.
+        std::thread::scope(|s| {
+            s.spawn(move || drop(reg));
+        });
+    }
+    assert_eq!(user[0], 42);
+    assert_eq!(live(&sim::audit(), ResourceKind::HostRegistration), 0);
+    ctx.destroy()?;
+    device.reset()?;
+    acl.finalize()?;
+    assert_clean();
+    Ok(())
+}
+
+#[test]
+fn forced_releases_are_refused_inside_host_functions() -> Result<()> {
+    let _sim = take(host_config());
+    let acl = Acl::init()?;
+    let device = acl.require::<HostMode>()?.device(0)?;
+    make_guard!(g);
+    let ctx = device.create_context(g)?;
+    let stream = ctx.create_stream()?;
+    let victim = ctx.create_stream()?;
+    let refused = std::sync::Mutex::new(None);
+    ctx.scope(|s| {
+        make_guard!(l);
+        let lane = s.lane(&stream, l);
+        lane.host_fn(|| {
+            // Re-entry from the runtime's callback thread: refused, never a
+            // wait for the very stream the callback runs on.
+            *refused.lock().unwrap() = Some(victim.destroy_force());
+        })?;
+        Ok(())
+    })?;
+    let err = refused.into_inner().unwrap().unwrap().unwrap_err();
+    assert_eq!(
+        err,
+        Error::InCallback {
+            operation: "aclrtDestroyStreamForce"
+        }
+    );
+    // The refused stream was leaked (as a `Stream` dropped in a callback
+    // is): it keeps its context alive, and nothing broke the runtime's rules.
+    drop(stream);
+    assert!(matches!(
+        ctx.destroy().unwrap_err(),
+        Error::LiveChildren { .. }
+    ));
+    assert!(sim::audit().violations.is_empty());
+    drop(device);
+    drop(acl);
+    Ok(())
+}
