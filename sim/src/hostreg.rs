@@ -104,7 +104,19 @@ impl Registry {
         role: &str,
     ) -> Res<Result<Access, UserMem>> {
         let addr = um.addr();
-        if addr & ALIAS_BIT != 0 && self.containing(addr & !ALIAS_BIT).is_some() {
+        if addr & ALIAS_BIT != 0 && self.containing(addr & !ALIAS_BIT).is_none() {
+            // Never a user-space address (bit 52): the alias of a
+            // registration that is gone. Refused before any access.
+            return Err(Error::violation(
+                ViolationKind::UseAfterFree,
+                ffi::ACL_ERROR_RT_PARAM_INVALID,
+                format!(
+                    "{role} {addr:#x} is not a host address; it looks like the device alias of \
+                     a host registration that no longer exists"
+                ),
+            ));
+        }
+        if addr & ALIAS_BIT != 0 {
             return Err(Error::violation(
                 ViolationKind::KindMismatch,
                 ffi::ACL_ERROR_RT_INVALID_MEMORY_TYPE,

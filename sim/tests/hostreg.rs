@@ -355,8 +355,18 @@ fn the_device_alias_is_never_a_copy_operand() {
         ACL_ERROR_RT_INVALID_MEMORY_TYPE
     );
     ok!(aclrtHostUnregister(pages.p()));
+    // A stale alias (its registration is gone) is refused too, never
+    // dereferenced.
+    assert_eq!(
+        acl!(aclrtMemcpy(d, 4096, alias, 4096, ACL_MEMCPY_HOST_TO_DEVICE)),
+        ACL_ERROR_RT_PARAM_INVALID
+    );
     free(d);
-    expect_violations(&[ViolationKind::KindMismatch, ViolationKind::KindMismatch]);
+    expect_violations(&[
+        ViolationKind::KindMismatch,
+        ViolationKind::KindMismatch,
+        ViolationKind::UseAfterFree,
+    ]);
     drop(session);
 }
 
