@@ -95,6 +95,11 @@ fn stop_mode_latches_the_whole_context() {
             ACL_ERROR_RT_AICORE_EXCEPTION
         );
         assert!(recent_err_msg().unwrap().contains("stop-on-failure"));
+        // An event record is a submission too, even on an idle stream.
+        assert_eq!(
+            acl!(aclrtRecordEvent(ev, other)),
+            ACL_ERROR_RT_AICORE_EXCEPTION
+        );
         assert_eq!(
             acl!(aclrtSynchronizeStream(s)),
             ACL_ERROR_RT_AICORE_EXCEPTION
