@@ -189,7 +189,10 @@
 //!   copied before the call returns). The device alias is the host address
 //!   with bit 52 set (never a user-space address); kernels resolve it
 //!   (`KernelArgs::read`/`write`), copies refuse it. `aclrtHostUnregister`
-//!   takes the exact base (else 507911).
+//!   takes the exact base (else 507911); it is refused while a queued copy
+//!   uses the range, while a kernel's arguments are resolved only when the
+//!   kernel runs (as for device memory), so a kernel that finds its
+//!   registration gone faults with 507015 (`KernelBadAccess`).
 //! * `aclrtMemAllocManaged`: flag `ACL_RT_MEM_ATTACH_GLOBAL` only (else
 //!   100000), size 0 → 107000, rounded up to 2 MiB (charged to the device),
 //!   at most 3 TB per process; any copy kind fits it, kernels may touch it;
