@@ -12,9 +12,10 @@ use crate::event::{Event, EventKind, Timing, Unrecorded};
 use crate::ffi::{self, DeviceAlloc, Raw};
 use crate::memory::{
     DeviceBuffer, DeviceMemory, DeviceRepr, HostBuffer, HostBufferUninit, HostMemory, Memory,
-    MemoryMut, PinnedMemory, byte_size,
+    MemoryMut, byte_size,
 };
 use crate::mode::{HostRunMode, RunMode, memcpy_kind};
+use crate::register::RuntimeMemory;
 use crate::scope::{self, Scope};
 use crate::stream::{DefaultStream, Destroyable, Stream, StreamFlags, StreamPriority};
 
@@ -566,7 +567,7 @@ impl<'dev, 'id, M: RunMode> Context<'dev, 'id, M> {
     #[doc(alias = "aclrtMemset")]
     pub fn memset<D>(&self, dst: &mut D, byte: u8) -> Result<()>
     where
-        D: PinnedMemory<'id> + MemoryMut<'id> + ?Sized,
+        D: RuntimeMemory<'id> + MemoryMut<'id> + ?Sized,
     {
         ffi::make_current(self.raw)?;
         ffi::mem::memset(dst.raw_mut(), byte)

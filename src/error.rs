@@ -53,6 +53,8 @@ impl ErrorKind {
             | sys::ACL_ERROR_RT_INVALID_MALLOC_TYPE
             | sys::ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID
             | sys::ACL_ERROR_RT_EVENT_TIMESTAMP_REVERSAL
+            | sys::ACL_ERROR_HOST_MEMORY_ALREADY_REGISTERED
+            | sys::ACL_ERROR_HOST_MEMORY_NOT_REGISTERED
             | sys::ACL_ERROR_INVALID_FILE => ErrorKind::InvalidParam,
             sys::ACL_ERROR_RT_INVALID_DEVICEID
             | sys::ACL_ERROR_INVALID_DEVICE
@@ -282,6 +284,33 @@ pub enum Error {
         /// The operating system's message.
         message: String,
     },
+    /// Host memory to register ([`Context::register_host`](crate::Context::register_host))
+    /// does not start on a 4 KiB page boundary, as `aclrtHostRegister`
+    /// requires. [`PageAlignedBuf`](crate::PageAlignedBuf) gives memory that does.
+    #[error(
+        "host memory at {address:#x} is not 4 KiB page-aligned ({offset} bytes past a page \
+         boundary); aclrtHostRegister maps whole pages: use `aclrt::PageAlignedBuf`"
+    )]
+    NotPageAligned {
+        /// The start address.
+        address: usize,
+        /// Bytes past the last page boundary.
+        offset: usize,
+    },
+    /// [`Device::reset_force`](crate::Device::reset_force) while other
+    /// `Device` handles of the same device are open: a forced reset releases
+    /// the device for every holder, so it is only offered to the last one.
+    #[error(
+        "aclrtResetDeviceForce was not called: {others} other `Device` handle(s) of device {id} \
+         are open; a forced reset releases the device for every holder, so only the last may \
+         call it"
+    )]
+    DeviceInUse {
+        /// The device.
+        id: i32,
+        /// Other open `Device` handles of it.
+        others: usize,
+    },
 }
 
 impl Error {
@@ -301,6 +330,7 @@ impl Error {
             Error::WorkAborted => ErrorKind::Aborted,
             Error::KernelArgsBusy => ErrorKind::Lifecycle,
             Error::Spawn { .. } => ErrorKind::ResourceExhausted,
+            Error::DeviceInUse { .. } => ErrorKind::ReleaseFailed,
             _ => ErrorKind::InvalidParam,
         }
     }

@@ -472,6 +472,52 @@ where
     }
 }
 
+/// The device alias of registered host memory, read by the kernel: it
+/// borrows its [`HostRegistration`](crate::HostRegistration) for the whole
+/// scope, so the memory stays registered and nobody writes it meanwhile.
+impl<'scope, 'id, 'sid, M, T> KernelArg<'scope, 'id, 'sid, M, In<T>>
+    for crate::register::DeviceAlias<'scope, 'id, T>
+where
+    M: RunMode,
+    T: DeviceRepr,
+{
+    type Output = ();
+    fn stage(self, _lane: &LaneCore<'scope, 'sid>, staged: &mut Staged<'sid>) {
+        let (addr, len) = self.addr_len();
+        staged.alias::<T>(addr, len);
+    }
+}
+
+/// The device alias of registered host memory, written by the kernel: it
+/// holds its [`HostRegistration`](crate::HostRegistration) exclusively for the
+/// whole scope, so nothing else touches the memory until the scope ends.
+impl<'scope, 'id, 'sid, M, T> KernelArg<'scope, 'id, 'sid, M, Out<T>>
+    for crate::register::DeviceAliasMut<'scope, 'id, T>
+where
+    M: RunMode,
+    T: DeviceRepr,
+{
+    type Output = ();
+    fn stage(self, _lane: &LaneCore<'scope, 'sid>, staged: &mut Staged<'sid>) {
+        let (addr, len) = self.addr_len();
+        staged.alias::<T>(addr, len);
+    }
+}
+
+/// As for `Out<T>`: the kernel reads and writes it.
+impl<'scope, 'id, 'sid, M, T> KernelArg<'scope, 'id, 'sid, M, InOut<T>>
+    for crate::register::DeviceAliasMut<'scope, 'id, T>
+where
+    M: RunMode,
+    T: DeviceRepr,
+{
+    type Output = ();
+    fn stage(self, _lane: &LaneCore<'scope, 'sid>, staged: &mut Staged<'sid>) {
+        let (addr, len) = self.addr_len();
+        staged.alias::<T>(addr, len);
+    }
+}
+
 impl<'scope, 'id, 'sid, M: RunMode, T: DeviceRepr> KernelArg<'scope, 'id, 'sid, M, Scalar<T>>
     for T
 {

@@ -87,6 +87,7 @@ pub mod kernel;
 mod ffi;
 mod memory;
 mod mode;
+mod register;
 #[cfg(unix)]
 mod report;
 mod scope;
@@ -104,6 +105,10 @@ pub use memory::{
     DeviceBuffer, DeviceRepr, DeviceView, DeviceViewMut, HostBuffer, HostBufferUninit, PinnedSlice,
 };
 pub use mode::{DeviceMode, HostMode, RunMode, RunModeKind};
+pub use register::{
+    DeviceAlias, DeviceAliasMut, HostRegistration, ManagedBuffer, PageAlignedBuf, last_error,
+    take_last_error,
+};
 #[cfg(unix)]
 pub use report::{Reporter, Subscription};
 pub use scope::{InFlight, Lane, Mark, Reading, Scope, Shared, Signal};
@@ -134,6 +139,7 @@ pub mod bounds {
     //! | group | traits | markers |
     //! | --- | --- | --- |
     //! | copy operands | [`Memory`], [`MemoryMut`], [`HostMemory`], [`DeviceMemory`], [`PinnedMemory`] | |
+    //! | memset targets | [`RuntimeMemory`] (runtime-allocated memory; not registered host memory) | |
     //! | asynchronous operands (inside a [`Scope`]) | [`AsyncSource`], [`AsyncDest`] | |
     //! | where memory lies, and copy direction | [`Place`], [`CopyDirection`], [`AsyncDirection`] | [`OnHost`], [`OnDevice`]; [`HostToHost`], [`HostToDevice`], [`DeviceToHost`], [`DeviceToDevice`] |
     //! | run mode | [`HostRunMode`], [`DeviceRunMode`], [`PageableRunMode`] (and [`RunMode`] at the root) | ([`HostMode`], [`DeviceMode`] at the root) |
@@ -214,6 +220,7 @@ pub mod bounds {
         PinnedMemory, Place,
     };
     pub use crate::mode::{DeviceRunMode, HostRunMode};
+    pub use crate::register::RuntimeMemory;
     pub use crate::scope::{AsyncDest, AsyncSource, Keep};
     pub use crate::stream::Destroyable;
 }
@@ -312,6 +319,14 @@ mod assertions {
     #[cfg(unix)]
     assert_impl_all!(Subscription<'static, 'static, 'static, 'static>: Send, Sync);
     assert_impl_all!(MemAttr: Send, Sync, Copy);
+    // Issue 16 types: registrations hold a `&mut [T]` (Send + Sync like it);
+    // managed buffers are device buffers; the alias is a plain address.
+    assert_impl_all!(PageAlignedBuf<f32>: Send, Sync);
+    assert_impl_all!(HostRegistration<'static, 'static, 'static, f32, HostMode>: Send, Sync);
+    assert_impl_all!(ManagedBuffer<'static, 'static, f32>: Send, Sync);
+    assert_impl_all!(DeviceAlias<'static, 'static, f32>: Copy, Send, Sync);
+    assert_impl_all!(DeviceAliasMut<'static, 'static, f32>: Send, Sync);
+    static_assertions::assert_not_impl_any!(DeviceAliasMut<'static, 'static, f32>: Clone);
     assert_eq_size!(Event<'static, 'static, Timing, Recorded>, Ptr);
     assert_eq_size!(Option<Event<'static, 'static, Timing, Recorded>>, Ptr);
     assert_impl_all!(Event<'static, 'static, Timing, Recorded>: Send, Sync);

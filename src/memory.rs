@@ -68,7 +68,7 @@ use access::{CpuVisible, RawDest, RawSource, Stable};
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not memory the runtime allocated (pinned host memory or device memory)",
     label = "runtime memory is required here",
-    note = "asynchronous copies and `aclrtMemset` need memory the runtime allocated: a `HostBuffer` (`Context::alloc_host_*`, pinned) or a `DeviceBuffer`, or parts of them (`PinnedSlice`, device views)",
+    note = "asynchronous copies and `aclrtMemset` need memory the runtime allocated: a `HostBuffer` (`Context::alloc_host_*`, pinned) or a `DeviceBuffer`, or parts of them (`PinnedSlice`, device views); asynchronous copies also take registered host memory (`Context::register_host`)",
     note = "for pageable memory (`Vec`, slices) use the synchronous `Context::copy`, and `slice.fill(..)` instead of a memset",
     note = "a buffer shared by lanes (`Shared`) is read through `&lane.read(&shared)?`"
 )]

@@ -63,6 +63,7 @@ use crate::memory::{
     AsyncDirection, CopyDirection, DeviceRepr, Memory, MemoryMut, PinnedMemory, Place,
 };
 use crate::mode::{RunMode, memcpy_kind};
+use crate::register::RuntimeMemory;
 use crate::stream::Stream;
 
 /// A region in which asynchronous work may borrow memory; see
@@ -508,7 +509,8 @@ impl<'scope, 'id, 'sid, T: DeviceRepr> AsyncSource<'scope, 'id, 'sid>
     label = "not a destination for this lane",
     note = "destinations are `&mut buffer` (a `HostBuffer` or `DeviceBuffer` of this context, borrowed for the whole scope) or an `InFlight` of THIS lane, by value",
     note = "a buffer in flight on another lane must be handed over first: `let s = lane_a.signal(x)?; let x = lane_b.wait_for(s)?;`",
-    note = "a buffer shared for reading (`Lane::share`) is written again only after `let x = lane.reclaim(shared)?;`"
+    note = "a buffer shared for reading (`Lane::share`) is written again only after `let x = lane.reclaim(shared)?;`",
+    note = "a kernel writes registered host memory through `reg.device_alias_mut()` (exclusive), not the shared `reg.device_alias()`"
 )]
 pub trait AsyncDest<'scope, 'id, 'sid>: sealed::Operand + Sized {
     /// The buffer type.
@@ -597,6 +599,7 @@ impl<'scope, 'env, 'id, 'sid, M: RunMode> Lane<'scope, 'env, 'id, 'sid, M> {
     pub fn memset<X>(&self, dst: X, byte: u8) -> Result<InFlight<'scope, 'sid, X::Target>>
     where
         X: AsyncDest<'scope, 'id, 'sid>,
+        X::Target: RuntimeMemory<'id>,
     {
         let (parked, len) = dst.into_parked(&self.core);
         let parked = self.core.memset(parked, byte)?;

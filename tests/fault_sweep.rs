@@ -1,7 +1,7 @@
 //! Fault sweep: every C call of every example flow fails once.
 //!
 //! The flows are the examples themselves: each file of `examples/` (01–12, 14,
-//! 16, 18 and `tour`; not `13_timeline`, whose trace and picture are checked by the
+//! 16, 18, 20 and `tour`; not `13_timeline`, whose trace and picture are checked by the
 //! example) is compiled here as a module, and the sweep runs its
 //! `pub fn flow(&Acl)`, the work its `main` does between `Acl::init` and
 //! `finalize`, with the same data (example 12 with a shorter delay and
@@ -92,6 +92,9 @@ mod ex16;
 #[path = "../examples/18_overlap.rs"]
 mod ex18;
 #[allow(dead_code)]
+#[path = "../examples/20_host_registration.rs"]
+mod ex20;
+#[allow(dead_code)]
 #[path = "../examples/tour.rs"]
 mod tour;
 
@@ -148,6 +151,7 @@ fn released_kind(function: &str) -> Option<ResourceKind> {
         "aclrtDestroyEvent" => ResourceKind::Event,
         "aclrtDestroyContext" => ResourceKind::Context,
         "aclrtResetDevice" => ResourceKind::Device,
+        "aclrtHostUnregister" => ResourceKind::HostRegistration,
         _ => return None,
     })
 }
@@ -157,7 +161,12 @@ fn released_kind(function: &str) -> Option<ResourceKind> {
 fn parent_kinds(kind: ResourceKind) -> &'static [ResourceKind] {
     use ResourceKind as R;
     match kind {
-        R::DeviceMemory | R::HostMemory | R::Stream | R::Event => &[R::Context, R::Device],
+        R::DeviceMemory
+        | R::HostMemory
+        | R::ManagedMemory
+        | R::HostRegistration
+        | R::Stream
+        | R::Event => &[R::Context, R::Device],
         R::Context => &[R::Device],
         R::Device => &[],
     }
@@ -252,10 +261,15 @@ fn check_outcome(
     match refused {
         Some(kind) if !alive.is_empty() => {
             tally.leaked_after_refused_release += 1;
-            let own = alive.iter().filter(|&&k| k == kind).count();
+            // `aclrtFree` also releases managed memory.
+            let is_own = |k: ResourceKind| {
+                k == kind
+                    || (kind == ResourceKind::DeviceMemory && k == ResourceKind::ManagedMemory)
+            };
+            let own = alive.iter().filter(|&&k| is_own(k)).count();
             let others_ok = alive
                 .iter()
-                .all(|&k| k == kind || parent_kinds(kind).contains(&k));
+                .all(|&k| is_own(k) || parent_kinds(kind).contains(&k));
             if own != 1 || !others_ok {
                 anomalies.push(format!("unexpected resources alive {alive:?}"));
             }
@@ -426,6 +440,11 @@ fn sweep_16_event_flags() {
 #[test]
 fn sweep_18_overlap() {
     sweep_both("18_overlap", ex18::flow);
+}
+
+#[test]
+fn sweep_20_host_registration() {
+    sweep_both("20_host_registration", ex20::flow);
 }
 
 #[test]

@@ -858,3 +858,67 @@ fn lookup_places_the_binary_on_its_own_contexts_device() {
     // No 107017 "never placed on this device", nothing leaked.
     assert_clean();
 }
+
+/// Registered host memory reaches a kernel through its device alias:
+/// `DeviceAlias` (shared) for an `In` parameter, `DeviceAliasMut`
+/// (exclusive) for an `Out` parameter; results land in the user's memory
+/// without a copy.
+fn alias_flow<M: RunMode>(device: &Device<'_, M>) -> Result<()> {
+    make_guard!(g);
+    let ctx = device.create_context(g)?;
+    let stream = ctx.create_stream()?;
+    let binary = ctx.load_binary(&aclrt::sim::binary_image(&["t_vector_add"]))?;
+    // SAFETY: t_vector_add reads a, b and writes c, each below n.
+    let add = unsafe { binary.kernel::<(In<f32>, In<f32>, Out<f32>, Count)>(c"t_vector_add")? };
+    let n = 1024;
+    let a = pattern_f32(n, 2.0);
+    let b = pattern_f32(n, 5.0);
+    let mut user_a = aclrt::PageAlignedBuf::from_slice(&a)?;
+    let mut user_c = aclrt::PageAlignedBuf::<f32>::zeroed(n)?;
+    let hb = ctx.alloc_host_from(&b)?;
+    let mut db = ctx.alloc::<f32>(n)?;
+    {
+        let reg_a = ctx.register_host(&mut user_a)?;
+        let mut reg_c = ctx.register_host(&mut user_c)?;
+        ctx.scope(|s| {
+            make_guard!(l);
+            let lane = s.lane(&stream, l);
+            let db = lane.copy(&hb, &mut db)?;
+            // Reads a through its alias, writes c through its alias.
+            lane.launch(
+                &add,
+                4,
+                (reg_a.device_alias(), &db, reg_c.device_alias_mut(), n),
+            )?;
+            Ok(())
+        })?;
+        drop(reg_a);
+        let back = reg_c.unregister()?;
+        for i in 0..n {
+            assert_eq!(back[i], a[i] + b[i], "element {i}");
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn registered_memory_through_device_aliases_host_mode() -> Result<()> {
+    let _sim = take(host_config());
+    register_kernels();
+    let acl = Acl::init()?;
+    alias_flow(&acl.require::<HostMode>()?.device(0)?)?;
+    acl.finalize()?;
+    assert_clean();
+    Ok(())
+}
+
+#[test]
+fn registered_memory_through_device_aliases_device_mode() -> Result<()> {
+    let _sim = take(device_config());
+    register_kernels();
+    let acl = Acl::init()?;
+    alias_flow(&acl.require::<DeviceMode>()?.device(0)?)?;
+    acl.finalize()?;
+    assert_clean();
+    Ok(())
+}

@@ -162,6 +162,7 @@ pub fn reset() {
     diag::clear_records();
     diag::reset_calls();
     diag::clear_last_error();
+    diag::clear_last_code();
     exec::reset_tasks();
 }
 

@@ -156,6 +156,9 @@ pub(crate) fn synchronize_device(timeout: Option<i32>) -> Res<()> {
             first.get_or_insert_with(|| fault_error(s, f));
         }
     }
+    if let (None, Some(latch)) = (&first, streams.first().and_then(|s| s.fail.get())) {
+        latch.check("the device synchronisation reports it")?;
+    }
     first.map_or(Ok(()), Err)
 }
 

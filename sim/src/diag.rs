@@ -89,6 +89,9 @@ macro_rules! with_api_list {
             aclrtKernelArgsFinalize, aclrtGetVersion, aclsysGetVersionStr, aclsysGetVersionNum,
             aclsysGetCANNVersion,
             aclrtEventGetTimestamp, aclrtStreamGetPriority, aclrtDeviceGetStreamPriorityRange,
+            aclrtSetStreamFailureMode, aclrtPeekAtLastError, aclrtGetLastError,
+            aclrtHostRegister, aclrtHostRegisterV2, aclrtHostGetDevicePointer,
+            aclrtHostUnregister, aclrtMemAllocManaged,
         }
     };
 }
@@ -199,6 +202,7 @@ fn enter(api: Api) -> Option<i32> {
         api.name(),
         fault.code
     ));
+    store_last_code(api, fault.code);
     Some(fault.code)
 }
 
@@ -240,7 +244,61 @@ pub(crate) fn fail(api: Api, e: Error) -> i32 {
         });
     }
     set_last_error(message);
+    store_last_code(api, e.code);
     e.code
+}
+
+// ------------------------------------------------ last error code (F.3) ---
+
+thread_local! {
+    /// The calling thread's sticky error code (`aclrtPeekAtLastError`).
+    static LAST_CODE: std::cell::Cell<i32> = const { std::cell::Cell::new(0) };
+}
+
+/// Whether a failure of `api` with `code` is stored as the thread's last
+/// error: runtime-layer codes (1070xx, 2070xx, 5070xx and the 5079xx host
+/// registration codes) only; never the ACL layer's argument checks
+/// (1000xx), never the "not ready" answers of the query functions, never a
+/// failure of `aclrtResetDeviceForce` (its path does not store).
+fn stores_last_code(api: Api, code: i32) -> bool {
+    let rt_layer = matches!(code, 107_000..=107_999 | 207_000..=207_999 | 507_000..=507_999);
+    let query_not_ready = matches!(
+        api,
+        Api::aclrtStreamQuery
+            | Api::aclrtQueryEvent
+            | Api::aclrtQueryEventStatus
+            | Api::aclrtQueryEventWaitStatus
+    ) && matches!(
+        code,
+        ffi::ACL_ERROR_RT_STREAM_NOT_COMPLETE | ffi::ACL_ERROR_RT_EVENT_NOT_COMPLETE
+    );
+    rt_layer && !query_not_ready && api != Api::aclrtResetDeviceForce
+}
+
+fn store_last_code(api: Api, code: i32) {
+    if stores_last_code(api, code) {
+        LAST_CODE.with(|c| c.set(code));
+    }
+}
+
+/// `aclrtPeekAtLastError` (`take == false`) / `aclrtGetLastError` (`true`):
+/// the stored code (0 if none); `Get` resets it. A `level` other than
+/// `ACL_RT_THREAD_LEVEL` returns 100000 and leaves it alone.
+pub(crate) fn last_code(api: Api, level: u32, take: bool) -> i32 {
+    count_only(api);
+    if level != ffi::ACL_RT_THREAD_LEVEL {
+        set_last_error(format!(
+            "{}: level {level} is not ACL_RT_THREAD_LEVEL (0)",
+            api.name()
+        ));
+        return ffi::ACL_ERROR_INVALID_PARAM;
+    }
+    LAST_CODE.with(|c| if take { c.replace(0) } else { c.get() })
+}
+
+/// Forgets the calling thread's last error code (`aclrt_sim::reset`).
+pub(crate) fn clear_last_code() {
+    LAST_CODE.with(|c| c.set(0));
 }
 
 /// Injects a fault (see `control::inject_fault`).

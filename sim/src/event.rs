@@ -182,6 +182,11 @@ pub(crate) fn record(h: usize, stream: usize) -> Res<()> {
         }
         (ev, sh)
     };
+    // Stop on failure: a record is a submission too (also when the stream
+    // is idle and it would complete at once).
+    if let Some(latch) = sh.fail.get() {
+        latch.check("no task may be submitted to any stream of the context")?;
+    }
     let ticket = sh.ticket();
     let mut st = lock(&ev.st);
     let generation = st.generation + 1;

@@ -156,7 +156,12 @@ impl KernelArgs {
         };
         let r = rt().mem.access_runtime(addr, len);
         match r {
-            Ok(a) if a.place == Place::Device(self.device) => Ok(a.span),
+            Ok(a)
+                if a.place == Place::Device(self.device)
+                    || a.place == Place::Managed(self.device) =>
+            {
+                Ok(a.span)
+            }
             Ok(a) => Err(self.refuse(format!(
                 "{len} bytes at {addr:#x} are {}, not device memory of device {}",
                 a.place.describe(),
@@ -534,7 +539,7 @@ pub(crate) fn launch(
     }
     let check = move |rt: &crate::rt::Runtime, device: i32| match rt.mem.access_runtime(args, size)
     {
-        Ok(a) if a.place == Place::Device(device) => Ok(()),
+        Ok(a) if a.place == Place::Device(device) || a.place == Place::Managed(device) => Ok(()),
         Ok(a) => Err(Error::violation(
             ViolationKind::KernelBadAccess,
             ffi::ACL_ERROR_RT_PARAM_INVALID,

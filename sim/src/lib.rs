@@ -151,6 +151,11 @@
 //! | `aclrtStreamWaitEvent` on an event without `ACL_EVENT_SYNC` (or the hidden 0x4, EXTERNAL, IPC); `aclrtResetEvent` on an event other than `aclrtCreateEventWithFlag(ACL_EVENT_SYNC…)`; `aclrtQueryEvent`/`aclrtQueryEventWaitStatus` on an `aclrtCreateEventExWithFlag` event | 207000 `ACL_ERROR_RT_FEATURE_NOT_SUPPORT` | `EventFlagMismatch` |
 //! | `aclrtEventElapsedTime`/`aclrtEventGetTimestamp` of a recorded event created without `ACL_EVENT_TIME_LINE` | 107006 `ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID` | `EventFlagMismatch` |
 //! | `aclrtEventElapsedTime`/`aclrtEventGetTimestamp` of an event never recorded (or reset since) | 507000 `ACL_ERROR_RT_INTERNAL_ERROR` ("recorder null") | `EventNotRecorded` |
+//! | a copy or memset through the device alias of registered host memory (`devPtr` of `aclrtHostRegister`; only device code may use it) | 107016 *(choice)* | `KindMismatch` |
+//! | registering device memory, or a range that runs into (or past) a runtime allocation | 107016 / 107000 *(choice)* | `KindMismatch` / `OutOfBounds` |
+//! | a copy that straddles the end of a host registration | 107000 | `OutOfBounds` |
+//! | `aclrtHostUnregister` while a queued or running task still uses the registered range | 507004 *(choice)* | `ReleaseWhileInUse` |
+//! | the last `aclrtResetDevice` (or destroying the context) while a host registration of it is alive | 507007 *(choice)* | `ResetWithLiveResources` / `ReleaseWithLiveChildren` |
 //!
 //! Pointers are resolved in a `BTreeMap` of live allocations (start, size,
 //! residency, device, context; `O(log n)`). A pointer outside every
@@ -170,6 +175,55 @@
 //! context (107002), out of memory (207001), stream/event exhaustion
 //! (207008 / 207007), timeouts, unsupported features (207000), and injected
 //! faults.
+//!
+//! ## Host registration, managed memory, failure mode, last error
+//!
+//! The simulated SoC is an Atlas A2 (`aclrtGetSocName` = `Ascend910B-sim`),
+//! CANN 9.0.0: host registration, managed memory and the failure mode are
+//! all supported, the default stream (NULL) included.
+//!
+//! * `aclrtHostRegister` (type `ACL_HOST_REGISTER_MAPPED` only; IOMEMORY
+//!   and READONLY are reserved: 207000) and `aclrtHostRegisterV2` (flag a
+//!   non-empty OR of MAPPED|IOMEMORY|READONLY|PINNED, else 107000; PINNED on
+//!   `aclrtMallocHost` memory: 107000 *(choice)*) need a current context,
+//!   `ptr` 4 KiB-aligned (107008 *(choice)*), and no overlap with a live
+//!   registration (507910). Registered memory is host memory for the kind
+//!   check, and copies of it are truly asynchronous (pageable memory is
+//!   copied before the call returns). The device alias is the host address
+//!   with bit 52 set (never a user-space address); kernels resolve it
+//!   (`KernelArgs::read`/`write`), copies refuse it. `aclrtHostUnregister`
+//!   takes the exact base (else 507911); it is refused while a queued copy
+//!   uses the range, while a kernel's arguments are resolved only when the
+//!   kernel runs (as for device memory), so a kernel that finds its
+//!   registration gone faults with 507015 (`KernelBadAccess`).
+//! * `aclrtMemAllocManaged`: flag `ACL_RT_MEM_ATTACH_GLOBAL` only (else
+//!   100000), size 0 → 107000, rounded up to 2 MiB (charged to the device),
+//!   at most 3 TB per process; any copy kind fits it, kernels may touch it;
+//!   freed with `aclrtFree`.
+//! * `aclrtSetStreamFailureMode`: a per-context latch (see the
+//!   `failmode` module): STOP is context-wide and one-way (CONTINUE after
+//!   STOP: 207000; STOP on a stream that already failed: 207000;
+//!   `ACL_STREAM_DEVICE_USE_ONLY` streams: 207000; only bit 0 is read). After
+//!   the first failed task of a STOP context the failed stream skips its
+//!   remaining tasks except event records (waiters are released), and every
+//!   submission to and synchronisation of any stream of the context (and
+//!   `aclrtSynchronizeDevice`) returns the stored code until the context is
+//!   destroyed or its device reset. Tasks already queued on the context's
+//!   other streams still run.
+//! * `aclrtPeekAtLastError` / `aclrtGetLastError`: the calling thread's
+//!   sticky code of the last failed runtime-layer call (1070xx, 2070xx,
+//!   5070xx, 5079xx; device faults reported by a synchronisation included);
+//!   never the ACL layer's 1000xx, never the "not ready" answers of the
+//!   query functions, never a failed `aclrtResetDeviceForce`. A `level`
+//!   other than `ACL_RT_THREAD_LEVEL` returns 100000.
+//! * Forced release: `aclrtResetDeviceForce` drops the whole reference
+//!   count (any thread's sets), then tears down like the last plain reset
+//!   (waiting for pending tasks); never set / already fully reset → 507007,
+//!   so Force after Force, a plain reset after Force and Force after plain
+//!   resets down to 0 all fail; a Force refused because explicit resources
+//!   live keeps the count. `aclrtDestroyStreamForce` shares the checks of
+//!   `aclrtDestroyStream` but drops the queued tasks without waiting (a
+//!   running task finishes on its own; `aclrtSynchronizeDevice` waits for it).
 //!
 //! ## Decisions where the facts are silent
 //!
@@ -381,6 +435,8 @@ mod context;
 mod device;
 mod diag;
 mod event;
+mod failmode;
+mod hostreg;
 mod init;
 mod kernel;
 pub use kernel::{

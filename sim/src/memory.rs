@@ -153,7 +153,7 @@ pub(crate) fn free(addr: usize, kind: AllocKind, dev_sync: bool) -> Res<()> {
     let Some(a) = rt.mem.live.get(&addr) else {
         return Err(crate::rt::mem::bad_free(&rt.mem, addr, kind));
     };
-    if a.kind != kind {
+    if a.kind != kind && !(a.kind == AllocKind::Managed && kind == AllocKind::Device) {
         return Err(Error::violation(
             ViolationKind::ForeignFree,
             ffi::ACL_ERROR_RT_PARAM_INVALID,
@@ -270,6 +270,10 @@ fn check_kind(mode: RunMode, kind: Kind, dst: &Access, src: &Access) -> Res<()> 
         Kind::D2D => (false, false),
     };
     for (role, a, want_host) in [("src", src, want_src_host), ("dst", dst, want_dst_host)] {
+        // Managed memory is accessible from both sides: every kind fits.
+        if matches!(a.place, Place::Managed(_)) {
+            continue;
+        }
         if a.place.is_host() != want_host {
             return Err(Error::violation(
                 ViolationKind::KindMismatch,
@@ -496,14 +500,15 @@ pub(crate) fn memcpy_2d(
 
 fn memset_target(rt: &Runtime, dst: UserMem, count: usize, cur: i32) -> Res<Access> {
     let d = rt.mem.access(dst, count, "devPtr")?;
-    if d.place == Place::App && rt.cfg.run_mode == RunMode::Host {
+    if matches!(d.place, Place::App | Place::Registered) && rt.cfg.run_mode == RunMode::Host {
         return Err(Error::violation(
             ViolationKind::KindMismatch,
             ffi::ACL_ERROR_RT_INVALID_MEMORY_TYPE,
             format!(
-                "devPtr {:#x} is pageable host memory of the application; memset of host memory \
-                 not allocated by the runtime is undefined",
-                d.span.addr()
+                "devPtr {:#x} is {}; memset of host memory not allocated by the runtime is \
+                 undefined",
+                d.span.addr(),
+                d.place.describe()
             ),
         ));
     }

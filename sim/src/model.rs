@@ -199,6 +199,11 @@ pub enum ResourceKind {
     DeviceMemory,
     /// Host memory (`aclrtMallocHost`).
     HostMemory,
+    /// Managed memory (`aclrtMemAllocManaged`).
+    ManagedMemory,
+    /// A host registration (`aclrtHostRegister*`; its address is the
+    /// registered start).
+    HostRegistration,
 }
 
 /// A resource alive at `aclFinalize`.

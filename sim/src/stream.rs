@@ -162,6 +162,9 @@ pub(crate) fn synchronize_stream(h: usize, timeout: Option<i32>) -> Res<()> {
     if let Some(f) = sh.take_fault(u64::MAX) {
         return Err(fault_error(&sh, f));
     }
+    if let Some(latch) = sh.fail.get() {
+        latch.check("every synchronisation of a stream of the context reports it")?;
+    }
     Ok(())
 }
 

@@ -215,3 +215,27 @@ pub(crate) fn settle_static_host_fns(stream: Option<Raw>) -> Option<Panic> {
     }
     panic
 }
+
+/// Key of unscoped host functions whose stream was force-destroyed: only
+/// [`settle_static_host_fns(None)`](settle_static_host_fns) (finalize)
+/// releases them, since one of them may still be running and the stream's
+/// handle value may be reused by a new stream.
+const PARKED: usize = 0;
+
+/// Parks the unscoped host functions of a force-destroyed `stream` (see
+/// [`PARKED`]).
+pub(crate) fn park_static_host_fns(stream: Raw) {
+    if !ANY_PENDING_STATIC.load(core::sync::atomic::Ordering::Acquire) {
+        return;
+    }
+    let key = stream.as_ptr() as usize;
+    for (k, _) in PENDING_STATIC
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .iter_mut()
+    {
+        if *k == key {
+            *k = PARKED;
+        }
+    }
+}

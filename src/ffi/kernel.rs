@@ -455,6 +455,26 @@ impl<'sid> Staged<'sid> {
         });
     }
 
+    /// The device alias of registered host memory (`aclrtHostRegister`'s
+    /// `devPtr`), which the kernel reads or writes. Only its address goes to
+    /// the runtime; the CPU never dereferences it. The typed layer passes an
+    /// alias that borrows its registration for the scope (shared to read,
+    /// exclusively to write), so the memory stays registered and untouched
+    /// by others until the scope has synchronised.
+    pub(crate) fn alias<T>(&mut self, addr: usize, len: usize) {
+        let Some(ptr) = core::ptr::NonNull::new(core::ptr::without_provenance_mut::<u8>(addr))
+        else {
+            return;
+        };
+        self.items.push(Item::Buffer {
+            region: Region {
+                ptr,
+                bytes: len * core::mem::size_of::<T>(),
+            },
+            len,
+        });
+    }
+
     /// A scalar, by value.
     pub(crate) fn value<T: DeviceRepr>(&mut self, v: T) {
         self.items

@@ -181,3 +181,9 @@ pub(crate) fn check_finalize() -> Result<()> {
         Ok(())
     }
 }
+
+/// How many `Device` handles of `id` are open (for the forced reset, which
+/// releases the device for all of them).
+pub(crate) fn device_handles(id: i32) -> usize {
+    with(|b| b.devices.get(&id).map_or(0, |d| d.0))
+}

@@ -131,6 +131,71 @@ impl UserMem {
             len,
         }
     }
+
+    /// Registered application memory `[ptr, ptr + len)` as a [`Span`] that
+    /// may outlive the C call (a truly asynchronous copy of memory
+    /// registered with `aclrtHostRegister`), keeping `keep` alive.
+    ///
+    /// Only for a range the runtime found inside a live host registration
+    /// whose [`Registered`]
+    /// token is `keep`: under the C API the application keeps registered
+    /// memory valid (not freed, not remapped) until `aclrtHostUnregister`,
+    /// and the runtime refuses that unregistration while any span still
+    /// holds `keep` (so the memory stays valid for as long as the span
+    /// exists).
+    pub(crate) fn into_registered_span(self, len: usize, keep: Arc<Registered>) -> Span {
+        Span {
+            base: Base::Registered {
+                ptr: self.ptr,
+                writable: self.writable,
+                _keep: keep,
+            },
+            off: 0,
+            len,
+        }
+    }
+}
+
+/// The token of one live host registration (`aclrtHostRegister`): every span
+/// of registered memory holds a clone, so `Arc::strong_count - 1` is the
+/// number of tasks still using the registration. It keeps the pointer the
+/// application registered (with its provenance), from which device-side
+/// accesses through the alias are derived.
+#[derive(Debug)]
+pub(crate) struct Registered {
+    base: *mut u8,
+    len: usize,
+}
+
+// SAFETY: the token only stores the registered range's start and length;
+// every access through it goes through a `Span`, whose validity argument is
+// the registration contract (see `UserMem::into_registered_span`).
+unsafe impl Send for Registered {}
+// SAFETY: as above; `&Registered` exposes no access to the bytes.
+unsafe impl Sync for Registered {}
+
+impl Registered {
+    /// The token of a new registration of `[um, um + len)`.
+    pub(crate) fn new(um: &UserMem, len: usize) -> Arc<Registered> {
+        Arc::new(Registered { base: um.ptr, len })
+    }
+
+    /// `[off, off + len)` of the registered range as a span (device code
+    /// reaching it through the alias); `None` if out of bounds.
+    ///
+    /// Same contract as [`UserMem::into_registered_span`].
+    pub(crate) fn span(self: &Arc<Self>, off: usize, len: usize) -> Option<Span> {
+        let end = off.checked_add(len)?;
+        (end <= self.len).then(|| Span {
+            base: Base::Registered {
+                ptr: self.base,
+                writable: true,
+                _keep: Arc::clone(self),
+            },
+            off,
+            len,
+        })
+    }
 }
 
 enum Base {
@@ -140,6 +205,13 @@ enum Base {
     App { ptr: *mut u8, writable: bool },
     /// A private copy (staging buffer), read-only.
     Staged(Box<[u8]>),
+    /// Registered application memory, valid while its registration lives
+    /// (see [`UserMem::into_registered_span`]).
+    Registered {
+        ptr: *mut u8,
+        writable: bool,
+        _keep: Arc<Registered>,
+    },
 }
 
 /// A byte range the runtime may access (see the module docs).
@@ -153,7 +225,10 @@ pub(crate) struct Span {
     len: usize,
 }
 
-// SAFETY: `Block` and `Staged` own (a share of) their memory. An `App` span
+// SAFETY: `Block` and `Staged` own (a share of) their memory. A
+// `Registered` span points to registered application memory that the C
+// contract keeps valid until its unregistration, which the runtime refuses
+// while the span (its `_keep` token) exists. An `App` span
 // is only moved to a stream worker while the creating C call waits for that
 // task to finish, so the application memory it points to stays valid and the
 // C API lets the runtime access it from its own threads meanwhile.
@@ -190,6 +265,7 @@ impl Span {
             Base::Block(_) => true,
             Base::App { writable, .. } => *writable,
             Base::Staged(_) => false,
+            Base::Registered { writable, .. } => *writable,
         }
     }
 
@@ -198,6 +274,7 @@ impl Span {
             Base::Block(b) => b.ptr.as_ptr(),
             Base::App { ptr, .. } => *ptr,
             Base::Staged(b) => b.as_ptr().cast_mut(),
+            Base::Registered { ptr, .. } => *ptr,
         }
     }
 

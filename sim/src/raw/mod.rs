@@ -17,14 +17,15 @@ use crate::ffi::{
     aclCANNPackageName, aclCANNPackageVersion, aclError, aclrtArgsHandle, aclrtBinHandle,
     aclrtBinaryLoadOptions, aclrtCallback, aclrtCallbackBlockType, aclrtContext, aclrtEvent,
     aclrtEventRecordedStatus, aclrtEventStatus, aclrtEventWaitStatus, aclrtFuncHandle,
-    aclrtHostFunc, aclrtLaunchKernelCfg, aclrtMemAttr, aclrtMemMallocPolicy, aclrtMemcpyKind,
-    aclrtParamHandle, aclrtRunMode, aclrtStream, aclrtStreamStatus,
+    aclrtHostFunc, aclrtHostRegisterType, aclrtLastErrLevel, aclrtLaunchKernelCfg, aclrtMemAttr,
+    aclrtMemMallocPolicy, aclrtMemcpyKind, aclrtParamHandle, aclrtRunMode, aclrtStream,
+    aclrtStreamStatus,
 };
 use crate::memory::{self, MallocFn};
 use crate::prim::{HostCall, Out, OutBuf, UserMem};
 use crate::rt::exec::EventApi;
 use crate::rt::mem::AllocKind;
-use crate::{callback, context, device, init, kernel, misc, stream};
+use crate::{callback, context, device, failmode, hostreg, init, kernel, misc, stream};
 
 /// Reads an optional C string argument.
 ///
@@ -1128,6 +1129,98 @@ pub unsafe extern "C" fn aclrtKernelArgsGetPlaceHolderBuffer(
 pub unsafe extern "C" fn aclrtKernelArgsFinalize(args_handle: aclrtArgsHandle) -> aclError {
     call(Api::aclrtKernelArgsFinalize, || {
         kernel::args_finalize(h(args_handle))
+    })
+}
+
+// ----------------------------- failure mode, last error (F.2, F.3) ---
+
+/// `aclrtSetStreamFailureMode`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtSetStreamFailureMode(stream: aclrtStream, mode: u64) -> aclError {
+    call(Api::aclrtSetStreamFailureMode, || {
+        failmode::set_failure_mode(h(stream), mode)
+    })
+}
+
+/// `aclrtPeekAtLastError`: returns the calling thread's stored code.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtPeekAtLastError(level: aclrtLastErrLevel) -> aclError {
+    diag::last_code(Api::aclrtPeekAtLastError, level, false)
+}
+
+/// `aclrtGetLastError`: returns and clears the calling thread's stored code.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtGetLastError(level: aclrtLastErrLevel) -> aclError {
+    diag::last_code(Api::aclrtGetLastError, level, true)
+}
+
+// ------------------- host registration, managed memory (F.4, F.5) ---
+
+/// `aclrtHostRegister`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtHostRegister(
+    ptr: *mut c_void,
+    size: u64,
+    type_: aclrtHostRegisterType,
+    dev_ptr: *mut *mut c_void,
+) -> aclError {
+    // SAFETY: C contract of aclrtHostRegister: `ptr` is NULL or the start
+    // of `size` bytes of host memory that the caller keeps valid (not freed,
+    // moved or remapped) until aclrtHostUnregister; the runtime reads and
+    // writes it only through copies queued while it is registered (and
+    // unregistration is refused while such a copy is pending). `devPtr` is
+    // NULL or writable.
+    let (mem, out) = unsafe { (UserMem::new(ptr, true), Out::new(dev_ptr)) };
+    call(Api::aclrtHostRegister, || {
+        hostreg::host_register(mem, size, type_, out)
+    })
+}
+
+/// `aclrtHostRegisterV2`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtHostRegisterV2(ptr: *mut c_void, size: u64, flag: u32) -> aclError {
+    // SAFETY: as for aclrtHostRegister: `ptr` is NULL or `size` bytes of
+    // host memory kept valid until aclrtHostUnregister.
+    let mem = unsafe { UserMem::new(ptr, true) };
+    call(Api::aclrtHostRegisterV2, || {
+        hostreg::host_register_v2(mem, size, flag)
+    })
+}
+
+/// `aclrtHostGetDevicePointer`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtHostGetDevicePointer(
+    p_host: *mut c_void,
+    p_device: *mut *mut c_void,
+    flag: u32,
+) -> aclError {
+    // SAFETY: `pHost` is only compared against the registry (never
+    // accessed: a zero-length resolution); `pDevice` is NULL or writable.
+    let (mem, out) = unsafe { (UserMem::new(p_host, false), Out::new(p_device)) };
+    call(Api::aclrtHostGetDevicePointer, || {
+        hostreg::host_get_device_pointer(mem, out, flag)
+    })
+}
+
+/// `aclrtHostUnregister`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtHostUnregister(ptr: *mut c_void) -> aclError {
+    // SAFETY: `ptr` is only looked up in the registry, never accessed.
+    let mem = unsafe { UserMem::new(ptr, false) };
+    call(Api::aclrtHostUnregister, || hostreg::host_unregister(mem))
+}
+
+/// `aclrtMemAllocManaged`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtMemAllocManaged(
+    ptr: *mut *mut c_void,
+    size: u64,
+    flag: u32,
+) -> aclError {
+    // SAFETY: C contract: `ptr` is NULL or writable.
+    let out = unsafe { Out::new(ptr) };
+    call(Api::aclrtMemAllocManaged, || {
+        hostreg::alloc_managed(out, size, flag)
     })
 }
 

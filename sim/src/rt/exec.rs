@@ -271,6 +271,8 @@ pub(crate) struct StreamShared {
     any_dropped: AtomicBool,
     /// Tasks of this stream dropped or cut by aborts.
     dropped_count: AtomicU64,
+    /// The failure-mode latch of the stream's context (`crate::failmode`).
+    pub fail: crate::failmode::StreamLatch,
 }
 
 impl StreamShared {
@@ -317,6 +319,7 @@ impl StreamShared {
             dropped: Mutex::new(BTreeMap::new()),
             any_dropped: AtomicBool::new(false),
             dropped_count: AtomicU64::new(0),
+            fail: crate::failmode::StreamLatch::new(),
         })
     }
 
@@ -361,6 +364,9 @@ impl StreamShared {
     /// application memory is waited for before this returns (the C API's
     /// rule for pageable memory, and the validity condition of such spans).
     pub(crate) fn submit(self: &Arc<Self>, op: Op, ticket: Ticket) -> Res<u64> {
+        if let Some(latch) = self.fail.get() {
+            latch.check("no task may be submitted to any stream of the context")?;
+        }
         let borrows = op.borrows_app();
         if borrows && sync::on_worker_of(self.id) {
             return Err(diag::rt_param(
@@ -781,6 +787,16 @@ impl StreamShared {
             self.drop_aborted(task);
             return;
         }
+        if !matches!(task.op, Op::Record { .. })
+            && self.fail.get().is_some_and(|l| l.stops(self.id))
+        {
+            // Stop on failure: the failed stream's later tasks are not run
+            // (event records still fire, releasing waiters).
+            let seq = task.seq;
+            drop(task);
+            self.complete(seq);
+            return;
+        }
         let Task {
             seq,
             op,
@@ -844,6 +860,9 @@ impl StreamShared {
         }
         if let Some((code, why)) = failure {
             self.set_fault(seq, code, what, why);
+            if let Some(latch) = self.fail.get() {
+                latch.on_fault(self.id, self.handle, seq, code);
+            }
         }
         if cut {
             self.mark_dropped(seq, seq);

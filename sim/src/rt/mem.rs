@@ -19,6 +19,8 @@ pub(crate) enum AllocKind {
     Device,
     /// `aclrtMallocHost`.
     Host,
+    /// `aclrtMemAllocManaged` (freed with `aclrtFree`).
+    Managed,
 }
 
 impl AllocKind {
@@ -26,11 +28,12 @@ impl AllocKind {
         match self {
             AllocKind::Device => "aclrtMalloc",
             AllocKind::Host => "aclrtMallocHost",
+            AllocKind::Managed => "aclrtMemAllocManaged",
         }
     }
     pub(crate) fn free_fn(self) -> &'static str {
         match self {
-            AllocKind::Device => "aclrtFree",
+            AllocKind::Device | AllocKind::Managed => "aclrtFree",
             AllocKind::Host => "aclrtFreeHost",
         }
     }
@@ -76,6 +79,8 @@ pub(crate) struct MemTable {
     freed: BTreeMap<usize, Freed>,
     freed_order: VecDeque<usize>,
     freed_bytes: usize,
+    /// Host registrations (`aclrtHostRegister*`), see `crate::hostreg`.
+    pub reg: crate::hostreg::Registry,
 }
 
 /// A block that was still allocated when the runtime was torn down
@@ -165,6 +170,12 @@ pub(crate) enum Place {
     PinnedHost,
     /// Application (pageable) memory, not from the runtime.
     App,
+    /// Application memory registered with `aclrtHostRegister*` (host
+    /// memory; copies of it are truly asynchronous).
+    Registered,
+    /// Managed memory (`aclrtMemAllocManaged`) of a device's context:
+    /// accessible from the host and the device.
+    Managed(i32),
 }
 
 impl Place {
@@ -173,6 +184,8 @@ impl Place {
             Place::Device(d) => format!("device memory (device {d})"),
             Place::PinnedHost => "pinned host memory (aclrtMallocHost)".to_owned(),
             Place::App => "pageable host memory of the application".to_owned(),
+            Place::Registered => "registered host memory (aclrtHostRegister)".to_owned(),
+            Place::Managed(d) => format!("managed memory (aclrtMemAllocManaged, device {d})"),
         }
     }
     pub(crate) fn is_host(self) -> bool {
@@ -213,7 +226,9 @@ impl MemTable {
                 }
                 let span = Span::in_block(a.block.clone(), off, len)
                     .ok_or_else(|| rt_param(format!("{role}: internal bounds error")))?;
-                let place = if a.on_device {
+                let place = if a.kind == AllocKind::Managed {
+                    Place::Managed(a.device)
+                } else if a.on_device {
                     Place::Device(a.device)
                 } else {
                     Place::PinnedHost
@@ -245,6 +260,10 @@ impl MemTable {
         if let Some(stale) = torn_down(addr, len) {
             return Err(torn_down_error(role, addr, stale));
         }
+        let um = match self.reg.access(um, len, role)? {
+            Ok(a) => return Ok(a),
+            Err(um) => um,
+        };
         Ok(Access {
             span: um.into_app_span(len),
             place: Place::App,
@@ -256,6 +275,9 @@ impl MemTable {
     /// application memory. `Err` carries the reason: outside every
     /// allocation, past its end, or freed.
     pub(crate) fn access_runtime(&self, addr: usize, len: usize) -> Result<Access, String> {
+        if let Some(alias) = self.reg.resolve_alias(addr, len) {
+            return alias;
+        }
         if let Some((&start, a)) = self.live.range(..=addr).next_back() {
             if addr < start + a.size {
                 let off = addr - start;
@@ -269,7 +291,9 @@ impl MemTable {
                 }
                 let span = Span::in_block(a.block.clone(), off, len)
                     .ok_or_else(|| "internal bounds error".to_owned())?;
-                let place = if a.on_device {
+                let place = if a.kind == AllocKind::Managed {
+                    Place::Managed(a.device)
+                } else if a.on_device {
                     Place::Device(a.device)
                 } else {
                     Place::PinnedHost

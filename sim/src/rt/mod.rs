@@ -149,6 +149,8 @@ pub(crate) struct Context {
     pub device: i32,
     pub is_default: bool,
     pub default_stream: usize,
+    /// The failure-mode latch shared by the context's streams.
+    pub latch: Arc<crate::failmode::Latch>,
 }
 
 /// Registry entry of a stream.
@@ -464,6 +466,12 @@ impl Runtime {
         dev.streams += 1;
         let (id, handle) = new_handle(HandleKind::Stream);
         let shared = StreamShared::new(id, handle, device, is_default, flags, epoch);
+        let latch = self
+            .contexts
+            .get(&ctx)
+            .map(|c| c.latch.clone())
+            .unwrap_or_default();
+        let _ = shared.fail.set(latch);
         if epoch.is_some() {
             self.trace_lanes.push(shared.clone());
         }
@@ -495,6 +503,11 @@ impl Runtime {
     pub(crate) fn new_context(&mut self, device: i32, is_default: bool) -> Res<usize> {
         let (_, handle) = new_handle(HandleKind::Context);
         let ds = self.new_stream(handle, device, true, 0)?;
+        let latch = self
+            .streams
+            .get(&ds)
+            .and_then(|s| s.shared.fail.get().cloned())
+            .unwrap_or_default();
         self.contexts.insert(
             handle,
             Context {
@@ -502,6 +515,7 @@ impl Runtime {
                 device,
                 is_default,
                 default_stream: ds,
+                latch,
             },
         );
         Ok(handle)
@@ -540,7 +554,7 @@ impl Runtime {
                     self.mem
                         .live
                         .values()
-                        .filter(|a| a.ctx == c && a.kind == AllocKind::Device)
+                        .filter(|a| a.ctx == c && a.kind != AllocKind::Host)
                         .count(),
                     "device memory block(s)",
                 );
@@ -579,7 +593,7 @@ impl Runtime {
                     self.mem
                         .live
                         .values()
-                        .filter(|a| a.device == dev && a.kind == AllocKind::Device)
+                        .filter(|a| a.device == dev && a.kind != AllocKind::Host)
                         .count(),
                     "device memory block(s)",
                 );
@@ -593,6 +607,7 @@ impl Runtime {
                 );
             }
         }
+        note(self.mem.reg.count(ctx, dev), "host registration(s)");
         out
     }
 
@@ -637,10 +652,19 @@ impl Runtime {
                 kind: match a.kind {
                     AllocKind::Device => ResourceKind::DeviceMemory,
                     AllocKind::Host => ResourceKind::HostMemory,
+                    AllocKind::Managed => ResourceKind::ManagedMemory,
                 },
                 device: a.device,
                 address: *addr,
                 bytes: a.size,
+            });
+        }
+        for (addr, r) in &self.mem.reg.live {
+            out.push(Leak {
+                kind: ResourceKind::HostRegistration,
+                device: r.device,
+                address: *addr,
+                bytes: r.size,
             });
         }
         out
@@ -807,8 +831,12 @@ pub(crate) fn audit() -> Audit {
         let k = match a.kind {
             AllocKind::Device => ResourceKind::DeviceMemory,
             AllocKind::Host => ResourceKind::HostMemory,
+            AllocKind::Managed => ResourceKind::ManagedMemory,
         };
         add(k, a.device, 1);
+    }
+    for r in rt.mem.reg.live.values() {
+        add(ResourceKind::HostRegistration, r.device, 1);
     }
     let initialized = rt.init_refcount > 0;
     drop(rt);

@@ -1,0 +1,475 @@
+//! Host registration (`aclrtHostRegister`, `aclrtHostRegisterV2`,
+//! `aclrtHostGetDevicePointer`, `aclrtHostUnregister`) and managed memory
+//! (`aclrtMemAllocManaged`); facts F.4 and F.5.
+//!
+//! Registered memory stays the application's: the registry keeps its range,
+//! the device it was registered for and a [`Registered`] token. Copies of a
+//! registered range are classified as host memory and run truly
+//! asynchronously (the span holds the token, so an unregistration while a
+//! task still uses the range is refused). The device alias handed out by
+//! `aclrtHostRegister` / `aclrtHostGetDevicePointer` is the host address with
+//! bit 52 set: never a valid user-space address on the supported 48-bit
+//! address spaces, so it can never be confused with application memory. Only
+//! kernels resolve it (through [`Registry::resolve_alias`]); a copy or
+//! memset through it is a strict-check violation.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use crate::diag::{Error, Res, require, rt_param};
+use crate::ffi;
+use crate::model::ViolationKind;
+use crate::prim::{HeapBlock, Out, Registered, UserMem};
+use crate::rt::mem::{Access, AllocKind, Allocation, Place};
+use crate::rt::rt;
+
+const ACL_HOST_REG_MAPPED: u32 = ffi::ACL_HOST_REG_MAPPED as u32;
+const ACL_HOST_REG_IOMEMORY: u32 = ffi::ACL_HOST_REG_IOMEMORY as u32;
+const ACL_HOST_REG_READONLY: u32 = ffi::ACL_HOST_REG_READONLY as u32;
+const ACL_HOST_REG_PINNED: u32 = ffi::ACL_HOST_REG_PINNED as u32;
+const ACL_RT_MEM_ATTACH_GLOBAL: u32 = ffi::ACL_RT_MEM_ATTACH_GLOBAL as u32;
+
+/// The bit that turns a registered host address into its device alias.
+pub(crate) const ALIAS_BIT: usize = 1 << 52;
+/// The page size registrations must be aligned to (4 KiB).
+pub(crate) const PAGE: usize = 4096;
+/// The rounding of managed allocations (2 MiB).
+pub(crate) const MANAGED_ROUND: usize = 2 << 20;
+/// The per-process limit of managed memory (3 TB).
+pub(crate) const MANAGED_LIMIT: u64 = 3 << 40;
+
+/// How a range was registered.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum How {
+    /// `aclrtHostRegister(..., ACL_HOST_REGISTER_MAPPED, &devPtr)`.
+    V1,
+    /// `aclrtHostRegisterV2(..., flag)`.
+    V2 { flag: u32 },
+}
+
+impl How {
+    fn mapped(self) -> bool {
+        match self {
+            How::V1 => true,
+            How::V2 { flag } => flag & ACL_HOST_REG_MAPPED != 0,
+        }
+    }
+}
+
+/// One live registration.
+pub(crate) struct Registration {
+    pub size: usize,
+    pub device: i32,
+    pub ctx: usize,
+    pub how: How,
+    /// Held by every span of the range (task use count).
+    pub token: Arc<Registered>,
+}
+
+/// The registrations of a runtime, by start address.
+#[derive(Default)]
+pub(crate) struct Registry {
+    pub live: BTreeMap<usize, Registration>,
+}
+
+impl Registry {
+    /// The registration containing `addr`, if any: `(start, entry)`.
+    fn containing(&self, addr: usize) -> Option<(usize, &Registration)> {
+        self.live
+            .range(..=addr)
+            .next_back()
+            .filter(|(s, r)| addr < **s + r.size)
+            .map(|(s, r)| (*s, r))
+    }
+
+    /// The first registration overlapping `[addr, addr + len)`.
+    fn overlapping(&self, addr: usize, len: usize) -> Option<(usize, &Registration)> {
+        if let Some(hit) = self.containing(addr) {
+            return Some(hit);
+        }
+        self.live
+            .range(addr..addr.saturating_add(len))
+            .next()
+            .map(|(s, r)| (*s, r))
+    }
+
+    /// Classifies application memory: `Ok(Ok(access))` when the range lies
+    /// inside a registration (a span that may outlive the call),
+    /// `Ok(Err(um))` when it touches no registration (pageable memory), an
+    /// error when it is a device alias or straddles a registration's end.
+    pub(crate) fn access(
+        &self,
+        um: UserMem,
+        len: usize,
+        role: &str,
+    ) -> Res<Result<Access, UserMem>> {
+        let addr = um.addr();
+        if addr & ALIAS_BIT != 0 && self.containing(addr & !ALIAS_BIT).is_none() {
+            // Never a user-space address (bit 52): the alias of a
+            // registration that is gone. Refused before any access.
+            return Err(Error::violation(
+                ViolationKind::UseAfterFree,
+                ffi::ACL_ERROR_RT_PARAM_INVALID,
+                format!(
+                    "{role} {addr:#x} is not a host address; it looks like the device alias of \
+                     a host registration that no longer exists"
+                ),
+            ));
+        }
+        if addr & ALIAS_BIT != 0 {
+            return Err(Error::violation(
+                ViolationKind::KindMismatch,
+                ffi::ACL_ERROR_RT_INVALID_MEMORY_TYPE,
+                format!(
+                    "{role} {addr:#x} is the device alias of registered host memory (devPtr of \
+                     aclrtHostRegister / aclrtHostGetDevicePointer); only device code (a kernel \
+                     argument) may use it, never a memory operation: pass the host address \
+                     {:#x} instead",
+                    addr & !ALIAS_BIT
+                ),
+            ));
+        }
+        if self.live.is_empty() {
+            return Ok(Err(um));
+        }
+        let Some((start, r)) = self.overlapping(addr, len.max(1)) else {
+            return Ok(Err(um));
+        };
+        let end = addr.saturating_add(len);
+        if addr < start || end > start + r.size {
+            return Err(Error::violation(
+                ViolationKind::OutOfBounds,
+                ffi::ACL_ERROR_RT_PARAM_INVALID,
+                format!(
+                    "{role} range {addr:#x}..{end:#x} straddles the {}-byte host registration \
+                     at {start:#x}",
+                    r.size
+                ),
+            ));
+        }
+        let span = um.into_registered_span(len, r.token.clone());
+        Ok(Ok(Access {
+            span,
+            place: Place::Registered,
+        }))
+    }
+
+    /// Resolves a device alias for device code (kernels): `None` when `addr`
+    /// is not an alias of a mapped registration.
+    pub(crate) fn resolve_alias(&self, addr: usize, len: usize) -> Option<Result<Access, String>> {
+        if addr & ALIAS_BIT == 0 {
+            return None;
+        }
+        let host = addr & !ALIAS_BIT;
+        let (start, r) = self.containing(host)?;
+        if !r.how.mapped() {
+            return None;
+        }
+        let off = host - start;
+        if len > r.size - off {
+            return Some(Err(format!(
+                "{addr:#x} + {len} bytes (offset {off}) exceeds the {}-byte host registration \
+                 at {start:#x} (device alias)",
+                r.size
+            )));
+        }
+        // The alias is only a number: the span derives from the pointer the
+        // application registered (kept by the token).
+        let span = r.token.span(off, len)?;
+        Some(Ok(Access {
+            span,
+            place: Place::Device(r.device),
+        }))
+    }
+
+    /// Registrations of context `ctx` (or device `dev` if `ctx` is `None`).
+    pub(crate) fn count(&self, ctx: Option<usize>, dev: i32) -> usize {
+        self.live
+            .values()
+            .filter(|r| match ctx {
+                Some(c) => r.ctx == c,
+                None => r.device == dev,
+            })
+            .count()
+    }
+}
+
+/// Common checks and insertion of a registration.
+fn register(ptr: UserMem, size: u64, how: How) -> Res<usize> {
+    let addr = ptr.addr();
+    let size = usize::try_from(size)
+        .map_err(|_| rt_param(format!("size {size} does not fit the address space")))?;
+    let mut rt = rt();
+    let ctx = rt.current()?;
+    let (ctx, device) = (ctx.handle, ctx.device);
+    if addr.checked_add(size).is_none() || addr & ALIAS_BIT != 0 {
+        return Err(rt_param(format!(
+            "ptr {addr:#x} + {size} bytes is not a host address range"
+        )));
+    }
+    if let Some((start, r)) = rt.mem.reg.overlapping(addr, size) {
+        return Err(Error::new(
+            ffi::ACL_ERROR_HOST_MEMORY_ALREADY_REGISTERED,
+            format!(
+                "{addr:#x}..{:#x} overlaps the registration {start:#x}..{:#x} (device {})",
+                addr + size,
+                start + r.size,
+                r.device
+            ),
+        ));
+    }
+    // Runtime memory: only whole aclrtMallocHost blocks may be registered
+    // (pinned memory; kernels <= 5.10 allow nothing else).
+    match rt.mem.access_runtime(addr, 0) {
+        Ok(a) if a.place == Place::PinnedHost => {
+            if let Err(why) = rt.mem.access_runtime(addr, size) {
+                return Err(Error::violation(
+                    ViolationKind::OutOfBounds,
+                    ffi::ACL_ERROR_RT_PARAM_INVALID,
+                    format!("the registered range runs past its aclrtMallocHost block: {why}"),
+                ));
+            }
+            if let How::V2 { flag } = how {
+                if flag & ACL_HOST_REG_PINNED != 0 {
+                    return Err(rt_param(format!(
+                        "{addr:#x} is pinned memory from aclrtMallocHost; ACL_HOST_REG_PINNED \
+                         on memory that is already pinned is an error"
+                    )));
+                }
+            }
+        }
+        Ok(a) => {
+            return Err(Error::violation(
+                ViolationKind::KindMismatch,
+                ffi::ACL_ERROR_RT_INVALID_MEMORY_TYPE,
+                format!(
+                    "{addr:#x} is {}; only host memory can be registered",
+                    a.place.describe()
+                ),
+            ));
+        }
+        Err(_) => {
+            if let Some((start, a)) = rt.mem.live.range(addr..addr + size).next() {
+                return Err(Error::violation(
+                    ViolationKind::OutOfBounds,
+                    ffi::ACL_ERROR_RT_PARAM_INVALID,
+                    format!(
+                        "{addr:#x}..{:#x} runs into the {}-byte runtime allocation at {start:#x}",
+                        addr + size,
+                        a.size
+                    ),
+                ));
+            }
+        }
+    }
+    if addr % PAGE != 0 {
+        return Err(Error::new(
+            ffi::ACL_ERROR_RT_ADDR_UNALIGNED,
+            format!(
+                "ptr {addr:#x} is not 4 KiB page-aligned ({} bytes past a page boundary); host \
+                 registration maps whole pages",
+                addr % PAGE
+            ),
+        ));
+    }
+    rt.mem.reg.live.insert(
+        addr,
+        Registration {
+            size,
+            device,
+            ctx,
+            how,
+            token: Registered::new(&ptr, size),
+        },
+    );
+    Ok(addr | ALIAS_BIT)
+}
+
+/// `aclrtHostRegister`.
+pub(crate) fn host_register(
+    ptr: UserMem,
+    size: u64,
+    ty: u32,
+    dev_ptr: Out<*mut std::ffi::c_void>,
+) -> Res<()> {
+    require(!ptr.is_null(), || "ptr is NULL".to_owned())?;
+    require(!dev_ptr.is_null(), || "devPtr is NULL".to_owned())?;
+    require(size != 0, || "size must not be 0".to_owned())?;
+    const RESERVED: u32 = ffi::ACL_HOST_REGISTER_IOMEMORY | ffi::ACL_HOST_REGISTER_READONLY;
+    if ty & !RESERVED != 0 {
+        return Err(Error::new(
+            ffi::ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+            format!("type {ty:#x} is not an aclrtHostRegisterType"),
+        ));
+    }
+    if ty != ffi::ACL_HOST_REGISTER_MAPPED {
+        return Err(Error::new(
+            ffi::ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+            format!(
+                "type {ty:#x}: ACL_HOST_REGISTER_IOMEMORY and ACL_HOST_REGISTER_READONLY are \
+                 reserved and unsupported; use ACL_HOST_REGISTER_MAPPED (0)"
+            ),
+        ));
+    }
+    let alias = register(ptr, size, How::V1)?;
+    dev_ptr.write(std::ptr::without_provenance_mut(alias));
+    Ok(())
+}
+
+/// `aclrtHostRegisterV2`.
+pub(crate) fn host_register_v2(ptr: UserMem, size: u64, flag: u32) -> Res<()> {
+    require(!ptr.is_null(), || "ptr is NULL".to_owned())?;
+    require(size != 0, || "size must not be 0".to_owned())?;
+    const ALL: u32 =
+        ACL_HOST_REG_MAPPED | ACL_HOST_REG_IOMEMORY | ACL_HOST_REG_READONLY | ACL_HOST_REG_PINNED;
+    if flag == 0 || flag & !ALL != 0 {
+        return Err(rt_param(format!(
+            "flag {flag:#x} must be a non-empty OR of ACL_HOST_REG_MAPPED, \
+             ACL_HOST_REG_IOMEMORY, ACL_HOST_REG_READONLY and ACL_HOST_REG_PINNED"
+        )));
+    }
+    if flag & (ACL_HOST_REG_IOMEMORY | ACL_HOST_REG_READONLY) != 0 {
+        return Err(Error::new(
+            ffi::ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+            format!(
+                "flag {flag:#x}: ACL_HOST_REG_IOMEMORY and ACL_HOST_REG_READONLY are reserved \
+                 and unsupported"
+            ),
+        ));
+    }
+    register(ptr, size, How::V2 { flag }).map(drop)
+}
+
+/// `aclrtHostGetDevicePointer`.
+pub(crate) fn host_get_device_pointer(
+    p_host: UserMem,
+    p_device: Out<*mut std::ffi::c_void>,
+    flag: u32,
+) -> Res<()> {
+    require(!p_host.is_null(), || "pHost is NULL".to_owned())?;
+    require(!p_device.is_null(), || "pDevice is NULL".to_owned())?;
+    require(flag == 0, || format!("flag must be 0 (got {flag:#x})"))?;
+    let rt = rt();
+    rt.current()?;
+    let addr = p_host.addr();
+    let Some((start, r)) = rt.mem.reg.containing(addr) else {
+        return Err(rt_param(format!(
+            "pHost {addr:#x} is not registered host memory (aclrtHostRegister / \
+             aclrtHostRegisterV2)"
+        )));
+    };
+    if !r.how.mapped() {
+        return Err(rt_param(format!(
+            "the registration at {start:#x} was made without ACL_HOST_REG_MAPPED; it has no \
+             device alias"
+        )));
+    }
+    p_device.write(std::ptr::without_provenance_mut(addr | ALIAS_BIT));
+    Ok(())
+}
+
+/// `aclrtHostUnregister`.
+pub(crate) fn host_unregister(ptr: UserMem) -> Res<()> {
+    require(!ptr.is_null(), || "ptr is NULL".to_owned())?;
+    let mut rt = rt();
+    rt.current()?;
+    let addr = ptr.addr();
+    let Some(r) = rt.mem.reg.live.get(&addr) else {
+        let inside = rt
+            .mem
+            .reg
+            .containing(addr)
+            .map(|(s, _)| {
+                format!(" (it lies inside the registration at {s:#x}: pass that start address)")
+            })
+            .unwrap_or_default();
+        return Err(Error::new(
+            ffi::ACL_ERROR_HOST_MEMORY_NOT_REGISTERED,
+            format!("{addr:#x} is not the start of a host registration{inside}"),
+        ));
+    };
+    let holders = Arc::strong_count(&r.token) - 1;
+    if holders > 0 {
+        return Err(Error::violation(
+            ViolationKind::ReleaseWhileInUse,
+            ffi::ACL_ERROR_RT_STREAM_NOT_COMPLETE,
+            format!(
+                "the {}-byte registration at {addr:#x} is still used by {holders} queued or \
+                 running task(s); synchronize the stream before unregistering",
+                r.size
+            ),
+        ));
+    }
+    rt.mem.reg.live.remove(&addr);
+    Ok(())
+}
+
+/// `aclrtMemAllocManaged`.
+pub(crate) fn alloc_managed(out: Out<*mut std::ffi::c_void>, size: u64, flag: u32) -> Res<()> {
+    require(!out.is_null(), || "ptr is NULL".to_owned())?;
+    require(flag == ACL_RT_MEM_ATTACH_GLOBAL, || {
+        format!("flag must be ACL_RT_MEM_ATTACH_GLOBAL (1), got {flag:#x}")
+    })?;
+    if size == 0 {
+        return Err(rt_param("size must not be 0"));
+    }
+    let rounded = size
+        .checked_add(MANAGED_ROUND as u64 - 1)
+        .map(|s| s / MANAGED_ROUND as u64 * MANAGED_ROUND as u64)
+        .filter(|&r| usize::try_from(r).is_ok())
+        .ok_or_else(|| rt_param(format!("size {size} overflows when rounded to 2 MiB")))?;
+    let mut rt = rt();
+    let ctx = rt.current()?;
+    let (ctx, device) = (ctx.handle, ctx.device);
+    let in_use: u64 = rt
+        .mem
+        .live
+        .values()
+        .filter(|a| a.kind == AllocKind::Managed)
+        .map(|a| a.charged)
+        .sum();
+    if in_use + rounded > MANAGED_LIMIT {
+        return Err(Error::new(
+            ffi::ACL_ERROR_RT_MEMORY_ALLOCATION,
+            format!(
+                "the process would exceed the 3 TB of managed memory ({in_use} bytes in use, \
+                 {rounded} requested)"
+            ),
+        ));
+    }
+    let dev = rt.device_mut(device)?;
+    let free = dev.mem_total.saturating_sub(dev.mem_used);
+    if rounded > free {
+        return Err(Error::new(
+            ffi::ACL_ERROR_RT_MEMORY_ALLOCATION,
+            format!(
+                "out of memory on device {device}: {size} bytes of managed memory requested \
+                 ({rounded} rounded to 2 MiB), {free} of {} bytes free",
+                dev.mem_total
+            ),
+        ));
+    }
+    let len = rounded as usize;
+    let Some(block) = HeapBlock::new(len) else {
+        return Err(Error::new(
+            ffi::ACL_ERROR_RT_MEMORY_ALLOCATION,
+            format!("the host allocator could not provide {len} bytes"),
+        ));
+    };
+    dev.mem_used += rounded;
+    let ptr = block.user_ptr();
+    rt.mem.live.insert(
+        block.addr(),
+        Allocation {
+            block,
+            size: len,
+            charged: rounded,
+            device,
+            ctx,
+            kind: AllocKind::Managed,
+            on_device: true,
+        },
+    );
+    out.write(ptr);
+    Ok(())
+}

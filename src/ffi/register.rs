@@ -1,0 +1,400 @@
+//! Raw calls of issue 16: host registration (`aclrtHostRegister`,
+//! `aclrtHostUnregister`), page-aligned host memory to register, managed
+//! memory (`aclrtMemAllocManaged`), the stream failure mode, the per-thread
+//! last error, and the forced releases.
+//!
+//! Invariants of the owners here:
+//! * [`PageAlloc`] owns `bytes > 0` zero-initialised heap bytes starting on
+//!   a 4 KiB page boundary, freed exactly once on drop.
+//! * [`Registration<'a>`] holds the exclusive borrow (`MemMut<'a>`) of the
+//!   memory it registered for all of `'a`, and unregisters it (with the same
+//!   base address) before that borrow can end normally. If it is leaked
+//!   (`mem::forget`), the borrow ends while the runtime still lists the
+//!   range as registered; the runtime then never touches the range again by
+//!   itself (only work queued on it does, and the typed layer synchronises
+//!   every scope before the registration can be moved or forgotten), and
+//!   the device alias is only reachable through a borrow of the
+//!   registration. So a forgotten registration is a leak of the runtime's
+//!   registration entry (a later registration of the same pages fails with
+//!   507910), never an access to freed memory.
+//! * [`ManagedAlloc`] owns one live `aclrtMemAllocManaged` allocation of
+//!   `bytes > 0` initialised bytes (zeroed at allocation), CPU-addressable,
+//!   freed with `aclrtFree` exactly once.
+
+use core::ffi::c_void;
+use core::marker::PhantomData;
+use core::ptr::NonNull;
+use std::alloc::{Layout, alloc_zeroed, dealloc};
+
+use aclrt_sys as sys;
+
+use super::mem::{Mem, MemMut};
+use super::{Raw, check, live, make_current, refuse_in_callback};
+use crate::error::{Error, Result};
+
+/// The page size registrations must be aligned to.
+pub(crate) const PAGE: usize = 4096;
+
+// ------------------------------------------------------------ page memory
+
+/// Zeroed heap memory starting on a page boundary.
+#[derive(Debug)]
+pub(crate) struct PageAlloc {
+    ptr: NonNull<u8>,
+    layout: Layout,
+}
+
+// SAFETY: a `PageAlloc` exclusively owns its heap allocation (like a
+// `Box<[u8]>`): reads need `&self`, writes `&mut self`.
+unsafe impl Send for PageAlloc {}
+// SAFETY: `&PageAlloc` only exposes shared reads.
+unsafe impl Sync for PageAlloc {}
+
+impl PageAlloc {
+    /// `bytes` zeroed bytes (`bytes > 0`) aligned to [`PAGE`]; `None` if
+    /// the size is not representable or the allocator fails.
+    pub(crate) fn new(bytes: usize) -> Option<PageAlloc> {
+        if bytes == 0 {
+            return None;
+        }
+        let layout = Layout::from_size_align(bytes, PAGE).ok()?;
+        // SAFETY: `layout` has a non-zero size (checked above) and a valid
+        // power-of-two alignment, as `alloc_zeroed` requires.
+        let ptr = NonNull::new(unsafe { alloc_zeroed(layout) })?;
+        Some(PageAlloc { ptr, layout })
+    }
+
+    /// The bytes.
+    pub(crate) fn as_bytes(&self) -> &[u8] {
+        // SAFETY: `ptr` is a live allocation of `layout.size()` initialised
+        // (zeroed) bytes, shared-borrowed through `&self`.
+        unsafe { core::slice::from_raw_parts(self.ptr.as_ptr(), self.layout.size()) }
+    }
+
+    /// The bytes, mutably.
+    pub(crate) fn as_bytes_mut(&mut self) -> &mut [u8] {
+        // SAFETY: as in `as_bytes`, exclusively borrowed through `&mut self`.
+        unsafe { core::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.layout.size()) }
+    }
+}
+
+impl Drop for PageAlloc {
+    fn drop(&mut self) {
+        // SAFETY: allocated by `alloc_zeroed` with exactly `self.layout`;
+        // drop runs once, and no borrow of the bytes outlives `self`.
+        unsafe { dealloc(self.ptr.as_ptr(), self.layout) }
+    }
+}
+
+// ------------------------------------------------------------ registration
+
+/// A live host registration of the memory behind `mem` (see the module
+/// invariants).
+#[derive(Debug)]
+pub(crate) struct Registration<'a> {
+    mem: MemMut<'a>,
+    /// The device alias (`devPtr`), an address only device code may use.
+    alias: usize,
+    /// The context whose device the memory was registered for.
+    ctx: Raw,
+}
+
+// SAFETY: the registration holds an exclusive borrow of host memory (as a
+// `&mut [u8]` would) and two plain identifiers; the runtime's unregister may
+// run on any thread (the context is made current first).
+unsafe impl Send for Registration<'_> {}
+// SAFETY: `&Registration` only hands out shared `Mem` reads and the alias
+// number.
+unsafe impl Sync for Registration<'_> {}
+
+impl<'a> Registration<'a> {
+    /// `aclrtHostRegister(mem, len, ACL_HOST_REGISTER_MAPPED, &devPtr)` for
+    /// the device of `ctx` (made current here). `mem` must be non-empty and
+    /// start on a page boundary (checked, with clear errors).
+    pub(crate) fn new(ctx: Raw, mut mem: MemMut<'a>) -> Result<Registration<'a>> {
+        let address = mem.reborrow().as_ptr() as usize;
+        if mem.len() == 0 {
+            return Err(Error::InvalidAllocationSize {
+                len: 0,
+                elem_size: 1,
+            });
+        }
+        if address % PAGE != 0 {
+            return Err(Error::NotPageAligned {
+                address,
+                offset: address % PAGE,
+            });
+        }
+        make_current(ctx)?;
+        let mut dev: *mut c_void = core::ptr::null_mut();
+        // SAFETY:
+        // - `mem` is an exclusive borrow of `mem.len()` bytes of host memory
+        //   for `'a`, and this registration (which owns that borrow) is
+        //   unregistered before `'a` ends, unless leaked (module invariant:
+        //   then the runtime never accesses the range by itself);
+        // - `dev` is a valid, writable pointer slot for the whole call.
+        let code = unsafe {
+            sys::aclrtHostRegister(
+                mem.as_mut_ptr(),
+                mem.len() as u64,
+                sys::ACL_HOST_REGISTER_MAPPED,
+                &mut dev,
+            )
+        };
+        check(code, "aclrtHostRegister")?;
+        live::child_created(address, ctx);
+        Ok(Registration {
+            mem,
+            alias: dev as usize,
+            ctx,
+        })
+    }
+
+    /// The registered bytes, readable.
+    pub(crate) fn mem(&self) -> Mem<'_> {
+        self.mem.reborrow()
+    }
+
+    /// The registered bytes, writable.
+    pub(crate) fn mem_mut(&mut self) -> MemMut<'_> {
+        self.mem.reborrow_mut()
+    }
+
+    /// The registered bytes as a host slice.
+    pub(crate) fn as_bytes(&self) -> &[u8] {
+        let m = self.mem.reborrow();
+        // SAFETY: `m` describes `len` bytes of initialised host memory that
+        // `self` borrows exclusively for `'a`; the slice is a shared borrow
+        // of `self`, so no writer exists while it lives (asynchronous users
+        // borrow `self` too).
+        unsafe { core::slice::from_raw_parts(m.as_ptr().cast::<u8>(), m.len()) }
+    }
+
+    /// The registered bytes as a mutable host slice.
+    pub(crate) fn as_bytes_mut(&mut self) -> &mut [u8] {
+        let len = self.mem.len();
+        let p = self.mem.as_mut_ptr();
+        // SAFETY: as in `as_bytes`, exclusively borrowed through `&mut self`.
+        unsafe { core::slice::from_raw_parts_mut(p.cast::<u8>(), len) }
+    }
+
+    /// The device alias.
+    pub(crate) fn alias(&self) -> usize {
+        self.alias
+    }
+
+    /// The context it was registered in.
+    pub(crate) fn ctx(&self) -> Raw {
+        self.ctx
+    }
+
+    fn unregister_raw(&mut self) -> Result<()> {
+        make_current(self.ctx)?;
+        let base = self.mem.as_mut_ptr();
+        // SAFETY: `base` is the exact start address this registration
+        // registered; no asynchronous work uses the range any more (the
+        // typed layer synchronises every scope that borrowed it before the
+        // registration can be dropped or consumed).
+        let code = unsafe { sys::aclrtHostUnregister(base) };
+        check(code, "aclrtHostUnregister")?;
+        live::child_released(base as usize);
+        Ok(())
+    }
+
+    /// `aclrtHostUnregister`, reporting its error. On success the memory
+    /// is given back (the exclusive borrow for `'a`); on failure the
+    /// registration is returned with the error.
+    pub(crate) fn unregister(self) -> core::result::Result<&'a mut [u8], (Self, Error)> {
+        let mut this = self;
+        match this.unregister_raw() {
+            Ok(()) => {
+                let mut this = core::mem::ManuallyDrop::new(this);
+                let len = this.mem.len();
+                let p = this.mem.as_mut_ptr().cast::<u8>();
+                // SAFETY: `this.mem` was an exclusive borrow of `len`
+                // initialised host bytes for `'a` (a `&'a mut [T]` of plain
+                // data, see `Context::register_host`); `this` is never used
+                // or dropped again (`ManuallyDrop`), so the borrow moves
+                // into the returned slice without being duplicated.
+                Ok(unsafe { core::slice::from_raw_parts_mut(p, len) })
+            }
+            Err(e) => Err((this, e)),
+        }
+    }
+}
+
+impl Drop for Registration<'_> {
+    fn drop(&mut self) {
+        // Drop cannot report; `unregister` does. If it fails (the runtime
+        // was torn down meanwhile), the borrow ends anyway: see the module
+        // invariants for why a stale registration entry is harmless.
+        let _ = self.unregister_raw();
+    }
+}
+
+// ------------------------------------------------------------ managed memory
+
+/// Managed memory from `aclrtMemAllocManaged`, freed with `aclrtFree`;
+/// `'ctx` as for `DeviceAlloc`.
+#[derive(Debug)]
+pub(crate) struct ManagedAlloc<'ctx> {
+    ptr: NonNull<u8>,
+    bytes: usize,
+    _ctx: PhantomData<&'ctx ()>,
+}
+
+// SAFETY: exclusively owns its allocation; reads need `&self`, writes
+// `&mut self`; `aclrtFree` may run on any thread.
+unsafe impl Send for ManagedAlloc<'_> {}
+// SAFETY: `&ManagedAlloc` only exposes shared reads.
+unsafe impl Sync for ManagedAlloc<'_> {}
+
+impl ManagedAlloc<'_> {
+    /// `aclrtMemAllocManaged(bytes, ACL_RT_MEM_ATTACH_GLOBAL)`, zeroed on the
+    /// host; `owner` must be current; `bytes > 0`.
+    pub(crate) fn new(owner: Raw, bytes: usize) -> Result<Self> {
+        let mut p: *mut c_void = core::ptr::null_mut();
+        // SAFETY: `p` is a valid, writable pointer slot for the whole call.
+        let code = unsafe {
+            sys::aclrtMemAllocManaged(&mut p, bytes as u64, sys::ACL_RT_MEM_ATTACH_GLOBAL as u32)
+        };
+        check(code, "aclrtMemAllocManaged")?;
+        let ptr: NonNull<u8> = super::raw(p, "aclrtMemAllocManaged")?.0.cast();
+        live::child_created(ptr.as_ptr() as usize, owner);
+        // The runtime does not initialise it; a first touch from the host
+        // places the pages on the host.
+        // SAFETY: a fresh managed allocation of at least `bytes` bytes,
+        // accessible from the host (ACL_RT_MEM_ATTACH_GLOBAL), exclusively
+        // owned here, with no device work queued on it yet.
+        unsafe { ptr.as_ptr().write_bytes(0, bytes) };
+        Ok(ManagedAlloc {
+            ptr,
+            bytes,
+            _ctx: PhantomData,
+        })
+    }
+
+    /// Size in bytes.
+    pub(crate) fn len(&self) -> usize {
+        self.bytes
+    }
+
+    /// The device address.
+    pub(crate) fn as_ptr(&self) -> *const c_void {
+        self.ptr.as_ptr().cast()
+    }
+
+    /// The bytes as a host slice.
+    pub(crate) fn as_bytes(&self) -> &[u8] {
+        // SAFETY: host-accessible (ATTACH_GLOBAL), initialised (zeroed at
+        // allocation), `bytes` long; device work that writes it borrows the
+        // owner mutably (typed layer), so none runs while `&self` is lent.
+        unsafe { core::slice::from_raw_parts(self.ptr.as_ptr(), self.bytes) }
+    }
+
+    /// The bytes as a mutable host slice.
+    pub(crate) fn as_bytes_mut(&mut self) -> &mut [u8] {
+        // SAFETY: as in `as_bytes`, exclusively borrowed through `&mut self`
+        // (so no device work reads or writes it meanwhile).
+        unsafe { core::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.bytes) }
+    }
+
+    /// The whole allocation as a readable region.
+    pub(crate) fn mem(&self) -> Mem<'_> {
+        Mem::from_slice(self.as_bytes())
+    }
+
+    /// The whole allocation as a writable region.
+    pub(crate) fn mem_mut(&mut self) -> MemMut<'_> {
+        MemMut::from_slice(self.as_bytes_mut())
+    }
+
+    fn free_raw(&self) -> Result<()> {
+        // SAFETY: allocated by aclrtMemAllocManaged (freed with aclrtFree,
+        // per the header), freed exactly once by the callers (`free`
+        // consumes, `drop` runs once), not borrowed, no async use in flight
+        // (scopes are synchronised before their borrows end).
+        let code = unsafe { sys::aclrtFree(self.ptr.as_ptr().cast()) };
+        check(code, "aclrtFree")?;
+        live::child_released(self.ptr.as_ptr() as usize);
+        Ok(())
+    }
+
+    /// `aclrtFree`, reporting its error.
+    pub(crate) fn free(self) -> Result<()> {
+        let this = core::mem::ManuallyDrop::new(self);
+        this.free_raw()
+    }
+}
+
+impl Drop for ManagedAlloc<'_> {
+    fn drop(&mut self) {
+        // Drop cannot report; `free` does.
+        let _ = self.free_raw();
+    }
+}
+
+// ------------------------------------------------------------ failure mode, last error
+
+/// `aclrtSetStreamFailureMode(<default stream of ctx>, ACL_STOP_ON_FAILURE)`:
+/// puts the whole context in stop-on-failure mode.
+pub(crate) fn set_stop_on_failure(ctx: Raw) -> Result<()> {
+    make_current(ctx)?;
+    let stream = super::current_default_stream()?;
+    // SAFETY: `stream` is the live default stream of the current context;
+    // the mode is a plain integer.
+    let code =
+        unsafe { sys::aclrtSetStreamFailureMode(stream.as_ptr(), sys::ACL_STOP_ON_FAILURE as u64) };
+    check(code, "aclrtSetStreamFailureMode")
+}
+
+/// `aclrtPeekAtLastError(ACL_RT_THREAD_LEVEL)` (`take == false`) or
+/// `aclrtGetLastError` (`take == true`): the calling thread's stored code.
+pub(crate) fn last_error(take: bool) -> i32 {
+    // SAFETY: integer argument; the functions read (and for Get, reset) a
+    // thread-local value and have no other preconditions.
+    unsafe {
+        if take {
+            sys::aclrtGetLastError(sys::ACL_RT_THREAD_LEVEL)
+        } else {
+            sys::aclrtPeekAtLastError(sys::ACL_RT_THREAD_LEVEL)
+        }
+    }
+}
+
+// ------------------------------------------------------------ forced release
+
+/// `aclrtDestroyStreamForce(stream)`: drops the queued tasks instead of
+/// waiting for them. The stream's unscoped host functions are parked until
+/// finalize (one may still be running).
+pub(crate) fn destroy_stream_force(stream: Raw) -> Result<()> {
+    refuse_in_callback("aclrtDestroyStreamForce")?;
+    // SAFETY: `stream` is a live explicit stream of the current context,
+    // consumed by the caller; no borrowed buffer has work queued on it (every
+    // scope that lent buffers to it was synchronised before the stream could
+    // be moved into `destroy_force`); the `'static` host functions it may
+    // still run stay owned by the registry (parked below).
+    let code = unsafe { sys::aclrtDestroyStreamForce(stream.as_ptr()) };
+    check(code, "aclrtDestroyStreamForce")?;
+    live::child_released(stream.as_ptr() as usize);
+    super::host_fn::park_static_host_fns(stream);
+    Ok(())
+}
+
+/// `aclrtResetDeviceForce(id)` for the last open `Device` handle of `id`.
+pub(crate) fn reset_device_force(id: i32) -> Result<()> {
+    refuse_in_callback("aclrtResetDeviceForce")?;
+    let others = live::device_handles(id).saturating_sub(1);
+    if others > 0 {
+        return Err(Error::DeviceInUse { id, others });
+    }
+    live::check_device_reset(id)?;
+    super::invalidate_current_contexts();
+    // SAFETY: plain integer argument; the typed layer only force-resets a
+    // device through its last `Device` handle, after everything created
+    // through it is gone.
+    let code = unsafe { sys::aclrtResetDeviceForce(id) };
+    check(code, "aclrtResetDeviceForce")?;
+    live::device_reset(id);
+    Ok(())
+}
