@@ -98,6 +98,13 @@ fn main() {
 /// before, and an `aclrtSynchronizeStream` after them (what the scope's end
 /// does on the safe side). Both sides load the binary and look up the
 /// function once, outside the counted launches.
+///
+/// The stream's worker would otherwise run the launches while they are
+/// queued, and how often it sleeps and is woken depends on the timing of
+/// the two threads, which differs between the two sides (a few hundred
+/// instructions per launch either way). So both sides first queue a host
+/// function that holds the worker until every launch is queued ([`gate`]):
+/// the queue and the worker then do exactly the same work on both sides.
 fn kernel_launches<'id, M: aclrt::RunMode>(
     mode: &str,
     n: usize,
@@ -111,20 +118,23 @@ fn kernel_launches<'id, M: aclrt::RunMode>(
     // SAFETY: `icount_empty` touches no memory.
     let empty = unsafe { binary.kernel::<(Scalar<u32>,)>(c"icount_empty") }.expect("kernel");
     let (func, raw_stream) = (empty.as_raw(), stream.as_raw());
+    // SAFETY: the context is live.
+    unsafe { ok(sys::aclrtSetCurrentContext(ctx.as_raw())) };
     match mode {
         "safe" => ctx
             .scope(|s| {
                 make_guard!(l);
                 let lane = s.lane(stream, l);
+                gate::close(raw_stream);
                 for i in 0..n {
                     lane.launch(&empty, 1u32, (i as u32,))?;
                 }
+                gate::open();
                 Ok(())
             })
             .expect("launches"),
         "raw" => {
-            // SAFETY: the context is live.
-            unsafe { ok(sys::aclrtSetCurrentContext(ctx.as_raw())) };
+            gate::close(raw_stream);
             for i in 0..n {
                 let mut value = i as u32;
                 let (mut args, mut param) = (null_mut(), null_mut());
@@ -151,6 +161,7 @@ fn kernel_launches<'id, M: aclrt::RunMode>(
                     ));
                 }
             }
+            gate::open();
             // SAFETY: live stream of the current context.
             unsafe { ok(sys::aclrtSynchronizeStream(raw_stream)) };
         }
@@ -158,4 +169,38 @@ fn kernel_launches<'id, M: aclrt::RunMode>(
     }
     drop(empty);
     binary.unload().expect("unload");
+}
+
+/// Holds a stream's worker in a host function until [`open`](gate::open).
+mod gate {
+    use std::ffi::c_void;
+    use std::ptr::null_mut;
+    use std::sync::{Condvar, Mutex};
+
+    use aclrt::sys;
+
+    static OPEN: Mutex<bool> = Mutex::new(true);
+    static WAKE: Condvar = Condvar::new();
+
+    extern "C" fn hold(_: *mut c_void) {
+        let mut open = OPEN.lock().unwrap();
+        while !*open {
+            open = WAKE.wait(open).unwrap();
+        }
+    }
+
+    /// Queue the gate, closed, on `stream` (of the current context).
+    pub fn close(stream: *mut c_void) {
+        *OPEN.lock().unwrap() = false;
+        // SAFETY: `stream` is live and of the current context; `hold` is a
+        // plain function that ignores its argument and does not unwind.
+        let code = unsafe { sys::aclrtLaunchHostFunc(stream, Some(hold), null_mut()) };
+        assert_eq!(code, 0, "aclrtLaunchHostFunc failed: {code}");
+    }
+
+    /// Let the worker go on.
+    pub fn open() {
+        *OPEN.lock().unwrap() = true;
+        WAKE.notify_all();
+    }
 }

@@ -173,10 +173,9 @@ impl<'ctx, 'id> Binary<'ctx, 'id> {
 // ---------------------------------------------------- the args handle ---
 
 std::thread_local! {
-    /// Whether this thread's runtime argument list is being built.
-    static ARGS_CLAIMED: Cell<bool> = const { Cell::new(false) };
-    /// Counts the claims made on this thread (placeholders name theirs).
-    static ARGS_SERIAL: Cell<u64> = const { Cell::new(0) };
+    /// Whether this thread's runtime argument list is being built, and
+    /// how many claims were made on this thread (placeholders name theirs).
+    static ARGS_CLAIM: Cell<(bool, u64)> = const { Cell::new((false, 0)) };
 }
 
 /// The right to build this thread's runtime argument list (K.6): at most
@@ -189,14 +188,19 @@ pub(crate) struct ArgsClaim {
 impl ArgsClaim {
     /// Claim this thread's list, or [`Error::KernelArgsBusy`] while another
     /// claim of this thread lives.
+    #[inline]
     pub(crate) fn take() -> Result<ArgsClaim> {
-        if ARGS_CLAIMED.with(|c| c.replace(true)) {
-            return Err(Error::KernelArgsBusy);
-        }
-        let serial = ARGS_SERIAL.with(|s| {
-            s.set(s.get() + 1);
-            s.get()
+        let serial = ARGS_CLAIM.with(|c| {
+            let (claimed, serial) = c.get();
+            if claimed {
+                return None;
+            }
+            c.set((true, serial + 1));
+            Some(serial + 1)
         });
+        let Some(serial) = serial else {
+            return Err(Error::KernelArgsBusy);
+        };
         Ok(ArgsClaim {
             serial,
             _thread: PhantomData,
@@ -211,7 +215,7 @@ impl ArgsClaim {
 
 impl Drop for ArgsClaim {
     fn drop(&mut self) {
-        ARGS_CLAIMED.with(|c| c.set(false));
+        ARGS_CLAIM.with(|c| c.set((false, c.get().1)));
     }
 }
 
@@ -246,6 +250,7 @@ impl RawArgs {
     }
 
     /// `aclrtKernelArgsAppend` of `bytes` (copied at once, K.6).
+    #[inline]
     pub(crate) fn append(&mut self, bytes: &[u8]) -> Result<()> {
         let mut param: sys::aclrtParamHandle = core::ptr::null_mut();
         // SAFETY: the list is this thread's, held by `claim`; `bytes` is
@@ -307,6 +312,7 @@ impl RawArgs {
 
     /// `aclrtKernelArgsFinalize`, the list's context being still current
     /// since [`init`](Self::init) (no user code ran in between).
+    #[inline]
     fn finalize_current(&mut self) -> Result<()> {
         // SAFETY: the list is this thread's (claim).
         let code = unsafe { sys::aclrtKernelArgsFinalize(self.handle.as_ptr()) };
@@ -317,6 +323,9 @@ impl RawArgs {
 /// `config` as C attributes.
 fn attrs(config: &LaunchConfig) -> Vec<sys::aclrtLaunchKernelAttr> {
     let mut v = Vec::new();
+    if !config.has_attributes() {
+        return v;
+    }
     let mut push = |id, fill: &dyn Fn(&mut sys::aclrtLaunchKernelAttrValue)| {
         let mut value = sys::aclrtLaunchKernelAttrValue { rsv: [0; 4] };
         fill(&mut value);
@@ -466,6 +475,7 @@ impl Items {
         }
     }
 
+    #[inline]
     fn push(&mut self, item: Item) {
         match item {
             Item::Buffer { len, .. } => self.shortest = self.shortest.min(len),
@@ -481,6 +491,7 @@ impl Items {
         }
     }
 
+    #[inline]
     fn iter(&self) -> impl Iterator<Item = &Item> {
         self.inline[..self.len].iter().chain(&self.spill)
     }
@@ -510,6 +521,7 @@ pub struct Staged<'sid> {
 }
 
 impl<'sid> Staged<'sid> {
+    #[inline]
     pub(crate) fn new() -> Self {
         Staged {
             items: Items::new(),
@@ -519,6 +531,7 @@ impl<'sid> Staged<'sid> {
 
     /// A buffer the kernel reads (`In`): shared for `'scope`, or parked on
     /// this lane.
+    #[inline]
     pub(crate) fn read(&mut self, src: Source<'_, 'sid>, len: usize) {
         self.items.push(Item::Buffer {
             region: src.region(),
@@ -527,6 +540,7 @@ impl<'sid> Staged<'sid> {
     }
 
     /// A buffer the kernel writes (`Out`, `InOut`): parked on this lane.
+    #[inline]
     pub(crate) fn write<D: ?Sized>(&mut self, dst: &Parked<'_, 'sid, D>, len: usize) {
         self.items.push(Item::Buffer {
             region: dst.region(),
@@ -535,6 +549,7 @@ impl<'sid> Staged<'sid> {
     }
 
     /// A scalar, by value.
+    #[inline]
     pub(crate) fn value<T: DeviceRepr>(&mut self, v: T) {
         let v = bytemuck::bytes_of(&v);
         let item = match u8::try_from(v.len()) {
@@ -553,11 +568,13 @@ impl<'sid> Staged<'sid> {
     }
 
     /// A count of elements, checked against every buffer at launch.
+    #[inline]
     pub(crate) fn count(&mut self, n: usize) {
         self.items.push(Item::Count(n as u64));
     }
 
     /// [`Error::KernelCount`] when a count exceeds a buffer's length.
+    #[inline]
     fn check_counts(&self) -> Result<()> {
         // Most launches pass: the running extremes decide without a pass.
         if self.items.largest_count <= self.items.shortest as u64 {
