@@ -167,7 +167,6 @@ fn kernel_launches<'id, M: aclrt::RunMode>(
         }
         other => panic!("unknown mode {other:?}"),
     }
-    drop(empty);
     binary.unload().expect("unload");
 }
 

@@ -60,7 +60,11 @@ fn raw(g: &mut Group<'_>) {
         &mut bin
     ));
     let mut func: aclrtFuncHandle = null_mut();
-    acl!(aclrtBinaryGetFunction(bin, c"bench_empty".as_ptr(), &mut func));
+    acl!(aclrtBinaryGetFunction(
+        bin,
+        c"bench_empty".as_ptr(),
+        &mut func
+    ));
     g.bench_function(BenchmarkId::new("raw_c_abi", N), |b| {
         b.iter(|| {
             for i in 0..N {
@@ -92,7 +96,10 @@ fn raw(g: &mut Group<'_>) {
     acl!(aclrtResetDevice(0));
     acl!(aclFinalize());
     let audit = aclrt_sim::audit();
-    assert!(audit.is_clean(), "benchmark left the audit dirty: {audit:#?}");
+    assert!(
+        audit.is_clean(),
+        "benchmark left the audit dirty: {audit:#?}"
+    );
 }
 
 fn safe(g: &mut Group<'_>) {
@@ -122,14 +129,16 @@ fn safe(g: &mut Group<'_>) {
             .expect("launches")
         })
     });
-    drop(empty);
     binary.unload().expect("unload");
     stream.destroy().expect("stream");
     ctx.destroy().expect("context");
     device.reset().expect("reset");
     acl.finalize().expect("finalize");
     let audit = aclrt_sim::audit();
-    assert!(audit.is_clean(), "benchmark left the audit dirty: {audit:#?}");
+    assert!(
+        audit.is_clean(),
+        "benchmark left the audit dirty: {audit:#?}"
+    );
 }
 
 fn kernel_launch(c: &mut Criterion) {

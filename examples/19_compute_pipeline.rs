@@ -66,9 +66,10 @@ fn register_device_code(kernel_time: Duration) {
         std::thread::sleep(kernel_time / blocks);
         let (x, y, n) = (args.u64(0)?, args.u64(1)?, args.u64(4)? as usize);
         let scalar = |i| -> Result<f32, KernelError> {
-            let b: [u8; 4] = args.bytes(i)?.try_into().map_err(|_| {
-                KernelError::new(format!("argument {i} is not a 4-byte scalar"))
-            })?;
+            let b: [u8; 4] = args
+                .bytes(i)?
+                .try_into()
+                .map_err(|_| KernelError::new(format!("argument {i} is not a 4-byte scalar")))?;
             Ok(f32::from_le_bytes(b))
         };
         let (a, b) = (scalar(2)?, scalar(3)?);
@@ -295,7 +296,11 @@ pub mod overlap {
 
     /// The tasks of `category` on `lane`, in queue order.
     fn tasks<'a>(lane: &'a Lane, category: &str) -> Vec<&'a Task> {
-        let mut v: Vec<&Task> = lane.tasks.iter().filter(|t| t.category == category).collect();
+        let mut v: Vec<&Task> = lane
+            .tasks
+            .iter()
+            .filter(|t| t.category == category)
+            .collect();
         v.sort_by_key(|t| t.seq);
         v
     }

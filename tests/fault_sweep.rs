@@ -435,9 +435,7 @@ fn sweep_18_overlap() {
 fn sweep_19_compute_pipeline() {
     // No kernel time, not 4 ms: there is a run per call (the overlap is
     // checked by the example itself, from its trace).
-    sweep_both("19_compute_pipeline", |acl| {
-        ex19::flow(acl, Duration::ZERO)
-    });
+    sweep_both("19_compute_pipeline", |acl| ex19::flow(acl, Duration::ZERO));
 }
 
 #[test]

@@ -872,9 +872,13 @@ fn large_and_small_scalars_reach_the_kernel_in_order() {
         // SAFETY: t_scalars writes out[0..10] only, and n >= 10 is checked
         // against out's length by the launch.
         let k = unsafe {
-            binary.kernel::<(Scalar<[u32; 8]>, Scalar<u16>, Scalar<[u8; 17]>, Out<u32>, Count)>(
-                c"t_scalars",
-            )?
+            binary.kernel::<(
+                Scalar<[u32; 8]>,
+                Scalar<u16>,
+                Scalar<[u8; 17]>,
+                Out<u32>,
+                Count,
+            )>(c"t_scalars")?
         };
         let big: [u32; 8] = [1, 2, 3, 4, 5, 6, 7, 0xdead_beef];
         let odd: [u8; 17] = core::array::from_fn(|i| i as u8 + 100);

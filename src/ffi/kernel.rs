@@ -713,9 +713,19 @@ impl<'scope, 'env, 'id, 'sid, M: RunMode> Lane<'scope, 'env, 'id, 'sid, M> {
         let mut staged = Staged::new();
         let operand = |r: Region| crate::kernel::ForeignOperand::new(r.ptr, r.bytes);
         reads.stage(lane, &mut staged);
-        let read_ops = staged.items.take_regions().into_iter().map(operand).collect();
+        let read_ops = staged
+            .items
+            .take_regions()
+            .into_iter()
+            .map(operand)
+            .collect();
         let output = writes.stage(lane, &mut staged);
-        let write_ops = staged.items.take_regions().into_iter().map(operand).collect();
+        let write_ops = staged
+            .items
+            .take_regions()
+            .into_iter()
+            .map(operand)
+            .collect();
         let workspace = workspace.map(|w| {
             let parked = lane.park(w);
             // Parked for the rest of the scope: never handed back (dropping
