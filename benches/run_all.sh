@@ -31,9 +31,9 @@ cat "$RESULTS/machine.txt"
 
 echo "=== criterion benches"
 rm -rf "$CARGO_TARGET_DIR/criterion"
-CARGO_TARGET_DIR=target cargo bench --manifest-path benches/Cargo.toml --bench overhead --bench sim_scaling
-CARGO_TARGET_DIR=target cargo bench --manifest-path benches/Cargo.toml --bench sim_throughput
-CARGO_TARGET_DIR=target cargo bench --manifest-path benches/Cargo.toml --bench kernel_launch
+cargo bench --manifest-path benches/Cargo.toml --bench overhead --bench sim_scaling
+cargo bench --manifest-path benches/Cargo.toml --bench sim_throughput
+cargo bench --manifest-path benches/Cargo.toml --bench kernel_launch
 
 echo "=== instruction counts"
 if command -v valgrind >/dev/null; then

@@ -214,7 +214,9 @@ pub fn flow(acl: &Acl, kernel_time: Duration) -> aclrt::Result<()> {
     run(acl, kernel_time).map(|_| ())
 }
 
-fn run(acl: &Acl, kernel_time: Duration) -> aclrt::Result<[*mut c_void; 3]> {
+/// [`flow`], returning the `aclrtStream` handles of copy-in, compute and
+/// copy-out (to find their lanes in the trace).
+pub fn run(acl: &Acl, kernel_time: Duration) -> aclrt::Result<[*mut c_void; 3]> {
     match acl.detect() {
         Detected::Host(rt) => pipeline(rt, kernel_time),
         Detected::Device(rt) => pipeline(rt, kernel_time),
