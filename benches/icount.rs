@@ -1,7 +1,7 @@
 //! Deterministic cost of one safe call versus one raw call, for
 //! `benches/instructions.sh` (valgrind --tool=callgrind counts instructions).
 //!
-//! Usage: `icount <safe|raw> <copy|event|stream> <iterations>`; without
+//! Usage: `icount <safe|raw> <copy|event|stream|kernel> <iterations>`; without
 //! arguments (as under `cargo bench`) it does nothing. The script runs it
 //! with 0 and N iterations and divides the difference by N, so setup and
 //! teardown cancel out.
@@ -9,6 +9,7 @@
 use std::ffi::c_void;
 use std::ptr::null_mut;
 
+use aclrt::kernel::Scalar;
 use aclrt::{Acl, HostMode, make_guard, sys};
 
 fn ok(code: sys::aclError) {
@@ -48,7 +49,10 @@ fn main() {
         ok(sys::aclrtSetCurrentContext(raw_ctx));
         ok(sys::aclrtCreateEvent(&mut raw_ev));
     }
-    for _ in 0..n {
+    if op == "kernel" {
+        kernel_launches(mode, n, &ctx, &stream);
+    }
+    for _ in 0..if op == "kernel" { 0 } else { n } {
         match (mode.as_str(), op.as_str()) {
             ("safe", "copy") => ctx.copy(&host, &mut dev).expect("copy"),
             ("raw", "copy") => {
@@ -85,4 +89,117 @@ fn main() {
     }
     // SAFETY: the raw event is live and unused from here on.
     unsafe { ok(sys::aclrtDestroyEvent(raw_ev)) };
+}
+
+/// `kernel`: `n` launches of an empty registered kernel with one 4-byte
+/// scalar argument on `stream`. Safe: `Lane::launch` inside a scope opened
+/// before the launches; raw: `aclrtKernelArgsInit`/`Append`/`Finalize` and
+/// `aclrtLaunchKernelWithConfig`, with the context made current once
+/// before, and an `aclrtSynchronizeStream` after them (what the scope's end
+/// does on the safe side). Both sides load the binary and look up the
+/// function once, outside the counted launches.
+///
+/// The stream's worker would otherwise run the launches while they are
+/// queued, and how often it sleeps and is woken depends on the timing of
+/// the two threads, which differs between the two sides (a few hundred
+/// instructions per launch either way). So both sides first queue a host
+/// function that holds the worker until every launch is queued ([`gate`]):
+/// the queue and the worker then do exactly the same work on both sides.
+fn kernel_launches<'id, M: aclrt::RunMode>(
+    mode: &str,
+    n: usize,
+    ctx: &aclrt::Context<'_, 'id, M>,
+    stream: &aclrt::Stream<'_, 'id>,
+) {
+    aclrt::sim::register_kernel("icount_empty", |_, _, _| Ok(()));
+    let binary = ctx
+        .load_binary(&aclrt::sim::binary_image(&["icount_empty"]))
+        .expect("binary");
+    // SAFETY: `icount_empty` touches no memory.
+    let empty = unsafe { binary.kernel::<(Scalar<u32>,)>(c"icount_empty") }.expect("kernel");
+    let (func, raw_stream) = (empty.as_raw(), stream.as_raw());
+    // SAFETY: the context is live.
+    unsafe { ok(sys::aclrtSetCurrentContext(ctx.as_raw())) };
+    match mode {
+        "safe" => ctx
+            .scope(|s| {
+                make_guard!(l);
+                let lane = s.lane(stream, l);
+                gate::close(raw_stream);
+                for i in 0..n {
+                    lane.launch(&empty, 1u32, (i as u32,))?;
+                }
+                gate::open();
+                Ok(())
+            })
+            .expect("launches"),
+        "raw" => {
+            gate::close(raw_stream);
+            for i in 0..n {
+                let mut value = i as u32;
+                let (mut args, mut param) = (null_mut(), null_mut());
+                // SAFETY: `func` is a live function handle of the current
+                // context's device; out pointers to locals; `value` is a
+                // live 4-byte scalar; this thread's list is finalized before
+                // the launch; `stream` is live and of the current context.
+                unsafe {
+                    ok(sys::aclrtKernelArgsInit(func, &mut args));
+                    ok(sys::aclrtKernelArgsAppend(
+                        args,
+                        (&raw mut value).cast::<c_void>(),
+                        4,
+                        &mut param,
+                    ));
+                    ok(sys::aclrtKernelArgsFinalize(args));
+                    ok(sys::aclrtLaunchKernelWithConfig(
+                        func,
+                        1,
+                        raw_stream,
+                        null_mut(),
+                        args,
+                        null_mut(),
+                    ));
+                }
+            }
+            gate::open();
+            // SAFETY: live stream of the current context.
+            unsafe { ok(sys::aclrtSynchronizeStream(raw_stream)) };
+        }
+        other => panic!("unknown mode {other:?}"),
+    }
+    binary.unload().expect("unload");
+}
+
+/// Holds a stream's worker in a host function until [`open`](gate::open).
+mod gate {
+    use std::ffi::c_void;
+    use std::ptr::null_mut;
+    use std::sync::{Condvar, Mutex};
+
+    use aclrt::sys;
+
+    static OPEN: Mutex<bool> = Mutex::new(true);
+    static WAKE: Condvar = Condvar::new();
+
+    extern "C" fn hold(_: *mut c_void) {
+        let mut open = OPEN.lock().unwrap();
+        while !*open {
+            open = WAKE.wait(open).unwrap();
+        }
+    }
+
+    /// Queue the gate, closed, on `stream` (of the current context).
+    pub fn close(stream: *mut c_void) {
+        *OPEN.lock().unwrap() = false;
+        // SAFETY: `stream` is live and of the current context; `hold` is a
+        // plain function that ignores its argument and does not unwind.
+        let code = unsafe { sys::aclrtLaunchHostFunc(stream, Some(hold), null_mut()) };
+        assert_eq!(code, 0, "aclrtLaunchHostFunc failed: {code}");
+    }
+
+    /// Let the worker go on.
+    pub fn open() {
+        *OPEN.lock().unwrap() = true;
+        WAKE.notify_all();
+    }
 }

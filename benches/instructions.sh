@@ -17,7 +17,7 @@ count() {  # mode op iterations -> total instructions (Ir)
   rm -f "$out"
 }
 printf '%-8s %14s %14s %8s\n' op safe/call raw/call ratio
-for op in copy event stream; do
+for op in copy event stream kernel; do
   s0=$(count safe "$op" 0); sN=$(count safe "$op" "$N")
   r0=$(count raw "$op" 0); rN=$(count raw "$op" "$N")
   awk -v op="$op" -v s0="$s0" -v sN="$sN" -v r0="$r0" -v rN="$rN" -v n="$N" 'BEGIN {

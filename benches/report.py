@@ -409,6 +409,46 @@ def section_compile(results, missed):
     return out
 
 
+def section_kernel(c, results, missed):
+    """Kernel launch: safe/raw instructions (from instructions.txt) and the
+    simulator's launch rate on one stream (`kernel_launch` bench)."""
+    rows = []
+    text = read_text(os.path.join(results, "instructions.txt")) or ""
+    ratio = None
+    for line in text.splitlines():
+        parts = line.split()
+        if len(parts) == 4 and parts[0] == "kernel":
+            ratio = float(parts[3])
+            ok = ratio <= 1.02
+            rows.append(["empty-kernel launch, safe `Lane::launch` / raw C sequence, instructions",
+                         "%.3f (%s vs %s per launch)" % (ratio, parts[1], parts[2]), "≤ 1.02",
+                         verdict(ok), "`icount` (callgrind)"])
+            if not ok:
+                missed.append("kernel launch safe/raw instructions = %.3f (target ≤ 1.02)" % ratio)
+    if ratio is None:
+        rows.append(["empty-kernel launch, safe / raw, instructions", "n/a", "≤ 1.02", "not measured",
+                     "`icount` (callgrind)"])
+        missed.append("kernel launch safe/raw instructions: not measured (valgrind missing?)")
+    for bench, what in (("raw_c_abi", "raw C ABI"), ("safe_lane_launch", "safe `Lane::launch`")):
+        e = None
+        for k, v in c.items():
+            if k.startswith("kernel_launch/%s/" % bench):
+                e = v
+        if e:
+            rate = per_sec(e)
+            target = "≥ 1,000,000 /s" if bench == "raw_c_abi" else "(for comparison)"
+            ok = rate >= 1e6 if bench == "raw_c_abi" else None
+            if ok is False:
+                missed.append("simulator kernel launch rate, one stream: %.0f /s (target ≥ 1,000,000 /s)" % rate)
+            rows.append(["simulator launch rate, one stream, empty kernel, %s (launches + one sync)" % what,
+                         "%.0f /s" % rate, target, "" if ok is None else verdict(ok), "`kernel_launch`"])
+        elif bench == "raw_c_abi":
+            missed.append("simulator kernel launch rate: not measured (kernel_launch did not run)")
+            rows.append(["simulator launch rate, one stream, empty kernel", "n/a", "≥ 1,000,000 /s",
+                         "not measured", "`kernel_launch`"])
+    return table(["figure", "measured", "target", "verdict", "bench"], rows)
+
+
 def section_missed(missed):
     if not missed:
         return "Every target was met in this run."
@@ -434,6 +474,9 @@ SKELETON = """# Benchmarks
 
 <!-- BEGIN compile -->
 <!-- END compile -->
+
+<!-- BEGIN kernel -->
+<!-- END kernel -->
 
 <!-- BEGIN missed -->
 <!-- END missed -->
@@ -469,6 +512,7 @@ def main(argv):
         "sim": section_sim(c, missed),
         "scaling": section_scaling(c, docs, rel_docs),
         "compile": section_compile(results, missed),
+        "kernel": section_kernel(c, results, missed),
     }
     blocks["missed"] = section_missed(missed)
     text = read_text(out) or SKELETON

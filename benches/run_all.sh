@@ -4,8 +4,10 @@
 # 1. machine facts; 2. criterion benches `overhead`, `sim_scaling` and
 # aclrt-sys's `sim_throughput` (one run, results in $CARGO_TARGET_DIR/criterion);
 # 3. instruction counts (benches/instructions.sh, needs valgrind);
-# 4. compile time (benches/compile_time.sh); 5. the timeline picture
-# (examples/13_timeline.rs -> docs/timeline.svg); 6. benches/report.py.
+# 4. compile time (benches/compile_time.sh); 5. the timeline pictures
+# (examples/13_timeline.rs -> docs/timeline.svg, examples/19_compute_pipeline.rs
+# -> docs/compute_pipeline.svg); 6. benches/report.py. The kernel figures:
+# `kernel_launch` (criterion) and the `kernel` row of instructions.sh.
 # Takes about 10 minutes on a 2-core machine. Honours CARGO_TARGET_DIR.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -29,8 +31,9 @@ cat "$RESULTS/machine.txt"
 
 echo "=== criterion benches"
 rm -rf "$CARGO_TARGET_DIR/criterion"
-CARGO_TARGET_DIR=target cargo bench --manifest-path benches/Cargo.toml --bench overhead --bench sim_scaling
-CARGO_TARGET_DIR=target cargo bench --manifest-path benches/Cargo.toml --bench sim_throughput
+cargo bench --manifest-path benches/Cargo.toml --bench overhead --bench sim_scaling
+cargo bench --manifest-path benches/Cargo.toml --bench sim_throughput
+cargo bench --manifest-path benches/Cargo.toml --bench kernel_launch
 
 echo "=== instruction counts"
 if command -v valgrind >/dev/null; then
@@ -46,6 +49,8 @@ echo "=== timeline picture"
 cargo run --quiet --example 13_timeline -- "$CARGO_TARGET_DIR/timeline.svg"
 mkdir -p docs
 cp "$CARGO_TARGET_DIR/timeline.svg" docs/timeline.svg
+cargo run --quiet --example 19_compute_pipeline -- "$CARGO_TARGET_DIR/compute_pipeline.svg"
+cp "$CARGO_TARGET_DIR/compute_pipeline.svg" docs/compute_pipeline.svg
 
 echo "load average at end=$(cut -d' ' -f1-3 /proc/loadavg)" >>"$RESULTS/machine.txt"
 echo "=== report"

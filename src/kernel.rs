@@ -686,6 +686,29 @@ impl LaunchConfig {
         self
     }
 
+    /// Whether any launch attribute is set (else only the block count).
+    pub(crate) fn has_attributes(&self) -> bool {
+        let LaunchConfig {
+            blocks: _,
+            schedule,
+            dyn_ubuf_size,
+            engine,
+            block_offset,
+            prefetch,
+            data_dump,
+            timeout_us,
+            profiling,
+        } = self;
+        schedule.is_some()
+            || dyn_ubuf_size.is_some()
+            || engine.is_some()
+            || block_offset.is_some()
+            || prefetch.is_some()
+            || data_dump.is_some()
+            || timeout_us.is_some()
+            || profiling.is_some()
+    }
+
     pub(crate) fn schedule_mode_value(&self) -> Option<u8> {
         self.schedule.map(|m| match m {
             ScheduleMode::Normal => 0,

@@ -1,7 +1,7 @@
 //! Fault sweep: every C call of every example flow fails once.
 //!
 //! The flows are the examples themselves: each file of `examples/` (01–12, 14,
-//! 16, 18, 20 and `tour`; not `13_timeline`, whose trace and picture are checked by the
+//! 16, 18, 19, 20 and `tour`; not `13_timeline`, whose trace and picture are checked by the
 //! example) is compiled here as a module, and the sweep runs its
 //! `pub fn flow(&Acl)`, the work its `main` does between `Acl::init` and
 //! `finalize`, with the same data (example 12 with a shorter delay and
@@ -91,6 +91,9 @@ mod ex16;
 #[allow(dead_code)]
 #[path = "../examples/18_overlap.rs"]
 mod ex18;
+#[allow(dead_code)]
+#[path = "../examples/19_compute_pipeline.rs"]
+mod ex19;
 #[allow(dead_code)]
 #[path = "../examples/20_host_registration.rs"]
 mod ex20;
@@ -440,6 +443,13 @@ fn sweep_16_event_flags() {
 #[test]
 fn sweep_18_overlap() {
     sweep_both("18_overlap", ex18::flow);
+}
+
+#[test]
+fn sweep_19_compute_pipeline() {
+    // No kernel time, not 4 ms: there is a run per call (the overlap is
+    // checked by the example itself, from its trace).
+    sweep_both("19_compute_pipeline", |acl| ex19::flow(acl, Duration::ZERO));
 }
 
 #[test]

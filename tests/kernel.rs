@@ -859,6 +859,84 @@ fn lookup_places_the_binary_on_its_own_contexts_device() {
     assert_clean();
 }
 
+/// Scalars larger than the inline staging (16 bytes) and small ones mixed,
+/// in order, in both run modes; with two counts, the first one that
+/// exceeds the shortest buffer is the one reported.
+#[test]
+fn large_and_small_scalars_reach_the_kernel_in_order() {
+    fn run<M: RunMode>(device: &Device<'_, M>) -> Result<()> {
+        make_guard!(g);
+        let ctx = device.create_context(g)?;
+        let stream = ctx.create_stream()?;
+        let binary = ctx.load_binary(&aclrt::sim::binary_image(&["t_scalars"]))?;
+        // SAFETY: t_scalars writes out[0..10] only, and n >= 10 is checked
+        // against out's length by the launch.
+        let k = unsafe {
+            binary.kernel::<(
+                Scalar<[u32; 8]>,
+                Scalar<u16>,
+                Scalar<[u8; 17]>,
+                Out<u32>,
+                Count,
+            )>(c"t_scalars")?
+        };
+        let big: [u32; 8] = [1, 2, 3, 4, 5, 6, 7, 0xdead_beef];
+        let odd: [u8; 17] = core::array::from_fn(|i| i as u8 + 100);
+        let mut out = ctx.alloc_zeroed::<u32>(10)?;
+        let mut host = vec![0u32; 10];
+        ctx.scope(|s| {
+            make_guard!(l);
+            let lane = s.lane(&stream, l);
+            let (_, _, _, out, _) = lane.launch(&k, 1, (big, 0xabcdu16, odd, &mut out, 10))?;
+            out.wait()?;
+            Ok(())
+        })?;
+        ctx.copy(&out, &mut host[..])?;
+        let mut expected = big.to_vec();
+        expected.push(0xabcd);
+        expected.push(odd.iter().map(|&b| u32::from(b)).sum());
+        assert_eq!(host, expected, "{:?}", M::KIND);
+        // Two counts, both too large for the 10-element buffer: the first.
+        // SAFETY: never launched (the counts are refused before).
+        let two = unsafe { binary.kernel::<(Out<u32>, Count, Count)>(c"t_scalars")? };
+        let r = ctx.scope(|s| {
+            make_guard!(l);
+            let lane = s.lane(&stream, l);
+            let _ = lane.launch(&two, 1, (&mut out, 12, 30))?;
+            Ok(())
+        });
+        assert_eq!(r.unwrap_err(), Error::KernelCount { count: 12, len: 10 });
+        Ok(())
+    }
+    for config in [host_config(), device_config()] {
+        let _g = take(config);
+        aclrt::sim::register_kernel("t_scalars", |_, _, args| {
+            let big = args.bytes(0)?;
+            let small = args.bytes(1)?;
+            let odd = args.bytes(2)?;
+            let out = args.u64(3)?;
+            if big.len() != 32 || small.len() != 2 || odd.len() != 17 {
+                return Err(aclrt::sim::KernelError::new("argument sizes"));
+            }
+            let mut words: Vec<u32> = big
+                .chunks_exact(4)
+                .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+                .collect();
+            words.push(u32::from(u16::from_le_bytes([small[0], small[1]])));
+            words.push(odd.iter().map(|&b| u32::from(b)).sum());
+            let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+            args.write(out, &bytes)
+        });
+        let acl = Acl::init().unwrap();
+        match acl.detect() {
+            aclrt::Detected::Host(rt) => run(&rt.device(0).unwrap()).unwrap(),
+            aclrt::Detected::Device(rt) => run(&rt.device(0).unwrap()).unwrap(),
+        }
+        acl.finalize().unwrap();
+        aclrt::sim::audit().assert_clean();
+    }
+}
+
 /// Registered host memory reaches a kernel through its device alias:
 /// `DeviceAlias` (shared) for an `In` parameter, `DeviceAliasMut`
 /// (exclusive) for an `Out` parameter; results land in the user's memory

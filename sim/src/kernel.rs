@@ -8,7 +8,8 @@
 use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use crate::diag::{self, Error, Res, require, rt_param};
@@ -71,19 +72,25 @@ type KernelFn = dyn Fn(u32, u32, &KernelArgs) -> Result<(), KernelError> + Send 
 
 static KERNELS: Mutex<BTreeMap<String, Arc<KernelFn>>> = Mutex::new(BTreeMap::new());
 
+/// Bumped (under the [`KERNELS`] lock) by every [`register_kernel`], so
+/// that a function handle's cached kernel is looked up again after one.
+static KERNELS_GENERATION: AtomicU64 = AtomicU64::new(1);
+
 /// Registers (or replaces) the kernel `name`. `f(block, num_blocks, args)`
 /// runs once per block; every device access goes through `args`.
 pub fn register_kernel(
     name: &str,
     f: impl Fn(u32, u32, &KernelArgs) -> Result<(), KernelError> + Send + Sync + 'static,
 ) {
-    lock(&KERNELS).insert(name.to_owned(), Arc::new(f));
+    let mut kernels = lock(&KERNELS);
+    kernels.insert(name.to_owned(), Arc::new(f));
+    KERNELS_GENERATION.fetch_add(1, Ordering::SeqCst);
 }
 
 /// The decoded argument block of one launch, with checked device access.
 pub struct KernelArgs {
     api: &'static str,
-    kernel: String,
+    kernel: Arc<str>,
     device: i32,
     bytes: Vec<u8>,
     /// (offset, length) of each argument in `bytes`.
@@ -234,16 +241,39 @@ struct Binary {
 
 struct Func {
     bin: usize,
-    name: String,
+    name: Arc<str>,
     pending: Arc<AtomicUsize>,
+    /// The registered kernel as of a [`KERNELS_GENERATION`] (0: none yet).
+    cached: (u64, Option<Arc<KernelFn>>),
 }
+
+/// Hashes the runtime's own handles (distinct multiples of 16): a
+/// multiplication is enough, and far cheaper per launch than SipHash.
+#[derive(Default)]
+struct HandleHasher(u64);
+
+impl Hasher for HandleHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        }
+    }
+    fn write_usize(&mut self, n: usize) {
+        self.0 = (n as u64 ^ self.0).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    }
+}
+
+type ByHandle<V> = HashMap<usize, V, BuildHasherDefault<HandleHasher>>;
 
 #[derive(Default)]
 struct Tables {
     next: usize,
-    bins: HashMap<usize, Binary>,
-    funcs: HashMap<usize, Func>,
-    unloaded: HashSet<usize>,
+    bins: ByHandle<Binary>,
+    funcs: ByHandle<Func>,
+    unloaded: HashSet<usize, BuildHasherDefault<HandleHasher>>,
 }
 
 static TABLES: Mutex<Option<Tables>> = Mutex::new(None);
@@ -436,28 +466,47 @@ pub(crate) fn get_function(bin: usize, name: Option<&str>) -> Res<usize> {
             h,
             Func {
                 bin,
-                name: name.to_owned(),
+                name: Arc::from(name),
                 pending,
+                cached: (0, None),
             },
         );
         Ok(h)
     })
 }
 
-/// A function handle's kernel, name and pending counter.
-fn lookup_func(func: usize) -> Res<(Arc<KernelFn>, String, Arc<AtomicUsize>)> {
-    let (name, pending) = with_tables(|t| match t.funcs.get(&func) {
-        Some(f) if t.bins.contains_key(&f.bin) => Ok((f.name.clone(), f.pending.clone())),
-        _ => Err(t.stale_or_invalid(func, "function handle")),
-    })?;
-    let k = lock(&KERNELS).get(&name).cloned().ok_or_else(|| {
-        Error::violation(
-            ViolationKind::UnknownKernel,
-            ffi::ACL_ERROR_RT_PARAM_INVALID,
-            format!("kernel {name:?} is no longer registered"),
-        )
-    })?;
-    Ok((k, name, pending))
+/// A function handle's kernel, name and pending counter. The kernel is
+/// looked up by name in the registry once per [`register_kernel`] (cached
+/// in the handle), so a re-registered kernel is seen by the next launch.
+fn lookup_func(func: usize) -> Res<(Arc<KernelFn>, Arc<str>, Arc<AtomicUsize>)> {
+    with_tables(|t| {
+        let f = match t.funcs.get(&func) {
+            Some(f) if t.bins.contains_key(&f.bin) => f,
+            _ => return Err(t.stale_or_invalid(func, "function handle")),
+        };
+        let generation = KERNELS_GENERATION.load(Ordering::SeqCst);
+        let (name, pending) = (f.name.clone(), f.pending.clone());
+        if let (g, Some(k)) = &f.cached {
+            if *g == generation {
+                return Ok((k.clone(), name, pending));
+            }
+        }
+        let kernels = lock(&KERNELS);
+        // Read again under the registry's lock: it is bumped under it.
+        let generation = KERNELS_GENERATION.load(Ordering::SeqCst);
+        let k = kernels.get(&*name).cloned();
+        drop(kernels);
+        let f = t.funcs.get_mut(&func).expect("looked up above");
+        f.cached = (generation, k.clone());
+        let k = k.ok_or_else(|| {
+            Error::violation(
+                ViolationKind::UnknownKernel,
+                ffi::ACL_ERROR_RT_PARAM_INVALID,
+                format!("kernel {name:?} is no longer registered"),
+            )
+        })?;
+        Ok((k, name, pending))
+    })
 }
 
 /// Queues a kernel task on `stream` (NULL: the default stream). `args` is
@@ -466,7 +515,7 @@ fn enqueue(
     func: usize,
     num_blocks: u32,
     stream: usize,
-    args: impl FnOnce(i32) -> Result<KernelArgs, (i32, String)> + Send + 'static,
+    args: impl FnOnce(i32, Arc<str>) -> Result<KernelArgs, (i32, String)> + Send + 'static,
     check_now: impl FnOnce(&crate::rt::Runtime, i32) -> Res<()>,
 ) -> Res<()> {
     let (kernel, name, pending) = lookup_func(func)?;
@@ -497,11 +546,10 @@ fn enqueue(
     let guard = Pending::new(&pending);
     let run = move || {
         let _guard = guard;
-        let mut a = match args(device) {
+        let a = match args(device, name) {
             Ok(a) => a,
             Err(f) => return Some(f),
         };
-        a.kernel = name;
         for b in 0..num_blocks {
             if let Err(e) = kernel(b, num_blocks, &a) {
                 return Some((
@@ -554,10 +602,10 @@ pub(crate) fn launch(
             format!("argsData: {why}"),
         )),
     };
-    let decode = move |device: i32| {
+    let decode = move |device: i32, kernel: Arc<str>| {
         let mut a = KernelArgs {
             api: API,
-            kernel: String::new(),
+            kernel,
             device,
             bytes: vec![0; size],
             slots: (0..size / 8).map(|i| (8 * i, 8)).collect(),
@@ -797,17 +845,21 @@ pub(crate) fn launch_with_config(
         }
         let bytes = snapshot(st, 0, st.used);
         let slots = st.slots.iter().map(|s| (s.0, s.1)).collect();
-        let ph = st
-            .slots
-            .iter()
-            .map(|s| s.2.flatten().map(|(o, l)| snapshot(st, o, l)))
-            .collect();
+        // No placeholder data (the common case): no table at all.
+        let ph = if st.slots.iter().any(|s| s.2.flatten().is_some()) {
+            st.slots
+                .iter()
+                .map(|s| s.2.flatten().map(|(o, l)| snapshot(st, o, l)))
+                .collect()
+        } else {
+            Vec::new()
+        };
         Ok((bytes, slots, ph))
     })?;
-    let decode = move |device: i32| {
+    let decode = move |device: i32, kernel: Arc<str>| {
         Ok(KernelArgs {
             api: "aclrtLaunchKernelWithConfig",
-            kernel: String::new(),
+            kernel,
             device,
             bytes,
             slots,

@@ -546,3 +546,60 @@ fn kernel_constants_and_layouts_match_the_facts() {
     assert_eq!(std::mem::offset_of!(aclrtLaunchKernelAttr, value), 4);
     assert_eq!(size_of::<aclrtLaunchKernelCfg>(), 16);
 }
+
+/// The function handle caches its kernel; a `register_kernel` of the same
+/// name after a launch must still take effect at the next launch through
+/// the same handle (both entry points), in both run modes.
+#[test]
+fn a_kernel_registered_again_runs_at_the_next_launch_of_the_same_handle() {
+    let _sim = aclrt_sim::exclusive();
+    let fill = |value: f32| {
+        aclrt_sim::register_kernel("t_refill", move |_, _, args| {
+            args.write_f32(args.u64(0)?, 0, value)
+        })
+    };
+    in_both_run_modes(|mode| {
+        fill(1.0);
+        init_device0();
+        let s = create_stream();
+        let bin = load(&["t_refill"]);
+        let f = function(bin, "t_refill");
+        let out = malloc(4);
+        let args = device_args(&[out], 0);
+        for value in [1.0f32, 2.0, 3.0] {
+            fill(value);
+            ok!(aclrtLaunchKernel(f, 1, args, 16, s));
+            ok!(aclrtSynchronizeStream(s));
+            assert_eq!(d2h_f32(out, 1), [value], "{mode:?} aclrtLaunchKernel");
+            // The same through an args handle and aclrtLaunchKernelWithConfig.
+            fill(value + 10.0);
+            let (mut list, mut param): (aclrtArgsHandle, aclrtParamHandle) =
+                (null_mut(), null_mut());
+            let mut addr = out.addr() as u64;
+            ok!(aclrtKernelArgsInit(f, &mut list));
+            ok!(aclrtKernelArgsAppend(
+                list,
+                (&raw mut addr).cast(),
+                8,
+                &mut param
+            ));
+            ok!(aclrtKernelArgsFinalize(list));
+            ok!(aclrtLaunchKernelWithConfig(
+                f,
+                1,
+                s,
+                null_mut(),
+                list,
+                null_mut()
+            ));
+            ok!(aclrtSynchronizeStream(s));
+            assert_eq!(d2h_f32(out, 1), [value + 10.0], "{mode:?} with config");
+        }
+        ok!(aclrtBinaryUnLoad(bin));
+        free(out);
+        free(args);
+        destroy_stream(s);
+        teardown_device0();
+        assert_clean();
+    });
+}

@@ -173,10 +173,9 @@ impl<'ctx, 'id> Binary<'ctx, 'id> {
 // ---------------------------------------------------- the args handle ---
 
 std::thread_local! {
-    /// Whether this thread's runtime argument list is being built.
-    static ARGS_CLAIMED: Cell<bool> = const { Cell::new(false) };
-    /// Counts the claims made on this thread (placeholders name theirs).
-    static ARGS_SERIAL: Cell<u64> = const { Cell::new(0) };
+    /// Whether this thread's runtime argument list is being built, and
+    /// how many claims were made on this thread (placeholders name theirs).
+    static ARGS_CLAIM: Cell<(bool, u64)> = const { Cell::new((false, 0)) };
 }
 
 /// The right to build this thread's runtime argument list (K.6): at most
@@ -189,14 +188,19 @@ pub(crate) struct ArgsClaim {
 impl ArgsClaim {
     /// Claim this thread's list, or [`Error::KernelArgsBusy`] while another
     /// claim of this thread lives.
+    #[inline]
     pub(crate) fn take() -> Result<ArgsClaim> {
-        if ARGS_CLAIMED.with(|c| c.replace(true)) {
-            return Err(Error::KernelArgsBusy);
-        }
-        let serial = ARGS_SERIAL.with(|s| {
-            s.set(s.get() + 1);
-            s.get()
+        let serial = ARGS_CLAIM.with(|c| {
+            let (claimed, serial) = c.get();
+            if claimed {
+                return None;
+            }
+            c.set((true, serial + 1));
+            Some(serial + 1)
         });
+        let Some(serial) = serial else {
+            return Err(Error::KernelArgsBusy);
+        };
         Ok(ArgsClaim {
             serial,
             _thread: PhantomData,
@@ -211,7 +215,7 @@ impl ArgsClaim {
 
 impl Drop for ArgsClaim {
     fn drop(&mut self) {
-        ARGS_CLAIMED.with(|c| c.set(false));
+        ARGS_CLAIM.with(|c| c.set((false, c.get().1)));
     }
 }
 
@@ -246,6 +250,7 @@ impl RawArgs {
     }
 
     /// `aclrtKernelArgsAppend` of `bytes` (copied at once, K.6).
+    #[inline]
     pub(crate) fn append(&mut self, bytes: &[u8]) -> Result<()> {
         let mut param: sys::aclrtParamHandle = core::ptr::null_mut();
         // SAFETY: the list is this thread's, held by `claim`; `bytes` is
@@ -302,6 +307,13 @@ impl RawArgs {
     /// `aclrtKernelArgsFinalize` (needs a current context, K.6).
     pub(crate) fn finalize(&mut self) -> Result<()> {
         super::make_current(self.ctx)?;
+        self.finalize_current()
+    }
+
+    /// `aclrtKernelArgsFinalize`, the list's context being still current
+    /// since [`init`](Self::init) (no user code ran in between).
+    #[inline]
+    fn finalize_current(&mut self) -> Result<()> {
         // SAFETY: the list is this thread's (claim).
         let code = unsafe { sys::aclrtKernelArgsFinalize(self.handle.as_ptr()) };
         check(code, "aclrtKernelArgsFinalize")
@@ -311,6 +323,9 @@ impl RawArgs {
 /// `config` as C attributes.
 fn attrs(config: &LaunchConfig) -> Vec<sys::aclrtLaunchKernelAttr> {
     let mut v = Vec::new();
+    if !config.has_attributes() {
+        return v;
+    }
     let mut push = |id, fill: &dyn Fn(&mut sys::aclrtLaunchKernelAttrValue)| {
         let mut value = sys::aclrtLaunchKernelAttrValue { rsv: [0; 4] };
         fill(&mut value);
@@ -372,8 +387,12 @@ unsafe fn launch_list(
     func: Raw,
     config: &LaunchConfig,
     args: &RawArgs,
+    bind: bool,
 ) -> Result<()> {
-    lane.bind()?;
+    // `bind == false`: the caller has just made the lane's context current.
+    if bind {
+        lane.bind()?;
+    }
     let mut attrs = attrs(config);
     let mut cfg = sys::aclrtLaunchKernelCfg {
         attrs: attrs.as_mut_ptr(),
@@ -389,7 +408,8 @@ unsafe fn launch_list(
     //   for `'scope` by the caller, and the scope synchronises this stream
     //   before `'scope` ends;
     // * the stream is live (borrowed for `'scope`) and its context current
-    //   (`bind`), the kernel's context (same brand `'id`), so on the device
+    //   (`bind`, or made current by the caller just before, when `bind` is
+    //   false), the kernel's context (same brand `'id`), so on the device
     //   where `get_function` placed the binary;
     // * `cfg_ptr` is NULL or points to `numAttrs` attributes live for the
     //   call; `reserve` is NULL (K.7);
@@ -412,34 +432,106 @@ unsafe fn launch_list(
 // ------------------------------------------------------ typed staging ---
 
 /// One argument of a typed launch.
+#[derive(Clone, Copy)]
 enum Item {
     /// A buffer, by its device address, with its length in elements.
     Buffer { region: Region, len: usize },
-    /// A scalar's bytes.
-    Value(Vec<u8>),
+    /// A scalar's bytes, up to [`SMALL`] of them, kept inline.
+    Small { bytes: [u8; SMALL], len: u8 },
+    /// A larger scalar's bytes, at `off..off + len` of [`Items::large`].
+    Large { off: usize, len: usize },
     /// A count: must not exceed any buffer's length.
     Count(u64),
+}
+
+/// Scalars up to this size are staged without an allocation.
+const SMALL: usize = 16;
+/// Arguments staged without an allocation: the largest typed signature.
+const INLINE: usize = 12;
+
+/// The staged items: the first [`INLINE`] in place, so that a typed launch
+/// allocates nothing; more (never with the typed tuples) in `spill`.
+struct Items {
+    inline: [Item; INLINE],
+    len: usize,
+    spill: Vec<Item>,
+    /// The bytes of the scalars larger than [`SMALL`].
+    large: Vec<u8>,
+    /// The shortest buffer's length (`usize::MAX`: none yet).
+    shortest: usize,
+    /// The largest count (0: none yet).
+    largest_count: u64,
+}
+
+impl Items {
+    fn new() -> Self {
+        Items {
+            inline: [Item::Count(0); INLINE],
+            len: 0,
+            spill: Vec::new(),
+            large: Vec::new(),
+            shortest: usize::MAX,
+            largest_count: 0,
+        }
+    }
+
+    #[inline]
+    fn push(&mut self, item: Item) {
+        match item {
+            Item::Buffer { len, .. } => self.shortest = self.shortest.min(len),
+            Item::Count(n) => self.largest_count = self.largest_count.max(n),
+            _ => {}
+        }
+        match self.inline.get_mut(self.len) {
+            Some(slot) => {
+                *slot = item;
+                self.len += 1;
+            }
+            None => self.spill.push(item),
+        }
+    }
+
+    #[inline]
+    fn iter(&self) -> impl Iterator<Item = &Item> {
+        self.inline[..self.len].iter().chain(&self.spill)
+    }
+
+    /// The staged buffers' regions, in order; then forgets every item.
+    fn take_regions(&mut self) -> Vec<Region> {
+        let regions = self
+            .iter()
+            .filter_map(|i| match i {
+                Item::Buffer { region, .. } => Some(*region),
+                _ => None,
+            })
+            .collect();
+        *self = Items::new();
+        regions
+    }
 }
 
 /// The arguments of one typed launch on the lane branded `'sid`, staged in
 /// the kernel's parameter order: buffers only as a [`Source`] or a
 /// [`Parked`] of this lane, so each stays borrowed for `'scope` and its
-/// work is ordered on this lane.
+/// work is ordered on this lane. Staging allocates nothing for up to
+/// [`INLINE`] arguments and scalars up to [`SMALL`] bytes.
 pub struct Staged<'sid> {
-    items: Vec<Item>,
+    items: Items,
     _sid: PhantomData<Id<'sid>>,
 }
 
 impl<'sid> Staged<'sid> {
+    #[inline]
     pub(crate) fn new() -> Self {
         Staged {
-            items: Vec::new(),
+            items: Items::new(),
             _sid: PhantomData,
         }
     }
 
     /// A buffer the kernel reads (`In`): shared for `'scope`, or parked on
     /// this lane.
+    #[inline]
     pub(crate) fn read(&mut self, src: Source<'_, 'sid>, len: usize) {
         self.items.push(Item::Buffer {
             region: src.region(),
@@ -448,6 +540,7 @@ impl<'sid> Staged<'sid> {
     }
 
     /// A buffer the kernel writes (`Out`, `InOut`): parked on this lane.
+    #[inline]
     pub(crate) fn write<D: ?Sized>(&mut self, dst: &Parked<'_, 'sid, D>, len: usize) {
         self.items.push(Item::Buffer {
             region: dst.region(),
@@ -476,18 +569,38 @@ impl<'sid> Staged<'sid> {
     }
 
     /// A scalar, by value.
+    #[inline]
     pub(crate) fn value<T: DeviceRepr>(&mut self, v: T) {
-        self.items
-            .push(Item::Value(bytemuck::bytes_of(&v).to_vec()));
+        let v = bytemuck::bytes_of(&v);
+        let item = match u8::try_from(v.len()) {
+            Ok(len) if v.len() <= SMALL => {
+                let mut bytes = [0u8; SMALL];
+                bytes[..v.len()].copy_from_slice(v);
+                Item::Small { bytes, len }
+            }
+            _ => {
+                let off = self.items.large.len();
+                self.items.large.extend_from_slice(v);
+                Item::Large { off, len: v.len() }
+            }
+        };
+        self.items.push(item);
     }
 
     /// A count of elements, checked against every buffer at launch.
+    #[inline]
     pub(crate) fn count(&mut self, n: usize) {
         self.items.push(Item::Count(n as u64));
     }
 
     /// [`Error::KernelCount`] when a count exceeds a buffer's length.
+    #[inline]
     fn check_counts(&self) -> Result<()> {
+        // Most launches pass: the running extremes decide without a pass.
+        if self.items.largest_count <= self.items.shortest as u64 {
+            return Ok(());
+        }
+        // Report the first count that exceeds the shortest buffer.
         let shortest = self
             .items
             .iter()
@@ -496,7 +609,7 @@ impl<'sid> Staged<'sid> {
                 _ => None,
             })
             .min();
-        for item in &self.items {
+        for item in self.items.iter() {
             if let (Item::Count(n), Some(len)) = (item, shortest) {
                 if *n > len as u64 {
                     return Err(Error::KernelCount {
@@ -523,16 +636,19 @@ pub(crate) fn launch<'scope, 'sid, 'id, P: KernelParams>(
     staged.check_counts()?;
     let claim = ArgsClaim::take()?;
     let mut args = RawArgs::init(claim, kernel.context(), kernel.handle())?;
-    for item in &staged.items {
+    for item in staged.items.iter() {
         match item {
             Item::Buffer { region, .. } => {
                 args.append(&(region.ptr.as_ptr() as usize as u64).to_le_bytes())?
             }
-            Item::Value(bytes) => args.append(bytes)?,
+            Item::Small { bytes, len } => args.append(&bytes[..usize::from(*len)])?,
+            Item::Large { off, len } => args.append(&staged.items.large[*off..*off + *len])?,
             Item::Count(n) => args.append(&n.to_le_bytes())?,
         }
     }
-    args.finalize()?;
+    // `init` made the kernel's context current, and only runtime calls
+    // followed: it still is, and it is the lane's (same brand `'id`).
+    args.finalize_current()?;
     // SAFETY: every address in the list is a buffer staged by `Staged`,
     // so shared for `'scope` (read) or exclusively parked on this lane for
     // `'scope` (written), each in the kernel's parameter order and kind
@@ -541,7 +657,7 @@ pub(crate) fn launch<'scope, 'sid, 'id, P: KernelParams>(
     // the written ones, within their lengths and below every count — and
     // every count was just checked against every buffer's length; the scope
     // synchronises this stream before `'scope` ends.
-    unsafe { launch_list(lane, kernel.handle(), config, &args) }
+    unsafe { launch_list(lane, kernel.handle(), config, &args, false) }
 }
 
 // ------------------------------------------------------- public unsafe ---
@@ -568,7 +684,7 @@ impl<'scope, 'env, 'id, 'sid, M: RunMode> Lane<'scope, 'env, 'id, 'sid, M> {
         let config = config.into();
         // SAFETY: the addresses and the device code are the caller's
         // contract; the kernel is borrowed for `'scope` by `args`.
-        unsafe { launch_list(self.core(), args.func(), &config, args.raw()) }
+        unsafe { launch_list(self.core(), args.func(), &config, args.raw(), true) }
     }
 
     /// Enqueue work of another library (an aclnn operator, a model
@@ -615,20 +731,21 @@ impl<'scope, 'env, 'id, 'sid, M: RunMode> Lane<'scope, 'env, 'id, 'sid, M> {
     {
         let lane = self.core();
         let mut staged = Staged::new();
-        let mut read_ops = Vec::new();
-        let mut write_ops = Vec::new();
+        let operand = |r: Region| crate::kernel::ForeignOperand::new(r.ptr, r.bytes);
         reads.stage(lane, &mut staged);
-        for item in staged.items.drain(..) {
-            if let Item::Buffer { region, .. } = item {
-                read_ops.push(crate::kernel::ForeignOperand::new(region.ptr, region.bytes));
-            }
-        }
+        let read_ops = staged
+            .items
+            .take_regions()
+            .into_iter()
+            .map(operand)
+            .collect();
         let output = writes.stage(lane, &mut staged);
-        for item in staged.items.drain(..) {
-            if let Item::Buffer { region, .. } = item {
-                write_ops.push(crate::kernel::ForeignOperand::new(region.ptr, region.bytes));
-            }
-        }
+        let write_ops = staged
+            .items
+            .take_regions()
+            .into_iter()
+            .map(operand)
+            .collect();
         let workspace = workspace.map(|w| {
             let parked = lane.park(w);
             // Parked for the rest of the scope: never handed back (dropping
