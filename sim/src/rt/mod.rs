@@ -25,6 +25,7 @@ use crate::trace;
 
 pub(crate) mod exec;
 pub(crate) mod mem;
+pub(crate) mod pool;
 pub(crate) mod reports;
 
 use exec::{EventShared, StreamShared};
@@ -202,7 +203,7 @@ pub(crate) struct ForcedWorker {
     pub ctx: usize,
     pub device: i32,
     pub stream_id: u64,
-    pub worker: std::thread::JoinHandle<()>,
+    pub worker: exec::Worker,
 }
 
 impl Runtime {
@@ -232,7 +233,7 @@ pub(crate) fn wait_forced(workers: Vec<ForcedWorker>, deadline: Option<Instant>)
             std::thread::sleep(Duration::from_millis(1));
         }
         if w.worker.is_finished() {
-            let _ = w.worker.join();
+            w.worker.join();
         } else {
             left.push(w);
         }
