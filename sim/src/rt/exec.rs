@@ -34,7 +34,7 @@ use crate::diag::{self, Error, Res};
 use crate::ffi;
 use crate::model::{Violation, ViolationKind};
 use crate::prim::{self, HostCall, Span};
-use crate::rt::pool::{self, Blocking, NoWorker};
+use crate::rt::pool::{self, Blocking, Long, NoWorker};
 use crate::rt::reports::{self, ReportQueue};
 use crate::sync::{self, Done, DoneGuard, lock};
 use crate::trace;
@@ -54,6 +54,15 @@ static ABORTED_TASKS: AtomicU64 = AtomicU64::new(0);
 pub(crate) const ABORT_LIMIT: Duration = Duration::from_secs(60);
 static ANY_TASK_FAULT: AtomicBool = AtomicBool::new(false);
 static TASK_FAULTS: Mutex<Vec<(u64, i32)>> = Mutex::new(Vec::new());
+
+/// A copy or memset of at least this many bytes runs in a [`Long`] section
+/// (it takes microseconds: other ready streams get a worker of their own).
+const LONG_TASK_BYTES: usize = 64 << 10;
+
+/// A pool worker that has run one batch this long while other streams wait
+/// asks the pool for help (checked every [`HELP_CHECK_EVERY`] tasks).
+const HELP_AFTER: Duration = Duration::from_micros(50);
+const HELP_CHECK_EVERY: u32 = 16;
 
 /// "No per-stream delay configured" in `StreamShared::delay_ns`.
 const NO_DELAY_OVERRIDE: u64 = u64::MAX;
@@ -859,6 +868,12 @@ impl StreamShared {
                 format!("internal error: inconsistent {what} task"),
             )))
         };
+        let _long = match &op {
+            Op::Copy { dst, .. } | Op::Memset { dst, .. } => dst.len() >= LONG_TASK_BYTES,
+            Op::Copy2d { width, height, .. } => width.saturating_mul(*height) >= LONG_TASK_BYTES,
+            _ => false,
+        }
+        .then(Long::enter);
         match op {
             Op::Copy { dst, src, .. } => {
                 if !prim::copy(&dst, &src) {
@@ -961,7 +976,21 @@ pub(crate) fn run_batch(sh: &Arc<StreamShared>) -> bool {
     let mut batch = SPARE.take();
     std::mem::swap(&mut sh.queue().tasks, &mut batch);
     sync::set_worker_of(sh.id);
+    let started = Instant::now();
+    let mut until_check = HELP_CHECK_EVERY;
     while let Some(task) = batch.pop_front() {
+        // A long batch while other streams wait: let another worker take
+        // them (once per batch).
+        if until_check > 0 {
+            until_check -= 1;
+            if until_check == 0 {
+                if pool::waiting() && started.elapsed() >= HELP_AFTER {
+                    pool::help();
+                } else {
+                    until_check = HELP_CHECK_EVERY;
+                }
+            }
+        }
         if sh.discard.load(Ordering::SeqCst) {
             drop(task);
             batch.clear();

@@ -12,9 +12,17 @@
 //!   So per-stream order holds (one worker at a time runs a stream, a batch
 //!   in queue order), and a worker that is already awake serves the next
 //!   ready stream without any wake-up.
-//! * A parked worker is woken only when a stream becomes ready and no parked
-//!   worker has been signalled yet (`signalled`): one notification per idle
-//!   worker, never one per task.
+//! * A worker that runs out of ready streams first *spins* for up to
+//!   [`SPIN_FOR`] (at most one worker at a time) before it parks. While one
+//!   spins, a stream that becomes ready needs no wake-up at all: the spinner
+//!   takes it. This is what keeps round-robin enqueueing over many streams
+//!   close to the rate of one stream (each short batch empties a stream,
+//!   and the next task reschedules it a few hundred nanoseconds later).
+//! * Otherwise a parked worker is woken only when a stream becomes ready and
+//!   no parked worker has been signalled yet (`signalled`): one notification
+//!   per idle worker, never one per task. A spinner that finds work while
+//!   more streams wait wakes the next worker, so work that takes long (two
+//!   big copies on two streams) still runs in parallel.
 //! * `target` workers (the number of cores, at least two) run tasks that
 //!   cannot block. A task that may block for an unbounded time (an event
 //!   wait, a delay, a host function, a callback, a kernel) runs inside a
@@ -28,15 +36,21 @@
 //!   the life of the process (they hold no runtime state).
 
 use std::collections::VecDeque;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, LazyLock, Mutex, MutexGuard, PoisonError};
 use std::thread;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use super::exec::{self, StreamShared};
 use crate::sync::lock;
 
 /// How long a surplus worker waits for work before it exits.
 const RETIRE_AFTER: Duration = Duration::from_secs(2);
+
+/// How long an idle worker looks for a newly ready stream before it parks.
+/// Long enough to bridge the gap between two enqueues of a busy host
+/// thread, short enough that an idle pool costs nothing measurable.
+const SPIN_FOR: Duration = Duration::from_micros(50);
 
 struct PoolState {
     /// Streams with queued tasks that no worker runs yet (each at most once).
@@ -49,6 +63,10 @@ struct PoolState {
     signalled: usize,
     /// Workers inside a [`Blocking`] section.
     blocked: usize,
+    /// Workers inside a [`Long`] section.
+    long: usize,
+    /// A worker is spinning for work (it needs no notification).
+    spinning: bool,
 }
 
 impl PoolState {
@@ -56,10 +74,18 @@ impl PoolState {
     fn capacity(&self) -> usize {
         self.workers - self.blocked
     }
+
+    /// Awake workers that will look at the ready queue soon: neither parked
+    /// nor inside a long or blocking task.
+    fn free_awake(&self) -> usize {
+        self.capacity() - self.idle - self.long
+    }
 }
 
 pub(crate) struct Pool {
     st: Mutex<PoolState>,
+    /// `st.ready.len()`, readable without the lock (for the spinner).
+    ready_len: AtomicUsize,
     cv: Condvar,
     target: usize,
 }
@@ -71,7 +97,10 @@ static POOL: LazyLock<Pool> = LazyLock::new(|| Pool {
         idle: 0,
         signalled: 0,
         blocked: 0,
+        long: 0,
+        spinning: false,
     }),
+    ready_len: AtomicUsize::new(0),
     cv: Condvar::new(),
     target: thread::available_parallelism().map_or(2, |n| n.get().max(2)),
 });
@@ -92,7 +121,8 @@ impl Pool {
     /// parked worker that was not signalled yet, or starts a worker when
     /// fewer than `target` can serve the queue.
     fn kick(&'static self, st: &mut PoolState) -> Result<(), NoWorker> {
-        if st.ready.is_empty() {
+        if st.ready.is_empty() || st.spinning {
+            // Nothing to do, or the spinner takes it.
             return Ok(());
         }
         if st.idle > st.signalled {
@@ -114,12 +144,51 @@ impl Pool {
         Ok(())
     }
 
+    /// Pops the head of the ready queue.
+    fn pop(&self, st: &mut PoolState) -> Option<Arc<StreamShared>> {
+        let s = st.ready.pop_front();
+        self.ready_len.store(st.ready.len(), Ordering::Relaxed);
+        s
+    }
+
+    /// Appends to the ready queue.
+    fn push(&self, st: &mut PoolState, stream: Arc<StreamShared>) {
+        st.ready.push_back(stream);
+        self.ready_len.store(st.ready.len(), Ordering::Relaxed);
+    }
+
     /// Takes the next ready stream; `None` when this worker retires.
-    fn next(&self) -> Option<Arc<StreamShared>> {
+    fn next(&'static self) -> Option<Arc<StreamShared>> {
         let mut st = self.state();
         loop {
-            if let Some(s) = st.ready.pop_front() {
+            if let Some(s) = self.pop(&mut st) {
                 return Some(s);
+            }
+            if !st.spinning {
+                st.spinning = true;
+                drop(st);
+                let until = Instant::now() + SPIN_FOR;
+                'spin: loop {
+                    for _ in 0..64 {
+                        if self.ready_len.load(Ordering::Relaxed) > 0 {
+                            break 'spin;
+                        }
+                        std::hint::spin_loop();
+                    }
+                    if Instant::now() >= until {
+                        break;
+                    }
+                }
+                st = self.state();
+                // Under the lock: a stream scheduled while `spinning` was
+                // set (and so woke nobody) is in `ready` now.
+                st.spinning = false;
+                if let Some(s) = self.pop(&mut st) {
+                    // Streams still waiting stay for this worker to take
+                    // after this batch; a long batch or a long task calls
+                    // for help (`help`, `Long`).
+                    return Some(s);
+                }
             }
             let surplus = st.capacity() > self.target;
             st.idle += 1;
@@ -149,12 +218,7 @@ impl Pool {
                 // More tasks arrived meanwhile: back to the end of the ready
                 // queue, so that one busy stream cannot starve the others.
                 let mut st = self.state();
-                st.ready.push_back(stream);
-                // This worker is about to look at the queue itself; others
-                // only need waking when more than one stream waits.
-                if st.ready.len() > 1 {
-                    let _ = self.kick(&mut st);
-                }
+                self.push(&mut st, stream);
             }
         }
     }
@@ -164,10 +228,16 @@ impl Pool {
 pub(crate) fn schedule(stream: Arc<StreamShared>) -> Result<(), NoWorker> {
     let pool = Pool::get();
     let mut st = pool.state();
-    st.ready.push_back(stream);
+    pool.push(&mut st, stream);
+    if st.free_awake() > 0 {
+        // A worker that is awake and not inside a long or blocking task
+        // (running a short batch, or spinning) takes it soon: no wake-up.
+        return Ok(());
+    }
     let r = pool.kick(&mut st);
     if r.is_err() {
         st.ready.pop_back();
+        pool.ready_len.store(st.ready.len(), Ordering::Relaxed);
     }
     r
 }
@@ -192,5 +262,42 @@ impl Blocking {
 impl Drop for Blocking {
     fn drop(&mut self) {
         Pool::get().state().blocked -= 1;
+    }
+}
+
+/// Whether streams wait in the ready queue (one relaxed load).
+pub(crate) fn waiting() -> bool {
+    Pool::get().ready_len.load(Ordering::Relaxed) > 0
+}
+
+/// Called by a worker that has been running one batch for a while while
+/// streams wait: wakes (or starts) a worker for them.
+pub(crate) fn help() {
+    let pool = Pool::get();
+    let mut st = pool.state();
+    let _ = pool.kick(&mut st);
+}
+
+/// A task that takes long but cannot block (a big copy or memset) runs
+/// inside one: the worker does not count as soon-free meanwhile, so a
+/// stream that becomes ready wakes another worker (up to `target`), and
+/// streams already waiting get one at once. Two big copies on two streams
+/// so run in parallel.
+pub(crate) struct Long(());
+
+impl Long {
+    /// Enters a long section on the calling worker.
+    pub(crate) fn enter() -> Long {
+        let pool = Pool::get();
+        let mut st = pool.state();
+        st.long += 1;
+        let _ = pool.kick(&mut st);
+        Long(())
+    }
+}
+
+impl Drop for Long {
+    fn drop(&mut self) {
+        Pool::get().state().long -= 1;
     }
 }
