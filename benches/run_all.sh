@@ -2,7 +2,8 @@
 # Regenerate every figure of BENCHMARKS.md and the plots under docs/:
 #   bash benches/run_all.sh
 # 1. machine facts; 2. criterion benches `overhead`, `sim_scaling` and
-# aclrt-sys's `sim_throughput` (one run, results in $CARGO_TARGET_DIR/criterion);
+# `sim_throughput` (one run, results in $CARGO_TARGET_DIR/criterion), and
+# `sim_memory` (RSS per live resource -> $RESULTS/memory.txt);
 # 3. instruction counts (benches/instructions.sh, needs valgrind);
 # 4. compile time (benches/compile_time.sh); 5. the timeline picture
 # (examples/13_timeline.rs -> docs/timeline.svg); 6. benches/report.py.
@@ -31,6 +32,9 @@ echo "=== criterion benches"
 rm -rf "$CARGO_TARGET_DIR/criterion"
 CARGO_TARGET_DIR=target cargo bench --manifest-path benches/Cargo.toml --bench overhead --bench sim_scaling
 CARGO_TARGET_DIR=target cargo bench --manifest-path benches/Cargo.toml --bench sim_throughput
+
+echo "=== memory per live resource"
+CARGO_TARGET_DIR=target cargo bench --manifest-path benches/Cargo.toml --bench sim_memory
 
 echo "=== instruction counts"
 if command -v valgrind >/dev/null; then

@@ -61,6 +61,17 @@ const SIZES: [usize; 7] = [
     256 << 20,
 ];
 
+/// `n`, or at most 10,000 in criterion's `--test` mode (the CI smoke pass
+/// runs every benchmark once in the dev profile: it checks that the bench
+/// works, not the figure).
+fn smoke_size(n: u64) -> u64 {
+    if std::env::args().any(|a| a == "--test") {
+        n.min(10_000)
+    } else {
+        n
+    }
+}
+
 fn ok(code: sys::aclError, what: &str) {
     assert_eq!(code, 0, "{what} failed with {code}");
 }
@@ -186,7 +197,7 @@ unsafe extern "C" fn block_until_set(flag: *mut c_void) {
 fn queued_tasks(c: &mut Criterion) {
     let mut g = c.benchmark_group("scale_queued");
     g.throughput(Throughput::Elements(1));
-    for n in QUEUED {
+    for n in QUEUED.map(smoke_size) {
         let mut setup = Setup::new(1);
         let target = setup.device(64, 0);
         let s = setup.streams[0];
@@ -224,7 +235,7 @@ fn queued_tasks(c: &mut Criterion) {
 fn live_allocations(c: &mut Criterion) {
     let mut g = c.benchmark_group("scale_alloc");
     g.throughput(Throughput::Elements(1));
-    for n in LIVE_ALLOCS {
+    for n in LIVE_ALLOCS.map(|n| smoke_size(n as u64) as usize) {
         let mut setup = Setup::new(0);
         for _ in 0..n {
             let mut p = null_mut();
