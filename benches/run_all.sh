@@ -30,11 +30,14 @@ cat "$RESULTS/machine.txt"
 
 echo "=== criterion benches"
 rm -rf "$CARGO_TARGET_DIR/criterion"
-CARGO_TARGET_DIR=target cargo bench --manifest-path benches/Cargo.toml --bench overhead --bench sim_scaling
-CARGO_TARGET_DIR=target cargo bench --manifest-path benches/Cargo.toml --bench sim_throughput
+# The exported absolute CARGO_TARGET_DIR: criterion writes its results
+# under it (a relative one would resolve against benches/, where cargo
+# runs the bench binaries).
+cargo bench --manifest-path benches/Cargo.toml --bench overhead --bench sim_scaling
+cargo bench --manifest-path benches/Cargo.toml --bench sim_throughput
 
 echo "=== memory per live resource"
-CARGO_TARGET_DIR=target cargo bench --manifest-path benches/Cargo.toml --bench sim_memory
+cargo bench --manifest-path benches/Cargo.toml --bench sim_memory
 
 echo "=== instruction counts"
 if command -v valgrind >/dev/null; then

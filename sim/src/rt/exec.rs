@@ -1012,7 +1012,11 @@ pub(crate) fn run_batch(sh: &Arc<StreamShared>) -> bool {
         }
     }
     sync::set_worker_of(0);
-    SPARE.set(batch);
+    // Pool workers live on: keep a small buffer, not the largest batch ever
+    // seen (10^6 queued tasks would otherwise pin ~100 MB per worker).
+    if batch.capacity() <= 4096 {
+        SPARE.set(batch);
+    }
     let mut q = sh.queue();
     if !q.tasks.is_empty() {
         return true;
