@@ -390,9 +390,9 @@ def section_scaling(c, docs, rel_docs, missed):
 def section_scale(c, results, missed):
     """Time per operation at scale, and memory per live resource."""
     rows = []
-    for group, what, base, big, label in (
-            ("scale_queued/memset_enqueue", "one `aclrtMemsetAsync`", 0, 1000000, "10^6 tasks already queued"),
-            ("scale_alloc/malloc_free", "one `aclrtMalloc` + `aclrtFree`", 0, 100000, "10^5 other allocations live")):
+    for group, what, base, big, label, has_target in (
+            ("scale_queued/memset_enqueue", "one `aclrtMemsetAsync`", 0, 1000000, "10^6 tasks already queued", False),
+            ("scale_alloc/malloc_free", "one `aclrtMalloc` + `aclrtFree`", 0, 100000, "10^5 other allocations live", True)):
         a, b = c.get("%s/%d" % (group, base)), c.get("%s/%d" % (group, big))
         if not a or not b:
             missed.append("%s with %s: not measured (bench `sim_scaling` did not run)" % (what, label))
@@ -402,10 +402,12 @@ def section_scale(c, results, missed):
         # O(log n) from ~1 to 10^5..10^6 is a small constant factor; a
         # linear search would be 10^4 times slower or worse.
         ok = r <= 2.0
-        if not ok:
+        if has_target and not ok:
             missed.append("%s with %s: %.2f× the time with none (target ≤ 2×)" % (what, label, r))
-        rows.append([what, label, fmt_time(b["median"]), fmt_time(a["median"]), "%.2f" % r, verdict(ok)])
-    out = [table(["operation", "at scale", "time (median)", "time with nothing else live", "ratio", "target ≤ 2 (O(log n))"], rows)]
+        rows.append([what, label, fmt_time(b["median"]), fmt_time(a["median"]), "%.2f" % r,
+                     verdict(ok) if has_target else "(no target: reported)"])
+    out = [table(["operation", "at scale", "time (median)", "time with nothing else live", "ratio",
+                  "target: allocation table O(log n), ratio ≤ 2"], rows)]
     text = read_text(os.path.join(results, "memory.txt"))
     mem_rows = []
     names = {"stream": "idle stream (`aclrtCreateStream`)",

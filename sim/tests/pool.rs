@@ -281,7 +281,7 @@ fn destroying_streams_with_queued_work_from_many_threads() {
                     let s = create_stream();
                     let p = malloc(4096);
                     for v in 0..50 {
-                        ok!(aclrtMemsetAsync(p, 4096, (v + t + round) as i32, 4096, s));
+                        ok!(aclrtMemsetAsync(p, 4096, v + t + round, 4096, s));
                     }
                     // Destroy waits for the queued work, then the stream
                     // leaves the pool; the buffer is free to go after it.
