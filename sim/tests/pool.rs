@@ -297,3 +297,50 @@ fn destroying_streams_with_queued_work_from_many_threads() {
     }
     session.finish();
 }
+
+/// Threads of this process named like the pool's workers (Linux).
+#[cfg(target_os = "linux")]
+fn pool_threads() -> usize {
+    std::fs::read_dir("/proc/self/task")
+        .unwrap()
+        .filter_map(|t| std::fs::read_to_string(t.ok()?.path().join("comm")).ok())
+        .filter(|name| name.trim_end() == "aclrt-sim worke")
+        .count()
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn no_worker_thread_outlives_the_runtime_and_many_streams_share_few() {
+    let session = device0();
+    let streams: Vec<_> = (0..MANY).map(|_| create_stream()).collect();
+    let p = malloc(64);
+    for round in 0..20 {
+        for &s in &streams {
+            ok!(aclrtMemsetAsync(p, 64, round, 64, s));
+        }
+    }
+    for &s in &streams {
+        ok!(aclrtSynchronizeStream(s));
+    }
+    // Short tasks on 64 streams: a pool the size of the machine, not a
+    // thread per stream.
+    let running = pool_threads();
+    let cores = std::thread::available_parallelism().map_or(2, |n| n.get().max(2));
+    assert!(
+        (1..=cores).contains(&running),
+        "{running} worker threads for {MANY} streams of short tasks ({cores} cores)"
+    );
+    free(p);
+    for s in streams {
+        destroy_stream(s);
+    }
+    session.finish();
+    // aclFinalize joined every worker (Miri and valgrind see no thread left).
+    // A joined thread can stay listed for a moment while the kernel reaps
+    // it: allow it a second to go.
+    let t0 = Instant::now();
+    while pool_threads() > 0 && t0.elapsed() < Duration::from_secs(1) {
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    assert_eq!(pool_threads(), 0, "after {:?}", t0.elapsed());
+}

@@ -712,6 +712,7 @@ impl Teardown {
             q.cancel_all();
         }
         exec::join_until(workers, Instant::now() + Duration::from_secs(5));
+        pool::stop_idle_workers(Instant::now() + Duration::from_millis(250));
         mem::quarantine_torn_down(self.mem);
         if let Some((path, lanes)) = self.trace {
             let lanes = lanes.iter().map(|s| s.trace_lane()).collect();

@@ -32,13 +32,16 @@
 //!   and a host function that waits for another stream's progress works as
 //!   with a thread per stream.
 //! * Workers beyond `target` (left over after blocking sections) retire
-//!   after [`RETIRE_AFTER`] without work; `target` workers stay parked for
-//!   the life of the process (they hold no runtime state).
+//!   after [`RETIRE_AFTER`] without work. A runtime teardown (`aclFinalize`,
+//!   `aclrt_sim::reset`) stops and joins every idle worker
+//!   ([`stop_idle_workers`]), as the thread-per-stream design joined its
+//!   workers: no simulator thread outlives the runtime (Miri and valgrind
+//!   see none at exit); the next task starts workers again.
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, LazyLock, Mutex, MutexGuard, PoisonError};
-use std::thread;
+use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
 use super::exec::{self, StreamShared};
@@ -67,6 +70,10 @@ struct PoolState {
     long: usize,
     /// A worker is spinning for work (it needs no notification).
     spinning: bool,
+    /// Idle workers exit ([`stop_idle_workers`]).
+    stop: bool,
+    /// Every worker started and not yet joined.
+    handles: Vec<JoinHandle<()>>,
 }
 
 impl PoolState {
@@ -99,6 +106,8 @@ static POOL: LazyLock<Pool> = LazyLock::new(|| Pool {
         blocked: 0,
         long: 0,
         spinning: false,
+        stop: false,
+        handles: Vec::new(),
     }),
     ready_len: AtomicUsize::new(0),
     cv: Condvar::new(),
@@ -135,7 +144,10 @@ impl Pool {
                 .name("aclrt-sim worker".to_owned())
                 .spawn(move || self.worker_main());
             match spawned {
-                Ok(_) => st.workers += 1,
+                Ok(h) => {
+                    st.workers += 1;
+                    st.handles.push(h);
+                }
                 // A worker that can serve the queue exists: it will.
                 Err(_) if st.capacity() > 0 => {}
                 Err(e) => return Err(NoWorker(e)),
@@ -164,6 +176,10 @@ impl Pool {
             if let Some(s) = self.pop(&mut st) {
                 return Some(s);
             }
+            if st.stop {
+                st.workers -= 1;
+                return None;
+            }
             if !st.spinning {
                 st.spinning = true;
                 drop(st);
@@ -188,6 +204,10 @@ impl Pool {
                     // after this batch; a long batch or a long task calls
                     // for help (`help`, `Long`).
                     return Some(s);
+                }
+                if st.stop {
+                    st.workers -= 1;
+                    return None;
                 }
             }
             let surplus = st.capacity() > self.target;
@@ -300,4 +320,40 @@ impl Drop for Long {
     fn drop(&mut self) {
         Pool::get().state().long -= 1;
     }
+}
+
+/// Stops every idle worker and joins it (until `deadline`); a worker still
+/// running a task (a host function that never returns, on a stream the
+/// teardown gave up on) is left running and joined by a later call.
+/// Called by the runtime teardown, when no live stream is left.
+pub(crate) fn stop_idle_workers(deadline: Instant) {
+    let pool = Pool::get();
+    let handles = {
+        let mut st = pool.state();
+        st.stop = true;
+        pool.cv.notify_all();
+        std::mem::take(&mut st.handles)
+    };
+    let me = thread::current().id();
+    let mut left = Vec::new();
+    for h in handles {
+        if h.thread().id() == me {
+            // A teardown from a task: this worker cannot join itself.
+            left.push(h);
+            continue;
+        }
+        while !h.is_finished() && Instant::now() < deadline {
+            thread::sleep(Duration::from_micros(200));
+        }
+        if h.is_finished() {
+            let _ = h.join();
+        } else {
+            left.push(h);
+        }
+    }
+    let mut st = pool.state();
+    st.stop = false;
+    // Exited workers consumed no signal: none may stay counted.
+    st.signalled = st.signalled.min(st.idle);
+    st.handles.extend(left);
 }
