@@ -1,10 +1,15 @@
 //! Deterministic cost of one safe call versus one raw call, for
 //! `benches/instructions.sh` (valgrind --tool=callgrind counts instructions).
 //!
-//! Usage: `icount <safe|raw> <copy|event|stream|kernel> <iterations>`; without
+//! Usage: `icount <safe|raw> <copy|event|stream|memset|scope|kernel> <iterations>`;
+//! without
 //! arguments (as under `cargo bench`) it does nothing. The script runs it
 //! with 0 and N iterations and divides the difference by N, so setup and
-//! teardown cancel out.
+//! teardown cancel out. `scope` is a whole safe `Context::scope` with one
+//! lane, one async 4 KiB copy and its wait, against `aclrtMemcpyAsync` +
+//! `aclrtSynchronizeStream`; the script counts the calling thread only
+//! (the stream worker's instructions are the same simulator work on both
+//! sides, and its idle spinning is not deterministic).
 
 use std::ffi::c_void;
 use std::ptr::null_mut;
@@ -84,6 +89,30 @@ fn main() {
                     ok(sys::aclrtDestroyStream(s));
                 }
             }
+            ("safe", "memset") => ctx.memset(&mut dev, 0).expect("memset"),
+            // SAFETY: a live device region of 4096 bytes; the context is current.
+            ("raw", "memset") => ok(unsafe { sys::aclrtMemset(dp, 4096, 0, 4096) }),
+            ("safe", "scope") => ctx
+                .scope(|s| {
+                    make_guard!(l);
+                    let lane = s.lane(&stream, l);
+                    lane.copy(&host, &mut dev)?.wait()?;
+                    Ok(())
+                })
+                .expect("scope"),
+            // SAFETY: live regions of 4096 bytes, a live stream of the
+            // current context; synchronised before the next iteration.
+            ("raw", "scope") => unsafe {
+                ok(sys::aclrtMemcpyAsync(
+                    dp,
+                    4096,
+                    hp,
+                    4096,
+                    sys::ACL_MEMCPY_HOST_TO_DEVICE,
+                    raw_stream,
+                ));
+                ok(sys::aclrtSynchronizeStream(raw_stream));
+            },
             other => panic!("unknown case {other:?}"),
         }
     }

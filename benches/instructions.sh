@@ -10,14 +10,17 @@ command -v valgrind >/dev/null || { echo "valgrind not found: apt-get install va
 bin=$(CARGO_TARGET_DIR=target cargo bench --manifest-path benches/Cargo.toml --bench icount --no-run --message-format=json 2>/dev/null \
   | grep -o '"executable":"[^"]*icount[^"]*"' | tail -1 | cut -d'"' -f4)
 [ -x "$bin" ] || { echo "could not build the icount bench" >&2; exit 1; }
-count() {  # mode op iterations -> total instructions (Ir)
-  local out; out=$(mktemp)
-  valgrind --tool=callgrind --callgrind-out-file="$out" "$bin" "$1" "$2" "$3" >/dev/null 2>&1
-  grep -E '^(summary|totals):' "$out" | head -1 | awk '{print $2}'
-  rm -f "$out"
+count() {  # mode op iterations -> instructions (Ir) of the calling thread
+  # One output file per thread (`-01` is main): stream workers run the same
+  # simulator work for both sides, and an idle worker's spinning (the pool
+  # waits a few microseconds before parking) is not deterministic.
+  local out; out=$(mktemp -d)
+  valgrind --tool=callgrind --separate-threads=yes --callgrind-out-file="$out/cg" "$bin" "$1" "$2" "$3" >/dev/null 2>&1
+  grep -E '^(summary|totals):' "$out/cg-01" | head -1 | awk '{print $2}'
+  rm -rf "$out"
 }
 printf '%-8s %14s %14s %8s\n' op safe/call raw/call ratio
-for op in copy event stream kernel; do
+for op in copy event stream memset scope kernel; do
   s0=$(count safe "$op" 0); sN=$(count safe "$op" "$N")
   r0=$(count raw "$op" 0); rN=$(count raw "$op" "$N")
   awk -v op="$op" -v s0="$s0" -v sN="$sN" -v r0="$r0" -v rN="$rN" -v n="$N" 'BEGIN {

@@ -271,7 +271,7 @@ def section_sim(c, missed):
     e = c.get("scale_enqueue/streams/1")
     if e:
         rate = per_sec(e)
-        add("async enqueue rate, one stream (2000 tasks, second measurement)", "%.0f /s" % rate,
+        add("async enqueue rate, one stream (8000 tasks, second measurement)", "%.0f /s" % rate,
             "≥ 1,000,000 /s", rate >= 1e6, "`sim_scaling`")
     e = c.get("event_round_trip/record_then_synchronize_idle_stream")
     if e:
@@ -279,6 +279,30 @@ def section_sim(c, missed):
             "≤ 10 µs", e["median"] <= 10e3, "`sim_throughput`")
     else:
         add("event round trip, median", None, "≤ 10 µs", None, "`sim_throughput`")
+    floor = c.get("round_trip/condvar_floor")
+    for gid, what in (("memcpy_async_4k_then_sync", "async round trip (4 KiB copy + synchronize) / condvar floor"),
+                      ("memset_record_sync_event", "event round trip (memset + record + synchronize event) / condvar floor")):
+        e = c.get("round_trip/" + gid)
+        if e and floor:
+            r = e["median"] / floor["median"]
+            add(what, "%.3f (%s vs %s)" % (r, fmt_time(e["median"]), fmt_time(floor["median"])),
+                "≤ 1.2", r <= 1.2, "`sim_throughput`")
+        else:
+            add(what, None, "≤ 1.2", None, "`sim_throughput`")
+    e = c.get("scale_launch/empty_kernel/1")
+    if e:
+        rate = per_sec(e)
+        add("kernel launch rate, raw `aclrtLaunchKernelWithConfig` of an empty kernel, one stream",
+            "%.0f /s" % rate, "≥ 1,000,000 /s", rate >= 1e6, "`sim_scaling`")
+    else:
+        add("kernel launch rate (raw)", None, "≥ 1,000,000 /s", None, "`sim_scaling`")
+    e, raw = c.get("scale_launch/empty_kernel_safe/1"), c.get("scale_launch/empty_kernel/1")
+    if e and raw:
+        r = e["median"] / raw["median"]
+        add("kernel launch, safe / raw (time)", "%.3f" % r, "≤ 1.02", r <= 1.02, "`sim_scaling`")
+    else:
+        rows.append(["kernel launch, safe / raw", "n/a", "≤ 1.02",
+                     "not measured: `aclrt` has no safe launch yet (hook in `sim_scaling`)", "`sim_scaling`"])
     a, b = c.get("two_streams_64mib/concurrent"), c.get("two_streams_64mib/one_after_the_other")
     if a and b:
         r = a["median"] / b["median"]
@@ -294,10 +318,23 @@ def section_sim(c, missed):
     return table(["figure", "measured", "target", "verdict", "bench"], rows)
 
 
-def section_scaling(c, docs, rel_docs):
+ENQUEUE_TARGETS = {8: 0.8, 64: 0.5}
+
+
+def section_scaling(c, docs, rel_docs, missed):
     out = []
     rows, enq, bw = [], [], []
-    for k in (1, 2, 4, 8):
+    one = c.get("scale_enqueue/streams/1")
+    for k, t in ENQUEUE_TARGETS.items():
+        e = c.get("scale_enqueue/streams/%d" % k)
+        if not e or not one:
+            missed.append("enqueue rate with %d streams: not measured (bench `sim_scaling` did not run)" % k)
+        elif per_sec(e) / per_sec(one) < t:
+            missed.append("enqueue rate with %d streams: %.2f× one stream (target ≥ %.1f×)"
+                          % (k, per_sec(e) / per_sec(one), t))
+    ks = sorted({int(k.rsplit("/", 1)[1]) for k in c
+                 if k.startswith("scale_enqueue/streams/") or k.startswith("scale_copy_streams/streams/")})
+    for k in ks:
         e = c.get("scale_enqueue/streams/%d" % k)
         b = c.get("scale_copy_streams/streams/%d" % k)
         if not e and not b:
@@ -308,7 +345,7 @@ def section_scaling(c, docs, rel_docs):
             bw.append((k, gibps(b)))
         rows.append([k,
                      "%.2f M/s" % (per_sec(e) / 1e6) if e else "n/a",
-                     "%.2f" % (per_sec(e) / per_sec(c["scale_enqueue/streams/1"])) if e and c.get("scale_enqueue/streams/1") else "n/a",
+                     ("%.2f" % (per_sec(e) / per_sec(one))) + (" (target ≥ %.1f)" % ENQUEUE_TARGETS[k] if k in ENQUEUE_TARGETS else "") if e and one else "n/a",
                      "%.2f GiB/s" % gibps(b) if b else "n/a",
                      "%.2f" % (gibps(b) / gibps(c["scale_copy_streams/streams/1"])) if b and c.get("scale_copy_streams/streams/1") else "n/a"])
     out.append(table(["streams", "enqueue rate (tasks/s)", "vs 1 stream", "aggregate copy bandwidth (16 MiB per stream)", "vs 1 stream"], rows))
@@ -316,7 +353,7 @@ def section_scaling(c, docs, rel_docs):
         line_plot(os.path.join(docs, "enqueue_vs_streams.svg"),
                   "Simulator: async enqueue rate vs. streams",
                   "streams (one host thread, round-robin)", "million tasks per second",
-                  [("4 B aclrtMemsetAsync, 2000 tasks + sync", enq)], {k: str(k) for k, _ in enq},
+                  [("4 B aclrtMemsetAsync, 8000 tasks + sync", enq)], {k: str(k) for k, _ in enq},
                   log2x=True, note="median of criterion samples; shared 2-core VM")
         out.append("\n![enqueue rate vs. streams](%s/enqueue_vs_streams.svg)" % rel_docs)
     if bw:
@@ -350,6 +387,48 @@ def section_scaling(c, docs, rel_docs):
     return "\n".join(out)
 
 
+def section_scale(c, results, missed):
+    """Time per operation at scale, and memory per live resource."""
+    rows = []
+    for group, what, base, big, label, has_target in (
+            ("scale_queued/memset_enqueue", "one `aclrtMemsetAsync`", 0, 1000000, "10^6 tasks already queued", False),
+            ("scale_alloc/malloc_free", "one `aclrtMalloc` + `aclrtFree`", 0, 100000, "10^5 other allocations live", True)):
+        a, b = c.get("%s/%d" % (group, base)), c.get("%s/%d" % (group, big))
+        if not a or not b:
+            missed.append("%s with %s: not measured (bench `sim_scaling` did not run)" % (what, label))
+            rows.append([what, label, "n/a", "n/a", "n/a", "not measured"])
+            continue
+        r = b["median"] / a["median"]
+        # O(log n) from ~1 to 10^5..10^6 is a small constant factor; a
+        # linear search would be 10^4 times slower or worse.
+        ok = r <= 2.0
+        if has_target and not ok:
+            missed.append("%s with %s: %.2f× the time with none (target ≤ 2×)" % (what, label, r))
+        rows.append([what, label, fmt_time(b["median"]), fmt_time(a["median"]), "%.2f" % r,
+                     verdict(ok) if has_target else "(no target: reported)"])
+    out = [table(["operation", "at scale", "time (median)", "time with nothing else live", "ratio",
+                  "target: allocation table O(log n), ratio ≤ 2"], rows)]
+    text = read_text(os.path.join(results, "memory.txt"))
+    mem_rows = []
+    names = {"stream": "idle stream (`aclrtCreateStream`)",
+             "stream+task": "stream that executed one task",
+             "event": "event, recorded (`aclrtCreateEvent` + `aclrtRecordEvent`)",
+             "malloc32": "32-byte `aclrtMalloc` (64 simulated bytes included)"}
+    for line in (text or "").splitlines():
+        if "=" not in line:
+            continue
+        k, v = line.split("=", 1)
+        n, per = v.split(",")
+        mem_rows.append([names.get(k, k), n, "%.0f KiB" % (float(per) / 1024), "%.0f B" % (float(per) / 1000)])
+    out.append("")
+    if mem_rows:
+        out.append(table(["resource", "live at once", "RSS growth per 1,000", "per resource"], mem_rows))
+    else:
+        out.append("_memory per resource not measured (memory.txt missing: run `benches/run_all.sh`)_")
+        missed.append("memory per live resource: not measured")
+    return "\n".join(out)
+
+
 def section_machine(results):
     kv = read_kv(os.path.join(results, "machine.txt"))
     if not kv:
@@ -358,7 +437,7 @@ def section_machine(results):
     return table(["", ""], rows)
 
 
-def section_instructions(results):
+def section_instructions(results, missed):
     text = read_text(os.path.join(results, "instructions.txt"))
     if not text:
         return "_not measured (instructions.txt missing: valgrind not installed?)_"
@@ -366,10 +445,13 @@ def section_instructions(results):
     for line in text.splitlines():
         parts = line.split()
         if len(parts) == 4 and parts[0] != "op":
-            rows.append(["`%s`" % parts[0], parts[1], parts[2], parts[3]])
+            ok = float(parts[3]) <= 1.02
+            if not ok:
+                missed.append("instructions `%s`: safe/raw = %s (target ≤ 1.02)" % (parts[0], parts[3]))
+            rows.append(["`%s`" % parts[0], parts[1], parts[2], parts[3], verdict(ok)])
     if not rows:
         return "```\n" + text.strip() + "\n```"
-    return table(["operation", "safe instructions/call", "raw instructions/call", "safe/raw"], rows)
+    return table(["operation", "safe instructions/call", "raw instructions/call", "safe/raw", "target ≤ 1.02"], rows)
 
 
 def section_compile(results, missed):
@@ -472,6 +554,9 @@ SKELETON = """# Benchmarks
 <!-- BEGIN scaling -->
 <!-- END scaling -->
 
+<!-- BEGIN scale -->
+<!-- END scale -->
+
 <!-- BEGIN compile -->
 <!-- END compile -->
 
@@ -508,9 +593,10 @@ def main(argv):
     blocks = {
         "machine": section_machine(results),
         "overhead": section_overhead(c, missed),
-        "instructions": section_instructions(results),
+        "instructions": section_instructions(results, missed),
         "sim": section_sim(c, missed),
-        "scaling": section_scaling(c, docs, rel_docs),
+        "scaling": section_scaling(c, docs, rel_docs, missed),
+        "scale": section_scale(c, results, missed),
         "compile": section_compile(results, missed),
         "kernel": section_kernel(c, results, missed),
     }

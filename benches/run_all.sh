@@ -2,7 +2,8 @@
 # Regenerate every figure of BENCHMARKS.md and the plots under docs/:
 #   bash benches/run_all.sh
 # 1. machine facts; 2. criterion benches `overhead`, `sim_scaling` and
-# aclrt-sys's `sim_throughput` (one run, results in $CARGO_TARGET_DIR/criterion);
+# `sim_throughput` (one run, results in $CARGO_TARGET_DIR/criterion), and
+# `sim_memory` (RSS per live resource -> $RESULTS/memory.txt);
 # 3. instruction counts (benches/instructions.sh, needs valgrind);
 # 4. compile time (benches/compile_time.sh); 5. the timeline pictures
 # (examples/13_timeline.rs -> docs/timeline.svg, examples/19_compute_pipeline.rs
@@ -31,9 +32,15 @@ cat "$RESULTS/machine.txt"
 
 echo "=== criterion benches"
 rm -rf "$CARGO_TARGET_DIR/criterion"
+# The exported absolute CARGO_TARGET_DIR: criterion writes its results
+# under it (a relative one would resolve against benches/, where cargo
+# runs the bench binaries).
 cargo bench --manifest-path benches/Cargo.toml --bench overhead --bench sim_scaling
 cargo bench --manifest-path benches/Cargo.toml --bench sim_throughput
 cargo bench --manifest-path benches/Cargo.toml --bench kernel_launch
+
+echo "=== memory per live resource"
+cargo bench --manifest-path benches/Cargo.toml --bench sim_memory
 
 echo "=== instruction counts"
 if command -v valgrind >/dev/null; then

@@ -1,8 +1,22 @@
 //! How the simulator scales, through raw `aclrt::sys` calls.
 //!
-//! * `scale_enqueue/streams/K` (K = 1, 2, 4, 8): one host thread queues
-//!   `ENQUEUE_TOTAL` 4-byte `aclrtMemsetAsync` tasks round-robin over K
-//!   streams, then synchronises every stream. Throughput in tasks.
+//! * `scale_enqueue/streams/K` (K = 1, 2, 4, 8, 16, 64): one host thread
+//!   queues `ENQUEUE_TOTAL` (8000) 4-byte `aclrtMemsetAsync` tasks
+//!   round-robin over K streams, then synchronises every stream. Throughput
+//!   in tasks. Issue 15 targets: K = 8 at ≥ 0.8× and K = 64 at ≥ 0.5× the
+//!   rate of K = 1.
+//! * `scale_launch/empty_kernel/1`: `aclrtLaunchKernelWithConfig` of an
+//!   empty registered kernel (one block, one argument) on one stream,
+//!   `LAUNCH_TOTAL` launches then a synchronisation (issue 12 target:
+//!   ≥ 1 M launches/s). The raw side only: the safe launch joins this group
+//!   as `scale_launch/empty_kernel_safe/1` once `aclrt` has one (report.py
+//!   already looks for it).
+//! * `scale_queued/memset_enqueue/N` (N = 0, 1000000): the cost of one
+//!   `aclrtMemsetAsync` when N tasks are already queued on the stream (its
+//!   head is a host function that blocks until the measurement ends).
+//! * `scale_alloc/malloc_free/N` (N = 0, 100000): one `aclrtMalloc` +
+//!   `aclrtFree` pair while N other allocations are live (the allocation
+//!   table must stay O(log n) per call).
 //! * `scale_copy_streams/streams/K`: K streams each run one asynchronous
 //!   16 MiB device-to-device copy at the same time, then all are
 //!   synchronised. Throughput in bytes (aggregate).
@@ -22,6 +36,7 @@
 use std::ffi::c_void;
 use std::hint::black_box;
 use std::ptr::{null, null_mut};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use aclrt::sys;
@@ -30,7 +45,11 @@ use criterion::{
 };
 
 const STREAMS: [usize; 4] = [1, 2, 4, 8];
-const ENQUEUE_TOTAL: u64 = 2000;
+const ENQUEUE_STREAMS: [usize; 6] = [1, 2, 4, 8, 16, 64];
+const ENQUEUE_TOTAL: u64 = 8000;
+const LAUNCH_TOTAL: u64 = 8000;
+const QUEUED: [u64; 2] = [0, 1_000_000];
+const LIVE_ALLOCS: [usize; 2] = [0, 100_000];
 const PER_STREAM_COPY: usize = 16 << 20;
 const SIZES: [usize; 7] = [
     4 << 10,
@@ -41,6 +60,17 @@ const SIZES: [usize; 7] = [
     64 << 20,
     256 << 20,
 ];
+
+/// `n`, or at most 10,000 in criterion's `--test` mode (the CI smoke pass
+/// runs every benchmark once in the dev profile: it checks that the bench
+/// works, not the figure).
+fn smoke_size(n: u64) -> u64 {
+    if std::env::args().any(|a| a == "--test") {
+        n.min(10_000)
+    } else {
+        n
+    }
+}
 
 fn ok(code: sys::aclError, what: &str) {
     assert_eq!(code, 0, "{what} failed with {code}");
@@ -122,7 +152,7 @@ impl Drop for Setup {
 fn enqueue_vs_streams(c: &mut Criterion) {
     let mut g = c.benchmark_group("scale_enqueue");
     g.throughput(Throughput::Elements(ENQUEUE_TOTAL));
-    for k in STREAMS {
+    for k in ENQUEUE_STREAMS {
         let mut setup = Setup::new(k);
         let targets: Vec<*mut c_void> = (0..k).map(|_| setup.device(64, 0)).collect();
         let streams = setup.streams.clone();
@@ -150,6 +180,151 @@ fn enqueue_vs_streams(c: &mut Criterion) {
         });
         drop(setup);
     }
+    g.finish();
+}
+
+/// Host function: spins (sleeping) until the `AtomicBool` behind `flag` is
+/// set.
+unsafe extern "C" fn block_until_set(flag: *mut c_void) {
+    // SAFETY: `queued_tasks` passes a pointer to an `AtomicBool` it keeps
+    // alive until the stream running this function is synchronised.
+    let flag = unsafe { &*flag.cast::<AtomicBool>() };
+    while !flag.load(Ordering::Acquire) {
+        std::thread::sleep(Duration::from_micros(200));
+    }
+}
+
+fn queued_tasks(c: &mut Criterion) {
+    let mut g = c.benchmark_group("scale_queued");
+    g.throughput(Throughput::Elements(1));
+    for n in QUEUED.map(smoke_size) {
+        let mut setup = Setup::new(1);
+        let target = setup.device(64, 0);
+        let s = setup.streams[0];
+        let gate = Box::new(AtomicBool::new(false));
+        let gate_arg: *mut c_void = std::ptr::from_ref(&*gate).cast_mut().cast();
+        // SAFETY: a live stream; `gate` outlives its synchronisation below.
+        ok(
+            unsafe { sys::aclrtLaunchHostFunc(s, Some(block_until_set), gate_arg) },
+            "aclrtLaunchHostFunc",
+        );
+        let memset = || {
+            // SAFETY: `target` is a live 64-byte block, `s` a live stream.
+            ok(
+                unsafe { sys::aclrtMemsetAsync(target, 4, 1, 4, s) },
+                "aclrtMemsetAsync",
+            )
+        };
+        for _ in 0..n {
+            memset();
+        }
+        g.bench_function(BenchmarkId::new("memset_enqueue", n), |b| {
+            b.iter(memset);
+        });
+        gate.store(true, Ordering::Release);
+        // SAFETY: a live stream.
+        ok(
+            unsafe { sys::aclrtSynchronizeStream(s) },
+            "aclrtSynchronizeStream",
+        );
+        drop(setup);
+    }
+    g.finish();
+}
+
+fn live_allocations(c: &mut Criterion) {
+    let mut g = c.benchmark_group("scale_alloc");
+    g.throughput(Throughput::Elements(1));
+    for n in LIVE_ALLOCS.map(|n| smoke_size(n as u64) as usize) {
+        let mut setup = Setup::new(0);
+        for _ in 0..n {
+            let mut p = null_mut();
+            // SAFETY: valid out pointer; freed by `Setup`'s drop.
+            ok(
+                unsafe { sys::aclrtMalloc(&mut p, 32, sys::ACL_MEM_MALLOC_HUGE_FIRST) },
+                "aclrtMalloc",
+            );
+            setup.buffers.push(p);
+        }
+        g.bench_function(BenchmarkId::new("malloc_free", n), |b| {
+            b.iter(|| {
+                let mut p = null_mut();
+                // SAFETY: valid out pointer; the block is freed at once.
+                unsafe {
+                    ok(
+                        sys::aclrtMalloc(&mut p, 32, sys::ACL_MEM_MALLOC_HUGE_FIRST),
+                        "aclrtMalloc",
+                    );
+                    ok(sys::aclrtFree(black_box(p)), "aclrtFree");
+                }
+            });
+        });
+        drop(setup);
+    }
+    g.finish();
+}
+
+fn kernel_launch(c: &mut Criterion) {
+    let mut g = c.benchmark_group("scale_launch");
+    g.throughput(Throughput::Elements(LAUNCH_TOTAL));
+    aclrt_sim::register_kernel("bench_empty", |_, _, _| Ok(()));
+    let setup = Setup::new(1);
+    let s = setup.streams[0];
+    let img = aclrt_sim::binary_image(&["bench_empty"]);
+    let mut bin: sys::aclrtBinHandle = null_mut();
+    let mut f: sys::aclrtFuncHandle = null_mut();
+    let mut args: sys::aclrtArgsHandle = null_mut();
+    let mut param: sys::aclrtParamHandle = null_mut();
+    let mut arg0 = 0u64;
+    // SAFETY: `img` is a binary image of `img.len()` bytes; every out
+    // pointer is a local of the right type; the name is NUL-terminated;
+    // `arg0` is 8 readable bytes.
+    unsafe {
+        ok(
+            sys::aclrtBinaryLoadFromData(img.as_ptr().cast(), img.len(), null(), &mut bin),
+            "aclrtBinaryLoadFromData",
+        );
+        ok(
+            sys::aclrtBinaryGetFunction(bin, c"bench_empty".as_ptr(), &mut f),
+            "aclrtBinaryGetFunction",
+        );
+        ok(
+            sys::aclrtKernelArgsInit(f, &mut args),
+            "aclrtKernelArgsInit",
+        );
+        ok(
+            sys::aclrtKernelArgsAppend(args, (&raw mut arg0).cast(), 8, &mut param),
+            "aclrtKernelArgsAppend",
+        );
+        ok(
+            sys::aclrtKernelArgsFinalize(args),
+            "aclrtKernelArgsFinalize",
+        );
+    }
+    g.bench_function(BenchmarkId::new("empty_kernel", 1), |b| {
+        b.iter(|| {
+            for _ in 0..LAUNCH_TOTAL {
+                // SAFETY: a loaded function, a finalized args handle of
+                // this thread, a live stream, no config.
+                ok(
+                    unsafe {
+                        sys::aclrtLaunchKernelWithConfig(f, 1, s, null_mut(), args, null_mut())
+                    },
+                    "aclrtLaunchKernelWithConfig",
+                );
+            }
+            // SAFETY: a live stream.
+            ok(
+                unsafe { sys::aclrtSynchronizeStream(s) },
+                "aclrtSynchronizeStream",
+            );
+        })
+    });
+    // Hook for the safe API: once `aclrt` launches kernels, add
+    // `empty_kernel_safe` here (same kernel, same count, same stream kind).
+    // SAFETY: no launch is pending (synchronised above).
+    ok(unsafe { sys::aclrtBinaryUnLoad(bin) }, "aclrtBinaryUnLoad");
+    drop(setup);
     g.finish();
 }
 
@@ -273,6 +448,6 @@ fn config() -> Criterion {
 criterion_group! {
     name = benches;
     config = config();
-    targets = enqueue_vs_streams, copy_bandwidth_vs_streams, copy_bandwidth_vs_size, overlap_baseline
+    targets = enqueue_vs_streams, kernel_launch, queued_tasks, live_allocations, copy_bandwidth_vs_streams, copy_bandwidth_vs_size, overlap_baseline
 }
 criterion_main!(benches);

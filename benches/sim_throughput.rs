@@ -8,6 +8,14 @@
 //!   idle stream.
 //! * `two_streams_64mib`: two 64 MiB copies on two streams at once versus
 //!   one after the other.
+//! * `round_trip`: the floor of a thread hand-off (`condvar_floor`: one
+//!   request and one reply between two threads through a `Mutex` +
+//!   `Condvar`) against an async round trip through a stream worker
+//!   (`memcpy_async_4k_then_sync`: a 4 KiB D2D `aclrtMemcpyAsync` +
+//!   `aclrtSynchronizeStream`) and an event round trip through it
+//!   (`memset_record_sync_event`: a 4-byte `aclrtMemsetAsync`, then
+//!   `aclrtRecordEvent` + `aclrtSynchronizeEvent`). Issue 15 target: both
+//!   ≤ 1.2× the floor.
 //!
 //! Run with `cargo bench -p aclrt-sys --bench sim_throughput`.
 
@@ -155,6 +163,77 @@ fn event_round_trip(c: &mut Criterion) {
     drop(rt);
 }
 
+fn round_trip(c: &mut Criterion) {
+    use std::sync::{Arc, Condvar, Mutex};
+    let mut g = c.benchmark_group("round_trip");
+    {
+        // state: 0 idle, 1 request, 2 reply, 3 stop.
+        let pair = Arc::new((Mutex::new(0u8), Condvar::new()));
+        let peer = {
+            let pair = Arc::clone(&pair);
+            std::thread::spawn(move || {
+                let (m, cv) = &*pair;
+                let mut st = m.lock().unwrap();
+                loop {
+                    while *st == 0 || *st == 2 {
+                        st = cv.wait(st).unwrap();
+                    }
+                    if *st == 3 {
+                        return;
+                    }
+                    *st = 2;
+                    cv.notify_all();
+                }
+            })
+        };
+        let (m, cv) = &*pair;
+        g.bench_function("condvar_floor", |b| {
+            b.iter(|| {
+                let mut st = m.lock().unwrap();
+                *st = 1;
+                cv.notify_all();
+                while *st != 2 {
+                    st = cv.wait(st).unwrap();
+                }
+                *st = 0;
+            })
+        });
+        *m.lock().unwrap() = 3;
+        cv.notify_all();
+        peer.join().unwrap();
+    }
+    let mut rt = Rt::new(1);
+    let s = rt.streams[0];
+    let src = rt.malloc(4096, 1);
+    let dst = rt.malloc(4096, 0);
+    g.bench_function("memcpy_async_4k_then_sync", |b| {
+        b.iter(|| {
+            acl!(aclrtMemcpyAsync(
+                dst,
+                4096,
+                src,
+                4096,
+                ACL_MEMCPY_DEVICE_TO_DEVICE,
+                s
+            ));
+            acl!(aclrtSynchronizeStream(s));
+        })
+    });
+    let mut e: aclrtEvent = null_mut();
+    acl!(aclrtCreateEvent(&mut e));
+    g.bench_function("memset_record_sync_event", |b| {
+        b.iter(|| {
+            acl!(aclrtMemsetAsync(dst, 4, 2, 4, s));
+            acl!(aclrtRecordEvent(e, s));
+            acl!(aclrtSynchronizeEvent(e));
+        })
+    });
+    acl!(aclrtSynchronizeStream(s));
+    acl!(aclrtDestroyEvent(e));
+    g.finish();
+    drop(rt);
+}
+
 fn two_streams_64mib(c: &mut Criterion) {
     let mut g = c.benchmark_group("two_streams_64mib");
     g.throughput(Throughput::Bytes(2 * MIB64 as u64));
@@ -204,6 +283,6 @@ fn config() -> Criterion {
 criterion_group! {
     name = benches;
     config = config();
-    targets = memcpy_64mib, enqueue, event_round_trip, two_streams_64mib
+    targets = memcpy_64mib, enqueue, event_round_trip, round_trip, two_streams_64mib
 }
 criterion_main!(benches);

@@ -17,9 +17,11 @@
 //!   would not notice (or would turn into memory corruption) is rejected with
 //!   an error code *and* recorded as a [`Violation`], so a test can assert
 //!   "zero violations" with [`audit`]. See [the table](#strict-checks).
-//! * **Concurrent**: every stream executes its tasks in order on its own
-//!   worker thread; streams run in parallel; async calls return before the
-//!   work is done; events and cross-stream waits really block.
+//! * **Concurrent**: every stream executes its tasks in order; a pool of
+//!   worker threads runs streams in parallel (a stream blocked on an event,
+//!   a delay or a host function never holds up the others); async calls
+//!   return before the work is done; events and cross-stream waits really
+//!   block.
 //! * **Inspectable**: an audit of live resources, violations and leaks; call
 //!   counting; fault injection; task delays; a timeline of every task
 //!   ([`trace`]: Chrome-trace JSON and an SVG picture).
@@ -382,12 +384,17 @@
 //! ## Concurrency model
 //!
 //! One lock guards the handle tables and the allocation table; it is held
-//! only for lookups and bookkeeping. Each stream has its own queue lock and
-//! worker thread (spawned at its first task). Enqueueing is a short lock and
-//! a push, notifying the worker only when it is parked; the worker takes the
-//! whole queue and runs it without locks. Completion is an atomic sequence
-//! number; synchronisations wait on a `Condvar` and are notified only when
-//! the number they wait for is reached. A task holds `Arc`s of the memory
+//! only for lookups and bookkeeping. Each stream has its own queue lock; a
+//! shared pool of worker threads (as many as cores, at least two) executes
+//! the streams. Enqueueing is a short lock and a push; only the task that
+//! finds a stream idle hands it to the pool's ready queue, waking a parked
+//! worker only if none was woken yet. A worker takes a stream's whole queue
+//! and runs it without locks, one worker per stream at a time (so per-stream
+//! order holds). A task that may block (an event wait, a delay, a host
+//! function, a callback, a kernel) lets the pool start another worker, so a
+//! blocked stream never holds up the others. Completion is an atomic
+//! sequence number; synchronisations wait on a `Condvar` and are notified
+//! only when the number they wait for is reached. A task holds `Arc`s of the memory
 //! blocks it touches, so memory is never returned to the allocator under a
 //! running copy, and "free while in use" is an `Arc` still held by a task.
 //! Copies are a single `ptr::copy_nonoverlapping` (or `ptr::copy` when the

@@ -88,8 +88,8 @@ pub(crate) fn as_callback<R>(f: impl FnOnce() -> R) -> R {
     f()
 }
 
-/// Marks the calling thread as the worker of stream `id` (for the rest of
-/// its life).
+/// Marks the calling thread as the worker of stream `id` while a pool
+/// worker runs a batch of that stream (0: none).
 pub(crate) fn set_worker_of(id: u64) {
     WORKER_OF.with(|w| w.set(id));
 }

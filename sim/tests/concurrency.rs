@@ -1,4 +1,4 @@
-//! Real concurrency: per-stream workers, streams run in parallel, events
+//! Real concurrency: the worker pool, streams run in parallel, events
 //! order work across streams, waits really block, async copies really
 //! happen later, timeouts, destroy semantics, many threads at once.
 

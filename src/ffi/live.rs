@@ -13,11 +13,47 @@
 //! Only creations and releases touch the book (one uncontended lock); the
 //! hot paths (copies, launches, synchronisation) never do.
 
-use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::{Mutex, MutexGuard};
 
 use super::Raw;
 use crate::error::{Error, Result};
+
+/// The book's keys are handles, addresses and device ids that this process
+/// chose: no adversary picks them, so the default SipHash (a third of the
+/// cost of a stream create + destroy, issue 15) buys nothing. One
+/// multiply-and-rotate spreads them (handles and 32-byte-aligned addresses
+/// differ in their middle bits).
+#[derive(Default)]
+struct KeyHasher(u64);
+
+impl Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(u64::from(b));
+        }
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.0 = (self.0 ^ n)
+            .wrapping_mul(0x9e37_79b9_7f4a_7c15)
+            .rotate_left(26);
+    }
+
+    fn write_usize(&mut self, n: usize) {
+        self.write_u64(n as u64);
+    }
+
+    fn write_i32(&mut self, n: i32) {
+        self.write_u64(u64::from(n as u32));
+    }
+}
+
+type HashMap<K, V> = std::collections::HashMap<K, V, BuildHasherDefault<KeyHasher>>;
 
 #[derive(Default)]
 struct Book {

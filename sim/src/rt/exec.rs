@@ -1,15 +1,20 @@
-//! The execution engine: streams as in-order task queues, each executed by
-//! its own worker thread, and the event state their tasks record and wait
-//! for.
+//! The execution engine: streams as in-order task queues, executed by the
+//! shared worker pool (`rt::pool`), and the event state their tasks record
+//! and wait for.
 //!
 //! Design (see the crate docs for the user-visible rules):
 //!
 //! * Every task gets a per-stream sequence number (`seq`, 1-based). A stream
 //!   has executed everything up to `completed`; an event record is the pair
 //!   (stream, seq) and is complete when `completed >= seq`.
-//! * Enqueueing takes the queue lock, pushes, and wakes the worker only if it
-//!   is parked (at most one notification per park); the worker swaps the
-//!   whole queue out and runs the batch without holding any lock.
+//! * Enqueueing takes the queue lock and pushes; only the task that finds
+//!   the stream unscheduled (no tasks queued, no worker on it) hands the
+//!   stream to the pool ([`pool::schedule`]). A pool worker swaps the whole
+//!   queue out ([`run_batch`]) and runs the batch without holding any lock;
+//!   at most one worker runs a stream at a time, so per-stream order holds.
+//!   A task that may block (a wait, a delay, a host function, a callback, a
+//!   kernel) runs in a [`pool::Blocking`] section, so a blocked stream never
+//!   holds up the others.
 //! * Completion is an atomic store; a thread waiting for a sequence number
 //!   registers the smallest awaited number in `notify_at`, and the worker
 //!   takes the lock to notify only once that number is reached.
@@ -17,17 +22,19 @@
 //!   events and streams); it is dropped before its completion is published,
 //!   so "still in use" is exactly "an `Arc` is still held by a task".
 
+use std::cell::Cell;
 use std::collections::{BTreeMap, VecDeque};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
-use std::thread::{self, JoinHandle};
+use std::thread;
 use std::time::{Duration, Instant};
 
 use crate::diag::{self, Error, Res};
 use crate::ffi;
 use crate::model::{Violation, ViolationKind};
 use crate::prim::{self, HostCall, Span};
+use crate::rt::pool::{self, Blocking, Long, NoWorker};
 use crate::rt::reports::{self, ReportQueue};
 use crate::sync::{self, Done, DoneGuard, lock};
 use crate::trace;
@@ -47,6 +54,15 @@ static ABORTED_TASKS: AtomicU64 = AtomicU64::new(0);
 pub(crate) const ABORT_LIMIT: Duration = Duration::from_secs(60);
 static ANY_TASK_FAULT: AtomicBool = AtomicBool::new(false);
 static TASK_FAULTS: Mutex<Vec<(u64, i32)>> = Mutex::new(Vec::new());
+
+/// A copy or memset of at least this many bytes runs in a [`Long`] section
+/// (it takes microseconds: other ready streams get a worker of their own).
+const LONG_TASK_BYTES: usize = 64 << 10;
+
+/// A pool worker that has run one batch this long while other streams wait
+/// asks the pool for help (checked every [`HELP_CHECK_EVERY`] tasks).
+const HELP_AFTER: Duration = Duration::from_micros(50);
+const HELP_CHECK_EVERY: u32 = 16;
 
 /// "No per-stream delay configured" in `StreamShared::delay_ns`.
 const NO_DELAY_OVERRIDE: u64 = u64::MAX;
@@ -218,12 +234,12 @@ pub(crate) struct Fault {
 struct Queue {
     tasks: VecDeque<Task>,
     submitted: u64,
-    parked: bool,
-    spawned: bool,
+    /// The stream is in the pool's ready queue or a pool worker runs a
+    /// batch of it (always true while `tasks` is not empty).
+    scheduled: bool,
     shutdown: bool,
     /// An `aclrtStreamAbort` is in progress: submissions fail with 107023.
     aborting: bool,
-    worker: Option<JoinHandle<()>>,
 }
 
 /// The shared state of one stream (held by the registry, its worker, tasks
@@ -242,7 +258,8 @@ pub(crate) struct StreamShared {
     /// Trace time base; `None` when tracing is off.
     epoch: Option<Instant>,
     q: Mutex<Queue>,
-    work_cv: Condvar,
+    /// Notified when `completed` reaches `notify_at`, and when a shut-down
+    /// stream leaves the pool (`scheduled` turns false).
     done_cv: Condvar,
     completed: AtomicU64,
     notify_at: AtomicU64,
@@ -276,7 +293,7 @@ pub(crate) struct StreamShared {
 }
 
 impl StreamShared {
-    /// A new stream with no worker yet (spawned on the first task).
+    /// A new stream (handed to the pool at its first task).
     pub(crate) fn new(
         id: u64,
         handle: usize,
@@ -295,13 +312,10 @@ impl StreamShared {
             q: Mutex::new(Queue {
                 tasks: VecDeque::new(),
                 submitted: 0,
-                parked: false,
-                spawned: false,
+                scheduled: false,
                 shutdown: false,
                 aborting: false,
-                worker: None,
             }),
-            work_cv: Condvar::new(),
             done_cv: Condvar::new(),
             completed: AtomicU64::new(0),
             notify_at: AtomicU64::new(u64::MAX),
@@ -401,30 +415,21 @@ impl StreamShared {
             seq = q.submitted;
             task.seq = seq;
             q.tasks.push_back(task);
-            if !q.spawned {
-                let me = Arc::clone(self);
-                let spawned = thread::Builder::new()
-                    .name(format!("aclrt-sim d{} s{}", self.device, self.id))
-                    .spawn(move || worker_main(me));
-                match spawned {
-                    Ok(h) => {
-                        q.spawned = true;
-                        q.worker = Some(h);
-                    }
-                    Err(e) => {
-                        let t = q.tasks.pop_back();
-                        q.submitted -= 1;
-                        drop(q);
-                        drop(t);
-                        return Err(Error::new(
-                            ffi::ACL_ERROR_RT_RESOURCE_ALLOC_FAIL,
-                            format!("cannot start the worker thread of stream {}: {e}", self.id),
-                        ));
-                    }
+            if !q.scheduled {
+                // Still under the queue lock (lock order: queue, then pool),
+                // so no other submission can slip in before a rollback.
+                q.scheduled = true;
+                if let Err(NoWorker(e)) = pool::schedule(Arc::clone(self)) {
+                    q.scheduled = false;
+                    let t = q.tasks.pop_back();
+                    q.submitted -= 1;
+                    drop(q);
+                    drop(t);
+                    return Err(Error::new(
+                        ffi::ACL_ERROR_RT_RESOURCE_ALLOC_FAIL,
+                        format!("cannot start a worker thread for stream {}: {e}", self.id),
+                    ));
                 }
-            } else if q.parked {
-                q.parked = false;
-                self.work_cv.notify_one();
             }
         }
         if let Some(d) = done {
@@ -706,10 +711,11 @@ impl StreamShared {
         }
     }
 
-    /// Drops the pending (not yet started) tasks and stops the worker after
-    /// its current task; every waiter is released. Returns the worker to
-    /// join (or detach).
-    pub(crate) fn discard(&self) -> Option<JoinHandle<()>> {
+    /// Drops the pending (not yet started) tasks and lets the worker stop
+    /// after its current task; every waiter is released. Returns the
+    /// worker's hold on the stream to wait for (or abandon) while a pool
+    /// worker still runs a task of it.
+    pub(crate) fn discard(self: &Arc<Self>) -> Option<Worker> {
         self.discard.store(true, Ordering::SeqCst);
         let (dropped, worker) = {
             let mut q = self.queue();
@@ -717,27 +723,24 @@ impl StreamShared {
             let dropped = std::mem::take(&mut q.tasks);
             self.completed.fetch_max(q.submitted, Ordering::SeqCst);
             self.notify_at.store(u64::MAX, Ordering::SeqCst);
-            self.work_cv.notify_all();
             self.done_cv.notify_all();
-            (dropped, q.worker.take())
+            (dropped, q.scheduled.then(|| Worker(Arc::clone(self))))
         };
         drop(dropped);
         worker
     }
 
-    /// Lets the worker finish every queued task, then stops it and waits for
-    /// it (unless called from that worker itself).
+    /// Refuses new tasks, lets the pool finish every queued one and waits
+    /// until no worker runs this stream any more (unless called from a task
+    /// of this very stream).
     pub(crate) fn shutdown_and_join(&self) {
-        let worker = {
-            let mut q = self.queue();
-            q.shutdown = true;
-            self.work_cv.notify_all();
-            q.worker.take()
-        };
-        if let Some(h) = worker {
-            if !sync::on_worker_of(self.id) {
-                let _ = h.join();
-            }
+        let mut q = self.queue();
+        q.shutdown = true;
+        if sync::on_worker_of(self.id) {
+            return;
+        }
+        while q.scheduled {
+            q = self.done_cv.wait(q).unwrap_or_else(PoisonError::into_inner);
         }
     }
 
@@ -781,11 +784,13 @@ impl StreamShared {
 
     /// Runs one task (on the worker).
     fn run(&self, task: Task) {
-        if !task.ticket.delay.is_zero()
-            && self.sleep_unless_cut(task.seq, Instant::now() + task.ticket.delay)
-        {
-            self.drop_aborted(task);
-            return;
+        if !task.ticket.delay.is_zero() {
+            let _blocking = Blocking::enter();
+            if self.sleep_unless_cut(task.seq, Instant::now() + task.ticket.delay) {
+                drop(_blocking);
+                self.drop_aborted(task);
+                return;
+            }
         }
         if !matches!(task.op, Op::Record { .. })
             && self.fail.get().is_some_and(|l| l.stops(self.id))
@@ -882,6 +887,12 @@ impl StreamShared {
                 format!("internal error: inconsistent {what} task"),
             )))
         };
+        let _long = match &op {
+            Op::Copy { dst, .. } | Op::Memset { dst, .. } => dst.len() >= LONG_TASK_BYTES,
+            Op::Copy2d { width, height, .. } => width.saturating_mul(*height) >= LONG_TASK_BYTES,
+            _ => false,
+        }
+        .then(Long::enter);
         match op {
             Op::Copy { dst, src, .. } => {
                 if !prim::copy(&dst, &src) {
@@ -906,9 +917,18 @@ impl StreamShared {
                     return internal("memset");
                 }
             }
-            Op::HostFunc(call) => call.call(),
-            Op::Kernel(run) => return Ok(run()),
+            // Application code (and a kernel may spin on memory another
+            // stream writes): it may block for as long as it likes.
+            Op::HostFunc(call) => {
+                let _blocking = Blocking::enter();
+                call.call();
+            }
+            Op::Kernel(run) => {
+                let _blocking = Blocking::enter();
+                return Ok(run());
+            }
             Op::Callback { call, block } => {
+                let _blocking = Blocking::enter();
                 let queue = lock(&self.subscriber).as_ref().map(|(_, q)| q.clone());
                 reports::dispatch(queue, self.id, call, block);
             }
@@ -923,6 +943,8 @@ impl StreamShared {
                 let start = Instant::now();
                 let deadline = timeout.map(|t| start + t);
                 let other = target.stream();
+                // A wait for a record that already executed does not block.
+                let _blocking = (!other.executed(awaited)).then(Blocking::enter);
                 loop {
                     if self.cut_off(seq) {
                         return Err(Cut);
@@ -959,49 +981,99 @@ impl StreamShared {
     }
 }
 
-fn worker_main(sh: Arc<StreamShared>) {
+thread_local! {
+    /// A pool worker's spare batch buffer (swapped with a stream's queue, so
+    /// that neither allocates again once warm).
+    static SPARE: Cell<VecDeque<Task>> = const { Cell::new(VecDeque::new()) };
+}
+
+/// Runs one batch of `sh`'s queue on the calling pool worker: every task
+/// queued when it starts, in order. Returns `true` when more tasks were
+/// queued meanwhile (the stream stays scheduled and the caller puts it back
+/// into the ready queue), `false` when the stream left the pool.
+pub(crate) fn run_batch(sh: &Arc<StreamShared>) -> bool {
+    let mut batch = SPARE.take();
+    std::mem::swap(&mut sh.queue().tasks, &mut batch);
     sync::set_worker_of(sh.id);
-    let mut batch: VecDeque<Task> = VecDeque::new();
-    loop {
-        {
-            let mut q = sh.queue();
-            while q.tasks.is_empty() {
-                if q.shutdown {
-                    return;
+    let started = Instant::now();
+    let mut until_check = HELP_CHECK_EVERY;
+    while let Some(task) = batch.pop_front() {
+        // A long batch while other streams wait: let another worker take
+        // them (once per batch).
+        if until_check > 0 {
+            until_check -= 1;
+            if until_check == 0 {
+                if pool::waiting() && started.elapsed() >= HELP_AFTER {
+                    pool::help();
+                } else {
+                    until_check = HELP_CHECK_EVERY;
                 }
-                q.parked = true;
-                q = sh.work_cv.wait(q).unwrap_or_else(PoisonError::into_inner);
             }
-            q.parked = false;
-            std::mem::swap(&mut q.tasks, &mut batch);
         }
-        while let Some(task) = batch.pop_front() {
-            if sh.discard.load(Ordering::SeqCst) {
-                drop(task);
-                batch.clear();
-                break;
+        if sh.discard.load(Ordering::SeqCst) {
+            drop(task);
+            batch.clear();
+            break;
+        }
+        let seq = task.seq;
+        if sh.cut_off(seq) {
+            sh.drop_aborted(task);
+        } else {
+            sh.run(task);
+        }
+        if batch.is_empty() {
+            // An abort that gave up waiting for this batch left the
+            // completion of the tasks it dropped from the queue to us.
+            let upto = sh.abort_upto.load(Ordering::SeqCst);
+            if upto > seq {
+                sh.complete(upto);
             }
-            let seq = task.seq;
-            if sh.cut_off(seq) {
-                sh.drop_aborted(task);
-            } else {
-                sh.run(task);
-            }
-            if batch.is_empty() {
-                // An abort that gave up waiting for this batch left the
-                // completion of the tasks it dropped from the queue to us.
-                let upto = sh.abort_upto.load(Ordering::SeqCst);
-                if upto > seq {
-                    sh.complete(upto);
-                }
-            }
+        }
+    }
+    sync::set_worker_of(0);
+    // Pool workers live on: keep a small buffer, not the largest batch ever
+    // seen (10^6 queued tasks would otherwise pin ~100 MB per worker).
+    if batch.capacity() <= 4096 {
+        SPARE.set(batch);
+    }
+    let mut q = sh.queue();
+    if !q.tasks.is_empty() {
+        return true;
+    }
+    q.scheduled = false;
+    if q.shutdown {
+        // `shutdown_and_join` and `Worker::join` wait for this.
+        sh.done_cv.notify_all();
+    }
+    false
+}
+
+/// The pool's hold on a discarded stream: finished once no worker runs a
+/// task of it any more.
+pub(crate) struct Worker(Arc<StreamShared>);
+
+impl Worker {
+    /// Whether no pool worker runs a task of the stream any more.
+    pub(crate) fn is_finished(&self) -> bool {
+        !self.0.queue().scheduled
+    }
+
+    /// Waits until [`Worker::is_finished`].
+    pub(crate) fn join(self) {
+        let mut q = self.0.queue();
+        while q.scheduled {
+            q = self
+                .0
+                .done_cv
+                .wait(q)
+                .unwrap_or_else(PoisonError::into_inner);
         }
     }
 }
 
 /// Stops workers: each is joined if it finishes before `deadline`, otherwise
 /// detached (a host function that never returns must not hang teardown).
-pub(crate) fn join_until(workers: Vec<(u64, JoinHandle<()>)>, deadline: Instant) {
+pub(crate) fn join_until(workers: Vec<(u64, Worker)>, deadline: Instant) {
     for (id, h) in workers {
         if sync::on_worker_of(id) {
             continue;
@@ -1010,7 +1082,7 @@ pub(crate) fn join_until(workers: Vec<(u64, JoinHandle<()>)>, deadline: Instant)
             thread::sleep(Duration::from_millis(1));
         }
         if h.is_finished() {
-            let _ = h.join();
+            h.join();
         }
     }
 }

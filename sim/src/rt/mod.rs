@@ -25,6 +25,7 @@ use crate::trace;
 
 pub(crate) mod exec;
 pub(crate) mod mem;
+pub(crate) mod pool;
 pub(crate) mod reports;
 
 use exec::{EventShared, StreamShared};
@@ -207,7 +208,7 @@ pub(crate) struct ForcedWorker {
     pub ctx: usize,
     pub device: i32,
     pub stream_id: u64,
-    pub worker: std::thread::JoinHandle<()>,
+    pub worker: exec::Worker,
 }
 
 impl Runtime {
@@ -237,7 +238,7 @@ pub(crate) fn wait_forced(workers: Vec<ForcedWorker>, deadline: Option<Instant>)
             std::thread::sleep(Duration::from_millis(1));
         }
         if w.worker.is_finished() {
-            let _ = w.worker.join();
+            w.worker.join();
         } else {
             left.push(w);
         }
@@ -739,6 +740,7 @@ impl Teardown {
             q.cancel_all();
         }
         exec::join_until(workers, Instant::now() + Duration::from_secs(5));
+        pool::stop_idle_workers(Instant::now() + Duration::from_millis(250));
         mem::quarantine_torn_down(self.mem);
         if let Some((path, lanes)) = self.trace {
             let lanes = lanes.iter().map(|s| s.trace_lane()).collect();
