@@ -855,3 +855,82 @@ impl<'k, 'id, P: KernelParams> KernelArgs<'k, 'id, P, Filling> {
             .fill_placeholder(param, bytemuck::cast_slice(data))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn region(addr: usize, bytes: usize) -> Region {
+        Region {
+            ptr: core::ptr::NonNull::new(core::ptr::without_provenance_mut::<u8>(addr)).unwrap(),
+            bytes,
+        }
+    }
+
+    /// The first `INLINE` items stay in place, the rest spill, large
+    /// scalars go to the overflow bytes: all come back in staging order,
+    /// and `take_regions` returns the buffers in order and empties it all.
+    #[test]
+    fn staging_keeps_order_across_inline_spill_and_large() {
+        let mut staged = Staged::<'static>::new();
+        assert!(staged.items.overflow.is_none(), "nothing allocated yet");
+        let n = INLINE + 3;
+        for i in 0..n {
+            match i % 3 {
+                0 => staged.items.push(Item::Buffer {
+                    region: region(0x1000 * (i + 1), 64),
+                    len: 16 + i,
+                }),
+                1 => staged.value([i as u8; SMALL + 4]),
+                _ => staged.count(i),
+            }
+        }
+        assert_eq!(staged.items.inline_items().len(), INLINE);
+        assert_eq!(staged.items.spill().len(), n - INLINE);
+        assert_eq!(staged.items.large().len(), (n / 3) * (SMALL + 4));
+        let large = staged.items.large();
+        for (i, item) in staged.items.iter().enumerate() {
+            match (i % 3, item) {
+                (0, Item::Buffer { region, len }) => {
+                    assert_eq!(region.ptr.as_ptr() as usize, 0x1000 * (i + 1));
+                    assert_eq!(*len, 16 + i);
+                }
+                (1, Item::Large { off, len }) => {
+                    assert_eq!(&large[*off..*off + *len], &[i as u8; SMALL + 4]);
+                }
+                (2, Item::Count(c)) => assert_eq!(*c, i as u64),
+                _ => panic!("item {i} out of order"),
+            }
+        }
+        assert_eq!(staged.items.iter().count(), n);
+        // 0, 3, ... , 12 are buffers: the shortest is the first.
+        assert_eq!(staged.items.shortest, 16);
+        let largest = (0..n).filter(|i| i % 3 == 2).max().unwrap();
+        assert_eq!(staged.items.largest_count, largest as u64);
+        let regions = staged.items.take_regions();
+        let addrs: Vec<usize> = regions.iter().map(|r| r.ptr.as_ptr() as usize).collect();
+        let expected: Vec<usize> = (0..n).step_by(3).map(|i| 0x1000 * (i + 1)).collect();
+        assert_eq!(addrs, expected);
+        assert_eq!(staged.items.iter().count(), 0);
+        assert!(staged.items.overflow.is_none());
+    }
+
+    /// Small scalars keep their exact bytes and length in place.
+    #[test]
+    fn small_scalars_stay_in_place() {
+        let mut staged = Staged::<'static>::new();
+        staged.value(0xabcdu16);
+        staged.value([7u8; SMALL]);
+        assert!(staged.items.overflow.is_none());
+        match staged.items.inline_items() {
+            [
+                Item::Small { bytes: a, len: 2 },
+                Item::Small { bytes: b, len: 16 },
+            ] => {
+                assert_eq!(&a[..2], &0xabcdu16.to_ne_bytes());
+                assert_eq!(b, &[7u8; SMALL]);
+            }
+            other => panic!("unexpected staging: {} items", other.len()),
+        }
+    }
+}
