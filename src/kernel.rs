@@ -687,6 +687,7 @@ impl LaunchConfig {
     }
 
     /// Whether any launch attribute is set (else only the block count).
+    #[inline]
     pub(crate) fn has_attributes(&self) -> bool {
         let LaunchConfig {
             blocks: _,
@@ -771,7 +772,7 @@ impl<'scope, 'env, 'id, 'sid, M: RunMode> Lane<'scope, 'env, 'id, 'sid, M> {
         let config = config.into();
         let mut staged = Staged::new();
         let output = args.stage(self.core(), &mut staged);
-        fk::launch(self.core(), kernel, &config, staged)?;
+        fk::launch(self.core(), kernel, &config, &staged)?;
         Ok(output)
     }
 }

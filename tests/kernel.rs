@@ -1000,3 +1000,87 @@ fn registered_memory_through_device_aliases_device_mode() -> Result<()> {
     assert_clean();
     Ok(())
 }
+
+/// The largest typed signature (12 parameters, every in-place staging slot)
+/// reaches the kernel whole and in order, scalars of mixed sizes, in both
+/// run modes; its count is still checked against the buffer.
+#[test]
+fn twelve_parameters_reach_the_kernel_in_order() {
+    type Twelve = (
+        Out<u32>,
+        Scalar<u32>,
+        Scalar<u8>,
+        Scalar<u16>,
+        Scalar<u32>,
+        Scalar<u64>,
+        Scalar<u32>,
+        Scalar<u8>,
+        Scalar<u32>,
+        Scalar<u16>,
+        Scalar<u32>,
+        Count,
+    );
+    fn run<M: RunMode>(device: &Device<'_, M>) -> Result<()> {
+        make_guard!(g);
+        let ctx = device.create_context(g)?;
+        let stream = ctx.create_stream()?;
+        let binary = ctx.load_binary(&aclrt::sim::binary_image(&["t_twelve"]))?;
+        // SAFETY: t_twelve writes out[0..10] only, and the count (>= 10) is
+        // checked against out's length by the launch.
+        let k = unsafe { binary.kernel::<Twelve>(c"t_twelve")? };
+        let mut out = ctx.alloc_zeroed::<u32>(10)?;
+        let mut host = vec![0u32; 10];
+        ctx.scope(|s| {
+            make_guard!(l);
+            let lane = s.lane(&stream, l);
+            let (out, ..) = lane.launch(
+                &k,
+                1,
+                (
+                    &mut out, 11u32, 12u8, 13u16, 14u32, 15u64, 16u32, 17u8, 18u32, 19u16, 20u32,
+                    10,
+                ),
+            )?;
+            out.wait()?;
+            Ok(())
+        })?;
+        ctx.copy(&out, &mut host[..])?;
+        assert_eq!(host, (11..=20).collect::<Vec<u32>>(), "{:?}", M::KIND);
+        let r = ctx.scope(|s| {
+            make_guard!(l);
+            let lane = s.lane(&stream, l);
+            let _ = lane.launch(&k, 1, (&mut out, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11))?;
+            Ok(())
+        });
+        assert_eq!(r.unwrap_err(), Error::KernelCount { count: 11, len: 10 });
+        Ok(())
+    }
+    for config in [host_config(), device_config()] {
+        let _g = take(config);
+        aclrt::sim::register_kernel("t_twelve", |_, _, args| {
+            let out = args.u64(0)?;
+            let sizes = [4, 1, 2, 4, 8, 4, 1, 4, 2, 4];
+            let mut bytes = Vec::new();
+            for (i, size) in sizes.into_iter().enumerate() {
+                let b = args.bytes(i + 1)?;
+                if b.len() != size {
+                    return Err(aclrt::sim::KernelError::new("argument size"));
+                }
+                let mut word = [0u8; 8];
+                word[..size].copy_from_slice(b);
+                bytes.extend_from_slice(&(u64::from_le_bytes(word) as u32).to_le_bytes());
+            }
+            if args.u64(11)? != 10 {
+                return Err(aclrt::sim::KernelError::new("count"));
+            }
+            args.write(out, &bytes)
+        });
+        let acl = Acl::init().unwrap();
+        match acl.detect() {
+            aclrt::Detected::Host(rt) => run(&rt.device(0).unwrap()).unwrap(),
+            aclrt::Detected::Device(rt) => run(&rt.device(0).unwrap()).unwrap(),
+        }
+        acl.finalize().unwrap();
+        aclrt::sim::audit().assert_clean();
+    }
+}

@@ -37,6 +37,7 @@
 use core::cell::Cell;
 use core::ffi::{CStr, c_void};
 use core::marker::PhantomData;
+use core::mem::MaybeUninit;
 
 use aclrt_sys as sys;
 use generativity::Id;
@@ -214,6 +215,7 @@ impl ArgsClaim {
 }
 
 impl Drop for ArgsClaim {
+    #[inline]
     fn drop(&mut self) {
         ARGS_CLAIM.with(|c| c.set((false, c.get().1)));
     }
@@ -229,6 +231,7 @@ pub(crate) struct RawArgs {
 impl RawArgs {
     /// `aclrtKernelArgsInit(func)` under `claim`, with `ctx` (the kernel's
     /// context) current.
+    #[inline]
     pub(crate) fn init(claim: ArgsClaim, ctx: Raw, func: Raw) -> Result<RawArgs> {
         super::make_current(ctx)?;
         let mut handle: sys::aclrtArgsHandle = core::ptr::null_mut();
@@ -320,12 +323,10 @@ impl RawArgs {
     }
 }
 
-/// `config` as C attributes.
+/// `config` as C attributes (called only when it has some).
+#[inline(never)]
 fn attrs(config: &LaunchConfig) -> Vec<sys::aclrtLaunchKernelAttr> {
     let mut v = Vec::new();
-    if !config.has_attributes() {
-        return v;
-    }
     let mut push = |id, fill: &dyn Fn(&mut sys::aclrtLaunchKernelAttrValue)| {
         let mut value = sys::aclrtLaunchKernelAttrValue { rsv: [0; 4] };
         fill(&mut value);
@@ -382,6 +383,7 @@ fn attrs(config: &LaunchConfig) -> Vec<sys::aclrtLaunchKernelAttr> {
 /// # Safety
 /// Every device address in the list is memory the kernel may access as
 /// its device code does, until `lane`'s stream is idle: see the callers.
+#[inline]
 unsafe fn launch_list(
     lane: &LaneCore<'_, '_>,
     func: Raw,
@@ -393,7 +395,11 @@ unsafe fn launch_list(
     if bind {
         lane.bind()?;
     }
-    let mut attrs = attrs(config);
+    let mut attrs = if config.has_attributes() {
+        attrs(config)
+    } else {
+        Vec::new()
+    };
     let mut cfg = sys::aclrtLaunchKernelCfg {
         attrs: attrs.as_mut_ptr(),
         numAttrs: attrs.len(),
@@ -449,14 +455,24 @@ const SMALL: usize = 16;
 /// Arguments staged without an allocation: the largest typed signature.
 const INLINE: usize = 12;
 
-/// The staged items: the first [`INLINE`] in place, so that a typed launch
-/// allocates nothing; more (never with the typed tuples) in `spill`.
-struct Items {
-    inline: [Item; INLINE],
-    len: usize,
+/// What a launch stages beyond [`Items::inline`]: items past [`INLINE`]
+/// (never with the typed tuples) and the bytes of scalars larger than
+/// [`SMALL`].
+#[derive(Default)]
+struct Overflow {
     spill: Vec<Item>,
-    /// The bytes of the scalars larger than [`SMALL`].
     large: Vec<u8>,
+}
+
+/// The staged items: the first [`INLINE`] in place, so that a typed launch
+/// allocates nothing; more in [`Overflow`].
+struct Items {
+    /// Slots `..len` are initialised (written by [`push`](Self::push)); the
+    /// rest are not, so that staging writes only the items it has.
+    inline: [MaybeUninit<Item>; INLINE],
+    len: usize,
+    /// What does not fit in place, allocated on first need only.
+    overflow: Option<Box<Overflow>>,
     /// The shortest buffer's length (`usize::MAX`: none yet).
     shortest: usize,
     /// The largest count (0: none yet).
@@ -466,10 +482,9 @@ struct Items {
 impl Items {
     fn new() -> Self {
         Items {
-            inline: [Item::Count(0); INLINE],
+            inline: [const { MaybeUninit::uninit() }; INLINE],
             len: 0,
-            spill: Vec::new(),
-            large: Vec::new(),
+            overflow: None,
             shortest: usize::MAX,
             largest_count: 0,
         }
@@ -484,16 +499,47 @@ impl Items {
         }
         match self.inline.get_mut(self.len) {
             Some(slot) => {
-                *slot = item;
+                // The slot is written before `len` covers it.
+                *slot = MaybeUninit::new(item);
                 self.len += 1;
             }
-            None => self.spill.push(item),
+            None => self.overflow().spill.push(item),
         }
+    }
+
+    /// The items kept in place.
+    #[inline]
+    fn inline_items(&self) -> &[Item] {
+        let init: &[MaybeUninit<Item>] = &self.inline[..self.len];
+        // SAFETY: `push` initialises slot `len` before raising `len` by one,
+        // and nothing else raises `len` or de-initialises a slot (an `Items`
+        // is only ever replaced whole), so every slot of `init` holds an
+        // initialised `Item`; `MaybeUninit<Item>` has the size, alignment
+        // and layout of `Item`, so the slice reads as `[Item]` of the same
+        // length, borrowed from `self` like `init`.
+        unsafe { &*(core::ptr::from_ref(init) as *const [Item]) }
+    }
+
+    /// The items past [`INLINE`].
+    #[inline]
+    fn spill(&self) -> &[Item] {
+        self.overflow.as_deref().map_or(&[], |o| &o.spill)
+    }
+
+    /// The bytes of the scalars larger than [`SMALL`].
+    #[inline]
+    fn large(&self) -> &[u8] {
+        self.overflow.as_deref().map_or(&[], |o| &o.large)
+    }
+
+    /// The overflow storage, allocated on first use.
+    fn overflow(&mut self) -> &mut Overflow {
+        self.overflow.get_or_insert_with(Box::default)
     }
 
     #[inline]
     fn iter(&self) -> impl Iterator<Item = &Item> {
-        self.inline[..self.len].iter().chain(&self.spill)
+        self.inline_items().iter().chain(self.spill())
     }
 
     /// The staged buffers' regions, in order; then forgets every item.
@@ -579,8 +625,9 @@ impl<'sid> Staged<'sid> {
                 Item::Small { bytes, len }
             }
             _ => {
-                let off = self.items.large.len();
-                self.items.large.extend_from_slice(v);
+                let large = &mut self.items.overflow().large;
+                let off = large.len();
+                large.extend_from_slice(v);
                 Item::Large { off, len: v.len() }
             }
         };
@@ -623,28 +670,42 @@ impl<'sid> Staged<'sid> {
     }
 }
 
+/// `aclrtKernelArgsAppend` of one staged item (`large`: the staged bytes
+/// of the scalars larger than [`SMALL`]).
+#[inline(always)]
+fn append_item(args: &mut RawArgs, item: &Item, large: &[u8]) -> Result<()> {
+    match item {
+        Item::Buffer { region, .. } => {
+            args.append(&(region.ptr.as_ptr() as usize as u64).to_le_bytes())
+        }
+        Item::Small { bytes, len } => args.append(&bytes[..usize::from(*len)]),
+        Item::Large { off, len } => args.append(&large[*off..*off + *len]),
+        Item::Count(n) => args.append(&n.to_le_bytes()),
+    }
+}
+
 /// Launch `kernel` on `lane` with the staged arguments.
 ///
 /// The typed layer stages one item per declared parameter of `kernel`, of
 /// the declared kind and element type (the crate contract of this module).
+#[inline(always)]
 pub(crate) fn launch<'scope, 'sid, 'id, P: KernelParams>(
     lane: &LaneCore<'scope, 'sid>,
     kernel: &'scope Kernel<'_, 'id, P>,
     config: &LaunchConfig,
-    staged: Staged<'sid>,
+    staged: &Staged<'sid>,
 ) -> Result<()> {
     staged.check_counts()?;
     let claim = ArgsClaim::take()?;
     let mut args = RawArgs::init(claim, kernel.context(), kernel.handle())?;
-    for item in staged.items.iter() {
-        match item {
-            Item::Buffer { region, .. } => {
-                args.append(&(region.ptr.as_ptr() as usize as u64).to_le_bytes())?
-            }
-            Item::Small { bytes, len } => args.append(&bytes[..usize::from(*len)])?,
-            Item::Large { off, len } => args.append(&staged.items.large[*off..*off + *len])?,
-            Item::Count(n) => args.append(&n.to_le_bytes())?,
-        }
+    // Two plain loops rather than one over a chain: the in-place items
+    // are all there is for the typed tuples, and the loop stays short.
+    let large = staged.items.large();
+    for item in staged.items.inline_items() {
+        append_item(&mut args, item, large)?;
+    }
+    for item in staged.items.spill() {
+        append_item(&mut args, item, large)?;
     }
     // `init` made the kernel's context current, and only runtime calls
     // followed: it still is, and it is the lane's (same brand `'id`).
@@ -792,5 +853,84 @@ impl<'k, 'id, P: KernelParams> KernelArgs<'k, 'id, P, Filling> {
         }
         self.raw_mut()
             .fill_placeholder(param, bytemuck::cast_slice(data))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn region(addr: usize, bytes: usize) -> Region {
+        Region {
+            ptr: core::ptr::NonNull::new(core::ptr::without_provenance_mut::<u8>(addr)).unwrap(),
+            bytes,
+        }
+    }
+
+    /// The first `INLINE` items stay in place, the rest spill, large
+    /// scalars go to the overflow bytes: all come back in staging order,
+    /// and `take_regions` returns the buffers in order and empties it all.
+    #[test]
+    fn staging_keeps_order_across_inline_spill_and_large() {
+        let mut staged = Staged::<'static>::new();
+        assert!(staged.items.overflow.is_none(), "nothing allocated yet");
+        let n = INLINE + 3;
+        for i in 0..n {
+            match i % 3 {
+                0 => staged.items.push(Item::Buffer {
+                    region: region(0x1000 * (i + 1), 64),
+                    len: 16 + i,
+                }),
+                1 => staged.value([i as u8; SMALL + 4]),
+                _ => staged.count(i),
+            }
+        }
+        assert_eq!(staged.items.inline_items().len(), INLINE);
+        assert_eq!(staged.items.spill().len(), n - INLINE);
+        assert_eq!(staged.items.large().len(), (n / 3) * (SMALL + 4));
+        let large = staged.items.large();
+        for (i, item) in staged.items.iter().enumerate() {
+            match (i % 3, item) {
+                (0, Item::Buffer { region, len }) => {
+                    assert_eq!(region.ptr.as_ptr() as usize, 0x1000 * (i + 1));
+                    assert_eq!(*len, 16 + i);
+                }
+                (1, Item::Large { off, len }) => {
+                    assert_eq!(&large[*off..*off + *len], &[i as u8; SMALL + 4]);
+                }
+                (2, Item::Count(c)) => assert_eq!(*c, i as u64),
+                _ => panic!("item {i} out of order"),
+            }
+        }
+        assert_eq!(staged.items.iter().count(), n);
+        // 0, 3, ... , 12 are buffers: the shortest is the first.
+        assert_eq!(staged.items.shortest, 16);
+        let largest = (0..n).filter(|i| i % 3 == 2).max().unwrap();
+        assert_eq!(staged.items.largest_count, largest as u64);
+        let regions = staged.items.take_regions();
+        let addrs: Vec<usize> = regions.iter().map(|r| r.ptr.as_ptr() as usize).collect();
+        let expected: Vec<usize> = (0..n).step_by(3).map(|i| 0x1000 * (i + 1)).collect();
+        assert_eq!(addrs, expected);
+        assert_eq!(staged.items.iter().count(), 0);
+        assert!(staged.items.overflow.is_none());
+    }
+
+    /// Small scalars keep their exact bytes and length in place.
+    #[test]
+    fn small_scalars_stay_in_place() {
+        let mut staged = Staged::<'static>::new();
+        staged.value(0xabcdu16);
+        staged.value([7u8; SMALL]);
+        assert!(staged.items.overflow.is_none());
+        match staged.items.inline_items() {
+            [
+                Item::Small { bytes: a, len: 2 },
+                Item::Small { bytes: b, len: 16 },
+            ] => {
+                assert_eq!(&a[..2], &0xabcdu16.to_ne_bytes());
+                assert_eq!(b, &[7u8; SMALL]);
+            }
+            other => panic!("unexpected staging: {} items", other.len()),
+        }
     }
 }

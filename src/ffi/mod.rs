@@ -143,13 +143,24 @@ pub(crate) fn timeout_ms(timeout: core::time::Duration) -> Result<i32> {
     }
 }
 
+#[inline]
 fn raw(ptr: *mut c_void, function: &'static str) -> Result<Raw> {
-    Raw::new(ptr).ok_or_else(|| Error::Acl {
+    match Raw::new(ptr) {
+        Some(raw) => Ok(raw),
+        None => Err(null_handle(function)),
+    }
+}
+
+/// The error of a null handle returned with success (off the hot path).
+#[cold]
+#[inline(never)]
+fn null_handle(function: &'static str) -> Error {
+    Error::Acl {
         code: sys::ACL_ERROR_INTERNAL_ERROR,
         kind: ErrorKind::Internal,
         function,
         message: "the runtime reported success but returned a null handle".into(),
-    })
+    }
 }
 
 // ---------------------------------------------------------------- process
