@@ -201,11 +201,10 @@ fn events<'id, M: RunMode>(ctx: &Context<'_, 'id, M>) -> aclrt::Result<()> {
 
 fn stream_basics<'id, M: RunMode>(ctx: &Context<'_, 'id, M>) -> aclrt::Result<()> {
     let plain = ctx.create_stream()?;
-    let fast =
-        ctx.create_stream_with_config(
-            aclrt::StreamPriority::HIGHEST,
-            StreamFlags::FAST_LAUNCH.union(StreamFlags::NONE),
-        )?;
+    let fast = ctx.create_stream_with_config(
+        aclrt::StreamPriority::HIGHEST,
+        StreamFlags::FAST_LAUNCH.union(StreamFlags::NONE),
+    )?;
     let hits = Arc::new(AtomicUsize::new(0));
     for s in [&plain, &fast] {
         let h = Arc::clone(&hits);
