@@ -119,7 +119,11 @@ impl<T: DeviceRepr + core::fmt::Debug> core::fmt::Debug for PageAlignedBuf<T> {
 /// the registration, so nothing device-side can reach the memory; the
 /// runtime keeps a stale registration entry (a later registration of the
 /// same pages fails with 507910, a reset of the device with 507007 on the
-/// simulator), which is a leak, not a use after free.
+/// simulator), which is a leak, not a use after free. Memory the allocator
+/// later hands out at those addresses still counts as registered for the
+/// runtime: safe code only copies such (pageable) memory synchronously,
+/// and a synchronous copy that straddles the stale range's edge is refused
+/// (107000 on the simulator).
 ///
 /// # Products
 /// `aclrtHostRegister` exists on Ascend 950, Atlas A3 and Atlas A2 only
