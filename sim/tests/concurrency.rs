@@ -624,9 +624,13 @@ fn synchronize_from_another_thread_and_shared_default_stream() {
 }
 
 #[test]
-fn two_64_mib_copies_run_in_parallel() {
-    // Timing: informative only on loaded machines; it asserts just that the
-    // concurrent run is not slower than 1.5x the serial one.
+fn two_64_mib_copies_on_two_streams() {
+    // Two large copies on two streams both complete with the right data.
+    // Their timing is printed for information only: whether they overlap
+    // depends on the machine's load, so it is measured by the benchmarks
+    // (`benches/`, two-stream overlap), not asserted here. That streams
+    // really run at the same time is asserted structurally in
+    // `sim/tests/pool.rs` (blocked host functions on 64 streams at once).
     let _sim = aclrt_sim::exclusive();
     init_device0();
     let n = 64 << 20;
@@ -660,10 +664,18 @@ fn two_64_mib_copies_run_in_parallel() {
     let serial = run([a, a]);
     let parallel = run([a, b]);
     eprintln!("two 64 MiB copies: serial {serial:?}, parallel {parallel:?}");
-    assert!(
-        parallel < serial * 3 / 2,
-        "serial {serial:?}, parallel {parallel:?}"
-    );
+    let mut probe = vec![0u8; n];
+    for &dst in &[bufs[1], bufs[3]] {
+        ok!(aclrtMemcpy(
+            probe.as_mut_ptr().cast(),
+            n,
+            dst,
+            n,
+            ACL_MEMCPY_DEVICE_TO_HOST
+        ));
+        assert!(probe.iter().all(|&v| v == 1), "the copy arrived whole");
+        probe.fill(0);
+    }
     for b in bufs {
         ok!(aclrtFree(b));
     }
