@@ -23,7 +23,14 @@
 //! * **`run` waits for the work.** Before it returns — after `call`
 //!   returns, returns an error, or panics (a drop guard in its frame) —
 //!   `run` synchronises every stream enlisted in the core, so no queued
-//!   operation can touch memory after its borrow ends. If a stream does not
+//!   operation can touch memory after its borrow ends. A stream that the
+//!   scope itself synchronised successfully after the last work it queued
+//!   there ([`Parked::wait`], [`LaneCore::synchronize`]) is skipped: all
+//!   that work has finished already. Every path that queues work takes the
+//!   stream handle through [`LaneCore::stream`] (or its private twin
+//!   `queue`), which marks the stream as to be synchronised again (see
+//!   `Enlisted`); the scope's thread is the only one that queues for it
+//!   (`ScopeCore` is neither `Send` nor `Sync`). If a stream does not
 //!   finish (a deadline, repeated failures) it is aborted or synchronised
 //!   without a limit ([`Escalation`]); if it can be neither, the process
 //!   aborts rather than return.
@@ -63,6 +70,7 @@
 
 mod open;
 
+use open::Few;
 pub(crate) use open::{event_destroyed, record_made};
 
 use core::cell::RefCell;
@@ -193,12 +201,50 @@ pub(crate) struct ScopeCore<'scope> {
 /// What a scope must synchronise and release when it ends.
 #[derive(Default)]
 struct ScopeBook {
-    streams: Vec<Raw>,
+    /// The enlisted streams (the first held inline: most scopes enlist one).
+    streams: Few<Enlisted>,
     events: Vec<Raw>,
     host_fns: Vec<Arc<HostFnSlot>>,
     /// Values kept for the rest of the scope ([`ScopeCore::keep`]), dropped
     /// by [`ScopeCore::release_kept`] after the final synchronisation.
     kept: Vec<Kept>,
+}
+
+/// A stream enlisted in a scope, and whether the scope's end may skip its
+/// synchronisation.
+struct Enlisted {
+    stream: Raw,
+    /// Set when a synchronisation of the stream by this scope
+    /// ([`Parked::wait`], [`LaneCore::synchronize`]) succeeded; cleared
+    /// whenever the scope takes the stream to queue work on it
+    /// ([`LaneCore::stream`], `LaneCore::queue`, and the reader streams of
+    /// [`LaneCore::reclaim`]). While it is set, everything this scope queued
+    /// on the stream has finished, so [`ScopeCore::finish`] need not
+    /// synchronise it again (issue 15: that second synchronisation was a
+    /// sixth of a one-copy scope).
+    settled: bool,
+}
+
+impl ScopeBook {
+    /// Work of this scope may be queued on `stream` from now on.
+    fn unsettle(&mut self, stream: Raw) {
+        for e in self.streams.iter_mut() {
+            if e.stream == stream {
+                e.settled = false;
+            }
+        }
+    }
+
+    /// A synchronisation of `stream` by this scope succeeded, and nothing
+    /// was queued on it since the synchronisation began (the scope's thread
+    /// was blocked in it; nothing else queues for the scope).
+    fn settle(&mut self, stream: Raw) {
+        for e in self.streams.iter_mut() {
+            if e.stream == stream {
+                e.settled = true;
+            }
+        }
+    }
 }
 
 /// What [`Scope::keep`](crate::Scope::keep) accepts: aclrt's events,
@@ -385,8 +431,11 @@ impl<'scope> ScopeCore<'scope> {
 
     fn enlist(&self, stream: Raw) {
         let streams = &mut self.book.borrow_mut().streams;
-        if !streams.contains(&stream) {
-            streams.push(stream);
+        if !streams.iter().any(|e| e.stream == stream) {
+            streams.push(Enlisted {
+                stream,
+                settled: false,
+            });
             open::enlist(self.id, stream, self.ctx);
         }
     }
@@ -400,7 +449,11 @@ impl<'scope> ScopeCore<'scope> {
         let streams = core::mem::take(&mut self.book.borrow_mut().streams);
         let mut stuck = false;
         let mut timed_out = false;
-        for &stream in &streams {
+        for &Enlisted { stream, settled } in streams.iter() {
+            if settled {
+                // Synchronised by the scope after its last work there.
+                continue;
+            }
             let mut tries = 0;
             loop {
                 // aclrtSynchronizeStream switches to the stream's context by
@@ -453,7 +506,10 @@ impl<'scope> ScopeCore<'scope> {
             // one it depends on): some of this scope's work was discarded.
             first_err = Some(Error::WorkAborted);
         }
-        open::deregister(self.id);
+        if !streams.is_empty() {
+            // Only a scope that enlisted a stream entered the registry.
+            open::deregister(self.id);
+        }
         let events = core::mem::take(&mut self.book.borrow_mut().events);
         for event in events {
             if let Err(e) = super::destroy_event(event) {
@@ -497,6 +553,8 @@ pub struct Parked<'scope, 'sid, D: ?Sized> {
     stream: Raw,
     ctx: Raw,
     scope: u64,
+    /// The scope's book, to note a successful [`wait`](Self::wait).
+    book: &'scope RefCell<ScopeBook>,
     _borrow: PhantomData<&'scope mut D>,
     _sid: PhantomData<Id<'sid>>,
 }
@@ -603,8 +661,18 @@ impl<'scope, 'sid> LaneCore<'scope, 'sid> {
         }
     }
 
-    /// The stream.
+    /// The stream, to queue work on it: every path that queues work of the
+    /// scope on a lane's stream takes the handle through this (or
+    /// [`queue`](Self::queue)), which notes that the scope's end must
+    /// synchronise the stream again (see `Enlisted::settled`).
     pub(crate) fn stream(&self) -> Raw {
+        self.queue()
+    }
+
+    /// The stream, about to have work queued on it: the scope's end must
+    /// synchronise it (see `Enlisted::settled`).
+    fn queue(&self) -> Raw {
+        self.core.book.borrow_mut().unsettle(self.stream);
         self.stream
     }
 
@@ -637,6 +705,7 @@ impl<'scope, 'sid> LaneCore<'scope, 'sid> {
             stream: self.stream,
             ctx: self.core.ctx,
             scope: self.core.id,
+            book: &self.core.book,
             _borrow: PhantomData,
             _sid: PhantomData,
         }
@@ -673,7 +742,7 @@ impl<'scope, 'sid> LaneCore<'scope, 'sid> {
                 src.region.ptr.as_ptr().cast(),
                 src.region.bytes,
                 kind,
-                self.stream.as_ptr(),
+                self.queue().as_ptr(),
             )
         };
         check(code, "aclrtMemcpyAsync")?;
@@ -700,7 +769,7 @@ impl<'scope, 'sid> LaneCore<'scope, 'sid> {
                 region.bytes,
                 i32::from(byte),
                 region.bytes,
-                self.stream.as_ptr(),
+                self.queue().as_ptr(),
             )
         };
         check(code, "aclrtMemsetAsync")?;
@@ -723,7 +792,7 @@ impl<'scope, 'sid> LaneCore<'scope, 'sid> {
         // after the final synchronisation of this stream (enlisted by `new`),
         // or its abort, in `ScopeCore::finish`; the stream's context is
         // current.
-        unsafe { host_fn::enqueue(self.stream, &slot) }
+        unsafe { host_fn::enqueue(self.queue(), &slot) }
     }
 
     /// Queue a host function that gets the elements of `target` once the
@@ -765,7 +834,7 @@ impl<'scope, 'sid> LaneCore<'scope, 'sid> {
         self.bind()?;
         let event = super::create_event_with_flag(self.core.ctx, sys::ACL_EVENT_SYNC)?;
         self.core.book.borrow_mut().events.push(event);
-        super::record_event(event, self.stream)?;
+        super::record_event(event, self.queue())?;
         Ok(event)
     }
 
@@ -787,7 +856,7 @@ impl<'scope, 'sid> LaneCore<'scope, 'sid> {
         handover: Handover<'scope, 'other, D>,
     ) -> Result<Parked<'scope, 'sid, D>> {
         self.bind()?;
-        super::stream_wait_event(self.stream, handover.event)?;
+        super::stream_wait_event(self.queue(), handover.event)?;
         let item = handover.item;
         Ok(Parked {
             ptr: item.ptr,
@@ -795,6 +864,7 @@ impl<'scope, 'sid> LaneCore<'scope, 'sid> {
             stream: self.stream,
             ctx: item.ctx,
             scope: item.scope,
+            book: item.book,
             _borrow: PhantomData,
             _sid: PhantomData,
         })
@@ -828,7 +898,7 @@ impl<'scope, 'sid> LaneCore<'scope, 'sid> {
     ) -> Result<SharedReader<'a, 'scope, 'sid, D>> {
         if !shared.readers.borrow().contains(&self.stream) {
             self.bind()?;
-            super::stream_wait_event(self.stream, shared.event)?;
+            super::stream_wait_event(self.queue(), shared.event)?;
             shared.readers.borrow_mut().push(self.stream);
         }
         Ok(SharedReader {
@@ -845,17 +915,21 @@ impl<'scope, 'sid> LaneCore<'scope, 'sid> {
         shared: SharedCore<'scope, D>,
     ) -> Result<Parked<'scope, 'sid, D>> {
         self.bind()?;
-        super::stream_wait_event(self.stream, shared.event)?;
+        super::stream_wait_event(self.queue(), shared.event)?;
         for &reader in shared.readers.borrow().iter() {
             if reader == self.stream {
                 continue;
             }
             let event = super::create_event_with_flag(self.core.ctx, sys::ACL_EVENT_SYNC)?;
-            self.core.book.borrow_mut().events.push(event);
+            {
+                let mut book = self.core.book.borrow_mut();
+                book.events.push(event);
+                book.unsettle(reader);
+            }
             // `reader` is the stream of a lane of this scope (enlisted), so
             // it is live until the scope's end.
             super::record_event(event, reader)?;
-            super::stream_wait_event(self.stream, event)?;
+            super::stream_wait_event(self.queue(), event)?;
         }
         Ok(Parked {
             ptr: shared.ptr,
@@ -863,6 +937,7 @@ impl<'scope, 'sid> LaneCore<'scope, 'sid> {
             stream: self.stream,
             ctx: shared.ctx,
             scope: shared.scope,
+            book: &self.core.book,
             _borrow: PhantomData,
             _sid: PhantomData,
         })
@@ -879,14 +954,14 @@ impl<'scope, 'sid> LaneCore<'scope, 'sid> {
     /// Make this lane wait for `mark` (`aclrtStreamWaitEvent`).
     pub(crate) fn wait_mark(&self, mark: ScopeEvent<'scope>) -> Result<()> {
         self.bind()?;
-        super::stream_wait_event(self.stream, mark.event)
+        super::stream_wait_event(self.queue(), mark.event)
     }
 
     /// Make this lane wait for a recorded user event (`aclrtStreamWaitEvent`),
     /// borrowed until the scope has synchronised.
     pub(crate) fn wait_event(&self, event: &'scope impl HandleOwner) -> Result<()> {
         self.bind()?;
-        super::stream_wait_event(self.stream, event.handle())
+        super::stream_wait_event(self.queue(), event.handle())
     }
 
     /// Record a user event on this lane (`aclrtRecordEvent`); an escalation
@@ -894,7 +969,7 @@ impl<'scope, 'sid> LaneCore<'scope, 'sid> {
     pub(crate) fn record(&self, event: &impl HandleOwner) -> Result<()> {
         self.bind()?;
         let event = event.handle();
-        super::record_event(event, self.stream)?;
+        super::record_event(event, self.queue())?;
         open::recorded(self.core.id, event, self.stream, self.core.ctx);
         Ok(())
     }
@@ -904,6 +979,7 @@ impl<'scope, 'sid> LaneCore<'scope, 'sid> {
     pub(crate) fn synchronize(&self) -> Result<()> {
         self.bind()?;
         super::synchronize_stream(self.stream)?;
+        self.core.book.borrow_mut().settle(self.stream);
         if open::aborted(self.core.id) {
             return Err(Error::WorkAborted);
         }
@@ -940,6 +1016,7 @@ impl<'scope, 'sid, D: ?Sized> Parked<'scope, 'sid, D> {
     pub(crate) fn wait(self) -> Result<&'scope mut D> {
         let _ = super::make_current(self.ctx);
         super::synchronize_stream(self.stream)?;
+        self.book.borrow_mut().settle(self.stream);
         if open::aborted(self.scope) {
             // The work was (partly) discarded: its result is not there.
             return Err(Error::WorkAborted);
