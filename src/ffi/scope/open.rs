@@ -101,10 +101,19 @@ fn latest() -> std::sync::MutexGuard<'static, Vec<(Raw, u64)>> {
 }
 
 /// `event` was recorded by scope `id` (0: outside any scope).
+///
+/// Inlined: a record outside any scope, while no scope ever recorded a
+/// user event, costs one atomic load (issue 15, `Stream::record`).
+#[inline]
 pub(crate) fn record_made(event: Raw, id: u64) {
     if id == 0 && !ANY_RECORDED.load(Ordering::Acquire) {
         return;
     }
+    note_record(event, id);
+}
+
+#[inline(never)]
+fn note_record(event: Raw, id: u64) {
     let mut l = latest();
     match l.iter_mut().find(|(e, _)| *e == event) {
         Some(entry) => entry.1 = id,
