@@ -280,19 +280,48 @@ pub(crate) fn peer_token(from: i32, to: i32, taken: bool) {
 /// nothing (as before: no parent of it is guarded).
 pub(crate) fn child_created(key: usize, owner: Raw) {
     with(|b| {
-        let owner = owner.as_ptr() as usize;
-        let slot = match b.last {
-            Some((ctx, s)) if ctx == owner => s,
-            _ => match b.contexts.get(&owner) {
-                Some(&s) => {
-                    b.last = Some((owner, s));
-                    s
-                }
-                None => return,
-            },
+        let Some(slot) = slot_of(b, owner.as_ptr() as usize) else {
+            return;
         };
         b.children.insert(key, slot);
         b.slots[slot as usize].live += 1;
+    });
+}
+
+/// The slot of context `owner`, through the one-entry cache.
+fn slot_of(b: &mut Book, owner: usize) -> Option<SlotId> {
+    match b.last {
+        Some((ctx, s)) if ctx == owner => Some(s),
+        _ => {
+            let s = *b.contexts.get(&owner)?;
+            b.last = Some((owner, s));
+            Some(s)
+        }
+    }
+}
+
+/// A stream was made in context `owner`. Unlike [`child_created`], nothing
+/// is entered for the stream itself: its release names its owner
+/// ([`counted_released`], the `Stream` keeps its context), so only the
+/// owner's counter moves (issue 15: no hash update on a stream create or
+/// destroy). A context cannot leave the book while it counts a child
+/// (its destroy is refused, and a device reset removes only contexts of a
+/// device with nothing alive), so the release finds the same slot.
+pub(crate) fn counted_created(owner: Raw) {
+    with(|b| {
+        if let Some(s) = slot_of(b, owner.as_ptr() as usize) {
+            b.slots[s as usize].live += 1;
+        }
+    });
+}
+
+/// A stream made in context `owner` ([`counted_created`]) was released.
+pub(crate) fn counted_released(owner: Raw) {
+    with(|b| {
+        if let Some(s) = slot_of(b, owner.as_ptr() as usize) {
+            let slot = &mut b.slots[s as usize];
+            slot.live = slot.live.saturating_sub(1);
+        }
     });
 }
 
