@@ -191,7 +191,6 @@ fn launch_after_wait<M: RunMode>(device: &Device<'_, M>) -> Result<()> {
         KERNEL_RAN.load(Ordering::SeqCst),
         "the launch after the wait ran"
     );
-    drop(kernel);
     binary.unload()?;
     Ok(())
 }
