@@ -73,7 +73,7 @@ mod open;
 use open::Few;
 pub(crate) use open::{event_destroyed, record_made};
 
-use core::cell::RefCell;
+use core::cell::{Cell, RefCell};
 use core::marker::PhantomData;
 use core::mem::ManuallyDrop;
 use core::ptr::NonNull;
@@ -145,7 +145,7 @@ pub(crate) fn run<B: ScopeBody>(
     let core = ScopeCore {
         ctx,
         id: open::register(),
-        book: RefCell::new(ScopeBook::default()),
+        book: CoreBook::default(),
         _scope: PhantomData,
         _thread: PhantomData,
     };
@@ -193,9 +193,35 @@ pub(crate) struct ScopeCore<'scope> {
     ctx: Raw,
     /// This scope's entry in the registry of open scopes ([`open`]).
     id: u64,
-    book: RefCell<ScopeBook>,
+    book: CoreBook,
     _scope: PhantomData<&'scope mut &'scope ()>,
     _thread: PhantomData<ScopeStaysOnItsThread>,
+}
+
+/// The scope's book, and whether any lane is settled (see `Enlisted`),
+/// readable without borrowing the book: queueing work then costs one load
+/// while no lane of the scope was synchronised (issue 15: kernel launches).
+#[derive(Default)]
+struct CoreBook {
+    /// Set by `ScopeBook::settle`; never cleared (only a hint).
+    any_settled: Cell<bool>,
+    inner: RefCell<ScopeBook>,
+}
+
+impl CoreBook {
+    /// Work of this scope may be queued on `stream` from now on.
+    fn unsettle(&self, stream: Raw) {
+        if self.any_settled.get() {
+            self.inner.borrow_mut().unsettle(stream);
+        }
+    }
+
+    /// A synchronisation of `stream` by this scope succeeded (see
+    /// `ScopeBook::settle`).
+    fn settle(&self, stream: Raw) {
+        self.any_settled.set(true);
+        self.inner.borrow_mut().settle(stream);
+    }
 }
 
 /// What a scope must synchronise and release when it ends.
@@ -377,7 +403,7 @@ impl<'scope> ScopeCore<'scope> {
 
     /// How many streams are enlisted.
     pub(crate) fn stream_count(&self) -> usize {
-        self.book.borrow().streams.len()
+        self.book.inner.borrow().streams.len()
     }
 
     /// Move `value` to the heap until the scope ends, and lend it for
@@ -394,7 +420,7 @@ impl<'scope> ScopeCore<'scope> {
     #[allow(clippy::mut_from_ref)]
     pub(crate) fn keep<T: Keep + 'scope>(&'scope self, value: T) -> &'scope mut T {
         let ptr = NonNull::from(Box::leak(Box::new(value)));
-        self.book.borrow_mut().kept.push(Kept {
+        self.book.inner.borrow_mut().kept.push(Kept {
             ptr: ptr.cast(),
             drop: drop_kept::<T>,
         });
@@ -419,7 +445,7 @@ impl<'scope> ScopeCore<'scope> {
     /// `finish` (on both its paths), when no reference to them can be used
     /// any more.
     fn release_kept(&self) {
-        let kept = core::mem::take(&mut self.book.borrow_mut().kept);
+        let kept = core::mem::take(&mut self.book.inner.borrow_mut().kept);
         for k in kept.into_iter().rev() {
             // SAFETY: `k.ptr` is the `Box<T>` leaked by `keep` with
             // `k.drop == drop_kept::<T>`, taken out of the book here, so it is
@@ -430,7 +456,7 @@ impl<'scope> ScopeCore<'scope> {
     }
 
     fn enlist(&self, stream: Raw) {
-        let streams = &mut self.book.borrow_mut().streams;
+        let streams = &mut self.book.inner.borrow_mut().streams;
         if !streams.iter().any(|e| e.stream == stream) {
             streams.push(Enlisted {
                 stream,
@@ -446,7 +472,7 @@ impl<'scope> ScopeCore<'scope> {
     /// events and release the host functions.
     fn finish(&self, deadline: Option<(Duration, Instant)>) -> (Result<()>, Option<Panic>) {
         let mut first_err = None;
-        let streams = core::mem::take(&mut self.book.borrow_mut().streams);
+        let streams = core::mem::take(&mut self.book.inner.borrow_mut().streams);
         let mut stuck = false;
         let mut timed_out = false;
         for &Enlisted { stream, settled } in streams.iter() {
@@ -510,14 +536,14 @@ impl<'scope> ScopeCore<'scope> {
             // Only a scope that enlisted a stream entered the registry.
             open::deregister(self.id);
         }
-        let events = core::mem::take(&mut self.book.borrow_mut().events);
+        let events = core::mem::take(&mut self.book.inner.borrow_mut().events);
         for event in events {
             if let Err(e) = super::destroy_event(event) {
                 first_err.get_or_insert(e);
             }
         }
         let mut panic = None;
-        let host_fns = core::mem::take(&mut self.book.borrow_mut().host_fns);
+        let host_fns = core::mem::take(&mut self.book.inner.borrow_mut().host_fns);
         for slot in host_fns {
             // A host function skipped by a device fault or discarded by an
             // abort is dropped here, on this thread, after the streams are idle.
@@ -554,7 +580,7 @@ pub struct Parked<'scope, 'sid, D: ?Sized> {
     ctx: Raw,
     scope: u64,
     /// The scope's book, to note a successful [`wait`](Self::wait).
-    book: &'scope RefCell<ScopeBook>,
+    book: &'scope CoreBook,
     _borrow: PhantomData<&'scope mut D>,
     _sid: PhantomData<Id<'sid>>,
 }
@@ -672,7 +698,7 @@ impl<'scope, 'sid> LaneCore<'scope, 'sid> {
     /// The stream, about to have work queued on it: the scope's end must
     /// synchronise it (see `Enlisted::settled`).
     fn queue(&self) -> Raw {
-        self.core.book.borrow_mut().unsettle(self.stream);
+        self.core.book.unsettle(self.stream);
         self.stream
     }
 
@@ -787,7 +813,12 @@ impl<'scope, 'sid> LaneCore<'scope, 'sid> {
         let f: Box<dyn FnOnce() + Send + 'static> = unsafe { core::mem::transmute(f) };
         let slot = HostFnSlot::new(f);
         self.bind()?;
-        self.core.book.borrow_mut().host_fns.push(Arc::clone(&slot));
+        self.core
+            .book
+            .inner
+            .borrow_mut()
+            .host_fns
+            .push(Arc::clone(&slot));
         // SAFETY: the book holds an `Arc` of `slot` (pushed above) until
         // after the final synchronisation of this stream (enlisted by `new`),
         // or its abort, in `ScopeCore::finish`; the stream's context is
@@ -833,7 +864,7 @@ impl<'scope, 'sid> LaneCore<'scope, 'sid> {
     fn record_scope_event(&self) -> Result<Raw> {
         self.bind()?;
         let event = super::create_event_with_flag(self.core.ctx, sys::ACL_EVENT_SYNC)?;
-        self.core.book.borrow_mut().events.push(event);
+        self.core.book.inner.borrow_mut().events.push(event);
         super::record_event(event, self.queue())?;
         Ok(event)
     }
@@ -921,11 +952,8 @@ impl<'scope, 'sid> LaneCore<'scope, 'sid> {
                 continue;
             }
             let event = super::create_event_with_flag(self.core.ctx, sys::ACL_EVENT_SYNC)?;
-            {
-                let mut book = self.core.book.borrow_mut();
-                book.events.push(event);
-                book.unsettle(reader);
-            }
+            self.core.book.inner.borrow_mut().events.push(event);
+            self.core.book.unsettle(reader);
             // `reader` is the stream of a lane of this scope (enlisted), so
             // it is live until the scope's end.
             super::record_event(event, reader)?;
@@ -979,7 +1007,7 @@ impl<'scope, 'sid> LaneCore<'scope, 'sid> {
     pub(crate) fn synchronize(&self) -> Result<()> {
         self.bind()?;
         super::synchronize_stream(self.stream)?;
-        self.core.book.borrow_mut().settle(self.stream);
+        self.core.book.settle(self.stream);
         if open::aborted(self.core.id) {
             return Err(Error::WorkAborted);
         }
@@ -1016,7 +1044,7 @@ impl<'scope, 'sid, D: ?Sized> Parked<'scope, 'sid, D> {
     pub(crate) fn wait(self) -> Result<&'scope mut D> {
         let _ = super::make_current(self.ctx);
         super::synchronize_stream(self.stream)?;
-        self.book.borrow_mut().settle(self.stream);
+        self.book.settle(self.stream);
         if open::aborted(self.scope) {
             // The work was (partly) discarded: its result is not there.
             return Err(Error::WorkAborted);
