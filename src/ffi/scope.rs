@@ -73,10 +73,11 @@ mod open;
 use open::Few;
 pub(crate) use open::{event_destroyed, record_made};
 
-use core::cell::{Cell, RefCell};
+use core::cell::RefCell;
 use core::marker::PhantomData;
 use core::mem::ManuallyDrop;
 use core::ptr::NonNull;
+use core::sync::atomic::{AtomicBool, Ordering};
 use core::time::Duration;
 use std::panic::resume_unwind;
 use std::sync::Arc;
@@ -203,15 +204,18 @@ pub(crate) struct ScopeCore<'scope> {
 /// while no lane of the scope was synchronised (issue 15: kernel launches).
 #[derive(Default)]
 struct CoreBook {
-    /// Set by `ScopeBook::settle`; never cleared (only a hint).
-    any_settled: Cell<bool>,
+    /// Set by `ScopeBook::settle`; never cleared (only a hint). Atomic
+    /// only so as not to add a second non-`Sync` field to the scope (its
+    /// `Send`/`Sync` errors name the book); used by the scope's thread
+    /// alone, so `Relaxed`.
+    any_settled: AtomicBool,
     inner: RefCell<ScopeBook>,
 }
 
 impl CoreBook {
     /// Work of this scope may be queued on `stream` from now on.
     fn unsettle(&self, stream: Raw) {
-        if self.any_settled.get() {
+        if self.any_settled.load(Ordering::Relaxed) {
             self.inner.borrow_mut().unsettle(stream);
         }
     }
@@ -219,7 +223,7 @@ impl CoreBook {
     /// A synchronisation of `stream` by this scope succeeded (see
     /// `ScopeBook::settle`).
     fn settle(&self, stream: Raw) {
-        self.any_settled.set(true);
+        self.any_settled.store(true, Ordering::Relaxed);
         self.inner.borrow_mut().settle(stream);
     }
 }
