@@ -10,8 +10,9 @@
 //! [`Error::LiveChildren`] instead of breaking that rule; `Drop` skips the
 //! release silently. A leaked child thus keeps its parent alive.
 //!
-//! Only creations and releases touch the book (one uncontended lock, one
-//! hash update and a counter: see [`Book`]); the hot paths (copies,
+//! Only creations and releases touch the book (one uncontended lock and a
+//! counter, plus one hash update for events and allocations; streams need
+//! none: see [`Book`] and [`counted_created`]); the hot paths (copies,
 //! launches, synchronisation) never do.
 
 use std::hash::{BuildHasherDefault, Hasher};
