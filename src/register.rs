@@ -616,7 +616,7 @@ impl Stream<'_, '_> {
     pub fn destroy_force(self) -> Result<()> {
         let this = core::mem::ManuallyDrop::new(self);
         this.bind()?;
-        ffi::register::destroy_stream_force(this.raw())
+        ffi::register::destroy_stream_force(this.raw(), this.ctx_raw())
     }
 }
 

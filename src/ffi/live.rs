@@ -10,8 +10,10 @@
 //! [`Error::LiveChildren`] instead of breaking that rule; `Drop` skips the
 //! release silently. A leaked child thus keeps its parent alive.
 //!
-//! Only creations and releases touch the book (one uncontended lock); the
-//! hot paths (copies, launches, synchronisation) never do.
+//! Only creations and releases touch the book (one uncontended lock and a
+//! counter, plus one hash update for events and allocations; streams need
+//! none: see [`Book`] and [`counted_created`]); the hot paths (copies,
+//! launches, synchronisation) never do.
 
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::{Mutex, MutexGuard};
@@ -55,16 +57,96 @@ impl Hasher for KeyHasher {
 
 type HashMap<K, V> = std::collections::HashMap<K, V, BuildHasherDefault<KeyHasher>>;
 
+/// The slot of a context in [`Book::slots`].
+type SlotId = u32;
+
+/// A context's entry: its device and how many of its children live.
+struct Slot {
+    device: i32,
+    live: usize,
+    /// Whether the context is still in [`Book::contexts`]. A slot whose
+    /// context left while children lived stays (and counts for its device)
+    /// until the last of them is released; then it is reused.
+    entered: bool,
+}
+
+/// The book. Creating a child costs one hash insert (its owner's slot comes
+/// from a one-entry cache, `last`) and releasing one a hash remove, plus
+/// one counter each (issue 15: the three hash updates per call this
+/// replaced were most of the safe/raw difference of a stream create +
+/// destroy). A device's count of live children is not kept: the rare
+/// questions about a device (reset, finalize) add up its contexts' slots.
 #[derive(Default)]
 struct Book {
-    /// Stream, event or allocation → owning context.
-    children: HashMap<usize, usize>,
-    /// Context → (its device, its live children). Default contexts are
-    /// entered when their device is opened, but are not children.
-    contexts: HashMap<usize, (i32, usize)>,
-    /// Device → (open `Device` handles, live explicit contexts and
-    /// children of any of its contexts).
+    /// Stream, event or allocation → the slot of its owning context.
+    children: HashMap<usize, SlotId>,
+    /// Context → its slot. Default contexts are entered when their device
+    /// is opened, but are not children.
+    contexts: HashMap<usize, SlotId>,
+    slots: Vec<Slot>,
+    /// Slots to reuse.
+    free: Vec<SlotId>,
+    /// (context, its slot) of the last child made: a cache of `contexts`,
+    /// forgotten whenever a context leaves it.
+    last: Option<(usize, SlotId)>,
+    /// Device → (open `Device` handles, live explicit contexts and peer
+    /// tokens of the device). Children count through their context's slot.
     devices: HashMap<i32, (usize, usize)>,
+}
+
+impl Book {
+    fn enter_context(&mut self, ctx: usize, device: i32) {
+        let slot = Slot {
+            device,
+            live: 0,
+            entered: true,
+        };
+        let id = match self.free.pop() {
+            Some(id) => {
+                self.slots[id as usize] = slot;
+                id
+            }
+            None => {
+                self.slots.push(slot);
+                (self.slots.len() - 1) as SlotId
+            }
+        };
+        if let Some(old) = self.contexts.insert(ctx, id) {
+            self.leave_slot(old);
+        }
+    }
+
+    /// The slot's context left `contexts`: reuse the slot, unless children
+    /// still count on it.
+    fn leave_slot(&mut self, id: SlotId) {
+        if self.last.is_some_and(|(_, s)| s == id) {
+            self.last = None;
+        }
+        let slot = &mut self.slots[id as usize];
+        slot.entered = false;
+        if slot.live == 0 {
+            self.free.push(id);
+        }
+    }
+
+    fn leave_context(&mut self, ctx: usize) -> Option<i32> {
+        let id = self.contexts.remove(&ctx)?;
+        let device = self.slots[id as usize].device;
+        self.leave_slot(id);
+        Some(device)
+    }
+
+    /// Live explicit contexts, peer tokens and children of any context of
+    /// device `id`.
+    fn device_live(&self, id: i32) -> usize {
+        let own = self.devices.get(&id).map_or(0, |d| d.1);
+        own + self
+            .slots
+            .iter()
+            .filter(|s| s.device == id)
+            .map(|s| s.live)
+            .sum::<usize>()
+    }
 }
 
 static BOOK: Mutex<Option<Book>> = Mutex::new(None);
@@ -93,7 +175,10 @@ pub(crate) fn device_opened(id: i32) {
 /// for the device.
 pub(crate) fn default_context(id: i32, ctx: Raw) {
     with(|b| {
-        b.contexts.entry(ctx.as_ptr() as usize).or_insert((id, 0));
+        let ctx = ctx.as_ptr() as usize;
+        if !b.contexts.contains_key(&ctx) {
+            b.enter_context(ctx, id);
+        }
     });
 }
 
@@ -101,10 +186,13 @@ pub(crate) fn default_context(id: i32, ctx: Raw) {
 /// the last one, nothing made on the device may be alive.
 pub(crate) fn check_device_reset(id: i32) -> Result<()> {
     with(|b| match b.devices.get(&id) {
-        Some(&(1, live)) if live > 0 => Err(Error::LiveChildren {
-            function: "aclrtResetDevice",
-            live,
-        }),
+        Some(&(1, _)) => match b.device_live(id) {
+            0 => Ok(()),
+            live => Err(Error::LiveChildren {
+                function: "aclrtResetDevice",
+                live,
+            }),
+        },
         _ => Ok(()),
     })
 }
@@ -112,11 +200,22 @@ pub(crate) fn check_device_reset(id: i32) -> Result<()> {
 /// One `Device` handle of `id` was released.
 pub(crate) fn device_reset(id: i32) {
     with(|b| {
-        if let Some(d) = b.devices.get_mut(&id) {
-            d.0 = d.0.saturating_sub(1);
-            if *d == (0, 0) {
-                b.devices.remove(&id);
-                b.contexts.retain(|_, (dev, n)| *dev != id || *n > 0);
+        let Some(d) = b.devices.get_mut(&id) else {
+            return;
+        };
+        d.0 = d.0.saturating_sub(1);
+        if d.0 == 0 && b.device_live(id) == 0 {
+            b.devices.remove(&id);
+            // Nothing of the device lives: its contexts (the default one)
+            // leave the book.
+            let gone: Vec<usize> = b
+                .contexts
+                .iter()
+                .filter(|&(_, &s)| b.slots[s as usize].device == id)
+                .map(|(&ctx, _)| ctx)
+                .collect();
+            for ctx in gone {
+                b.leave_context(ctx);
             }
         }
     });
@@ -125,26 +224,33 @@ pub(crate) fn device_reset(id: i32) {
 /// An explicit context was created on device `id`.
 pub(crate) fn context_created(ctx: Raw, id: i32) {
     with(|b| {
-        b.contexts.insert(ctx.as_ptr() as usize, (id, 0));
+        b.enter_context(ctx.as_ptr() as usize, id);
         b.devices.entry(id).or_default().1 += 1;
     });
 }
 
 /// Whether `ctx` may be destroyed: nothing made in it is alive.
 pub(crate) fn check_context_destroy(ctx: Raw) -> Result<()> {
-    with(|b| match b.contexts.get(&(ctx.as_ptr() as usize)) {
-        Some(&(_, live)) if live > 0 => Err(Error::LiveChildren {
-            function: "aclrtDestroyContext",
-            live,
-        }),
-        _ => Ok(()),
+    with(|b| {
+        let live = b
+            .contexts
+            .get(&(ctx.as_ptr() as usize))
+            .map_or(0, |&s| b.slots[s as usize].live);
+        if live > 0 {
+            Err(Error::LiveChildren {
+                function: "aclrtDestroyContext",
+                live,
+            })
+        } else {
+            Ok(())
+        }
     })
 }
 
 /// An explicit context was destroyed.
 pub(crate) fn context_destroyed(ctx: Raw) {
     with(|b| {
-        if let Some((id, _)) = b.contexts.remove(&(ctx.as_ptr() as usize)) {
+        if let Some(id) = b.leave_context(ctx.as_ptr() as usize) {
             if let Some(d) = b.devices.get_mut(&id) {
                 d.1 = d.1.saturating_sub(1);
             }
@@ -171,15 +277,51 @@ pub(crate) fn peer_token(from: i32, to: i32, taken: bool) {
 }
 
 /// A stream, event or allocation (`key`: its handle or address) was made in
-/// context `owner`.
+/// context `owner`. A child of a context the book does not know counts for
+/// nothing (as before: no parent of it is guarded).
 pub(crate) fn child_created(key: usize, owner: Raw) {
     with(|b| {
-        let owner = owner.as_ptr() as usize;
-        b.children.insert(key, owner);
-        if let Some(c) = b.contexts.get_mut(&owner) {
-            c.1 += 1;
-            let id = c.0;
-            b.devices.entry(id).or_default().1 += 1;
+        let Some(slot) = slot_of(b, owner.as_ptr() as usize) else {
+            return;
+        };
+        b.children.insert(key, slot);
+        b.slots[slot as usize].live += 1;
+    });
+}
+
+/// The slot of context `owner`, through the one-entry cache.
+fn slot_of(b: &mut Book, owner: usize) -> Option<SlotId> {
+    match b.last {
+        Some((ctx, s)) if ctx == owner => Some(s),
+        _ => {
+            let s = *b.contexts.get(&owner)?;
+            b.last = Some((owner, s));
+            Some(s)
+        }
+    }
+}
+
+/// A stream was made in context `owner`. Unlike [`child_created`], nothing
+/// is entered for the stream itself: its release names its owner
+/// ([`counted_released`], the `Stream` keeps its context), so only the
+/// owner's counter moves (issue 15: no hash update on a stream create or
+/// destroy). A context cannot leave the book while it counts a child
+/// (its destroy is refused, and a device reset removes only contexts of a
+/// device with nothing alive), so the release finds the same slot.
+pub(crate) fn counted_created(owner: Raw) {
+    with(|b| {
+        if let Some(s) = slot_of(b, owner.as_ptr() as usize) {
+            b.slots[s as usize].live += 1;
+        }
+    });
+}
+
+/// A stream made in context `owner` ([`counted_created`]) was released.
+pub(crate) fn counted_released(owner: Raw) {
+    with(|b| {
+        if let Some(s) = slot_of(b, owner.as_ptr() as usize) {
+            let slot = &mut b.slots[s as usize];
+            slot.live = slot.live.saturating_sub(1);
         }
     });
 }
@@ -187,12 +329,12 @@ pub(crate) fn child_created(key: usize, owner: Raw) {
 /// A stream, event or allocation was released.
 pub(crate) fn child_released(key: usize) {
     with(|b| {
-        if let Some(owner) = b.children.remove(&key) {
-            if let Some(c) = b.contexts.get_mut(&owner) {
-                c.1 = c.1.saturating_sub(1);
-                let id = c.0;
-                if let Some(d) = b.devices.get_mut(&id) {
-                    d.1 = d.1.saturating_sub(1);
+        if let Some(id) = b.children.remove(&key) {
+            let slot = &mut b.slots[id as usize];
+            if slot.live > 0 {
+                slot.live -= 1;
+                if slot.live == 0 && !slot.entered {
+                    b.free.push(id);
                 }
             }
         }
@@ -207,6 +349,7 @@ pub(crate) fn check_finalize() -> Result<()> {
             .values()
             .map(|(open, live)| open + live)
             .sum::<usize>()
+            + b.slots.iter().map(|s| s.live).sum::<usize>()
     });
     if live > 0 {
         Err(Error::LiveChildren {

@@ -487,7 +487,7 @@ pub(crate) fn create_stream(owner: Raw) -> Result<Raw> {
     let code = unsafe { sys::aclrtCreateStream(&mut stream) };
     check(code, "aclrtCreateStream")?;
     let stream = raw(stream, "aclrtCreateStream")?;
-    live::child_created(stream.as_ptr() as usize, owner);
+    live::counted_created(owner);
     Ok(stream)
 }
 
@@ -498,7 +498,7 @@ pub(crate) fn create_stream_with_config(owner: Raw, priority: u32, flags: u32) -
     let code = unsafe { sys::aclrtCreateStreamWithConfig(&mut stream, priority, flags) };
     check(code, "aclrtCreateStreamWithConfig")?;
     let stream = raw(stream, "aclrtCreateStreamWithConfig")?;
-    live::child_created(stream.as_ptr() as usize, owner);
+    live::counted_created(owner);
     Ok(stream)
 }
 
@@ -521,8 +521,8 @@ pub(crate) fn stream_priority_range() -> Result<(i32, i32)> {
     Ok((least, greatest))
 }
 
-/// `aclrtDestroyStream(stream)`; its context must be current.
-pub(crate) fn destroy_stream(stream: Raw) -> Result<()> {
+/// `aclrtDestroyStream(stream)`; its context, `owner`, must be current.
+pub(crate) fn destroy_stream(stream: Raw, owner: Raw) -> Result<()> {
     refuse_in_callback("aclrtDestroyStream")?;
     // A subscription a leaked `Subscription` left goes first.
     #[cfg(unix)]
@@ -531,7 +531,7 @@ pub(crate) fn destroy_stream(stream: Raw) -> Result<()> {
     // no borrowed buffers in flight; it is not used afterwards.
     let code = unsafe { sys::aclrtDestroyStream(stream.as_ptr()) };
     check(code, "aclrtDestroyStream")?;
-    live::child_released(stream.as_ptr() as usize);
+    live::counted_released(owner);
     // It waited for its queued work, stream waits included.
     waits::stream_destroyed(stream);
     Ok(())

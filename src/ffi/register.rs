@@ -367,7 +367,8 @@ pub(crate) fn last_error(take: bool) -> i32 {
 /// `aclrtDestroyStreamForce(stream)`: drops the queued tasks instead of
 /// waiting for them. The stream's unscoped host functions are parked until
 /// finalize (one may still be running).
-pub(crate) fn destroy_stream_force(stream: Raw) -> Result<()> {
+/// `owner`: the stream's context.
+pub(crate) fn destroy_stream_force(stream: Raw, owner: Raw) -> Result<()> {
     refuse_in_callback("aclrtDestroyStreamForce")?;
     // SAFETY: `stream` is a live explicit stream of the current context,
     // consumed by the caller; no borrowed buffer has work queued on it (every
@@ -376,7 +377,7 @@ pub(crate) fn destroy_stream_force(stream: Raw) -> Result<()> {
     // still run stay owned by the registry (parked below).
     let code = unsafe { sys::aclrtDestroyStreamForce(stream.as_ptr()) };
     check(code, "aclrtDestroyStreamForce")?;
-    live::child_released(stream.as_ptr() as usize);
+    live::counted_released(owner);
     super::host_fn::park_static_host_fns(stream);
     Ok(())
 }

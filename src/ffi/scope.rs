@@ -23,7 +23,14 @@
 //! * **`run` waits for the work.** Before it returns — after `call`
 //!   returns, returns an error, or panics (a drop guard in its frame) —
 //!   `run` synchronises every stream enlisted in the core, so no queued
-//!   operation can touch memory after its borrow ends. If a stream does not
+//!   operation can touch memory after its borrow ends. A stream that the
+//!   scope itself synchronised successfully after the last work it queued
+//!   there ([`Parked::wait`], [`LaneCore::synchronize`]) is skipped: all
+//!   that work has finished already. Every path that queues work takes the
+//!   stream handle through [`LaneCore::stream`] (or its private twin
+//!   `queue`), which marks the stream as to be synchronised again (see
+//!   `Enlisted`); the scope's thread is the only one that queues for it
+//!   (`ScopeCore` is neither `Send` nor `Sync`). If a stream does not
 //!   finish (a deadline, repeated failures) it is aborted or synchronised
 //!   without a limit ([`Escalation`]); if it can be neither, the process
 //!   aborts rather than return.
@@ -63,12 +70,14 @@
 
 mod open;
 
+use open::Few;
 pub(crate) use open::{event_destroyed, record_made};
 
 use core::cell::RefCell;
 use core::marker::PhantomData;
 use core::mem::ManuallyDrop;
 use core::ptr::NonNull;
+use core::sync::atomic::{AtomicBool, Ordering};
 use core::time::Duration;
 use std::panic::resume_unwind;
 use std::sync::Arc;
@@ -137,7 +146,7 @@ pub(crate) fn run<B: ScopeBody>(
     let core = ScopeCore {
         ctx,
         id: open::register(),
-        book: RefCell::new(ScopeBook::default()),
+        book: CoreBook::default(),
         _scope: PhantomData,
         _thread: PhantomData,
     };
@@ -185,20 +194,87 @@ pub(crate) struct ScopeCore<'scope> {
     ctx: Raw,
     /// This scope's entry in the registry of open scopes ([`open`]).
     id: u64,
-    book: RefCell<ScopeBook>,
+    book: CoreBook,
     _scope: PhantomData<&'scope mut &'scope ()>,
     _thread: PhantomData<ScopeStaysOnItsThread>,
+}
+
+/// The scope's book, and whether any lane is settled (see `Enlisted`),
+/// readable without borrowing the book: queueing work then costs one load
+/// while no lane of the scope was synchronised (issue 15: kernel launches).
+#[derive(Default)]
+struct CoreBook {
+    /// Set by `ScopeBook::settle`; never cleared (only a hint). Atomic
+    /// only so as not to add a second non-`Sync` field to the scope (its
+    /// `Send`/`Sync` errors name the book); used by the scope's thread
+    /// alone, so `Relaxed`.
+    any_settled: AtomicBool,
+    inner: RefCell<ScopeBook>,
+}
+
+impl CoreBook {
+    /// Work of this scope may be queued on `stream` from now on.
+    fn unsettle(&self, stream: Raw) {
+        if self.any_settled.load(Ordering::Relaxed) {
+            self.inner.borrow_mut().unsettle(stream);
+        }
+    }
+
+    /// A synchronisation of `stream` by this scope succeeded (see
+    /// `ScopeBook::settle`).
+    fn settle(&self, stream: Raw) {
+        self.any_settled.store(true, Ordering::Relaxed);
+        self.inner.borrow_mut().settle(stream);
+    }
 }
 
 /// What a scope must synchronise and release when it ends.
 #[derive(Default)]
 struct ScopeBook {
-    streams: Vec<Raw>,
+    /// The enlisted streams (the first held inline: most scopes enlist one).
+    streams: Few<Enlisted>,
     events: Vec<Raw>,
     host_fns: Vec<Arc<HostFnSlot>>,
     /// Values kept for the rest of the scope ([`ScopeCore::keep`]), dropped
     /// by [`ScopeCore::release_kept`] after the final synchronisation.
     kept: Vec<Kept>,
+}
+
+/// A stream enlisted in a scope, and whether the scope's end may skip its
+/// synchronisation.
+struct Enlisted {
+    stream: Raw,
+    /// Set when a synchronisation of the stream by this scope
+    /// ([`Parked::wait`], [`LaneCore::synchronize`]) succeeded; cleared
+    /// whenever the scope takes the stream to queue work on it
+    /// ([`LaneCore::stream`], `LaneCore::queue`, and the reader streams of
+    /// [`LaneCore::reclaim`]). While it is set, everything this scope queued
+    /// on the stream has finished, so [`ScopeCore::finish`] need not
+    /// synchronise it again (issue 15: that second synchronisation was a
+    /// sixth of a one-copy scope).
+    settled: bool,
+}
+
+impl ScopeBook {
+    /// Work of this scope may be queued on `stream` from now on.
+    fn unsettle(&mut self, stream: Raw) {
+        for e in self.streams.iter_mut() {
+            if e.stream == stream {
+                e.settled = false;
+            }
+        }
+    }
+
+    /// A synchronisation of `stream` by this scope succeeded, and nothing
+    /// was queued on it since the synchronisation began (the scope's thread
+    /// was blocked in it; nothing else queues for the scope).
+    fn settle(&mut self, stream: Raw) {
+        for e in self.streams.iter_mut() {
+            if e.stream == stream {
+                e.settled = true;
+            }
+        }
+    }
 }
 
 /// What [`Scope::keep`](crate::Scope::keep) accepts: aclrt's events,
@@ -331,7 +407,7 @@ impl<'scope> ScopeCore<'scope> {
 
     /// How many streams are enlisted.
     pub(crate) fn stream_count(&self) -> usize {
-        self.book.borrow().streams.len()
+        self.book.inner.borrow().streams.len()
     }
 
     /// Move `value` to the heap until the scope ends, and lend it for
@@ -348,7 +424,7 @@ impl<'scope> ScopeCore<'scope> {
     #[allow(clippy::mut_from_ref)]
     pub(crate) fn keep<T: Keep + 'scope>(&'scope self, value: T) -> &'scope mut T {
         let ptr = NonNull::from(Box::leak(Box::new(value)));
-        self.book.borrow_mut().kept.push(Kept {
+        self.book.inner.borrow_mut().kept.push(Kept {
             ptr: ptr.cast(),
             drop: drop_kept::<T>,
         });
@@ -373,7 +449,7 @@ impl<'scope> ScopeCore<'scope> {
     /// `finish` (on both its paths), when no reference to them can be used
     /// any more.
     fn release_kept(&self) {
-        let kept = core::mem::take(&mut self.book.borrow_mut().kept);
+        let kept = core::mem::take(&mut self.book.inner.borrow_mut().kept);
         for k in kept.into_iter().rev() {
             // SAFETY: `k.ptr` is the `Box<T>` leaked by `keep` with
             // `k.drop == drop_kept::<T>`, taken out of the book here, so it is
@@ -384,9 +460,12 @@ impl<'scope> ScopeCore<'scope> {
     }
 
     fn enlist(&self, stream: Raw) {
-        let streams = &mut self.book.borrow_mut().streams;
-        if !streams.contains(&stream) {
-            streams.push(stream);
+        let streams = &mut self.book.inner.borrow_mut().streams;
+        if !streams.iter().any(|e| e.stream == stream) {
+            streams.push(Enlisted {
+                stream,
+                settled: false,
+            });
             open::enlist(self.id, stream, self.ctx);
         }
     }
@@ -397,10 +476,14 @@ impl<'scope> ScopeCore<'scope> {
     /// events and release the host functions.
     fn finish(&self, deadline: Option<(Duration, Instant)>) -> (Result<()>, Option<Panic>) {
         let mut first_err = None;
-        let streams = core::mem::take(&mut self.book.borrow_mut().streams);
+        let streams = core::mem::take(&mut self.book.inner.borrow_mut().streams);
         let mut stuck = false;
         let mut timed_out = false;
-        for &stream in &streams {
+        for &Enlisted { stream, settled } in streams.iter() {
+            if settled {
+                // Synchronised by the scope after its last work there.
+                continue;
+            }
             let mut tries = 0;
             loop {
                 // aclrtSynchronizeStream switches to the stream's context by
@@ -453,15 +536,18 @@ impl<'scope> ScopeCore<'scope> {
             // one it depends on): some of this scope's work was discarded.
             first_err = Some(Error::WorkAborted);
         }
-        open::deregister(self.id);
-        let events = core::mem::take(&mut self.book.borrow_mut().events);
+        if !streams.is_empty() {
+            // Only a scope that enlisted a stream entered the registry.
+            open::deregister(self.id);
+        }
+        let events = core::mem::take(&mut self.book.inner.borrow_mut().events);
         for event in events {
             if let Err(e) = super::destroy_event(event) {
                 first_err.get_or_insert(e);
             }
         }
         let mut panic = None;
-        let host_fns = core::mem::take(&mut self.book.borrow_mut().host_fns);
+        let host_fns = core::mem::take(&mut self.book.inner.borrow_mut().host_fns);
         for slot in host_fns {
             // A host function skipped by a device fault or discarded by an
             // abort is dropped here, on this thread, after the streams are idle.
@@ -497,6 +583,8 @@ pub struct Parked<'scope, 'sid, D: ?Sized> {
     stream: Raw,
     ctx: Raw,
     scope: u64,
+    /// The scope's book, to note a successful [`wait`](Self::wait).
+    book: &'scope CoreBook,
     _borrow: PhantomData<&'scope mut D>,
     _sid: PhantomData<Id<'sid>>,
 }
@@ -603,8 +691,18 @@ impl<'scope, 'sid> LaneCore<'scope, 'sid> {
         }
     }
 
-    /// The stream.
+    /// The stream, to queue work on it: every path that queues work of the
+    /// scope on a lane's stream takes the handle through this (or
+    /// [`queue`](Self::queue)), which notes that the scope's end must
+    /// synchronise the stream again (see `Enlisted::settled`).
     pub(crate) fn stream(&self) -> Raw {
+        self.queue()
+    }
+
+    /// The stream, about to have work queued on it: the scope's end must
+    /// synchronise it (see `Enlisted::settled`).
+    fn queue(&self) -> Raw {
+        self.core.book.unsettle(self.stream);
         self.stream
     }
 
@@ -637,6 +735,7 @@ impl<'scope, 'sid> LaneCore<'scope, 'sid> {
             stream: self.stream,
             ctx: self.core.ctx,
             scope: self.core.id,
+            book: &self.core.book,
             _borrow: PhantomData,
             _sid: PhantomData,
         }
@@ -673,7 +772,7 @@ impl<'scope, 'sid> LaneCore<'scope, 'sid> {
                 src.region.ptr.as_ptr().cast(),
                 src.region.bytes,
                 kind,
-                self.stream.as_ptr(),
+                self.queue().as_ptr(),
             )
         };
         check(code, "aclrtMemcpyAsync")?;
@@ -700,7 +799,7 @@ impl<'scope, 'sid> LaneCore<'scope, 'sid> {
                 region.bytes,
                 i32::from(byte),
                 region.bytes,
-                self.stream.as_ptr(),
+                self.queue().as_ptr(),
             )
         };
         check(code, "aclrtMemsetAsync")?;
@@ -718,12 +817,17 @@ impl<'scope, 'sid> LaneCore<'scope, 'sid> {
         let f: Box<dyn FnOnce() + Send + 'static> = unsafe { core::mem::transmute(f) };
         let slot = HostFnSlot::new(f);
         self.bind()?;
-        self.core.book.borrow_mut().host_fns.push(Arc::clone(&slot));
+        self.core
+            .book
+            .inner
+            .borrow_mut()
+            .host_fns
+            .push(Arc::clone(&slot));
         // SAFETY: the book holds an `Arc` of `slot` (pushed above) until
         // after the final synchronisation of this stream (enlisted by `new`),
         // or its abort, in `ScopeCore::finish`; the stream's context is
         // current.
-        unsafe { host_fn::enqueue(self.stream, &slot) }
+        unsafe { host_fn::enqueue(self.queue(), &slot) }
     }
 
     /// Queue a host function that gets the elements of `target` once the
@@ -764,8 +868,8 @@ impl<'scope, 'sid> LaneCore<'scope, 'sid> {
     fn record_scope_event(&self) -> Result<Raw> {
         self.bind()?;
         let event = super::create_event_with_flag(self.core.ctx, sys::ACL_EVENT_SYNC)?;
-        self.core.book.borrow_mut().events.push(event);
-        super::record_event(event, self.stream)?;
+        self.core.book.inner.borrow_mut().events.push(event);
+        super::record_event(event, self.queue())?;
         Ok(event)
     }
 
@@ -787,7 +891,7 @@ impl<'scope, 'sid> LaneCore<'scope, 'sid> {
         handover: Handover<'scope, 'other, D>,
     ) -> Result<Parked<'scope, 'sid, D>> {
         self.bind()?;
-        super::stream_wait_event(self.stream, handover.event)?;
+        super::stream_wait_event(self.queue(), handover.event)?;
         let item = handover.item;
         Ok(Parked {
             ptr: item.ptr,
@@ -795,6 +899,7 @@ impl<'scope, 'sid> LaneCore<'scope, 'sid> {
             stream: self.stream,
             ctx: item.ctx,
             scope: item.scope,
+            book: item.book,
             _borrow: PhantomData,
             _sid: PhantomData,
         })
@@ -828,7 +933,7 @@ impl<'scope, 'sid> LaneCore<'scope, 'sid> {
     ) -> Result<SharedReader<'a, 'scope, 'sid, D>> {
         if !shared.readers.borrow().contains(&self.stream) {
             self.bind()?;
-            super::stream_wait_event(self.stream, shared.event)?;
+            super::stream_wait_event(self.queue(), shared.event)?;
             shared.readers.borrow_mut().push(self.stream);
         }
         Ok(SharedReader {
@@ -845,17 +950,18 @@ impl<'scope, 'sid> LaneCore<'scope, 'sid> {
         shared: SharedCore<'scope, D>,
     ) -> Result<Parked<'scope, 'sid, D>> {
         self.bind()?;
-        super::stream_wait_event(self.stream, shared.event)?;
+        super::stream_wait_event(self.queue(), shared.event)?;
         for &reader in shared.readers.borrow().iter() {
             if reader == self.stream {
                 continue;
             }
             let event = super::create_event_with_flag(self.core.ctx, sys::ACL_EVENT_SYNC)?;
-            self.core.book.borrow_mut().events.push(event);
+            self.core.book.inner.borrow_mut().events.push(event);
+            self.core.book.unsettle(reader);
             // `reader` is the stream of a lane of this scope (enlisted), so
             // it is live until the scope's end.
             super::record_event(event, reader)?;
-            super::stream_wait_event(self.stream, event)?;
+            super::stream_wait_event(self.queue(), event)?;
         }
         Ok(Parked {
             ptr: shared.ptr,
@@ -863,6 +969,7 @@ impl<'scope, 'sid> LaneCore<'scope, 'sid> {
             stream: self.stream,
             ctx: shared.ctx,
             scope: shared.scope,
+            book: &self.core.book,
             _borrow: PhantomData,
             _sid: PhantomData,
         })
@@ -879,14 +986,14 @@ impl<'scope, 'sid> LaneCore<'scope, 'sid> {
     /// Make this lane wait for `mark` (`aclrtStreamWaitEvent`).
     pub(crate) fn wait_mark(&self, mark: ScopeEvent<'scope>) -> Result<()> {
         self.bind()?;
-        super::stream_wait_event(self.stream, mark.event)
+        super::stream_wait_event(self.queue(), mark.event)
     }
 
     /// Make this lane wait for a recorded user event (`aclrtStreamWaitEvent`),
     /// borrowed until the scope has synchronised.
     pub(crate) fn wait_event(&self, event: &'scope impl HandleOwner) -> Result<()> {
         self.bind()?;
-        super::stream_wait_event(self.stream, event.handle())
+        super::stream_wait_event(self.queue(), event.handle())
     }
 
     /// Record a user event on this lane (`aclrtRecordEvent`); an escalation
@@ -894,7 +1001,7 @@ impl<'scope, 'sid> LaneCore<'scope, 'sid> {
     pub(crate) fn record(&self, event: &impl HandleOwner) -> Result<()> {
         self.bind()?;
         let event = event.handle();
-        super::record_event(event, self.stream)?;
+        super::record_event(event, self.queue())?;
         open::recorded(self.core.id, event, self.stream, self.core.ctx);
         Ok(())
     }
@@ -904,6 +1011,7 @@ impl<'scope, 'sid> LaneCore<'scope, 'sid> {
     pub(crate) fn synchronize(&self) -> Result<()> {
         self.bind()?;
         super::synchronize_stream(self.stream)?;
+        self.core.book.settle(self.stream);
         if open::aborted(self.core.id) {
             return Err(Error::WorkAborted);
         }
@@ -940,6 +1048,7 @@ impl<'scope, 'sid, D: ?Sized> Parked<'scope, 'sid, D> {
     pub(crate) fn wait(self) -> Result<&'scope mut D> {
         let _ = super::make_current(self.ctx);
         super::synchronize_stream(self.stream)?;
+        self.book.settle(self.stream);
         if open::aborted(self.scope) {
             // The work was (partly) discarded: its result is not there.
             return Err(Error::WorkAborted);

@@ -7,16 +7,68 @@
 //! work there is discarded too) and tells them, so that their end reports
 //! [`Error::WorkAborted`](crate::Error::WorkAborted) instead of a result
 //! that was never computed.
+//!
+//! Cost (issue 15): a scope enters the registry when it enlists its first
+//! stream (a scope without lanes never takes its lock), its first stream is
+//! held inline ([`Few`]), and the question "was this scope aborted?" (asked
+//! at every `Parked::wait` and at the scope's end) is answered without the
+//! lock until some escalation has ever run ([`ANY_ABORTED`]).
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use crate::ffi::Raw;
 
+/// A few values, the first held inline: most scopes enlist one stream, so
+/// the registry and the scope's own book keep it without a heap allocation.
+/// Values are only added, never removed.
+pub(super) struct Few<T> {
+    first: Option<T>,
+    /// Empty unless `first` is set.
+    rest: Vec<T>,
+}
+
+impl<T> Default for Few<T> {
+    fn default() -> Self {
+        Few {
+            first: None,
+            rest: Vec::new(),
+        }
+    }
+}
+
+impl<T> Few<T> {
+    pub(super) fn push(&mut self, value: T) {
+        if self.first.is_none() {
+            self.first = Some(value);
+        } else {
+            self.rest.push(value);
+        }
+    }
+
+    pub(super) fn len(&self) -> usize {
+        usize::from(self.first.is_some()) + self.rest.len()
+    }
+
+    pub(super) fn is_empty(&self) -> bool {
+        self.first.is_none()
+    }
+
+    /// In the order they were pushed.
+    pub(super) fn iter(&self) -> impl Iterator<Item = &T> {
+        self.first.iter().chain(self.rest.iter())
+    }
+
+    /// In the order they were pushed.
+    pub(super) fn iter_mut(&mut self) -> impl Iterator<Item = &mut T> {
+        self.first.iter_mut().chain(self.rest.iter_mut())
+    }
+}
+
 struct Open {
     id: u64,
     /// (stream, its context).
-    streams: Vec<(Raw, Raw)>,
+    streams: Few<(Raw, Raw)>,
     /// (event, stream it was recorded on, context).
     events: Vec<(Raw, Raw, Raw)>,
     aborted: bool,
@@ -30,6 +82,15 @@ static OPEN: Mutex<Vec<Open>> = Mutex::new(Vec::new());
 /// marked aborted too. Guarded by `OPEN`'s lock.
 static ABORTING: Mutex<Vec<Raw>> = Mutex::new(Vec::new());
 
+/// Whether any escalation has ever started ([`abort_group`]). Set, holding
+/// `OPEN`'s lock, before the first scope is marked aborted and before
+/// anything enters `ABORTING`; never cleared. While it reads `false`, no
+/// scope is marked aborted and `ABORTING` is empty, so [`aborted`] and
+/// [`enlist`] skip the locks: reading `false` is the same answer a reader
+/// holding the lock before the first escalation would get (sequentially
+/// consistent: the store and the loads are in one total order).
+static ANY_ABORTED: AtomicBool = AtomicBool::new(false);
+
 /// Which scope recorded each user event last (0: a record outside any
 /// scope). An escalation records again only the events whose last record
 /// was made by a scope it aborted, never one a later record has replaced.
@@ -40,10 +101,19 @@ fn latest() -> std::sync::MutexGuard<'static, Vec<(Raw, u64)>> {
 }
 
 /// `event` was recorded by scope `id` (0: outside any scope).
+///
+/// Inlined: a record outside any scope, while no scope ever recorded a
+/// user event, costs one atomic load (issue 15, `Stream::record`).
+#[inline]
 pub(crate) fn record_made(event: Raw, id: u64) {
     if id == 0 && !ANY_RECORDED.load(Ordering::Acquire) {
         return;
     }
+    note_record(event, id);
+}
+
+#[inline(never)]
+fn note_record(event: Raw, id: u64) {
     let mut l = latest();
     match l.iter_mut().find(|(e, _)| *e == event) {
         Some(entry) => entry.1 = id,
@@ -100,32 +170,47 @@ pub(super) fn rerecord(
     }
 }
 
+/// A fresh scope id. The scope enters the registry with its first stream
+/// ([`enlist`]): until then no escalation can concern it (it shares no
+/// stream, and records no event without a lane).
 pub(super) fn register() -> u64 {
-    let id = NEXT.fetch_add(1, Ordering::Relaxed);
-    open().push(Open {
-        id,
-        streams: Vec::new(),
-        events: Vec::new(),
-        aborted: false,
-    });
-    id
+    NEXT.fetch_add(1, Ordering::Relaxed)
 }
 
+/// Scope `id` ends; called only if it enlisted a stream (else it never
+/// entered the registry).
 pub(super) fn deregister(id: u64) {
-    open().retain(|o| o.id != id);
+    let mut all = open();
+    if let Some(i) = all.iter().position(|o| o.id == id) {
+        all.swap_remove(i);
+    }
 }
 
+/// Scope `id` enlisted `stream` (of context `ctx`), which it had not
+/// enlisted before; the first call enters the scope in the registry.
 pub(super) fn enlist(id: u64, stream: Raw, ctx: Raw) {
     let mut all = open();
-    let aborting = ABORTING
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .contains(&stream);
-    if let Some(o) = all.iter_mut().find(|o| o.id == id) {
-        o.streams.push((stream, ctx));
-        if aborting {
-            o.aborted = true;
+    let aborting = ANY_ABORTED.load(Ordering::SeqCst)
+        && ABORTING
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .contains(&stream);
+    let i = match all.iter().position(|o| o.id == id) {
+        Some(i) => i,
+        None => {
+            all.push(Open {
+                id,
+                streams: Few::default(),
+                events: Vec::new(),
+                aborted: false,
+            });
+            all.len() - 1
         }
+    };
+    let o = &mut all[i];
+    o.streams.push((stream, ctx));
+    if aborting {
+        o.aborted = true;
     }
 }
 
@@ -155,7 +240,7 @@ pub(super) fn recorded(id: u64, event: Raw, stream: Raw, ctx: Raw) {
 }
 
 pub(super) fn aborted(id: u64) -> bool {
-    open().iter().any(|o| o.id == id && o.aborted)
+    ANY_ABORTED.load(Ordering::SeqCst) && open().iter().any(|o| o.id == id && o.aborted)
 }
 
 /// Scope `id` and, transitively, every open scope sharing a stream with
@@ -165,6 +250,9 @@ pub(super) fn aborted(id: u64) -> bool {
 #[allow(clippy::type_complexity)]
 pub(super) fn abort_group(id: u64) -> (Vec<(Raw, Raw)>, Vec<(Raw, Raw, Raw)>, Vec<u64>) {
     let mut all = open();
+    // Before any scope is marked or any stream enters `ABORTING`, under the
+    // lock (see `ANY_ABORTED`).
+    ANY_ABORTED.store(true, Ordering::SeqCst);
     let mut in_group: Vec<bool> = all.iter().map(|o| o.id == id).collect();
     loop {
         let streams: Vec<Raw> = all
@@ -191,7 +279,7 @@ pub(super) fn abort_group(id: u64) -> (Vec<(Raw, Raw)>, Vec<(Raw, Raw, Raw)>, Ve
         if *g {
             o.aborted = true;
             ids.push(o.id);
-            for &s in &o.streams {
+            for &s in o.streams.iter() {
                 if !streams.iter().any(|t| t.0 == s.0) {
                     streams.push(s);
                 }

@@ -1,0 +1,98 @@
+//! Issue 15 item 3: the book of live children counts streams in their
+//! context's slot (no per-stream entry) and other children by key. These
+//! check the counts that `Error::LiveChildren` reports through interleaved
+//! contexts (the book's one-entry slot cache switches at every call), the
+//! default context, a forced destroy and leaks.
+
+mod common;
+
+use aclrt::sim;
+use aclrt::{Acl, Error, HostMode, Result, make_guard};
+use common::*;
+
+#[track_caller]
+fn live_children(err: Error, function: &str) -> usize {
+    match err {
+        Error::LiveChildren { function: f, live } if f == function => live,
+        other => panic!("expected LiveChildren from {function}, got {other:?}"),
+    }
+}
+
+#[test]
+fn counts_follow_each_context_through_interleaved_creates() -> Result<()> {
+    let _sim = take(host_config());
+    let acl = Acl::init()?;
+    {
+        let device = acl.require::<HostMode>()?.device(0)?;
+        make_guard!(ga);
+        make_guard!(gb);
+        let a = device.create_context(ga)?;
+        let b = device.create_context(gb)?;
+        // Interleaved: every create and destroy switches the cached context.
+        let a1 = a.create_stream()?;
+        let b1 = b.create_stream()?;
+        let a2 = a.create_stream()?;
+        let ev = b.create_event()?;
+        let b2 = b.create_stream()?;
+        let a3 = a.create_stream()?;
+        b1.destroy()?;
+        a1.destroy()?;
+        std::mem::forget(a2); // a keeps one stream for good
+        b2.destroy_force()?;
+        a3.destroy()?;
+        std::mem::forget(ev); // b keeps one event for good
+        // Streams of the default context count for the device.
+        make_guard!(gd);
+        let dflt = device.default_context(gd);
+        let d1 = dflt.create_stream()?;
+        std::mem::forget(dflt.create_stream()?);
+        d1.destroy()?;
+        assert_eq!(
+            live_children(a.destroy().unwrap_err(), "aclrtDestroyContext"),
+            1
+        );
+        assert_eq!(
+            live_children(b.destroy().unwrap_err(), "aclrtDestroyContext"),
+            1
+        );
+        // Two explicit contexts and three children (a's stream, b's event,
+        // the default context's stream).
+        let err = device.reset().unwrap_err();
+        assert_eq!(live_children(err, "aclrtResetDevice"), 5);
+    }
+    // And the open device handle.
+    let err = acl.finalize().unwrap_err();
+    assert_eq!(live_children(err, "aclFinalize"), 6);
+    sim::reset();
+    assert_clean();
+    Ok(())
+}
+
+#[test]
+fn released_streams_free_their_context() -> Result<()> {
+    let _sim = take(host_config());
+    let acl = Acl::init()?;
+    {
+        let device = acl.require::<HostMode>()?.device(0)?;
+        for _ in 0..3 {
+            make_guard!(g);
+            let ctx = device.create_context(g)?;
+            let streams: Vec<_> = (0..4).map(|_| ctx.create_stream()).collect::<Result<_>>()?;
+            for (i, s) in streams.into_iter().enumerate() {
+                if i % 2 == 0 {
+                    s.destroy()?;
+                } else {
+                    s.destroy_force()?;
+                }
+            }
+            ctx.destroy()?;
+        }
+        make_guard!(g);
+        let dflt = device.default_context(g);
+        drop(dflt.create_stream()?); // released by Drop
+        device.reset()?;
+    }
+    acl.finalize()?;
+    assert_clean();
+    Ok(())
+}
