@@ -616,6 +616,9 @@ pub struct LaunchConfig {
     data_dump: Option<bool>,
     timeout_us: Option<u64>,
     profiling: Option<bool>,
+    /// Whether any attribute above is set (kept by the setters, so a launch
+    /// without attributes tests one flag).
+    any: bool,
 }
 
 impl From<u32> for LaunchConfig {
@@ -637,6 +640,7 @@ impl LaunchConfig {
             data_dump: None,
             timeout_us: None,
             profiling: None,
+            any: false,
         }
     }
     /// The block count.
@@ -646,31 +650,37 @@ impl LaunchConfig {
     /// `ACL_RT_LAUNCH_KERNEL_ATTR_SCHEM_MODE`.
     pub fn schedule(mut self, mode: ScheduleMode) -> Self {
         self.schedule = Some(mode);
+        self.any = true;
         self
     }
     /// `ACL_RT_LAUNCH_KERNEL_ATTR_DYN_UBUF_SIZE` (SIMT kernels on 950).
     pub fn dyn_ubuf_size(mut self, bytes: u32) -> Self {
         self.dyn_ubuf_size = Some(bytes);
+        self.any = true;
         self
     }
     /// `ACL_RT_LAUNCH_KERNEL_ATTR_ENGINE_TYPE` (Atlas inference series).
     pub fn engine(mut self, engine: Engine) -> Self {
         self.engine = Some(engine);
+        self.any = true;
         self
     }
     /// `ACL_RT_LAUNCH_KERNEL_ATTR_BLOCKDIM_OFFSET` (Atlas inference series).
     pub fn block_offset(mut self, offset: u32) -> Self {
         self.block_offset = Some(offset);
+        self.any = true;
         self
     }
     /// `ACL_RT_LAUNCH_KERNEL_ATTR_BLOCK_TASK_PREFETCH`.
     pub fn prefetch(mut self, on: bool) -> Self {
         self.prefetch = Some(on);
+        self.any = true;
         self
     }
     /// `ACL_RT_LAUNCH_KERNEL_ATTR_DATA_DUMP`.
     pub fn data_dump(mut self, on: bool) -> Self {
         self.data_dump = Some(on);
+        self.any = true;
         self
     }
     /// `ACL_RT_LAUNCH_KERNEL_ATTR_TIMEOUT_US`: the kernel's time limit
@@ -678,36 +688,20 @@ impl LaunchConfig {
     /// so the forbidden pair TIMEOUT + TIMEOUT_US (K.7) cannot be written.
     pub fn timeout(mut self, limit: core::time::Duration) -> Self {
         self.timeout_us = Some(u64::try_from(limit.as_micros()).unwrap_or(u64::MAX));
+        self.any = true;
         self
     }
     /// `ACL_RT_LAUNCH_KERNEL_ATTR_ENABLE_PROFILING`.
     pub fn profiling(mut self, on: bool) -> Self {
         self.profiling = Some(on);
+        self.any = true;
         self
     }
 
     /// Whether any launch attribute is set (else only the block count).
     #[inline]
     pub(crate) fn has_attributes(&self) -> bool {
-        let LaunchConfig {
-            blocks: _,
-            schedule,
-            dyn_ubuf_size,
-            engine,
-            block_offset,
-            prefetch,
-            data_dump,
-            timeout_us,
-            profiling,
-        } = self;
-        schedule.is_some()
-            || dyn_ubuf_size.is_some()
-            || engine.is_some()
-            || block_offset.is_some()
-            || prefetch.is_some()
-            || data_dump.is_some()
-            || timeout_us.is_some()
-            || profiling.is_some()
+        self.any
     }
 
     pub(crate) fn schedule_mode_value(&self) -> Option<u8> {

@@ -395,19 +395,18 @@ unsafe fn launch_list(
     if bind {
         lane.bind()?;
     }
-    let mut attrs = if config.has_attributes() {
-        attrs(config)
-    } else {
-        Vec::new()
-    };
-    let mut cfg = sys::aclrtLaunchKernelCfg {
-        attrs: attrs.as_mut_ptr(),
-        numAttrs: attrs.len(),
-    };
-    let cfg_ptr: *mut sys::aclrtLaunchKernelCfg = if attrs.is_empty() {
-        core::ptr::null_mut()
-    } else {
+    // Without attributes nothing is built: `cfg` is NULL (K.7).
+    let mut attrs_storage;
+    let mut cfg;
+    let cfg_ptr: *mut sys::aclrtLaunchKernelCfg = if config.has_attributes() {
+        attrs_storage = attrs(config);
+        cfg = sys::aclrtLaunchKernelCfg {
+            attrs: attrs_storage.as_mut_ptr(),
+            numAttrs: attrs_storage.len(),
+        };
         &mut cfg
+    } else {
+        core::ptr::null_mut()
     };
     // SAFETY:
     // * `func` is live for the launch's whole run: its `Kernel` is borrowed

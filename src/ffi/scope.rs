@@ -213,11 +213,19 @@ struct CoreBook {
 }
 
 impl CoreBook {
-    /// Work of this scope may be queued on `stream` from now on.
+    /// Work of this scope may be queued on `stream` from now on. On every
+    /// queueing path: one relaxed load unless a lane was synchronised.
+    #[inline(always)]
     fn unsettle(&self, stream: Raw) {
         if self.any_settled.load(Ordering::Relaxed) {
-            self.inner.borrow_mut().unsettle(stream);
+            self.unsettle_slow(stream);
         }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn unsettle_slow(&self, stream: Raw) {
+        self.inner.borrow_mut().unsettle(stream);
     }
 
     /// A synchronisation of `stream` by this scope succeeded (see
@@ -695,12 +703,14 @@ impl<'scope, 'sid> LaneCore<'scope, 'sid> {
     /// scope on a lane's stream takes the handle through this (or
     /// [`queue`](Self::queue)), which notes that the scope's end must
     /// synchronise the stream again (see `Enlisted::settled`).
+    #[inline(always)]
     pub(crate) fn stream(&self) -> Raw {
         self.queue()
     }
 
     /// The stream, about to have work queued on it: the scope's end must
     /// synchronise it (see `Enlisted::settled`).
+    #[inline(always)]
     fn queue(&self) -> Raw {
         self.core.book.unsettle(self.stream);
         self.stream
