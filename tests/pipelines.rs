@@ -412,3 +412,61 @@ fn try_scope_returns_the_callers_error_type() -> Result<()> {
     assert_clean();
     Ok(())
 }
+
+/// Attacks on the fan-out and split operands: forgetting a `Shared`, a
+/// `Reading` and an `InFlight` of a by-value view, and panicking with a
+/// shared buffer being read on slow lanes. The scope still synchronises
+/// every lane before the buffers come back, and nothing leaks.
+#[test]
+fn forgotten_shared_readings_and_views_are_harmless() -> Result<()> {
+    let _sim = take(host_config());
+    let acl = Acl::init()?;
+    {
+        let device = acl.require::<HostMode>()?.device(0)?;
+        make_guard!(g);
+        let ctx = device.create_context(g)?;
+        let (p, r) = (ctx.create_stream()?, ctx.create_stream()?);
+        sim::set_stream_delay(r.as_raw(), Duration::from_millis(20));
+        let input = ctx.alloc_host_from(&[4u8; 1024])?;
+        let mut dev = ctx.alloc::<u8>(1024)?;
+        let mut out = ctx.alloc_host_zeroed::<u8>(1024)?;
+        let mut other = ctx.alloc::<u8>(1024)?;
+        ctx.scope(|s| {
+            make_guard!(gp);
+            make_guard!(gr);
+            let (lp, lr) = (s.lane(&p, gp), s.lane(&r, gr));
+            let shared = lp.share(lp.copy(&input, &mut dev)?)?;
+            let reading = lr.read(&shared)?;
+            let _ = lr.copy(&reading, &mut out)?;
+            std::mem::forget(reading);
+            std::mem::forget(shared);
+            let (half, _) = other.split_at_mut(512)?;
+            std::mem::forget(lp.memset(half, 9)?);
+            Ok(())
+        })?;
+        // The slow read finished before the scope returned.
+        assert!(out.iter().all(|v| v == 4));
+        let mut back = vec![0u8; 1024];
+        ctx.copy(&other, &mut back)?;
+        assert!(back[..512].iter().all(|&v| v == 9));
+        // A panic while a shared buffer is being read on a slow lane.
+        let r2 = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            ctx.scope(|s| {
+                make_guard!(gp);
+                make_guard!(gr);
+                let (lp, lr) = (s.lane(&p, gp), s.lane(&r, gr));
+                let shared = lp.share(lp.memset(&mut dev, 6)?)?;
+                let _ = lr.copy(&lr.read(&shared)?, &mut out)?;
+                panic!("boom");
+                #[allow(unreachable_code)]
+                Ok(())
+            })
+        }));
+        assert!(r2.is_err());
+        assert!(r.is_complete()?, "the slow lane was synchronised on unwind");
+        assert!(out.iter().all(|v| v == 6));
+    }
+    acl.finalize()?;
+    assert_clean();
+    Ok(())
+}
