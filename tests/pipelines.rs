@@ -416,8 +416,10 @@ fn try_scope_returns_the_callers_error_type() -> Result<()> {
 /// Attacks on the fan-out and split operands: forgetting a `Shared`, a
 /// `Reading` and an `InFlight` of a by-value view, and panicking with a
 /// shared buffer being read on slow lanes. The scope still synchronises
-/// every lane before the buffers come back, and nothing leaks.
+/// every lane before the buffers come back, and nothing leaks. (These
+/// types have no `Drop`: forgetting one is dropping it, which is the point.)
 #[test]
+#[allow(clippy::forget_non_drop)]
 fn forgotten_shared_readings_and_views_are_harmless() -> Result<()> {
     let _sim = take(host_config());
     let acl = Acl::init()?;
