@@ -16,6 +16,24 @@ cd "$(dirname "$0")/.."
 crates=(aclrt-sim aclrt-sys aclrt)
 args=()
 for c in "${crates[@]}"; do args+=(-p "$c"); done
+# Verification unpacks the packaged siblings into
+# $CARGO_HOME/registry/src/-<hash>/<crate>-<version>, the hash taken from
+# this checkout's path, and cargo reuses a copy already unpacked there under
+# the same name and version. An earlier run from the same path (same
+# version, older sources) would be built instead of this one, so the copies
+# of our crates go first.
+#
+# The same holds for build outputs: a crate from a registry (the temporary
+# one included) is taken as immutable, so an artifact of an earlier
+# aclrt-sys 0.1.0 in a reused target directory is "Fresh" and aclrt would
+# be checked against it. The packages are therefore built and verified in a
+# target directory of their own, emptied first.
+export CARGO_TARGET_DIR=target/package-check
+rm -rf "$CARGO_TARGET_DIR"
+home=${CARGO_HOME:-$HOME/.cargo}
+for c in "${crates[@]}"; do
+  rm -rf "$home"/registry/src/-*/"$c"-[0-9]*
+done
 cargo package "${args[@]}" --locked "$@"
 
 # What must never be published: tests and their fixtures, C test programs,
@@ -27,7 +45,7 @@ printf '%-12s %6s %10s %12s\n' crate files ".crate" "unpacked"
 for c in "${crates[@]}"; do
   v=$(cargo pkgid -p "$c" | sed 's/.*@//')
   list=$(cargo package --list -p "$c" --locked "$@" 2>/dev/null)
-  file="target/package/$c-$v.crate"
+  file="$CARGO_TARGET_DIR/package/$c-$v.crate"
   unpacked=$(tar -tvzf "$file" | awk '{s += $3} END {print s}')
   printf '%-12s %6d %10d %12d\n' "$c" "$(echo "$list" | wc -l)" "$(wc -c <"$file")" "$unpacked"
   if hits=$(echo "$list" | grep -E "$forbidden"); then
