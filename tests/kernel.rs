@@ -8,8 +8,9 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use aclrt::kernel::{Binary, Kernel};
 use aclrt::kernel::{Count, In, InOut, LaunchConfig, LoadOptions, Out, Scalar};
-use aclrt::sim::{ResourceKind, ViolationKind};
+use aclrt::sim::{Audit, ResourceKind, SimConfig, ViolationKind};
 use aclrt::{Acl, Device, DeviceMode, Error, HostMode, Result, RunMode, make_guard};
 use common::*;
 
@@ -41,6 +42,31 @@ fn register_kernels() {
         let v = args.read_f32(a, n as usize + 64)?;
         args.write_f32(c, 0, v)
     });
+}
+
+/// The signature of `t_vector_add`: `c = a + b` over the first `n`.
+type Add = (In<f32>, In<f32>, Out<f32>, Count);
+
+/// `t_vector_add` of `binary`, with the one promise its signature makes.
+fn vector_add<'b, 'id>(binary: &'b Binary<'_, 'id>) -> Kernel<'b, 'id, Add> {
+    // SAFETY: t_vector_add reads a, b and writes c, each below n.
+    unsafe { binary.kernel::<Add>(c"t_vector_add") }.expect("t_vector_add")
+}
+
+/// The frame of most tests here: the simulator taken with `config`, the
+/// test kernels registered, `f` run on device 0 in run mode `M`, the
+/// runtime finalised. Returns the audit, for the test's own checks.
+fn on_device<M: RunMode>(config: SimConfig, f: impl FnOnce(&Device<'_, M>)) -> Audit {
+    let _sim = take(config);
+    register_kernels();
+    let acl = Acl::init().expect("aclInit");
+    f(&acl
+        .require::<M>()
+        .expect("run mode")
+        .device(0)
+        .expect("device 0"));
+    acl.finalize().expect("aclFinalize");
+    aclrt::sim::audit()
 }
 
 fn vector_add_flow<M: RunMode>(device: &Device<'_, M>, blocks: u32) -> Result<()> {
@@ -79,28 +105,18 @@ fn vector_add_flow<M: RunMode>(device: &Device<'_, M>, blocks: u32) -> Result<()
 
 #[test]
 fn vector_add_host_mode() {
-    let _g = take(host_config());
-    register_kernels();
-    {
-        let acl = Acl::init().unwrap();
-        let rt = acl.require::<HostMode>().unwrap();
-        let device = rt.device(0).unwrap();
+    on_device::<HostMode>(host_config(), |device| {
         for blocks in [1, 8, 2000] {
-            vector_add_flow(&device, blocks).unwrap();
+            vector_add_flow(device, blocks).unwrap();
         }
-    }
-    assert_clean();
+    })
+    .assert_clean();
 }
 
 #[test]
 fn vector_add_device_mode_with_host_buffers_as_kernel_memory() {
-    let _g = take(device_config());
-    register_kernels();
-    {
-        let acl = Acl::init().unwrap();
-        let rt = acl.require::<DeviceMode>().unwrap();
-        let device = rt.device(0).unwrap();
-        vector_add_flow(&device, 4).unwrap();
+    let audit = on_device::<DeviceMode>(device_config(), |device| {
+        vector_add_flow(device, 4).unwrap();
         // In device run mode, aclrtMallocHost memory is device memory: a
         // kernel may read and write HostBuffers directly.
         make_guard!(g);
@@ -109,12 +125,7 @@ fn vector_add_device_mode_with_host_buffers_as_kernel_memory() {
         let binary = ctx
             .load_binary(&aclrt::sim::binary_image(&["t_vector_add"]))
             .unwrap();
-        // SAFETY: as above.
-        let add = unsafe {
-            binary
-                .kernel::<(In<f32>, In<f32>, Out<f32>, Count)>(c"t_vector_add")
-                .unwrap()
-        };
+        let add = vector_add(&binary);
         let a = ctx.alloc_host_from(&[1.0f32, 2.0, 3.0]).unwrap();
         let b = ctx.alloc_host_from(&[0.5f32, 0.5, 0.5]).unwrap();
         let mut c = ctx.alloc_host_zeroed::<f32>(3).unwrap();
@@ -127,18 +138,13 @@ fn vector_add_device_mode_with_host_buffers_as_kernel_memory() {
             Ok(())
         })
         .unwrap();
-    }
-    assert_clean();
+    });
+    audit.assert_clean();
 }
 
 #[test]
 fn device_fault_surfaces_at_the_scope_with_its_code() {
-    let _g = take(host_config());
-    register_kernels();
-    {
-        let acl = Acl::init().unwrap();
-        let rt = acl.require::<HostMode>().unwrap();
-        let device = rt.device(0).unwrap();
+    let audit = on_device::<HostMode>(host_config(), |device| {
         make_guard!(g);
         let ctx = device.create_context(g).unwrap();
         let stream = ctx.create_stream().unwrap();
@@ -174,8 +180,7 @@ fn device_fault_surfaces_at_the_scope_with_its_code() {
             Ok(())
         });
         assert_eq!(r.unwrap_err().code(), Some(507015));
-    }
-    let audit = aclrt::sim::audit();
+    });
     assert!(
         violation_kinds(&audit)
             .iter()
@@ -187,24 +192,14 @@ fn device_fault_surfaces_at_the_scope_with_its_code() {
 
 #[test]
 fn count_larger_than_a_buffer_is_refused_before_queueing() {
-    let _g = take(host_config());
-    register_kernels();
-    {
-        let acl = Acl::init().unwrap();
-        let rt = acl.require::<HostMode>().unwrap();
-        let device = rt.device(0).unwrap();
+    let audit = on_device::<HostMode>(host_config(), |device| {
         make_guard!(g);
         let ctx = device.create_context(g).unwrap();
         let stream = ctx.create_stream().unwrap();
         let binary = ctx
             .load_binary(&aclrt::sim::binary_image(&["t_vector_add"]))
             .unwrap();
-        // SAFETY: as in vector_add_flow.
-        let add = unsafe {
-            binary
-                .kernel::<(In<f32>, In<f32>, Out<f32>, Count)>(c"t_vector_add")
-                .unwrap()
-        };
+        let add = vector_add(&binary);
         let a = ctx.alloc_zeroed::<f32>(8).unwrap();
         let b = ctx.alloc_zeroed::<f32>(4).unwrap();
         let mut c = ctx.alloc_zeroed::<f32>(8).unwrap();
@@ -225,19 +220,13 @@ fn count_larger_than_a_buffer_is_refused_before_queueing() {
         let e = r.unwrap_err();
         assert_eq!(e.code(), Some(100000));
         assert_eq!(e.function(), Some("aclrtLaunchKernelWithConfig"));
-    }
-    let audit = aclrt::sim::audit();
+    });
     assert!(audit.leaks.is_empty());
 }
 
 #[test]
 fn binaries_load_look_up_and_unload() {
-    let _g = take(host_config());
-    register_kernels();
-    {
-        let acl = Acl::init().unwrap();
-        let rt = acl.require::<HostMode>().unwrap();
-        let device = rt.device(0).unwrap();
+    let audit = on_device::<HostMode>(host_config(), |device| {
         make_guard!(g);
         let ctx = device.create_context(g).unwrap();
         let image = aclrt::sim::binary_image(&["t_vector_add"]);
@@ -271,8 +260,7 @@ fn binaries_load_look_up_and_unload() {
             ctx.load_binary_file(missing).unwrap_err().code(),
             Some(107000)
         );
-    }
-    let audit = aclrt::sim::audit();
+    });
     assert!(audit.leaks.is_empty());
     // Only the unknown name is a rule broken; the other refusals are
     // ordinary errors.
@@ -281,16 +269,11 @@ fn binaries_load_look_up_and_unload() {
 
 #[test]
 fn unloading_after_scopes_never_finds_pending_launches() {
-    let _g = take(host_config());
-    register_kernels();
     aclrt::sim::configure(aclrt::sim::SimConfig {
         task_delay: std::time::Duration::from_millis(5),
         ..host_config()
     });
-    {
-        let acl = Acl::init().unwrap();
-        let rt = acl.require::<HostMode>().unwrap();
-        let device = rt.device(0).unwrap();
+    let audit = on_device::<HostMode>(host_config(), |device| {
         make_guard!(g);
         let ctx = device.create_context(g).unwrap();
         let stream = ctx.create_stream().unwrap();
@@ -318,35 +301,25 @@ fn unloading_after_scopes_never_finds_pending_launches() {
             .unwrap();
             binary.unload().unwrap();
         }
-    }
+    });
     // No "unload with launches pending" violation, nothing leaked.
-    assert_clean();
+    audit.assert_clean();
 }
 
 #[test]
 fn panic_inside_a_scope_with_launches_pending_waits_for_them() {
-    let _g = take(host_config());
-    register_kernels();
     aclrt::sim::configure(aclrt::sim::SimConfig {
         task_delay: std::time::Duration::from_millis(20),
         ..host_config()
     });
-    {
-        let acl = Acl::init().unwrap();
-        let rt = acl.require::<HostMode>().unwrap();
-        let device = rt.device(0).unwrap();
+    let audit = on_device::<HostMode>(host_config(), |device| {
         make_guard!(g);
         let ctx = device.create_context(g).unwrap();
         let stream = ctx.create_stream().unwrap();
         let binary = ctx
             .load_binary(&aclrt::sim::binary_image(&["t_vector_add"]))
             .unwrap();
-        // SAFETY: as in vector_add_flow.
-        let add = unsafe {
-            binary
-                .kernel::<(In<f32>, In<f32>, Out<f32>, Count)>(c"t_vector_add")
-                .unwrap()
-        };
+        let add = vector_add(&binary);
         let a = ctx.alloc_from(&[1.0f32; 256]).unwrap();
         let mut c = ctx.alloc_zeroed::<f32>(256).unwrap();
         let r = catch_unwind(AssertUnwindSafe(|| {
@@ -368,14 +341,12 @@ fn panic_inside_a_scope_with_launches_pending_waits_for_them() {
         ctx.copy(&c, &mut host[..]).unwrap();
         assert!(host.iter().all(|&v| v == 2.0));
         binary.unload().unwrap();
-    }
-    assert_clean();
+    });
+    audit.assert_clean();
 }
 
 #[test]
 fn args_builder_order_and_one_list_per_thread() {
-    let _g = take(host_config());
-    register_kernels();
     let seen = Arc::new(AtomicUsize::new(0));
     let seen2 = Arc::clone(&seen);
     aclrt::sim::register_kernel("t_placeholder", move |_, _, args| {
@@ -390,10 +361,7 @@ fn args_builder_order_and_one_list_per_thread() {
         seen2.fetch_add(1, Ordering::SeqCst);
         Ok(())
     });
-    {
-        let acl = Acl::init().unwrap();
-        let rt = acl.require::<HostMode>().unwrap();
-        let device = rt.device(0).unwrap();
+    let audit = on_device::<HostMode>(host_config(), |device| {
         make_guard!(g);
         let ctx = device.create_context(g).unwrap();
         let stream = ctx.create_stream().unwrap();
@@ -410,12 +378,7 @@ fn args_builder_order_and_one_list_per_thread() {
                 .kernel::<(Scalar<u32>, Scalar<u64>, Out<f32>)>(c"t_placeholder")
                 .unwrap()
         };
-        // SAFETY: as in vector_add_flow.
-        let add = unsafe {
-            binary
-                .kernel::<(In<f32>, In<f32>, Out<f32>, Count)>(c"t_vector_add")
-                .unwrap()
-        };
+        let add = vector_add(&binary);
         let out = ctx.alloc_zeroed::<f32>(1).unwrap();
         let a = ctx.alloc_zeroed::<f32>(1).unwrap();
         let mut c = ctx.alloc_zeroed::<f32>(1).unwrap();
@@ -468,18 +431,14 @@ fn args_builder_order_and_one_list_per_thread() {
         });
         let args = k.args().unwrap();
         drop(args);
-    }
-    assert_clean();
+    });
+    audit.assert_clean();
 }
 
 #[test]
 fn placeholder_of_another_list_is_refused() {
-    let _g = take(host_config());
-    aclrt::sim::register_kernel("t_nothing", |_, _, _| Ok(()));
-    {
-        let acl = Acl::init().unwrap();
-        let rt = acl.require::<HostMode>().unwrap();
-        let device = rt.device(0).unwrap();
+    let audit = on_device::<HostMode>(host_config(), |device| {
+        aclrt::sim::register_kernel("t_nothing", |_, _, _| Ok(()));
         make_guard!(g);
         let ctx = device.create_context(g).unwrap();
         let binary = ctx
@@ -505,29 +464,19 @@ fn placeholder_of_another_list_is_refused() {
         let p = third.append_placeholder().unwrap();
         let mut third = third.fill_placeholders();
         assert_eq!(third.fill::<u32>(p, &[]).unwrap_err().code(), Some(100000));
-    }
-    assert_clean();
+    });
+    audit.assert_clean();
 }
 
 #[test]
 fn host_functions_build_their_own_lists_and_launches_from_threads_work() {
-    let _g = take(host_config());
-    register_kernels();
-    {
-        let acl = Acl::init().unwrap();
-        let rt = acl.require::<HostMode>().unwrap();
-        let device = rt.device(0).unwrap();
+    let audit = on_device::<HostMode>(host_config(), |device| {
         make_guard!(g);
         let ctx = device.create_context(g).unwrap();
         let binary = ctx
             .load_binary(&aclrt::sim::binary_image(&["t_vector_add"]))
             .unwrap();
-        // SAFETY: as in vector_add_flow.
-        let add = unsafe {
-            binary
-                .kernel::<(In<f32>, In<f32>, Out<f32>, Count)>(c"t_vector_add")
-                .unwrap()
-        };
+        let add = vector_add(&binary);
         let a = ctx.alloc_from(&[1.0f32; 128]).unwrap();
         let stream = ctx.create_stream().unwrap();
         // A host function on the runtime's thread may build a list (its own
@@ -571,18 +520,13 @@ fn host_functions_build_their_own_lists_and_launches_from_threads_work() {
                 });
             }
         });
-    }
-    assert_clean();
+    });
+    audit.assert_clean();
 }
 
 #[test]
 fn foreign_work_two_phase_with_a_workspace() {
-    let _g = take(host_config());
-    register_kernels();
-    {
-        let acl = Acl::init().unwrap();
-        let rt = acl.require::<HostMode>().unwrap();
-        let device = rt.device(0).unwrap();
+    let audit = on_device::<HostMode>(host_config(), |device| {
         make_guard!(g);
         let ctx = device.create_context(g).unwrap();
         let stream = ctx.create_stream().unwrap();
@@ -660,18 +604,13 @@ fn foreign_work_two_phase_with_a_workspace() {
         })
         .unwrap();
         assert_eq!(&out[..], &[5.0, 5.0, 5.0, 5.0]);
-    }
-    assert_clean();
+    });
+    audit.assert_clean();
 }
 
 #[test]
 fn a_binary_is_released_with_its_context_audit() {
-    let _g = take(host_config());
-    register_kernels();
-    {
-        let acl = Acl::init().unwrap();
-        let rt = acl.require::<HostMode>().unwrap();
-        let device = rt.device(0).unwrap();
+    let audit = on_device::<HostMode>(host_config(), |device| {
         make_guard!(g);
         let ctx = device.create_context(g).unwrap();
         let b1 = ctx
@@ -684,32 +623,21 @@ fn a_binary_is_released_with_its_context_audit() {
         drop(b2);
         drop(b1);
         ctx.destroy().unwrap();
-    }
-    let audit = aclrt::sim::audit();
+    });
     assert_eq!(live(&audit, ResourceKind::Context), 0);
     assert_clean();
 }
 
 #[test]
 fn foreign_work_is_refused_while_a_builder_lives_and_then_runs() {
-    let _g = take(host_config());
-    register_kernels();
-    {
-        let acl = Acl::init().unwrap();
-        let rt = acl.require::<HostMode>().unwrap();
-        let device = rt.device(0).unwrap();
+    let audit = on_device::<HostMode>(host_config(), |device| {
         make_guard!(g);
         let ctx = device.create_context(g).unwrap();
         let stream = ctx.create_stream().unwrap();
         let binary = ctx
             .load_binary(&aclrt::sim::binary_image(&["t_vector_add"]))
             .unwrap();
-        // SAFETY: as in vector_add_flow.
-        let add = unsafe {
-            binary
-                .kernel::<(In<f32>, In<f32>, Out<f32>, Count)>(c"t_vector_add")
-                .unwrap()
-        };
+        let add = vector_add(&binary);
         let a = ctx.alloc_from(&[1.0f32, 2.0]).unwrap();
         let mut c = ctx.alloc_zeroed::<f32>(2).unwrap();
         let mut d = ctx.alloc_zeroed::<f32>(2).unwrap();
@@ -763,19 +691,14 @@ fn foreign_work_is_refused_while_a_builder_lives_and_then_runs() {
         })
         .unwrap();
         assert_eq!(calls.load(Ordering::SeqCst), 1);
-    }
-    assert_clean();
+    });
+    audit.assert_clean();
 }
 
 #[test]
 fn launch_config_attributes_reach_the_runtime() {
     use aclrt::kernel::{Engine, ScheduleMode};
-    let _g = take(device_config());
-    register_kernels();
-    {
-        let acl = Acl::init().unwrap();
-        let rt = acl.require::<DeviceMode>().unwrap();
-        let device = rt.device(0).unwrap();
+    let audit = on_device::<DeviceMode>(device_config(), |device| {
         make_guard!(g);
         let ctx = device.create_context(g).unwrap();
         let stream = ctx.create_stream().unwrap();
@@ -810,16 +733,16 @@ fn launch_config_attributes_reach_the_runtime() {
         })
         .unwrap();
         assert_eq!(x.to_vec(), vec![5.0, 10.0, 30.0]);
-    }
-    assert_clean();
+    });
+    audit.assert_clean();
 }
 
 #[test]
 fn lookup_places_the_binary_on_its_own_contexts_device() {
-    let _g = take(host_config());
+    let _sim = take(host_config());
     register_kernels();
+    let acl = Acl::init().unwrap();
     {
-        let acl = Acl::init().unwrap();
         let rt = acl.require::<HostMode>().unwrap();
         let dev0 = rt.device(0).unwrap();
         let dev1 = rt.device(1).unwrap();
@@ -833,12 +756,7 @@ fn lookup_places_the_binary_on_its_own_contexts_device() {
         make_guard!(g0);
         let ctx0 = dev0.create_context(g0).unwrap();
         ctx0.make_current().unwrap();
-        // SAFETY: as in vector_add_flow.
-        let add = unsafe {
-            binary
-                .kernel::<(In<f32>, In<f32>, Out<f32>, Count)>(c"t_vector_add")
-                .unwrap()
-        };
+        let add = vector_add(&binary);
         ctx0.make_current().unwrap();
         let a = ctx1.alloc_from(&[1.0f32, 2.0]).unwrap();
         let mut c = ctx1.alloc_zeroed::<f32>(2).unwrap();
@@ -855,6 +773,7 @@ fn lookup_places_the_binary_on_its_own_contexts_device() {
         assert_eq!(host, [2.0, 4.0]);
         assert_eq!(ctx1.device_id().unwrap(), 1);
     }
+    acl.finalize().unwrap();
     // No 107017 "never placed on this device", nothing leaked.
     assert_clean();
 }
