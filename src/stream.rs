@@ -166,6 +166,7 @@ impl<'ctx, 'id> Stream<'ctx, 'id> {
     }
 
     /// Make this stream's context current on the calling thread.
+    #[inline]
     pub(crate) fn bind(&self) -> Result<()> {
         ffi::make_current(self.ctx)
     }

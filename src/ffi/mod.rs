@@ -424,6 +424,14 @@ pub(crate) fn make_current(ctx: Raw) -> Result<()> {
     if CURRENT.with(|c| c.get()) == (ctx.as_ptr(), epoch) {
         return Ok(());
     }
+    make_current_slow(ctx, epoch)
+}
+
+/// [`make_current`] when the cache misses: out of line, so that the inlined
+/// fast path is a load, a thread-local read and a compare.
+#[cold]
+#[inline(never)]
+fn make_current_slow(ctx: Raw, epoch: u64) -> Result<()> {
     set_current_context(ctx)?;
     CURRENT.with(|c| c.set((ctx.as_ptr(), epoch)));
     Ok(())
@@ -637,6 +645,7 @@ pub(crate) fn destroy_event(ev: Raw) -> Result<()> {
 }
 
 /// `aclrtRecordEvent(ev, stream)`; the stream's context must be current.
+#[inline]
 pub(crate) fn record_event(ev: Raw, stream: Raw) -> Result<()> {
     // SAFETY: both handles are live (module invariant).
     let code = unsafe { sys::aclrtRecordEvent(ev.as_ptr(), stream.as_ptr()) };
@@ -652,6 +661,7 @@ pub(crate) fn reset_event(ev: Raw, stream: Raw) -> Result<()> {
 }
 
 /// `aclrtSynchronizeEvent(ev)`.
+#[inline]
 pub(crate) fn synchronize_event(ev: Raw) -> Result<()> {
     refuse_in_callback("aclrtSynchronizeEvent")?;
     // SAFETY: `ev` is live (module invariant).
