@@ -243,9 +243,10 @@ impl<'ctx, 'id> Stream<'ctx, 'id> {
     /// Destroy the stream now (`aclrtDestroyStream`, which waits for queued
     /// work), reporting the runtime's error.
     #[doc(alias = "aclrtDestroyStream")]
+    #[inline]
     pub fn destroy(self) -> Result<()> {
         let this = ManuallyDrop::new(self);
-        this.bind()?;
+        // Makes the context current.
         ffi::destroy_stream(this.raw, this.ctx)?;
         // aclrtDestroyStream waited for the queued work.
         drop(ffi::host_fn::settle_static_host_fns(Some(this.raw)));

@@ -400,10 +400,24 @@ pub(crate) fn refuse_in_callback(operation: &'static str) -> Result<()> {
 /// ignored.
 static CONTEXT_EPOCH: core::sync::atomic::AtomicU64 = core::sync::atomic::AtomicU64::new(1);
 
+/// What the calling thread's cache knows: the context this crate made
+/// current on it, the epoch it did so in, and, once a stream create or
+/// destroy asked, that context's live-children counter in the book.
+#[derive(Clone, Copy)]
+struct Current {
+    ctx: *mut c_void,
+    epoch: u64,
+    counter: Option<live::Counter>,
+}
+
 std::thread_local! {
-    /// (context this crate made current on this thread, epoch it did so in).
-    static CURRENT: core::cell::Cell<(*mut c_void, u64)> =
-        const { core::cell::Cell::new((core::ptr::null_mut(), 0)) };
+    static CURRENT: core::cell::Cell<Current> = const {
+        core::cell::Cell::new(Current {
+            ctx: core::ptr::null_mut(),
+            epoch: 0,
+            counter: None,
+        })
+    };
 }
 
 /// Forget every thread's cached current context.
@@ -421,7 +435,8 @@ pub(crate) fn invalidate_current_contexts() {
 #[inline]
 pub(crate) fn make_current(ctx: Raw) -> Result<()> {
     let epoch = CONTEXT_EPOCH.load(core::sync::atomic::Ordering::Acquire);
-    if CURRENT.with(|c| c.get()) == (ctx.as_ptr(), epoch) {
+    let c = CURRENT.with(|c| c.get());
+    if c.ctx == ctx.as_ptr() && c.epoch == epoch {
         return Ok(());
     }
     make_current_slow(ctx, epoch)
@@ -433,15 +448,54 @@ pub(crate) fn make_current(ctx: Raw) -> Result<()> {
 #[inline(never)]
 fn make_current_slow(ctx: Raw, epoch: u64) -> Result<()> {
     set_current_context(ctx)?;
-    CURRENT.with(|c| c.set((ctx.as_ptr(), epoch)));
+    remember_current(ctx, epoch, None);
     Ok(())
+}
+
+fn remember_current(ctx: Raw, epoch: u64, counter: Option<live::Counter>) {
+    CURRENT.with(|c| {
+        c.set(Current {
+            ctx: ctx.as_ptr(),
+            epoch,
+            counter,
+        })
+    });
+}
+
+/// [`make_current`], also returning `ctx`'s counter of live children in
+/// the book ([`live::Counter`], for streams). Cached with the current
+/// context: a stream create or destroy in a context already current on
+/// this thread costs two thread-local reads, an atomic load and the
+/// counter's atomic add, and takes no lock.
+#[inline]
+pub(crate) fn make_current_counted(ctx: Raw) -> Result<live::Counter> {
+    let epoch = CONTEXT_EPOCH.load(core::sync::atomic::Ordering::Acquire);
+    let c = CURRENT.with(|c| c.get());
+    if c.ctx == ctx.as_ptr() && c.epoch == epoch {
+        if let Some(counter) = c.counter {
+            return Ok(counter);
+        }
+    }
+    make_current_counted_slow(ctx, epoch)
+}
+
+#[cold]
+#[inline(never)]
+fn make_current_counted_slow(ctx: Raw, epoch: u64) -> Result<live::Counter> {
+    make_current(ctx)?;
+    // Looked up after `epoch` was read: a change of the book that concerns
+    // a context in use bumps the epoch (see `live::Counter`).
+    let (counter, known) = live::counter(ctx);
+    // `ctx` was current when `epoch` was read or was made current since.
+    remember_current(ctx, epoch, known.then_some(counter));
+    Ok(counter)
 }
 
 /// Make `ctx` current unconditionally and remember it.
 pub(crate) fn force_current(ctx: Raw) -> Result<()> {
     let epoch = CONTEXT_EPOCH.load(core::sync::atomic::Ordering::Acquire);
     set_current_context(ctx)?;
-    CURRENT.with(|c| c.set((ctx.as_ptr(), epoch)));
+    remember_current(ctx, epoch, None);
     Ok(())
 }
 
@@ -488,25 +542,28 @@ pub(crate) fn current_default_stream() -> Result<Raw> {
 
 // ---------------------------------------------------------------- streams
 
-/// `aclrtCreateStream` in the current context, `owner`.
+/// `aclrtCreateStream` in context `owner`, made current first.
+#[inline]
 pub(crate) fn create_stream(owner: Raw) -> Result<Raw> {
+    let counter = make_current_counted(owner)?;
     let mut stream: sys::aclrtStream = core::ptr::null_mut();
     // SAFETY: `stream` is a valid, writable handle slot for the whole call.
     let code = unsafe { sys::aclrtCreateStream(&mut stream) };
     check(code, "aclrtCreateStream")?;
     let stream = raw(stream, "aclrtCreateStream")?;
-    live::counted_created(owner);
+    counter.created();
     Ok(stream)
 }
 
-/// `aclrtCreateStreamWithConfig` in the current context, `owner`.
+/// `aclrtCreateStreamWithConfig` in context `owner`, made current first.
 pub(crate) fn create_stream_with_config(owner: Raw, priority: u32, flags: u32) -> Result<Raw> {
+    let counter = make_current_counted(owner)?;
     let mut stream: sys::aclrtStream = core::ptr::null_mut();
     // SAFETY: `stream` is a valid, writable handle slot for the whole call.
     let code = unsafe { sys::aclrtCreateStreamWithConfig(&mut stream, priority, flags) };
     check(code, "aclrtCreateStreamWithConfig")?;
     let stream = raw(stream, "aclrtCreateStreamWithConfig")?;
-    live::counted_created(owner);
+    counter.created();
     Ok(stream)
 }
 
@@ -529,9 +586,11 @@ pub(crate) fn stream_priority_range() -> Result<(i32, i32)> {
     Ok((least, greatest))
 }
 
-/// `aclrtDestroyStream(stream)`; its context, `owner`, must be current.
+/// `aclrtDestroyStream(stream)` with its context, `owner`, made current first.
+#[inline]
 pub(crate) fn destroy_stream(stream: Raw, owner: Raw) -> Result<()> {
     refuse_in_callback("aclrtDestroyStream")?;
+    let counter = make_current_counted(owner)?;
     // A subscription a leaked `Subscription` left goes first.
     #[cfg(unix)]
     report::stream_destroying(stream);
@@ -539,7 +598,7 @@ pub(crate) fn destroy_stream(stream: Raw, owner: Raw) -> Result<()> {
     // no borrowed buffers in flight; it is not used afterwards.
     let code = unsafe { sys::aclrtDestroyStream(stream.as_ptr()) };
     check(code, "aclrtDestroyStream")?;
-    live::counted_released(owner);
+    counter.released();
     // It waited for its queued work, stream waits included.
     waits::stream_destroyed(stream);
     Ok(())
