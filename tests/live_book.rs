@@ -186,3 +186,52 @@ fn a_fresh_runtime_counts_from_zero() -> Result<()> {
     assert_clean();
     Ok(())
 }
+
+/// A stream may be made inside a host function, but not destroyed there
+/// (`aclrtDestroyStream` waits): the thread's cached counter never skips
+/// that refusal, however often the thread made and released streams
+/// outside host functions before. A refused stream leaks and is counted.
+#[test]
+fn stream_destroys_inside_host_functions_stay_refused() -> Result<()> {
+    let _sim = take(host_config());
+    let acl = Acl::init()?;
+    {
+        let device = acl.require::<HostMode>()?.device(0)?;
+        make_guard!(g);
+        let ctx = device.create_context(g)?;
+        let stream = ctx.create_stream()?;
+        let outcomes = std::sync::Mutex::new(Vec::new());
+        ctx.scope(|s| {
+            make_guard!(l);
+            let lane = s.lane(&stream, l);
+            for _ in 0..2 {
+                let (ctx, outcomes) = (&ctx, &outcomes);
+                lane.host_fn(move || {
+                    let made = ctx.create_stream().map(|s| s.destroy());
+                    outcomes.lock().unwrap().push(made);
+                })?;
+            }
+            Ok(())
+        })?;
+        let outcomes = outcomes.into_inner().unwrap();
+        assert_eq!(outcomes.len(), 2);
+        for outcome in outcomes {
+            assert_eq!(
+                outcome,
+                Ok(Err(Error::InCallback {
+                    operation: "aclrtDestroyStream"
+                }))
+            );
+        }
+        // Outside host functions, on this thread, destroys go on.
+        ctx.create_stream()?.destroy()?;
+        stream.destroy()?;
+        assert_eq!(
+            live_children(ctx.destroy().unwrap_err(), "aclrtDestroyContext"),
+            2
+        );
+    }
+    sim::reset();
+    assert_clean();
+    Ok(())
+}

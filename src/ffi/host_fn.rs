@@ -153,6 +153,7 @@ pub(crate) fn launch_static_host_fn(
         .unwrap_or_else(|e| e.into_inner())
         .push((key, Arc::clone(&slot)));
     ANY_PENDING_STATIC.store(true, core::sync::atomic::Ordering::Release);
+    super::stream_hooks_on();
     // SAFETY: the registry holds an `Arc` of `slot` (pushed above) until
     // `settle_static_host_fns` is called for this stream, which its callers
     // do only once every task queued there has finished.

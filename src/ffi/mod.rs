@@ -372,6 +372,14 @@ pub(crate) struct CallbackMark(());
 impl CallbackMark {
     pub(crate) fn enter() -> CallbackMark {
         IN_CALLBACK.with(|c| c.set(c.get() + 1));
+        // The cached counter also says "not in a host function"
+        // (`make_current_counted_refusing`).
+        CURRENT.with(|c| {
+            c.set(Current {
+                counter: None,
+                ..c.get()
+            })
+        });
         CallbackMark(())
     }
 }
@@ -403,6 +411,10 @@ static CONTEXT_EPOCH: core::sync::atomic::AtomicU64 = core::sync::atomic::Atomic
 /// What the calling thread's cache knows: the context this crate made
 /// current on it, the epoch it did so in, and, once a stream create or
 /// destroy asked, that context's live-children counter in the book.
+///
+/// `counter` is `Some` only while the thread is not running a host function
+/// (it is cleared when one starts, and not set while one runs), so a hit
+/// also answers [`refuse_in_callback`].
 #[derive(Clone, Copy)]
 struct Current {
     ctx: *mut c_void,
@@ -469,25 +481,55 @@ fn remember_current(ctx: Raw, epoch: u64, counter: Option<live::Counter>) {
 /// counter's atomic add, and takes no lock.
 #[inline]
 pub(crate) fn make_current_counted(ctx: Raw) -> Result<live::Counter> {
-    let epoch = CONTEXT_EPOCH.load(core::sync::atomic::Ordering::Acquire);
-    let c = CURRENT.with(|c| c.get());
-    if c.ctx == ctx.as_ptr() && c.epoch == epoch {
-        if let Some(counter) = c.counter {
-            return Ok(counter);
+    match cached_counter(ctx) {
+        Some(counter) => Ok(counter),
+        None => make_current_counted_slow(ctx),
+    }
+}
+
+/// [`make_current_counted`] for a release that may not run inside a host
+/// function: `operation` is refused there ([`refuse_in_callback`]), which
+/// a cache hit answers for free (see [`Current`]).
+#[inline]
+pub(crate) fn make_current_counted_refusing(
+    ctx: Raw,
+    operation: &'static str,
+) -> Result<live::Counter> {
+    match cached_counter(ctx) {
+        Some(counter) => Ok(counter),
+        None => {
+            refuse_in_callback(operation)?;
+            make_current_counted_slow(ctx)
         }
     }
-    make_current_counted_slow(ctx, epoch)
+}
+
+/// The cached counter of `ctx`, if `ctx` is current on this thread (made so
+/// by this crate in this epoch), the counter was looked up, and no host
+/// function is running on this thread.
+#[inline]
+fn cached_counter(ctx: Raw) -> Option<live::Counter> {
+    let epoch = CONTEXT_EPOCH.load(core::sync::atomic::Ordering::Acquire);
+    let c = CURRENT.with(|c| c.get());
+    if c.ctx != ctx.as_ptr() || c.epoch != epoch {
+        return None;
+    }
+    c.counter
 }
 
 #[cold]
 #[inline(never)]
-fn make_current_counted_slow(ctx: Raw, epoch: u64) -> Result<live::Counter> {
+fn make_current_counted_slow(ctx: Raw) -> Result<live::Counter> {
+    let epoch = CONTEXT_EPOCH.load(core::sync::atomic::Ordering::Acquire);
     make_current(ctx)?;
     // Looked up after `epoch` was read: a change of the book that concerns
     // a context in use bumps the epoch (see `live::Counter`).
     let (counter, known) = live::counter(ctx);
+    // Cached only outside host functions (see `Current`) and for contexts
+    // the book knows.
+    let in_callback = IN_CALLBACK.with(|c| c.get()) != 0;
     // `ctx` was current when `epoch` was read or was made current since.
-    remember_current(ctx, epoch, known.then_some(counter));
+    remember_current(ctx, epoch, (known && !in_callback).then_some(counter));
     Ok(counter)
 }
 
@@ -586,21 +628,43 @@ pub(crate) fn stream_priority_range() -> Result<(i32, i32)> {
     Ok((least, greatest))
 }
 
-/// `aclrtDestroyStream(stream)` with its context, `owner`, made current first.
+/// Whether a stream may have something that its destruction must settle:
+/// a report subscription ([`report`]), a stream wait outside a scope
+/// ([`waits`]) or an unscoped host function ([`host_fn`]). Each sets it
+/// (with its own flag) before the first such thing is made, and never
+/// clears it; that thing is made on a borrowed stream, so before the
+/// stream's destruction, which then reads `true`. While it is `false` a
+/// destruction skips all three with one load (issue 15).
+static STREAM_HOOKS: core::sync::atomic::AtomicBool = core::sync::atomic::AtomicBool::new(false);
+
+/// Something [`STREAM_HOOKS`] covers is about to be made.
+pub(crate) fn stream_hooks_on() {
+    STREAM_HOOKS.store(true, core::sync::atomic::Ordering::Release);
+}
+
+/// `aclrtDestroyStream(stream)` with its context, `owner`, made current
+/// first; then its unscoped host functions are settled (their panics
+/// dropped: a destruction reports only its own error).
 #[inline]
 pub(crate) fn destroy_stream(stream: Raw, owner: Raw) -> Result<()> {
-    refuse_in_callback("aclrtDestroyStream")?;
-    let counter = make_current_counted(owner)?;
+    let counter = make_current_counted_refusing(owner, "aclrtDestroyStream")?;
+    let hooks = STREAM_HOOKS.load(core::sync::atomic::Ordering::Acquire);
     // A subscription a leaked `Subscription` left goes first.
     #[cfg(unix)]
-    report::stream_destroying(stream);
+    if hooks {
+        report::stream_destroying(stream);
+    }
     // SAFETY: `stream` is a live explicit stream of the current context with
     // no borrowed buffers in flight; it is not used afterwards.
     let code = unsafe { sys::aclrtDestroyStream(stream.as_ptr()) };
     check(code, "aclrtDestroyStream")?;
     counter.released();
-    // It waited for its queued work, stream waits included.
-    waits::stream_destroyed(stream);
+    if hooks {
+        // It waited for its queued work, stream waits and host functions
+        // included.
+        waits::stream_destroyed(stream);
+        drop(host_fn::settle_static_host_fns(Some(stream)));
+    }
     Ok(())
 }
 

@@ -369,8 +369,7 @@ pub(crate) fn last_error(take: bool) -> i32 {
 /// finalize (one may still be running).
 /// `owner`: the stream's context, made current first.
 pub(crate) fn destroy_stream_force(stream: Raw, owner: Raw) -> Result<()> {
-    refuse_in_callback("aclrtDestroyStreamForce")?;
-    let counter = super::make_current_counted(owner)?;
+    let counter = super::make_current_counted_refusing(owner, "aclrtDestroyStreamForce")?;
     // SAFETY: `stream` is a live explicit stream of the current context,
     // consumed by the caller; no borrowed buffer has work queued on it (every
     // scope that lent buffers to it was synchronised before the stream could

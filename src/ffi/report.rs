@@ -167,6 +167,7 @@ pub(crate) fn subscribe(tid: u64, stream: Raw, ctx: Raw) -> Result<()> {
     }
     let mut book = subs();
     ANY_SUB.store(true, Ordering::Release);
+    super::stream_hooks_on();
     make_current(ctx)?;
     // SAFETY: `stream` is live (module invariant); plain integer `tid`.
     let code = unsafe { sys::aclrtSubscribeReport(tid, stream.as_ptr()) };

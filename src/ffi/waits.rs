@@ -92,6 +92,7 @@ pub(crate) fn stream_wait_event(stream: Raw, ctx: Raw, event: Raw) -> Result<()>
         seq,
     });
     ANY.store(true, Ordering::Release);
+    super::stream_hooks_on();
     Ok(())
 }
 
