@@ -1,8 +1,9 @@
 //! Issue 15 item 3: the book of live children counts streams in their
 //! context's slot (no per-stream entry) and other children by key. These
 //! check the counts that `Error::LiveChildren` reports through interleaved
-//! contexts (the book's one-entry slot cache switches at every call), the
-//! default context, a forced destroy and leaks.
+//! contexts (the book's one-entry slot cache and the thread's cached
+//! counter switch at every call), threads, host functions, the default
+//! context, a forced destroy, leaks and a fresh runtime.
 
 mod common;
 

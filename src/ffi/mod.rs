@@ -448,7 +448,7 @@ pub(crate) fn invalidate_current_contexts() {
 pub(crate) fn make_current(ctx: Raw) -> Result<()> {
     let epoch = CONTEXT_EPOCH.load(core::sync::atomic::Ordering::Acquire);
     let c = CURRENT.with(|c| c.get());
-    if c.ctx == ctx.as_ptr() && c.epoch == epoch {
+    if (c.ctx, c.epoch) == (ctx.as_ptr(), epoch) {
         return Ok(());
     }
     make_current_slow(ctx, epoch)
