@@ -155,8 +155,8 @@ impl<'dev, 'id, M: RunMode> Context<'dev, 'id, M> {
 
     /// Create a stream in this context (`aclrtCreateStream`).
     #[doc(alias = "aclrtCreateStream")]
+    #[inline]
     pub fn create_stream(&self) -> Result<Stream<'_, 'id>> {
-        ffi::make_current(self.raw)?;
         let raw = ffi::create_stream(self.raw)?;
         Ok(Stream::owned(raw, self.raw))
     }
@@ -191,7 +191,6 @@ impl<'dev, 'id, M: RunMode> Context<'dev, 'id, M> {
         priority: StreamPriority,
         flags: StreamFlags,
     ) -> Result<Stream<'_, 'id>> {
-        ffi::make_current(self.raw)?;
         let raw = ffi::create_stream_with_config(self.raw, priority.get(), flags.bits())?;
         Ok(Stream::owned(raw, self.raw))
     }

@@ -282,6 +282,7 @@ impl<'ctx, 'id, K: EventKind, S: EventState> Event<'ctx, 'id, K, S> {
     /// (`aclrtSynchronizeEvent`); reports a device fault of that work.
     /// Only for [`Recorded`] events.
     #[doc(alias = "aclrtSynchronizeEvent")]
+    #[inline]
     pub fn synchronize(&self) -> Result<()>
     where
         S: IsRecorded,
@@ -394,6 +395,7 @@ impl<'ctx, 'id> Stream<'ctx, 'id> {
     /// work queued so far. Re-recording a recorded event replaces what it
     /// captured.
     #[doc(alias = "aclrtRecordEvent")]
+    #[inline]
     pub fn record<'e, K: EventKind, S: EventState>(
         &self,
         event: Event<'e, 'id, K, S>,

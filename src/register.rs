@@ -615,7 +615,6 @@ impl Stream<'_, '_> {
     #[doc(alias = "aclrtDestroyStreamForce")]
     pub fn destroy_force(self) -> Result<()> {
         let this = core::mem::ManuallyDrop::new(self);
-        this.bind()?;
         ffi::register::destroy_stream_force(this.raw(), this.ctx_raw())
     }
 }

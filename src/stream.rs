@@ -166,6 +166,7 @@ impl<'ctx, 'id> Stream<'ctx, 'id> {
     }
 
     /// Make this stream's context current on the calling thread.
+    #[inline]
     pub(crate) fn bind(&self) -> Result<()> {
         ffi::make_current(self.ctx)
     }
@@ -242,13 +243,11 @@ impl<'ctx, 'id> Stream<'ctx, 'id> {
     /// Destroy the stream now (`aclrtDestroyStream`, which waits for queued
     /// work), reporting the runtime's error.
     #[doc(alias = "aclrtDestroyStream")]
+    #[inline]
     pub fn destroy(self) -> Result<()> {
         let this = ManuallyDrop::new(self);
-        this.bind()?;
-        ffi::destroy_stream(this.raw, this.ctx)?;
-        // aclrtDestroyStream waited for the queued work.
-        drop(ffi::host_fn::settle_static_host_fns(Some(this.raw)));
-        Ok(())
+        // Makes the context current; settles the host functions.
+        ffi::destroy_stream(this.raw, this.ctx)
     }
 }
 
@@ -260,8 +259,8 @@ impl Drop for Stream<'_, '_> {
         // Drop cannot report; `destroy` does. A transient failure to make the
         // context current must not leak the stream: try a few times.
         let bound = (0..3).any(|_| self.bind().is_ok());
-        if bound && ffi::destroy_stream(self.raw, self.ctx).is_ok() {
-            drop(ffi::host_fn::settle_static_host_fns(Some(self.raw)));
+        if bound {
+            let _ = ffi::destroy_stream(self.raw, self.ctx);
         }
     }
 }

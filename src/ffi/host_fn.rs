@@ -153,6 +153,7 @@ pub(crate) fn launch_static_host_fn(
         .unwrap_or_else(|e| e.into_inner())
         .push((key, Arc::clone(&slot)));
     ANY_PENDING_STATIC.store(true, core::sync::atomic::Ordering::Release);
+    super::stream_hooks_on();
     // SAFETY: the registry holds an `Arc` of `slot` (pushed above) until
     // `settle_static_host_fns` is called for this stream, which its callers
     // do only once every task queued there has finished.
@@ -186,10 +187,19 @@ pub(crate) fn has_unsettled_static(stream: Raw) -> bool {
 /// successful synchronisation or destruction of the stream, or finalize):
 /// host functions that never ran are dropped here. Returns the payload of
 /// the first one that panicked.
+///
+/// Inlined: while no unscoped host function was ever queued it is one
+/// atomic load (issue 15: a stream destroy called it out of line).
+#[inline]
 pub(crate) fn settle_static_host_fns(stream: Option<Raw>) -> Option<Panic> {
     if !ANY_PENDING_STATIC.load(core::sync::atomic::Ordering::Acquire) {
         return None;
     }
+    settle_pending(stream)
+}
+
+#[inline(never)]
+fn settle_pending(stream: Option<Raw>) -> Option<Panic> {
     let settled: Vec<Arc<HostFnSlot>> = {
         let mut pending = PENDING_STATIC.lock().unwrap_or_else(|e| e.into_inner());
         if pending.is_empty() {

@@ -10,12 +10,14 @@
 //! [`Error::LiveChildren`] instead of breaking that rule; `Drop` skips the
 //! release silently. A leaked child thus keeps its parent alive.
 //!
-//! Only creations and releases touch the book (one uncontended lock and a
-//! counter, plus one hash update for events and allocations; streams need
-//! none: see [`Book`] and [`counted_created`]); the hot paths (copies,
-//! launches, synchronisation) never do.
+//! Only creations and releases of events and allocations touch the book
+//! (one uncontended lock, a hash update and a counter: see [`Book`]);
+//! streams only move their context's [`Counter`], an atomic the calling
+//! thread finds in its current-context cache (no lock); the hot paths
+//! (copies, launches, synchronisation) never touch either.
 
 use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard};
 
 use super::Raw;
@@ -63,7 +65,11 @@ type SlotId = u32;
 /// A context's entry: its device and how many of its children live.
 struct Slot {
     device: i32,
-    live: usize,
+    /// Live children. Events and allocations move it holding the book's
+    /// lock; streams without it, through a [`Counter`]. Each slot's counter
+    /// is allocated once and never freed (a reused slot keeps it; [`clear`]
+    /// keeps them for the next book), so a `Counter` is a `'static` borrow.
+    live: &'static AtomicUsize,
     /// Whether the context is still in [`Book::contexts`]. A slot whose
     /// context left while children lived stays (and counts for its device)
     /// until the last of them is released; then it is reused.
@@ -86,6 +92,8 @@ struct Book {
     slots: Vec<Slot>,
     /// Slots to reuse.
     free: Vec<SlotId>,
+    /// Counters of an earlier book ([`clear`]), for new slots.
+    spare: Vec<&'static AtomicUsize>,
     /// (context, its slot) of the last child made: a cache of `contexts`,
     /// forgotten whenever a context leaves it.
     last: Option<(usize, SlotId)>,
@@ -96,18 +104,26 @@ struct Book {
 
 impl Book {
     fn enter_context(&mut self, ctx: usize, device: i32) {
-        let slot = Slot {
-            device,
-            live: 0,
-            entered: true,
-        };
         let id = match self.free.pop() {
             Some(id) => {
-                self.slots[id as usize] = slot;
+                // A free slot counts nothing (it was freed at zero, and
+                // nothing counts on a slot that left `contexts`).
+                let slot = &mut self.slots[id as usize];
+                slot.device = device;
+                slot.entered = true;
                 id
             }
             None => {
-                self.slots.push(slot);
+                let live = self
+                    .spare
+                    .pop()
+                    .unwrap_or_else(|| Box::leak(Box::new(AtomicUsize::new(0))));
+                live.store(0, Ordering::Relaxed);
+                self.slots.push(Slot {
+                    device,
+                    live,
+                    entered: true,
+                });
                 (self.slots.len() - 1) as SlotId
             }
         };
@@ -124,7 +140,7 @@ impl Book {
         }
         let slot = &mut self.slots[id as usize];
         slot.entered = false;
-        if slot.live == 0 {
+        if slot.live.load(Ordering::Relaxed) == 0 {
             self.free.push(id);
         }
     }
@@ -144,7 +160,7 @@ impl Book {
             .slots
             .iter()
             .filter(|s| s.device == id)
-            .map(|s| s.live)
+            .map(|s| s.live.load(Ordering::Relaxed))
             .sum::<usize>()
     }
 }
@@ -161,9 +177,19 @@ fn with<R>(f: impl FnOnce(&mut Book) -> R) -> R {
 
 /// Forget everything: the runtime was freshly initialised (`aclInit`
 /// returned success, not "already initialised"), so nothing of an earlier
-/// runtime is alive any more.
+/// runtime is alive any more. The slots' counters are kept for the next
+/// book (a [`Counter`] is never freed); no thread still uses one: `aclInit`
+/// invalidated every thread's current-context cache first.
 pub(crate) fn clear() {
-    *book() = None;
+    let mut b = book();
+    if let Some(old) = b.take() {
+        let mut spare = old.spare;
+        spare.extend(old.slots.into_iter().map(|s| s.live));
+        *b = Some(Book {
+            spare,
+            ..Book::default()
+        });
+    }
 }
 
 /// A `Device` handle for `id` was opened (`aclrtSetDevice` succeeded).
@@ -235,7 +261,7 @@ pub(crate) fn check_context_destroy(ctx: Raw) -> Result<()> {
         let live = b
             .contexts
             .get(&(ctx.as_ptr() as usize))
-            .map_or(0, |&s| b.slots[s as usize].live);
+            .map_or(0, |&s| b.slots[s as usize].live.load(Ordering::Relaxed));
         if live > 0 {
             Err(Error::LiveChildren {
                 function: "aclrtDestroyContext",
@@ -285,7 +311,7 @@ pub(crate) fn child_created(key: usize, owner: Raw) {
             return;
         };
         b.children.insert(key, slot);
-        b.slots[slot as usize].live += 1;
+        b.slots[slot as usize].live.fetch_add(1, Ordering::Relaxed);
     });
 }
 
@@ -301,41 +327,78 @@ fn slot_of(b: &mut Book, owner: usize) -> Option<SlotId> {
     }
 }
 
-/// A stream was made in context `owner`. Unlike [`child_created`], nothing
-/// is entered for the stream itself: its release names its owner
-/// ([`counted_released`], the `Stream` keeps its context), so only the
-/// owner's counter moves (issue 15: no hash update on a stream create or
-/// destroy). A context cannot leave the book while it counts a child
-/// (its destroy is refused, and a device reset removes only contexts of a
-/// device with nothing alive), so the release finds the same slot.
-pub(crate) fn counted_created(owner: Raw) {
-    with(|b| {
-        if let Some(s) = slot_of(b, owner.as_ptr() as usize) {
-            b.slots[s as usize].live += 1;
+/// The live-children counter of a context's slot, for streams: unlike
+/// [`child_created`], nothing is entered for a stream itself (its release
+/// names its owner, the `Stream` keeps its context), so only the owner's
+/// counter moves, without the book's lock (issue 15: a stream create +
+/// destroy took the lock twice for it).
+///
+/// A thread gets the counter of a context from [`counter`] (under the lock)
+/// once and keeps it in its current-context cache
+/// ([`make_current_counted`](super::make_current_counted)) until the next
+/// epoch. That is sound because the context → slot mapping of a context
+/// cannot change while a thread uses the context: a context leaves the book
+/// only when it is destroyed (it takes the `Context` by value, and is
+/// refused while the counter is not zero) or when its device is reset with
+/// nothing alive; and a leaving context bumps the epoch, so no cache keeps
+/// its slot for a later context.
+///
+/// The counts are exact whatever the threads do: the create and release of
+/// a stream happen before a check that could miss them (the check needs
+/// the `Context` or `Device` by value, which the stream borrowed), and
+/// relaxed read-modify-writes keep one total order per counter.
+#[derive(Clone, Copy)]
+pub(crate) struct Counter(&'static AtomicUsize);
+
+/// What streams of a context the book does not know count on (as before:
+/// no parent of them is guarded). Never read.
+static UNCOUNTED: AtomicUsize = AtomicUsize::new(0);
+
+impl Counter {
+    /// A stream was made.
+    #[inline]
+    pub(crate) fn created(self) {
+        self.0.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// A stream was released. Saturates at zero (a stream made while its
+    /// context was unknown to the book counted nothing).
+    #[inline]
+    pub(crate) fn released(self) {
+        if self.0.fetch_sub(1, Ordering::Relaxed) == 0 {
+            self.underflow();
         }
-    });
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn underflow(self) {
+        self.0.fetch_add(1, Ordering::Relaxed);
+    }
 }
 
-/// A stream made in context `owner` ([`counted_created`]) was released.
-pub(crate) fn counted_released(owner: Raw) {
-    with(|b| {
-        if let Some(s) = slot_of(b, owner.as_ptr() as usize) {
-            let slot = &mut b.slots[s as usize];
-            slot.live = slot.live.saturating_sub(1);
-        }
-    });
+/// The counter of context `owner`, and whether the book knows the context
+/// (else the counter counts for nothing, and must not be cached: the
+/// context may be entered later).
+pub(crate) fn counter(owner: Raw) -> (Counter, bool) {
+    with(|b| match slot_of(b, owner.as_ptr() as usize) {
+        Some(s) => (Counter(b.slots[s as usize].live), true),
+        None => (Counter(&UNCOUNTED), false),
+    })
 }
 
 /// A stream, event or allocation was released.
 pub(crate) fn child_released(key: usize) {
     with(|b| {
         if let Some(id) = b.children.remove(&key) {
-            let slot = &mut b.slots[id as usize];
-            if slot.live > 0 {
-                slot.live -= 1;
-                if slot.live == 0 && !slot.entered {
-                    b.free.push(id);
-                }
+            let slot = &b.slots[id as usize];
+            // Streams move the counter without the lock: decrement it in one
+            // step, saturating.
+            let before = slot
+                .live
+                .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_sub(1));
+            if before == Ok(1) && !slot.entered {
+                b.free.push(id);
             }
         }
     });
@@ -349,7 +412,10 @@ pub(crate) fn check_finalize() -> Result<()> {
             .values()
             .map(|(open, live)| open + live)
             .sum::<usize>()
-            + b.slots.iter().map(|s| s.live).sum::<usize>()
+            + b.slots
+                .iter()
+                .map(|s| s.live.load(Ordering::Relaxed))
+                .sum::<usize>()
     });
     if live > 0 {
         Err(Error::LiveChildren {

@@ -372,6 +372,14 @@ pub(crate) struct CallbackMark(());
 impl CallbackMark {
     pub(crate) fn enter() -> CallbackMark {
         IN_CALLBACK.with(|c| c.set(c.get() + 1));
+        // The cached counter also says "not in a host function"
+        // (`make_current_counted_refusing`).
+        CURRENT.with(|c| {
+            c.set(Current {
+                counter: None,
+                ..c.get()
+            })
+        });
         CallbackMark(())
     }
 }
@@ -400,10 +408,28 @@ pub(crate) fn refuse_in_callback(operation: &'static str) -> Result<()> {
 /// ignored.
 static CONTEXT_EPOCH: core::sync::atomic::AtomicU64 = core::sync::atomic::AtomicU64::new(1);
 
+/// What the calling thread's cache knows: the context this crate made
+/// current on it, the epoch it did so in, and, once a stream create or
+/// destroy asked, that context's live-children counter in the book.
+///
+/// `counter` is `Some` only while the thread is not running a host function
+/// (it is cleared when one starts, and not set while one runs), so a hit
+/// also answers [`refuse_in_callback`].
+#[derive(Clone, Copy)]
+struct Current {
+    ctx: *mut c_void,
+    epoch: u64,
+    counter: Option<live::Counter>,
+}
+
 std::thread_local! {
-    /// (context this crate made current on this thread, epoch it did so in).
-    static CURRENT: core::cell::Cell<(*mut c_void, u64)> =
-        const { core::cell::Cell::new((core::ptr::null_mut(), 0)) };
+    static CURRENT: core::cell::Cell<Current> = const {
+        core::cell::Cell::new(Current {
+            ctx: core::ptr::null_mut(),
+            epoch: 0,
+            counter: None,
+        })
+    };
 }
 
 /// Forget every thread's cached current context.
@@ -421,19 +447,97 @@ pub(crate) fn invalidate_current_contexts() {
 #[inline]
 pub(crate) fn make_current(ctx: Raw) -> Result<()> {
     let epoch = CONTEXT_EPOCH.load(core::sync::atomic::Ordering::Acquire);
-    if CURRENT.with(|c| c.get()) == (ctx.as_ptr(), epoch) {
+    let c = CURRENT.with(|c| c.get());
+    if (c.ctx, c.epoch) == (ctx.as_ptr(), epoch) {
         return Ok(());
     }
+    make_current_slow(ctx, epoch)
+}
+
+/// [`make_current`] when the cache misses: out of line, so that the inlined
+/// fast path is a load, a thread-local read and a compare.
+#[cold]
+#[inline(never)]
+fn make_current_slow(ctx: Raw, epoch: u64) -> Result<()> {
     set_current_context(ctx)?;
-    CURRENT.with(|c| c.set((ctx.as_ptr(), epoch)));
+    remember_current(ctx, epoch, None);
     Ok(())
+}
+
+fn remember_current(ctx: Raw, epoch: u64, counter: Option<live::Counter>) {
+    CURRENT.with(|c| {
+        c.set(Current {
+            ctx: ctx.as_ptr(),
+            epoch,
+            counter,
+        })
+    });
+}
+
+/// [`make_current`], also returning `ctx`'s counter of live children in
+/// the book ([`live::Counter`], for streams). Cached with the current
+/// context: a stream create or destroy in a context already current on
+/// this thread costs two thread-local reads, an atomic load and the
+/// counter's atomic add, and takes no lock.
+#[inline]
+pub(crate) fn make_current_counted(ctx: Raw) -> Result<live::Counter> {
+    match cached_counter(ctx) {
+        Some(counter) => Ok(counter),
+        None => make_current_counted_slow(ctx),
+    }
+}
+
+/// [`make_current_counted`] for a release that may not run inside a host
+/// function: `operation` is refused there ([`refuse_in_callback`]), which
+/// a cache hit answers for free (see [`Current`]).
+#[inline]
+pub(crate) fn make_current_counted_refusing(
+    ctx: Raw,
+    operation: &'static str,
+) -> Result<live::Counter> {
+    match cached_counter(ctx) {
+        Some(counter) => Ok(counter),
+        None => {
+            refuse_in_callback(operation)?;
+            make_current_counted_slow(ctx)
+        }
+    }
+}
+
+/// The cached counter of `ctx`, if `ctx` is current on this thread (made so
+/// by this crate in this epoch), the counter was looked up, and no host
+/// function is running on this thread.
+#[inline]
+fn cached_counter(ctx: Raw) -> Option<live::Counter> {
+    let epoch = CONTEXT_EPOCH.load(core::sync::atomic::Ordering::Acquire);
+    let c = CURRENT.with(|c| c.get());
+    if c.ctx != ctx.as_ptr() || c.epoch != epoch {
+        return None;
+    }
+    c.counter
+}
+
+#[cold]
+#[inline(never)]
+fn make_current_counted_slow(ctx: Raw) -> Result<live::Counter> {
+    let epoch = CONTEXT_EPOCH.load(core::sync::atomic::Ordering::Acquire);
+    make_current(ctx)?;
+    // Looked up after `epoch` was read: a change of the book that concerns
+    // a context in use bumps the epoch (see `live::Counter`).
+    let (counter, known) = live::counter(ctx);
+    // Cached only outside host functions (see `Current`) and for contexts
+    // the book knows.
+    let in_callback = IN_CALLBACK.with(|c| c.get()) != 0;
+    // `ctx` was current when `epoch` was read or was made current since.
+    remember_current(ctx, epoch, (known && !in_callback).then_some(counter));
+    Ok(counter)
 }
 
 /// Make `ctx` current unconditionally and remember it.
 pub(crate) fn force_current(ctx: Raw) -> Result<()> {
     let epoch = CONTEXT_EPOCH.load(core::sync::atomic::Ordering::Acquire);
     set_current_context(ctx)?;
-    CURRENT.with(|c| c.set((ctx.as_ptr(), epoch)));
+    remember_current(ctx, epoch, None);
     Ok(())
 }
 
@@ -480,25 +584,28 @@ pub(crate) fn current_default_stream() -> Result<Raw> {
 
 // ---------------------------------------------------------------- streams
 
-/// `aclrtCreateStream` in the current context, `owner`.
+/// `aclrtCreateStream` in context `owner`, made current first.
+#[inline]
 pub(crate) fn create_stream(owner: Raw) -> Result<Raw> {
+    let counter = make_current_counted(owner)?;
     let mut stream: sys::aclrtStream = core::ptr::null_mut();
     // SAFETY: `stream` is a valid, writable handle slot for the whole call.
     let code = unsafe { sys::aclrtCreateStream(&mut stream) };
     check(code, "aclrtCreateStream")?;
     let stream = raw(stream, "aclrtCreateStream")?;
-    live::counted_created(owner);
+    counter.created();
     Ok(stream)
 }
 
-/// `aclrtCreateStreamWithConfig` in the current context, `owner`.
+/// `aclrtCreateStreamWithConfig` in context `owner`, made current first.
 pub(crate) fn create_stream_with_config(owner: Raw, priority: u32, flags: u32) -> Result<Raw> {
+    let counter = make_current_counted(owner)?;
     let mut stream: sys::aclrtStream = core::ptr::null_mut();
     // SAFETY: `stream` is a valid, writable handle slot for the whole call.
     let code = unsafe { sys::aclrtCreateStreamWithConfig(&mut stream, priority, flags) };
     check(code, "aclrtCreateStreamWithConfig")?;
     let stream = raw(stream, "aclrtCreateStreamWithConfig")?;
-    live::counted_created(owner);
+    counter.created();
     Ok(stream)
 }
 
@@ -521,19 +628,43 @@ pub(crate) fn stream_priority_range() -> Result<(i32, i32)> {
     Ok((least, greatest))
 }
 
-/// `aclrtDestroyStream(stream)`; its context, `owner`, must be current.
+/// Whether a stream may have something that its destruction must settle:
+/// a report subscription ([`report`]), a stream wait outside a scope
+/// ([`waits`]) or an unscoped host function ([`host_fn`]). Each sets it
+/// (with its own flag) before the first such thing is made, and never
+/// clears it; that thing is made on a borrowed stream, so before the
+/// stream's destruction, which then reads `true`. While it is `false` a
+/// destruction skips all three with one load (issue 15).
+static STREAM_HOOKS: core::sync::atomic::AtomicBool = core::sync::atomic::AtomicBool::new(false);
+
+/// Something [`STREAM_HOOKS`] covers is about to be made.
+pub(crate) fn stream_hooks_on() {
+    STREAM_HOOKS.store(true, core::sync::atomic::Ordering::Release);
+}
+
+/// `aclrtDestroyStream(stream)` with its context, `owner`, made current
+/// first; then its unscoped host functions are settled (their panics
+/// dropped: a destruction reports only its own error).
+#[inline]
 pub(crate) fn destroy_stream(stream: Raw, owner: Raw) -> Result<()> {
-    refuse_in_callback("aclrtDestroyStream")?;
+    let counter = make_current_counted_refusing(owner, "aclrtDestroyStream")?;
+    let hooks = STREAM_HOOKS.load(core::sync::atomic::Ordering::Acquire);
     // A subscription a leaked `Subscription` left goes first.
     #[cfg(unix)]
-    report::stream_destroying(stream);
+    if hooks {
+        report::stream_destroying(stream);
+    }
     // SAFETY: `stream` is a live explicit stream of the current context with
     // no borrowed buffers in flight; it is not used afterwards.
     let code = unsafe { sys::aclrtDestroyStream(stream.as_ptr()) };
     check(code, "aclrtDestroyStream")?;
-    live::counted_released(owner);
-    // It waited for its queued work, stream waits included.
-    waits::stream_destroyed(stream);
+    counter.released();
+    if hooks {
+        // It waited for its queued work, stream waits and host functions
+        // included.
+        waits::stream_destroyed(stream);
+        drop(host_fn::settle_static_host_fns(Some(stream)));
+    }
     Ok(())
 }
 
@@ -637,6 +768,7 @@ pub(crate) fn destroy_event(ev: Raw) -> Result<()> {
 }
 
 /// `aclrtRecordEvent(ev, stream)`; the stream's context must be current.
+#[inline]
 pub(crate) fn record_event(ev: Raw, stream: Raw) -> Result<()> {
     // SAFETY: both handles are live (module invariant).
     let code = unsafe { sys::aclrtRecordEvent(ev.as_ptr(), stream.as_ptr()) };
@@ -652,6 +784,7 @@ pub(crate) fn reset_event(ev: Raw, stream: Raw) -> Result<()> {
 }
 
 /// `aclrtSynchronizeEvent(ev)`.
+#[inline]
 pub(crate) fn synchronize_event(ev: Raw) -> Result<()> {
     refuse_in_callback("aclrtSynchronizeEvent")?;
     // SAFETY: `ev` is live (module invariant).

@@ -367,9 +367,9 @@ pub(crate) fn last_error(take: bool) -> i32 {
 /// `aclrtDestroyStreamForce(stream)`: drops the queued tasks instead of
 /// waiting for them. The stream's unscoped host functions are parked until
 /// finalize (one may still be running).
-/// `owner`: the stream's context.
+/// `owner`: the stream's context, made current first.
 pub(crate) fn destroy_stream_force(stream: Raw, owner: Raw) -> Result<()> {
-    refuse_in_callback("aclrtDestroyStreamForce")?;
+    let counter = super::make_current_counted_refusing(owner, "aclrtDestroyStreamForce")?;
     // SAFETY: `stream` is a live explicit stream of the current context,
     // consumed by the caller; no borrowed buffer has work queued on it (every
     // scope that lent buffers to it was synchronised before the stream could
@@ -377,7 +377,7 @@ pub(crate) fn destroy_stream_force(stream: Raw, owner: Raw) -> Result<()> {
     // still run stay owned by the registry (parked below).
     let code = unsafe { sys::aclrtDestroyStreamForce(stream.as_ptr()) };
     check(code, "aclrtDestroyStreamForce")?;
-    live::counted_released(owner);
+    counter.released();
     super::host_fn::park_static_host_fns(stream);
     Ok(())
 }

@@ -25,6 +25,7 @@
 
 use core::ffi::c_void;
 use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use aclrt_sys as sys;
@@ -131,6 +132,14 @@ fn set_subscribed(stream: Raw, on: bool) {
     }
 }
 
+/// Whether `SUBS` may be non-empty: set (holding `SUBS`'s lock) before the
+/// first subscription is made, never cleared, so that destroying a stream
+/// or a context skips the lock while no subscription was ever made
+/// (issue 15). A subscription of a stream happens before the stream's
+/// destruction (it borrows the stream), so the destruction then reads
+/// `true`.
+static ANY_SUB: AtomicBool = AtomicBool::new(false);
+
 fn subs() -> MutexGuard<'static, Vec<Sub>> {
     SUBS.lock().unwrap_or_else(|e| e.into_inner())
 }
@@ -157,6 +166,8 @@ pub(crate) fn subscribe(tid: u64, stream: Raw, ctx: Raw) -> Result<()> {
         });
     }
     let mut book = subs();
+    ANY_SUB.store(true, Ordering::Release);
+    super::stream_hooks_on();
     make_current(ctx)?;
     // SAFETY: `stream` is live (module invariant); plain integer `tid`.
     let code = unsafe { sys::aclrtSubscribeReport(tid, stream.as_ptr()) };
@@ -196,7 +207,15 @@ fn undo_where(pred: impl Fn(&Sub) -> bool) {
 }
 
 /// `stream` is about to be destroyed (not in a callback).
+#[inline]
 pub(crate) fn stream_destroying(stream: Raw) {
+    if ANY_SUB.load(Ordering::Acquire) {
+        undo_stream(stream);
+    }
+}
+
+#[inline(never)]
+fn undo_stream(stream: Raw) {
     if subs().is_empty() {
         return;
     }
@@ -207,7 +226,7 @@ pub(crate) fn stream_destroying(stream: Raw) {
 /// subscriptions go (the default stream's too, which only the context's
 /// destruction releases).
 pub(crate) fn context_destroying(ctx: Raw) {
-    if subs().is_empty() {
+    if !ANY_SUB.load(Ordering::Acquire) || subs().is_empty() {
         return;
     }
     undo_where(|s| s.ctx == ctx);

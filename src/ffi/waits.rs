@@ -92,6 +92,7 @@ pub(crate) fn stream_wait_event(stream: Raw, ctx: Raw, event: Raw) -> Result<()>
         seq,
     });
     ANY.store(true, Ordering::Release);
+    super::stream_hooks_on();
     Ok(())
 }
 
@@ -145,14 +146,24 @@ fn settle(ticket: u64, pred: impl Fn(&Wait) -> bool) {
 }
 
 /// `stream` was synchronised successfully; the synchronisation started when
-/// `ticket` was taken.
+/// `ticket` was taken. Inlined: one atomic load while no wait was ever
+/// issued outside a scope.
+#[inline]
 pub(crate) fn synchronized_stream_since(stream: Raw, ticket: u64) {
+    if ANY.load(Ordering::Acquire) {
+        settle_stream(stream, ticket);
+    }
+}
+
+#[inline(never)]
+fn settle_stream(stream: Raw, ticket: u64) {
     let key = stream.as_ptr() as usize;
     settle(ticket, |w| w.stream == key);
 }
 
 /// `stream` was destroyed (`aclrtDestroyStream` waited for its queued work):
 /// every wait on it has executed.
+#[inline]
 pub(crate) fn stream_destroyed(stream: Raw) {
     synchronized_stream_since(stream, u64::MAX);
 }
