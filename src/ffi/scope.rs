@@ -142,7 +142,10 @@ pub(crate) fn run<B: ScopeBody>(
     body: B,
 ) -> core::result::Result<B::Output, B::Error> {
     super::refuse_in_callback("Context::scope")?;
-    let core = ScopeCore {
+    // Not dropped: `finish` and `release_kept` (below, or the unwind guard)
+    // leave it owning nothing (its book is taken out by them), so its drop
+    // would only check that (issue 15).
+    let core = ManuallyDrop::new(ScopeCore {
         book: CoreBook {
             ctx,
             id: open::register(),
@@ -153,10 +156,11 @@ pub(crate) fn run<B: ScopeBody>(
         },
         _scope: PhantomData,
         _thread: PhantomData,
-    };
+    });
+    let core: &ScopeCore<'_> = &core;
     // A deadline too far to represent is no deadline.
     let deadline = timeout.and_then(|t| Some((t, Instant::now().checked_add(t)?)));
-    struct FinishOnUnwind<'a, 'scope>(&'a ScopeCore<'scope>, Option<(Duration, Instant)>);
+    struct FinishOnUnwind<'a, 'scope>(&'a ScopeCore<'scope>, &'a Option<(Duration, Instant)>);
     impl Drop for FinishOnUnwind<'_, '_> {
         fn drop(&mut self) {
             // Only reached while unwinding: errors and panics of host
@@ -165,13 +169,13 @@ pub(crate) fn run<B: ScopeBody>(
             self.0.release_kept();
         }
     }
-    let guard = FinishOnUnwind(&core, deadline);
+    let guard = FinishOnUnwind(core, &deadline);
     // Not dropped: a drop that could use `'scope` would keep `core` borrowed
     // past the end of this function (the wrapper holds only that borrow).
-    let scope = ManuallyDrop::new(B::wrap(&core));
+    let scope = ManuallyDrop::new(B::wrap(core));
     let result = body.call(&scope);
     core::mem::forget(guard);
-    let (finished, panic) = core.finish(deadline);
+    let (finished, panic) = core.finish(&deadline);
     core.release_kept();
     if let Some(payload) = panic {
         resume_unwind(payload);
@@ -500,16 +504,22 @@ impl<'scope> ScopeCore<'scope> {
         unsafe { &mut *ptr.as_ptr() }
     }
 
-    /// Drop the kept values, last kept first. Called by `run` after
-    /// `finish` (on both its paths), when no reference to them can be used
-    /// any more.
-    #[inline]
+    /// Drop the kept values, last kept first, and the book. Called by `run`
+    /// after `finish` (on both its paths), when no reference to them can be
+    /// used any more.
+    #[inline(always)]
     fn release_kept(&self) {
-        let kept = match self.book.inner.borrow_mut().0.as_mut() {
-            Some(book) => core::mem::take(&mut book.kept),
-            None => return,
+        if self.book.inner.borrow().0.is_some() {
+            self.release_book();
+        }
+    }
+
+    #[inline(never)]
+    fn release_book(&self) {
+        let Some(book) = self.book.inner.borrow_mut().0.take() else {
+            return;
         };
-        for k in kept.into_iter().rev() {
+        for k in book.kept.into_iter().rev() {
             // SAFETY: `k.ptr` is the `Box<T>` leaked by `keep` with
             // `k.drop == drop_kept::<T>`, taken out of the book here, so it is
             // dropped once; its `&'scope mut` is dead (see `keep`), and the
@@ -518,6 +528,7 @@ impl<'scope> ScopeCore<'scope> {
         }
     }
 
+    #[inline(always)]
     fn enlist(&self, stream: Raw) {
         let first = self.book.first.load(Ordering::Relaxed);
         if first.is_null() {
@@ -539,8 +550,8 @@ impl<'scope> ScopeCore<'scope> {
     /// where that fails, escalate (see [`Escalation`]) so that no borrow can
     /// end while the device may still use it; then destroy the scope's
     /// events and release the host functions.
-    #[inline]
-    fn finish(&self, deadline: Option<(Duration, Instant)>) -> (Result<()>, Option<Panic>) {
+    #[inline(always)]
+    fn finish(&self, deadline: &Option<(Duration, Instant)>) -> (Result<()>, Option<Panic>) {
         if self.book.first_settled.load(Ordering::Relaxed) && self.book.inner.borrow().0.is_none() {
             // The common case: one stream, which the scope synchronised
             // after its last work there (`Parked::wait`), and nothing else
@@ -562,7 +573,8 @@ impl<'scope> ScopeCore<'scope> {
     }
 
     #[inline(never)]
-    fn finish_slow(&self, deadline: Option<(Duration, Instant)>) -> (Result<()>, Option<Panic>) {
+    fn finish_slow(&self, deadline: &Option<(Duration, Instant)>) -> (Result<()>, Option<Panic>) {
+        let deadline = *deadline;
         let mut first_err = None;
         let first = self.book.first.load(Ordering::Relaxed);
         let mut book = self.book.inner.borrow_mut().0.take().unwrap_or_default();
@@ -852,6 +864,7 @@ impl<'scope, 'sid> LaneCore<'scope, 'sid> {
     /// Queue a copy of all of `src` into `dst` (`aclrtMemcpyAsync`); `kind`
     /// must describe where both lie. The caller checked that the lengths
     /// match.
+    #[inline]
     pub(crate) fn copy<D: Stable + ?Sized>(
         &self,
         src: Source<'_, 'sid>,
@@ -1142,6 +1155,7 @@ impl<'scope, 'sid, D: ?Sized> Parked<'scope, 'sid, D> {
     /// Synchronise its stream (`aclrtSynchronizeStream`) and give the
     /// exclusive borrow back for the rest of the scope. On error the buffer
     /// stays borrowed until the scope ends.
+    #[inline]
     pub(crate) fn wait(self) -> Result<&'scope mut D> {
         let _ = super::make_current(self.book.ctx);
         super::synchronize_stream(self.stream)?;

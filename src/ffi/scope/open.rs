@@ -94,6 +94,7 @@ fn note_record(event: Raw, id: u64) {
 }
 static NEXT: AtomicU64 = AtomicU64::new(1);
 
+#[inline]
 fn open() -> std::sync::MutexGuard<'static, Registry> {
     OPEN.lock().unwrap_or_else(|e| e.into_inner())
 }
@@ -152,6 +153,7 @@ pub(super) fn register() -> u64 {
 /// Scope `id` ends; called only if it enlisted a stream (else it never
 /// entered the registry). Returns whether an escalation aborted it
 /// ([`aborted`], asked under the same lock).
+#[inline(always)]
 pub(super) fn deregister(id: u64) -> bool {
     let mut all = open();
     // A scope's entries are pushed together, and usually last: search from
@@ -178,6 +180,7 @@ pub(super) fn deregister(id: u64) -> bool {
 
 /// Scope `id` enlisted `stream` (of context `ctx`), which it had not
 /// enlisted before; the first call enters the scope in the registry.
+#[inline(always)]
 pub(super) fn enlist(id: u64, stream: Raw, ctx: Raw) {
     let mut all = open();
     let aborting = ANY_ABORTED.load(Ordering::SeqCst)
