@@ -525,15 +525,15 @@ impl Items {
         self.overflow.as_deref().map_or(&[], |o| &o.spill)
     }
 
+    /// The overflow storage, allocated on first use.
+    fn overflow(&mut self) -> &mut Overflow {
+        self.overflow.get_or_insert_with(Box::default)
+    }
+
     /// The bytes of the scalars larger than [`SMALL`].
     #[inline]
     fn large(&self) -> &[u8] {
         self.overflow.as_deref().map_or(&[], |o| &o.large)
-    }
-
-    /// The overflow storage, allocated on first use.
-    fn overflow(&mut self) -> &mut Overflow {
-        self.overflow.get_or_insert_with(Box::default)
     }
 
     #[inline]
@@ -671,16 +671,26 @@ impl<'sid> Staged<'sid> {
 
 /// `aclrtKernelArgsAppend` of one staged item (`large`: the staged bytes
 /// of the scalars larger than [`SMALL`]).
+///
+/// One call site for every kind: the match only picks the bytes, so the
+/// launch loop has a single call and a single error check per item
+/// (issue 15).
 #[inline(always)]
 fn append_item(args: &mut RawArgs, item: &Item, large: &[u8]) -> Result<()> {
-    match item {
+    let word;
+    let bytes: &[u8] = match item {
         Item::Buffer { region, .. } => {
-            args.append(&(region.ptr.as_ptr() as usize as u64).to_le_bytes())
+            word = (region.ptr.as_ptr() as usize as u64).to_le_bytes();
+            &word
         }
-        Item::Small { bytes, len } => args.append(&bytes[..usize::from(*len)]),
-        Item::Large { off, len } => args.append(&large[*off..*off + *len]),
-        Item::Count(n) => args.append(&n.to_le_bytes()),
-    }
+        Item::Small { bytes, len } => &bytes[..usize::from(*len)],
+        Item::Large { off, len } => &large[*off..*off + *len],
+        Item::Count(n) => {
+            word = n.to_le_bytes();
+            &word
+        }
+    };
+    args.append(bytes)
 }
 
 /// Launch `kernel` on `lane` with the staged arguments.
@@ -699,12 +709,20 @@ pub(crate) fn launch<'scope, 'sid, 'id, P: KernelParams>(
     let mut args = RawArgs::init(claim, kernel.context(), kernel.handle())?;
     // Two plain loops rather than one over a chain: the in-place items
     // are all there is for the typed tuples, and the loop stays short.
-    let large = staged.items.large();
-    for item in staged.items.inline_items() {
-        append_item(&mut args, item, large)?;
-    }
-    for item in staged.items.spill() {
-        append_item(&mut args, item, large)?;
+    // The overflow is looked at once: without it (the typed tuples with
+    // scalars up to `SMALL` bytes) there is no spill and no large bytes.
+    match staged.items.overflow.as_deref() {
+        None => {
+            for item in staged.items.inline_items() {
+                append_item(&mut args, item, &[])?;
+            }
+        }
+        Some(overflow) => {
+            let large = staged.items.large();
+            for item in staged.items.inline_items().iter().chain(&overflow.spill) {
+                append_item(&mut args, item, large)?;
+            }
+        }
     }
     // `init` made the kernel's context current, and only runtime calls
     // followed: it still is, and it is the lane's (same brand `'id`).
