@@ -175,6 +175,15 @@ pub(crate) fn run<B: ScopeBody>(
     let scope = ManuallyDrop::new(B::wrap(core));
     let result = body.call(&scope);
     core::mem::forget(guard);
+    match core.end_settled() {
+        // Nothing to synchronise or release (issue 15: a one-lane scope
+        // that waited for its work).
+        Some(false) => return result,
+        // Another scope's deadline aborted a stream this one shares (or one
+        // it depends on): some of this scope's work was discarded.
+        Some(true) => return result.and_then(|_| Err(Error::WorkAborted.into())),
+        None => {}
+    }
     let (finished, panic) = core.finish(&deadline);
     core.release_kept();
     if let Some(payload) = panic {
@@ -546,34 +555,28 @@ impl<'scope> ScopeCore<'scope> {
         }
     }
 
+    /// The common end of a scope, where [`finish`](Self::finish) would
+    /// have nothing to do but leave the registry: one stream, which the
+    /// scope synchronised after its last work there (`Parked::wait`,
+    /// `LaneCore::synchronize`), and no book (no more streams, events, host
+    /// functions or kept values). Then it leaves the registry (which it
+    /// entered with that stream) and says whether an escalation aborted it;
+    /// otherwise it does nothing and returns `None`.
+    #[inline(always)]
+    fn end_settled(&self) -> Option<bool> {
+        if self.book.first_settled.load(Ordering::Relaxed) && self.book.inner.borrow().0.is_none() {
+            Some(open::deregister(self.book.id))
+        } else {
+            None
+        }
+    }
+
     /// Synchronise every enlisted stream (within the deadline, if any);
     /// where that fails, escalate (see [`Escalation`]) so that no borrow can
     /// end while the device may still use it; then destroy the scope's
     /// events and release the host functions.
-    #[inline(always)]
-    fn finish(&self, deadline: &Option<(Duration, Instant)>) -> (Result<()>, Option<Panic>) {
-        if self.book.first_settled.load(Ordering::Relaxed) && self.book.inner.borrow().0.is_none() {
-            // The common case: one stream, which the scope synchronised
-            // after its last work there (`Parked::wait`), and nothing else
-            // to synchronise or release. The scope entered the registry
-            // with that stream.
-            let aborted = open::deregister(self.book.id);
-            // Another scope's deadline aborted a stream this one shares (or
-            // one it depends on): some of this scope's work was discarded.
-            return (
-                if aborted {
-                    Err(Error::WorkAborted)
-                } else {
-                    Ok(())
-                },
-                None,
-            );
-        }
-        self.finish_slow(deadline)
-    }
-
     #[inline(never)]
-    fn finish_slow(&self, deadline: &Option<(Duration, Instant)>) -> (Result<()>, Option<Panic>) {
+    fn finish(&self, deadline: &Option<(Duration, Instant)>) -> (Result<()>, Option<Panic>) {
         let deadline = *deadline;
         let mut first_err = None;
         let first = self.book.first.load(Ordering::Relaxed);
