@@ -565,7 +565,7 @@ impl<'scope> ScopeCore<'scope> {
     #[inline(always)]
     fn end_settled(&self) -> Option<bool> {
         if self.book.first_settled.load(Ordering::Relaxed) && self.book.inner.borrow().0.is_none() {
-            Some(open::deregister(self.book.id))
+            Some(open::deregister(self.book.id, 1))
         } else {
             None
         }
@@ -605,7 +605,10 @@ impl<'scope> ScopeCore<'scope> {
             }
         }
         // Only a scope that enlisted a stream entered the registry.
-        if first.is_some() && open::deregister(self.book.id) && end == Synced::Done {
+        if first.is_some()
+            && open::deregister(self.book.id, 1 + streams.len())
+            && end == Synced::Done
+        {
             // Another scope's deadline aborted a stream this one shares (or
             // one it depends on): some of this scope's work was discarded.
             first_err = Some(Error::WorkAborted);

@@ -150,19 +150,20 @@ pub(super) fn register() -> u64 {
     NEXT.fetch_add(1, Ordering::Relaxed)
 }
 
-/// Scope `id` ends; called only if it enlisted a stream (else it never
-/// entered the registry). Returns whether an escalation aborted it
+/// Scope `id`, which enlisted `streams` streams, ends; called only if it
+/// enlisted one (else it never entered the registry). Returns whether an escalation aborted it
 /// ([`aborted`], asked under the same lock).
 #[inline(always)]
-pub(super) fn deregister(id: u64) -> bool {
+pub(super) fn deregister(id: u64, streams: usize) -> bool {
     let mut all = open();
-    // A scope's entries are pushed together, and usually last: search from
-    // the end. `swap_remove` keeps the loop's index valid going down.
-    let mut i = all.entries.len();
-    while i > 0 {
-        i -= 1;
-        if all.entries[i].id == id {
-            all.entries.swap_remove(i);
+    // Its `streams` entries (one per stream it enlisted), usually last:
+    // searched from the end.
+    for _ in 0..streams {
+        match all.entries.iter().rposition(|e| e.id == id) {
+            Some(i) => {
+                all.entries.swap_remove(i);
+            }
+            None => break,
         }
     }
     let mut aborted = false;
