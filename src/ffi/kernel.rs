@@ -191,13 +191,28 @@ impl ArgsClaim {
     /// claim of this thread lives.
     #[inline]
     pub(crate) fn take() -> Result<ArgsClaim> {
+        Self::take_as(true)
+    }
+
+    /// [`take`](Self::take) for a typed launch, which makes no placeholder:
+    /// the serial (which only placeholders name) is not advanced, so the
+    /// claim costs one thread-local flag (issue 15). A builder claimed
+    /// later still gets a serial no earlier placeholder has.
+    #[inline]
+    pub(crate) fn take_for_launch() -> Result<ArgsClaim> {
+        Self::take_as(false)
+    }
+
+    #[inline(always)]
+    fn take_as(numbered: bool) -> Result<ArgsClaim> {
         let serial = ARGS_CLAIM.with(|c| {
             let (claimed, serial) = c.get();
             if claimed {
                 return None;
             }
-            c.set((true, serial + 1));
-            Some(serial + 1)
+            let serial = serial + u64::from(numbered);
+            c.set((true, serial));
+            Some(serial)
         });
         let Some(serial) = serial else {
             return Err(Error::KernelArgsBusy);
@@ -442,11 +457,45 @@ enum Item {
     /// A buffer, by its device address, with its length in elements.
     Buffer { region: Region, len: usize },
     /// A scalar's bytes, up to [`SMALL`] of them, kept inline.
-    Small { bytes: [u8; SMALL], len: u8 },
+    /// Only the first `len` bytes are initialised (see [`Item::small`]):
+    /// staging writes just the scalar's bytes.
+    Small {
+        bytes: [MaybeUninit<u8>; SMALL],
+        len: u8,
+    },
     /// A larger scalar's bytes, at `off..off + len` of [`Items::large`].
     Large { off: usize, len: usize },
     /// A count: must not exceed any buffer's length.
     Count(u64),
+}
+
+impl Item {
+    /// A scalar's bytes in place (the caller checked `v.len() <= SMALL`;
+    /// more would be cut).
+    #[inline(always)]
+    fn small(v: &[u8]) -> Item {
+        let len = v.len().min(SMALL);
+        let mut bytes = [MaybeUninit::<u8>::uninit(); SMALL];
+        for (slot, b) in bytes.iter_mut().zip(&v[..len]) {
+            slot.write(*b);
+        }
+        Item::Small {
+            bytes,
+            len: len as u8,
+        }
+    }
+
+    /// The bytes of a `Small` item.
+    #[inline(always)]
+    fn small_bytes(bytes: &[MaybeUninit<u8>; SMALL], len: u8) -> &[u8] {
+        let len = usize::from(len);
+        // SAFETY: a `Small` item is made only by `small`, which initialises
+        // its first `len <= SMALL` bytes (and the items are `Copy`, so
+        // copies keep them); `MaybeUninit<u8>` has the layout of `u8`; the
+        // slice borrows `bytes`. (Unchecked: the launch loop then has no
+        // bounds check.)
+        unsafe { core::slice::from_raw_parts(bytes.as_ptr().cast::<u8>(), len) }
+    }
 }
 
 /// Scalars up to this size are staged without an allocation.
@@ -509,7 +558,10 @@ impl Items {
     /// The items kept in place.
     #[inline]
     fn inline_items(&self) -> &[Item] {
-        let init: &[MaybeUninit<Item>] = &self.inline[..self.len];
+        // SAFETY: `len <= INLINE`: `push` raises it only after writing slot
+        // `len`, which exists (`get_mut` returned it), and nothing else
+        // raises it. (Unchecked: the launch loop then has no bounds check.)
+        let init: &[MaybeUninit<Item>] = unsafe { self.inline.get_unchecked(..self.len) };
         // SAFETY: `push` initialises slot `len` before raising `len` by one,
         // and nothing else raises `len` or de-initialises a slot (an `Items`
         // is only ever replaced whole), so every slot of `init` holds an
@@ -525,15 +577,15 @@ impl Items {
         self.overflow.as_deref().map_or(&[], |o| &o.spill)
     }
 
+    /// The overflow storage, allocated on first use.
+    fn overflow(&mut self) -> &mut Overflow {
+        self.overflow.get_or_insert_with(Box::default)
+    }
+
     /// The bytes of the scalars larger than [`SMALL`].
     #[inline]
     fn large(&self) -> &[u8] {
         self.overflow.as_deref().map_or(&[], |o| &o.large)
-    }
-
-    /// The overflow storage, allocated on first use.
-    fn overflow(&mut self) -> &mut Overflow {
-        self.overflow.get_or_insert_with(Box::default)
     }
 
     #[inline]
@@ -617,18 +669,13 @@ impl<'sid> Staged<'sid> {
     #[inline]
     pub(crate) fn value<T: DeviceRepr>(&mut self, v: T) {
         let v = bytemuck::bytes_of(&v);
-        let item = match u8::try_from(v.len()) {
-            Ok(len) if v.len() <= SMALL => {
-                let mut bytes = [0u8; SMALL];
-                bytes[..v.len()].copy_from_slice(v);
-                Item::Small { bytes, len }
-            }
-            _ => {
-                let large = &mut self.items.overflow().large;
-                let off = large.len();
-                large.extend_from_slice(v);
-                Item::Large { off, len: v.len() }
-            }
+        let item = if v.len() <= SMALL {
+            Item::small(v)
+        } else {
+            let large = &mut self.items.overflow().large;
+            let off = large.len();
+            large.extend_from_slice(v);
+            Item::Large { off, len: v.len() }
         };
         self.items.push(item);
     }
@@ -671,16 +718,26 @@ impl<'sid> Staged<'sid> {
 
 /// `aclrtKernelArgsAppend` of one staged item (`large`: the staged bytes
 /// of the scalars larger than [`SMALL`]).
+///
+/// One call site for every kind: the match only picks the bytes, so the
+/// launch loop has a single call and a single error check per item
+/// (issue 15).
 #[inline(always)]
 fn append_item(args: &mut RawArgs, item: &Item, large: &[u8]) -> Result<()> {
-    match item {
+    let word;
+    let bytes: &[u8] = match item {
         Item::Buffer { region, .. } => {
-            args.append(&(region.ptr.as_ptr() as usize as u64).to_le_bytes())
+            word = (region.ptr.as_ptr() as usize as u64).to_le_bytes();
+            &word
         }
-        Item::Small { bytes, len } => args.append(&bytes[..usize::from(*len)]),
-        Item::Large { off, len } => args.append(&large[*off..*off + *len]),
-        Item::Count(n) => args.append(&n.to_le_bytes()),
-    }
+        Item::Small { bytes, len } => Item::small_bytes(bytes, *len),
+        Item::Large { off, len } => &large[*off..*off + *len],
+        Item::Count(n) => {
+            word = n.to_le_bytes();
+            &word
+        }
+    };
+    args.append(bytes)
 }
 
 /// Launch `kernel` on `lane` with the staged arguments.
@@ -695,16 +752,24 @@ pub(crate) fn launch<'scope, 'sid, 'id, P: KernelParams>(
     staged: &Staged<'sid>,
 ) -> Result<()> {
     staged.check_counts()?;
-    let claim = ArgsClaim::take()?;
+    let claim = ArgsClaim::take_for_launch()?;
     let mut args = RawArgs::init(claim, kernel.context(), kernel.handle())?;
     // Two plain loops rather than one over a chain: the in-place items
     // are all there is for the typed tuples, and the loop stays short.
-    let large = staged.items.large();
-    for item in staged.items.inline_items() {
-        append_item(&mut args, item, large)?;
-    }
-    for item in staged.items.spill() {
-        append_item(&mut args, item, large)?;
+    // The overflow is looked at once: without it (the typed tuples with
+    // scalars up to `SMALL` bytes) there is no spill and no large bytes.
+    match staged.items.overflow.as_deref() {
+        None => {
+            for item in staged.items.inline_items() {
+                append_item(&mut args, item, &[])?;
+            }
+        }
+        Some(overflow) => {
+            let large = staged.items.large();
+            for item in staged.items.inline_items().iter().chain(&overflow.spill) {
+                append_item(&mut args, item, large)?;
+            }
+        }
     }
     // `init` made the kernel's context current, and only runtime calls
     // followed: it still is, and it is the lane's (same brand `'id`).
@@ -926,8 +991,8 @@ mod tests {
                 Item::Small { bytes: a, len: 2 },
                 Item::Small { bytes: b, len: 16 },
             ] => {
-                assert_eq!(&a[..2], &0xabcdu16.to_ne_bytes());
-                assert_eq!(b, &[7u8; SMALL]);
+                assert_eq!(Item::small_bytes(a, 2), &0xabcdu16.to_ne_bytes());
+                assert_eq!(Item::small_bytes(b, 16), &[7u8; SMALL]);
             }
             other => panic!("unexpected staging: {} items", other.len()),
         }

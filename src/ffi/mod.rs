@@ -669,6 +669,7 @@ pub(crate) fn destroy_stream(stream: Raw, owner: Raw) -> Result<()> {
 }
 
 /// `aclrtSynchronizeStream(stream)`.
+#[inline]
 pub(crate) fn synchronize_stream(stream: Raw) -> Result<()> {
     refuse_in_callback("aclrtSynchronizeStream")?;
     // SAFETY: `stream` is live (module invariant).

@@ -70,14 +70,13 @@
 
 mod open;
 
-use open::Few;
 pub(crate) use open::{event_destroyed, record_made};
 
 use core::cell::RefCell;
 use core::marker::PhantomData;
 use core::mem::ManuallyDrop;
 use core::ptr::NonNull;
-use core::sync::atomic::{AtomicBool, Ordering};
+use core::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
 use core::time::Duration;
 use std::panic::resume_unwind;
 use std::sync::Arc;
@@ -143,16 +142,25 @@ pub(crate) fn run<B: ScopeBody>(
     body: B,
 ) -> core::result::Result<B::Output, B::Error> {
     super::refuse_in_callback("Context::scope")?;
-    let core = ScopeCore {
-        ctx,
-        id: open::register(),
-        book: CoreBook::default(),
+    // Not dropped: `finish` and `release_kept` (below, or the unwind guard)
+    // leave it owning nothing (its book is taken out by them), so its drop
+    // would only check that (issue 15).
+    let core = ManuallyDrop::new(ScopeCore {
+        book: CoreBook {
+            ctx,
+            id: open::register(),
+            first: AtomicPtr::new(core::ptr::null_mut()),
+            first_settled: AtomicBool::new(false),
+            any_settled: AtomicBool::new(false),
+            inner: RefCell::new(ScopeBook(None)),
+        },
         _scope: PhantomData,
         _thread: PhantomData,
-    };
+    });
+    let core: &ScopeCore<'_> = &core;
     // A deadline too far to represent is no deadline.
     let deadline = timeout.and_then(|t| Some((t, Instant::now().checked_add(t)?)));
-    struct FinishOnUnwind<'a, 'scope>(&'a ScopeCore<'scope>, Option<(Duration, Instant)>);
+    struct FinishOnUnwind<'a, 'scope>(&'a ScopeCore<'scope>, &'a Option<(Duration, Instant)>);
     impl Drop for FinishOnUnwind<'_, '_> {
         fn drop(&mut self) {
             // Only reached while unwinding: errors and panics of host
@@ -161,13 +169,22 @@ pub(crate) fn run<B: ScopeBody>(
             self.0.release_kept();
         }
     }
-    let guard = FinishOnUnwind(&core, deadline);
+    let guard = FinishOnUnwind(core, &deadline);
     // Not dropped: a drop that could use `'scope` would keep `core` borrowed
     // past the end of this function (the wrapper holds only that borrow).
-    let scope = ManuallyDrop::new(B::wrap(&core));
+    let scope = ManuallyDrop::new(B::wrap(core));
     let result = body.call(&scope);
     core::mem::forget(guard);
-    let (finished, panic) = core.finish(deadline);
+    match core.end_settled() {
+        // Nothing to synchronise or release (issue 15: a one-lane scope
+        // that waited for its work).
+        Some(false) => return result,
+        // Another scope's deadline aborted a stream this one shares (or one
+        // it depends on): some of this scope's work was discarded.
+        Some(true) => return result.and_then(|_| Err(Error::WorkAborted.into())),
+        None => {}
+    }
+    let (finished, panic) = core.finish(&deadline);
     core.release_kept();
     if let Some(payload) = panic {
         resume_unwind(payload);
@@ -191,28 +208,43 @@ pub(crate) fn run<B: ScopeBody>(
 ///
 /// Neither `Send` nor `Sync`: a scope is driven by the thread that opened it.
 pub(crate) struct ScopeCore<'scope> {
-    ctx: Raw,
-    /// This scope's entry in the registry of open scopes ([`open`]).
-    id: u64,
     book: CoreBook,
     _scope: PhantomData<&'scope mut &'scope ()>,
     _thread: PhantomData<ScopeStaysOnItsThread>,
 }
 
-/// The scope's book, and whether any lane is settled (see `Enlisted`),
-/// readable without borrowing the book: queueing work then costs one load
-/// while no lane of the scope was synchronised (issue 15: kernel launches).
-#[derive(Default)]
+/// The scope's context and id, its first stream, and its book; whether any
+/// lane is settled (see `Enlisted`) is readable without borrowing the book:
+/// queueing work then costs one load while no lane of the scope was
+/// synchronised (issue 15: kernel launches).
+///
+/// The first enlisted stream is held outside the book (most scopes enlist
+/// one): enlisting it, settling it and the scope's end then borrow nothing
+/// (issue 15: a one-lane scope). The atomics are only there so as not to
+/// add more non-`Sync` fields to the scope (its `Send`/`Sync` errors name
+/// the book); the scope's thread alone uses them, so `Relaxed`.
 struct CoreBook {
-    /// Set by `ScopeBook::settle`; never cleared (only a hint). Atomic
-    /// only so as not to add a second non-`Sync` field to the scope (its
-    /// `Send`/`Sync` errors name the book); used by the scope's thread
-    /// alone, so `Relaxed`.
+    ctx: Raw,
+    /// This scope's entry in the registry of open scopes ([`open`]).
+    id: u64,
+    /// The first enlisted stream; null until a lane enlists one. Never in
+    /// `Book::streams`.
+    first: AtomicPtr<core::ffi::c_void>,
+    /// `Enlisted::settled` of `first`.
+    first_settled: AtomicBool,
+    /// Set by `settle`; never cleared (only a hint).
     any_settled: AtomicBool,
     inner: RefCell<ScopeBook>,
 }
 
 impl CoreBook {
+    /// The book, made on first use.
+    fn book(&self) -> core::cell::RefMut<'_, Book> {
+        core::cell::RefMut::map(self.inner.borrow_mut(), |b| {
+            &mut **b.0.get_or_insert_with(Box::default)
+        })
+    }
+
     /// Work of this scope may be queued on `stream` from now on. On every
     /// queueing path: one relaxed load unless a lane was synchronised.
     #[inline(always)]
@@ -225,22 +257,43 @@ impl CoreBook {
     #[cold]
     #[inline(never)]
     fn unsettle_slow(&self, stream: Raw) {
-        self.inner.borrow_mut().unsettle(stream);
+        if self.first.load(Ordering::Relaxed) == stream.as_ptr() {
+            self.first_settled.store(false, Ordering::Relaxed);
+        } else {
+            if let Some(book) = self.inner.borrow_mut().0.as_mut() {
+                book.unsettle(stream);
+            }
+        }
     }
 
     /// A synchronisation of `stream` by this scope succeeded (see
-    /// `ScopeBook::settle`).
+    /// `Book::settle`).
+    #[inline]
     fn settle(&self, stream: Raw) {
         self.any_settled.store(true, Ordering::Relaxed);
-        self.inner.borrow_mut().settle(stream);
+        if self.first.load(Ordering::Relaxed) == stream.as_ptr() {
+            // A stream is enlisted once: it is not in the book too.
+            self.first_settled.store(true, Ordering::Relaxed);
+        } else {
+            if let Some(book) = self.inner.borrow_mut().0.as_mut() {
+                book.settle(stream);
+            }
+        }
     }
 }
 
-/// What a scope must synchronise and release when it ends.
+/// What a scope must synchronise and release when it ends, beyond its
+/// first stream (`CoreBook::first`): made on first use
+/// ([`CoreBook::book`]), so a scope with one lane and no events, host
+/// functions or kept values allocates, and later drops, nothing.
 #[derive(Default)]
-struct ScopeBook {
-    /// The enlisted streams (the first held inline: most scopes enlist one).
-    streams: Few<Enlisted>,
+struct ScopeBook(Option<Box<Book>>);
+
+/// The contents of a [`ScopeBook`].
+#[derive(Default)]
+struct Book {
+    /// The enlisted streams after the first (`CoreBook::first`).
+    streams: Vec<Enlisted>,
     events: Vec<Raw>,
     host_fns: Vec<Arc<HostFnSlot>>,
     /// Values kept for the rest of the scope ([`ScopeCore::keep`]), dropped
@@ -263,7 +316,7 @@ struct Enlisted {
     settled: bool,
 }
 
-impl ScopeBook {
+impl Book {
     /// Work of this scope may be queued on `stream` from now on.
     fn unsettle(&mut self, stream: Raw) {
         for e in self.streams.iter_mut() {
@@ -410,12 +463,19 @@ fn millis_left(deadline: Instant) -> Option<i32> {
 impl<'scope> ScopeCore<'scope> {
     /// The scope's context.
     pub(crate) fn context(&self) -> Raw {
-        self.ctx
+        self.book.ctx
     }
 
     /// How many streams are enlisted.
     pub(crate) fn stream_count(&self) -> usize {
-        self.book.inner.borrow().streams.len()
+        usize::from(!self.book.first.load(Ordering::Relaxed).is_null())
+            + self
+                .book
+                .inner
+                .borrow()
+                .0
+                .as_ref()
+                .map_or(0, |b| b.streams.len())
     }
 
     /// Move `value` to the heap until the scope ends, and lend it for
@@ -432,7 +492,7 @@ impl<'scope> ScopeCore<'scope> {
     #[allow(clippy::mut_from_ref)]
     pub(crate) fn keep<T: Keep + 'scope>(&'scope self, value: T) -> &'scope mut T {
         let ptr = NonNull::from(Box::leak(Box::new(value)));
-        self.book.inner.borrow_mut().kept.push(Kept {
+        self.book.book().kept.push(Kept {
             ptr: ptr.cast(),
             drop: drop_kept::<T>,
         });
@@ -453,12 +513,22 @@ impl<'scope> ScopeCore<'scope> {
         unsafe { &mut *ptr.as_ptr() }
     }
 
-    /// Drop the kept values, last kept first. Called by `run` after
-    /// `finish` (on both its paths), when no reference to them can be used
-    /// any more.
+    /// Drop the kept values, last kept first, and the book. Called by `run`
+    /// after `finish` (on both its paths), when no reference to them can be
+    /// used any more.
+    #[inline(always)]
     fn release_kept(&self) {
-        let kept = core::mem::take(&mut self.book.inner.borrow_mut().kept);
-        for k in kept.into_iter().rev() {
+        if self.book.inner.borrow().0.is_some() {
+            self.release_book();
+        }
+    }
+
+    #[inline(never)]
+    fn release_book(&self) {
+        let Some(book) = self.book.inner.borrow_mut().0.take() else {
+            return;
+        };
+        for k in book.kept.into_iter().rev() {
             // SAFETY: `k.ptr` is the `Box<T>` leaked by `keep` with
             // `k.drop == drop_kept::<T>`, taken out of the book here, so it is
             // dropped once; its `&'scope mut` is dead (see `keep`), and the
@@ -467,14 +537,37 @@ impl<'scope> ScopeCore<'scope> {
         }
     }
 
+    #[inline(always)]
     fn enlist(&self, stream: Raw) {
-        let streams = &mut self.book.inner.borrow_mut().streams;
-        if !streams.iter().any(|e| e.stream == stream) {
-            streams.push(Enlisted {
-                stream,
-                settled: false,
-            });
-            open::enlist(self.id, stream, self.ctx);
+        let first = self.book.first.load(Ordering::Relaxed);
+        if first.is_null() {
+            self.book.first.store(stream.as_ptr(), Ordering::Relaxed);
+            open::enlist(self.book.id, stream, self.book.ctx);
+        } else if first != stream.as_ptr() {
+            let streams = &mut self.book.book().streams;
+            if !streams.iter().any(|e| e.stream == stream) {
+                streams.push(Enlisted {
+                    stream,
+                    settled: false,
+                });
+                open::enlist(self.book.id, stream, self.book.ctx);
+            }
+        }
+    }
+
+    /// The common end of a scope, where [`finish`](Self::finish) would
+    /// have nothing to do but leave the registry: one stream, which the
+    /// scope synchronised after its last work there (`Parked::wait`,
+    /// `LaneCore::synchronize`), and no book (no more streams, events, host
+    /// functions or kept values). Then it leaves the registry (which it
+    /// entered with that stream) and says whether an escalation aborted it;
+    /// otherwise it does nothing and returns `None`.
+    #[inline(always)]
+    fn end_settled(&self) -> Option<bool> {
+        if self.book.first_settled.load(Ordering::Relaxed) && self.book.inner.borrow().0.is_none() {
+            Some(open::deregister(self.book.id, 1))
+        } else {
+            None
         }
     }
 
@@ -482,80 +575,56 @@ impl<'scope> ScopeCore<'scope> {
     /// where that fails, escalate (see [`Escalation`]) so that no borrow can
     /// end while the device may still use it; then destroy the scope's
     /// events and release the host functions.
-    fn finish(&self, deadline: Option<(Duration, Instant)>) -> (Result<()>, Option<Panic>) {
+    #[inline(never)]
+    fn finish(&self, deadline: &Option<(Duration, Instant)>) -> (Result<()>, Option<Panic>) {
+        let deadline = *deadline;
         let mut first_err = None;
-        let streams = core::mem::take(&mut self.book.inner.borrow_mut().streams);
-        let mut stuck = false;
-        let mut timed_out = false;
-        for &Enlisted { stream, settled } in streams.iter() {
-            if settled {
+        let first = self.book.first.load(Ordering::Relaxed);
+        let mut book = self.book.inner.borrow_mut().0.take().unwrap_or_default();
+        let streams = core::mem::take(&mut book.streams);
+        let first = Raw::new(first).map(|stream| Enlisted {
+            stream,
+            settled: self.book.first_settled.load(Ordering::Relaxed),
+        });
+        let mut end = Synced::Done;
+        for e in first.iter().chain(streams.iter()) {
+            if e.settled {
                 // Synchronised by the scope after its last work there.
                 continue;
             }
-            let mut tries = 0;
-            loop {
-                // aclrtSynchronizeStream switches to the stream's context by
-                // itself; making it current first is a courtesy.
-                let _ = super::make_current(self.ctx);
-                let synced = match deadline {
-                    None => super::synchronize_stream(stream),
-                    Some((_, at)) => match millis_left(at) {
-                        Some(ms) => super::synchronize_stream_timeout(stream, ms),
-                        // The deadline has passed: only a stream already idle
-                        // is done.
-                        None => match super::stream_is_complete(stream) {
-                            Ok(true) => super::synchronize_stream(stream),
-                            _ => {
-                                timed_out = true;
-                                break;
-                            }
-                        },
-                    },
-                };
-                match synced {
-                    Ok(()) => break,
-                    Err(e) if deadline.is_some() && e.is_timeout() => {
-                        timed_out = true;
-                        break;
-                    }
-                    Err(e) => {
-                        // A device fault is reported once, then cleared.
-                        first_err.get_or_insert(e);
-                        tries += 1;
-                        if tries >= 3 {
-                            stuck = true;
-                            break;
-                        }
-                    }
-                }
-            }
-            if timed_out || stuck {
+            end = self.synchronize_at_end(e.stream, deadline, &mut first_err);
+            if end != Synced::Done {
                 break;
             }
         }
-        if timed_out || stuck {
-            let escalation = escalate(self.id);
-            if timed_out {
+        if end != Synced::Done {
+            let escalation = escalate(self.book.id);
+            if end == Synced::TimedOut {
                 let millis = deadline.map_or(0, |(t, _)| t.as_millis());
                 first_err = Some(Error::ScopeTimeout { millis, escalation });
             }
-        } else if open::aborted(self.id) {
+        }
+        // Only a scope that enlisted a stream entered the registry.
+        if first.is_some()
+            && open::deregister(self.book.id, 1 + streams.len())
+            && end == Synced::Done
+        {
             // Another scope's deadline aborted a stream this one shares (or
             // one it depends on): some of this scope's work was discarded.
             first_err = Some(Error::WorkAborted);
         }
-        if !streams.is_empty() {
-            // Only a scope that enlisted a stream entered the registry.
-            open::deregister(self.id);
+        let mut panic = None;
+        let events = core::mem::take(&mut book.events);
+        let host_fns = core::mem::take(&mut book.host_fns);
+        // The kept values are released by `release_kept`, after this.
+        if !book.kept.is_empty() {
+            self.book.inner.borrow_mut().0 = Some(book);
         }
-        let events = core::mem::take(&mut self.book.inner.borrow_mut().events);
         for event in events {
             if let Err(e) = super::destroy_event(event) {
                 first_err.get_or_insert(e);
             }
         }
-        let mut panic = None;
-        let host_fns = core::mem::take(&mut self.book.inner.borrow_mut().host_fns);
         for slot in host_fns {
             // A host function skipped by a device fault or discarded by an
             // abort is dropped here, on this thread, after the streams are idle.
@@ -565,6 +634,57 @@ impl<'scope> ScopeCore<'scope> {
         }
         (first_err.map_or(Ok(()), Err), panic)
     }
+
+    /// Synchronise `stream` at the scope's end, within the deadline if any;
+    /// the first error goes to `first_err`.
+    fn synchronize_at_end(
+        &self,
+        stream: Raw,
+        deadline: Option<(Duration, Instant)>,
+        first_err: &mut Option<Error>,
+    ) -> Synced {
+        let mut tries = 0;
+        loop {
+            // aclrtSynchronizeStream switches to the stream's context by
+            // itself; making it current first is a courtesy.
+            let _ = super::make_current(self.book.ctx);
+            let synced = match deadline {
+                None => super::synchronize_stream(stream),
+                Some((_, at)) => match millis_left(at) {
+                    Some(ms) => super::synchronize_stream_timeout(stream, ms),
+                    // The deadline has passed: only a stream already idle
+                    // is done.
+                    None => match super::stream_is_complete(stream) {
+                        Ok(true) => super::synchronize_stream(stream),
+                        _ => return Synced::TimedOut,
+                    },
+                },
+            };
+            match synced {
+                Ok(()) => return Synced::Done,
+                Err(e) if deadline.is_some() && e.is_timeout() => return Synced::TimedOut,
+                Err(e) => {
+                    // A device fault is reported once, then cleared.
+                    first_err.get_or_insert(e);
+                    tries += 1;
+                    if tries >= 3 {
+                        return Synced::Stuck;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// How the end of a scope left one stream.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Synced {
+    /// Idle: synchronised.
+    Done,
+    /// Not idle by the deadline.
+    TimedOut,
+    /// Its synchronisation failed repeatedly.
+    Stuck,
 }
 
 /// A stream enlisted in a scope, branded `'sid`: the only place where
@@ -589,9 +709,8 @@ pub struct Parked<'scope, 'sid, D: ?Sized> {
     ptr: NonNull<D>,
     region: Region,
     stream: Raw,
-    ctx: Raw,
-    scope: u64,
-    /// The scope's book, to note a successful [`wait`](Self::wait).
+    /// The scope's book: its context and id, and where a successful
+    /// [`wait`](Self::wait) is noted.
     book: &'scope CoreBook,
     _borrow: PhantomData<&'scope mut D>,
     _sid: PhantomData<Id<'sid>>,
@@ -624,8 +743,6 @@ pub struct Handover<'scope, 'sid, D: ?Sized> {
 pub struct SharedCore<'scope, D: ?Sized> {
     ptr: NonNull<D>,
     region: Region,
-    ctx: Raw,
-    scope: u64,
     event: Raw,
     readers: RefCell<Vec<Raw>>,
     _borrow: PhantomData<&'scope mut D>,
@@ -721,13 +838,14 @@ impl<'scope, 'sid> LaneCore<'scope, 'sid> {
         self.core
     }
 
+    #[inline]
     pub(super) fn bind(&self) -> Result<()> {
-        super::make_current(self.core.ctx)
+        super::make_current(self.core.book.ctx)
     }
 
     /// The scope's context.
     pub(super) fn context(&self) -> Raw {
-        self.core.ctx
+        self.core.book.ctx
     }
 
     /// Park `dst` on this lane; nothing is queued yet.
@@ -743,8 +861,6 @@ impl<'scope, 'sid> LaneCore<'scope, 'sid> {
             ptr,
             region,
             stream: self.stream,
-            ctx: self.core.ctx,
-            scope: self.core.id,
             book: &self.core.book,
             _borrow: PhantomData,
             _sid: PhantomData,
@@ -754,6 +870,7 @@ impl<'scope, 'sid> LaneCore<'scope, 'sid> {
     /// Queue a copy of all of `src` into `dst` (`aclrtMemcpyAsync`); `kind`
     /// must describe where both lie. The caller checked that the lengths
     /// match.
+    #[inline]
     pub(crate) fn copy<D: Stable + ?Sized>(
         &self,
         src: Source<'_, 'sid>,
@@ -827,12 +944,7 @@ impl<'scope, 'sid> LaneCore<'scope, 'sid> {
         let f: Box<dyn FnOnce() + Send + 'static> = unsafe { core::mem::transmute(f) };
         let slot = HostFnSlot::new(f);
         self.bind()?;
-        self.core
-            .book
-            .inner
-            .borrow_mut()
-            .host_fns
-            .push(Arc::clone(&slot));
+        self.core.book.book().host_fns.push(Arc::clone(&slot));
         // SAFETY: the book holds an `Arc` of `slot` (pushed above) until
         // after the final synchronisation of this stream (enlisted by `new`),
         // or its abort, in `ScopeCore::finish`; the stream's context is
@@ -877,8 +989,8 @@ impl<'scope, 'sid> LaneCore<'scope, 'sid> {
 
     fn record_scope_event(&self) -> Result<Raw> {
         self.bind()?;
-        let event = super::create_event_with_flag(self.core.ctx, sys::ACL_EVENT_SYNC)?;
-        self.core.book.inner.borrow_mut().events.push(event);
+        let event = super::create_event_with_flag(self.core.book.ctx, sys::ACL_EVENT_SYNC)?;
+        self.core.book.book().events.push(event);
         super::record_event(event, self.queue())?;
         Ok(event)
     }
@@ -907,8 +1019,6 @@ impl<'scope, 'sid> LaneCore<'scope, 'sid> {
             ptr: item.ptr,
             region: item.region,
             stream: self.stream,
-            ctx: item.ctx,
-            scope: item.scope,
             book: item.book,
             _borrow: PhantomData,
             _sid: PhantomData,
@@ -925,8 +1035,6 @@ impl<'scope, 'sid> LaneCore<'scope, 'sid> {
         Ok(SharedCore {
             ptr: item.ptr,
             region: item.region,
-            ctx: item.ctx,
-            scope: item.scope,
             event,
             readers: RefCell::new(Vec::new()),
             _borrow: PhantomData,
@@ -965,8 +1073,8 @@ impl<'scope, 'sid> LaneCore<'scope, 'sid> {
             if reader == self.stream {
                 continue;
             }
-            let event = super::create_event_with_flag(self.core.ctx, sys::ACL_EVENT_SYNC)?;
-            self.core.book.inner.borrow_mut().events.push(event);
+            let event = super::create_event_with_flag(self.core.book.ctx, sys::ACL_EVENT_SYNC)?;
+            self.core.book.book().events.push(event);
             self.core.book.unsettle(reader);
             // `reader` is the stream of a lane of this scope (enlisted), so
             // it is live until the scope's end.
@@ -977,8 +1085,6 @@ impl<'scope, 'sid> LaneCore<'scope, 'sid> {
             ptr: shared.ptr,
             region: shared.region,
             stream: self.stream,
-            ctx: shared.ctx,
-            scope: shared.scope,
             book: &self.core.book,
             _borrow: PhantomData,
             _sid: PhantomData,
@@ -1012,7 +1118,7 @@ impl<'scope, 'sid> LaneCore<'scope, 'sid> {
         self.bind()?;
         let event = event.handle();
         super::record_event(event, self.queue())?;
-        open::recorded(self.core.id, event, self.stream, self.core.ctx);
+        open::recorded(self.core.book.id, event, self.stream, self.core.book.ctx);
         Ok(())
     }
 
@@ -1022,7 +1128,7 @@ impl<'scope, 'sid> LaneCore<'scope, 'sid> {
         self.bind()?;
         super::synchronize_stream(self.stream)?;
         self.core.book.settle(self.stream);
-        if open::aborted(self.core.id) {
+        if open::aborted(self.core.book.id) {
             return Err(Error::WorkAborted);
         }
         Ok(())
@@ -1055,11 +1161,12 @@ impl<'scope, 'sid, D: ?Sized> Parked<'scope, 'sid, D> {
     /// Synchronise its stream (`aclrtSynchronizeStream`) and give the
     /// exclusive borrow back for the rest of the scope. On error the buffer
     /// stays borrowed until the scope ends.
+    #[inline]
     pub(crate) fn wait(self) -> Result<&'scope mut D> {
-        let _ = super::make_current(self.ctx);
+        let _ = super::make_current(self.book.ctx);
         super::synchronize_stream(self.stream)?;
         self.book.settle(self.stream);
-        if open::aborted(self.scope) {
+        if open::aborted(self.book.id) {
             // The work was (partly) discarded: its result is not there.
             return Err(Error::WorkAborted);
         }

@@ -9,72 +9,43 @@
 //! that was never computed.
 //!
 //! Cost (issue 15): a scope enters the registry when it enlists its first
-//! stream (a scope without lanes never takes its lock), its first stream is
-//! held inline ([`Few`]), and the question "was this scope aborted?" (asked
-//! at every `Parked::wait` and at the scope's end) is answered without the
-//! lock until some escalation has ever run ([`ANY_ABORTED`]).
+//! stream (a scope without lanes never takes its lock); an entry is one
+//! flat (scope, stream, context) triple, so entering and leaving is a push
+//! and a swap-remove under the lock, with nothing allocated per scope once
+//! the vectors have grown; and the question "was this scope aborted?"
+//! (asked at every `Parked::wait` and at the scope's end) is answered
+//! without the lock until some escalation has ever run ([`ANY_ABORTED`]).
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use crate::ffi::Raw;
 
-/// A few values, the first held inline: most scopes enlist one stream, so
-/// the registry and the scope's own book keep it without a heap allocation.
-/// Values are only added, never removed.
-pub(super) struct Few<T> {
-    first: Option<T>,
-    /// Empty unless `first` is set.
-    rest: Vec<T>,
-}
-
-impl<T> Default for Few<T> {
-    fn default() -> Self {
-        Few {
-            first: None,
-            rest: Vec::new(),
-        }
-    }
-}
-
-impl<T> Few<T> {
-    pub(super) fn push(&mut self, value: T) {
-        if self.first.is_none() {
-            self.first = Some(value);
-        } else {
-            self.rest.push(value);
-        }
-    }
-
-    pub(super) fn len(&self) -> usize {
-        usize::from(self.first.is_some()) + self.rest.len()
-    }
-
-    pub(super) fn is_empty(&self) -> bool {
-        self.first.is_none()
-    }
-
-    /// In the order they were pushed.
-    pub(super) fn iter(&self) -> impl Iterator<Item = &T> {
-        self.first.iter().chain(self.rest.iter())
-    }
-
-    /// In the order they were pushed.
-    pub(super) fn iter_mut(&mut self) -> impl Iterator<Item = &mut T> {
-        self.first.iter_mut().chain(self.rest.iter_mut())
-    }
-}
-
-struct Open {
+/// One stream enlisted by one open scope.
+#[derive(Clone, Copy)]
+struct Entry {
     id: u64,
-    /// (stream, its context).
-    streams: Few<(Raw, Raw)>,
-    /// (event, stream it was recorded on, context).
-    events: Vec<(Raw, Raw, Raw)>,
-    aborted: bool,
+    stream: Raw,
+    ctx: Raw,
 }
 
-static OPEN: Mutex<Vec<Open>> = Mutex::new(Vec::new());
+/// The open scopes, as the streams they enlisted, and what an escalation
+/// needs to know about them.
+struct Registry {
+    /// One entry per (open scope, stream it enlisted).
+    entries: Vec<Entry>,
+    /// Open scopes that an escalation aborted (see [`aborted`]).
+    aborted: Vec<u64>,
+    /// (scope, event, stream it was recorded on, context): the user events
+    /// recorded by open scopes.
+    events: Vec<(u64, Raw, Raw, Raw)>,
+}
+
+static OPEN: Mutex<Registry> = Mutex::new(Registry {
+    entries: Vec::new(),
+    aborted: Vec::new(),
+    events: Vec::new(),
+});
 
 /// Streams an escalation is aborting right now (one entry per escalation
 /// that includes the stream): a scope that enlists one of them in the
@@ -123,7 +94,8 @@ fn note_record(event: Raw, id: u64) {
 }
 static NEXT: AtomicU64 = AtomicU64::new(1);
 
-fn open() -> std::sync::MutexGuard<'static, Vec<Open>> {
+#[inline]
+fn open() -> std::sync::MutexGuard<'static, Registry> {
     OPEN.lock().unwrap_or_else(|e| e.into_inner())
 }
 
@@ -173,21 +145,43 @@ pub(super) fn rerecord(
 /// A fresh scope id. The scope enters the registry with its first stream
 /// ([`enlist`]): until then no escalation can concern it (it shares no
 /// stream, and records no event without a lane).
+#[inline]
 pub(super) fn register() -> u64 {
     NEXT.fetch_add(1, Ordering::Relaxed)
 }
 
-/// Scope `id` ends; called only if it enlisted a stream (else it never
-/// entered the registry).
-pub(super) fn deregister(id: u64) {
+/// Scope `id`, which enlisted `streams` streams, ends; called only if it
+/// enlisted one (else it never entered the registry). Returns whether an escalation aborted it
+/// ([`aborted`], asked under the same lock).
+#[inline(always)]
+pub(super) fn deregister(id: u64, streams: usize) -> bool {
     let mut all = open();
-    if let Some(i) = all.iter().position(|o| o.id == id) {
-        all.swap_remove(i);
+    // Its `streams` entries (one per stream it enlisted), usually last:
+    // searched from the end.
+    for _ in 0..streams {
+        match all.entries.iter().rposition(|e| e.id == id) {
+            Some(i) => {
+                all.entries.swap_remove(i);
+            }
+            None => break,
+        }
     }
+    let mut aborted = false;
+    if !all.aborted.is_empty() {
+        all.aborted.retain(|a| {
+            aborted |= *a == id;
+            *a != id
+        });
+    }
+    if !all.events.is_empty() {
+        all.events.retain(|e| e.0 != id);
+    }
+    aborted
 }
 
 /// Scope `id` enlisted `stream` (of context `ctx`), which it had not
 /// enlisted before; the first call enters the scope in the registry.
+#[inline(always)]
 pub(super) fn enlist(id: u64, stream: Raw, ctx: Raw) {
     let mut all = open();
     let aborting = ANY_ABORTED.load(Ordering::SeqCst)
@@ -195,22 +189,9 @@ pub(super) fn enlist(id: u64, stream: Raw, ctx: Raw) {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .contains(&stream);
-    let i = match all.iter().position(|o| o.id == id) {
-        Some(i) => i,
-        None => {
-            all.push(Open {
-                id,
-                streams: Few::default(),
-                events: Vec::new(),
-                aborted: false,
-            });
-            all.len() - 1
-        }
-    };
-    let o = &mut all[i];
-    o.streams.push((stream, ctx));
-    if aborting {
-        o.aborted = true;
+    all.entries.push(Entry { id, stream, ctx });
+    if aborting && !all.aborted.contains(&id) {
+        all.aborted.push(id);
     }
 }
 
@@ -234,13 +215,16 @@ pub(super) fn recorded(id: u64, event: Raw, stream: Raw, ctx: Raw) {
     }
     ANY_RECORDED.store(true, Ordering::Release);
     record_made(event, id);
-    if let Some(o) = open().iter_mut().find(|o| o.id == id) {
-        o.events.push((event, stream, ctx));
+    let mut all = open();
+    if all.entries.iter().any(|e| e.id == id) {
+        all.events.push((id, event, stream, ctx));
     }
 }
 
+/// Whether an escalation aborted (some of) scope `id`'s work.
+#[inline]
 pub(super) fn aborted(id: u64) -> bool {
-    ANY_ABORTED.load(Ordering::SeqCst) && open().iter().any(|o| o.id == id && o.aborted)
+    ANY_ABORTED.load(Ordering::SeqCst) && open().aborted.contains(&id)
 }
 
 /// Scope `id` and, transitively, every open scope sharing a stream with
@@ -253,18 +237,18 @@ pub(super) fn abort_group(id: u64) -> (Vec<(Raw, Raw)>, Vec<(Raw, Raw, Raw)>, Ve
     // Before any scope is marked or any stream enters `ABORTING`, under the
     // lock (see `ANY_ABORTED`).
     ANY_ABORTED.store(true, Ordering::SeqCst);
-    let mut in_group: Vec<bool> = all.iter().map(|o| o.id == id).collect();
+    let mut ids = vec![id];
     loop {
         let streams: Vec<Raw> = all
+            .entries
             .iter()
-            .zip(&in_group)
-            .filter(|(_, g)| **g)
-            .flat_map(|(o, _)| o.streams.iter().map(|s| s.0))
+            .filter(|e| ids.contains(&e.id))
+            .map(|e| e.stream)
             .collect();
         let mut grew = false;
-        for (o, g) in all.iter().zip(in_group.iter_mut()) {
-            if !*g && o.streams.iter().any(|s| streams.contains(&s.0)) {
-                *g = true;
+        for e in &all.entries {
+            if !ids.contains(&e.id) && streams.contains(&e.stream) {
+                ids.push(e.id);
                 grew = true;
             }
         }
@@ -272,19 +256,24 @@ pub(super) fn abort_group(id: u64) -> (Vec<(Raw, Raw)>, Vec<(Raw, Raw, Raw)>, Ve
             break;
         }
     }
+    // Only scopes in the registry are marked (a scope that enlisted nothing
+    // is not there, and has nothing to abort).
+    ids.retain(|i| all.entries.iter().any(|e| e.id == *i));
     let mut streams: Vec<(Raw, Raw)> = Vec::new();
-    let mut events = Vec::new();
-    let mut ids = Vec::new();
-    for (o, g) in all.iter_mut().zip(&in_group) {
-        if *g {
-            o.aborted = true;
-            ids.push(o.id);
-            for &s in o.streams.iter() {
-                if !streams.iter().any(|t| t.0 == s.0) {
-                    streams.push(s);
-                }
-            }
-            events.extend(o.events.iter().copied());
+    for e in all.entries.iter().filter(|e| ids.contains(&e.id)) {
+        if !streams.iter().any(|t| t.0 == e.stream) {
+            streams.push((e.stream, e.ctx));
+        }
+    }
+    let events = all
+        .events
+        .iter()
+        .filter(|e| ids.contains(&e.0))
+        .map(|&(_, event, stream, ctx)| (event, stream, ctx))
+        .collect();
+    for &i in &ids {
+        if !all.aborted.contains(&i) {
+            all.aborted.push(i);
         }
     }
     ABORTING
