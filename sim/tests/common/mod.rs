@@ -451,7 +451,8 @@ pub struct Gate {
     open: AtomicBool,
     entered: AtomicBool,
     left: AtomicBool,
-    left_opened: AtomicBool,
+    /// Passes that returned because the gate was open.
+    passes_opened: AtomicUsize,
 }
 
 impl Gate {
@@ -481,7 +482,13 @@ impl Gate {
 
     /// Whether it returned because the gate was opened (not at the guard).
     pub fn left_opened(&self) -> bool {
-        self.left_opened.load(Ordering::Acquire)
+        self.passes_opened() > 0
+    }
+
+    /// How many passes (several streams may wait at one gate) returned
+    /// because the gate was opened.
+    pub fn passes_opened(&self) -> usize {
+        self.passes_opened.load(Ordering::Acquire)
     }
 
     /// Waits (up to [`HANG_GUARD`]) until `cond` holds for this gate.
@@ -497,9 +504,16 @@ pub unsafe extern "C" fn pass_gate(arg: *mut c_void) {
     // the function has returned (`left`) or its stream was synchronised.
     let g = unsafe { &*arg.cast::<Gate>() };
     g.entered.store(true, Ordering::Release);
-    let opened = wait_until(|| g.open.load(Ordering::Acquire));
-    g.left_opened.store(opened, Ordering::Release);
+    if wait_until(|| g.open.load(Ordering::Acquire)) {
+        g.passes_opened.fetch_add(1, Ordering::AcqRel);
+    }
     g.left.store(true, Ordering::Release);
+}
+
+/// Host function: opens the [`Gate`] behind `arg`.
+pub unsafe extern "C" fn open_gate(arg: *mut c_void) {
+    // SAFETY: as for `pass_gate`.
+    unsafe { &*arg.cast::<Gate>() }.open();
 }
 
 /// Polls `cond` until it holds (`true`) or [`HANG_GUARD`] passes (`false`).
