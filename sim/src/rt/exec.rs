@@ -79,7 +79,17 @@ const HELP_CHECK_EVERY: u32 = 16;
 /// another. Watching the completion counter briefly first makes the
 /// outcome the same for every caller. Long waits pay at most this much CPU
 /// time before they park, as an idle pool worker does ([`pool`]).
+/// The default of [`SYNC_SPIN_NS`] ([`crate::set_sync_spin`] changes it).
 const SYNC_SPIN_FOR: Duration = Duration::from_micros(20);
+
+/// The current watch before a host-side wait parks, in nanoseconds.
+static SYNC_SPIN_NS: AtomicU64 = AtomicU64::new(SYNC_SPIN_FOR.as_nanos() as u64);
+
+/// Sets how long a host-side wait watches before it parks.
+pub(crate) fn set_sync_spin(d: Duration) {
+    let ns = u64::try_from(d.as_nanos()).unwrap_or(u64::MAX);
+    SYNC_SPIN_NS.store(ns, Ordering::Relaxed);
+}
 
 /// "No per-stream delay configured" in `StreamShared::delay_ns`.
 const NO_DELAY_OVERRIDE: u64 = u64::MAX;
@@ -665,7 +675,7 @@ impl StreamShared {
 
     /// Waits until `seq` has executed; `false` on reaching `deadline`.
     ///
-    /// A host thread first watches `completed` for up to [`SYNC_SPIN_FOR`]
+    /// A host thread first watches `completed` for up to [`SYNC_SPIN_NS`]
     /// (never past `deadline`) and parks on `done_cv` only after that: see
     /// [`SYNC_SPIN_FOR`]. Pool workers (a wait task for another stream) park
     /// at once, leaving the core to the workers they wait for.
@@ -700,10 +710,14 @@ impl StreamShared {
     }
 
     /// Watches `completed` until it reaches `seq` (`true`), for at most
-    /// [`SYNC_SPIN_FOR`] and never past `deadline` (`false`). Takes no lock
+    /// [`SYNC_SPIN_NS`] and never past `deadline` (`false`). Takes no lock
     /// and changes nothing: the caller parks as before when it fails.
     fn spin_until_reached(&self, seq: u64, deadline: Option<Instant>) -> bool {
-        let spin_end = Instant::now() + SYNC_SPIN_FOR;
+        let spin = SYNC_SPIN_NS.load(Ordering::Relaxed);
+        if spin == 0 {
+            return false;
+        }
+        let spin_end = Instant::now() + Duration::from_nanos(spin);
         let until = deadline.map_or(spin_end, |d| d.min(spin_end));
         loop {
             for _ in 0..64 {
