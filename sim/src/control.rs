@@ -75,8 +75,9 @@ pub fn set_stream_delay(stream: *mut core::ffi::c_void, delay: Duration) {
 
 /// How long a host thread that synchronises with a stream (stream, event
 /// and device synchronisation, their timeout variants, drains, aborts)
-/// watches the stream's progress before it parks; 20 µs by default. With
-/// `Duration::ZERO` it parks at once. Process-wide, kept across [`reset`].
+/// watches the stream's progress before it parks; 20 µs by default, at most
+/// 10 ms (longer values are taken as 10 ms). With `Duration::ZERO` it parks
+/// at once. Process-wide, kept across [`reset`].
 ///
 /// Watching first saves a futex wake-up and a reschedule when the awaited
 /// work finishes within microseconds (an async 4 KiB copy on an awake pool

@@ -85,9 +85,13 @@ const SYNC_SPIN_FOR: Duration = Duration::from_micros(20);
 /// The current watch before a host-side wait parks, in nanoseconds.
 static SYNC_SPIN_NS: AtomicU64 = AtomicU64::new(SYNC_SPIN_FOR.as_nanos() as u64);
 
-/// Sets how long a host-side wait watches before it parks.
+/// The longest watch [`set_sync_spin`] accepts.
+const SYNC_SPIN_MAX: Duration = Duration::from_millis(10);
+
+/// Sets how long a host-side wait watches before it parks (at most
+/// [`SYNC_SPIN_MAX`]).
 pub(crate) fn set_sync_spin(d: Duration) {
-    let ns = u64::try_from(d.as_nanos()).unwrap_or(u64::MAX);
+    let ns = d.min(SYNC_SPIN_MAX).as_nanos() as u64;
     SYNC_SPIN_NS.store(ns, Ordering::Relaxed);
 }
 
