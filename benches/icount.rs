@@ -30,6 +30,11 @@ fn main() {
         return;
     };
     let n: usize = iterations.parse().expect("iterations");
+    // A synchronising thread first watches the stream for a few
+    // microseconds before it parks; how long depends on when the worker
+    // runs. Parking at once keeps the calling thread's count deterministic
+    // (the same on both sides: both synchronise through the same call).
+    aclrt::sim::set_sync_spin(std::time::Duration::ZERO);
     let acl = Acl::init().expect("aclInit");
     let rt = acl.require::<HostMode>().expect("host run mode");
     let device = rt.device(0).expect("device");

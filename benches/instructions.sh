@@ -13,7 +13,9 @@ bin=$(CARGO_TARGET_DIR=target cargo bench --manifest-path benches/Cargo.toml --b
 count() {  # mode op iterations -> instructions (Ir) of the calling thread
   # One output file per thread (`-01` is main): stream workers run the same
   # simulator work for both sides, and an idle worker's spinning (the pool
-  # waits a few microseconds before parking) is not deterministic.
+  # waits a few microseconds before parking) is not deterministic. The
+  # calling thread's own watch before it parks in a synchronisation is
+  # switched off by icount itself (`aclrt_sim::set_sync_spin(0)`).
   local out; out=$(mktemp -d)
   valgrind --tool=callgrind --separate-threads=yes --callgrind-out-file="$out/cg" "$bin" "$1" "$2" "$3" >/dev/null 2>&1
   grep -E '^(summary|totals):' "$out/cg-01" | head -1 | awk '{print $2}'

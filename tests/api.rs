@@ -389,7 +389,8 @@ fn streams<M: RunMode>(device: &Device<'_, M>) -> Result<()> {
     for s in [&plain, &configured, &none] {
         assert!(s.is_complete()?);
         s.synchronize()?;
-        s.synchronize_timeout(Duration::from_millis(500))?;
+        // Idle: the timeout is only a hang guard.
+        s.synchronize_timeout(HANG_GUARD)?;
     }
     // A host function blocked on a channel keeps the stream busy.
     let (tx, rx) = std::sync::mpsc::channel::<u32>();
@@ -427,6 +428,7 @@ fn events<M: RunMode>(device: &Device<'_, M>) -> Result<()> {
     let start = ctx.create_event()?;
     let end = ctx.create_event_of::<Timing>()?;
     assert!(!start.as_raw().is_null());
+    let host = std::time::Instant::now();
     let start = stream.record(start)?;
     // The stream is held by a host function until the channel fires.
     let (tx, rx) = std::sync::mpsc::channel::<()>();
@@ -439,10 +441,16 @@ fn events<M: RunMode>(device: &Device<'_, M>) -> Result<()> {
     tx.send(()).unwrap();
     end.synchronize()?;
     assert!(end.is_complete()?);
-    start.synchronize_timeout(Duration::from_millis(500))?;
+    start.synchronize_timeout(HANG_GUARD)?;
     assert!(start.is_complete()?);
+    let host_ms = host.elapsed().as_secs_f32() * 1e3;
     let ms = end.elapsed_since(&start)?;
-    assert!((15.0..60_000.0).contains(&ms), "elapsed {ms} ms");
+    // At least the host function's 20 ms, and within the host's own
+    // measurement of the same stretch (milliseconds, not another unit).
+    assert!(
+        ms >= 15.0 && ms <= host_ms,
+        "elapsed {ms} ms of {host_ms} ms"
+    );
     let back = start.elapsed_since(&end)?;
     assert!(back <= 0.0, "reverse elapsed {back} ms");
 

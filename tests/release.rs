@@ -5,7 +5,7 @@
 mod common;
 
 use std::sync::atomic::{AtomicU32, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use aclrt::sim::{self, ResourceKind, SimConfig};
 use aclrt::{
@@ -44,15 +44,20 @@ fn registration_round_trip<M: RunMode>(rt: aclrt::Runtime<'_, M>) -> Result<()> 
         assert_eq!(alias.len(), 4096);
         assert_ne!(alias.as_raw() as usize, reg.as_slice().as_ptr() as usize);
         sim::set_stream_delay(stream.as_raw(), Duration::from_millis(40));
-        let t0 = Instant::now();
-        let queued = ctx.scope(|s| {
+        // The stream is held until the copy call has returned.
+        let gate = HeldGate::new();
+        stream.launch_host_fn(gate.body())?;
+        ctx.scope(|s| {
             make_guard!(l);
             let lane = s.lane(&stream, l);
             let _ = lane.copy(&reg, &mut on_device)?;
-            Ok(t0.elapsed())
+            gate.open();
+            Ok(())
         })?;
-        // Queued without waiting for the (delayed) copy: truly async.
-        assert!(queued < Duration::from_millis(30), "{queued:?}");
+        // Queued without waiting for the copy: truly async (a copy call
+        // that waited would have waited for the gate, which would have
+        // given up at the hang guard).
+        assert!(gate.passed(), "the copy call waited for the copy");
         // Back into the registration, asynchronously.
         reg.as_mut_slice().fill(0);
         ctx.scope(|s| {
@@ -422,7 +427,8 @@ fn destroy_force_and_reset_force() -> Result<()> {
     make_guard!(g);
     let ctx = device.create_context(g)?;
     let stream = ctx.create_stream()?;
-    sim::set_stream_delay(stream.as_raw(), Duration::from_millis(100));
+    let gate = HeldGate::new();
+    stream.launch_host_fn(gate.body())?;
     let ran = std::sync::Arc::new(AtomicU32::new(0));
     for _ in 0..3 {
         let ran = ran.clone();
@@ -430,11 +436,14 @@ fn destroy_force_and_reset_force() -> Result<()> {
             ran.fetch_add(1, Ordering::SeqCst);
         })?;
     }
-    let t0 = Instant::now();
+    assert!(wait_until(|| gate.entered()));
     stream.destroy_force()?;
-    assert!(t0.elapsed() < Duration::from_millis(90), "did not wait");
+    // Returned while the running task was still held: it did not wait.
+    assert!(!gate.left(), "destroy_force waited for the running task");
+    gate.open();
     ctx.synchronize()?;
-    assert!(ran.load(Ordering::SeqCst) <= 1, "queued tasks were dropped");
+    assert!(gate.passed());
+    assert_eq!(ran.load(Ordering::SeqCst), 0, "queued tasks were dropped");
     ctx.destroy()?;
     // Two handles of device 1: the forced reset is for the last one only.
     let d1 = rt.device(1)?;

@@ -251,7 +251,6 @@ fn timeout_flow<M: RunMode>(rt: Runtime<'_, M>, abort_fails: bool) -> aclrt::Res
             sim::inject_fault("aclrtStreamAbort", n, 507899);
         }
     }
-    let started = std::time::Instant::now();
     let result = ctx.scope_with_timeout(Duration::from_millis(50), |s| {
         make_guard!(l1);
         let slow_lane = s.lane(&slow, l1);
@@ -267,7 +266,6 @@ fn timeout_flow<M: RunMode>(rt: Runtime<'_, M>, abort_fails: bool) -> aclrt::Res
         let _ = a;
         Ok(())
     });
-    let took = started.elapsed();
     let expected = if abort_fails {
         Escalation::UnboundedSynchronize
     } else {
@@ -285,9 +283,9 @@ fn timeout_flow<M: RunMode>(rt: Runtime<'_, M>, abort_fails: bool) -> aclrt::Res
         // The memset and host function ran: the scope waited for them.
         assert!(ran.load(Ordering::SeqCst));
     } else {
-        // Discarded, never run; and the scope did not wait for the 10 s delay.
+        // Discarded, never run: the scope did not wait for the 10 s delay
+        // (the host function would have run after it).
         assert!(!ran.load(Ordering::SeqCst));
-        assert!(took < Duration::from_secs(5), "took {took:?}");
         let mut back = vec![0xffu8; 4096];
         ctx.copy(&b, &mut back)?;
         assert_eq!(back, vec![0u8; 4096], "the dependent memset was discarded");

@@ -73,6 +73,21 @@ pub fn set_stream_delay(stream: *mut core::ffi::c_void, delay: Duration) {
     }
 }
 
+/// How long a host thread that synchronises with a stream (stream, event
+/// and device synchronisation, their timeout variants, drains, aborts)
+/// watches the stream's progress before it parks; 20 µs by default, at most
+/// 10 ms (longer values are taken as 10 ms). With `Duration::ZERO` it parks
+/// at once. Process-wide, kept across [`reset`].
+///
+/// Watching first saves a futex wake-up and a reschedule when the awaited
+/// work finishes within microseconds (an async 4 KiB copy on an awake pool
+/// worker). `benches/icount.rs` sets zero: callgrind counts the calling
+/// thread's instructions, and how long the watch lasts depends on when the
+/// worker runs, so it is not deterministic.
+pub fn set_sync_spin(spin: Duration) {
+    exec::set_sync_spin(spin);
+}
+
 /// Remove all injected faults and delays (per-stream delays; the configured
 /// [`SimConfig::task_delay`] stays).
 pub fn clear_faults() {

@@ -67,7 +67,8 @@
 //! [`configure`], [`config`]; fault injection with [`inject_fault`] (the nth
 //! call of a C function fails with a code) and [`inject_task_fault`] (the
 //! nth queued task faults on the device; the fault is reported by the next
-//! synchronisation of its stream); delays with [`set_stream_delay`];
+//! synchronisation of its stream); delays with [`set_stream_delay`]; the
+//! watch before a synchronising thread parks with [`set_sync_spin`];
 //! [`clear_faults`]; call counting with [`call_counts`], [`total_calls`] and
 //! [`reset_call_counts`]; kernels with [`register_kernel`] and
 //! [`binary_image`]; [`audit`]; [`reset`] (from any state; memory

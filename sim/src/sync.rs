@@ -69,6 +69,11 @@ pub(crate) fn on_worker_of(id: u64) -> bool {
     WORKER_OF.with(|w| w.get() == id)
 }
 
+/// Whether the calling thread is running tasks of a stream for the pool.
+pub(crate) fn on_pool_worker() -> bool {
+    WORKER_OF.with(Cell::get) != 0
+}
+
 /// Whether the calling thread is a stream worker of the simulator, or is
 /// running an application callback on the simulator's behalf.
 pub(crate) fn in_runtime_callback() -> bool {

@@ -32,7 +32,8 @@ fn abort_drops_queued_tasks_and_leaves_the_stream_usable() {
         // SAFETY: a live 256-byte aclrtMallocHost block no task uses yet.
         unsafe { host_slice(host, 256) }.fill(0x11);
         let e = create_event();
-        stream_delay(s, 2_000);
+        // Longer than the test: the memset can only end by being cut.
+        stream_delay(s, HANG_GUARD.as_millis() as u64);
         ok!(aclrtMemsetAsync(dev, 256, 0xAA, 256, s));
         ok!(aclrtMemcpyAsync(
             dev,
@@ -46,10 +47,9 @@ fn abort_drops_queued_tasks_and_leaves_the_stream_usable() {
         ok!(aclrtRecordEvent(e, s));
         assert_eq!(stream_status(s), ACL_STREAM_STATUS_NOT_READY);
 
-        let t0 = Instant::now();
         ok!(aclrtStreamAbort(s));
-        let took = t0.elapsed();
-        assert!(took < Duration::from_millis(1_000), "{mode:?}: {took:?}");
+        // The delayed memset was cut (counted as aborted, and it never
+        // wrote), not waited for: see below.
         assert_eq!(aclrt_sim::audit().aborted_tasks, 4, "{mode:?}");
         // Nothing ran: the delayed memset was cut, the rest dropped.
         assert_eq!(read_device(dev, 256), vec![0; 256], "{mode:?}");
@@ -125,7 +125,8 @@ fn waits_in_flight_on_other_threads_return_107023() {
         let s = create_stream();
         let p = malloc(64);
         let e = create_event();
-        stream_delay(s, 5_000);
+        // Longer than the test: the waits can only end through the abort.
+        stream_delay(s, HANG_GUARD.as_millis() as u64);
         ok!(aclrtMemsetAsync(p, 64, 1, 64, s));
         ok!(aclrtRecordEvent(e, s));
         ok!(aclrtMemsetAsync(p, 64, 2, 64, s));
@@ -141,14 +142,14 @@ fn waits_in_flight_on_other_threads_return_107023() {
             std::thread::spawn(move || acl!(aclrtSynchronizeEventWithTimeout(event_of(), 20_000))),
         ];
         // Not synchronisation: gives the waiters time to start waiting (they
-        // would wait 5 s for the delayed tasks otherwise).
+        // would wait out the delay otherwise; the timeout variants would
+        // end with a timeout code, not 107023).
         std::thread::sleep(Duration::from_millis(150));
-        let t0 = Instant::now();
         ok!(aclrtStreamAbort(s));
+        // Each wait ended because of the abort (107023), not a timeout.
         for w in waiters {
             assert_eq!(w.join().unwrap(), ACL_ERROR_RT_STREAM_ABORT);
         }
-        assert!(t0.elapsed() < Duration::from_secs(2), "{:?}", t0.elapsed());
         assert_eq!(read_device(p, 64), vec![0; 64]);
         // Waits that start afterwards: the stream is idle, the event's record
         // was dropped.
@@ -247,13 +248,9 @@ fn a_stream_waiting_on_a_dropped_record_is_released_by_aborting_it_too() {
             acl!(aclrtSynchronizeStreamWithTimeout(b, 50)),
             ACL_ERROR_RT_STREAM_SYNC_TIMEOUT
         );
-        let t0 = Instant::now();
+        // The wait never ends by itself: only cutting it lets the abort
+        // return successfully (waiting for it would end in 107019).
         ok!(aclrtStreamAbort(b));
-        assert!(
-            t0.elapsed() < Duration::from_millis(500),
-            "{:?}",
-            t0.elapsed()
-        );
         assert_eq!(stream_status(b), ACL_STREAM_STATUS_COMPLETE);
         assert_eq!(read_device(p, 64), vec![0; 64]);
         // memset, record on `a`; wait (cut), memset on `b`.

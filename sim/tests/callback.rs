@@ -244,11 +244,8 @@ fn one_thread_may_serve_several_streams() {
     ok!(aclrtSynchronizeStream(s2));
     assert_eq!(a.load(Ordering::Acquire), tid);
     // A NO_BLOCK callback may still be in flight after the sync; wait for it
-    // through the reporter's count (bounded).
-    let t0 = Instant::now();
-    while b.load(Ordering::Acquire) == 0 && t0.elapsed() < Duration::from_secs(5) {
-        std::thread::yield_now();
-    }
+    // through the reporter's count (bounded only by the hang guard).
+    wait_until(|| b.load(Ordering::Acquire) != 0);
     assert_eq!(b.load(Ordering::Acquire), tid);
     ok!(aclrtUnSubscribeReport(tid, s1));
     ok!(aclrtUnSubscribeReport(tid, s2));
@@ -417,23 +414,20 @@ fn non_blocking_callback_does_not_hold_later_tasks() {
     let served = Arc::new(AtomicUsize::new(0));
     let (reporter, tid) = spawn_reporter(stop.clone(), served.clone());
     ok!(aclrtSubscribeReport(tid, s));
-    let release = AtomicBool::new(false);
+    let gate = Gate::new();
     ok!(aclrtLaunchCallback(
-        Some(block_until_set),
-        flag_arg(&release),
+        Some(pass_gate),
+        gate.arg(),
         ACL_CALLBACK_NO_BLOCK,
         s
     ));
     ok!(aclrtMemsetAsync(p, 64, 5, 64, s));
-    // The memset behind a still-running NO_BLOCK callback completes.
-    let t0 = Instant::now();
+    // The memset behind a still-running NO_BLOCK callback completes: the
+    // synchronisation returns while the callback is still held.
     ok!(aclrtSynchronizeStream(s));
-    assert!(
-        t0.elapsed() < Duration::from_secs(5),
-        "the stream waited for the NO_BLOCK callback"
-    );
+    assert!(!gate.left(), "the stream waited for the NO_BLOCK callback");
     assert_eq!(read_device(p, 64), vec![5; 64]);
-    release.store(true, Ordering::Release);
+    gate.open();
     ok!(aclrtUnSubscribeReport(tid, s));
     stop.store(true, Ordering::Release);
     reporter.join().unwrap();

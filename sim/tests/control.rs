@@ -64,24 +64,33 @@ fn task_fault_is_a_no_op_reported_once_by_the_next_sync() {
 #[test]
 fn configured_and_per_stream_delays() {
     let _sim = aclrt_sim::exclusive();
+    // A configured delay far longer than the test: no stream's task ends
+    // by itself while the test looks (it is cut by an abort at the end).
     aclrt_sim::configure(SimConfig {
-        task_delay: Duration::from_millis(30),
+        task_delay: HANG_GUARD,
         ..SimConfig::default()
     });
     init_device0();
-    let s = create_stream();
-    let p = malloc(64);
-    let t0 = Instant::now();
-    ok!(aclrtMemsetAsync(p, 64, 1, 64, s));
-    assert_eq!(stream_status(s), ACL_STREAM_STATUS_NOT_READY);
-    ok!(aclrtSynchronizeStream(s));
-    assert!(t0.elapsed() >= Duration::from_millis(30));
+    let (d, s) = (create_stream(), create_stream());
+    let (pd, ps) = (malloc(64), malloc(64));
+    ok!(aclrtMemset(pd, 64, 0, 64));
+    ok!(aclrtMemsetAsync(pd, 64, 1, 64, d));
+    assert_eq!(stream_status(d), ACL_STREAM_STATUS_NOT_READY);
+    // A per-stream zero delay overrides the configured one.
     aclrt_sim::set_stream_delay(s, Duration::ZERO);
-    let t0 = Instant::now();
-    ok!(aclrtMemsetAsync(p, 64, 1, 64, s));
+    ok!(aclrtMemsetAsync(ps, 64, 2, 64, s));
     ok!(aclrtSynchronizeStream(s));
-    assert!(t0.elapsed() < Duration::from_millis(30));
-    ok!(aclrtFree(p));
+    assert_eq!(read_device(ps, 64), vec![2; 64]);
+    // `s` finished while `d`, queued first, still waits out the configured
+    // delay (had `s` had that delay too, `d` would have finished first).
+    assert_eq!(stream_status(d), ACL_STREAM_STATUS_NOT_READY);
+    ok!(aclrtStreamAbort(d));
+    // The abort cut the delay: the memset never ran.
+    assert_eq!(aclrt_sim::audit().aborted_tasks, 1);
+    assert_eq!(read_device(pd, 64), vec![0; 64]);
+    ok!(aclrtFree(pd));
+    ok!(aclrtFree(ps));
+    ok!(aclrtDestroyStream(d));
     ok!(aclrtDestroyStream(s));
     teardown_device0();
     assert_clean();
@@ -94,8 +103,10 @@ fn reset_works_from_a_dirty_state() {
     let p = malloc(1 << 20);
     let _h = malloc_host(64);
     // A running task and pending tasks.
+    static RUNS: AtomicUsize = AtomicUsize::new(0);
     ok!(aclrtLaunchHostFunc(s, Some(sleep_ms), ms_arg(100)));
     ok!(aclrtMemsetAsync(p, 1 << 20, 1, 1 << 20, s));
+    ok!(aclrtLaunchHostFunc(s, Some(count_run), counter_arg(&RUNS)));
     let mut ctx = null_mut();
     ok!(aclrtCreateContext(&mut ctx, 1));
     let mut other = null_mut();
@@ -104,9 +115,9 @@ fn reset_works_from_a_dirty_state() {
     ok!(aclrtSubscribeReport(aclrt_sim::thread_report_id(), other));
     let _ = acl!(aclrtFree(std::ptr::without_provenance_mut(8)));
     aclrt_sim::inject_fault("aclrtMalloc", 1, 1);
-    let t0 = Instant::now();
     aclrt_sim::reset();
-    assert!(t0.elapsed() < Duration::from_secs(2), "{:?}", t0.elapsed());
+    // The reset discarded the pending tasks instead of running them.
+    assert_eq!(RUNS.load(Ordering::SeqCst), 0, "a pending task ran");
     let audit = aclrt_sim::audit();
     assert!(audit.is_clean(), "{audit:#?}");
     assert!(!audit.initialized);

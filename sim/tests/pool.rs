@@ -71,29 +71,24 @@ fn host_functions_wait_for_a_later_task_of_another_stream() {
     let session = device0();
     let waiting: Vec<_> = (0..8).map(|_| create_stream()).collect();
     let setter = create_stream();
-    let flag = AtomicBool::new(false);
+    let gate = Gate::new();
     let ran = AtomicUsize::new(0);
     for &s in &waiting {
-        ok!(aclrtLaunchHostFunc(
-            s,
-            Some(block_until_set),
-            flag_arg(&flag)
-        ));
+        ok!(aclrtLaunchHostFunc(s, Some(pass_gate), gate.arg()));
         ok!(aclrtLaunchHostFunc(s, Some(count_run), counter_arg(&ran)));
     }
     // Queued after all eight blocked host functions, on another stream.
-    ok!(aclrtLaunchHostFunc(setter, Some(set_flag), flag_arg(&flag)));
-    let t0 = Instant::now();
+    ok!(aclrtLaunchHostFunc(setter, Some(open_gate), gate.arg()));
     for &s in &waiting {
         ok!(aclrtSynchronizeStream(s));
     }
     ok!(aclrtSynchronizeStream(setter));
-    // `block_until_set` gives up after 10 s; the setter must have run long
-    // before that.
-    assert!(
-        t0.elapsed() < Duration::from_secs(8),
-        "the setter stream was held up by blocked streams: {:?}",
-        t0.elapsed()
+    // Every blocked function was released by the setter, none gave up at
+    // the hang guard: the setter ran while all eight were blocked.
+    assert_eq!(
+        gate.passes_opened(),
+        8,
+        "the setter stream was held up by blocked streams"
     );
     assert_eq!(ran.load(Ordering::SeqCst), 8);
     for s in waiting {
@@ -101,11 +96,6 @@ fn host_functions_wait_for_a_later_task_of_another_stream() {
     }
     destroy_stream(setter);
     session.finish();
-}
-
-unsafe extern "C" fn set_flag(flag: *mut c_void) {
-    // SAFETY: as for `block_until_set`.
-    unsafe { &*flag.cast::<AtomicBool>() }.store(true, Ordering::Release);
 }
 
 #[test]
@@ -337,10 +327,7 @@ fn no_worker_thread_outlives_the_runtime_and_many_streams_share_few() {
     session.finish();
     // aclFinalize joined every worker (Miri and valgrind see no thread left).
     // A joined thread can stay listed for a moment while the kernel reaps
-    // it: allow it a second to go.
-    let t0 = Instant::now();
-    while pool_threads() > 0 && t0.elapsed() < Duration::from_secs(1) {
-        std::thread::sleep(Duration::from_millis(1));
-    }
-    assert_eq!(pool_threads(), 0, "after {:?}", t0.elapsed());
+    // it: wait for that (bounded only by the hang guard).
+    wait_until(|| pool_threads() == 0);
+    assert_eq!(pool_threads(), 0);
 }

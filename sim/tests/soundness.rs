@@ -229,6 +229,8 @@ fn reset_from_a_callback_run_by_process_report_panics() {
 struct LateWrite {
     dst: *mut u8,
     started: AtomicBool,
+    /// Set by the test once the reset has returned.
+    release: AtomicBool,
     done: AtomicBool,
 }
 
@@ -238,7 +240,9 @@ unsafe extern "C" fn late_writer(arg: *mut c_void) {
     // SAFETY: the test keeps the `LateWrite` alive until `done` is set.
     let w = unsafe { &*arg.cast::<LateWrite>() };
     w.started.store(true, Ordering::SeqCst);
-    std::thread::sleep(Duration::from_millis(5_500));
+    // Past the reset's 5-s limit, until the test releases it (the hang
+    // guard only stops a broken runtime from hanging the suite).
+    wait_until(|| w.release.load(Ordering::SeqCst));
     // SAFETY: `dst` is a 64-byte aclrtMallocHost block; the simulator
     // quarantines it at the reset that happens meanwhile.
     unsafe { std::ptr::write_bytes(w.dst, 0xEE, 64) };
@@ -252,6 +256,7 @@ fn a_detached_worker_writes_into_quarantined_memory_not_freed_memory() {
     let w = Box::new(LateWrite {
         dst: malloc_host(64).cast(),
         started: AtomicBool::new(false),
+        release: AtomicBool::new(false),
         done: AtomicBool::new(false),
     });
     let arg = (&*w as *const LateWrite).cast_mut().cast::<c_void>();
@@ -259,18 +264,15 @@ fn a_detached_worker_writes_into_quarantined_memory_not_freed_memory() {
     while !w.started.load(Ordering::SeqCst) {
         std::thread::sleep(Duration::from_millis(1));
     }
-    let t0 = Instant::now();
     aclrt_sim::reset(); // detaches the worker after 5 s
-    assert!(
-        t0.elapsed() < Duration::from_millis(5_400),
-        "{:?}",
-        t0.elapsed()
-    );
+    // The reset returned while the host function was still running (had it
+    // waited, the function would have finished at the hang guard first).
     assert!(!w.done.load(Ordering::SeqCst));
     // A fresh runtime allocates elsewhere while the detached worker runs.
     init_device0();
     let fresh = malloc_host(64);
     assert_ne!(fresh.cast::<u8>(), w.dst);
+    w.release.store(true, Ordering::SeqCst);
     while !w.done.load(Ordering::SeqCst) {
         std::thread::sleep(Duration::from_millis(10));
     }

@@ -327,20 +327,21 @@ fn destroy_stream_force_does_not_wait() {
     let _sim = aclrt_sim::exclusive();
     init_device0();
     let s = create_stream();
-    stream_delay(s, 50);
+    let gate = Gate::new();
+    ok!(aclrtLaunchHostFunc(s, Some(pass_gate), gate.arg()));
     let counter = counter_arg(&RUNS);
     ok!(aclrtLaunchHostFunc(s, Some(count_run), counter));
     ok!(aclrtLaunchHostFunc(s, Some(count_run), counter));
-    let t0 = Instant::now();
+    assert!(gate.wait_until(Gate::entered));
     ok!(aclrtDestroyStreamForce(s));
-    assert!(
-        t0.elapsed() < Duration::from_millis(45),
-        "DestroyStreamForce blocked for {:?}",
-        t0.elapsed()
-    );
+    // Returned while the running task was still held: it did not wait.
+    assert!(!gate.left(), "DestroyStreamForce blocked");
     assert_eq!(live(ResourceKind::Stream, 0), 0);
-    // Nothing ran before the destroy returned (both tasks were delayed).
+    // Nothing ran before the destroy returned (both tasks were queued
+    // behind the gate).
     assert_eq!(RUNS.load(Ordering::Acquire), 0);
+    gate.open();
+    assert!(gate.wait_until(Gate::left));
     assert_eq!(acl!(aclrtSynchronizeStream(s)), ACL_ERROR_RT_INVALID_HANDLE);
     teardown_device0();
     expect_violations(&[ViolationKind::UseAfterFree]);
@@ -412,15 +413,14 @@ fn persistent_stream_synchronize_returns_at_once() {
         ACL_STREAM_PERSISTENT
     ));
     let p = malloc(64);
-    stream_delay(s, 50);
+    let gate = Gate::new();
+    ok!(aclrtLaunchHostFunc(s, Some(pass_gate), gate.arg()));
     ok!(aclrtMemsetAsync(p, 64, 1, 64, s));
-    let t0 = Instant::now();
     ok!(aclrtSynchronizeStream(s));
-    assert!(
-        t0.elapsed() < Duration::from_millis(45),
-        "synchronize of a PERSISTENT stream waited {:?}",
-        t0.elapsed()
-    );
+    // Returned while the stream's work was still held at the gate.
+    assert!(!gate.left(), "synchronize of a PERSISTENT stream waited");
+    assert_eq!(stream_status(s), ACL_STREAM_STATUS_NOT_READY);
+    gate.open();
     // aclrtDestroyStream waits for the pending task.
     destroy_stream(s);
     assert_eq!(read_device(p, 64), vec![1; 64]);

@@ -87,3 +87,68 @@ pub fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
         "<non-string panic payload>".to_owned()
     }
 }
+
+/// How long [`HeldGate`] waits before it gives up: a hang guard only, so
+/// that a broken library fails the test instead of hanging the suite. No
+/// test relies on anything finishing within it.
+pub const HANG_GUARD: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// The state of a host function that holds its stream until the test opens
+/// the gate ([`HeldGate::body`]), shared with that function.
+#[derive(Clone, Default)]
+pub struct HeldGate {
+    open: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    entered: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    left: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    passed: std::sync::Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl HeldGate {
+    pub fn new() -> HeldGate {
+        HeldGate::default()
+    }
+
+    /// The host function: marks its start, waits (up to [`HANG_GUARD`]) for
+    /// [`open`](Self::open), notes whether the gate was opened, returns.
+    pub fn body(&self) -> impl FnOnce() + Send + 'static {
+        use std::sync::atomic::Ordering::SeqCst;
+        let g = self.clone();
+        move || {
+            g.entered.store(true, SeqCst);
+            if wait_until(|| g.open.load(SeqCst)) {
+                g.passed.store(true, SeqCst);
+            }
+            g.left.store(true, SeqCst);
+        }
+    }
+
+    pub fn open(&self) {
+        self.open.store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+
+    pub fn entered(&self) -> bool {
+        self.entered.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    pub fn left(&self) -> bool {
+        self.left.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    /// Whether it returned because the gate was opened (not at the guard).
+    pub fn passed(&self) -> bool {
+        self.passed.load(std::sync::atomic::Ordering::SeqCst)
+    }
+}
+
+/// Polls `cond` until it holds (`true`) or [`HANG_GUARD`] passes (`false`).
+pub fn wait_until(cond: impl Fn() -> bool) -> bool {
+    let t0 = std::time::Instant::now();
+    while !cond() {
+        // Hang guard, not a time bound on the property under test.
+        if t0.elapsed() > HANG_GUARD {
+            return false;
+        }
+        std::thread::sleep(std::time::Duration::from_micros(200));
+    }
+    true
+}

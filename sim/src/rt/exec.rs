@@ -64,6 +64,37 @@ const LONG_TASK_BYTES: usize = 64 << 10;
 const HELP_AFTER: Duration = Duration::from_micros(50);
 const HELP_CHECK_EVERY: u32 = 16;
 
+/// How long a host thread that waits for a stream (every synchronisation:
+/// stream, event, device, their timeout variants, a drain before a free, an
+/// abort) watches the stream's progress before it parks on the condition
+/// variable.
+///
+/// A short task (a 4 KiB copy) finishes a few hundred nanoseconds after it
+/// is queued when a pool worker is awake (`rt::pool` spins for new work). A
+/// synchronisation that arrives sooner used to park at once, and then paid
+/// a futex wake-up and a reschedule (3–4 µs on the benchmark VM, more under
+/// load) instead of those few hundred nanoseconds: whether a round trip took
+/// ~0.9 µs or ~3.7 µs depended on how the two threads happened to meet,
+/// which made the same raw loop read 905 ns in one run and 3.2 µs in
+/// another. Watching the completion counter briefly first makes the
+/// outcome the same for every caller. Long waits pay at most this much CPU
+/// time before they park, as an idle pool worker does ([`pool`]).
+/// The default of [`SYNC_SPIN_NS`] ([`crate::set_sync_spin`] changes it).
+const SYNC_SPIN_FOR: Duration = Duration::from_micros(20);
+
+/// The current watch before a host-side wait parks, in nanoseconds.
+static SYNC_SPIN_NS: AtomicU64 = AtomicU64::new(SYNC_SPIN_FOR.as_nanos() as u64);
+
+/// The longest watch [`set_sync_spin`] accepts.
+const SYNC_SPIN_MAX: Duration = Duration::from_millis(10);
+
+/// Sets how long a host-side wait watches before it parks (at most
+/// [`SYNC_SPIN_MAX`]).
+pub(crate) fn set_sync_spin(d: Duration) {
+    let ns = d.min(SYNC_SPIN_MAX).as_nanos() as u64;
+    SYNC_SPIN_NS.store(ns, Ordering::Relaxed);
+}
+
 /// "No per-stream delay configured" in `StreamShared::delay_ns`.
 const NO_DELAY_OVERRIDE: u64 = u64::MAX;
 
@@ -647,8 +678,16 @@ impl StreamShared {
     }
 
     /// Waits until `seq` has executed; `false` on reaching `deadline`.
+    ///
+    /// A host thread first watches `completed` for up to [`SYNC_SPIN_NS`]
+    /// (never past `deadline`) and parks on `done_cv` only after that: see
+    /// [`SYNC_SPIN_FOR`]. Pool workers (a wait task for another stream) park
+    /// at once, leaving the core to the workers they wait for.
     pub(crate) fn wait_seq(&self, seq: u64, deadline: Option<Instant>) -> bool {
         if self.reached(seq) {
+            return true;
+        }
+        if !sync::on_pool_worker() && self.spin_until_reached(seq, deadline) {
             return true;
         }
         let mut q = self.queue();
@@ -670,6 +709,29 @@ impl StreamShared {
                         .unwrap_or_else(PoisonError::into_inner)
                         .0;
                 }
+            }
+        }
+    }
+
+    /// Watches `completed` until it reaches `seq` (`true`), for at most
+    /// [`SYNC_SPIN_NS`] and never past `deadline` (`false`). Takes no lock
+    /// and changes nothing: the caller parks as before when it fails.
+    fn spin_until_reached(&self, seq: u64, deadline: Option<Instant>) -> bool {
+        let spin = SYNC_SPIN_NS.load(Ordering::Relaxed);
+        if spin == 0 {
+            return false;
+        }
+        let spin_end = Instant::now() + Duration::from_nanos(spin);
+        let until = deadline.map_or(spin_end, |d| d.min(spin_end));
+        loop {
+            for _ in 0..64 {
+                if self.reached(seq) {
+                    return true;
+                }
+                std::hint::spin_loop();
+            }
+            if Instant::now() >= until {
+                return self.reached(seq);
             }
         }
     }

@@ -436,3 +436,141 @@ pub fn read_trace_events(path: &std::path::Path) -> Vec<serde_json::Value> {
         _ => panic!("no traceEvents array in {text}"),
     }
 }
+
+// ------------------------------------------------------------ structural timing
+
+/// How long the helpers below wait for another thread before they give up.
+/// A hang guard only: a broken runtime fails the test after this instead
+/// of hanging the suite. No test relies on anything finishing within it.
+pub const HANG_GUARD: Duration = Duration::from_secs(30);
+
+/// A host function that blocks its stream until the test opens the gate,
+/// and records whether it is still inside and how it left.
+#[derive(Default)]
+pub struct Gate {
+    open: AtomicBool,
+    entered: AtomicBool,
+    left: AtomicBool,
+    /// Passes that returned because the gate was open.
+    passes_opened: AtomicUsize,
+}
+
+impl Gate {
+    pub fn new() -> Gate {
+        Gate::default()
+    }
+
+    /// The argument of [`pass_gate`].
+    pub fn arg(&self) -> *mut c_void {
+        std::ptr::from_ref(self).cast_mut().cast()
+    }
+
+    /// Lets [`pass_gate`] return.
+    pub fn open(&self) {
+        self.open.store(true, Ordering::Release);
+    }
+
+    /// Whether the host function has started.
+    pub fn entered(&self) -> bool {
+        self.entered.load(Ordering::Acquire)
+    }
+
+    /// Whether the host function has returned.
+    pub fn left(&self) -> bool {
+        self.left.load(Ordering::Acquire)
+    }
+
+    /// Whether it returned because the gate was opened (not at the guard).
+    pub fn left_opened(&self) -> bool {
+        self.passes_opened() > 0
+    }
+
+    /// How many passes (several streams may wait at one gate) returned
+    /// because the gate was opened.
+    pub fn passes_opened(&self) -> usize {
+        self.passes_opened.load(Ordering::Acquire)
+    }
+
+    /// Waits (up to [`HANG_GUARD`]) until `cond` holds for this gate.
+    pub fn wait_until(&self, cond: impl Fn(&Gate) -> bool) -> bool {
+        wait_until(|| cond(self))
+    }
+}
+
+/// Host function: waits (up to [`HANG_GUARD`]) for the [`Gate`] behind
+/// `arg` to open.
+pub unsafe extern "C" fn pass_gate(arg: *mut c_void) {
+    // SAFETY: the tests pass `Gate::arg` of a gate they keep alive until
+    // the function has returned (`left`) or its stream was synchronised.
+    let g = unsafe { &*arg.cast::<Gate>() };
+    g.entered.store(true, Ordering::Release);
+    if wait_until(|| g.open.load(Ordering::Acquire)) {
+        g.passes_opened.fetch_add(1, Ordering::AcqRel);
+    }
+    g.left.store(true, Ordering::Release);
+}
+
+/// Host function: opens the [`Gate`] behind `arg`.
+pub unsafe extern "C" fn open_gate(arg: *mut c_void) {
+    // SAFETY: as for `pass_gate`.
+    unsafe { &*arg.cast::<Gate>() }.open();
+}
+
+/// Polls `cond` until it holds (`true`) or [`HANG_GUARD`] passes (`false`).
+pub fn wait_until(cond: impl Fn() -> bool) -> bool {
+    let t0 = Instant::now();
+    while !cond() {
+        // Hang guard, not a time bound on the property under test.
+        if t0.elapsed() > HANG_GUARD {
+            return false;
+        }
+        std::thread::sleep(Duration::from_micros(200));
+    }
+    true
+}
+
+/// Two host functions ([`meet_first`], [`meet_second`]) that can both
+/// return successfully only if they run at the same time: each marks its
+/// arrival and waits for the other's (up to [`HANG_GUARD`]). Run one after
+/// the other, the first gives up and is not counted as met.
+#[derive(Default)]
+pub struct Rendezvous {
+    arrived: [AtomicBool; 2],
+    met: [AtomicBool; 2],
+}
+
+impl Rendezvous {
+    pub fn new() -> Rendezvous {
+        Rendezvous::default()
+    }
+
+    /// The argument of [`meet_first`] and [`meet_second`].
+    pub fn arg(&self) -> *mut c_void {
+        std::ptr::from_ref(self).cast_mut().cast()
+    }
+
+    /// Whether both sides saw the other arrive while they waited.
+    pub fn both_met(&self) -> bool {
+        self.met.iter().all(|m| m.load(Ordering::Acquire))
+    }
+}
+
+fn meet(arg: *mut c_void, side: usize) {
+    // SAFETY: the tests pass `Rendezvous::arg` of a rendezvous they keep
+    // alive until both streams running the functions are synchronised.
+    let r = unsafe { &*arg.cast::<Rendezvous>() };
+    r.arrived[side].store(true, Ordering::Release);
+    if wait_until(|| r.arrived[1 - side].load(Ordering::Acquire)) {
+        r.met[side].store(true, Ordering::Release);
+    }
+}
+
+/// Host function: one side of a [`Rendezvous`].
+pub unsafe extern "C" fn meet_first(arg: *mut c_void) {
+    meet(arg, 0);
+}
+
+/// Host function: the other side of a [`Rendezvous`].
+pub unsafe extern "C" fn meet_second(arg: *mut c_void) {
+    meet(arg, 1);
+}

@@ -55,6 +55,8 @@ pub fn nested_cargo(dir: &Path) -> Command {
 }
 
 /// Runs `cmd` to completion, killing it after `limit`; returns its output.
+/// `limit` is a hang guard (callers pass one to ten minutes, far above any
+/// normal run), not a claim about how fast the program is.
 pub fn run_with_limit(cmd: &mut Command, limit: Duration) -> Output {
     let desc = format!("{cmd:?}");
     let mut child = cmd
