@@ -488,7 +488,9 @@ fn stream_wait_event_really_holds_the_waiting_stream() {
     let (x, y) = (malloc(4096), malloc(4096));
     ok!(aclrtMemset(x, 4096, 0, 4096));
     ok!(aclrtMemset(y, 4096, 0, 4096));
-    ok!(aclrtLaunchHostFunc(a, Some(sleep_ms), ms_arg(100)));
+    // a is held at a gate (not a timed sleep) until b has had its chance.
+    let gate = Gate::new();
+    ok!(aclrtLaunchHostFunc(a, Some(pass_gate), gate.arg()));
     ok!(aclrtMemsetAsync(x, 4096, 7, 4096, a));
     ok!(aclrtRecordEvent(e, a));
     ok!(aclrtStreamWaitEvent(b, e));
@@ -501,12 +503,16 @@ fn stream_wait_event_really_holds_the_waiting_stream() {
         b
     ));
     std::thread::sleep(Duration::from_millis(30));
+    assert!(!gate.left(), "a is still held");
     assert_eq!(
         stream_status(b),
         ACL_STREAM_STATUS_NOT_READY,
         "b must wait for a"
     );
+    assert_eq!(read_device(y, 4096), vec![0; 4096], "b's copy has not run");
+    gate.open();
     ok!(aclrtSynchronizeStream(b));
+    assert!(gate.left_opened());
     assert_eq!(read_device(y, 4096), vec![7; 4096]);
     ok!(aclrtDestroyEvent(e));
     ok!(aclrtFree(x));
