@@ -71,7 +71,7 @@
 mod open;
 
 use open::Few;
-pub(crate) use open::{event_destroyed, record_made};
+pub(crate) use open::{event_destroyed, host_fns_pending, record_made};
 
 use core::cell::RefCell;
 use core::marker::PhantomData;
@@ -261,6 +261,9 @@ struct Enlisted {
     /// synchronise it again (issue 15: that second synchronisation was a
     /// sixth of a one-copy scope).
     settled: bool,
+    /// Whether the scope queued a host function on the stream (noted in
+    /// the registry of open scopes once: see `open::host_fns_pending`).
+    host_fns: bool,
 }
 
 impl ScopeBook {
@@ -473,6 +476,7 @@ impl<'scope> ScopeCore<'scope> {
             streams.push(Enlisted {
                 stream,
                 settled: false,
+                host_fns: false,
             });
             open::enlist(self.id, stream, self.ctx);
         }
@@ -487,7 +491,10 @@ impl<'scope> ScopeCore<'scope> {
         let streams = core::mem::take(&mut self.book.inner.borrow_mut().streams);
         let mut stuck = false;
         let mut timed_out = false;
-        for &Enlisted { stream, settled } in streams.iter() {
+        for &Enlisted {
+            stream, settled, ..
+        } in streams.iter()
+        {
             if settled {
                 // Synchronised by the scope after its last work there.
                 continue;
@@ -827,12 +834,20 @@ impl<'scope, 'sid> LaneCore<'scope, 'sid> {
         let f: Box<dyn FnOnce() + Send + 'static> = unsafe { core::mem::transmute(f) };
         let slot = HostFnSlot::new(f);
         self.bind()?;
-        self.core
-            .book
-            .inner
-            .borrow_mut()
-            .host_fns
-            .push(Arc::clone(&slot));
+        {
+            let mut book = self.core.book.inner.borrow_mut();
+            book.host_fns.push(Arc::clone(&slot));
+            // The first host function of this scope on this stream: the
+            // stream cannot be subscribed to a reporter until the scope ends.
+            if let Some(e) = book
+                .streams
+                .iter_mut()
+                .find(|e| e.stream == self.stream && !e.host_fns)
+            {
+                e.host_fns = true;
+                open::host_fns_on(self.core.id, self.stream);
+            }
+        }
         // SAFETY: the book holds an `Arc` of `slot` (pushed above) until
         // after the final synchronisation of this stream (enlisted by `new`),
         // or its abort, in `ScopeCore::finish`; the stream's context is

@@ -71,6 +71,9 @@ struct Open {
     streams: Few<(Raw, Raw)>,
     /// (event, stream it was recorded on, context).
     events: Vec<(Raw, Raw, Raw)>,
+    /// The streams this scope queued host functions on: until it ends,
+    /// they cannot be subscribed to a reporter ([`host_fns_pending`]).
+    host_fn_streams: Vec<Raw>,
     aborted: bool,
 }
 
@@ -202,6 +205,7 @@ pub(super) fn enlist(id: u64, stream: Raw, ctx: Raw) {
                 id,
                 streams: Few::default(),
                 events: Vec::new(),
+                host_fn_streams: Vec::new(),
                 aborted: false,
             });
             all.len() - 1
@@ -212,6 +216,22 @@ pub(super) fn enlist(id: u64, stream: Raw, ctx: Raw) {
     if aborting {
         o.aborted = true;
     }
+}
+
+/// Scope `id` queued its first host function on `stream` (an enlisted
+/// stream, so the scope is in the registry).
+pub(super) fn host_fns_on(id: u64, stream: Raw) {
+    if let Some(o) = open().iter_mut().find(|o| o.id == id) {
+        o.host_fn_streams.push(stream);
+    }
+}
+
+/// Whether an open scope queued host functions (`aclrtLaunchHostFunc`) on
+/// `stream`: they are settled only when that scope ends, so until then the
+/// stream must not be subscribed to a reporter (the two callback mechanisms
+/// must not mix on one stream, acl-facts 5.8).
+pub(crate) fn host_fns_pending(stream: Raw) -> bool {
+    open().iter().any(|o| o.host_fn_streams.contains(&stream))
 }
 
 /// The escalation that aborted `streams` is done with them.
