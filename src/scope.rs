@@ -448,6 +448,9 @@ pub trait AsyncSource<'scope, 'id, 'sid>: sealed::Operand {
     type Elem: DeviceRepr;
     /// Where the source lies.
     type Place: Place;
+    /// The memory read (the buffer or view behind the operand), for the
+    /// bounds of kernel arguments ([`KernelMemory`](crate::bounds::KernelMemory)).
+    type Memory: ?Sized;
     #[doc(hidden)]
     fn source(&self, lane: &LaneCore<'scope, 'sid>) -> (Source<'_, 'sid>, usize);
 }
@@ -459,6 +462,7 @@ where
 {
     type Elem = S::Elem;
     type Place = S::Place;
+    type Memory = S;
     fn source(&self, lane: &LaneCore<'scope, 'sid>) -> (Source<'_, 'sid>, usize) {
         (Source::shared(lane, *self), Memory::len(*self))
     }
@@ -470,6 +474,7 @@ where
 {
     type Elem = D::Elem;
     type Place = D::Place;
+    type Memory = D;
     fn source(&self, _lane: &LaneCore<'scope, 'sid>) -> (Source<'_, 'sid>, usize) {
         (Source::shared_read(&self.reader), self.len)
     }
@@ -481,6 +486,7 @@ where
 {
     type Elem = D::Elem;
     type Place = D::Place;
+    type Memory = D;
     fn source(&self, _lane: &LaneCore<'scope, 'sid>) -> (Source<'_, 'sid>, usize) {
         (Source::in_flight(&self.parked), self.len)
     }
@@ -495,6 +501,7 @@ impl<'scope, 'id, 'sid, T: DeviceRepr> AsyncSource<'scope, 'id, 'sid>
 {
     type Elem = T;
     type Place = crate::memory::OnDevice;
+    type Memory = Self;
     fn source(&self, lane: &LaneCore<'scope, 'sid>) -> (Source<'_, 'sid>, usize) {
         (Source::view(lane, self), self.len())
     }
