@@ -259,6 +259,11 @@ fn kernel_launch_edges_and_a_panicking_kernel() -> Result<()> {
     acl.finalize()?;
     let audit = sim::audit();
     assert!(audit.leaks.is_empty(), "{audit:?}");
+    assert_eq!(
+        violation_kinds(&audit),
+        [sim::ViolationKind::CallbackPanicked; 1],
+        "only the panicking kernel's: {audit:?}"
+    );
     Ok(())
 }
 
@@ -390,5 +395,88 @@ fn forced_releases_after_forgotten_handles() -> Result<()> {
     std::mem::forget(second);
     let r = device.reset_force();
     assert!(matches!(r, Err(Error::DeviceInUse { .. })), "{r:?}");
+    Ok(())
+}
+
+/// A kernel registered in the simulator is user code running on a stream
+/// worker: calling the simulator's control API from it (reading the audit
+/// and the configuration, registering another kernel, injecting a fault)
+/// works, and `reset`/`exclusive`, which would tear the runtime down under
+/// its own running task, panic; the panic is the kernel's fault, reported
+/// at the scope. Nothing deadlocks.
+#[test]
+fn kernel_body_calls_the_simulator_control_api() -> Result<()> {
+    use aclrt::kernel::{Count, Out};
+    let _sim = take(host_config());
+    sim::register_kernel("rv_control", |_, _, args| {
+        let _ = sim::audit();
+        let _ = sim::config();
+        let _ = sim::call_counts();
+        sim::register_kernel("rv_other", |_, _, _| Ok(()));
+        sim::inject_fault("aclrtGetDeviceCount", 1_000_000, 1);
+        sim::clear_faults();
+        let x = args.u64(0)?;
+        args.write_f32(x, 0, 42.0)
+    });
+    sim::register_kernel("rv_reset", |_, _, _| {
+        sim::reset();
+        Ok(())
+    });
+    sim::register_kernel("rv_exclusive", |_, _, _| {
+        drop(sim::exclusive());
+        Ok(())
+    });
+    let acl = Acl::init()?;
+    let device = acl.require::<HostMode>()?.device(0)?;
+    make_guard!(g);
+    let ctx = device.create_context(g)?;
+    let stream = ctx.create_stream()?;
+    let binary = ctx.load_binary(&sim::binary_image(&[
+        "rv_control",
+        "rv_reset",
+        "rv_exclusive",
+    ]))?;
+    // SAFETY: each writes at most x[0] and reads nothing.
+    let control = unsafe { binary.kernel::<(Out<f32>, Count)>(c"rv_control")? };
+    // SAFETY: as above.
+    let reset = unsafe { binary.kernel::<(Out<f32>, Count)>(c"rv_reset")? };
+    // SAFETY: as above.
+    let exclusive = unsafe { binary.kernel::<(Out<f32>, Count)>(c"rv_exclusive")? };
+    let mut x = ctx.alloc_zeroed::<f32>(4)?;
+    ctx.scope(|s| {
+        make_guard!(l);
+        let lane = s.lane(&stream, l);
+        let _ = lane.launch(&control, 2, (&mut x, 4))?;
+        Ok(())
+    })?;
+    let mut back = [0f32; 4];
+    ctx.download(&x, &mut back)?;
+    assert_eq!(back, [42.0, 0.0, 0.0, 0.0]);
+    for k in [&reset, &exclusive] {
+        let r = ctx.scope(|s| {
+            make_guard!(l);
+            let lane = s.lane(&stream, l);
+            let _ = lane.launch(k, 1, (&mut x, 4))?;
+            Ok(())
+        });
+        assert!(r.is_err(), "{r:?}");
+    }
+    // The runtime is intact: the same buffer round-trips.
+    ctx.upload(&[1.0f32, 2.0, 3.0, 4.0][..], &mut x)?;
+    ctx.download(&x, &mut back)?;
+    assert_eq!(back, [1.0, 2.0, 3.0, 4.0]);
+    drop(x);
+    binary.unload()?;
+    drop(stream);
+    drop(ctx);
+    device.reset()?;
+    acl.finalize()?;
+    let audit = sim::audit();
+    assert!(audit.leaks.is_empty(), "{audit:?}");
+    assert_eq!(
+        violation_kinds(&audit),
+        [sim::ViolationKind::CallbackPanicked; 2],
+        "only the two kernels' panics: {audit:?}"
+    );
     Ok(())
 }
