@@ -348,6 +348,9 @@ pub struct Signal<'scope, 'id, 'sid, D: ?Sized> {
     handover: Handover<'scope, 'sid, D>,
     len: usize,
     _brand: PhantomData<Id<'id>>,
+    /// Invariant in `'scope`: only a lane of the same scope takes it over
+    /// (see [`Mark`]).
+    _scope: PhantomData<fn(&'scope ()) -> &'scope ()>,
 }
 
 impl<D: ?Sized> core::fmt::Debug for Signal<'_, '_, '_, D> {
@@ -416,8 +419,14 @@ impl<D: ?Sized> core::fmt::Debug for Reading<'_, '_, '_, '_, D> {
     }
 }
 
-/// A point on a lane that several other lanes of the same context may wait
+/// A point on a lane that several other lanes of the same scope may wait
 /// for ([`Lane::mark`], [`Lane::wait_mark`]).
+///
+/// Only lanes of the scope that made it: a `Mark` (like a [`Signal`]) is
+/// invariant in `'scope`. An abort of the scope's streams (a deadline of
+/// this scope or of another one sharing a stream) discards the mark's
+/// record and aborts every lane of the scope with it; a lane of another
+/// scope would wait for the discarded record for ever.
 #[derive(Clone, Copy, Debug)]
 pub struct Mark<'scope, 'id, 'sid> {
     event: ScopeEvent<'scope>,
@@ -678,6 +687,7 @@ impl<'scope, 'env, 'id, 'sid, M: RunMode> Lane<'scope, 'env, 'id, 'sid, M> {
             handover: self.core.signal(item.parked)?,
             len,
             _brand: PhantomData,
+            _scope: PhantomData,
         })
     }
 

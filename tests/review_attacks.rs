@@ -319,12 +319,12 @@ fn host_fn_reenters_the_api() -> Result<()> {
     Ok(())
 }
 
-/// A stream made and kept inside the scope is enlisted as a lane; the
-/// scope synchronises it before it destroys it (kept values go last).
-/// A buffer handed over by an outer scope's lane is taken over by a lane
-/// of a nested scope (a `Signal` outlives nothing it borrows).
+/// A stream made and kept inside the scope is enlisted as a lane and takes
+/// a buffer over from another lane (`signal`/`wait_for`); the scope
+/// synchronises it before it destroys it (kept values go last), and a
+/// nested scope then uses the buffer given back by `wait`.
 #[test]
-fn kept_stream_as_lane_and_signal_into_a_nested_scope() -> Result<()> {
+fn kept_stream_as_lane_then_a_nested_scope() -> Result<()> {
     let _sim = take(host_config());
     let acl = Acl::init()?;
     let device = acl.require::<HostMode>()?.device(0)?;
@@ -335,23 +335,29 @@ fn kept_stream_as_lane_and_signal_into_a_nested_scope() -> Result<()> {
     let input = ctx.alloc_host_from(&data)?;
     let mut dev = ctx.alloc::<u32>(4096)?;
     let mut out = ctx.alloc_host_zeroed::<u32>(4096)?;
+    let mut out2 = ctx.alloc_host_zeroed::<u32>(4096)?;
+    sim::set_stream_delay(outer_stream.as_raw(), Duration::from_millis(5));
     ctx.scope(|s| {
         make_guard!(ga);
         let la = s.lane(&outer_stream, ga);
-        sim::set_stream_delay(outer_stream.as_raw(), Duration::from_millis(5));
         let signal = la.signal(la.copy(&input, &mut dev)?)?;
+        let kept = s.keep(ctx.create_stream()?);
+        make_guard!(gb);
+        let lb = s.lane(kept, gb);
+        let d = lb.wait_for(signal)?;
+        let _ = lb.copy(&d, &mut out)?;
+        let d = d.wait()?;
         ctx.scope(|inner| {
-            let kept = inner.keep(ctx.create_stream()?);
-            make_guard!(gb);
-            let lb = inner.lane(kept, gb);
-            let d = lb.wait_for(signal)?;
-            lb.copy(&d, &mut out)?.wait()?;
+            make_guard!(gc);
+            let lc = inner.lane(&outer_stream, gc);
+            lc.copy(&*d, &mut out2)?.wait()?;
             Ok(())
         })?;
-        assert_eq!(out.to_vec(), data);
         Ok(())
     })?;
-    drop((input, dev, out, outer_stream));
+    assert_eq!(out.to_vec(), data);
+    assert_eq!(out2.to_vec(), data);
+    drop((input, dev, out, out2, outer_stream));
     drop(ctx);
     device.reset()?;
     acl.finalize()?;
@@ -478,5 +484,33 @@ fn kernel_body_calls_the_simulator_control_api() -> Result<()> {
         [sim::ViolationKind::CallbackPanicked; 2],
         "only the two kernels' panics: {audit:?}"
     );
+    Ok(())
+}
+
+/// Managed memory lent as a plain slice (`ManagedBuffer::as_slice`) is a
+/// pageable-looking operand of the synchronous copies: the runtime accepts
+/// it, the data round-trips, no rule is violated.
+#[test]
+fn managed_memory_as_a_slice_in_synchronous_copies() -> Result<()> {
+    let _sim = take(host_config());
+    let acl = Acl::init()?;
+    let device = acl.require::<HostMode>()?.device(0)?;
+    make_guard!(g);
+    let ctx = device.create_context(g)?;
+    let mut managed = ctx.alloc_managed::<u32>(256)?;
+    managed.as_mut_slice().copy_from_slice(&pattern_u32(256, 4));
+    let mut dev = ctx.alloc::<u32>(256)?;
+    ctx.upload(managed.as_slice(), &mut dev)?;
+    let mut host = ctx.alloc_host_zeroed::<u32>(256)?;
+    ctx.copy(managed.as_slice(), &mut host)?;
+    assert_eq!(host.to_vec(), pattern_u32(256, 4));
+    managed.as_mut_slice().fill(0);
+    ctx.download(&dev, managed.as_mut_slice())?;
+    assert_eq!(managed.as_slice(), &pattern_u32(256, 4)[..]);
+    drop((dev, host, managed));
+    drop(ctx);
+    device.reset()?;
+    acl.finalize()?;
+    assert_clean();
     Ok(())
 }

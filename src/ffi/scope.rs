@@ -668,10 +668,15 @@ impl<D: ?Sized> SharedCore<'_, D> {
 
 /// An event the scope recorded on one of its lanes (a point others may
 /// wait for); the scope destroys it after its final synchronisation.
+///
+/// Invariant in `'scope`, so only lanes of the same scope wait for it: an
+/// abort of the scope's streams (its deadline, or another scope's) discards
+/// the record and aborts every lane of the scope with it, whereas a lane of
+/// another scope would wait for the discarded record for ever.
 #[derive(Clone, Copy)]
 pub struct ScopeEvent<'scope> {
     event: Raw,
-    _scope: PhantomData<&'scope ()>,
+    _scope: PhantomData<fn(&'scope ()) -> &'scope ()>,
 }
 
 impl core::fmt::Debug for ScopeEvent<'_> {
