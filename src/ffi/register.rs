@@ -158,11 +158,19 @@ impl<'a> Registration<'a> {
         };
         check(code, "aclrtHostRegister")?;
         live::child_created(address, ctx);
-        Ok(Registration {
+        let reg = Registration {
             mem,
             alias: dev as usize,
             ctx,
-        })
+        };
+        // A kernel argument is staged from the alias: a NULL one (success
+        // with no address) would be no argument at all. Refused, and the
+        // range unregistered again (by `drop`).
+        if let Err(e) = super::raw(dev, "aclrtHostRegister") {
+            drop(reg);
+            return Err(e);
+        }
+        Ok(reg)
     }
 
     /// The registered bytes, readable.
