@@ -284,6 +284,7 @@ mod sealed {
     pub trait Param {}
     pub trait Params {}
     pub trait Stage {}
+    pub trait KernelMemory {}
 }
 
 /// A buffer parameter the kernel only reads (`const T*` / `GM_ADDR`).
@@ -393,6 +394,35 @@ pub trait KernelPlace<M: RunMode>: Place {}
 impl<M: RunMode> KernelPlace<M> for OnDevice {}
 impl KernelPlace<DeviceMode> for OnHost {}
 
+/// Memory a kernel may be given by its own address: memory the runtime
+/// allocated (device buffers and their views, managed buffers, and pinned
+/// `HostBuffer`s / `PinnedSlice`s, which [`KernelPlace`] admits in device run
+/// mode only). Registered host memory ([`HostRegistration`](crate::HostRegistration))
+/// lies `OnHost` like a `HostBuffer` but is the program's own memory: the
+/// device code reaches it only through the alias the runtime maps for it
+/// ([`DeviceAlias`](crate::DeviceAlias), [`DeviceAliasMut`](crate::DeviceAliasMut)),
+/// never by its host address. Sealed.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be passed to a kernel by its address: it is not memory of the runtime",
+    label = "registered host memory reaches a kernel only through its device alias",
+    note = "pass `reg.device_alias()` for an `In<T>` parameter and `reg.device_alias_mut()` for `Out<T>`/`InOut<T>`"
+)]
+pub trait KernelMemory: sealed::KernelMemory {}
+macro_rules! kernel_memory {
+    ($([$($g:tt)*] $t:ty),+ $(,)?) => {$(
+        impl<$($g)*> sealed::KernelMemory for $t {}
+        impl<$($g)*> KernelMemory for $t {}
+    )+};
+}
+kernel_memory!(
+    [T] crate::DeviceBuffer<'_, '_, T>,
+    [T] crate::DeviceView<'_, '_, T>,
+    [T] crate::DeviceViewMut<'_, '_, T>,
+    [T] crate::ManagedBuffer<'_, '_, T>,
+    [T, M] crate::HostBuffer<'_, '_, T, M>,
+    [T, M] crate::PinnedSlice<'_, T, M>,
+);
+
 /// An argument for parameter `P` of a kernel launched on the lane branded
 /// `'sid` (context `'id`, run mode `M`).
 ///
@@ -423,6 +453,7 @@ where
     T: DeviceRepr,
     S: AsyncSource<'scope, 'id, 'sid, Elem = T>,
     S::Place: KernelPlace<M>,
+    S::Memory: KernelMemory,
 {
     type Output = ();
     fn stage(self, lane: &LaneCore<'scope, 'sid>, staged: &mut Staged<'sid>) {
@@ -449,7 +480,7 @@ where
     M: RunMode,
     T: DeviceRepr,
     X: AsyncDest<'scope, 'id, 'sid>,
-    X::Target: Memory<'id, Elem = T> + 'scope,
+    X::Target: Memory<'id, Elem = T> + KernelMemory + 'scope,
     <X::Target as Memory<'id>>::Place: KernelPlace<M>,
 {
     type Output = InFlight<'scope, 'sid, X::Target>;
@@ -463,7 +494,7 @@ where
     M: RunMode,
     T: DeviceRepr,
     X: AsyncDest<'scope, 'id, 'sid>,
-    X::Target: Memory<'id, Elem = T> + 'scope,
+    X::Target: Memory<'id, Elem = T> + KernelMemory + 'scope,
     <X::Target as Memory<'id>>::Place: KernelPlace<M>,
 {
     type Output = InFlight<'scope, 'sid, X::Target>;

@@ -211,8 +211,8 @@ pub mod bounds {
         EventKind, EventState, IsRecorded, ResettableKind, TimingKind, WaitStatusKind, WaitableKind,
     };
     pub use crate::kernel::{
-        ArgsStage, ForeignReads, ForeignWrites, KernelArg, KernelParams, KernelPlace, LaunchArgs,
-        Param,
+        ArgsStage, ForeignReads, ForeignWrites, KernelArg, KernelMemory, KernelParams, KernelPlace,
+        LaunchArgs, Param,
     };
     pub use crate::memory::{
         AsyncDirection, CopyDirection, DeviceMemory, DeviceResident, DeviceToDevice, DeviceToHost,

@@ -160,7 +160,9 @@ impl Reporter {
     /// already serves a stream of another device; [`Error::InCallback`]
     /// inside a callback; [`Error::CallbackMix`] while host functions queued
     /// with [`Stream::launch_host_fn`] have not been settled by a
-    /// synchronisation of the stream.
+    /// synchronisation of the stream, or while a scope that queued host
+    /// functions on the stream ([`Lane::host_fn`](crate::Lane::host_fn)) is
+    /// still open.
     #[doc(alias = "aclrtSubscribeReport")]
     pub fn subscribe<'r, 's, 'ctx, 'id>(
         &'r self,

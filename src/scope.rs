@@ -348,6 +348,9 @@ pub struct Signal<'scope, 'id, 'sid, D: ?Sized> {
     handover: Handover<'scope, 'sid, D>,
     len: usize,
     _brand: PhantomData<Id<'id>>,
+    /// Invariant in `'scope`: only a lane of the same scope takes it over
+    /// (see [`Mark`]).
+    _scope: PhantomData<fn(&'scope ()) -> &'scope ()>,
 }
 
 impl<D: ?Sized> core::fmt::Debug for Signal<'_, '_, '_, D> {
@@ -416,8 +419,14 @@ impl<D: ?Sized> core::fmt::Debug for Reading<'_, '_, '_, '_, D> {
     }
 }
 
-/// A point on a lane that several other lanes of the same context may wait
+/// A point on a lane that several other lanes of the same scope may wait
 /// for ([`Lane::mark`], [`Lane::wait_mark`]).
+///
+/// Only lanes of the scope that made it: a `Mark` (like a [`Signal`]) is
+/// invariant in `'scope`. An abort of the scope's streams (a deadline of
+/// this scope or of another one sharing a stream) discards the mark's
+/// record and aborts every lane of the scope with it; a lane of another
+/// scope would wait for the discarded record for ever.
 #[derive(Clone, Copy, Debug)]
 pub struct Mark<'scope, 'id, 'sid> {
     event: ScopeEvent<'scope>,
@@ -448,6 +457,9 @@ pub trait AsyncSource<'scope, 'id, 'sid>: sealed::Operand {
     type Elem: DeviceRepr;
     /// Where the source lies.
     type Place: Place;
+    /// The memory read (the buffer or view behind the operand), for the
+    /// bounds of kernel arguments ([`KernelMemory`](crate::bounds::KernelMemory)).
+    type Memory: ?Sized;
     #[doc(hidden)]
     fn source(&self, lane: &LaneCore<'scope, 'sid>) -> (Source<'_, 'sid>, usize);
 }
@@ -459,6 +471,7 @@ where
 {
     type Elem = S::Elem;
     type Place = S::Place;
+    type Memory = S;
     fn source(&self, lane: &LaneCore<'scope, 'sid>) -> (Source<'_, 'sid>, usize) {
         (Source::shared(lane, *self), Memory::len(*self))
     }
@@ -470,6 +483,7 @@ where
 {
     type Elem = D::Elem;
     type Place = D::Place;
+    type Memory = D;
     fn source(&self, _lane: &LaneCore<'scope, 'sid>) -> (Source<'_, 'sid>, usize) {
         (Source::shared_read(&self.reader), self.len)
     }
@@ -481,6 +495,7 @@ where
 {
     type Elem = D::Elem;
     type Place = D::Place;
+    type Memory = D;
     fn source(&self, _lane: &LaneCore<'scope, 'sid>) -> (Source<'_, 'sid>, usize) {
         (Source::in_flight(&self.parked), self.len)
     }
@@ -495,6 +510,7 @@ impl<'scope, 'id, 'sid, T: DeviceRepr> AsyncSource<'scope, 'id, 'sid>
 {
     type Elem = T;
     type Place = crate::memory::OnDevice;
+    type Memory = Self;
     fn source(&self, lane: &LaneCore<'scope, 'sid>) -> (Source<'_, 'sid>, usize) {
         (Source::view(lane, self), self.len())
     }
@@ -671,6 +687,7 @@ impl<'scope, 'env, 'id, 'sid, M: RunMode> Lane<'scope, 'env, 'id, 'sid, M> {
             handover: self.core.signal(item.parked)?,
             len,
             _brand: PhantomData,
+            _scope: PhantomData,
         })
     }
 

@@ -15,7 +15,7 @@ use std::sync::{Arc, Mutex};
 use crate::diag::{self, Error, Res, require, rt_param};
 use crate::ffi;
 use crate::model::{Violation, ViolationKind};
-use crate::rt::exec::Op;
+use crate::rt::exec::{KernelCut, Op};
 use crate::rt::mem::Place;
 use crate::rt::rt;
 use crate::sync::lock;
@@ -544,21 +544,26 @@ fn enqueue(
         }
     })?;
     let guard = Pending::new(&pending);
-    let run = move || {
+    let run = move |cut: &dyn Fn() -> bool| {
         let _guard = guard;
         let a = match args(device, name) {
             Ok(a) => a,
-            Err(f) => return Some(f),
+            Err(f) => return Ok(Some(f)),
         };
         for b in 0..num_blocks {
+            // An abort of the stream stops the running kernel (acl-facts
+            // K.8): between two blocks here.
+            if cut() {
+                return Err(KernelCut);
+            }
             if let Err(e) = kernel(b, num_blocks, &a) {
-                return Some((
+                return Ok(Some((
                     KERNEL_FAULT_CODE,
                     format!("kernel {} block {b} of {num_blocks}: {e}", a.kernel),
-                ));
+                )));
             }
         }
-        None
+        Ok(None)
     };
     let ticket = sh.ticket();
     sh.submit(Op::Kernel(Box::new(run)), ticket)?;

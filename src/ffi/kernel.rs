@@ -652,6 +652,7 @@ impl<'sid> Staged<'sid> {
     /// exclusively to write), so the memory stays registered and untouched
     /// by others until the scope has synchronised.
     pub(crate) fn alias<T>(&mut self, addr: usize, len: usize) {
+        // Never NULL: `Registration::new` refuses a NULL alias.
         let Some(ptr) = core::ptr::NonNull::new(core::ptr::without_provenance_mut::<u8>(addr))
         else {
             return;

@@ -178,6 +178,7 @@ pub(crate) fn init() -> Result<bool> {
     check(code, "aclInit")?;
     live::clear();
     waits::clear();
+    register::clear_managed();
     Ok(false)
 }
 
@@ -193,6 +194,7 @@ pub(crate) fn init_with_config(path: &CStr) -> Result<bool> {
     check(code, "aclInit")?;
     live::clear();
     waits::clear();
+    register::clear_managed();
     Ok(false)
 }
 

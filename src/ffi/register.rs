@@ -125,6 +125,21 @@ impl<'a> Registration<'a> {
                 offset: address % PAGE,
             });
         }
+        // `ManagedBuffer::as_mut_slice` lends managed memory as a plain
+        // `&mut [T]`; only host memory can be registered.
+        if managed_overlaps(address, mem.len()) {
+            let code = sys::ACL_ERROR_RT_INVALID_MEMORY_TYPE;
+            return Err(Error::Acl {
+                code,
+                kind: crate::error::ErrorKind::from_code(code),
+                function: "aclrtHostRegister",
+                message: format!(
+                    "{address:#x}..{:#x} is managed memory (Context::alloc_managed); only host \
+                     memory can be registered",
+                    address + mem.len()
+                ),
+            });
+        }
         make_current(ctx)?;
         let mut dev: *mut c_void = core::ptr::null_mut();
         // SAFETY:
@@ -143,11 +158,19 @@ impl<'a> Registration<'a> {
         };
         check(code, "aclrtHostRegister")?;
         live::child_created(address, ctx);
-        Ok(Registration {
+        let reg = Registration {
             mem,
             alias: dev as usize,
             ctx,
-        })
+        };
+        // A kernel argument is staged from the alias: a NULL one (success
+        // with no address) would be no argument at all. Refused, and the
+        // range unregistered again (by `drop`).
+        if let Err(e) = super::raw(dev, "aclrtHostRegister") {
+            drop(reg);
+            return Err(e);
+        }
+        Ok(reg)
     }
 
     /// The registered bytes, readable.
@@ -234,6 +257,30 @@ impl Drop for Registration<'_> {
 
 // ------------------------------------------------------------ managed memory
 
+/// The live managed allocations made through the crate, as (address, bytes):
+/// their memory reaches safe code as a `&mut [T]`, which must not be taken
+/// for host memory by [`Registration::new`]. Entries leave when the
+/// allocation is freed (a forgotten `ManagedBuffer` keeps its entry: its
+/// range is refused until the next `aclInit`, [`clear_managed`]).
+static MANAGED: std::sync::Mutex<Vec<(usize, usize)>> = std::sync::Mutex::new(Vec::new());
+
+fn managed() -> std::sync::MutexGuard<'static, Vec<(usize, usize)>> {
+    MANAGED.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Whether `address..address + bytes` overlaps a live managed allocation.
+fn managed_overlaps(address: usize, bytes: usize) -> bool {
+    let end = address.saturating_add(bytes);
+    managed()
+        .iter()
+        .any(|&(start, len)| address < start.saturating_add(len) && start < end)
+}
+
+/// A fresh runtime (`aclInit`): no managed allocation of this crate lives.
+pub(crate) fn clear_managed() {
+    managed().clear();
+}
+
 /// Managed memory from `aclrtMemAllocManaged`, freed with `aclrtFree`;
 /// `'ctx` as for `DeviceAlloc`.
 #[derive(Debug)]
@@ -261,6 +308,7 @@ impl ManagedAlloc<'_> {
         check(code, "aclrtMemAllocManaged")?;
         let ptr: NonNull<u8> = super::raw(p, "aclrtMemAllocManaged")?.0.cast();
         live::child_created(ptr.as_ptr() as usize, owner);
+        managed().push((ptr.as_ptr() as usize, bytes));
         // The runtime does not initialise it; a first touch from the host
         // places the pages on the host.
         // SAFETY: a fresh managed allocation of at least `bytes` bytes,
@@ -317,6 +365,8 @@ impl ManagedAlloc<'_> {
         let code = unsafe { sys::aclrtFree(self.ptr.as_ptr().cast()) };
         check(code, "aclrtFree")?;
         live::child_released(self.ptr.as_ptr() as usize);
+        let at = self.ptr.as_ptr() as usize;
+        managed().retain(|&(start, _)| start != at);
         Ok(())
     }
 

@@ -159,8 +159,9 @@ fn unsubscribe_raw(sub: &Sub) -> Result<()> {
 pub(crate) fn subscribe(tid: u64, stream: Raw, ctx: Raw) -> Result<()> {
     refuse_in_callback("aclrtSubscribeReport")?;
     // Host functions queued with `Stream::launch_host_fn` and not yet
-    // settled by a synchronisation: the two mechanisms would mix.
-    if super::host_fn::has_unsettled_static(stream) {
+    // settled by a synchronisation, or queued by a scope that is still
+    // open (`Lane::host_fn`): the two mechanisms would mix.
+    if super::host_fn::has_unsettled_static(stream) || super::scope::host_fns_pending(stream) {
         return Err(crate::error::Error::CallbackMix {
             operation: "aclrtSubscribeReport",
         });

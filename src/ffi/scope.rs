@@ -70,7 +70,7 @@
 
 mod open;
 
-pub(crate) use open::{event_destroyed, record_made};
+pub(crate) use open::{event_destroyed, host_fns_pending, record_made};
 
 use core::cell::RefCell;
 use core::marker::PhantomData;
@@ -778,10 +778,15 @@ impl<D: ?Sized> SharedCore<'_, D> {
 
 /// An event the scope recorded on one of its lanes (a point others may
 /// wait for); the scope destroys it after its final synchronisation.
+///
+/// Invariant in `'scope`, so only lanes of the same scope wait for it: an
+/// abort of the scope's streams (its deadline, or another scope's) discards
+/// the record and aborts every lane of the scope with it, whereas a lane of
+/// another scope would wait for the discarded record for ever.
 #[derive(Clone, Copy)]
 pub struct ScopeEvent<'scope> {
     event: Raw,
-    _scope: PhantomData<&'scope ()>,
+    _scope: PhantomData<fn(&'scope ()) -> &'scope ()>,
 }
 
 impl core::fmt::Debug for ScopeEvent<'_> {
@@ -945,6 +950,9 @@ impl<'scope, 'sid> LaneCore<'scope, 'sid> {
         let slot = HostFnSlot::new(f);
         self.bind()?;
         self.core.book.book().host_fns.push(Arc::clone(&slot));
+        // The stream cannot be subscribed to a reporter until the scope
+        // ends (the two callback mechanisms must not mix on one stream).
+        open::host_fns_on(self.core.book.id, self.stream);
         // SAFETY: the book holds an `Arc` of `slot` (pushed above) until
         // after the final synchronisation of this stream (enlisted by `new`),
         // or its abort, in `ScopeCore::finish`; the stream's context is

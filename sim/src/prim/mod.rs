@@ -97,6 +97,11 @@ impl UserMem {
     /// caller guarantees that it is valid for reads (and, if `writable`, for
     /// writes) of that many bytes until the C call that received `ptr`
     /// returns. This is the contract of the C API for pageable host memory.
+    /// When it *is* memory of this runtime, `ptr` was derived from the
+    /// pointer the runtime returned for that allocation, so it may access
+    /// the range while the allocation lives (the runtime accesses it through
+    /// `ptr`, [`span_in_block`](Self::span_in_block)), and the caller does
+    /// not access the range otherwise while a task of the runtime may.
     pub(crate) unsafe fn new(ptr: *const c_void, writable: bool) -> UserMem {
         UserMem {
             ptr: ptr.cast::<u8>().cast_mut(),
@@ -112,6 +117,30 @@ impl UserMem {
     /// Whether the pointer is null.
     pub(crate) fn is_null(&self) -> bool {
         self.ptr.is_null()
+    }
+
+    /// `[off, off + len)` of the runtime block `block`, which this pointer
+    /// points into at `off` (the allocation table found it there), accessed
+    /// through this pointer; `None` if out of bounds.
+    pub(crate) fn span_in_block(
+        &self,
+        block: Arc<HeapBlock>,
+        off: usize,
+        len: usize,
+    ) -> Option<Span> {
+        let end = off.checked_add(len)?;
+        (end <= block.layout.size() && self.addr() == block.addr().wrapping_add(off)).then(|| {
+            Span {
+                base: Base::BlockVia {
+                    _block: block,
+                    // Only moved back to the block's start; `start` adds
+                    // `off` again (in bounds of the block's allocation).
+                    ptr: self.ptr.wrapping_sub(off),
+                },
+                off,
+                len,
+            }
+        })
     }
 
     /// The application memory `[ptr, ptr + len)` as a [`Span`].
@@ -201,6 +230,17 @@ impl Registered {
 enum Base {
     /// Runtime memory, kept alive by the `Arc`.
     Block(Arc<HeapBlock>),
+    /// Runtime memory, kept alive by the `Arc`, accessed through the pointer
+    /// the application passed (`ptr` is that pointer moved back by the
+    /// span's offset, with the application pointer's provenance): the
+    /// runtime reaches the memory the way the C caller gave it, so a Rust
+    /// caller may pass a pointer derived from a `&mut [T]` of runtime memory
+    /// (managed or pinned memory lent as a slice) and keep that reference
+    /// valid across the call.
+    BlockVia {
+        _block: Arc<HeapBlock>,
+        ptr: *mut u8,
+    },
     /// Application memory, valid for the duration of one C call.
     App { ptr: *mut u8, writable: bool },
     /// A private copy (staging buffer), read-only.
@@ -225,7 +265,10 @@ pub(crate) struct Span {
     len: usize,
 }
 
-// SAFETY: `Block` and `Staged` own (a share of) their memory. A
+// SAFETY: `Block` and `Staged` own (a share of) their memory; `BlockVia`
+// owns a share of its block and points into it with a pointer the
+// application derived from the runtime's own (the C caller's promise, see
+// `UserMem::new`), valid while the block lives. A
 // `Registered` span points to registered application memory that the C
 // contract keeps valid until its unregistration, which the runtime refuses
 // while the span (its `_keep` token) exists. An `App` span
@@ -262,7 +305,7 @@ impl Span {
 
     fn writable(&self) -> bool {
         match &self.base {
-            Base::Block(_) => true,
+            Base::Block(_) | Base::BlockVia { .. } => true,
             Base::App { writable, .. } => *writable,
             Base::Staged(_) => false,
             Base::Registered { writable, .. } => *writable,
@@ -272,6 +315,7 @@ impl Span {
     fn base_ptr(&self) -> *mut u8 {
         match &self.base {
             Base::Block(b) => b.ptr.as_ptr(),
+            Base::BlockVia { ptr, .. } => *ptr,
             Base::App { ptr, .. } => *ptr,
             Base::Staged(b) => b.as_ptr().cast_mut(),
             Base::Registered { ptr, .. } => *ptr,

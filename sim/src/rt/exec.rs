@@ -149,6 +149,15 @@ pub(crate) struct AbortTimedOut;
 /// A task was cut short by `aclrtStreamAbort` (a delay or a wait).
 struct Cut;
 
+/// A kernel stopped between two blocks by `aclrtStreamAbort`, which stops
+/// the tasks running on the stream (acl-facts K.8).
+pub(crate) struct KernelCut;
+
+/// The body of a kernel task: asks `cut()` before each block whether an
+/// abort stops it.
+pub(crate) type KernelRun =
+    Box<dyn FnOnce(&dyn Fn() -> bool) -> Result<Option<(i32, String)>, KernelCut> + Send>;
+
 /// What a task will suffer on the device: a delay and maybe a fault.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Ticket {
@@ -195,8 +204,10 @@ pub(crate) enum Op {
     /// `aclrtResetEvent`: clears the record of generation `generation`.
     ResetEvent { ev: EventUse, generation: u64 },
     /// `aclrtLaunchKernel[WithConfig]`: runs every block; returns a device
-    /// fault (code, reason).
-    Kernel(Box<dyn FnOnce() -> Option<(i32, String)> + Send>),
+    /// fault (code, reason), or [`KernelCut`] when the stream's abort
+    /// stopped it between two blocks (it asks the given function before
+    /// each block).
+    Kernel(KernelRun),
     /// `aclrtStreamWaitEvent`: holds the stream until `target` reaches `seq`.
     Wait {
         target: StreamDep,
@@ -987,7 +998,7 @@ impl StreamShared {
             }
             Op::Kernel(run) => {
                 let _blocking = Blocking::enter();
-                return Ok(run());
+                return run(&|| self.cut_off(seq)).map_err(|KernelCut| Cut);
             }
             Op::Callback { call, block } => {
                 let _blocking = Blocking::enter();

@@ -224,7 +224,8 @@ impl MemTable {
                         ),
                     ));
                 }
-                let span = Span::in_block(a.block.clone(), off, len)
+                let span = um
+                    .span_in_block(a.block.clone(), off, len)
                     .ok_or_else(|| rt_param(format!("{role}: internal bounds error")))?;
                 let place = if a.kind == AllocKind::Managed {
                     Place::Managed(a.device)

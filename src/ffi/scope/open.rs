@@ -27,6 +27,10 @@ struct Entry {
     id: u64,
     stream: Raw,
     ctx: Raw,
+    /// Whether the scope queued host functions on the stream: until it
+    /// ends, the stream cannot be subscribed to a reporter
+    /// ([`host_fns_pending`]).
+    host_fns: bool,
 }
 
 /// The open scopes, as the streams they enlisted, and what an escalation
@@ -189,10 +193,41 @@ pub(super) fn enlist(id: u64, stream: Raw, ctx: Raw) {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .contains(&stream);
-    all.entries.push(Entry { id, stream, ctx });
+    all.entries.push(Entry {
+        id,
+        stream,
+        ctx,
+        host_fns: false,
+    });
     if aborting && !all.aborted.contains(&id) {
         all.aborted.push(id);
     }
+}
+
+/// Scope `id` queued a host function on `stream` (an enlisted stream: the
+/// lane bound it first, so its entry is here).
+pub(super) fn host_fns_on(id: u64, stream: Raw) {
+    let mut all = open();
+    let entry = all
+        .entries
+        .iter_mut()
+        .rev()
+        .find(|e| e.id == id && e.stream == stream);
+    debug_assert!(entry.is_some(), "a lane's stream is enlisted before use");
+    if let Some(e) = entry {
+        e.host_fns = true;
+    }
+}
+
+/// Whether an open scope queued host functions (`aclrtLaunchHostFunc`) on
+/// `stream`: they are settled only when that scope ends, so until then the
+/// stream must not be subscribed to a reporter (the two callback mechanisms
+/// must not mix on one stream, acl-facts 5.8).
+pub(crate) fn host_fns_pending(stream: Raw) -> bool {
+    open()
+        .entries
+        .iter()
+        .any(|e| e.host_fns && e.stream == stream)
 }
 
 /// The escalation that aborted `streams` is done with them.
