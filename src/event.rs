@@ -401,10 +401,13 @@ impl<'ctx, 'id> Stream<'ctx, 'id> {
         event: Event<'e, 'id, K, S>,
     ) -> Result<Event<'e, 'id, K, Recorded>> {
         self.bind()?;
+        // Taken before the record is queued (see `ffi::scope::record_ticket`).
+        let ticket = ffi::scope::record_ticket();
         ffi::record_event(event.raw, self.raw())?;
         // This record replaces any a scope made: a scope's escalation must
-        // not record the event again over it.
-        ffi::scope::record_made(event.raw, 0);
+        // not record the event again over it, and a lane's wait for it must
+        // know its stream.
+        ffi::scope::record_made(event.raw, self.raw(), ticket);
         Ok(event.into_state())
     }
 
