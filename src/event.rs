@@ -430,6 +430,13 @@ impl<'ctx, 'id> Stream<'ctx, 'id> {
     /// context first). Leaking anything (`mem::forget`) cannot make the
     /// runtime see an event destroyed under a pending wait.
     ///
+    /// If a scope's deadline aborted the stream the event was last recorded
+    /// on before that record ran, the record is discarded and a wait for it
+    /// would never end: [`Error::WorkAborted`](crate::Error::WorkAborted),
+    /// nothing queued. (A wait queued *before* such an abort is not reached
+    /// by it: do not wait outside scopes for records on streams a timed
+    /// scope uses.)
+    ///
     /// ```
     /// # let _sim = aclrt::sim::exclusive();
     /// use aclrt::{Acl, HostMode, make_guard};

@@ -581,6 +581,9 @@ fn escalation_reaches_a_scope_waiting_for_an_unscoped_record() -> Result<()> {
         lane.wait_event(&ev)
     });
     assert!(matches!(late, Err(Error::WorkAborted)), "{late:?}");
+    // So is one outside any scope.
+    let r = y.wait_event(&ev);
+    assert!(matches!(r, Err(Error::WorkAborted)), "{r:?}");
     gate.open();
     w.synchronize()?;
     assert!(gate.passed());

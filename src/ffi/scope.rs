@@ -70,7 +70,9 @@
 
 mod open;
 
-pub(crate) use open::{event_destroyed, host_fns_pending, record_made, record_ticket};
+pub(crate) use open::{
+    event_destroyed, host_fns_pending, record_made, record_ticket, refuse_discarded_record,
+};
 
 use core::cell::RefCell;
 use core::marker::PhantomData;

@@ -375,11 +375,32 @@ pub(super) fn wait_for_event(
 ) -> crate::error::Result<()> {
     TRACKING.store(true, Ordering::SeqCst);
     let mut all = open();
+    let (rec, maybe_dropped) = may_be_discarded(&all, ctx, event);
+    if maybe_dropped && !complete()? {
+        if !all.aborted.contains(&id) {
+            all.aborted.push(id);
+        }
+        return Err(crate::error::Error::WorkAborted);
+    }
+    all.waits.push((id, rec.map(|r| r.0), ctx));
+    let queued = wait();
+    if queued.is_err() {
+        all.waits.pop();
+    }
+    queued
+}
+
+/// Where the latest record of `event` (of context `ctx`) was queued, as far
+/// as tracked (`LATEST`): (stream, ticket); and whether an escalation may
+/// have discarded it: its stream is being aborted, or was aborted after the
+/// record was queued (an unknown stream: any stream of `ctx`). Asked under
+/// `OPEN`'s lock.
+fn may_be_discarded(all: &Registry, ctx: Raw, event: Raw) -> (Option<(Raw, u64)>, bool) {
     let rec = latest()
         .iter()
         .find(|l| l.event == event)
         .map(|l| (l.stream, l.ticket));
-    let maybe_dropped = ANY_ABORTED.load(Ordering::SeqCst) && {
+    let maybe = ANY_ABORTED.load(Ordering::SeqCst) && {
         let aborting = ABORTING.lock().unwrap_or_else(|e| e.into_inner());
         match rec {
             Some((stream, ticket)) => {
@@ -397,18 +418,30 @@ pub(super) fn wait_for_event(
             }
         }
     };
-    if maybe_dropped && !complete()? {
-        if !all.aborted.contains(&id) {
-            all.aborted.push(id);
-        }
+    (rec, maybe)
+}
+
+/// A stream wait outside any scope for `event` (of context `ctx`) is about
+/// to be queued: refused ([`Error::WorkAborted`](crate::Error::WorkAborted))
+/// when an escalation may have discarded the record it would wait for and
+/// that record has not executed (`complete`), since such a wait never ends.
+/// One atomic load until some escalation has run.
+///
+/// Not covered: a wait queued *before* the escalation that discards its
+/// record (the escalation does not reach streams outside scopes).
+pub(crate) fn refuse_discarded_record(
+    ctx: Raw,
+    event: Raw,
+    complete: impl FnOnce() -> crate::error::Result<bool>,
+) -> crate::error::Result<()> {
+    if !ANY_ABORTED.load(Ordering::SeqCst) {
+        return Ok(());
+    }
+    let all = open();
+    if may_be_discarded(&all, ctx, event).1 && !complete()? {
         return Err(crate::error::Error::WorkAborted);
     }
-    all.waits.push((id, rec.map(|r| r.0), ctx));
-    let queued = wait();
-    if queued.is_err() {
-        all.waits.pop();
-    }
-    queued
+    Ok(())
 }
 
 /// Whether an escalation aborted (some of) scope `id`'s work.
