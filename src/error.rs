@@ -308,16 +308,30 @@ pub enum Error {
     DeviceInUse {
         /// The device.
         id: i32,
-        /// Other open `Device` handles of it.
+        /// Other open `Device` handles of it (or being opened).
         others: usize,
+    },
+    /// Opening a device ([`Runtime::device`](crate::Runtime::device)) while
+    /// its last holder's [`Device::reset_force`](crate::Device::reset_force)
+    /// is in flight: the forced reset would release the new handle's
+    /// reference too. Not waited for (the reset waits for the device's
+    /// tasks, which may be the caller); open it again once the reset has
+    /// returned.
+    #[error(
+        "aclrtSetDevice was not called: a forced reset of device {id} (aclrtResetDeviceForce) \
+         is in flight"
+    )]
+    DeviceResetting {
+        /// The device.
+        id: i32,
     },
 }
 
 impl Error {
     /// The classification of this error; Rust-side errors are `InvalidParam`,
     /// except [`Error::NoSuchDevice`] (`InvalidDevice`),
-    /// [`Error::AlreadyInitialized`], [`Error::InCallback`] and [`Error::KernelArgsBusy`]
-    /// (`Lifecycle`), [`Error::LiveChildren`] (`ReleaseFailed`), [`Error::ScopeTimeout`]
+    /// [`Error::AlreadyInitialized`], [`Error::InCallback`], [`Error::KernelArgsBusy`]
+    /// and [`Error::DeviceResetting`] (`Lifecycle`), [`Error::LiveChildren`] (`ReleaseFailed`), [`Error::ScopeTimeout`]
     /// (`Timeout`) and [`Error::Spawn`] (`ResourceExhausted`).
     pub fn kind(&self) -> ErrorKind {
         match self {
@@ -331,6 +345,7 @@ impl Error {
             Error::KernelArgsBusy => ErrorKind::Lifecycle,
             Error::Spawn { .. } => ErrorKind::ResourceExhausted,
             Error::DeviceInUse { .. } => ErrorKind::ReleaseFailed,
+            Error::DeviceResetting { .. } => ErrorKind::Lifecycle,
             _ => ErrorKind::InvalidParam,
         }
     }

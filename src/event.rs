@@ -401,10 +401,13 @@ impl<'ctx, 'id> Stream<'ctx, 'id> {
         event: Event<'e, 'id, K, S>,
     ) -> Result<Event<'e, 'id, K, Recorded>> {
         self.bind()?;
+        // Taken before the record is queued (see `ffi::scope::record_ticket`).
+        let ticket = ffi::scope::record_ticket();
         ffi::record_event(event.raw, self.raw())?;
         // This record replaces any a scope made: a scope's escalation must
-        // not record the event again over it.
-        ffi::scope::record_made(event.raw, 0);
+        // not record the event again over it, and a lane's wait for it must
+        // know its stream.
+        ffi::scope::record_made(event.raw, self.raw(), ticket);
         Ok(event.into_state())
     }
 
@@ -426,6 +429,13 @@ impl<'ctx, 'id> Stream<'ctx, 'id> {
     /// (at the latest, the destruction of its context, which synchronises the
     /// context first). Leaking anything (`mem::forget`) cannot make the
     /// runtime see an event destroyed under a pending wait.
+    ///
+    /// If a scope's deadline aborted the stream the event was last recorded
+    /// on before that record ran, the record is discarded and a wait for it
+    /// would never end: [`Error::WorkAborted`](crate::Error::WorkAborted),
+    /// nothing queued. (A wait queued *before* such an abort is not reached
+    /// by it: do not wait outside scopes for records on streams a timed
+    /// scope uses.)
     ///
     /// ```
     /// # let _sim = aclrt::sim::exclusive();

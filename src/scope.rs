@@ -805,6 +805,12 @@ impl<'scope, 'env, 'id, 'sid, M: RunMode> Lane<'scope, 'env, 'id, 'sid, M> {
     /// Only kinds a stream can wait on ([`WaitableKind`]: created with
     /// `ACL_EVENT_SYNC`); an [`ExProgress`](crate::ExProgress) or
     /// [`ExTimeLine`](crate::ExTimeLine) event does not compile here.
+    ///
+    /// If another scope's deadline aborts the stream the event was last
+    /// recorded on (in a scope or outside one) before that record ran, the
+    /// record is discarded and a wait for it would never end: this scope is
+    /// then aborted too, and reports [`Error::WorkAborted`](crate::Error::WorkAborted)
+    /// (from this call, when the record was already discarded, or at its end).
     #[doc(alias = "aclrtStreamWaitEvent")]
     pub fn wait_event<K: WaitableKind, S: IsRecorded>(
         &self,

@@ -418,6 +418,65 @@ fn last_error_is_per_thread() -> Result<()> {
 
 // ------------------------------------------------------------ forced release
 
+/// `Device::reset_force` checks that its handle is the last one and resets
+/// in one step as far as this crate's opens go: another thread's
+/// `Runtime::device` either comes first (the forced reset is refused,
+/// `DeviceInUse`) or is refused while the reset is in flight
+/// (`DeviceResetting`, not waited for: the reset waits for the device's
+/// tasks, and a host function may open a device). A handle that was opened
+/// is never released behind its back: it makes a context and resets
+/// normally. Exercises the race from two threads; no outcome depends on
+/// timing.
+#[test]
+fn reset_force_races_with_opens_on_another_thread() -> Result<()> {
+    let _sim = take(host_config());
+    let acl = Acl::init()?;
+    let rt = acl.require::<HostMode>()?;
+    let rounds = 200;
+    let (opener, resetter) = std::thread::scope(|t| {
+        let opener = t.spawn(|| -> Result<(usize, usize)> {
+            let (mut opened, mut refused) = (0, 0);
+            for _ in 0..rounds {
+                match rt.device(1) {
+                    Ok(d) => {
+                        make_guard!(g);
+                        let ctx = d.create_context(g)?;
+                        ctx.destroy()?;
+                        d.reset()?;
+                        opened += 1;
+                    }
+                    Err(e @ Error::DeviceResetting { .. }) => {
+                        assert_eq!(e.kind(), ErrorKind::Lifecycle);
+                        refused += 1;
+                    }
+                    Err(e) => return Err(e),
+                }
+            }
+            Ok((opened, refused))
+        });
+        let resetter = t.spawn(|| -> Result<(usize, usize)> {
+            let (mut reset, mut in_use) = (0, 0);
+            for _ in 0..rounds {
+                match rt.device(1)?.reset_force() {
+                    Ok(()) => reset += 1,
+                    Err(Error::DeviceInUse { id: 1, .. }) => in_use += 1,
+                    Err(e) => return Err(e),
+                }
+            }
+            Ok((reset, in_use))
+        });
+        (opener.join().unwrap(), resetter.join().unwrap())
+    });
+    let (opened, refused) = opener?;
+    let (reset, in_use) = resetter?;
+    assert_eq!(opened + refused, rounds);
+    assert_eq!(reset + in_use, rounds);
+    assert_eq!(live(&sim::audit(), ResourceKind::Device), 0);
+    acl.finalize()?;
+    assert_clean();
+    Ok(())
+}
+
 #[test]
 fn destroy_force_and_reset_force() -> Result<()> {
     let _sim = take(host_config());

@@ -514,3 +514,176 @@ fn managed_memory_as_a_slice_in_synchronous_copies() -> Result<()> {
     assert_clean();
     Ok(())
 }
+
+/// An event recorded outside any scope (`Stream::record`) on stream `x`,
+/// waited for inside scope S2 by a lane on another stream, while a third
+/// scope with a deadline that also uses `x` times out: its escalation
+/// aborts `x` and so discards the record. A stream wait for a discarded
+/// record never completes (acl-facts K.8: dependent streams must be
+/// aborted too), so S2 must be reached by the escalation and learn of it
+/// (`Error::WorkAborted`) instead of waiting for ever; and a wait issued
+/// after the escalation, for the discarded record, is refused the same
+/// way instead of queueing a wait that can never end.
+///
+/// `x` is held by a wait for an event on a third stream `w`, itself held by
+/// a host function at a gate: the abort cuts that wait short. S2's deadline
+/// is only a hang guard.
+#[test]
+fn escalation_reaches_a_scope_waiting_for_an_unscoped_record() -> Result<()> {
+    let _sim = take(host_config());
+    let acl = Acl::init()?;
+    let device = acl.require::<HostMode>()?.device(0)?;
+    make_guard!(g);
+    let ctx = device.create_context(g)?;
+    let (w, x, y) = (
+        ctx.create_stream()?,
+        ctx.create_stream()?,
+        ctx.create_stream()?,
+    );
+    let gate = HeldGate::new();
+    w.launch_host_fn(gate.body())?;
+    let held = w.record(ctx.create_event_of::<aclrt::SyncOnly>()?)?;
+    x.wait_event(&held)?;
+    // Queued behind the held wait: not executed until the gate opens.
+    let ev = x.record(ctx.create_event_of::<aclrt::SyncOnly>()?)?;
+    let (waited_tx, waited_rx) = std::sync::mpsc::channel();
+    let (s2, s3) = std::thread::scope(|t| {
+        let (ctx, ev, y) = (&ctx, &ev, &y);
+        let s2 = t.spawn(move || {
+            ctx.scope_with_timeout(HANG_GUARD, |s| {
+                make_guard!(l);
+                let lane = s.lane(y, l);
+                lane.wait_event(ev)?;
+                waited_tx.send(()).unwrap();
+                Ok(())
+            })
+        });
+        waited_rx.recv().unwrap();
+        // The deadline passes (x is held at the gate): x is aborted.
+        let s3 = ctx.scope_with_timeout(Duration::from_millis(10), |s| {
+            make_guard!(l);
+            let lane = s.lane(&x, l);
+            lane.host_fn(|| {})?;
+            Ok(())
+        });
+        (s2.join().unwrap(), s3)
+    });
+    assert!(matches!(s3, Err(Error::ScopeTimeout { .. })), "{s3:?}");
+    assert!(matches!(s2, Err(Error::WorkAborted)), "{s2:?}");
+    assert!(
+        gate.entered() && !gate.left(),
+        "w is still held: the record was discarded"
+    );
+    // A later wait for the discarded record is refused, not queued.
+    let late = ctx.scope_with_timeout(HANG_GUARD, |s| {
+        make_guard!(l);
+        let lane = s.lane(&y, l);
+        lane.wait_event(&ev)
+    });
+    assert!(matches!(late, Err(Error::WorkAborted)), "{late:?}");
+    // So is one outside any scope.
+    let r = y.wait_event(&ev);
+    assert!(matches!(r, Err(Error::WorkAborted)), "{r:?}");
+    gate.open();
+    w.synchronize()?;
+    assert!(gate.passed());
+    drop((held, ev));
+    x.synchronize()?;
+    y.synchronize()?;
+    drop((w, x, y));
+    drop(ctx);
+    device.reset()?;
+    acl.finalize()?;
+    sim::clear_faults();
+    assert_clean();
+    Ok(())
+}
+
+/// The same with records the crate tracks: a timed scope S3 records a user
+/// event on its held stream `x` and hands it to S2, whose lane on `y` waits
+/// for it; S3's escalation discards that record (and records the event
+/// again afterwards, for later waits), so S2 is aborted with it. A scope
+/// waiting for a record on a stream no escalation touches is left alone.
+#[test]
+fn escalation_reaches_a_scope_waiting_for_its_record_and_no_other() -> Result<()> {
+    let _sim = take(host_config());
+    let acl = Acl::init()?;
+    let device = acl.require::<HostMode>()?.device(0)?;
+    make_guard!(g);
+    let ctx = device.create_context(g)?;
+    let (w, x, y) = (
+        ctx.create_stream()?,
+        ctx.create_stream()?,
+        ctx.create_stream()?,
+    );
+    let (z, v) = (ctx.create_stream()?, ctx.create_stream()?);
+    let (gate, other_gate) = (HeldGate::new(), HeldGate::new());
+    w.launch_host_fn(gate.body())?;
+    let held = w.record(ctx.create_event_of::<aclrt::SyncOnly>()?)?;
+    x.wait_event(&held)?;
+    z.launch_host_fn(other_gate.body())?;
+    let ev = ctx.create_event_of::<aclrt::SyncOnly>()?;
+    let (ev_tx, ev_rx) = std::sync::mpsc::channel();
+    let (waited_tx, waited_rx) = std::sync::mpsc::channel();
+    let (go_tx, go_rx) = std::sync::mpsc::channel();
+    let (s2, s3) = std::thread::scope(|t| -> Result<_> {
+        let (ctx, x, y) = (&ctx, &x, &y);
+        let s3 = t.spawn(move || {
+            ctx.scope_with_timeout(Duration::from_millis(10), |s| {
+                make_guard!(l);
+                let lane = s.lane(x, l);
+                ev_tx.send(lane.record(ev)?).unwrap();
+                // Escalate only once S2 and S4 wait.
+                go_rx.recv().unwrap();
+                Ok(())
+            })
+        });
+        let s2 = t.spawn(move || {
+            ctx.scope_with_timeout(HANG_GUARD, |s| {
+                make_guard!(l);
+                let lane = s.lane(y, l);
+                let ev = s.keep(ev_rx.recv().unwrap());
+                lane.wait_event(ev)?;
+                waited_tx.send(()).unwrap();
+                Ok(())
+            })
+        });
+        waited_rx.recv().unwrap();
+        // Recorded outside any scope on z (held at the other gate), after
+        // tracking began (S3's record): its stream is known.
+        let other = z.record(ctx.create_event_of::<aclrt::SyncOnly>()?)?;
+        let s3 = ctx.scope_with_timeout(HANG_GUARD, |s| {
+            make_guard!(l);
+            let lane = s.lane(&v, l);
+            let other = s.keep(other);
+            lane.wait_event(other)?;
+            go_tx.send(()).unwrap();
+            // S3 escalates meanwhile; then the other gate opens.
+            let r3 = s3.join().unwrap();
+            other_gate.open();
+            Ok(r3)
+        })?;
+        Ok((s2.join().unwrap(), s3))
+    })?;
+    assert!(matches!(s3, Err(Error::ScopeTimeout { .. })), "{s3:?}");
+    assert!(matches!(s2, Err(Error::WorkAborted)), "{s2:?}");
+    assert!(
+        other_gate.passed(),
+        "S4 waited for its record and was not aborted"
+    );
+    assert!(gate.entered() && !gate.left());
+    gate.open();
+    w.synchronize()?;
+    assert!(gate.passed());
+    drop(held);
+    for s in [&x, &y, &z, &v] {
+        s.synchronize()?;
+    }
+    drop((w, x, y, z, v));
+    drop(ctx);
+    device.reset()?;
+    acl.finalize()?;
+    sim::clear_faults();
+    assert_clean();
+    Ok(())
+}

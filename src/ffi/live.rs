@@ -100,6 +100,11 @@ struct Book {
     /// Device → (open `Device` handles, live explicit contexts and peer
     /// tokens of the device). Children count through their context's slot.
     devices: HashMap<i32, (usize, usize)>,
+    /// Device → `aclrtSetDevice` calls in flight ([`device_open_begin`]).
+    opening: HashMap<i32, usize>,
+    /// Devices whose `aclrtResetDeviceForce` is in flight
+    /// ([`force_reset_begin`]).
+    resetting: Vec<i32>,
 }
 
 impl Book {
@@ -192,9 +197,76 @@ pub(crate) fn clear() {
     }
 }
 
-/// A `Device` handle for `id` was opened (`aclrtSetDevice` succeeded).
-pub(crate) fn device_opened(id: i32) {
-    with(|b| b.devices.entry(id).or_default().0 += 1);
+/// An `aclrtSetDevice(id)` is about to be called: refused while a forced
+/// reset of `id` is in flight ([`force_reset_begin`]), which would release
+/// the new reference too. Not waited for: the forced reset waits for the
+/// device's tasks, and one of them (a host function) may be the caller.
+/// Pair with [`device_open_end`].
+pub(crate) fn device_open_begin(id: i32) -> Result<()> {
+    with(|b| {
+        if b.resetting.contains(&id) {
+            return Err(Error::DeviceResetting { id });
+        }
+        *b.opening.entry(id).or_default() += 1;
+        Ok(())
+    })
+}
+
+/// The `aclrtSetDevice(id)` announced by [`device_open_begin`] returned;
+/// `opened`: it succeeded, a `Device` handle is open.
+pub(crate) fn device_open_end(id: i32, opened: bool) {
+    with(|b| {
+        if let Some(n) = b.opening.get_mut(&id) {
+            *n -= 1;
+            if *n == 0 {
+                b.opening.remove(&id);
+            }
+        }
+        if opened {
+            b.devices.entry(id).or_default().0 += 1;
+        }
+    });
+}
+
+/// `aclrtResetDeviceForce(id)` is about to be called through the last open
+/// `Device` handle of `id`: refused if another handle is open or being
+/// opened ([`Error::DeviceInUse`]) or something made on the device is alive
+/// ([`Error::LiveChildren`]); otherwise opens of `id` are refused until
+/// [`force_reset_end`]. The check and the mark are one step, so no
+/// `aclrtSetDevice` of this crate slips in between the check and the reset.
+pub(crate) fn force_reset_begin(id: i32) -> Result<()> {
+    with(|b| {
+        let handles = b.devices.get(&id).map_or(0, |d| d.0);
+        let others = handles.saturating_sub(1) + b.opening.get(&id).copied().unwrap_or(0);
+        if others > 0 {
+            return Err(Error::DeviceInUse { id, others });
+        }
+        if handles == 1 {
+            match b.device_live(id) {
+                0 => {}
+                live => {
+                    return Err(Error::LiveChildren {
+                        function: "aclrtResetDevice",
+                        live,
+                    });
+                }
+            }
+        }
+        b.resetting.push(id);
+        Ok(())
+    })
+}
+
+/// The forced reset announced by [`force_reset_begin`] returned; `done`: it
+/// succeeded, and the last handle is released (in the same step as the
+/// mark is lifted).
+pub(crate) fn force_reset_end(id: i32, done: bool) {
+    with(|b| {
+        b.resetting.retain(|&d| d != id);
+        if done {
+            b.device_reset(id);
+        }
+    });
 }
 
 /// `ctx` is the default context of device `id`: what is made in it counts
@@ -225,26 +297,30 @@ pub(crate) fn check_device_reset(id: i32) -> Result<()> {
 
 /// One `Device` handle of `id` was released.
 pub(crate) fn device_reset(id: i32) {
-    with(|b| {
-        let Some(d) = b.devices.get_mut(&id) else {
+    with(|b| b.device_reset(id));
+}
+
+impl Book {
+    fn device_reset(&mut self, id: i32) {
+        let Some(d) = self.devices.get_mut(&id) else {
             return;
         };
         d.0 = d.0.saturating_sub(1);
-        if d.0 == 0 && b.device_live(id) == 0 {
-            b.devices.remove(&id);
+        if d.0 == 0 && self.device_live(id) == 0 {
+            self.devices.remove(&id);
             // Nothing of the device lives: its contexts (the default one)
             // leave the book.
-            let gone: Vec<usize> = b
+            let gone: Vec<usize> = self
                 .contexts
                 .iter()
-                .filter(|&(_, &s)| b.slots[s as usize].device == id)
+                .filter(|&(_, &s)| self.slots[s as usize].device == id)
                 .map(|(&ctx, _)| ctx)
                 .collect();
             for ctx in gone {
-                b.leave_context(ctx);
+                self.leave_context(ctx);
             }
         }
-    });
+    }
 }
 
 /// An explicit context was created on device `id`.
@@ -425,10 +501,4 @@ pub(crate) fn check_finalize() -> Result<()> {
     } else {
         Ok(())
     }
-}
-
-/// How many `Device` handles of `id` are open (for the forced reset, which
-/// releases the device for all of them).
-pub(crate) fn device_handles(id: i32) -> usize {
-    with(|b| b.devices.get(&id).map_or(0, |d| d.0))
 }

@@ -258,13 +258,16 @@ pub(crate) fn version() -> Result<(i32, i32, i32)> {
 
 /// `aclrtSetDevice(id)`: takes one reference on the device and makes its
 /// default context current on the calling thread.
+/// Refused while a forced reset of `id` is in flight
+/// ([`Error::DeviceResetting`]).
 pub(crate) fn set_device(id: i32) -> Result<()> {
+    live::device_open_begin(id)?;
     invalidate_current_contexts();
     // SAFETY: plain integer argument; the runtime validates the id.
     let code = unsafe { sys::aclrtSetDevice(id) };
-    check(code, "aclrtSetDevice")?;
-    live::device_opened(id);
-    Ok(())
+    let opened = check(code, "aclrtSetDevice");
+    live::device_open_end(id, opened.is_ok());
+    opened
 }
 
 /// `aclrtResetDevice(id)`: drops one reference, unless it is the last one

@@ -435,17 +435,17 @@ pub(crate) fn destroy_stream_force(stream: Raw, owner: Raw) -> Result<()> {
 /// `aclrtResetDeviceForce(id)` for the last open `Device` handle of `id`.
 pub(crate) fn reset_device_force(id: i32) -> Result<()> {
     refuse_in_callback("aclrtResetDeviceForce")?;
-    let others = live::device_handles(id).saturating_sub(1);
-    if others > 0 {
-        return Err(Error::DeviceInUse { id, others });
-    }
-    live::check_device_reset(id)?;
+    // Checks that this is the last handle and nothing of the device lives,
+    // and refuses opens of the device until the reset has returned (no lock
+    // is held across the call, which waits for the device's tasks: one of
+    // them may open a device).
+    live::force_reset_begin(id)?;
     super::invalidate_current_contexts();
     // SAFETY: plain integer argument; the typed layer only force-resets a
     // device through its last `Device` handle, after everything created
-    // through it is gone.
+    // through it is gone, with no other handle opened meanwhile.
     let code = unsafe { sys::aclrtResetDeviceForce(id) };
-    check(code, "aclrtResetDeviceForce")?;
-    live::device_reset(id);
-    Ok(())
+    let done = check(code, "aclrtResetDeviceForce");
+    live::force_reset_end(id, done.is_ok());
+    done
 }

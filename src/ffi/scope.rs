@@ -70,7 +70,9 @@
 
 mod open;
 
-pub(crate) use open::{event_destroyed, host_fns_pending, record_made};
+pub(crate) use open::{
+    event_destroyed, host_fns_pending, record_made, record_ticket, refuse_discarded_record,
+};
 
 use core::cell::RefCell;
 use core::marker::PhantomData;
@@ -443,9 +445,7 @@ fn escalate(id: u64) -> Escalation {
     // dropped one inside the scope, or on another thread), and whose last
     // record is one of the aborted scopes': see `open`.
     open::rerecord(&events, &ids, |event, stream, ctx| {
-        if super::make_current(ctx).is_ok() {
-            let _ = super::record_event(event, stream);
-        }
+        super::make_current(ctx).is_ok() && super::record_event(event, stream).is_ok()
     });
     escalation
 }
@@ -1114,10 +1114,21 @@ impl<'scope, 'sid> LaneCore<'scope, 'sid> {
     }
 
     /// Make this lane wait for a recorded user event (`aclrtStreamWaitEvent`),
-    /// borrowed until the scope has synchronised.
+    /// borrowed until the scope has synchronised. An escalation that aborts
+    /// the stream of the record waited for aborts this scope too, and a
+    /// record such an escalation may have discarded is not waited for
+    /// ([`Error::WorkAborted`]): see [`open::wait_for_event`].
     pub(crate) fn wait_event(&self, event: &'scope impl HandleOwner) -> Result<()> {
         self.bind()?;
-        super::stream_wait_event(self.queue(), event.handle())
+        let event = event.handle();
+        let stream = self.queue();
+        open::wait_for_event(
+            self.core.book.id,
+            self.core.book.ctx,
+            event,
+            || super::event_is_complete(event),
+            || super::stream_wait_event(stream, event),
+        )
     }
 
     /// Record a user event on this lane (`aclrtRecordEvent`); an escalation
@@ -1125,8 +1136,15 @@ impl<'scope, 'sid> LaneCore<'scope, 'sid> {
     pub(crate) fn record(&self, event: &impl HandleOwner) -> Result<()> {
         self.bind()?;
         let event = event.handle();
+        let ticket = open::scope_record_ticket();
         super::record_event(event, self.queue())?;
-        open::recorded(self.core.book.id, event, self.stream, self.core.book.ctx);
+        open::recorded(
+            self.core.book.id,
+            event,
+            self.stream,
+            self.core.book.ctx,
+            ticket,
+        );
         Ok(())
     }
 

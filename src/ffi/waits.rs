@@ -80,6 +80,8 @@ pub(crate) fn ticket() -> u64 {
 /// runtime has queued it (then a synchronisation that starts later covers
 /// it). `aclrtStreamWaitEvent` does not block and calls back into nothing.
 pub(crate) fn stream_wait_event(stream: Raw, ctx: Raw, event: Raw) -> Result<()> {
+    // A record a scope's escalation discarded would be waited for for ever.
+    super::scope::refuse_discarded_record(ctx, event, || super::event_is_complete(event))?;
     let mut b = book();
     let seq = b.next;
     b.next += 1;

@@ -43,12 +43,36 @@ struct Registry {
     /// (scope, event, stream it was recorded on, context): the user events
     /// recorded by open scopes.
     events: Vec<(u64, Raw, Raw, Raw)>,
+    /// (scope, stream, context): an open scope's lane waits for a user
+    /// event whose latest record, when the wait was queued, was on `stream`
+    /// (`None`: not known, any stream of `context`). An escalation that
+    /// aborts that stream may discard the record, and a stream wait for a
+    /// discarded record never ends: it aborts the waiting scope too
+    /// ([`abort_group`], [`wait_for_event`]).
+    waits: Vec<(u64, Option<Raw>, Raw)>,
+    /// (escalation number, stream, context): the streams finished
+    /// escalations aborted, numbered by [`DONE`] ([`abort_done`]). A record
+    /// with ticket `t` ([`record_ticket`]) may have been discarded by an
+    /// entry `c >= t` of its stream. Bounded ([`DROPPED_KEPT`]): what falls
+    /// off raises `dropped_floor`, below which any record may have been.
+    dropped: Vec<(u64, Raw, Raw)>,
+    dropped_floor: u64,
 }
+
+/// How many [`Registry::dropped`] entries are kept.
+const DROPPED_KEPT: usize = 1024;
+
+/// Escalations finished so far ([`abort_done`]): a record takes it as its
+/// ticket before it is queued ([`record_ticket`]).
+static DONE: AtomicU64 = AtomicU64::new(0);
 
 static OPEN: Mutex<Registry> = Mutex::new(Registry {
     entries: Vec::new(),
     aborted: Vec::new(),
     events: Vec::new(),
+    waits: Vec::new(),
+    dropped: Vec::new(),
+    dropped_floor: 0,
 });
 
 /// Streams an escalation is aborting right now (one entry per escalation
@@ -66,34 +90,68 @@ static ABORTING: Mutex<Vec<Raw>> = Mutex::new(Vec::new());
 /// consistent: the store and the loads are in one total order).
 static ANY_ABORTED: AtomicBool = AtomicBool::new(false);
 
-/// Which scope recorded each user event last (0: a record outside any
-/// scope). An escalation records again only the events whose last record
-/// was made by a scope it aborted, never one a later record has replaced.
-static LATEST: Mutex<Vec<(Raw, u64)>> = Mutex::new(Vec::new());
+/// The latest record of a user event, as far as it is tracked (see
+/// [`TRACKING`]).
+struct Latest {
+    event: Raw,
+    /// The scope that made it (0: outside any scope).
+    by: u64,
+    /// The stream it was queued on.
+    stream: Raw,
+    /// Its [`record_ticket`].
+    ticket: u64,
+}
 
-fn latest() -> std::sync::MutexGuard<'static, Vec<(Raw, u64)>> {
+/// The latest record of each user event recorded since [`TRACKING`] was
+/// set. An escalation records again only the events whose last record was
+/// made by a scope it aborted, never one a later record has replaced; a
+/// lane's wait for a user event learns from it which stream the record it
+/// waits for is on ([`wait_for_event`]).
+///
+/// An event without an entry has not been recorded since `TRACKING` was
+/// set: the records of one event are ordered (each takes the event by
+/// value), so once one of them saw the flag, every later one does too.
+static LATEST: Mutex<Vec<Latest>> = Mutex::new(Vec::new());
+
+fn latest() -> std::sync::MutexGuard<'static, Vec<Latest>> {
     LATEST.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// `event` was recorded by scope `id` (0: outside any scope).
+/// To take before `aclrtRecordEvent` queues a record: `None` while records
+/// are not tracked ([`TRACKING`]), else the ticket to pass to
+/// [`record_made`].
 ///
-/// Inlined: a record outside any scope, while no scope ever recorded a
-/// user event, costs one atomic load (issue 15, `Stream::record`).
+/// Inlined: while no scope ever recorded or waited for a user event, it
+/// costs one atomic load (issue 15, `Stream::record`).
 #[inline]
-pub(crate) fn record_made(event: Raw, id: u64) {
-    if id == 0 && !ANY_RECORDED.load(Ordering::Acquire) {
-        return;
+pub(crate) fn record_ticket() -> Option<u64> {
+    if !TRACKING.load(Ordering::Acquire) {
+        return None;
     }
-    note_record(event, id);
+    Some(DONE.load(Ordering::SeqCst))
+}
+
+/// `event` was recorded on `stream` outside any scope, with the ticket
+/// [`record_ticket`] gave before.
+#[inline]
+pub(crate) fn record_made(event: Raw, stream: Raw, ticket: Option<u64>) {
+    if let Some(t) = ticket {
+        note_record(event, 0, stream, t);
+    }
 }
 
 #[inline(never)]
-fn note_record(event: Raw, id: u64) {
+fn note_record(event: Raw, by: u64, stream: Raw, ticket: u64) {
     let mut l = latest();
-    match l.iter_mut().find(|(e, _)| *e == event) {
-        Some(entry) => entry.1 = id,
-        None if id != 0 => l.push((event, id)),
-        None => {}
+    let entry = Latest {
+        event,
+        by,
+        stream,
+        ticket,
+    };
+    match l.iter_mut().find(|e| e.event == event) {
+        Some(e) => *e = entry,
+        None => l.push(entry),
     }
 }
 static NEXT: AtomicU64 = AtomicU64::new(1);
@@ -110,9 +168,10 @@ fn open() -> std::sync::MutexGuard<'static, Registry> {
 /// when the user drops the event inside the scope or on another thread.
 static RECORDED: Mutex<Vec<Raw>> = Mutex::new(Vec::new());
 
-/// Whether `RECORDED` may be non-empty: lets event destruction skip the lock
-/// when no user event was ever recorded in a scope.
-static ANY_RECORDED: AtomicBool = AtomicBool::new(false);
+/// Whether some scope ever recorded a user event or waited for one; never
+/// cleared. Until then `RECORDED` and `LATEST` are empty: records outside
+/// scopes and event destruction skip their locks.
+static TRACKING: AtomicBool = AtomicBool::new(false);
 
 fn recorded_events() -> std::sync::MutexGuard<'static, Vec<Raw>> {
     RECORDED.lock().unwrap_or_else(|e| e.into_inner())
@@ -121,9 +180,9 @@ fn recorded_events() -> std::sync::MutexGuard<'static, Vec<Raw>> {
 /// `event` is about to be destroyed (`aclrtDestroyEvent`): no escalation may
 /// record it any more.
 pub(crate) fn event_destroyed(event: Raw) {
-    if ANY_RECORDED.load(Ordering::Acquire) {
+    if TRACKING.load(Ordering::Acquire) {
         recorded_events().retain(|e| *e != event);
-        latest().retain(|(e, _)| *e != event);
+        latest().retain(|l| l.event != event);
     }
 }
 
@@ -134,14 +193,22 @@ pub(crate) fn event_destroyed(event: Raw) {
 pub(super) fn rerecord(
     events: &[(Raw, Raw, Raw)],
     ids: &[u64],
-    mut record: impl FnMut(Raw, Raw, Raw),
+    mut record: impl FnMut(Raw, Raw, Raw) -> bool,
 ) {
     let live = recorded_events();
-    let last = latest();
+    let mut last = latest();
     for &(event, stream, ctx) in events {
-        let ours = last.iter().any(|&(e, by)| e == event && ids.contains(&by));
-        if live.contains(&event) && ours {
-            record(event, stream, ctx);
+        let ours = last
+            .iter_mut()
+            .find(|l| l.event == event && ids.contains(&l.by));
+        if let (true, Some(l)) = (live.contains(&event), ours) {
+            // After this escalation's `abort_done`: a later abort of the
+            // stream has a number of at least this ticket.
+            let ticket = DONE.load(Ordering::SeqCst);
+            if record(event, stream, ctx) {
+                l.stream = stream;
+                l.ticket = ticket;
+            }
         }
     }
 }
@@ -179,6 +246,9 @@ pub(super) fn deregister(id: u64, streams: usize) -> bool {
     }
     if !all.events.is_empty() {
         all.events.retain(|e| e.0 != id);
+    }
+    if !all.waits.is_empty() {
+        all.waits.retain(|w| w.0 != id);
     }
     aborted
 }
@@ -230,30 +300,148 @@ pub(crate) fn host_fns_pending(stream: Raw) -> bool {
         .any(|e| e.host_fns && e.stream == stream)
 }
 
-/// The escalation that aborted `streams` is done with them.
+/// The escalation that aborted `streams` is done with them: they leave
+/// `ABORTING` and enter the registry's `dropped` log, in one step under
+/// `OPEN`'s lock (a wait checks both under it, [`wait_for_event`]).
 pub(super) fn abort_done(streams: &[(Raw, Raw)]) {
-    let _all = open();
+    let mut all = open();
     let mut aborting = ABORTING.lock().unwrap_or_else(|e| e.into_inner());
     for (s, _) in streams {
         if let Some(i) = aborting.iter().position(|a| a == s) {
             aborting.swap_remove(i);
         }
     }
+    // Every abort of this escalation has returned, so a record it
+    // discarded was queued before, and its ticket taken before that: the
+    // ticket is at most this number.
+    let n = DONE.fetch_add(1, Ordering::SeqCst);
+    all.dropped
+        .extend(streams.iter().map(|&(stream, ctx)| (n, stream, ctx)));
+    if all.dropped.len() > DROPPED_KEPT {
+        let cut = all.dropped.len() - DROPPED_KEPT;
+        let floor = all.dropped[cut - 1].0 + 1;
+        all.dropped.drain(..cut);
+        all.dropped_floor = all.dropped_floor.max(floor);
+    }
 }
 
-pub(super) fn recorded(id: u64, event: Raw, stream: Raw, ctx: Raw) {
+/// To take before a lane records a user event: the ticket to pass to
+/// [`recorded`].
+pub(super) fn scope_record_ticket() -> u64 {
+    TRACKING.store(true, Ordering::SeqCst);
+    DONE.load(Ordering::SeqCst)
+}
+
+/// A lane of scope `id` recorded `event` on `stream` (of context `ctx`),
+/// with the ticket [`scope_record_ticket`] gave before.
+pub(super) fn recorded(id: u64, event: Raw, stream: Raw, ctx: Raw, ticket: u64) {
     {
         let mut live = recorded_events();
         if !live.contains(&event) {
             live.push(event);
         }
     }
-    ANY_RECORDED.store(true, Ordering::Release);
-    record_made(event, id);
+    note_record(event, id, stream, ticket);
     let mut all = open();
     if all.entries.iter().any(|e| e.id == id) {
         all.events.push((id, event, stream, ctx));
     }
+}
+
+/// Scope `id` (in the registry: its lane enlisted its stream) makes a lane
+/// wait for the user event `event` of context `ctx`: `wait` queues the
+/// stream wait, `complete` asks whether the event's latest record has
+/// executed (`aclrtQueryEventStatus`).
+///
+/// The wait is for the record the event has when it is queued, and it never
+/// ends if an escalation discards that record (K.8), whoever made it. So,
+/// under `OPEN`'s lock, the wait is noted with the record's stream (from
+/// `LATEST`; not known for a record made before tracking began), and an
+/// escalation that starts later aborts this scope too ([`abort_group`]).
+/// One that began earlier is seen here: the stream is being aborted
+/// (`ABORTING`) or was aborted after the record was queued (`dropped`, by
+/// its ticket); then, unless the record has executed, no wait is queued and
+/// the scope is marked aborted ([`Error::WorkAborted`]).
+///
+/// The event cannot be recorded again meanwhile (the lane borrows it, and
+/// records take it by value) except by an escalation's [`rerecord`], which
+/// only replaces a discarded record.
+pub(super) fn wait_for_event(
+    id: u64,
+    ctx: Raw,
+    event: Raw,
+    complete: impl FnOnce() -> crate::error::Result<bool>,
+    wait: impl FnOnce() -> crate::error::Result<()>,
+) -> crate::error::Result<()> {
+    TRACKING.store(true, Ordering::SeqCst);
+    let mut all = open();
+    let (rec, maybe_dropped) = may_be_discarded(&all, ctx, event);
+    if maybe_dropped && !complete()? {
+        if !all.aborted.contains(&id) {
+            all.aborted.push(id);
+        }
+        return Err(crate::error::Error::WorkAborted);
+    }
+    all.waits.push((id, rec.map(|r| r.0), ctx));
+    let queued = wait();
+    if queued.is_err() {
+        all.waits.pop();
+    }
+    queued
+}
+
+/// Where the latest record of `event` (of context `ctx`) was queued, as far
+/// as tracked (`LATEST`): (stream, ticket); and whether an escalation may
+/// have discarded it: its stream is being aborted, or was aborted after the
+/// record was queued (an unknown stream: any stream of `ctx`). Asked under
+/// `OPEN`'s lock.
+fn may_be_discarded(all: &Registry, ctx: Raw, event: Raw) -> (Option<(Raw, u64)>, bool) {
+    let rec = latest()
+        .iter()
+        .find(|l| l.event == event)
+        .map(|l| (l.stream, l.ticket));
+    let maybe = ANY_ABORTED.load(Ordering::SeqCst) && {
+        let aborting = ABORTING.lock().unwrap_or_else(|e| e.into_inner());
+        match rec {
+            Some((stream, ticket)) => {
+                aborting.contains(&stream)
+                    || ticket < all.dropped_floor
+                    || all
+                        .dropped
+                        .iter()
+                        .any(|&(n, s, _)| s == stream && n >= ticket)
+            }
+            None => {
+                !aborting.is_empty()
+                    || all.dropped_floor > 0
+                    || all.dropped.iter().any(|&(_, _, c)| c == ctx)
+            }
+        }
+    };
+    (rec, maybe)
+}
+
+/// A stream wait outside any scope for `event` (of context `ctx`) is about
+/// to be queued: refused ([`Error::WorkAborted`](crate::Error::WorkAborted))
+/// when an escalation may have discarded the record it would wait for and
+/// that record has not executed (`complete`), since such a wait never ends.
+/// One atomic load until some escalation has run.
+///
+/// Not covered: a wait queued *before* the escalation that discards its
+/// record (the escalation does not reach streams outside scopes).
+pub(crate) fn refuse_discarded_record(
+    ctx: Raw,
+    event: Raw,
+    complete: impl FnOnce() -> crate::error::Result<bool>,
+) -> crate::error::Result<()> {
+    if !ANY_ABORTED.load(Ordering::SeqCst) {
+        return Ok(());
+    }
+    let all = open();
+    if may_be_discarded(&all, ctx, event).1 && !complete()? {
+        return Err(crate::error::Error::WorkAborted);
+    }
+    Ok(())
 }
 
 /// Whether an escalation aborted (some of) scope `id`'s work.
@@ -274,16 +462,30 @@ pub(super) fn abort_group(id: u64) -> (Vec<(Raw, Raw)>, Vec<(Raw, Raw, Raw)>, Ve
     ANY_ABORTED.store(true, Ordering::SeqCst);
     let mut ids = vec![id];
     loop {
-        let streams: Vec<Raw> = all
+        let group: Vec<(Raw, Raw)> = all
             .entries
             .iter()
             .filter(|e| ids.contains(&e.id))
-            .map(|e| e.stream)
+            .map(|e| (e.stream, e.ctx))
             .collect();
         let mut grew = false;
         for e in &all.entries {
-            if !ids.contains(&e.id) && streams.contains(&e.stream) {
+            if !ids.contains(&e.id) && group.iter().any(|g| g.0 == e.stream) {
                 ids.push(e.id);
+                grew = true;
+            }
+        }
+        // A scope whose lane waits for a record on one of these streams
+        // (or, not knowing where, on one of their contexts): the abort may
+        // discard the record, and then only an abort of the waiting stream
+        // ends the wait (acl-facts K.8).
+        for &(w, stream, ctx) in &all.waits {
+            let hit = match stream {
+                Some(s) => group.iter().any(|g| g.0 == s),
+                None => group.iter().any(|g| g.1 == ctx),
+            };
+            if hit && !ids.contains(&w) {
+                ids.push(w);
                 grew = true;
             }
         }
