@@ -433,9 +433,10 @@ impl<'ctx, 'id> Stream<'ctx, 'id> {
     /// If a scope's deadline aborted the stream the event was last recorded
     /// on before that record ran, the record is discarded and a wait for it
     /// would never end: [`Error::WorkAborted`](crate::Error::WorkAborted),
-    /// nothing queued. (A wait queued *before* such an abort is not reached
-    /// by it: do not wait outside scopes for records on streams a timed
-    /// scope uses.)
+    /// nothing queued. A wait queued *before* such an abort would never end
+    /// either, so the abort reaches it: this stream is aborted too (its
+    /// pending work is discarded, host functions dropped unrun), and its
+    /// next [`synchronize`](Stream::synchronize) reports `WorkAborted`.
     ///
     /// ```
     /// # let _sim = aclrt::sim::exclusive();

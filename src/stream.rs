@@ -176,14 +176,25 @@ impl<'ctx, 'id> Stream<'ctx, 'id> {
     ///
     /// If a host function queued with [`launch_host_fn`](Self::launch_host_fn)
     /// panicked, its panic is resumed here, on the calling thread.
+    ///
+    /// [`Error::WorkAborted`](crate::Error::WorkAborted) if a scope's
+    /// escalation aborted this stream since its last synchronisation: a
+    /// [`wait_event`](Self::wait_event) queued here was for a record the
+    /// escalation discarded, and would never have ended; the stream's
+    /// pending work was discarded with it (reported once).
     #[doc(alias = "aclrtSynchronizeStream")]
     pub fn synchronize(&self) -> Result<()> {
         self.bind()?;
         let ticket = ffi::waits::ticket();
-        ffi::synchronize_stream(self.raw)?;
+        let synced = ffi::synchronize_stream(self.raw);
+        let aborted = ffi::scope::take_outside_aborted(self.raw);
+        synced?;
         ffi::waits::synchronized_stream_since(self.raw, ticket);
         if let Some(payload) = ffi::host_fn::settle_static_host_fns(Some(self.raw)) {
             std::panic::resume_unwind(payload);
+        }
+        if aborted {
+            return Err(crate::Error::WorkAborted);
         }
         Ok(())
     }
@@ -198,6 +209,9 @@ impl<'ctx, 'id> Stream<'ctx, 'id> {
         let ticket = ffi::waits::ticket();
         ffi::synchronize_stream_timeout(self.raw, ms)?;
         ffi::waits::synchronized_stream_since(self.raw, ticket);
+        if ffi::scope::take_outside_aborted(self.raw) {
+            return Err(crate::Error::WorkAborted);
+        }
         Ok(())
     }
 

@@ -6,7 +6,7 @@
 mod common;
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::time::Duration;
 
 use aclrt::sim;
@@ -590,6 +590,69 @@ fn escalation_reaches_a_scope_waiting_for_an_unscoped_record() -> Result<()> {
     drop((held, ev));
     x.synchronize()?;
     y.synchronize()?;
+    drop((w, x, y));
+    drop(ctx);
+    device.reset()?;
+    acl.finalize()?;
+    sim::clear_faults();
+    assert_clean();
+    Ok(())
+}
+
+/// A wait outside any scope (`Stream::wait_event` on `y`), queued *before*
+/// a timed scope's escalation discards the record it waits for (on `x`,
+/// held behind a gate on `w`): the escalation aborts `y` too, so `y`'s
+/// synchronisation returns (`WorkAborted`, once) instead of hanging, and
+/// the stream works afterwards. Before, `y.synchronize()` never returned.
+#[test]
+fn escalation_reaches_an_outside_wait_queued_before_it() -> Result<()> {
+    let _sim = take(host_config());
+    let acl = Acl::init()?;
+    let device = acl.require::<HostMode>()?.device(0)?;
+    make_guard!(g);
+    let ctx = device.create_context(g)?;
+    let (w, x, y) = (
+        ctx.create_stream()?,
+        ctx.create_stream()?,
+        ctx.create_stream()?,
+    );
+    let gate = HeldGate::new();
+    w.launch_host_fn(gate.body())?;
+    let held = w.record(ctx.create_event_of::<aclrt::SyncOnly>()?)?;
+    x.wait_event(&held)?;
+    // Queued behind the held wait: not executed until the gate opens.
+    let ev = x.record(ctx.create_event_of::<aclrt::SyncOnly>()?)?;
+    // The outside wait, and a host function behind it on y.
+    y.wait_event(&ev)?;
+    let ran = Arc::new(AtomicBool::new(false));
+    let r = Arc::clone(&ran);
+    y.launch_host_fn(move || r.store(true, Ordering::SeqCst))?;
+    assert!(!y.is_complete()?, "y waits for the record on x");
+    // The deadline passes (x is held at the gate): x is aborted, and so is y.
+    let s3 = ctx.scope_with_timeout(Duration::from_millis(10), |s| {
+        make_guard!(l);
+        let lane = s.lane(&x, l);
+        lane.host_fn(|| {})?;
+        Ok(())
+    });
+    assert!(matches!(s3, Err(Error::ScopeTimeout { .. })), "{s3:?}");
+    // Returns (it hung for ever before), reporting the abort once.
+    let r = y.synchronize();
+    assert!(matches!(r, Err(Error::WorkAborted)), "{r:?}");
+    assert!(!ran.load(Ordering::SeqCst), "y's work was discarded");
+    assert!(gate.entered() && !gate.left(), "w is still held");
+    y.synchronize()?;
+    // y works afterwards.
+    let again = Arc::new(AtomicBool::new(false));
+    let a = Arc::clone(&again);
+    y.launch_host_fn(move || a.store(true, Ordering::SeqCst))?;
+    y.synchronize()?;
+    assert!(again.load(Ordering::SeqCst));
+    gate.open();
+    w.synchronize()?;
+    assert!(gate.passed());
+    drop((held, ev));
+    x.synchronize()?;
     drop((w, x, y));
     drop(ctx);
     device.reset()?;

@@ -71,7 +71,8 @@
 mod open;
 
 pub(crate) use open::{
-    event_destroyed, host_fns_pending, record_made, record_ticket, refuse_discarded_record,
+    event_destroyed, host_fns_pending, outside_wait, record_made, record_ticket,
+    take_outside_aborted,
 };
 
 use core::cell::RefCell;
@@ -404,10 +405,16 @@ fn stream_is_gone(e: &Error) -> bool {
 /// so that no later wait on them hangs. Aborts the process only when a stream can neither be aborted
 /// nor synchronised and still exists.
 fn escalate(id: u64) -> Escalation {
-    let (streams, events, ids) = open::abort_group(id);
+    let open::AbortGroup {
+        streams,
+        events,
+        ids,
+        outside,
+    } = open::abort_group(id);
     let mut escalation = Escalation::StreamAbort;
     for &(stream, ctx) in &streams {
         let mut gone = false;
+        let ticket = super::waits::ticket();
         let aborted = (0..3).any(|_| match super::abort_stream(ctx, stream) {
             Ok(()) => true,
             Err(e) => {
@@ -416,6 +423,8 @@ fn escalate(id: u64) -> Escalation {
             }
         });
         if aborted {
+            // Outside waits queued there before the abort are discarded.
+            super::waits::synchronized_stream_since(stream, ticket);
             if gone && escalation == Escalation::StreamAbort {
                 escalation = Escalation::StreamGone;
             }
@@ -438,9 +447,20 @@ fn escalate(id: u64) -> Escalation {
             std::process::abort();
         }
     }
+    // Streams outside scopes whose waits the abort may leave hanging
+    // (`open::abort_group`): aborted too, best effort (no borrowed memory
+    // depends on them; one that cannot be aborted is left as it was); the
+    // next `Stream::synchronize` reports `WorkAborted`.
+    for &(stream, ctx) in &outside {
+        let ticket = super::waits::ticket();
+        if (0..3).any(|_| super::abort_stream(ctx, stream).is_ok()) {
+            super::waits::synchronized_stream_since(stream, ticket);
+        }
+    }
     // Scopes that enlist these streams from now on record their own work
     // after the abort: they are not marked any more.
-    open::abort_done(&streams);
+    let done: Vec<(Raw, Raw)> = streams.iter().chain(outside.iter()).copied().collect();
+    open::abort_done(&done);
     // Only events not destroyed since they were recorded (the user may have
     // dropped one inside the scope, or on another thread), and whose last
     // record is one of the aborted scopes': see `open`.

@@ -79,23 +79,53 @@ pub(crate) fn ticket() -> u64 {
 /// the ticket, and that synchronisation retires nothing of it) or after the
 /// runtime has queued it (then a synchronisation that starts later covers
 /// it). `aclrtStreamWaitEvent` does not block and calls back into nothing.
+///
+/// All of it runs under the lock of the open-scope registry
+/// ([`super::scope::outside_wait`]): an escalation of a scope either sees
+/// this wait in the book ([`pending`]) and aborts `stream` too when the
+/// record it waits for may be discarded, or has already run, and then a
+/// wait for a record it may have discarded is refused.
 pub(crate) fn stream_wait_event(stream: Raw, ctx: Raw, event: Raw) -> Result<()> {
-    // A record a scope's escalation discarded would be waited for for ever.
-    super::scope::refuse_discarded_record(ctx, event, || super::event_is_complete(event))?;
-    let mut b = book();
-    let seq = b.next;
-    b.next += 1;
-    // An error: not queued, the runtime holds no wait on the event.
-    super::stream_wait_event(stream, event)?;
-    b.waits.push(Wait {
-        event: event.as_ptr() as usize,
-        stream: stream.as_ptr() as usize,
-        ctx: ctx.as_ptr() as usize,
-        seq,
-    });
-    ANY.store(true, Ordering::Release);
-    super::stream_hooks_on();
-    Ok(())
+    super::scope::outside_wait(
+        ctx,
+        event,
+        || super::event_is_complete(event),
+        || {
+            let mut b = book();
+            let seq = b.next;
+            b.next += 1;
+            // An error: not queued, the runtime holds no wait on the event.
+            super::stream_wait_event(stream, event)?;
+            b.waits.push(Wait {
+                event: event.as_ptr() as usize,
+                stream: stream.as_ptr() as usize,
+                ctx: ctx.as_ptr() as usize,
+                seq,
+            });
+            ANY.store(true, Ordering::Release);
+            super::stream_hooks_on();
+            Ok(())
+        },
+    )
+}
+
+/// The waits in the book: (event, waiting stream, its context). Some may
+/// have executed already (they leave the book at the next synchronisation).
+pub(crate) fn pending() -> Vec<(Raw, Raw, Raw)> {
+    if !ANY.load(Ordering::Acquire) {
+        return Vec::new();
+    }
+    book()
+        .waits
+        .iter()
+        .filter_map(|w| {
+            Some((
+                Raw::new(w.event as *mut _)?,
+                Raw::new(w.stream as *mut _)?,
+                Raw::new(w.ctx as *mut _)?,
+            ))
+        })
+        .collect()
 }
 
 /// Whether `event` has waits in the book; if so it is deferred (the caller
@@ -168,6 +198,9 @@ fn settle_stream(stream: Raw, ticket: u64) {
 #[inline]
 pub(crate) fn stream_destroyed(stream: Raw) {
     synchronized_stream_since(stream, u64::MAX);
+    // An escalation's abort of it is not reported any more (and must not
+    // be, to a later stream with the same handle).
+    let _ = super::scope::take_outside_aborted(stream);
 }
 
 /// Every stream of `ctx` was synchronised successfully (the device with

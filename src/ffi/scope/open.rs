@@ -66,6 +66,38 @@ const DROPPED_KEPT: usize = 1024;
 /// ticket before it is queued ([`record_ticket`]).
 static DONE: AtomicU64 = AtomicU64::new(0);
 
+/// Streams outside every scope that an escalation aborted because a wait
+/// queued on them ([`Stream::wait_event`](crate::Stream::wait_event)) was
+/// for a record the escalation may discard: such a wait never ends unless
+/// its stream is aborted too (K.8). The next synchronisation of the stream
+/// through the crate reports it ([`take_outside_aborted`]).
+static OUTSIDE_ABORTED: Mutex<Vec<Raw>> = Mutex::new(Vec::new());
+
+/// Whether [`OUTSIDE_ABORTED`] was ever written (set before it is).
+static ANY_OUTSIDE_ABORTED: AtomicBool = AtomicBool::new(false);
+
+fn outside_aborted() -> std::sync::MutexGuard<'static, Vec<Raw>> {
+    OUTSIDE_ABORTED.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Whether an escalation aborted `stream` (a stream outside scopes, see
+/// [`OUTSIDE_ABORTED`]) since this was last asked; forgets it. One atomic
+/// load until that has ever happened.
+#[inline]
+pub(crate) fn take_outside_aborted(stream: Raw) -> bool {
+    if !ANY_OUTSIDE_ABORTED.load(Ordering::Acquire) {
+        return false;
+    }
+    let mut v = outside_aborted();
+    match v.iter().position(|s| *s == stream) {
+        Some(i) => {
+            v.swap_remove(i);
+            true
+        }
+        None => false,
+    }
+}
+
 static OPEN: Mutex<Registry> = Mutex::new(Registry {
     entries: Vec::new(),
     aborted: Vec::new(),
@@ -421,27 +453,27 @@ fn may_be_discarded(all: &Registry, ctx: Raw, event: Raw) -> (Option<(Raw, u64)>
     (rec, maybe)
 }
 
-/// A stream wait outside any scope for `event` (of context `ctx`) is about
-/// to be queued: refused ([`Error::WorkAborted`](crate::Error::WorkAborted))
-/// when an escalation may have discarded the record it would wait for and
+/// A stream wait outside any scope for `event` (of context `ctx`): `queue`
+/// queues it (and enters it in the book of outside waits,
+/// [`super::super::waits`]), under `OPEN`'s lock, so that an escalation
+/// either sees the wait ([`abort_group`] aborts its stream too when the
+/// record it waits for may be discarded) or has already run; in the
+/// latter case, the wait is refused ([`Error::WorkAborted`](crate::Error::WorkAborted))
+/// when that escalation may have discarded the record it would wait for and
 /// that record has not executed (`complete`), since such a wait never ends.
-/// One atomic load until some escalation has run.
-///
-/// Not covered: a wait queued *before* the escalation that discards its
-/// record (the escalation does not reach streams outside scopes).
-pub(crate) fn refuse_discarded_record(
+/// From the first such wait on, records note their stream ([`TRACKING`]).
+pub(crate) fn outside_wait(
     ctx: Raw,
     event: Raw,
     complete: impl FnOnce() -> crate::error::Result<bool>,
+    queue: impl FnOnce() -> crate::error::Result<()>,
 ) -> crate::error::Result<()> {
-    if !ANY_ABORTED.load(Ordering::SeqCst) {
-        return Ok(());
-    }
+    TRACKING.store(true, Ordering::SeqCst);
     let all = open();
-    if may_be_discarded(&all, ctx, event).1 && !complete()? {
+    if ANY_ABORTED.load(Ordering::SeqCst) && may_be_discarded(&all, ctx, event).1 && !complete()? {
         return Err(crate::error::Error::WorkAborted);
     }
-    Ok(())
+    queue()
 }
 
 /// Whether an escalation aborted (some of) scope `id`'s work.
@@ -454,12 +486,22 @@ pub(super) fn aborted(id: u64) -> bool {
 /// one already in the group: mark them aborted, mark their streams as being
 /// aborted (until [`abort_done`]), and return the streams (deduplicated),
 /// the user events and the scopes' ids.
+///
+/// Also the streams outside scopes whose waits (queued with
+/// `Stream::wait_event`, still in the book of outside waits) are for a
+/// record on one of those streams that has not executed (or, not knowing
+/// where, on one of their contexts): returned last, and noted in
+/// [`OUTSIDE_ABORTED`]. Their own waits may pull in more scopes and streams.
 #[allow(clippy::type_complexity)]
-pub(super) fn abort_group(id: u64) -> (Vec<(Raw, Raw)>, Vec<(Raw, Raw, Raw)>, Vec<u64>) {
+pub(super) fn abort_group(id: u64) -> AbortGroup {
     let mut all = open();
     // Before any scope is marked or any stream enters `ABORTING`, under the
     // lock (see `ANY_ABORTED`).
     ANY_ABORTED.store(true, Ordering::SeqCst);
+    // Lock order: OPEN, then the book of outside waits (as in
+    // `outside_wait`).
+    let outside_waits = super::super::waits::pending();
+    let mut outside: Vec<(Raw, Raw)> = Vec::new();
     let mut ids = vec![id];
     loop {
         let group: Vec<(Raw, Raw)> = all
@@ -467,8 +509,25 @@ pub(super) fn abort_group(id: u64) -> (Vec<(Raw, Raw)>, Vec<(Raw, Raw, Raw)>, Ve
             .iter()
             .filter(|e| ids.contains(&e.id))
             .map(|e| (e.stream, e.ctx))
+            .chain(outside.iter().copied())
             .collect();
         let mut grew = false;
+        for &(event, stream, ctx) in &outside_waits {
+            if group.iter().any(|g| g.0 == stream) {
+                continue;
+            }
+            let rec = latest().iter().find(|l| l.event == event).map(|l| l.stream);
+            let hit = match rec {
+                Some(s) => group.iter().any(|g| g.0 == s),
+                None => group.iter().any(|g| g.1 == ctx),
+            };
+            // A record that has executed cannot be discarded any more (an
+            // error asking counts as not executed).
+            if hit && !super::super::event_is_complete(event).unwrap_or(false) {
+                outside.push((stream, ctx));
+                grew = true;
+            }
+        }
         for e in &all.entries {
             if !ids.contains(&e.id) && group.iter().any(|g| g.0 == e.stream) {
                 ids.push(e.id);
@@ -502,6 +561,18 @@ pub(super) fn abort_group(id: u64) -> (Vec<(Raw, Raw)>, Vec<(Raw, Raw, Raw)>, Ve
             streams.push((e.stream, e.ctx));
         }
     }
+    // Outside streams that a scope of the group also enlisted are aborted
+    // as the scope's.
+    outside.retain(|o| !streams.iter().any(|t| t.0 == o.0));
+    if !outside.is_empty() {
+        ANY_OUTSIDE_ABORTED.store(true, Ordering::SeqCst);
+        let mut marked = outside_aborted();
+        for o in &outside {
+            if !marked.contains(&o.0) {
+                marked.push(o.0);
+            }
+        }
+    }
     let events = all
         .events
         .iter()
@@ -516,6 +587,24 @@ pub(super) fn abort_group(id: u64) -> (Vec<(Raw, Raw)>, Vec<(Raw, Raw, Raw)>, Ve
     ABORTING
         .lock()
         .unwrap_or_else(|e| e.into_inner())
-        .extend(streams.iter().map(|s| s.0));
-    (streams, events, ids)
+        .extend(streams.iter().chain(outside.iter()).map(|s| s.0));
+    AbortGroup {
+        streams,
+        events,
+        ids,
+        outside,
+    }
+}
+
+/// What [`abort_group`] found.
+pub(super) struct AbortGroup {
+    /// The group's scopes' streams, deduplicated, with their contexts.
+    pub(super) streams: Vec<(Raw, Raw)>,
+    /// The user events the group's scopes recorded: (event, stream, context).
+    pub(super) events: Vec<(Raw, Raw, Raw)>,
+    /// The group's scopes.
+    pub(super) ids: Vec<u64>,
+    /// Streams outside the group's scopes whose waits may be for a record
+    /// the abort discards, with their contexts.
+    pub(super) outside: Vec<(Raw, Raw)>,
 }
