@@ -662,6 +662,62 @@ fn escalation_reaches_an_outside_wait_queued_before_it() -> Result<()> {
     Ok(())
 }
 
+/// As above, but the event is recorded again (on an idle stream `v`) after
+/// `y`'s wait was queued: the escalation must go by the record the wait is
+/// for (on `x`, discarded), not by the event's latest record (on `v`).
+#[test]
+fn escalation_goes_by_the_record_an_outside_wait_is_for() -> Result<()> {
+    let _sim = take(host_config());
+    let acl = Acl::init()?;
+    let device = acl.require::<HostMode>()?.device(0)?;
+    make_guard!(g);
+    let ctx = device.create_context(g)?;
+    let (w, x, y, v) = (
+        ctx.create_stream()?,
+        ctx.create_stream()?,
+        ctx.create_stream()?,
+        ctx.create_stream()?,
+    );
+    // A first outside wait (for a record that has run) turns record
+    // tracking on: the records below are tracked with their streams.
+    let warm = v.record(ctx.create_event_of::<aclrt::SyncOnly>()?)?;
+    v.synchronize()?;
+    y.wait_event(&warm)?;
+    let gate = HeldGate::new();
+    w.launch_host_fn(gate.body())?;
+    let held = w.record(ctx.create_event_of::<aclrt::SyncOnly>()?)?;
+    x.wait_event(&held)?;
+    let ev = x.record(ctx.create_event_of::<aclrt::SyncOnly>()?)?;
+    let z = ctx.create_stream()?;
+    z.wait_event(&ev)?;
+    // Recorded again on v (idle): the latest record now runs at once.
+    let ev = v.record(ev)?;
+    v.synchronize()?;
+    let s3 = ctx.scope_with_timeout(Duration::from_millis(10), |s| {
+        make_guard!(l);
+        let lane = s.lane(&x, l);
+        lane.host_fn(|| {})?;
+        Ok(())
+    });
+    assert!(matches!(s3, Err(Error::ScopeTimeout { .. })), "{s3:?}");
+    // z waited for the discarded record on x: aborted, reported, not hung.
+    let r = z.synchronize();
+    assert!(matches!(r, Err(Error::WorkAborted)), "{r:?}");
+    z.synchronize()?;
+    gate.open();
+    w.synchronize()?;
+    y.synchronize()?;
+    x.synchronize()?;
+    drop((held, ev, warm));
+    drop((w, x, y, v, z));
+    drop(ctx);
+    device.reset()?;
+    acl.finalize()?;
+    sim::clear_faults();
+    assert_clean();
+    Ok(())
+}
+
 /// The same with records the crate tracks: a timed scope S3 records a user
 /// event on its held stream `x` and hands it to S2, whose lane on `y` waits
 /// for it; S3's escalation discards that record (and records the event

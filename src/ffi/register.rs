@@ -428,6 +428,10 @@ pub(crate) fn destroy_stream_force(stream: Raw, owner: Raw) -> Result<()> {
     let code = unsafe { sys::aclrtDestroyStreamForce(stream.as_ptr()) };
     check(code, "aclrtDestroyStreamForce")?;
     counter.released();
+    // Its queued stream waits were dropped with it: they leave the book of
+    // outside waits (no escalation may pick the dead handle), and events
+    // deferred only for them are destroyed.
+    super::waits::stream_destroyed(stream);
     super::host_fn::park_static_host_fns(stream);
     Ok(())
 }

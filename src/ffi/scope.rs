@@ -71,8 +71,8 @@
 mod open;
 
 pub(crate) use open::{
-    event_destroyed, host_fns_pending, outside_wait, record_made, record_ticket,
-    take_outside_aborted,
+    clear_outside_aborted, event_destroyed, host_fns_pending, outside_wait, record_made,
+    record_ticket, take_outside_aborted,
 };
 
 use core::cell::RefCell;
@@ -455,6 +455,9 @@ fn escalate(id: u64) -> Escalation {
         let ticket = super::waits::ticket();
         if (0..3).any(|_| super::abort_stream(ctx, stream).is_ok()) {
             super::waits::synchronized_stream_since(stream, ticket);
+        } else {
+            // Nothing was discarded: nothing to report.
+            let _ = open::take_outside_aborted(stream);
         }
     }
     // Scopes that enlist these streams from now on record their own work

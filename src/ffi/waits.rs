@@ -38,6 +38,10 @@ struct Wait {
     stream: usize,
     ctx: usize,
     seq: u64,
+    /// The record it waits for, as tracked when it was queued: (stream,
+    /// ticket) from the open-scope registry's `LATEST`; `None` if not
+    /// tracked then.
+    rec: Option<(Raw, u64)>,
 }
 
 #[derive(Default)]
@@ -90,7 +94,7 @@ pub(crate) fn stream_wait_event(stream: Raw, ctx: Raw, event: Raw) -> Result<()>
         ctx,
         event,
         || super::event_is_complete(event),
-        || {
+        |rec| {
             let mut b = book();
             let seq = b.next;
             b.next += 1;
@@ -101,6 +105,7 @@ pub(crate) fn stream_wait_event(stream: Raw, ctx: Raw, event: Raw) -> Result<()>
                 stream: stream.as_ptr() as usize,
                 ctx: ctx.as_ptr() as usize,
                 seq,
+                rec,
             });
             ANY.store(true, Ordering::Release);
             super::stream_hooks_on();
@@ -109,13 +114,22 @@ pub(crate) fn stream_wait_event(stream: Raw, ctx: Raw, event: Raw) -> Result<()>
     )
 }
 
-/// The waits in the book: (event, waiting stream, its context). Some may
-/// have executed already (they leave the book at the next synchronisation).
-pub(crate) fn pending() -> Vec<(Raw, Raw, Raw)> {
+/// One wait in the book, for [`with_pending`]: the event, the waiting
+/// stream, its context, and the record it waits for as tracked when it was
+/// queued (stream, ticket).
+pub(crate) type Pending = (Raw, Raw, Raw, Option<(Raw, u64)>);
+
+/// Runs `f` on the waits in the book, holding the book's lock: while a wait
+/// is in the book its event is alive (its destruction is deferred), so `f`
+/// may query it. Some waits may have executed already (they leave the book
+/// at the next synchronisation). Called under the open-scope registry's
+/// lock (the order is: registry, then book).
+pub(crate) fn with_pending<R>(f: impl FnOnce(&[Pending]) -> R) -> R {
     if !ANY.load(Ordering::Acquire) {
-        return Vec::new();
+        return f(&[]);
     }
-    book()
+    let b = book();
+    let waits: Vec<Pending> = b
         .waits
         .iter()
         .filter_map(|w| {
@@ -123,9 +137,13 @@ pub(crate) fn pending() -> Vec<(Raw, Raw, Raw)> {
                 Raw::new(w.event as *mut _)?,
                 Raw::new(w.stream as *mut _)?,
                 Raw::new(w.ctx as *mut _)?,
+                w.rec,
             ))
         })
-        .collect()
+        .collect();
+    let out = f(&waits);
+    drop(b);
+    out
 }
 
 /// Whether `event` has waits in the book; if so it is deferred (the caller
@@ -239,4 +257,6 @@ pub(crate) fn clear() {
     let mut b = book();
     b.waits.clear();
     b.deferred.clear();
+    drop(b);
+    super::scope::clear_outside_aborted();
 }

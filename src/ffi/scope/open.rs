@@ -466,14 +466,21 @@ pub(crate) fn outside_wait(
     ctx: Raw,
     event: Raw,
     complete: impl FnOnce() -> crate::error::Result<bool>,
-    queue: impl FnOnce() -> crate::error::Result<()>,
+    queue: impl FnOnce(Option<(Raw, u64)>) -> crate::error::Result<()>,
 ) -> crate::error::Result<()> {
     TRACKING.store(true, Ordering::SeqCst);
     let all = open();
-    if ANY_ABORTED.load(Ordering::SeqCst) && may_be_discarded(&all, ctx, event).1 && !complete()? {
+    let (rec, maybe_dropped) = may_be_discarded(&all, ctx, event);
+    if maybe_dropped && !complete()? {
         return Err(crate::error::Error::WorkAborted);
     }
-    queue()
+    queue(rec)
+}
+
+/// The runtime was finalised or re-initialised: no stream is reported any
+/// more.
+pub(crate) fn clear_outside_aborted() {
+    outside_aborted().clear();
 }
 
 /// Whether an escalation aborted (some of) scope `id`'s work.
@@ -500,58 +507,72 @@ pub(super) fn abort_group(id: u64) -> AbortGroup {
     ANY_ABORTED.store(true, Ordering::SeqCst);
     // Lock order: OPEN, then the book of outside waits (as in
     // `outside_wait`).
-    let outside_waits = super::super::waits::pending();
     let mut outside: Vec<(Raw, Raw)> = Vec::new();
     let mut ids = vec![id];
-    loop {
-        let group: Vec<(Raw, Raw)> = all
-            .entries
-            .iter()
-            .filter(|e| ids.contains(&e.id))
-            .map(|e| (e.stream, e.ctx))
-            .chain(outside.iter().copied())
-            .collect();
-        let mut grew = false;
-        for &(event, stream, ctx) in &outside_waits {
-            if group.iter().any(|g| g.0 == stream) {
-                continue;
+    // Held for the whole search: a booked wait's event is alive.
+    super::super::waits::with_pending(|outside_waits| {
+        loop {
+            let group: Vec<(Raw, Raw)> = all
+                .entries
+                .iter()
+                .filter(|e| ids.contains(&e.id))
+                .map(|e| (e.stream, e.ctx))
+                .chain(outside.iter().copied())
+                .collect();
+            let mut grew = false;
+            for &(event, stream, ctx, rec) in outside_waits {
+                if group.iter().any(|g| g.0 == stream) {
+                    continue;
+                }
+                // The record the wait is for, as tracked when it was queued
+                // (not known: any stream of its context).
+                let hit = match rec {
+                    Some((s, _)) => group.iter().any(|g| g.0 == s),
+                    None => group.iter().any(|g| g.1 == ctx),
+                };
+                if !hit {
+                    continue;
+                }
+                // That record has executed, and cannot be discarded any more,
+                // if the event's status says so and no record replaced it
+                // since (then the status is another record's). An error asking
+                // counts as not executed.
+                let now = latest()
+                    .iter()
+                    .find(|l| l.event == event)
+                    .map(|l| (l.stream, l.ticket));
+                let executed =
+                    now == rec && super::super::event_is_complete(event).unwrap_or(false);
+                if !executed {
+                    outside.push((stream, ctx));
+                    grew = true;
+                }
             }
-            let rec = latest().iter().find(|l| l.event == event).map(|l| l.stream);
-            let hit = match rec {
-                Some(s) => group.iter().any(|g| g.0 == s),
-                None => group.iter().any(|g| g.1 == ctx),
-            };
-            // A record that has executed cannot be discarded any more (an
-            // error asking counts as not executed).
-            if hit && !super::super::event_is_complete(event).unwrap_or(false) {
-                outside.push((stream, ctx));
-                grew = true;
+            for e in &all.entries {
+                if !ids.contains(&e.id) && group.iter().any(|g| g.0 == e.stream) {
+                    ids.push(e.id);
+                    grew = true;
+                }
+            }
+            // A scope whose lane waits for a record on one of these streams
+            // (or, not knowing where, on one of their contexts): the abort may
+            // discard the record, and then only an abort of the waiting stream
+            // ends the wait (acl-facts K.8).
+            for &(w, stream, ctx) in &all.waits {
+                let hit = match stream {
+                    Some(s) => group.iter().any(|g| g.0 == s),
+                    None => group.iter().any(|g| g.1 == ctx),
+                };
+                if hit && !ids.contains(&w) {
+                    ids.push(w);
+                    grew = true;
+                }
+            }
+            if !grew {
+                break;
             }
         }
-        for e in &all.entries {
-            if !ids.contains(&e.id) && group.iter().any(|g| g.0 == e.stream) {
-                ids.push(e.id);
-                grew = true;
-            }
-        }
-        // A scope whose lane waits for a record on one of these streams
-        // (or, not knowing where, on one of their contexts): the abort may
-        // discard the record, and then only an abort of the waiting stream
-        // ends the wait (acl-facts K.8).
-        for &(w, stream, ctx) in &all.waits {
-            let hit = match stream {
-                Some(s) => group.iter().any(|g| g.0 == s),
-                None => group.iter().any(|g| g.1 == ctx),
-            };
-            if hit && !ids.contains(&w) {
-                ids.push(w);
-                grew = true;
-            }
-        }
-        if !grew {
-            break;
-        }
-    }
+    });
     // Only scopes in the registry are marked (a scope that enlisted nothing
     // is not there, and has nothing to abort).
     ids.retain(|i| all.entries.iter().any(|e| e.id == *i));
