@@ -659,6 +659,11 @@ pub(crate) fn destroy_stream(stream: Raw, owner: Raw) -> Result<()> {
     if hooks {
         report::stream_destroying(stream);
     }
+    if hooks {
+        // An escalation that is aborting it (for an outside wait) still
+        // holds its handle: the handle is freed only after that.
+        scope::wait_not_aborting(stream);
+    }
     // SAFETY: `stream` is a live explicit stream of the current context with
     // no borrowed buffers in flight; it is not used afterwards.
     let code = unsafe { sys::aclrtDestroyStream(stream.as_ptr()) };

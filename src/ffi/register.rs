@@ -420,6 +420,8 @@ pub(crate) fn last_error(take: bool) -> i32 {
 /// `owner`: the stream's context, made current first.
 pub(crate) fn destroy_stream_force(stream: Raw, owner: Raw) -> Result<()> {
     let counter = super::make_current_counted_refusing(owner, "aclrtDestroyStreamForce")?;
+    // An escalation aborting it (for an outside wait) still holds its handle.
+    super::scope::wait_not_aborting(stream);
     // SAFETY: `stream` is a live explicit stream of the current context,
     // consumed by the caller; no borrowed buffer has work queued on it (every
     // scope that lent buffers to it was synchronised before the stream could

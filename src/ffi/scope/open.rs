@@ -477,6 +477,29 @@ pub(crate) fn outside_wait(
     queue(rec)
 }
 
+/// Returns once no escalation is aborting `stream`: an escalation picks
+/// streams outside scopes under `OPEN`'s lock and aborts them after
+/// releasing it, so their destruction waits for [`abort_done`] before the
+/// handle is freed (it could otherwise abort a freed or reused handle, or
+/// mark a later stream with the same handle). Bounded: an escalation makes
+/// at most three abort attempts per stream and holds no lock meanwhile. One
+/// atomic load while no escalation has ever run.
+pub(crate) fn wait_not_aborting(stream: Raw) {
+    if !ANY_ABORTED.load(Ordering::SeqCst) {
+        return;
+    }
+    loop {
+        {
+            let _all = open();
+            let aborting = ABORTING.lock().unwrap_or_else(|e| e.into_inner());
+            if !aborting.contains(&stream) {
+                return;
+            }
+        }
+        std::thread::sleep(std::time::Duration::from_micros(50));
+    }
+}
+
 /// The runtime was finalised or re-initialised: no stream is reported any
 /// more.
 pub(crate) fn clear_outside_aborted() {
