@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Instructions per call, safe API versus raw aclrt-sys, counted by callgrind
-# (deterministic: the same binary and inputs give the same count).
-#   bash benches/instructions.sh [iterations]
+# (nearly deterministic: see `count` for what varies, and how it is handled).
+#   bash benches/instructions.sh [iterations]      (RUNS=k: runs per count)
 # Needs valgrind (apt-get install valgrind).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,10 +16,20 @@ count() {  # mode op iterations -> instructions (Ir) of the calling thread
   # waits a few microseconds before parking) is not deterministic. The
   # calling thread's own watch before it parks in a synchronisation is
   # switched off by icount itself (`aclrt_sim::set_sync_spin(0)`).
-  local out; out=$(mktemp -d)
-  valgrind --tool=callgrind --separate-threads=yes --callgrind-out-file="$out/cg" "$bin" "$1" "$2" "$3" >/dev/null 2>&1
-  grep -E '^(summary|totals):' "$out/cg-01" | head -1 | awk '{print $2}'
+  # What is left is additive: when the calling thread finds a lock of the
+  # simulator held by the stream's worker, it spins a little before it
+  # parks (std's mutex), which added up to ~90 instructions per call to
+  # either side of `scope` in one run and not the next. So each count is
+  # the least of RUNS runs (default 3): the run with the fewest such spins.
+  local out best=; out=$(mktemp -d)
+  for _ in $(seq "${RUNS:-3}"); do
+    valgrind --tool=callgrind --separate-threads=yes --callgrind-out-file="$out/cg" "$bin" "$1" "$2" "$3" >/dev/null 2>&1
+    local c; c=$(grep -E '^(summary|totals):' "$out/cg-01" | head -1 | awk '{print $2}')
+    rm -f "$out"/cg*
+    if [ -z "$best" ] || [ "$c" -lt "$best" ]; then best=$c; fi
+  done
   rm -rf "$out"
+  echo "$best"
 }
 printf '%-8s %14s %14s %8s\n' op safe/call raw/call ratio
 for op in copy event stream memset scope kernel; do

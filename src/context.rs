@@ -474,6 +474,7 @@ impl<'dev, 'id, M: RunMode> Context<'dev, 'id, M> {
     /// # Ok::<(), aclrt::Error>(())
     /// ```
     #[doc(alias = "aclrtMemcpy")]
+    #[inline]
     pub fn copy<S, D>(&self, src: &S, dst: &mut D) -> Result<()>
     where
         S: Memory<'id> + ?Sized,
@@ -564,6 +565,7 @@ impl<'dev, 'id, M: RunMode> Context<'dev, 'id, M> {
     /// pageable memory (`Vec`, slices) is refused at compile time — fill it
     /// with `slice.fill(..)`.
     #[doc(alias = "aclrtMemset")]
+    #[inline]
     pub fn memset<D>(&self, dst: &mut D, byte: u8) -> Result<()>
     where
         D: RuntimeMemory<'id> + MemoryMut<'id> + ?Sized,

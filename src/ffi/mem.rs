@@ -176,6 +176,7 @@ impl<'a> MemMut<'a> {
 
 /// `aclrtMemcpy(dst, dst.len(), src, src.len(), kind)`: synchronous copy of all
 /// of `src` into the start of `dst`. Needs a current context.
+#[inline]
 pub(crate) fn memcpy(mut dst: MemMut<'_>, src: Mem<'_>, kind: sys::aclrtMemcpyKind) -> Result<()> {
     // SAFETY: `dst` is exclusively borrowed and writable for `dst.len()` bytes
     // and `src` readable for `src.len()` bytes for the whole (synchronous)
@@ -187,6 +188,7 @@ pub(crate) fn memcpy(mut dst: MemMut<'_>, src: Mem<'_>, kind: sys::aclrtMemcpyKi
 }
 
 /// `aclrtMemset(dst, len, value, len)`: synchronous byte fill.
+#[inline]
 pub(crate) fn memset(mut dst: MemMut<'_>, value: u8) -> Result<()> {
     let len = dst.len();
     // SAFETY: `dst` is exclusively borrowed and writable for `len` bytes for

@@ -155,6 +155,7 @@ pub(crate) fn run<B: ScopeBody>(
             first: AtomicPtr::new(core::ptr::null_mut()),
             first_settled: AtomicBool::new(false),
             any_settled: AtomicBool::new(false),
+            slotted: AtomicBool::new(false),
             inner: RefCell::new(ScopeBook(None)),
         },
         _scope: PhantomData,
@@ -237,10 +238,45 @@ struct CoreBook {
     first_settled: AtomicBool,
     /// Set by `settle`; never cleared (only a hint).
     any_settled: AtomicBool,
+    /// Whether the scope is in its thread's slot (`open::enter_slot`)
+    /// instead of the registry: it has one stream (`first`), no user event
+    /// and no host function.
+    slotted: AtomicBool,
     inner: RefCell<ScopeBook>,
 }
 
 impl CoreBook {
+    /// The scope needs the registry (a second stream, a user event or a
+    /// host function, or its own escalation): if it is in its thread's
+    /// slot, it moves there.
+    #[inline]
+    fn promote(&self) {
+        if self.slotted.swap(false, Ordering::Relaxed) {
+            open::promote(self.id);
+        }
+    }
+
+    /// Whether an escalation aborted (some of) the scope's work.
+    #[inline]
+    fn aborted(&self) -> bool {
+        if self.slotted.load(Ordering::Relaxed) {
+            open::slot_aborted()
+        } else {
+            open::aborted(self.id)
+        }
+    }
+
+    /// The scope, which enlisted a stream, leaves the registry (or its
+    /// slot); returns whether an escalation aborted it.
+    #[inline(always)]
+    fn leave(&self, streams: usize) -> bool {
+        if self.slotted.swap(false, Ordering::Relaxed) {
+            open::leave_slot()
+        } else {
+            open::deregister(self.id, streams)
+        }
+    }
+
     /// The book, made on first use.
     fn book(&self) -> core::cell::RefMut<'_, Book> {
         core::cell::RefMut::map(self.inner.borrow_mut(), |b| {
@@ -565,7 +601,11 @@ impl<'scope> ScopeCore<'scope> {
         let first = self.book.first.load(Ordering::Relaxed);
         if first.is_null() {
             self.book.first.store(stream.as_ptr(), Ordering::Relaxed);
-            open::enlist(self.book.id, stream, self.book.ctx);
+            if open::enter_slot(self.book.id, stream, self.book.ctx) {
+                self.book.slotted.store(true, Ordering::Relaxed);
+            } else {
+                open::enlist(self.book.id, stream, self.book.ctx);
+            }
         } else if first != stream.as_ptr() {
             let streams = &mut self.book.book().streams;
             if !streams.iter().any(|e| e.stream == stream) {
@@ -573,6 +613,7 @@ impl<'scope> ScopeCore<'scope> {
                     stream,
                     settled: false,
                 });
+                self.book.promote();
                 open::enlist(self.book.id, stream, self.book.ctx);
             }
         }
@@ -588,7 +629,7 @@ impl<'scope> ScopeCore<'scope> {
     #[inline(always)]
     fn end_settled(&self) -> Option<bool> {
         if self.book.first_settled.load(Ordering::Relaxed) && self.book.inner.borrow().0.is_none() {
-            Some(open::deregister(self.book.id, 1))
+            Some(self.book.leave(1))
         } else {
             None
         }
@@ -621,6 +662,8 @@ impl<'scope> ScopeCore<'scope> {
             }
         }
         if end != Synced::Done {
+            // The escalation starts from the scope's entries.
+            self.book.promote();
             let escalation = escalate(self.book.id);
             if end == Synced::TimedOut {
                 let millis = deadline.map_or(0, |(t, _)| t.as_millis());
@@ -628,10 +671,7 @@ impl<'scope> ScopeCore<'scope> {
             }
         }
         // Only a scope that enlisted a stream entered the registry.
-        if first.is_some()
-            && open::deregister(self.book.id, 1 + streams.len())
-            && end == Synced::Done
-        {
+        if first.is_some() && self.book.leave(1 + streams.len()) && end == Synced::Done {
             // Another scope's deadline aborted a stream this one shares (or
             // one it depends on): some of this scope's work was discarded.
             first_err = Some(Error::WorkAborted);
@@ -975,6 +1015,7 @@ impl<'scope, 'sid> LaneCore<'scope, 'sid> {
         self.core.book.book().host_fns.push(Arc::clone(&slot));
         // The stream cannot be subscribed to a reporter until the scope
         // ends (the two callback mechanisms must not mix on one stream).
+        self.core.book.promote();
         open::host_fns_on(self.core.book.id, self.stream);
         // SAFETY: the book holds an `Arc` of `slot` (pushed above) until
         // after the final synchronisation of this stream (enlisted by `new`),
@@ -1145,6 +1186,7 @@ impl<'scope, 'sid> LaneCore<'scope, 'sid> {
         self.bind()?;
         let event = event.handle();
         let stream = self.queue();
+        self.core.book.promote();
         open::wait_for_event(
             self.core.book.id,
             self.core.book.ctx,
@@ -1159,6 +1201,7 @@ impl<'scope, 'sid> LaneCore<'scope, 'sid> {
     pub(crate) fn record(&self, event: &impl HandleOwner) -> Result<()> {
         self.bind()?;
         let event = event.handle();
+        self.core.book.promote();
         let ticket = open::scope_record_ticket();
         super::record_event(event, self.queue())?;
         open::recorded(
@@ -1177,7 +1220,7 @@ impl<'scope, 'sid> LaneCore<'scope, 'sid> {
         self.bind()?;
         super::synchronize_stream(self.stream)?;
         self.core.book.settle(self.stream);
-        if open::aborted(self.core.book.id) {
+        if self.core.book.aborted() {
             return Err(Error::WorkAborted);
         }
         Ok(())
@@ -1212,10 +1255,11 @@ impl<'scope, 'sid, D: ?Sized> Parked<'scope, 'sid, D> {
     /// stays borrowed until the scope ends.
     #[inline]
     pub(crate) fn wait(self) -> Result<&'scope mut D> {
-        let _ = super::make_current(self.book.ctx);
+        // No context is made current: `aclrtSynchronizeStream` switches to
+        // the stream's context by itself (acl-facts 5.4).
         super::synchronize_stream(self.stream)?;
         self.book.settle(self.stream);
-        if open::aborted(self.book.id) {
+        if self.book.aborted() {
             // The work was (partly) discarded: its result is not there.
             return Err(Error::WorkAborted);
         }

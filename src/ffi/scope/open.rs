@@ -15,9 +15,16 @@
 //! the vectors have grown; and the question "was this scope aborted?"
 //! (asked at every `Parked::wait` and at the scope's end) is answered
 //! without the lock until some escalation has ever run ([`ANY_ABORTED`]).
+//!
+//! The commonest scope (one lane, no user events, no host functions) does
+//! not take the lock at all while no escalation has ever run: it enters its
+//! thread's [`Slot`] instead, with three atomic stores, and leaves it with
+//! one swap. Every escalation also marks the slotted scopes on the streams
+//! it aborts; see [`Slot`] for why none is missed.
 
+use core::ffi::c_void;
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, Ordering};
 
 use crate::ffi::Raw;
 
@@ -187,6 +194,203 @@ fn note_record(event: Raw, by: u64, stream: Raw, ticket: u64) {
     }
 }
 static NEXT: AtomicU64 = AtomicU64::new(1);
+
+/// A thread's place for one open scope that has exactly one stream, records
+/// and waits for no user event and queues no host function: such a scope
+/// needs nothing of the registry but to be found, and marked aborted, by an
+/// escalation that aborts its stream (issue 15: the registry's lock was
+/// half of what a one-copy scope cost beyond the raw calls).
+///
+/// `state` is 0 (free) or the scope's id shifted left by one, with
+/// [`SLOT_ABORTED`] set once an escalation marked it. Only the owning thread
+/// writes `stream` and `ctx`, and writes `state` from 0 to an id
+/// ([`enter_slot`]) and back to 0 ([`leave_slot`], [`promote`]); an
+/// escalation only sets the mark, by a compare-exchange on the id it read.
+///
+/// Why an escalation finds every slotted scope on the streams it aborts
+/// (all accesses are `SeqCst`, so they lie in one total order):
+/// * [`enter_slot`] stores `stream`, `ctx` and `state`, and only then loads
+///   [`ANY_ABORTED`]; the scope stays in the slot only if that load reads
+///   `false`. [`abort_group`] stores `true` there before it reads the slots
+///   (under `SLOTS`' lock, taken after the store; a slot pushed there
+///   later belongs to a thread whose load comes after the store, see
+///   [`MySlot::get`]). So a scope that stays in its slot stored its state
+///   before the escalation reads it: the escalation sees it while it is
+///   open. One that reads `true` leaves the slot at once and enlists in the
+///   registry, whose lock the escalation holds while it decides (there it
+///   sees `ABORTING`, as every scope enlisting late does).
+/// * A read of a slot is `state`, `stream`, `state` again; it is used only
+///   if both reads of `state` give the same open id. A scope writes
+///   `stream` only while `state` is 0, and ids are never reused, so the
+///   stream read belongs to that id. A slot that changed in between held no
+///   scope that stays in its slot: it was left, and what entered after the
+///   escalation's store reads `true` and leaves.
+/// * The mark is set under `OPEN`'s lock in [`abort_group`], before any
+///   abort: a scope that left its slot before the mark (the exchange fails)
+///   had finished its work there (it left after synchronising), and one
+///   that leaves after it sees the mark ([`leave_slot`], [`promote`]).
+///
+/// After the first escalation no scope stays in a slot: every scope uses
+/// the locked registry, as before the slots existed.
+struct Slot {
+    state: AtomicU64,
+    stream: AtomicPtr<c_void>,
+    ctx: AtomicPtr<c_void>,
+}
+
+/// The mark an escalation sets in [`Slot::state`].
+const SLOT_ABORTED: u64 = 1;
+
+/// Every slot made so far (leaked: each is reused by later threads through
+/// [`FREE_SLOTS`], so they number the most threads that held one at once).
+/// Lock order: `OPEN`, then this.
+static SLOTS: Mutex<Vec<&'static Slot>> = Mutex::new(Vec::new());
+
+/// Slots of threads that have ended.
+static FREE_SLOTS: Mutex<Vec<&'static Slot>> = Mutex::new(Vec::new());
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The calling thread's slot, handed back to [`FREE_SLOTS`] when the
+/// thread ends.
+struct MySlot(&'static Slot);
+
+impl MySlot {
+    /// A free slot, or a new one entered in [`SLOTS`] (free: `state` 0).
+    /// A new slot is pushed before this thread first stores into it, under
+    /// `SLOTS`' lock; so an escalation that reads `SLOTS` without it took
+    /// that lock first, and its store of [`ANY_ABORTED`] came before
+    /// this thread's load of it, which then reads `true`.
+    fn get() -> MySlot {
+        if let Some(slot) = lock(&FREE_SLOTS).pop() {
+            return MySlot(slot);
+        }
+        let slot: &'static Slot = Box::leak(Box::new(Slot {
+            state: AtomicU64::new(0),
+            stream: AtomicPtr::new(core::ptr::null_mut()),
+            ctx: AtomicPtr::new(core::ptr::null_mut()),
+        }));
+        lock(&SLOTS).push(slot);
+        MySlot(slot)
+    }
+}
+
+impl Drop for MySlot {
+    fn drop(&mut self) {
+        // A scope ends before its thread does; a slot still held (not
+        // expected) is not reused.
+        if self.0.state.load(Ordering::SeqCst) == 0 {
+            lock(&FREE_SLOTS).push(self.0);
+        }
+    }
+}
+
+std::thread_local! {
+    static MY_SLOT: MySlot = MySlot::get();
+}
+
+/// Scope `id` enlists its first stream: it enters its thread's slot if the
+/// slot is free, no escalation has ever run, and the thread's slot can be
+/// had (not while the thread's locals are being destroyed). Returns whether
+/// it did; otherwise the caller enlists it in the registry ([`enlist`]).
+#[inline]
+pub(super) fn enter_slot(id: u64, stream: Raw, ctx: Raw) -> bool {
+    if ANY_ABORTED.load(Ordering::Relaxed) {
+        return false;
+    }
+    MY_SLOT
+        .try_with(|mine| {
+            let slot = mine.0;
+            if slot.state.load(Ordering::Relaxed) != 0 {
+                // An enclosing scope of this thread holds it.
+                return false;
+            }
+            slot.stream.store(stream.as_ptr(), Ordering::SeqCst);
+            slot.ctx.store(ctx.as_ptr(), Ordering::SeqCst);
+            slot.state.store(id << 1, Ordering::SeqCst);
+            if ANY_ABORTED.load(Ordering::SeqCst) {
+                // An escalation may have begun before it could see the
+                // slot: leave it (a mark it set meanwhile is not needed:
+                // the registry's `ABORTING` says the same to `enlist`).
+                slot.state.store(0, Ordering::SeqCst);
+                return false;
+            }
+            true
+        })
+        .unwrap_or(false)
+}
+
+/// The slotted scope of this thread leaves its slot (it ends); returns
+/// whether an escalation marked it aborted.
+#[inline]
+pub(super) fn leave_slot() -> bool {
+    MY_SLOT
+        .try_with(|mine| mine.0.state.swap(0, Ordering::SeqCst) & SLOT_ABORTED != 0)
+        // Not reached: the slot outlives the scope that entered it.
+        .unwrap_or(true)
+}
+
+/// Whether an escalation marked the slotted scope of this thread aborted.
+#[inline]
+pub(super) fn slot_aborted() -> bool {
+    ANY_ABORTED.load(Ordering::SeqCst)
+        && MY_SLOT
+            .try_with(|mine| mine.0.state.load(Ordering::SeqCst) & SLOT_ABORTED != 0)
+            .unwrap_or(true)
+}
+
+/// The slotted scope `id` of this thread needs the registry (a second
+/// stream, a user event, a host function, or its own escalation): it moves
+/// there with its stream, under `OPEN`'s lock, so no escalation decides in
+/// between; a mark it had is kept.
+pub(super) fn promote(id: u64) {
+    let mut all = open();
+    let Ok((state, stream, ctx)) = MY_SLOT.try_with(|mine| {
+        let slot = mine.0;
+        let stream = slot.stream.load(Ordering::SeqCst);
+        let ctx = slot.ctx.load(Ordering::SeqCst);
+        (slot.state.swap(0, Ordering::SeqCst), stream, ctx)
+    }) else {
+        return;
+    };
+    debug_assert_eq!(state >> 1, id, "the slot holds this thread's scope");
+    if let (Some(stream), Some(ctx)) = (Raw::new(stream), Raw::new(ctx)) {
+        all.entries.push(Entry {
+            id,
+            stream,
+            ctx,
+            host_fns: false,
+        });
+    }
+    if state & SLOT_ABORTED != 0 && !all.aborted.contains(&id) {
+        all.aborted.push(id);
+    }
+}
+
+/// Mark aborted every slotted scope whose stream `hit` accepts; called by
+/// [`abort_group`] under `OPEN`'s lock, after it set [`ANY_ABORTED`]. See
+/// [`Slot`].
+fn mark_slots(hit: impl Fn(*mut c_void) -> bool) {
+    for slot in lock(&SLOTS).iter() {
+        let before = slot.state.load(Ordering::SeqCst);
+        if before == 0 || before & SLOT_ABORTED != 0 {
+            continue;
+        }
+        let stream = slot.stream.load(Ordering::SeqCst);
+        if slot.state.load(Ordering::SeqCst) != before || !hit(stream) {
+            continue;
+        }
+        // Fails only if the scope left meanwhile, its work there done.
+        let _ = slot.state.compare_exchange(
+            before,
+            before | SLOT_ABORTED,
+            Ordering::SeqCst,
+            Ordering::SeqCst,
+        );
+    }
+}
 
 #[inline]
 fn open() -> std::sync::MutexGuard<'static, Registry> {
@@ -617,6 +821,14 @@ pub(super) fn abort_group(id: u64) -> AbortGroup {
             }
         }
     }
+    // Scopes in their threads' slots have one stream each: on one of these,
+    // their work is discarded too.
+    mark_slots(|s| {
+        streams
+            .iter()
+            .chain(outside.iter())
+            .any(|t| t.0.as_ptr() == s)
+    });
     let events = all
         .events
         .iter()
