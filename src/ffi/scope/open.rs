@@ -214,7 +214,7 @@ static NEXT: AtomicU64 = AtomicU64::new(1);
 ///   `false`. [`abort_group`] stores `true` there before it reads the slots
 ///   (under `SLOTS`' lock, taken after the store; a slot pushed there
 ///   later belongs to a thread whose load comes after the store, see
-///   [`MySlot::get`]). So a scope that stays in its slot stored its state
+///   [`new_slot`]). So a scope that stays in its slot stored its state
 ///   before the escalation reads it: the escalation sees it while it is
 ///   open. One that reads `true` leaves the slot at once and enlists in the
 ///   registry, whose lock the escalation holds while it decides (there it
@@ -253,92 +253,115 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// The calling thread's slot, handed back to [`FREE_SLOTS`] when the
-/// thread ends.
-struct MySlot(&'static Slot);
-
-impl MySlot {
-    /// A free slot, or a new one entered in [`SLOTS`] (free: `state` 0).
-    /// A new slot is pushed before this thread first stores into it, under
-    /// `SLOTS`' lock; so an escalation that reads `SLOTS` without it took
-    /// that lock first, and its store of [`ANY_ABORTED`] came before
-    /// this thread's load of it, which then reads `true`.
-    fn get() -> MySlot {
-        if let Some(slot) = lock(&FREE_SLOTS).pop() {
-            return MySlot(slot);
-        }
-        let slot: &'static Slot = Box::leak(Box::new(Slot {
-            state: AtomicU64::new(0),
-            stream: AtomicPtr::new(core::ptr::null_mut()),
-            ctx: AtomicPtr::new(core::ptr::null_mut()),
-        }));
-        lock(&SLOTS).push(slot);
-        MySlot(slot)
+/// A free slot, or a new one entered in [`SLOTS`] (free: `state` 0). A new
+/// slot is pushed before this thread first stores into it, under `SLOTS`'
+/// lock; so an escalation that reads `SLOTS` without it took that lock
+/// first, and its store of [`ANY_ABORTED`] came before this thread's load
+/// of it, which then reads `true`.
+fn new_slot() -> &'static Slot {
+    if let Some(slot) = lock(&FREE_SLOTS).pop() {
+        return slot;
     }
+    let slot: &'static Slot = Box::leak(Box::new(Slot {
+        state: AtomicU64::new(0),
+        stream: AtomicPtr::new(core::ptr::null_mut()),
+        ctx: AtomicPtr::new(core::ptr::null_mut()),
+    }));
+    lock(&SLOTS).push(slot);
+    slot
 }
 
-impl Drop for MySlot {
+/// Hands the thread's slot back to [`FREE_SLOTS`] when the thread ends.
+struct GiveBack;
+
+impl Drop for GiveBack {
     fn drop(&mut self) {
-        // A scope ends before its thread does; a slot still held (not
-        // expected) is not reused.
-        if self.0.state.load(Ordering::SeqCst) == 0 {
-            lock(&FREE_SLOTS).push(self.0);
+        // `MINE` has no destructor: it can still be read here. A scope
+        // ends before its thread's locals are destroyed, so the slot is
+        // free; one still held (not expected) is not reused.
+        if let Some(slot) = MINE.take() {
+            if slot.state.load(Ordering::SeqCst) == 0 {
+                lock(&FREE_SLOTS).push(slot);
+            }
         }
     }
 }
 
 std::thread_local! {
-    static MY_SLOT: MySlot = MySlot::get();
+    /// The calling thread's slot, once it has one: read by every slotted
+    /// scope (no destructor, so no lazy state to check).
+    static MINE: core::cell::Cell<Option<&'static Slot>> =
+        const { core::cell::Cell::new(None) };
+    /// Gives the slot back at the thread's end; touched once, with the
+    /// thread's first slot.
+    static GIVE_BACK: GiveBack = const { GiveBack };
+}
+
+/// The calling thread's slot: its first one is made here, unless the
+/// thread's locals are being destroyed (then `None`: no slot).
+#[inline]
+fn my_slot() -> Option<&'static Slot> {
+    match MINE.get() {
+        Some(slot) => Some(slot),
+        None => first_slot(),
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn first_slot() -> Option<&'static Slot> {
+    // Registers `GiveBack`'s destructor; fails once it has run.
+    GIVE_BACK.try_with(|_| ()).ok()?;
+    let slot = new_slot();
+    MINE.set(Some(slot));
+    Some(slot)
 }
 
 /// Scope `id` enlists its first stream: it enters its thread's slot if the
-/// slot is free, no escalation has ever run, and the thread's slot can be
-/// had (not while the thread's locals are being destroyed). Returns whether
-/// it did; otherwise the caller enlists it in the registry ([`enlist`]).
+/// slot is free and no escalation has ever run (and the thread's locals are
+/// not being destroyed). Returns whether it did; otherwise the caller
+/// enlists it in the registry ([`enlist`]).
 #[inline]
 pub(super) fn enter_slot(id: u64, stream: Raw, ctx: Raw) -> bool {
-    if ANY_ABORTED.load(Ordering::Relaxed) {
+    let Some(slot) = my_slot() else {
+        return false;
+    };
+    if slot.state.load(Ordering::Relaxed) != 0 {
+        // An enclosing scope of this thread holds it.
         return false;
     }
-    MY_SLOT
-        .try_with(|mine| {
-            let slot = mine.0;
-            if slot.state.load(Ordering::Relaxed) != 0 {
-                // An enclosing scope of this thread holds it.
-                return false;
-            }
-            slot.stream.store(stream.as_ptr(), Ordering::SeqCst);
-            slot.ctx.store(ctx.as_ptr(), Ordering::SeqCst);
-            slot.state.store(id << 1, Ordering::SeqCst);
-            if ANY_ABORTED.load(Ordering::SeqCst) {
-                // An escalation may have begun before it could see the
-                // slot: leave it (a mark it set meanwhile is not needed:
-                // the registry's `ABORTING` says the same to `enlist`).
-                slot.state.store(0, Ordering::SeqCst);
-                return false;
-            }
-            true
-        })
-        .unwrap_or(false)
+    slot.stream.store(stream.as_ptr(), Ordering::SeqCst);
+    slot.ctx.store(ctx.as_ptr(), Ordering::SeqCst);
+    slot.state.store(id << 1, Ordering::SeqCst);
+    if ANY_ABORTED.load(Ordering::SeqCst) {
+        // An escalation may have begun before it could see the slot (and
+        // after the first one, none looks): leave it. A mark set meanwhile
+        // is not needed: the scope has queued nothing yet, and `enlist`
+        // sees the streams being aborted in `ABORTING`.
+        slot.state.store(0, Ordering::SeqCst);
+        return false;
+    }
+    true
 }
 
 /// The slotted scope of this thread leaves its slot (it ends); returns
 /// whether an escalation marked it aborted.
 #[inline]
 pub(super) fn leave_slot() -> bool {
-    MY_SLOT
-        .try_with(|mine| mine.0.state.swap(0, Ordering::SeqCst) & SLOT_ABORTED != 0)
+    match MINE.get() {
+        Some(slot) => slot.state.swap(0, Ordering::SeqCst) & SLOT_ABORTED != 0,
         // Not reached: the slot outlives the scope that entered it.
-        .unwrap_or(true)
+        None => true,
+    }
 }
 
 /// Whether an escalation marked the slotted scope of this thread aborted.
 #[inline]
 pub(super) fn slot_aborted() -> bool {
     ANY_ABORTED.load(Ordering::SeqCst)
-        && MY_SLOT
-            .try_with(|mine| mine.0.state.load(Ordering::SeqCst) & SLOT_ABORTED != 0)
-            .unwrap_or(true)
+        && MINE
+            .get()
+            .is_none_or(|slot| slot.state.load(Ordering::SeqCst) & SLOT_ABORTED != 0)
 }
 
 /// The slotted scope `id` of this thread needs the registry (a second
@@ -347,14 +370,13 @@ pub(super) fn slot_aborted() -> bool {
 /// between; a mark it had is kept.
 pub(super) fn promote(id: u64) {
     let mut all = open();
-    let Ok((state, stream, ctx)) = MY_SLOT.try_with(|mine| {
-        let slot = mine.0;
-        let stream = slot.stream.load(Ordering::SeqCst);
-        let ctx = slot.ctx.load(Ordering::SeqCst);
-        (slot.state.swap(0, Ordering::SeqCst), stream, ctx)
-    }) else {
+    // Not `None`: the slot outlives the scope that entered it.
+    let Some(slot) = MINE.get() else {
         return;
     };
+    let stream = slot.stream.load(Ordering::SeqCst);
+    let ctx = slot.ctx.load(Ordering::SeqCst);
+    let state = slot.state.swap(0, Ordering::SeqCst);
     debug_assert_eq!(state >> 1, id, "the slot holds this thread's scope");
     if let (Some(stream), Some(ctx)) = (Raw::new(stream), Raw::new(ctx)) {
         all.entries.push(Entry {
