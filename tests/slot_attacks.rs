@@ -77,9 +77,12 @@ const ATTACKS: &[(&str, Attack)] = &[
         "race_first_escalation_with_short_lived_threads",
         race_first_escalation_with_short_lived_threads,
     ),
+    ("wait_with_another_context_current_keeps_it_current", || {
+        wait_with_another_context_current_keeps_it_current(0)
+    }),
     (
-        "wait_with_another_context_current_keeps_it_current",
-        wait_with_another_context_current_keeps_it_current,
+        "wait_with_another_devices_context_current_keeps_it_current",
+        || wait_with_another_context_current_keeps_it_current(1),
     ),
     ("wait_with_no_current_context", wait_with_no_current_context),
     ("scope_in_host_fn_is_refused", scope_in_host_fn_is_refused),
@@ -847,15 +850,17 @@ fn race_first_escalation_with_short_lived_threads() -> aclrt::Result<()> {
 /// another context current on the thread (used inside the scope), the wait
 /// works, and that context stays current (the thread's cache of the
 /// current context is not stale: work queued through it lands in it).
-fn wait_with_another_context_current_keeps_it_current() -> aclrt::Result<()> {
+/// The other context is on device `other` (0: the scope's own).
+fn wait_with_another_context_current_keeps_it_current(other: u32) -> aclrt::Result<()> {
     let _sim = take(host_config());
     let acl = Acl::init()?;
     {
         let device = acl.require::<HostMode>()?.device(0)?;
+        let device2 = acl.require::<HostMode>()?.device(other)?;
         make_guard!(g1);
         let ctx1 = device.create_context(g1)?;
         make_guard!(g2);
-        let ctx2 = device.create_context(g2)?;
+        let ctx2 = device2.create_context(g2)?;
         let s1 = ctx1.create_stream()?;
         let s2 = ctx2.create_stream()?;
         let src = ctx1.alloc_host_from(&pattern_u32(64, 7))?;
@@ -874,9 +879,8 @@ fn wait_with_another_context_current_keeps_it_current() -> aclrt::Result<()> {
             ctx2.copy(&src2, &mut d2)?;
             let got = y.wait()?.to_vec();
             // Through the cache (ctx2 is still current as far as the crate
-            // knows): a synchronous copy and a stream-bound call of ctx2.
+            // knows): a synchronous copy of ctx2.
             ctx2.copy(&d2, &mut out2)?;
-            s2.synchronize()?;
             Ok(got)
         })?;
         assert_eq!(got, pattern_u32(64, 7));
@@ -895,6 +899,11 @@ fn wait_with_another_context_current_keeps_it_current() -> aclrt::Result<()> {
         s2.destroy()?;
         ctx2.destroy()?;
         ctx1.destroy()?;
+        if other != 0 {
+            device2.reset()?;
+        } else {
+            drop(device2);
+        }
         device.reset()?;
     }
     acl.finalize()?;
