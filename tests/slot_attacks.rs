@@ -74,6 +74,10 @@ const ATTACKS: &[(&str, Attack)] = &[
         scope_entering_during_the_first_escalation_is_marked,
     ),
     (
+        "slotted_scope_behind_an_outside_wait_is_reached",
+        slotted_scope_behind_an_outside_wait_is_reached,
+    ),
+    (
         "race_first_escalation_with_short_lived_threads",
         race_first_escalation_with_short_lived_threads,
     ),
@@ -737,6 +741,75 @@ fn scope_entering_during_the_first_escalation_is_marked() -> aclrt::Result<()> {
         drop((src, d, out, scratch));
         sb.destroy()?;
         sa.destroy()?;
+        ctx.destroy()?;
+        device.reset()?;
+    }
+    acl.finalize()?;
+    assert_clean();
+    Ok(())
+}
+
+/// A wait queued outside any scope on `s1` (`Stream::wait_event`) for a
+/// record on `s2` that has not run; a slotted scope's work on `s1` is
+/// queued behind it. The first escalation aborts `s2` (discarding the
+/// record), so it also aborts `s1` (the wait would never end), as a stream
+/// outside scopes: the slotted scope's work there is discarded too, and it
+/// must say so (`mark_slots` also covers those streams).
+fn slotted_scope_behind_an_outside_wait_is_reached() -> aclrt::Result<()> {
+    let _sim = take(host_config());
+    let acl = Acl::init()?;
+    {
+        let device = acl.require::<HostMode>()?.device(0)?;
+        make_guard!(g);
+        let ctx = device.create_context(g)?;
+        let (s1, s2) = (ctx.create_stream()?, ctx.create_stream()?);
+        let src = ctx.alloc_host_from(&pattern_u32(64, 12))?;
+        let mut d = ctx.alloc::<u32>(64)?;
+        let mut out = ctx.alloc_host_zeroed::<u32>(64)?;
+        let mut scratch = ctx.alloc::<u8>(16)?;
+        sim::set_stream_delay(s2.as_raw(), HELD);
+        let ev = s2.record(ctx.create_event()?)?;
+        s1.wait_event(&ev)?;
+        let (queued_tx, queued_rx) = mpsc::channel::<()>();
+        let (done_tx, done_rx) = mpsc::channel::<()>();
+        let (waited, ended) = std::thread::scope(|t| {
+            let (ctx, s1, src) = (&ctx, &s1, &src);
+            let (d, out) = (&mut d, &mut out);
+            let w = t.spawn(move || {
+                let mut waited = None;
+                let ended = ctx.scope(|s| {
+                    make_guard!(l);
+                    let lane = s.lane(s1, l);
+                    let x = lane.copy(src, &mut *d)?;
+                    let y = lane.copy(&x, &mut *out)?;
+                    queued_tx.send(()).unwrap();
+                    done_rx.recv().unwrap();
+                    waited = Some(y.wait().map(|o| o.to_vec()));
+                    Ok(())
+                });
+                (waited, ended)
+            });
+            queued_rx.recv().unwrap();
+            escalate_on(ctx, &s2, &mut scratch);
+            done_tx.send(()).unwrap();
+            w.join().unwrap()
+        });
+        sim::set_stream_delay(s2.as_raw(), Duration::ZERO);
+        assert!(
+            matches!(waited, Some(Err(Error::WorkAborted))),
+            "the slotted scope's wait: {waited:?}"
+        );
+        assert!(
+            matches!(ended, Err(Error::WorkAborted)),
+            "the slotted scope: {ended:?}"
+        );
+        assert_eq!(out.to_vec(), [0u32; 64], "the discarded copy wrote nothing");
+        // The outside stream reports the abort once; then it works.
+        let _ = s1.synchronize();
+        s1.synchronize()?;
+        drop((src, d, out, scratch, ev));
+        s2.destroy()?;
+        s1.destroy()?;
         ctx.destroy()?;
         device.reset()?;
     }
