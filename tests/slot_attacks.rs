@@ -77,6 +77,12 @@ const ATTACKS: &[(&str, Attack)] = &[
         "slotted_scope_behind_an_outside_wait_is_reached",
         slotted_scope_behind_an_outside_wait_is_reached,
     ),
+    ("signal_before_escalation_then_second_lane_waits", || {
+        signal_before_escalation_then_wait_for(false)
+    }),
+    ("signal_before_escalation_then_wait_for_two_lanes", || {
+        signal_before_escalation_then_wait_for(true)
+    }),
     (
         "race_first_escalation_with_short_lived_threads",
         race_first_escalation_with_short_lived_threads,
@@ -118,11 +124,7 @@ fn main() {
         };
         for run in 0..runs {
             ran += 1;
-            let out = Command::new(&exe)
-                .env("SLOT_ATTACK", name)
-                .env("SLOT_ATTACK_RUN", run.to_string())
-                .output()
-                .expect("the test binary runs");
+            let out = run_child(&exe, name, run);
             if out.status.success() {
                 println!("attack {name} (run {run}) ... ok");
             } else {
@@ -141,6 +143,29 @@ fn main() {
         eprintln!("failed: {failed:?}");
         std::process::exit(1);
     }
+}
+
+/// Runs one attack in a child process; a child that has not ended after
+/// twice [`HANG_GUARD`] hangs: it is killed (and fails).
+fn run_child(exe: &std::path::Path, name: &str, run: usize) -> std::process::Output {
+    let mut child = Command::new(exe)
+        .env("SLOT_ATTACK", name)
+        .env("SLOT_ATTACK_RUN", run.to_string())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the test binary runs");
+    let t0 = std::time::Instant::now();
+    // Hang guard, not a time bound on the property under test.
+    while child.try_wait().expect("the child's status").is_none() {
+        if t0.elapsed() > 2 * HANG_GUARD {
+            println!("attack {name} (run {run}) hangs: killed");
+            let _ = child.kill();
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.wait_with_output().expect("the child's output")
 }
 
 /// A long per-task delay: work queued on a delayed stream is still queued
@@ -808,6 +833,87 @@ fn slotted_scope_behind_an_outside_wait_is_reached() -> aclrt::Result<()> {
         let _ = s1.synchronize();
         s1.synchronize()?;
         drop((src, d, out, scratch, ev));
+        s2.destroy()?;
+        s1.destroy()?;
+        ctx.destroy()?;
+        device.reset()?;
+    }
+    acl.finalize()?;
+    assert_clean();
+    Ok(())
+}
+
+/// A scope signals a buffer on `s1` (an event of the scope recorded there,
+/// not yet run: `s1` is held back); the escalation of another scope aborts
+/// `s1`, discarding that record; only then does the scope hand the buffer
+/// over to a lane on `s2` (`wait_for`). A stream wait for a discarded
+/// record never ends (acl-facts K.8): the hand-over must be refused
+/// (`WorkAborted`) or otherwise not hang the scope.
+///
+/// `two_lanes`: the lane on `s2` is enlisted before the escalation (the
+/// scope is in the registry, and the escalation aborts `s2` too); otherwise
+/// the scope is in its slot (one lane) when it is marked, and moves to the
+/// registry with the second lane.
+fn signal_before_escalation_then_wait_for(two_lanes: bool) -> aclrt::Result<()> {
+    let _sim = take(host_config());
+    let acl = Acl::init()?;
+    {
+        let device = acl.require::<HostMode>()?.device(0)?;
+        make_guard!(g);
+        let ctx = device.create_context(g)?;
+        let (s1, s2) = (ctx.create_stream()?, ctx.create_stream()?);
+        let src = ctx.alloc_host_from(&pattern_u32(64, 13))?;
+        let mut d = ctx.alloc::<u32>(64)?;
+        let mut out = ctx.alloc_host_zeroed::<u32>(64)?;
+        let mut scratch = ctx.alloc::<u8>(16)?;
+        sim::set_stream_delay(s1.as_raw(), HELD);
+        let (queued_tx, queued_rx) = mpsc::channel::<()>();
+        let (done_tx, done_rx) = mpsc::channel::<()>();
+        let (waited, ended) = std::thread::scope(|t| {
+            let (ctx, s1, s2, src) = (&ctx, &s1, &s2, &src);
+            let (d, out) = (&mut d, &mut out);
+            let w = t.spawn(move || {
+                let mut waited = None;
+                let ended = ctx.scope(|s| {
+                    make_guard!(l1);
+                    let lane1 = s.lane(s1, l1);
+                    make_guard!(l2);
+                    let early = two_lanes.then(|| s.lane(s2, l2));
+                    let x = lane1.copy(src, &mut *d)?;
+                    let h = lane1.signal(x)?;
+                    queued_tx.send(()).unwrap();
+                    done_rx.recv().unwrap();
+                    waited = Some(match &early {
+                        Some(lane2) => lane2
+                            .wait_for(h)
+                            .and_then(|x| lane2.copy(&x, &mut *out))
+                            .and_then(|y| y.wait().map(|o| o.to_vec())),
+                        None => s.with_lane(s2, |late| {
+                            late.wait_for(h)
+                                .and_then(|x| late.copy(&x, &mut *out))
+                                .and_then(|y| y.wait().map(|o| o.to_vec()))
+                        }),
+                    });
+                    Ok(())
+                });
+                (waited, ended)
+            });
+            queued_rx.recv().unwrap();
+            escalate_on(ctx, s1, &mut scratch);
+            done_tx.send(()).unwrap();
+            w.join().unwrap()
+        });
+        sim::set_stream_delay(s1.as_raw(), Duration::ZERO);
+        assert!(
+            matches!(waited, Some(Err(Error::WorkAborted))),
+            "the hand-over after the abort: {waited:?}"
+        );
+        assert!(
+            matches!(ended, Err(Error::WorkAborted)),
+            "the scope: {ended:?}"
+        );
+        assert_eq!(out.to_vec(), [0u32; 64], "the discarded copy wrote nothing");
+        drop((src, d, out, scratch));
         s2.destroy()?;
         s1.destroy()?;
         ctx.destroy()?;
