@@ -84,6 +84,10 @@ const ATTACKS: &[(&str, Attack)] = &[
         signal_before_escalation_then_wait_for(true)
     }),
     (
+        "mark_before_escalation_then_wait_mark_on_the_same_lane",
+        mark_before_escalation_then_wait_mark_on_the_same_lane,
+    ),
+    (
         "race_first_escalation_with_short_lived_threads",
         race_first_escalation_with_short_lived_threads,
     ),
@@ -915,6 +919,71 @@ fn signal_before_escalation_then_wait_for(two_lanes: bool) -> aclrt::Result<()> 
         assert_eq!(out.to_vec(), [0u32; 64], "the discarded copy wrote nothing");
         drop((src, d, out, scratch));
         s2.destroy()?;
+        s1.destroy()?;
+        ctx.destroy()?;
+        device.reset()?;
+    }
+    acl.finalize()?;
+    assert_clean();
+    Ok(())
+}
+
+/// One lane (the scope stays in its slot): a mark recorded on `s1` (held
+/// back), discarded by another scope's escalation; then the same lane waits
+/// for it. That wait would never end: it must be refused (`WorkAborted`)
+/// instead of hanging the scope.
+fn mark_before_escalation_then_wait_mark_on_the_same_lane() -> aclrt::Result<()> {
+    let _sim = take(host_config());
+    let acl = Acl::init()?;
+    {
+        let device = acl.require::<HostMode>()?.device(0)?;
+        make_guard!(g);
+        let ctx = device.create_context(g)?;
+        let s1 = ctx.create_stream()?;
+        let src = ctx.alloc_host_from(&pattern_u32(64, 14))?;
+        let mut d = ctx.alloc::<u32>(64)?;
+        let mut out = ctx.alloc_host_zeroed::<u32>(64)?;
+        let mut scratch = ctx.alloc::<u8>(16)?;
+        sim::set_stream_delay(s1.as_raw(), HELD);
+        let (queued_tx, queued_rx) = mpsc::channel::<()>();
+        let (done_tx, done_rx) = mpsc::channel::<()>();
+        let (waited, ended) = std::thread::scope(|t| {
+            let (ctx, s1, src) = (&ctx, &s1, &src);
+            let (d, out) = (&mut d, &mut out);
+            let w = t.spawn(move || {
+                let mut waited = None;
+                let ended = ctx.scope(|s| {
+                    make_guard!(l);
+                    let lane = s.lane(s1, l);
+                    let x = lane.copy(src, &mut *d)?;
+                    let m = lane.mark()?;
+                    queued_tx.send(()).unwrap();
+                    done_rx.recv().unwrap();
+                    waited = Some(
+                        lane.wait_mark(m)
+                            .and_then(|()| lane.copy(&x, &mut *out))
+                            .and_then(|y| y.wait().map(|o| o.to_vec())),
+                    );
+                    Ok(())
+                });
+                (waited, ended)
+            });
+            queued_rx.recv().unwrap();
+            escalate_on(ctx, s1, &mut scratch);
+            done_tx.send(()).unwrap();
+            w.join().unwrap()
+        });
+        sim::set_stream_delay(s1.as_raw(), Duration::ZERO);
+        assert!(
+            matches!(waited, Some(Err(Error::WorkAborted))),
+            "the wait for the discarded mark: {waited:?}"
+        );
+        assert!(
+            matches!(ended, Err(Error::WorkAborted)),
+            "the scope: {ended:?}"
+        );
+        assert_eq!(out.to_vec(), [0u32; 64]);
+        drop((src, d, out, scratch));
         s1.destroy()?;
         ctx.destroy()?;
         device.reset()?;
