@@ -694,6 +694,11 @@ impl<'scope, 'env, 'id, 'sid, M: RunMode> Lane<'scope, 'env, 'id, 'sid, M> {
     /// Make this lane wait for `signal` (`aclrtStreamWaitEvent`) and take over
     /// the buffer it carries: work queued here after this call runs after
     /// the work queued on the signalling lane before the signal.
+    ///
+    /// If another scope's deadline has aborted a stream of this scope, the
+    /// record waited for may have been discarded, and a wait for it would
+    /// never end: then, unless it has run, this scope's streams are aborted
+    /// at once and the call reports [`Error::WorkAborted`](crate::Error::WorkAborted).
     #[doc(alias = "aclrtStreamWaitEvent")]
     pub fn wait_for<'other, D: ?Sized>(
         &self,
@@ -755,6 +760,11 @@ impl<'scope, 'env, 'id, 'sid, M: RunMode> Lane<'scope, 'env, 'id, 'sid, M> {
     /// Read a [`Shared`] buffer on this lane: the lane waits for its
     /// producer (`aclrtStreamWaitEvent`, once per lane) and becomes one of
     /// its readers; `&reading` is then a source of work on this lane.
+    ///
+    /// If another scope's deadline has aborted a stream of this scope, the
+    /// record waited for may have been discarded, and a wait for it would
+    /// never end: then, unless it has run, this scope's streams are aborted
+    /// at once and the call reports [`Error::WorkAborted`](crate::Error::WorkAborted).
     #[doc(alias = "aclrtStreamWaitEvent")]
     pub fn read<'a, D: ?Sized>(
         &self,
@@ -771,6 +781,11 @@ impl<'scope, 'env, 'id, 'sid, M: RunMode> Lane<'scope, 'env, 'id, 'sid, M> {
     /// for its producer and for every lane that read it (an event recorded
     /// on each after the reads queued there), so the work queued here next
     /// runs after all of them. The `Reading`s must be gone (they borrow it).
+    ///
+    /// If another scope's deadline has aborted a stream of this scope, the
+    /// record waited for may have been discarded, and a wait for it would
+    /// never end: then, unless it has run, this scope's streams are aborted
+    /// at once and the call reports [`Error::WorkAborted`](crate::Error::WorkAborted).
     #[doc(alias = "aclrtStreamWaitEvent")]
     pub fn reclaim<D: ?Sized>(
         &self,
@@ -794,6 +809,11 @@ impl<'scope, 'env, 'id, 'sid, M: RunMode> Lane<'scope, 'env, 'id, 'sid, M> {
     }
 
     /// Make this lane wait for a [`Mark`] of another lane (`aclrtStreamWaitEvent`).
+    ///
+    /// If another scope's deadline has aborted a stream of this scope, the
+    /// record waited for may have been discarded, and a wait for it would
+    /// never end: then, unless it has run, this scope's streams are aborted
+    /// at once and the call reports [`Error::WorkAborted`](crate::Error::WorkAborted).
     #[doc(alias = "aclrtStreamWaitEvent")]
     pub fn wait_mark<'other>(&self, mark: Mark<'scope, 'id, 'other>) -> Result<()> {
         self.core.wait_mark(mark.event)

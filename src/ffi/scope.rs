@@ -1086,6 +1086,7 @@ impl<'scope, 'sid> LaneCore<'scope, 'sid> {
     ) -> Result<Parked<'scope, 'sid, D>> {
         self.bind()?;
         super::stream_wait_event(self.queue(), handover.event)?;
+        self.after_scope_wait(&[handover.event])?;
         let item = handover.item;
         Ok(Parked {
             ptr: item.ptr,
@@ -1125,6 +1126,7 @@ impl<'scope, 'sid> LaneCore<'scope, 'sid> {
             self.bind()?;
             super::stream_wait_event(self.queue(), shared.event)?;
             shared.readers.borrow_mut().push(self.stream);
+            self.after_scope_wait(&[shared.event])?;
         }
         Ok(SharedReader {
             shared,
@@ -1141,6 +1143,7 @@ impl<'scope, 'sid> LaneCore<'scope, 'sid> {
     ) -> Result<Parked<'scope, 'sid, D>> {
         self.bind()?;
         super::stream_wait_event(self.queue(), shared.event)?;
+        let mut waited = vec![shared.event];
         for &reader in shared.readers.borrow().iter() {
             if reader == self.stream {
                 continue;
@@ -1152,7 +1155,9 @@ impl<'scope, 'sid> LaneCore<'scope, 'sid> {
             // it is live until the scope's end.
             super::record_event(event, reader)?;
             super::stream_wait_event(self.queue(), event)?;
+            waited.push(event);
         }
+        self.after_scope_wait(&waited)?;
         Ok(Parked {
             ptr: shared.ptr,
             region: shared.region,
@@ -1174,7 +1179,47 @@ impl<'scope, 'sid> LaneCore<'scope, 'sid> {
     /// Make this lane wait for `mark` (`aclrtStreamWaitEvent`).
     pub(crate) fn wait_mark(&self, mark: ScopeEvent<'scope>) -> Result<()> {
         self.bind()?;
-        super::stream_wait_event(self.queue(), mark.event)
+        super::stream_wait_event(self.queue(), mark.event)?;
+        self.after_scope_wait(&[mark.event])
+    }
+
+    /// This lane was just made to wait for `events`, events of this scope
+    /// recorded on its lanes. A stream wait for a record that an abort
+    /// discarded never ends (acl-facts K.8), and the escalation of another
+    /// scope may have discarded these records: it aborts a stream of this
+    /// scope only after marking this scope aborted, so if the scope is not
+    /// marked now, any such abort comes after the wait was queued, and it
+    /// aborts this lane's stream too (enlisted before: the scope's streams
+    /// join the escalation's group, see `open::abort_group`), dropping the
+    /// wait. If it is marked and a record has not executed, the wait may
+    /// have been queued after the abort and never end: the scope escalates
+    /// itself, which aborts this stream (and the wait) and every stream of
+    /// the scope, and the wait reports [`Error::WorkAborted`]. One load
+    /// while no escalation ever ran (or, in the registry, an escalation's
+    /// lock after one did).
+    #[inline]
+    fn after_scope_wait(&self, events: &[Raw]) -> Result<()> {
+        if self.core.book.aborted() {
+            return self.scope_wait_aborted(events);
+        }
+        Ok(())
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn scope_wait_aborted(&self, events: &[Raw]) -> Result<()> {
+        // An error asking counts as not executed.
+        if events
+            .iter()
+            .all(|&e| super::event_is_complete(e).unwrap_or(false))
+        {
+            // Executed records cannot be discarded: the wait ends.
+            return Ok(());
+        }
+        // The escalation starts from the scope's entries.
+        self.core.book.promote();
+        let _ = escalate(self.core.book.id);
+        Err(Error::WorkAborted)
     }
 
     /// Make this lane wait for a recorded user event (`aclrtStreamWaitEvent`),
