@@ -625,7 +625,7 @@ fn a_binary_is_released_with_its_context_audit() {
         ctx.destroy().unwrap();
     });
     assert_eq!(live(&audit, ResourceKind::Context), 0);
-    assert_clean();
+    audit.assert_clean();
 }
 
 #[test]

@@ -252,7 +252,10 @@ impl CoreBook {
     #[inline]
     fn promote(&self) {
         if self.slotted.swap(false, Ordering::Relaxed) {
-            open::promote(self.id);
+            // A slotted scope has enlisted its first stream.
+            if let Some(stream) = Raw::new(self.first.load(Ordering::Relaxed)) {
+                open::promote(self.id, stream, self.ctx);
+            }
         }
     }
 

@@ -364,28 +364,26 @@ pub(super) fn slot_aborted() -> bool {
             .is_none_or(|slot| slot.state.load(Ordering::SeqCst) & SLOT_ABORTED != 0)
 }
 
-/// The slotted scope `id` of this thread needs the registry (a second
-/// stream, a user event, a host function, or its own escalation): it moves
-/// there with its stream, under `OPEN`'s lock, so no escalation decides in
-/// between; a mark it had is kept.
-pub(super) fn promote(id: u64) {
+/// The slotted scope `id` of this thread, whose stream is `stream` (of
+/// `ctx`), needs the registry (a second stream, a user event, a host
+/// function, or its own escalation): it moves there, under `OPEN`'s lock,
+/// so no escalation decides in between; a mark it had is kept.
+pub(super) fn promote(id: u64, stream: Raw, ctx: Raw) {
     let mut all = open();
-    // Not `None`: the slot outlives the scope that entered it.
-    let Some(slot) = MINE.get() else {
-        return;
-    };
-    let stream = slot.stream.load(Ordering::SeqCst);
-    let ctx = slot.ctx.load(Ordering::SeqCst);
-    let state = slot.state.swap(0, Ordering::SeqCst);
-    debug_assert_eq!(state >> 1, id, "the slot holds this thread's scope");
-    if let (Some(stream), Some(ctx)) = (Raw::new(stream), Raw::new(ctx)) {
-        all.entries.push(Entry {
-            id,
-            stream,
-            ctx,
-            host_fns: false,
-        });
-    }
+    // The slot outlives the scope that entered it, so it is there; were it
+    // not, the scope is taken as marked (its work may have been discarded
+    // unseen) rather than passed off as done.
+    let state = MINE.get().map_or(SLOT_ABORTED, |slot| {
+        let state = slot.state.swap(0, Ordering::SeqCst);
+        debug_assert_eq!(state >> 1, id, "the slot holds this thread's scope");
+        state
+    });
+    all.entries.push(Entry {
+        id,
+        stream,
+        ctx,
+        host_fns: false,
+    });
     if state & SLOT_ABORTED != 0 && !all.aborted.contains(&id) {
         all.aborted.push(id);
     }
