@@ -3,7 +3,9 @@
 #   bash benches/run_all.sh
 # 1. machine facts; 2. criterion benches `overhead`, `sim_scaling` and
 # `sim_throughput` (one run, results in $CARGO_TARGET_DIR/criterion), and
-# `sim_memory` (RSS per live resource -> $RESULTS/memory.txt);
+# `sim_memory` (RSS per live resource -> $RESULTS/memory.txt) and
+# `interleaved` (the async round trip, safe and raw in alternating blocks
+# -> $RESULTS/interleaved.txt);
 # 3. instruction counts (benches/instructions.sh, needs valgrind);
 # 4. compile time (benches/compile_time.sh); 5. the timeline pictures
 # (examples/13_timeline.rs -> docs/timeline.svg, examples/19_compute_pipeline.rs
@@ -41,6 +43,9 @@ cargo bench --manifest-path benches/Cargo.toml --bench kernel_launch
 
 echo "=== memory per live resource"
 cargo bench --manifest-path benches/Cargo.toml --bench sim_memory
+
+echo "=== the async round trip in alternating blocks"
+cargo bench --manifest-path benches/Cargo.toml --bench interleaved
 
 echo "=== instruction counts"
 if command -v valgrind >/dev/null; then
