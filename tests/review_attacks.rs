@@ -19,42 +19,35 @@ use common::*;
 /// same mix with `Stream::launch_host_fn`.
 #[test]
 fn subscribe_while_a_scope_host_fn_is_pending_is_refused() -> Result<()> {
-    let _sim = take(host_config());
-    let acl = Acl::init()?;
-    let device = acl.require::<HostMode>()?.device(0)?;
-    make_guard!(g);
-    let ctx = device.create_context(g)?;
-    let stream = ctx.create_stream()?;
-    let reporter = Reporter::spawn()?;
-    let ran = AtomicU32::new(0);
-    sim::set_stream_delay(stream.as_raw(), Duration::from_millis(20));
-    let subscribed = ctx.scope(|s| {
-        make_guard!(gl);
-        let lane = s.lane(&stream, gl);
-        let mut dev = ctx.alloc::<u8>(64)?;
-        let _ = &mut dev;
-        lane.host_fn(|| {
-            ran.fetch_add(1, Ordering::SeqCst);
+    in_host_context(|ctx| {
+        let stream = ctx.create_stream()?;
+        let reporter = Reporter::spawn()?;
+        let ran = AtomicU32::new(0);
+        sim::set_stream_delay(stream.as_raw(), Duration::from_millis(20));
+        let subscribed = ctx.scope(|s| {
+            make_guard!(gl);
+            let lane = s.lane(&stream, gl);
+            let mut dev = ctx.alloc::<u8>(64)?;
+            let _ = &mut dev;
+            lane.host_fn(|| {
+                ran.fetch_add(1, Ordering::SeqCst);
+            })?;
+            Ok(reporter.subscribe(&stream).map(drop))
         })?;
-        Ok(reporter.subscribe(&stream).map(drop))
-    })?;
-    assert!(
-        matches!(subscribed, Err(Error::CallbackMix { .. })),
-        "{subscribed:?}"
-    );
-    assert_eq!(ran.load(Ordering::SeqCst), 1);
-    // Once the scope has ended (its host functions settled), it may.
-    let sub = reporter.subscribe(&stream)?;
-    sub.launch_blocking(|| {})?;
-    stream.synchronize()?;
-    sub.unsubscribe()?;
-    reporter.stop()?;
-    drop(stream);
-    drop(ctx);
-    device.reset()?;
-    acl.finalize()?;
-    assert_clean();
-    Ok(())
+        assert!(
+            matches!(subscribed, Err(Error::CallbackMix { .. })),
+            "{subscribed:?}"
+        );
+        assert_eq!(ran.load(Ordering::SeqCst), 1);
+        // Once the scope has ended (its host functions settled), it may.
+        let sub = reporter.subscribe(&stream)?;
+        sub.launch_blocking(|| {})?;
+        stream.synchronize()?;
+        sub.unsubscribe()?;
+        reporter.stop()?;
+        drop(stream);
+        Ok(())
+    })
 }
 
 /// Registering memory that is registered already through an outer
@@ -65,47 +58,40 @@ fn subscribe_while_a_scope_host_fn_is_pending_is_refused() -> Result<()> {
 /// usable throughout.
 #[test]
 fn registering_registered_or_managed_memory_is_refused() -> Result<()> {
-    let _sim = take(host_config());
-    let acl = Acl::init()?;
-    let device = acl.require::<HostMode>()?.device(0)?;
-    make_guard!(g);
-    let ctx = device.create_context(g)?;
-    let mut pages = PageAlignedBuf::<u32>::from_slice(&pattern_u32(2048, 3))?;
-    {
-        let mut outer = ctx.register_host(&mut pages[..])?;
-        let inner = ctx.register_host(outer.as_mut_slice()).map(drop);
-        assert_eq!(
-            inner.unwrap_err().code(),
-            Some(aclrt::sys::ACL_ERROR_HOST_MEMORY_ALREADY_REGISTERED)
-        );
-        assert_eq!(outer.as_slice(), &pattern_u32(2048, 3)[..]);
-        outer.unregister()?;
-    }
-    // Pinned memory of the runtime (a page inside an aclrtMallocHost block).
-    let mut host = ctx.alloc_host_zeroed::<u8>(3 * 4096)?;
-    let skip = (4096 - host.as_ptr() as usize % 4096) % 4096;
-    ctx.register_host(&mut host.as_mut_slice()[skip..skip + 4096])?
-        .unregister()?;
-    // Managed memory: a whole page and a single byte of it.
-    let mut managed = ctx.alloc_managed::<u8>(3 * 4096)?;
-    let skip = (4096 - managed.as_ptr() as usize % 4096) % 4096;
-    for range in [skip..skip + 4096, skip + 4096..skip + 4097] {
-        let r = ctx
-            .register_host(&mut managed.as_mut_slice()[range])
-            .map(drop);
-        assert_eq!(
-            r.unwrap_err().code(),
-            Some(aclrt::sys::ACL_ERROR_RT_INVALID_MEMORY_TYPE)
-        );
-    }
-    // Freed managed memory is no longer remembered.
-    managed.free()?;
-    drop(host);
-    drop(ctx);
-    device.reset()?;
-    acl.finalize()?;
-    assert_clean();
-    Ok(())
+    in_host_context(|ctx| {
+        let mut pages = PageAlignedBuf::<u32>::from_slice(&pattern_u32(2048, 3))?;
+        {
+            let mut outer = ctx.register_host(&mut pages[..])?;
+            let inner = ctx.register_host(outer.as_mut_slice()).map(drop);
+            assert_eq!(
+                inner.unwrap_err().code(),
+                Some(aclrt::sys::ACL_ERROR_HOST_MEMORY_ALREADY_REGISTERED)
+            );
+            assert_eq!(outer.as_slice(), &pattern_u32(2048, 3)[..]);
+            outer.unregister()?;
+        }
+        // Pinned memory of the runtime (a page inside an aclrtMallocHost block).
+        let mut host = ctx.alloc_host_zeroed::<u8>(3 * 4096)?;
+        let skip = (4096 - host.as_ptr() as usize % 4096) % 4096;
+        ctx.register_host(&mut host.as_mut_slice()[skip..skip + 4096])?
+            .unregister()?;
+        // Managed memory: a whole page and a single byte of it.
+        let mut managed = ctx.alloc_managed::<u8>(3 * 4096)?;
+        let skip = (4096 - managed.as_ptr() as usize % 4096) % 4096;
+        for range in [skip..skip + 4096, skip + 4096..skip + 4097] {
+            let r = ctx
+                .register_host(&mut managed.as_mut_slice()[range])
+                .map(drop);
+            assert_eq!(
+                r.unwrap_err().code(),
+                Some(aclrt::sys::ACL_ERROR_RT_INVALID_MEMORY_TYPE)
+            );
+        }
+        // Freed managed memory is no longer remembered.
+        managed.free()?;
+        drop(host);
+        Ok(())
+    })
 }
 
 /// Empty views (the tail of `split_at(len)`, a split at 0) as operands of
@@ -113,57 +99,50 @@ fn registering_registered_or_managed_memory_is_refused() -> Result<()> {
 /// is violated, the other half is intact.
 #[test]
 fn empty_views_as_async_operands() -> Result<()> {
-    let _sim = take(host_config());
-    let acl = Acl::init()?;
-    let device = acl.require::<HostMode>()?.device(0)?;
-    make_guard!(g);
-    let ctx = device.create_context(g)?;
-    let stream = ctx.create_stream()?;
-    let data = pattern_u32(64, 9);
-    let input = ctx.alloc_host_from(&data)?;
-    let mut dev = ctx.alloc_from(&data)?;
-    let mut out = ctx.alloc_host_zeroed::<u32>(64)?;
-    ctx.scope(|s| {
-        make_guard!(gl);
-        let lane = s.lane(&stream, gl);
-        let (empty_front, all) = dev.split_at_mut(0)?;
-        let (all2, empty_back) = all.split_at_mut(64)?;
-        assert_eq!(
-            (empty_front.len(), all2.len(), empty_back.len()),
-            (0, 64, 0)
-        );
-        let (_, in_empty) = input.split_at(64);
-        let (_, out_empty) = out.split_at_mut(64);
-        let e = lane.memset(empty_back, 0xff)?;
-        let e = lane.copy(in_empty, e)?;
-        let _ = lane.copy(&e, out_empty)?;
-        let _ = lane.memset(empty_front, 0xff)?;
-        lane.copy(&input, all2)?.wait()?;
+    in_host_context(|ctx| {
+        let stream = ctx.create_stream()?;
+        let data = pattern_u32(64, 9);
+        let input = ctx.alloc_host_from(&data)?;
+        let mut dev = ctx.alloc_from(&data)?;
+        let mut out = ctx.alloc_host_zeroed::<u32>(64)?;
+        ctx.scope(|s| {
+            make_guard!(gl);
+            let lane = s.lane(&stream, gl);
+            let (empty_front, all) = dev.split_at_mut(0)?;
+            let (all2, empty_back) = all.split_at_mut(64)?;
+            assert_eq!(
+                (empty_front.len(), all2.len(), empty_back.len()),
+                (0, 64, 0)
+            );
+            let (_, in_empty) = input.split_at(64);
+            let (_, out_empty) = out.split_at_mut(64);
+            let e = lane.memset(empty_back, 0xff)?;
+            let e = lane.copy(in_empty, e)?;
+            let _ = lane.copy(&e, out_empty)?;
+            let _ = lane.memset(empty_front, 0xff)?;
+            lane.copy(&input, all2)?.wait()?;
+            Ok(())
+        })?;
+        assert_eq!(out.to_vec(), vec![0; 64]);
+        ctx.copy(&dev, &mut out)?;
+        assert_eq!(out.to_vec(), data);
+        // Chunks and splits out of range are errors.
+        assert!(matches!(dev.chunks(0), Err(Error::ZeroChunkSize)));
+        assert!(matches!(dev.chunks_mut(0), Err(Error::ZeroChunkSize)));
+        assert!(matches!(dev.split_at(65), Err(Error::OutOfRange { .. })));
+        assert!(matches!(
+            dev.split_at_mut(usize::MAX),
+            Err(Error::OutOfRange { .. })
+        ));
+        assert!(matches!(
+            dev.view(60..=usize::MAX),
+            Err(Error::OutOfRange { .. })
+        ));
+        assert_eq!(dev.chunks(64 * 1024)?.count(), 1);
+        assert_eq!(dev.chunks(usize::MAX)?.map(|c| c.len()).sum::<usize>(), 64);
+        drop((input, dev, out, stream));
         Ok(())
-    })?;
-    assert_eq!(out.to_vec(), vec![0; 64]);
-    ctx.copy(&dev, &mut out)?;
-    assert_eq!(out.to_vec(), data);
-    // Chunks and splits out of range are errors.
-    assert!(matches!(dev.chunks(0), Err(Error::ZeroChunkSize)));
-    assert!(matches!(dev.chunks_mut(0), Err(Error::ZeroChunkSize)));
-    assert!(matches!(dev.split_at(65), Err(Error::OutOfRange { .. })));
-    assert!(matches!(
-        dev.split_at_mut(usize::MAX),
-        Err(Error::OutOfRange { .. })
-    ));
-    assert!(matches!(
-        dev.view(60..=usize::MAX),
-        Err(Error::OutOfRange { .. })
-    ));
-    assert_eq!(dev.chunks(64 * 1024)?.count(), 1);
-    assert_eq!(dev.chunks(usize::MAX)?.map(|c| c.len()).sum::<usize>(), 64);
-    drop((input, dev, out, stream));
-    drop(ctx);
-    device.reset()?;
-    acl.finalize()?;
-    assert_clean();
-    Ok(())
+    })
 }
 
 /// `rv_fill`: x[i] = i as f32 for i < n, block k of nb doing i ≡ k (mod nb).
@@ -273,50 +252,43 @@ fn kernel_launch_edges_and_a_panicking_kernel() -> Result<()> {
 /// panic comes back on the scope's thread, nothing leaks.
 #[test]
 fn host_fn_reenters_the_api() -> Result<()> {
-    let _sim = take(host_config());
-    let acl = Acl::init()?;
-    let device = acl.require::<HostMode>()?.device(0)?;
-    make_guard!(g);
-    let ctx = device.create_context(g)?;
-    let stream = ctx.create_stream()?;
-    let seen = Arc::new(AtomicU32::new(0));
-    let refused = AtomicU32::new(0);
-    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        ctx.scope(|s| {
-            make_guard!(l);
-            let lane = s.lane(&stream, l);
-            let (stream, ctx, seen, refused) = (&stream, &ctx, &seen, &refused);
-            lane.host_fn(move || {
-                let seen2 = Arc::clone(seen);
-                stream
-                    .launch_host_fn(move || {
-                        seen2.fetch_add(10, Ordering::SeqCst);
-                    })
-                    .unwrap();
-                let buf = ctx.alloc_from(&[1u32, 2, 3]).unwrap();
-                let mut back = [0u32; 3];
-                ctx.download(&buf, &mut back).unwrap();
-                assert_eq!(back, [1, 2, 3]);
-                if matches!(stream.synchronize(), Err(Error::InCallback { .. })) {
-                    refused.fetch_add(1, Ordering::SeqCst);
-                }
-                seen.fetch_add(1, Ordering::SeqCst);
-            })?;
-            lane.host_fn(|| panic!("host function bug"))?;
-            Ok(())
-        })
-    }));
-    let payload = r.expect_err("the host function's panic is resumed");
-    assert_eq!(panic_message(&*payload), "host function bug");
-    stream.synchronize()?;
-    assert_eq!(seen.load(Ordering::SeqCst), 11);
-    assert_eq!(refused.load(Ordering::SeqCst), 1);
-    drop(stream);
-    drop(ctx);
-    device.reset()?;
-    acl.finalize()?;
-    assert_clean();
-    Ok(())
+    in_host_context(|ctx| {
+        let stream = ctx.create_stream()?;
+        let seen = Arc::new(AtomicU32::new(0));
+        let refused = AtomicU32::new(0);
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            ctx.scope(|s| {
+                make_guard!(l);
+                let lane = s.lane(&stream, l);
+                let (stream, ctx, seen, refused) = (&stream, &ctx, &seen, &refused);
+                lane.host_fn(move || {
+                    let seen2 = Arc::clone(seen);
+                    stream
+                        .launch_host_fn(move || {
+                            seen2.fetch_add(10, Ordering::SeqCst);
+                        })
+                        .unwrap();
+                    let buf = ctx.alloc_from(&[1u32, 2, 3]).unwrap();
+                    let mut back = [0u32; 3];
+                    ctx.download(&buf, &mut back).unwrap();
+                    assert_eq!(back, [1, 2, 3]);
+                    if matches!(stream.synchronize(), Err(Error::InCallback { .. })) {
+                        refused.fetch_add(1, Ordering::SeqCst);
+                    }
+                    seen.fetch_add(1, Ordering::SeqCst);
+                })?;
+                lane.host_fn(|| panic!("host function bug"))?;
+                Ok(())
+            })
+        }));
+        let payload = r.expect_err("the host function's panic is resumed");
+        assert_eq!(panic_message(&*payload), "host function bug");
+        stream.synchronize()?;
+        assert_eq!(seen.load(Ordering::SeqCst), 11);
+        assert_eq!(refused.load(Ordering::SeqCst), 1);
+        drop(stream);
+        Ok(())
+    })
 }
 
 /// A stream made and kept inside the scope is enlisted as a lane and takes
@@ -325,44 +297,37 @@ fn host_fn_reenters_the_api() -> Result<()> {
 /// nested scope then uses the buffer given back by `wait`.
 #[test]
 fn kept_stream_as_lane_then_a_nested_scope() -> Result<()> {
-    let _sim = take(host_config());
-    let acl = Acl::init()?;
-    let device = acl.require::<HostMode>()?.device(0)?;
-    make_guard!(g);
-    let ctx = device.create_context(g)?;
-    let outer_stream = ctx.create_stream()?;
-    let data = pattern_u32(4096, 1);
-    let input = ctx.alloc_host_from(&data)?;
-    let mut dev = ctx.alloc::<u32>(4096)?;
-    let mut out = ctx.alloc_host_zeroed::<u32>(4096)?;
-    let mut out2 = ctx.alloc_host_zeroed::<u32>(4096)?;
-    sim::set_stream_delay(outer_stream.as_raw(), Duration::from_millis(5));
-    ctx.scope(|s| {
-        make_guard!(ga);
-        let la = s.lane(&outer_stream, ga);
-        let signal = la.signal(la.copy(&input, &mut dev)?)?;
-        let kept = s.keep(ctx.create_stream()?);
-        make_guard!(gb);
-        let lb = s.lane(kept, gb);
-        let d = lb.wait_for(signal)?;
-        let _ = lb.copy(&d, &mut out)?;
-        let d = d.wait()?;
-        ctx.scope(|inner| {
-            make_guard!(gc);
-            let lc = inner.lane(&outer_stream, gc);
-            lc.copy(&*d, &mut out2)?.wait()?;
+    in_host_context(|ctx| {
+        let outer_stream = ctx.create_stream()?;
+        let data = pattern_u32(4096, 1);
+        let input = ctx.alloc_host_from(&data)?;
+        let mut dev = ctx.alloc::<u32>(4096)?;
+        let mut out = ctx.alloc_host_zeroed::<u32>(4096)?;
+        let mut out2 = ctx.alloc_host_zeroed::<u32>(4096)?;
+        sim::set_stream_delay(outer_stream.as_raw(), Duration::from_millis(5));
+        ctx.scope(|s| {
+            make_guard!(ga);
+            let la = s.lane(&outer_stream, ga);
+            let signal = la.signal(la.copy(&input, &mut dev)?)?;
+            let kept = s.keep(ctx.create_stream()?);
+            make_guard!(gb);
+            let lb = s.lane(kept, gb);
+            let d = lb.wait_for(signal)?;
+            let _ = lb.copy(&d, &mut out)?;
+            let d = d.wait()?;
+            ctx.scope(|inner| {
+                make_guard!(gc);
+                let lc = inner.lane(&outer_stream, gc);
+                lc.copy(&*d, &mut out2)?.wait()?;
+                Ok(())
+            })?;
             Ok(())
         })?;
+        assert_eq!(out.to_vec(), data);
+        assert_eq!(out2.to_vec(), data);
+        drop((input, dev, out, out2, outer_stream));
         Ok(())
-    })?;
-    assert_eq!(out.to_vec(), data);
-    assert_eq!(out2.to_vec(), data);
-    drop((input, dev, out, out2, outer_stream));
-    drop(ctx);
-    device.reset()?;
-    acl.finalize()?;
-    assert_clean();
-    Ok(())
+    })
 }
 
 /// Forced releases around leaks: a forgotten subscription does not keep a
@@ -492,27 +457,20 @@ fn kernel_body_calls_the_simulator_control_api() -> Result<()> {
 /// it, the data round-trips, no rule is violated.
 #[test]
 fn managed_memory_as_a_slice_in_synchronous_copies() -> Result<()> {
-    let _sim = take(host_config());
-    let acl = Acl::init()?;
-    let device = acl.require::<HostMode>()?.device(0)?;
-    make_guard!(g);
-    let ctx = device.create_context(g)?;
-    let mut managed = ctx.alloc_managed::<u32>(256)?;
-    managed.as_mut_slice().copy_from_slice(&pattern_u32(256, 4));
-    let mut dev = ctx.alloc::<u32>(256)?;
-    ctx.upload(managed.as_slice(), &mut dev)?;
-    let mut host = ctx.alloc_host_zeroed::<u32>(256)?;
-    ctx.copy(managed.as_slice(), &mut host)?;
-    assert_eq!(host.to_vec(), pattern_u32(256, 4));
-    managed.as_mut_slice().fill(0);
-    ctx.download(&dev, managed.as_mut_slice())?;
-    assert_eq!(managed.as_slice(), &pattern_u32(256, 4)[..]);
-    drop((dev, host, managed));
-    drop(ctx);
-    device.reset()?;
-    acl.finalize()?;
-    assert_clean();
-    Ok(())
+    in_host_context(|ctx| {
+        let mut managed = ctx.alloc_managed::<u32>(256)?;
+        managed.as_mut_slice().copy_from_slice(&pattern_u32(256, 4));
+        let mut dev = ctx.alloc::<u32>(256)?;
+        ctx.upload(managed.as_slice(), &mut dev)?;
+        let mut host = ctx.alloc_host_zeroed::<u32>(256)?;
+        ctx.copy(managed.as_slice(), &mut host)?;
+        assert_eq!(host.to_vec(), pattern_u32(256, 4));
+        managed.as_mut_slice().fill(0);
+        ctx.download(&dev, managed.as_mut_slice())?;
+        assert_eq!(managed.as_slice(), &pattern_u32(256, 4)[..]);
+        drop((dev, host, managed));
+        Ok(())
+    })
 }
 
 /// An event recorded outside any scope (`Stream::record`) on stream `x`,

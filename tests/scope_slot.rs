@@ -15,17 +15,12 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 use aclrt::sim;
-use aclrt::{Acl, Error, ErrorKind, HostMode, make_guard};
+use aclrt::{Error, ErrorKind, make_guard};
 use common::*;
 
 #[test]
 fn slotted_scopes_work_and_are_reached_by_escalation() -> aclrt::Result<()> {
-    let _sim = take(host_config());
-    let acl = Acl::init()?;
-    {
-        let device = acl.require::<HostMode>()?.device(0)?;
-        make_guard!(g);
-        let ctx = device.create_context(g)?;
+    in_host_context(|ctx| {
         let (s1, s2) = (ctx.create_stream()?, ctx.create_stream()?);
         let src = ctx.alloc_host_from(&[9u32; 64])?;
         let mut d = ctx.alloc::<u32>(64)?;
@@ -169,10 +164,6 @@ fn slotted_scopes_work_and_are_reached_by_escalation() -> aclrt::Result<()> {
         drop((src, d, out, other, d2, out_b, d_b, scratch));
         s2.destroy()?;
         s1.destroy()?;
-        ctx.destroy()?;
-        device.reset()?;
-    }
-    acl.finalize()?;
-    assert_clean();
-    Ok(())
+        Ok(())
+    })
 }

@@ -195,17 +195,30 @@ fn escalate_on<'id, M: aclrt::RunMode>(
     );
 }
 
+/// What a scope whose work an escalation discarded must report: its wait
+/// (`wait`, when it got to one) and its end (`end`) say `WorkAborted`, and
+/// `out`, the destination of its discarded copy, was not written.
+fn assert_discarded<T: std::fmt::Debug, U: std::fmt::Debug>(
+    wait: &str,
+    waited: &Option<aclrt::Result<T>>,
+    end: &str,
+    ended: &aclrt::Result<U>,
+    out: &[u32],
+) {
+    assert!(
+        matches!(waited, Some(Err(Error::WorkAborted))),
+        "{wait}: {waited:?}"
+    );
+    assert!(matches!(ended, Err(Error::WorkAborted)), "{end}: {ended:?}");
+    assert_eq!(out, [0u32; 64], "the discarded copy wrote nothing");
+}
+
 /// The thread's slot is held by an outer scope with work queued (held back)
 /// on `s1`; a scope nested in it, on the same stream, escalates (the
 /// process's first escalation): the outer scope's work is discarded, so its
 /// wait and its end must say so.
 fn nested_inner_escalation_marks_outer_slot() -> aclrt::Result<()> {
-    let _sim = take(host_config());
-    let acl = Acl::init()?;
-    {
-        let device = acl.require::<HostMode>()?.device(0)?;
-        make_guard!(g);
-        let ctx = device.create_context(g)?;
+    in_host_context(|ctx| {
         let s1 = ctx.create_stream()?;
         let src = ctx.alloc_host_from(&pattern_u32(64, 1))?;
         let mut d = ctx.alloc::<u32>(64)?;
@@ -218,7 +231,7 @@ fn nested_inner_escalation_marks_outer_slot() -> aclrt::Result<()> {
             let lane = s.lane(&s1, l);
             let x = lane.copy(&src, &mut d)?;
             let y = lane.copy(&x, &mut out)?;
-            escalate_on(&ctx, &s1, &mut scratch);
+            escalate_on(ctx, &s1, &mut scratch);
             waited = Some(y.wait().map(|o| o.to_vec()));
             Ok(())
         });
@@ -234,12 +247,8 @@ fn nested_inner_escalation_marks_outer_slot() -> aclrt::Result<()> {
         assert_eq!(out.to_vec(), [0u32; 64], "the discarded copy wrote nothing");
         drop((src, d, out, scratch));
         s1.destroy()?;
-        ctx.destroy()?;
-        device.reset()?;
-    }
-    acl.finalize()?;
-    assert_clean();
-    Ok(())
+        Ok(())
+    })
 }
 
 /// How a marked slotted scope moves to the registry.
@@ -258,12 +267,7 @@ enum Promotion {
 /// does the scope leave its slot for the registry (`how`). The mark must
 /// move with it: its wait reports `WorkAborted`, as does its end.
 fn marked_then_promoted(how: Promotion) -> aclrt::Result<()> {
-    let _sim = take(host_config());
-    let acl = Acl::init()?;
-    {
-        let device = acl.require::<HostMode>()?.device(0)?;
-        make_guard!(g);
-        let ctx = device.create_context(g)?;
+    in_host_context(|ctx| {
         let (s1, s2) = (ctx.create_stream()?, ctx.create_stream()?);
         let src = ctx.alloc_host_from(&pattern_u32(64, 2))?;
         let mut d = ctx.alloc::<u32>(64)?;
@@ -357,12 +361,8 @@ fn marked_then_promoted(how: Promotion) -> aclrt::Result<()> {
         drop((src, d, d2, d3, out, scratch, ev));
         s2.destroy()?;
         s1.destroy()?;
-        ctx.destroy()?;
-        device.reset()?;
-    }
-    acl.finalize()?;
-    assert_clean();
-    Ok(())
+        Ok(())
+    })
 }
 
 /// Thread T: a slotted scope on `s2` (not delayed) and, nested in it, a
@@ -371,12 +371,7 @@ fn marked_then_promoted(how: Promotion) -> aclrt::Result<()> {
 /// must be reported; T's outer scope, on a stream the escalation did not
 /// abort, computes its result and reports `Ok`.
 fn escalation_nested_in_a_slotted_scope_marks_only_its_stream() -> aclrt::Result<()> {
-    let _sim = take(host_config());
-    let acl = Acl::init()?;
-    {
-        let device = acl.require::<HostMode>()?.device(0)?;
-        make_guard!(g);
-        let ctx = device.create_context(g)?;
+    in_host_context(|ctx| {
         let (s1, s2) = (ctx.create_stream()?, ctx.create_stream()?);
         let src = ctx.alloc_host_from(&pattern_u32(64, 3))?;
         let (mut d_t, mut d_u) = (ctx.alloc::<u32>(64)?, ctx.alloc::<u32>(64)?);
@@ -419,24 +414,15 @@ fn escalation_nested_in_a_slotted_scope_marks_only_its_stream() -> aclrt::Result
         drop((src, d_t, d_u, out_t, out_u, scratch));
         s2.destroy()?;
         s1.destroy()?;
-        ctx.destroy()?;
-        device.reset()?;
-    }
-    acl.finalize()?;
-    assert_clean();
-    Ok(())
+        Ok(())
+    })
 }
 
 /// A slotted scope panics (its end runs on the unwind path); the same
 /// thread's next scope, slotted, is then reached by the first escalation,
 /// and a scope after that on the same thread computes its result.
 fn panicked_slotted_scope_leaves_the_slot_usable() -> aclrt::Result<()> {
-    let _sim = take(host_config());
-    let acl = Acl::init()?;
-    {
-        let device = acl.require::<HostMode>()?.device(0)?;
-        make_guard!(g);
-        let ctx = device.create_context(g)?;
+    in_host_context(|ctx| {
         let s1 = ctx.create_stream()?;
         let src = ctx.alloc_host_from(&pattern_u32(64, 4))?;
         let mut d = ctx.alloc::<u32>(64)?;
@@ -487,23 +473,14 @@ fn panicked_slotted_scope_leaves_the_slot_usable() -> aclrt::Result<()> {
         assert_eq!(third?, pattern_u32(64, 4));
         drop((src, d, out, scratch));
         s1.destroy()?;
-        ctx.destroy()?;
-        device.reset()?;
-    }
-    acl.finalize()?;
-    assert_clean();
-    Ok(())
+        Ok(())
+    })
 }
 
 /// A slotted scope leaves its `InFlight` unwaited (its work is still queued); the
 /// first escalation aborts the stream: the scope's end must report it.
 fn unwaited_in_flight_in_a_slot_is_reached() -> aclrt::Result<()> {
-    let _sim = take(host_config());
-    let acl = Acl::init()?;
-    {
-        let device = acl.require::<HostMode>()?.device(0)?;
-        make_guard!(g);
-        let ctx = device.create_context(g)?;
+    in_host_context(|ctx| {
         let s1 = ctx.create_stream()?;
         let src = ctx.alloc_host_from(&pattern_u32(64, 5))?;
         let mut d = ctx.alloc::<u32>(64)?;
@@ -538,12 +515,8 @@ fn unwaited_in_flight_in_a_slot_is_reached() -> aclrt::Result<()> {
         assert_eq!(out.to_vec(), [0u32; 64]);
         drop((src, d, out, scratch));
         s1.destroy()?;
-        ctx.destroy()?;
-        device.reset()?;
-    }
-    acl.finalize()?;
-    assert_clean();
-    Ok(())
+        Ok(())
+    })
 }
 
 /// The outcome of the scenario a thread-local destructor ran.
@@ -610,15 +583,13 @@ fn reached_in_dtor(acl: &Acl) -> aclrt::Result<()> {
         })
     });
     sim::set_stream_delay(s1.as_raw(), Duration::ZERO);
-    assert!(
-        matches!(waited, Some(Err(Error::WorkAborted))),
-        "the wait in a thread-local destructor: {waited:?}"
+    assert_discarded(
+        "the wait in a thread-local destructor",
+        &waited,
+        "the scope in a thread-local destructor",
+        &ended,
+        &out.to_vec(),
     );
-    assert!(
-        matches!(ended, Err(Error::WorkAborted)),
-        "the scope in a thread-local destructor: {ended:?}"
-    );
-    assert_eq!(out.to_vec(), [0u32; 64], "the discarded copy wrote nothing");
     drop((src, d, out, scratch));
     s1.destroy()?;
     ctx.destroy()?;
@@ -697,12 +668,7 @@ fn scope_in_thread_local_destructor(order: DtorOrder) -> aclrt::Result<()> {
 /// its slot (`enter_slot` re-checks `ANY_ABORTED`) but enlist in the
 /// registry, which sees `sb` being aborted; it must report `WorkAborted`.
 fn scope_entering_during_the_first_escalation_is_marked() -> aclrt::Result<()> {
-    let _sim = take(host_config());
-    let acl = Acl::init()?;
-    {
-        let device = acl.require::<HostMode>()?.device(0)?;
-        make_guard!(g);
-        let ctx = device.create_context(g)?;
+    in_host_context(|ctx| {
         let (sa, sb) = (ctx.create_stream()?, ctx.create_stream()?);
         let src = ctx.alloc_host_from(&pattern_u32(64, 11))?;
         let mut d = ctx.alloc::<u32>(64)?;
@@ -759,24 +725,18 @@ fn scope_entering_during_the_first_escalation_is_marked() -> aclrt::Result<()> {
             "the escalating scope: {timed:?}"
         );
         let (waited, ended) = late;
-        assert!(
-            matches!(waited, Some(Err(Error::WorkAborted))),
-            "the late scope's wait: {waited:?}"
+        assert_discarded(
+            "the late scope's wait",
+            &waited,
+            "the late scope",
+            &ended,
+            &out.to_vec(),
         );
-        assert!(
-            matches!(ended, Err(Error::WorkAborted)),
-            "the late scope: {ended:?}"
-        );
-        assert_eq!(out.to_vec(), [0u32; 64], "the discarded copy wrote nothing");
         drop((src, d, out, scratch));
         sb.destroy()?;
         sa.destroy()?;
-        ctx.destroy()?;
-        device.reset()?;
-    }
-    acl.finalize()?;
-    assert_clean();
-    Ok(())
+        Ok(())
+    })
 }
 
 /// A wait queued outside any scope on `s1` (`Stream::wait_event`) for a
@@ -786,12 +746,7 @@ fn scope_entering_during_the_first_escalation_is_marked() -> aclrt::Result<()> {
 /// outside scopes: the slotted scope's work there is discarded too, and it
 /// must say so (`mark_slots` also covers those streams).
 fn slotted_scope_behind_an_outside_wait_is_reached() -> aclrt::Result<()> {
-    let _sim = take(host_config());
-    let acl = Acl::init()?;
-    {
-        let device = acl.require::<HostMode>()?.device(0)?;
-        make_guard!(g);
-        let ctx = device.create_context(g)?;
+    in_host_context(|ctx| {
         let (s1, s2) = (ctx.create_stream()?, ctx.create_stream()?);
         let src = ctx.alloc_host_from(&pattern_u32(64, 12))?;
         let mut d = ctx.alloc::<u32>(64)?;
@@ -825,27 +780,21 @@ fn slotted_scope_behind_an_outside_wait_is_reached() -> aclrt::Result<()> {
             w.join().unwrap()
         });
         sim::set_stream_delay(s2.as_raw(), Duration::ZERO);
-        assert!(
-            matches!(waited, Some(Err(Error::WorkAborted))),
-            "the slotted scope's wait: {waited:?}"
+        assert_discarded(
+            "the slotted scope's wait",
+            &waited,
+            "the slotted scope",
+            &ended,
+            &out.to_vec(),
         );
-        assert!(
-            matches!(ended, Err(Error::WorkAborted)),
-            "the slotted scope: {ended:?}"
-        );
-        assert_eq!(out.to_vec(), [0u32; 64], "the discarded copy wrote nothing");
         // The outside stream reports the abort once; then it works.
         let _ = s1.synchronize();
         s1.synchronize()?;
         drop((src, d, out, scratch, ev));
         s2.destroy()?;
         s1.destroy()?;
-        ctx.destroy()?;
-        device.reset()?;
-    }
-    acl.finalize()?;
-    assert_clean();
-    Ok(())
+        Ok(())
+    })
 }
 
 /// A scope signals a buffer on `s1` (an event of the scope recorded there,
@@ -860,12 +809,7 @@ fn slotted_scope_behind_an_outside_wait_is_reached() -> aclrt::Result<()> {
 /// the scope is in its slot (one lane) when it is marked, and moves to the
 /// registry with the second lane.
 fn signal_before_escalation_then_wait_for(two_lanes: bool) -> aclrt::Result<()> {
-    let _sim = take(host_config());
-    let acl = Acl::init()?;
-    {
-        let device = acl.require::<HostMode>()?.device(0)?;
-        make_guard!(g);
-        let ctx = device.create_context(g)?;
+    in_host_context(|ctx| {
         let (s1, s2) = (ctx.create_stream()?, ctx.create_stream()?);
         let src = ctx.alloc_host_from(&pattern_u32(64, 13))?;
         let mut d = ctx.alloc::<u32>(64)?;
@@ -909,24 +853,18 @@ fn signal_before_escalation_then_wait_for(two_lanes: bool) -> aclrt::Result<()> 
             w.join().unwrap()
         });
         sim::set_stream_delay(s1.as_raw(), Duration::ZERO);
-        assert!(
-            matches!(waited, Some(Err(Error::WorkAborted))),
-            "the hand-over after the abort: {waited:?}"
+        assert_discarded(
+            "the hand-over after the abort",
+            &waited,
+            "the scope",
+            &ended,
+            &out.to_vec(),
         );
-        assert!(
-            matches!(ended, Err(Error::WorkAborted)),
-            "the scope: {ended:?}"
-        );
-        assert_eq!(out.to_vec(), [0u32; 64], "the discarded copy wrote nothing");
         drop((src, d, out, scratch));
         s2.destroy()?;
         s1.destroy()?;
-        ctx.destroy()?;
-        device.reset()?;
-    }
-    acl.finalize()?;
-    assert_clean();
-    Ok(())
+        Ok(())
+    })
 }
 
 /// One lane (the scope stays in its slot): a mark recorded on `s1` (held
@@ -934,12 +872,7 @@ fn signal_before_escalation_then_wait_for(two_lanes: bool) -> aclrt::Result<()> 
 /// for it. That wait would never end: it must be refused (`WorkAborted`)
 /// instead of hanging the scope.
 fn mark_before_escalation_then_wait_mark_on_the_same_lane() -> aclrt::Result<()> {
-    let _sim = take(host_config());
-    let acl = Acl::init()?;
-    {
-        let device = acl.require::<HostMode>()?.device(0)?;
-        make_guard!(g);
-        let ctx = device.create_context(g)?;
+    in_host_context(|ctx| {
         let s1 = ctx.create_stream()?;
         let src = ctx.alloc_host_from(&pattern_u32(64, 14))?;
         let mut d = ctx.alloc::<u32>(64)?;
@@ -986,12 +919,8 @@ fn mark_before_escalation_then_wait_mark_on_the_same_lane() -> aclrt::Result<()>
         assert_eq!(out.to_vec(), [0u32; 64]);
         drop((src, d, out, scratch));
         s1.destroy()?;
-        ctx.destroy()?;
-        device.reset()?;
-    }
-    acl.finalize()?;
-    assert_clean();
-    Ok(())
+        Ok(())
+    })
 }
 
 /// Short-lived threads (slots reused through the free list) run one-lane
@@ -1201,12 +1130,7 @@ fn wait_with_no_current_context() -> aclrt::Result<()> {
 /// A scope opened inside a host function is refused (`InCallback`), and
 /// the scope that queued the host function (slotted until then) is fine.
 fn scope_in_host_fn_is_refused() -> aclrt::Result<()> {
-    let _sim = take(host_config());
-    let acl = Acl::init()?;
-    {
-        let device = acl.require::<HostMode>()?.device(0)?;
-        make_guard!(g);
-        let ctx = device.create_context(g)?;
+    in_host_context(|ctx| {
         let s1 = ctx.create_stream()?;
         let src = ctx.alloc_host_from(&pattern_u32(64, 10))?;
         let mut d = ctx.alloc::<u32>(64)?;
@@ -1231,10 +1155,6 @@ fn scope_in_host_fn_is_refused() -> aclrt::Result<()> {
         );
         drop((src, d, out));
         s1.destroy()?;
-        ctx.destroy()?;
-        device.reset()?;
-    }
-    acl.finalize()?;
-    assert_clean();
-    Ok(())
+        Ok(())
+    })
 }

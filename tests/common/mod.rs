@@ -152,3 +152,25 @@ pub fn wait_until(cond: impl Fn() -> bool) -> bool {
     }
     true
 }
+
+/// The frame most scope tests share: the simulator in host run mode, a
+/// context on device 0 for `f`, and, after `f`, the context destroyed, the
+/// device reset, the runtime finalised and the audit clean. `f`'s streams
+/// and buffers are its own: it destroys (or drops) them before returning.
+pub fn in_host_context(
+    f: impl for<'d, 'id> FnOnce(&aclrt::Context<'d, 'id, aclrt::HostMode>) -> aclrt::Result<()>,
+) -> aclrt::Result<()> {
+    let _sim = take(host_config());
+    let acl = aclrt::Acl::init()?;
+    {
+        let device = acl.require::<aclrt::HostMode>()?.device(0)?;
+        aclrt::make_guard!(g);
+        let ctx = device.create_context(g)?;
+        f(&ctx)?;
+        ctx.destroy()?;
+        device.reset()?;
+    }
+    acl.finalize()?;
+    assert_clean();
+    Ok(())
+}
