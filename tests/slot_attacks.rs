@@ -100,6 +100,10 @@ const ATTACKS: &[(&str, Attack)] = &[
     ),
     ("wait_with_no_current_context", wait_with_no_current_context),
     ("scope_in_host_fn_is_refused", scope_in_host_fn_is_refused),
+    (
+        "sim_reset_inside_a_slotted_scope",
+        sim_reset_inside_a_slotted_scope,
+    ),
 ];
 
 fn main() {
@@ -1154,6 +1158,87 @@ fn scope_in_host_fn_is_refused() -> aclrt::Result<()> {
             "{answer:?}"
         );
         drop((src, d, out));
+        s1.destroy()?;
+        Ok(())
+    })
+}
+
+/// `sim::reset()` (the simulator's control API) inside a slotted scope: the
+/// runtime and the scope's stream are gone under it. The scope reports an
+/// error instead of aborting or hanging, leaves its slot, and the thread's
+/// next scopes work on a fresh runtime: a slotted one computes its result,
+/// and the process's first escalation still reaches one.
+fn sim_reset_inside_a_slotted_scope() -> aclrt::Result<()> {
+    {
+        let _sim = take(host_config());
+        let acl = Acl::init()?;
+        let device = acl.require::<HostMode>()?.device(0)?;
+        make_guard!(g);
+        let ctx = device.create_context(g)?;
+        let stream = ctx.create_stream()?;
+        let mut d = ctx.alloc::<u32>(16)?;
+        let result = ctx.scope(|s| {
+            make_guard!(l);
+            let lane = s.lane(&stream, l);
+            let _x = lane.memset(&mut d, 0)?;
+            sim::reset();
+            Ok(())
+        });
+        assert!(result.is_err(), "{result:?}");
+        drop(d);
+        drop(stream);
+        drop(ctx);
+        drop(device);
+        drop(acl);
+        sim::reset();
+    }
+    in_host_context(|ctx| {
+        let s1 = ctx.create_stream()?;
+        let src = ctx.alloc_host_from(&pattern_u32(64, 21))?;
+        let mut d = ctx.alloc::<u32>(64)?;
+        let mut out = ctx.alloc_host_zeroed::<u32>(64)?;
+        let mut scratch = ctx.alloc::<u8>(16)?;
+        let got = ctx.scope(|s| {
+            make_guard!(l);
+            let lane = s.lane(&s1, l);
+            let x = lane.copy(&src, &mut d)?;
+            lane.copy(&x, &mut out)?.wait().map(|o| o.to_vec())
+        })?;
+        assert_eq!(got, pattern_u32(64, 21));
+        out.copy_from_slice(&[0u32; 64]);
+        sim::set_stream_delay(s1.as_raw(), HELD);
+        let (queued_tx, queued_rx) = mpsc::channel();
+        let (done_tx, done_rx) = mpsc::channel::<()>();
+        let (waited, ended) = std::thread::scope(|t| {
+            let (s1, src, d, out) = (&s1, &src, &mut d, &mut out);
+            let w = t.spawn(move || {
+                let mut waited = None;
+                let ended = ctx.scope(|s| {
+                    make_guard!(l);
+                    let lane = s.lane(s1, l);
+                    let x = lane.copy(src, &mut *d)?;
+                    let y = lane.copy(&x, &mut *out)?;
+                    queued_tx.send(()).unwrap();
+                    done_rx.recv().unwrap();
+                    waited = Some(y.wait().map(|o| o.to_vec()));
+                    Ok(())
+                });
+                (waited, ended)
+            });
+            queued_rx.recv().unwrap();
+            escalate_on(ctx, s1, &mut scratch);
+            done_tx.send(()).unwrap();
+            w.join().unwrap()
+        });
+        sim::set_stream_delay(s1.as_raw(), Duration::ZERO);
+        assert_discarded(
+            "the slotted scope's wait after a reset",
+            &waited,
+            "the slotted scope after a reset",
+            &ended,
+            &out.to_vec(),
+        );
+        drop((src, d, out, scratch));
         s1.destroy()?;
         Ok(())
     })
