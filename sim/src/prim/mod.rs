@@ -4,8 +4,9 @@
 //! Everything that touches memory through a raw pointer lives here, behind a
 //! small set of types whose safe methods cannot be misused:
 //!
-//! * [`HeapBlock`]: the backing store of one runtime allocation (real heap
-//!   memory from `std::alloc`, 64-byte aligned, zero-filled).
+//! * [`HeapBlock`]: the backing store of one runtime allocation (memory of
+//!   the simulator's own address range, [`arena`], page aligned,
+//!   zero-filled, followed by a gap no block uses).
 //! * [`UserMem`]: an application pointer plus length, created (unsafely) in
 //!   an entry point from the C caller's promise.
 //! * [`Span`]: a byte range the runtime may access: inside a live
@@ -21,26 +22,35 @@
 //! the C caller's arguments.
 
 use core::ffi::{c_char, c_void};
-use std::alloc::{self, Layout};
 use std::ptr::{self, NonNull};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+
+pub(crate) mod arena;
+
+/// Locks a mutex of this module (a leaf lock: nothing is called while it is
+/// held), ignoring poisoning.
+fn lock_leaf<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
 
 /// Alignment of every runtime allocation (device memory and pinned host
 /// memory alike).
 pub(crate) const ALIGN: usize = 64;
 
 /// The backing store of one runtime allocation: `len` bytes of zero-filled,
-/// 64-byte aligned heap memory, freed when the last owner drops it.
+/// page-aligned memory of the simulator's own address range ([`arena`]),
+/// released when the last owner drops it.
 ///
 /// The allocation table, the quarantine of freed blocks and every queued task
 /// that touches the block hold an `Arc<HeapBlock>`; the memory is therefore
 /// never returned to the allocator while anything may still access it.
 pub(crate) struct HeapBlock {
     ptr: NonNull<u8>,
-    layout: Layout,
+    /// The accessible length (`len.max(1)` of the request).
+    size: usize,
 }
 
-// SAFETY: a `HeapBlock` exclusively owns its heap allocation (like a
+// SAFETY: a `HeapBlock` exclusively owns its arena block (like a
 // `Box<[u8]>`); dropping it on another thread is fine.
 unsafe impl Send for HeapBlock {}
 // SAFETY: `&HeapBlock` only exposes the address and length. The bytes are
@@ -50,15 +60,15 @@ unsafe impl Send for HeapBlock {}
 unsafe impl Sync for HeapBlock {}
 
 impl HeapBlock {
-    /// Allocates `len` zero-filled bytes aligned to [`ALIGN`]; `None` when the
-    /// allocator fails or the size cannot be represented.
+    /// Allocates `len` zero-filled bytes aligned to [`ALIGN`] (a page, in
+    /// fact) in the simulator's address range, followed by a gap no other
+    /// block uses; `None` when the size cannot be represented or the
+    /// address range cannot grow.
     pub(crate) fn new(len: usize) -> Option<Arc<HeapBlock>> {
-        let layout = Layout::from_size_align(len.max(1), ALIGN).ok()?;
-        // SAFETY: `layout` has a non-zero size (`len.max(1)`) and a valid
-        // power-of-two alignment, as `alloc_zeroed` requires.
-        let raw = unsafe { alloc::alloc_zeroed(layout) };
-        let ptr = NonNull::new(raw)?;
-        Some(Arc::new(HeapBlock { ptr, layout }))
+        let size = len.max(1);
+        let ptr = NonNull::new(arena::alloc(size)?)?;
+        debug_assert_eq!(ptr.as_ptr().addr() % ALIGN, 0);
+        Some(Arc::new(HeapBlock { ptr, size }))
     }
 
     /// The start address.
@@ -74,10 +84,11 @@ impl HeapBlock {
 
 impl Drop for HeapBlock {
     fn drop(&mut self) {
-        // SAFETY: `ptr` was returned by `alloc_zeroed` with exactly
-        // `self.layout`, and this is the only place that frees it (once,
-        // when the last `Arc` owner goes away).
-        unsafe { alloc::dealloc(self.ptr.as_ptr(), self.layout) }
+        // SAFETY: `ptr` was returned by `arena::alloc(self.size)`, this is
+        // the only place that releases it (once, when the last `Arc` owner
+        // goes away), and no span of it exists any more (each holds an
+        // `Arc`).
+        unsafe { arena::free(self.ptr.as_ptr(), self.size) }
     }
 }
 
@@ -129,7 +140,7 @@ impl UserMem {
         len: usize,
     ) -> Option<Span> {
         let end = off.checked_add(len)?;
-        (end <= block.layout.size() && self.addr() == block.addr().wrapping_add(off)).then(|| {
+        (end <= block.size && self.addr() == block.addr().wrapping_add(off)).then(|| {
             Span {
                 base: Base::BlockVia {
                     _block: block,
@@ -281,7 +292,7 @@ impl Span {
     /// `[off, off + len)` of a runtime block; `None` if out of bounds.
     pub(crate) fn in_block(block: Arc<HeapBlock>, off: usize, len: usize) -> Option<Span> {
         let end = off.checked_add(len)?;
-        (end <= block.layout.size() && len <= block.layout.size()).then_some(Span {
+        (end <= block.size && len <= block.size).then_some(Span {
             base: Base::Block(block),
             off,
             len,

@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 use crate::diag::{Error, Res, rt_param};
 use crate::ffi;
 use crate::model::ViolationKind;
-use crate::prim::{HeapBlock, Span, UserMem};
+use crate::prim::{HeapBlock, Span, UserMem, arena};
 use crate::sync::lock;
 
 /// Which allocation function made a block (and must free it).
@@ -261,6 +261,9 @@ impl MemTable {
         if let Some(stale) = torn_down(addr, len) {
             return Err(torn_down_error(role, addr, stale));
         }
+        if arena::touches(addr, len) && !self.at_end_of_live(addr, len) {
+            return Err(self.outside_blocks(role, addr, len));
+        }
         let um = match self.reg.access(um, len, role)? {
             Ok(a) => return Ok(a),
             Err(um) => um,
@@ -311,6 +314,41 @@ impl MemTable {
             }
         }
         Err(format!("{addr:#x} is not memory of the runtime"))
+    }
+
+    /// Whether `len` is 0 and `addr` is the end of a live block (an empty
+    /// range just past a block, as `ptr + size` with a zero count: nothing
+    /// is touched).
+    fn at_end_of_live(&self, addr: usize, len: usize) -> bool {
+        len == 0
+            && self
+                .live
+                .range(..addr)
+                .next_back()
+                .is_some_and(|(&s, a)| s + a.size == addr)
+    }
+
+    /// The refusal of a range that reaches the simulator's own address
+    /// range ([`arena`]) outside every live and quarantined block: it
+    /// cannot be application memory, and touching it would reach a gap
+    /// between blocks (or another block).
+    fn outside_blocks(&self, role: &str, addr: usize, len: usize) -> Error {
+        let near = match self.live.range(..=addr).next_back() {
+            Some((&s, a)) => format!(
+                "; the nearest allocation below it is the {}-byte block at {s:#x}, which ends                  {} bytes before it",
+                a.size,
+                addr - (s + a.size)
+            ),
+            None => String::new(),
+        };
+        Error::violation(
+            ViolationKind::OutOfBounds,
+            ffi::ACL_ERROR_RT_PARAM_INVALID,
+            format!(
+                "{role} range {addr:#x}..{:#x} ({len} bytes) lies in the simulator's device                  address range but not inside a live allocation (past the end of one, or in                  the gap between two){near}",
+                addr.saturating_add(len)
+            ),
+        )
     }
 
     pub(crate) fn quarantine(&mut self, start: usize, a: Allocation) {
