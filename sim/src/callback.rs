@@ -176,8 +176,13 @@ pub(crate) fn process(timeout: i32) -> Res<()> {
     let deadline = (timeout > 0).then(|| Instant::now() + Duration::from_millis(timeout as u64));
     match queue.pop(deadline) {
         Some(r) => {
-            let Report { call, done, .. } = r;
-            run_callback(call, "aclrtProcessReport");
+            let Report {
+                call,
+                generation,
+                done,
+                ..
+            } = r;
+            run_callback(call, generation, "aclrtProcessReport");
             drop(done);
             Ok(())
         }

@@ -219,6 +219,9 @@ pub(crate) fn call(api: Api, f: impl FnOnce() -> Res<()>) -> i32 {
     if let Some(code) = enter(api) {
         return code;
     }
+    if let Some(generation) = crate::sync::stale_caller() {
+        return fail(api, stale_generation(api, generation));
+    }
     match catch_unwind(AssertUnwindSafe(f)) {
         Ok(Ok(())) => ffi::ACL_SUCCESS,
         Ok(Err(e)) => fail(api, e),
@@ -230,6 +233,25 @@ pub(crate) fn call(api: Api, f: impl FnOnce() -> Res<()>) -> i32 {
             ),
         ),
     }
+}
+
+/// The refusal of a call made by a host function or callback whose runtime
+/// was torn down (`aclFinalize`, `aclrt_sim::reset`) after it was queued:
+/// it must not reach the runtime that may have started since. The finalize
+/// functions answer as for a repeated finalize (its runtime is finalized);
+/// every other function as without a context (its context is gone).
+fn stale_generation(api: Api, generation: u64) -> Error {
+    let code = match api {
+        Api::aclFinalize | Api::aclFinalizeReference => ffi::ACL_ERROR_REPEAT_FINALIZE,
+        _ => ffi::ACL_ERROR_RT_CONTEXT_NULL,
+    };
+    Error::violation(
+        ViolationKind::UseAfterFinalize,
+        code,
+        format!(
+            "called from a host function or callback queued in runtime generation {generation},              which was torn down (aclFinalize or aclrt_sim::reset) before the call; it cannot              reach the runtime of a later aclInit"
+        ),
+    )
 }
 
 /// Records a failure of `api` and returns its code.

@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use crate::diag::{self, Error, Res, param};
 use crate::ffi;
-use crate::model::{Leak, ResourceKind, ViolationKind};
+use crate::model::{Leak, ResourceKind, Violation, ViolationKind};
 use crate::prim::Out;
 use crate::rt::{Runtime, Teardown, rt};
 
@@ -20,6 +20,29 @@ pub(crate) fn init(config: Option<&str>) -> Res<()> {
         })?),
     };
     let mut rt = rt();
+    if rt.finalized && rt.init_refcount == 0 && !rt.is_empty() {
+        // Resources created after aclFinalize (the real runtime lets
+        // aclrtSetDevice and friends succeed then) must not leak into the
+        // runtime this aclInit starts: tear them down first, as leaks.
+        let leaks = rt.leaks();
+        let td = rt.teardown(false);
+        drop(rt);
+        td.finish();
+        let summary = leaks.len();
+        diag::record_leaks(leaks);
+        diag::record_violation(Violation {
+            function: "aclInit",
+            code: ffi::ACL_SUCCESS,
+            kind: ViolationKind::UseAfterFinalize,
+            message: format!(
+                "aclInit: {summary} resource(s) created after the last aclFinalize were still \
+                 alive; they were torn down (see the audit's leaks) so that they cannot reach \
+                 into the runtime this aclInit starts (aclInit itself succeeds, as the real \
+                 runtime's does)"
+            ),
+        });
+        rt = crate::rt::rt();
+    }
     if rt.init_refcount > 0 {
         rt.init_refcount += 1;
         return Err(Error::new(

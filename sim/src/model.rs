@@ -169,6 +169,12 @@ pub enum ViolationKind {
     /// Timing an event (elapsed time, timestamp) that was never recorded
     /// (507000).
     EventNotRecorded,
+    /// A runtime epoch reaching into the next: resources created after
+    /// `aclFinalize` and still alive at the next `aclInit` (torn down by
+    /// it, each also a [`Leak`]), or a call from a host function or
+    /// callback queued before a teardown (`aclFinalize`: 100037; any other
+    /// function: 107002).
+    UseAfterFinalize,
 }
 
 /// One strict-check violation, as recorded.
@@ -234,12 +240,38 @@ pub struct Audit {
     /// wait) by `aclrtStreamAbort` since the last [`reset`](crate::reset). Not a sign of
     /// misuse: [`Audit::is_clean`] ignores it.
     pub aborted_tasks: u64,
+    /// Streams blocked on an unserved callback: a blocking
+    /// `aclrtLaunchCallback` queued for its subscribed thread that no
+    /// `aclrtProcessReport` has taken yet. `aclrtSubscribeReport` accepts
+    /// any thread id (as the real runtime does: thread 0, an id nobody
+    /// serves, a finished thread), so such a stream waits for ever, and
+    /// every synchronisation of it with it; the audit names it, so that a
+    /// test (or its watchdog) can fail with this reason instead of hanging.
+    pub unserved_callbacks: Vec<UnservedCallback>,
+}
+
+/// A stream blocked on a blocking callback that its subscribed thread has
+/// not taken (see [`Audit::unserved_callbacks`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnservedCallback {
+    /// The stream's handle.
+    pub stream: usize,
+    /// Its device.
+    pub device: i32,
+    /// The thread id it was subscribed to (`aclrtSubscribeReport`).
+    pub thread: u64,
+    /// How long the oldest such callback has been queued, in milliseconds.
+    pub waiting_ms: u64,
 }
 
 impl Audit {
-    /// No violations, no leaks, nothing alive.
+    /// No violations, no leaks, nothing alive, no stream blocked on an
+    /// unserved callback.
     pub fn is_clean(&self) -> bool {
-        self.violations.is_empty() && self.leaks.is_empty() && self.live.values().all(|&n| n == 0)
+        self.violations.is_empty()
+            && self.leaks.is_empty()
+            && self.live.values().all(|&n| n == 0)
+            && self.unserved_callbacks.is_empty()
     }
 
     /// Panics with a readable report unless [`Audit::is_clean`].

@@ -3,7 +3,46 @@
 //! the simulator (a stream worker, an application callback).
 
 use std::cell::Cell;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+
+/// The runtime's generation: raised by every teardown (`aclFinalize`, the
+/// last `aclFinalizeReference`, `aclrt_sim::reset`, an `aclInit` that
+/// clears what was left after a finalize). Work queued in one generation
+/// (host functions, callbacks) carries it, so application code it runs can
+/// never reach into a later runtime.
+static GENERATION: AtomicU64 = AtomicU64::new(1);
+
+/// The current runtime generation.
+pub(crate) fn generation() -> u64 {
+    GENERATION.load(Ordering::SeqCst)
+}
+
+/// Starts a new runtime generation (at a teardown, under the runtime lock).
+pub(crate) fn next_generation() {
+    GENERATION.fetch_add(1, Ordering::SeqCst);
+}
+
+/// The generation of the application code (host function or callback) the
+/// calling thread runs for the runtime when it is no longer the current
+/// one; `None` otherwise.
+pub(crate) fn stale_caller() -> Option<u64> {
+    let g = CALLER_GEN.with(Cell::get);
+    (g != 0 && g != generation()).then_some(g)
+}
+
+/// Runs `f` (application code queued in generation `gen`) marked with that
+/// generation on this thread.
+pub(crate) fn in_generation<R>(generation: u64, f: impl FnOnce() -> R) -> R {
+    struct Restore(u64);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            CALLER_GEN.with(|c| c.set(self.0));
+        }
+    }
+    let _restore = Restore(CALLER_GEN.with(|c| c.replace(generation)));
+    f()
+}
 
 /// Locks a mutex, ignoring poisoning (a panic elsewhere must not wedge the
 /// runtime; every critical section leaves consistent state or is reset).
@@ -62,6 +101,9 @@ thread_local! {
     /// How many application callbacks are running on this thread (callbacks
     /// run by `aclrtProcessReport` or by an unsubscribing thread).
     static IN_CALLBACK: Cell<u32> = const { Cell::new(0) };
+    /// The generation of the host function or callback running on this
+    /// thread (0: none).
+    static CALLER_GEN: Cell<u64> = const { Cell::new(0) };
 }
 
 /// Whether the calling thread is the worker of stream `id`.

@@ -135,7 +135,10 @@ fn check_allocation(alloc: fn(usize) -> *mut c_void, release: fn(*mut c_void)) {
     assert!(host.iter().all(|&v| v == 0x11));
     // Most refusals are out-of-bounds violations (checked one by one).
     let audit = aclrt_sim::audit();
-    assert!(audit.violations.len() * 4 > calls * 3, "{calls} calls: {audit:#?}");
+    assert!(
+        audit.violations.len() * 4 > calls * 3,
+        "{calls} calls: {audit:#?}"
+    );
     SEEN.with(|c| c.set(0));
     // The blocks themselves still work, including a zero-length access at
     // the end (nothing is touched).
@@ -183,7 +186,11 @@ fn allocation_alignment_facts_hold_in_the_address_range() {
             let d = malloc(size);
             assert_eq!(d.addr() % 32, 0, "aclrtMalloc({size}) not 32-byte aligned");
             let h = malloc_host(size);
-            assert_eq!(h.addr() % 64, 0, "aclrtMallocHost({size}) not 64-byte aligned");
+            assert_eq!(
+                h.addr() % 64,
+                0,
+                "aclrtMallocHost({size}) not 64-byte aligned"
+            );
             // Fresh memory reads zero (reused blocks are zeroed).
             assert!(read_device(d, size.min(4096)).iter().all(|&v| v == 0));
             ok!(aclrtMemset(d, size, 0xFF, size));

@@ -284,6 +284,12 @@ struct Queue {
     aborting: bool,
 }
 
+/// How long a synchronisation waits between checks for an unserved callback.
+const UNSERVED_CHECK_EVERY: Duration = Duration::from_secs(1);
+/// How long a blocking callback may wait for its thread before a waiting
+/// synchronisation says so on stderr.
+const UNSERVED_WARN_AFTER: Duration = Duration::from_secs(5);
+
 /// The shared state of one stream (held by the registry, its worker, tasks
 /// that wait on it, and events recorded on it).
 pub(crate) struct StreamShared {
@@ -332,6 +338,12 @@ pub(crate) struct StreamShared {
     dropped_count: AtomicU64,
     /// The failure-mode latch of the stream's context (`crate::failmode`).
     pub fail: crate::failmode::StreamLatch,
+    /// Whether the unserved-callback warning was printed for this stream.
+    warned_unserved: AtomicBool,
+    /// The runtime generation the stream was created in (its host
+    /// functions and callbacks run marked with it, see
+    /// `sync::in_generation`).
+    pub generation: u64,
 }
 
 impl StreamShared {
@@ -372,6 +384,8 @@ impl StreamShared {
             abort_serial: Mutex::new(()),
             cut: Mutex::new(()),
             cut_cv: Condvar::new(),
+            generation: sync::generation(),
+            warned_unserved: AtomicBool::new(false),
             dropped: Mutex::new(BTreeMap::new()),
             any_dropped: AtomicBool::new(false),
             dropped_count: AtomicU64::new(0),
@@ -694,6 +708,43 @@ impl StreamShared {
     /// (never past `deadline`) and parks on `done_cv` only after that: see
     /// [`SYNC_SPIN_FOR`]. Pool workers (a wait task for another stream) park
     /// at once, leaving the core to the workers they wait for.
+    /// The thread this stream is subscribed to and the time its oldest
+    /// blocking callback still waiting for that thread was queued (`None`:
+    /// no such callback).
+    pub(crate) fn unserved_callback(&self) -> Option<(u64, Instant)> {
+        let (tid, queue) = {
+            let sub = lock(&self.subscriber);
+            let (tid, q) = sub.as_ref()?;
+            (*tid, q.clone())
+        };
+        queue.blocking_since(self.id).map(|t| (tid, t))
+    }
+
+    /// Called while a synchronisation without deadline waits for this
+    /// stream: says once (on stderr) that the stream is blocked on a
+    /// callback nobody has served for [`UNSERVED_WARN_AFTER`], so that a
+    /// hanging program or test shows its reason (the audit lists it too).
+    fn warn_if_unserved(&self) {
+        if self.warned_unserved.load(Ordering::Relaxed) {
+            return;
+        }
+        let Some((tid, since)) = self.unserved_callback() else {
+            return;
+        };
+        if since.elapsed() >= UNSERVED_WARN_AFTER
+            && !self.warned_unserved.swap(true, Ordering::Relaxed)
+        {
+            eprintln!(
+                "aclrt-sim: stream {:#x} is blocked on an unserved callback: a blocking \
+                 aclrtLaunchCallback has waited {:.1} s for thread {tid:#x} (aclrtSubscribeReport) \
+                 and no aclrtProcessReport of that thread has taken it; synchronising the stream \
+                 waits until one does (aclrt_sim::audit().unserved_callbacks lists it)",
+                self.handle,
+                since.elapsed().as_secs_f64()
+            );
+        }
+    }
+
     pub(crate) fn wait_seq(&self, seq: u64, deadline: Option<Instant>) -> bool {
         if self.reached(seq) {
             return true;
@@ -708,7 +759,18 @@ impl StreamShared {
                 return true;
             }
             match deadline {
-                None => q = self.done_cv.wait(q).unwrap_or_else(PoisonError::into_inner),
+                None => {
+                    let (g, timeout) = self
+                        .done_cv
+                        .wait_timeout(q, UNSERVED_CHECK_EVERY)
+                        .unwrap_or_else(PoisonError::into_inner);
+                    q = g;
+                    if timeout.timed_out() {
+                        drop(q);
+                        self.warn_if_unserved();
+                        q = self.queue();
+                    }
+                }
                 Some(d) => {
                     let now = Instant::now();
                     if now >= d {
@@ -994,7 +1056,7 @@ impl StreamShared {
             // stream writes): it may block for as long as it likes.
             Op::HostFunc(call) => {
                 let _blocking = Blocking::enter();
-                call.call();
+                sync::in_generation(self.generation, || call.call());
             }
             Op::Kernel(run) => {
                 let _blocking = Blocking::enter();
@@ -1003,7 +1065,7 @@ impl StreamShared {
             Op::Callback { call, block } => {
                 let _blocking = Blocking::enter();
                 let queue = lock(&self.subscriber).as_ref().map(|(_, q)| q.clone());
-                reports::dispatch(queue, self.id, call, block);
+                reports::dispatch(queue, self.id, self.generation, call, block);
             }
             Op::Record { ev, generation } => ev.stamp(generation, Instant::now()),
             Op::ResetEvent { ev, generation } => ev.shared().clear_record(generation),

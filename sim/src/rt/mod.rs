@@ -694,6 +694,7 @@ impl Runtime {
         self.subs.clear();
         self.devices.clear();
         self.started = false;
+        sync::next_generation();
         tls_clear();
         Teardown {
             streams,
@@ -773,8 +774,12 @@ pub(crate) fn detach(
 /// Stops streams removed from the registry (normal destroy: drain + join).
 pub(crate) fn stop_streams(removed: Vec<(Arc<StreamShared>, Vec<Report>)>) {
     for (s, orphans) in removed {
-        s.shutdown_and_join();
+        // The orphans first: a blocking callback among them holds the
+        // stream's worker until it has run, so joining the worker before
+        // would wait for ever (a stream subscribed to a thread that never
+        // serves it, torn down by a forced reset or a context's destroy).
         reports::run_orphans(orphans);
+        s.shutdown_and_join();
     }
 }
 
@@ -841,8 +846,26 @@ pub(crate) fn audit() -> Audit {
         add(ResourceKind::HostRegistration, r.device, 1);
     }
     let initialized = rt.init_refcount > 0;
+    let subscribed: Vec<(usize, i32, Arc<StreamShared>)> = rt
+        .streams
+        .values()
+        .map(|s| (s.handle, s.device, s.shared.clone()))
+        .collect();
     drop(rt);
+    let unserved_callbacks = subscribed
+        .into_iter()
+        .filter_map(|(stream, device, sh)| {
+            let (thread, since) = sh.unserved_callback()?;
+            Some(crate::model::UnservedCallback {
+                stream,
+                device,
+                thread,
+                waiting_ms: since.elapsed().as_millis() as u64,
+            })
+        })
+        .collect();
     Audit {
+        unserved_callbacks,
         live,
         violations: diag::violations(),
         leaks: diag::leaks(),

@@ -17,6 +17,10 @@ use crate::sync::{Done, DoneGuard, lock};
 pub(crate) struct Report {
     pub call: HostCall,
     pub stream: u64,
+    /// The runtime generation of the stream that launched it.
+    pub generation: u64,
+    /// When it was queued.
+    pub queued_at: Instant,
     /// Declared last: signalled after the call has run (or the report was
     /// dropped unrun at teardown), releasing a `ACL_CALLBACK_BLOCK` stream.
     pub done: Option<DoneGuard>,
@@ -41,7 +45,7 @@ impl ReportQueue {
         if q.1 {
             drop(q);
             // Closed: run it here rather than lose it.
-            run_callback(r.call, "aclrtLaunchCallback");
+            run_callback(r.call, r.generation, "aclrtLaunchCallback");
             return;
         }
         q.0.push_back(r);
@@ -85,6 +89,17 @@ impl ReportQueue {
         mine
     }
 
+    /// When the oldest blocking report of stream `id` still queued (not
+    /// taken by a reporting thread) was queued.
+    pub(crate) fn blocking_since(&self, id: u64) -> Option<Instant> {
+        lock(&self.q)
+            .0
+            .iter()
+            .filter(|r| r.stream == id && r.done.is_some())
+            .map(|r| r.queued_at)
+            .min()
+    }
+
     /// Whether the queue was closed (its thread unsubscribed).
     pub(crate) fn is_closed(&self) -> bool {
         lock(&self.q).1
@@ -117,9 +132,9 @@ pub(crate) struct Subscription {
 
 /// Runs an application callback, catching a panic (recorded as a
 /// violation) so that it cannot tear down a runtime thread.
-pub(crate) fn run_callback(call: HostCall, function: &'static str) {
+pub(crate) fn run_callback(call: HostCall, generation: u64, function: &'static str) {
     if catch_unwind(AssertUnwindSafe(|| {
-        crate::sync::as_callback(|| call.call())
+        crate::sync::in_generation(generation, || crate::sync::as_callback(|| call.call()))
     }))
     .is_err()
     {
@@ -135,14 +150,22 @@ pub(crate) fn run_callback(call: HostCall, function: &'static str) {
 /// Executes a `Callback` task on the stream worker: hands it to the
 /// subscribed thread (and waits for it if `block`), or runs it inline when
 /// the stream lost its subscription meanwhile.
-pub(crate) fn dispatch(queue: Option<Arc<ReportQueue>>, stream: u64, call: HostCall, block: bool) {
+pub(crate) fn dispatch(
+    queue: Option<Arc<ReportQueue>>,
+    stream: u64,
+    generation: u64,
+    call: HostCall,
+    block: bool,
+) {
     match queue {
-        None => run_callback(call, "aclrtLaunchCallback"),
+        None => run_callback(call, generation, "aclrtLaunchCallback"),
         Some(q) => {
             let done = block.then(Done::new);
             q.push(Report {
                 call,
                 stream,
+                generation,
+                queued_at: Instant::now(),
                 done: done.clone().map(DoneGuard::new),
             });
             if let Some(d) = done {
@@ -155,8 +178,13 @@ pub(crate) fn dispatch(queue: Option<Arc<ReportQueue>>, stream: u64, call: HostC
 /// Runs reports that lost their reporting thread.
 pub(crate) fn run_orphans(reports: Vec<Report>) {
     for r in reports {
-        let Report { call, done, .. } = r;
-        run_callback(call, "aclrtUnSubscribeReport");
+        let Report {
+            call,
+            generation,
+            done,
+            ..
+        } = r;
+        run_callback(call, generation, "aclrtUnSubscribeReport");
         drop(done);
     }
 }
