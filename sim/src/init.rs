@@ -72,18 +72,34 @@ pub(crate) fn init(config: Option<&str>) -> Res<()> {
     Ok(())
 }
 
-fn finalize_locked(rt: &mut Runtime) -> (Vec<Leak>, Teardown) {
+/// Tears the runtime down under its lock: the leaks, what is left to
+/// finish without the lock, and the generation the teardown started.
+fn finalize_locked(rt: &mut Runtime) -> (Vec<Leak>, Teardown, u64) {
     let leaks = rt.leaks();
     rt.init_refcount = 0;
     rt.finalized = true;
     let td = rt.teardown(true);
-    (leaks, td)
+    (leaks, td, crate::sync::generation())
 }
 
-fn finish_finalize(leaks: Vec<Leak>, td: Teardown) -> Res<()> {
+fn finish_finalize((leaks, td, generation): (Vec<Leak>, Teardown, u64)) -> Res<()> {
     td.finish();
     if leaks.is_empty() {
         return Ok(());
+    }
+    if crate::sync::generation() != generation {
+        // Another teardown (a reset, or the finalize of a runtime started
+        // meanwhile) came while this one waited for running tasks: its
+        // records belong to a runtime that is gone, and must not appear in
+        // the audit of the one now in force.
+        return Err(Error::new(
+            ffi::ACL_ERROR_RT_CONTEXT_RELEASE_ERROR,
+            format!(
+                "resources were still alive ({} of them); everything was torn down anyway (not \
+                 recorded: the runtime was torn down again before this finalize finished)",
+                leaks.len()
+            ),
+        ));
     }
     let mut counts: BTreeMap<ResourceKind, usize> = BTreeMap::new();
     for l in &leaks {
@@ -104,7 +120,7 @@ fn finish_finalize(leaks: Vec<Leak>, td: Teardown) -> Res<()> {
 
 /// `aclFinalize`.
 pub(crate) fn finalize() -> Res<()> {
-    let (leaks, td) = {
+    let done = {
         let mut rt = rt();
         if rt.finalized {
             return Err(Error::new(
@@ -114,12 +130,12 @@ pub(crate) fn finalize() -> Res<()> {
         }
         finalize_locked(&mut rt)
     };
-    finish_finalize(leaks, td)
+    finish_finalize(done)
 }
 
 /// `aclFinalizeReference`.
 pub(crate) fn finalize_reference(out: Out<u64>) -> Res<()> {
-    let (leaks, td) = {
+    let done = {
         let mut rt = rt();
         if rt.init_refcount == 0 {
             return Err(Error::new(
@@ -134,5 +150,5 @@ pub(crate) fn finalize_reference(out: Out<u64>) -> Res<()> {
         }
         finalize_locked(&mut rt)
     };
-    finish_finalize(leaks, td)
+    finish_finalize(done)
 }

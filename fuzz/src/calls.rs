@@ -1,0 +1,1171 @@
+//! The call model: one [`Call`] is a function of the C ABI and eight raw
+//! selectors; [`Exec`] turns the selectors into arguments drawn from pools
+//! of live, destroyed, NULL, boundary and random values, and calls the
+//! function.
+//!
+//! The selectors are interpreted against the pools as they stand when the
+//! call runs (`selector % pool length`), so a sequence is deterministic,
+//! and deleting calls from it (minimising) still yields a valid sequence.
+//!
+//! What is never passed: host pointers the simulator cannot know about
+//! (wild addresses outside its own address range, or host ranges longer
+//! than the buffer behind them). A real runtime crashes on those too, and
+//! the simulator documents that it cannot check them (RELIABILITY.md,
+//! "Which pointers the simulator checks"). Every *device-side* pointer is
+//! fair game: live, freed, offset, past the end, between blocks.
+
+use aclrt_sim::ffi::{self as c, aclError, aclrtContext, aclrtEvent, aclrtStream};
+use std::ffi::{CString, c_void};
+use std::ptr::{null, null_mut};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicUsize, Ordering};
+use std::time::Duration;
+
+/// Calls a C function of the simulator.
+macro_rules! c {
+    ($f:ident ( $($arg:expr),* $(,)? )) => {{
+        // SAFETY: every pointer argument is NULL, a pointer to a local or
+        // static of the C type (or a buffer at least as long as the length
+        // passed with it), or a pointer the simulator handed out (live or
+        // not) possibly moved by an offset: the simulator resolves those
+        // against its allocation table before any access. Handles are
+        // opaque integers to it. Callbacks are `extern "C"` functions of
+        // this module.
+        unsafe { c::$f($($arg),*) }
+    }};
+}
+
+/// Every exported function of the C ABI (the order is the call's `f`).
+pub const FUNCS: &[&str] = &[
+    "aclInit",
+    "aclFinalize",
+    "aclFinalizeReference",
+    "aclGetRecentErrMsg",
+    "aclrtGetSocName",
+    "aclrtSetDevice",
+    "aclrtResetDevice",
+    "aclrtResetDeviceForce",
+    "aclrtGetDevice",
+    "aclrtGetDeviceCount",
+    "aclrtGetRunMode",
+    "aclrtSynchronizeDevice",
+    "aclrtSynchronizeDeviceWithTimeout",
+    "aclrtDeviceCanAccessPeer",
+    "aclrtDeviceEnablePeerAccess",
+    "aclrtDeviceDisablePeerAccess",
+    "aclrtCreateContext",
+    "aclrtDestroyContext",
+    "aclrtSetCurrentContext",
+    "aclrtGetCurrentContext",
+    "aclrtCtxGetCurrentDefaultStream",
+    "aclrtCreateStream",
+    "aclrtCreateStreamWithConfig",
+    "aclrtStreamGetPriority",
+    "aclrtDeviceGetStreamPriorityRange",
+    "aclrtDestroyStream",
+    "aclrtDestroyStreamForce",
+    "aclrtSynchronizeStream",
+    "aclrtSynchronizeStreamWithTimeout",
+    "aclrtStreamQuery",
+    "aclrtStreamWaitEvent",
+    "aclrtGetStreamAvailableNum",
+    "aclrtStreamAbort",
+    "aclrtCreateEvent",
+    "aclrtCreateEventWithFlag",
+    "aclrtCreateEventExWithFlag",
+    "aclrtDestroyEvent",
+    "aclrtRecordEvent",
+    "aclrtResetEvent",
+    "aclrtQueryEvent",
+    "aclrtQueryEventStatus",
+    "aclrtQueryEventWaitStatus",
+    "aclrtSynchronizeEvent",
+    "aclrtSynchronizeEventWithTimeout",
+    "aclrtEventElapsedTime",
+    "aclrtEventGetTimestamp",
+    "aclrtGetEventAvailNum",
+    "aclrtMalloc",
+    "aclrtMallocAlign32",
+    "aclrtMallocCached",
+    "aclrtFree",
+    "aclrtFreeWithDevSync",
+    "aclrtMallocHost",
+    "aclrtFreeHost",
+    "aclrtFreeHostWithDevSync",
+    "aclrtMemset",
+    "aclrtMemsetAsync",
+    "aclrtMemcpy",
+    "aclrtMemcpyAsync",
+    "aclrtMemcpy2d",
+    "aclrtMemcpy2dAsync",
+    "aclrtGetMemInfo",
+    "aclrtLaunchCallback",
+    "aclrtSubscribeReport",
+    "aclrtProcessReport",
+    "aclrtUnSubscribeReport",
+    "aclrtLaunchHostFunc",
+    "aclrtSetOpWaitTimeout",
+    "aclrtGetVersion",
+    "aclsysGetVersionStr",
+    "aclsysGetVersionNum",
+    "aclsysGetCANNVersion",
+    "aclrtBinaryLoadFromFile",
+    "aclrtBinaryLoadFromData",
+    "aclrtBinaryUnLoad",
+    "aclrtBinaryGetFunction",
+    "aclrtLaunchKernel",
+    "aclrtLaunchKernelWithConfig",
+    "aclrtKernelArgsInit",
+    "aclrtKernelArgsAppend",
+    "aclrtKernelArgsAppendPlaceHolder",
+    "aclrtKernelArgsGetPlaceHolderBuffer",
+    "aclrtKernelArgsFinalize",
+    "aclrtSetStreamFailureMode",
+    "aclrtPeekAtLastError",
+    "aclrtGetLastError",
+    "aclrtHostRegister",
+    "aclrtHostRegisterV2",
+    "aclrtHostGetDevicePointer",
+    "aclrtHostUnregister",
+    "aclrtMemAllocManaged",
+];
+
+/// One call: a function (index into [`FUNCS`]) and raw selectors.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Call {
+    pub f: u16,
+    pub a: [u64; 8],
+}
+
+impl Call {
+    /// The text form (one line): the function name and the selectors.
+    pub fn to_line(&self) -> String {
+        let mut s = FUNCS[self.f as usize].to_owned();
+        for v in self.a {
+            s.push(' ');
+            s.push_str(&v.to_string());
+        }
+        s
+    }
+
+    /// Parses [`to_line`](Self::to_line)'s form.
+    pub fn from_line(line: &str) -> Option<Call> {
+        let mut it = line.split_whitespace();
+        let name = it.next()?;
+        let f = FUNCS.iter().position(|n| *n == name)? as u16;
+        let mut a = [0u64; 8];
+        for v in &mut a {
+            *v = it.next()?.parse().ok()?;
+        }
+        Some(Call { f, a })
+    }
+}
+
+/// SplitMix64: a small, fixed, seedable generator (sequences must replay
+/// bit for bit from their seed on every machine).
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Rng {
+        Rng(seed ^ 0x9E37_79B9_7F4A_7C15)
+    }
+    pub fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
+/// Functions that make the resources other calls use: drawn more often, so
+/// that sequences reach deep states.
+const MAKERS: &[&str] = &[
+    "aclInit",
+    "aclrtSetDevice",
+    "aclrtCreateStream",
+    "aclrtCreateEvent",
+    "aclrtMalloc",
+    "aclrtMallocHost",
+    "aclrtMemsetAsync",
+    "aclrtMemcpyAsync",
+    "aclrtRecordEvent",
+    "aclrtLaunchHostFunc",
+    "aclrtLaunchCallback",
+    "aclrtSubscribeReport",
+];
+
+/// The sequence number `index` of the run seeded `seed`: `len` calls, most
+/// of them uniform over [`FUNCS`], a third from [`MAKERS`].
+pub fn sequence(seed: u64, index: u64, len: usize) -> Vec<Call> {
+    let mut r = Rng::new(seed.wrapping_mul(0x100_0000_01B3) ^ index);
+    (0..len)
+        .map(|i| {
+            let name = if i == 0 {
+                "aclInit"
+            } else if i == 1 {
+                "aclrtSetDevice"
+            } else if r.below(3) == 0 {
+                MAKERS[r.below(MAKERS.len() as u64) as usize]
+            } else {
+                FUNCS[r.below(FUNCS.len() as u64) as usize]
+            };
+            let f = FUNCS.iter().position(|n| *n == name).unwrap() as u16;
+            let mut a = [0u64; 8];
+            for v in &mut a {
+                *v = r.next();
+            }
+            // The first two calls mostly set up a usable runtime.
+            if i < 2 {
+                a[0] &= !0xFF;
+            }
+            Call { f, a }
+        })
+        .collect()
+}
+
+// ------------------------------------------------------------ callbacks
+
+/// The stream and device pointer the re-entrant callbacks use (the last
+/// ones made).
+static CB_STREAM: AtomicUsize = AtomicUsize::new(0);
+static CB_DEV: AtomicUsize = AtomicUsize::new(0);
+/// Codes of the calls made by callbacks that came back as internal errors
+/// (a panic caught inside the simulator).
+pub static CB_INTERNAL: AtomicI32 = AtomicI32::new(0);
+
+/// Host function / callback doing nothing.
+unsafe extern "C" fn cb_nop(_: *mut c_void) {}
+
+/// Host function / callback sleeping a millisecond.
+unsafe extern "C" fn cb_sleep(_: *mut c_void) {
+    std::thread::sleep(Duration::from_millis(1));
+}
+
+/// Host function / callback calling back into the API; `arg` (an integer
+/// without provenance) says how.
+unsafe extern "C" fn cb_reenter(arg: *mut c_void) {
+    let s = CB_STREAM.load(Ordering::SeqCst) as aclrtStream;
+    let d = CB_DEV.load(Ordering::SeqCst) as *mut c_void;
+    let code = match arg.addr() % 10 {
+        0 => {
+            let mut p: *mut c_void = null_mut();
+            let code = c!(aclrtMalloc(&mut p, 64, 0));
+            if code == 0 { c!(aclrtFree(p)) } else { code }
+        }
+        1 => c!(aclrtSynchronizeDevice()),
+        2 => c!(aclFinalize()),
+        3 => c!(aclrtDestroyStream(s)),
+        4 => c!(aclrtMemsetAsync(d, 64, 1, 64, s)),
+        5 => c!(aclrtResetDevice(0)),
+        6 => c!(aclrtSynchronizeStream(s)),
+        7 => c!(aclrtStreamAbort(s)),
+        8 => c!(aclrtFree(d)),
+        _ => c!(aclrtProcessReport(1)),
+    };
+    if code == c::ACL_ERROR_INTERNAL_ERROR {
+        CB_INTERNAL.store(code, Ordering::SeqCst);
+    }
+}
+
+// ------------------------------------------------------------ executor
+
+/// The application's host memory the calls may use (valid for the life of
+/// the process).
+pub const HOST_LEN: usize = 1 << 20;
+
+/// A thread serving callbacks with `aclrtProcessReport` until stopped.
+struct Server {
+    stop: std::sync::Arc<AtomicBool>,
+    handle: std::thread::JoinHandle<()>,
+    tid: u64,
+}
+
+/// The pools and the state of one sequence.
+pub struct Exec {
+    host: Vec<u8>,
+    /// (address, size) of everything allocated (live or not).
+    ptrs: Vec<(usize, usize)>,
+    streams: Vec<usize>,
+    events: Vec<usize>,
+    contexts: Vec<usize>,
+    bins: Vec<usize>,
+    funcs: Vec<usize>,
+    args: Vec<usize>,
+    params: Vec<usize>,
+    registered: Vec<usize>,
+    threads: Vec<u64>,
+    server: Option<Server>,
+    bin_path: CString,
+    image: Vec<u8>,
+}
+
+/// `a % n` as an index (0 for an empty pool).
+fn pick(a: u64, n: usize) -> usize {
+    if n == 0 { 0 } else { (a % n as u64) as usize }
+}
+
+const SIZES: &[usize] = &[
+    0,
+    1,
+    2,
+    31,
+    32,
+    33,
+    63,
+    64,
+    100,
+    4095,
+    4096,
+    4097,
+    8192,
+    65536,
+    1 << 20,
+    1 << 30,
+    1 << 34,
+    usize::MAX / 2,
+    usize::MAX,
+];
+
+fn size(a: u64) -> usize {
+    if a % 5 == 0 {
+        (a >> 8) as usize % 10_000
+    } else {
+        SIZES[pick(a >> 3, SIZES.len())]
+    }
+}
+
+fn int(a: u64, table: &[i64]) -> i64 {
+    if a % 7 == 0 {
+        (a >> 8) as i64
+    } else {
+        table[pick(a >> 3, table.len())]
+    }
+}
+
+const DEVICE_IDS: &[i64] = &[0, 0, 0, 1, 1, 2, -1, 64, i32::MAX as i64, i32::MIN as i64];
+const FLAGS: &[i64] = &[0, 1, 2, 3, 4, 8, 16, 32, 64, 0x7FFF_FFFF, -1];
+const KINDS: &[i64] = &[0, 1, 2, 3, 4, 5, 6, 7, 8, -1];
+const TIMEOUTS: &[i64] = &[-1, 1, 5, 20, 0, -2, i32::MIN as i64];
+
+impl Default for Exec {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Exec {
+    pub fn new() -> Exec {
+        let image = aclrt_sim::binary_image(&["fuzz_touch", "fuzz_nop"]);
+        let path = std::env::temp_dir().join(format!("aclrt-fuzz-{}.bin", std::process::id()));
+        let _ = std::fs::write(&path, &image);
+        aclrt_sim::register_kernel("fuzz_touch", |_, _, args| {
+            // Touches (reads, then writes back) 64 bytes at its first
+            // argument: every access is checked by the simulator.
+            let addr = args.u64(0)?;
+            let mut buf = [0u8; 64];
+            args.read(addr, &mut buf)?;
+            args.write(addr, &buf)
+        });
+        aclrt_sim::register_kernel("fuzz_nop", |_, _, _| Ok(()));
+        let finished = {
+            use std::os::unix::thread::JoinHandleExt;
+            let h = std::thread::spawn(|| {});
+            let t = h.as_pthread_t() as u64;
+            let _ = h.join();
+            t
+        };
+        Exec {
+            host: vec![0u8; HOST_LEN],
+            ptrs: Vec::new(),
+            streams: vec![0],
+            events: Vec::new(),
+            contexts: Vec::new(),
+            bins: Vec::new(),
+            funcs: Vec::new(),
+            args: Vec::new(),
+            params: Vec::new(),
+            registered: Vec::new(),
+            threads: vec![0, 0x5EED_0000_1234, finished, own_thread_id()],
+            server: None,
+            bin_path: CString::new(path.to_string_lossy().into_owned()).unwrap(),
+            image,
+        }
+    }
+
+    fn stream(&self, a: u64) -> aclrtStream {
+        match a % 8 {
+            0 => null_mut(),
+            1 => (a >> 8) as usize as aclrtStream,
+            _ => self.streams[pick(a >> 3, self.streams.len())] as aclrtStream,
+        }
+    }
+    fn event(&self, a: u64) -> aclrtEvent {
+        match a % 8 {
+            0 => null_mut(),
+            1 => (a >> 8) as usize as aclrtEvent,
+            _ if self.events.is_empty() => null_mut(),
+            _ => self.events[pick(a >> 3, self.events.len())] as aclrtEvent,
+        }
+    }
+    fn context(&self, a: u64) -> aclrtContext {
+        match a % 8 {
+            0 => null_mut(),
+            1 => (a >> 8) as usize as aclrtContext,
+            _ if self.contexts.is_empty() => null_mut(),
+            _ => self.contexts[pick(a >> 3, self.contexts.len())] as aclrtContext,
+        }
+    }
+    fn handle(pool: &[usize], a: u64) -> *mut c_void {
+        match a % 8 {
+            0 => null_mut(),
+            1 => (a >> 8) as usize as *mut c_void,
+            _ if pool.is_empty() => null_mut(),
+            _ => pool[pick(a >> 3, pool.len())] as *mut c_void,
+        }
+    }
+
+    /// A pointer argument and the host bytes available behind it (`None`
+    /// for runtime memory: the simulator checks those ranges itself).
+    fn ptr(&mut self, a: u64) -> (*mut c_void, Option<usize>) {
+        let alloc = |s: &Self| s.ptrs.get(pick(a >> 8, s.ptrs.len())).copied();
+        match a % 9 {
+            0 => (null_mut(), None),
+            1 | 2 => match alloc(self) {
+                Some((p, _)) => (p as *mut c_void, None),
+                None => self.host_ptr(a),
+            },
+            3 => match alloc(self) {
+                // Just past the end, or in the gap after it.
+                Some((p, n)) => ((p + n + (a >> 40) as usize % 4) as *mut c_void, None),
+                None => self.host_ptr(a),
+            },
+            4 => match alloc(self) {
+                // Anywhere in the block or up to three pages past it (never
+                // below the simulator's address range: that could be
+                // application memory the simulator cannot know).
+                Some((p, n)) => {
+                    let span = n.saturating_add(3 * 4096).min(1 << 30);
+                    let off = (a >> 24) as usize % span.max(1);
+                    ((p + off) as *mut c_void, None)
+                }
+                None => self.host_ptr(a),
+            },
+            5 if !self.registered.is_empty() => (
+                self.registered[pick(a >> 8, self.registered.len())] as *mut c_void,
+                None,
+            ),
+            _ => self.host_ptr(a),
+        }
+    }
+
+    fn host_ptr(&mut self, a: u64) -> (*mut c_void, Option<usize>) {
+        let off = ((a >> 16) as usize % 64) * 64;
+        (
+            self.host.as_mut_ptr().wrapping_add(off).cast(),
+            Some(HOST_LEN - off),
+        )
+    }
+
+    fn host_fn(a: u64) -> Option<unsafe extern "C" fn(*mut c_void)> {
+        match a % 6 {
+            0 => None,
+            1 | 2 => Some(cb_nop),
+            3 => Some(cb_sleep),
+            _ => Some(cb_reenter),
+        }
+    }
+
+    fn thread_id(&mut self, a: u64) -> u64 {
+        if a % 4 == 0 && self.server.is_none() {
+            let stop = std::sync::Arc::new(AtomicBool::new(false));
+            let s2 = stop.clone();
+            let handle = std::thread::spawn(move || {
+                while !s2.load(Ordering::Acquire) {
+                    let _ = c!(aclrtProcessReport(5));
+                }
+            });
+            use std::os::unix::thread::JoinHandleExt;
+            let tid = handle.as_pthread_t() as u64;
+            self.threads.push(tid);
+            self.server = Some(Server { stop, handle, tid });
+            return tid;
+        }
+        if a % 4 == 1 {
+            if let Some(s) = &self.server {
+                return s.tid;
+            }
+        }
+        match a % 11 {
+            10 => a >> 8,
+            _ => self.threads[pick(a >> 3, self.threads.len())],
+        }
+    }
+
+    /// Stops the reporting thread (if any).
+    pub fn stop_server(&mut self) {
+        if let Some(s) = self.server.take() {
+            s.stop.store(true, Ordering::Release);
+            let _ = s.handle.join();
+        }
+    }
+
+    fn keep(pool: &mut Vec<usize>, code: aclError, v: usize) {
+        if code == 0 && v != 0 {
+            pool.push(v);
+        }
+    }
+
+    /// Runs one call; returns its code (0 for functions without one).
+    pub fn run(&mut self, call: &Call) -> aclError {
+        let a = call.a;
+        let name = FUNCS[call.f as usize];
+        let dev = |v: u64| int(v, DEVICE_IDS) as i32;
+        let flag = |v: u64| int(v, FLAGS) as u32;
+        let kind = |v: u64| int(v, KINDS) as u32;
+        let timeout = |v: u64| int(v, TIMEOUTS) as i32;
+        let nul = |v: u64| v % 13 == 0;
+        match name {
+            "aclInit" => match a[0] % 4 {
+                0 | 1 => c!(aclInit(null())),
+                2 => c!(aclInit(c"".as_ptr())),
+                _ => c!(aclInit(c"/nonexistent/aclrt-fuzz.json".as_ptr())),
+            },
+            "aclFinalize" => c!(aclFinalize()),
+            "aclFinalizeReference" => {
+                let mut n = 0u64;
+                c!(aclFinalizeReference(if nul(a[0]) {
+                    null_mut()
+                } else {
+                    &mut n
+                }))
+            }
+            "aclGetRecentErrMsg" => {
+                let p = c!(aclGetRecentErrMsg());
+                if !p.is_null() {
+                    // SAFETY: a non-null result is a NUL-terminated string
+                    // valid until the thread's next call.
+                    let _ = unsafe { std::ffi::CStr::from_ptr(p) }.to_bytes().len();
+                }
+                0
+            }
+            "aclrtGetSocName" => {
+                let _ = c!(aclrtGetSocName());
+                0
+            }
+            "aclrtSetDevice" => c!(aclrtSetDevice(dev(a[0]))),
+            "aclrtResetDevice" => c!(aclrtResetDevice(dev(a[0]))),
+            "aclrtResetDeviceForce" => c!(aclrtResetDeviceForce(dev(a[0]))),
+            "aclrtGetDevice" => {
+                let mut d = 0i32;
+                c!(aclrtGetDevice(if nul(a[0]) { null_mut() } else { &mut d }))
+            }
+            "aclrtGetDeviceCount" => {
+                let mut d = 0u32;
+                c!(aclrtGetDeviceCount(if nul(a[0]) {
+                    null_mut()
+                } else {
+                    &mut d
+                }))
+            }
+            "aclrtGetRunMode" => {
+                let mut d = 0u32;
+                c!(aclrtGetRunMode(if nul(a[0]) { null_mut() } else { &mut d }))
+            }
+            "aclrtSynchronizeDevice" => c!(aclrtSynchronizeDevice()),
+            "aclrtSynchronizeDeviceWithTimeout" => {
+                c!(aclrtSynchronizeDeviceWithTimeout(timeout(a[0])))
+            }
+            "aclrtDeviceCanAccessPeer" => {
+                let mut v = 0i32;
+                c!(aclrtDeviceCanAccessPeer(
+                    if nul(a[0]) { null_mut() } else { &mut v },
+                    dev(a[1]),
+                    dev(a[2])
+                ))
+            }
+            "aclrtDeviceEnablePeerAccess" => c!(aclrtDeviceEnablePeerAccess(dev(a[0]), flag(a[1]))),
+            "aclrtDeviceDisablePeerAccess" => c!(aclrtDeviceDisablePeerAccess(dev(a[0]))),
+            "aclrtCreateContext" => {
+                let mut ctx: aclrtContext = null_mut();
+                let code = c!(aclrtCreateContext(
+                    if nul(a[0]) { null_mut() } else { &mut ctx },
+                    dev(a[1])
+                ));
+                Self::keep(&mut self.contexts, code, ctx as usize);
+                code
+            }
+            "aclrtDestroyContext" => c!(aclrtDestroyContext(self.context(a[0]))),
+            "aclrtSetCurrentContext" => c!(aclrtSetCurrentContext(self.context(a[0]))),
+            "aclrtGetCurrentContext" => {
+                let mut ctx: aclrtContext = null_mut();
+                let code = c!(aclrtGetCurrentContext(if nul(a[0]) {
+                    null_mut()
+                } else {
+                    &mut ctx
+                }));
+                Self::keep(&mut self.contexts, code, ctx as usize);
+                code
+            }
+            "aclrtCtxGetCurrentDefaultStream" => {
+                let mut s: aclrtStream = null_mut();
+                let code = c!(aclrtCtxGetCurrentDefaultStream(if nul(a[0]) {
+                    null_mut()
+                } else {
+                    &mut s
+                }));
+                Self::keep(&mut self.streams, code, s as usize);
+                code
+            }
+            "aclrtCreateStream" => {
+                let mut s: aclrtStream = null_mut();
+                let code = c!(aclrtCreateStream(if nul(a[0]) {
+                    null_mut()
+                } else {
+                    &mut s
+                }));
+                Self::keep(&mut self.streams, code, s as usize);
+                if code == 0 {
+                    CB_STREAM.store(s as usize, Ordering::SeqCst);
+                }
+                code
+            }
+            "aclrtCreateStreamWithConfig" => {
+                let mut s: aclrtStream = null_mut();
+                let code = c!(aclrtCreateStreamWithConfig(
+                    if nul(a[0]) { null_mut() } else { &mut s },
+                    int(a[1], &[0, 1, 7, 8, -1]) as u32,
+                    flag(a[2])
+                ));
+                Self::keep(&mut self.streams, code, s as usize);
+                code
+            }
+            "aclrtStreamGetPriority" => {
+                let mut p = 0u32;
+                c!(aclrtStreamGetPriority(
+                    self.stream(a[0]),
+                    if nul(a[1]) { null_mut() } else { &mut p }
+                ))
+            }
+            "aclrtDeviceGetStreamPriorityRange" => {
+                let (mut l, mut g) = (0i32, 0i32);
+                c!(aclrtDeviceGetStreamPriorityRange(
+                    if nul(a[0]) { null_mut() } else { &mut l },
+                    if nul(a[1]) { null_mut() } else { &mut g }
+                ))
+            }
+            "aclrtDestroyStream" => c!(aclrtDestroyStream(self.stream(a[0]))),
+            "aclrtDestroyStreamForce" => c!(aclrtDestroyStreamForce(self.stream(a[0]))),
+            "aclrtSynchronizeStream" => c!(aclrtSynchronizeStream(self.stream(a[0]))),
+            "aclrtSynchronizeStreamWithTimeout" => c!(aclrtSynchronizeStreamWithTimeout(
+                self.stream(a[0]),
+                timeout(a[1])
+            )),
+            "aclrtStreamQuery" => {
+                let mut st = 0u32;
+                c!(aclrtStreamQuery(
+                    self.stream(a[0]),
+                    if nul(a[1]) { null_mut() } else { &mut st }
+                ))
+            }
+            "aclrtStreamWaitEvent" => {
+                c!(aclrtStreamWaitEvent(self.stream(a[0]), self.event(a[1])))
+            }
+            "aclrtGetStreamAvailableNum" => {
+                let mut n = 0u32;
+                c!(aclrtGetStreamAvailableNum(if nul(a[0]) {
+                    null_mut()
+                } else {
+                    &mut n
+                }))
+            }
+            "aclrtStreamAbort" => c!(aclrtStreamAbort(self.stream(a[0]))),
+            "aclrtCreateEvent" | "aclrtCreateEventWithFlag" | "aclrtCreateEventExWithFlag" => {
+                let mut e: aclrtEvent = null_mut();
+                let out: *mut aclrtEvent = if nul(a[0]) { null_mut() } else { &mut e };
+                let code = match name {
+                    "aclrtCreateEvent" => c!(aclrtCreateEvent(out)),
+                    "aclrtCreateEventWithFlag" => c!(aclrtCreateEventWithFlag(out, flag(a[1]))),
+                    _ => c!(aclrtCreateEventExWithFlag(out, flag(a[1]))),
+                };
+                Self::keep(&mut self.events, code, e as usize);
+                code
+            }
+            "aclrtDestroyEvent" => c!(aclrtDestroyEvent(self.event(a[0]))),
+            "aclrtRecordEvent" => c!(aclrtRecordEvent(self.event(a[0]), self.stream(a[1]))),
+            "aclrtResetEvent" => c!(aclrtResetEvent(self.event(a[0]), self.stream(a[1]))),
+            "aclrtQueryEvent" => {
+                let mut st = 0u32;
+                c!(aclrtQueryEvent(
+                    self.event(a[0]),
+                    if nul(a[1]) { null_mut() } else { &mut st }
+                ))
+            }
+            "aclrtQueryEventStatus" => {
+                let mut st = 0u32;
+                c!(aclrtQueryEventStatus(
+                    self.event(a[0]),
+                    if nul(a[1]) { null_mut() } else { &mut st }
+                ))
+            }
+            "aclrtQueryEventWaitStatus" => {
+                let mut st = 0u32;
+                c!(aclrtQueryEventWaitStatus(
+                    self.event(a[0]),
+                    if nul(a[1]) { null_mut() } else { &mut st }
+                ))
+            }
+            "aclrtSynchronizeEvent" => c!(aclrtSynchronizeEvent(self.event(a[0]))),
+            "aclrtSynchronizeEventWithTimeout" => c!(aclrtSynchronizeEventWithTimeout(
+                self.event(a[0]),
+                timeout(a[1])
+            )),
+            "aclrtEventElapsedTime" => {
+                let mut ms = 0f32;
+                c!(aclrtEventElapsedTime(
+                    if nul(a[0]) { null_mut() } else { &mut ms },
+                    self.event(a[1]),
+                    self.event(a[2])
+                ))
+            }
+            "aclrtEventGetTimestamp" => {
+                let mut t = 0u64;
+                c!(aclrtEventGetTimestamp(
+                    self.event(a[0]),
+                    if nul(a[1]) { null_mut() } else { &mut t }
+                ))
+            }
+            "aclrtGetEventAvailNum" => {
+                let mut n = 0u32;
+                c!(aclrtGetEventAvailNum(if nul(a[0]) {
+                    null_mut()
+                } else {
+                    &mut n
+                }))
+            }
+            "aclrtMalloc" | "aclrtMallocAlign32" | "aclrtMallocCached" | "aclrtMallocHost"
+            | "aclrtMemAllocManaged" => {
+                let mut p: *mut c_void = null_mut();
+                let out: *mut *mut c_void = if nul(a[0]) { null_mut() } else { &mut p };
+                // Mostly small, so that many fit.
+                let n = if a[1] % 4 == 0 {
+                    size(a[1] >> 2)
+                } else {
+                    (a[1] >> 2) as usize % 20_000
+                };
+                let policy = int(a[2], &[0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 0x100, -1]) as u32;
+                let code = match name {
+                    "aclrtMalloc" => c!(aclrtMalloc(out, n, policy)),
+                    "aclrtMallocAlign32" => c!(aclrtMallocAlign32(out, n, policy)),
+                    "aclrtMallocCached" => c!(aclrtMallocCached(out, n, policy)),
+                    "aclrtMallocHost" => c!(aclrtMallocHost(out, n)),
+                    _ => c!(aclrtMemAllocManaged(out, n as u64, flag(a[3]))),
+                };
+                if code == 0 && !p.is_null() {
+                    self.ptrs.push((p as usize, n));
+                    if n >= 64 {
+                        CB_DEV.store(p as usize, Ordering::SeqCst);
+                    }
+                }
+                code
+            }
+            "aclrtFree" => c!(aclrtFree(self.ptr(a[0]).0)),
+            "aclrtFreeWithDevSync" => c!(aclrtFreeWithDevSync(self.ptr(a[0]).0)),
+            "aclrtFreeHost" => c!(aclrtFreeHost(self.ptr(a[0]).0)),
+            "aclrtFreeHostWithDevSync" => c!(aclrtFreeHostWithDevSync(self.ptr(a[0]).0)),
+            "aclrtMemset" | "aclrtMemsetAsync" => {
+                let (p, host) = self.ptr(a[0]);
+                let mut max = size(a[1]);
+                let mut count = if a[2] % 3 == 0 { max } else { size(a[2]) };
+                if let Some(h) = host {
+                    // The simulator cannot know an application buffer's
+                    // length: never claim more than there is.
+                    max = max.min(h);
+                    count = count.min(h);
+                }
+                let value = int(a[3], &[0, 0x5A, 255, 256, -1]) as i32;
+                if name == "aclrtMemset" {
+                    c!(aclrtMemset(p, max, value, count))
+                } else {
+                    c!(aclrtMemsetAsync(p, max, value, count, self.stream(a[4])))
+                }
+            }
+            "aclrtMemcpy" | "aclrtMemcpyAsync" => {
+                let (d, dh) = self.ptr(a[0]);
+                let (s, sh) = self.ptr(a[1]);
+                let mut max = size(a[2]);
+                let mut count = if a[3] % 3 == 0 { max } else { size(a[3]) };
+                for h in [dh, sh].into_iter().flatten() {
+                    count = count.min(h);
+                }
+                if let Some(h) = dh {
+                    max = max.min(h);
+                }
+                let k = kind(a[4]);
+                if name == "aclrtMemcpy" {
+                    c!(aclrtMemcpy(d, max, s, count, k))
+                } else {
+                    c!(aclrtMemcpyAsync(d, max, s, count, k, self.stream(a[5])))
+                }
+            }
+            "aclrtMemcpy2d" | "aclrtMemcpy2dAsync" => {
+                let (d, dh) = self.ptr(a[0]);
+                let (s, sh) = self.ptr(a[1]);
+                let small = |v: u64| [0usize, 1, 16, 64, 100, 4096][pick(v, 6)];
+                let (mut dp, mut sp) = (small(a[2]), small(a[2] >> 8));
+                let (mut w, mut h) = (small(a[3]), small(a[3] >> 8));
+                if a[6] % 7 == 0 {
+                    (dp, sp, w, h) = (size(a[2]), size(a[2] >> 5), size(a[3]), size(a[3] >> 5));
+                }
+                let host_limit = [dh, sh].into_iter().flatten().min();
+                if let Some(lim) = host_limit {
+                    // Keep the 2-D extent inside the application buffer.
+                    let extent = |p: usize| {
+                        h.checked_sub(1)
+                            .and_then(|r| r.checked_mul(p))
+                            .and_then(|v| v.checked_add(w))
+                            .unwrap_or(usize::MAX)
+                    };
+                    if extent(dp.max(sp)) > lim {
+                        h = 1.min(h);
+                        w = w.min(lim);
+                        dp = dp.max(w).min(lim);
+                        sp = sp.max(w).min(lim);
+                    }
+                }
+                let k = kind(a[4]);
+                if name == "aclrtMemcpy2d" {
+                    c!(aclrtMemcpy2d(d, dp, s, sp, w, h, k))
+                } else {
+                    c!(aclrtMemcpy2dAsync(d, dp, s, sp, w, h, k, self.stream(a[5])))
+                }
+            }
+            "aclrtGetMemInfo" => {
+                let (mut f, mut t) = (0usize, 0usize);
+                c!(aclrtGetMemInfo(
+                    int(a[0], &[0, 1, 2, 5, 12, 17, 18, -1]) as u32,
+                    if nul(a[1]) { null_mut() } else { &mut f },
+                    if nul(a[2]) { null_mut() } else { &mut t }
+                ))
+            }
+            "aclrtLaunchCallback" => c!(aclrtLaunchCallback(
+                Self::host_fn(a[0]),
+                (a[1] as usize % 16) as *mut c_void,
+                int(a[2], &[0, 1, 1, 2, -1]) as u32,
+                self.stream(a[3])
+            )),
+            "aclrtSubscribeReport" => {
+                let t = self.thread_id(a[0]);
+                c!(aclrtSubscribeReport(t, self.stream(a[1])))
+            }
+            "aclrtProcessReport" => {
+                // -1 would wait for ever on this thread (as on the real
+                // runtime) when nothing is launched: only bounded waits.
+                c!(aclrtProcessReport(int(a[0], &[1, 2, 0, -2]) as i32))
+            }
+            "aclrtUnSubscribeReport" => {
+                let t = self.thread_id(a[0] | 2);
+                c!(aclrtUnSubscribeReport(t, self.stream(a[1])))
+            }
+            "aclrtLaunchHostFunc" => c!(aclrtLaunchHostFunc(
+                self.stream(a[0]),
+                Self::host_fn(a[1]),
+                (a[2] as usize % 16) as *mut c_void
+            )),
+            "aclrtSetOpWaitTimeout" => {
+                c!(aclrtSetOpWaitTimeout(int(a[0], &[0, 1, 1000, -1]) as u32))
+            }
+            "aclrtGetVersion" => {
+                let (mut x, mut y, mut z) = (0, 0, 0);
+                c!(aclrtGetVersion(
+                    if nul(a[0]) { null_mut() } else { &mut x },
+                    if nul(a[1]) { null_mut() } else { &mut y },
+                    if nul(a[2]) { null_mut() } else { &mut z }
+                ))
+            }
+            "aclsysGetVersionStr" | "aclsysGetVersionNum" => {
+                let names = [c"runtime", c"CANN", c"no-such-package", c""];
+                let pkg = if nul(a[0]) {
+                    null_mut()
+                } else {
+                    names[pick(a[0] >> 4, names.len())].as_ptr().cast_mut()
+                };
+                if name == "aclsysGetVersionStr" {
+                    let mut buf = [0 as std::ffi::c_char; c::ACL_PKG_VERSION_MAX_SIZE];
+                    c!(aclsysGetVersionStr(
+                        pkg,
+                        if nul(a[1]) {
+                            null_mut()
+                        } else {
+                            buf.as_mut_ptr()
+                        }
+                    ))
+                } else {
+                    let mut v = 0i32;
+                    c!(aclsysGetVersionNum(
+                        pkg,
+                        if nul(a[1]) { null_mut() } else { &mut v }
+                    ))
+                }
+            }
+            "aclsysGetCANNVersion" => {
+                // SAFETY: a plain C struct of byte arrays; all zeros is a
+                // valid value.
+                let mut v: c::aclCANNPackageVersion = unsafe { std::mem::zeroed() };
+                c!(aclsysGetCANNVersion(
+                    int(a[0], &[0, 1, 2, 7, 8, -1]) as u32,
+                    if nul(a[1]) { null_mut() } else { &mut v }
+                ))
+            }
+            "aclrtBinaryLoadFromFile" | "aclrtBinaryLoadFromData" => {
+                let mut h: c::aclrtBinHandle = null_mut();
+                let out: *mut c::aclrtBinHandle = if nul(a[0]) { null_mut() } else { &mut h };
+                let mut opt = c::aclrtBinaryLoadOption {
+                    type_: int(a[2], &[1, 2, 3, 0, 99]) as u32,
+                    value: c::aclrtBinaryLoadOptionValue {
+                        rsv: [a[3] as u32 % 3, 0, 0, 0],
+                    },
+                };
+                let mut opts = c::aclrtBinaryLoadOptions {
+                    options: if a[4] % 3 == 0 { null_mut() } else { &mut opt },
+                    // One option behind the pointer: never claim more (the
+                    // simulator cannot know the array's length).
+                    numOpt: (a[5] % 2) as usize,
+                };
+                let optp: *mut c::aclrtBinaryLoadOptions =
+                    if a[1] % 2 == 0 { null_mut() } else { &mut opts };
+                let code = if name == "aclrtBinaryLoadFromFile" {
+                    let path = match a[6] % 4 {
+                        0 => null(),
+                        1 => c"/nonexistent/fuzz.bin".as_ptr(),
+                        _ => self.bin_path.as_ptr(),
+                    };
+                    c!(aclrtBinaryLoadFromFile(path, optp, out))
+                } else {
+                    let (data, len): (*const c_void, usize) = match a[6] % 4 {
+                        0 => (null(), self.image.len()),
+                        1 => (self.host.as_ptr().cast(), (a[7] as usize) % 4096),
+                        _ => (
+                            self.image.as_ptr().cast(),
+                            self.image.len() - (a[7] % 2) as usize,
+                        ),
+                    };
+                    c!(aclrtBinaryLoadFromData(data, len, optp, out))
+                };
+                Self::keep(&mut self.bins, code, h as usize);
+                code
+            }
+            "aclrtBinaryUnLoad" => c!(aclrtBinaryUnLoad(Self::handle(&self.bins, a[0]))),
+            "aclrtBinaryGetFunction" => {
+                let names = [c"fuzz_touch", c"fuzz_nop", c"missing", c""];
+                let mut fh: c::aclrtFuncHandle = null_mut();
+                let code = c!(aclrtBinaryGetFunction(
+                    Self::handle(&self.bins, a[0]),
+                    if nul(a[1]) {
+                        null()
+                    } else {
+                        names[pick(a[1] >> 4, names.len())].as_ptr()
+                    },
+                    if nul(a[2]) { null_mut() } else { &mut fh }
+                ));
+                Self::keep(&mut self.funcs, code, fh as usize);
+                code
+            }
+            "aclrtLaunchKernel" => {
+                // The argument block: a pointer from the pools (the kernel
+                // touches 64 bytes there: checked by the simulator).
+                let target = self.ptr(a[1]).0 as u64;
+                let block = target.to_ne_bytes();
+                let (data, len): (*const c_void, usize) = match a[2] % 4 {
+                    0 => (null(), 8),
+                    1 => (block.as_ptr().cast(), (a[3] % 9) as usize),
+                    _ => (block.as_ptr().cast(), 8),
+                };
+                c!(aclrtLaunchKernel(
+                    Self::handle(&self.funcs, a[0]),
+                    int(a[4], &[1, 1, 2, 0, 65536, -1]) as u32,
+                    data,
+                    len,
+                    self.stream(a[5])
+                ))
+            }
+            "aclrtLaunchKernelWithConfig" => {
+                let mut attr = c::aclrtLaunchKernelAttr {
+                    id: int(a[2], &[1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 99]) as u32,
+                    value: c::aclrtLaunchKernelAttrValue {
+                        rsv: [a[3] as u32, 0, 0, 0],
+                    },
+                };
+                let mut cfg = c::aclrtLaunchKernelCfg {
+                    attrs: if a[4] % 3 == 0 { null_mut() } else { &mut attr },
+                    // One attribute behind the pointer (see numOpt).
+                    numAttrs: (a[5] % 2) as usize,
+                };
+                if cfg.attrs.is_null() {
+                    cfg.numAttrs = 0;
+                }
+                let cfgp: *mut c::aclrtLaunchKernelCfg =
+                    if a[6] % 4 == 0 { null_mut() } else { &mut cfg };
+                c!(aclrtLaunchKernelWithConfig(
+                    Self::handle(&self.funcs, a[0]),
+                    int(a[1], &[1, 1, 2, 0, -1]) as u32,
+                    self.stream(a[7]),
+                    cfgp,
+                    Self::handle(&self.args, a[7] >> 8),
+                    null_mut()
+                ))
+            }
+            "aclrtKernelArgsInit" => {
+                let mut h: c::aclrtArgsHandle = null_mut();
+                let code = c!(aclrtKernelArgsInit(
+                    Self::handle(&self.funcs, a[0]),
+                    if nul(a[1]) { null_mut() } else { &mut h }
+                ));
+                Self::keep(&mut self.args, code, h as usize);
+                code
+            }
+            "aclrtKernelArgsAppend" => {
+                let target = self.ptr(a[1]).0 as u64;
+                let mut block = target.to_ne_bytes();
+                let mut ph: c::aclrtParamHandle = null_mut();
+                let (p, n): (*mut c_void, usize) = match a[2] % 4 {
+                    0 => (null_mut(), 8),
+                    1 => (block.as_mut_ptr().cast(), (a[3] % 9) as usize),
+                    _ => (block.as_mut_ptr().cast(), 8),
+                };
+                let code = c!(aclrtKernelArgsAppend(
+                    Self::handle(&self.args, a[0]),
+                    p,
+                    n,
+                    if nul(a[4]) { null_mut() } else { &mut ph }
+                ));
+                Self::keep(&mut self.params, code, ph as usize);
+                code
+            }
+            "aclrtKernelArgsAppendPlaceHolder" => {
+                let mut ph: c::aclrtParamHandle = null_mut();
+                let code = c!(aclrtKernelArgsAppendPlaceHolder(
+                    Self::handle(&self.args, a[0]),
+                    if nul(a[1]) { null_mut() } else { &mut ph }
+                ));
+                Self::keep(&mut self.params, code, ph as usize);
+                code
+            }
+            "aclrtKernelArgsGetPlaceHolderBuffer" => {
+                let mut buf: *mut c_void = null_mut();
+                c!(aclrtKernelArgsGetPlaceHolderBuffer(
+                    Self::handle(&self.args, a[0]),
+                    Self::handle(&self.params, a[1]),
+                    size(a[2]),
+                    if nul(a[3]) { null_mut() } else { &mut buf }
+                ))
+            }
+            "aclrtKernelArgsFinalize" => {
+                c!(aclrtKernelArgsFinalize(Self::handle(&self.args, a[0])))
+            }
+            "aclrtSetStreamFailureMode" => c!(aclrtSetStreamFailureMode(
+                self.stream(a[0]),
+                int(a[1], &[0, 1, 2, -1]) as u64
+            )),
+            "aclrtPeekAtLastError" => c!(aclrtPeekAtLastError(int(a[0], &[0, 0, 1, -1]) as u32)),
+            "aclrtGetLastError" => c!(aclrtGetLastError(int(a[0], &[0, 0, 1, -1]) as u32)),
+            "aclrtHostRegister" | "aclrtHostRegisterV2" => {
+                let (p, host) = self.ptr(a[0]);
+                let mut n = size(a[1]) as u64;
+                if let Some(h) = host {
+                    n = n.min(h as u64);
+                }
+                if name == "aclrtHostRegister" {
+                    let mut dp: *mut c_void = null_mut();
+                    let code = c!(aclrtHostRegister(
+                        p,
+                        n,
+                        int(a[2], &[0, 0, 4, 8, 1, -1]) as u32,
+                        if nul(a[3]) { null_mut() } else { &mut dp }
+                    ));
+                    Self::keep(&mut self.registered, code, dp as usize);
+                    code
+                } else {
+                    c!(aclrtHostRegisterV2(p, n, flag(a[2])))
+                }
+            }
+            "aclrtHostGetDevicePointer" => {
+                let (p, _) = self.ptr(a[0]);
+                let mut dp: *mut c_void = null_mut();
+                let code = c!(aclrtHostGetDevicePointer(
+                    p,
+                    if nul(a[1]) { null_mut() } else { &mut dp },
+                    flag(a[2])
+                ));
+                Self::keep(&mut self.registered, code, dp as usize);
+                code
+            }
+            "aclrtHostUnregister" => c!(aclrtHostUnregister(self.ptr(a[0]).0)),
+            other => unreachable!("no executor for {other}"),
+        }
+    }
+}
+
+fn own_thread_id() -> u64 {
+    unsafe extern "C" {
+        safe fn pthread_self() -> usize;
+    }
+    pthread_self() as u64
+}
+
+/// One valid init-to-finalize program on device 0 (every call must
+/// succeed, the data must round-trip): `Err` names what failed.
+pub fn valid_program() -> Result<(), String> {
+    let check = |code: aclError, what: &str| -> Result<(), String> {
+        if code == 0 {
+            return Ok(());
+        }
+        let msg = c!(aclGetRecentErrMsg());
+        let msg = if msg.is_null() {
+            String::new()
+        } else {
+            // SAFETY: a non-null result is a NUL-terminated string.
+            unsafe { std::ffi::CStr::from_ptr(msg) }
+                .to_string_lossy()
+                .into_owned()
+        };
+        Err(format!("{what} returned {code}: {msg}"))
+    };
+    check(c!(aclInit(null())), "aclInit")?;
+    check(c!(aclrtSetDevice(0)), "aclrtSetDevice")?;
+    let mut s: aclrtStream = null_mut();
+    check(c!(aclrtCreateStream(&mut s)), "aclrtCreateStream")?;
+    let mut e: aclrtEvent = null_mut();
+    check(c!(aclrtCreateEvent(&mut e)), "aclrtCreateEvent")?;
+    let mut d: *mut c_void = null_mut();
+    check(c!(aclrtMalloc(&mut d, 4096, 0)), "aclrtMalloc")?;
+    let src: Vec<u8> = (0..4096u32).map(|i| (i * 7 + 3) as u8).collect();
+    let mut back = vec![0u8; 4096];
+    check(
+        c!(aclrtMemcpy(d, 4096, src.as_ptr().cast(), 4096, 1)),
+        "aclrtMemcpy H2D",
+    )?;
+    check(
+        c!(aclrtMemsetAsync(d.cast::<u8>().wrapping_add(2048).cast(), 2048, 0xEE, 1024, s)),
+        "aclrtMemsetAsync",
+    )?;
+    check(c!(aclrtRecordEvent(e, s)), "aclrtRecordEvent")?;
+    check(c!(aclrtSynchronizeEvent(e)), "aclrtSynchronizeEvent")?;
+    check(
+        c!(aclrtMemcpy(back.as_mut_ptr().cast(), 4096, d, 4096, 2)),
+        "aclrtMemcpy D2H",
+    )?;
+    let mut expect = src.clone();
+    expect[2048..3072].fill(0xEE);
+    if back != expect {
+        return Err("the valid program read back wrong data".to_owned());
+    }
+    check(c!(aclrtFree(d)), "aclrtFree")?;
+    check(c!(aclrtDestroyEvent(e)), "aclrtDestroyEvent")?;
+    check(c!(aclrtDestroyStream(s)), "aclrtDestroyStream")?;
+    check(c!(aclrtResetDevice(0)), "aclrtResetDevice")?;
+    check(c!(aclFinalize()), "aclFinalize")?;
+    Ok(())
+}
