@@ -195,6 +195,19 @@ const MAKERS: &[&str] = &[
     "aclrtLaunchHostFunc",
     "aclrtLaunchCallback",
     "aclrtSubscribeReport",
+    "aclrtCreateContext",
+    "aclrtBinaryLoadFromFile",
+    "aclrtBinaryGetFunction",
+    "aclrtKernelArgsInit",
+    "aclrtKernelArgsAppend",
+    "aclrtLaunchKernel",
+    "aclrtHostRegister",
+    "aclrtMemAllocManaged",
+    "aclrtFree",
+    "aclrtFreeHost",
+    "aclrtDestroyStream",
+    "aclrtDestroyEvent",
+    "aclrtCreateEventWithFlag",
 ];
 
 /// The sequence number `index` of the run seeded `seed`: `len` calls, most
@@ -378,7 +391,8 @@ impl Exec {
             t
         };
         Exec {
-            host: vec![0u8; HOST_LEN],
+            // One page more than the usable length, for page alignment.
+            host: vec![0u8; HOST_LEN + 4096],
             ptrs: Vec::new(),
             streams: vec![0],
             events: Vec::new(),
@@ -461,8 +475,28 @@ impl Exec {
         }
     }
 
+    /// The pointer of a free: mostly the start of an allocation (the most
+    /// recent ones more often), else any pointer argument.
+    fn free_ptr(&mut self, a: u64) -> *mut c_void {
+        let n = self.ptrs.len();
+        if a % 4 != 0 && n > 0 {
+            let back = (a >> 8) as usize % n.min(4);
+            return self.ptrs[n - 1 - back].0 as *mut c_void;
+        }
+        self.ptr(a >> 2).0
+    }
+
+    /// A pointer into the application buffer (page aligned half of the
+    /// time, for host registration) and the bytes behind it.
     fn host_ptr(&mut self, a: u64) -> (*mut c_void, Option<usize>) {
-        let off = ((a >> 16) as usize % 64) * 64;
+        let base = self.host.as_ptr().addr();
+        let aligned = (base + 4095) & !4095;
+        let start = aligned - base;
+        let off = if a % 2 == 0 {
+            start + ((a >> 16) as usize % 16) * 4096
+        } else {
+            ((a >> 16) as usize % 64) * 64
+        };
         (
             self.host.as_mut_ptr().wrapping_add(off).cast(),
             Some(HOST_LEN - off),
@@ -501,6 +535,38 @@ impl Exec {
         match a % 11 {
             10 => a >> 8,
             _ => self.threads[pick(a >> 3, self.threads.len())],
+        }
+    }
+
+    /// Half of the time (by `a`), makes sure a kernel function handle (and
+    /// an argument list of it) exists, so that launches get past the
+    /// handle checks: loads the image and looks up `fuzz_touch` when
+    /// there is none yet.
+    fn ensure_func(&mut self, a: u64) {
+        if a % 2 == 1 {
+            return;
+        }
+        if self.funcs.is_empty() {
+            let mut bin: c::aclrtBinHandle = null_mut();
+            let code = c!(aclrtBinaryLoadFromData(
+                self.image.as_ptr().cast(),
+                self.image.len(),
+                null(),
+                &mut bin
+            ));
+            Self::keep(&mut self.bins, code, bin as usize);
+            let mut f: c::aclrtFuncHandle = null_mut();
+            if code == 0 {
+                let code = c!(aclrtBinaryGetFunction(bin, c"fuzz_touch".as_ptr(), &mut f));
+                Self::keep(&mut self.funcs, code, f as usize);
+            }
+        }
+        if self.args.is_empty() {
+            if let Some(&f) = self.funcs.last() {
+                let mut h: c::aclrtArgsHandle = null_mut();
+                let code = c!(aclrtKernelArgsInit(f as c::aclrtFuncHandle, &mut h));
+                Self::keep(&mut self.args, code, h as usize);
+            }
         }
     }
 
@@ -745,7 +811,10 @@ impl Exec {
                     &mut n
                 }))
             }
-            "aclrtMalloc" | "aclrtMallocAlign32" | "aclrtMallocCached" | "aclrtMallocHost"
+            "aclrtMalloc"
+            | "aclrtMallocAlign32"
+            | "aclrtMallocCached"
+            | "aclrtMallocHost"
             | "aclrtMemAllocManaged" => {
                 let mut p: *mut c_void = null_mut();
                 let out: *mut *mut c_void = if nul(a[0]) { null_mut() } else { &mut p };
@@ -771,10 +840,10 @@ impl Exec {
                 }
                 code
             }
-            "aclrtFree" => c!(aclrtFree(self.ptr(a[0]).0)),
-            "aclrtFreeWithDevSync" => c!(aclrtFreeWithDevSync(self.ptr(a[0]).0)),
-            "aclrtFreeHost" => c!(aclrtFreeHost(self.ptr(a[0]).0)),
-            "aclrtFreeHostWithDevSync" => c!(aclrtFreeHostWithDevSync(self.ptr(a[0]).0)),
+            "aclrtFree" => c!(aclrtFree(self.free_ptr(a[0]))),
+            "aclrtFreeWithDevSync" => c!(aclrtFreeWithDevSync(self.free_ptr(a[0]))),
+            "aclrtFreeHost" => c!(aclrtFreeHost(self.free_ptr(a[0]))),
+            "aclrtFreeHostWithDevSync" => c!(aclrtFreeHostWithDevSync(self.free_ptr(a[0]))),
             "aclrtMemset" | "aclrtMemsetAsync" => {
                 let (p, host) = self.ptr(a[0]);
                 let mut max = size(a[1]);
@@ -959,6 +1028,7 @@ impl Exec {
             }
             "aclrtBinaryUnLoad" => c!(aclrtBinaryUnLoad(Self::handle(&self.bins, a[0]))),
             "aclrtBinaryGetFunction" => {
+                self.ensure_func(a[6]);
                 let names = [c"fuzz_touch", c"fuzz_nop", c"missing", c""];
                 let mut fh: c::aclrtFuncHandle = null_mut();
                 let code = c!(aclrtBinaryGetFunction(
@@ -974,6 +1044,7 @@ impl Exec {
                 code
             }
             "aclrtLaunchKernel" => {
+                self.ensure_func(a[6]);
                 // The argument block: a pointer from the pools (the kernel
                 // touches 64 bytes there: checked by the simulator).
                 let target = self.ptr(a[1]).0 as u64;
@@ -992,6 +1063,7 @@ impl Exec {
                 ))
             }
             "aclrtLaunchKernelWithConfig" => {
+                self.ensure_func(a[6] >> 4);
                 let mut attr = c::aclrtLaunchKernelAttr {
                     id: int(a[2], &[1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 99]) as u32,
                     value: c::aclrtLaunchKernelAttrValue {
@@ -1018,6 +1090,7 @@ impl Exec {
                 ))
             }
             "aclrtKernelArgsInit" => {
+                self.ensure_func(a[6]);
                 let mut h: c::aclrtArgsHandle = null_mut();
                 let code = c!(aclrtKernelArgsInit(
                     Self::handle(&self.funcs, a[0]),
@@ -1027,6 +1100,7 @@ impl Exec {
                 code
             }
             "aclrtKernelArgsAppend" => {
+                self.ensure_func(a[6]);
                 let target = self.ptr(a[1]).0 as u64;
                 let mut block = target.to_ne_bytes();
                 let mut ph: c::aclrtParamHandle = null_mut();
@@ -1045,6 +1119,7 @@ impl Exec {
                 code
             }
             "aclrtKernelArgsAppendPlaceHolder" => {
+                self.ensure_func(a[6]);
                 let mut ph: c::aclrtParamHandle = null_mut();
                 let code = c!(aclrtKernelArgsAppendPlaceHolder(
                     Self::handle(&self.args, a[0]),
@@ -1148,7 +1223,13 @@ pub fn valid_program() -> Result<(), String> {
         "aclrtMemcpy H2D",
     )?;
     check(
-        c!(aclrtMemsetAsync(d.cast::<u8>().wrapping_add(2048).cast(), 2048, 0xEE, 1024, s)),
+        c!(aclrtMemsetAsync(
+            d.cast::<u8>().wrapping_add(2048).cast(),
+            2048,
+            0xEE,
+            1024,
+            s
+        )),
         "aclrtMemsetAsync",
     )?;
     check(c!(aclrtRecordEvent(e, s)), "aclrtRecordEvent")?;
@@ -1168,4 +1249,55 @@ pub fn valid_program() -> Result<(), String> {
     check(c!(aclrtResetDevice(0)), "aclrtResetDevice")?;
     check(c!(aclFinalize()), "aclFinalize")?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_round_trip_and_sequences_replay_from_their_seed() {
+        let a = sequence(7, 3, 40);
+        assert_eq!(a, sequence(7, 3, 40));
+        assert_ne!(a, sequence(7, 4, 40));
+        for c in &a {
+            assert_eq!(Call::from_line(&c.to_line()), Some(*c));
+        }
+        assert_eq!(FUNCS[a[0].f as usize], "aclInit");
+        assert!(Call::from_line("aclrtNoSuchFunction 0 0 0 0 0 0 0 0").is_none());
+    }
+
+    #[test]
+    fn funcs_are_exactly_the_exported_functions() {
+        let raw = std::fs::read_to_string(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../sim/src/raw/mod.rs"),
+        )
+        .unwrap();
+        let mut exported: Vec<&str> = raw
+            .split("extern \"C\" fn ")
+            .skip(1)
+            .map(|rest| rest.split('(').next().unwrap().trim())
+            .collect();
+        exported.sort_unstable();
+        let mut mine = FUNCS.to_vec();
+        mine.sort_unstable();
+        assert_eq!(mine, exported);
+    }
+
+    #[test]
+    fn every_function_is_drawn() {
+        let mut seen = vec![false; FUNCS.len()];
+        for i in 0..200 {
+            for c in sequence(1, i, 60) {
+                seen[c.f as usize] = true;
+            }
+        }
+        let missing: Vec<_> = FUNCS
+            .iter()
+            .zip(&seen)
+            .filter(|(_, s)| !**s)
+            .map(|(n, _)| *n)
+            .collect();
+        assert!(missing.is_empty(), "never drawn: {missing:?}");
+    }
 }

@@ -6,7 +6,9 @@
 //!                [--mode host|device|both] [--timeout SECS] [--start I]
 //!                [--out DIR] [--quiet]
 //! aclrt-fuzz replay FILE [--mode host|device] [--timeout SECS]
-//! aclrt-fuzz child            (internal: one sequence from stdin)
+//! aclrt-fuzz print SEED INDEX LEN   (a sequence, in the reproducer format)
+//! aclrt-fuzz child            (one sequence from stdin; ACLRT_FUZZ_VERBOSE=1
+//!                              prints each call's code on stderr)
 //! ```
 //!
 //! Each sequence runs in a child process (`aclrt-fuzz child`) with a time
@@ -39,6 +41,14 @@ fn main() -> ExitCode {
         Some("child") => child(),
         Some("run") => run(&args[1..]),
         Some("replay") => replay(&args[1..]),
+        Some("print") => {
+            // The sequence `print SEED INDEX LEN` in the reproducer format.
+            let n = |i: usize| args.get(i).and_then(|v| v.parse().ok()).unwrap_or(0);
+            for c in sequence(n(1), n(2), n(3) as usize) {
+                println!("{}", c.to_line());
+            }
+            ExitCode::SUCCESS
+        }
         _ => {
             eprintln!(
                 "usage: aclrt-fuzz run [--seed S] [--sequences N] [--minutes M] [--len L] \
@@ -97,6 +107,9 @@ fn child() -> ExitCode {
         CURRENT.store(i + 1, Ordering::SeqCst);
         let code = exec.run(call);
         CURRENT.store(0, Ordering::SeqCst);
+        if std::env::var_os("ACLRT_FUZZ_VERBOSE").is_some() {
+            eprintln!("call {i}: {} -> {code}", FUNCS[call.f as usize]);
+        }
         if code == aclrt_sim::ffi::ACL_ERROR_INTERNAL_ERROR {
             return finding(&format!(
                 "sim-panic: {} (call {i}) returned 500000",
@@ -143,7 +156,10 @@ fn health() -> Result<(), String> {
     valid_program().map_err(|e| format!("after a reset: {e}"))?;
     let audit = aclrt_sim::audit();
     if audit.live.values().any(|&n| n > 0) {
-        return Err(format!("resources alive after the valid program: {:?}", audit.live));
+        return Err(format!(
+            "resources alive after the valid program: {:?}",
+            audit.live
+        ));
     }
     if !audit.unserved_callbacks.is_empty() {
         return Err("a stream blocked on an unserved callback after a reset".to_owned());
@@ -313,8 +329,24 @@ fn run_child(seq: &[Call], mode: Mode, timeout: Duration) -> Outcome {
     }
 }
 
-/// A finding's signature: its text without addresses and numbers.
+/// A finding's signature: its text without the simulator's message (for a
+/// failed call: the function and the code it returned), addresses and
+/// numbers.
 fn signature(finding: &str) -> String {
+    if let Some(rest) = finding.strip_prefix("crash: signal ") {
+        // The signal (SIGSEGV, SIGABRT, ...) is the finding.
+        return format!(
+            "crash: signal {}",
+            rest.split_whitespace().next().unwrap_or("?")
+        );
+    }
+    let finding = match finding.find("returned ") {
+        Some(i) => match finding[i..].find(": ") {
+            Some(j) => &finding[..i + j],
+            None => finding,
+        },
+        None => finding,
+    };
     let mut s = String::new();
     let mut last_digit = false;
     for w in finding.split_whitespace() {
@@ -443,7 +475,10 @@ fn run(args: &[String]) -> ExitCode {
                 if let Some(e) = findings.get_mut(&sig) {
                     e.0 += 1;
                 } else {
-                    eprintln!("NEW finding (seed {seed}, sequence {index}, {}): {f}", mode.name());
+                    eprintln!(
+                        "NEW finding (seed {seed}, sequence {index}, {}): {f}",
+                        mode.name()
+                    );
                     let (min, runs) = minimise(&seq, mode, &sig, timeout);
                     let n = findings.len() + 1;
                     let path = write_reproducer(&out, n, mode, seed, index, &f, &min);
@@ -477,7 +512,10 @@ fn run(args: &[String]) -> ExitCode {
         findings.len()
     );
     for (sig, (count, f, path)) in &findings {
-        println!("  {count}x {f}\n     signature: {sig}\n     reproducer: {}", path.display());
+        println!(
+            "  {count}x {f}\n     signature: {sig}\n     reproducer: {}",
+            path.display()
+        );
     }
     if findings.is_empty() {
         ExitCode::SUCCESS
@@ -512,5 +550,30 @@ fn replay(args: &[String]) -> ExitCode {
             println!("finding ({}): {f}", mode.name());
             ExitCode::from(1)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::signature;
+
+    #[test]
+    fn signatures_keep_the_function_and_code_only() {
+        assert_eq!(
+            signature(
+                "health: after the sequence: aclFinalize returned 507007: aclFinalize: 2 \
+                 Device, 0x1234 alive"
+            ),
+            "health: after the sequence: aclFinalize returned N 507007"
+        );
+        assert_eq!(signature("crash: signal 11 "), "crash: signal 11");
+        assert_ne!(
+            signature("crash: signal 11 "),
+            signature("crash: signal 6 x")
+        );
+        assert_ne!(
+            signature("hang: aclrtMalloc did not return"),
+            signature("crash: signal 6")
+        );
     }
 }
