@@ -230,3 +230,56 @@ fn a_served_callback_is_not_reported() {
     teardown_device0();
     assert_clean();
 }
+
+static LATE_CODE: AtomicI32 = AtomicI32::new(-1);
+static LATE_IN_FINALIZE: AtomicBool = AtomicBool::new(false);
+static LATE_RELEASE: AtomicBool = AtomicBool::new(false);
+
+/// Host function: calls aclFinalize (which waits for the other stream's
+/// running host function) and stores its code.
+unsafe extern "C" fn finalize_from_host_function(_: *mut c_void) {
+    LATE_IN_FINALIZE.store(true, Ordering::SeqCst);
+    // SAFETY: no arguments.
+    LATE_CODE.store(unsafe { aclFinalize() }, Ordering::SeqCst);
+}
+
+/// Found by aclrt-fuzz: a finalize that waited for running tasks while
+/// another teardown (here a reset) happened recorded its leaks and its
+/// violation in the audit of the runtime in force after that teardown.
+#[test]
+fn a_finalize_finishing_after_a_reset_records_nothing_in_the_new_audit() {
+    let _sim = aclrt_sim::exclusive();
+    init_device0();
+    let a = create_stream();
+    let b = create_stream();
+    // B runs a host function that blocks until released: the finalize
+    // below waits for it.
+    ok!(aclrtLaunchHostFunc(
+        b,
+        Some(block_until_set),
+        flag_arg(&LATE_RELEASE)
+    ));
+    ok!(aclrtLaunchHostFunc(
+        a,
+        Some(finalize_from_host_function),
+        null_mut()
+    ));
+    assert!(wait_until(|| LATE_IN_FINALIZE.load(Ordering::SeqCst)));
+    std::thread::sleep(Duration::from_millis(50));
+    // The application resets and starts over while that finalize waits.
+    aclrt_sim::reset();
+    LATE_RELEASE.store(true, Ordering::SeqCst);
+    assert!(wait_until(|| LATE_CODE.load(Ordering::SeqCst) != -1));
+    assert_eq!(
+        LATE_CODE.load(Ordering::SeqCst),
+        ACL_ERROR_RT_CONTEXT_RELEASE_ERROR
+    );
+    // Nothing of the old runtime lands in the new audit.
+    let audit = aclrt_sim::audit();
+    assert!(
+        audit.violations.is_empty() && audit.leaks.is_empty(),
+        "{audit:#?}"
+    );
+    valid_program();
+    assert_clean();
+}
