@@ -591,7 +591,12 @@ impl Exec {
         let dev = |v: u64| int(v, DEVICE_IDS) as i32;
         let flag = |v: u64| int(v, FLAGS) as u32;
         let kind = |v: u64| int(v, KINDS) as u32;
-        let timeout = |v: u64| int(v, TIMEOUTS) as i32;
+        // Random timeouts are kept short (a long one only makes the
+        // sequence slow: the call waits as long as it was told to).
+        let timeout = |v: u64| match int(v, TIMEOUTS) as i32 {
+            t if t > 100 => t % 100 + 1,
+            t => t,
+        };
         let nul = |v: u64| v % 13 == 0;
         match name {
             "aclInit" => match a[0] % 4 {
@@ -932,7 +937,11 @@ impl Exec {
             "aclrtProcessReport" => {
                 // -1 would wait for ever on this thread (as on the real
                 // runtime) when nothing is launched: only bounded waits.
-                c!(aclrtProcessReport(int(a[0], &[1, 2, 0, -2]) as i32))
+                let t = match timeout(a[0]).clamp(-2, 50) {
+                    -1 => 1,
+                    t => t,
+                };
+                c!(aclrtProcessReport(t))
             }
             "aclrtUnSubscribeReport" => {
                 let t = self.thread_id(a[0] | 2);

@@ -61,3 +61,22 @@ fn a_reproducer_replays() {
         assert!(text.contains("ok: 4 calls"), "{text}");
     }
 }
+
+#[test]
+fn every_past_finding_replays_clean() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("regressions");
+    let mut n = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let mode = if name.ends_with("-device.txt") {
+            "device"
+        } else {
+            "host"
+        };
+        let (ok, text) = fuzz(&["replay", path.to_str().unwrap(), "--mode", mode]);
+        assert!(ok, "{name}: {text}");
+        n += 1;
+    }
+    assert!(n >= 3, "the regressions are missing");
+}

@@ -765,7 +765,7 @@ pub(crate) fn args_placeholder_buffer(args: usize, param: usize, size: usize) ->
             ));
         }
         let start = align8(if st.sealed { st.data_end } else { st.used });
-        if start + size > ARGS_BUF {
+        if start.checked_add(size).is_none_or(|end| end > ARGS_BUF) {
             return Err(rt_param("the placeholder data exceeds 64 KiB"));
         }
         st.sealed = true;

@@ -159,10 +159,50 @@
 //! | a copy that straddles the end of a host registration | 107000 | `OutOfBounds` |
 //! | `aclrtHostUnregister` while a queued or running task still uses the registered range | 507004 *(choice)* | `ReleaseWhileInUse` |
 //! | the last `aclrtResetDevice` (or destroying the context) while a host registration of it is alive | 507007 *(choice)* | `ResetWithLiveResources` / `ReleaseWithLiveChildren` |
+//! | a copy or memset range that reaches the simulator's own address range outside every live block (past the end of an allocation, in the gap between two) | 107000 | `OutOfBounds` |
+//! | resources created after `aclFinalize` still alive at the next `aclInit`: torn down by it (one [`Leak`] each); `aclInit` itself succeeds, as the real runtime's does | 0 | `UseAfterFinalize` |
+//! | a call from a host function or callback whose runtime was torn down (`aclFinalize`, [`reset`]) after it was queued: refused, so that it cannot reach the next runtime | 100037 for `aclFinalize`/`aclFinalizeReference`, 107002 otherwise *(choice)* | `UseAfterFinalize` |
+//!
+//! ### Which pointers the simulator checks
+//!
+//! Every runtime allocation (`aclrtMalloc*`, `aclrtMallocHost` in both run
+//! modes, `aclrtMemAllocManaged`) lives in the simulator's own address
+//! range: large anonymous reservations that hold nothing else (on Linux
+//! `mmap` with `MAP_NORESERVE`; a zeroed heap block under Miri and
+//! elsewhere). Blocks are page aligned (so `aclrtMalloc`'s 32-byte and
+//! `aclrtMallocHost`'s 64-byte alignment hold) and each is followed by at
+//! least one page no block uses. The simulator therefore knows every
+//! address in that range:
+//!
+//! * inside a live block: runtime memory, bounds-checked against the
+//!   *requested* size;
+//! * inside a freed or torn-down block still quarantined: use after free;
+//! * anywhere else in the range (the end of a block, its padding, the gap
+//!   after it, a block long released): refused as out of bounds, never
+//!   touched (a zero-length access exactly at a block's end is allowed:
+//!   nothing is touched);
+//! * the device alias of registered host memory (bit 52 set): refused for
+//!   copies, resolved for kernels.
+//!
+//! A pointer outside the range is the application's own (pageable) memory,
+//! or a registered range of it. That the simulator cannot check: it cannot
+//! know how long an application buffer is, or whether a host address is
+//! mapped at all. It reads and writes `[ptr, ptr + count)` there as the C
+//! contract says, so a wrong host pointer or a host range longer than its
+//! buffer corrupts or crashes the process, exactly as on the real runtime.
+//! The same holds for out-parameters (`aclrtMalloc(&p, …)`'s `&p`, status
+//! and count pointers, `aclsysGetVersionStr`'s 128-byte buffer), for the
+//! arrays behind `aclrtLaunchKernelCfg`/`aclrtBinaryLoadOptions` (their
+//! counts), for the argument blocks of `aclrtLaunchKernel` and
+//! `aclrtKernelArgsAppend`, and for C strings: they must be valid for the
+//! call. Handles (contexts, streams, events, binaries, functions, argument
+//! lists) are opaque numbers looked up in tables, never dereferenced: any
+//! value is safe to pass.
 //!
 //! Pointers are resolved in a `BTreeMap` of live allocations (start, size,
 //! residency, device, context; `O(log n)`). A pointer outside every
-//! allocation is pageable memory of the application. Freed blocks stay
+//! allocation and outside the simulator's range is pageable memory of the
+//! application. Freed blocks stay
 //! allocated in a bounded quarantine (4096 blocks / 256 MiB), so a pointer
 //! into one is a certain use after free and can never be application memory
 //! that reused the address. Blocks still allocated when the runtime is torn
@@ -373,6 +413,16 @@
 //!   more than 1024 threads 207012. Callbacks of a stream still queued at its
 //!   unsubscription run on the unsubscribing thread; a callback task reached
 //!   after its stream lost its subscription runs on the stream worker.
+//!   `aclrtSubscribeReport` accepts any thread id, as the real runtime does
+//!   (its subscription table takes the id as a key and checks nothing
+//!   else): 0, an id no thread serves, a finished thread. A blocking
+//!   callback for such a thread blocks its stream for ever, and every
+//!   synchronisation with it, as on the real runtime; the simulator names
+//!   such streams in [`Audit::unserved_callbacks`] (so [`Audit::is_clean`]
+//!   fails with the reason), a synchronisation waiting on one says so on
+//!   stderr after 5 s, and no teardown waits for one: `aclFinalize` and
+//!   [`reset`] drop its queued callbacks, a forced reset, a context's
+//!   destroy and an unsubscription run them on the calling thread first.
 //! * **Versions**: `aclrtGetVersion` 1.17.0; packages `cann`, `runtime`,
 //!   `compiler`, `hccl`, `toolkit`, `opp`, `opp_kernel` are `9.0.0`, `driver`
 //!   `25.0.0`, `firmware` `7.7.0` (others: 100003); `aclsysGetVersionNum` is
