@@ -138,7 +138,7 @@ pub struct Call {
 
 impl Call {
     /// The text form (one line): the function name and the selectors.
-    pub fn to_line(&self) -> String {
+    pub fn to_line(self) -> String {
         let mut s = FUNCS[self.f as usize].to_owned();
         for v in self.a {
             s.push(' ');

@@ -99,7 +99,7 @@ fn child() -> ExitCode {
         .map(|l| Call::from_line(l).unwrap_or_else(|| panic!("bad line: {l}")))
         .collect();
     let t0 = Instant::now();
-    let names: Vec<String> = seq.iter().map(Call::to_line).collect();
+    let names: Vec<String> = seq.iter().map(|c| c.to_line()).collect();
     std::thread::spawn(move || watchdog(t0, names));
     let mut exec = Exec::new();
     for (i, call) in seq.iter().enumerate() {
