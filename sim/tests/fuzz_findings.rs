@@ -43,3 +43,59 @@ fn a_huge_placeholder_size_is_a_parameter_error() {
     ok!(aclrtBinaryUnLoad(bin));
     session.finish();
 }
+
+static BLOCKS_RUN: AtomicUsize = AtomicUsize::new(0);
+
+/// Found by aclrt-fuzz (a 2^32 - 1 block launch): a long kernel kept
+/// running on a pool worker after `aclFinalize` (which waited 5 s for it,
+/// then left it behind), into the next runtime. A teardown now stops it
+/// between two blocks, as an abort does.
+#[test]
+fn a_teardown_stops_a_long_kernel_between_blocks() {
+    let _sim = aclrt_sim::exclusive();
+    for teardown in ["finalize", "reset"] {
+        aclrt_sim::reset();
+        init_device0();
+        aclrt_sim::register_kernel("fz_count", |_, _, _| {
+            BLOCKS_RUN.fetch_add(1, Ordering::SeqCst);
+            Ok(())
+        });
+        let img = aclrt_sim::binary_image(&["fz_count"]);
+        let mut bin: aclrtBinHandle = null_mut();
+        ok!(aclrtBinaryLoadFromData(
+            img.as_ptr().cast(),
+            img.len(),
+            null(),
+            &mut bin
+        ));
+        let mut f: aclrtFuncHandle = null_mut();
+        ok!(aclrtBinaryGetFunction(bin, c"fz_count".as_ptr(), &mut f));
+        let mut args: aclrtArgsHandle = null_mut();
+        ok!(aclrtKernelArgsInit(f, &mut args));
+        ok!(aclrtKernelArgsFinalize(args));
+        let s = create_stream();
+        let before = BLOCKS_RUN.load(Ordering::SeqCst);
+        ok!(aclrtLaunchKernelWithConfig(
+            f,
+            u32::MAX,
+            s,
+            null_mut(),
+            args,
+            null_mut()
+        ));
+        assert!(wait_until(
+            || BLOCKS_RUN.load(Ordering::SeqCst) > before + 1000
+        ));
+        if teardown == "finalize" {
+            assert_eq!(acl!(aclFinalize()), ACL_ERROR_RT_CONTEXT_RELEASE_ERROR);
+        } else {
+            aclrt_sim::reset();
+        }
+        // Stopped: no block runs after the teardown returned.
+        let stopped = BLOCKS_RUN.load(Ordering::SeqCst);
+        std::thread::sleep(Duration::from_millis(100));
+        assert_eq!(BLOCKS_RUN.load(Ordering::SeqCst), stopped, "{teardown}");
+        assert!(stopped < before + u32::MAX as usize);
+    }
+    aclrt_sim::reset();
+}

@@ -1007,7 +1007,10 @@ impl StreamShared {
         if cut {
             self.mark_dropped(seq, seq);
             self.dropped_count.fetch_add(1, Ordering::SeqCst);
-            ABORTED_TASKS.fetch_add(1, Ordering::SeqCst);
+            // A kernel cut by a teardown is not an abort of the application.
+            if !self.discard.load(Ordering::SeqCst) {
+                ABORTED_TASKS.fetch_add(1, Ordering::SeqCst);
+            }
         }
         drop(done);
         self.complete(seq);
@@ -1060,7 +1063,11 @@ impl StreamShared {
             }
             Op::Kernel(run) => {
                 let _blocking = Blocking::enter();
-                return run(&|| self.cut_off(seq)).map_err(|KernelCut| Cut);
+                // A teardown (or forced destroy) discards the stream: a
+                // long kernel stops between blocks too, instead of running
+                // on into the next runtime.
+                return run(&|| self.cut_off(seq) || self.discard.load(Ordering::SeqCst))
+                    .map_err(|KernelCut| Cut);
             }
             Op::Callback { call, block } => {
                 let _blocking = Blocking::enter();
