@@ -249,6 +249,7 @@ fn register(ptr: UserMem, size: u64, how: How) -> Res<usize> {
             ));
         }
         Err(_) => {
+            rt.mem.check_gaps("ptr", addr, size.max(1))?;
             if let Some((start, a)) = rt.mem.live.range(addr..addr + size).next() {
                 return Err(Error::violation(
                     ViolationKind::OutOfBounds,

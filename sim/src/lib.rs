@@ -159,7 +159,7 @@
 //! | a copy that straddles the end of a host registration | 107000 | `OutOfBounds` |
 //! | `aclrtHostUnregister` while a queued or running task still uses the registered range | 507004 *(choice)* | `ReleaseWhileInUse` |
 //! | the last `aclrtResetDevice` (or destroying the context) while a host registration of it is alive | 507007 *(choice)* | `ResetWithLiveResources` / `ReleaseWithLiveChildren` |
-//! | a copy or memset range that reaches the simulator's own address range outside every live block (past the end of an allocation, in the gap between two) | 107000 | `OutOfBounds` |
+//! | a copy or memset range (or a host registration) that reaches the simulator's own address range outside every live block (past the end of an allocation, in the gap between two) | 107000 | `OutOfBounds` |
 //! | resources created after `aclFinalize` still alive at the next `aclInit`: torn down by it (one [`Leak`] each); `aclInit` itself succeeds, as the real runtime's does | 0 | `UseAfterFinalize` |
 //! | a call from a host function or callback whose runtime was torn down (`aclFinalize`, [`reset`]) after it was queued: refused, so that it cannot reach the next runtime | 100037 for `aclFinalize`/`aclFinalizeReference`, 107002 otherwise *(choice)* | `UseAfterFinalize` |
 //!

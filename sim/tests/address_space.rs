@@ -218,3 +218,35 @@ fn a_range_from_application_memory_into_the_address_range_is_refused() {
     teardown_device0();
     aclrt_sim::reset();
 }
+
+#[test]
+fn the_gaps_of_the_address_range_cannot_be_registered_as_host_memory() {
+    let _sim = aclrt_sim::exclusive();
+    in_both_run_modes(|_| {
+        init_device0();
+        let d = malloc(LEN);
+        // The page right after the block is the gap: page aligned, not
+        // runtime memory, and not the application's either.
+        let gap = d.cast::<u8>().wrapping_add(LEN).cast::<c_void>();
+        let mut dev: *mut c_void = null_mut();
+        let code = acl!(aclrtHostRegister(
+            gap,
+            4096,
+            ACL_HOST_REGISTER_MAPPED,
+            &mut dev
+        ));
+        assert_eq!(code, ACL_ERROR_RT_PARAM_INVALID);
+        assert!(dev.is_null());
+        let msg = recent_err_msg().unwrap_or_default();
+        assert!(msg.contains("address range"), "{msg}");
+        assert_eq!(
+            acl!(aclrtHostRegisterV2(gap, 4096, ACL_HOST_REG_MAPPED as u32)),
+            ACL_ERROR_RT_PARAM_INVALID
+        );
+        let msg = recent_err_msg().unwrap_or_default();
+        assert!(msg.contains("address range"), "{msg}");
+        free(d);
+        teardown_device0();
+        aclrt_sim::reset();
+    });
+}

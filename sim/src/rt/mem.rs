@@ -261,9 +261,7 @@ impl MemTable {
         if let Some(stale) = torn_down(addr, len) {
             return Err(torn_down_error(role, addr, stale));
         }
-        if arena::touches(addr, len) && !self.at_end_of_live(addr, len) {
-            return Err(self.outside_blocks(role, addr, len));
-        }
+        self.check_gaps(role, addr, len)?;
         let um = match self.reg.access(um, len, role)? {
             Ok(a) => return Ok(a),
             Err(um) => um,
@@ -314,6 +312,16 @@ impl MemTable {
             }
         }
         Err(format!("{addr:#x} is not memory of the runtime"))
+    }
+
+    /// Refuses a range that reaches the simulator's own address range
+    /// outside every live block (see [`arena`]); the caller has already
+    /// found that `addr` is not inside a live or quarantined block.
+    pub(crate) fn check_gaps(&self, role: &str, addr: usize, len: usize) -> Res<()> {
+        if arena::touches(addr, len) && !self.at_end_of_live(addr, len) {
+            return Err(self.outside_blocks(role, addr, len));
+        }
+        Ok(())
     }
 
     /// Whether `len` is 0 and `addr` is the end of a live block (an empty
