@@ -157,7 +157,7 @@ impl<'a> Registration<'a> {
             )
         };
         check(code, "aclrtHostRegister")?;
-        live::child_created(address, ctx);
+        live::child_created(reg_key(address), ctx);
         let reg = Registration {
             mem,
             alias: dev as usize,
@@ -220,7 +220,7 @@ impl<'a> Registration<'a> {
         // registration can be dropped or consumed).
         let code = unsafe { sys::aclrtHostUnregister(base) };
         check(code, "aclrtHostUnregister")?;
-        live::child_released(base as usize);
+        live::child_released(reg_key(base as usize));
         Ok(())
     }
 
@@ -454,4 +454,18 @@ pub(crate) fn reset_device_force(id: i32) -> Result<()> {
     let done = check(code, "aclrtResetDeviceForce");
     live::force_reset_end(id, done.is_ok());
     done
+}
+
+/// The key of a host registration in the book of live children: its start
+/// address with the low bit set. A registration starts on a page boundary,
+/// and a pinned block of the runtime (`aclrtMallocHost`, page aligned on
+/// the real runtime and on the simulator) registered from its first byte
+/// starts at the very same address: the two must not share a key (the
+/// registration's release would drop the block's entry, and the block's
+/// free would then find none, leaving its context with a live child).
+/// No other child's key is odd with a low nibble of 1: allocation
+/// addresses are even, and event handles are pointers on the real runtime
+/// and end in the nibble 3 on the simulator (`id << 4 | 3`).
+fn reg_key(address: usize) -> usize {
+    address | 1
 }
