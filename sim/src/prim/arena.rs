@@ -172,6 +172,23 @@ mod os {
             off: i64,
         ) -> *mut c_void;
         fn madvise(addr: *mut c_void, len: usize, advice: c_int) -> c_int;
+        fn sysconf(name: c_int) -> core::ffi::c_long;
+    }
+
+    /// `_SC_PAGESIZE` (glibc and musl, every Linux architecture).
+    const SC_PAGESIZE: c_int = 30;
+
+    /// The kernel's page size (4 KiB, or 16/64 KiB on some arm64 kernels).
+    fn kernel_page() -> usize {
+        static PAGE_SIZE: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let mut p = PAGE_SIZE.load(std::sync::atomic::Ordering::Relaxed);
+        if p == 0 {
+            // SAFETY: sysconf has no preconditions.
+            let v = unsafe { sysconf(SC_PAGESIZE) };
+            p = if v > 0 { v as usize } else { usize::MAX };
+            PAGE_SIZE.store(p, std::sync::atomic::Ordering::Relaxed);
+        }
+        p
     }
 
     /// The first reservation's base pointer: every block pointer is derived
@@ -214,7 +231,11 @@ mod os {
     /// `[p, p + len)` is writable memory of a reservation that nothing else
     /// accesses now; `p` is page aligned and `len` a multiple of a page.
     pub(super) unsafe fn zero(p: *mut u8, len: usize) {
-        if len >= super::MADVISE_MIN {
+        // Only whole kernel pages may be handed back: with pages larger
+        // than the arena's 4 KiB granularity, the kernel would round the
+        // range up and discard a neighbour block's bytes too.
+        let kp = kernel_page();
+        if len >= super::MADVISE_MIN && p.addr() % kp == 0 && len % kp == 0 {
             // SAFETY: the range is a page-aligned part of a private
             // anonymous mapping nobody accesses (contract); MADV_DONTNEED
             // makes its next access read zero pages.
@@ -293,18 +314,24 @@ mod tests {
 
     #[test]
     fn freed_blocks_are_zero_when_reused() {
-        let a = alloc(8192).unwrap();
-        // SAFETY: `a` is a fresh block of 8192 writable bytes.
-        unsafe { core::ptr::write_bytes(a, 0xAB, 8192) };
+        for len in [8192, 256 << 10] {
+            freed_block_is_zero_when_reused(len);
+        }
+    }
+
+    fn freed_block_is_zero_when_reused(len: usize) {
+        let a = alloc(len).unwrap();
+        // SAFETY: `a` is a fresh block of len writable bytes.
+        unsafe { core::ptr::write_bytes(a, 0xAB, len) };
         // SAFETY: from `alloc`, released once.
-        unsafe { free(a, 8192) };
-        let b = alloc(8192).unwrap();
-        // SAFETY: `b` is a fresh block of 8192 readable bytes.
-        let all_zero = unsafe { core::slice::from_raw_parts(b, 8192) }
+        unsafe { free(a, len) };
+        let b = alloc(len).unwrap();
+        // SAFETY: `b` is a fresh block of len readable bytes.
+        let all_zero = unsafe { core::slice::from_raw_parts(b, len) }
             .iter()
             .all(|&v| v == 0);
         assert!(all_zero);
         // SAFETY: from `alloc`, released once.
-        unsafe { free(b, 8192) };
+        unsafe { free(b, len) };
     }
 }
