@@ -835,9 +835,15 @@ impl Exec {
             | "aclrtMemAllocManaged" => {
                 let mut p: *mut c_void = null_mut();
                 let out: *mut *mut c_void = if nul(a[0]) { null_mut() } else { &mut p };
-                // Mostly small, so that many fit.
+                // Mostly small, so that many fit. Sizes between 64 MiB and
+                // 2^40 become 64 MiB: a 16 GiB block of pinned host memory
+                // (host run mode charges no device memory) would be filled
+                // by the next memset for minutes, and exhaust the machine.
                 let n = if a[1] % 4 == 0 {
-                    size(a[1] >> 2)
+                    match size(a[1] >> 2) {
+                        n if n > 64 << 20 && n < 1 << 40 => 64 << 20,
+                        n => n,
+                    }
                 } else {
                     (a[1] >> 2) as usize % 20_000
                 };

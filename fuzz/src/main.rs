@@ -90,7 +90,20 @@ const STUCK: Duration = Duration::from_secs(2);
 /// hang.
 const HANG: Duration = Duration::from_secs(12);
 
+/// Asks the kernel to kill this process when its parent dies (a child left
+/// behind by a killed run would otherwise keep a hung sequence alive).
+fn die_with_parent() {
+    unsafe extern "C" {
+        fn prctl(option: i32, arg2: u64, arg3: u64, arg4: u64, arg5: u64) -> i32;
+    }
+    const PR_SET_PDEATHSIG: i32 = 1;
+    const SIGKILL: u64 = 9;
+    // SAFETY: PR_SET_PDEATHSIG takes a signal number and touches no memory.
+    let _ = unsafe { prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) };
+}
+
 fn child() -> ExitCode {
+    die_with_parent();
     let mut input = String::new();
     std::io::stdin().read_to_string(&mut input).unwrap();
     let seq: Vec<Call> = input
@@ -206,6 +219,9 @@ fn watchdog(t0: Instant, names: Vec<String>) {
             continue;
         }
         if waited >= HANG {
+            if std::env::var_os("ACLRT_FUZZ_VERBOSE").is_some() {
+                eprintln!("stuck: {:#?}", aclrt_sim::audit());
+            }
             let what = if cur == usize::MAX {
                 "the health check".to_owned()
             } else {

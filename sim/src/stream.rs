@@ -109,6 +109,11 @@ pub(crate) fn destroy_stream(h: usize, force: bool) -> Res<()> {
             None => return Err(rt.bad_handle(h, HandleKind::Stream)),
         }
     };
+    // The orphaned callbacks first: a blocking one among them holds the
+    // worker until it has run, so joining the worker before would wait for
+    // ever (found by the fuzzer: a stream subscribed to the destroying
+    // thread itself, or to a thread that never serves it).
+    reports::run_orphans(orphans);
     if force {
         // Pending tasks are dropped; the running one finishes on its own,
         // and device synchronisation waits for it.
@@ -123,7 +128,6 @@ pub(crate) fn destroy_stream(h: usize, force: bool) -> Res<()> {
     } else {
         sh.shutdown_and_join();
     }
-    reports::run_orphans(orphans);
     Ok(())
 }
 

@@ -153,7 +153,13 @@ fn finished_thread_id() -> u64 {
 fn an_unserved_callback_is_reported_and_teardown_never_hangs() {
     let _sim = aclrt_sim::exclusive();
     for tid in [0u64, 0x5EED_1234_5678, finished_thread_id()] {
-        for teardown in ["finalize", "force-reset", "reset"] {
+        for teardown in [
+            "finalize",
+            "force-reset",
+            "reset",
+            "destroy",
+            "destroy-force",
+        ] {
             aclrt_sim::reset();
             init_device0();
             // A forced reset refuses to run with explicit streams alive
@@ -191,6 +197,20 @@ fn an_unserved_callback_is_reported_and_teardown_never_hangs() {
                 "finalize" => within(20, || acl!(aclFinalize())).map(|_| ()),
                 "force-reset" => within(20, || acl!(aclrtResetDeviceForce(0)))
                     .map(|code| assert_eq!(code, ACL_SUCCESS, "{}", recent_err_msg().unwrap())),
+                // Found by the fuzzer: the destroy joined the blocked worker
+                // before running the orphaned callback that releases it.
+                "destroy" | "destroy-force" => {
+                    let force = teardown == "destroy-force";
+                    within(20, move || {
+                        ok!(aclrtSetCurrentContext(ctx as aclrtContext));
+                        let code = if force {
+                            acl!(aclrtDestroyStreamForce(sh as aclrtStream))
+                        } else {
+                            acl!(aclrtDestroyStream(sh as aclrtStream))
+                        };
+                        assert_eq!(code, ACL_SUCCESS, "{:?}", recent_err_msg());
+                    })
+                }
                 _ => within(20, aclrt_sim::reset),
             };
             assert!(done.is_some(), "{teardown} hung on an unserved callback");

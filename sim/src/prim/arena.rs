@@ -198,6 +198,16 @@ mod os {
         std::sync::Mutex::new(Vec::new());
 
     pub(super) fn reserve(len: usize) -> Option<usize> {
+        // The standard reservation skips the kernel's overcommit check
+        // (its untouched pages cost nothing); a larger one, made for one
+        // large block, keeps it, so that an absurd size fails here as it
+        // did with the C allocator, instead of succeeding and exhausting
+        // memory when it is touched.
+        let noreserve = if len <= super::CHUNK {
+            MAP_NORESERVE
+        } else {
+            0
+        };
         // SAFETY: an anonymous private mapping at an address the kernel
         // chooses touches no existing memory; the arguments are valid
         // (fd -1 and offset 0 for MAP_ANONYMOUS).
@@ -206,7 +216,7 @@ mod os {
                 core::ptr::null_mut(),
                 len,
                 PROT_READ | PROT_WRITE,
-                MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                MAP_PRIVATE | MAP_ANONYMOUS | noreserve,
                 -1,
                 0,
             )
