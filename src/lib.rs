@@ -96,7 +96,7 @@ mod stream;
 pub use acl::{Acl, Detected, Runtime};
 pub use context::{Context, DefaultContext, MallocPolicy};
 pub use device::{Device, MemAttr, MemoryInfo, PeerAccess};
-pub use error::{Error, ErrorKind, Escalation, Result};
+pub use error::{Error, ErrorKind, Escalation, Result, WaitFailed};
 pub use event::{
     Event, ExProgress, ExProgressTimed, ExSync, ExSyncProgress, ExSyncProgressTimed, ExSyncTimed,
     ExTimeLine, Recorded, SyncOnly, Timing, Unrecorded,
@@ -111,7 +111,7 @@ pub use register::{
 };
 #[cfg(unix)]
 pub use report::{Reporter, Subscription};
-pub use scope::{InFlight, Lane, Mark, Reading, Scope, Shared, Signal};
+pub use scope::{Fence, InFlight, Lane, Mark, Reading, Scope, Shared, Signal};
 pub use stream::{DefaultStream, Stream, StreamFlags, StreamPriority, StreamPriorityRange};
 
 pub mod bounds {
@@ -361,7 +361,15 @@ mod assertions {
     static_assertions::assert_not_impl_any!(InFlight<'static, 'static, DeviceBuffer<'static, 'static, f32>>: Send, Sync);
     // Kernels: binaries and func handles are process-wide runtime objects
     // (shareable); the argument list is the thread's own (neither).
-    assert_eq_size!(kernel::Binary<'static, 'static>, [Ptr; 2]);
+    // A binary also carries its serial, which `KernelRef`s are checked
+    // against (a handle can be reused after an unload; a serial is not).
+    assert_eq_size!(kernel::Binary<'static, 'static>, [Ptr; 3]);
+    assert_eq_size!(
+        kernel::KernelRef<'static, (kernel::In<f32>, kernel::Count)>,
+        [Ptr; 2]
+    );
+    assert_impl_all!(kernel::KernelRef<'static, (kernel::In<f32>,)>: Send, Sync, Copy);
+    static_assertions::assert_not_impl_any!(Fence<'static, 'static, DeviceBuffer<'static, 'static, f32>>: Send, Sync);
     assert_eq_size!(
         kernel::Kernel<'static, 'static, (kernel::In<f32>, kernel::Count)>,
         [Ptr; 2]
