@@ -106,7 +106,10 @@ impl ErrorKind {
 #[non_exhaustive]
 pub enum Error {
     /// A C function of the runtime returned a non-zero code.
-    #[error("{function} failed with ACL error {code} ({kind:?}): {message}")]
+    #[error(
+        "{function} failed with ACL error {code} ({kind:?}){}",
+        display_message(function, message)
+    )]
     Acl {
         /// The ACL error code (`aclError`).
         code: i32,
@@ -381,7 +384,26 @@ impl Error {
 
     /// The C function that failed, for errors that come from the runtime
     /// (for [`Error::LiveChildren`], the release function that was refused).
+    ///
+    /// For a fault of queued work reported by a synchronisation, this is the
+    /// function that **queued the failing task** (`aclrtLaunchKernelWithConfig`,
+    /// `aclrtMemcpyAsync`, ...) where the runtime's message says which
+    /// (the simulator's does: "queued by ..."); otherwise, and for the
+    /// synchronising call itself, see [`call`](Self::call).
     pub fn function(&self) -> Option<&'static str> {
+        match self {
+            Error::Acl {
+                function, message, ..
+            } => Some(task_function(message).unwrap_or(function)),
+            Error::LiveChildren { function, .. } => Some(function),
+            _ => None,
+        }
+    }
+
+    /// The C function whose call returned the error (for a device fault,
+    /// the synchronisation that reported it), for errors that come from the
+    /// runtime.
+    pub fn call(&self) -> Option<&'static str> {
         match self {
             Error::Acl { function, .. } => Some(function),
             Error::LiveChildren { function, .. } => Some(function),
@@ -392,6 +414,43 @@ impl Error {
     /// Whether this is a timeout of a synchronisation.
     pub fn is_timeout(&self) -> bool {
         self.kind() == ErrorKind::Timeout
+    }
+}
+
+/// The C functions that queue tasks on a stream: the names a fault's
+/// message may give as the failing task's ("queued by NAME").
+const QUEUEING_FUNCTIONS: &[&str] = &[
+    "aclrtLaunchKernelWithConfig",
+    "aclrtLaunchKernel",
+    "aclrtMemcpyAsync",
+    "aclrtMemcpy2dAsync",
+    "aclrtMemsetAsync",
+    "aclrtLaunchHostFunc",
+    "aclrtLaunchCallback",
+    "aclrtRecordEvent",
+    "aclrtResetEvent",
+    "aclrtStreamWaitEvent",
+];
+
+/// The function that queued the failing task, when `message` names one.
+fn task_function(message: &str) -> Option<&'static str> {
+    let (_, rest) = message.split_once("queued by ")?;
+    let name = rest.split(|c: char| !c.is_ascii_alphanumeric()).next()?;
+    QUEUEING_FUNCTIONS.iter().copied().find(|&f| f == name)
+}
+
+/// The runtime's message as `Display` shows it: without the function name
+/// it repeats at its start (the message is `"aclrtMalloc: ..."`), and
+/// nothing when it is empty.
+fn display_message(function: &str, message: &str) -> String {
+    let text = message
+        .strip_prefix(function)
+        .and_then(|m| m.strip_prefix(": "))
+        .unwrap_or(message);
+    if text.is_empty() {
+        String::new()
+    } else {
+        format!(": {text}")
     }
 }
 
