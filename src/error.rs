@@ -264,7 +264,9 @@ pub enum Error {
     /// A [`KernelRef`](crate::kernel::KernelRef) launched with a binary it
     /// was not looked up in ([`Lane::launch_in`](crate::Lane::launch_in)).
     /// Nothing was queued.
-    #[error("the kernel reference was looked up in another binary than the one given to the launch")]
+    #[error(
+        "the kernel reference was looked up in another binary than the one given to the launch"
+    )]
     ForeignKernel,
     /// This thread's kernel argument list is already being built: the
     /// runtime keeps one per thread (`aclrtKernelArgsInit` re-initialises

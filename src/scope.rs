@@ -53,8 +53,8 @@ use core::time::Duration;
 use generativity::{Guard, Id};
 
 use crate::error::Result;
-use crate::event::{Event, EventKind, EventState, IsRecorded, Recorded, WaitableKind};
 use crate::error::WaitFailed;
+use crate::event::{Event, EventKind, EventState, IsRecorded, Recorded, WaitableKind};
 use crate::ffi::scope::{
     FenceCore, Handover, LaneCore, Parked, ScopeBody, ScopeCore, ScopeEvent, SharedCore,
     SharedReader, Source,

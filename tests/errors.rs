@@ -497,7 +497,11 @@ fn device_fault_at_stream_synchronize() -> Result<()> {
     assert_eq!(err.function(), Some("aclrtRecordEvent"));
     assert_eq!(err.call(), Some("aclrtSynchronizeStream"));
     // Display names the reporting call once.
-    assert_eq!(err.to_string().matches("aclrtSynchronizeStream").count(), 1, "{err}");
+    assert_eq!(
+        err.to_string().matches("aclrtSynchronizeStream").count(),
+        1,
+        "{err}"
+    );
     // Reported once.
     stream.synchronize()?;
     let event = stream.record(event)?;

@@ -69,7 +69,10 @@ pub fn inject_task_fault(nth: u64, code: i32) {
 /// If `nth` is 0, or `stream` is not a live stream (or null without a
 /// current context).
 pub fn inject_stream_task_fault(stream: *mut core::ffi::c_void, nth: u64, code: i32) {
-    assert!(nth > 0, "aclrt_sim::inject_stream_task_fault: nth is 1-based");
+    assert!(
+        nth > 0,
+        "aclrt_sim::inject_stream_task_fault: nth is 1-based"
+    );
     let id = rt::stream_id(stream.addr())
         .unwrap_or_else(|e| panic!("aclrt_sim::inject_stream_task_fault: {}", e.msg));
     exec::inject_targeted_task_fault(Some(id), false, nth, code);

@@ -245,7 +245,12 @@ struct CurrentApi(Option<Api>);
 
 impl CurrentApi {
     fn enter(api: Api) -> CurrentApi {
-        CurrentApi(CURRENT_API.try_with(|c| c.replace(Some(api))).ok().flatten())
+        CurrentApi(
+            CURRENT_API
+                .try_with(|c| c.replace(Some(api)))
+                .ok()
+                .flatten(),
+        )
     }
 }
 
@@ -257,7 +262,11 @@ impl Drop for CurrentApi {
 
 /// The C function the calling thread is in, if any.
 pub(crate) fn current_api() -> Option<&'static str> {
-    CURRENT_API.try_with(Cell::get).ok().flatten().map(Api::name)
+    CURRENT_API
+        .try_with(Cell::get)
+        .ok()
+        .flatten()
+        .map(Api::name)
 }
 
 /// Records a failure of `api` and returns its code.
