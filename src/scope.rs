@@ -235,8 +235,7 @@ impl<'scope, 'env, 'id, M: RunMode> Scope<'scope, 'env, 'id, M> {
     /// queued — never run without the event hand-off. The hand-off is the
     /// same as between any lanes ([`Lane::signal`], [`Lane::wait_for`]).
     /// Lanes of different sets, and memory of other contexts, are still
-    /// kept apart by the compiler. A stream given twice is one stream:
-    /// its lanes are interchangeable.
+    /// kept apart by the compiler.
     ///
     /// ```
     /// # let _sim = aclrt::sim::exclusive();

@@ -1475,6 +1475,12 @@ impl<'scope, 'sid, D: ?Sized> FenceCore<'scope, 'sid, D> {
     /// Wait for the event (`aclrtSynchronizeEvent`) and give the exclusive
     /// borrow back for the rest of the scope; on error, the fence back.
     pub(crate) fn wait_or_keep(self) -> core::result::Result<&'scope mut D, (Error, Self)> {
+        // A record that an abort discarded never completes, and a host wait
+        // for it may never end (acl-facts K.8): once the scope is marked
+        // aborted, an event that has not completed is not waited for.
+        if self.item.book.aborted() && !super::event_is_complete(self.event).unwrap_or(false) {
+            return Err((Error::WorkAborted, self));
+        }
         if let Err(e) = super::synchronize_event(self.event) {
             return Err((e, self));
         }
