@@ -14,6 +14,17 @@
 //!   as an [`InFlight`] of that lane: use it for more work on the lane, or
 //!   get the `&mut` back with [`InFlight::wait`], which synchronises the
 //!   lane first.
+//! * [`Lane::park`] takes a buffer onto a lane without queuing work: a
+//!   copy's source given as `&parked` (rather than `&buffer`, borrowed for
+//!   the whole scope) comes back to the CPU like a destination, so a staging
+//!   buffer is refilled inside one long scope. [`InFlight::fence`] records
+//!   an event after a buffer's last use; [`Fence::wait`] waits for that
+//!   event only (`aclrtSynchronizeEvent`), not for the whole lane.
+//!   `wait_or_keep` ([`InFlight::wait_or_keep`], [`Fence::wait_or_keep`])
+//!   gives the buffer back when a wait fails.
+//! * [`Scope::lanes`] enlists a slice of streams under one brand, as a
+//!   `Vec<Lane>` you index at run time; within such a set the stream of
+//!   every operand is checked at run time ([`Error::WrongLane`](crate::Error::WrongLane)).
 //! * A buffer moves to another lane with [`Lane::signal`] and
 //!   [`Lane::wait_for`] (an event recorded after its last use, waited for by
 //!   the next lane); [`Lane::mark`] / [`Lane::wait_mark`] order lanes without
@@ -175,7 +186,10 @@ impl<'scope, 'env, 'id, M: RunMode> Scope<'scope, 'env, 'id, M> {
     /// live long enough") **at one of the `make_guard!` lines**, not at the
     /// call that mixed them: look for the call that uses operands of two
     /// lanes (or contexts), and hand the buffer over with
-    /// `lane_b.wait_for(lane_a.signal(x)?)?`.
+    /// `lane_b.wait_for(lane_a.signal(x)?)?`. The closure forms
+    /// [`with_lane`](Self::with_lane) and [`with_lanes`](Self::with_lanes)
+    /// report it at the call; [`lanes`](Self::lanes) makes several lanes
+    /// under one guard, checked against each other at run time.
     pub fn lane<'sid>(
         &'scope self,
         stream: &'scope Stream<'_, 'id>,

@@ -51,9 +51,9 @@ fn wrong_lane_of_a_set_is_refused_on_every_path() -> Result<()> {
     in_host_context(|ctx| {
         let image = register_copy();
         let binary = ctx.load_binary(&image)?;
-        // SAFETY: `svc_copy` reads `In`, writes `Out` below `Count`;
-        // `svc_inc` reads and writes its `InOut` below `Count`.
+        // SAFETY: `svc_copy` reads `In`, writes `Out` below `Count`, nothing else.
         let copy = unsafe { binary.kernel::<(In<f32>, Out<f32>, Count)>(c"svc_copy")? };
+        // SAFETY: `svc_inc` reads and writes its `InOut` below `Count`, nothing else.
         let inc = unsafe { binary.kernel_ref::<(InOut<f32>, Count)>(c"svc_inc")? };
         let streams = vec![ctx.create_stream()?, ctx.create_stream()?];
         let input = ctx.alloc_host_from(&pattern_f32(64, 1.0))?;
@@ -88,7 +88,9 @@ fn wrong_lane_of_a_set_is_refused_on_every_path() -> Result<()> {
                 1,
                 (a.park(sink())?, 64)
             )));
-            assert!(is_wrong_lane(&b.host_fn_with(a.park(&mut host_sink)?, |_| {})));
+            assert!(is_wrong_lane(
+                &b.host_fn_with(a.park(&mut host_sink)?, |_| {})
+            ));
             // A shared buffer read on `a`, the reading used on `b`.
             let shared = a.share(a.copy(&input, sink())?)?;
             let reading = a.read(&shared)?;
@@ -113,7 +115,7 @@ fn wrong_lane_of_a_set_is_refused_on_every_path() -> Result<()> {
                 Ok(())
             })
         })?;
-        drop(copy);
+        let _ = copy;
         binary.unload()?;
         for s in streams {
             s.destroy()?;
@@ -252,7 +254,10 @@ fn failed_fence_wait_recovers_inside_the_scope() -> Result<()> {
                 let text = e.to_string();
                 assert_eq!(text.matches("aclrtSynchronizeEvent").count(), 1, "{text}");
                 let out = failed.into_item().wait()?; // reported once
-                assert!(out.iter().all(|v| v == 0.0), "the faulted kernel wrote nothing");
+                assert!(
+                    out.iter().all(|v| v == 0.0),
+                    "the faulted kernel wrote nothing"
+                );
                 // The lane goes on: the same launch again, right this time.
                 let (_, y2, _) = lane.launch_in(&binary, copy, 2, (&x, y1, 64))?;
                 let out = lane.copy(&y2, lane.park(out)?)?.fence()?.wait()?;

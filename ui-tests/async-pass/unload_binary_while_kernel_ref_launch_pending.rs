@@ -25,7 +25,7 @@ fn main() -> aclrt::Result<()> {
         let mut y = ctx.alloc::<f32>(4)?;
         ctx.scope(|s| {
             s.with_lane(&stream, |lane| {
-                lane.launch_in(&binary, k, 1, (&x, &mut y, 4))?;
+                let _ = lane.launch_in(&binary, k, 1, (&x, &mut y, 4))?;
                 Ok(())
             })
         })?;
