@@ -121,9 +121,14 @@ fn main() {
     }
     let staging_ptrs: Vec<*mut f32> = staging.iter_mut().map(|b| b.as_mut_ptr()).collect();
     let out_ptrs: Vec<*mut f32> = outs.iter_mut().map(|b| b.as_mut_ptr()).collect();
-    let d_in_ptrs: Vec<*mut c_void> = d_in.iter().map(|b| b.as_device_ptr() as *mut c_void).collect();
-    let d_out_ptrs: Vec<*mut c_void> =
-        d_out.iter().map(|b| b.as_device_ptr() as *mut c_void).collect();
+    let d_in_ptrs: Vec<*mut c_void> = d_in
+        .iter()
+        .map(|b| b.as_device_ptr() as *mut c_void)
+        .collect();
+    let d_out_ptrs: Vec<*mut c_void> = d_out
+        .iter()
+        .map(|b| b.as_device_ptr() as *mut c_void)
+        .collect();
     let bytes = WIDTH * 4;
 
     // One block of the safe loop: wall time in ns; the sum of the results.
@@ -141,7 +146,11 @@ fn main() {
                 pending: bool,
             }
             let mut slots: Vec<Option<Slot<Fence<_>, _, Fence<_>>>> = Vec::new();
-            let buffers = staging.iter_mut().zip(&mut d_in).zip(&mut d_out).zip(&mut outs);
+            let buffers = staging
+                .iter_mut()
+                .zip(&mut d_in)
+                .zip(&mut d_out)
+                .zip(&mut outs);
             for (j, (((st, di), dout), o)) in buffers.enumerate() {
                 let lane = &lanes[j % STREAMS];
                 slots.push(Some(Slot {
@@ -184,7 +193,6 @@ fn main() {
         (t.elapsed().as_nanos() as f64, total)
     };
 
-
     let raw_block = || -> (f64, f32) {
         // The minimal correct raw code: the context is made current once.
         // SAFETY: a live context.
@@ -225,7 +233,8 @@ fn main() {
                 let mut args: sys::aclrtArgsHandle = null_mut();
                 ok(sys::aclrtKernelArgsInit(func, &mut args));
                 let mut param: sys::aclrtParamHandle = null_mut();
-                let (mut x, mut y, mut n) = (d_in_ptrs[j] as u64, d_out_ptrs[j] as u64, WIDTH as u64);
+                let (mut x, mut y, mut n) =
+                    (d_in_ptrs[j] as u64, d_out_ptrs[j] as u64, WIDTH as u64);
                 for v in [&mut x, &mut y, &mut n] {
                     ok(sys::aclrtKernelArgsAppend(
                         args,
@@ -235,7 +244,14 @@ fn main() {
                     ));
                 }
                 ok(sys::aclrtKernelArgsFinalize(args));
-                ok(sys::aclrtLaunchKernelWithConfig(func, 1, stream, null_mut(), args, null_mut()));
+                ok(sys::aclrtLaunchKernelWithConfig(
+                    func,
+                    1,
+                    stream,
+                    null_mut(),
+                    args,
+                    null_mut(),
+                ));
                 ok(sys::aclrtMemcpyAsync(
                     out_ptrs[j].cast::<c_void>(),
                     bytes,
@@ -274,7 +290,11 @@ fn main() {
         format!("streams={STREAMS}"),
         format!("kernel_us={}", KERNEL_TIME.as_micros()),
         format!("service_ratio_median={:.3}", median(&mut ratio)),
-        format!("service_ratio_range={:.3}-{:.3}", ratio[0], ratio[ratio.len() - 1]),
+        format!(
+            "service_ratio_range={:.3}-{:.3}",
+            ratio[0],
+            ratio[ratio.len() - 1]
+        ),
         format!("service_safe_median_ns_per_batch={:.0}", median(&mut safe)),
         format!("service_raw_median_ns_per_batch={:.0}", median(&mut raw)),
     ];
@@ -294,7 +314,10 @@ fn main() {
     drop(device);
     acl.finalize().expect("aclFinalize");
     let audit = aclrt::sim::audit();
-    assert!(audit.is_clean(), "the benchmark left the audit dirty: {audit:#?}");
+    assert!(
+        audit.is_clean(),
+        "the benchmark left the audit dirty: {audit:#?}"
+    );
     if !test_mode {
         if let Ok(dir) = std::env::var("RESULTS") {
             let path = std::path::Path::new(&dir).join("service_loop.txt");
