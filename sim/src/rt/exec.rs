@@ -959,7 +959,7 @@ impl StreamShared {
                 drop(op);
                 Some((
                     code,
-                    "injected device fault (aclrt_sim::inject_task_fault)".to_owned(),
+                    "injected device fault (aclrt_sim task fault injection)".to_owned(),
                 ))
             }
             None => match catch_unwind(AssertUnwindSafe(|| self.exec(op, seq))) {
