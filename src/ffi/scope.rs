@@ -46,12 +46,19 @@
 //!   use it, and no reference to `*D` is made meanwhile: its address and
 //!   size are taken once, from an exclusive reborrow, when it is parked
 //!   (runtime allocations do not move with their owner). It is branded with
-//!   its lane (`'sid`, from the `make_guard!` the lane consumed), so all
-//!   work on it is queued on that lane's stream. It moves to another lane
-//!   only through [`LaneCore::signal`] (an event recorded on its stream
+//!   its lane (`'sid`, from the `make_guard!` the lane consumed) and holds
+//!   its stream; a brand names one lane, or one set of lanes made with one
+//!   guard ([`LaneCore::in_set`]), and every queueing path checks the
+//!   stream of each bound operand against the lane's
+//!   ([`LaneCore::check_lane`], `Staged::check_lane` for launches),
+//!   so all work on it is queued on its own stream. It moves to another
+//!   lane only through [`LaneCore::signal`] (an event recorded on its stream
 //!   after its last use) and [`LaneCore::wait_for`] (the other stream waits
 //!   for that event), and it becomes `&'scope mut D` again only through
-//!   [`Parked::wait`], which synchronises its stream first.
+//!   [`Parked::wait`], which synchronises its stream first, or
+//!   [`FenceCore::wait_or_keep`], which waits for an event recorded on its
+//!   stream after its last use ([`Parked::fence`] consumes it, so no later
+//!   work can use it).
 //! * **Host functions run before `'scope` ends, or never.** A host function
 //!   may borrow for `'scope`; its lifetime is erased for the runtime, and
 //!   its slot is kept by the core until after the final synchronisation,
