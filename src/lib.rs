@@ -275,6 +275,28 @@ pub use bytemuck;
 #[cfg_attr(docsrs, doc(cfg(feature = "sim")))]
 pub use aclrt_sim as sim;
 
+/// Test hooks of the lock-discipline check (issue 23; `ffi::locks`): not
+/// part of the API, no stability promise.
+#[doc(hidden)]
+pub mod __lock_check {
+    /// Whether this build checks the lock discipline (debug builds).
+    pub const ENFORCED: bool = cfg!(debug_assertions);
+
+    /// How many crate locks the calling thread holds (debug builds; 0 in
+    /// release builds).
+    pub fn held_here() -> u32 {
+        crate::ffi::locks::held_count()
+    }
+
+    /// Break the discipline on purpose (`true`) or restore it (`false`):
+    /// while on, unsubscribing a report stream holds the subscription
+    /// book's lock across `aclrtUnSubscribeReport`, as the crate did before
+    /// issue 23, so the check must fire in the callbacks that run there.
+    pub fn break_on_purpose(on: bool) {
+        crate::ffi::locks::BREAK_ON_PURPOSE.store(on, core::sync::atomic::Ordering::SeqCst);
+    }
+}
+
 mod assertions {
     use super::*;
     use core::mem::size_of;

@@ -891,6 +891,7 @@ impl<'scope, 'env, 'id, 'sid, M: RunMode> Lane<'scope, 'env, 'id, 'sid, M> {
             write_ops,
             workspace,
         );
+        crate::ffi::locks::user_code("a foreign operator's closure");
         f(&work)?;
         Ok(output)
     }

@@ -17,10 +17,11 @@
 //! (copies, launches, synchronisation) never touch either.
 
 use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Mutex, MutexGuard};
 
 use super::Raw;
+use super::locks::{Held, Rank, lock};
 use crate::error::{Error, Result};
 
 /// The book's keys are handles, addresses and device ids that this process
@@ -172,8 +173,8 @@ impl Book {
 
 static BOOK: Mutex<Option<Book>> = Mutex::new(None);
 
-fn book() -> MutexGuard<'static, Option<Book>> {
-    BOOK.lock().unwrap_or_else(|e| e.into_inner())
+fn book() -> Held<'static, Option<Book>> {
+    lock(&BOOK, Rank::Live)
 }
 
 fn with<R>(f: impl FnOnce(&mut Book) -> R) -> R {

@@ -42,6 +42,7 @@ pub(crate) mod access;
 pub(crate) mod host_fn;
 pub(crate) mod kernel;
 pub(crate) mod live;
+pub(crate) mod locks;
 pub(crate) mod mem;
 mod pinned;
 pub(crate) mod register;

@@ -264,8 +264,8 @@ impl Drop for Registration<'_> {
 /// range is refused until the next `aclInit`, [`clear_managed`]).
 static MANAGED: std::sync::Mutex<Vec<(usize, usize)>> = std::sync::Mutex::new(Vec::new());
 
-fn managed() -> std::sync::MutexGuard<'static, Vec<(usize, usize)>> {
-    MANAGED.lock().unwrap_or_else(|e| e.into_inner())
+fn managed() -> super::locks::Held<'static, Vec<(usize, usize)>> {
+    super::locks::lock(&MANAGED, super::locks::Rank::Managed)
 }
 
 /// Whether `address..address + bytes` overlaps a live managed allocation.
