@@ -355,3 +355,148 @@ fn no_crate_lock_is_held_between_calls() -> Result<()> {
         stream.destroy()
     })
 }
+
+// ------------------------------------------------------------ item 2: TLS destructors
+
+std::thread_local! {
+    /// An application that keeps its runtime in a thread-local and cleans
+    /// up when the thread ends.
+    static APP: std::cell::RefCell<Option<TlsApp>> = const { std::cell::RefCell::new(None) };
+}
+
+struct TlsApp {
+    acl: Acl,
+}
+
+/// `ok`, or `err <code>` and whether the runtime's message came with it.
+fn outcome<T>(r: Result<T>) -> String {
+    match r {
+        Ok(_) => "ok".to_owned(),
+        Err(e) => {
+            let said = matches!(&e, aclrt::Error::Acl { message, .. } if !message.is_empty());
+            format!("err {} message={said}", e.code().unwrap_or(-1))
+        }
+    }
+}
+
+impl TlsApp {
+    /// An oversized allocation, a kernel launch and a device fault; prints
+    /// each outcome as `<when>: <what>: ok|err <code>`.
+    fn work(&self, when: &str) -> Result<()> {
+        use aclrt::kernel::{Count, Out};
+        let device = self.acl.require::<HostMode>()?.device(0)?;
+        make_guard!(g);
+        let ctx = device.create_context(g)?;
+        let stream = ctx.create_stream()?;
+        println!(
+            "{when}: oversized alloc: {}",
+            outcome(ctx.alloc::<u8>(1 << 50))
+        );
+        let binary = ctx.load_binary(&aclrt::sim::binary_image(&["tls_fill"]))?;
+        // SAFETY: tls_fill writes x below n and reads nothing.
+        let fill = unsafe { binary.kernel::<(Out<f32>, Count)>(c"tls_fill")? };
+        let mut x = ctx.alloc_zeroed::<f32>(16)?;
+        let launched = ctx.scope(|s| {
+            make_guard!(l);
+            let lane = s.lane(&stream, l);
+            let _ = lane.launch(&fill, 2, (&mut x, 16))?;
+            Ok(())
+        });
+        println!("{when}: kernel launch: {}", outcome(launched));
+        aclrt::sim::inject_task_fault(1, 507_015);
+        stream.launch_host_fn(|| {})?;
+        println!("{when}: device fault: {}", outcome(stream.synchronize()));
+        drop(x);
+        binary.unload()?;
+        stream.destroy()?;
+        ctx.destroy()?;
+        device.reset()
+    }
+}
+
+impl Drop for TlsApp {
+    fn drop(&mut self) {
+        let r = self.work("tls-dtor");
+        println!("tls-dtor: work: {}", outcome(r));
+    }
+}
+
+/// The child half of [`runtime_calls_in_a_thread_local_destructor_return_errors`]:
+/// runs only in the child process it spawns.
+#[test]
+fn tls_destructor_child() {
+    if std::env::var_os("ACLRT_TLS_CHILD").is_none() {
+        return;
+    }
+    aclrt::sim::register_kernel("tls_fill", |block, nb, args| {
+        let (x, n) = (args.u64(0)?, args.u64(1)?);
+        let mut i = block as usize;
+        while i < n as usize {
+            args.write_f32(x, i, i as f32)?;
+            i += nb as usize;
+        }
+        Ok(())
+    });
+    let t = thread::spawn(|| {
+        APP.with(|a| {
+            *a.borrow_mut() = Some(TlsApp {
+                acl: Acl::init().expect("init"),
+            })
+        });
+        // The same work once now: the per-thread state it creates (the
+        // simulator's last error, its kernel argument list, the crate's
+        // scope slot) is destroyed before APP, whose destructor repeats it.
+        APP.with(|a| {
+            let r = a.borrow().as_ref().map(|app| app.work("live"));
+            println!("live: work: {}", outcome(r.expect("set above")));
+        });
+    });
+    t.join().expect("the thread ends normally");
+    println!("child: thread ended");
+}
+
+/// An application keeps its `Acl` in a thread-local and uses the runtime in
+/// that thread-local's destructor, after the simulator's per-thread state
+/// is gone: each call returns (an error where one is due), the process
+/// exits normally. Before issue 23 the first failing call aborted the
+/// process (a panic crossing `extern "C"`).
+#[test]
+fn runtime_calls_in_a_thread_local_destructor_return_errors() {
+    let exe = std::env::current_exe().expect("the test binary");
+    let out = std::process::Command::new(exe)
+        .args([
+            "--exact",
+            "tls_destructor_child",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env("ACLRT_TLS_CHILD", "1")
+        .output()
+        .expect("spawn the child");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success(),
+        "child: {:?}\n--- stdout\n{stdout}\n--- stderr\n{stderr}",
+        out.status
+    );
+    // The same answers in the destructor as while the thread lived: the
+    // errors with their code and the runtime's message (the simulator's
+    // per-thread state has a fallback once it is destroyed), the kernel
+    // launched (its argument list too).
+    for when in ["live", "tls-dtor"] {
+        for what in [
+            "oversized alloc: err 207001 message=true",
+            "kernel launch: ok",
+            "device fault: err 507015 message=true",
+            "work: ok",
+        ] {
+            let line = format!("{when}: {what}");
+            assert!(
+                stdout.contains(&line),
+                "{line:?} missing:\n{stdout}\n{stderr}"
+            );
+        }
+    }
+    assert!(stdout.contains("child: thread ended"), "{stdout}");
+}
