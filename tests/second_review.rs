@@ -14,8 +14,9 @@ mod common;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, mpsc};
 use std::thread::{self, ThreadId};
+use std::time::Duration;
 
-use aclrt::{Acl, HostMode, Reporter, Result, Subscription, make_guard};
+use aclrt::{Acl, HostMode, Reporter, Result, Stream, Subscription, make_guard};
 use common::*;
 
 /// Run `f` on its own thread; if it has not finished within
@@ -499,4 +500,155 @@ fn runtime_calls_in_a_thread_local_destructor_return_errors() {
         }
     }
     assert!(stdout.contains("child: thread ended"), "{stdout}");
+}
+
+// ------------------------------------------------------------ item 3: lost work
+
+/// Holds stream `x` on a wait outside any scope: `w` runs a gated host
+/// function, an event is recorded behind it, and `x` waits for that record.
+/// What is queued on `x` afterwards waits until the gate opens, and a
+/// stream abort can cut the wait short (a running host function could not
+/// be).
+fn hold_on_a_wait<'a, 'id>(
+    ctx: &'a aclrt::Context<'_, 'id, HostMode>,
+    w: &Stream<'_, 'id>,
+    x: &Stream<'_, 'id>,
+) -> Result<(
+    HeldGate,
+    aclrt::Event<'a, 'id, aclrt::SyncOnly, aclrt::Recorded>,
+)> {
+    let gate = HeldGate::new();
+    w.launch_host_fn(gate.body())?;
+    let held = w.record(ctx.create_event_of::<aclrt::SyncOnly>()?)?;
+    x.wait_event(&held)?;
+    Ok((gate, held))
+}
+
+/// Another thread's timed scope enlists `x` and passes its deadline: the
+/// escalation aborts `x`.
+fn abort_by_a_timed_scope_on_another_thread<'c>(
+    ctx: &aclrt::Context<'_, 'c, HostMode>,
+    x: &Stream<'_, 'c>,
+) -> Result<()> {
+    thread::scope(|t| {
+        t.spawn(|| {
+            let mut dev = ctx.alloc_zeroed::<u8>(64)?;
+            let r = ctx.scope_with_timeout(Duration::from_millis(10), |s| {
+                make_guard!(l);
+                let lane = s.lane(x, l);
+                let _ = lane.memset(&mut dev, 7)?;
+                Ok(())
+            });
+            assert!(matches!(r, Err(aclrt::Error::ScopeTimeout { .. })), "{r:?}");
+            Ok(())
+        })
+        .join()
+        .expect("no panic")
+    })
+}
+
+/// A host function queued with `Stream::launch_host_fn` on a stream that
+/// another thread's timed scope aborts is thrown away; the stream's next
+/// synchronisation says so (`WorkAborted`, once) — it returned `Ok(())`
+/// before issue 23 — and the stream works afterwards.
+#[test]
+fn host_fn_discarded_by_another_threads_escalation_is_reported() -> Result<()> {
+    in_host_context(|ctx| {
+        let (w, x) = (ctx.create_stream()?, ctx.create_stream()?);
+        let (gate, held) = hold_on_a_wait(ctx, &w, &x)?;
+        let ran = Arc::new(AtomicBool::new(false));
+        let r = Arc::clone(&ran);
+        x.launch_host_fn(move || r.store(true, Ordering::SeqCst))?;
+        abort_by_a_timed_scope_on_another_thread(ctx, &x)?;
+        let first = x.synchronize();
+        assert!(matches!(first, Err(aclrt::Error::WorkAborted)), "{first:?}");
+        assert!(!ran.load(Ordering::SeqCst), "discarded, never run");
+        // Reported once; the stream works afterwards.
+        x.synchronize()?;
+        let again = Arc::new(AtomicBool::new(false));
+        let a = Arc::clone(&again);
+        x.launch_host_fn(move || a.store(true, Ordering::SeqCst))?;
+        x.synchronize()?;
+        assert!(again.load(Ordering::SeqCst));
+        gate.open();
+        w.synchronize()?;
+        drop(held);
+        drop((w, x));
+        Ok(())
+    })
+}
+
+/// Report callbacks launched on a stream that another thread's timed scope
+/// aborts are thrown away; the stream's next synchronisation says so
+/// (`WorkAborted`, once) — `Ok(())` before issue 23.
+#[test]
+fn report_callbacks_discarded_by_another_threads_escalation_are_reported() -> Result<()> {
+    in_host_context(|ctx| {
+        let (w, x) = (ctx.create_stream()?, ctx.create_stream()?);
+        let reporter = Reporter::spawn()?;
+        let sub = reporter.subscribe(&x)?;
+        let (gate, held) = hold_on_a_wait(ctx, &w, &x)?;
+        let ran = Arc::new(AtomicU32::new(0));
+        for block in [false, true] {
+            let r = Arc::clone(&ran);
+            let f = move || {
+                r.fetch_add(1, Ordering::SeqCst);
+            };
+            if block {
+                sub.launch_blocking(f)?;
+            } else {
+                sub.launch(f)?;
+            }
+        }
+        abort_by_a_timed_scope_on_another_thread(ctx, &x)?;
+        let first = x.synchronize();
+        assert!(matches!(first, Err(aclrt::Error::WorkAborted)), "{first:?}");
+        // Reported once; callbacks launched now run.
+        x.synchronize()?;
+        assert_eq!(ran.load(Ordering::SeqCst), 0, "both discarded");
+        sub.launch_blocking({
+            let r = Arc::clone(&ran);
+            move || {
+                r.fetch_add(10, Ordering::SeqCst);
+            }
+        })?;
+        x.synchronize()?;
+        assert_eq!(ran.load(Ordering::SeqCst), 10);
+        drop(sub);
+        reporter.stop()?;
+        gate.open();
+        w.synchronize()?;
+        drop(held);
+        drop((w, x));
+        Ok(())
+    })
+}
+
+/// No false alarm: a timed scope that finishes in time, and report
+/// callbacks that all ran before an escalation of the stream, leave the
+/// next synchronisation `Ok`.
+#[test]
+fn callbacks_that_ran_before_an_escalation_are_not_reported() -> Result<()> {
+    in_host_context(|ctx| {
+        let (w, x) = (ctx.create_stream()?, ctx.create_stream()?);
+        let reporter = Reporter::spawn()?;
+        let sub = reporter.subscribe(&x)?;
+        let ran = Arc::new(AtomicU32::new(0));
+        let r = Arc::clone(&ran);
+        sub.launch_blocking(move || {
+            r.fetch_add(1, Ordering::SeqCst);
+        })?;
+        x.synchronize()?;
+        assert_eq!(ran.load(Ordering::SeqCst), 1);
+        let (gate, held) = hold_on_a_wait(ctx, &w, &x)?;
+        abort_by_a_timed_scope_on_another_thread(ctx, &x)?;
+        x.synchronize()?;
+        drop(sub);
+        reporter.stop()?;
+        gate.open();
+        w.synchronize()?;
+        drop(held);
+        drop((w, x));
+        Ok(())
+    })
 }
