@@ -652,3 +652,55 @@ fn callbacks_that_ran_before_an_escalation_are_not_reported() -> Result<()> {
         Ok(())
     })
 }
+
+// ------------------------------------------------------------ item 5: discarded records
+
+/// An event recorded (outside any scope) on a stream that a timed scope's
+/// escalation aborts before the record ran: typed `Recorded`, but its
+/// record was discarded. Its queries say so (`WorkAborted`) instead of
+/// `is_complete() == Ok(false)` for ever and an `elapsed_since` that
+/// advises a synchronisation that cannot help; recorded again, it works.
+#[test]
+fn event_whose_record_an_escalation_discarded_says_so() -> Result<()> {
+    in_host_context(|ctx| {
+        let (w, x) = (ctx.create_stream()?, ctx.create_stream()?);
+        let (gate, held) = hold_on_a_wait(ctx, &w, &x)?;
+        let start = x.record(ctx.create_event()?)?;
+        let end = x.record(ctx.create_event()?)?;
+        assert!(!end.is_complete()?, "queued behind the held wait");
+        abort_by_a_timed_scope_on_another_thread(ctx, &x)?;
+        let done = end.is_complete();
+        assert!(matches!(done, Err(aclrt::Error::WorkAborted)), "{done:?}");
+        let elapsed = end.elapsed_since(&start);
+        assert!(
+            matches!(elapsed, Err(aclrt::Error::WorkAborted)),
+            "{elapsed:?}"
+        );
+        let synced = end.synchronize_timeout(Duration::from_millis(50));
+        assert!(
+            matches!(synced, Err(aclrt::Error::WorkAborted)),
+            "{synced:?}"
+        );
+        let synced = end.synchronize();
+        assert!(
+            matches!(synced, Err(aclrt::Error::WorkAborted)),
+            "{synced:?}"
+        );
+        // Recorded again on the (now idle) stream, both work.
+        let start = x.record(start)?;
+        let end = x.record(end)?;
+        x.synchronize()?;
+        assert!(end.is_complete()?);
+        assert!(end.elapsed_since(&start)? >= 0.0);
+        // A record the escalation did not reach (another stream) is not
+        // reported.
+        let other = w.record(ctx.create_event()?)?;
+        assert!(!other.is_complete()?, "w is held at the gate");
+        gate.open();
+        w.synchronize()?;
+        assert!(other.is_complete()?);
+        drop((held, start, end, other));
+        drop((w, x));
+        Ok(())
+    })
+}

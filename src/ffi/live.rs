@@ -392,6 +392,18 @@ pub(crate) fn child_created(key: usize, owner: Raw) {
     });
 }
 
+/// The context that event or buffer `key` was made in, if it is in the book.
+/// A linear search over the live contexts (for rare paths only).
+pub(crate) fn owner_of(key: usize) -> Option<Raw> {
+    with(|b| {
+        let slot = *b.children.get(&key)?;
+        b.contexts
+            .iter()
+            .find(|(_, s)| **s == slot)
+            .and_then(|(c, _)| Raw::new(*c as *mut core::ffi::c_void))
+    })
+}
+
 /// The slot of context `owner`, through the one-entry cache.
 fn slot_of(b: &mut Book, owner: usize) -> Option<SlotId> {
     match b.last {

@@ -671,6 +671,24 @@ fn may_be_discarded(all: &Registry, ctx: Raw, event: Raw) -> (Option<(Raw, u64)>
     (rec, maybe)
 }
 
+/// Whether an escalation may have discarded the latest record of `event`
+/// (see [`may_be_discarded`]; the event's context from the live book). One
+/// atomic load while no escalation has ever run. A record made before the
+/// crate tracked records (before the first escalation, the first scope that
+/// recorded or waited for a user event, or the first outside wait) counts
+/// as possibly discarded by any escalation in its context: the caller asks
+/// only about records that have not completed.
+pub(crate) fn record_discarded(event: Raw) -> bool {
+    if !ANY_ABORTED.load(Ordering::SeqCst) {
+        return false;
+    }
+    let Some(ctx) = crate::ffi::live::owner_of(event.as_ptr() as usize) else {
+        return false;
+    };
+    let all = open();
+    may_be_discarded(&all, ctx, event).1
+}
+
 /// A stream wait outside any scope for `event` (of context `ctx`): `queue`
 /// queues it (and enters it in the book of outside waits,
 /// [`super::super::waits`]), under `OPEN`'s lock, so that an escalation
@@ -757,6 +775,10 @@ pub(super) fn abort_group(id: u64) -> AbortGroup {
     // Before any scope is marked or any stream enters `ABORTING`, under the
     // lock (see `ANY_ABORTED`).
     ANY_ABORTED.store(true, Ordering::SeqCst);
+    // From now on records note their stream, so that a query of an event
+    // can tell whether this or a later escalation discarded its record
+    // ([`record_discarded`]).
+    TRACKING.store(true, Ordering::SeqCst);
     // Lock order: OPEN, then the book of outside waits (as in
     // `outside_wait`).
     let mut outside: Vec<(Raw, Raw)> = Vec::new();
