@@ -345,7 +345,8 @@ mod assertions {
     // managed buffers are device buffers; the alias is a plain address.
     assert_impl_all!(PageAlignedBuf<f32>: Send, Sync);
     assert_impl_all!(HostRegistration<'static, 'static, 'static, f32, HostMode>: Send, Sync);
-    assert_impl_all!(ManagedBuffer<'static, 'static, f32>: Send, Sync);
+    assert_impl_all!(ManagedBuffer<'static, 'static, f32, HostMode>: Send, Sync);
+    assert_impl_all!(ManagedBuffer<'static, 'static, f32, DeviceMode>: Send, Sync);
     assert_impl_all!(DeviceAlias<'static, 'static, f32>: Copy, Send, Sync);
     assert_impl_all!(DeviceAliasMut<'static, 'static, f32>: Send, Sync);
     static_assertions::assert_not_impl_any!(DeviceAliasMut<'static, 'static, f32>: Clone);
