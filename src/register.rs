@@ -112,18 +112,32 @@ impl<T: DeviceRepr + core::fmt::Debug> core::fmt::Debug for PageAlignedBuf<T> {
 ///   is not a copy operand.
 ///
 /// # Leaks
-/// `mem::forget` of a registration ends the borrow of the memory while the
-/// runtime still lists it as registered. No asynchronous work can be using
-/// it then (a scope that borrowed the registration has synchronised before
-/// the registration could be moved into `forget`), and the alias borrows
-/// the registration, so nothing device-side can reach the memory; the
-/// runtime keeps a stale registration entry (a later registration of the
-/// same pages fails with 507910, a reset of the device with 507007 on the
-/// simulator), which is a leak, not a use after free. Memory the allocator
-/// later hands out at those addresses still counts as registered for the
-/// runtime: safe code only copies such (pageable) memory synchronously,
-/// and a synchronous copy that straddles the stale range's edge is refused
-/// (107000 on the simulator).
+/// `mem::forget` of a registration is a leak of the runtime's registration
+/// entry, not undefined behaviour. It ends the borrow of the memory while
+/// the runtime still lists it as registered, so the owner may then free the
+/// memory. Nothing can reach the memory through the runtime any more: no
+/// asynchronous work can be using it (a scope that borrowed the
+/// registration has synchronised before the registration could be moved
+/// into `forget`), the alias borrows the registration, and no later call
+/// can name it. What stays is the stale entry, leaked like any forgotten
+/// handle: a later registration of the same pages fails with 507910, and
+/// the registration still counts as a live child of its context, so
+/// [`Context::destroy`], [`Device::reset`](crate::Device::reset) and
+/// [`Acl::finalize`](crate::Acl::finalize) return
+/// [`Error::LiveChildren`](crate::Error::LiveChildren) (the simulator's
+/// audit lists it as a live `HostRegistration`, with no rule violation;
+/// `tests/second_review.rs`, `forgotten_registration_is_a_leak_of_the_runtime_entry`).
+/// Memory the allocator later hands out at those addresses still counts as
+/// registered for the runtime: safe code only copies such (pageable)
+/// memory synchronously, and a synchronous copy that straddles the stale
+/// range's edge is refused (107000 on the simulator).
+///
+/// This rests on one assumption about the runtime (its documentation says
+/// only "unregister before freeing", acl-facts F.4): a registration entry
+/// by itself does not make the runtime or the device touch the range; only
+/// work queued on it, or device code given its alias, does. Freeing memory
+/// that a *usable* registration covers would be undefined behaviour, and
+/// does not compile (`ui-tests/fail/host_register_free_while_registered.rs`).
 ///
 /// # Products
 /// `aclrtHostRegister` exists on Ascend 950, Atlas A3 and Atlas A2 only

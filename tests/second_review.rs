@@ -16,6 +16,7 @@ use std::sync::{Arc, Mutex, mpsc};
 use std::thread::{self, ThreadId};
 use std::time::Duration;
 
+use aclrt::sim;
 use aclrt::{Acl, HostMode, Reporter, Result, Stream, Subscription, make_guard};
 use common::*;
 
@@ -393,7 +394,7 @@ impl TlsApp {
             "{when}: oversized alloc: {}",
             outcome(ctx.alloc::<u8>(1 << 50))
         );
-        let binary = ctx.load_binary(&aclrt::sim::binary_image(&["tls_fill"]))?;
+        let binary = ctx.load_binary(&sim::binary_image(&["tls_fill"]))?;
         // SAFETY: tls_fill writes x below n and reads nothing.
         let fill = unsafe { binary.kernel::<(Out<f32>, Count)>(c"tls_fill")? };
         let mut x = ctx.alloc_zeroed::<f32>(16)?;
@@ -404,7 +405,7 @@ impl TlsApp {
             Ok(())
         });
         println!("{when}: kernel launch: {}", outcome(launched));
-        aclrt::sim::inject_task_fault(1, 507_015);
+        sim::inject_task_fault(1, 507_015);
         stream.launch_host_fn(|| {})?;
         println!("{when}: device fault: {}", outcome(stream.synchronize()));
         drop(x);
@@ -429,7 +430,7 @@ fn tls_destructor_child() {
     if std::env::var_os("ACLRT_TLS_CHILD").is_none() {
         return;
     }
-    aclrt::sim::register_kernel("tls_fill", |block, nb, args| {
+    sim::register_kernel("tls_fill", |block, nb, args| {
         let (x, n) = (args.u64(0)?, args.u64(1)?);
         let mut i = block as usize;
         while i < n as usize {
@@ -703,4 +704,84 @@ fn event_whose_record_an_escalation_discarded_says_so() -> Result<()> {
         drop((w, x));
         Ok(())
     })
+}
+
+// ------------------------------------------------------------ item 6: forgotten registrations
+
+/// What a forgotten `HostRegistration` is (settling issue 23, item 6): a
+/// leak of the runtime's registration entry, not an access to freed
+/// memory. `mem::forget` ends the borrow, so the owner may free the memory
+/// while the runtime still lists it as registered; nothing can reach it
+/// then: the scope that used it has synchronised (the registration was
+/// borrowed by it), the device alias borrowed the registration, and no
+/// further work can name it. The stale entry stays, leaked like any
+/// forgotten handle: registering the same pages again is refused (507910),
+/// the context, the device and the runtime cannot be released
+/// (`LiveChildren`), and the audit lists the live registration; no rule
+/// violation is recorded.
+#[test]
+#[allow(clippy::mem_forget)]
+fn forgotten_registration_is_a_leak_of_the_runtime_entry() -> Result<()> {
+    use aclrt::PageAlignedBuf;
+    use aclrt::sim::ResourceKind;
+    let _sim = take(host_config());
+    let acl = Acl::init()?;
+    let device = acl.require::<HostMode>()?.device(0)?;
+    make_guard!(g);
+    let ctx = device.create_context(g)?;
+    let stream = ctx.create_stream()?;
+    let mut dev = ctx.alloc::<f32>(1024)?;
+    let mut buf = PageAlignedBuf::from_slice(&[2.5f32; 1024])?;
+    let address = buf.as_ptr() as usize;
+    {
+        let reg = ctx.register_host(&mut buf)?;
+        ctx.scope(|s| {
+            make_guard!(l);
+            let lane = s.lane(&stream, l);
+            let _ = lane.copy(&reg, &mut dev)?;
+            Ok(())
+        })?;
+        core::mem::forget(reg);
+    }
+    // The borrow ended: the owner frees the memory (it could not while the
+    // registration lived). The runtime still lists the range.
+    drop(buf);
+    assert_eq!(live(&sim::audit(), ResourceKind::HostRegistration), 1);
+    // The copy had finished before: the device holds the data, and no
+    // access to the freed memory was recorded.
+    let mut back = vec![0f32; 1024];
+    ctx.download(&dev, &mut back)?;
+    assert_eq!(back, vec![2.5f32; 1024]);
+    // New memory at the same pages (if the allocator hands them out again)
+    // cannot be registered while the stale entry stays.
+    let mut again = PageAlignedBuf::<f32>::zeroed(1024)?;
+    if again.as_ptr() as usize == address {
+        let err = ctx.register_host(&mut again).unwrap_err();
+        assert_eq!(err.code(), Some(507_910), "{err}");
+    }
+    drop(again);
+    drop((dev, stream));
+    // Leaked like any forgotten handle: the registration keeps its
+    // context, the device and the runtime from being released.
+    let destroyed = ctx.destroy();
+    assert!(
+        matches!(destroyed, Err(aclrt::Error::LiveChildren { live: 1, .. })),
+        "{destroyed:?}"
+    );
+    let reset = device.reset();
+    assert!(
+        matches!(reset, Err(aclrt::Error::LiveChildren { .. })),
+        "{reset:?}"
+    );
+    let finalized = acl.finalize();
+    assert!(
+        matches!(finalized, Err(aclrt::Error::LiveChildren { .. })),
+        "{finalized:?}"
+    );
+    // The audit shows the stale entry (and what it keeps), and no rule
+    // violation: nothing touched the freed memory.
+    let audit = sim::audit();
+    assert_eq!(live(&audit, ResourceKind::HostRegistration), 1, "{audit:?}");
+    assert!(audit.violations.is_empty(), "{audit:?}");
+    Ok(())
 }

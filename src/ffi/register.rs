@@ -16,7 +16,10 @@
 //!   the device alias is only reachable through a borrow of the
 //!   registration. So a forgotten registration is a leak of the runtime's
 //!   registration entry (a later registration of the same pages fails with
-//!   507910), never an access to freed memory.
+//!   507910; its context stays counted as having a live child), never an
+//!   access to freed memory. Assumption of use: a registration entry by
+//!   itself makes neither the runtime nor the device touch the range (see
+//!   `HostRegistration`'s "Leaks").
 //! * [`ManagedAlloc`] owns one live `aclrtMemAllocManaged` allocation of
 //!   `bytes > 0` initialised bytes (zeroed at allocation), CPU-addressable,
 //!   freed with `aclrtFree` exactly once.
