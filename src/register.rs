@@ -124,7 +124,7 @@ impl<T: DeviceRepr + core::fmt::Debug> core::fmt::Debug for PageAlignedBuf<T> {
 /// the registration still counts as a live child of its context, so
 /// [`Context::destroy`], [`Device::reset`](crate::Device::reset) and
 /// [`Acl::finalize`](crate::Acl::finalize) return
-/// [`Error::LiveChildren`](crate::Error::LiveChildren) (the simulator's
+/// [`Error::LiveChildren`] (the simulator's
 /// audit lists it as a live `HostRegistration`, with no rule violation;
 /// `tests/second_review.rs`, `forgotten_registration_is_a_leak_of_the_runtime_entry`).
 /// Memory the allocator later hands out at those addresses still counts as
@@ -444,7 +444,7 @@ impl<T: DeviceRepr, M: RunMode> ManagedBuffer<'_, '_, T, M> {
     /// Set the element at `index` to `value`. Every run mode.
     ///
     /// # Errors
-    /// [`Error::OutOfRange`](crate::Error::OutOfRange) when `index >= len`
+    /// [`Error::OutOfRange`] when `index >= len`
     /// (nothing is written).
     pub fn set(&mut self, index: usize, value: T) -> Result<()> {
         let len = self.len();
@@ -470,7 +470,7 @@ impl<T: DeviceRepr, M: RunMode> ManagedBuffer<'_, '_, T, M> {
     /// Copy `src` into the memory (lengths must be equal). Every run mode.
     ///
     /// # Errors
-    /// [`Error::LengthMismatch`](crate::Error::LengthMismatch) when the
+    /// [`Error::LengthMismatch`] when the
     /// lengths differ (nothing is written).
     pub fn copy_from_slice(&mut self, src: &[T]) -> Result<()> {
         let elems: &mut [T] = bytemuck::cast_slice_mut(self.alloc.as_bytes_mut());
@@ -487,7 +487,7 @@ impl<T: DeviceRepr, M: RunMode> ManagedBuffer<'_, '_, T, M> {
     /// Copy the memory into `dst` (lengths must be equal). Every run mode.
     ///
     /// # Errors
-    /// [`Error::LengthMismatch`](crate::Error::LengthMismatch) when the
+    /// [`Error::LengthMismatch`] when the
     /// lengths differ (nothing is written).
     pub fn copy_to_slice(&self, dst: &mut [T]) -> Result<()> {
         let elems = self.elems();

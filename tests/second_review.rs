@@ -299,7 +299,7 @@ impl Drop for BreakOnPurpose {
 #[test]
 #[cfg(debug_assertions)]
 fn lock_check_fires_when_user_code_runs_under_a_crate_lock() {
-    assert!(aclrt::__lock_check::ENFORCED);
+    const { assert!(aclrt::__lock_check::ENFORCED) };
     within("the lock check", || {
         in_host_context(|ctx| {
             let stream = ctx.create_stream()?;
