@@ -733,6 +733,10 @@ fn forgotten_registration_is_a_leak_of_the_runtime_entry() -> Result<()> {
     let mut dev = ctx.alloc::<f32>(1024)?;
     let mut buf = PageAlignedBuf::from_slice(&[2.5f32; 1024])?;
     let address = buf.as_ptr() as usize;
+    // Allocated while `buf` lives, so not in its pages: pageable memory
+    // that straddles the stale registration's edge is refused by a
+    // synchronous copy (107000), which is documented, not tested here.
+    let mut back = vec![0f32; 1024];
     {
         let reg = ctx.register_host(&mut buf)?;
         ctx.scope(|s| {
@@ -749,7 +753,6 @@ fn forgotten_registration_is_a_leak_of_the_runtime_entry() -> Result<()> {
     assert_eq!(live(&sim::audit(), ResourceKind::HostRegistration), 1);
     // The copy had finished before: the device holds the data, and no
     // access to the freed memory was recorded.
-    let mut back = vec![0f32; 1024];
     ctx.download(&dev, &mut back)?;
     assert_eq!(back, vec![2.5f32; 1024]);
     // New memory at the same pages (if the allocator hands them out again)
