@@ -700,6 +700,8 @@ pub(crate) fn destroy_stream(stream: Raw, owner: Raw) -> Result<()> {
         // included.
         waits::stream_destroyed(stream);
         drop(host_fn::settle_static_host_fns(Some(stream)));
+        #[cfg(unix)]
+        report::stream_destroyed(stream);
     }
     Ok(())
 }

@@ -103,6 +103,15 @@ pub(crate) fn take_unrun(stream: Raw) -> bool {
     c.len() != before
 }
 
+/// `stream` was destroyed: callbacks launched on it that never ran (a
+/// fault skipped them) are forgotten, so that a later stream with the same
+/// handle is not taken for it ([`take_unrun`]).
+pub(crate) fn stream_destroyed(stream: Raw) {
+    if ANY_CALLBACK.load(Ordering::Acquire) {
+        callbacks().retain(|&(s, _)| s != stream);
+    }
+}
+
 /// Runs a report callback; never unwinds.
 extern "C" fn trampoline(user_data: *mut c_void) {
     // SAFETY: `user_data` is `Box::into_raw` of a `Payload` made by
