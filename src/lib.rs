@@ -295,6 +295,13 @@ pub mod __lock_check {
     pub fn break_on_purpose(on: bool) {
         crate::ffi::locks::BREAK_ON_PURPOSE.store(on, core::sync::atomic::Ordering::SeqCst);
     }
+
+    /// Take two locks against the crate's order (ranks of the live book,
+    /// then of the subscription book, on two private mutexes): in debug
+    /// builds the second `lock` panics with the order check's message.
+    pub fn out_of_order_on_purpose() {
+        crate::ffi::locks::out_of_order_on_purpose();
+    }
 }
 
 mod assertions {

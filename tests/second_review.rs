@@ -338,6 +338,19 @@ fn lock_check_fires_when_user_code_runs_under_a_crate_lock() {
     .unwrap();
 }
 
+/// The order check bites: two locks taken against the crate's order panic
+/// with the check's message (debug builds), and the thread holds no crate
+/// lock afterwards.
+#[test]
+#[cfg(debug_assertions)]
+fn lock_order_check_fires_on_locks_taken_out_of_order() {
+    let r = std::panic::catch_unwind(aclrt::__lock_check::out_of_order_on_purpose);
+    let payload = r.expect_err("the order check panics");
+    let message = panic_message(&*payload);
+    assert!(message.contains("aclrt lock order: Subs"), "{message}");
+    assert_eq!(aclrt::__lock_check::held_here(), 0);
+}
+
 /// The check counts the locks of this thread only, and none is held
 /// between calls, on any path these tests take.
 #[test]

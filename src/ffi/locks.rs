@@ -204,6 +204,15 @@ impl<T> Drop for Held<'_, T> {
 pub(crate) static BREAK_ON_PURPOSE: core::sync::atomic::AtomicBool =
     core::sync::atomic::AtomicBool::new(false);
 
+/// For `aclrt::__lock_check::out_of_order_on_purpose`: two private
+/// mutexes taken with the ranks of the live book, then of `SUBS`.
+pub(crate) fn out_of_order_on_purpose() {
+    static HIGH: Mutex<()> = Mutex::new(());
+    static LOW: Mutex<()> = Mutex::new(());
+    let _high = lock(&HIGH, Rank::Live);
+    let _low = lock(&LOW, Rank::Subs);
+}
+
 /// User code (`what`) is about to be entered on this thread: in debug
 /// builds, panics if the thread holds a crate lock. Called inside the
 /// `catch_unwind` of the trampolines, so the panic reaches the user as
