@@ -273,6 +273,35 @@ fn last_reporter_handle_dropped_on_its_own_thread_with_a_leaked_subscription() {
     .unwrap();
 }
 
+/// `Stream::destroy_force` undoes a leaked subscription first too (its
+/// queued callback, which stops another reporter, runs on this thread), so
+/// the reporter's exit never unsubscribes the destroyed handle: the audit
+/// records no use of a stale handle.
+#[test]
+#[allow(clippy::mem_forget)]
+fn destroy_force_with_a_leaked_subscription() {
+    within(
+        "Stream::destroy_force -> callback calls other.stop()",
+        || {
+            in_host_context(|ctx| {
+                let stream = ctx.create_stream()?;
+                let r1 = Reporter::spawn()?;
+                let r2 = Reporter::spawn()?;
+                let sub = r1.subscribe(&stream)?;
+                let seen = queue_behind_busy_reporter(&sub, move || r2.stop().unwrap())?;
+                core::mem::forget(sub);
+                stream.destroy_force()?;
+                ran_here(&seen);
+                r1.stop()?;
+                let audit = sim::audit();
+                assert!(audit.violations.is_empty(), "{audit:?}");
+                Ok(())
+            })
+        },
+    )
+    .unwrap();
+}
+
 // ------------------------------------------------------------ item 8: the check
 
 /// Restores the discipline when dropped (also when the test fails).

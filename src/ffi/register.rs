@@ -423,6 +423,11 @@ pub(crate) fn last_error(take: bool) -> i32 {
 /// `owner`: the stream's context, made current first.
 pub(crate) fn destroy_stream_force(stream: Raw, owner: Raw) -> Result<()> {
     let counter = super::make_current_counted_refusing(owner, "aclrtDestroyStreamForce")?;
+    // A subscription a leaked `Subscription` left goes first, as for
+    // `aclrtDestroyStream`: otherwise the reporter's exit would later
+    // unsubscribe a destroyed (or reused) handle.
+    #[cfg(unix)]
+    super::report::stream_destroying(stream);
     // An escalation aborting it (for an outside wait) still holds its handle.
     super::scope::wait_not_aborting(stream);
     // SAFETY: `stream` is a live explicit stream of the current context,
@@ -438,6 +443,8 @@ pub(crate) fn destroy_stream_force(stream: Raw, owner: Raw) -> Result<()> {
     // deferred only for them are destroyed.
     super::waits::stream_destroyed(stream);
     super::host_fn::park_static_host_fns(stream);
+    #[cfg(unix)]
+    super::report::stream_destroyed(stream);
     Ok(())
 }
 
