@@ -325,7 +325,12 @@ impl<'ctx, 'id, K: EventKind, S: EventState> Event<'ctx, 'id, K, S> {
     ///
     /// [`Error::WorkAborted`](crate::Error::WorkAborted) instead of
     /// `Ok(false)` if a scope's escalation discarded the record before it
-    /// ran: it would answer `false` for ever (record the event again).
+    /// ran: it would answer `false` for ever (record the event again). The
+    /// crate knows the stream of each record from the first escalation on
+    /// (or from the first scope that records or waits for a user event, or
+    /// the first [`Stream::wait_event`]); a record made before then that has
+    /// not completed counts as discarded once an escalation has aborted a
+    /// stream of its context.
     #[doc(alias = "aclrtQueryEventStatus")]
     pub fn is_complete(&self) -> Result<bool>
     where
