@@ -303,6 +303,14 @@ pub(crate) fn subscribe(tid: u64, stream: Raw, ctx: Raw) -> Result<()> {
         });
     }
     let mut book = subs();
+    // Another thread may be undoing a subscription of this stream (running
+    // its queued callbacks): wait for it, as the lock made callers wait
+    // before issue 23. (The simulator forgets the subscription before it
+    // runs them; a runtime that lists it until the call returns would
+    // answer 100033 otherwise.)
+    while book.iter().any(|s| s.undoing && s.stream == stream) {
+        book = book.wait(&UNDONE);
+    }
     ANY_SUB.store(true, Ordering::Release);
     super::stream_hooks_on();
     make_current(ctx)?;
