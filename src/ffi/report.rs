@@ -120,11 +120,12 @@ extern "C" fn trampoline(user_data: *mut c_void) {
     // is the only owner and the box is not used after this call.
     let payload = unsafe { Box::from_raw(user_data as *mut Payload) };
     let Payload { f, panics, id } = *payload;
-    forget_callback(id);
     // Blocking calls are refused on this thread while it runs (it may be the
     // stream's own worker, or hold up a BLOCK stream).
     let _mark = CallbackMark::enter();
+    // Inside the guard: the debug checks' panics never cross `extern "C"`.
     if let Err(p) = catch_unwind(AssertUnwindSafe(|| {
+        forget_callback(id);
         locks::user_code("a report callback");
         f()
     })) {
