@@ -236,12 +236,17 @@ pub enum Error {
         /// The step that made the borrowed memory unused.
         escalation: Escalation,
     },
-    /// Work queued in this scope was discarded: a stream it used (or one it
-    /// waited on) was aborted by another scope's deadline
+    /// Queued work was discarded: a stream it was queued on (or one it
+    /// waited on) was aborted by a scope's deadline
     /// ([`Context::scope_with_timeout`](crate::Context::scope_with_timeout)).
-    /// Results of this scope's asynchronous work must not be trusted.
+    /// From a scope: results of its asynchronous work must not be trusted.
+    /// From [`Stream::synchronize`](crate::Stream::synchronize): work queued
+    /// on the stream outside scopes was lost (a wait, a host function,
+    /// report callbacks). From an [`Event`](crate::Event)'s queries and
+    /// synchronisations: the record it holds was discarded before it ran,
+    /// so it will never complete (record the event again).
     #[error(
-        "work of this scope was discarded: a stream it shares was aborted by another scope's \
+        "work was discarded: a stream it was queued on (or waited on) was aborted by a scope's \
          deadline"
     )]
     WorkAborted,

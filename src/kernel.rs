@@ -513,11 +513,13 @@ impl KernelPlace<DeviceMode> for OnHost {}
 /// lies `OnHost` like a `HostBuffer` but is the program's own memory: the
 /// device code reaches it only through the alias the runtime maps for it
 /// ([`DeviceAlias`](crate::DeviceAlias), [`DeviceAliasMut`](crate::DeviceAliasMut)),
-/// never by its host address. Sealed.
+/// never by its host address. The operands of foreign device work
+/// ([`Lane::foreign`](crate::Lane::foreign)) must be this memory too. Sealed.
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` cannot be passed to a kernel by its address: it is not memory of the runtime",
-    label = "registered host memory reaches a kernel only through its device alias",
-    note = "pass `reg.device_alias()` for an `In<T>` parameter and `reg.device_alias_mut()` for `Out<T>`/`InOut<T>`"
+    message = "`{Self}` cannot be passed to a kernel or foreign device work by its address: it is not memory of the runtime",
+    label = "registered host memory reaches device code only through its device alias",
+    note = "for a kernel, pass `reg.device_alias()` for an `In<T>` parameter and `reg.device_alias_mut()` for `Out<T>`/`InOut<T>`",
+    note = "foreign work (`Lane::foreign`) is handed operand addresses: copy registered memory into a `DeviceBuffer` on the lane first (`lane.copy(&reg, &mut dev)`)"
 )]
 pub trait KernelMemory: sealed::KernelMemory {}
 macro_rules! kernel_memory {
@@ -530,7 +532,7 @@ kernel_memory!(
     [T] crate::DeviceBuffer<'_, '_, T>,
     [T] crate::DeviceView<'_, '_, T>,
     [T] crate::DeviceViewMut<'_, '_, T>,
-    [T] crate::ManagedBuffer<'_, '_, T>,
+    [T, M: crate::RunMode] crate::ManagedBuffer<'_, '_, T, M>,
     [T, M] crate::HostBuffer<'_, '_, T, M>,
     [T, M] crate::PinnedSlice<'_, T, M>,
 );
@@ -1183,7 +1185,9 @@ impl ForeignWork<'_> {
 }
 
 /// The buffers foreign work reads: a tuple (or `()`) of what
-/// [`AsyncSource`] accepts.
+/// [`AsyncSource`] accepts whose memory a kernel may be given by its address
+/// ([`KernelMemory`]: not registered host memory, whose host address device
+/// code must not use).
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a tuple of sources for foreign work on this lane",
     label = "give the read buffers as a tuple of `&buffer` / `&in_flight`",
@@ -1195,7 +1199,8 @@ pub trait ForeignReads<'scope, 'id, 'sid> {
 }
 
 /// The buffers foreign work writes: a tuple (or `()`) of what
-/// [`AsyncDest`] accepts; each comes back as an [`InFlight`].
+/// [`AsyncDest`] accepts whose memory a kernel may be given by its address
+/// ([`KernelMemory`]); each comes back as an [`InFlight`].
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a tuple of destinations for foreign work on this lane",
     label = "give the written buffers as a tuple of `&mut buffer` / `InFlight`",
@@ -1220,7 +1225,7 @@ macro_rules! foreign_tuples {
     ($(($($A:ident $a:ident),+))+) => {$(
         impl<'scope, 'id, 'sid, $($A),+> ForeignReads<'scope, 'id, 'sid> for ($($A,)+)
         where
-            $($A: AsyncSource<'scope, 'id, 'sid>),+
+            $($A: AsyncSource<'scope, 'id, 'sid>, $A::Memory: KernelMemory),+
         {
             fn stage(self, lane: &LaneCore<'scope, 'sid>, staged: &mut Staged<'sid>) {
                 let ($($a,)+) = self;
@@ -1232,7 +1237,7 @@ macro_rules! foreign_tuples {
         }
         impl<'scope, 'id, 'sid, $($A),+> ForeignWrites<'scope, 'id, 'sid> for ($($A,)+)
         where
-            $($A: AsyncDest<'scope, 'id, 'sid>, $A::Target: 'scope),+
+            $($A: AsyncDest<'scope, 'id, 'sid>, $A::Target: 'scope + KernelMemory),+
         {
             type Output = ($(InFlight<'scope, 'sid, $A::Target>,)+);
             fn stage(self, lane: &LaneCore<'scope, 'sid>, staged: &mut Staged<'sid>) -> Self::Output {

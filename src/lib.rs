@@ -334,6 +334,35 @@ macro_rules! not_sim {
 #[cfg_attr(docsrs, doc(cfg(feature = "sim")))]
 pub use aclrt_sim as sim;
 
+/// Test hooks of the lock-discipline check (issue 23; `ffi::locks`): not
+/// part of the API, no stability promise.
+#[doc(hidden)]
+pub mod __lock_check {
+    /// Whether this build checks the lock discipline (debug builds).
+    pub const ENFORCED: bool = cfg!(debug_assertions);
+
+    /// How many crate locks the calling thread holds (debug builds; 0 in
+    /// release builds).
+    pub fn held_here() -> u32 {
+        crate::ffi::locks::held_count()
+    }
+
+    /// Break the discipline on purpose (`true`) or restore it (`false`):
+    /// while on, unsubscribing a report stream holds the subscription
+    /// book's lock across `aclrtUnSubscribeReport`, as the crate did before
+    /// issue 23, so the check must fire in the callbacks that run there.
+    pub fn break_on_purpose(on: bool) {
+        crate::ffi::locks::BREAK_ON_PURPOSE.store(on, core::sync::atomic::Ordering::SeqCst);
+    }
+
+    /// Take two locks against the crate's order (ranks of the live book,
+    /// then of the subscription book, on two private mutexes): in debug
+    /// builds the second `lock` panics with the order check's message.
+    pub fn out_of_order_on_purpose() {
+        crate::ffi::locks::out_of_order_on_purpose();
+    }
+}
+
 mod assertions {
     use super::*;
     use core::mem::size_of;
@@ -382,7 +411,8 @@ mod assertions {
     // managed buffers are device buffers; the alias is a plain address.
     assert_impl_all!(PageAlignedBuf<f32>: Send, Sync);
     assert_impl_all!(HostRegistration<'static, 'static, 'static, f32, HostMode>: Send, Sync);
-    assert_impl_all!(ManagedBuffer<'static, 'static, f32>: Send, Sync);
+    assert_impl_all!(ManagedBuffer<'static, 'static, f32, HostMode>: Send, Sync);
+    assert_impl_all!(ManagedBuffer<'static, 'static, f32, DeviceMode>: Send, Sync);
     assert_impl_all!(DeviceAlias<'static, 'static, f32>: Copy, Send, Sync);
     assert_impl_all!(DeviceAliasMut<'static, 'static, f32>: Send, Sync);
     static_assertions::assert_not_impl_any!(DeviceAliasMut<'static, 'static, f32>: Clone);

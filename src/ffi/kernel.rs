@@ -873,6 +873,12 @@ impl<'scope, 'env, 'id, 'sid, M: RunMode> Lane<'scope, 'env, 'id, 'sid, M> {
     /// gets the raw stream, each operand's device pointer and size in
     /// bytes, and the workspace, and enqueues the work.
     ///
+    /// Operands are memory of the runtime
+    /// ([`KernelMemory`](crate::bounds::KernelMemory)), as for kernels:
+    /// registered host memory ([`HostRegistration`](crate::HostRegistration))
+    /// does not compile here (its host address is not for device code; copy
+    /// it into device memory on the lane first).
+    ///
     /// The context is current on the calling thread while `f` runs. In host
     /// run mode a `HostBuffer` operand is pinned **host** memory: its pointer
     /// is a host address. Errors before `f` runs:
@@ -945,6 +951,7 @@ impl<'scope, 'env, 'id, 'sid, M: RunMode> Lane<'scope, 'env, 'id, 'sid, M> {
             write_ops,
             workspace,
         );
+        crate::ffi::locks::user_code("a foreign operator's closure");
         f(&work)?;
         Ok(output)
     }

@@ -78,8 +78,8 @@
 mod open;
 
 pub(crate) use open::{
-    clear_outside_aborted, event_destroyed, host_fns_pending, outside_wait, record_made,
-    record_ticket, take_outside_aborted, wait_not_aborting,
+    clear_outside_aborted, event_destroyed, host_fns_pending, outside_wait, record_discarded,
+    record_made, record_ticket, take_outside_aborted, wait_not_aborting,
 };
 
 use core::cell::RefCell;
@@ -184,6 +184,7 @@ pub(crate) fn run<B: ScopeBody>(
     // Not dropped: a drop that could use `'scope` would keep `core` borrowed
     // past the end of this function (the wrapper holds only that borrow).
     let scope = ManuallyDrop::new(B::wrap(core));
+    super::locks::user_code("a scope's body");
     let result = body.call(&scope);
     core::mem::forget(guard);
     match core.end_settled() {
@@ -486,6 +487,7 @@ fn escalate(id: u64) -> Escalation {
         if aborted {
             // Outside waits queued there before the abort are discarded.
             super::waits::synchronized_stream_since(stream, ticket);
+            note_lost_callbacks(stream);
             if gone && escalation == Escalation::StreamAbort {
                 escalation = Escalation::StreamGone;
             }
@@ -516,6 +518,7 @@ fn escalate(id: u64) -> Escalation {
         let ticket = super::waits::ticket();
         if (0..3).any(|_| super::abort_stream(ctx, stream).is_ok()) {
             super::waits::synchronized_stream_since(stream, ticket);
+            note_lost_callbacks(stream);
         } else {
             // Nothing was discarded: nothing to report.
             let _ = open::take_outside_aborted(stream);
@@ -532,6 +535,19 @@ fn escalate(id: u64) -> Escalation {
         super::make_current(ctx).is_ok() && super::record_event(event, stream).is_ok()
     });
     escalation
+}
+
+/// An escalation's abort of `stream` returned: report callbacks launched
+/// there and not run yet are lost (or, `NO_BLOCK` ones already handed to
+/// the reporter, about to run), so the stream's next synchronisation
+/// reports [`Error::WorkAborted`] (issue 23).
+fn note_lost_callbacks(stream: Raw) {
+    #[cfg(unix)]
+    if super::report::take_unrun(stream) {
+        open::note_work_lost(stream);
+    }
+    #[cfg(not(unix))]
+    let _ = stream;
 }
 
 /// Milliseconds left until `deadline`, at least 1 (0 would mean "forever"
@@ -716,7 +732,7 @@ impl<'scope> ScopeCore<'scope> {
         for slot in host_fns {
             // A host function skipped by a device fault or discarded by an
             // abort is dropped here, on this thread, after the streams are idle.
-            if let Some(p) = slot.settle() {
+            if let (Some(p), _) = slot.settle() {
                 panic.get_or_insert(p);
             }
         }
