@@ -5,13 +5,14 @@
 
 use std::collections::BTreeSet;
 use std::ffi::c_void;
+use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-use crate::diag::{self, Error, Res, param};
+use crate::diag::{Error, Res, param};
 use crate::ffi;
 use crate::prim::{self, HostCall};
 use crate::rt::detach;
-use crate::rt::exec::Op;
+use crate::rt::exec::{Op, StreamShared};
 use crate::rt::reports::{Report, ReportQueue, Subscription, run_callback, run_orphans};
 use crate::rt::rt;
 use crate::sync::lock;
@@ -32,8 +33,43 @@ pub(crate) fn launch_host_func(
         let rt = rt();
         rt.stream_in_current(stream)?.1.shared.clone()
     };
+    if lock(&sh.subscriber).is_some() {
+        return Err(mixed(
+            &sh,
+            "aclrtLaunchHostFunc",
+            "subscribed with aclrtSubscribeReport",
+        ));
+    }
     let ticket = sh.ticket();
     sh.submit(Op::HostFunc(make(f)), ticket)?;
+    sh.host_funcs.store(true, Ordering::Relaxed);
+    Ok(())
+}
+
+/// 107011 `ACL_ERROR_RT_STREAM_SUBSCRIBE`: the real runtime binds a stream
+/// to one callback mechanism at a time (`aclrtLaunchHostFunc`'s internal
+/// thread, or a thread of `aclrtSubscribeReport`); `what` names the one in
+/// force (fidelity rows CB-MIX-*).
+fn mixed(sh: &StreamShared, call: &str, what: &str) -> Error {
+    Error::new(
+        ffi::ACL_ERROR_RT_STREAM_SUBSCRIBE,
+        format!(
+            "{call}: stream {:#x} is {what}; a stream serves one callback mechanism \
+             (aclrtLaunchHostFunc, or aclrtSubscribeReport + aclrtLaunchCallback), not both",
+            sh.handle
+        ),
+    )
+}
+
+/// The [`mixed`] error when `aclrtLaunchHostFunc` was used on `sh`.
+fn refuse_if_host_funcs(sh: &StreamShared, call: &str) -> Res<()> {
+    if sh.host_funcs.load(Ordering::Relaxed) {
+        return Err(mixed(
+            sh,
+            call,
+            "served by aclrtLaunchHostFunc's callback thread",
+        ));
+    }
     Ok(())
 }
 
@@ -60,6 +96,7 @@ pub(crate) fn launch_callback(
         let rt = rt();
         rt.stream_in_current(stream)?.1.shared.clone()
     };
+    refuse_if_host_funcs(&sh, "aclrtLaunchCallback")?;
     if lock(&sh.subscriber).is_none() {
         return Err(Error::new(
             ffi::ACL_ERROR_RT_STREAM_NO_CB_REG,
@@ -85,19 +122,24 @@ pub(crate) fn subscribe(tid: u64, stream: usize) -> Res<()> {
     let mut rt = rt();
     let st = rt.stream_in_current(stream)?.1;
     let (sh, handle, device) = (st.shared.clone(), st.handle, st.device);
+    refuse_if_host_funcs(&sh, "aclrtSubscribeReport")?;
     let mut sub = lock(&sh.subscriber);
     if let Some((other, _)) = sub.as_ref() {
         return Err(Error::new(
-            ffi::ACL_ERROR_REPEAT_SUBSCRIBE,
+            ffi::ACL_ERROR_RT_STREAM_SUBSCRIBE,
             format!("stream {handle:#x} is already subscribed by thread {other:#x}"),
         ));
     }
     let queue = match rt.subs.get_mut(&tid) {
         Some(s) if s.device != device => {
-            return Err(diag::rt_param(format!(
-                "thread {tid:#x} already serves streams of device {}; a thread serves one device",
-                s.device
-            )));
+            return Err(Error::new(
+                ffi::ACL_ERROR_RT_THREAD_SUBSCRIBE,
+                format!(
+                    "thread {tid:#x} already serves streams of device {}; a thread serves one \
+                     device",
+                    s.device
+                ),
+            ));
         }
         Some(s) => {
             s.streams.insert(handle);
@@ -134,16 +176,17 @@ pub(crate) fn unsubscribe(tid: u64, stream: usize) -> Res<()> {
         let mut rt = rt();
         let st = rt.stream_in_current(stream)?.1;
         let sh = st.shared.clone();
+        refuse_if_host_funcs(&sh, "aclrtUnSubscribeReport")?;
         match lock(&sh.subscriber).as_ref() {
             None => {
                 return Err(Error::new(
-                    ffi::ACL_ERROR_STREAM_NOT_SUBSCRIBE,
+                    ffi::ACL_ERROR_RT_STREAM_SUBSCRIBE,
                     format!("stream {:#x} is not subscribed", sh.handle),
                 ));
             }
             Some((other, _)) if *other != tid => {
                 return Err(Error::new(
-                    ffi::ACL_ERROR_THREAD_NOT_SUBSCRIBE,
+                    ffi::ACL_ERROR_RT_THREAD_SUBSCRIBE,
                     format!(
                         "stream {:#x} is subscribed by thread {other:#x}, not by {tid:#x}",
                         sh.handle

@@ -27,7 +27,11 @@ pub(crate) fn destroy_context(h: usize) -> Res<()> {
     }
     let removed = {
         let mut rt = rt();
-        let ctx = rt.context(h)?;
+        // The runtime answers 107002 (context null) for a destroyed, unknown
+        // or foreign handle here, not 107017 (fidelity row CTX-DESTROY-2).
+        let ctx = rt
+            .context(h)
+            .map_err(|e| e.with_code(ffi::ACL_ERROR_RT_CONTEXT_NULL))?;
         if ctx.is_default {
             return Err(Error::new(
                 ffi::ACL_ERROR_RT_CONTEXT_NULL,

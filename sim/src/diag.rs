@@ -42,6 +42,12 @@ impl Error {
             kind: Some(kind),
         }
     }
+
+    /// The same error (message, violation) answered with `code`: for calls
+    /// whose real counterpart reports a shared failure with its own code.
+    pub(crate) fn with_code(self, code: i32) -> Error {
+        Error { code, ..self }
+    }
 }
 
 /// `ACL_ERROR_INVALID_PARAM` (100000): the ACL layer's parameter check.

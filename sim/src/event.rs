@@ -366,10 +366,12 @@ pub(crate) fn query(h: usize, out: Out<u32>) -> Res<()> {
         return Err(param("status is NULL"));
     }
     not_for_ex(&ev, "aclrtQueryEvent")?;
-    out.write(if ev.state() == EvState::Complete {
-        ffi::ACL_EVENT_STATUS_COMPLETE
-    } else {
+    // Only a record still in flight reads NOT_READY: an event never
+    // recorded (or reset) is complete (fidelity row EVENT-Q-1).
+    out.write(if ev.state() == EvState::Pending {
         ffi::ACL_EVENT_STATUS_NOT_READY
+    } else {
+        ffi::ACL_EVENT_STATUS_COMPLETE
     });
     Ok(())
 }

@@ -252,9 +252,17 @@
 //!   touching pageable memory complete before the call returns (documented
 //!   for pageable host memory); `ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE` copies a
 //!   host source into a staging buffer at once and stays asynchronous. 2-D
-//!   copies accept kinds 1..=4 (sync and async); the async limits (width ≤
-//!   5,000,000, height ≤ 5,242,880) give 100000. Memset uses the low byte of
-//!   `value`.
+//!   copies accept kinds 1..=4 (100000 otherwise); the limits width ≤
+//!   5,000,000 and height ≤ 5,242,880 apply to both calls (107000). Kind
+//!   resolution follows the real runtime's correction from the pointers
+//!   (`sim/FIDELITY.md`, rows COPY-*): in host run mode an async copy whose
+//!   kind resolves to host-to-host (explicit, or `DEFAULT` between two host
+//!   buffers) returns 207000; the synchronous `aclrtMemcpy2d` runs only
+//!   host-to-device and device-to-host (explicit `DEVICE_TO_DEVICE` 207000,
+//!   a `DEFAULT` resolving to device-to-device or host-to-host 107000);
+//!   `aclrtMemcpy2dAsync` runs H2D, D2H and D2D (in device run mode the kind
+//!   is not corrected, so `DEFAULT` is 107000 there). Memset uses the low
+//!   byte of `value`.
 //! * **Devices and contexts**: `aclrtResetDevice` of a device that is not set
 //!   returns 507007 (like the force variant). A thread's current context is
 //!   the explicit one (`aclrtCreateContext`, `aclrtSetCurrentContext`) if
@@ -367,10 +375,16 @@
 //! * **Callbacks**: `threadId` is the POSIX `pthread_t` of the reporting
 //!   thread ([`thread_report_id`] returns it for the calling thread).
 //!   `aclrtLaunchCallback` on a stream without a subscribed thread returns
-//!   107015 `ACL_ERROR_RT_STREAM_NO_CB_REG`; `aclrtUnSubscribeReport` of a
-//!   stream that is not subscribed returns 100034, of a stream subscribed by
-//!   another thread 100035; a thread already serving another device 107000;
-//!   more than 1024 threads 207012. Callbacks of a stream still queued at its
+//!   107015 `ACL_ERROR_RT_STREAM_NO_CB_REG`; subscribing a stream that is
+//!   subscribed already, or unsubscribing one that is not, returns 107011
+//!   `ACL_ERROR_RT_STREAM_SUBSCRIBE`; unsubscribing with another thread than
+//!   the subscriber, or subscribing a thread that serves another device,
+//!   107012 `ACL_ERROR_RT_THREAD_SUBSCRIBE`; more than 1024 threads 207012.
+//!   A stream serves one callback mechanism, as on hardware: after
+//!   `aclrtSubscribeReport`, `aclrtLaunchHostFunc` on it returns 107011 (until
+//!   it is unsubscribed); after `aclrtLaunchHostFunc`, `aclrtSubscribeReport`,
+//!   `aclrtLaunchCallback` and `aclrtUnSubscribeReport` on it return 107011
+//!   for the rest of the stream's life. Callbacks of a stream still queued at its
 //!   unsubscription run on the unsubscribing thread; a callback task reached
 //!   after its stream lost its subscription runs on the stream worker.
 //! * **Versions**: `aclrtGetVersion` 1.17.0; packages `cann`, `runtime`,

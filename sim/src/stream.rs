@@ -25,10 +25,18 @@ pub(crate) fn create_stream(out: Out<usize>, flags: u32) -> Res<()> {
         | ffi::ACL_STREAM_HUGE
         | ffi::ACL_STREAM_CPU_SCHEDULE
         | ffi::ACL_STREAM_DEVICE_USE_ONLY;
+    let flags = flags & KNOWN;
+    // The runtime maps DEVICE_USE_ONLY to its "control-process" stream
+    // flag, which it accepts only alone (fidelity row STREAM-CFG-3).
+    if flags & ffi::ACL_STREAM_DEVICE_USE_ONLY != 0 && flags != ffi::ACL_STREAM_DEVICE_USE_ONLY {
+        return Err(rt_param(format!(
+            "flags {flags:#x}: ACL_STREAM_DEVICE_USE_ONLY cannot be combined with other flags"
+        )));
+    }
     let mut rt = rt();
     let ctx = rt.current()?;
     let (c, d) = (ctx.handle, ctx.device);
-    let h = rt.new_stream(c, d, false, flags & KNOWN)?;
+    let h = rt.new_stream(c, d, false, flags)?;
     out.write(h);
     Ok(())
 }

@@ -177,7 +177,7 @@ fn callbacks_run_on_the_subscribed_thread() {
     ok!(aclrtSubscribeReport(tid, s));
     assert_eq!(
         acl!(aclrtSubscribeReport(tid + 1, s)),
-        ACL_ERROR_REPEAT_SUBSCRIBE
+        ACL_ERROR_RT_STREAM_SUBSCRIBE
     );
     ok!(aclrtLaunchCallback(
         Some(flag_thread),
@@ -189,12 +189,12 @@ fn callbacks_run_on_the_subscribed_thread() {
     assert_eq!(slot.load(Ordering::SeqCst) as u64, tid);
     assert_eq!(
         acl!(aclrtUnSubscribeReport(tid + 1, s)),
-        ACL_ERROR_THREAD_NOT_SUBSCRIBE
+        ACL_ERROR_RT_THREAD_SUBSCRIBE
     );
     ok!(aclrtUnSubscribeReport(tid, s));
     assert_eq!(
         acl!(aclrtUnSubscribeReport(tid, s)),
-        ACL_ERROR_STREAM_NOT_SUBSCRIBE
+        ACL_ERROR_RT_STREAM_SUBSCRIBE
     );
     stop.store(true, Ordering::SeqCst);
     assert_eq!(reporter.join().unwrap(), 1);

@@ -1,0 +1,457 @@
+//! Conformance tests of `sim/FIDELITY.md`: each test pins the answer of the
+//! real runtime (read in the `hicann/runtime` source, path in the table) for
+//! one row, in both run modes. The row id is the test name's prefix
+//! (`cb_mix_1_...` pins row CB-MIX-1).
+
+mod common;
+use common::*;
+
+/// The `pthread_t` of the calling thread, as `aclrtSubscribeReport` wants.
+fn my_thread_id() -> u64 {
+    aclrt_sim::thread_report_id()
+}
+
+unsafe extern "C" fn nothing(_: *mut c_void) {}
+
+/// A host function that counts its runs in the `AtomicUsize` behind `user`.
+unsafe extern "C" fn count(user: *mut c_void) {
+    // SAFETY: the tests pass `counter_arg` of a counter that outlives the
+    // stream's synchronisation.
+    let c = unsafe { &*user.cast::<AtomicUsize>() };
+    c.fetch_add(1, Ordering::SeqCst);
+}
+
+// ------------------------------------------------------------ callbacks
+
+#[test]
+fn cb_mix_1_a_subscribed_stream_refuses_host_functions() {
+    let _sim = aclrt_sim::exclusive();
+    in_both_run_modes(|_| {
+        init_device0();
+        let s = create_stream();
+        let tid = my_thread_id();
+        ok!(aclrtSubscribeReport(tid, s));
+        assert_eq!(
+            acl!(aclrtLaunchHostFunc(s, Some(nothing), null_mut())),
+            ACL_ERROR_RT_STREAM_SUBSCRIBE
+        );
+        ok!(aclrtUnSubscribeReport(tid, s));
+        // Unsubscribed: host functions are accepted again.
+        let ran = AtomicUsize::new(0);
+        ok!(aclrtLaunchHostFunc(s, Some(count), counter_arg(&ran)));
+        ok!(aclrtSynchronizeStream(s));
+        assert_eq!(ran.load(Ordering::SeqCst), 1);
+        destroy_stream(s);
+        teardown_device0();
+        assert_clean();
+    });
+}
+
+#[test]
+fn cb_mix_2_a_stream_that_had_a_host_function_refuses_the_report_mechanism() {
+    let _sim = aclrt_sim::exclusive();
+    in_both_run_modes(|_| {
+        init_device0();
+        let s = create_stream();
+        let tid = my_thread_id();
+        ok!(aclrtLaunchHostFunc(s, Some(nothing), null_mut()));
+        ok!(aclrtSynchronizeStream(s));
+        // For the rest of the stream's life, even once the host function ran.
+        assert_eq!(
+            acl!(aclrtSubscribeReport(tid, s)),
+            ACL_ERROR_RT_STREAM_SUBSCRIBE
+        );
+        assert_eq!(
+            acl!(aclrtLaunchCallback(
+                Some(nothing),
+                null_mut(),
+                ACL_CALLBACK_BLOCK,
+                s
+            )),
+            ACL_ERROR_RT_STREAM_SUBSCRIBE
+        );
+        assert_eq!(
+            acl!(aclrtUnSubscribeReport(tid, s)),
+            ACL_ERROR_RT_STREAM_SUBSCRIBE
+        );
+        // Another stream is unaffected.
+        let other = create_stream();
+        ok!(aclrtSubscribeReport(tid, other));
+        ok!(aclrtUnSubscribeReport(tid, other));
+        destroy_stream(other);
+        destroy_stream(s);
+        teardown_device0();
+        assert_clean();
+    });
+}
+
+#[test]
+fn cb_sub_2_subscription_errors_carry_the_runtime_codes() {
+    let _sim = aclrt_sim::exclusive();
+    in_both_run_modes(|_| {
+        init();
+        ok!(aclrtSetDevice(1));
+        let s1 = create_stream();
+        ok!(aclrtSetDevice(0));
+        let s = create_stream();
+        let tid = my_thread_id();
+        // Not subscribed: 107011 (stream), not 100034.
+        assert_eq!(
+            acl!(aclrtUnSubscribeReport(tid, s)),
+            ACL_ERROR_RT_STREAM_SUBSCRIBE
+        );
+        ok!(aclrtSubscribeReport(tid, s));
+        // Subscribed twice (same or another thread): 107011, not 100033.
+        assert_eq!(
+            acl!(aclrtSubscribeReport(tid, s)),
+            ACL_ERROR_RT_STREAM_SUBSCRIBE
+        );
+        assert_eq!(
+            acl!(aclrtSubscribeReport(tid.wrapping_add(1), s)),
+            ACL_ERROR_RT_STREAM_SUBSCRIBE
+        );
+        // Unsubscribed by a thread that is not its subscriber: 107012.
+        assert_eq!(
+            acl!(aclrtUnSubscribeReport(tid.wrapping_add(1), s)),
+            ACL_ERROR_RT_THREAD_SUBSCRIBE
+        );
+        // A thread serving device 0 cannot serve device 1: 107012.
+        ok!(aclrtSetDevice(1));
+        assert_eq!(
+            acl!(aclrtSubscribeReport(tid, s1)),
+            ACL_ERROR_RT_THREAD_SUBSCRIBE
+        );
+        destroy_stream(s1);
+        ok!(aclrtSetDevice(0));
+        ok!(aclrtUnSubscribeReport(tid, s));
+        destroy_stream(s);
+        for d in [1, 1, 0, 0] {
+            ok!(aclrtResetDevice(d));
+        }
+        finalize();
+        assert_clean();
+    });
+}
+
+// ------------------------------------------------------------ streams
+
+#[test]
+fn stream_cfg_3_device_use_only_is_accepted_only_alone() {
+    let _sim = aclrt_sim::exclusive();
+    in_both_run_modes(|_| {
+        init_device0();
+        for other in [
+            ACL_STREAM_FAST_LAUNCH,
+            ACL_STREAM_FAST_SYNC,
+            ACL_STREAM_PERSISTENT,
+            ACL_STREAM_HUGE,
+            ACL_STREAM_CPU_SCHEDULE,
+        ] {
+            let mut s: aclrtStream = null_mut();
+            assert_eq!(
+                acl!(aclrtCreateStreamWithConfig(
+                    &mut s,
+                    0,
+                    ACL_STREAM_DEVICE_USE_ONLY | other
+                )),
+                ACL_ERROR_RT_PARAM_INVALID,
+                "DEVICE_USE_ONLY | {other:#x}"
+            );
+            assert!(s.is_null());
+        }
+        // Alone, or with a bit the ACL layer drops (0x100 is no flag).
+        for flags in [
+            ACL_STREAM_DEVICE_USE_ONLY,
+            ACL_STREAM_DEVICE_USE_ONLY | 0x100,
+        ] {
+            let mut s: aclrtStream = null_mut();
+            ok!(aclrtCreateStreamWithConfig(&mut s, 0, flags));
+            destroy_stream(s);
+        }
+        teardown_device0();
+        assert_clean();
+    });
+}
+
+// ------------------------------------------------------------ copies
+
+/// A 4 KiB pageable application buffer.
+fn app(seed: u8) -> Vec<u8> {
+    pattern(4096, seed)
+}
+
+#[test]
+fn copy2d_sync_kind_only_h2d_and_d2h() {
+    let _sim = aclrt_sim::exclusive();
+    in_both_run_modes(|_| {
+        init_device0();
+        let a = malloc(4096);
+        let b = malloc(4096);
+        // Explicit DEVICE_TO_DEVICE: 207000 (the async call supports it).
+        assert_eq!(
+            acl!(aclrtMemcpy2d(
+                b,
+                64,
+                a,
+                64,
+                64,
+                4,
+                ACL_MEMCPY_DEVICE_TO_DEVICE
+            )),
+            ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+        );
+        // DEFAULT resolving to device-to-device: 107000.
+        assert_eq!(
+            acl!(aclrtMemcpy2d(b, 64, a, 64, 64, 4, ACL_MEMCPY_DEFAULT)),
+            ACL_ERROR_RT_PARAM_INVALID
+        );
+        // DEFAULT resolving to host-to-host (two application buffers): 107000.
+        let src = app(1);
+        let mut dst = vec![0u8; 4096];
+        assert_eq!(
+            acl!(aclrtMemcpy2d(
+                dst.as_mut_ptr().cast(),
+                64,
+                src.as_ptr().cast(),
+                64,
+                64,
+                4,
+                ACL_MEMCPY_DEFAULT
+            )),
+            ACL_ERROR_RT_PARAM_INVALID
+        );
+        assert!(dst.iter().all(|&x| x == 0), "nothing was copied");
+        // DEFAULT resolving to host-to-device and back: copied.
+        ok!(aclrtMemcpy2d(
+            a,
+            64,
+            src.as_ptr().cast(),
+            64,
+            64,
+            4,
+            ACL_MEMCPY_DEFAULT
+        ));
+        ok!(aclrtMemcpy2d(
+            dst.as_mut_ptr().cast(),
+            64,
+            a,
+            64,
+            64,
+            4,
+            ACL_MEMCPY_DEFAULT
+        ));
+        assert_eq!(dst[..256], src[..256]);
+        free(a);
+        free(b);
+        teardown_device0();
+        assert_clean();
+    });
+}
+
+#[test]
+fn copy2d_limit_width_and_height_limits_apply_to_both_calls() {
+    let _sim = aclrt_sim::exclusive();
+    in_both_run_modes(|_| {
+        init_device0();
+        let a = malloc(64);
+        let b = malloc(64);
+        let s = create_stream();
+        let w = 5_000_001usize;
+        let h = 5_242_881usize;
+        assert_eq!(
+            acl!(aclrtMemcpy2d(b, w, a, w, w, 1, ACL_MEMCPY_DEVICE_TO_HOST)),
+            ACL_ERROR_RT_PARAM_INVALID
+        );
+        assert_eq!(
+            acl!(aclrtMemcpy2d(b, 1, a, 1, 1, h, ACL_MEMCPY_DEVICE_TO_HOST)),
+            ACL_ERROR_RT_PARAM_INVALID
+        );
+        assert_eq!(
+            acl!(aclrtMemcpy2dAsync(
+                b,
+                w,
+                a,
+                w,
+                w,
+                1,
+                ACL_MEMCPY_DEVICE_TO_DEVICE,
+                s
+            )),
+            ACL_ERROR_RT_PARAM_INVALID
+        );
+        assert_eq!(
+            acl!(aclrtMemcpy2dAsync(
+                b,
+                1,
+                a,
+                1,
+                1,
+                h,
+                ACL_MEMCPY_DEVICE_TO_DEVICE,
+                s
+            )),
+            ACL_ERROR_RT_PARAM_INVALID
+        );
+        // Width > pitch is the ACL layer's check, before the limits: 100000.
+        assert_eq!(
+            acl!(aclrtMemcpy2d(b, 8, a, 8, w, 1, ACL_MEMCPY_DEVICE_TO_HOST)),
+            ACL_ERROR_INVALID_PARAM
+        );
+        destroy_stream(s);
+        free(a);
+        free(b);
+        teardown_device0();
+        assert_clean();
+    });
+}
+
+#[test]
+fn copy_async_h2h_default_between_host_buffers() {
+    let _sim = aclrt_sim::exclusive();
+    in_both_run_modes(|mode| {
+        init_device0();
+        let s = create_stream();
+        let a = malloc_host(256);
+        let b = malloc_host(256);
+        let code = acl!(aclrtMemcpyAsync(b, 256, a, 256, ACL_MEMCPY_DEFAULT, s));
+        match mode {
+            // Host run mode: DEFAULT resolves to host-to-host, refused.
+            RunMode::Host => assert_eq!(code, ACL_ERROR_RT_FEATURE_NOT_SUPPORT),
+            // Device run mode: "host" memory is device memory; it is copied.
+            RunMode::Device => assert_eq!(code, ACL_SUCCESS),
+        }
+        ok!(aclrtSynchronizeStream(s));
+        free_host(a);
+        free_host(b);
+        destroy_stream(s);
+        teardown_device0();
+        assert_clean();
+    });
+}
+
+#[test]
+fn copy2d_async_default_is_resolved_only_in_host_run_mode() {
+    let _sim = aclrt_sim::exclusive();
+    in_both_run_modes(|mode| {
+        init_device0();
+        let s = create_stream();
+        let a = malloc(4096);
+        let b = malloc(4096);
+        let code = acl!(aclrtMemcpy2dAsync(
+            b,
+            64,
+            a,
+            64,
+            64,
+            4,
+            ACL_MEMCPY_DEFAULT,
+            s
+        ));
+        match mode {
+            // Resolved to device-to-device from the pointers.
+            RunMode::Host => assert_eq!(code, ACL_SUCCESS),
+            // Not resolved in device run mode: DEFAULT is not a 2-D kind.
+            RunMode::Device => assert_eq!(code, ACL_ERROR_RT_PARAM_INVALID),
+        }
+        ok!(aclrtSynchronizeStream(s));
+        free(a);
+        free(b);
+        destroy_stream(s);
+        teardown_device0();
+        assert_clean();
+    });
+}
+
+// ------------------------------------------------------------ kernels
+
+#[test]
+fn kernel_args_0_launch_with_no_argument_bytes_is_refused() {
+    let _sim = aclrt_sim::exclusive();
+    in_both_run_modes(|_| {
+        init_device0();
+        aclrt_sim::register_kernel("nop", |_, _, _| Ok(()));
+        let img = aclrt_sim::binary_image(&["nop"]);
+        let mut bin: aclrtBinHandle = null_mut();
+        ok!(aclrtBinaryLoadFromData(
+            img.as_ptr().cast(),
+            img.len(),
+            null(),
+            &mut bin
+        ));
+        let name = std::ffi::CString::new("nop").unwrap();
+        let mut f: aclrtFuncHandle = null_mut();
+        ok!(aclrtBinaryGetFunction(bin, name.as_ptr(), &mut f));
+        let args = malloc(64);
+        assert_eq!(
+            acl!(aclrtLaunchKernel(f, 1, args, 0, null_mut())),
+            ACL_ERROR_RT_PARAM_INVALID
+        );
+        ok!(aclrtLaunchKernel(f, 1, args, 8, null_mut()));
+        ok!(aclrtSynchronizeDevice());
+        free(args);
+        ok!(aclrtBinaryUnLoad(bin));
+        teardown_device0();
+        assert_clean();
+    });
+}
+
+// ------------------------------------------------------------ events
+
+#[test]
+fn event_q_1_a_never_recorded_event_queries_complete() {
+    let _sim = aclrt_sim::exclusive();
+    in_both_run_modes(|_| {
+        init_device0();
+        let e = create_event();
+        let mut st: aclrtEventStatus = 0xdead;
+        ok!(aclrtQueryEvent(e, &mut st));
+        assert_eq!(st, ACL_EVENT_STATUS_COMPLETE);
+        // aclrtQueryEventStatus keeps its own rule: an event of
+        // aclrtCreateEvent[WithFlag] reads NOT_READY before its first
+        // record, one of aclrtCreateEventExWithFlag COMPLETE (row EVENT-QS-1).
+        assert_eq!(event_status(e), ACL_EVENT_RECORDED_STATUS_NOT_READY);
+        let ex = create_event_ex(ACL_EVENT_SYNC);
+        assert_eq!(event_status(ex), ACL_EVENT_RECORDED_STATUS_COMPLETE);
+        // A record in flight reads NOT_READY.
+        let s = create_stream();
+        stream_delay(s, 50);
+        ok!(aclrtRecordEvent(e, s));
+        ok!(aclrtQueryEvent(e, &mut st));
+        assert_eq!(st, ACL_EVENT_STATUS_NOT_READY);
+        ok!(aclrtSynchronizeStream(s));
+        ok!(aclrtQueryEvent(e, &mut st));
+        assert_eq!(st, ACL_EVENT_STATUS_COMPLETE);
+        destroy_event(e);
+        destroy_event(ex);
+        destroy_stream(s);
+        teardown_device0();
+        assert_clean();
+    });
+}
+
+// ------------------------------------------------------------ contexts
+
+#[test]
+fn ctx_destroy_2_destroying_a_dead_or_unknown_context_is_107002() {
+    let _sim = aclrt_sim::exclusive();
+    in_both_run_modes(|_| {
+        init_device0();
+        let ctx = create_context(0);
+        ok!(aclrtDestroyContext(ctx));
+        assert_eq!(acl!(aclrtDestroyContext(ctx)), ACL_ERROR_RT_CONTEXT_NULL);
+        let bogus: aclrtContext = std::ptr::without_provenance_mut(0x7777_0000);
+        assert_eq!(acl!(aclrtDestroyContext(bogus)), ACL_ERROR_RT_CONTEXT_NULL);
+        ok!(aclrtSetDevice(0));
+        let s = create_stream();
+        assert_eq!(acl!(aclrtDestroyContext(s)), ACL_ERROR_RT_CONTEXT_NULL);
+        destroy_stream(s);
+        ok!(aclrtResetDevice(0));
+        teardown_device0();
+        // Still recorded as what they are.
+        expect_violations(&[
+            ViolationKind::UseAfterFree,
+            ViolationKind::InvalidHandle,
+            ViolationKind::InvalidHandle,
+        ]);
+    });
+}
