@@ -9,7 +9,10 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use crate::diag::{self, Api};
-pub use crate::model::{Audit, Leak, ResourceKind, RunMode, SimConfig, Violation, ViolationKind};
+pub use crate::model::{
+    Audit, Leak, PeerTopology, ResourceKind, RunMode, SimConfig, Soc, Strictness, Violation,
+    ViolationKind,
+};
 use crate::rt;
 use crate::rt::exec;
 use crate::sync;

@@ -173,7 +173,8 @@ pub(crate) fn can_access_peer(out: Out<i32>, dev: i32, peer: i32) -> Res<()> {
     if dev == peer {
         return Err(param(format!("deviceId and peerDeviceId are both {dev}")));
     }
-    out.write(1);
+    // The configured topology (fidelity row PEER-TOPO).
+    out.write(i32::from(rt.cfg.peer.allows(dev, peer)));
     Ok(())
 }
 
@@ -190,6 +191,17 @@ pub(crate) fn peer_access(peer: i32, flags: u32, enable: bool) -> Res<()> {
     rt.check_device(peer)?;
     if cur == peer {
         return Err(param(format!("peerDeviceId {peer} is the current device")));
+    }
+    if enable && !rt.cfg.peer.allows(cur, peer) {
+        // The driver refuses; its code is not in the runtime's source
+        // (fidelity row PEER-TOPO: unknown, 207000 chosen).
+        return Err(Error::new(
+            ffi::ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+            format!(
+                "device {cur} cannot access device {peer} in the configured peer topology \
+                 (aclrtDeviceCanAccessPeer reports 0)"
+            ),
+        ));
     }
     let dev = rt.device_mut(cur)?;
     if enable {

@@ -256,9 +256,21 @@ fn kind_2d(kind: u32) -> Res<Kind> {
     })
 }
 
-/// The kind rule: in host run mode the kind must match where the memory
-/// lies; in device run mode every kind is accepted.
-fn check_kind(mode: RunMode, kind: Kind, dst: &Access, src: &Access) -> Res<()> {
+/// The kind rule (strict rule STRICT-KIND): in host run mode the kind must
+/// match where the memory lies; in device run mode every kind is accepted.
+/// The real runtime instead corrects the kind of an asynchronous copy from
+/// the pointers ([`resolve`]); with [`Strictness::HardwareLike`] the
+/// mismatch is recorded and the copy goes on with the corrected kind.
+///
+/// [`Strictness::HardwareLike`]: crate::model::Strictness::HardwareLike
+fn check_kind(rt: &Runtime, call: &'static str, kind: Kind, dst: &Access, src: &Access) -> Res<()> {
+    match kind_mismatch(rt.cfg.run_mode, kind, dst, src) {
+        Ok(()) => Ok(()),
+        Err(e) => crate::diag::strict_rule(rt.cfg.strictness, call, e),
+    }
+}
+
+fn kind_mismatch(mode: RunMode, kind: Kind, dst: &Access, src: &Access) -> Res<()> {
     if mode == RunMode::Device {
         return Ok(());
     }
@@ -408,7 +420,7 @@ pub(crate) fn memcpy(
         let cur = rt.current()?.device;
         let d = rt.mem.access(dst, count, "dst")?;
         let s = rt.mem.access(src, count, "src")?;
-        check_kind(rt.cfg.run_mode, kind, &d, &s)?;
+        check_kind(&rt, "aclrtMemcpy", kind, &d, &s)?;
         check_peer(&rt, cur, &[("dst", &d), ("src", &s)])?;
         (d, s)
     };
@@ -440,15 +452,15 @@ fn queue_copy(
         }
         let d = rt.mem.access(dst.0, dst.1, "dst")?;
         let s = rt.mem.access(src.0, src.1, "src")?;
-        check_kind(mode, kind, &d, &s)?;
+        let call = if two_d.is_some() {
+            "aclrtMemcpy2dAsync"
+        } else {
+            "aclrtMemcpyAsync"
+        };
+        check_kind(&rt, call, kind, &d, &s)?;
         // Host run mode: the runtime corrects the kind from the pointers
         // (device run mode keeps it).
         let resolved = if mode == RunMode::Host {
-            let call = if two_d.is_some() {
-                "aclrtMemcpy2dAsync"
-            } else {
-                "aclrtMemcpyAsync"
-            };
             Some(
                 resolve(kind, s.place, d.place)
                     .map_err(|()| unsupported_direction(call, kind, None))?,
@@ -557,6 +569,9 @@ pub(crate) fn memcpy_2d(
         format!("width {width} exceeds dpitch {dpitch}")
     })?;
     let kind = kind_2d(kind)?;
+    if let Some(h) = stream {
+        crate::stream::null_stream_needs_control_sq(&rt(), h, "aclrtMemcpy2dAsync")?;
+    }
     // The runtime layer's limits, for both calls (fidelity row COPY2D-LIMIT).
     if height > MAX_2D_HEIGHT {
         return Err(rt_param(format!(
@@ -596,7 +611,7 @@ pub(crate) fn memcpy_2d(
         let d = rt.mem.access(dst, dlen, "dst")?;
         let s = rt.mem.access(src, slen, "src")?;
         let mode = rt.cfg.run_mode;
-        check_kind(mode, kind, &d, &s)?;
+        check_kind(&rt, "aclrtMemcpy2d", kind, &d, &s)?;
         // The synchronous 2-D copy resolves the kind from the pointers in
         // both run modes and runs only H2D and D2H (fidelity row
         // COPY2D-SYNC-KIND). Device run mode: only DEFAULT is resolved here

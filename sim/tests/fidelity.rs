@@ -455,3 +455,253 @@ fn ctx_destroy_2_destroying_a_dead_or_unknown_context_is_107002() {
         ]);
     });
 }
+
+// ------------------------------------------------------------ SoC profiles
+
+/// `in_both_run_modes` on the given chip.
+fn on_soc(soc: aclrt_sim::Soc, mut f: impl FnMut(RunMode)) {
+    for mode in [RunMode::Host, RunMode::Device] {
+        aclrt_sim::reset();
+        configure(|c| {
+            c.run_mode = mode;
+            c.soc = soc;
+        });
+        f(mode);
+    }
+}
+
+fn soc_name() -> String {
+    let p = acl!(aclrtGetSocName());
+    assert!(!p.is_null());
+    // SAFETY: a non-null aclrtGetSocName result is a static C string.
+    unsafe { std::ffi::CStr::from_ptr(p) }
+        .to_string_lossy()
+        .into_owned()
+}
+
+#[test]
+fn soc_huge_huge_streams_only_where_the_chip_has_them() {
+    let _sim = aclrt_sim::exclusive();
+    for (soc, name, want) in [
+        (aclrt_sim::Soc::Ascend910B, "Ascend910B-sim", ACL_SUCCESS),
+        (
+            aclrt_sim::Soc::Ascend310P,
+            "Ascend310P-sim",
+            ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+        ),
+    ] {
+        on_soc(soc, |_| {
+            init_device0();
+            assert_eq!(soc_name(), name);
+            let mut s: aclrtStream = null_mut();
+            assert_eq!(
+                acl!(aclrtCreateStreamWithConfig(&mut s, 0, ACL_STREAM_HUGE)),
+                want
+            );
+            if want == ACL_SUCCESS {
+                destroy_stream(s);
+            } else {
+                assert!(s.is_null());
+            }
+            teardown_device0();
+            assert_clean();
+        });
+    }
+}
+
+#[test]
+fn soc_null_stream_null_is_the_default_stream_only_with_a_control_sq() {
+    let _sim = aclrt_sim::exclusive();
+    for soc in [aclrt_sim::Soc::Ascend910B, aclrt_sim::Soc::Ascend310P] {
+        on_soc(soc, |_| {
+            init_device0();
+            let a = malloc(4096);
+            let b = malloc(4096);
+            let with_sq = soc == aclrt_sim::Soc::Ascend910B;
+            let want = if with_sq {
+                ACL_SUCCESS
+            } else {
+                ACL_ERROR_RT_PARAM_INVALID
+            };
+            assert_eq!(
+                acl!(aclrtSetStreamFailureMode(
+                    null_mut(),
+                    ACL_CONTINUE_ON_FAILURE as u64
+                )),
+                want
+            );
+            assert_eq!(acl!(aclrtStreamAbort(null_mut())), want);
+            assert_eq!(
+                acl!(aclrtMemcpy2dAsync(
+                    b,
+                    64,
+                    a,
+                    64,
+                    64,
+                    4,
+                    ACL_MEMCPY_DEVICE_TO_DEVICE,
+                    null_mut()
+                )),
+                want
+            );
+            // Other stream-taking calls keep NULL as the default stream.
+            ok!(aclrtMemcpyAsync(
+                b,
+                64,
+                a,
+                64,
+                ACL_MEMCPY_DEVICE_TO_DEVICE,
+                null_mut()
+            ));
+            ok!(aclrtSynchronizeStream(null_mut()));
+            // An explicit stream: its failure mode can be set everywhere,
+            // the abort is a 910B feature.
+            let s = create_stream();
+            ok!(aclrtSetStreamFailureMode(s, ACL_CONTINUE_ON_FAILURE as u64));
+            let abort = acl!(aclrtStreamAbort(s));
+            if with_sq {
+                assert_eq!(abort, ACL_SUCCESS);
+            } else {
+                assert_eq!(abort, ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+            }
+            destroy_stream(s);
+            free(a);
+            free(b);
+            teardown_device0();
+            assert_clean();
+        });
+    }
+}
+
+// ------------------------------------------------------------ peer topology
+
+#[test]
+fn peer_topo_the_configured_topology_decides_peer_access() {
+    let _sim = aclrt_sim::exclusive();
+    let topologies = [
+        (aclrt_sim::PeerTopology::All, [true, true, true]),
+        (aclrt_sim::PeerTopology::None, [false, false, false]),
+        (
+            aclrt_sim::PeerTopology::Pairs(vec![(0, 2)]),
+            [false, true, false],
+        ),
+    ];
+    for (topology, want) in topologies {
+        for mode in [RunMode::Host, RunMode::Device] {
+            aclrt_sim::reset();
+            configure(|c| {
+                c.run_mode = mode;
+                c.devices = 3;
+                c.peer = topology.clone();
+            });
+            init();
+            // Pairs (0,1), (0,2), (1,2), asked both ways.
+            for (i, (a, b)) in [(0, 1), (0, 2), (1, 2)].into_iter().enumerate() {
+                for (d, p) in [(a, b), (b, a)] {
+                    let mut can = -1;
+                    ok!(aclrtDeviceCanAccessPeer(&mut can, d, p));
+                    assert_eq!(can, i32::from(want[i]), "{topology:?}: {d} -> {p}");
+                }
+            }
+            ok!(aclrtSetDevice(0));
+            let on0 = malloc(64);
+            ok!(aclrtSetDevice(2));
+            let on2 = malloc(64);
+            let code = acl!(aclrtDeviceEnablePeerAccess(0, 0));
+            if want[1] {
+                assert_eq!(code, ACL_SUCCESS);
+                // Copies from device 2's context into device 0's memory work.
+                ok!(aclrtMemcpy(on0, 64, on2, 64, ACL_MEMCPY_DEVICE_TO_DEVICE));
+            } else {
+                assert_eq!(code, ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+                // Without peer access the copy is refused (strict rule).
+                assert_eq!(
+                    acl!(aclrtMemcpy(on0, 64, on2, 64, ACL_MEMCPY_DEVICE_TO_DEVICE)),
+                    ACL_ERROR_RT_NO_PERMISSION
+                );
+            }
+            free(on2);
+            ok!(aclrtSetDevice(0));
+            free(on0);
+            ok!(aclrtResetDevice(2));
+            ok!(aclrtResetDevice(0));
+            ok!(aclrtResetDevice(0));
+            finalize();
+            let audit = aclrt_sim::audit();
+            let kinds: Vec<_> = audit.violations.iter().map(|v| v.kind).collect();
+            if want[1] {
+                assert!(kinds.is_empty(), "{kinds:?}");
+            } else {
+                assert_eq!(kinds, [ViolationKind::CrossDeviceWithoutPeerAccess]);
+            }
+        }
+    }
+}
+
+// ------------------------------------------------------------ strictness
+
+#[test]
+fn strict_kind_hardware_like_mode_corrects_the_kind_and_still_records_it() {
+    let _sim = aclrt_sim::exclusive();
+    for strictness in [
+        aclrt_sim::Strictness::Strict,
+        aclrt_sim::Strictness::HardwareLike,
+    ] {
+        aclrt_sim::reset();
+        configure(|c| c.strictness = strictness);
+        init_device0();
+        let s = create_stream();
+        let host = malloc_host(256);
+        let dev = malloc(256);
+        let data = pattern(256, 9);
+        h2d(dev, &data);
+        // DEVICE_TO_HOST, but the source is pinned host memory and the
+        // destination device memory (the pointers say host-to-device).
+        let code = acl!(aclrtMemcpyAsync(
+            dev,
+            256,
+            host,
+            256,
+            ACL_MEMCPY_DEVICE_TO_HOST,
+            s
+        ));
+        match strictness {
+            aclrt_sim::Strictness::Strict => {
+                assert_eq!(code, ACL_ERROR_RT_INVALID_MEMORY_TYPE);
+                assert_eq!(read_device(dev, 256), data, "nothing was copied");
+            }
+            _ => {
+                // The runtime copies host-to-device, as the pointers say.
+                assert_eq!(code, ACL_SUCCESS);
+                ok!(aclrtSynchronizeStream(s));
+                assert_eq!(read_device(dev, 256), vec![0u8; 256]);
+            }
+        }
+        // Pageable source, DEVICE_TO_HOST into device memory: the runtime's
+        // correction refuses it (107000) in hardware-like mode.
+        let app_src = pattern(256, 3);
+        let code = acl!(aclrtMemcpyAsync(
+            dev,
+            256,
+            app_src.as_ptr().cast(),
+            256,
+            ACL_MEMCPY_DEVICE_TO_HOST,
+            s
+        ));
+        match strictness {
+            aclrt_sim::Strictness::Strict => assert_eq!(code, ACL_ERROR_RT_INVALID_MEMORY_TYPE),
+            _ => assert_eq!(code, ACL_ERROR_RT_PARAM_INVALID),
+        }
+        free(dev);
+        free_host(host);
+        destroy_stream(s);
+        teardown_device0();
+        // Both modes record both mismatches.
+        let audit = aclrt_sim::audit();
+        let kinds: Vec<_> = audit.violations.iter().map(|v| v.kind).collect();
+        assert_eq!(kinds, [ViolationKind::KindMismatch; 2], "{strictness:?}");
+        if strictness == aclrt_sim::Strictness::HardwareLike {
+            assert!(audit.violations[0].message.contains("hardware"));
+        }
+    }
+}
