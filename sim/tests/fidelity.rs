@@ -705,3 +705,40 @@ fn strict_kind_hardware_like_mode_corrects_the_kind_and_still_records_it() {
         }
     }
 }
+
+#[test]
+fn strict_finalize_live_hardware_like_finalize_succeeds_and_still_reports_the_leak() {
+    let _sim = aclrt_sim::exclusive();
+    for strictness in [
+        aclrt_sim::Strictness::Strict,
+        aclrt_sim::Strictness::HardwareLike,
+    ] {
+        in_both_run_modes(|mode| {
+            configure(|c| {
+                c.run_mode = mode;
+                c.strictness = strictness;
+            });
+            init_device0();
+            let _leaked = malloc(64);
+            let code = acl!(aclFinalize());
+            match strictness {
+                aclrt_sim::Strictness::Strict => {
+                    assert_eq!(code, ACL_ERROR_RT_CONTEXT_RELEASE_ERROR)
+                }
+                _ => assert_eq!(code, ACL_SUCCESS),
+            }
+            let audit = aclrt_sim::audit();
+            assert!(!audit.initialized);
+            // The memory and the device still set.
+            let leaked: Vec<_> = audit.leaks.iter().map(|l| l.kind).collect();
+            assert_eq!(
+                leaked,
+                [ResourceKind::Device, ResourceKind::DeviceMemory],
+                "{:?}",
+                audit.leaks
+            );
+            let kinds: Vec<_> = audit.violations.iter().map(|v| v.kind).collect();
+            assert_eq!(kinds, [ViolationKind::FinalizeWithLiveResources]);
+        });
+    }
+}
