@@ -8,7 +8,7 @@ use std::ffi::c_void;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-use crate::diag::{Error, Res, param};
+use crate::diag::{self, Error, Res, param};
 use crate::ffi;
 use crate::prim::{self, HostCall};
 use crate::rt::detach;
@@ -26,8 +26,10 @@ pub(crate) fn launch_host_func(
     f: Option<unsafe extern "C" fn(*mut c_void)>,
     make: impl FnOnce(unsafe extern "C" fn(*mut c_void)) -> HostCall,
 ) -> Res<()> {
+    // The ACL layer passes a NULL function on; the runtime layer refuses it
+    // (107000, fidelity row CB-NULL-FN).
     let Some(f) = f else {
-        return Err(param("fn is NULL"));
+        return Err(diag::rt_param("fn is NULL"));
     };
     let sh = {
         let rt = rt();
@@ -80,9 +82,6 @@ pub(crate) fn launch_callback(
     stream: usize,
     make: impl FnOnce(unsafe extern "C" fn(*mut c_void)) -> HostCall,
 ) -> Res<()> {
-    let Some(f) = f else {
-        return Err(param("fn is NULL"));
-    };
     let block = match block_type {
         ffi::ACL_CALLBACK_NO_BLOCK => false,
         ffi::ACL_CALLBACK_BLOCK => true,
@@ -91,6 +90,11 @@ pub(crate) fn launch_callback(
                 "blockType {other} is neither ACL_CALLBACK_NO_BLOCK (0) nor ACL_CALLBACK_BLOCK (1)"
             )));
         }
+    };
+    // The ACL layer checks blockType, then passes a NULL function on; the
+    // runtime layer refuses it (107000, fidelity row CB-NULL-FN).
+    let Some(f) = f else {
+        return Err(diag::rt_param("fn is NULL"));
     };
     let sh = {
         let rt = rt();

@@ -218,7 +218,7 @@ fn host_func_blocks_its_stream_until_it_returns() {
     assert_eq!(hits.load(Ordering::SeqCst), 1);
     assert_eq!(
         acl!(aclrtLaunchHostFunc(s, None, null_mut())),
-        ACL_ERROR_INVALID_PARAM
+        ACL_ERROR_RT_PARAM_INVALID
     );
     ok!(aclrtDestroyStream(s));
     session.finish();

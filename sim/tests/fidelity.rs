@@ -133,6 +133,33 @@ fn cb_sub_2_subscription_errors_carry_the_runtime_codes() {
     });
 }
 
+#[test]
+fn cb_null_fn_a_null_function_is_the_runtime_layers_107000() {
+    let _sim = aclrt_sim::exclusive();
+    in_both_run_modes(|_| {
+        init_device0();
+        let s = create_stream();
+        assert_eq!(
+            acl!(aclrtLaunchHostFunc(s, None, null_mut())),
+            ACL_ERROR_RT_PARAM_INVALID
+        );
+        ok!(aclrtSubscribeReport(my_thread_id(), s));
+        assert_eq!(
+            acl!(aclrtLaunchCallback(None, null_mut(), ACL_CALLBACK_BLOCK, s)),
+            ACL_ERROR_RT_PARAM_INVALID
+        );
+        // The ACL layer's blockType check comes first: 100000.
+        assert_eq!(
+            acl!(aclrtLaunchCallback(None, null_mut(), 7, s)),
+            ACL_ERROR_INVALID_PARAM
+        );
+        ok!(aclrtUnSubscribeReport(my_thread_id(), s));
+        destroy_stream(s);
+        teardown_device0();
+        assert_clean();
+    });
+}
+
 // ------------------------------------------------------------ streams
 
 #[test]
