@@ -46,6 +46,9 @@
 //! | `ACLRT_SIM_RUN_MODE` | `host` (`ACL_HOST`, a PCIe card) or `device` (`ACL_DEVICE`, the app runs on the device's CPU) | `host` |
 //! | `ACLRT_SIM_TRACE` | path of a Chrome-trace JSON written at `aclFinalize` | none |
 //! | `ACLRT_SIM_TASK_DELAY` | latency added before every queued task (`250us`, `2ms`, `1s`, `100ns`; a plain number is µs) | `0` |
+//! | `ACLRT_SIM_SOC` | the simulated chip ([`Soc`]): `910b` or `310p` | `910b` |
+//! | `ACLRT_SIM_STRICTNESS` | [`Strictness`]: `strict`, or `hardware` (switchable strict rules answer as the hardware does and are still recorded) | `strict` |
+//! | `ACLRT_SIM_PEER` | [`PeerTopology`]: `all`, `none`, or pairs `0-1,2-3` (both directions) | `all` |
 //!
 //! A configuration stays in force until `aclFinalize` (or [`reset`]); a
 //! change made meanwhile applies from the next `aclInit` on.
@@ -119,6 +122,15 @@
 //! assert_eq!(aclrt_sim::call_counts()[0], ("aclInit", 1));
 //! ```
 //!
+//! ## Fidelity
+//!
+//! `sim/FIDELITY.md` (in the repository) is the function-by-function audit
+//! against the public source of the real runtime: for every exported
+//! function, what the hardware answers (with the source path read), what
+//! the simulator answers, the verdict (match, fixed, a named strict rule,
+//! or unknown where the driver decides) and the test that pins it
+//! (`sim/tests/fidelity.rs` names its tests after the rows).
+//!
 //! ## Strict checks
 //!
 //! Each check rejects the call (the runtime state is left unchanged, except
@@ -130,7 +142,7 @@
 //! | strict check | code | [`ViolationKind`] |
 //! | --- | --- | --- |
 //! | a copy or memset reaches past its allocation (bound: the *requested* size, not the padding), or application memory runs into runtime memory | 107000 `ACL_ERROR_RT_PARAM_INVALID` | `OutOfBounds` |
-//! | a memcpy kind contradicts where the memory lies (host run mode; e.g. H2D from device memory, D2D from pinned host memory), or a memset of pageable application memory (undefined on the real runtime) | 107016 `ACL_ERROR_RT_INVALID_MEMORY_TYPE` *(choice)* | `KindMismatch` |
+//! | a memcpy kind contradicts where the memory lies (host run mode; e.g. H2D from device memory, D2D from pinned host memory; rule STRICT-KIND, which [`Strictness::HardwareLike`] relaxes: the copy goes on with the kind the real runtime corrects to, or its 107000), or a memset of pageable application memory (undefined on the real runtime) | 107016 `ACL_ERROR_RT_INVALID_MEMORY_TYPE` *(choice)* | `KindMismatch` |
 //! | freeing memory that is already freed (still in the quarantine), or that a runtime teardown quarantined | 207002 `ACL_ERROR_RT_MEMORY_FREE` *(choice)* | `DoubleFree` |
 //! | freeing memory the runtime did not allocate, an interior pointer, or with the wrong function (`aclrtFree` on `aclrtMallocHost` memory or vice versa) | 107000 (documented for `aclrtFreeHost`) | `ForeignFree` |
 //! | a copy or memset through a pointer into freed memory (or memory quarantined by a teardown) | 107000 | `UseAfterFree` |
@@ -140,7 +152,7 @@
 //! | `aclrtDestroyStreamForce` on a stream whose unfinished tasks other streams' queued waits depend on | 507004 *(choice)* | `ReleaseWhileInUse` |
 //! | destroying a context whose explicit streams, events or memory are alive | 507007 `ACL_ERROR_RT_CONTEXT_RELEASE_ERROR` *(choice)* | `ReleaseWithLiveChildren` |
 //! | the last `aclrtResetDevice` (or `aclrtResetDeviceForce`) while explicit contexts, streams, events or memory of the device are alive | 507007 *(choice)* | `ResetWithLiveResources` |
-//! | `aclFinalize` (or the last `aclFinalizeReference`) with anything alive: tears down anyway, plus one [`Leak`] per resource | 507007 | `FinalizeWithLiveResources` |
+//! | `aclFinalize` (or the last `aclFinalizeReference`) with anything alive: tears down anyway, plus one [`Leak`] per resource (rule STRICT-FINALIZE-LIVE; [`Strictness::HardwareLike`] returns success, as the real teardown does, and still records both) | 507007 | `FinalizeWithLiveResources` |
 //! | a stream of another context than the current one (not for `aclrtSynchronizeStream`, which switches temporarily), or an event of another device than the stream | 107003 `ACL_ERROR_RT_STREAM_CONTEXT` | `WrongContext` |
 //! | device memory of another device than the current one without `aclrtDeviceEnablePeerAccess(current -> that device)` | 207006 `ACL_ERROR_RT_NO_PERMISSION` *(choice)* | `CrossDeviceWithoutPeerAccess` |
 //! | a handle the runtime never created, or a handle of another kind (an event passed as a stream) | 107017 | `InvalidHandle` |
@@ -181,9 +193,14 @@
 //!
 //! ## Host registration, managed memory, failure mode, last error
 //!
-//! The simulated SoC is an Atlas A2 (`aclrtGetSocName` = `Ascend910B-sim`),
-//! CANN 9.0.0: host registration, managed memory and the failure mode are
-//! all supported, the default stream (NULL) included.
+//! The simulated SoC is by default an Atlas A2 (`aclrtGetSocName` =
+//! `Ascend910B-sim`), CANN 9.0.0: host registration, managed memory and the
+//! failure mode are all supported, the default stream (NULL) included. The
+//! [`Soc::Ascend310P`] profile (`ACLRT_SIM_SOC=310p`) models the feature
+//! list of the Atlas inference series where it changes an answer: no huge
+//! streams, no control queue (NULL stream refused by the failure mode, the
+//! abort and the async 2-D copy), no stream abort; the rest is as on the
+//! 910B.
 //!
 //! * `aclrtHostRegister` (type `ACL_HOST_REGISTER_MAPPED` only; IOMEMORY
 //!   and READONLY are reserved: 207000) and `aclrtHostRegisterV2` (flag a
@@ -313,8 +330,9 @@
 //!   stream, or of the device (which covers the current context's streams).
 //!   Calls that would wait for the stream they are called from (from a host
 //!   function running on it) return 107000 instead of deadlocking.
-//! * **Abort** (`aclrtStreamAbort`, synchronous): NULL → 107000 (the default
-//!   stream's handle is accepted), stale handle → 107017, no current
+//! * **Abort** (`aclrtStreamAbort`, synchronous): NULL is the default stream
+//!   on the 910B profile and 107000 on the 310P one (which has no abort at
+//!   all: 207000), stale handle → 107017, no current
 //!   context → 107002, stream of another context → 107003, called from a
 //!   host function running on that stream → 107000. Every queued task is
 //!   dropped without running (host functions and callbacks are never
