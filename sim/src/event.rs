@@ -144,14 +144,18 @@ pub(crate) fn destroy(h: usize) -> Res<()> {
     let ev = rt.event(h)?.shared.clone();
     let pending = ev.pending();
     if pending > 0 {
-        return Err(Error::violation(
+        // Strict rule STRICT-EVENT-IN-USE: the real runtime lets the event go
+        // and releases it once the tasks are done; hardware-like mode does
+        // that (the queued tasks hold their own reference).
+        let err = Error::violation(
             ViolationKind::ReleaseWhileInUse,
             ffi::ACL_ERROR_RT_EVENT_NOT_COMPLETE,
             format!(
                 "event {h:#x} is still used by {pending} queued task(s) (a stream wait or \
                  reset issued on it has not executed yet); synchronize the waiting stream first"
             ),
-        ));
+        );
+        crate::diag::strict_rule(rt.cfg.strictness, "aclrtDestroyEvent", err)?;
     }
     rt.events.remove(&h);
     if let Ok(dev) = rt.device_mut(ev.device) {

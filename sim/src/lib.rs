@@ -147,8 +147,8 @@
 //! | freeing memory the runtime did not allocate, an interior pointer, or with the wrong function (`aclrtFree` on `aclrtMallocHost` memory or vice versa) | 107000 (documented for `aclrtFreeHost`) | `ForeignFree` |
 //! | a copy or memset through a pointer into freed memory (or memory quarantined by a teardown) | 107000 | `UseAfterFree` |
 //! | a destroyed context, stream or event handle | 107017 `ACL_ERROR_RT_INVALID_HANDLE` | `UseAfterFree` |
-//! | freeing memory a queued or running task (or a concurrent copy) still uses | 507004 `ACL_ERROR_RT_STREAM_NOT_COMPLETE` *(choice)* | `ReleaseWhileInUse` |
-//! | destroying an event a queued `aclrtStreamWaitEvent`/`aclrtResetEvent` task still depends on | 507006 `ACL_ERROR_RT_EVENT_NOT_COMPLETE` *(choice)* | `ReleaseWhileInUse` |
+//! | freeing memory a queued or running task (or a concurrent copy) still uses (rule STRICT-FREE-IN-USE; [`Strictness::HardwareLike`] frees at once, as the real `aclrtFree` does: the task keeps the block, now quarantined, until it ends) | 507004 `ACL_ERROR_RT_STREAM_NOT_COMPLETE` *(choice)* | `ReleaseWhileInUse` |
+//! | destroying an event a queued `aclrtStreamWaitEvent`/`aclrtResetEvent` task still depends on (rule STRICT-EVENT-IN-USE; [`Strictness::HardwareLike`] destroys it, as documented for the real runtime, and the queued tasks finish) | 507006 `ACL_ERROR_RT_EVENT_NOT_COMPLETE` *(choice)* | `ReleaseWhileInUse` |
 //! | `aclrtDestroyStreamForce` on a stream whose unfinished tasks other streams' queued waits depend on | 507004 *(choice)* | `ReleaseWhileInUse` |
 //! | destroying a context whose explicit streams, events or memory are alive | 507007 `ACL_ERROR_RT_CONTEXT_RELEASE_ERROR` *(choice)* | `ReleaseWithLiveChildren` |
 //! | the last `aclrtResetDevice` (or `aclrtResetDeviceForce`) while explicit contexts, streams, events or memory of the device are alive | 507007 *(choice)* | `ResetWithLiveResources` |

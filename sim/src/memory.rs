@@ -166,7 +166,10 @@ pub(crate) fn free(addr: usize, kind: AllocKind, dev_sync: bool) -> Res<()> {
     }
     let holders = Arc::strong_count(&a.block) - 1;
     if holders > 0 {
-        return Err(Error::violation(
+        // Strict rule STRICT-FREE-IN-USE: the real runtime frees at once;
+        // hardware-like mode does too (the tasks keep the block alive until
+        // they are done, so they touch quarantined memory, never freed memory).
+        let err = Error::violation(
             ViolationKind::ReleaseWhileInUse,
             ffi::ACL_ERROR_RT_STREAM_NOT_COMPLETE,
             format!(
@@ -174,7 +177,14 @@ pub(crate) fn free(addr: usize, kind: AllocKind, dev_sync: bool) -> Res<()> {
                  task(s); synchronize the stream before releasing it",
                 a.size
             ),
-        ));
+        );
+        let function = match (kind, dev_sync) {
+            (AllocKind::Host, false) => "aclrtFreeHost",
+            (AllocKind::Host, true) => "aclrtFreeHostWithDevSync",
+            (_, false) => "aclrtFree",
+            (_, true) => "aclrtFreeWithDevSync",
+        };
+        crate::diag::strict_rule(rt.cfg.strictness, function, err)?;
     }
     let Some(a) = rt.mem.live.remove(&addr) else {
         return Err(crate::rt::mem::bad_free(&rt.mem, addr, kind));

@@ -769,3 +769,115 @@ fn strict_finalize_live_hardware_like_finalize_succeeds_and_still_reports_the_le
         });
     }
 }
+
+#[test]
+fn strict_free_in_use_hardware_like_free_releases_at_once_and_the_copy_still_completes() {
+    let _sim = aclrt_sim::exclusive();
+    for strictness in [
+        aclrt_sim::Strictness::Strict,
+        aclrt_sim::Strictness::HardwareLike,
+    ] {
+        in_both_run_modes(|mode| {
+            configure(|c| {
+                c.run_mode = mode;
+                c.strictness = strictness;
+            });
+            init_device0();
+            let s = create_stream();
+            let src = malloc(4096);
+            let dst = malloc(4096);
+            let data = pattern(4096, 77);
+            h2d(src, &data);
+            stream_delay(s, 30);
+            ok!(aclrtMemcpyAsync(
+                dst,
+                4096,
+                src,
+                4096,
+                ACL_MEMCPY_DEVICE_TO_DEVICE,
+                s
+            ));
+            let code = acl!(aclrtFree(src));
+            match strictness {
+                aclrt_sim::Strictness::Strict => {
+                    assert_eq!(code, ACL_ERROR_RT_STREAM_NOT_COMPLETE);
+                    assert_eq!(live(ResourceKind::DeviceMemory, 0), 2);
+                }
+                _ => {
+                    // Freed now, as aclrtFree does on the device.
+                    assert_eq!(code, ACL_SUCCESS);
+                    assert_eq!(live(ResourceKind::DeviceMemory, 0), 1);
+                }
+            }
+            ok!(aclrtSynchronizeStream(s));
+            // The queued copy read the block it held (never freed memory).
+            assert_eq!(read_device(dst, 4096), data);
+            if strictness == aclrt_sim::Strictness::Strict {
+                free(src);
+            }
+            free(dst);
+            destroy_stream(s);
+            teardown_device0();
+            let kinds: Vec<_> = aclrt_sim::audit()
+                .violations
+                .iter()
+                .map(|v| v.kind)
+                .collect();
+            assert_eq!(kinds, [ViolationKind::ReleaseWhileInUse]);
+            let audit = aclrt_sim::audit();
+            assert!(audit.leaks.is_empty() && audit.live.values().all(|&n| n == 0));
+        });
+    }
+}
+
+#[test]
+fn strict_event_in_use_hardware_like_destroy_lets_the_queued_wait_finish() {
+    let _sim = aclrt_sim::exclusive();
+    for strictness in [
+        aclrt_sim::Strictness::Strict,
+        aclrt_sim::Strictness::HardwareLike,
+    ] {
+        in_both_run_modes(|mode| {
+            configure(|c| {
+                c.run_mode = mode;
+                c.strictness = strictness;
+            });
+            init_device0();
+            let a = create_stream();
+            let b = create_stream();
+            let e = create_event();
+            stream_delay(a, 30);
+            let ran = AtomicUsize::new(0);
+            ok!(aclrtLaunchHostFunc(a, Some(nothing), null_mut()));
+            ok!(aclrtRecordEvent(e, a));
+            ok!(aclrtStreamWaitEvent(b, e));
+            ok!(aclrtLaunchHostFunc(b, Some(count), counter_arg(&ran)));
+            let code = acl!(aclrtDestroyEvent(e));
+            match strictness {
+                aclrt_sim::Strictness::Strict => {
+                    assert_eq!(code, ACL_ERROR_RT_EVENT_NOT_COMPLETE)
+                }
+                _ => assert_eq!(code, ACL_SUCCESS),
+            }
+            ok!(aclrtSynchronizeStream(b));
+            assert_eq!(
+                ran.load(Ordering::SeqCst),
+                1,
+                "the wait ended and b went on"
+            );
+            if strictness == aclrt_sim::Strictness::Strict {
+                destroy_event(e);
+            }
+            destroy_stream(a);
+            destroy_stream(b);
+            teardown_device0();
+            let kinds: Vec<_> = aclrt_sim::audit()
+                .violations
+                .iter()
+                .map(|v| v.kind)
+                .collect();
+            assert_eq!(kinds, [ViolationKind::ReleaseWhileInUse]);
+            assert!(aclrt_sim::audit().live.values().all(|&n| n == 0));
+        });
+    }
+}

@@ -124,11 +124,11 @@ fn c_fidelity_rows_agree_in_both_run_modes() {
             stdout.contains(" 0 differ"),
             "fidelity.c in {mode} mode printed:\n{stdout}"
         );
-        let agreed: usize = stdout
-            .lines()
-            .filter(|l| l.ends_with(" agree"))
-            .count();
-        assert!(agreed >= 40, "only {agreed} rows checked in {mode} mode:\n{stdout}");
+        let agreed: usize = stdout.lines().filter(|l| l.ends_with(" agree")).count();
+        assert!(
+            agreed >= 40,
+            "only {agreed} rows checked in {mode} mode:\n{stdout}"
+        );
         assert!(!stdout.contains("DIFFER"), "{stdout}");
     }
 }
