@@ -164,6 +164,20 @@ pub(crate) fn destroy(h: usize) -> Res<()> {
     Ok(())
 }
 
+/// 107000 for an `ACL_EVENT_DEVICE_USE_ONLY` event: the runtime layer's
+/// record, reset and wait refuse device-only events from the host, before
+/// any stream check (fidelity row EVENT-DEVONLY).
+fn host_may_use(ev: &EventShared, call: &str) -> Res<()> {
+    if ev.flags & ffi::ACL_EVENT_DEVICE_USE_ONLY != 0 {
+        return Err(crate::diag::rt_param(format!(
+            "{call}: event {:#x} was created with ACL_EVENT_DEVICE_USE_ONLY; only device code \
+             may record, reset or wait for it",
+            ev.handle
+        )));
+    }
+    Ok(())
+}
+
 /// `aclrtRecordEvent`.
 pub(crate) fn record(h: usize, stream: usize) -> Res<()> {
     if h == 0 {
@@ -172,6 +186,7 @@ pub(crate) fn record(h: usize, stream: usize) -> Res<()> {
     let (ev, sh) = {
         let rt = rt();
         let ev = rt.event(h)?.shared.clone();
+        host_may_use(&ev, "aclrtRecordEvent")?;
         let (_, st) = rt.stream_in_current(stream)?;
         let sh = st.shared.clone();
         if ev.device != sh.device {
@@ -230,6 +245,7 @@ pub(crate) fn reset(h: usize, stream: usize) -> Res<()> {
     let (ev, sh) = {
         let rt = rt();
         let ev = rt.event(h)?.shared.clone();
+        host_may_use(&ev, "aclrtResetEvent")?;
         let (_, st) = rt.stream_in_current(stream)?;
         (ev, st.shared.clone())
     };
@@ -272,6 +288,7 @@ pub(crate) fn stream_wait(stream: usize, h: usize) -> Res<()> {
     let (ev, sh, timeout) = {
         let rt = rt();
         let ev = rt.event(h)?.shared.clone();
+        host_may_use(&ev, "aclrtStreamWaitEvent")?;
         let (_, st) = rt.stream_in_current(stream)?;
         let sh = st.shared.clone();
         if ev.device != sh.device {

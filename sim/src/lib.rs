@@ -314,7 +314,9 @@
 //!   first event creation; never reset, so monotonic) to the execution of
 //!   the last record, the same instants `aclrtEventElapsedTime` uses; 507000
 //!   never recorded, 107006 without TIME_LINE or while the record is queued.
-//!   Synchronising an EXTERNAL or DEVICE_USE_ONLY event returns 207000.
+//!   Synchronising an EXTERNAL or DEVICE_USE_ONLY event returns 207000;
+//!   recording, resetting or waiting for a DEVICE_USE_ONLY event 107000 (as
+//!   the real runtime layer answers the host).
 //!   `aclrtQueryEventWaitStatus` reports NOT_READY while a wait task issued
 //!   on the event (`aclrtStreamWaitEvent`) has not executed, COMPLETE
 //!   otherwise (also when none was issued); 207000 for ExWithFlag, EXTERNAL

@@ -881,3 +881,22 @@ fn strict_event_in_use_hardware_like_destroy_lets_the_queued_wait_finish() {
         });
     }
 }
+
+#[test]
+fn event_devonly_the_host_cannot_record_reset_or_wait_for_a_device_only_event() {
+    let _sim = aclrt_sim::exclusive();
+    in_both_run_modes(|_| {
+        init_device0();
+        let s = create_stream();
+        let e = create_event_with_flag(ACL_EVENT_DEVICE_USE_ONLY);
+        assert_eq!(acl!(aclrtRecordEvent(e, s)), ACL_ERROR_RT_PARAM_INVALID);
+        assert_eq!(acl!(aclrtResetEvent(e, s)), ACL_ERROR_RT_PARAM_INVALID);
+        assert_eq!(acl!(aclrtStreamWaitEvent(s, e)), ACL_ERROR_RT_PARAM_INVALID);
+        // Nothing was queued.
+        assert_eq!(stream_status(s), ACL_STREAM_STATUS_COMPLETE);
+        destroy_event(e);
+        destroy_stream(s);
+        teardown_device0();
+        assert_clean();
+    });
+}

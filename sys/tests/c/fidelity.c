@@ -144,6 +144,14 @@ static void events(void)
         (aclError)ACL_EVENT_RECORDED_STATUS_COMPLETE);
     ROW("EVENT-Q-2", aclrtQueryEvent(ex, &st), ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
     ROW("EVENT-S-2", aclrtSynchronizeEventWithTimeout(e, 0), ACL_ERROR_RT_PARAM_INVALID);
+    aclrtEvent devonly = NULL;
+    if (aclrtCreateEventWithFlag(&devonly, ACL_EVENT_DEVICE_USE_ONLY) == ACL_SUCCESS) {
+        ROW("EVENT-DEVONLY", aclrtRecordEvent(devonly, NULL), ACL_ERROR_RT_PARAM_INVALID);
+        ROW("EVENT-DEVONLY", aclrtStreamWaitEvent(NULL, devonly), ACL_ERROR_RT_PARAM_INVALID);
+        (void)aclrtDestroyEvent(devonly);
+    } else {
+        skip("EVENT-DEVONLY", "creating a device-only event failed");
+    }
     aclrtEvent never = NULL;
     ROW("EVENT-C-2", aclrtCreateEventWithFlag(&never, 0), ACL_ERROR_RT_PARAM_INVALID);
     ROW("EVENT-D-1", aclrtDestroyEvent(NULL), ACL_ERROR_INVALID_PARAM);
