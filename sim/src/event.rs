@@ -347,6 +347,14 @@ pub(crate) fn query_status(h: usize, out: Out<u32>) -> Res<()> {
     if out.is_null() {
         return Err(param("status is NULL"));
     }
+    // The runtime layer refuses external events here (fidelity row
+    // EVENT-QS-2).
+    if ev.flags & ffi::ACL_EVENT_EXTERNAL != 0 {
+        return Err(Error::new(
+            ffi::ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+            format!("event {h:#x} is external; aclrtQueryEventStatus is not supported for it",),
+        ));
+    }
     let complete = match ev.state() {
         EvState::Complete => true,
         EvState::Pending => false,

@@ -894,6 +894,15 @@ fn event_devonly_the_host_cannot_record_reset_or_wait_for_a_device_only_event() 
         assert_eq!(acl!(aclrtStreamWaitEvent(s, e)), ACL_ERROR_RT_PARAM_INVALID);
         // Nothing was queued.
         assert_eq!(stream_status(s), ACL_STREAM_STATUS_COMPLETE);
+        // EVENT-QS-2: an external event's status cannot be queried.
+        let ext = create_event_with_flag(ACL_EVENT_EXTERNAL);
+        let mut st: aclrtEventRecordedStatus = 0xdead;
+        assert_eq!(
+            acl!(aclrtQueryEventStatus(ext, &mut st)),
+            ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+        );
+        assert_eq!(st, 0xdead);
+        destroy_event(ext);
         destroy_event(e);
         destroy_stream(s);
         teardown_device0();
