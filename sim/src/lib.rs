@@ -299,7 +299,8 @@
 //!   and CPU_SCHEDULE streams make `aclrtSynchronizeStream` return at once.
 //!   The default stream's handle (from `aclrtCtxGetCurrentDefaultStream`) is
 //!   accepted wherever NULL is; destroying it returns 100000.
-//!   `aclrtStreamQuery` requires the stream's context to be current (107003).
+//!   `aclrtStreamQuery` answers for a stream of any context (a current
+//!   context is required, 107002), as the real runtime does.
 //!   Destroying a subscribed stream unsubscribes it.
 //! * **Events**: at most 65536 per device (207007). IPC events are not
 //!   supported (207000). `aclrtResetEvent` on anything but an

@@ -244,10 +244,17 @@ pub(crate) fn stream_abort(h: usize) -> Res<()> {
 
 /// `aclrtStreamQuery`.
 pub(crate) fn stream_query(h: usize, out: Out<u32>) -> Res<()> {
-    let sh = rt().stream_in_current(h)?.1.shared.clone();
+    // The ACL layer checks the output first; the runtime needs a current
+    // context but queries a stream of any context (fidelity row
+    // STREAM-10: no 107003 here).
     if out.is_null() {
         return Err(param("status is NULL"));
     }
+    let sh = {
+        let rt = rt();
+        rt.current()?;
+        rt.stream(h)?.shared.clone()
+    };
     out.write(if sh.is_idle() {
         ffi::ACL_STREAM_STATUS_COMPLETE
     } else {
