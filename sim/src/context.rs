@@ -65,7 +65,10 @@ pub(crate) fn set_current_context(h: usize) -> Res<()> {
         return Err(param("context is NULL"));
     }
     let rt = rt();
-    rt.context(h)?;
+    // An untracked (destroyed, unknown or foreign) context is "context
+    // null" for the real runtime: 107002 (fidelity row CTX-2).
+    rt.context(h)
+        .map_err(|e| e.with_code(ffi::ACL_ERROR_RT_CONTEXT_NULL))?;
     tls_set(None, h);
     Ok(())
 }

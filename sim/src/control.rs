@@ -157,7 +157,9 @@ pub fn audit() -> Audit {
 /// that is handed such a pointer fails (`aclrtFree*` with 207002
 /// `DoubleFree`, copies and memsets with 107000 `UseAfterFree`). Context,
 /// stream and event handles are numbers that are never reused and never
-/// dereferenced, so a stale one is rejected with 107017. The same holds for
+/// dereferenced, so a stale one is rejected with 107017 (a stale context
+/// by `aclrtSetCurrentContext` and `aclrtDestroyContext` with 107002, as
+/// the real runtime answers). The same holds for
 /// `aclFinalize` (and the last `aclFinalizeReference`) with memory alive.
 ///
 /// # Panics

@@ -146,7 +146,7 @@
 //! | freeing memory that is already freed (still in the quarantine), or that a runtime teardown quarantined | 207002 `ACL_ERROR_RT_MEMORY_FREE` *(choice)* | `DoubleFree` |
 //! | freeing memory the runtime did not allocate, an interior pointer, or with the wrong function (`aclrtFree` on `aclrtMallocHost` memory or vice versa) | 107000 (documented for `aclrtFreeHost`) | `ForeignFree` |
 //! | a copy or memset through a pointer into freed memory (or memory quarantined by a teardown) | 107000 | `UseAfterFree` |
-//! | a destroyed context, stream or event handle | 107017 `ACL_ERROR_RT_INVALID_HANDLE` | `UseAfterFree` |
+//! | a destroyed context, stream or event handle (contexts: 107002 `ACL_ERROR_RT_CONTEXT_NULL` from `aclrtSetCurrentContext` and `aclrtDestroyContext`, as the real runtime, which looks contexts up in a set) | 107017 `ACL_ERROR_RT_INVALID_HANDLE` | `UseAfterFree` |
 //! | freeing memory a queued or running task (or a concurrent copy) still uses (rule STRICT-FREE-IN-USE; [`Strictness::HardwareLike`] frees at once, as the real `aclrtFree` does: the task keeps the block, now quarantined, until it ends) | 507004 `ACL_ERROR_RT_STREAM_NOT_COMPLETE` *(choice)* | `ReleaseWhileInUse` |
 //! | destroying an event a queued `aclrtStreamWaitEvent`/`aclrtResetEvent` task still depends on (rule STRICT-EVENT-IN-USE; [`Strictness::HardwareLike`] destroys it, as documented for the real runtime, and the queued tasks finish) | 507006 `ACL_ERROR_RT_EVENT_NOT_COMPLETE` *(choice)* | `ReleaseWhileInUse` |
 //! | `aclrtDestroyStreamForce` on a stream whose unfinished tasks other streams' queued waits depend on | 507004 *(choice)* | `ReleaseWhileInUse` |

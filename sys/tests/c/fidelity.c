@@ -241,6 +241,9 @@ static void contexts(void)
     }
     (void)aclrtDestroyContext(c);
     ROW("CTX-DESTROY-2", aclrtDestroyContext(c), ACL_ERROR_RT_CONTEXT_NULL);
+    ROW("CTX-2", aclrtSetCurrentContext(c), ACL_ERROR_RT_CONTEXT_NULL);
+    (void)aclrtSetDevice(0);
+    (void)aclrtResetDevice(0); /* back to device 0's context, same count */
     ROW("CTX-DESTROY-1", aclrtDestroyContext(NULL), ACL_ERROR_INVALID_PARAM);
     ROW("CTX-2", aclrtSetCurrentContext(NULL), ACL_ERROR_INVALID_PARAM);
 }
