@@ -916,6 +916,16 @@ fn callback_mix_flow<M: RunMode>(rt: Runtime<'_, M>) -> aclrt::Result<()> {
     // A fresh stream may be subscribed.
     let other = ctx.create_stream()?;
     drop(reporter.subscribe(&other)?);
+    // The default stream follows the same rule.
+    let ds = ctx.default_stream()?;
+    ds.launch_host_fn(|| {})?;
+    ds.synchronize()?;
+    assert!(matches!(
+        reporter.subscribe(&ds),
+        Err(Error::CallbackMix {
+            operation: "aclrtSubscribeReport"
+        })
+    ));
     reporter.stop()?;
     Ok(())
 }

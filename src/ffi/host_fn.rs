@@ -132,7 +132,11 @@ pub(super) unsafe fn enqueue(stream: Raw, slot: &Arc<HostFnSlot>) -> Result<()> 
 /// of the stream's life and refuses `aclrtSubscribeReport` on it (107011,
 /// fidelity row CB-MIX-2), so [`super::report::subscribe`] refuses first
 /// with [`Error::CallbackMix`](crate::error::Error::CallbackMix). An entry
-/// leaves when its stream is destroyed ([`host_fn_stream_destroyed`]).
+/// leaves when its stream is destroyed ([`host_fn_stream_destroyed`]) or
+/// the runtime is finalized ([`forget_host_fn_streams`]); a default stream's
+/// entry stays until then (were its address reused by a later stream of
+/// the same runtime, that stream's subscription would be refused too: a
+/// false refusal, never a missed one).
 static HOST_FN_STREAMS: Mutex<Vec<usize>> = Mutex::new(Vec::new());
 
 fn mark_host_fn_stream(stream: Raw) {
@@ -154,6 +158,16 @@ pub(crate) fn ever_had_host_fn(stream: Raw) -> bool {
         .lock()
         .unwrap_or_else(|e| e.into_inner())
         .contains(&key)
+}
+
+/// The runtime was finalized: every stream is gone (default streams
+/// included, which are never destroyed one by one), so no address in the
+/// set names a live stream any more.
+pub(crate) fn forget_host_fn_streams() {
+    HOST_FN_STREAMS
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .clear();
 }
 
 /// `stream` is being destroyed: a later stream may get its address.
