@@ -909,3 +909,75 @@ fn event_devonly_the_host_cannot_record_reset_or_wait_for_a_device_only_event() 
         assert_clean();
     });
 }
+
+#[test]
+fn strict_ctx_live_hardware_like_destroy_takes_the_streams_and_leaves_events_and_memory() {
+    let _sim = aclrt_sim::exclusive();
+    for strictness in [
+        aclrt_sim::Strictness::Strict,
+        aclrt_sim::Strictness::HardwareLike,
+    ] {
+        in_both_run_modes(|mode| {
+            configure(|c| {
+                c.run_mode = mode;
+                c.strictness = strictness;
+            });
+            init_device0();
+            let ctx = create_context(0);
+            let s = create_stream();
+            let e = create_event();
+            let p = malloc(256);
+            let ran = AtomicUsize::new(0);
+            stream_delay(s, 20);
+            ok!(aclrtLaunchHostFunc(s, Some(count), counter_arg(&ran)));
+            let code = acl!(aclrtDestroyContext(ctx));
+            match strictness {
+                aclrt_sim::Strictness::Strict => {
+                    assert_eq!(code, ACL_ERROR_RT_CONTEXT_RELEASE_ERROR);
+                    destroy_stream(s);
+                    destroy_event(e);
+                    free(p);
+                    ok!(aclrtDestroyContext(ctx));
+                }
+                _ => {
+                    assert_eq!(code, ACL_SUCCESS);
+                    // The stream went with the context, after its work.
+                    assert_eq!(ran.load(Ordering::SeqCst), 1);
+                    assert_eq!(live(ResourceKind::Stream, 0), 0);
+                    let mut st: aclrtStreamStatus = 0;
+                    ok!(aclrtSetDevice(0));
+                    assert_eq!(
+                        acl!(aclrtStreamQuery(s, &mut st)),
+                        ACL_ERROR_RT_INVALID_HANDLE
+                    );
+                    // The event and the memory belong to the device: still
+                    // usable, released one by one.
+                    ok!(aclrtRecordEvent(e, null_mut()));
+                    ok!(aclrtSynchronizeEvent(e));
+                    destroy_event(e);
+                    free(p);
+                    ok!(aclrtResetDevice(0));
+                }
+            }
+            teardown_device0();
+            let audit = aclrt_sim::audit();
+            let kinds: Vec<_> = audit.violations.iter().map(|v| v.kind).collect();
+            match strictness {
+                aclrt_sim::Strictness::Strict => {
+                    assert_eq!(kinds, [ViolationKind::ReleaseWithLiveChildren])
+                }
+                _ => assert_eq!(
+                    kinds,
+                    [
+                        ViolationKind::ReleaseWithLiveChildren,
+                        ViolationKind::UseAfterFree
+                    ]
+                ),
+            }
+            assert!(
+                audit.leaks.is_empty() && audit.live.values().all(|&n| n == 0),
+                "{audit:#?}"
+            );
+        });
+    }
+}
