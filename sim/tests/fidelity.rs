@@ -981,3 +981,57 @@ fn strict_ctx_live_hardware_like_destroy_takes_the_streams_and_leaves_events_and
         });
     }
 }
+
+#[test]
+fn strict_reset_live_hardware_like_reset_releases_the_default_context_and_its_streams() {
+    let _sim = aclrt_sim::exclusive();
+    for strictness in [
+        aclrt_sim::Strictness::Strict,
+        aclrt_sim::Strictness::HardwareLike,
+    ] {
+        in_both_run_modes(|mode| {
+            configure(|c| {
+                c.run_mode = mode;
+                c.strictness = strictness;
+            });
+            init_device0();
+            let s = create_stream();
+            let e = create_event();
+            let p = malloc(256);
+            let ran = AtomicUsize::new(0);
+            stream_delay(s, 20);
+            ok!(aclrtLaunchHostFunc(s, Some(count), counter_arg(&ran)));
+            let code = acl!(aclrtResetDevice(0));
+            match strictness {
+                aclrt_sim::Strictness::Strict => {
+                    assert_eq!(code, ACL_ERROR_RT_CONTEXT_RELEASE_ERROR);
+                    destroy_stream(s);
+                    destroy_event(e);
+                    free(p);
+                    ok!(aclrtResetDevice(0));
+                }
+                _ => {
+                    assert_eq!(code, ACL_SUCCESS);
+                    // The stream of the default context went, after its work.
+                    assert_eq!(ran.load(Ordering::SeqCst), 1);
+                    assert_eq!(live(ResourceKind::Stream, 0), 0);
+                    // The event and the memory stay until released.
+                    ok!(aclrtSetDevice(0));
+                    ok!(aclrtRecordEvent(e, null_mut()));
+                    ok!(aclrtSynchronizeEvent(e));
+                    destroy_event(e);
+                    free(p);
+                    ok!(aclrtResetDevice(0));
+                }
+            }
+            finalize();
+            let audit = aclrt_sim::audit();
+            let kinds: Vec<_> = audit.violations.iter().map(|v| v.kind).collect();
+            assert_eq!(kinds, [ViolationKind::ResetWithLiveResources]);
+            assert!(
+                audit.leaks.is_empty() && audit.live.values().all(|&n| n == 0),
+                "{audit:#?}"
+            );
+        });
+    }
+}
