@@ -36,6 +36,21 @@ pub(crate) fn launch_host_func(
         rt.stream_in_current(stream)?.1.shared.clone()
     };
     if lock(&sh.subscriber).is_some() {
+        if stream == 0 {
+            // A literal NULL: the runtime layer's mix check looks at the
+            // handle only, and the default stream, already served by a
+            // report thread, takes the host function as a blocking callback
+            // task for that thread (fidelity row CB-MIX-NULL).
+            let ticket = sh.ticket();
+            sh.submit(
+                Op::Callback {
+                    call: make(f),
+                    block: true,
+                },
+                ticket,
+            )?;
+            return Ok(());
+        }
         return Err(mixed(
             &sh,
             "aclrtLaunchHostFunc",
@@ -100,6 +115,15 @@ pub(crate) fn launch_callback(
         let rt = rt();
         rt.stream_in_current(stream)?.1.shared.clone()
     };
+    if stream == 0 && sh.host_funcs.load(Ordering::Relaxed) && lock(&sh.subscriber).is_none() {
+        // A literal NULL on a default stream served by the runtime's own
+        // callback thread (aclrtLaunchHostFunc): the mix check looks at the
+        // handle only, so the callback is taken and run by that thread, as
+        // a host function is (fidelity row CB-MIX-NULL).
+        let ticket = sh.ticket();
+        sh.submit(Op::HostFunc(make(f)), ticket)?;
+        return Ok(());
+    }
     refuse_if_host_funcs(&sh, "aclrtLaunchCallback")?;
     if lock(&sh.subscriber).is_none() {
         return Err(Error::new(
@@ -180,6 +204,18 @@ pub(crate) fn unsubscribe(tid: u64, stream: usize) -> Res<()> {
         let mut rt = rt();
         let st = rt.stream_in_current(stream)?.1;
         let sh = st.shared.clone();
+        if stream == 0 && sh.host_funcs.load(Ordering::Relaxed) {
+            // A literal NULL skips the mix check; the runtime's callback
+            // thread serves the stream, not `tid` (fidelity row CB-MIX-NULL).
+            return Err(Error::new(
+                ffi::ACL_ERROR_RT_THREAD_SUBSCRIBE,
+                format!(
+                    "the default stream {:#x} is served by the runtime's callback thread \
+                     (aclrtLaunchHostFunc), not by thread {tid:#x}",
+                    sh.handle
+                ),
+            ));
+        }
         refuse_if_host_funcs(&sh, "aclrtUnSubscribeReport")?;
         match lock(&sh.subscriber).as_ref() {
             None => {

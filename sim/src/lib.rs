@@ -405,7 +405,11 @@
 //!   `aclrtSubscribeReport`, `aclrtLaunchHostFunc` on it returns 107011 (until
 //!   it is unsubscribed); after `aclrtLaunchHostFunc`, `aclrtSubscribeReport`,
 //!   `aclrtLaunchCallback` and `aclrtUnSubscribeReport` on it return 107011
-//!   for the rest of the stream's life. Callbacks of a stream still queued at its
+//!   for the rest of the stream's life. A literal NULL stream passes that
+//!   check (the real runtime looks at the handle only): a host function on a
+//!   subscribed default stream becomes a blocking callback for its
+//!   subscribed thread, a callback on a default stream served by host
+//!   functions runs like one, and unsubscribing it returns 107012. Callbacks of a stream still queued at its
 //!   unsubscription run on the unsubscribing thread; a callback task reached
 //!   after its stream lost its subscription runs on the stream worker.
 //! * **Versions**: `aclrtGetVersion` 1.17.0; packages `cann`, `runtime`,

@@ -86,6 +86,78 @@ fn cb_mix_2_a_stream_that_had_a_host_function_refuses_the_report_mechanism() {
 }
 
 #[test]
+fn cb_mix_null_a_literal_null_default_stream_takes_the_other_mechanism() {
+    let _sim = aclrt_sim::exclusive();
+    in_both_run_modes(|_| {
+        init_device0();
+        let tid = my_thread_id();
+        let mut ds: aclrtStream = null_mut();
+        ok!(aclrtCtxGetCurrentDefaultStream(&mut ds));
+        let ran = AtomicUsize::new(0);
+        // The default stream, subscribed: through its handle a host function
+        // is refused; through NULL it becomes a blocking callback task for
+        // the subscribed thread.
+        ok!(aclrtSubscribeReport(tid, null_mut()));
+        assert_eq!(
+            acl!(aclrtLaunchHostFunc(ds, Some(nothing), null_mut())),
+            ACL_ERROR_RT_STREAM_SUBSCRIBE
+        );
+        ok!(aclrtLaunchHostFunc(
+            null_mut(),
+            Some(count),
+            counter_arg(&ran)
+        ));
+        ok!(aclrtProcessReport(10_000));
+        assert_eq!(ran.load(Ordering::SeqCst), 1, "run by aclrtProcessReport");
+        ok!(aclrtSynchronizeStream(null_mut()));
+        ok!(aclrtUnSubscribeReport(tid, null_mut()));
+        // Now served by the runtime's thread (a host function through NULL):
+        ok!(aclrtLaunchHostFunc(
+            null_mut(),
+            Some(count),
+            counter_arg(&ran)
+        ));
+        ok!(aclrtSynchronizeStream(null_mut()));
+        assert_eq!(ran.load(Ordering::SeqCst), 2);
+        // a callback through NULL is taken and run by that thread,
+        ok!(aclrtLaunchCallback(
+            Some(count),
+            counter_arg(&ran),
+            ACL_CALLBACK_BLOCK,
+            null_mut()
+        ));
+        ok!(aclrtSynchronizeStream(null_mut()));
+        assert_eq!(ran.load(Ordering::SeqCst), 3);
+        // through the handle it is refused;
+        assert_eq!(
+            acl!(aclrtLaunchCallback(
+                Some(nothing),
+                null_mut(),
+                ACL_CALLBACK_BLOCK,
+                ds
+            )),
+            ACL_ERROR_RT_STREAM_SUBSCRIBE
+        );
+        // subscribing is refused either way; unsubscribing through NULL
+        // names the wrong thread.
+        assert_eq!(
+            acl!(aclrtSubscribeReport(tid, null_mut())),
+            ACL_ERROR_RT_STREAM_SUBSCRIBE
+        );
+        assert_eq!(
+            acl!(aclrtUnSubscribeReport(tid, null_mut())),
+            ACL_ERROR_RT_THREAD_SUBSCRIBE
+        );
+        assert_eq!(
+            acl!(aclrtUnSubscribeReport(tid, ds)),
+            ACL_ERROR_RT_STREAM_SUBSCRIBE
+        );
+        teardown_device0();
+        assert_clean();
+    });
+}
+
+#[test]
 fn cb_sub_2_subscription_errors_carry_the_runtime_codes() {
     let _sim = aclrt_sim::exclusive();
     in_both_run_modes(|_| {
