@@ -161,7 +161,11 @@ pub fn start_thread(args: &Bound<'_, PyTuple>) -> PyResult<(u64, i32)> {
     let func = func.unbind();
     let arg = args.get_item(1)?;
     let arg = (!arg.is_none()).then(|| arg.unbind());
+    // The thread starts its function only once its id is registered, so it
+    // may pass its own id to stop_thread (which answers EDEADLK then).
+    let (registered, wait_registered) = std::sync::mpsc::channel::<()>();
     let spawned = std::thread::Builder::new().name("acl.util thread".into()).spawn(move || {
+        let _ = wait_registered.recv();
         Python::attach(move |py| {
             let r = match arg {
                 None => func.call0(py),
@@ -182,6 +186,7 @@ pub fn start_thread(args: &Bound<'_, PyTuple>) -> PyResult<(u64, i32)> {
     let id = pthread_id(&handle);
     let tid = handle.thread().id();
     threads().insert(id, (tid, handle));
+    let _ = registered.send(());
     Ok((id, 0))
 }
 
