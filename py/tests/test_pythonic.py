@@ -112,9 +112,21 @@ class Lifecycle(Base):
             with dev.context() as ctx:
                 buf = ctx.alloc(64)
                 s = ctx.stream()
+            # Leaving the context's block released the buffer with it.
+            self.assertTrue(buf.closed)
             with self.assertRaises(AclUsageError) as cm:
                 buf.fill(0)
-            self.assertIn("context", str(cm.exception))
+            self.assertIn("released", str(cm.exception))
+            # A buffer whose context was closed explicitly names the context.
+            ctx2 = dev.context()
+            ctx2._closed = True  # as if released behind the buffer's back
+            buf2 = object.__new__(aclrt.DeviceBuffer)
+            buf2._parent, buf2._closed = ctx2, False
+            with self.assertRaises(AclUsageError) as cm:
+                buf2.fill(0)
+            self.assertIn("its context was released", str(cm.exception))
+            ctx2._closed = False
+            ctx2.close()
             with self.assertRaises(AclUsageError):
                 _ = buf.ptr
             with self.assertRaises(AclUsageError):
