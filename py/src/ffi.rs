@@ -49,6 +49,7 @@ macro_rules! call {
     // No outputs: `ret`.
     ($(#[$m:meta])* $name:ident => $c:ident($($a:ident: $t:ty => $conv:expr),*)) => {
         $(#[$m])*
+        #[allow(clippy::too_many_arguments)] // one per C parameter
         pub fn $name($($a: $t),*) -> i32 {
             // SAFETY: pyACL's contract (module docs): the arguments are the
             // script's integers, validated by the runtime, which touches
@@ -415,12 +416,18 @@ pub fn read(ptr: u64, size: usize) -> Option<Vec<u8>> {
 /// Nothing keeps the memory alive, exactly as pyACL's `ptr_to_numpy`: the
 /// script vouches that it stays valid while the view is used (pyACL's
 /// contract, module docs).
-pub fn memoryview(py: pyo3::Python<'_>, ptr: u64, size: isize) -> pyo3::PyResult<pyo3::Bound<'_, pyo3::PyAny>> {
+pub fn memoryview(
+    py: pyo3::Python<'_>,
+    ptr: u64,
+    size: isize,
+) -> pyo3::PyResult<pyo3::Bound<'_, pyo3::PyAny>> {
     const PYBUF_WRITE: core::ffi::c_int = 0x200;
     // SAFETY: the GIL is held (the `py` token); the function only records
     // the address and size (no access happens here); later accesses through
     // the view rest on pyACL's contract.
-    let view = unsafe { pyo3::ffi::PyMemoryView_FromMemory(ptr as usize as *mut c_char, size, PYBUF_WRITE) };
+    let view = unsafe {
+        pyo3::ffi::PyMemoryView_FromMemory(ptr as usize as *mut c_char, size, PYBUF_WRITE)
+    };
     // SAFETY: `view` is a new (owned) reference or NULL with an exception
     // set, which is what `from_owned_ptr_or_err` takes; the GIL is held.
     unsafe { pyo3::Bound::from_owned_ptr_or_err(py, view) }

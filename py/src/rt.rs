@@ -169,11 +169,11 @@ pyfn!(synchronize_event_with_timeout, "acl.rt.synchronize_event_with_timeout",
     "synchronize_event_with_timeout(event, timeout) -> ret: aclrtSynchronizeEventWithTimeout (GIL released).",
     (e: u64, t: i32) -> i32, |py| py.detach(move || ffi::synchronize_event_with_timeout(e, t)));
 pyfn!(event_elapsed_time, "acl.rt.event_elapsed_time",
-    "event_elapsed_time(start, end) -> (ms: float, ret): aclrtEventElapsedTime.",
-    (a: u64, b: u64) -> (f64, i32), |py| {
-        let (ms, ret) = ffi::event_elapsed_time(a, b);
-        (f64::from(ms), ret)
-    });
+"event_elapsed_time(start, end) -> (ms: float, ret): aclrtEventElapsedTime.",
+(a: u64, b: u64) -> (f64, i32), |py| {
+    let (ms, ret) = ffi::event_elapsed_time(a, b);
+    (f64::from(ms), ret)
+});
 pyfn!(stream_wait_event, "acl.rt.stream_wait_event",
     "stream_wait_event(stream, event) -> ret: aclrtStreamWaitEvent (GIL released).",
     (s: u64, e: u64) -> i32, |py| py.detach(move || ffi::stream_wait_event(s, e)));
@@ -252,9 +252,17 @@ pub fn launch_callback(py: Python<'_>, args: &Bound<'_, PyTuple>) -> PyResult<i3
     }
     let func = args.get_item(0)?;
     let data = args.get_item(1)?;
-    let (block, s): (u32, u64) = parse(&PyTuple::new(py, [args.get_item(2)?, args.get_item(3)?])?, NAME)?;
+    let (block, s): (u32, u64) = parse(
+        &PyTuple::new(py, [args.get_item(2)?, args.get_item(3)?])?,
+        NAME,
+    )?;
     if !func.is_callable() {
         return Err(PyTypeError::new_err("parameter must be callable"));
     }
-    Ok(crate::callback::launch(func.unbind(), data.unbind(), block, s))
+    Ok(crate::callback::launch(
+        func.unbind(),
+        data.unbind(),
+        block,
+        s,
+    ))
 }

@@ -31,7 +31,10 @@ pub fn bytes_to_ptr(args: &Bound<'_, PyTuple>) -> PyResult<u64> {
 
 /// ptr_to_bytes(ptr, size) -> bytes: a copy of `size` bytes at `ptr`.
 #[pyfunction(signature = (*args))]
-pub fn ptr_to_bytes<'py>(py: Python<'py>, args: &Bound<'py, PyTuple>) -> PyResult<Bound<'py, PyBytes>> {
+pub fn ptr_to_bytes<'py>(
+    py: Python<'py>,
+    args: &Bound<'py, PyTuple>,
+) -> PyResult<Bound<'py, PyBytes>> {
     let (ptr, size): (u64, u64) = parse(args, "acl.util.ptr_to_bytes")?;
     let size = usize::try_from(size).map_err(|_| parse_error("acl.util.ptr_to_bytes"))?;
     let data = ffi::read(ptr, size)
@@ -43,16 +46,25 @@ fn warn(py: Python<'_>, msg: &std::ffi::CStr) -> PyResult<()> {
     PyErr::warn(py, &py.get_type::<PyWarning>(), msg, 1)
 }
 
-fn ndarray<'py>(py: Python<'py>, arr: &Bound<'py, PyAny>, name: &str) -> PyResult<Bound<'py, PyModule>> {
+fn ndarray<'py>(
+    py: Python<'py>,
+    arr: &Bound<'py, PyAny>,
+    name: &str,
+) -> PyResult<Bound<'py, PyModule>> {
     let np = py.import("numpy")?;
     if !arr.is_instance(&np.getattr("ndarray")?)? {
-        return Err(PyValueError::new_err(format!("{name}: the argument must be a numpy.ndarray")));
+        return Err(PyValueError::new_err(format!(
+            "{name}: the argument must be a numpy.ndarray"
+        )));
     }
     Ok(np)
 }
 
 fn data_ptr(arr: &Bound<'_, PyAny>) -> PyResult<u64> {
-    arr.getattr("__array_interface__")?.get_item("data")?.get_item(0)?.extract()
+    arr.getattr("__array_interface__")?
+        .get_item("data")?
+        .get_item(0)?
+        .extract()
 }
 
 /// numpy_to_ptr(arr) -> ptr: the array's data address (no copy). Warns that
@@ -61,9 +73,15 @@ fn data_ptr(arr: &Bound<'_, PyAny>) -> PyResult<u64> {
 pub fn numpy_to_ptr(py: Python<'_>, args: &Bound<'_, PyTuple>) -> PyResult<u64> {
     let arr = one(args, "acl.util.numpy_to_ptr")?;
     ndarray(py, &arr, "acl.util.numpy_to_ptr")?;
-    warn(py, c"acl.util.numpy_to_ptr will be deprecated; use acl.util.bytes_to_ptr")?;
+    warn(
+        py,
+        c"acl.util.numpy_to_ptr will be deprecated; use acl.util.bytes_to_ptr",
+    )?;
     if !arr.getattr("flags")?.getattr("c_contiguous")?.is_truthy()? {
-        warn(py, c"acl.util.numpy_to_ptr: the array is not C-contiguous; use numpy_contiguous_to_ptr")?;
+        warn(
+            py,
+            c"acl.util.numpy_to_ptr: the array is not C-contiguous; use numpy_contiguous_to_ptr",
+        )?;
     }
     data_ptr(&arr)
 }
@@ -77,7 +95,10 @@ pub fn numpy_contiguous_to_ptr<'py>(
 ) -> PyResult<(u64, Bound<'py, PyAny>)> {
     let arr = one(args, "acl.util.numpy_contiguous_to_ptr")?;
     let np = ndarray(py, &arr, "acl.util.numpy_contiguous_to_ptr")?;
-    warn(py, c"acl.util.numpy_contiguous_to_ptr will be deprecated; use acl.util.bytes_to_ptr")?;
+    warn(
+        py,
+        c"acl.util.numpy_contiguous_to_ptr will be deprecated; use acl.util.bytes_to_ptr",
+    )?;
     let c = np.call_method1("ascontiguousarray", (arr,))?;
     Ok((data_ptr(&c)?, c))
 }
@@ -106,7 +127,10 @@ fn dtype(code: i32) -> Option<&'static str> {
 /// ptr_to_numpy(ptr, shape: tuple, npy_type: int) -> ndarray: a writable
 /// view of the memory at `ptr`, no copy; nothing keeps the memory alive.
 #[pyfunction(signature = (*args))]
-pub fn ptr_to_numpy<'py>(py: Python<'py>, args: &Bound<'py, PyTuple>) -> PyResult<Bound<'py, PyAny>> {
+pub fn ptr_to_numpy<'py>(
+    py: Python<'py>,
+    args: &Bound<'py, PyTuple>,
+) -> PyResult<Bound<'py, PyAny>> {
     const NAME: &str = "acl.util.ptr_to_numpy";
     if args.len() != 3 {
         return Err(parse_error(NAME));
@@ -116,9 +140,13 @@ pub fn ptr_to_numpy<'py>(py: Python<'py>, args: &Bound<'py, PyTuple>) -> PyResul
     let shape = shape.cast::<PyTuple>().map_err(|_| parse_error(NAME))?;
     let (code,): (i32,) = parse(&PyTuple::new(py, [args.get_item(2)?])?, NAME)?;
     let dims: Vec<usize> = shape.extract().map_err(|_| parse_error(NAME))?;
-    let name = dtype(code).ok_or_else(|| PyValueError::new_err(format!("{NAME}: unknown npy_type {code}")))?;
+    let name = dtype(code)
+        .ok_or_else(|| PyValueError::new_err(format!("{NAME}: unknown npy_type {code}")))?;
     let np = py.import("numpy")?;
-    warn(py, c"acl.util.ptr_to_numpy will be deprecated; use acl.util.ptr_to_bytes")?;
+    warn(
+        py,
+        c"acl.util.ptr_to_numpy will be deprecated; use acl.util.ptr_to_bytes",
+    )?;
     let dt = np.call_method1("dtype", (name,))?;
     let item: usize = dt.getattr("itemsize")?.extract()?;
     let nbytes = dims
@@ -130,10 +158,13 @@ pub fn ptr_to_numpy<'py>(py: Python<'py>, args: &Bound<'py, PyTuple>) -> PyResul
         return np.call_method1("empty", (shape.clone(), dt));
     }
     if ptr == 0 {
-        return Err(PyValueError::new_err(format!("{NAME}: the pointer is 0 (NULL)")));
+        return Err(PyValueError::new_err(format!(
+            "{NAME}: the pointer is 0 (NULL)"
+        )));
     }
     let view = ffi::memoryview(py, ptr, nbytes)?;
-    np.call_method1("frombuffer", (view, dt))?.call_method1("reshape", (shape.clone(),))
+    np.call_method1("frombuffer", (view, dt))?
+        .call_method1("reshape", (shape.clone(),))
 }
 
 type Outcome = Result<(), String>;
@@ -164,20 +195,22 @@ pub fn start_thread(args: &Bound<'_, PyTuple>) -> PyResult<(u64, i32)> {
     // The thread starts its function only once its id is registered, so it
     // may pass its own id to stop_thread (which answers EDEADLK then).
     let (registered, wait_registered) = std::sync::mpsc::channel::<()>();
-    let spawned = std::thread::Builder::new().name("acl.util thread".into()).spawn(move || {
-        let _ = wait_registered.recv();
-        Python::attach(move |py| {
-            let r = match arg {
-                None => func.call0(py),
-                Some(a) => func.call1(py, (a,)),
-            };
-            r.map(drop).map_err(|e| {
-                let msg = e.to_string();
-                e.print(py);
-                msg
+    let spawned = std::thread::Builder::new()
+        .name("acl.util thread".into())
+        .spawn(move || {
+            let _ = wait_registered.recv();
+            Python::attach(move |py| {
+                let r = match arg {
+                    None => func.call0(py),
+                    Some(a) => func.call1(py, (a,)),
+                };
+                r.map(drop).map_err(|e| {
+                    let msg = e.to_string();
+                    e.print(py);
+                    msg
+                })
             })
-        })
-    });
+        });
     let handle = match spawned {
         Ok(h) => h,
         // pthread_create's EAGAIN.
@@ -193,7 +226,10 @@ pub fn start_thread(args: &Bound<'_, PyTuple>) -> PyResult<(u64, i32)> {
 #[cfg(unix)]
 fn pthread_id<T>(h: &JoinHandle<T>) -> u64 {
     use std::os::unix::thread::JoinHandleExt;
-    h.as_pthread_t() as u64
+    // `pthread_t` is `c_ulong`: 64 bits on the 64-bit targets, 32 elsewhere.
+    #[allow(clippy::unnecessary_cast)]
+    let id = h.as_pthread_t() as u64;
+    id
 }
 
 #[cfg(not(unix))]
@@ -221,7 +257,11 @@ pub fn stop_thread(py: Python<'_>, args: &Bound<'_, PyTuple>) -> PyResult<i32> {
     let _ = tid;
     match py.detach(move || handle.join()) {
         Ok(Ok(())) => Ok(0),
-        Ok(Err(msg)) => Err(PyRuntimeError::new_err(format!("acl.util.stop_thread: the thread function raised: {msg}"))),
-        Err(_) => Err(PyRuntimeError::new_err("acl.util.stop_thread: the thread panicked")),
+        Ok(Err(msg)) => Err(PyRuntimeError::new_err(format!(
+            "acl.util.stop_thread: the thread function raised: {msg}"
+        ))),
+        Err(_) => Err(PyRuntimeError::new_err(
+            "acl.util.stop_thread: the thread panicked",
+        )),
     }
 }
