@@ -17,12 +17,19 @@ use std::process::Command;
 use std::time::Instant;
 
 fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("tests/ has a parent").to_path_buf()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("tests/ has a parent")
+        .to_path_buf()
 }
 
 fn python() -> Option<String> {
     let py = std::env::var("PYTHON").unwrap_or_else(|_| "python3".to_owned());
-    let ok = Command::new(&py).arg("--version").output().map(|o| o.status.success()).unwrap_or(false);
+    let ok = Command::new(&py)
+        .arg("--version")
+        .output()
+        .map(|o| o.status.success())
+        .unwrap_or(false);
     ok.then_some(py)
 }
 
@@ -38,12 +45,19 @@ fn build(root: &Path, py: &str) -> PathBuf {
         .status()
         .expect("cargo runs");
     assert!(status.success(), "building py/ (the acl extension) failed");
-    println!("built the acl extension in {:.1} s", started.elapsed().as_secs_f64());
+    println!(
+        "built the acl extension in {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
     let lib = target.join("debug").join("lib_native.so");
     assert!(lib.exists(), "{} missing", lib.display());
     let stage = target.join("stage").join("acl");
     std::fs::create_dir_all(&stage).expect("stage dir");
-    std::fs::copy(root.join("py/python/acl/__init__.py"), stage.join("__init__.py")).expect("copy __init__.py");
+    std::fs::copy(
+        root.join("py/python/acl/__init__.py"),
+        stage.join("__init__.py"),
+    )
+    .expect("copy __init__.py");
     // Replace, never overwrite in place: a running interpreter may map the old file.
     let so = stage.join("_native.abi3.so");
     let _ = std::fs::remove_file(&so);
@@ -54,13 +68,16 @@ fn build(root: &Path, py: &str) -> PathBuf {
 #[test]
 fn python_suite_in_both_run_modes() {
     let Some(py) = python() else {
-        println!("SKIPPED: no python3 on PATH: the Python tests of py/ (pyACL, issue 26) did not run");
+        println!(
+            "SKIPPED: no python3 on PATH: the Python tests of py/ (pyACL, issue 26) did not run"
+        );
         return;
     };
     let root = root();
     let stage = build(&root, &py);
     let tests = root.join("py").join("tests");
-    let path = std::env::join_paths([stage, root.join("py").join("python"), tests.clone()]).expect("paths");
+    let path = std::env::join_paths([stage, root.join("py").join("python"), tests.clone()])
+        .expect("paths");
     for mode in ["host", "device"] {
         let started = Instant::now();
         let out = Command::new(&py)
@@ -75,12 +92,23 @@ fn python_suite_in_both_run_modes() {
             .output()
             .expect("python runs");
         let err = String::from_utf8_lossy(&out.stderr);
-        let summary: Vec<&str> =
-            err.lines().filter(|l| l.starts_with("Ran ") || l.starts_with("OK") || l.starts_with("FAILED")).collect();
-        println!("python tests, ACLRT_SIM_RUN_MODE={mode}: {} ({:.1} s)", summary.join(", "), started.elapsed().as_secs_f64());
-        assert!(out.status.success(), "the Python tests failed in {mode} mode:\n{err}");
+        let summary: Vec<&str> = err
+            .lines()
+            .filter(|l| l.starts_with("Ran ") || l.starts_with("OK") || l.starts_with("FAILED"))
+            .collect();
+        println!(
+            "python tests, ACLRT_SIM_RUN_MODE={mode}: {} ({:.1} s)",
+            summary.join(", "),
+            started.elapsed().as_secs_f64()
+        );
+        assert!(
+            out.status.success(),
+            "the Python tests failed in {mode} mode:\n{err}"
+        );
         if let Some(skips) = summary.iter().find(|l| l.contains("skipped")) {
-            println!("NOTE: some Python tests skipped themselves ({skips}): install numpy to run them");
+            println!(
+                "NOTE: some Python tests skipped themselves ({skips}): install numpy to run them"
+            );
         }
     }
 }

@@ -59,13 +59,10 @@ class _Node:
         return False
 
     def _check_open(self):
-        node = self
-        while node is not None:
-            if node._closed:
-                if node is self:
-                    raise AclUsageError(f"{self._what} used after it was released")
-                raise AclUsageError(f"{self._what} used after its {node._what} was released")
-            node = node._parent
+        # A parent is never released before its children (close() refuses,
+        # with-blocks release children first), so the own flag suffices.
+        if self._closed:
+            raise AclUsageError(f"{self._what} used after it was released")
 
     # -- release -------------------------------------------------------------
     def close(self):
@@ -174,6 +171,19 @@ class Device(_Node):
         check(ret, "acl.rt.get_mem_info")
         return free, total
 
+    def close(self):
+        """Resets the device; its explicit contexts must be released already
+        (the default context goes with the device, once its own children are)."""
+        if self._closed:
+            return
+        dc = self.default_context
+        # The default context and its default stream are part of the device.
+        if not dc._closed and not [c for c in dc._children if not c._closed and not getattr(c, "default", False)]:
+            live = [c for c in self._children if not c._closed and c is not dc]
+            if not live:
+                dc._close_tree()
+        super().close()
+
     def _release(self):
         check(acl.rt.reset_device(self.id), "acl.rt.reset_device")
 
@@ -196,6 +206,9 @@ class Context(_Node):
                 check(ret, "acl.rt.create_context")
         self.handle = handle
         self._default_stream = None
+        self._device = device
+        mode = device.run_mode
+        self._kinds = {(d, s_): kind_of(d, s_, mode) for d in _WHERE for s_ in _WHERE}
 
     @property
     def device(self):
@@ -206,9 +219,10 @@ class Context(_Node):
         return self._parent.run_mode
 
     def _bind(self):
-        self._check_open()
+        if self._closed:
+            self._check_open()
         cur, ret = acl.rt.get_context()
-        if ret != 0 or cur != self.handle:
+        if ret or cur != self.handle:
             check(acl.rt.set_context(self.handle), "acl.rt.set_context")
 
     def bind(self):
@@ -248,10 +262,13 @@ class Context(_Node):
     def copy(self, dst, src, nbytes=None):
         """A synchronous copy (``acl.rt.memcpy``); the direction comes from
         where ``dst`` and ``src`` lie and the run mode."""
-        self._check_open()
-        d, s, n, kind = _plan(self, dst, src, nbytes, asynchronous=False)
+        if self._closed:
+            self._check_open()
+        dptr, dmax, sptr, n, kind = _plan(self, dst, src, nbytes, False)
         self._bind()
-        check(acl.rt.memcpy(d.ptr, d.nbytes, s.ptr, n, kind), "acl.rt.memcpy")
+        ret = acl.rt.memcpy(dptr, dmax, sptr, n, kind)
+        if ret:
+            check(ret, "acl.rt.memcpy")
 
     def synchronize(self):
         """Waits for all work of this context's device (``acl.rt.synchronize_device``)."""
@@ -341,9 +358,9 @@ class Stream(_Node):
         buffers (device or pinned); both stay in use until ``synchronize()``."""
         ctx = self._parent
         self._check_open()
-        d, s, n, kind = _plan(ctx, dst, src, nbytes, asynchronous=True)
+        dptr, dmax, sptr, n, kind = _plan(ctx, dst, src, nbytes, True)
         ctx._bind()
-        check(acl.rt.memcpy_async(d.ptr, d.nbytes, s.ptr, n, kind, self.handle), "acl.rt.memcpy_async")
+        check(acl.rt.memcpy_async(dptr, dmax, sptr, n, kind, self.handle), "acl.rt.memcpy_async")
         self._use(dst)
         self._use(src)
 
@@ -515,6 +532,7 @@ class _Buffer(_Node):
             ctx._children.remove(self)
             raise ValueError(f"a buffer needs a positive int size, not {nbytes!r}")
         self.nbytes = nbytes
+        self._device = ctx._device
         self._streams = set()
         self._views = {}  # id -> weakref of each live ctypes view
 
@@ -652,13 +670,6 @@ class HostBuffer(_Buffer):
         check(acl.rt.free_host(self._ptr), "acl.rt.free_host")
 
 
-class _Side:
-    __slots__ = ("ptr", "nbytes", "where")
-
-    def __init__(self, ptr, nbytes, where):
-        self.ptr, self.nbytes, self.where = ptr, nbytes, where
-
-
 def _count(nbytes, limit, what):
     if not isinstance(nbytes, int) or isinstance(nbytes, bool) or nbytes < 0:
         raise ValueError(f"{what}: nbytes must be a non-negative int, not {nbytes!r}")
@@ -677,13 +688,17 @@ def _runtime_buffer(ctx, buf, what):
 
 
 def _side(ctx, obj, writable, asynchronous):
+    """``(address, size, where)`` of one side of a copy."""
     if isinstance(obj, _Buffer):
-        obj._check_open()
-        if obj._parent._parent is not ctx._parent:
+        if obj._closed:
+            obj._check_open()
+        if obj._device is not ctx._device:
             raise AclUsageError("a buffer of another device (no peer access in this layer)")
-        if obj._views and isinstance(obj, HostBuffer) and asynchronous:
-            pass  # views may exist; touching them before synchronize is the user's race
-        return _Side(obj._ptr, obj.nbytes, obj.where)
+        if obj._streams and not asynchronous:
+            raise AclUsageError(
+                "a synchronous copy of a buffer that queued stream work still uses; synchronize first"
+            )
+        return obj._ptr, obj.nbytes, obj.where
     if asynchronous:
         raise AclUsageError(
             "asynchronous copies take runtime memory only (a pinned HostBuffer or a "
@@ -692,20 +707,22 @@ def _side(ctx, obj, writable, asynchronous):
     if isinstance(obj, bytes):
         if writable:
             raise AclUsageError("bytes are immutable: copy into a bytearray, numpy array or buffer")
-        return _Side(acl.util.bytes_to_ptr(obj) if obj else 0, len(obj), "pageable")
+        return (acl.util.bytes_to_ptr(obj) if obj else 0), len(obj), "pageable"
     if isinstance(obj, bytearray):
         if not obj:
-            return _Side(0, 0, "pageable")
-        return _Side(ctypes.addressof(ctypes.c_char.from_buffer(obj)), len(obj), "pageable")
+            return 0, 0, "pageable"
+        return ctypes.addressof(ctypes.c_char.from_buffer(obj)), len(obj), "pageable"
     np = _np() if type(obj).__module__ == "numpy" else None
     if np is not None and isinstance(obj, np.ndarray):
         if not obj.flags.c_contiguous:
             raise AclUsageError("the numpy array is not C-contiguous")
         if writable and not obj.flags.writeable:
             raise AclUsageError("the destination numpy array is read-only")
-        return _Side(obj.__array_interface__["data"][0], obj.nbytes, "pageable")
+        return obj.__array_interface__["data"][0], obj.nbytes, "pageable"
     raise TypeError(f"cannot copy {'to' if writable else 'from'} {type(obj).__name__}")
 
+
+_WHERE = ("device", "pinned", "pageable")
 
 _HOST_KINDS = {
     ("device", "device"): C.ACL_MEMCPY_DEVICE_TO_DEVICE,
@@ -733,14 +750,10 @@ def kind_of(dst_where, src_where, run_mode):
 
 
 def _plan(ctx, dst, src, nbytes, asynchronous):
-    d = _side(ctx, dst, True, asynchronous)
-    s = _side(ctx, src, False, asynchronous)
-    n = s.nbytes if nbytes is None else _count(nbytes, s.nbytes, "copy")
-    if n > d.nbytes:
-        raise ValueError(f"copy: {n} bytes do not fit the {d.nbytes}-byte destination")
-    for obj in (dst, src):
-        if isinstance(obj, _Buffer) and obj._streams and not asynchronous:
-            raise AclUsageError(
-                "a synchronous copy of a buffer that queued stream work still uses; synchronize first"
-            )
-    return d, s, n, kind_of(d.where, s.where, ctx.run_mode)
+    """``(dst, dst_max, src, count, kind)`` of a copy, checked."""
+    dptr, dmax, dwhere = _side(ctx, dst, True, asynchronous)
+    sptr, smax, swhere = _side(ctx, src, False, asynchronous)
+    n = smax if nbytes is None else _count(nbytes, smax, "copy")
+    if n > dmax:
+        raise ValueError(f"copy: {n} bytes do not fit the {dmax}-byte destination")
+    return dptr, dmax, sptr, n, ctx._kinds[(dwhere, swhere)]
