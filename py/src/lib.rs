@@ -10,7 +10,8 @@
 //! arguments, no constants.
 //!
 //! Layers (imports only downward): [`ffi`] (the only `unsafe`: one C call per
-//! function) ← [`args`] (pyACL's argument formats) ← [`rt`], [`callback`],
+//! function) ← [`args`] (pyACL's argument formats), [`gil`] (leaving and
+//! re-entering the interpreter, safe at exit) ← [`callback`] ← [`rt`],
 //! [`util`] (the Python functions) ← this file (the module).
 //!
 //! Backend: the `sim` feature (default) runs on the built-in simulator,
@@ -19,6 +20,7 @@
 pub mod args;
 pub mod callback;
 pub mod ffi;
+pub mod gil;
 pub mod rt;
 pub mod util;
 
@@ -73,6 +75,11 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
         // callbacks
         rt::subscribe_report, rt::unsubscribe_report, rt::launch_callback, rt::process_report,
     );
+
+    m.add_function(wrap_pyfunction!(gil::_at_exit, m)?)?;
+    m.py()
+        .import("atexit")?
+        .call_method1("register", (m.getattr("_at_exit")?,))?;
 
     let u = submodule(m, "util")?;
     add!(&u; util::bytes_to_ptr, util::ptr_to_bytes, util::numpy_to_ptr,

@@ -54,10 +54,10 @@ pub fn init(args: &Bound<'_, PyTuple>) -> PyResult<i32> {
     Ok(ffi::init(path.as_deref()))
 }
 pyfn!(finalize, "acl.finalize", "finalize() -> ret: aclFinalize (GIL released).",
-    () -> i32, |py| py.detach(ffi::finalize));
+    () -> i32, |py| crate::gil::blocking(py, ffi::finalize));
 pyfn!(finalize_reference, "acl.finalize_reference",
     "finalize_reference() -> (ref_count, ret): aclFinalizeReference (GIL released).",
-    () -> (u64, i32), |py| py.detach(ffi::finalize_reference));
+    () -> (u64, i32), |py| crate::gil::blocking(py, ffi::finalize_reference));
 pyfn!(get_recent_err_msg, "acl.get_recent_err_msg",
     "get_recent_err_msg() -> str | None: aclGetRecentErrMsg.",
     () -> Option<String>, |py| ffi::recent_err_msg());
@@ -73,10 +73,10 @@ pyfn!(set_device, "acl.rt.set_device", "set_device(device_id) -> ret: aclrtSetDe
     (d: i32) -> i32, |py| ffi::set_device(d));
 pyfn!(reset_device, "acl.rt.reset_device",
     "reset_device(device_id) -> ret: aclrtResetDevice (GIL released).",
-    (d: i32) -> i32, |py| py.detach(move || ffi::reset_device(d)));
+    (d: i32) -> i32, |py| crate::gil::blocking(py, move || ffi::reset_device(d)));
 pyfn!(reset_device_force, "acl.rt.reset_device_force",
     "reset_device_force(device_id) -> ret: aclrtResetDeviceForce (GIL released).",
-    (d: i32) -> i32, |py| py.detach(move || ffi::reset_device_force(d)));
+    (d: i32) -> i32, |py| crate::gil::blocking(py, move || ffi::reset_device_force(d)));
 pyfn!(get_device, "acl.rt.get_device", "get_device() -> (device_id, ret): aclrtGetDevice.",
     () -> (i32, i32), |py| ffi::get_device());
 pyfn!(get_device_count, "acl.rt.get_device_count",
@@ -87,10 +87,10 @@ pyfn!(get_run_mode, "acl.rt.get_run_mode",
     () -> (u32, i32), |py| ffi::get_run_mode());
 pyfn!(synchronize_device, "acl.rt.synchronize_device",
     "synchronize_device() -> ret: aclrtSynchronizeDevice (GIL released).",
-    () -> i32, |py| py.detach(ffi::synchronize_device));
+    () -> i32, |py| crate::gil::blocking(py, ffi::synchronize_device));
 pyfn!(synchronize_device_with_timeout, "acl.rt.synchronize_device_with_timeout",
     "synchronize_device_with_timeout(timeout) -> ret: aclrtSynchronizeDeviceWithTimeout (GIL released).",
-    (t: i32) -> i32, |py| py.detach(move || ffi::synchronize_device_with_timeout(t)));
+    (t: i32) -> i32, |py| crate::gil::blocking(py, move || ffi::synchronize_device_with_timeout(t)));
 
 // ---- context -------------------------------------------------------------
 
@@ -99,7 +99,7 @@ pyfn!(create_context, "acl.rt.create_context",
     (d: i32) -> (u64, i32), |py| ffi::create_context(d));
 pyfn!(destroy_context, "acl.rt.destroy_context",
     "destroy_context(context) -> ret: aclrtDestroyContext (GIL released).",
-    (c: u64) -> i32, |py| py.detach(move || ffi::destroy_context(c)));
+    (c: u64) -> i32, |py| crate::gil::blocking(py, move || ffi::destroy_context(c)));
 pyfn!(set_context, "acl.rt.set_context", "set_context(context) -> ret: aclrtSetCurrentContext.",
     (c: u64) -> i32, |py| ffi::set_context(c));
 pyfn!(get_context, "acl.rt.get_context",
@@ -118,16 +118,16 @@ pyfn!(create_stream_with_config, "acl.rt.create_stream_with_config",
     (priority: u32, flag: u32) -> (u64, i32), |py| ffi::create_stream_with_config(priority, flag));
 pyfn!(destroy_stream, "acl.rt.destroy_stream",
     "destroy_stream(stream) -> ret: aclrtDestroyStream (GIL released: it waits for the stream).",
-    (s: u64) -> i32, |py| py.detach(move || ffi::destroy_stream(s)));
+    (s: u64) -> i32, |py| crate::gil::blocking(py, move || ffi::destroy_stream(s)));
 pyfn!(destroy_stream_force, "acl.rt.destroy_stream_force",
     "destroy_stream_force(stream) -> ret: aclrtDestroyStreamForce (GIL released).",
-    (s: u64) -> i32, |py| py.detach(move || ffi::destroy_stream_force(s)));
+    (s: u64) -> i32, |py| crate::gil::blocking(py, move || ffi::destroy_stream_force(s)));
 pyfn!(synchronize_stream, "acl.rt.synchronize_stream",
     "synchronize_stream(stream) -> ret: aclrtSynchronizeStream (GIL released; 0 = default stream).",
-    (s: u64) -> i32, |py| py.detach(move || ffi::synchronize_stream(s)));
+    (s: u64) -> i32, |py| crate::gil::blocking(py, move || ffi::synchronize_stream(s)));
 pyfn!(synchronize_stream_with_timeout, "acl.rt.synchronize_stream_with_timeout",
     "synchronize_stream_with_timeout(stream, timeout) -> ret: aclrtSynchronizeStreamWithTimeout (GIL released).",
-    (s: u64, t: i32) -> i32, |py| py.detach(move || ffi::synchronize_stream_with_timeout(s, t)));
+    (s: u64, t: i32) -> i32, |py| crate::gil::blocking(py, move || ffi::synchronize_stream_with_timeout(s, t)));
 pyfn!(stream_query, "acl.rt.stream_query", "stream_query(stream) -> (status, ret): aclrtStreamQuery.",
     (s: u64) -> (u32, i32), |py| ffi::stream_query(s));
 pyfn!(set_stream_failure_mode, "acl.rt.set_stream_failure_mode",
@@ -164,10 +164,10 @@ pyfn!(query_event_wait_status, "acl.rt.query_event_wait_status",
     (e: u64) -> (u32, i32), |py| ffi::query_event_wait_status(e));
 pyfn!(synchronize_event, "acl.rt.synchronize_event",
     "synchronize_event(event) -> ret: aclrtSynchronizeEvent (GIL released).",
-    (e: u64) -> i32, |py| py.detach(move || ffi::synchronize_event(e)));
+    (e: u64) -> i32, |py| crate::gil::blocking(py, move || ffi::synchronize_event(e)));
 pyfn!(synchronize_event_with_timeout, "acl.rt.synchronize_event_with_timeout",
     "synchronize_event_with_timeout(event, timeout) -> ret: aclrtSynchronizeEventWithTimeout (GIL released).",
-    (e: u64, t: i32) -> i32, |py| py.detach(move || ffi::synchronize_event_with_timeout(e, t)));
+    (e: u64, t: i32) -> i32, |py| crate::gil::blocking(py, move || ffi::synchronize_event_with_timeout(e, t)));
 pyfn!(event_elapsed_time, "acl.rt.event_elapsed_time",
 "event_elapsed_time(start, end) -> (ms: float, ret): aclrtEventElapsedTime.",
 (a: u64, b: u64) -> (f64, i32), |py| {
@@ -176,7 +176,7 @@ pyfn!(event_elapsed_time, "acl.rt.event_elapsed_time",
 });
 pyfn!(stream_wait_event, "acl.rt.stream_wait_event",
     "stream_wait_event(stream, event) -> ret: aclrtStreamWaitEvent (GIL released).",
-    (s: u64, e: u64) -> i32, |py| py.detach(move || ffi::stream_wait_event(s, e)));
+    (s: u64, e: u64) -> i32, |py| crate::gil::blocking(py, move || ffi::stream_wait_event(s, e)));
 pyfn!(set_op_wait_timeout, "acl.rt.set_op_wait_timeout",
     "set_op_wait_timeout(timeout_s) -> ret: aclrtSetOpWaitTimeout.",
     (t: u32) -> i32, |py| ffi::set_op_wait_timeout(t));
@@ -236,10 +236,10 @@ pyfn!(subscribe_report, "acl.rt.subscribe_report",
     (thread: u64, s: u64) -> i32, |py| ffi::subscribe_report(thread, s));
 pyfn!(unsubscribe_report, "acl.rt.unsubscribe_report",
     "unsubscribe_report(thread_id, stream) -> ret: aclrtUnSubscribeReport (GIL released).",
-    (thread: u64, s: u64) -> i32, |py| py.detach(move || ffi::unsubscribe_report(thread, s)));
+    (thread: u64, s: u64) -> i32, |py| crate::gil::blocking(py, move || ffi::unsubscribe_report(thread, s)));
 pyfn!(process_report, "acl.rt.process_report",
     "process_report(timeout_ms) -> ret: aclrtProcessReport (GIL released; callbacks run here with the GIL re-acquired).",
-    (t: i32) -> i32, |py| py.detach(move || ffi::process_report(t)));
+    (t: i32) -> i32, |py| crate::gil::blocking(py, move || ffi::process_report(t)));
 
 /// launch_callback(fn, user_data, block_type, stream) -> ret: aclrtLaunchCallback.
 /// `fn(user_data)` runs on the thread subscribed to the stream, holding the

@@ -199,7 +199,11 @@ pub fn start_thread(args: &Bound<'_, PyTuple>) -> PyResult<(u64, i32)> {
         .name("acl.util thread".into())
         .spawn(move || {
             let _ = wait_registered.recv();
-            Python::attach(move |py| {
+            let mut objs = Some((func, arg));
+            let outcome = crate::gil::attach_unless_exiting(|py| {
+                let Some((func, arg)) = objs.take() else {
+                    return Ok(());
+                };
                 let r = match arg {
                     None => func.call0(py),
                     Some(a) => func.call1(py, (a,)),
@@ -209,6 +213,12 @@ pub fn start_thread(args: &Bound<'_, PyTuple>) -> PyResult<(u64, i32)> {
                     e.print(py);
                     msg
                 })
+            });
+            outcome.unwrap_or_else(|| {
+                // The interpreter is shutting down: nothing ran; leak, never drop
+                // Python objects without it.
+                std::mem::forget(objs.take());
+                Err("the Python interpreter was shutting down".to_owned())
             })
         });
     let handle = match spawned {
@@ -255,7 +265,7 @@ pub fn stop_thread(py: Python<'_>, args: &Bound<'_, PyTuple>) -> PyResult<i32> {
         }
     };
     let _ = tid;
-    match py.detach(move || handle.join()) {
+    match crate::gil::blocking(py, move || handle.join()) {
         Ok(Ok(())) => Ok(0),
         Ok(Err(msg)) => Err(PyRuntimeError::new_err(format!(
             "acl.util.stop_thread: the thread function raised: {msg}"

@@ -376,6 +376,15 @@ class EventsAndCallbacks(Base):
             with self.assertRaises(TypeError):
                 s.add_callback(42)
 
+    def test_waiting_for_the_stream_inside_its_callback_raises_instead_of_deadlocking(self):
+        with aclrt.Runtime() as rt, rt.device(0) as dev, dev.context() as ctx, ctx.stream() as s:
+            s.add_callback(s.synchronize)
+            s.add_callback(ctx.synchronize)
+            with self.assertRaises(CallbackError) as cm:
+                s.synchronize()
+            self.assertIsInstance(cm.exception.__cause__, AclUsageError)
+            self.assertIn("deadlock", str(cm.exception.__cause__))
+
     def test_default_stream_callbacks(self):
         with aclrt.Runtime() as rt, rt.device(0) as dev:
             seen = []

@@ -177,6 +177,69 @@ class Callbacks(AclCase):
             self.assertEqual(p.stdout.strip(), "0")
 
 
+class ProcessExit(unittest.TestCase):
+    """A script that ends while daemon threads sit in calls that released the
+    GIL, with callbacks still queued, exits normally (CPython < 3.14 would
+    end such threads with pthread_exit, which aborts the process when it
+    meets an extension's panic trap: see py/src/gil.rs)."""
+
+    SCRIPTS = {
+        "process_report": (
+            "import acl, threading\n"
+            "acl.init(); acl.rt.set_device(0); s, _ = acl.rt.create_stream()\n"
+            "def loop():\n"
+            "    while True: acl.rt.process_report(5)\n"
+            "t = threading.Thread(target=loop, daemon=True); t.start()\n"
+            "assert acl.rt.subscribe_report(t.ident, s) == 0\n"
+            "d, _ = acl.rt.malloc(64, 0)\n"
+            "for i in range(50):\n"
+            "    acl.rt.memset_async(d, 64, 1, 64, s)\n"
+            "    acl.rt.launch_callback(lambda x: None, i, 1, s)\n"
+            "print('exiting')\n"
+        ),
+        "synchronize": (
+            "import acl, threading, time\n"
+            "acl.init(); acl.rt.set_device(0)\n"
+            "def loop():\n"
+            "    while True: acl.rt.synchronize_device_with_timeout(3)\n"
+            "for _ in range(3): threading.Thread(target=loop, daemon=True).start()\n"
+            "time.sleep(0.02)\n"
+            "print('exiting')\n"
+        ),
+        "start_thread": (
+            "import acl, time\n"
+            "def f(x):\n"
+            "    while True: acl.rt.synchronize_device_with_timeout(2)\n"
+            "tid, ret = acl.util.start_thread(f, 0); assert ret == 0\n"
+            "time.sleep(0.02)\n"
+            "print('exiting')\n"
+        ),
+    }
+
+    def test_exit_with_threads_blocked_in_the_module(self):
+        for name, code in self.SCRIPTS.items():
+            for i in range(2):
+                with self.subTest(script=name, run=i):
+                    p = run_python(code, "host", env={"ACLRT_SIM_TASK_DELAY": "1ms"}, timeout=60)
+                    self.assertEqual(p.returncode, 0, p.stderr)
+                    self.assertEqual(p.stdout.strip(), "exiting")
+                    self.assertNotIn("FATAL", p.stderr)
+
+    def test_pythonic_exit_without_closing_a_stream_with_callbacks(self):
+        code = (
+            "import aclrt\n"
+            "rt = aclrt.Runtime(); dev = rt.device(0); ctx = dev.context(); s = ctx.stream()\n"
+            "d = ctx.alloc(64)\n"
+            "for i in range(20):\n"
+            "    s.memset(d, i); s.add_callback(print, i)\n"
+            "print('exiting')\n"
+        )
+        for _ in range(2):
+            p = run_python(code, "host", env={"ACLRT_SIM_TASK_DELAY": "1ms"}, timeout=60)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertIn("exiting", p.stdout)
+
+
 class StartThread(AclCase):
     def test_thread_id_is_the_threads_ident_and_args_are_passed(self):
         seen = []

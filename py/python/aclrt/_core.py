@@ -25,6 +25,17 @@ from . import constants as C
 from .errors import AclUsageError, CallbackError, check
 
 _np_module = None
+_tls = threading.local()  # .callback_stream: set while a stream callback runs
+
+
+def _no_wait_in_callback(what, stream=None):
+    """A blocking callback holds its stream until it returns: waiting for
+    that stream (or the whole device) from inside it can never finish."""
+    cb = getattr(_tls, "callback_stream", None)
+    if cb is not None and (stream is None or stream is cb):
+        raise AclUsageError(
+            f"{what} from inside a callback of the stream it waits for would deadlock"
+        )
 
 
 def _np():
@@ -272,6 +283,7 @@ class Context(_Node):
 
     def synchronize(self):
         """Waits for all work of this context's device (``acl.rt.synchronize_device``)."""
+        _no_wait_in_callback("synchronize_device")
         self._bind()
         check(acl.rt.synchronize_device(), "acl.rt.synchronize_device")
         for child in self._children:
@@ -404,11 +416,16 @@ class Stream(_Node):
             self._reporter = _Reporter(self)
         errors = self._callback_errors
 
+        stream = self
+
         def run(_data):
+            _tls.callback_stream = stream
             try:
                 fn(*args)
             except BaseException as e:  # reported by synchronize()
                 errors.append(e)
+            finally:
+                _tls.callback_stream = None
 
         check(
             acl.rt.launch_callback(run, None, C.ACL_CALLBACK_BLOCK, self.handle),
@@ -417,8 +434,9 @@ class Stream(_Node):
 
     def synchronize(self):
         """Waits for all work queued here (``acl.rt.synchronize_stream``)."""
-        self._parent._bind()
         self._check_open()
+        _no_wait_in_callback("stream.synchronize()", self)
+        self._parent._bind()
         check(acl.rt.synchronize_stream(self.handle), "acl.rt.synchronize_stream")
         self._settle()
         if self._callback_errors:
@@ -450,6 +468,7 @@ class Stream(_Node):
             reporter.stop()
 
     def _release(self):
+        _no_wait_in_callback("releasing a stream", self)
         self._parent._bind()
         ret = acl.rt.synchronize_stream(self.handle)
         self._settle()
