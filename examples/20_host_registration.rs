@@ -89,52 +89,53 @@ pub fn flow(acl: &Acl) -> aclrt::Result<()> {
     }
 }
 
-/// Stop-on-failure, shown with a device fault injected by the simulator.
-#[cfg(aclrt_backend = "sim")]
-fn stop_on_failure<M: RunMode>(rt: Runtime<'_, M>) -> aclrt::Result<()> {
-    use std::sync::atomic::{AtomicU32, Ordering};
-    let device = rt.device(0)?;
-    make_guard!(guard);
-    let ctx = device.create_context(guard)?;
-    let stream = ctx.create_stream()?;
-    ctx.set_stop_on_failure()?;
-    let later = AtomicU32::new(0);
-    let err = ctx
-        .scope(|s| {
-            make_guard!(l);
-            let lane = s.lane(&stream, l);
-            aclrt::sim::inject_task_fault(1, aclrt::sys::ACL_ERROR_RT_AICORE_EXCEPTION);
-            lane.host_fn(|| {})?; // faults on the device
-            lane.host_fn(|| {
-                later.fetch_add(1, Ordering::SeqCst); // never runs: stopped
-            })?;
-            Ok(())
-        })
-        .unwrap_err();
-    println!("scope in stop-on-failure mode -> {err}");
-    assert_eq!(err.kind(), aclrt::ErrorKind::DeviceFault);
-    assert_eq!(later.load(Ordering::SeqCst), 0);
-    // Every later submission on the context fails with the stored code.
-    let again = stream.synchronize().unwrap_err();
-    assert_eq!(again.code(), err.code());
-    assert_eq!(aclrt::take_last_error(), err.code());
-    // Destroying the context (with its streams) ends the failed state.
-    drop(stream);
-    ctx.destroy()?;
-    Ok(())
+aclrt::sim_only! {
+    /// Stop-on-failure, shown with a device fault injected by the simulator.
+    fn stop_on_failure<M: RunMode>(rt: Runtime<'_, M>) -> aclrt::Result<()> {
+        use std::sync::atomic::{AtomicU32, Ordering};
+        let device = rt.device(0)?;
+        make_guard!(guard);
+        let ctx = device.create_context(guard)?;
+        let stream = ctx.create_stream()?;
+        ctx.set_stop_on_failure()?;
+        let later = AtomicU32::new(0);
+        let err = ctx
+            .scope(|s| {
+                make_guard!(l);
+                let lane = s.lane(&stream, l);
+                aclrt::sim::inject_task_fault(1, aclrt::sys::ACL_ERROR_RT_AICORE_EXCEPTION);
+                lane.host_fn(|| {})?; // faults on the device
+                lane.host_fn(|| {
+                    later.fetch_add(1, Ordering::SeqCst); // never runs: stopped
+                })?;
+                Ok(())
+            })
+            .unwrap_err();
+        println!("scope in stop-on-failure mode -> {err}");
+        assert_eq!(err.kind(), aclrt::ErrorKind::DeviceFault);
+        assert_eq!(later.load(Ordering::SeqCst), 0);
+        // Every later submission on the context fails with the stored code.
+        let again = stream.synchronize().unwrap_err();
+        assert_eq!(again.code(), err.code());
+        assert_eq!(aclrt::take_last_error(), err.code());
+        // Destroying the context (with its streams) ends the failed state.
+        drop(stream);
+        ctx.destroy()?;
+        Ok(())
+    }
 }
 
 fn main() -> aclrt::Result<()> {
     let acl = Acl::init()?;
     flow(&acl)?;
-    #[cfg(aclrt_backend = "sim")]
-    match acl.detect() {
-        Detected::Host(rt) => stop_on_failure(rt)?,
-        Detected::Device(rt) => stop_on_failure(rt)?,
+    aclrt::sim_only! {
+        match acl.detect() {
+            Detected::Host(rt) => stop_on_failure(rt)?,
+            Detected::Device(rt) => stop_on_failure(rt)?,
+        }
     }
     acl.finalize()?;
-    #[cfg(aclrt_backend = "sim")]
-    aclrt::sim::audit().assert_clean();
+    aclrt::sim_only! { aclrt::sim::audit().assert_clean(); }
     println!("20_host_registration: OK");
     Ok(())
 }

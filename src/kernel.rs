@@ -193,6 +193,10 @@ impl LoadOptions {
 pub struct Binary<'ctx, 'id> {
     raw: Raw,
     ctx: Raw,
+    /// Unique among the binaries of the process (a handle may be reused
+    /// after an unload; this is not): what a [`KernelRef`] is checked
+    /// against.
+    serial: u64,
     _ctx: PhantomData<&'ctx ()>,
     _brand: PhantomData<Id<'id>>,
 }
@@ -241,9 +245,11 @@ impl<'dev, 'id, M: RunMode> Context<'dev, 'id, M> {
 
 impl<'ctx, 'id> Binary<'ctx, 'id> {
     fn new(raw: Raw, ctx: Raw) -> Self {
+        static SERIAL: core::sync::atomic::AtomicU64 = core::sync::atomic::AtomicU64::new(1);
         Binary {
             raw,
             ctx,
+            serial: SERIAL.fetch_add(1, core::sync::atomic::Ordering::Relaxed),
             _ctx: PhantomData,
             _brand: PhantomData,
         }
@@ -255,6 +261,10 @@ impl<'ctx, 'id> Binary<'ctx, 'id> {
 
     pub(crate) fn context(&self) -> Raw {
         self.ctx
+    }
+
+    pub(crate) fn serial(&self) -> u64 {
+        self.serial
     }
 
     /// The C handle (`aclrtBinHandle`), for diagnostics and interop.
@@ -371,6 +381,108 @@ impl<'bin, 'id, P> Kernel<'bin, 'id, P> {
 
     pub(crate) fn context(&self) -> Raw {
         self.ctx
+    }
+
+    /// The C handle (`aclrtFuncHandle`), for diagnostics and interop.
+    pub fn as_raw(&self) -> *mut core::ffi::c_void {
+        self.func.as_ptr()
+    }
+}
+
+/// A kernel of a [`Binary`] looked up with [`Binary::kernel_ref`], with its
+/// declared signature `P`, branded `'id` but **not** borrowing the binary:
+/// a `Binary` and its `KernelRef`s fit in one struct (a [`Kernel`] borrows
+/// its binary, so it cannot sit next to it).
+///
+/// It launches with [`Lane::launch_in`], which borrows the binary for the
+/// scope and checks that the reference was looked up in that very binary
+/// ([`Error::ForeignKernel`](crate::Error::ForeignKernel) otherwise): the
+/// binary cannot be unloaded while a launch of it is pending, and a
+/// reference that outlived its binary is refused, never launched. `Copy`,
+/// `Send` and `Sync`.
+///
+/// ```
+/// # let _sim = aclrt::sim::exclusive();
+/// use aclrt::kernel::{Binary, Count, In, KernelRef, Out};
+/// use aclrt::{Context, HostMode};
+///
+/// struct Model<'ctx, 'id> {
+///     binary: Binary<'ctx, 'id>,
+///     copy: KernelRef<'id, (In<f32>, Out<f32>, Count)>,
+/// }
+///
+/// # let acl = aclrt::Acl::init()?;
+/// # let device = acl.require::<HostMode>()?.device(0)?;
+/// # aclrt::make_guard!(guard);
+/// # let ctx = device.create_context(guard)?;
+/// aclrt::sim::register_kernel("doc_copy_f32", |block, blocks, args| {
+///     let (x, y, n) = (args.u64(0)?, args.u64(1)?, args.u64(2)?);
+///     for i in (block as usize..n as usize).step_by(blocks as usize) {
+///         args.write_f32(y, i, args.read_f32(x, i)?)?;
+///     }
+///     Ok(())
+/// });
+/// let binary = ctx.load_binary(&aclrt::sim::binary_image(&["doc_copy_f32"]))?;
+/// // SAFETY: `doc_copy_f32` reads `In`, writes `Out`, below `Count`, nothing else.
+/// let copy = unsafe { binary.kernel_ref(c"doc_copy_f32")? };
+/// let model = Model { binary, copy };
+///
+/// let stream = ctx.create_stream()?;
+/// let input = ctx.alloc_from(&[2.5f32; 64])?;
+/// let mut out = ctx.alloc_host_zeroed::<f32>(64)?;
+/// let mut dev = ctx.alloc::<f32>(64)?;
+/// ctx.scope(|s| {
+///     s.with_lane(&stream, |lane| {
+///         let (_, d, _) = lane.launch_in(&model.binary, model.copy, 1, (&input, &mut dev, 64))?;
+///         lane.copy(&d, &mut out)?.wait()?;
+///         Ok(())
+///     })
+/// })?;
+/// assert_eq!(out.as_slice(), &[2.5f32; 64]);
+/// # Ok::<(), aclrt::Error>(())
+/// ```
+pub struct KernelRef<'id, P> {
+    func: Raw,
+    binary: u64,
+    _brand: PhantomData<Id<'id>>,
+    _sig: PhantomData<fn() -> P>,
+}
+
+impl<P> Clone for KernelRef<'_, P> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<P> Copy for KernelRef<'_, P> {}
+
+impl<P> core::fmt::Debug for KernelRef<'_, P> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("KernelRef")
+            .field("handle", &self.func.as_ptr())
+            .field("binary", &self.binary)
+            .field("signature", &core::any::type_name::<P>())
+            .finish()
+    }
+}
+
+impl<'id, P> KernelRef<'id, P> {
+    pub(crate) fn new(func: Raw, binary: u64) -> Self {
+        KernelRef {
+            func,
+            binary,
+            _brand: PhantomData,
+            _sig: PhantomData,
+        }
+    }
+
+    /// The kernel of `binary`, borrowing it, if this reference was looked
+    /// up in it; [`Error::ForeignKernel`](crate::Error::ForeignKernel)
+    /// otherwise.
+    pub fn of<'bin>(&self, binary: &'bin Binary<'_, 'id>) -> Result<Kernel<'bin, 'id, P>> {
+        if binary.serial() != self.binary {
+            return Err(crate::Error::ForeignKernel);
+        }
+        Ok(Kernel::new(self.func, binary.context()))
     }
 
     /// The C handle (`aclrtFuncHandle`), for diagnostics and interop.
@@ -798,6 +910,33 @@ impl<'scope, 'env, 'id, 'sid, M: RunMode> Lane<'scope, 'env, 'id, 'sid, M> {
         let mut staged = Staged::new();
         let output = args.stage(self.core(), &mut staged);
         fk::launch(self.core(), kernel, &config, &staged)?;
+        Ok(output)
+    }
+
+    /// Launch the kernel `kernel` of `binary` on this lane: [`launch`](Self::launch)
+    /// for a [`KernelRef`], which does not borrow its binary (so both can
+    /// live in one struct). The binary is borrowed for the scope (it cannot
+    /// be unloaded while the launch may run); a reference looked up in
+    /// another binary is [`Error::ForeignKernel`](crate::Error::ForeignKernel),
+    /// before anything is queued (the buffers stay borrowed until the scope
+    /// ends, as for every failed launch).
+    #[doc(alias = "aclrtLaunchKernelWithConfig")]
+    pub fn launch_in<P, A>(
+        &self,
+        binary: &'scope Binary<'_, 'id>,
+        kernel: KernelRef<'id, P>,
+        config: impl Into<LaunchConfig>,
+        args: A,
+    ) -> Result<A::Output>
+    where
+        P: KernelParams,
+        A: LaunchArgs<'scope, 'id, 'sid, M, P>,
+    {
+        let kernel = kernel.of(binary)?;
+        let config = config.into();
+        let mut staged = Staged::new();
+        let output = args.stage(self.core(), &mut staged);
+        fk::launch(self.core(), &kernel, &config, &staged)?;
         Ok(output)
     }
 }

@@ -1,7 +1,7 @@
 //! Errors, per-thread error messages, the violation and leak records, call
 //! counting and injected call faults.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::ffi::{CString, c_char};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Mutex;
@@ -219,6 +219,7 @@ pub(crate) fn call(api: Api, f: impl FnOnce() -> Res<()>) -> i32 {
     if let Some(code) = enter(api) {
         return code;
     }
+    let _current = CurrentApi::enter(api);
     match catch_unwind(AssertUnwindSafe(f)) {
         Ok(Ok(())) => ffi::ACL_SUCCESS,
         Ok(Err(e)) => fail(api, e),
@@ -230,6 +231,42 @@ pub(crate) fn call(api: Api, f: impl FnOnce() -> Res<()>) -> i32 {
             ),
         ),
     }
+}
+
+thread_local! {
+    /// The C function the calling thread is in (innermost), for the tasks
+    /// it queues: a device fault names the function that queued its task.
+    static CURRENT_API: Cell<Option<Api>> = const { Cell::new(None) };
+}
+
+/// Sets [`CURRENT_API`] for the length of a C call, restoring the outer
+/// one after (a host function's own calls nest on its worker thread).
+struct CurrentApi(Option<Api>);
+
+impl CurrentApi {
+    fn enter(api: Api) -> CurrentApi {
+        CurrentApi(
+            CURRENT_API
+                .try_with(|c| c.replace(Some(api)))
+                .ok()
+                .flatten(),
+        )
+    }
+}
+
+impl Drop for CurrentApi {
+    fn drop(&mut self) {
+        let _ = CURRENT_API.try_with(|c| c.set(self.0));
+    }
+}
+
+/// The C function the calling thread is in, if any.
+pub(crate) fn current_api() -> Option<&'static str> {
+    CURRENT_API
+        .try_with(Cell::get)
+        .ok()
+        .flatten()
+        .map(Api::name)
 }
 
 /// Records a failure of `api` and returns its code.

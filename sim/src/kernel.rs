@@ -565,7 +565,7 @@ fn enqueue(
         }
         Ok(None)
     };
-    let ticket = sh.ticket();
+    let ticket = sh.kernel_ticket();
     sh.submit(Op::Kernel(Box::new(run)), ticket)?;
     Ok(())
 }
