@@ -85,7 +85,7 @@ static STARTED_MS: AtomicU64 = AtomicU64::new(0);
 static UNSERVED_RESETS: AtomicUsize = AtomicUsize::new(0);
 
 /// A call waiting longer than this is looked at by the watchdog.
-const STUCK: Duration = Duration::from_secs(2);
+const STUCK: Duration = Duration::from_secs(1);
 /// A call waiting longer than this (and not on an unserved callback) is a
 /// hang.
 const HANG: Duration = Duration::from_secs(12);

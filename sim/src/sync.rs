@@ -27,7 +27,7 @@ pub(crate) fn next_generation() {
 /// calling thread runs for the runtime when it is no longer the current
 /// one; `None` otherwise.
 pub(crate) fn stale_caller() -> Option<u64> {
-    let g = CALLER_GEN.with(Cell::get);
+    let g = CALLER_GEN.try_with(Cell::get).unwrap_or(0);
     (g != 0 && g != generation()).then_some(g)
 }
 

@@ -19,6 +19,7 @@ use std::sync::{Arc, Mutex};
 
 use aclrt_sys as sys;
 
+use super::locks::{Rank, lock};
 use super::{CallbackMark, Raw, check};
 use crate::error::Result;
 
@@ -54,17 +55,23 @@ impl HostFnSlot {
     /// queued on is idle — or gone: a runtime torn down under a running host
     /// function (`sim::reset`, which detaches a callback stuck for more than
     /// 5 s) no longer waits for it, so this does, and no borrow the host
-    /// function holds can end while it runs.
-    pub(super) fn settle(&self) -> Option<Panic> {
-        let never_ran = self.f.lock().unwrap_or_else(|e| e.into_inner()).take();
+    /// function holds can end while it runs. Also says whether it never ran
+    /// (an abort discarded it, or a fault skipped it).
+    pub(super) fn settle(&self) -> (Option<Panic>, bool) {
+        let never_ran = lock(&self.f, Rank::SlotFn).take();
         if never_ran.is_none() {
             // It was taken, so the trampoline set RUNNING under that lock.
             while self.state.load(Ordering::Acquire) != DONE {
                 std::thread::sleep(core::time::Duration::from_millis(1));
             }
         }
+        let lost = never_ran.is_some();
+        if lost {
+            // A user closure: dropped holding no crate lock.
+            super::locks::user_code("the drop of a host function that never ran");
+        }
         drop(never_ran);
-        self.panic.lock().unwrap_or_else(|e| e.into_inner()).take()
+        (lock(&self.panic, Rank::SlotPanic).take(), lost)
     }
 }
 
@@ -76,7 +83,7 @@ extern "C" fn trampoline(args: *mut c_void) {
     // before this call returns; the slot is only accessed through `&`.
     let slot = unsafe { &*(args as *const HostFnSlot) };
     let f = {
-        let mut f = slot.f.lock().unwrap_or_else(|e| e.into_inner());
+        let mut f = lock(&slot.f, Rank::SlotFn);
         let taken = f.take();
         if taken.is_some() {
             slot.state.store(RUNNING, Ordering::Release);
@@ -87,8 +94,11 @@ extern "C" fn trampoline(args: *mut c_void) {
         {
             // Blocking calls and scopes are refused on this thread meanwhile.
             let _mark = CallbackMark::enter();
-            if let Err(payload) = catch_unwind(AssertUnwindSafe(f)) {
-                *slot.panic.lock().unwrap_or_else(|e| e.into_inner()) = Some(payload);
+            if let Err(payload) = catch_unwind(AssertUnwindSafe(|| {
+                super::locks::user_code("a host function");
+                f()
+            })) {
+                *lock(&slot.panic, Rank::SlotPanic) = Some(payload);
             }
         }
         // The last access to the slot: its owner may free it from now on.
@@ -122,7 +132,61 @@ pub(super) unsafe fn enqueue(stream: Raw, slot: &Arc<HostFnSlot>) -> Result<()> 
     // * `args` points to a `HostFnSlot` that stays alive until the runtime
     //   can no longer call `trampoline` with it (`# Safety` above).
     let code = unsafe { sys::aclrtLaunchHostFunc(stream.as_ptr(), Some(trampoline), args) };
-    check(code, "aclrtLaunchHostFunc")
+    check(code, "aclrtLaunchHostFunc")?;
+    mark_host_fn_stream(stream);
+    Ok(())
+}
+
+/// Streams on which `aclrtLaunchHostFunc` succeeded at least once: the
+/// runtime then serves the stream with its own callback thread for the rest
+/// of the stream's life and refuses `aclrtSubscribeReport` on it (107011,
+/// fidelity row CB-MIX-2), so [`super::report::subscribe`] refuses first
+/// with [`Error::CallbackMix`](crate::error::Error::CallbackMix). An entry
+/// leaves when its stream is destroyed ([`host_fn_stream_destroyed`]) or
+/// the runtime is finalized ([`forget_host_fn_streams`]); a default stream's
+/// entry stays until then (were its address reused by a later stream of
+/// the same runtime, that stream's subscription would be refused too: a
+/// false refusal, never a missed one).
+static HOST_FN_STREAMS: Mutex<Vec<usize>> = Mutex::new(Vec::new());
+
+fn mark_host_fn_stream(stream: Raw) {
+    let key = stream.as_ptr() as usize;
+    let mut set = HOST_FN_STREAMS.lock().unwrap_or_else(|e| e.into_inner());
+    if !set.contains(&key) {
+        // The destruction hook must run for this stream from now on.
+        super::stream_hooks_on();
+        set.push(key);
+    }
+}
+
+/// Whether `aclrtLaunchHostFunc` was ever used on `stream` (see
+/// [`HOST_FN_STREAMS`]).
+#[cfg_attr(not(unix), allow(dead_code))]
+pub(crate) fn ever_had_host_fn(stream: Raw) -> bool {
+    let key = stream.as_ptr() as usize;
+    HOST_FN_STREAMS
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .contains(&key)
+}
+
+/// The runtime was finalized: every stream is gone (default streams
+/// included, which are never destroyed one by one), so no address in the
+/// set names a live stream any more.
+pub(crate) fn forget_host_fn_streams() {
+    HOST_FN_STREAMS
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .clear();
+}
+
+/// `stream` is being destroyed: a later stream may get its address.
+pub(crate) fn host_fn_stream_destroyed(stream: Raw) {
+    let key = stream.as_ptr() as usize;
+    let mut set = HOST_FN_STREAMS.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(i) = set.iter().position(|&k| k == key) {
+        set.swap_remove(i);
+    }
 }
 
 /// Unscoped (`'static`) host functions queued with
@@ -148,10 +212,7 @@ pub(crate) fn launch_static_host_fn(
 ) -> Result<()> {
     let slot = HostFnSlot::new(f);
     let key = stream.as_ptr() as usize;
-    PENDING_STATIC
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .push((key, Arc::clone(&slot)));
+    lock(&PENDING_STATIC, Rank::PendingStatic).push((key, Arc::clone(&slot)));
     ANY_PENDING_STATIC.store(true, core::sync::atomic::Ordering::Release);
     super::stream_hooks_on();
     // SAFETY: the registry holds an `Arc` of `slot` (pushed above) until
@@ -160,10 +221,7 @@ pub(crate) fn launch_static_host_fn(
     let queued = unsafe { enqueue(stream, &slot) };
     if queued.is_err() {
         // Not queued: the runtime never saw the slot, so the entry can go now.
-        PENDING_STATIC
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .retain(|(_, s)| !Arc::ptr_eq(s, &slot));
+        lock(&PENDING_STATIC, Rank::PendingStatic).retain(|(_, s)| !Arc::ptr_eq(s, &slot));
     }
     queued
 }
@@ -175,9 +233,7 @@ pub(crate) fn has_unsettled_static(stream: Raw) -> bool {
         return false;
     }
     let key = stream.as_ptr() as usize;
-    PENDING_STATIC
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
+    lock(&PENDING_STATIC, Rank::PendingStatic)
         .iter()
         .any(|(k, _)| *k == key)
 }
@@ -186,24 +242,25 @@ pub(crate) fn has_unsettled_static(stream: Raw) -> bool {
 /// stream). Call only once every task queued there has finished (a
 /// successful synchronisation or destruction of the stream, or finalize):
 /// host functions that never ran are dropped here. Returns the payload of
-/// the first one that panicked.
+/// the first one that panicked, and whether one never ran (an escalation's
+/// abort of the stream discarded it, or a device fault skipped it).
 ///
 /// Inlined: while no unscoped host function was ever queued it is one
 /// atomic load (issue 15: a stream destroy called it out of line).
 #[inline]
-pub(crate) fn settle_static_host_fns(stream: Option<Raw>) -> Option<Panic> {
+pub(crate) fn settle_static_host_fns(stream: Option<Raw>) -> Settled {
     if !ANY_PENDING_STATIC.load(core::sync::atomic::Ordering::Acquire) {
-        return None;
+        return Settled::default();
     }
     settle_pending(stream)
 }
 
 #[inline(never)]
-fn settle_pending(stream: Option<Raw>) -> Option<Panic> {
+fn settle_pending(stream: Option<Raw>) -> Settled {
     let settled: Vec<Arc<HostFnSlot>> = {
-        let mut pending = PENDING_STATIC.lock().unwrap_or_else(|e| e.into_inner());
+        let mut pending = lock(&PENDING_STATIC, Rank::PendingStatic);
         if pending.is_empty() {
-            return None;
+            return Settled::default();
         }
         let key = stream.map(|s| s.as_ptr() as usize);
         let mut settled = Vec::new();
@@ -217,13 +274,26 @@ fn settle_pending(stream: Option<Raw>) -> Option<Panic> {
         });
         settled
     };
-    let mut panic = None;
+    let mut out = Settled::default();
     for slot in settled {
-        if let Some(p) = slot.settle() {
-            panic.get_or_insert(p);
+        let (p, lost) = slot.settle();
+        out.lost |= lost;
+        if let Some(p) = p {
+            if out.panic.is_none() {
+                out.panic = Some(p);
+            }
         }
     }
-    panic
+    out
+}
+
+/// What [`settle_static_host_fns`] found.
+#[derive(Default)]
+pub(crate) struct Settled {
+    /// The first panic of a host function.
+    pub(crate) panic: Option<Panic>,
+    /// Whether a host function never ran.
+    pub(crate) lost: bool,
 }
 
 /// Key of unscoped host functions whose stream was force-destroyed: only
@@ -239,11 +309,7 @@ pub(crate) fn park_static_host_fns(stream: Raw) {
         return;
     }
     let key = stream.as_ptr() as usize;
-    for (k, _) in PENDING_STATIC
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .iter_mut()
-    {
+    for (k, _) in lock(&PENDING_STATIC, Rank::PendingStatic).iter_mut() {
         if *k == key {
             *k = PARKED;
         }

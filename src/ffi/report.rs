@@ -25,22 +25,91 @@
 
 use core::ffi::c_void;
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
 
 use aclrt_sys as sys;
 
 use super::host_fn::Panic;
+use super::locks::{self, Held, Rank, lock};
 use super::{CallbackMark, Raw, check, make_current, refuse_in_callback};
 use crate::error::Result;
 
 /// Where the panics of a reporter's callbacks go.
 pub(crate) type PanicSlot = Arc<Mutex<Option<Panic>>>;
 
+/// Keep the first panic of a reporter's callbacks; a later one is dropped
+/// after the slot's lock is released (its payload is a user value).
+pub(crate) fn keep_panic(panics: &PanicSlot, p: Panic) {
+    let extra = {
+        let mut slot = lock(panics, Rank::ReporterPanics);
+        if slot.is_none() {
+            *slot = Some(p);
+            None
+        } else {
+            Some(p)
+        }
+    };
+    drop(extra);
+}
+
+/// Take the first panic of a reporter's callbacks.
+pub(crate) fn take_panic(panics: &PanicSlot) -> Option<Panic> {
+    lock(panics, Rank::ReporterPanics).take()
+}
+
 /// What `userData` points to.
 struct Payload {
     f: Box<dyn FnOnce() + Send + 'static>,
     panics: PanicSlot,
+    /// Its entry in [`CALLBACKS`].
+    id: u64,
+}
+
+/// Report callbacks launched through the crate that have not run yet:
+/// (stream, id). A callback leaves when the trampoline starts it; an
+/// escalation that aborts a stream takes the stream's entries
+/// ([`take_unrun`]): their callbacks were discarded (or, launched
+/// `NO_BLOCK` and already handed to the reporter, are about to run), and
+/// the stream's next synchronisation reports
+/// [`Error::WorkAborted`](crate::Error::WorkAborted).
+static CALLBACKS: Mutex<Vec<(Raw, u64)>> = Mutex::new(Vec::new());
+
+/// Whether `CALLBACKS` may be non-empty (set before the first push).
+static ANY_CALLBACK: AtomicBool = AtomicBool::new(false);
+
+static NEXT_CALLBACK: AtomicU64 = AtomicU64::new(1);
+
+fn callbacks() -> Held<'static, Vec<(Raw, u64)>> {
+    lock(&CALLBACKS, Rank::Callbacks)
+}
+
+fn forget_callback(id: u64) {
+    let mut c = callbacks();
+    if let Some(i) = c.iter().position(|&(_, k)| k == id) {
+        c.swap_remove(i);
+    }
+}
+
+/// An escalation aborted `stream`: whether report callbacks launched on it
+/// had not run yet (they are forgotten here; see [`CALLBACKS`]).
+pub(crate) fn take_unrun(stream: Raw) -> bool {
+    if !ANY_CALLBACK.load(Ordering::Acquire) {
+        return false;
+    }
+    let mut c = callbacks();
+    let before = c.len();
+    c.retain(|&(s, _)| s != stream);
+    c.len() != before
+}
+
+/// `stream` was destroyed: callbacks launched on it that never ran (a
+/// fault skipped them) are forgotten, so that a later stream with the same
+/// handle is not taken for it ([`take_unrun`]).
+pub(crate) fn stream_destroyed(stream: Raw) {
+    if ANY_CALLBACK.load(Ordering::Acquire) {
+        callbacks().retain(|&(s, _)| s != stream);
+    }
 }
 
 /// Runs a report callback; never unwinds.
@@ -50,15 +119,17 @@ extern "C" fn trampoline(user_data: *mut c_void) {
     // pointer to it; the runtime calls the callback at most once, so this
     // is the only owner and the box is not used after this call.
     let payload = unsafe { Box::from_raw(user_data as *mut Payload) };
-    let Payload { f, panics } = *payload;
+    let Payload { f, panics, id } = *payload;
     // Blocking calls are refused on this thread while it runs (it may be the
     // stream's own worker, or hold up a BLOCK stream).
     let _mark = CallbackMark::enter();
-    if let Err(p) = catch_unwind(AssertUnwindSafe(f)) {
-        panics
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .get_or_insert(p);
+    // Inside the guard: the debug checks' panics never cross `extern "C"`.
+    if let Err(p) = catch_unwind(AssertUnwindSafe(|| {
+        forget_callback(id);
+        locks::user_code("a report callback");
+        f()
+    })) {
+        keep_panic(&panics, p);
     }
 }
 
@@ -70,7 +141,10 @@ pub(crate) fn launch_callback(
     f: Box<dyn FnOnce() + Send + 'static>,
     panics: PanicSlot,
 ) -> Result<()> {
-    let user_data = Box::into_raw(Box::new(Payload { f, panics })) as *mut c_void;
+    let id = NEXT_CALLBACK.fetch_add(1, Ordering::Relaxed);
+    ANY_CALLBACK.store(true, Ordering::Release);
+    callbacks().push((stream, id));
+    let user_data = Box::into_raw(Box::new(Payload { f, panics, id })) as *mut c_void;
     let block_type = if block {
         sys::ACL_CALLBACK_BLOCK
     } else {
@@ -90,9 +164,13 @@ pub(crate) fn launch_callback(
     };
     let launched = check(code, "aclrtLaunchCallback");
     if launched.is_err() {
+        forget_callback(id);
         // SAFETY: the runtime refused the launch, so it holds no copy of
         // `user_data`, which came from `Box::into_raw` above.
-        drop(unsafe { Box::from_raw(user_data as *mut Payload) });
+        let payload = unsafe { Box::from_raw(user_data as *mut Payload) };
+        // The user's closure is dropped holding no crate lock.
+        locks::user_code("the drop of a report callback");
+        drop(payload);
     }
     launched
 }
@@ -106,16 +184,31 @@ pub(crate) fn process_report(ms: i32) -> Result<()> {
 }
 
 struct Sub {
+    /// Unique among the entries ever made.
+    id: u64,
     stream: Raw,
     ctx: Raw,
     tid: u64,
+    /// A thread is undoing it (`aclrtUnSubscribeReport` in progress, made
+    /// holding no lock): nobody else touches it, and a destruction of its
+    /// stream or context waits until it has left ([`UNDONE`]).
+    undoing: bool,
 }
 
-/// The live subscriptions made through the crate. Held across runtime
-/// calls (`aclrtUnSubscribeReport` may run queued callbacks on the calling
-/// thread), so nothing a callback can reach takes it: the entry points that
-/// do are refused inside callbacks first.
+/// The live subscriptions made through the crate.
+///
+/// Never held across `aclrtUnSubscribeReport`, which runs the stream's
+/// queued callbacks on the calling thread (user code, which may stop or
+/// drop a reporter, whose thread then takes this lock as it exits): an
+/// entry is marked `undoing` under the lock, unsubscribed after releasing
+/// it, and removed under it again ([`undo`]). `aclrtSubscribeReport`,
+/// which runs nothing, is called holding it.
 static SUBS: Mutex<Vec<Sub>> = Mutex::new(Vec::new());
+
+/// Notified (under `SUBS`' lock) whenever an entry stops being `undoing`.
+static UNDONE: Condvar = Condvar::new();
+
+static NEXT_SUB: AtomicU64 = AtomicU64::new(1);
 
 /// The subscribed stream handles, a copy of `SUBS`'s kept in step with it
 /// (locked only briefly, never across a call), for [`is_subscribed`], which
@@ -123,7 +216,7 @@ static SUBS: Mutex<Vec<Sub>> = Mutex::new(Vec::new());
 static SUBSCRIBED: Mutex<Vec<usize>> = Mutex::new(Vec::new());
 
 fn set_subscribed(stream: Raw, on: bool) {
-    let mut set = SUBSCRIBED.lock().unwrap_or_else(|e| e.into_inner());
+    let mut set = lock(&SUBSCRIBED, Rank::Subscribed);
     let key = stream.as_ptr() as usize;
     if on {
         set.push(key);
@@ -140,17 +233,61 @@ fn set_subscribed(stream: Raw, on: bool) {
 /// `true`.
 static ANY_SUB: AtomicBool = AtomicBool::new(false);
 
-fn subs() -> MutexGuard<'static, Vec<Sub>> {
-    SUBS.lock().unwrap_or_else(|e| e.into_inner())
+fn subs() -> Held<'static, Vec<Sub>> {
+    lock(&SUBS, Rank::Subs)
 }
 
-/// `aclrtUnSubscribeReport(tid, stream)` with `ctx` made current. Queued
-/// callbacks of the stream may run on this thread meanwhile.
-fn unsubscribe_raw(sub: &Sub) -> Result<()> {
-    make_current(sub.ctx)?;
-    // SAFETY: `sub.stream` is live: a subscription leaves the book before
-    // its stream is destroyed (`stream_destroying`); plain integer `tid`.
-    let code = unsafe { sys::aclrtUnSubscribeReport(sub.tid, sub.stream.as_ptr()) };
+/// An entry being undone by the calling thread (copied out of the book).
+struct Undo {
+    id: u64,
+    stream: Raw,
+    ctx: Raw,
+    tid: u64,
+}
+
+/// Mark `sub` as being undone by the calling thread.
+fn claim(sub: &mut Sub) -> Undo {
+    sub.undoing = true;
+    Undo {
+        id: sub.id,
+        stream: sub.stream,
+        ctx: sub.ctx,
+        tid: sub.tid,
+    }
+}
+
+/// `aclrtUnSubscribeReport(tid, stream)` with `ctx` made current, holding
+/// no crate lock: queued callbacks of the stream may run on this thread
+/// meanwhile. Then the entry leaves the book (`remove`: also on an error;
+/// else it stays, no longer `undoing`).
+fn undo(u: &Undo, remove_on_error: bool) -> Result<()> {
+    let done = if locks::BREAK_ON_PURPOSE.load(Ordering::Relaxed) {
+        // The breach the lock-discipline check must catch (tests only).
+        let _held = subs();
+        unsubscribe_raw(u)
+    } else {
+        unsubscribe_raw(u)
+    };
+    let mut book = subs();
+    if let Some(i) = book.iter().position(|s| s.id == u.id) {
+        if done.is_ok() || remove_on_error {
+            let sub = book.swap_remove(i);
+            set_subscribed(sub.stream, false);
+        } else {
+            book[i].undoing = false;
+        }
+    }
+    UNDONE.notify_all();
+    done
+}
+
+fn unsubscribe_raw(u: &Undo) -> Result<()> {
+    make_current(u.ctx)?;
+    // SAFETY: `u.stream` is live: its entry is in the book, marked
+    // `undoing` by this thread, and a destruction of the stream (or its
+    // context) waits until no entry of it is `undoing`
+    // ([`undo_where`]) before the handle is destroyed; plain integer `tid`.
+    let code = unsafe { sys::aclrtUnSubscribeReport(u.tid, u.stream.as_ptr()) };
     check(code, "aclrtUnSubscribeReport")
 }
 
@@ -161,50 +298,80 @@ pub(crate) fn subscribe(tid: u64, stream: Raw, ctx: Raw) -> Result<()> {
     // Host functions queued with `Stream::launch_host_fn` and not yet
     // settled by a synchronisation, or queued by a scope that is still
     // open (`Lane::host_fn`): the two mechanisms would mix.
-    if super::host_fn::has_unsettled_static(stream) || super::scope::host_fns_pending(stream) {
+    // And a stream that ever had a host function: the runtime keeps it on
+    // its own callback thread for good (107011 on hardware).
+    if super::host_fn::has_unsettled_static(stream)
+        || super::scope::host_fns_pending(stream)
+        || super::host_fn::ever_had_host_fn(stream)
+    {
         return Err(crate::error::Error::CallbackMix {
             operation: "aclrtSubscribeReport",
         });
     }
     let mut book = subs();
+    // Another thread may be undoing a subscription of this stream (running
+    // its queued callbacks): wait for it, as the lock made callers wait
+    // before issue 23. (The simulator forgets the subscription before it
+    // runs them; a runtime that lists it until the call returns would
+    // answer 100033 otherwise.)
+    while book.iter().any(|s| s.undoing && s.stream == stream) {
+        book = book.wait(&UNDONE);
+    }
     ANY_SUB.store(true, Ordering::Release);
     super::stream_hooks_on();
     make_current(ctx)?;
     // SAFETY: `stream` is live (module invariant); plain integer `tid`.
     let code = unsafe { sys::aclrtSubscribeReport(tid, stream.as_ptr()) };
     check(code, "aclrtSubscribeReport")?;
-    book.push(Sub { stream, ctx, tid });
+    book.push(Sub {
+        id: NEXT_SUB.fetch_add(1, Ordering::Relaxed),
+        stream,
+        ctx,
+        tid,
+        undoing: false,
+    });
     set_subscribed(stream, true);
     Ok(())
 }
 
 /// Undo the subscription of `stream` by `tid`, if it is still in the book
-/// (it may have been undone already by a destruction).
+/// (it may have been undone already by a destruction, or be being undone
+/// by the reporter's exit). Queued callbacks run on this thread, holding no
+/// crate lock.
 pub(crate) fn unsubscribe(tid: u64, stream: Raw) -> Result<()> {
     refuse_in_callback("aclrtUnSubscribeReport")?;
-    let mut book = subs();
-    let Some(i) = book.iter().position(|s| s.stream == stream && s.tid == tid) else {
-        return Ok(());
+    let u = {
+        let mut book = subs();
+        let Some(sub) = book
+            .iter_mut()
+            .find(|s| !s.undoing && s.stream == stream && s.tid == tid)
+        else {
+            return Ok(());
+        };
+        claim(sub)
     };
-    unsubscribe_raw(&book[i])?;
-    book.swap_remove(i);
-    set_subscribed(stream, false);
-    Ok(())
+    undo(&u, false)
 }
 
 /// Undo every subscription in the book matching `pred` (errors ignored: the
-/// runtime forgets a stream's subscription when it is destroyed anyway).
-fn undo_where(pred: impl Fn(&Sub) -> bool) {
-    let mut book = subs();
-    book.retain(|s| {
-        if pred(s) {
-            let _ = unsubscribe_raw(s);
-            set_subscribed(s.stream, false);
-            false
-        } else {
-            true
+/// runtime forgets a stream's subscription when it is destroyed anyway),
+/// holding no lock while the runtime runs their queued callbacks. With
+/// `wait`, first waits until no matching entry is being undone by another
+/// thread (a destruction must not free a handle that thread still uses).
+fn undo_where(pred: impl Fn(&Sub) -> bool, wait: bool) {
+    let mine: Vec<Undo> = {
+        let mut book = subs();
+        while wait && book.iter().any(|s| s.undoing && pred(s)) {
+            book = book.wait(&UNDONE);
         }
-    });
+        book.iter_mut()
+            .filter(|s| !s.undoing && pred(s))
+            .map(claim)
+            .collect()
+    };
+    for u in &mine {
+        let _ = undo(u, true);
+    }
 }
 
 /// `stream` is about to be destroyed (not in a callback).
@@ -220,7 +387,7 @@ fn undo_stream(stream: Raw) {
     if subs().is_empty() {
         return;
     }
-    undo_where(|s| s.stream == stream);
+    undo_where(|s| s.stream == stream, true);
 }
 
 /// `ctx` is about to be destroyed (not in a callback): its streams'
@@ -230,26 +397,26 @@ pub(crate) fn context_destroying(ctx: Raw) {
     if !ANY_SUB.load(Ordering::Acquire) || subs().is_empty() {
         return;
     }
-    undo_where(|s| s.ctx == ctx);
+    undo_where(|s| s.ctx == ctx, true);
 }
 
 /// The reporting thread `tid` is about to stop calling `aclrtProcessReport`:
 /// the subscriptions a leaked `Subscription` left are undone (their queued
-/// callbacks run on this thread).
+/// callbacks run on this thread). Entries another thread is undoing are
+/// left to it, without waiting: that thread may be running a callback that
+/// waits for this one to exit (it stops or drops this reporter).
 pub(crate) fn thread_exiting(tid: u64) {
-    undo_where(|s| s.tid == tid);
+    undo_where(|s| s.tid == tid, false);
 }
 
 /// Whether `stream` is subscribed (through the crate) to a reporter.
 pub(crate) fn is_subscribed(stream: Raw) -> bool {
     let key = stream.as_ptr() as usize;
-    SUBSCRIBED
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .contains(&key)
+    lock(&SUBSCRIBED, Rank::Subscribed).contains(&key)
 }
 
-/// How many subscriptions `tid` has in the book.
+/// How many subscriptions `tid` has in the book (not counting those being
+/// undone).
 pub(crate) fn count(tid: u64) -> usize {
-    subs().iter().filter(|s| s.tid == tid).count()
+    subs().iter().filter(|s| s.tid == tid && !s.undoing).count()
 }

@@ -27,10 +27,11 @@
 //! No `unsafe` here; the `aclrtDestroyEvent` calls go through
 //! [`super::destroy_event`].
 
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Mutex, MutexGuard};
 
 use super::Raw;
+use super::locks::{Held, Rank, lock};
 use crate::error::Result;
 
 struct Wait {
@@ -62,8 +63,8 @@ static BOOK: Mutex<Book> = Mutex::new(Book {
 /// lock when no wait was ever issued outside a scope (the common case).
 static ANY: AtomicBool = AtomicBool::new(false);
 
-fn book() -> MutexGuard<'static, Book> {
-    BOOK.lock().unwrap_or_else(|e| e.into_inner())
+fn book() -> Held<'static, Book> {
+    lock(&BOOK, Rank::Waits)
 }
 
 /// A ticket to take *before* a synchronisation starts: the waits it proves
