@@ -261,11 +261,15 @@ pub(crate) fn process(timeout: i32) -> Res<()> {
         Some(r) => {
             let Report {
                 call,
+                stream,
                 generation,
                 done,
                 ..
             } = r;
-            run_callback(call, generation, "aclrtProcessReport");
+            let blocking = done.is_some().then_some(stream);
+            crate::sync::blocking_for(blocking, || {
+                run_callback(call, generation, "aclrtProcessReport")
+            });
             drop(done);
             Ok(())
         }

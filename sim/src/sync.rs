@@ -104,11 +104,33 @@ thread_local! {
     /// The generation of the host function or callback running on this
     /// thread (0: none).
     static CALLER_GEN: Cell<u64> = const { Cell::new(0) };
+    /// The stream whose worker waits for the blocking callback running on
+    /// this thread (0: none).
+    static BLOCKING_FOR: Cell<u64> = const { Cell::new(0) };
 }
 
-/// Whether the calling thread is the worker of stream `id`.
+/// Whether the calling thread is the worker of stream `id`, or runs a
+/// blocking callback that the worker of stream `id` waits for (then it
+/// acts for that stream's running task just the same: waiting for the
+/// stream, or joining its worker, would wait for itself).
 pub(crate) fn on_worker_of(id: u64) -> bool {
-    WORKER_OF.with(|w| w.get() == id)
+    WORKER_OF.with(|w| w.get() == id) || BLOCKING_FOR.try_with(|b| b.get() == id).unwrap_or(false)
+}
+
+/// Runs `f` (a blocking callback of stream `stream`, whose worker waits
+/// for it) marked as such on this thread; `None`: not blocking.
+pub(crate) fn blocking_for<R>(stream: Option<u64>, f: impl FnOnce() -> R) -> R {
+    let Some(stream) = stream else {
+        return f();
+    };
+    struct Restore(u64);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            let _ = BLOCKING_FOR.try_with(|b| b.set(self.0));
+        }
+    }
+    let _restore = Restore(BLOCKING_FOR.with(|b| b.replace(stream)));
+    f()
 }
 
 /// Whether the calling thread is running tasks of a stream for the pool.

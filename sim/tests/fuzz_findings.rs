@@ -99,3 +99,71 @@ fn a_teardown_stops_a_long_kernel_between_blocks() {
     }
     aclrt_sim::reset();
 }
+
+static SELF_WAIT_STREAM: AtomicUsize = AtomicUsize::new(0);
+static SELF_WAIT_CODES: [std::sync::atomic::AtomicI32; 2] = [
+    std::sync::atomic::AtomicI32::new(-1),
+    std::sync::atomic::AtomicI32::new(-1),
+];
+
+/// Blocking callback: synchronises its own stream, then the device.
+unsafe extern "C" fn sync_own_stream(_: *mut c_void) {
+    let s = SELF_WAIT_STREAM.load(Ordering::SeqCst) as aclrtStream;
+    // SAFETY: plain C calls; `s` is a handle (never dereferenced).
+    let (a, b) = unsafe { (aclrtSynchronizeStream(s), aclrtSynchronizeDevice()) };
+    SELF_WAIT_CODES[0].store(a, Ordering::SeqCst);
+    SELF_WAIT_CODES[1].store(b, Ordering::SeqCst);
+}
+
+/// Found by aclrt-fuzz (long run 5, after merging the callback-mechanism
+/// fidelity rows): a blocking callback run by `aclrtProcessReport` that
+/// synchronises the stream waiting for it deadlocked (the self-wait check
+/// knew only host functions on the stream's own worker). It is the same
+/// self-wait (STRICT-SELF-WAIT): 107000, for the callback's own stream and
+/// for the device.
+#[test]
+fn a_blocking_callback_that_waits_for_its_own_stream_is_refused() {
+    let _sim = aclrt_sim::exclusive();
+    in_both_run_modes(|_| {
+        init_device0();
+        let s = create_stream();
+        SELF_WAIT_STREAM.store(s as usize, Ordering::SeqCst);
+        for c in &SELF_WAIT_CODES {
+            c.store(-1, Ordering::SeqCst);
+        }
+        let ctx = current_context() as usize;
+        let sh = s as usize;
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            ok!(aclrtSetCurrentContext(ctx as aclrtContext));
+            let me = aclrt_sim::thread_report_id();
+            let s = sh as aclrtStream;
+            ok!(aclrtSubscribeReport(me, s));
+            ok!(aclrtLaunchCallback(
+                Some(sync_own_stream),
+                null_mut(),
+                ACL_CALLBACK_BLOCK,
+                s
+            ));
+            ok!(aclrtProcessReport(10_000));
+            ok!(aclrtSynchronizeStream(s));
+            ok!(aclrtUnSubscribeReport(me, s));
+            let _ = tx.send(());
+        });
+        assert!(
+            rx.recv_timeout(Duration::from_secs(30)).is_ok(),
+            "the callback deadlocked on its own stream"
+        );
+        assert_eq!(
+            SELF_WAIT_CODES[0].load(Ordering::SeqCst),
+            ACL_ERROR_RT_PARAM_INVALID
+        );
+        assert_eq!(
+            SELF_WAIT_CODES[1].load(Ordering::SeqCst),
+            ACL_ERROR_RT_PARAM_INVALID
+        );
+        destroy_stream(s);
+        teardown_device0();
+        aclrt_sim::reset();
+    });
+}

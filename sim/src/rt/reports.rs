@@ -180,11 +180,15 @@ pub(crate) fn run_orphans(reports: Vec<Report>) {
     for r in reports {
         let Report {
             call,
+            stream,
             generation,
             done,
             ..
         } = r;
-        run_callback(call, generation, "aclrtUnSubscribeReport");
+        let blocking = done.is_some().then_some(stream);
+        crate::sync::blocking_for(blocking, || {
+            run_callback(call, generation, "aclrtUnSubscribeReport")
+        });
         drop(done);
     }
 }
