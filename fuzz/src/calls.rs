@@ -248,6 +248,11 @@ static CB_DEV: AtomicUsize = AtomicUsize::new(0);
 /// Codes of the calls made by callbacks that came back as internal errors
 /// (a panic caught inside the simulator).
 pub static CB_INTERNAL: AtomicI32 = AtomicI32::new(0);
+/// Whether an `aclrtStreamAbort` of this sequence succeeded: from then on,
+/// a wait for an event whose record the abort dropped may hang, as on the
+/// real runtime (acl-facts K.8: "streams that wait on the aborted stream
+/// may hang"; the simulator documents it for `aclrtStreamAbort`).
+pub static ABORTED: AtomicBool = AtomicBool::new(false);
 
 /// Host function / callback doing nothing.
 unsafe extern "C" fn cb_nop(_: *mut c_void) {}
@@ -764,7 +769,13 @@ impl Exec {
                     &mut n
                 }))
             }
-            "aclrtStreamAbort" => c!(aclrtStreamAbort(self.stream(a[0]))),
+            "aclrtStreamAbort" => {
+                let code = c!(aclrtStreamAbort(self.stream(a[0])));
+                if code == 0 {
+                    ABORTED.store(true, Ordering::SeqCst);
+                }
+                code
+            }
             "aclrtCreateEvent" | "aclrtCreateEventWithFlag" | "aclrtCreateEventExWithFlag" => {
                 let mut e: aclrtEvent = null_mut();
                 let out: *mut aclrtEvent = if nul(a[0]) { null_mut() } else { &mut e };

@@ -27,7 +27,7 @@
 
 mod calls;
 
-use calls::{CB_INTERNAL, Call, Exec, FUNCS, sequence, valid_program};
+use calls::{ABORTED, CB_INTERNAL, Call, Exec, FUNCS, sequence, valid_program};
 use std::collections::BTreeMap;
 use std::io::{BufRead, Read, Write};
 use std::path::{Path, PathBuf};
@@ -83,9 +83,15 @@ static STARTED_MS: AtomicU64 = AtomicU64::new(0);
 /// How often the watchdog had to reset the simulator out of a wait on an
 /// unserved callback (the real runtime waits for ever there too: expected).
 static UNSERVED_RESETS: AtomicUsize = AtomicUsize::new(0);
+/// How often it ended a synchronisation stuck after an abort (a wait for a
+/// record the abort dropped hangs, as on the real runtime: expected).
+static ABORT_RESETS: AtomicUsize = AtomicUsize::new(0);
 
 /// A call waiting longer than this is looked at by the watchdog.
 const STUCK: Duration = Duration::from_secs(1);
+/// A synchronising call stuck this long after an abort of the sequence is
+/// taken as a wait for a record the abort dropped (see `watchdog`).
+const ABORT_STUCK: Duration = Duration::from_secs(3);
 /// A call waiting longer than this (and not on an unserved callback) is a
 /// hang.
 const HANG: Duration = Duration::from_secs(12);
@@ -141,9 +147,10 @@ fn child() -> ExitCode {
     }
     CURRENT.store(0, Ordering::SeqCst);
     println!(
-        "RESULT ok calls={} unserved_resets={}",
+        "RESULT ok calls={} unserved_resets={} abort_resets={}",
         seq.len(),
-        UNSERVED_RESETS.load(Ordering::SeqCst)
+        UNSERVED_RESETS.load(Ordering::SeqCst),
+        ABORT_RESETS.load(Ordering::SeqCst)
     );
     ExitCode::SUCCESS
 }
@@ -218,6 +225,29 @@ fn watchdog(t0: Instant, names: Vec<String>) {
             aclrt_sim::reset();
             continue;
         }
+        // After an abort, a synchronisation may wait for a record the abort
+        // dropped: for ever, as documented (and as on the real runtime).
+        // Only synchronising calls of the sequence qualify, and only once
+        // they waited for the hang limit: anything else stuck stays a
+        // finding.
+        let syncing = |n: &str| {
+            n.starts_with("aclrtSynchronize")
+                || n.ends_with("WithDevSync")
+                || n == "aclrtDestroyStream"
+                || n == "aclrtDestroyContext"
+                || n.starts_with("aclrtResetDevice")
+        };
+        if waited >= ABORT_STUCK
+            && cur != usize::MAX
+            && (cur, since) != last
+            && ABORTED.load(Ordering::SeqCst)
+            && syncing(names[cur - 1].split_whitespace().next().unwrap_or(""))
+        {
+            last = (cur, since);
+            ABORT_RESETS.fetch_add(1, Ordering::SeqCst);
+            aclrt_sim::reset();
+            continue;
+        }
         if waited >= HANG {
             if std::env::var_os("ACLRT_FUZZ_VERBOSE").is_some() {
                 eprintln!("stuck: {:#?}", aclrt_sim::audit());
@@ -258,7 +288,10 @@ impl Mode {
 /// What one child run came to.
 #[derive(Debug)]
 enum Outcome {
-    Ok { unserved_resets: u64 },
+    Ok {
+        unserved_resets: u64,
+        abort_resets: u64,
+    },
     Finding(String),
 }
 
@@ -315,12 +348,16 @@ fn run_child(seq: &[Call], mode: Mode, timeout: Duration) -> Outcome {
     };
     match result {
         Some(r) if r.starts_with("ok") && status.success() => {
-            let unserved_resets = r
-                .split_whitespace()
-                .find_map(|w| w.strip_prefix("unserved_resets="))
-                .and_then(|v| v.parse().ok())
-                .unwrap_or(0);
-            Outcome::Ok { unserved_resets }
+            let count = |key: &str| -> u64 {
+                r.split_whitespace()
+                    .find_map(|w| w.strip_prefix(key))
+                    .and_then(|v| v.parse().ok())
+                    .unwrap_or(0)
+            };
+            Outcome::Ok {
+                unserved_resets: count("unserved_resets="),
+                abort_resets: count("abort_resets="),
+            }
         }
         Some(r) if r.starts_with("finding ") => Outcome::Finding(r[8..].to_owned()),
         _ => {
@@ -474,6 +511,7 @@ fn run(args: &[String]) -> ExitCode {
     let stop_at = (minutes > 0).then(|| t0 + Duration::from_secs(minutes * 60));
     let mut findings: BTreeMap<String, (usize, String, PathBuf)> = BTreeMap::new();
     let (mut done, mut calls, mut failing, mut resets) = (0u64, 0u64, 0u64, 0u64);
+    let mut abort_waits = 0u64;
     let mut per_mode = [0u64; 2];
     let mut index = start;
     while done < sequences && stop_at.is_none_or(|t| Instant::now() < t) {
@@ -484,7 +522,13 @@ fn run(args: &[String]) -> ExitCode {
         calls += seq.len() as u64;
         per_mode[(mode == Mode::Device) as usize] += 1;
         match outcome {
-            Outcome::Ok { unserved_resets } => resets += unserved_resets,
+            Outcome::Ok {
+                unserved_resets,
+                abort_resets: a,
+            } => {
+                resets += unserved_resets;
+                abort_waits += a;
+            }
             Outcome::Finding(f) => {
                 failing += 1;
                 let sig = signature(&f);
@@ -521,7 +565,8 @@ fn run(args: &[String]) -> ExitCode {
     println!(
         "aclrt-fuzz: seed {seed}, sequences {start}..{index} (len {len}), modes {}: {done} \
          sequences ({} host, {} device), {calls} calls, {secs:.1} s, {failing} failing \
-         sequences, {} distinct findings, {resets} unserved-callback waits ended by the watchdog",
+         sequences, {} distinct findings, {resets} unserved-callback waits and {abort_waits} \
+         waits after an abort ended by the watchdog",
         modes.iter().map(|m| m.name()).collect::<Vec<_>>().join("+"),
         per_mode[0],
         per_mode[1],
