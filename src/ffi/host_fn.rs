@@ -14,7 +14,6 @@
 use core::any::Any;
 use core::ffi::c_void;
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
 
 use aclrt_sys as sys;
@@ -25,48 +24,13 @@ use crate::error::Result;
 /// The payload of a panic caught in a host function.
 pub(crate) type Panic = Box<dyn Any + Send + 'static>;
 
-/// A host function queued on a stream, with room for its panic.
-pub(super) struct HostFnSlot {
-    /// Taken by the trampoline when it runs, or by the owner once the
-    /// stream is idle if it never ran (a device fault skipped it).
-    f: Mutex<Option<Box<dyn FnOnce() + Send + 'static>>>,
-    panic: Mutex<Option<Panic>>,
-    /// `PENDING`, `RUNNING` (set by the trampoline while it holds `f`'s
-    /// lock, as it takes `f`), `DONE` (its very last access to the slot).
-    state: AtomicU8,
-}
-
-const PENDING: u8 = 0;
-const RUNNING: u8 = 1;
-const DONE: u8 = 2;
-
-impl HostFnSlot {
-    pub(super) fn new(f: Box<dyn FnOnce() + Send + 'static>) -> Arc<HostFnSlot> {
-        Arc::new(HostFnSlot {
-            f: Mutex::new(Some(f)),
-            panic: Mutex::new(None),
-            state: AtomicU8::new(PENDING),
-        })
-    }
-
-    /// Drop the host function if it never ran, wait for it if it is still
-    /// running, and take its panic, if any. Call once the stream it was
-    /// queued on is idle — or gone: a runtime torn down under a running host
-    /// function (`sim::reset`, which detaches a callback stuck for more than
-    /// 5 s) no longer waits for it, so this does, and no borrow the host
-    /// function holds can end while it runs.
-    pub(super) fn settle(&self) -> Option<Panic> {
-        let never_ran = self.f.lock().unwrap_or_else(|e| e.into_inner()).take();
-        if never_ran.is_none() {
-            // It was taken, so the trampoline set RUNNING under that lock.
-            while self.state.load(Ordering::Acquire) != DONE {
-                std::thread::sleep(core::time::Duration::from_millis(1));
-            }
-        }
-        drop(never_ran);
-        self.panic.lock().unwrap_or_else(|e| e.into_inner()).take()
-    }
-}
+/// A host function queued on a stream, with room for its panic: the
+/// protocol core [`protocol::host_fn_slot`](super::protocol::host_fn_slot)
+/// (model-checked in `models/`), which says why it runs at most once and
+/// never after [`settle`](super::protocol::host_fn_slot::HostFnSlot::settle)
+/// returned.
+pub(super) type HostFnSlot =
+    super::protocol::host_fn_slot::HostFnSlot<Box<dyn FnOnce() + Send + 'static>, Panic>;
 
 /// Runs a host function on the runtime's thread; never unwinds.
 extern "C" fn trampoline(args: *mut c_void) {
@@ -75,24 +39,14 @@ extern "C" fn trampoline(args: *mut c_void) {
     // stream is known to have finished (its `# Safety`), which cannot happen
     // before this call returns; the slot is only accessed through `&`.
     let slot = unsafe { &*(args as *const HostFnSlot) };
-    let f = {
-        let mut f = slot.f.lock().unwrap_or_else(|e| e.into_inner());
-        let taken = f.take();
-        if taken.is_some() {
-            slot.state.store(RUNNING, Ordering::Release);
-        }
-        taken
-    };
-    if let Some(f) = f {
-        {
+    if let Some(f) = slot.begin_run() {
+        let panic = {
             // Blocking calls and scopes are refused on this thread meanwhile.
             let _mark = CallbackMark::enter();
-            if let Err(payload) = catch_unwind(AssertUnwindSafe(f)) {
-                *slot.panic.lock().unwrap_or_else(|e| e.into_inner()) = Some(payload);
-            }
-        }
+            catch_unwind(AssertUnwindSafe(f)).err()
+        };
         // The last access to the slot: its owner may free it from now on.
-        slot.state.store(DONE, Ordering::Release);
+        slot.end_run(panic);
     }
 }
 

@@ -44,6 +44,7 @@ pub(crate) mod kernel;
 pub(crate) mod live;
 pub(crate) mod mem;
 mod pinned;
+pub(crate) mod protocol;
 pub(crate) mod register;
 #[cfg(unix)]
 pub(crate) mod report;

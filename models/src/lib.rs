@@ -1,0 +1,41 @@
+//! Model tests of aclrt's concurrency protocols.
+//!
+//! This crate compiles the library's own protocol files
+//! (`src/ffi/protocol/*.rs`, the atomics-and-locks cores of the trusted
+//! base) a second time, next to the model tests. Those files take threads,
+//! atomics and locks only from their shim (`sync.rs`), which is `std` in
+//! the library and here, `loom`'s under `--cfg loom` and `shuttle`'s under
+//! `--cfg shuttle`. So the models run the code the library runs, not a
+//! re-implementation; what a model adds around a core is the environment
+//! (a stream that queues, executes and discards work; the registry's lock),
+//! written in the test.
+//!
+//! ```text
+//! RUSTFLAGS="--cfg loom"    cargo test --release -p aclrt-models -- --nocapture
+//! RUSTFLAGS="--cfg shuttle" cargo test --release -p aclrt-models -- --nocapture
+//! ```
+//!
+//! Without either cfg the crate is the protocol files and nothing else (no
+//! tests). Each model has mutant twins: the same model with one deliberate
+//! break of the protocol switched on (`sync::mutant`), asserted to fail.
+#![deny(unsafe_code)]
+// The library calls what the models do not.
+#![allow(dead_code)]
+
+#[path = "../../src/ffi/protocol/sync.rs"]
+pub(crate) mod sync;
+
+#[path = "../../src/ffi/protocol/slot.rs"]
+pub(crate) mod slot;
+
+#[path = "../../src/ffi/protocol/host_fn_slot.rs"]
+pub(crate) mod host_fn_slot;
+
+#[cfg(all(test, any(loom, shuttle)))]
+mod harness;
+
+#[cfg(all(test, any(loom, shuttle)))]
+mod slot_model;
+
+#[cfg(all(test, any(loom, shuttle)))]
+mod host_fn_model;

@@ -1,0 +1,85 @@
+//! The protocol cores' only door to atomics, locks and threads (tokio's
+//! pattern): `std`'s in the library; `loom`'s under `cfg(loom)` and
+//! `shuttle`'s under `cfg(shuttle)`, which only the model crate (`models/`,
+//! which compiles these same files) is ever built with. A protocol core
+//! imports nothing concurrent from anywhere else, so the model checkers see
+//! every access it makes.
+//!
+//! [`mutant`] names a deliberate break of a protocol (a dropped fence, a
+//! missing re-check). In the library it is `false` at compile time and the
+//! break does not exist in the code that runs; the model crate's mutant
+//! tests switch one on and assert that the model then finds a failure, so
+//! CI shows that each model bites.
+#![deny(unsafe_code)]
+#![allow(unused_imports)]
+
+#[cfg(not(any(loom, shuttle)))]
+pub(crate) use std::sync::{
+    Arc, Mutex, MutexGuard,
+    atomic::{AtomicBool, AtomicU8, AtomicU64, AtomicUsize, Ordering, fence},
+};
+#[cfg(not(any(loom, shuttle)))]
+pub(crate) use std::thread;
+
+#[cfg(loom)]
+pub(crate) use loom::sync::{
+    Arc, Mutex, MutexGuard,
+    atomic::{AtomicBool, AtomicU8, AtomicU64, AtomicUsize, Ordering, fence},
+};
+#[cfg(loom)]
+pub(crate) use loom::thread;
+
+#[cfg(all(shuttle, not(loom)))]
+pub(crate) use shuttle::sync::{
+    Arc, Mutex, MutexGuard,
+    atomic::{AtomicBool, AtomicU8, AtomicU64, AtomicUsize, Ordering, fence},
+};
+#[cfg(all(shuttle, not(loom)))]
+pub(crate) use shuttle::thread;
+
+/// Whether the deliberate break `name` is switched on: never in the
+/// library (a constant `false`, so the break is compiled out).
+#[cfg(not(any(loom, shuttle)))]
+#[inline(always)]
+pub(crate) const fn mutant(_name: &str) -> bool {
+    false
+}
+
+/// Whether the deliberate break `name` is switched on ([`set_mutant`]) for
+/// the model run on this OS thread (loom and shuttle run a model's threads
+/// on the thread that called them).
+#[cfg(any(loom, shuttle))]
+pub(crate) fn mutant(name: &str) -> bool {
+    MUTANT.with(|m| m.get() == Some(name))
+}
+
+#[cfg(any(loom, shuttle))]
+std::thread_local! {
+    static MUTANT: core::cell::Cell<Option<&'static str>> = const { core::cell::Cell::new(None) };
+}
+
+/// Switch the break `name` on (or all off, `None`) for this OS thread.
+#[cfg(any(loom, shuttle))]
+pub(crate) fn set_mutant(name: Option<&'static str>) {
+    MUTANT.with(|m| m.set(name));
+}
+
+/// A pause in a wait loop: a millisecond's sleep in the library; under a
+/// model checker, a yield (loom and shuttle then run another thread).
+#[cfg(not(any(loom, shuttle)))]
+pub(crate) fn pause() {
+    std::thread::sleep(core::time::Duration::from_millis(1));
+}
+
+/// A pause in a wait loop: a yield to the model checker's scheduler.
+#[cfg(any(loom, shuttle))]
+pub(crate) fn pause() {
+    thread::yield_now();
+}
+
+/// Lock `m`, ignoring poison (a panic of another thread holding it left
+/// the data consistent: every protocol core's critical section is written
+/// so).
+pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
