@@ -72,6 +72,8 @@
 //!   `#![deny(unsafe_code)]`, so the compiler checks that no `unsafe` (block,
 //!   `unsafe impl`, `unsafe fn`) appears anywhere else.
 #![deny(unsafe_code)]
+// Every panic of the public API is documented (`# Panics`; SAFETY.md lists them).
+#![warn(clippy::missing_panics_doc)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![deny(unsafe_op_in_unsafe_fn)]
 

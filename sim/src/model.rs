@@ -242,7 +242,11 @@ impl Audit {
         self.violations.is_empty() && self.leaks.is_empty() && self.live.values().all(|&n| n == 0)
     }
 
-    /// Panics with a readable report unless [`Audit::is_clean`].
+    /// Asserts [`Audit::is_clean`], for tests.
+    ///
+    /// # Panics
+    /// Unless [`Audit::is_clean`], with a readable report of the violations,
+    /// leaks and live resources.
     #[track_caller]
     pub fn assert_clean(&self) {
         assert!(self.is_clean(), "simulator audit is not clean:\n{self:#?}");
