@@ -31,6 +31,9 @@ pub(crate) mod slot;
 #[path = "../../src/ffi/protocol/host_fn_slot.rs"]
 pub(crate) mod host_fn_slot;
 
+#[path = "../../src/ffi/protocol/wait_book.rs"]
+pub(crate) mod wait_book;
+
 #[cfg(all(test, any(loom, shuttle)))]
 mod harness;
 
@@ -39,3 +42,6 @@ mod slot_model;
 
 #[cfg(all(test, any(loom, shuttle)))]
 mod host_fn_model;
+
+#[cfg(all(test, any(loom, shuttle)))]
+mod waits_model;

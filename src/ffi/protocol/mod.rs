@@ -9,3 +9,4 @@
 pub(crate) mod host_fn_slot;
 pub(crate) mod slot;
 pub(crate) mod sync;
+pub(crate) mod wait_book;
