@@ -34,6 +34,9 @@ pub(crate) mod host_fn_slot;
 #[path = "../../src/ffi/protocol/wait_book.rs"]
 pub(crate) mod wait_book;
 
+#[path = "../../src/ffi/protocol/abort_log.rs"]
+pub(crate) mod abort_log;
+
 #[cfg(all(test, any(loom, shuttle)))]
 mod harness;
 
@@ -45,3 +48,6 @@ mod host_fn_model;
 
 #[cfg(all(test, any(loom, shuttle)))]
 mod waits_model;
+
+#[cfg(all(test, any(loom, shuttle)))]
+mod abort_log_model;

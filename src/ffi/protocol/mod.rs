@@ -6,6 +6,7 @@
 //! library calls them from the bookkeeping modules (`scope::open`, ...).
 #![deny(unsafe_code)]
 
+pub(crate) mod abort_log;
 pub(crate) mod host_fn_slot;
 pub(crate) mod slot;
 pub(crate) mod sync;

@@ -26,6 +26,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use crate::ffi::Raw;
+use crate::ffi::protocol::abort_log::{self, AbortLog};
 use crate::ffi::protocol::slot::{self, SLOT_ABORTED, Slot};
 
 /// One stream enlisted by one open scope.
@@ -57,13 +58,12 @@ struct Registry {
     /// discarded record never ends: it aborts the waiting scope too
     /// ([`abort_group`], [`wait_for_event`]).
     waits: Vec<(u64, Option<Raw>, Raw)>,
-    /// (escalation number, stream, context): the streams finished
-    /// escalations aborted, numbered by [`DONE`] ([`abort_done`]). A record
-    /// with ticket `t` ([`record_ticket`]) may have been discarded by an
-    /// entry `c >= t` of its stream. Bounded ([`DROPPED_KEPT`]): what falls
-    /// off raises `dropped_floor`, below which any record may have been.
-    dropped: Vec<(u64, Raw, Raw)>,
-    dropped_floor: u64,
+    /// The streams finished escalations aborted, numbered by [`DONE`]
+    /// ([`abort_done`]): a record with ticket `t` ([`record_ticket`]) may
+    /// have been discarded by an entry `c >= t` of its stream. Bounded
+    /// ([`DROPPED_KEPT`]). The protocol core `protocol::abort_log`,
+    /// model-checked in `models/`.
+    dropped: AbortLog<Raw>,
 }
 
 /// How many [`Registry::dropped`] entries are kept.
@@ -110,8 +110,7 @@ static OPEN: Mutex<Registry> = Mutex::new(Registry {
     aborted: Vec::new(),
     events: Vec::new(),
     waits: Vec::new(),
-    dropped: Vec::new(),
-    dropped_floor: 0,
+    dropped: AbortLog::new(),
 });
 
 /// Streams an escalation is aborting right now (one entry per escalation
@@ -167,7 +166,7 @@ pub(crate) fn record_ticket() -> Option<u64> {
     if !TRACKING.load(Ordering::Acquire) {
         return None;
     }
-    Some(DONE.load(Ordering::SeqCst))
+    Some(abort_log::ticket(&DONE))
 }
 
 /// `event` was recorded on `stream` outside any scope, with the ticket
@@ -392,7 +391,7 @@ pub(super) fn rerecord(
         if let (true, Some(l)) = (live.contains(&event), ours) {
             // After this escalation's `abort_done`: a later abort of the
             // stream has a number of at least this ticket.
-            let ticket = DONE.load(Ordering::SeqCst);
+            let ticket = abort_log::ticket(&DONE);
             if record(event, stream, ctx) {
                 l.stream = stream;
                 l.ticket = ticket;
@@ -502,22 +501,14 @@ pub(super) fn abort_done(streams: &[(Raw, Raw)]) {
     // Every abort of this escalation has returned, so a record it
     // discarded was queued before, and its ticket taken before that: the
     // ticket is at most this number.
-    let n = DONE.fetch_add(1, Ordering::SeqCst);
-    all.dropped
-        .extend(streams.iter().map(|&(stream, ctx)| (n, stream, ctx)));
-    if all.dropped.len() > DROPPED_KEPT {
-        let cut = all.dropped.len() - DROPPED_KEPT;
-        let floor = all.dropped[cut - 1].0 + 1;
-        all.dropped.drain(..cut);
-        all.dropped_floor = all.dropped_floor.max(floor);
-    }
+    all.dropped.done(&DONE, streams, DROPPED_KEPT);
 }
 
 /// To take before a lane records a user event: the ticket to pass to
 /// [`recorded`].
 pub(super) fn scope_record_ticket() -> u64 {
     TRACKING.store(true, Ordering::SeqCst);
-    DONE.load(Ordering::SeqCst)
+    abort_log::ticket(&DONE)
 }
 
 /// A lane of scope `id` recorded `event` on `stream` (of context `ctx`),
@@ -592,18 +583,9 @@ fn may_be_discarded(all: &Registry, ctx: Raw, event: Raw) -> (Option<(Raw, u64)>
         let aborting = ABORTING.lock().unwrap_or_else(|e| e.into_inner());
         match rec {
             Some((stream, ticket)) => {
-                aborting.contains(&stream)
-                    || ticket < all.dropped_floor
-                    || all
-                        .dropped
-                        .iter()
-                        .any(|&(n, s, _)| s == stream && n >= ticket)
+                aborting.contains(&stream) || all.dropped.may_have_discarded(stream, ticket)
             }
-            None => {
-                !aborting.is_empty()
-                    || all.dropped_floor > 0
-                    || all.dropped.iter().any(|&(_, _, c)| c == ctx)
-            }
+            None => !aborting.is_empty() || all.dropped.may_have_discarded_in(ctx),
         }
     };
     (rec, maybe)
