@@ -17,8 +17,8 @@
 //! aborted the waiting stream too.
 
 use crate::abort_log::{self, AbortLog};
-use crate::harness::{assert_bites, explore};
-use crate::sync::{Arc, AtomicU64, Mutex, lock, thread};
+use crate::harness::{assert_bites, explore, lock};
+use crate::sync::{Arc, AtomicU64, Mutex, thread};
 
 /// The record's stream and context.
 const S: usize = 1;

@@ -73,3 +73,43 @@ fn bites(mutant: &'static str, explore: impl FnOnce() -> usize) {
         Ok(n) => panic!("mutant {mutant} survived {n} executions: the model does not bite"),
     }
 }
+
+/// Lock a mutex of a model's environment (not a core's lock).
+pub(crate) fn lock<T>(m: &crate::sync::Mutex<T>) -> crate::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// [`assert_bites`] for a mutant whose failure is a deadlock: loom's
+/// deadlock report panics while threads are parked, and the clean-up
+/// aborts the process, so the model runs in a child process (this test
+/// binary, filtered to the test `test`), which must fail and say `expect`.
+pub(crate) fn assert_bites_in_child(
+    test: &str,
+    mutant: &'static str,
+    preemptions: Option<usize>,
+    f: fn(),
+    expect: &str,
+) {
+    if std::env::var_os("ACLRT_MODEL_CHILD").is_some() {
+        crate::sync::set_mutant(Some(mutant));
+        explore(mutant, preemptions, f);
+        return;
+    }
+    let exe = std::env::current_exe().expect("the test binary");
+    let out = std::process::Command::new(exe)
+        .args([test, "--exact", "--nocapture", "--test-threads=1"])
+        .env("ACLRT_MODEL_CHILD", "1")
+        .output()
+        .expect("run the test binary");
+    let text =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success(),
+        "mutant {mutant} survived (child process passed):\n{text}"
+    );
+    assert!(
+        text.contains(expect),
+        "mutant {mutant}: the child failed, but not with {expect:?}:\n{text}"
+    );
+    eprintln!("mutant {mutant}: the model fails ({expect}), as it must");
+}

@@ -37,6 +37,9 @@ pub(crate) mod wait_book;
 #[path = "../../src/ffi/protocol/abort_log.rs"]
 pub(crate) mod abort_log;
 
+#[path = "../../src/ffi/protocol/sub_book.rs"]
+pub(crate) mod sub_book;
+
 #[cfg(all(test, any(loom, shuttle)))]
 mod harness;
 
@@ -51,3 +54,6 @@ mod waits_model;
 
 #[cfg(all(test, any(loom, shuttle)))]
 mod abort_log_model;
+
+#[cfg(all(test, any(loom, shuttle)))]
+mod sub_book_model;

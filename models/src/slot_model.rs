@@ -14,9 +14,9 @@
 //! (it reports `WorkAborted`, never `Ok`); and a scope whose stream no
 //! escalation touched is never marked.
 
-use crate::harness::{assert_bites, explore};
+use crate::harness::{assert_bites, explore, lock};
 use crate::slot::{SLOT_ABORTED, Slot, escalation_begins};
-use crate::sync::{Arc, AtomicBool, Mutex, lock, thread};
+use crate::sync::{Arc, AtomicBool, Mutex, thread};
 
 /// A stream: work queued and not yet executed, and work an abort discarded
 /// (by scope id).

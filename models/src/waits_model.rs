@@ -9,8 +9,8 @@
 //! last wait. The property: an event is destroyed exactly once, and never
 //! while a wait queued on a stream still refers to it.
 
-use crate::harness::{assert_bites, explore};
-use crate::sync::{Arc, AtomicBool, Mutex, lock, thread};
+use crate::harness::{assert_bites, explore, lock};
+use crate::sync::{Arc, AtomicBool, Mutex, thread};
 use crate::wait_book::{self, Book};
 
 /// The event (its address in the book).

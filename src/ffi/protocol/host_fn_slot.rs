@@ -20,7 +20,7 @@
 //! the runtime carries is the library's business (`host_fn::trampoline`).
 #![deny(unsafe_code)]
 
-use super::sync::{Arc, AtomicU8, Mutex, Ordering, lock, mutant, pause};
+use super::sync::{Arc, AtomicU8, Mutex, Ordering, Rank, lock, mutant, pause, user_code};
 
 const PENDING: u8 = 0;
 const RUNNING: u8 = 1;
@@ -51,7 +51,7 @@ impl<F, P> HostFnSlot<F, P> {
     /// first, it must not run). If it got one, it calls it, then
     /// [`end_run`](Self::end_run).
     pub(crate) fn begin_run(&self) -> Option<F> {
-        let mut f = lock(&self.f);
+        let mut f = lock(&self.f, Rank::SlotFn);
         let taken = f.take();
         if taken.is_some() {
             self.state.store(RUNNING, Ordering::Release);
@@ -66,12 +66,12 @@ impl<F, P> HostFnSlot<F, P> {
         if mutant("hostfn-done-before-panic") {
             self.state.store(DONE, Ordering::Release);
             if let Some(p) = panic {
-                *lock(&self.panic) = Some(p);
+                *lock(&self.panic, Rank::SlotPanic) = Some(p);
             }
             return;
         }
         if let Some(p) = panic {
-            *lock(&self.panic) = Some(p);
+            *lock(&self.panic, Rank::SlotPanic) = Some(p);
         }
         let order = if mutant("hostfn-done-relaxed") {
             Ordering::Relaxed
@@ -86,14 +86,18 @@ impl<F, P> HostFnSlot<F, P> {
     /// queued on is idle, or gone: a runtime torn down under a running host
     /// function no longer waits for it, so this does.
     pub(crate) fn settle(&self) -> Option<P> {
-        let never_ran = lock(&self.f).take();
+        let never_ran = lock(&self.f, Rank::SlotFn).take();
         if never_ran.is_none() && !mutant("hostfn-settle-no-wait") {
             // It was taken, so the runner set RUNNING under that lock.
             while self.state.load(Ordering::Acquire) != DONE {
                 pause();
             }
         }
+        if never_ran.is_some() {
+            // A user closure: dropped holding no crate lock.
+            user_code("the drop of a host function that never ran");
+        }
         drop(never_ran);
-        lock(&self.panic).take()
+        lock(&self.panic, Rank::SlotPanic).take()
     }
 }

@@ -9,5 +9,6 @@
 pub(crate) mod abort_log;
 pub(crate) mod host_fn_slot;
 pub(crate) mod slot;
+pub(crate) mod sub_book;
 pub(crate) mod sync;
 pub(crate) mod wait_book;

@@ -15,7 +15,7 @@
 
 #[cfg(not(any(loom, shuttle)))]
 pub(crate) use std::sync::{
-    Arc, Mutex, MutexGuard,
+    Arc, Condvar, Mutex, MutexGuard,
     atomic::{AtomicBool, AtomicU8, AtomicU64, AtomicUsize, Ordering, fence},
 };
 #[cfg(not(any(loom, shuttle)))]
@@ -23,7 +23,7 @@ pub(crate) use std::thread;
 
 #[cfg(loom)]
 pub(crate) use loom::sync::{
-    Arc, Mutex, MutexGuard,
+    Arc, Condvar, Mutex, MutexGuard,
     atomic::{AtomicBool, AtomicU8, AtomicU64, AtomicUsize, Ordering, fence},
 };
 #[cfg(loom)]
@@ -31,7 +31,7 @@ pub(crate) use loom::thread;
 
 #[cfg(all(shuttle, not(loom)))]
 pub(crate) use shuttle::sync::{
-    Arc, Mutex, MutexGuard,
+    Arc, Condvar, Mutex, MutexGuard,
     atomic::{AtomicBool, AtomicU8, AtomicU64, AtomicUsize, Ordering, fence},
 };
 #[cfg(all(shuttle, not(loom)))]
@@ -77,9 +77,48 @@ pub(crate) fn pause() {
     thread::yield_now();
 }
 
-/// Lock `m`, ignoring poison (a panic of another thread holding it left
-/// the data consistent: every protocol core's critical section is written
-/// so).
-pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+/// A lock's place in the crate's lock order, as the cores name it: the
+/// library's own ranks (the debug-build lock-order and user-code checks
+/// see the cores' locks too).
+#[cfg(not(any(loom, shuttle)))]
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Rank {
+    Subs,
+    Waits,
+    SlotFn,
+    SlotPanic,
+}
+
+/// The ranks the cores name, for the model checkers (which check no order:
+/// their threads share one OS thread, so no per-thread book of held locks).
+#[cfg(any(loom, shuttle))]
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Rank {
+    Subs,
+    Waits,
+    SlotFn,
+    SlotPanic,
+}
+
+/// A held lock.
+pub(crate) type Guard<'a, T> = MutexGuard<'a, T>;
+
+/// Lock `m`, of rank `rank`, ignoring poison (a panic of another thread
+/// holding it left the data consistent: every protocol core's critical
+/// section is written so).
+pub(crate) fn lock<T>(m: &Mutex<T>, rank: Rank) -> Guard<'_, T> {
+    let _ = rank;
     m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Wait on `cv` with the lock `g` (released while waiting, held again on
+/// return).
+pub(crate) fn wait<'a, T>(g: Guard<'a, T>, cv: &Condvar) -> Guard<'a, T> {
+    cv.wait(g).unwrap_or_else(|e| e.into_inner())
+}
+
+/// User code (`what`) is about to be entered on this thread.
+#[inline]
+pub(crate) fn user_code(what: &'static str) {
+    let _ = what;
 }

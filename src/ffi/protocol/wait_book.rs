@@ -24,7 +24,7 @@
 //! destroy the event or synchronise for it.
 #![deny(unsafe_code)]
 
-use super::sync::{AtomicBool, Mutex, Ordering, lock, mutant};
+use super::sync::{AtomicBool, Mutex, Ordering, Rank, lock, mutant};
 
 /// One wait: the event, the waiting stream and its context (as addresses),
 /// its sequence number, and what the caller tracks with it (`R`).
@@ -60,7 +60,7 @@ pub(crate) fn ticket<E, R>(any: &AtomicBool, book: &Mutex<Book<E, R>>) -> u64 {
     if !any.load(Ordering::Acquire) {
         return 0;
     }
-    lock(book).next
+    lock(book, Rank::Waits).next
 }
 
 /// Enter a wait: `queue` queues it with the runtime (it must not block nor
@@ -73,7 +73,7 @@ pub(crate) fn enter<E, R, T>(
     rec: R,
     queue: impl FnOnce() -> Result<(), T>,
 ) -> Result<(), T> {
-    let mut b = lock(book);
+    let mut b = lock(book, Rank::Waits);
     let seq = b.next;
     b.next += 1;
     if mutant("waits-queue-unlocked") {
@@ -81,7 +81,7 @@ pub(crate) fn enter<E, R, T>(
         // above this wait's number though its synchronisation may miss it.
         drop(b);
         queue()?;
-        b = lock(book);
+        b = lock(book, Rank::Waits);
     } else {
         // An error: not queued, the runtime holds no wait on the event.
         queue()?;
@@ -107,7 +107,7 @@ pub(crate) fn with_waits<E, R, O>(
     if !any.load(Ordering::Acquire) {
         return f(&[]);
     }
-    let b = lock(book);
+    let b = lock(book, Rank::Waits);
     f(&b.waits)
 }
 
@@ -122,7 +122,7 @@ pub(crate) fn defer_destroy<E: Copy + PartialEq, R>(
     if !any.load(Ordering::Acquire) {
         return false;
     }
-    let mut b = lock(book);
+    let mut b = lock(book, Rank::Waits);
     let Some(ctx) = b.waits.iter().find(|w| w.event == key).map(|w| w.ctx) else {
         return false;
     };
@@ -147,7 +147,7 @@ pub(crate) fn settle<E: Copy, R>(
     if !any.load(Ordering::Acquire) {
         return Vec::new();
     }
-    let mut b = lock(book);
+    let mut b = lock(book, Rank::Waits);
     let ignore_ticket = mutant("waits-settle-ignores-ticket");
     b.waits
         .retain(|w| !((ignore_ticket || w.seq < ticket) && pred(w)));
@@ -172,13 +172,13 @@ pub(crate) fn has_ctx<E, R>(any: &AtomicBool, book: &Mutex<Book<E, R>>, ctx: usi
     if !any.load(Ordering::Acquire) {
         return false;
     }
-    let b = lock(book);
+    let b = lock(book, Rank::Waits);
     b.waits.iter().any(|w| w.ctx == ctx) || b.deferred.iter().any(|(_, c)| *c == ctx)
 }
 
 /// Empty the book (the runtime was finalised or re-initialised).
 pub(crate) fn clear<E, R>(book: &Mutex<Book<E, R>>) {
-    let mut b = lock(book);
+    let mut b = lock(book, Rank::Waits);
     b.waits.clear();
     b.deferred.clear();
 }
