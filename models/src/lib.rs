@@ -40,6 +40,9 @@ pub(crate) mod abort_log;
 #[path = "../../src/ffi/protocol/sub_book.rs"]
 pub(crate) mod sub_book;
 
+#[path = "../../src/ffi/protocol/live_count.rs"]
+pub(crate) mod live_count;
+
 #[cfg(all(test, any(loom, shuttle)))]
 mod harness;
 
@@ -57,3 +60,6 @@ mod abort_log_model;
 
 #[cfg(all(test, any(loom, shuttle)))]
 mod sub_book_model;
+
+#[cfg(all(test, any(loom, shuttle)))]
+mod live_model;
