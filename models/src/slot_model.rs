@@ -201,6 +201,40 @@ fn two_threads() {
     b.join().unwrap();
 }
 
+/// Shuttle only (too large for loom to exhaust): three threads, each with
+/// two scopes in turn (one promoted), over two streams, against two
+/// escalations (one per stream) from the main thread.
+#[cfg(all(shuttle, not(loom)))]
+fn large() {
+    let w = World::new(3);
+    let mut threads = Vec::new();
+    for t in 0..3 {
+        let w = w.clone();
+        threads.push(thread::spawn(move || {
+            let base = 10 * (t as u64 + 1);
+            w.scope(t, base + 1, 1 + t % 2, t == 0);
+            w.scope(t, base + 2, 2 - t % 2, t == 1);
+        }));
+    }
+    w.escalate(1);
+    w.escalate(2);
+    for th in threads {
+        th.join().unwrap();
+    }
+}
+
+#[cfg(all(shuttle, not(loom)))]
+#[test]
+fn slot_large_shuttle() {
+    explore("slot_large_shuttle", None, large);
+}
+
+#[cfg(all(shuttle, not(loom)))]
+#[test]
+fn mutant_slot_enter_no_recheck_large() {
+    assert_bites("slot-enter-no-recheck", None, large);
+}
+
 /// Loom: every interleaving (no preemption bound). Shuttle ignores it.
 const BOUND: Option<usize> = None;
 

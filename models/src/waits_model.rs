@@ -143,6 +143,43 @@ fn two_streams_two_syncs() {
     w.finish();
 }
 
+/// Shuttle only (too large for loom to exhaust): waits on both streams and
+/// the drop on one thread, a thread synchronising stream 1 then stream 2,
+/// and one synchronising the whole context, while the book is in use.
+#[cfg(all(shuttle, not(loom)))]
+fn large() {
+    let w = World::new();
+    let (w1, w2, w3) = (w.clone(), w.clone(), w.clone());
+    let user = thread::spawn(move || {
+        w1.wait(2);
+        w1.synchronize(Some(2));
+        w1.wait(1);
+        w1.wait(2);
+        w1.drop_event();
+    });
+    let a = thread::spawn(move || {
+        w2.synchronize(Some(1));
+        w2.synchronize(Some(2));
+    });
+    let b = thread::spawn(move || w3.synchronize(None));
+    user.join().unwrap();
+    a.join().unwrap();
+    b.join().unwrap();
+    w.finish();
+}
+
+#[cfg(all(shuttle, not(loom)))]
+#[test]
+fn waits_large_shuttle() {
+    explore("waits_large_shuttle", None, large);
+}
+
+#[cfg(all(shuttle, not(loom)))]
+#[test]
+fn mutant_waits_queue_unlocked_large() {
+    assert_bites("waits-queue-unlocked", None, large);
+}
+
 #[test]
 fn waits_wait_then_drop_vs_sync() {
     explore("waits_wait_then_drop_vs_sync", None, wait_then_drop_vs_sync);
