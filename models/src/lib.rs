@@ -15,31 +15,39 @@
 //! RUSTFLAGS="--cfg shuttle" cargo test --release -p aclrt-models -- --nocapture
 //! ```
 //!
-//! Without either cfg the crate is the protocol files and nothing else (no
-//! tests). Each model has mutant twins: the same model with one deliberate
+//! Without either cfg the crate is empty: in the library the shim routes
+//! the cores' locks through the crate's lock-order check (`ffi::locks`),
+//! which only the library has. Each model has mutant twins: the same model with one deliberate
 //! break of the protocol switched on (`sync::mutant`), asserted to fail.
 #![deny(unsafe_code)]
 // The library calls what the models do not.
 #![allow(dead_code)]
 
+#[cfg(any(loom, shuttle))]
 #[path = "../../src/ffi/protocol/sync.rs"]
 pub(crate) mod sync;
 
+#[cfg(any(loom, shuttle))]
 #[path = "../../src/ffi/protocol/slot.rs"]
 pub(crate) mod slot;
 
+#[cfg(any(loom, shuttle))]
 #[path = "../../src/ffi/protocol/host_fn_slot.rs"]
 pub(crate) mod host_fn_slot;
 
+#[cfg(any(loom, shuttle))]
 #[path = "../../src/ffi/protocol/wait_book.rs"]
 pub(crate) mod wait_book;
 
+#[cfg(any(loom, shuttle))]
 #[path = "../../src/ffi/protocol/abort_log.rs"]
 pub(crate) mod abort_log;
 
+#[cfg(any(loom, shuttle))]
 #[path = "../../src/ffi/protocol/sub_book.rs"]
 pub(crate) mod sub_book;
 
+#[cfg(any(loom, shuttle))]
 #[path = "../../src/ffi/protocol/live_count.rs"]
 pub(crate) mod live_count;
 
