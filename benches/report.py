@@ -252,6 +252,24 @@ def section_overhead(c, results, missed):
     else:
         rows.append([what, "n/a", "n/a", "n/a", "not measured"])
         missed.append("zero-cost async round trip, interleaved: not measured (interleaved.txt missing)")
+    # The service loop of issue 25 (bench `service_loop`): the safe loop of
+    # `examples/21_service_loop.rs` against the same loop in raw C calls with
+    # one event per batch, with a simulated kernel time, in alternating blocks.
+    kv = read_kv(os.path.join(results, "service_loop.txt"))
+    what = "service loop (bench `service_loop`: %s batches over %s streams, %s µs kernels, %s rounds, median of per-round ratios) vs the C loop" % (
+        kv.get("batches", "?"), kv.get("streams", "?"), kv.get("kernel_us", "?"), kv.get("rounds", "?"))
+    if "service_ratio_median" in kv:
+        ratio = float(kv["service_ratio_median"])
+        ok = ratio <= 1.05
+        if not ok:
+            missed.append("service loop: safe/C = %.3f (target ≤ 1.05)" % ratio)
+        rows.append([what,
+                     "%s ns/batch" % kv.get("service_safe_median_ns_per_batch"),
+                     "%s ns/batch (ratios %s)" % (kv.get("service_raw_median_ns_per_batch"), kv.get("service_ratio_range")),
+                     "%.3f" % ratio, verdict(ok)])
+    else:
+        rows.append([what, "n/a", "n/a", "n/a", "not measured"])
+        missed.append("service loop: not measured (service_loop.txt missing)")
     return table(["operation (bench `overhead`)", "safe (median)", "raw (median)", "safe/raw", "target ≤ 1.05"], rows)
 
 

@@ -5,7 +5,8 @@
 # `sim_throughput` (one run, results in $CARGO_TARGET_DIR/criterion), and
 # `sim_memory` (RSS per live resource -> $RESULTS/memory.txt) and
 # `interleaved` (the async round trip, safe and raw in alternating blocks
-# -> $RESULTS/interleaved.txt);
+# -> $RESULTS/interleaved.txt) and `service_loop` (the service loop of
+# examples/21 against the C loop -> $RESULTS/service_loop.txt);
 # 3. instruction counts (benches/instructions.sh, needs valgrind);
 # 4. compile time (benches/compile_time.sh); 5. the timeline pictures
 # (examples/13_timeline.rs -> docs/timeline.svg, examples/19_compute_pipeline.rs
@@ -46,6 +47,9 @@ cargo bench --manifest-path benches/Cargo.toml --bench sim_memory
 
 echo "=== the async round trip in alternating blocks"
 cargo bench --manifest-path benches/Cargo.toml --bench interleaved
+
+echo "=== the service loop against the C loop, in alternating blocks"
+cargo bench --manifest-path benches/Cargo.toml --bench service_loop
 
 echo "=== instruction counts"
 if command -v valgrind >/dev/null; then

@@ -43,8 +43,7 @@ fn main() -> aclrt::Result<()> {
     let acl = Acl::init()?; // aclInit
     flow(&acl)?;
     acl.finalize()?; // aclFinalize
-    #[cfg(aclrt_backend = "sim")]
-    aclrt::sim::audit().assert_clean();
+    aclrt::sim_only! { aclrt::sim::audit().assert_clean(); }
     println!("02_explicit_resources: OK");
     Ok(())
 }

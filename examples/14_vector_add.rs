@@ -19,33 +19,36 @@
 use aclrt::kernel::{Count, In, LaunchConfig, Out};
 use aclrt::{Acl, Detected, RunMode, Runtime, make_guard};
 
-/// The device code of `vector_add` on the simulator: block `k` of `nb`
-/// computes `z[i] = x[i] + y[i]` for every `i < n` with `i % nb == k`.
-#[cfg(aclrt_backend = "sim")]
-fn register_device_code() {
-    aclrt::sim::register_kernel("vector_add", |block, blocks, args| {
-        let (x, y, z, n) = (args.u64(0)?, args.u64(1)?, args.u64(2)?, args.u64(3)?);
-        let mut i = block as usize;
-        while i < n as usize {
-            args.write_f32(z, i, args.read_f32(x, i)? + args.read_f32(y, i)?)?;
-            i += blocks as usize;
-        }
-        Ok(())
-    });
+aclrt::sim_only! {
+    /// The device code of `vector_add` on the simulator: block `k` of `nb`
+    /// computes `z[i] = x[i] + y[i]` for every `i < n` with `i % nb == k`.
+    fn register_device_code() {
+        aclrt::sim::register_kernel("vector_add", |block, blocks, args| {
+            let (x, y, z, n) = (args.u64(0)?, args.u64(1)?, args.u64(2)?, args.u64(3)?);
+            let mut i = block as usize;
+            while i < n as usize {
+                args.write_f32(z, i, args.read_f32(x, i)? + args.read_f32(y, i)?)?;
+                i += blocks as usize;
+            }
+            Ok(())
+        });
+    }
 }
 
-/// The binary holding `vector_add`.
-#[cfg(aclrt_backend = "sim")]
-fn device_binary() -> Vec<u8> {
-    register_device_code();
-    aclrt::sim::binary_image(&["vector_add"])
+aclrt::sim_only! {
+    /// The binary holding `vector_add`.
+    fn device_binary() -> Vec<u8> {
+        register_device_code();
+        aclrt::sim::binary_image(&["vector_add"])
+    }
 }
 
-#[cfg(not(aclrt_backend = "sim"))]
-fn device_binary() -> Vec<u8> {
-    // With real hardware: an AI Core object built by the Ascend C toolchain.
-    std::fs::read(std::env::var("VECTOR_ADD_BIN").expect("set VECTOR_ADD_BIN to the kernel object"))
-        .expect("reading the kernel object")
+aclrt::not_sim! {
+    fn device_binary() -> Vec<u8> {
+        // With real hardware: an AI Core object built by the Ascend C toolchain.
+        std::fs::read(std::env::var("VECTOR_ADD_BIN").expect("set VECTOR_ADD_BIN to the kernel object"))
+            .expect("reading the kernel object")
+    }
 }
 
 fn vector_add<M: RunMode>(rt: Runtime<'_, M>) -> aclrt::Result<()> {
@@ -108,8 +111,7 @@ fn main() -> aclrt::Result<()> {
     let acl = Acl::init()?;
     flow(&acl)?;
     acl.finalize()?;
-    #[cfg(aclrt_backend = "sim")]
-    aclrt::sim::audit().assert_clean();
+    aclrt::sim_only! { aclrt::sim::audit().assert_clean(); }
     println!("14_vector_add: OK");
     Ok(())
 }

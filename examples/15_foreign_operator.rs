@@ -36,25 +36,27 @@ mod mini_aclnn {
         func: sys::aclrtFuncHandle,
     }
 
-    /// The library's device code: on the simulator a registered Rust
-    /// kernel; a real operator library ships an Ascend C object instead.
-    #[cfg(aclrt_backend = "sim")]
-    fn image() -> Result<Vec<u8>, i32> {
-        aclrt::sim::register_kernel("mini_aclnn_add", |block, blocks, args| {
-            let (x, y, ws, n) = (args.u64(0)?, args.u64(1)?, args.u64(2)?, args.u64(3)?);
-            let mut i = block as usize;
-            while i < n as usize {
-                args.write_f32(ws, i, args.read_f32(x, i)? + args.read_f32(y, i)?)?;
-                i += blocks as usize;
-            }
-            Ok(())
-        });
-        Ok(aclrt::sim::binary_image(&["mini_aclnn_add"]))
+    aclrt::sim_only! {
+        /// The library's device code: on the simulator a registered Rust
+        /// kernel; a real operator library ships an Ascend C object instead.
+        fn image() -> Result<Vec<u8>, i32> {
+            aclrt::sim::register_kernel("mini_aclnn_add", |block, blocks, args| {
+                let (x, y, ws, n) = (args.u64(0)?, args.u64(1)?, args.u64(2)?, args.u64(3)?);
+                let mut i = block as usize;
+                while i < n as usize {
+                    args.write_f32(ws, i, args.read_f32(x, i)? + args.read_f32(y, i)?)?;
+                    i += blocks as usize;
+                }
+                Ok(())
+            });
+            Ok(aclrt::sim::binary_image(&["mini_aclnn_add"]))
+        }
     }
 
-    #[cfg(not(aclrt_backend = "sim"))]
-    fn image() -> Result<Vec<u8>, i32> {
-        Err(207000) // this stand-in has no device code for real hardware
+    aclrt::not_sim! {
+        fn image() -> Result<Vec<u8>, i32> {
+            Err(207000) // this stand-in has no device code for real hardware
+        }
     }
 
     /// Load the library's device code into the current context; returns
@@ -262,8 +264,7 @@ fn main() -> aclrt::Result<()> {
     let acl = Acl::init()?;
     flow(&acl)?;
     acl.finalize()?;
-    #[cfg(aclrt_backend = "sim")]
-    aclrt::sim::audit().assert_clean();
+    aclrt::sim_only! { aclrt::sim::audit().assert_clean(); }
     println!("15_foreign_operator: OK");
     Ok(())
 }

@@ -50,53 +50,56 @@ const BLOCKS: u32 = 4;
 const A: f32 = 2.0;
 const B: f32 = 0.5;
 
-/// The device code of `scale_add` on the simulator: block `k` of `nb`
-/// computes `y[i] = a·x[i] + b` on its contiguous share of `0..n`, reading
-/// and writing it in one checked access each.
-///
-/// The simulator runs a kernel at the speed of the CPU, far faster than the
-/// copies' share of a real pipeline; to stand for device code that takes
-/// `kernel_time` (so that the picture has something to overlap), each of
-/// the blocks, which the simulator runs one after the other, also sleeps
-/// its share of it.
-#[cfg(aclrt_backend = "sim")]
-fn register_device_code(kernel_time: Duration) {
-    use aclrt::sim::KernelError;
-    aclrt::sim::register_kernel("scale_add", move |block, blocks, args| {
-        std::thread::sleep(kernel_time / blocks);
-        let (x, y, n) = (args.u64(0)?, args.u64(1)?, args.u64(4)? as usize);
-        let scalar = |i| -> Result<f32, KernelError> {
-            let b: [u8; 4] = args
-                .bytes(i)?
-                .try_into()
-                .map_err(|_| KernelError::new(format!("argument {i} is not a 4-byte scalar")))?;
-            Ok(f32::from_le_bytes(b))
-        };
-        let (a, b) = (scalar(2)?, scalar(3)?);
-        let (blocks, block) = (blocks as usize, block as usize);
-        let (start, end) = (n * block / blocks, n * (block + 1) / blocks);
-        let mut bytes = vec![0u8; 4 * (end - start)];
-        args.read(x + 4 * start as u64, &mut bytes)?;
-        for v in bytes.chunks_exact_mut(4) {
-            let r = a * f32::from_le_bytes([v[0], v[1], v[2], v[3]]) + b;
-            v.copy_from_slice(&r.to_le_bytes());
-        }
-        args.write(y + 4 * start as u64, &bytes)
-    });
+aclrt::sim_only! {
+    /// The device code of `scale_add` on the simulator: block `k` of `nb`
+    /// computes `y[i] = a·x[i] + b` on its contiguous share of `0..n`, reading
+    /// and writing it in one checked access each.
+    ///
+    /// The simulator runs a kernel at the speed of the CPU, far faster than the
+    /// copies' share of a real pipeline; to stand for device code that takes
+    /// `kernel_time` (so that the picture has something to overlap), each of
+    /// the blocks, which the simulator runs one after the other, also sleeps
+    /// its share of it.
+    fn register_device_code(kernel_time: Duration) {
+        use aclrt::sim::KernelError;
+        aclrt::sim::register_kernel("scale_add", move |block, blocks, args| {
+            std::thread::sleep(kernel_time / blocks);
+            let (x, y, n) = (args.u64(0)?, args.u64(1)?, args.u64(4)? as usize);
+            let scalar = |i| -> Result<f32, KernelError> {
+                let b: [u8; 4] = args
+                    .bytes(i)?
+                    .try_into()
+                    .map_err(|_| KernelError::new(format!("argument {i} is not a 4-byte scalar")))?;
+                Ok(f32::from_le_bytes(b))
+            };
+            let (a, b) = (scalar(2)?, scalar(3)?);
+            let (blocks, block) = (blocks as usize, block as usize);
+            let (start, end) = (n * block / blocks, n * (block + 1) / blocks);
+            let mut bytes = vec![0u8; 4 * (end - start)];
+            args.read(x + 4 * start as u64, &mut bytes)?;
+            for v in bytes.chunks_exact_mut(4) {
+                let r = a * f32::from_le_bytes([v[0], v[1], v[2], v[3]]) + b;
+                v.copy_from_slice(&r.to_le_bytes());
+            }
+            args.write(y + 4 * start as u64, &bytes)
+        });
+    }
 }
 
-/// The binary holding `scale_add`.
-#[cfg(aclrt_backend = "sim")]
-fn device_binary(kernel_time: Duration) -> Vec<u8> {
-    register_device_code(kernel_time);
-    aclrt::sim::binary_image(&["scale_add"])
+aclrt::sim_only! {
+    /// The binary holding `scale_add`.
+    fn device_binary(kernel_time: Duration) -> Vec<u8> {
+        register_device_code(kernel_time);
+        aclrt::sim::binary_image(&["scale_add"])
+    }
 }
 
-#[cfg(not(aclrt_backend = "sim"))]
-fn device_binary(_kernel_time: Duration) -> Vec<u8> {
-    // With real hardware: an AI Core object built by the Ascend C toolchain.
-    std::fs::read(std::env::var("SCALE_ADD_BIN").expect("set SCALE_ADD_BIN to the kernel object"))
-        .expect("reading the kernel object")
+aclrt::not_sim! {
+    fn device_binary(_kernel_time: Duration) -> Vec<u8> {
+        // With real hardware: an AI Core object built by the Ascend C toolchain.
+        std::fs::read(std::env::var("SCALE_ADD_BIN").expect("set SCALE_ADD_BIN to the kernel object"))
+            .expect("reading the kernel object")
+    }
 }
 
 /// Input `k` of the pipeline.
@@ -123,8 +126,7 @@ fn pipeline<M: RunMode>(
     // Copy-in starts batch k+1 a little after kernel k-1 has freed its slot,
     // so well inside kernel k (without the delay the copy could slip in
     // between the two kernels, and the overlap would be down to chance).
-    #[cfg(aclrt_backend = "sim")]
-    aclrt::sim::set_stream_delay(copy_in.as_raw(), kernel_time / 4);
+    aclrt::sim_only! { aclrt::sim::set_stream_delay(copy_in.as_raw(), kernel_time / 4); }
 
     let binary = ctx.load_binary(&device_binary(kernel_time))?;
     // SAFETY: `scale_add` reads x and writes y, each at indices below n, and
@@ -226,150 +228,153 @@ pub fn run(acl: &Acl, kernel_time: Duration) -> aclrt::Result<[*mut c_void; 3]> 
 /// How long a kernel takes on the simulator in `main`.
 const KERNEL_TIME: Duration = Duration::from_millis(4);
 
-#[cfg(not(aclrt_backend = "sim"))]
-fn main() -> aclrt::Result<()> {
-    let acl = Acl::init()?;
-    flow(&acl, KERNEL_TIME)?;
-    acl.finalize()?;
-    println!("19_compute_pipeline: OK");
-    Ok(())
+aclrt::not_sim! {
+    fn main() -> aclrt::Result<()> {
+        let acl = Acl::init()?;
+        flow(&acl, KERNEL_TIME)?;
+        acl.finalize()?;
+        println!("19_compute_pipeline: OK");
+        Ok(())
+    }
 }
 
-#[cfg(aclrt_backend = "sim")]
-fn main() -> Result<(), Box<dyn std::error::Error>> {
-    use aclrt::sim::SimConfig;
-    use aclrt::sim::trace::{self, SvgOptions};
-    use std::path::PathBuf;
+aclrt::sim_only! {
+    fn main() -> Result<(), Box<dyn std::error::Error>> {
+        use aclrt::sim::SimConfig;
+        use aclrt::sim::trace::{self, SvgOptions};
+        use std::path::PathBuf;
 
-    let svg_path = std::env::args_os()
-        .nth(1)
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/compute_pipeline.svg")
+        let svg_path = std::env::args_os()
+            .nth(1)
+            .map(PathBuf::from)
+            .unwrap_or_else(|| {
+                PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/compute_pipeline.svg")
+            });
+        let trace_path = svg_path.with_extension("trace.json");
+        if let Some(dir) = svg_path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir)?;
+        }
+        aclrt::sim::configure(SimConfig {
+            trace_path: Some(trace_path.clone()),
+            ..SimConfig::from_env()
         });
-    let trace_path = svg_path.with_extension("trace.json");
-    if let Some(dir) = svg_path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir)?;
+
+        let acl = Acl::init()?;
+        let mode = format!("{:?}", acl.run_mode());
+        let [copy_in, compute, copy_out] = run(&acl, KERNEL_TIME)?;
+        acl.finalize()?;
+        aclrt::sim::audit().assert_clean();
+
+        let trace = trace::last().ok_or("the simulator kept no trace")?;
+        let ms = KERNEL_TIME.as_secs_f64() * 1e3;
+        let options = SvgOptions::new()
+            .title(format!(
+                "aclrt simulator: double-buffered pipeline, {BATCHES} batches of {} KiB (run mode \
+                 {mode})",
+                BATCH_LEN * 4 / 1024
+            ))
+            .label(copy_in, "copy-in")
+            .note(copy_in, format!("{} ms delay/task", ms / 4.0))
+            .label(compute, "compute")
+            .note(compute, format!("kernel ≥ {ms} ms"))
+            .label(copy_out, "copy-out");
+        let svg = trace::render_svg(&trace, &options);
+        std::fs::write(&svg_path, &svg)?;
+        println!("trace:    {}", trace_path.display());
+        println!("timeline: {}", svg_path.display());
+
+        let lane = |stream| trace.lane(stream).ok_or("a pipeline stream has no lane");
+        let overlapped = overlap::check(&trace, lane(copy_in)?, lane(compute)?, lane(copy_out)?)?;
+        println!(
+            "overlap: the copy-in of batch k+1 ran during the kernel of batch k for {overlapped} of \
+             {} batches",
+            BATCHES - 1
+        );
+        println!("19_compute_pipeline: OK");
+        Ok(())
     }
-    aclrt::sim::configure(SimConfig {
-        trace_path: Some(trace_path.clone()),
-        ..SimConfig::from_env()
-    });
-
-    let acl = Acl::init()?;
-    let mode = format!("{:?}", acl.run_mode());
-    let [copy_in, compute, copy_out] = run(&acl, KERNEL_TIME)?;
-    acl.finalize()?;
-    aclrt::sim::audit().assert_clean();
-
-    let trace = trace::last().ok_or("the simulator kept no trace")?;
-    let ms = KERNEL_TIME.as_secs_f64() * 1e3;
-    let options = SvgOptions::new()
-        .title(format!(
-            "aclrt simulator: double-buffered pipeline, {BATCHES} batches of {} KiB (run mode \
-             {mode})",
-            BATCH_LEN * 4 / 1024
-        ))
-        .label(copy_in, "copy-in")
-        .note(copy_in, format!("{} ms delay/task", ms / 4.0))
-        .label(compute, "compute")
-        .note(compute, format!("kernel ≥ {ms} ms"))
-        .label(copy_out, "copy-out");
-    let svg = trace::render_svg(&trace, &options);
-    std::fs::write(&svg_path, &svg)?;
-    println!("trace:    {}", trace_path.display());
-    println!("timeline: {}", svg_path.display());
-
-    let lane = |stream| trace.lane(stream).ok_or("a pipeline stream has no lane");
-    let overlapped = overlap::check(&trace, lane(copy_in)?, lane(compute)?, lane(copy_out)?)?;
-    println!(
-        "overlap: the copy-in of batch k+1 ran during the kernel of batch k for {overlapped} of \
-         {} batches",
-        BATCHES - 1
-    );
-    println!("19_compute_pipeline: OK");
-    Ok(())
 }
 
-/// What the trace must show.
-#[cfg(aclrt_backend = "sim")]
-pub mod overlap {
-    use aclrt::sim::trace::{Lane, Task, Trace};
+aclrt::sim_only! {
+    /// What the trace must show.
+    pub mod overlap {
+        use aclrt::sim::trace::{Lane, Task, Trace};
 
-    /// The tasks of `category` on `lane`, in queue order.
-    fn tasks<'a>(lane: &'a Lane, category: &str) -> Vec<&'a Task> {
-        let mut v: Vec<&Task> = lane
-            .tasks
-            .iter()
-            .filter(|t| t.category == category)
-            .collect();
-        v.sort_by_key(|t| t.seq);
-        v
-    }
-
-    /// Whether two tasks ran at the same time for a while.
-    pub fn overlaps(a: &Task, b: &Task) -> bool {
-        a.start_us < b.end_us() && b.start_us < a.end_us()
-    }
-
-    /// Checks the pipeline's trace: one copy per batch on copy-in and
-    /// copy-out, one kernel per batch on compute; kernel k starts after
-    /// copy-in k ends, copy-out k after kernel k ends, copy-in k+2 (the same
-    /// slot) after kernel k ends; and the copy-in of batch k+1 overlaps the
-    /// kernel of batch k at least once. Returns for how many batches it did.
-    pub fn check(
-        trace: &Trace,
-        copy_in: &Lane,
-        compute: &Lane,
-        copy_out: &Lane,
-    ) -> Result<usize, String> {
-        let n = super::BATCHES;
-        let (ins, kernels, outs) = (
-            tasks(copy_in, "copy"),
-            tasks(compute, "kernel"),
-            tasks(copy_out, "copy"),
-        );
-        if ins.len() != n || kernels.len() != n || outs.len() != n {
-            return Err(format!(
-                "expected {n} copy-ins, kernels and copy-outs, the trace has {}, {} and {}",
-                ins.len(),
-                kernels.len(),
-                outs.len()
-            ));
+        /// The tasks of `category` on `lane`, in queue order.
+        fn tasks<'a>(lane: &'a Lane, category: &str) -> Vec<&'a Task> {
+            let mut v: Vec<&Task> = lane
+                .tasks
+                .iter()
+                .filter(|t| t.category == category)
+                .collect();
+            v.sort_by_key(|t| t.seq);
+            v
         }
-        // 1 µs of slack: the trace's timestamps are rounded.
-        let after = |later: &Task, earlier: &Task| later.start_us + 1.0 >= earlier.end_us();
-        for k in 0..n {
-            if !after(kernels[k], ins[k]) {
-                return Err(format!("kernel {k} started before its copy-in ended"));
-            }
-            if !after(outs[k], kernels[k]) {
-                return Err(format!("copy-out {k} started before its kernel ended"));
-            }
-            if k + 2 < n && !after(ins[k + 2], kernels[k]) {
+
+        /// Whether two tasks ran at the same time for a while.
+        pub fn overlaps(a: &Task, b: &Task) -> bool {
+            a.start_us < b.end_us() && b.start_us < a.end_us()
+        }
+
+        /// Checks the pipeline's trace: one copy per batch on copy-in and
+        /// copy-out, one kernel per batch on compute; kernel k starts after
+        /// copy-in k ends, copy-out k after kernel k ends, copy-in k+2 (the same
+        /// slot) after kernel k ends; and the copy-in of batch k+1 overlaps the
+        /// kernel of batch k at least once. Returns for how many batches it did.
+        pub fn check(
+            trace: &Trace,
+            copy_in: &Lane,
+            compute: &Lane,
+            copy_out: &Lane,
+        ) -> Result<usize, String> {
+            let n = super::BATCHES;
+            let (ins, kernels, outs) = (
+                tasks(copy_in, "copy"),
+                tasks(compute, "kernel"),
+                tasks(copy_out, "copy"),
+            );
+            if ins.len() != n || kernels.len() != n || outs.len() != n {
                 return Err(format!(
-                    "copy-in {} overwrote input slot {} before kernel {k} ended",
-                    k + 2,
-                    k % 2
+                    "expected {n} copy-ins, kernels and copy-outs, the trace has {}, {} and {}",
+                    ins.len(),
+                    kernels.len(),
+                    outs.len()
                 ));
             }
-            if k + 2 < n && !after(kernels[k + 2], outs[k]) {
+            // 1 µs of slack: the trace's timestamps are rounded.
+            let after = |later: &Task, earlier: &Task| later.start_us + 1.0 >= earlier.end_us();
+            for k in 0..n {
+                if !after(kernels[k], ins[k]) {
+                    return Err(format!("kernel {k} started before its copy-in ended"));
+                }
+                if !after(outs[k], kernels[k]) {
+                    return Err(format!("copy-out {k} started before its kernel ended"));
+                }
+                if k + 2 < n && !after(ins[k + 2], kernels[k]) {
+                    return Err(format!(
+                        "copy-in {} overwrote input slot {} before kernel {k} ended",
+                        k + 2,
+                        k % 2
+                    ));
+                }
+                if k + 2 < n && !after(kernels[k + 2], outs[k]) {
+                    return Err(format!(
+                        "kernel {} overwrote output slot {} before copy-out {k} ended",
+                        k + 2,
+                        k % 2
+                    ));
+                }
+            }
+            let overlapped = (0..n - 1)
+                .filter(|&k| overlaps(ins[k + 1], kernels[k]))
+                .count();
+            if overlapped == 0 {
                 return Err(format!(
-                    "kernel {} overwrote output slot {} before copy-out {k} ended",
-                    k + 2,
-                    k % 2
+                    "no copy-in of batch k+1 overlapped the kernel of batch k ({} lanes in the trace)",
+                    trace.lanes.len()
                 ));
             }
+            Ok(overlapped)
         }
-        let overlapped = (0..n - 1)
-            .filter(|&k| overlaps(ins[k + 1], kernels[k]))
-            .count();
-        if overlapped == 0 {
-            return Err(format!(
-                "no copy-in of batch k+1 overlapped the kernel of batch k ({} lanes in the trace)",
-                trace.lanes.len()
-            ));
-        }
-        Ok(overlapped)
     }
 }

@@ -93,11 +93,12 @@ fn main() -> aclrt::Result<()> {
     let acl = Acl::init()?;
     flow(&acl)?;
     acl.finalize()?;
-    #[cfg(aclrt_backend = "sim")]
-    {
-        let audit = aclrt::sim::audit();
-        audit.assert_clean();
-        println!("simulator audit: no violations, no leaks");
+    aclrt::sim_only! {
+        {
+            let audit = aclrt::sim::audit();
+            audit.assert_clean();
+            println!("simulator audit: no violations, no leaks");
+        }
     }
     println!("tour: OK");
     Ok(())

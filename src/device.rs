@@ -389,11 +389,8 @@ impl<'acl, M: RunMode> Device<'acl, M> {
                 reason: "a device cannot be its own peer",
             });
         }
-        let mut tokens = self
-            .slot
-            .peer_tokens
-            .lock()
-            .unwrap_or_else(|e| e.into_inner());
+        let mut tokens =
+            crate::ffi::locks::lock(&self.slot.peer_tokens, crate::ffi::locks::Rank::PeerTokens);
         let count = &mut tokens[peer.slot.id as usize];
         ffi::make_current(self.default_raw())?;
         match ffi::enable_peer_access(peer.slot.id) {
@@ -434,12 +431,10 @@ impl<M: RunMode> PeerAccess<'_, '_, M> {
     }
 
     fn release(&self) -> Result<()> {
-        let mut tokens = self
-            .from
-            .slot
-            .peer_tokens
-            .lock()
-            .unwrap_or_else(|e| e.into_inner());
+        let mut tokens = crate::ffi::locks::lock(
+            &self.from.slot.peer_tokens,
+            crate::ffi::locks::Rank::PeerTokens,
+        );
         let count = &mut tokens[self.to.slot.id as usize];
         if *count == 1 {
             ffi::make_current(self.from.default_raw())?;

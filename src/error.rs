@@ -106,7 +106,10 @@ impl ErrorKind {
 #[non_exhaustive]
 pub enum Error {
     /// A C function of the runtime returned a non-zero code.
-    #[error("{function} failed with ACL error {code} ({kind:?}): {message}")]
+    #[error(
+        "{function} failed with ACL error {code} ({kind:?}){}",
+        display_message(function, message)
+    )]
     Acl {
         /// The ACL error code (`aclError`).
         code: i32,
@@ -233,15 +236,43 @@ pub enum Error {
         /// The step that made the borrowed memory unused.
         escalation: Escalation,
     },
-    /// Work queued in this scope was discarded: a stream it used (or one it
-    /// waited on) was aborted by another scope's deadline
+    /// Queued work was discarded: a stream it was queued on (or one it
+    /// waited on) was aborted by a scope's deadline
     /// ([`Context::scope_with_timeout`](crate::Context::scope_with_timeout)).
-    /// Results of this scope's asynchronous work must not be trusted.
+    /// From a scope: results of its asynchronous work must not be trusted.
+    /// From [`Stream::synchronize`](crate::Stream::synchronize): work queued
+    /// on the stream outside scopes was lost (a wait, a host function,
+    /// report callbacks). From an [`Event`](crate::Event)'s queries and
+    /// synchronisations: the record it holds was discarded before it ran,
+    /// so it will never complete (record the event again).
     #[error(
-        "work of this scope was discarded: a stream it shares was aborted by another scope's \
+        "work was discarded: a stream it was queued on (or waited on) was aborted by a scope's \
          deadline"
     )]
     WorkAborted,
+    /// A buffer in flight on one lane (or a shared buffer read on one lane)
+    /// was used by work on another lane of the same brand — lanes made
+    /// together by [`Scope::lanes`](crate::Scope::lanes) — without a
+    /// hand-off. Nothing was queued. Hand it over first:
+    /// `let s = lane_a.signal(x)?; let x = lane_b.wait_for(s)?;`.
+    #[error(
+        "a buffer in flight on the lane of stream {buffer:#x} was used on the lane of stream \
+         {lane:#x} without a hand-off (nothing was queued): hand it over with \
+         `lane_b.wait_for(lane_a.signal(x)?)?`"
+    )]
+    WrongLane {
+        /// The stream of the lane the work was queued on (its address).
+        lane: usize,
+        /// The stream the buffer is in flight on (its address).
+        buffer: usize,
+    },
+    /// A [`KernelRef`](crate::kernel::KernelRef) launched with a binary it
+    /// was not looked up in ([`Lane::launch_in`](crate::Lane::launch_in)).
+    /// Nothing was queued.
+    #[error(
+        "the kernel reference was looked up in another binary than the one given to the launch"
+    )]
+    ForeignKernel,
     /// This thread's kernel argument list is already being built: the
     /// runtime keeps one per thread (`aclrtKernelArgsInit` re-initialises
     /// it), so a launch or a [`KernelArgs`](crate::kernel::KernelArgs)
@@ -360,7 +391,26 @@ impl Error {
 
     /// The C function that failed, for errors that come from the runtime
     /// (for [`Error::LiveChildren`], the release function that was refused).
+    ///
+    /// For a fault of queued work reported by a synchronisation, this is the
+    /// function that **queued the failing task** (`aclrtLaunchKernelWithConfig`,
+    /// `aclrtMemcpyAsync`, ...) where the runtime's message says which
+    /// (the simulator's does: "queued by ..."); otherwise, and for the
+    /// synchronising call itself, see [`call`](Self::call).
     pub fn function(&self) -> Option<&'static str> {
+        match self {
+            Error::Acl {
+                function, message, ..
+            } => Some(task_function(message).unwrap_or(function)),
+            Error::LiveChildren { function, .. } => Some(function),
+            _ => None,
+        }
+    }
+
+    /// The C function whose call returned the error (for a device fault,
+    /// the synchronisation that reported it), for errors that come from the
+    /// runtime.
+    pub fn call(&self) -> Option<&'static str> {
         match self {
             Error::Acl { function, .. } => Some(function),
             Error::LiveChildren { function, .. } => Some(function),
@@ -371,6 +421,104 @@ impl Error {
     /// Whether this is a timeout of a synchronisation.
     pub fn is_timeout(&self) -> bool {
         self.kind() == ErrorKind::Timeout
+    }
+}
+
+/// The C functions that queue tasks on a stream: the names a fault's
+/// message may give as the failing task's ("queued by NAME").
+const QUEUEING_FUNCTIONS: &[&str] = &[
+    "aclrtLaunchKernelWithConfig",
+    "aclrtLaunchKernel",
+    "aclrtMemcpyAsync",
+    "aclrtMemcpy2dAsync",
+    "aclrtMemsetAsync",
+    "aclrtLaunchHostFunc",
+    "aclrtLaunchCallback",
+    "aclrtRecordEvent",
+    "aclrtResetEvent",
+    "aclrtStreamWaitEvent",
+];
+
+/// The function that queued the failing task, when `message` names one.
+fn task_function(message: &str) -> Option<&'static str> {
+    let (_, rest) = message.split_once("queued by ")?;
+    let name = rest.split(|c: char| !c.is_ascii_alphanumeric()).next()?;
+    QUEUEING_FUNCTIONS.iter().copied().find(|&f| f == name)
+}
+
+/// The runtime's message as `Display` shows it: without the function name
+/// it repeats at its start (the message is `"aclrtMalloc: ..."`), and
+/// nothing when it is empty.
+fn display_message(function: &str, message: &str) -> String {
+    let text = message
+        .strip_prefix(function)
+        .and_then(|m| m.strip_prefix(": "))
+        .unwrap_or(message);
+    if text.is_empty() {
+        String::new()
+    } else {
+        format!(": {text}")
+    }
+}
+
+/// A failed wait that gives its buffer back: the error of
+/// [`InFlight::wait_or_keep`](crate::InFlight::wait_or_keep) and
+/// [`Fence::wait_or_keep`](crate::Fence::wait_or_keep).
+///
+/// The item is exactly what was waited for, still in flight on its lane:
+/// wait for it again (a device fault is reported once, so a second wait
+/// after a fault returns the buffer), or queue more work on it (e.g. a
+/// memset that clears the failed batch). `?` turns it into an [`Error`]
+/// (dropping the item, which stays borrowed until the scope ends).
+pub struct WaitFailed<T> {
+    error: Error,
+    item: T,
+}
+
+impl<T> WaitFailed<T> {
+    pub(crate) fn new(error: Error, item: T) -> Self {
+        WaitFailed { error, item }
+    }
+
+    /// Why the wait failed.
+    pub fn error(&self) -> &Error {
+        &self.error
+    }
+
+    /// The item waited for, still in flight.
+    pub fn into_item(self) -> T {
+        self.item
+    }
+
+    /// The error and the item.
+    pub fn into_parts(self) -> (Error, T) {
+        (self.error, self.item)
+    }
+}
+
+impl<T> core::fmt::Debug for WaitFailed<T> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("WaitFailed")
+            .field("error", &self.error)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<T> core::fmt::Display for WaitFailed<T> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        core::fmt::Display::fmt(&self.error, f)
+    }
+}
+
+impl<T> std::error::Error for WaitFailed<T> {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.error)
+    }
+}
+
+impl<T> From<WaitFailed<T>> for Error {
+    fn from(failed: WaitFailed<T>) -> Error {
+        failed.error
     }
 }
 

@@ -270,23 +270,41 @@ impl<'ctx, 'id, K: EventKind, S: EventState> Event<'ctx, 'id, K, S> {
     #[doc(alias = "aclrtDestroyEvent")]
     pub fn destroy(self) -> Result<()> {
         let this = ManuallyDrop::new(self);
-        if S::RECORDED {
+        // A record an escalation discarded never completes: nothing to
+        // wait for.
+        if S::RECORDED && not_discarded(this.raw).is_ok() {
             ffi::synchronize_event(this.raw)?;
         }
         ffi::destroy_event(this.raw)
     }
 }
 
+/// [`Error::WorkAborted`](crate::Error::WorkAborted) when an escalation
+/// discarded the record of `ev` before it ran (it has not completed and
+/// never will). One atomic load while no escalation has ever run.
+#[inline]
+fn not_discarded(ev: ffi::Raw) -> Result<()> {
+    if ffi::scope::record_discarded(ev) && !ffi::event_is_complete(ev)? {
+        return Err(crate::Error::WorkAborted);
+    }
+    Ok(())
+}
+
 impl<'ctx, 'id, K: EventKind, S: EventState> Event<'ctx, 'id, K, S> {
     /// Block until the work captured by the record has finished
     /// (`aclrtSynchronizeEvent`); reports a device fault of that work.
     /// Only for [`Recorded`] events.
+    ///
+    /// [`Error::WorkAborted`](crate::Error::WorkAborted) if a scope's
+    /// escalation discarded the record before it ran: it would never
+    /// complete (record the event again).
     #[doc(alias = "aclrtSynchronizeEvent")]
     #[inline]
     pub fn synchronize(&self) -> Result<()>
     where
         S: IsRecorded,
     {
+        not_discarded(self.raw)?;
         ffi::synchronize_event(self.raw)
     }
 
@@ -298,22 +316,41 @@ impl<'ctx, 'id, K: EventKind, S: EventState> Event<'ctx, 'id, K, S> {
     where
         S: IsRecorded,
     {
-        ffi::synchronize_event_timeout(self.raw, ffi::timeout_ms(timeout)?)
+        let ms = ffi::timeout_ms(timeout)?;
+        not_discarded(self.raw)?;
+        ffi::synchronize_event_timeout(self.raw, ms)
     }
 
     /// Whether the captured work has finished (`aclrtQueryEventStatus`).
+    ///
+    /// [`Error::WorkAborted`](crate::Error::WorkAborted) instead of
+    /// `Ok(false)` if a scope's escalation discarded the record before it
+    /// ran: it would answer `false` for ever (record the event again). The
+    /// crate knows the stream of each record from the first escalation on
+    /// (or from the first scope that records or waits for a user event, or
+    /// the first [`Stream::wait_event`]); a record made before then that has
+    /// not completed counts as discarded once an escalation has aborted a
+    /// stream of its context.
     #[doc(alias = "aclrtQueryEventStatus")]
     pub fn is_complete(&self) -> Result<bool>
     where
         S: IsRecorded,
     {
-        ffi::event_is_complete(self.raw)
+        let done = ffi::event_is_complete(self.raw)?;
+        if !done && ffi::scope::record_discarded(self.raw) {
+            return Err(crate::Error::WorkAborted);
+        }
+        Ok(done)
     }
 
     /// Milliseconds from `start` to this event (`aclrtEventElapsedTime`).
     /// Both must be recorded events of timed kinds ([`TimingKind`]; the two
     /// kinds may differ); synchronise them first (or this errors while they
     /// are pending). Negative when `start` was recorded after this event.
+    ///
+    /// [`Error::WorkAborted`](crate::Error::WorkAborted) if a scope's
+    /// escalation discarded the record of either event before it ran: no
+    /// synchronisation would make it complete (record it again).
     #[doc(alias = "aclrtEventElapsedTime")]
     pub fn elapsed_since<K2: TimingKind, S2: IsRecorded>(
         &self,
@@ -323,7 +360,11 @@ impl<'ctx, 'id, K: EventKind, S: EventState> Event<'ctx, 'id, K, S> {
         K: TimingKind,
         S: IsRecorded,
     {
-        ffi::event_elapsed_ms(start.raw, self.raw)
+        ffi::event_elapsed_ms(start.raw, self.raw).or_else(|e| {
+            not_discarded(start.raw)?;
+            not_discarded(self.raw)?;
+            Err(e)
+        })
     }
 
     /// When the record of this event completed, as time since the device
@@ -383,7 +424,8 @@ impl<K: EventKind, S: EventState> crate::ffi::scope::Keep for Event<'_, '_, K, S
 
 impl<K: EventKind, S: EventState> Drop for Event<'_, '_, K, S> {
     fn drop(&mut self) {
-        if S::RECORDED {
+        // Not for a record an escalation discarded: it never completes.
+        if S::RECORDED && not_discarded(self.raw).is_ok() {
             let _ = ffi::synchronize_event(self.raw);
         }
         let _ = ffi::destroy_event(self.raw);

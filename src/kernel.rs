@@ -193,6 +193,10 @@ impl LoadOptions {
 pub struct Binary<'ctx, 'id> {
     raw: Raw,
     ctx: Raw,
+    /// Unique among the binaries of the process (a handle may be reused
+    /// after an unload; this is not): what a [`KernelRef`] is checked
+    /// against.
+    serial: u64,
     _ctx: PhantomData<&'ctx ()>,
     _brand: PhantomData<Id<'id>>,
 }
@@ -241,9 +245,11 @@ impl<'dev, 'id, M: RunMode> Context<'dev, 'id, M> {
 
 impl<'ctx, 'id> Binary<'ctx, 'id> {
     fn new(raw: Raw, ctx: Raw) -> Self {
+        static SERIAL: core::sync::atomic::AtomicU64 = core::sync::atomic::AtomicU64::new(1);
         Binary {
             raw,
             ctx,
+            serial: SERIAL.fetch_add(1, core::sync::atomic::Ordering::Relaxed),
             _ctx: PhantomData,
             _brand: PhantomData,
         }
@@ -255,6 +261,10 @@ impl<'ctx, 'id> Binary<'ctx, 'id> {
 
     pub(crate) fn context(&self) -> Raw {
         self.ctx
+    }
+
+    pub(crate) fn serial(&self) -> u64 {
+        self.serial
     }
 
     /// The C handle (`aclrtBinHandle`), for diagnostics and interop.
@@ -379,6 +389,108 @@ impl<'bin, 'id, P> Kernel<'bin, 'id, P> {
     }
 }
 
+/// A kernel of a [`Binary`] looked up with [`Binary::kernel_ref`], with its
+/// declared signature `P`, branded `'id` but **not** borrowing the binary:
+/// a `Binary` and its `KernelRef`s fit in one struct (a [`Kernel`] borrows
+/// its binary, so it cannot sit next to it).
+///
+/// It launches with [`Lane::launch_in`], which borrows the binary for the
+/// scope and checks that the reference was looked up in that very binary
+/// ([`Error::ForeignKernel`](crate::Error::ForeignKernel) otherwise): the
+/// binary cannot be unloaded while a launch of it is pending, and a
+/// reference that outlived its binary is refused, never launched. `Copy`,
+/// `Send` and `Sync`.
+///
+/// ```
+/// # let _sim = aclrt::sim::exclusive();
+/// use aclrt::kernel::{Binary, Count, In, KernelRef, Out};
+/// use aclrt::{Context, HostMode};
+///
+/// struct Model<'ctx, 'id> {
+///     binary: Binary<'ctx, 'id>,
+///     copy: KernelRef<'id, (In<f32>, Out<f32>, Count)>,
+/// }
+///
+/// # let acl = aclrt::Acl::init()?;
+/// # let device = acl.require::<HostMode>()?.device(0)?;
+/// # aclrt::make_guard!(guard);
+/// # let ctx = device.create_context(guard)?;
+/// aclrt::sim::register_kernel("doc_copy_f32", |block, blocks, args| {
+///     let (x, y, n) = (args.u64(0)?, args.u64(1)?, args.u64(2)?);
+///     for i in (block as usize..n as usize).step_by(blocks as usize) {
+///         args.write_f32(y, i, args.read_f32(x, i)?)?;
+///     }
+///     Ok(())
+/// });
+/// let binary = ctx.load_binary(&aclrt::sim::binary_image(&["doc_copy_f32"]))?;
+/// // SAFETY: `doc_copy_f32` reads `In`, writes `Out`, below `Count`, nothing else.
+/// let copy = unsafe { binary.kernel_ref(c"doc_copy_f32")? };
+/// let model = Model { binary, copy };
+///
+/// let stream = ctx.create_stream()?;
+/// let input = ctx.alloc_from(&[2.5f32; 64])?;
+/// let mut out = ctx.alloc_host_zeroed::<f32>(64)?;
+/// let mut dev = ctx.alloc::<f32>(64)?;
+/// ctx.scope(|s| {
+///     s.with_lane(&stream, |lane| {
+///         let (_, d, _) = lane.launch_in(&model.binary, model.copy, 1, (&input, &mut dev, 64))?;
+///         lane.copy(&d, &mut out)?.wait()?;
+///         Ok(())
+///     })
+/// })?;
+/// assert_eq!(out.as_slice(), &[2.5f32; 64]);
+/// # Ok::<(), aclrt::Error>(())
+/// ```
+pub struct KernelRef<'id, P> {
+    func: Raw,
+    binary: u64,
+    _brand: PhantomData<Id<'id>>,
+    _sig: PhantomData<fn() -> P>,
+}
+
+impl<P> Clone for KernelRef<'_, P> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<P> Copy for KernelRef<'_, P> {}
+
+impl<P> core::fmt::Debug for KernelRef<'_, P> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("KernelRef")
+            .field("handle", &self.func.as_ptr())
+            .field("binary", &self.binary)
+            .field("signature", &core::any::type_name::<P>())
+            .finish()
+    }
+}
+
+impl<'id, P> KernelRef<'id, P> {
+    pub(crate) fn new(func: Raw, binary: u64) -> Self {
+        KernelRef {
+            func,
+            binary,
+            _brand: PhantomData,
+            _sig: PhantomData,
+        }
+    }
+
+    /// The kernel of `binary`, borrowing it, if this reference was looked
+    /// up in it; [`Error::ForeignKernel`](crate::Error::ForeignKernel)
+    /// otherwise.
+    pub fn of<'bin>(&self, binary: &'bin Binary<'_, 'id>) -> Result<Kernel<'bin, 'id, P>> {
+        if binary.serial() != self.binary {
+            return Err(crate::Error::ForeignKernel);
+        }
+        Ok(Kernel::new(self.func, binary.context()))
+    }
+
+    /// The C handle (`aclrtFuncHandle`), for diagnostics and interop.
+    pub fn as_raw(&self) -> *mut core::ffi::c_void {
+        self.func.as_ptr()
+    }
+}
+
 // --------------------------------------------------------- launch args ---
 
 /// Places whose memory device code can address in run mode `M`: device
@@ -401,11 +513,13 @@ impl KernelPlace<DeviceMode> for OnHost {}
 /// lies `OnHost` like a `HostBuffer` but is the program's own memory: the
 /// device code reaches it only through the alias the runtime maps for it
 /// ([`DeviceAlias`](crate::DeviceAlias), [`DeviceAliasMut`](crate::DeviceAliasMut)),
-/// never by its host address. Sealed.
+/// never by its host address. The operands of foreign device work
+/// ([`Lane::foreign`](crate::Lane::foreign)) must be this memory too. Sealed.
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` cannot be passed to a kernel by its address: it is not memory of the runtime",
-    label = "registered host memory reaches a kernel only through its device alias",
-    note = "pass `reg.device_alias()` for an `In<T>` parameter and `reg.device_alias_mut()` for `Out<T>`/`InOut<T>`"
+    message = "`{Self}` cannot be passed to a kernel or foreign device work by its address: it is not memory of the runtime",
+    label = "registered host memory reaches device code only through its device alias",
+    note = "for a kernel, pass `reg.device_alias()` for an `In<T>` parameter and `reg.device_alias_mut()` for `Out<T>`/`InOut<T>`",
+    note = "foreign work (`Lane::foreign`) is handed operand addresses: copy registered memory into a `DeviceBuffer` on the lane first (`lane.copy(&reg, &mut dev)`)"
 )]
 pub trait KernelMemory: sealed::KernelMemory {}
 macro_rules! kernel_memory {
@@ -418,7 +532,7 @@ kernel_memory!(
     [T] crate::DeviceBuffer<'_, '_, T>,
     [T] crate::DeviceView<'_, '_, T>,
     [T] crate::DeviceViewMut<'_, '_, T>,
-    [T] crate::ManagedBuffer<'_, '_, T>,
+    [T, M: crate::RunMode] crate::ManagedBuffer<'_, '_, T, M>,
     [T, M] crate::HostBuffer<'_, '_, T, M>,
     [T, M] crate::PinnedSlice<'_, T, M>,
 );
@@ -800,6 +914,33 @@ impl<'scope, 'env, 'id, 'sid, M: RunMode> Lane<'scope, 'env, 'id, 'sid, M> {
         fk::launch(self.core(), kernel, &config, &staged)?;
         Ok(output)
     }
+
+    /// Launch the kernel `kernel` of `binary` on this lane: [`launch`](Self::launch)
+    /// for a [`KernelRef`], which does not borrow its binary (so both can
+    /// live in one struct). The binary is borrowed for the scope (it cannot
+    /// be unloaded while the launch may run); a reference looked up in
+    /// another binary is [`Error::ForeignKernel`](crate::Error::ForeignKernel),
+    /// before anything is queued (the buffers stay borrowed until the scope
+    /// ends, as for every failed launch).
+    #[doc(alias = "aclrtLaunchKernelWithConfig")]
+    pub fn launch_in<P, A>(
+        &self,
+        binary: &'scope Binary<'_, 'id>,
+        kernel: KernelRef<'id, P>,
+        config: impl Into<LaunchConfig>,
+        args: A,
+    ) -> Result<A::Output>
+    where
+        P: KernelParams,
+        A: LaunchArgs<'scope, 'id, 'sid, M, P>,
+    {
+        let kernel = kernel.of(binary)?;
+        let config = config.into();
+        let mut staged = Staged::new();
+        let output = args.stage(self.core(), &mut staged);
+        fk::launch(self.core(), &kernel, &config, &staged)?;
+        Ok(output)
+    }
 }
 
 // ------------------------------------------------------- args builder ---
@@ -1044,7 +1185,9 @@ impl ForeignWork<'_> {
 }
 
 /// The buffers foreign work reads: a tuple (or `()`) of what
-/// [`AsyncSource`] accepts.
+/// [`AsyncSource`] accepts whose memory a kernel may be given by its address
+/// ([`KernelMemory`]: not registered host memory, whose host address device
+/// code must not use).
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a tuple of sources for foreign work on this lane",
     label = "give the read buffers as a tuple of `&buffer` / `&in_flight`",
@@ -1056,7 +1199,8 @@ pub trait ForeignReads<'scope, 'id, 'sid> {
 }
 
 /// The buffers foreign work writes: a tuple (or `()`) of what
-/// [`AsyncDest`] accepts; each comes back as an [`InFlight`].
+/// [`AsyncDest`] accepts whose memory a kernel may be given by its address
+/// ([`KernelMemory`]); each comes back as an [`InFlight`].
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a tuple of destinations for foreign work on this lane",
     label = "give the written buffers as a tuple of `&mut buffer` / `InFlight`",
@@ -1081,7 +1225,7 @@ macro_rules! foreign_tuples {
     ($(($($A:ident $a:ident),+))+) => {$(
         impl<'scope, 'id, 'sid, $($A),+> ForeignReads<'scope, 'id, 'sid> for ($($A,)+)
         where
-            $($A: AsyncSource<'scope, 'id, 'sid>),+
+            $($A: AsyncSource<'scope, 'id, 'sid>, $A::Memory: KernelMemory),+
         {
             fn stage(self, lane: &LaneCore<'scope, 'sid>, staged: &mut Staged<'sid>) {
                 let ($($a,)+) = self;
@@ -1093,7 +1237,7 @@ macro_rules! foreign_tuples {
         }
         impl<'scope, 'id, 'sid, $($A),+> ForeignWrites<'scope, 'id, 'sid> for ($($A,)+)
         where
-            $($A: AsyncDest<'scope, 'id, 'sid>, $A::Target: 'scope),+
+            $($A: AsyncDest<'scope, 'id, 'sid>, $A::Target: 'scope + KernelMemory),+
         {
             type Output = ($(InFlight<'scope, 'sid, $A::Target>,)+);
             fn stage(self, lane: &LaneCore<'scope, 'sid>, staged: &mut Staged<'sid>) -> Self::Output {

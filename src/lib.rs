@@ -98,7 +98,7 @@ mod stream;
 pub use acl::{Acl, Detected, Runtime};
 pub use context::{Context, DefaultContext, MallocPolicy};
 pub use device::{Device, MemAttr, MemoryInfo, PeerAccess};
-pub use error::{Error, ErrorKind, Escalation, Result};
+pub use error::{Error, ErrorKind, Escalation, Result, WaitFailed};
 pub use event::{
     Event, ExProgress, ExProgressTimed, ExSync, ExSyncProgress, ExSyncProgressTimed, ExSyncTimed,
     ExTimeLine, Recorded, SyncOnly, Timing, Unrecorded,
@@ -113,7 +113,7 @@ pub use register::{
 };
 #[cfg(unix)]
 pub use report::{Reporter, Subscription};
-pub use scope::{InFlight, Lane, Mark, Reading, Scope, Shared, Signal};
+pub use scope::{Fence, InFlight, Lane, Mark, Reading, Scope, Shared, Signal};
 pub use stream::{DefaultStream, Stream, StreamFlags, StreamPriority, StreamPriorityRange};
 
 pub mod bounds {
@@ -271,11 +271,99 @@ pub use aclrt_sys as sys;
 /// them with the same version.
 pub use bytemuck;
 
+/// Whether this build of aclrt runs on its built-in simulator (the `sim`
+/// backend, the default) rather than a real CANN runtime (`system`).
+///
+/// aclrt's own `cfg(aclrt_backend = "sim")` is set by aclrt's build script
+/// for aclrt alone: copied into your crate it is never set, and code under
+/// it silently disappears. Use this constant, or [`sim_only!`] /
+/// [`not_sim!`] for code that names [`sim`] (which exists only with the
+/// simulator backend).
+pub const SIM_BACKEND: bool = cfg!(aclrt_backend = "sim");
+
+/// Keep the code inside (statements or items) only when aclrt runs on its
+/// built-in simulator ([`SIM_BACKEND`]); expands to nothing with the
+/// `system` backend. aclrt decides, so the check does not disappear when
+/// the code is copied into your crate (as `#[cfg(aclrt_backend = "sim")]`
+/// would: that cfg is aclrt's own).
+///
+/// ```
+/// # let _sim = aclrt::sim::exclusive();
+/// let acl = aclrt::Acl::init()?;
+/// // ... work ...
+/// acl.finalize()?;
+/// aclrt::sim_only! {
+///     aclrt::sim::audit().assert_clean();
+/// }
+/// # Ok::<(), aclrt::Error>(())
+/// ```
+#[cfg(aclrt_backend = "sim")]
+#[macro_export]
+macro_rules! sim_only {
+    ($($code:tt)*) => { $($code)* };
+}
+
+/// Keep the code inside (statements or items) only when aclrt runs on its
+/// built-in simulator ([`SIM_BACKEND`]); expands to nothing with the
+/// `system` backend.
+#[cfg(not(aclrt_backend = "sim"))]
+#[macro_export]
+macro_rules! sim_only {
+    ($($code:tt)*) => {};
+}
+
+/// Keep the code inside (statements or items) only when aclrt runs on a
+/// real CANN runtime (the `system` backend); the twin of [`sim_only!`].
+#[cfg(not(aclrt_backend = "sim"))]
+#[macro_export]
+macro_rules! not_sim {
+    ($($code:tt)*) => { $($code)* };
+}
+
+/// Keep the code inside (statements or items) only when aclrt runs on a
+/// real CANN runtime (the `system` backend); the twin of [`sim_only!`].
+#[cfg(aclrt_backend = "sim")]
+#[macro_export]
+macro_rules! not_sim {
+    ($($code:tt)*) => {};
+}
+
 /// The built-in software NPU (crate `aclrt-sim`): configuration, fault
-/// injection and the audit of leaks and rule violations.
+/// injection and the audit of leaks and rule violations. Only with the
+/// `sim` backend: name it inside [`sim_only!`] in code that must also build
+/// for a real runtime.
 #[cfg(aclrt_backend = "sim")]
 #[cfg_attr(docsrs, doc(cfg(feature = "sim")))]
 pub use aclrt_sim as sim;
+
+/// Test hooks of the lock-discipline check (issue 23; `ffi::locks`): not
+/// part of the API, no stability promise.
+#[doc(hidden)]
+pub mod __lock_check {
+    /// Whether this build checks the lock discipline (debug builds).
+    pub const ENFORCED: bool = cfg!(debug_assertions);
+
+    /// How many crate locks the calling thread holds (debug builds; 0 in
+    /// release builds).
+    pub fn held_here() -> u32 {
+        crate::ffi::locks::held_count()
+    }
+
+    /// Break the discipline on purpose (`true`) or restore it (`false`):
+    /// while on, unsubscribing a report stream holds the subscription
+    /// book's lock across `aclrtUnSubscribeReport`, as the crate did before
+    /// issue 23, so the check must fire in the callbacks that run there.
+    pub fn break_on_purpose(on: bool) {
+        crate::ffi::locks::BREAK_ON_PURPOSE.store(on, core::sync::atomic::Ordering::SeqCst);
+    }
+
+    /// Take two locks against the crate's order (ranks of the live book,
+    /// then of the subscription book, on two private mutexes): in debug
+    /// builds the second `lock` panics with the order check's message.
+    pub fn out_of_order_on_purpose() {
+        crate::ffi::locks::out_of_order_on_purpose();
+    }
+}
 
 mod assertions {
     use super::*;
@@ -325,7 +413,8 @@ mod assertions {
     // managed buffers are device buffers; the alias is a plain address.
     assert_impl_all!(PageAlignedBuf<f32>: Send, Sync);
     assert_impl_all!(HostRegistration<'static, 'static, 'static, f32, HostMode>: Send, Sync);
-    assert_impl_all!(ManagedBuffer<'static, 'static, f32>: Send, Sync);
+    assert_impl_all!(ManagedBuffer<'static, 'static, f32, HostMode>: Send, Sync);
+    assert_impl_all!(ManagedBuffer<'static, 'static, f32, DeviceMode>: Send, Sync);
     assert_impl_all!(DeviceAlias<'static, 'static, f32>: Copy, Send, Sync);
     assert_impl_all!(DeviceAliasMut<'static, 'static, f32>: Send, Sync);
     static_assertions::assert_not_impl_any!(DeviceAliasMut<'static, 'static, f32>: Clone);
@@ -363,7 +452,15 @@ mod assertions {
     static_assertions::assert_not_impl_any!(InFlight<'static, 'static, DeviceBuffer<'static, 'static, f32>>: Send, Sync);
     // Kernels: binaries and func handles are process-wide runtime objects
     // (shareable); the argument list is the thread's own (neither).
-    assert_eq_size!(kernel::Binary<'static, 'static>, [Ptr; 2]);
+    // A binary also carries its serial, which `KernelRef`s are checked
+    // against (a handle can be reused after an unload; a serial is not).
+    assert_eq_size!(kernel::Binary<'static, 'static>, [Ptr; 3]);
+    assert_eq_size!(
+        kernel::KernelRef<'static, (kernel::In<f32>, kernel::Count)>,
+        [Ptr; 2]
+    );
+    assert_impl_all!(kernel::KernelRef<'static, (kernel::In<f32>,)>: Send, Sync, Copy);
+    static_assertions::assert_not_impl_any!(Fence<'static, 'static, DeviceBuffer<'static, 'static, f32>>: Send, Sync);
     assert_eq_size!(
         kernel::Kernel<'static, 'static, (kernel::In<f32>, kernel::Count)>,
         [Ptr; 2]

@@ -852,20 +852,22 @@ impl<'a, 'id, T: DeviceRepr, M: RunMode> IntoIterator for &'a HostBuffer<'_, 'id
 /// also serve as pageable memory (`&[T]`, `&T`): only
 /// [`HostMode`](crate::HostMode).
 ///
-/// Bounds every view of pinned memory by reference: the plain-slice views
-/// ([`HostBuffer::as_slice`], [`PinnedSlice::as_slice`],
-/// `Deref<Target = [T]>` of [`PinnedSlice`]) and the element references
-/// (`buf[i]` through `Index<usize>`, [`PinnedSlice::iter_mut`]). In device
-/// run mode pinned memory is device memory of the device of its own
-/// context; pageable memory carries no brand, so a `&[T]` of it could be
-/// copied by any context, e.g. one of another device without peer access.
+/// Bounds every view of pinned or managed memory by reference: the
+/// plain-slice views ([`HostBuffer::as_slice`], [`PinnedSlice::as_slice`],
+/// `Deref<Target = [T]>` of [`PinnedSlice`],
+/// [`ManagedBuffer::as_slice`](crate::ManagedBuffer::as_slice)) and the
+/// element references (`buf[i]` through `Index<usize>`,
+/// [`PinnedSlice::iter_mut`]). In device run mode pinned and managed memory
+/// are device memory of the device of their own context; pageable memory
+/// carries no brand, so a `&[T]` of it could be copied by any context,
+/// e.g. one of another device without peer access.
 /// A `&T` is as good as a `&[T]` (`core::slice::from_ref`; and with an
 /// array element type `T = [U; N]`, `&T` is itself pageable memory), so
 /// device run mode hands out elements by value only.
 #[diagnostic::on_unimplemented(
-    message = "pinned memory cannot be borrowed as a plain slice `&[T]` or element `&T` in run mode `{Self}`",
-    label = "plain reference into pinned memory, which needs `HostMode`",
-    note = "in device run mode pinned memory is device memory of its own context; a reference into it (`&**buf`, `buf.as_slice()`, `&buf[i]`) would pass for brand-free pageable memory of any context (a `&T` through `core::slice::from_ref`)",
+    message = "pinned or managed memory cannot be borrowed as a plain slice `&[T]` or element `&T` in run mode `{Self}`",
+    label = "plain reference into pinned or managed memory, which needs `HostMode`",
+    note = "in device run mode pinned and managed memory are device memory of their own context; a reference into them (`&**buf`, `buf.as_slice()`, `&buf[i]`) would pass for brand-free pageable memory of any context (a `&T` through `core::slice::from_ref`)",
     note = "use the buffer itself as a copy operand of its own context (`ctx.copy(&buf, ..)`, `&buf[a..b]`, `buf.split_at(..)`), or its element API by value, which works in every run mode (`buf.get(i)`, `buf.set(i, v)`, `buf.update(i, |v| ..)`, `buf.iter()`, `buf.to_vec()`, `buf.copy_from_slice(..)`, `buf.copy_to_slice(..)`, `*buf == [..]`)"
 )]
 pub trait PageableRunMode: RunMode {}

@@ -112,18 +112,32 @@ impl<T: DeviceRepr + core::fmt::Debug> core::fmt::Debug for PageAlignedBuf<T> {
 ///   is not a copy operand.
 ///
 /// # Leaks
-/// `mem::forget` of a registration ends the borrow of the memory while the
-/// runtime still lists it as registered. No asynchronous work can be using
-/// it then (a scope that borrowed the registration has synchronised before
-/// the registration could be moved into `forget`), and the alias borrows
-/// the registration, so nothing device-side can reach the memory; the
-/// runtime keeps a stale registration entry (a later registration of the
-/// same pages fails with 507910, a reset of the device with 507007 on the
-/// simulator), which is a leak, not a use after free. Memory the allocator
-/// later hands out at those addresses still counts as registered for the
-/// runtime: safe code only copies such (pageable) memory synchronously,
-/// and a synchronous copy that straddles the stale range's edge is refused
-/// (107000 on the simulator).
+/// `mem::forget` of a registration is a leak of the runtime's registration
+/// entry, not undefined behaviour. It ends the borrow of the memory while
+/// the runtime still lists it as registered, so the owner may then free the
+/// memory. Nothing can reach the memory through the runtime any more: no
+/// asynchronous work can be using it (a scope that borrowed the
+/// registration has synchronised before the registration could be moved
+/// into `forget`), the alias borrows the registration, and no later call
+/// can name it. What stays is the stale entry, leaked like any forgotten
+/// handle: a later registration of the same pages fails with 507910, and
+/// the registration still counts as a live child of its context, so
+/// [`Context::destroy`], [`Device::reset`](crate::Device::reset) and
+/// [`Acl::finalize`](crate::Acl::finalize) return
+/// [`Error::LiveChildren`] (the simulator's
+/// audit lists it as a live `HostRegistration`, with no rule violation;
+/// `tests/second_review.rs`, `forgotten_registration_is_a_leak_of_the_runtime_entry`).
+/// Memory the allocator later hands out at those addresses still counts as
+/// registered for the runtime: safe code only copies such (pageable)
+/// memory synchronously, and a synchronous copy that straddles the stale
+/// range's edge is refused (107000 on the simulator).
+///
+/// This rests on one assumption about the runtime (its documentation says
+/// only "unregister before freeing", acl-facts F.4): a registration entry
+/// by itself does not make the runtime or the device touch the range; only
+/// work queued on it, or device code given its alias, does. Freeing memory
+/// that a *usable* registration covers would be undefined behaviour, and
+/// does not compile (`ui-tests/fail/host_register_free_while_registered.rs`).
 ///
 /// # Products
 /// `aclrtHostRegister` exists on Ascend 950, Atlas A3 and Atlas A2 only
@@ -352,8 +366,12 @@ impl<T> core::fmt::Debug for DeviceAlias<'_, '_, T> {
 ///
 /// Both the host and the device may touch it; pages move to whoever
 /// touches them (frequent switching is slow). The types decide *when*:
-/// * the host reads and writes it through [`as_slice`](Self::as_slice) and
-///   [`as_mut_slice`](Self::as_mut_slice), which need `&self` / `&mut self`;
+/// * the host reads and writes it by value ([`get`](Self::get),
+///   [`set`](Self::set), [`to_vec`](Self::to_vec),
+///   [`copy_from_slice`](Self::copy_from_slice),
+///   [`copy_to_slice`](Self::copy_to_slice), in every run mode) and, in host
+///   run mode only, through the plain slices [`as_slice`](Self::as_slice) and
+///   [`as_mut_slice`](Self::as_mut_slice); all need `&self` / `&mut self`;
 /// * asynchronous work in a [`Scope`](crate::Scope) takes it like device
 ///   memory (it is [`OnDevice`] for the copy direction), borrowing it for the
 ///   rest of the scope: while device work may be in flight, the host cannot
@@ -365,15 +383,22 @@ impl<T> core::fmt::Debug for DeviceAlias<'_, '_, T> {
 /// simulator models an A2 and CANN 9.0.0); elsewhere the allocation fails
 /// with [`ErrorKind::NotSupported`].
 ///
+/// The run mode `M` is its context's: in device run mode managed memory is
+/// memory of its context's device, so, as for pinned memory
+/// ([`PageableRunMode`](crate::bounds::PageableRunMode)), no plain `&[T]`
+/// of it is handed out there (any context would copy that brand-free slice,
+/// also one of another device without peer access).
+///
 /// `Send` and `Sync` like [`DeviceBuffer`](crate::DeviceBuffer).
 #[doc(alias = "aclrtMemAllocManaged")]
-pub struct ManagedBuffer<'ctx, 'id, T> {
+pub struct ManagedBuffer<'ctx, 'id, T, M: RunMode> {
     alloc: ManagedAlloc<'ctx>,
     _brand: PhantomData<Id<'id>>,
     _elem: PhantomData<T>,
+    _mode: PhantomData<M>,
 }
 
-impl<T: DeviceRepr> ManagedBuffer<'_, '_, T> {
+impl<T: DeviceRepr, M: RunMode> ManagedBuffer<'_, '_, T, M> {
     /// Number of elements.
     pub fn len(&self) -> usize {
         self.alloc.len() / core::mem::size_of::<T>()
@@ -384,15 +409,96 @@ impl<T: DeviceRepr> ManagedBuffer<'_, '_, T> {
         self.len() == 0
     }
 
-    /// The memory, for the host (no device work is in flight on it while
-    /// this borrow lives).
-    pub fn as_slice(&self) -> &[T] {
+    /// The memory as a plain slice, for the host (no device work is in
+    /// flight on it while this borrow lives). Host run mode only
+    /// ([`PageableRunMode`](crate::bounds::PageableRunMode)): in device run
+    /// mode it is memory of its context's device, and a brand-free `&[T]`
+    /// would let a context of another device copy it; use the by-value API
+    /// there.
+    pub fn as_slice(&self) -> &[T]
+    where
+        M: crate::memory::PageableRunMode,
+    {
+        self.elems()
+    }
+
+    /// The memory as a plain mutable slice, for the host. Host run mode
+    /// only, as [`as_slice`](Self::as_slice).
+    pub fn as_mut_slice(&mut self) -> &mut [T]
+    where
+        M: crate::memory::PageableRunMode,
+    {
+        bytemuck::cast_slice_mut(self.alloc.as_bytes_mut())
+    }
+
+    fn elems(&self) -> &[T] {
         bytemuck::cast_slice(self.alloc.as_bytes())
     }
 
-    /// The memory, mutably, for the host.
-    pub fn as_mut_slice(&mut self) -> &mut [T] {
-        bytemuck::cast_slice_mut(self.alloc.as_bytes_mut())
+    /// The element at `index` (a copy), or `None` when out of bounds. Every
+    /// run mode.
+    pub fn get(&self, index: usize) -> Option<T> {
+        self.elems().get(index).copied()
+    }
+
+    /// Set the element at `index` to `value`. Every run mode.
+    ///
+    /// # Errors
+    /// [`Error::OutOfRange`] when `index >= len`
+    /// (nothing is written).
+    pub fn set(&mut self, index: usize, value: T) -> Result<()> {
+        let len = self.len();
+        let elems: &mut [T] = bytemuck::cast_slice_mut(self.alloc.as_bytes_mut());
+        match elems.get_mut(index) {
+            Some(slot) => {
+                *slot = value;
+                Ok(())
+            }
+            None => Err(crate::Error::OutOfRange {
+                start: index,
+                end: index.saturating_add(1),
+                len,
+            }),
+        }
+    }
+
+    /// The elements, copied into a `Vec`. Every run mode.
+    pub fn to_vec(&self) -> Vec<T> {
+        self.elems().to_vec()
+    }
+
+    /// Copy `src` into the memory (lengths must be equal). Every run mode.
+    ///
+    /// # Errors
+    /// [`Error::LengthMismatch`] when the
+    /// lengths differ (nothing is written).
+    pub fn copy_from_slice(&mut self, src: &[T]) -> Result<()> {
+        let elems: &mut [T] = bytemuck::cast_slice_mut(self.alloc.as_bytes_mut());
+        if elems.len() != src.len() {
+            return Err(crate::Error::LengthMismatch {
+                src: src.len(),
+                dst: elems.len(),
+            });
+        }
+        elems.copy_from_slice(src);
+        Ok(())
+    }
+
+    /// Copy the memory into `dst` (lengths must be equal). Every run mode.
+    ///
+    /// # Errors
+    /// [`Error::LengthMismatch`] when the
+    /// lengths differ (nothing is written).
+    pub fn copy_to_slice(&self, dst: &mut [T]) -> Result<()> {
+        let elems = self.elems();
+        if elems.len() != dst.len() {
+            return Err(crate::Error::LengthMismatch {
+                src: elems.len(),
+                dst: dst.len(),
+            });
+        }
+        dst.copy_from_slice(elems);
+        Ok(())
     }
 
     /// The address, for diagnostics and interop.
@@ -407,7 +513,7 @@ impl<T: DeviceRepr> ManagedBuffer<'_, '_, T> {
     }
 }
 
-impl<T: DeviceRepr> core::fmt::Debug for ManagedBuffer<'_, '_, T> {
+impl<T: DeviceRepr, M: RunMode> core::fmt::Debug for ManagedBuffer<'_, '_, T, M> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("ManagedBuffer")
             .field("address", &self.alloc.as_ptr())
@@ -416,27 +522,27 @@ impl<T: DeviceRepr> core::fmt::Debug for ManagedBuffer<'_, '_, T> {
     }
 }
 
-impl<T: DeviceRepr> RawSource for ManagedBuffer<'_, '_, T> {
+impl<T: DeviceRepr, M: RunMode> RawSource for ManagedBuffer<'_, '_, T, M> {
     fn raw(&self) -> Mem<'_> {
         self.alloc.mem()
     }
 }
-impl<T: DeviceRepr> RawDest for ManagedBuffer<'_, '_, T> {
+impl<T: DeviceRepr, M: RunMode> RawDest for ManagedBuffer<'_, '_, T, M> {
     fn raw_mut(&mut self) -> MemMut<'_> {
         self.alloc.mem_mut()
     }
 }
-impl<'id, T: DeviceRepr> Memory<'id> for ManagedBuffer<'_, 'id, T> {
+impl<'id, T: DeviceRepr, M: RunMode> Memory<'id> for ManagedBuffer<'_, 'id, T, M> {
     type Elem = T;
     type Place = OnDevice;
     fn len(&self) -> usize {
         ManagedBuffer::len(self)
     }
 }
-impl<'id, T: DeviceRepr> MemoryMut<'id> for ManagedBuffer<'_, 'id, T> {}
-impl<'id, T: DeviceRepr> DeviceMemory<'id> for ManagedBuffer<'_, 'id, T> {}
-impl<T: DeviceRepr> Stable for ManagedBuffer<'_, '_, T> {}
-impl<'id, T: DeviceRepr> PinnedMemory<'id> for ManagedBuffer<'_, 'id, T> {}
+impl<'id, T: DeviceRepr, M: RunMode> MemoryMut<'id> for ManagedBuffer<'_, 'id, T, M> {}
+impl<'id, T: DeviceRepr, M: RunMode> DeviceMemory<'id> for ManagedBuffer<'_, 'id, T, M> {}
+impl<T: DeviceRepr, M: RunMode> Stable for ManagedBuffer<'_, '_, T, M> {}
+impl<'id, T: DeviceRepr, M: RunMode> PinnedMemory<'id> for ManagedBuffer<'_, 'id, T, M> {}
 
 // ------------------------------------------------------------ memset targets
 
@@ -462,7 +568,7 @@ impl<'id, T: DeviceRepr> RuntimeMemory<'id> for crate::DeviceView<'_, 'id, T> {}
 impl<'id, T: DeviceRepr> RuntimeMemory<'id> for crate::DeviceViewMut<'_, 'id, T> {}
 impl<'id, T: DeviceRepr, M: RunMode> RuntimeMemory<'id> for crate::HostBuffer<'_, 'id, T, M> {}
 impl<'id, T: DeviceRepr, M: RunMode> RuntimeMemory<'id> for crate::PinnedSlice<'id, T, M> {}
-impl<'id, T: DeviceRepr> RuntimeMemory<'id> for ManagedBuffer<'_, 'id, T> {}
+impl<'id, T: DeviceRepr, M: RunMode> RuntimeMemory<'id> for ManagedBuffer<'_, 'id, T, M> {}
 
 // ------------------------------------------------------------ context methods
 
@@ -528,13 +634,14 @@ impl<'dev, 'id, M: RunMode> Context<'dev, 'id, M> {
     /// Errors: [`Error::InvalidAllocationSize`] for zero bytes or overflow;
     /// an out-of-memory error; 207000 where managed memory is unsupported.
     #[doc(alias = "aclrtMemAllocManaged")]
-    pub fn alloc_managed<T: DeviceRepr>(&self, len: usize) -> Result<ManagedBuffer<'_, 'id, T>> {
+    pub fn alloc_managed<T: DeviceRepr>(&self, len: usize) -> Result<ManagedBuffer<'_, 'id, T, M>> {
         let bytes = byte_size::<T>(len)?;
         ffi::make_current(self.raw())?;
         Ok(ManagedBuffer {
             alloc: ManagedAlloc::new(self.raw(), bytes)?,
             _brand: PhantomData,
             _elem: PhantomData,
+            _mode: PhantomData,
         })
     }
 

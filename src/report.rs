@@ -15,6 +15,7 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 use crate::error::{Error, Result};
+use crate::ffi::locks::{Rank, lock};
 use crate::ffi::report;
 use crate::stream::Stream;
 
@@ -170,7 +171,7 @@ impl Reporter {
     ) -> Result<Subscription<'r, 's, 'ctx, 'id>> {
         report::subscribe(self.tid, stream.raw(), stream.ctx_raw())?;
         // Wake the loop: it has something to process now.
-        let _stop = self.shared.stop.lock().unwrap_or_else(|e| e.into_inner());
+        let _stop = lock(&self.shared.stop, Rank::ReporterStop);
         self.shared.wake.notify_all();
         Ok(Subscription {
             reporter: self,
@@ -201,12 +202,7 @@ impl Reporter {
             });
         }
         let _ = thread.join();
-        let panic = self
-            .shared
-            .panics
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .take();
+        let panic = report::take_panic(&self.shared.panics);
         if let Some(payload) = panic {
             std::panic::resume_unwind(payload);
         }
@@ -214,7 +210,7 @@ impl Reporter {
     }
 
     fn request_stop(&self) {
-        *self.shared.stop.lock().unwrap_or_else(|e| e.into_inner()) = true;
+        *lock(&self.shared.stop, Rank::ReporterStop) = true;
         self.shared.wake.notify_all();
     }
 }
@@ -236,17 +232,13 @@ impl Drop for Reporter {
 fn run(shared: &Shared, tid: u64) {
     loop {
         {
-            let mut stop = shared.stop.lock().unwrap_or_else(|e| e.into_inner());
+            let mut stop = lock(&shared.stop, Rank::ReporterStop);
             if *stop {
                 break;
             }
             if report::count(tid) == 0 {
                 // Nothing subscribed: aclrtProcessReport would fail at once.
-                stop = shared
-                    .wake
-                    .wait_timeout(stop, Duration::from_millis(POLL_MS as u64))
-                    .unwrap_or_else(|e| e.into_inner())
-                    .0;
+                stop = stop.wait_timeout(&shared.wake, Duration::from_millis(POLL_MS as u64));
                 drop(stop);
                 continue;
             }

@@ -14,6 +14,17 @@
 //!   as an [`InFlight`] of that lane: use it for more work on the lane, or
 //!   get the `&mut` back with [`InFlight::wait`], which synchronises the
 //!   lane first.
+//! * [`Lane::park`] takes a buffer onto a lane without queuing work: a
+//!   copy's source given as `&parked` (rather than `&buffer`, borrowed for
+//!   the whole scope) comes back to the CPU like a destination, so a staging
+//!   buffer is refilled inside one long scope. [`InFlight::fence`] records
+//!   an event after a buffer's last use; [`Fence::wait`] waits for that
+//!   event only (`aclrtSynchronizeEvent`), not for the whole lane.
+//!   `wait_or_keep` ([`InFlight::wait_or_keep`], [`Fence::wait_or_keep`])
+//!   gives the buffer back when a wait fails.
+//! * [`Scope::lanes`] enlists a slice of streams under one brand, as a
+//!   `Vec<Lane>` you index at run time; within such a set the stream of
+//!   every operand is checked at run time ([`Error::WrongLane`](crate::Error::WrongLane)).
 //! * A buffer moves to another lane with [`Lane::signal`] and
 //!   [`Lane::wait_for`] (an event recorded after its last use, waited for by
 //!   the next lane); [`Lane::mark`] / [`Lane::wait_mark`] order lanes without
@@ -53,9 +64,11 @@ use core::time::Duration;
 use generativity::{Guard, Id};
 
 use crate::error::Result;
+use crate::error::WaitFailed;
 use crate::event::{Event, EventKind, EventState, IsRecorded, Recorded, WaitableKind};
 use crate::ffi::scope::{
-    Handover, LaneCore, Parked, ScopeBody, ScopeCore, ScopeEvent, SharedCore, SharedReader, Source,
+    FenceCore, Handover, LaneCore, Parked, ScopeBody, ScopeCore, ScopeEvent, SharedCore,
+    SharedReader, Source,
 };
 use crate::ffi::{self, Raw};
 use crate::memory::access::CpuVisible;
@@ -173,7 +186,10 @@ impl<'scope, 'env, 'id, M: RunMode> Scope<'scope, 'env, 'id, M> {
     /// live long enough") **at one of the `make_guard!` lines**, not at the
     /// call that mixed them: look for the call that uses operands of two
     /// lanes (or contexts), and hand the buffer over with
-    /// `lane_b.wait_for(lane_a.signal(x)?)?`.
+    /// `lane_b.wait_for(lane_a.signal(x)?)?`. The closure forms
+    /// [`with_lane`](Self::with_lane) and [`with_lanes`](Self::with_lanes)
+    /// report it at the call; [`lanes`](Self::lanes) makes several lanes
+    /// under one guard, checked against each other at run time.
     pub fn lane<'sid>(
         &'scope self,
         stream: &'scope Stream<'_, 'id>,
@@ -220,6 +236,72 @@ impl<'scope, 'env, 'id, M: RunMode> Scope<'scope, 'env, 'id, M> {
         f: impl for<'sid> FnOnce(Lane<'scope, 'env, 'id, 'sid, M>) -> R,
     ) -> R {
         ffi::scope::with_fresh_guard(|guard| f(self.lane(stream, guard)))
+    }
+
+    /// Enlist every stream of `streams` as a lane, all branded `'sid` by
+    /// one `guard`: lanes you keep in a `Vec` and pick at run time
+    /// (`&lanes[k % lanes.len()]`), one lifetime for all of them.
+    ///
+    /// Lanes of one set share a brand, so the compiler cannot tell their
+    /// buffers apart: a buffer in flight on one of them (or a shared buffer
+    /// read there) used by work on another is refused at run time with
+    /// [`Error::WrongLane`](crate::Error::WrongLane) before anything is
+    /// queued — never run without the event hand-off. The hand-off is the
+    /// same as between any lanes ([`Lane::signal`], [`Lane::wait_for`]).
+    /// Lanes of different sets, and memory of other contexts, are still
+    /// kept apart by the compiler.
+    ///
+    /// ```
+    /// # let _sim = aclrt::sim::exclusive();
+    /// # let acl = aclrt::Acl::init()?;
+    /// # let device = acl.require::<aclrt::HostMode>()?.device(0)?;
+    /// # aclrt::make_guard!(guard);
+    /// # let ctx = device.create_context(guard)?;
+    /// let streams = (0..3).map(|_| ctx.create_stream()).collect::<aclrt::Result<Vec<_>>>()?;
+    /// let mut outs = (0..6).map(|_| ctx.alloc_host_zeroed::<u32>(64)).collect::<aclrt::Result<Vec<_>>>()?;
+    /// let mut devs = (0..6).map(|_| ctx.alloc::<u32>(64)).collect::<aclrt::Result<Vec<_>>>()?;
+    /// ctx.scope(|s| {
+    ///     aclrt::make_guard!(g);
+    ///     let lanes = s.lanes(&streams, g);
+    ///     let mut pending = Vec::new();
+    ///     for (k, (out, dev)) in outs.iter_mut().zip(devs.iter_mut()).enumerate() {
+    ///         let lane = &lanes[k % lanes.len()];
+    ///         let d = lane.memset(dev, k as u8)?;
+    ///         pending.push(lane.copy(&d, out)?.fence()?);
+    ///     }
+    ///     for (k, p) in pending.into_iter().enumerate() {
+    ///         assert_eq!(p.wait()?[0], u32::from_ne_bytes([k as u8; 4]));
+    ///     }
+    ///     Ok(())
+    /// })?;
+    /// # Ok::<(), aclrt::Error>(())
+    /// ```
+    pub fn lanes<'s, 'sid>(
+        &'scope self,
+        streams: &'scope [Stream<'s, 'id>],
+        guard: Guard<'sid>,
+    ) -> Vec<Lane<'scope, 'env, 'id, 'sid, M>> {
+        // One guard brands the whole set; the stream of each operand is
+        // checked at run time (`LaneCore::check_lane`).
+        let brand = Id::from(guard);
+        streams
+            .iter()
+            .map(|stream| Lane {
+                core: LaneCore::in_set(self.core, stream, brand),
+                _scope: PhantomData,
+            })
+            .collect()
+    }
+
+    /// The closure form of [`lanes`](Self::lanes): the set's brand is
+    /// higher-ranked, so an operand of another set or lane used here is
+    /// reported at the call that mixed them.
+    pub fn with_lanes<'s, R>(
+        &'scope self,
+        streams: &'scope [Stream<'s, 'id>],
+        f: impl for<'sid> FnOnce(&[Lane<'scope, 'env, 'id, 'sid, M>]) -> R,
+    ) -> R {
+        ffi::scope::with_fresh_guard(|guard| f(&self.lanes(streams, guard)))
     }
 }
 
@@ -337,6 +419,114 @@ impl<'scope, 'sid, D: ?Sized> InFlight<'scope, 'sid, D> {
     #[doc(alias = "aclrtSynchronizeStream")]
     pub fn wait(self) -> Result<&'scope mut D> {
         self.parked.wait()
+    }
+
+    /// [`wait`](Self::wait), which on error gives the buffer back, still in
+    /// flight on its lane ([`WaitFailed::into_item`]): wait again, or queue
+    /// more work on it — the scope goes on. A device fault is reported once
+    /// (by the first synchronisation that sees it), so a second wait after
+    /// a fault returns the buffer; its contents are whatever the failed
+    /// work left. See the *Structuring an application* chapter.
+    #[doc(alias = "aclrtSynchronizeStream")]
+    pub fn wait_or_keep(self) -> core::result::Result<&'scope mut D, WaitFailed<Self>> {
+        let len = self.len;
+        self.parked
+            .wait_or_keep()
+            .map_err(|(e, parked)| WaitFailed::new(e, InFlight { parked, len }))
+    }
+
+    /// Record an event on the buffer's lane after the work queued so far
+    /// (`aclrtRecordEvent`), which is its last use: the [`Fence`] gives the
+    /// buffer back when that event completes ([`Fence::wait`],
+    /// `aclrtSynchronizeEvent`), while work queued on the lane later still
+    /// runs. "Queue batch k, then collect batch k−1" on one stream.
+    ///
+    /// Events are reused: a fence whose wait succeeded gives its event back
+    /// to the scope, so a loop of fences makes as many events as it has
+    /// fences pending at once. On error the buffer stays borrowed until the
+    /// scope ends.
+    #[doc(alias = "aclrtRecordEvent")]
+    pub fn fence(self) -> Result<Fence<'scope, 'sid, D>> {
+        let len = self.len;
+        match self.parked.fence() {
+            Ok(core) => Ok(Fence { core, len }),
+            Err((e, _)) => Err(e),
+        }
+    }
+}
+
+/// A buffer whose last use on its lane is followed by an event (from
+/// [`InFlight::fence`]): [`wait`](Self::wait) waits for that event
+/// (`aclrtSynchronizeEvent`), not for the whole stream, and gives the
+/// buffer back to the CPU for the rest of the scope.
+///
+/// Forgetting it is harmless: the buffer stays borrowed until the scope has
+/// synchronised.
+#[must_use = "a fenced buffer stays borrowed until the scope ends; `wait()` gives it back"]
+pub struct Fence<'scope, 'sid, D: ?Sized> {
+    core: FenceCore<'scope, 'sid, D>,
+    len: usize,
+}
+
+impl<D: ?Sized> core::fmt::Debug for Fence<'_, '_, D> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Fence")
+            .field("address", &self.core.item().address())
+            .field("len", &self.len)
+            .field("stream", &self.core.item().stream().as_ptr())
+            .finish()
+    }
+}
+
+impl<'scope, 'sid, D: ?Sized> Fence<'scope, 'sid, D> {
+    /// Number of elements.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether there are no elements.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Whether the work before the fence has finished
+    /// (`aclrtQueryEventStatus`); never blocks.
+    #[doc(alias = "aclrtQueryEventStatus")]
+    pub fn is_complete(&self) -> Result<bool> {
+        self.core.is_complete()
+    }
+
+    /// Wait until the work queued on the buffer's lane before the fence has
+    /// finished (`aclrtSynchronizeEvent`) and give the buffer back to the
+    /// CPU for the rest of the scope. Work queued on the lane after the
+    /// fence is not waited for.
+    ///
+    /// On error (a device fault of that work, [`Error::WorkAborted`](crate::Error::WorkAborted))
+    /// the buffer stays borrowed until the scope ends; [`wait_or_keep`](Self::wait_or_keep)
+    /// gives it back instead.
+    #[doc(alias = "aclrtSynchronizeEvent")]
+    pub fn wait(self) -> Result<&'scope mut D> {
+        self.core.wait_or_keep().map_err(|(e, _)| e)
+    }
+
+    /// [`wait`](Self::wait), which on error gives the fence back
+    /// ([`WaitFailed::into_item`]): wait again (a device fault is reported
+    /// once), or [`resume`](Self::resume) it for more work on its lane.
+    #[doc(alias = "aclrtSynchronizeEvent")]
+    pub fn wait_or_keep(self) -> core::result::Result<&'scope mut D, WaitFailed<Self>> {
+        let len = self.len;
+        self.core
+            .wait_or_keep()
+            .map_err(|(e, core)| WaitFailed::new(e, Fence { core, len }))
+    }
+
+    /// Back to an [`InFlight`] on its lane, for more work there (the event
+    /// is left to be recorded again by another fence).
+    pub fn resume(self) -> InFlight<'scope, 'sid, D> {
+        InFlight {
+            parked: self.core.resume(),
+            len: self.len,
+        }
     }
 }
 
@@ -610,6 +800,56 @@ impl<'scope, 'env, 'id, 'sid, M: RunMode> Lane<'scope, 'env, 'id, 'sid, M> {
         Ok(InFlight { parked, len })
     }
 
+    /// Take `dst` onto this lane without queuing anything: an [`InFlight`]
+    /// like the one a copy into it returns, so that a buffer read by work
+    /// of the scope can come back to the CPU. A copy's *source* given as
+    /// `&buffer` stays borrowed for the whole scope; given as
+    /// `&lane.park(&mut buffer)?`, it comes back with [`InFlight::wait`] or
+    /// [`InFlight::fence`] once the work reading it is done — a staging
+    /// buffer the CPU refills, batch after batch, in one scope:
+    ///
+    /// ```
+    /// # let _sim = aclrt::sim::exclusive();
+    /// # let acl = aclrt::Acl::init()?;
+    /// # let device = acl.require::<aclrt::HostMode>()?.device(0)?;
+    /// # aclrt::make_guard!(guard);
+    /// # let ctx = device.create_context(guard)?;
+    /// let stream = ctx.create_stream()?;
+    /// let mut staging = ctx.alloc_host_zeroed::<u32>(256)?;
+    /// let mut dev = ctx.alloc::<u32>(256)?;
+    /// let mut out = ctx.alloc_host_zeroed::<u32>(256)?;
+    /// ctx.scope(|s| {
+    ///     s.with_lane(&stream, |lane| {
+    ///         let (mut staging, mut dev, mut out) = (lane.park(&mut staging)?, lane.park(&mut dev)?, lane.park(&mut out)?);
+    ///         for batch in 0..4u32 {
+    ///             let host = staging.wait()?; // the CPU has it back
+    ///             host.fill(batch);
+    ///             staging = lane.park(host)?;
+    ///             dev = lane.copy(&staging, dev)?;
+    ///             let done = lane.copy(&dev, out)?.fence()?;
+    ///             let result = done.wait()?;
+    ///             assert_eq!(result[0], batch);
+    ///             out = lane.park(result)?;
+    ///         }
+    ///         Ok(())
+    ///     })
+    /// })?;
+    /// # Ok::<(), aclrt::Error>(())
+    /// ```
+    ///
+    /// Also the one field type for a buffer's first and later uses: park it
+    /// when the scope opens, and keep an `InFlight` (or a [`Fence`]) from
+    /// then on. An `InFlight` of another lane of the same set
+    /// ([`Scope::lanes`]) is [`Error::WrongLane`](crate::Error::WrongLane).
+    pub fn park<X>(&self, dst: X) -> Result<InFlight<'scope, 'sid, X::Target>>
+    where
+        X: AsyncDest<'scope, 'id, 'sid>,
+    {
+        let (parked, len) = dst.into_parked(&self.core);
+        self.core.check_lane(parked.stream())?;
+        Ok(InFlight { parked, len })
+    }
+
     /// Queue setting every byte of `dst` to `byte` (`aclrtMemsetAsync`).
     #[doc(alias = "aclrtMemsetAsync")]
     pub fn memset<X>(&self, dst: X, byte: u8) -> Result<InFlight<'scope, 'sid, X::Target>>
@@ -676,7 +916,9 @@ impl<'scope, 'env, 'id, 'sid, M: RunMode> Lane<'scope, 'env, 'id, 'sid, M> {
     }
 
     /// Record an event after the last use of `item` on this lane, to hand
-    /// it to another lane ([`Lane::wait_for`]).
+    /// it to another lane ([`Lane::wait_for`]). `item` must be in flight on
+    /// this lane ([`Error::WrongLane`](crate::Error::WrongLane) for another
+    /// lane of the same set).
     #[doc(alias = "aclrtRecordEvent")]
     pub fn signal<D: ?Sized>(
         &self,

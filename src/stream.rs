@@ -178,10 +178,16 @@ impl<'ctx, 'id> Stream<'ctx, 'id> {
     /// panicked, its panic is resumed here, on the calling thread.
     ///
     /// [`Error::WorkAborted`](crate::Error::WorkAborted) if a scope's
-    /// escalation aborted this stream since its last synchronisation: a
-    /// [`wait_event`](Self::wait_event) queued here was for a record the
-    /// escalation discarded, and would never have ended; the stream's
-    /// pending work was discarded with it (reported once).
+    /// escalation aborted this stream since its last synchronisation and
+    /// work queued here outside that scope was lost with it (reported once):
+    /// a [`wait_event`](Self::wait_event) queued here was for a record the
+    /// escalation discarded, and would never have ended; a host function of
+    /// [`launch_host_fn`](Self::launch_host_fn) never ran (it is dropped
+    /// here); or report callbacks launched on the stream
+    /// ([`Subscription::launch`](crate::Subscription::launch)) had not run
+    /// when the abort came (discarded; one launched `NO_BLOCK` that the
+    /// stream had already handed to its reporter still runs, so this is
+    /// reported when callbacks *may* have been lost).
     #[doc(alias = "aclrtSynchronizeStream")]
     pub fn synchronize(&self) -> Result<()> {
         self.bind()?;
@@ -190,10 +196,13 @@ impl<'ctx, 'id> Stream<'ctx, 'id> {
         let aborted = ffi::scope::take_outside_aborted(self.raw);
         synced?;
         ffi::waits::synchronized_stream_since(self.raw, ticket);
-        if let Some(payload) = ffi::host_fn::settle_static_host_fns(Some(self.raw)) {
+        let settled = ffi::host_fn::settle_static_host_fns(Some(self.raw));
+        if let Some(payload) = settled.panic {
             std::panic::resume_unwind(payload);
         }
-        if aborted {
+        // A host function that never ran although the stream completed: an
+        // escalation's abort discarded it (issue 23).
+        if aborted || settled.lost {
             return Err(crate::Error::WorkAborted);
         }
         Ok(())

@@ -493,7 +493,15 @@ fn device_fault_at_stream_synchronize() -> Result<()> {
     let err = stream.synchronize().unwrap_err();
     assert_eq!(err.kind(), ErrorKind::DeviceFault);
     assert_eq!(err.code(), Some(sys::ACL_ERROR_RT_AICORE_EXCEPTION));
-    assert_eq!(err.function(), Some("aclrtSynchronizeStream"));
+    // The failing task's function; the call that reported it.
+    assert_eq!(err.function(), Some("aclrtRecordEvent"));
+    assert_eq!(err.call(), Some("aclrtSynchronizeStream"));
+    // Display names the reporting call once.
+    assert_eq!(
+        err.to_string().matches("aclrtSynchronizeStream").count(),
+        1,
+        "{err}"
+    );
     // Reported once.
     stream.synchronize()?;
     let event = stream.record(event)?;
@@ -540,7 +548,8 @@ fn device_fault_at_in_flight_wait() -> Result<()> {
         let x = lane.copy(&input, &mut d)?; // faults: nothing copied
         let err = x.wait().unwrap_err();
         assert_eq!(err.kind(), ErrorKind::DeviceFault);
-        assert_eq!(err.function(), Some("aclrtSynchronizeStream"));
+        assert_eq!(err.function(), Some("aclrtMemcpyAsync"));
+        assert_eq!(err.call(), Some("aclrtSynchronizeStream"));
         // The lane keeps working after the fault was reported.
         let o = lane.copy(&input, &mut out)?;
         assert_eq!(&o.wait()?[..], &pattern_u32(16, 1)[..]);

@@ -1,7 +1,7 @@
 //! Fault sweep: every C call of every example flow fails once.
 //!
 //! The flows are the examples themselves: each file of `examples/` (01–12, 14,
-//! 16, 18, 19, 20 and `tour`; not `13_timeline`, whose trace and picture are checked by the
+//! 16, 18, 19, 20, 21 and `tour`; not `13_timeline`, whose trace and picture are checked by the
 //! example) is compiled here as a module, and the sweep runs its
 //! `pub fn flow(&Acl)`, the work its `main` does between `Acl::init` and
 //! `finalize`, with the same data (example 12 with a shorter delay and
@@ -98,6 +98,9 @@ mod ex19;
 #[path = "../examples/20_host_registration.rs"]
 mod ex20;
 #[allow(dead_code)]
+#[path = "../examples/21_service_loop.rs"]
+mod ex21;
+#[allow(dead_code)]
 #[path = "../examples/tour.rs"]
 mod tour;
 
@@ -136,7 +139,8 @@ const ABSORBED: &[(&str, &str)] = &[
     (
         "aclrtSynchronizeEvent",
         "the drop of a recorded event synchronises it first; a failure is ignored \
-         and the event is destroyed anyway",
+         and the event is destroyed anyway; `21_service_loop` serves a batch again \
+         when its fence's wait reports a device fault (`Fence::wait_or_keep`)",
     ),
     (
         "aclrtSetCurrentContext",
@@ -455,6 +459,11 @@ fn sweep_19_compute_pipeline() {
 #[test]
 fn sweep_20_host_registration() {
     sweep_both("20_host_registration", ex20::flow);
+}
+
+#[test]
+fn sweep_21_service_loop() {
+    sweep_both("21_service_loop", ex21::flow);
 }
 
 #[test]

@@ -170,7 +170,9 @@ fn device_fault_surfaces_at_the_scope_with_its_code() {
         });
         let e = r.unwrap_err();
         assert_eq!(e.code(), Some(507015), "{e}");
-        assert_eq!(e.function(), Some("aclrtSynchronizeStream"));
+        // The launch that queued the faulting kernel; the call that reported it.
+        assert_eq!(e.function(), Some("aclrtLaunchKernelWithConfig"));
+        assert_eq!(e.call(), Some("aclrtSynchronizeStream"));
         // The same fault through InFlight::wait.
         let r = ctx.scope(|s| {
             make_guard!(l);

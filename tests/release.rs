@@ -265,8 +265,13 @@ fn managed<M: RunMode>(rt: aclrt::Runtime<'_, M>) -> Result<()> {
     let stream = ctx.create_stream()?;
     let mut m = ctx.alloc_managed::<u32>(1000)?;
     assert_eq!(m.len(), 1000);
-    assert!(m.as_slice().iter().all(|&v| v == 0), "zeroed");
-    m.as_mut_slice().copy_from_slice(&pattern_u32(1000, 3));
+    // By value: both run modes (plain slices are host run mode only).
+    assert!(m.to_vec().iter().all(|&v| v == 0), "zeroed");
+    m.copy_from_slice(&pattern_u32(1000, 3))?;
+    assert_eq!(m.get(999), Some(pattern_u32(1000, 3)[999]));
+    assert_eq!(m.get(1000), None);
+    assert!(m.set(1000, 0).is_err());
+    assert!(m.copy_from_slice(&[0; 3]).is_err());
     let mut d = ctx.alloc::<u32>(1000)?;
     ctx.scope(|s| {
         make_guard!(l);
@@ -281,9 +286,13 @@ fn managed<M: RunMode>(rt: aclrt::Runtime<'_, M>) -> Result<()> {
         Ok(())
     })?;
     // The scope is over: the host may look again.
-    assert!(m.as_slice().iter().all(|&v| v == 0));
+    assert!(m.to_vec().iter().all(|&v| v == 0));
     ctx.copy(&d, &mut m)?;
-    assert_eq!(m.as_slice(), &pattern_u32(1000, 3)[..]);
+    let mut back = vec![0u32; 1000];
+    m.copy_to_slice(&mut back)?;
+    assert_eq!(back, pattern_u32(1000, 3));
+    m.set(0, 7)?;
+    assert_eq!(m.get(0), Some(7));
     m.free()?;
     drop(d);
     drop(stream);

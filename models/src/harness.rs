@@ -5,7 +5,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 
 /// Shuttle's schedules per model (random, then PCT with depth 3).
 #[cfg(all(shuttle, not(loom)))]
-pub(crate) const SHUTTLE_RUNS: usize = 20_000;
+pub(crate) const SHUTTLE_RUNS: usize = 10_000;
 
 /// Explores `f`: under loom every interleaving (within `preemptions`
 /// preemptions per execution, `None`: unbounded), under shuttle

@@ -88,9 +88,13 @@ fn settle_vs_run() {
     }));
     let s1 = slot.clone();
     let runner = thread::spawn(move || run(&s1));
-    let panic = slot.settle();
+    let (panic, lost) = slot.settle();
     b.free();
     let ran = b.ran.load(Ordering::SeqCst);
+    assert_eq!(
+        lost, !ran,
+        "settle says it never ran exactly when it did not"
+    );
     assert_eq!(
         panic.is_some(),
         ran,
@@ -120,10 +124,12 @@ fn two_slots() {
         run(&f1);
         run(&s1);
     });
-    let p1 = first.settle();
+    let (p1, lost1) = first.settle();
     b.free();
-    let p2 = second.settle();
+    let (p2, lost2) = second.settle();
     c.free();
+    assert_eq!(lost1, !b.ran.load(Ordering::SeqCst));
+    assert_eq!(lost2, !c.ran.load(Ordering::SeqCst));
     assert_eq!(p1.is_some(), b.ran.load(Ordering::SeqCst));
     assert!(
         p2.is_none(),

@@ -49,7 +49,8 @@ impl World {
     }
 
     fn subscribe(&self, s: usize) {
-        let r: Result<(), ()> = sub_book::subscribe(&self.book, (s, C, TID), || Ok(()), |_| {});
+        let r: Result<(), ()> =
+            sub_book::subscribe(&self.book, &self.undone, (s, C, TID), || Ok(()), |_| {});
         r.unwrap();
     }
 

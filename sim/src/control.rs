@@ -60,6 +60,44 @@ pub fn inject_task_fault(nth: u64, code: i32) {
     exec::inject_task_fault(nth, code);
 }
 
+/// Make the `nth` (1-based) task queued on `stream` from now (an
+/// `aclrtStream` handle, null for the current context's default stream)
+/// fail on the device with `code`, as [`inject_task_fault`] does; tasks of
+/// other streams do not count. `nth == 1`: the next task queued there.
+///
+/// # Panics
+/// If `nth` is 0, or `stream` is not a live stream (or null without a
+/// current context).
+pub fn inject_stream_task_fault(stream: *mut core::ffi::c_void, nth: u64, code: i32) {
+    assert!(
+        nth > 0,
+        "aclrt_sim::inject_stream_task_fault: nth is 1-based"
+    );
+    let id = rt::stream_id(stream.addr())
+        .unwrap_or_else(|e| panic!("aclrt_sim::inject_stream_task_fault: {}", e.msg));
+    exec::inject_targeted_task_fault(Some(id), false, nth, code);
+}
+
+/// Make the `nth` (1-based) kernel launched from now fail on the device
+/// with `code` (e.g. [`KERNEL_FAULT_CODE`](crate::KERNEL_FAULT_CODE)),
+/// without running: on `stream` only (an `aclrtStream` handle, null for the
+/// current context's default stream) or, with `None`, on any stream. Other
+/// tasks (copies, memsets, events, host functions) do not count: `nth == 1`
+/// is the next kernel, whatever else is queued before it. The fault is
+/// reported by the next synchronisation that covers the kernel, naming
+/// the launching function (`queued by aclrtLaunchKernelWithConfig`).
+///
+/// # Panics
+/// If `nth` is 0, or `stream` is not a live stream.
+pub fn inject_kernel_fault(stream: Option<*mut core::ffi::c_void>, nth: u64, code: i32) {
+    assert!(nth > 0, "aclrt_sim::inject_kernel_fault: nth is 1-based");
+    let id = stream.map(|s| {
+        rt::stream_id(s.addr())
+            .unwrap_or_else(|e| panic!("aclrt_sim::inject_kernel_fault: {}", e.msg))
+    });
+    exec::inject_targeted_task_fault(id, true, nth, code);
+}
+
 /// Delay every task subsequently queued on `stream` (an `aclrtStream` handle,
 /// null for the current context's default stream) by `delay` before it runs.
 ///

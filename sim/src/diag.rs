@@ -1,7 +1,7 @@
 //! Errors, per-thread error messages, the violation and leak records, call
 //! counting and injected call faults.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::ffi::{CString, c_char};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Mutex;
@@ -208,7 +208,14 @@ fn enter(api: Api) -> Option<i32> {
 
 /// Counts a call of a function that returns a pointer (no error code).
 pub(crate) fn count_only(api: Api) {
-    let _ = enter(api);
+    let _ = never_unwind(None, || enter(api));
+}
+
+/// Runs `f` for a C entry point, which must never unwind: a panic (a bug of
+/// the simulator) gives `fallback` instead. Every `extern "C"` function of
+/// the simulator runs its body through this or [`call`].
+pub(crate) fn never_unwind<R>(fallback: R, f: impl FnOnce() -> R) -> R {
+    catch_unwind(AssertUnwindSafe(f)).unwrap_or(fallback)
 }
 
 /// Runs one C call: counts it, applies injected faults, runs `f` (a panic
@@ -216,20 +223,61 @@ pub(crate) fn count_only(api: Api) {
 /// an error into its code, its thread-local message and, for strict checks,
 /// a recorded violation.
 pub(crate) fn call(api: Api, f: impl FnOnce() -> Res<()>) -> i32 {
-    if let Some(code) = enter(api) {
-        return code;
-    }
-    match catch_unwind(AssertUnwindSafe(f)) {
-        Ok(Ok(())) => ffi::ACL_SUCCESS,
-        Ok(Err(e)) => fail(api, e),
-        Err(_) => fail(
-            api,
-            Error::new(
-                ffi::ACL_ERROR_INTERNAL_ERROR,
-                "internal error of the simulator (a panic was caught); please report it",
+    // Counting, fault injection and the recording of a failure are inside
+    // the guard too: nothing of this call unwinds into C.
+    never_unwind(ffi::ACL_ERROR_INTERNAL_ERROR, || {
+        if let Some(code) = enter(api) {
+            return code;
+        }
+        let _current = CurrentApi::enter(api);
+        match catch_unwind(AssertUnwindSafe(f)) {
+            Ok(Ok(())) => ffi::ACL_SUCCESS,
+            Ok(Err(e)) => fail(api, e),
+            Err(_) => fail(
+                api,
+                Error::new(
+                    ffi::ACL_ERROR_INTERNAL_ERROR,
+                    "internal error of the simulator (a panic was caught); please report it",
+                ),
             ),
-        ),
+        }
+    })
+}
+
+thread_local! {
+    /// The C function the calling thread is in (innermost), for the tasks
+    /// it queues: a device fault names the function that queued its task.
+    static CURRENT_API: Cell<Option<Api>> = const { Cell::new(None) };
+}
+
+/// Sets [`CURRENT_API`] for the length of a C call, restoring the outer
+/// one after (a host function's own calls nest on its worker thread).
+struct CurrentApi(Option<Api>);
+
+impl CurrentApi {
+    fn enter(api: Api) -> CurrentApi {
+        CurrentApi(
+            CURRENT_API
+                .try_with(|c| c.replace(Some(api)))
+                .ok()
+                .flatten(),
+        )
     }
+}
+
+impl Drop for CurrentApi {
+    fn drop(&mut self) {
+        let _ = CURRENT_API.try_with(|c| c.set(self.0));
+    }
+}
+
+/// The C function the calling thread is in, if any.
+pub(crate) fn current_api() -> Option<&'static str> {
+    CURRENT_API
+        .try_with(Cell::get)
+        .ok()
+        .flatten()
+        .map(Api::name)
 }
 
 /// Records a failure of `api` and returns its code.
@@ -277,7 +325,9 @@ fn stores_last_code(api: Api, code: i32) -> bool {
 
 fn store_last_code(api: Api, code: i32) {
     if stores_last_code(api, code) {
-        LAST_CODE.with(|c| c.set(code));
+        // No destructor: readable even while the thread's locals are being
+        // destroyed; `try_with` all the same (never a panic on a C path).
+        let _ = LAST_CODE.try_with(|c| c.set(code));
     }
 }
 
@@ -285,6 +335,12 @@ fn store_last_code(api: Api, code: i32) {
 /// the stored code (0 if none); `Get` resets it. A `level` other than
 /// `ACL_RT_THREAD_LEVEL` returns 100000 and leaves it alone.
 pub(crate) fn last_code(api: Api, level: u32, take: bool) -> i32 {
+    never_unwind(ffi::ACL_ERROR_INTERNAL_ERROR, || {
+        last_code_of(api, level, take)
+    })
+}
+
+fn last_code_of(api: Api, level: u32, take: bool) -> i32 {
     count_only(api);
     if level != ffi::ACL_RT_THREAD_LEVEL {
         set_last_error(format!(
@@ -293,12 +349,14 @@ pub(crate) fn last_code(api: Api, level: u32, take: bool) -> i32 {
         ));
         return ffi::ACL_ERROR_INVALID_PARAM;
     }
-    LAST_CODE.with(|c| if take { c.replace(0) } else { c.get() })
+    LAST_CODE
+        .try_with(|c| if take { c.replace(0) } else { c.get() })
+        .unwrap_or(0)
 }
 
 /// Forgets the calling thread's last error code (`aclrt_sim::reset`).
 pub(crate) fn clear_last_code() {
-    LAST_CODE.with(|c| c.set(0));
+    let _ = LAST_CODE.try_with(|c| c.set(0));
 }
 
 /// Injects a fault (see `control::inject_fault`).
@@ -355,27 +413,81 @@ thread_local! {
     static RETURNED: RefCell<Option<CString>> = const { RefCell::new(None) };
 }
 
+/// The recent error message and the last returned text of threads whose
+/// thread-locals above are gone (a runtime call from a thread-local
+/// destructor of the application, after the simulator's were destroyed),
+/// by OS thread id: the fallback that keeps those calls answering.
+/// Bounded by the number of threads that made such calls at once (an
+/// entry is reused by the next thread with the same id).
+struct Orphan {
+    thread: u64,
+    message: Option<String>,
+    returned: Option<CString>,
+}
+
+static ORPHANS: Mutex<Vec<Orphan>> = Mutex::new(Vec::new());
+
+fn with_orphan<R>(f: impl FnOnce(&mut Orphan) -> R) -> R {
+    let thread = crate::prim::os_thread_id();
+    let mut all = lock(&ORPHANS);
+    let i = match all.iter().position(|o| o.thread == thread) {
+        Some(i) => i,
+        None => {
+            all.push(Orphan {
+                thread,
+                message: None,
+                returned: None,
+            });
+            all.len() - 1
+        }
+    };
+    f(&mut all[i])
+}
+
 /// Sets the calling thread's recent error message.
 pub(crate) fn set_last_error(msg: String) {
-    LAST_ERROR.with(|e| *e.borrow_mut() = Some(msg));
+    let mut msg = Some(msg);
+    if LAST_ERROR
+        .try_with(|e| *e.borrow_mut() = msg.take())
+        .is_err()
+    {
+        with_orphan(|o| o.message = msg.take());
+    }
 }
 
 /// Clears the calling thread's recent error message.
 pub(crate) fn clear_last_error() {
-    LAST_ERROR.with(|e| *e.borrow_mut() = None);
+    if LAST_ERROR.try_with(|e| *e.borrow_mut() = None).is_err() {
+        with_orphan(|o| o.message = None);
+    }
 }
 
 /// `aclGetRecentErrMsg`: takes the calling thread's message and returns a
 /// pointer that stays valid until the next call on this thread, or null.
 pub(crate) fn take_recent_message() -> *const c_char {
-    let Some(msg) = LAST_ERROR.with(|e| e.borrow_mut().take()) else {
-        return std::ptr::null();
-    };
-    let c = CString::new(msg.replace('\0', " ")).unwrap_or_default();
-    RETURNED.with(|r| {
-        let mut slot = r.borrow_mut();
-        *slot = Some(c);
-        slot.as_ref().map_or(std::ptr::null(), |c| c.as_ptr())
+    never_unwind(std::ptr::null(), || {
+        let msg = LAST_ERROR
+            .try_with(|e| e.borrow_mut().take())
+            .unwrap_or_else(|_| with_orphan(|o| o.message.take()));
+        let Some(msg) = msg else {
+            return std::ptr::null();
+        };
+        let c = CString::new(msg.replace('\0', " ")).unwrap_or_default();
+        let mut c = Some(c);
+        RETURNED
+            .try_with(|r| {
+                let mut slot = r.borrow_mut();
+                *slot = c.take();
+                slot.as_ref().map_or(std::ptr::null(), |c| c.as_ptr())
+            })
+            .unwrap_or_else(|_| {
+                // The text lives in the fallback until this thread's next
+                // call replaces it (a `CString`'s buffer does not move).
+                with_orphan(|o| {
+                    o.returned = c.take();
+                    o.returned.as_ref().map_or(std::ptr::null(), |c| c.as_ptr())
+                })
+            })
     })
 }
 

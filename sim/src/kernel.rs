@@ -565,7 +565,7 @@ fn enqueue(
         }
         Ok(None)
     };
-    let ticket = sh.ticket();
+    let ticket = sh.kernel_ticket();
     sh.submit(Op::Kernel(Box::new(run)), ticket)?;
     Ok(())
 }
@@ -657,11 +657,40 @@ fn align8(n: usize) -> usize {
     n.div_ceil(8) * 8
 }
 
+/// The argument lists of threads whose [`ARGS`] is gone (a kernel launched
+/// from a thread-local destructor of the application, after the
+/// simulator's were destroyed), by OS thread id: the fallback that keeps
+/// such a launch working. Bounded by the number of threads that launched
+/// at once from their destructors (an entry is reused by the next thread
+/// with the same id).
+static ORPHAN_ARGS: std::sync::Mutex<Vec<(u64, Option<Box<ArgsState>>)>> =
+    std::sync::Mutex::new(Vec::new());
+
+/// Runs `f` on the calling thread's argument list (its [`ARGS`], or the
+/// fallback in [`ORPHAN_ARGS`] once that is destroyed).
+fn with_state<R>(f: impl FnOnce(&mut Option<Box<ArgsState>>) -> R) -> R {
+    let mut f = Some(f);
+    let mut run = |a: &mut Option<Box<ArgsState>>| (f.take().expect("called once"))(a);
+    if let Ok(r) = ARGS.try_with(|a| run(&mut a.borrow_mut())) {
+        return r;
+    }
+    let thread = crate::prim::os_thread_id();
+    let mut all = crate::sync::lock(&ORPHAN_ARGS);
+    let i = match all.iter().position(|(t, _)| *t == thread) {
+        Some(i) => i,
+        None => {
+            all.push((thread, None));
+            all.len() - 1
+        }
+    };
+    run(&mut all[i].1)
+}
+
 /// Runs `f` on this thread's args state if `h` is its handle (107017
 /// otherwise).
 fn with_args<R>(h: usize, f: impl FnOnce(&mut ArgsState) -> Res<R>) -> Res<R> {
     require(h != 0, || "argsHandle is NULL".into())?;
-    ARGS.with_borrow_mut(|a| match a {
+    with_state(|a| match a {
         Some(st) if std::ptr::from_ref::<ArgsState>(st).addr() == h => f(st),
         _ => Err(Error::violation(
             ViolationKind::InvalidHandle,
@@ -678,7 +707,7 @@ fn with_args<R>(h: usize, f: impl FnOnce(&mut ArgsState) -> Res<R>) -> Res<R> {
 pub(crate) fn args_init(func: usize) -> Res<usize> {
     require(func != 0, || "funcHandle is NULL".into())?;
     lookup_func(func)?;
-    Ok(ARGS.with_borrow_mut(|a| {
+    Ok(with_state(|a| {
         let st = a.get_or_insert_with(|| {
             Box::new(ArgsState {
                 buf: crate::prim::ArgsBuf::new(ARGS_BUF),

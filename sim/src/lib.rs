@@ -67,7 +67,9 @@
 //! [`configure`], [`config`]; fault injection with [`inject_fault`] (the nth
 //! call of a C function fails with a code) and [`inject_task_fault`] (the
 //! nth queued task faults on the device; the fault is reported by the next
-//! synchronisation of its stream); delays with [`set_stream_delay`]; the
+//! synchronisation of its stream, and its message names the C function that
+//! queued the task), targeted at one stream ([`inject_stream_task_fault`])
+//! or at the next kernel ([`inject_kernel_fault`]); delays with [`set_stream_delay`]; the
 //! watch before a synchronising thread parks with [`set_sync_spin`];
 //! [`clear_faults`]; call counting with [`call_counts`], [`total_calls`] and
 //! [`reset_call_counts`]; kernels with [`register_kernel`] and

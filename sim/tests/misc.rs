@@ -313,3 +313,50 @@ fn cann_version_fills_the_version_strings() {
     finalize();
     assert_clean();
 }
+
+/// C calls made from a thread-local destructor, after the simulator's own
+/// per-thread state (the recent message and its returned text) is gone:
+/// each answers as while the thread lived (a code, and the message), and
+/// nothing unwinds into C (before issue 23 the first failing call aborted
+/// the process: the message's thread-local panicked inside `extern "C"`).
+#[test]
+fn c_calls_in_a_thread_local_destructor_answer_with_their_messages() {
+    use std::sync::mpsc;
+
+    struct AtExit(mpsc::Sender<(i32, Option<String>, i32, i32)>);
+    impl Drop for AtExit {
+        fn drop(&mut self) {
+            let mut p: *mut c_void = null_mut();
+            let code = acl!(aclrtMalloc(&mut p, 1 << 50, ACL_MEM_MALLOC_HUGE_FIRST));
+            let msg = recent_err_msg();
+            let last = acl!(aclrtGetLastError(ACL_RT_THREAD_LEVEL));
+            let reset = acl!(aclrtResetDevice(0));
+            let _ = self.0.send((code, msg, last, reset));
+        }
+    }
+    std::thread_local! {
+        static AT_EXIT: std::cell::RefCell<Option<AtExit>> = const { std::cell::RefCell::new(None) };
+    }
+
+    let _sim = aclrt_sim::exclusive();
+    init();
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        ok!(aclrtSetDevice(0));
+        AT_EXIT.with(|a| *a.borrow_mut() = Some(AtExit(tx)));
+        // A failure and its message now: the simulator's per-thread state is
+        // made after `AT_EXIT`, so it is destroyed before it.
+        assert_eq!(acl!(aclrtSetDevice(99)), ACL_ERROR_RT_INVALID_DEVICEID);
+        assert!(recent_err_msg().is_some());
+    })
+    .join()
+    .expect("the thread ends normally");
+    let (code, msg, last, reset) = rx.recv().expect("the destructor ran");
+    assert_eq!(code, ACL_ERROR_RT_MEMORY_ALLOCATION);
+    let msg = msg.expect("the message of the failure");
+    assert!(msg.contains("aclrtMalloc"), "{msg}");
+    assert_eq!(last, ACL_ERROR_RT_MEMORY_ALLOCATION);
+    assert_eq!(reset, ACL_SUCCESS);
+    finalize();
+    assert_clean();
+}

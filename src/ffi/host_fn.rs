@@ -18,6 +18,7 @@ use std::sync::{Arc, Mutex};
 
 use aclrt_sys as sys;
 
+use super::locks::{Rank, lock};
 use super::{CallbackMark, Raw, check};
 use crate::error::Result;
 
@@ -43,7 +44,11 @@ extern "C" fn trampoline(args: *mut c_void) {
         let panic = {
             // Blocking calls and scopes are refused on this thread meanwhile.
             let _mark = CallbackMark::enter();
-            catch_unwind(AssertUnwindSafe(f)).err()
+            catch_unwind(AssertUnwindSafe(|| {
+                super::locks::user_code("a host function");
+                f()
+            }))
+            .err()
         };
         // The last access to the slot: its owner may free it from now on.
         slot.end_run(panic);
@@ -102,10 +107,7 @@ pub(crate) fn launch_static_host_fn(
 ) -> Result<()> {
     let slot = HostFnSlot::new(f);
     let key = stream.as_ptr() as usize;
-    PENDING_STATIC
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .push((key, Arc::clone(&slot)));
+    lock(&PENDING_STATIC, Rank::PendingStatic).push((key, Arc::clone(&slot)));
     ANY_PENDING_STATIC.store(true, core::sync::atomic::Ordering::Release);
     super::stream_hooks_on();
     // SAFETY: the registry holds an `Arc` of `slot` (pushed above) until
@@ -114,10 +116,7 @@ pub(crate) fn launch_static_host_fn(
     let queued = unsafe { enqueue(stream, &slot) };
     if queued.is_err() {
         // Not queued: the runtime never saw the slot, so the entry can go now.
-        PENDING_STATIC
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .retain(|(_, s)| !Arc::ptr_eq(s, &slot));
+        lock(&PENDING_STATIC, Rank::PendingStatic).retain(|(_, s)| !Arc::ptr_eq(s, &slot));
     }
     queued
 }
@@ -129,9 +128,7 @@ pub(crate) fn has_unsettled_static(stream: Raw) -> bool {
         return false;
     }
     let key = stream.as_ptr() as usize;
-    PENDING_STATIC
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
+    lock(&PENDING_STATIC, Rank::PendingStatic)
         .iter()
         .any(|(k, _)| *k == key)
 }
@@ -140,24 +137,25 @@ pub(crate) fn has_unsettled_static(stream: Raw) -> bool {
 /// stream). Call only once every task queued there has finished (a
 /// successful synchronisation or destruction of the stream, or finalize):
 /// host functions that never ran are dropped here. Returns the payload of
-/// the first one that panicked.
+/// the first one that panicked, and whether one never ran (an escalation's
+/// abort of the stream discarded it, or a device fault skipped it).
 ///
 /// Inlined: while no unscoped host function was ever queued it is one
 /// atomic load (issue 15: a stream destroy called it out of line).
 #[inline]
-pub(crate) fn settle_static_host_fns(stream: Option<Raw>) -> Option<Panic> {
+pub(crate) fn settle_static_host_fns(stream: Option<Raw>) -> Settled {
     if !ANY_PENDING_STATIC.load(core::sync::atomic::Ordering::Acquire) {
-        return None;
+        return Settled::default();
     }
     settle_pending(stream)
 }
 
 #[inline(never)]
-fn settle_pending(stream: Option<Raw>) -> Option<Panic> {
+fn settle_pending(stream: Option<Raw>) -> Settled {
     let settled: Vec<Arc<HostFnSlot>> = {
-        let mut pending = PENDING_STATIC.lock().unwrap_or_else(|e| e.into_inner());
+        let mut pending = lock(&PENDING_STATIC, Rank::PendingStatic);
         if pending.is_empty() {
-            return None;
+            return Settled::default();
         }
         let key = stream.map(|s| s.as_ptr() as usize);
         let mut settled = Vec::new();
@@ -171,13 +169,26 @@ fn settle_pending(stream: Option<Raw>) -> Option<Panic> {
         });
         settled
     };
-    let mut panic = None;
+    let mut out = Settled::default();
     for slot in settled {
-        if let Some(p) = slot.settle() {
-            panic.get_or_insert(p);
+        let (p, lost) = slot.settle();
+        out.lost |= lost;
+        if let Some(p) = p {
+            if out.panic.is_none() {
+                out.panic = Some(p);
+            }
         }
     }
-    panic
+    out
+}
+
+/// What [`settle_static_host_fns`] found.
+#[derive(Default)]
+pub(crate) struct Settled {
+    /// The first panic of a host function.
+    pub(crate) panic: Option<Panic>,
+    /// Whether a host function never ran.
+    pub(crate) lost: bool,
 }
 
 /// Key of unscoped host functions whose stream was force-destroyed: only
@@ -193,11 +204,7 @@ pub(crate) fn park_static_host_fns(stream: Raw) {
         return;
     }
     let key = stream.as_ptr() as usize;
-    for (k, _) in PENDING_STATIC
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .iter_mut()
-    {
+    for (k, _) in lock(&PENDING_STATIC, Rank::PendingStatic).iter_mut() {
         if *k == key {
             *k = PARKED;
         }

@@ -169,6 +169,24 @@ impl<'ctx, 'id> Binary<'ctx, 'id> {
         let func = get_function(self.context(), self.handle(), name)?;
         Ok(Kernel::new(func, self.context()))
     }
+
+    /// Look up the kernel `name` as [`kernel`](Self::kernel) does, as a
+    /// [`KernelRef`](crate::kernel::KernelRef) that does not borrow the binary: it
+    /// can live next to the `Binary` in one struct, and launches with
+    /// [`Lane::launch_in`](crate::Lane::launch_in), which checks that it
+    /// is used with this binary.
+    ///
+    /// # Safety
+    /// As for [`kernel`](Self::kernel): the declaration `P` is the promise
+    /// the safe launches rely on.
+    #[doc(alias = "aclrtBinaryGetFunction")]
+    pub unsafe fn kernel_ref<P: KernelParams>(
+        &self,
+        name: &CStr,
+    ) -> Result<crate::kernel::KernelRef<'id, P>> {
+        let func = get_function(self.context(), self.handle(), name)?;
+        Ok(crate::kernel::KernelRef::new(func, self.serial()))
+    }
 }
 
 // ---------------------------------------------------- the args handle ---
@@ -424,9 +442,11 @@ unsafe fn launch_list(
         core::ptr::null_mut()
     };
     // SAFETY:
-    // * `func` is live for the launch's whole run: its `Kernel` is borrowed
-    //   for `'scope` by the caller, and the scope synchronises this stream
-    //   before `'scope` ends;
+    // * `func` is live for the launch's whole run: its binary is borrowed
+    //   for `'scope` by the caller (`Lane::launch` borrows the `Kernel`,
+    //   which borrows the `Binary`; `Lane::launch_in` borrows the `Binary`
+    //   and checked that the `KernelRef` was looked up in it), and the scope
+    //   synchronises this stream before `'scope` ends;
     // * the stream is live (borrowed for `'scope`) and its context current
     //   (`bind`, or made current by the caller just before, when `bind` is
     //   false), the kernel's context (same brand `'id`), so on the device
@@ -614,6 +634,10 @@ impl Items {
 /// [`INLINE`] arguments and scalars up to [`SMALL`] bytes.
 pub struct Staged<'sid> {
     items: Items,
+    /// The streams the staged parked buffers and shared reads are bound to
+    /// (the first, and the first other one): checked against the lane at
+    /// launch ([`Staged::check_lane`]).
+    bound: [Option<Raw>; 2],
     _sid: PhantomData<Id<'sid>>,
 }
 
@@ -622,14 +646,41 @@ impl<'sid> Staged<'sid> {
     pub(crate) fn new() -> Self {
         Staged {
             items: Items::new(),
+            bound: [None, None],
             _sid: PhantomData,
         }
+    }
+
+    /// Note that a staged operand is bound to `stream`.
+    #[inline(always)]
+    fn bind_to(&mut self, stream: Raw) {
+        match self.bound[0] {
+            None => self.bound[0] = Some(stream),
+            Some(first) if first != stream && self.bound[1].is_none() => {
+                self.bound[1] = Some(stream);
+            }
+            Some(_) => {}
+        }
+    }
+
+    /// [`Error::WrongLane`](crate::Error::WrongLane) unless every staged
+    /// operand bound to a stream is bound to `lane`'s (lanes made together
+    /// share a brand: see [`LaneCore::check_lane`]).
+    #[inline(always)]
+    pub(crate) fn check_lane(&self, lane: &LaneCore<'_, 'sid>) -> Result<()> {
+        for stream in self.bound.into_iter().flatten() {
+            lane.check_lane(stream)?;
+        }
+        Ok(())
     }
 
     /// A buffer the kernel reads (`In`): shared for `'scope`, or parked on
     /// this lane.
     #[inline]
     pub(crate) fn read(&mut self, src: Source<'_, 'sid>, len: usize) {
+        if let Some(stream) = src.stream() {
+            self.bind_to(stream);
+        }
         self.items.push(Item::Buffer {
             region: src.region(),
             len,
@@ -639,6 +690,7 @@ impl<'sid> Staged<'sid> {
     /// A buffer the kernel writes (`Out`, `InOut`): parked on this lane.
     #[inline]
     pub(crate) fn write<D: ?Sized>(&mut self, dst: &Parked<'_, 'sid, D>, len: usize) {
+        self.bind_to(dst.stream());
         self.items.push(Item::Buffer {
             region: dst.region(),
             len,
@@ -748,10 +800,11 @@ fn append_item(args: &mut RawArgs, item: &Item, large: &[u8]) -> Result<()> {
 #[inline(always)]
 pub(crate) fn launch<'scope, 'sid, 'id, P: KernelParams>(
     lane: &LaneCore<'scope, 'sid>,
-    kernel: &'scope Kernel<'_, 'id, P>,
+    kernel: &Kernel<'_, 'id, P>,
     config: &LaunchConfig,
     staged: &Staged<'sid>,
 ) -> Result<()> {
+    staged.check_lane(lane)?;
     staged.check_counts()?;
     let claim = ArgsClaim::take_for_launch()?;
     let mut args = RawArgs::init(claim, kernel.context(), kernel.handle())?;
@@ -820,6 +873,12 @@ impl<'scope, 'env, 'id, 'sid, M: RunMode> Lane<'scope, 'env, 'id, 'sid, M> {
     /// gets the raw stream, each operand's device pointer and size in
     /// bytes, and the workspace, and enqueues the work.
     ///
+    /// Operands are memory of the runtime
+    /// ([`KernelMemory`](crate::bounds::KernelMemory)), as for kernels:
+    /// registered host memory ([`HostRegistration`](crate::HostRegistration))
+    /// does not compile here (its host address is not for device code; copy
+    /// it into device memory on the lane first).
+    ///
     /// The context is current on the calling thread while `f` runs. In host
     /// run mode a `HostBuffer` operand is pinned **host** memory: its pointer
     /// is a host address. Errors before `f` runs:
@@ -866,6 +925,7 @@ impl<'scope, 'env, 'id, 'sid, M: RunMode> Lane<'scope, 'env, 'id, 'sid, M> {
             .map(operand)
             .collect();
         let output = writes.stage(lane, &mut staged);
+        staged.check_lane(lane)?;
         let write_ops = staged
             .items
             .take_regions()
@@ -891,6 +951,7 @@ impl<'scope, 'env, 'id, 'sid, M: RunMode> Lane<'scope, 'env, 'id, 'sid, M> {
             write_ops,
             workspace,
         );
+        crate::ffi::locks::user_code("a foreign operator's closure");
         f(&work)?;
         Ok(output)
     }

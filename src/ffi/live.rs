@@ -17,10 +17,11 @@
 //! (copies, launches, synchronisation) never touch either.
 
 use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Mutex, MutexGuard};
 
 use super::Raw;
+use super::locks::{Held, Rank, lock};
 use super::protocol::live_count;
 use crate::error::{Error, Result};
 
@@ -173,8 +174,8 @@ impl Book {
 
 static BOOK: Mutex<Option<Book>> = Mutex::new(None);
 
-fn book() -> MutexGuard<'static, Option<Book>> {
-    BOOK.lock().unwrap_or_else(|e| e.into_inner())
+fn book() -> Held<'static, Option<Book>> {
+    lock(&BOOK, Rank::Live)
 }
 
 fn with<R>(f: impl FnOnce(&mut Book) -> R) -> R {
@@ -390,6 +391,18 @@ pub(crate) fn child_created(key: usize, owner: Raw) {
         b.children.insert(key, slot);
         live_count::create(b.slots[slot as usize].live);
     });
+}
+
+/// The context that event or buffer `key` was made in, if it is in the book.
+/// A linear search over the live contexts (for rare paths only).
+pub(crate) fn owner_of(key: usize) -> Option<Raw> {
+    with(|b| {
+        let slot = *b.children.get(&key)?;
+        b.contexts
+            .iter()
+            .find(|(_, s)| **s == slot)
+            .and_then(|(c, _)| Raw::new(*c as *mut core::ffi::c_void))
+    })
 }
 
 /// The slot of context `owner`, through the one-entry cache.

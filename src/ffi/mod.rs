@@ -17,7 +17,32 @@
 //! * [`access`]: the sealed traits through which memory types hand their
 //!   bytes to the runtime;
 //! * [`live`]: the book of live resources (no `unsafe`; it decides which
-//!   releases may be attempted).
+//!   releases may be attempted);
+//! * [`locks`]: the crate's one lock order and the debug-build check of
+//!   the lock discipline.
+//!
+//! # Locks
+//! Every `Mutex` of the crate is taken through [`locks::lock`] with its
+//! rank, lowest first (the table is in [`locks`]):
+//! `Reporter` stop flag (10) → `SUBS` (20) → `SUBSCRIBED` (25) →
+//! `CALLBACKS` (27) → a device's peer tokens (30) → `OPEN` (40) → the book
+//! of outside waits (45) → `ABORTING` (50) → `OUTSIDE_ABORTED` (52) →
+//! `SLOTS` (55) → `FREE_SLOTS` (56) → `RECORDED` (60) → `LATEST` (62) → the
+//! live book (70) → `PENDING_STATIC` (75) → `MANAGED` (80) → a host-function
+//! slot's closure (85) and panic (86) → a reporter's panic slot (87).
+//! A thread only takes a lock of a higher rank than every lock it holds.
+//!
+//! No user code runs while a crate lock is held: host functions, report
+//! callbacks, a scope's body, a foreign operator's closure and the drops of
+//! user closures and panic payloads are entered holding none (collect under
+//! the lock, run after releasing it). The one runtime call that runs user
+//! code on the calling thread, `aclrtUnSubscribeReport` (queued report
+//! callbacks), is made holding no crate lock ([`report`]: the entry is
+//! marked as being undone under `SUBS`, and a destruction of its stream
+//! waits for it). Debug builds check both rules at run time
+//! ([`locks::lock`] panics on an out-of-order lock, [`locks::user_code`] on
+//! user code entered with a lock held); `tests/second_review.rs` shows the
+//! check firing when the discipline is broken on purpose.
 //!
 //! # Invariants the typed layer upholds for this module
 //! * Every [`Raw`] handle passed to a function here was returned by the
@@ -42,6 +67,7 @@ pub(crate) mod access;
 pub(crate) mod host_fn;
 pub(crate) mod kernel;
 pub(crate) mod live;
+pub(crate) mod locks;
 pub(crate) mod mem;
 mod pinned;
 pub(crate) mod protocol;
@@ -675,6 +701,8 @@ pub(crate) fn destroy_stream(stream: Raw, owner: Raw) -> Result<()> {
         // included.
         waits::stream_destroyed(stream);
         drop(host_fn::settle_static_host_fns(Some(stream)));
+        #[cfg(unix)]
+        report::stream_destroyed(stream);
     }
     Ok(())
 }

@@ -16,7 +16,10 @@
 //!   the device alias is only reachable through a borrow of the
 //!   registration. So a forgotten registration is a leak of the runtime's
 //!   registration entry (a later registration of the same pages fails with
-//!   507910), never an access to freed memory.
+//!   507910; its context stays counted as having a live child), never an
+//!   access to freed memory. Assumption of use: a registration entry by
+//!   itself makes neither the runtime nor the device touch the range (see
+//!   `HostRegistration`'s "Leaks").
 //! * [`ManagedAlloc`] owns one live `aclrtMemAllocManaged` allocation of
 //!   `bytes > 0` initialised bytes (zeroed at allocation), CPU-addressable,
 //!   freed with `aclrtFree` exactly once.
@@ -264,8 +267,8 @@ impl Drop for Registration<'_> {
 /// range is refused until the next `aclInit`, [`clear_managed`]).
 static MANAGED: std::sync::Mutex<Vec<(usize, usize)>> = std::sync::Mutex::new(Vec::new());
 
-fn managed() -> std::sync::MutexGuard<'static, Vec<(usize, usize)>> {
-    MANAGED.lock().unwrap_or_else(|e| e.into_inner())
+fn managed() -> super::locks::Held<'static, Vec<(usize, usize)>> {
+    super::locks::lock(&MANAGED, super::locks::Rank::Managed)
 }
 
 /// Whether `address..address + bytes` overlaps a live managed allocation.
@@ -420,6 +423,11 @@ pub(crate) fn last_error(take: bool) -> i32 {
 /// `owner`: the stream's context, made current first.
 pub(crate) fn destroy_stream_force(stream: Raw, owner: Raw) -> Result<()> {
     let counter = super::make_current_counted_refusing(owner, "aclrtDestroyStreamForce")?;
+    // A subscription a leaked `Subscription` left goes first, as for
+    // `aclrtDestroyStream`: otherwise the reporter's exit would later
+    // unsubscribe a destroyed (or reused) handle.
+    #[cfg(unix)]
+    super::report::stream_destroying(stream);
     // An escalation aborting it (for an outside wait) still holds its handle.
     super::scope::wait_not_aborting(stream);
     // SAFETY: `stream` is a live explicit stream of the current context,
@@ -435,6 +443,8 @@ pub(crate) fn destroy_stream_force(stream: Raw, owner: Raw) -> Result<()> {
     // deferred only for them are destroyed.
     super::waits::stream_destroyed(stream);
     super::host_fn::park_static_host_fns(stream);
+    #[cfg(unix)]
+    super::report::stream_destroyed(stream);
     Ok(())
 }
 

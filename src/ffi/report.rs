@@ -25,22 +25,92 @@
 
 use core::ffi::c_void;
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
 
 use aclrt_sys as sys;
 
 use super::host_fn::Panic;
+use super::locks::{self, Held, Rank, lock};
+use super::protocol::sub_book::{self, Sub, SubBook, Undo};
 use super::{CallbackMark, Raw, check, make_current, refuse_in_callback};
 use crate::error::Result;
 
 /// Where the panics of a reporter's callbacks go.
 pub(crate) type PanicSlot = Arc<Mutex<Option<Panic>>>;
 
+/// Keep the first panic of a reporter's callbacks; a later one is dropped
+/// after the slot's lock is released (its payload is a user value).
+pub(crate) fn keep_panic(panics: &PanicSlot, p: Panic) {
+    let extra = {
+        let mut slot = lock(panics, Rank::ReporterPanics);
+        if slot.is_none() {
+            *slot = Some(p);
+            None
+        } else {
+            Some(p)
+        }
+    };
+    drop(extra);
+}
+
+/// Take the first panic of a reporter's callbacks.
+pub(crate) fn take_panic(panics: &PanicSlot) -> Option<Panic> {
+    lock(panics, Rank::ReporterPanics).take()
+}
+
 /// What `userData` points to.
 struct Payload {
     f: Box<dyn FnOnce() + Send + 'static>,
     panics: PanicSlot,
+    /// Its entry in [`CALLBACKS`].
+    id: u64,
+}
+
+/// Report callbacks launched through the crate that have not run yet:
+/// (stream, id). A callback leaves when the trampoline starts it; an
+/// escalation that aborts a stream takes the stream's entries
+/// ([`take_unrun`]): their callbacks were discarded (or, launched
+/// `NO_BLOCK` and already handed to the reporter, are about to run), and
+/// the stream's next synchronisation reports
+/// [`Error::WorkAborted`](crate::Error::WorkAborted).
+static CALLBACKS: Mutex<Vec<(Raw, u64)>> = Mutex::new(Vec::new());
+
+/// Whether `CALLBACKS` may be non-empty (set before the first push).
+static ANY_CALLBACK: AtomicBool = AtomicBool::new(false);
+
+static NEXT_CALLBACK: AtomicU64 = AtomicU64::new(1);
+
+fn callbacks() -> Held<'static, Vec<(Raw, u64)>> {
+    lock(&CALLBACKS, Rank::Callbacks)
+}
+
+fn forget_callback(id: u64) {
+    let mut c = callbacks();
+    if let Some(i) = c.iter().position(|&(_, k)| k == id) {
+        c.swap_remove(i);
+    }
+}
+
+/// An escalation aborted `stream`: whether report callbacks launched on it
+/// had not run yet (they are forgotten here; see [`CALLBACKS`]).
+pub(crate) fn take_unrun(stream: Raw) -> bool {
+    if !ANY_CALLBACK.load(Ordering::Acquire) {
+        return false;
+    }
+    let mut c = callbacks();
+    let before = c.len();
+    c.retain(|&(s, _)| s != stream);
+    c.len() != before
+}
+
+/// `stream` was destroyed: callbacks launched on it that never ran (a
+/// fault skipped them) are forgotten, so that a later stream with the same
+/// handle is not taken for it ([`take_unrun`]).
+pub(crate) fn stream_destroyed(stream: Raw) {
+    if ANY_CALLBACK.load(Ordering::Acquire) {
+        callbacks().retain(|&(s, _)| s != stream);
+    }
 }
 
 /// Runs a report callback; never unwinds.
@@ -50,15 +120,17 @@ extern "C" fn trampoline(user_data: *mut c_void) {
     // pointer to it; the runtime calls the callback at most once, so this
     // is the only owner and the box is not used after this call.
     let payload = unsafe { Box::from_raw(user_data as *mut Payload) };
-    let Payload { f, panics } = *payload;
+    let Payload { f, panics, id } = *payload;
     // Blocking calls are refused on this thread while it runs (it may be the
     // stream's own worker, or hold up a BLOCK stream).
     let _mark = CallbackMark::enter();
-    if let Err(p) = catch_unwind(AssertUnwindSafe(f)) {
-        panics
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .get_or_insert(p);
+    // Inside the guard: the debug checks' panics never cross `extern "C"`.
+    if let Err(p) = catch_unwind(AssertUnwindSafe(|| {
+        forget_callback(id);
+        locks::user_code("a report callback");
+        f()
+    })) {
+        keep_panic(&panics, p);
     }
 }
 
@@ -70,7 +142,10 @@ pub(crate) fn launch_callback(
     f: Box<dyn FnOnce() + Send + 'static>,
     panics: PanicSlot,
 ) -> Result<()> {
-    let user_data = Box::into_raw(Box::new(Payload { f, panics })) as *mut c_void;
+    let id = NEXT_CALLBACK.fetch_add(1, Ordering::Relaxed);
+    ANY_CALLBACK.store(true, Ordering::Release);
+    callbacks().push((stream, id));
+    let user_data = Box::into_raw(Box::new(Payload { f, panics, id })) as *mut c_void;
     let block_type = if block {
         sys::ACL_CALLBACK_BLOCK
     } else {
@@ -90,9 +165,13 @@ pub(crate) fn launch_callback(
     };
     let launched = check(code, "aclrtLaunchCallback");
     if launched.is_err() {
+        forget_callback(id);
         // SAFETY: the runtime refused the launch, so it holds no copy of
         // `user_data`, which came from `Box::into_raw` above.
-        drop(unsafe { Box::from_raw(user_data as *mut Payload) });
+        let payload = unsafe { Box::from_raw(user_data as *mut Payload) };
+        // The user's closure is dropped holding no crate lock.
+        locks::user_code("the drop of a report callback");
+        drop(payload);
     }
     launched
 }
@@ -105,17 +184,20 @@ pub(crate) fn process_report(ms: i32) -> Result<()> {
     check(code, "aclrtProcessReport")
 }
 
-struct Sub {
-    stream: Raw,
-    ctx: Raw,
-    tid: u64,
-}
+/// The live subscriptions made through the crate: the protocol core
+/// `protocol::sub_book` (model-checked in `models/`), which says who undoes
+/// an entry and when a destruction may go on.
+///
+/// Never held across `aclrtUnSubscribeReport`, which runs the stream's
+/// queued callbacks on the calling thread (user code, which may stop or
+/// drop a reporter, whose thread then takes this lock as it exits): an
+/// entry is claimed (`undoing`) under the lock, unsubscribed after
+/// releasing it, and removed under it again. `aclrtSubscribeReport`,
+/// which runs nothing, is called holding it.
+static SUBS: Mutex<SubBook<Raw>> = Mutex::new(SubBook::new());
 
-/// The live subscriptions made through the crate. Held across runtime
-/// calls (`aclrtUnSubscribeReport` may run queued callbacks on the calling
-/// thread), so nothing a callback can reach takes it: the entry points that
-/// do are refused inside callbacks first.
-static SUBS: Mutex<Vec<Sub>> = Mutex::new(Vec::new());
+/// Notified (under `SUBS`' lock) whenever an entry stops being `undoing`.
+static UNDONE: Condvar = Condvar::new();
 
 /// The subscribed stream handles, a copy of `SUBS`'s kept in step with it
 /// (locked only briefly, never across a call), for [`is_subscribed`], which
@@ -123,7 +205,7 @@ static SUBS: Mutex<Vec<Sub>> = Mutex::new(Vec::new());
 static SUBSCRIBED: Mutex<Vec<usize>> = Mutex::new(Vec::new());
 
 fn set_subscribed(stream: Raw, on: bool) {
-    let mut set = SUBSCRIBED.lock().unwrap_or_else(|e| e.into_inner());
+    let mut set = lock(&SUBSCRIBED, Rank::Subscribed);
     let key = stream.as_ptr() as usize;
     if on {
         set.push(key);
@@ -140,17 +222,21 @@ fn set_subscribed(stream: Raw, on: bool) {
 /// `true`.
 static ANY_SUB: AtomicBool = AtomicBool::new(false);
 
-fn subs() -> MutexGuard<'static, Vec<Sub>> {
-    SUBS.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-/// `aclrtUnSubscribeReport(tid, stream)` with `ctx` made current. Queued
+/// `aclrtUnSubscribeReport(tid, stream)` of a claimed entry, with `ctx`
+/// made current, called by the core holding no crate lock: queued
 /// callbacks of the stream may run on this thread meanwhile.
-fn unsubscribe_raw(sub: &Sub) -> Result<()> {
-    make_current(sub.ctx)?;
-    // SAFETY: `sub.stream` is live: a subscription leaves the book before
-    // its stream is destroyed (`stream_destroying`); plain integer `tid`.
-    let code = unsafe { sys::aclrtUnSubscribeReport(sub.tid, sub.stream.as_ptr()) };
+fn unsubscribe_raw(u: &Undo<Raw>) -> Result<()> {
+    // The breach the lock-discipline check must catch (tests only): the
+    // book's lock held across the call, as before issue 23.
+    let _held = locks::BREAK_ON_PURPOSE
+        .load(Ordering::Relaxed)
+        .then(|| lock(&SUBS, Rank::Subs));
+    make_current(u.ctx)?;
+    // SAFETY: `u.stream` is live: its entry is in the book, claimed by
+    // this thread, and a destruction of the stream (or its context) waits
+    // until no entry of it is being undone (`sub_book::undo_where`) before
+    // the handle is destroyed; plain integer `tid`.
+    let code = unsafe { sys::aclrtUnSubscribeReport(u.tid, u.stream.as_ptr()) };
     check(code, "aclrtUnSubscribeReport")
 }
 
@@ -166,44 +252,45 @@ pub(crate) fn subscribe(tid: u64, stream: Raw, ctx: Raw) -> Result<()> {
             operation: "aclrtSubscribeReport",
         });
     }
-    let mut book = subs();
-    ANY_SUB.store(true, Ordering::Release);
-    super::stream_hooks_on();
-    make_current(ctx)?;
-    // SAFETY: `stream` is live (module invariant); plain integer `tid`.
-    let code = unsafe { sys::aclrtSubscribeReport(tid, stream.as_ptr()) };
-    check(code, "aclrtSubscribeReport")?;
-    book.push(Sub { stream, ctx, tid });
-    set_subscribed(stream, true);
-    Ok(())
+    // Waits for another thread's unsubscription of this stream first, as
+    // the lock made callers wait before issue 23 (the simulator forgets the
+    // subscription before it runs the queued callbacks; a runtime that
+    // lists it until the call returns would answer 100033 otherwise).
+    sub_book::subscribe(
+        &SUBS,
+        &UNDONE,
+        (stream, ctx, tid),
+        || {
+            ANY_SUB.store(true, Ordering::Release);
+            super::stream_hooks_on();
+            make_current(ctx)?;
+            // SAFETY: `stream` is live (module invariant); plain integer `tid`.
+            let code = unsafe { sys::aclrtSubscribeReport(tid, stream.as_ptr()) };
+            check(code, "aclrtSubscribeReport")
+        },
+        |stream| set_subscribed(stream, true),
+    )
 }
 
 /// Undo the subscription of `stream` by `tid`, if it is still in the book
-/// (it may have been undone already by a destruction).
+/// (it may have been undone already by a destruction, or be being undone
+/// by the reporter's exit). Queued callbacks run on this thread, holding no
+/// crate lock.
 pub(crate) fn unsubscribe(tid: u64, stream: Raw) -> Result<()> {
     refuse_in_callback("aclrtUnSubscribeReport")?;
-    let mut book = subs();
-    let Some(i) = book.iter().position(|s| s.stream == stream && s.tid == tid) else {
-        return Ok(());
-    };
-    unsubscribe_raw(&book[i])?;
-    book.swap_remove(i);
-    set_subscribed(stream, false);
-    Ok(())
+    sub_book::unsubscribe(&SUBS, &UNDONE, (stream, tid), unsubscribe_raw, |s| {
+        set_subscribed(s, false)
+    })
 }
 
 /// Undo every subscription in the book matching `pred` (errors ignored: the
-/// runtime forgets a stream's subscription when it is destroyed anyway).
-fn undo_where(pred: impl Fn(&Sub) -> bool) {
-    let mut book = subs();
-    book.retain(|s| {
-        if pred(s) {
-            let _ = unsubscribe_raw(s);
-            set_subscribed(s.stream, false);
-            false
-        } else {
-            true
-        }
+/// runtime forgets a stream's subscription when it is destroyed anyway),
+/// holding no lock while the runtime runs their queued callbacks. With
+/// `wait`, first waits until no matching entry is being undone by another
+/// thread (a destruction must not free a handle that thread still uses).
+fn undo_where(pred: impl Fn(&Sub<Raw>) -> bool, wait: bool) {
+    sub_book::undo_where(&SUBS, &UNDONE, pred, wait, unsubscribe_raw, |s| {
+        set_subscribed(s, false)
     });
 }
 
@@ -217,39 +304,39 @@ pub(crate) fn stream_destroying(stream: Raw) {
 
 #[inline(never)]
 fn undo_stream(stream: Raw) {
-    if subs().is_empty() {
+    if sub_book::is_empty(&SUBS) {
         return;
     }
-    undo_where(|s| s.stream == stream);
+    undo_where(|s| s.stream == stream, true);
 }
 
 /// `ctx` is about to be destroyed (not in a callback): its streams'
 /// subscriptions go (the default stream's too, which only the context's
 /// destruction releases).
 pub(crate) fn context_destroying(ctx: Raw) {
-    if !ANY_SUB.load(Ordering::Acquire) || subs().is_empty() {
+    if !ANY_SUB.load(Ordering::Acquire) || sub_book::is_empty(&SUBS) {
         return;
     }
-    undo_where(|s| s.ctx == ctx);
+    undo_where(|s| s.ctx == ctx, true);
 }
 
 /// The reporting thread `tid` is about to stop calling `aclrtProcessReport`:
 /// the subscriptions a leaked `Subscription` left are undone (their queued
-/// callbacks run on this thread).
+/// callbacks run on this thread). Entries another thread is undoing are
+/// left to it, without waiting: that thread may be running a callback that
+/// waits for this one to exit (it stops or drops this reporter).
 pub(crate) fn thread_exiting(tid: u64) {
-    undo_where(|s| s.tid == tid);
+    undo_where(|s| s.tid == tid, false);
 }
 
 /// Whether `stream` is subscribed (through the crate) to a reporter.
 pub(crate) fn is_subscribed(stream: Raw) -> bool {
     let key = stream.as_ptr() as usize;
-    SUBSCRIBED
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .contains(&key)
+    lock(&SUBSCRIBED, Rank::Subscribed).contains(&key)
 }
 
-/// How many subscriptions `tid` has in the book.
+/// How many subscriptions `tid` has in the book (not counting those being
+/// undone).
 pub(crate) fn count(tid: u64) -> usize {
-    subs().iter().filter(|s| s.tid == tid).count()
+    sub_book::count(&SUBS, tid)
 }

@@ -46,12 +46,19 @@
 //!   use it, and no reference to `*D` is made meanwhile: its address and
 //!   size are taken once, from an exclusive reborrow, when it is parked
 //!   (runtime allocations do not move with their owner). It is branded with
-//!   its lane (`'sid`, from the `make_guard!` the lane consumed), so all
-//!   work on it is queued on that lane's stream. It moves to another lane
-//!   only through [`LaneCore::signal`] (an event recorded on its stream
+//!   its lane (`'sid`, from the `make_guard!` the lane consumed) and holds
+//!   its stream; a brand names one lane, or one set of lanes made with one
+//!   guard ([`LaneCore::in_set`]), and every queueing path checks the
+//!   stream of each bound operand against the lane's
+//!   ([`LaneCore::check_lane`], `Staged::check_lane` for launches),
+//!   so all work on it is queued on its own stream. It moves to another
+//!   lane only through [`LaneCore::signal`] (an event recorded on its stream
 //!   after its last use) and [`LaneCore::wait_for`] (the other stream waits
 //!   for that event), and it becomes `&'scope mut D` again only through
-//!   [`Parked::wait`], which synchronises its stream first.
+//!   [`Parked::wait`], which synchronises its stream first, or
+//!   [`FenceCore::wait_or_keep`], which waits for an event recorded on its
+//!   stream after its last use ([`Parked::fence`] consumes it, so no later
+//!   work can use it).
 //! * **Host functions run before `'scope` ends, or never.** A host function
 //!   may borrow for `'scope`; its lifetime is erased for the runtime, and
 //!   its slot is kept by the core until after the final synchronisation,
@@ -71,8 +78,8 @@
 mod open;
 
 pub(crate) use open::{
-    clear_outside_aborted, event_destroyed, host_fns_pending, outside_wait, record_made,
-    record_ticket, take_outside_aborted, wait_not_aborting,
+    clear_outside_aborted, event_destroyed, host_fns_pending, outside_wait, record_discarded,
+    record_made, record_ticket, take_outside_aborted, wait_not_aborting,
 };
 
 use core::cell::RefCell;
@@ -177,6 +184,7 @@ pub(crate) fn run<B: ScopeBody>(
     // Not dropped: a drop that could use `'scope` would keep `core` borrowed
     // past the end of this function (the wrapper holds only that borrow).
     let scope = ManuallyDrop::new(B::wrap(core));
+    super::locks::user_code("a scope's body");
     let result = body.call(&scope);
     core::mem::forget(guard);
     match core.end_settled() {
@@ -337,6 +345,10 @@ struct Book {
     /// The enlisted streams after the first (`CoreBook::first`).
     streams: Vec<Enlisted>,
     events: Vec<Raw>,
+    /// Events of `events` that a fence ([`Parked::fence`]) may record
+    /// again: their last record completed and was waited for (or the fence
+    /// was resumed, which leaves nothing waiting for that record).
+    free_fences: Vec<Raw>,
     host_fns: Vec<Arc<HostFnSlot>>,
     /// Values kept for the rest of the scope ([`ScopeCore::keep`]), dropped
     /// by [`ScopeCore::release_kept`] after the final synchronisation.
@@ -435,6 +447,17 @@ fn stream_is_gone(e: &Error) -> bool {
     matches!(e.kind(), K::InvalidHandle | K::NoContext | K::Lifecycle)
 }
 
+/// The error of an operand bound to `buffer`'s stream used on the lane of
+/// stream `lane`.
+#[cold]
+#[inline(never)]
+fn wrong_lane(lane: Raw, buffer: Raw) -> Error {
+    Error::WrongLane {
+        lane: lane.as_ptr() as usize,
+        buffer: buffer.as_ptr() as usize,
+    }
+}
+
 /// Make every stream of scope `id` idle without waiting for its work — and
 /// every stream of every other open scope that shares one of them, since
 /// work there may wait on what the abort discards: abort them all, and
@@ -464,6 +487,7 @@ fn escalate(id: u64) -> Escalation {
         if aborted {
             // Outside waits queued there before the abort are discarded.
             super::waits::synchronized_stream_since(stream, ticket);
+            note_lost_callbacks(stream);
             if gone && escalation == Escalation::StreamAbort {
                 escalation = Escalation::StreamGone;
             }
@@ -494,6 +518,7 @@ fn escalate(id: u64) -> Escalation {
         let ticket = super::waits::ticket();
         if (0..3).any(|_| super::abort_stream(ctx, stream).is_ok()) {
             super::waits::synchronized_stream_since(stream, ticket);
+            note_lost_callbacks(stream);
         } else {
             // Nothing was discarded: nothing to report.
             let _ = open::take_outside_aborted(stream);
@@ -510,6 +535,19 @@ fn escalate(id: u64) -> Escalation {
         super::make_current(ctx).is_ok() && super::record_event(event, stream).is_ok()
     });
     escalation
+}
+
+/// An escalation's abort of `stream` returned: report callbacks launched
+/// there and not run yet are lost (or, `NO_BLOCK` ones already handed to
+/// the reporter, about to run), so the stream's next synchronisation
+/// reports [`Error::WorkAborted`] (issue 23).
+fn note_lost_callbacks(stream: Raw) {
+    #[cfg(unix)]
+    if super::report::take_unrun(stream) {
+        open::note_work_lost(stream);
+    }
+    #[cfg(not(unix))]
+    let _ = stream;
 }
 
 /// Milliseconds left until `deadline`, at least 1 (0 would mean "forever"
@@ -694,7 +732,7 @@ impl<'scope> ScopeCore<'scope> {
         for slot in host_fns {
             // A host function skipped by a device fault or discarded by an
             // abort is dropped here, on this thread, after the streams are idle.
-            if let Some(p) = slot.settle() {
+            if let (Some(p), _) = slot.settle() {
                 panic.get_or_insert(p);
             }
         }
@@ -788,6 +826,10 @@ pub struct Parked<'scope, 'sid, D: ?Sized> {
 /// ([`Source::in_flight`]).
 pub struct Source<'a, 'sid> {
     region: Region,
+    /// The stream whose work this read must follow: the lane a parked
+    /// buffer or a shared read is on; `None` for memory shared for the
+    /// whole scope, which any lane may read.
+    stream: Option<Raw>,
     _borrow: PhantomData<&'a [u8]>,
     _sid: PhantomData<Id<'sid>>,
 }
@@ -820,6 +862,8 @@ pub struct SharedCore<'scope, D: ?Sized> {
 /// [`LaneCore::read_shared`].
 pub struct SharedReader<'a, 'scope, 'sid, D: ?Sized> {
     shared: &'a SharedCore<'scope, D>,
+    /// The stream that waited for the producer.
+    stream: Raw,
     _sid: PhantomData<Id<'sid>>,
 }
 
@@ -877,7 +921,20 @@ impl<'scope, 'sid> LaneCore<'scope, 'sid> {
         stream: &'scope impl HandleOwner,
         guard: Guard<'sid>,
     ) -> Self {
-        let _ = Id::from(guard);
+        Self::in_set(core, stream, Id::from(guard))
+    }
+
+    /// Enlist `stream` as one lane of a set branded `'sid` by one guard
+    /// ([`Scope::lanes`](crate::Scope::lanes)): the brand then names the set,
+    /// not one stream, and every operand bound to a stream (a [`Parked`],
+    /// a shared read) is checked against the lane's stream before work on
+    /// it is queued ([`check_lane`](Self::check_lane)).
+    pub(crate) fn in_set(
+        core: &'scope ScopeCore<'scope>,
+        stream: &'scope impl HandleOwner,
+        brand: Id<'sid>,
+    ) -> Self {
+        let _ = brand;
         let stream = stream.handle();
         core.enlist(stream);
         LaneCore {
@@ -902,6 +959,30 @@ impl<'scope, 'sid> LaneCore<'scope, 'sid> {
     fn queue(&self) -> Raw {
         self.core.book.unsettle(self.stream);
         self.stream
+    }
+
+    /// [`Error::WrongLane`] unless an operand bound to `stream` (a buffer
+    /// parked there, or a shared read made there) may be used by work on
+    /// this lane: only on its own stream. Lanes made together
+    /// ([`Scope::lanes`](crate::Scope::lanes)) share one brand, so the brand
+    /// alone does not tell their streams apart; every path that queues work
+    /// on a bound operand checks it here, before anything is queued.
+    #[inline(always)]
+    pub(crate) fn check_lane(&self, stream: Raw) -> Result<()> {
+        if stream == self.stream {
+            Ok(())
+        } else {
+            Err(wrong_lane(self.stream, stream))
+        }
+    }
+
+    /// [`check_lane`](Self::check_lane) of a source bound to a stream.
+    #[inline(always)]
+    pub(crate) fn check_source(&self, src: &Source<'_, 'sid>) -> Result<()> {
+        match src.stream {
+            Some(stream) => self.check_lane(stream),
+            None => Ok(()),
+        }
     }
 
     /// The scope this lane belongs to.
@@ -948,6 +1029,8 @@ impl<'scope, 'sid> LaneCore<'scope, 'sid> {
         dst: Parked<'scope, 'sid, D>,
         kind: sys::aclrtMemcpyKind,
     ) -> Result<Parked<'scope, 'sid, D>> {
+        self.check_source(&src)?;
+        self.check_lane(dst.stream)?;
         self.bind()?;
         // SAFETY:
         // * `dst.region` is runtime memory (`D: Stable`) exclusively borrowed
@@ -983,6 +1066,7 @@ impl<'scope, 'sid> LaneCore<'scope, 'sid> {
         dst: Parked<'scope, 'sid, D>,
         byte: u8,
     ) -> Result<Parked<'scope, 'sid, D>> {
+        self.check_lane(dst.stream)?;
         self.bind()?;
         let region = dst.region;
         // SAFETY: `region` is runtime memory (`D: Stable`, the memory
@@ -1039,6 +1123,7 @@ impl<'scope, 'sid> LaneCore<'scope, 'sid> {
         D::Item: bytemuck::Pod,
         F: FnOnce(&mut [D::Item]) + Send + 'scope,
     {
+        self.check_lane(target.stream)?;
         let region = SendRegion(target.region);
         self.host_fn(Box::new(move || {
             let region = region;
@@ -1076,6 +1161,7 @@ impl<'scope, 'sid> LaneCore<'scope, 'sid> {
         &self,
         item: Parked<'scope, 'sid, D>,
     ) -> Result<Handover<'scope, 'sid, D>> {
+        self.check_lane(item.stream)?;
         let event = self.record_scope_event()?;
         Ok(Handover { event, item })
     }
@@ -1107,6 +1193,7 @@ impl<'scope, 'sid> LaneCore<'scope, 'sid> {
         &self,
         item: Parked<'scope, 'sid, D>,
     ) -> Result<SharedCore<'scope, D>> {
+        self.check_lane(item.stream)?;
         let event = self.record_scope_event()?;
         Ok(SharedCore {
             ptr: item.ptr,
@@ -1133,6 +1220,7 @@ impl<'scope, 'sid> LaneCore<'scope, 'sid> {
         }
         Ok(SharedReader {
             shared,
+            stream: self.stream,
             _sid: PhantomData,
         })
     }
@@ -1303,13 +1391,23 @@ impl<'scope, 'sid, D: ?Sized> Parked<'scope, 'sid, D> {
     /// stays borrowed until the scope ends.
     #[inline]
     pub(crate) fn wait(self) -> Result<&'scope mut D> {
+        self.wait_or_keep().map_err(|(e, _)| e)
+    }
+
+    /// [`wait`](Self::wait), which on error gives the buffer back, still
+    /// parked on its lane (nothing about it changed: it may be waited for
+    /// again, or used by more work on its lane).
+    #[inline]
+    pub(crate) fn wait_or_keep(self) -> core::result::Result<&'scope mut D, (Error, Self)> {
         // No context is made current: `aclrtSynchronizeStream` switches to
         // the stream's context by itself (acl-facts 5.4).
-        super::synchronize_stream(self.stream)?;
+        if let Err(e) = super::synchronize_stream(self.stream) {
+            return Err((e, self));
+        }
         self.book.settle(self.stream);
         if self.book.aborted() {
             // The work was (partly) discarded: its result is not there.
-            return Err(Error::WorkAborted);
+            return Err((Error::WorkAborted, self));
         }
         // SAFETY:
         // * `ptr` came from a `&'scope mut D` whose borrow this value carries
@@ -1324,10 +1422,126 @@ impl<'scope, 'sid, D: ?Sized> Parked<'scope, 'sid, D> {
     }
 }
 
+impl<'scope, 'sid, D: ?Sized> Parked<'scope, 'sid, D> {
+    /// Record an event on its stream after the work queued there so far
+    /// (`aclrtRecordEvent`): the last use of the buffer, since the fence
+    /// takes it over and nothing can queue more work on it.
+    pub(crate) fn fence(self) -> core::result::Result<FenceCore<'scope, 'sid, D>, (Error, Self)> {
+        match self.record_fence() {
+            Ok(event) => Ok(FenceCore { item: self, event }),
+            Err(e) => Err((e, self)),
+        }
+    }
+
+    fn record_fence(&self) -> Result<Raw> {
+        super::make_current(self.book.ctx)?;
+        let reused = self
+            .book
+            .inner
+            .borrow_mut()
+            .0
+            .as_mut()
+            .and_then(|b| b.free_fences.pop());
+        let event = match reused {
+            Some(event) => event,
+            None => {
+                let event = super::create_event_with_flag(self.book.ctx, sys::ACL_EVENT_SYNC)?;
+                // Destroyed by `finish`, after the final synchronisation.
+                self.book.book().events.push(event);
+                event
+            }
+        };
+        // Work is queued on the stream: the scope's end synchronises it.
+        self.book.unsettle(self.stream);
+        if let Err(e) = super::record_event(event, self.stream) {
+            self.book.book().free_fences.push(event);
+            return Err(e);
+        }
+        Ok(event)
+    }
+}
+
+/// A parked buffer and an event recorded on its stream after its last use
+/// there ([`Parked::fence`]): the buffer comes back when that event
+/// completes (`aclrtSynchronizeEvent`), while later work of the stream may
+/// still run.
+pub struct FenceCore<'scope, 'sid, D: ?Sized> {
+    item: Parked<'scope, 'sid, D>,
+    event: Raw,
+}
+
+impl<'scope, 'sid, D: ?Sized> FenceCore<'scope, 'sid, D> {
+    /// The fenced buffer.
+    pub(crate) fn item(&self) -> &Parked<'scope, 'sid, D> {
+        &self.item
+    }
+
+    /// Whether the work before the fence has finished (`aclrtQueryEventStatus`).
+    pub(crate) fn is_complete(&self) -> Result<bool> {
+        super::event_is_complete(self.event)
+    }
+
+    /// Back to a parked buffer on its lane, for more work there; the event
+    /// may be recorded again by another fence (nothing waits for this
+    /// record: a fence is consumed by its wait).
+    pub(crate) fn resume(self) -> Parked<'scope, 'sid, D> {
+        self.free_event();
+        self.item
+    }
+
+    fn free_event(&self) {
+        if let Some(book) = self.item.book.inner.borrow_mut().0.as_mut() {
+            book.free_fences.push(self.event);
+        }
+    }
+
+    /// Wait for the event (`aclrtSynchronizeEvent`) and give the exclusive
+    /// borrow back for the rest of the scope; on error, the fence back.
+    pub(crate) fn wait_or_keep(self) -> core::result::Result<&'scope mut D, (Error, Self)> {
+        // A record that an abort discarded never completes, and a host wait
+        // for it may never end (acl-facts K.8): once the scope is marked
+        // aborted, an event that has not completed is not waited for.
+        if self.item.book.aborted() && !super::event_is_complete(self.event).unwrap_or(false) {
+            return Err((Error::WorkAborted, self));
+        }
+        if let Err(e) = super::synchronize_event(self.event) {
+            return Err((e, self));
+        }
+        if self.item.book.aborted() {
+            // An abort may have discarded work before the record; a
+            // discarded record is reported by the synchronisation, but the
+            // scope's mark comes first (see `LaneCore::after_scope_wait`),
+            // so this also covers the record that completed only because
+            // the work before it was dropped.
+            return Err((Error::WorkAborted, self));
+        }
+        self.free_event();
+        let ptr = self.item.ptr;
+        // SAFETY:
+        // * `ptr` came from a `&'scope mut D` whose borrow the parked item
+        //   carries (`_borrow`), and no other reference to `*ptr` exists
+        //   while it is parked;
+        // * every piece of work that used the region was queued on the
+        //   item's stream before the event's record (the fence took the item
+        //   over, so nothing was queued on it since), or on a stream that
+        //   stream waited for (a hand-off) before the record; the stream
+        //   runs its tasks in order, and the record has completed without
+        //   an abort (checked above: an abort marks the scope before it
+        //   discards anything), so no asynchronous access remains;
+        // * `self` is consumed, so the pointer becomes `&mut` once.
+        Ok(unsafe { &mut *ptr.as_ptr() })
+    }
+}
+
 impl<'a, 'sid> Source<'a, 'sid> {
     /// The memory read: readable until the lane branded `'sid` is idle.
     pub(super) fn region(&self) -> Region {
         self.region
+    }
+
+    /// The stream this read must be queued on, if it is bound to one.
+    pub(super) fn stream(&self) -> Option<Raw> {
+        self.stream
     }
 
     /// `src`, runtime memory shared for the whole scope of `lane`.
@@ -1338,6 +1552,7 @@ impl<'a, 'sid> Source<'a, 'sid> {
         let _ = lane;
         Source {
             region: RawSource::raw(src).region(),
+            stream: None,
             _borrow: PhantomData,
             _sid: PhantomData,
         }
@@ -1352,6 +1567,7 @@ impl<'a, 'sid> Source<'a, 'sid> {
         let _ = lane;
         Source {
             region: view.mem().region(),
+            stream: None,
             _borrow: PhantomData,
             _sid: PhantomData,
         }
@@ -1365,6 +1581,7 @@ impl<'a, 'sid> Source<'a, 'sid> {
     ) -> Source<'a, 'sid> {
         Source {
             region: reader.shared.region,
+            stream: Some(reader.stream),
             _borrow: PhantomData,
             _sid: PhantomData,
         }
@@ -1375,6 +1592,7 @@ impl<'a, 'sid> Source<'a, 'sid> {
     pub(crate) fn in_flight<D: Stable + ?Sized>(item: &'a Parked<'_, 'sid, D>) -> Source<'a, 'sid> {
         Source {
             region: item.region,
+            stream: Some(item.stream),
             _borrow: PhantomData,
             _sid: PhantomData,
         }

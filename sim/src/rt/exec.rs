@@ -53,7 +53,20 @@ static ABORTED_TASKS: AtomicU64 = AtomicU64::new(0);
 /// cannot be interrupted) before it gives up with 107019.
 pub(crate) const ABORT_LIMIT: Duration = Duration::from_secs(60);
 static ANY_TASK_FAULT: AtomicBool = AtomicBool::new(false);
-static TASK_FAULTS: Mutex<Vec<(u64, i32)>> = Mutex::new(Vec::new());
+static TASK_FAULTS: Mutex<Vec<TaskFault>> = Mutex::new(Vec::new());
+
+/// An injected task fault waiting for its task.
+struct TaskFault {
+    /// Which tasks count: on one stream (its id) or any; kernels only or
+    /// every task.
+    stream: Option<u64>,
+    kernels: bool,
+    /// Untargeted (`stream: None, kernels: false`): the global task number
+    /// that fails. Targeted: how many matching tasks are still to come
+    /// before the one that fails (1: the next).
+    at: u64,
+    code: i32,
+}
 
 /// A copy or memset of at least this many bytes runs in a [`Long`] section
 /// (it takes microseconds: other ready streams get a worker of their own).
@@ -109,7 +122,25 @@ pub(crate) fn set_task_delay(d: Duration) {
 /// Makes the `nth` task queued from now (over all streams) fail with `code`.
 pub(crate) fn inject_task_fault(nth: u64, code: i32) {
     let at = TASKS_QUEUED.load(Ordering::SeqCst) + nth;
-    lock(&TASK_FAULTS).push((at, code));
+    lock(&TASK_FAULTS).push(TaskFault {
+        stream: None,
+        kernels: false,
+        at,
+        code,
+    });
+    ANY_TASK_FAULT.store(true, Ordering::SeqCst);
+}
+
+/// Makes the `nth` matching task queued from now fail with `code`: a task
+/// on the stream with id `stream` (any stream: `None`), a kernel launch only
+/// if `kernels`.
+pub(crate) fn inject_targeted_task_fault(stream: Option<u64>, kernels: bool, nth: u64, code: i32) {
+    lock(&TASK_FAULTS).push(TaskFault {
+        stream,
+        kernels,
+        at: nth,
+        code,
+    });
     ANY_TASK_FAULT.store(true, Ordering::SeqCst);
 }
 
@@ -163,6 +194,8 @@ pub(crate) type KernelRun =
 pub(crate) struct Ticket {
     delay: Duration,
     fault: Option<i32>,
+    /// The C function that queued the task (named in its fault's message).
+    queued_by: &'static str,
 }
 
 impl Ticket {
@@ -270,6 +303,8 @@ pub(crate) struct Fault {
     pub seq: u64,
     pub code: i32,
     pub what: &'static str,
+    /// The C function that queued the task.
+    pub queued_by: &'static str,
     pub why: String,
 }
 
@@ -393,6 +428,15 @@ impl StreamShared {
 
     /// Draws the delay and (injected) fault of the next task.
     pub(crate) fn ticket(&self) -> Ticket {
+        self.ticket_of(false)
+    }
+
+    /// [`ticket`](Self::ticket) of a kernel launch.
+    pub(crate) fn kernel_ticket(&self) -> Ticket {
+        self.ticket_of(true)
+    }
+
+    fn ticket_of(&self, kernel: bool) -> Ticket {
         let own = self.delay_ns.load(Ordering::Relaxed);
         let ns = if own == NO_DELAY_OVERRIDE {
             TASK_DELAY_NS.load(Ordering::Relaxed)
@@ -403,8 +447,22 @@ impl StreamShared {
         let mut fault = None;
         if ANY_TASK_FAULT.load(Ordering::SeqCst) {
             let mut faults = lock(&TASK_FAULTS);
-            if let Some(pos) = faults.iter().position(|&(at, _)| at == n) {
-                fault = Some(faults.swap_remove(pos).1);
+            let mut hit = None;
+            for (i, f) in faults.iter_mut().enumerate() {
+                let matches = if f.stream.is_none() && !f.kernels {
+                    f.at == n
+                } else if f.stream.is_none_or(|id| id == self.id) && (kernel || !f.kernels) {
+                    f.at -= 1;
+                    f.at == 0
+                } else {
+                    false
+                };
+                if matches && hit.is_none() {
+                    hit = Some(i);
+                }
+            }
+            if let Some(pos) = hit {
+                fault = Some(faults.swap_remove(pos).code);
             }
             if faults.is_empty() {
                 ANY_TASK_FAULT.store(false, Ordering::SeqCst);
@@ -413,6 +471,7 @@ impl StreamShared {
         Ticket {
             delay: Duration::from_nanos(ns),
             fault,
+            queued_by: diag::current_api().unwrap_or("the runtime"),
         }
     }
 
@@ -772,13 +831,21 @@ impl StreamShared {
         }
     }
 
-    fn set_fault(&self, seq: u64, code: i32, what: &'static str, why: String) {
+    fn set_fault(
+        &self,
+        seq: u64,
+        code: i32,
+        what: &'static str,
+        queued_by: &'static str,
+        why: String,
+    ) {
         let mut f = lock(&self.fault);
         if f.is_none() {
             *f = Some(Fault {
                 seq,
                 code,
                 what,
+                queued_by,
                 why,
             });
         }
@@ -892,7 +959,7 @@ impl StreamShared {
                 drop(op);
                 Some((
                     code,
-                    "injected device fault (aclrt_sim::inject_task_fault)".to_owned(),
+                    "injected device fault (aclrt_sim task fault injection)".to_owned(),
                 ))
             }
             None => match catch_unwind(AssertUnwindSafe(|| self.exec(op, seq))) {
@@ -937,7 +1004,7 @@ impl StreamShared {
             });
         }
         if let Some((code, why)) = failure {
-            self.set_fault(seq, code, what, why);
+            self.set_fault(seq, code, what, ticket.queued_by, why);
             if let Some(latch) = self.fail.get() {
                 latch.on_fault(self.id, self.handle, seq, code);
             }
@@ -1165,8 +1232,8 @@ pub(crate) fn fault_error(stream: &StreamShared, f: Fault) -> Error {
     Error::new(
         f.code,
         format!(
-            "device fault {} in task #{} ({}) on stream {:#x} (device {}): {}",
-            f.code, f.seq, f.what, stream.handle, stream.device, f.why
+            "device fault {} in task #{} ({}, queued by {}) on stream {:#x} (device {}): {}",
+            f.code, f.seq, f.what, f.queued_by, stream.handle, stream.device, f.why
         ),
     )
 }

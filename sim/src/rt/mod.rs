@@ -798,6 +798,11 @@ pub(crate) fn set_stream_delay(h: usize, d: Duration) -> Res<()> {
     Ok(())
 }
 
+/// The id of stream `h` (`control::inject_stream_task_fault`).
+pub(crate) fn stream_id(h: usize) -> Res<u64> {
+    Ok(rt().stream(h)?.shared.id)
+}
+
 /// `control::clear_faults`: forget per-stream delays.
 pub(crate) fn clear_stream_delays() {
     let g = lock(&RT);

@@ -15,8 +15,9 @@
 //!   (acquire: everything the function did happens before the owner goes
 //!   on), then takes the panic.
 //!
-//! So the function runs at most once, never after `settle` returned, and a
-//! panic it raised is returned by `settle`. No unsafe, no FFI: the pointer
+//! So the function runs at most once, never after `settle` returned, a
+//! panic it raised is returned by `settle`, and `settle` says whether it
+//! never ran (lost work, reported as `WorkAborted` by the caller). No unsafe, no FFI: the pointer
 //! the runtime carries is the library's business (`host_fn::trampoline`).
 #![deny(unsafe_code)]
 
@@ -82,10 +83,11 @@ impl<F, P> HostFnSlot<F, P> {
     }
 
     /// Drop the function if it never ran, wait for it if it is still
-    /// running, and take its panic, if any. Call once the stream it was
-    /// queued on is idle, or gone: a runtime torn down under a running host
-    /// function no longer waits for it, so this does.
-    pub(crate) fn settle(&self) -> Option<P> {
+    /// running, and take its panic, if any; also says whether it never ran
+    /// (an abort discarded it, or a fault skipped it). Call once the stream
+    /// it was queued on is idle, or gone: a runtime torn down under a
+    /// running host function no longer waits for it, so this does.
+    pub(crate) fn settle(&self) -> (Option<P>, bool) {
         let never_ran = lock(&self.f, Rank::SlotFn).take();
         if never_ran.is_none() && !mutant("hostfn-settle-no-wait") {
             // It was taken, so the runner set RUNNING under that lock.
@@ -93,11 +95,12 @@ impl<F, P> HostFnSlot<F, P> {
                 pause();
             }
         }
-        if never_ran.is_some() {
+        let lost = never_ran.is_some();
+        if lost {
             // A user closure: dropped holding no crate lock.
             user_code("the drop of a host function that never ran");
         }
         drop(never_ran);
-        lock(&self.panic, Rank::SlotPanic).take()
+        (lock(&self.panic, Rank::SlotPanic).take(), lost)
     }
 }

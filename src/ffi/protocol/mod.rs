@@ -10,10 +10,6 @@ pub(crate) mod abort_log;
 pub(crate) mod host_fn_slot;
 pub(crate) mod live_count;
 pub(crate) mod slot;
-// Not called by `report` yet: it is the claim/undo protocol of issue 23
-// item 1, which lands with that fix; until then only the models use it.
-#[allow(dead_code)]
 pub(crate) mod sub_book;
-#[allow(dead_code)] // `wait` and `Rank::Subs` serve `sub_book`.
 pub(crate) mod sync;
 pub(crate) mod wait_book;

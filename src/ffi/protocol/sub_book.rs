@@ -67,15 +67,23 @@ fn claim<K: Copy>(sub: &mut Sub<K>) -> Undo<K> {
     }
 }
 
-/// Subscribe: `call` (`aclrtSubscribeReport`, which runs nothing) is made
-/// holding the book's lock; on success the entry is added and `added` told.
-pub(crate) fn subscribe<K: Copy, E>(
+/// Subscribe: first waits until no other thread is undoing a subscription
+/// of `stream` (its unsubscription is still running the stream's queued
+/// callbacks; a runtime that lists the subscription until that call returns
+/// would refuse a new one); then `call` (`aclrtSubscribeReport`, which runs
+/// nothing) is made holding the book's lock; on success the entry is added
+/// and `added` told, under the lock.
+pub(crate) fn subscribe<K: Copy + PartialEq, E>(
     book: &Mutex<SubBook<K>>,
+    undone: &Condvar,
     (stream, ctx, tid): (K, K, u64),
     call: impl FnOnce() -> Result<(), E>,
     added: impl FnOnce(K),
 ) -> Result<(), E> {
     let mut b = lock(book, Rank::Subs);
+    while b.subs.iter().any(|s| s.undoing && s.stream == stream) {
+        b = wait(b, undone);
+    }
     call()?;
     let id = b.next;
     b.next += 1;

@@ -77,20 +77,22 @@ pub(crate) fn pause() {
     thread::yield_now();
 }
 
-/// A lock's place in the crate's lock order, as the cores name it: the
-/// library's own ranks (the debug-build lock-order and user-code checks
-/// see the cores' locks too).
+/// The library's lock discipline (`ffi::locks`): the cores' locks are
+/// taken with their rank in the crate's one lock order, and entering user
+/// code is announced, so the debug-build checks see the cores too.
 #[cfg(not(any(loom, shuttle)))]
-#[derive(Clone, Copy, Debug)]
-pub(crate) enum Rank {
-    Subs,
-    Waits,
-    SlotFn,
-    SlotPanic,
+pub(crate) use crate::ffi::locks::{Held as Guard, Rank, lock, user_code};
+
+/// Wait on `cv` with the lock `g` (released while waiting, held again on
+/// return).
+#[cfg(not(any(loom, shuttle)))]
+pub(crate) fn wait<'a, T>(g: Guard<'a, T>, cv: &Condvar) -> Guard<'a, T> {
+    g.wait(cv)
 }
 
 /// The ranks the cores name, for the model checkers (which check no order:
-/// their threads share one OS thread, so no per-thread book of held locks).
+/// their threads share one OS thread, so there is no per-thread book of
+/// held locks to check against).
 #[cfg(any(loom, shuttle))]
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Rank {
@@ -101,23 +103,25 @@ pub(crate) enum Rank {
 }
 
 /// A held lock.
+#[cfg(any(loom, shuttle))]
 pub(crate) type Guard<'a, T> = MutexGuard<'a, T>;
 
-/// Lock `m`, of rank `rank`, ignoring poison (a panic of another thread
-/// holding it left the data consistent: every protocol core's critical
-/// section is written so).
+/// Lock `m` (its rank is the library's business), ignoring poison.
+#[cfg(any(loom, shuttle))]
 pub(crate) fn lock<T>(m: &Mutex<T>, rank: Rank) -> Guard<'_, T> {
     let _ = rank;
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// Wait on `cv` with the lock `g` (released while waiting, held again on
-/// return).
+/// Wait on `cv` with the lock `g`.
+#[cfg(any(loom, shuttle))]
 pub(crate) fn wait<'a, T>(g: Guard<'a, T>, cv: &Condvar) -> Guard<'a, T> {
     cv.wait(g).unwrap_or_else(|e| e.into_inner())
 }
 
-/// User code (`what`) is about to be entered on this thread.
+/// User code (`what`) is about to be entered on this thread (the models
+/// check nothing here).
+#[cfg(any(loom, shuttle))]
 #[inline]
 pub(crate) fn user_code(what: &'static str) {
     let _ = what;

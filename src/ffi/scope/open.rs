@@ -26,6 +26,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use crate::ffi::Raw;
+use crate::ffi::locks::{Held, Rank, lock};
 use crate::ffi::protocol::abort_log::{self, AbortLog};
 use crate::ffi::protocol::slot::{self, SLOT_ABORTED, Slot};
 
@@ -83,8 +84,8 @@ static OUTSIDE_ABORTED: Mutex<Vec<Raw>> = Mutex::new(Vec::new());
 /// Whether [`OUTSIDE_ABORTED`] was ever written (set before it is).
 static ANY_OUTSIDE_ABORTED: AtomicBool = AtomicBool::new(false);
 
-fn outside_aborted() -> std::sync::MutexGuard<'static, Vec<Raw>> {
-    OUTSIDE_ABORTED.lock().unwrap_or_else(|e| e.into_inner())
+fn outside_aborted() -> Held<'static, Vec<Raw>> {
+    lock(&OUTSIDE_ABORTED, Rank::OutsideAborted)
 }
 
 /// Whether an escalation aborted `stream` (a stream outside scopes, see
@@ -151,8 +152,8 @@ struct Latest {
 /// value), so once one of them saw the flag, every later one does too.
 static LATEST: Mutex<Vec<Latest>> = Mutex::new(Vec::new());
 
-fn latest() -> std::sync::MutexGuard<'static, Vec<Latest>> {
-    LATEST.lock().unwrap_or_else(|e| e.into_inner())
+fn latest() -> Held<'static, Vec<Latest>> {
+    lock(&LATEST, Rank::Latest)
 }
 
 /// To take before `aclrtRecordEvent` queues a record: `None` while records
@@ -211,21 +212,17 @@ static SLOTS: Mutex<Vec<&'static Slot>> = Mutex::new(Vec::new());
 /// Slots of threads that have ended.
 static FREE_SLOTS: Mutex<Vec<&'static Slot>> = Mutex::new(Vec::new());
 
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
-}
-
 /// A free slot, or a new one entered in [`SLOTS`] (free: `state` 0). A new
 /// slot is pushed before this thread first stores into it, under `SLOTS`'
 /// lock; so an escalation that reads `SLOTS` without it took that lock
 /// first, and its store of [`ANY_ABORTED`] came before this thread's load
 /// of it, which then reads `true`.
 fn new_slot() -> &'static Slot {
-    if let Some(slot) = lock(&FREE_SLOTS).pop() {
+    if let Some(slot) = lock(&FREE_SLOTS, Rank::FreeSlots).pop() {
         return slot;
     }
     let slot: &'static Slot = Box::leak(Box::new(Slot::new()));
-    lock(&SLOTS).push(slot);
+    lock(&SLOTS, Rank::Slots).push(slot);
     slot
 }
 
@@ -239,7 +236,7 @@ impl Drop for GiveBack {
         // free; one still held (not expected) is not reused.
         if let Some(slot) = MINE.take() {
             if slot.is_free() {
-                lock(&FREE_SLOTS).push(slot);
+                lock(&FREE_SLOTS, Rank::FreeSlots).push(slot);
             }
         }
     }
@@ -338,14 +335,14 @@ pub(super) fn promote(id: u64, stream: Raw, ctx: Raw) {
 /// [`abort_group`] under `OPEN`'s lock, after it set [`ANY_ABORTED`]. See
 /// [`Slot`].
 fn mark_slots(hit: impl Fn(usize) -> bool) {
-    for slot in lock(&SLOTS).iter() {
+    for slot in lock(&SLOTS, Rank::Slots).iter() {
         slot.mark_if(&hit);
     }
 }
 
 #[inline]
-fn open() -> std::sync::MutexGuard<'static, Registry> {
-    OPEN.lock().unwrap_or_else(|e| e.into_inner())
+fn open() -> Held<'static, Registry> {
+    lock(&OPEN, Rank::Open)
 }
 
 /// The user events recorded in some scope and not destroyed since. An
@@ -360,8 +357,8 @@ static RECORDED: Mutex<Vec<Raw>> = Mutex::new(Vec::new());
 /// scopes and event destruction skip their locks.
 static TRACKING: AtomicBool = AtomicBool::new(false);
 
-fn recorded_events() -> std::sync::MutexGuard<'static, Vec<Raw>> {
-    RECORDED.lock().unwrap_or_else(|e| e.into_inner())
+fn recorded_events() -> Held<'static, Vec<Raw>> {
+    lock(&RECORDED, Rank::Recorded)
 }
 
 /// `event` is about to be destroyed (`aclrtDestroyEvent`): no escalation may
@@ -445,11 +442,8 @@ pub(super) fn deregister(id: u64, streams: usize) -> bool {
 #[inline(always)]
 pub(super) fn enlist(id: u64, stream: Raw, ctx: Raw) {
     let mut all = open();
-    let aborting = ANY_ABORTED.load(Ordering::SeqCst)
-        && ABORTING
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .contains(&stream);
+    let aborting =
+        ANY_ABORTED.load(Ordering::SeqCst) && lock(&ABORTING, Rank::Aborting).contains(&stream);
     all.entries.push(Entry {
         id,
         stream,
@@ -492,7 +486,7 @@ pub(crate) fn host_fns_pending(stream: Raw) -> bool {
 /// `OPEN`'s lock (a wait checks both under it, [`wait_for_event`]).
 pub(super) fn abort_done(streams: &[(Raw, Raw)]) {
     let mut all = open();
-    let mut aborting = ABORTING.lock().unwrap_or_else(|e| e.into_inner());
+    let mut aborting = lock(&ABORTING, Rank::Aborting);
     for (s, _) in streams {
         if let Some(i) = aborting.iter().position(|a| a == s) {
             aborting.swap_remove(i);
@@ -580,7 +574,7 @@ fn may_be_discarded(all: &Registry, ctx: Raw, event: Raw) -> (Option<(Raw, u64)>
         .find(|l| l.event == event)
         .map(|l| (l.stream, l.ticket));
     let maybe = ANY_ABORTED.load(Ordering::SeqCst) && {
-        let aborting = ABORTING.lock().unwrap_or_else(|e| e.into_inner());
+        let aborting = lock(&ABORTING, Rank::Aborting);
         match rec {
             Some((stream, ticket)) => {
                 aborting.contains(&stream) || all.dropped.may_have_discarded(stream, ticket)
@@ -589,6 +583,24 @@ fn may_be_discarded(all: &Registry, ctx: Raw, event: Raw) -> (Option<(Raw, u64)>
         }
     };
     (rec, maybe)
+}
+
+/// Whether an escalation may have discarded the latest record of `event`
+/// (see [`may_be_discarded`]; the event's context from the live book). One
+/// atomic load while no escalation has ever run. A record made before the
+/// crate tracked records (before the first escalation, the first scope that
+/// recorded or waited for a user event, or the first outside wait) counts
+/// as possibly discarded by any escalation in its context: the caller asks
+/// only about records that have not completed.
+pub(crate) fn record_discarded(event: Raw) -> bool {
+    if !ANY_ABORTED.load(Ordering::SeqCst) {
+        return false;
+    }
+    let Some(ctx) = crate::ffi::live::owner_of(event.as_ptr() as usize) else {
+        return false;
+    };
+    let all = open();
+    may_be_discarded(&all, ctx, event).1
 }
 
 /// A stream wait outside any scope for `event` (of context `ctx`): `queue`
@@ -629,12 +641,23 @@ pub(crate) fn wait_not_aborting(stream: Raw) {
     loop {
         {
             let _all = open();
-            let aborting = ABORTING.lock().unwrap_or_else(|e| e.into_inner());
+            let aborting = lock(&ABORTING, Rank::Aborting);
             if !aborting.contains(&stream) {
                 return;
             }
         }
         std::thread::sleep(std::time::Duration::from_micros(50));
+    }
+}
+
+/// Work queued on `stream` outside scopes was lost to an escalation's
+/// abort: the stream's next synchronisation reports it, as for the streams
+/// of [`OUTSIDE_ABORTED`].
+pub(super) fn note_work_lost(stream: Raw) {
+    ANY_OUTSIDE_ABORTED.store(true, Ordering::SeqCst);
+    let mut marked = outside_aborted();
+    if !marked.contains(&stream) {
+        marked.push(stream);
     }
 }
 
@@ -666,6 +689,10 @@ pub(super) fn abort_group(id: u64) -> AbortGroup {
     // Before any scope is marked or any stream enters `ABORTING`, under the
     // lock (see `ANY_ABORTED`).
     slot::escalation_begins(&ANY_ABORTED);
+    // From now on records note their stream, so that a query of an event
+    // can tell whether this or a later escalation discarded its record
+    // ([`record_discarded`]).
+    TRACKING.store(true, Ordering::SeqCst);
     // Lock order: OPEN, then the book of outside waits (as in
     // `outside_wait`).
     let mut outside: Vec<(Raw, Raw)> = Vec::new();
@@ -774,10 +801,7 @@ pub(super) fn abort_group(id: u64) -> AbortGroup {
             all.aborted.push(i);
         }
     }
-    ABORTING
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .extend(streams.iter().chain(outside.iter()).map(|s| s.0));
+    lock(&ABORTING, Rank::Aborting).extend(streams.iter().chain(outside.iter()).map(|s| s.0));
     AbortGroup {
         streams,
         events,

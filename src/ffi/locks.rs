@@ -1,0 +1,237 @@
+//! The crate's locks, their one order, and the debug-build check that no
+//! user code runs while one of them is held.
+//!
+//! Every `Mutex` of the crate is taken through [`lock`], with its [`Rank`].
+//! A thread takes locks in increasing rank only (never one whose rank is at
+//! most the highest it holds), which rules out lock-order deadlocks among
+//! them; and no user code — a host function, a report callback, a scope's
+//! body, a foreign operator's closure, the `Drop` of a user closure or a
+//! panic payload — is entered while the thread holds any of them (collect
+//! under the lock, run after releasing it). In debug builds both rules are
+//! checked at run time ([`lock`], [`user_code`]): a breach panics with the
+//! names of the locks involved, so a test that reaches it fails. Release
+//! builds compile the checks away ([`Held`] is then a plain `MutexGuard`).
+//!
+//! The order (lowest first; see `Rank` for what each guards):
+//!
+//! | rank | lock | where |
+//! |-----:|------|-------|
+//! | 10 | `Reporter` stop flag | `report.rs` (per reporter) |
+//! | 20 | `SUBS`, the book of subscriptions | `ffi/report.rs` |
+//! | 25 | `SUBSCRIBED`, its copy for callbacks | `ffi/report.rs` |
+//! | 27 | `CALLBACKS`, launched report callbacks not run yet | `ffi/report.rs` |
+//! | 30 | a device's peer-access tokens | `device.rs` (per device) |
+//! | 40 | `OPEN`, the open-scope registry | `ffi/scope/open.rs` |
+//! | 45 | the book of outside waits | `ffi/waits.rs` |
+//! | 50 | `ABORTING` | `ffi/scope/open.rs` |
+//! | 52 | `OUTSIDE_ABORTED` | `ffi/scope/open.rs` |
+//! | 55 | `SLOTS` | `ffi/scope/open.rs` |
+//! | 56 | `FREE_SLOTS` | `ffi/scope/open.rs` |
+//! | 60 | `RECORDED` | `ffi/scope/open.rs` |
+//! | 62 | `LATEST` | `ffi/scope/open.rs` |
+//! | 70 | the live book | `ffi/live.rs` |
+//! | 75 | `PENDING_STATIC`, unscoped host functions | `ffi/host_fn.rs` |
+//! | 80 | `MANAGED`, live managed allocations | `ffi/register.rs` |
+//! | 85 | a host-function slot's closure | `ffi/host_fn.rs` (per slot) |
+//! | 86 | a host-function slot's panic | `ffi/host_fn.rs` (per slot) |
+//! | 87 | a reporter's panic slot | `ffi/report.rs` (per reporter) |
+//!
+//! Runtime calls are made under some of them (`aclrtSubscribeReport` under
+//! `SUBS`, a stream wait under `OPEN` and the wait book, records under
+//! `RECORDED`/`LATEST`); none of those calls runs user code. The two
+//! runtime calls that do run user code on the calling thread,
+//! `aclrtUnSubscribeReport` (queued report callbacks) and the scope's
+//! closures, are made holding no crate lock.
+
+use std::sync::{Condvar, Mutex, MutexGuard};
+
+/// A lock's place in the crate's one lock order (see the module docs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[repr(u8)]
+pub(crate) enum Rank {
+    ReporterStop = 10,
+    Subs = 20,
+    Subscribed = 25,
+    Callbacks = 27,
+    PeerTokens = 30,
+    Open = 40,
+    Waits = 45,
+    Aborting = 50,
+    OutsideAborted = 52,
+    Slots = 55,
+    FreeSlots = 56,
+    Recorded = 60,
+    Latest = 62,
+    Live = 70,
+    PendingStatic = 75,
+    Managed = 80,
+    SlotFn = 85,
+    SlotPanic = 86,
+    ReporterPanics = 87,
+}
+
+#[cfg(debug_assertions)]
+std::thread_local! {
+    /// The ranks of the crate locks the calling thread holds, one bit each.
+    static HELD: core::cell::Cell<u128> = const { core::cell::Cell::new(0) };
+}
+
+/// The ranks of the crate locks the calling thread holds (debug builds;
+/// always 0 in release builds, and once the thread's locals are gone).
+pub(crate) fn held() -> u128 {
+    #[cfg(debug_assertions)]
+    {
+        HELD.try_with(|h| h.get()).unwrap_or(0)
+    }
+    #[cfg(not(debug_assertions))]
+    {
+        0
+    }
+}
+
+/// The number of crate locks the calling thread holds (debug builds).
+pub(crate) fn held_count() -> u32 {
+    held().count_ones()
+}
+
+/// A held crate lock: a `MutexGuard` that, in debug builds, is counted in
+/// the calling thread's [`held`] set while it lives.
+pub(crate) struct Held<'a, T> {
+    guard: Option<MutexGuard<'a, T>>,
+    #[cfg(debug_assertions)]
+    rank: Rank,
+}
+
+/// Take `m`, a crate lock of rank `rank` (poisoning is ignored: no crate
+/// lock guards state that a panic can leave half-updated). In debug
+/// builds, panics if the thread already holds a lock of the same or a
+/// higher rank.
+#[inline]
+#[track_caller]
+pub(crate) fn lock<T>(m: &Mutex<T>, rank: Rank) -> Held<'_, T> {
+    #[cfg(debug_assertions)]
+    enter(rank);
+    #[cfg(not(debug_assertions))]
+    let _ = rank;
+    Held {
+        guard: Some(m.lock().unwrap_or_else(|e| e.into_inner())),
+        #[cfg(debug_assertions)]
+        rank,
+    }
+}
+
+#[cfg(debug_assertions)]
+#[track_caller]
+fn enter(rank: Rank) {
+    let bit = 1u128 << (rank as u8);
+    let _ = HELD.try_with(|h| {
+        let now = h.get();
+        // Every held rank must be below this one.
+        if now >> (rank as u8) != 0 {
+            h.set(0);
+            panic!(
+                "aclrt lock order: {rank:?} taken while holding a lock of equal or higher \
+                 rank (held ranks: {})",
+                ranks(now)
+            );
+        }
+        h.set(now | bit);
+    });
+}
+
+#[cfg(debug_assertions)]
+fn ranks(set: u128) -> String {
+    (0..128u32)
+        .filter(|r| set & (1u128 << r) != 0)
+        .map(|r| r.to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+impl<T> Held<'_, T> {
+    /// `Condvar::wait_timeout` on this lock (it stays counted: the thread
+    /// is blocked meanwhile and runs nothing).
+    pub(crate) fn wait_timeout(mut self, cv: &Condvar, timeout: core::time::Duration) -> Self {
+        let guard = self.guard.take().expect("a held lock has its guard");
+        let guard = cv
+            .wait_timeout(guard, timeout)
+            .unwrap_or_else(|e| e.into_inner())
+            .0;
+        self.guard = Some(guard);
+        self
+    }
+
+    /// `Condvar::wait` on this lock (see [`wait_timeout`](Self::wait_timeout)).
+    pub(crate) fn wait(mut self, cv: &Condvar) -> Self {
+        let guard = self.guard.take().expect("a held lock has its guard");
+        self.guard = Some(cv.wait(guard).unwrap_or_else(|e| e.into_inner()));
+        self
+    }
+}
+
+impl<T> core::ops::Deref for Held<'_, T> {
+    type Target = T;
+    #[inline]
+    fn deref(&self) -> &T {
+        self.guard.as_ref().expect("a held lock has its guard")
+    }
+}
+
+impl<T> core::ops::DerefMut for Held<'_, T> {
+    #[inline]
+    fn deref_mut(&mut self) -> &mut T {
+        self.guard.as_mut().expect("a held lock has its guard")
+    }
+}
+
+impl<T> Drop for Held<'_, T> {
+    #[inline]
+    fn drop(&mut self) {
+        drop(self.guard.take());
+        #[cfg(debug_assertions)]
+        {
+            let bit = 1u128 << (self.rank as u8);
+            let _ = HELD.try_with(|h| h.set(h.get() & !bit));
+        }
+    }
+}
+
+/// A deliberate breach for the tests of the check itself
+/// (`aclrt::__lock_check`): while set, the unsubscription of a report
+/// stream holds the subscription book's lock across
+/// `aclrtUnSubscribeReport` (what the crate did before issue 23), so the
+/// callbacks it runs enter user code with a crate lock held.
+pub(crate) static BREAK_ON_PURPOSE: core::sync::atomic::AtomicBool =
+    core::sync::atomic::AtomicBool::new(false);
+
+/// For `aclrt::__lock_check::out_of_order_on_purpose`: two private
+/// mutexes taken with the ranks of the live book, then of `SUBS`.
+pub(crate) fn out_of_order_on_purpose() {
+    static HIGH: Mutex<()> = Mutex::new(());
+    static LOW: Mutex<()> = Mutex::new(());
+    let _high = lock(&HIGH, Rank::Live);
+    let _low = lock(&LOW, Rank::Subs);
+}
+
+/// User code (`what`) is about to be entered on this thread: in debug
+/// builds, panics if the thread holds a crate lock. Called inside the
+/// `catch_unwind` of the trampolines, so the panic reaches the user as
+/// the callback's own panic would (resumed by `synchronize`/`stop`).
+#[inline]
+#[track_caller]
+pub(crate) fn user_code(what: &'static str) {
+    #[cfg(debug_assertions)]
+    {
+        let now = held();
+        if now != 0 {
+            panic!(
+                "aclrt lock discipline: {what} entered while holding {} crate lock(s) \
+                 (ranks: {})",
+                now.count_ones(),
+                ranks(now)
+            );
+        }
+    }
+    #[cfg(not(debug_assertions))]
+    let _ = what;
+}
