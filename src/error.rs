@@ -294,10 +294,11 @@ pub enum Error {
         len: usize,
     },
     /// A host function (`aclrtLaunchHostFunc`) queued on a stream that is
-    /// subscribed to a [`Reporter`](crate::Reporter): the documentation says
-    /// not to mix the two callback mechanisms on one stream. Use
+    /// subscribed to a [`Reporter`](crate::Reporter), or a subscription of a
+    /// stream that ever had a host function: the real runtime binds a stream
+    /// to one callback mechanism and refuses the other (107011). Use
     /// [`Subscription::launch_blocking`](crate::Subscription::launch_blocking)
-    /// there, or a stream without a subscription.
+    /// there, or another stream.
     #[error(
         "{operation} on a stream subscribed to a report thread: the two callback mechanisms \
          must not be mixed on one stream"

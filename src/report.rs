@@ -85,9 +85,11 @@ struct Shared {
 /// ([`Stream::launch_host_fn`], [`Lane::host_fn`](crate::Lane::host_fn))
 /// return [`Error::CallbackMix`]: the documentation says not to mix
 /// `aclrtLaunchHostFunc` with report callbacks on one stream. Subscribing a
-/// stream with host functions of [`Stream::launch_host_fn`] not yet settled
-/// by a synchronisation is refused the same way (synchronise it first);
-/// host functions of a scope's lanes end with their scope.
+/// stream on which a host function was ever queued is refused the same way,
+/// for the rest of the stream's life: the real runtime serves such a stream
+/// with its own callback thread for good and refuses `aclrtSubscribeReport`
+/// on it (107011; `sim/FIDELITY.md` row CB-MIX-2). Use separate streams for
+/// the two mechanisms.
 ///
 /// One reporter may serve several streams of **one device** (the runtime
 /// refuses a thread for a second device); at most 1024 reporters, and the
@@ -156,14 +158,14 @@ impl Reporter {
     /// the returned [`Subscription`] is dropped or
     /// [unsubscribed](Subscription::unsubscribe).
     ///
-    /// Errors: the runtime's, e.g. 100033 (`ACL_ERROR_REPEAT_SUBSCRIBE`)
-    /// when the stream already has a reporter, 107000 when this reporter
-    /// already serves a stream of another device; [`Error::InCallback`]
-    /// inside a callback; [`Error::CallbackMix`] while host functions queued
-    /// with [`Stream::launch_host_fn`] have not been settled by a
-    /// synchronisation of the stream, or while a scope that queued host
-    /// functions on the stream ([`Lane::host_fn`](crate::Lane::host_fn)) is
-    /// still open.
+    /// Errors: the runtime's, e.g. 107011 (`ACL_ERROR_RT_STREAM_SUBSCRIBE`)
+    /// when the stream already has a reporter, 107012
+    /// (`ACL_ERROR_RT_THREAD_SUBSCRIBE`) when this reporter already serves a
+    /// stream of another device; [`Error::InCallback`] inside a callback;
+    /// [`Error::CallbackMix`] when a host function was ever queued on the
+    /// stream ([`Stream::launch_host_fn`],
+    /// [`Lane::host_fn`](crate::Lane::host_fn)): the runtime refuses the
+    /// mix for the rest of the stream's life.
     #[doc(alias = "aclrtSubscribeReport")]
     pub fn subscribe<'r, 's, 'ctx, 'id>(
         &'r self,

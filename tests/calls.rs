@@ -684,11 +684,19 @@ fn report_errors_of_the_runtime_flow<M: RunMode>(rt: Runtime<'_, M>) -> aclrt::R
     let sub = r1.subscribe(&s0)?;
     // A stream has one reporter.
     let err = r2.subscribe(&s0).unwrap_err();
-    assert_eq!(err.code(), Some(sys::ACL_ERROR_REPEAT_SUBSCRIBE), "{err}");
+    assert_eq!(
+        err.code(),
+        Some(sys::ACL_ERROR_RT_STREAM_SUBSCRIBE),
+        "{err}"
+    );
     assert_eq!(err.function(), Some("aclrtSubscribeReport"));
     // A reporter serves one device.
     let err = r1.subscribe(&s1).unwrap_err();
-    assert_eq!(err.code(), Some(sys::ACL_ERROR_RT_PARAM_INVALID), "{err}");
+    assert_eq!(
+        err.code(),
+        Some(sys::ACL_ERROR_RT_THREAD_SUBSCRIBE),
+        "{err}"
+    );
     // Launching from another thread through a shared subscription.
     let ran = Arc::new(AtomicU32::new(0));
     std::thread::scope(|t| {
@@ -893,15 +901,31 @@ fn callback_mix_flow<M: RunMode>(rt: Runtime<'_, M>) -> aclrt::Result<()> {
     }
     // Unsubscribed: host functions are fine again.
     stream.launch_host_fn(|| {})?;
-    // ... and subscribing waits until they are settled.
+    // ... but from now on the stream belongs to the host-function
+    // mechanism (as on hardware, 107011): subscribing is refused, even
+    // after the host functions have settled.
+    for _ in 0..2 {
+        assert!(matches!(
+            reporter.subscribe(&stream),
+            Err(Error::CallbackMix {
+                operation: "aclrtSubscribeReport"
+            })
+        ));
+        stream.synchronize()?;
+    }
+    // A fresh stream may be subscribed.
+    let other = ctx.create_stream()?;
+    drop(reporter.subscribe(&other)?);
+    // The default stream follows the same rule.
+    let ds = ctx.default_stream()?;
+    ds.launch_host_fn(|| {})?;
+    ds.synchronize()?;
     assert!(matches!(
-        reporter.subscribe(&stream),
+        reporter.subscribe(&ds),
         Err(Error::CallbackMix {
             operation: "aclrtSubscribeReport"
         })
     ));
-    stream.synchronize()?;
-    drop(reporter.subscribe(&stream)?);
     reporter.stop()?;
     Ok(())
 }

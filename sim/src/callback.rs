@@ -5,13 +5,14 @@
 
 use std::collections::BTreeSet;
 use std::ffi::c_void;
+use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use crate::diag::{self, Error, Res, param};
 use crate::ffi;
 use crate::prim::{self, HostCall};
 use crate::rt::detach;
-use crate::rt::exec::Op;
+use crate::rt::exec::{Op, StreamShared};
 use crate::rt::reports::{Report, ReportQueue, Subscription, run_callback, run_orphans};
 use crate::rt::rt;
 use crate::sync::lock;
@@ -25,15 +26,67 @@ pub(crate) fn launch_host_func(
     f: Option<unsafe extern "C" fn(*mut c_void)>,
     make: impl FnOnce(unsafe extern "C" fn(*mut c_void)) -> HostCall,
 ) -> Res<()> {
+    // The ACL layer passes a NULL function on; the runtime layer refuses it
+    // (107000, fidelity row CB-NULL-FN).
     let Some(f) = f else {
-        return Err(param("fn is NULL"));
+        return Err(diag::rt_param("fn is NULL"));
     };
     let sh = {
         let rt = rt();
         rt.stream_in_current(stream)?.1.shared.clone()
     };
+    if lock(&sh.subscriber).is_some() {
+        if stream == 0 {
+            // A literal NULL: the runtime layer's mix check looks at the
+            // handle only, and the default stream, already served by a
+            // report thread, takes the host function as a blocking callback
+            // task for that thread (fidelity row CB-MIX-NULL).
+            let ticket = sh.ticket();
+            sh.submit(
+                Op::Callback {
+                    call: make(f),
+                    block: true,
+                },
+                ticket,
+            )?;
+            return Ok(());
+        }
+        return Err(mixed(
+            &sh,
+            "aclrtLaunchHostFunc",
+            "subscribed with aclrtSubscribeReport",
+        ));
+    }
     let ticket = sh.ticket();
     sh.submit(Op::HostFunc(make(f)), ticket)?;
+    sh.host_funcs.store(true, Ordering::Relaxed);
+    Ok(())
+}
+
+/// 107011 `ACL_ERROR_RT_STREAM_SUBSCRIBE`: the real runtime binds a stream
+/// to one callback mechanism at a time (`aclrtLaunchHostFunc`'s internal
+/// thread, or a thread of `aclrtSubscribeReport`); `what` names the one in
+/// force (fidelity rows CB-MIX-*).
+fn mixed(sh: &StreamShared, call: &str, what: &str) -> Error {
+    Error::new(
+        ffi::ACL_ERROR_RT_STREAM_SUBSCRIBE,
+        format!(
+            "{call}: stream {:#x} is {what}; a stream serves one callback mechanism \
+             (aclrtLaunchHostFunc, or aclrtSubscribeReport + aclrtLaunchCallback), not both",
+            sh.handle
+        ),
+    )
+}
+
+/// The [`mixed`] error when `aclrtLaunchHostFunc` was used on `sh`.
+fn refuse_if_host_funcs(sh: &StreamShared, call: &str) -> Res<()> {
+    if sh.host_funcs.load(Ordering::Relaxed) {
+        return Err(mixed(
+            sh,
+            call,
+            "served by aclrtLaunchHostFunc's callback thread",
+        ));
+    }
     Ok(())
 }
 
@@ -44,9 +97,6 @@ pub(crate) fn launch_callback(
     stream: usize,
     make: impl FnOnce(unsafe extern "C" fn(*mut c_void)) -> HostCall,
 ) -> Res<()> {
-    let Some(f) = f else {
-        return Err(param("fn is NULL"));
-    };
     let block = match block_type {
         ffi::ACL_CALLBACK_NO_BLOCK => false,
         ffi::ACL_CALLBACK_BLOCK => true,
@@ -56,10 +106,25 @@ pub(crate) fn launch_callback(
             )));
         }
     };
+    // The ACL layer checks blockType, then passes a NULL function on; the
+    // runtime layer refuses it (107000, fidelity row CB-NULL-FN).
+    let Some(f) = f else {
+        return Err(diag::rt_param("fn is NULL"));
+    };
     let sh = {
         let rt = rt();
         rt.stream_in_current(stream)?.1.shared.clone()
     };
+    if stream == 0 && sh.host_funcs.load(Ordering::Relaxed) && lock(&sh.subscriber).is_none() {
+        // A literal NULL on a default stream served by the runtime's own
+        // callback thread (aclrtLaunchHostFunc): the mix check looks at the
+        // handle only, so the callback is taken and run by that thread, as
+        // a host function is (fidelity row CB-MIX-NULL).
+        let ticket = sh.ticket();
+        sh.submit(Op::HostFunc(make(f)), ticket)?;
+        return Ok(());
+    }
+    refuse_if_host_funcs(&sh, "aclrtLaunchCallback")?;
     if lock(&sh.subscriber).is_none() {
         return Err(Error::new(
             ffi::ACL_ERROR_RT_STREAM_NO_CB_REG,
@@ -85,19 +150,24 @@ pub(crate) fn subscribe(tid: u64, stream: usize) -> Res<()> {
     let mut rt = rt();
     let st = rt.stream_in_current(stream)?.1;
     let (sh, handle, device) = (st.shared.clone(), st.handle, st.device);
+    refuse_if_host_funcs(&sh, "aclrtSubscribeReport")?;
     let mut sub = lock(&sh.subscriber);
     if let Some((other, _)) = sub.as_ref() {
         return Err(Error::new(
-            ffi::ACL_ERROR_REPEAT_SUBSCRIBE,
+            ffi::ACL_ERROR_RT_STREAM_SUBSCRIBE,
             format!("stream {handle:#x} is already subscribed by thread {other:#x}"),
         ));
     }
     let queue = match rt.subs.get_mut(&tid) {
         Some(s) if s.device != device => {
-            return Err(diag::rt_param(format!(
-                "thread {tid:#x} already serves streams of device {}; a thread serves one device",
-                s.device
-            )));
+            return Err(Error::new(
+                ffi::ACL_ERROR_RT_THREAD_SUBSCRIBE,
+                format!(
+                    "thread {tid:#x} already serves streams of device {}; a thread serves one \
+                     device",
+                    s.device
+                ),
+            ));
         }
         Some(s) => {
             s.streams.insert(handle);
@@ -134,16 +204,29 @@ pub(crate) fn unsubscribe(tid: u64, stream: usize) -> Res<()> {
         let mut rt = rt();
         let st = rt.stream_in_current(stream)?.1;
         let sh = st.shared.clone();
+        if stream == 0 && sh.host_funcs.load(Ordering::Relaxed) {
+            // A literal NULL skips the mix check; the runtime's callback
+            // thread serves the stream, not `tid` (fidelity row CB-MIX-NULL).
+            return Err(Error::new(
+                ffi::ACL_ERROR_RT_THREAD_SUBSCRIBE,
+                format!(
+                    "the default stream {:#x} is served by the runtime's callback thread \
+                     (aclrtLaunchHostFunc), not by thread {tid:#x}",
+                    sh.handle
+                ),
+            ));
+        }
+        refuse_if_host_funcs(&sh, "aclrtUnSubscribeReport")?;
         match lock(&sh.subscriber).as_ref() {
             None => {
                 return Err(Error::new(
-                    ffi::ACL_ERROR_STREAM_NOT_SUBSCRIBE,
+                    ffi::ACL_ERROR_RT_STREAM_SUBSCRIBE,
                     format!("stream {:#x} is not subscribed", sh.handle),
                 ));
             }
             Some((other, _)) if *other != tid => {
                 return Err(Error::new(
-                    ffi::ACL_ERROR_THREAD_NOT_SUBSCRIBE,
+                    ffi::ACL_ERROR_RT_THREAD_SUBSCRIBE,
                     format!(
                         "stream {:#x} is subscribed by thread {other:#x}, not by {tid:#x}",
                         sh.handle

@@ -6,6 +6,7 @@ use crate::ffi;
 use crate::model::ViolationKind;
 use crate::prim::Out;
 use crate::rt::{rt, stop_streams, tls_set};
+use crate::sync;
 
 /// `aclrtCreateContext`.
 pub(crate) fn create_context(out: Out<usize>, device: i32) -> Res<()> {
@@ -27,7 +28,11 @@ pub(crate) fn destroy_context(h: usize) -> Res<()> {
     }
     let removed = {
         let mut rt = rt();
-        let ctx = rt.context(h)?;
+        // The runtime answers 107002 (context null) for a destroyed, unknown
+        // or foreign handle here, not 107017 (fidelity row CTX-DESTROY-2).
+        let ctx = rt
+            .context(h)
+            .map_err(|e| e.with_code(ffi::ACL_ERROR_RT_CONTEXT_NULL))?;
         if ctx.is_default {
             return Err(Error::new(
                 ffi::ACL_ERROR_RT_CONTEXT_NULL,
@@ -39,19 +44,48 @@ pub(crate) fn destroy_context(h: usize) -> Res<()> {
             ));
         }
         let live = rt.children(Some(h), ctx.device);
+        // The context's streams, explicit ones after its default stream.
+        let own: Vec<usize> = rt
+            .streams
+            .values()
+            .filter(|s| s.ctx == h && !s.is_default)
+            .map(|s| s.handle)
+            .collect();
+        let mut removed = Vec::new();
         if !live.is_empty() {
-            return Err(Error::violation(
+            // Strict rule STRICT-CTX-LIVE. The real runtime destroys the
+            // context with its streams; hardware-like mode does that too
+            // (their queued work is waited for, as aclrtDestroyStream does),
+            // and the context's events and memory stay usable until
+            // released, as they belong to the device there.
+            let err = Error::violation(
                 ViolationKind::ReleaseWithLiveChildren,
                 ffi::ACL_ERROR_RT_CONTEXT_RELEASE_ERROR,
                 format!(
                     "context {h:#x} still has {}; destroy them first (nothing was released)",
                     live.join(", ")
                 ),
-            ));
+            );
+            crate::diag::strict_rule(rt.cfg.strictness, "aclrtDestroyContext", err)?;
+            if let Some(s) = own
+                .iter()
+                .filter_map(|s| rt.streams.get(s))
+                .find(|s| sync::on_worker_of(s.shared.id))
+            {
+                return Err(crate::diag::rt_param(format!(
+                    "called from a callback running on stream {:#x} of this context; destroying \
+                     the context would wait for that stream, so for itself",
+                    s.handle
+                )));
+            }
+            for s in own {
+                removed.extend(rt.remove_stream(s));
+            }
         }
-        rt.remove_context(h)
+        removed.extend(rt.remove_context(h));
+        removed
     };
-    stop_streams(removed.into_iter().collect());
+    stop_streams(removed);
     Ok(())
 }
 
@@ -61,7 +95,10 @@ pub(crate) fn set_current_context(h: usize) -> Res<()> {
         return Err(param("context is NULL"));
     }
     let rt = rt();
-    rt.context(h)?;
+    // An untracked (destroyed, unknown or foreign) context is "context
+    // null" for the real runtime: 107002 (fidelity row CTX-2).
+    rt.context(h)
+        .map_err(|e| e.with_code(ffi::ACL_ERROR_RT_CONTEXT_NULL))?;
     tls_set(None, h);
     Ok(())
 }

@@ -9,7 +9,10 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use crate::diag::{self, Api};
-pub use crate::model::{Audit, Leak, ResourceKind, RunMode, SimConfig, Violation, ViolationKind};
+pub use crate::model::{
+    Audit, Leak, PeerTopology, ResourceKind, RunMode, SimConfig, Soc, Strictness, Violation,
+    ViolationKind,
+};
 use crate::rt;
 use crate::rt::exec;
 use crate::sync;
@@ -192,7 +195,9 @@ pub fn audit() -> Audit {
 /// that is handed such a pointer fails (`aclrtFree*` with 207002
 /// `DoubleFree`, copies and memsets with 107000 `UseAfterFree`). Context,
 /// stream and event handles are numbers that are never reused and never
-/// dereferenced, so a stale one is rejected with 107017. The same holds for
+/// dereferenced, so a stale one is rejected with 107017 (a stale context
+/// by `aclrtSetCurrentContext` and `aclrtDestroyContext` with 107002, as
+/// the real runtime answers). The same holds for
 /// `aclFinalize` (and the last `aclFinalizeReference`) with memory alive.
 ///
 /// # Panics

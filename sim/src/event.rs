@@ -144,18 +144,36 @@ pub(crate) fn destroy(h: usize) -> Res<()> {
     let ev = rt.event(h)?.shared.clone();
     let pending = ev.pending();
     if pending > 0 {
-        return Err(Error::violation(
+        // Strict rule STRICT-EVENT-IN-USE: the real runtime lets the event go
+        // and releases it once the tasks are done; hardware-like mode does
+        // that (the queued tasks hold their own reference).
+        let err = Error::violation(
             ViolationKind::ReleaseWhileInUse,
             ffi::ACL_ERROR_RT_EVENT_NOT_COMPLETE,
             format!(
                 "event {h:#x} is still used by {pending} queued task(s) (a stream wait or \
                  reset issued on it has not executed yet); synchronize the waiting stream first"
             ),
-        ));
+        );
+        crate::diag::strict_rule(rt.cfg.strictness, "aclrtDestroyEvent", err)?;
     }
     rt.events.remove(&h);
     if let Ok(dev) = rt.device_mut(ev.device) {
         dev.events = dev.events.saturating_sub(1);
+    }
+    Ok(())
+}
+
+/// 107000 for an `ACL_EVENT_DEVICE_USE_ONLY` event: the runtime layer's
+/// record, reset and wait refuse device-only events from the host, before
+/// any stream check (fidelity row EVENT-DEVONLY).
+fn host_may_use(ev: &EventShared, call: &str) -> Res<()> {
+    if ev.flags & ffi::ACL_EVENT_DEVICE_USE_ONLY != 0 {
+        return Err(crate::diag::rt_param(format!(
+            "{call}: event {:#x} was created with ACL_EVENT_DEVICE_USE_ONLY; only device code \
+             may record, reset or wait for it",
+            ev.handle
+        )));
     }
     Ok(())
 }
@@ -168,6 +186,7 @@ pub(crate) fn record(h: usize, stream: usize) -> Res<()> {
     let (ev, sh) = {
         let rt = rt();
         let ev = rt.event(h)?.shared.clone();
+        host_may_use(&ev, "aclrtRecordEvent")?;
         let (_, st) = rt.stream_in_current(stream)?;
         let sh = st.shared.clone();
         if ev.device != sh.device {
@@ -226,6 +245,7 @@ pub(crate) fn reset(h: usize, stream: usize) -> Res<()> {
     let (ev, sh) = {
         let rt = rt();
         let ev = rt.event(h)?.shared.clone();
+        host_may_use(&ev, "aclrtResetEvent")?;
         let (_, st) = rt.stream_in_current(stream)?;
         (ev, st.shared.clone())
     };
@@ -268,6 +288,7 @@ pub(crate) fn stream_wait(stream: usize, h: usize) -> Res<()> {
     let (ev, sh, timeout) = {
         let rt = rt();
         let ev = rt.event(h)?.shared.clone();
+        host_may_use(&ev, "aclrtStreamWaitEvent")?;
         let (_, st) = rt.stream_in_current(stream)?;
         let sh = st.shared.clone();
         if ev.device != sh.device {
@@ -326,6 +347,14 @@ pub(crate) fn query_status(h: usize, out: Out<u32>) -> Res<()> {
     if out.is_null() {
         return Err(param("status is NULL"));
     }
+    // The runtime layer refuses external events here (fidelity row
+    // EVENT-QS-2).
+    if ev.flags & ffi::ACL_EVENT_EXTERNAL != 0 {
+        return Err(Error::new(
+            ffi::ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+            format!("event {h:#x} is external; aclrtQueryEventStatus is not supported for it",),
+        ));
+    }
     let complete = match ev.state() {
         EvState::Complete => true,
         EvState::Pending => false,
@@ -366,10 +395,12 @@ pub(crate) fn query(h: usize, out: Out<u32>) -> Res<()> {
         return Err(param("status is NULL"));
     }
     not_for_ex(&ev, "aclrtQueryEvent")?;
-    out.write(if ev.state() == EvState::Complete {
-        ffi::ACL_EVENT_STATUS_COMPLETE
-    } else {
+    // Only a record still in flight reads NOT_READY: an event never
+    // recorded (or reset) is complete (fidelity row EVENT-Q-1).
+    out.write(if ev.state() == EvState::Pending {
         ffi::ACL_EVENT_STATUS_NOT_READY
+    } else {
+        ffi::ACL_EVENT_STATUS_COMPLETE
     });
     Ok(())
 }

@@ -99,6 +99,7 @@ impl Latch {
 /// `aclrtSetStreamFailureMode`.
 pub(crate) fn set_failure_mode(stream: usize, mode: u64) -> Res<()> {
     let rt = rt();
+    crate::stream::null_stream_needs_control_sq(&rt, stream, "aclrtSetStreamFailureMode")?;
     let (_, st) = rt.stream_in_current(stream)?;
     let sh = st.shared.clone();
     drop(rt);

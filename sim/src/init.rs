@@ -57,7 +57,18 @@ fn finalize_locked(rt: &mut Runtime) -> (Vec<Leak>, Teardown) {
     (leaks, td)
 }
 
-fn finish_finalize(leaks: Vec<Leak>, td: Teardown) -> Res<()> {
+/// Strict rule STRICT-FINALIZE-LIVE: 507007 with anything alive (the
+/// teardown happens anyway); [`Strictness::HardwareLike`] answers success,
+/// as the real runtime's teardown does, and still records the violation
+/// and the leaks.
+///
+/// [`Strictness::HardwareLike`]: crate::model::Strictness::HardwareLike
+fn finish_finalize(
+    leaks: Vec<Leak>,
+    td: Teardown,
+    strictness: crate::model::Strictness,
+    function: &'static str,
+) -> Res<()> {
     td.finish();
     if leaks.is_empty() {
         return Ok(());
@@ -68,7 +79,7 @@ fn finish_finalize(leaks: Vec<Leak>, td: Teardown) -> Res<()> {
     }
     let summary: Vec<String> = counts.iter().map(|(k, n)| format!("{n} {k:?}")).collect();
     diag::record_leaks(leaks);
-    Err(Error::violation(
+    let err = Error::violation(
         ViolationKind::FinalizeWithLiveResources,
         ffi::ACL_ERROR_RT_CONTEXT_RELEASE_ERROR,
         format!(
@@ -76,12 +87,13 @@ fn finish_finalize(leaks: Vec<Leak>, td: Teardown) -> Res<()> {
              leaks)",
             summary.join(", ")
         ),
-    ))
+    );
+    diag::strict_rule(strictness, function, err)
 }
 
 /// `aclFinalize`.
 pub(crate) fn finalize() -> Res<()> {
-    let (leaks, td) = {
+    let leaks = {
         let mut rt = rt();
         if rt.finalized {
             return Err(Error::new(
@@ -89,14 +101,17 @@ pub(crate) fn finalize() -> Res<()> {
                 "already finalized (call aclInit first)",
             ));
         }
-        finalize_locked(&mut rt)
+        let strictness = rt.cfg.strictness;
+        let (leaks, td) = finalize_locked(&mut rt);
+        (leaks, td, strictness)
     };
-    finish_finalize(leaks, td)
+    let (leaks, td, strictness) = leaks;
+    finish_finalize(leaks, td, strictness, "aclFinalize")
 }
 
 /// `aclFinalizeReference`.
 pub(crate) fn finalize_reference(out: Out<u64>) -> Res<()> {
-    let (leaks, td) = {
+    let leaks = {
         let mut rt = rt();
         if rt.init_refcount == 0 {
             return Err(Error::new(
@@ -109,7 +124,10 @@ pub(crate) fn finalize_reference(out: Out<u64>) -> Res<()> {
         if rt.init_refcount > 0 {
             return Ok(());
         }
-        finalize_locked(&mut rt)
+        let strictness = rt.cfg.strictness;
+        let (leaks, td) = finalize_locked(&mut rt);
+        (leaks, td, strictness)
     };
-    finish_finalize(leaks, td)
+    let (leaks, td, strictness) = leaks;
+    finish_finalize(leaks, td, strictness, "aclFinalizeReference")
 }

@@ -585,6 +585,10 @@ pub(crate) fn launch(
     if num_blocks == 0 {
         return Err(rt_param("numBlocks is 0"));
     }
+    if size == 0 {
+        // The runtime takes argsSize as 32 bits and refuses 0.
+        return Err(rt_param("argsSize is 0"));
+    }
     if size % 8 != 0 || size > ARGS_BUF {
         return Err(rt_param(format!(
             "argsSize {size} is not a multiple of 8 bytes (one slot per argument) or exceeds 64 KiB"

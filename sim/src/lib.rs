@@ -46,6 +46,9 @@
 //! | `ACLRT_SIM_RUN_MODE` | `host` (`ACL_HOST`, a PCIe card) or `device` (`ACL_DEVICE`, the app runs on the device's CPU) | `host` |
 //! | `ACLRT_SIM_TRACE` | path of a Chrome-trace JSON written at `aclFinalize` | none |
 //! | `ACLRT_SIM_TASK_DELAY` | latency added before every queued task (`250us`, `2ms`, `1s`, `100ns`; a plain number is µs) | `0` |
+//! | `ACLRT_SIM_SOC` | the simulated chip ([`Soc`]): `910b` or `310p` | `910b` |
+//! | `ACLRT_SIM_STRICTNESS` | [`Strictness`]: `strict`, or `hardware` (switchable strict rules answer as the hardware does and are still recorded) | `strict` |
+//! | `ACLRT_SIM_PEER` | [`PeerTopology`]: `all`, `none`, or pairs `0-1,2-3` (both directions) | `all` |
 //!
 //! A configuration stays in force until `aclFinalize` (or [`reset`]); a
 //! change made meanwhile applies from the next `aclInit` on.
@@ -121,6 +124,15 @@
 //! assert_eq!(aclrt_sim::call_counts()[0], ("aclInit", 1));
 //! ```
 //!
+//! ## Fidelity
+//!
+//! `sim/FIDELITY.md` (in the repository) is the function-by-function audit
+//! against the public source of the real runtime: for every exported
+//! function, what the hardware answers (with the source path read), what
+//! the simulator answers, the verdict (match, fixed, a named strict rule,
+//! or unknown where the driver decides) and the test that pins it
+//! (`sim/tests/fidelity.rs` names its tests after the rows).
+//!
 //! ## Strict checks
 //!
 //! Each check rejects the call (the runtime state is left unchanged, except
@@ -132,17 +144,17 @@
 //! | strict check | code | [`ViolationKind`] |
 //! | --- | --- | --- |
 //! | a copy or memset reaches past its allocation (bound: the *requested* size, not the padding), or application memory runs into runtime memory | 107000 `ACL_ERROR_RT_PARAM_INVALID` | `OutOfBounds` |
-//! | a memcpy kind contradicts where the memory lies (host run mode; e.g. H2D from device memory, D2D from pinned host memory), or a memset of pageable application memory (undefined on the real runtime) | 107016 `ACL_ERROR_RT_INVALID_MEMORY_TYPE` *(choice)* | `KindMismatch` |
+//! | a memcpy kind contradicts where the memory lies (host run mode; e.g. H2D from device memory, D2D from pinned host memory; rule STRICT-KIND, which [`Strictness::HardwareLike`] relaxes: the copy goes on with the kind the real runtime corrects to, or its 107000), or a memset of pageable application memory (undefined on the real runtime) | 107016 `ACL_ERROR_RT_INVALID_MEMORY_TYPE` *(choice)* | `KindMismatch` |
 //! | freeing memory that is already freed (still in the quarantine), or that a runtime teardown quarantined | 207002 `ACL_ERROR_RT_MEMORY_FREE` *(choice)* | `DoubleFree` |
 //! | freeing memory the runtime did not allocate, an interior pointer, or with the wrong function (`aclrtFree` on `aclrtMallocHost` memory or vice versa) | 107000 (documented for `aclrtFreeHost`) | `ForeignFree` |
 //! | a copy or memset through a pointer into freed memory (or memory quarantined by a teardown) | 107000 | `UseAfterFree` |
-//! | a destroyed context, stream or event handle | 107017 `ACL_ERROR_RT_INVALID_HANDLE` | `UseAfterFree` |
-//! | freeing memory a queued or running task (or a concurrent copy) still uses | 507004 `ACL_ERROR_RT_STREAM_NOT_COMPLETE` *(choice)* | `ReleaseWhileInUse` |
-//! | destroying an event a queued `aclrtStreamWaitEvent`/`aclrtResetEvent` task still depends on | 507006 `ACL_ERROR_RT_EVENT_NOT_COMPLETE` *(choice)* | `ReleaseWhileInUse` |
+//! | a destroyed context, stream or event handle (contexts: 107002 `ACL_ERROR_RT_CONTEXT_NULL` from `aclrtSetCurrentContext` and `aclrtDestroyContext`, as the real runtime, which looks contexts up in a set) | 107017 `ACL_ERROR_RT_INVALID_HANDLE` | `UseAfterFree` |
+//! | freeing memory a queued or running task (or a concurrent copy) still uses (rule STRICT-FREE-IN-USE; [`Strictness::HardwareLike`] frees at once, as the real `aclrtFree` does: the task keeps the block, now quarantined, until it ends) | 507004 `ACL_ERROR_RT_STREAM_NOT_COMPLETE` *(choice)* | `ReleaseWhileInUse` |
+//! | destroying an event a queued `aclrtStreamWaitEvent`/`aclrtResetEvent` task still depends on (rule STRICT-EVENT-IN-USE; [`Strictness::HardwareLike`] destroys it, as documented for the real runtime, and the queued tasks finish) | 507006 `ACL_ERROR_RT_EVENT_NOT_COMPLETE` *(choice)* | `ReleaseWhileInUse` |
 //! | `aclrtDestroyStreamForce` on a stream whose unfinished tasks other streams' queued waits depend on | 507004 *(choice)* | `ReleaseWhileInUse` |
-//! | destroying a context whose explicit streams, events or memory are alive | 507007 `ACL_ERROR_RT_CONTEXT_RELEASE_ERROR` *(choice)* | `ReleaseWithLiveChildren` |
-//! | the last `aclrtResetDevice` (or `aclrtResetDeviceForce`) while explicit contexts, streams, events or memory of the device are alive | 507007 *(choice)* | `ResetWithLiveResources` |
-//! | `aclFinalize` (or the last `aclFinalizeReference`) with anything alive: tears down anyway, plus one [`Leak`] per resource | 507007 | `FinalizeWithLiveResources` |
+//! | destroying a context whose explicit streams, events or memory are alive (rule STRICT-CTX-LIVE; [`Strictness::HardwareLike`] destroys it with its streams, waiting for their queued work, and leaves its events and memory usable until released, as the real runtime does) | 507007 `ACL_ERROR_RT_CONTEXT_RELEASE_ERROR` *(choice)* | `ReleaseWithLiveChildren` |
+//! | the last `aclrtResetDevice` (or `aclrtResetDeviceForce`) while explicit contexts, streams, events or memory of the device are alive (rule STRICT-RESET-LIVE; [`Strictness::HardwareLike`] releases the default context with every stream made in it, waiting for their tasks, as the real runtime does, and leaves the rest until released) | 507007 *(choice)* | `ResetWithLiveResources` |
+//! | `aclFinalize` (or the last `aclFinalizeReference`) with anything alive: tears down anyway, plus one [`Leak`] per resource (rule STRICT-FINALIZE-LIVE; [`Strictness::HardwareLike`] returns success, as the real teardown does, and still records both) | 507007 | `FinalizeWithLiveResources` |
 //! | a stream of another context than the current one (not for `aclrtSynchronizeStream`, which switches temporarily), or an event of another device than the stream | 107003 `ACL_ERROR_RT_STREAM_CONTEXT` | `WrongContext` |
 //! | device memory of another device than the current one without `aclrtDeviceEnablePeerAccess(current -> that device)` | 207006 `ACL_ERROR_RT_NO_PERMISSION` *(choice)* | `CrossDeviceWithoutPeerAccess` |
 //! | a handle the runtime never created, or a handle of another kind (an event passed as a stream) | 107017 | `InvalidHandle` |
@@ -183,9 +195,14 @@
 //!
 //! ## Host registration, managed memory, failure mode, last error
 //!
-//! The simulated SoC is an Atlas A2 (`aclrtGetSocName` = `Ascend910B-sim`),
-//! CANN 9.0.0: host registration, managed memory and the failure mode are
-//! all supported, the default stream (NULL) included.
+//! The simulated SoC is by default an Atlas A2 (`aclrtGetSocName` =
+//! `Ascend910B-sim`), CANN 9.0.0: host registration, managed memory and the
+//! failure mode are all supported, the default stream (NULL) included. The
+//! [`Soc::Ascend310P`] profile (`ACLRT_SIM_SOC=310p`) models the feature
+//! list of the Atlas inference series where it changes an answer: no huge
+//! streams, no control queue (NULL stream refused by the failure mode, the
+//! abort and the async 2-D copy), no stream abort; the rest is as on the
+//! 910B.
 //!
 //! * `aclrtHostRegister` (type `ACL_HOST_REGISTER_MAPPED` only; IOMEMORY
 //!   and READONLY are reserved: 207000) and `aclrtHostRegisterV2` (flag a
@@ -254,9 +271,17 @@
 //!   touching pageable memory complete before the call returns (documented
 //!   for pageable host memory); `ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE` copies a
 //!   host source into a staging buffer at once and stays asynchronous. 2-D
-//!   copies accept kinds 1..=4 (sync and async); the async limits (width ≤
-//!   5,000,000, height ≤ 5,242,880) give 100000. Memset uses the low byte of
-//!   `value`.
+//!   copies accept kinds 1..=4 (100000 otherwise); the limits width ≤
+//!   5,000,000 and height ≤ 5,242,880 apply to both calls (107000). Kind
+//!   resolution follows the real runtime's correction from the pointers
+//!   (`sim/FIDELITY.md`, rows COPY-*): in host run mode an async copy whose
+//!   kind resolves to host-to-host (explicit, or `DEFAULT` between two host
+//!   buffers) returns 207000; the synchronous `aclrtMemcpy2d` runs only
+//!   host-to-device and device-to-host (explicit `DEVICE_TO_DEVICE` 207000,
+//!   a `DEFAULT` resolving to device-to-device or host-to-host 107000);
+//!   `aclrtMemcpy2dAsync` runs H2D, D2H and D2D (in device run mode the kind
+//!   is not corrected, so `DEFAULT` is 107000 there). Memset uses the low
+//!   byte of `value`.
 //! * **Devices and contexts**: `aclrtResetDevice` of a device that is not set
 //!   returns 507007 (like the force variant). A thread's current context is
 //!   the explicit one (`aclrtCreateContext`, `aclrtSetCurrentContext`) if
@@ -276,7 +301,8 @@
 //!   and CPU_SCHEDULE streams make `aclrtSynchronizeStream` return at once.
 //!   The default stream's handle (from `aclrtCtxGetCurrentDefaultStream`) is
 //!   accepted wherever NULL is; destroying it returns 100000.
-//!   `aclrtStreamQuery` requires the stream's context to be current (107003).
+//!   `aclrtStreamQuery` answers for a stream of any context (a current
+//!   context is required, 107002), as the real runtime does.
 //!   Destroying a subscribed stream unsubscribes it.
 //! * **Events**: at most 65536 per device (207007). IPC events are not
 //!   supported (207000). `aclrtResetEvent` on anything but an
@@ -291,7 +317,9 @@
 //!   first event creation; never reset, so monotonic) to the execution of
 //!   the last record, the same instants `aclrtEventElapsedTime` uses; 507000
 //!   never recorded, 107006 without TIME_LINE or while the record is queued.
-//!   Synchronising an EXTERNAL or DEVICE_USE_ONLY event returns 207000.
+//!   Synchronising an EXTERNAL or DEVICE_USE_ONLY event returns 207000;
+//!   recording, resetting or waiting for a DEVICE_USE_ONLY event 107000 (as
+//!   the real runtime layer answers the host).
 //!   `aclrtQueryEventWaitStatus` reports NOT_READY while a wait task issued
 //!   on the event (`aclrtStreamWaitEvent`) has not executed, COMPLETE
 //!   otherwise (also when none was issued); 207000 for ExWithFlag, EXTERNAL
@@ -307,8 +335,9 @@
 //!   stream, or of the device (which covers the current context's streams).
 //!   Calls that would wait for the stream they are called from (from a host
 //!   function running on it) return 107000 instead of deadlocking.
-//! * **Abort** (`aclrtStreamAbort`, synchronous): NULL → 107000 (the default
-//!   stream's handle is accepted), stale handle → 107017, no current
+//! * **Abort** (`aclrtStreamAbort`, synchronous): NULL is the default stream
+//!   on the 910B profile and 107000 on the 310P one (which has no abort at
+//!   all: 207000), stale handle → 107017, no current
 //!   context → 107002, stream of another context → 107003, called from a
 //!   host function running on that stream → 107000. Every queued task is
 //!   dropped without running (host functions and callbacks are never
@@ -369,10 +398,20 @@
 //! * **Callbacks**: `threadId` is the POSIX `pthread_t` of the reporting
 //!   thread ([`thread_report_id`] returns it for the calling thread).
 //!   `aclrtLaunchCallback` on a stream without a subscribed thread returns
-//!   107015 `ACL_ERROR_RT_STREAM_NO_CB_REG`; `aclrtUnSubscribeReport` of a
-//!   stream that is not subscribed returns 100034, of a stream subscribed by
-//!   another thread 100035; a thread already serving another device 107000;
-//!   more than 1024 threads 207012. Callbacks of a stream still queued at its
+//!   107015 `ACL_ERROR_RT_STREAM_NO_CB_REG`; subscribing a stream that is
+//!   subscribed already, or unsubscribing one that is not, returns 107011
+//!   `ACL_ERROR_RT_STREAM_SUBSCRIBE`; unsubscribing with another thread than
+//!   the subscriber, or subscribing a thread that serves another device,
+//!   107012 `ACL_ERROR_RT_THREAD_SUBSCRIBE`; more than 1024 threads 207012.
+//!   A stream serves one callback mechanism, as on hardware: after
+//!   `aclrtSubscribeReport`, `aclrtLaunchHostFunc` on it returns 107011 (until
+//!   it is unsubscribed); after `aclrtLaunchHostFunc`, `aclrtSubscribeReport`,
+//!   `aclrtLaunchCallback` and `aclrtUnSubscribeReport` on it return 107011
+//!   for the rest of the stream's life. A literal NULL stream passes that
+//!   check (the real runtime looks at the handle only): a host function on a
+//!   subscribed default stream becomes a blocking callback for its
+//!   subscribed thread, a callback on a default stream served by host
+//!   functions runs like one, and unsubscribing it returns 107012. Callbacks of a stream still queued at its
 //!   unsubscription run on the unsubscribing thread; a callback task reached
 //!   after its stream lost its subscription runs on the stream worker.
 //! * **Versions**: `aclrtGetVersion` 1.17.0; packages `cann`, `runtime`,

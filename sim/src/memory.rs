@@ -166,7 +166,10 @@ pub(crate) fn free(addr: usize, kind: AllocKind, dev_sync: bool) -> Res<()> {
     }
     let holders = Arc::strong_count(&a.block) - 1;
     if holders > 0 {
-        return Err(Error::violation(
+        // Strict rule STRICT-FREE-IN-USE: the real runtime frees at once;
+        // hardware-like mode does too (the tasks keep the block alive until
+        // they are done, so they touch quarantined memory, never freed memory).
+        let err = Error::violation(
             ViolationKind::ReleaseWhileInUse,
             ffi::ACL_ERROR_RT_STREAM_NOT_COMPLETE,
             format!(
@@ -174,7 +177,14 @@ pub(crate) fn free(addr: usize, kind: AllocKind, dev_sync: bool) -> Res<()> {
                  task(s); synchronize the stream before releasing it",
                 a.size
             ),
-        ));
+        );
+        let function = match (kind, dev_sync) {
+            (AllocKind::Host, false) => "aclrtFreeHost",
+            (AllocKind::Host, true) => "aclrtFreeHostWithDevSync",
+            (_, false) => "aclrtFree",
+            (_, true) => "aclrtFreeWithDevSync",
+        };
+        crate::diag::strict_rule(rt.cfg.strictness, function, err)?;
     }
     let Some(a) = rt.mem.live.remove(&addr) else {
         return Err(crate::rt::mem::bad_free(&rt.mem, addr, kind));
@@ -256,9 +266,21 @@ fn kind_2d(kind: u32) -> Res<Kind> {
     })
 }
 
-/// The kind rule: in host run mode the kind must match where the memory
-/// lies; in device run mode every kind is accepted.
-fn check_kind(mode: RunMode, kind: Kind, dst: &Access, src: &Access) -> Res<()> {
+/// The kind rule (strict rule STRICT-KIND): in host run mode the kind must
+/// match where the memory lies; in device run mode every kind is accepted.
+/// The real runtime instead corrects the kind of an asynchronous copy from
+/// the pointers ([`resolve`]); with [`Strictness::HardwareLike`] the
+/// mismatch is recorded and the copy goes on with the corrected kind.
+///
+/// [`Strictness::HardwareLike`]: crate::model::Strictness::HardwareLike
+fn check_kind(rt: &Runtime, call: &'static str, kind: Kind, dst: &Access, src: &Access) -> Res<()> {
+    match kind_mismatch(rt.cfg.run_mode, kind, dst, src) {
+        Ok(()) => Ok(()),
+        Err(e) => crate::diag::strict_rule(rt.cfg.strictness, call, e),
+    }
+}
+
+fn kind_mismatch(mode: RunMode, kind: Kind, dst: &Access, src: &Access) -> Res<()> {
     if mode == RunMode::Device {
         return Ok(());
     }
@@ -289,6 +311,72 @@ fn check_kind(mode: RunMode, kind: Kind, dst: &Access, src: &Access) -> Res<()> 
         }
     }
     Ok(())
+}
+
+/// Where the real runtime's location check puts memory: runtime host
+/// memory (pinned or registered), device memory, or host memory it does not
+/// know (pageable application memory).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Loc {
+    Host,
+    Dev,
+    Unreg,
+}
+
+fn loc(p: Place) -> Loc {
+    match p {
+        Place::Device(_) | Place::Managed(_) => Loc::Dev,
+        Place::PinnedHost | Place::Registered => Loc::Host,
+        Place::App => Loc::Unreg,
+    }
+}
+
+/// The kind the real runtime copies with after its automatic kind
+/// correction from where `src` and `dst` lie (fidelity rows COPY-KIND-*):
+/// between runtime host memory and device memory the kind is forced to the
+/// direction of the pointers; with pageable memory on one side the kind
+/// must be one of the directions that side allows (`Err` otherwise, 107000
+/// there), and `DEFAULT` takes the listed default. Other kinds (the staging
+/// `HOST_TO_BUF_TO_DEVICE`) are left alone.
+fn resolve(kind: Kind, src: Place, dst: Place) -> Result<Kind, ()> {
+    use Kind::{D2D, D2H, Default, H2D, H2H};
+    if kind == Kind::H2BufD {
+        return Ok(kind);
+    }
+    let (forced, allowed, default): (Option<Kind>, &[Kind], Kind) = match (loc(src), loc(dst)) {
+        (Loc::Host, Loc::Dev) => (Some(H2D), &[], H2D),
+        (Loc::Dev, Loc::Host) => (Some(D2H), &[], D2H),
+        (Loc::Host, Loc::Host) => (Some(H2H), &[], H2H),
+        (Loc::Dev, Loc::Dev) => (Some(D2D), &[], D2D),
+        (Loc::Unreg, Loc::Dev) => (None, &[H2D, D2D], H2D),
+        (Loc::Dev, Loc::Unreg) => (None, &[D2H, D2D], D2H),
+        (Loc::Host, Loc::Unreg) => (None, &[H2H, H2D], H2H),
+        (Loc::Unreg, Loc::Host) => (None, &[H2H, D2H], H2H),
+        (Loc::Unreg, Loc::Unreg) => (None, &[H2H, H2D, D2H, D2D], H2H),
+    };
+    match forced {
+        Some(k) => Ok(k),
+        None if kind == Default => Ok(default),
+        None if allowed.contains(&kind) => Ok(kind),
+        None => Err(()),
+    }
+}
+
+/// 107000 for a kind the runtime's correction refuses or resolves to a
+/// direction `call` does not support.
+fn unsupported_direction(call: &str, kind: Kind, resolved: Option<Kind>) -> Error {
+    rt_param(match resolved {
+        Some(r) => format!(
+            "{call}: kind {} resolves to {} from where src and dst lie, which {call} does not \
+             support",
+            kind.name(),
+            r.name()
+        ),
+        None => format!(
+            "{call}: kind {} does not fit pageable host memory on that side of the copy",
+            kind.name()
+        ),
+    })
 }
 
 /// The peer rule: device memory of another device than `cur` needs peer
@@ -342,7 +430,7 @@ pub(crate) fn memcpy(
         let cur = rt.current()?.device;
         let d = rt.mem.access(dst, count, "dst")?;
         let s = rt.mem.access(src, count, "src")?;
-        check_kind(rt.cfg.run_mode, kind, &d, &s)?;
+        check_kind(&rt, "aclrtMemcpy", kind, &d, &s)?;
         check_peer(&rt, cur, &[("dst", &d), ("src", &s)])?;
         (d, s)
     };
@@ -370,15 +458,37 @@ fn queue_copy(
         let sh = st.shared.clone();
         let mode = rt.cfg.run_mode;
         if kind == Kind::H2H && mode == RunMode::Host {
-            return Err(Error::new(
-                ffi::ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
-                "ACL_MEMCPY_HOST_TO_HOST is not supported by asynchronous copies in host run \
-                 mode (use aclrtMemcpy or a plain host copy)",
-            ));
+            return Err(h2h_async());
         }
         let d = rt.mem.access(dst.0, dst.1, "dst")?;
         let s = rt.mem.access(src.0, src.1, "src")?;
-        check_kind(mode, kind, &d, &s)?;
+        let call = if two_d.is_some() {
+            "aclrtMemcpy2dAsync"
+        } else {
+            "aclrtMemcpyAsync"
+        };
+        check_kind(&rt, call, kind, &d, &s)?;
+        // Host run mode: the runtime corrects the kind from the pointers
+        // (device run mode keeps it).
+        let resolved = if mode == RunMode::Host {
+            Some(
+                resolve(kind, s.place, d.place)
+                    .map_err(|()| unsupported_direction(call, kind, None))?,
+            )
+        } else {
+            None
+        };
+        if two_d.is_none() && resolved == Some(Kind::H2H) {
+            return Err(h2h_async());
+        }
+        if two_d.is_some() {
+            // 2-D: only H2D, D2H and D2D after the correction; in device run
+            // mode DEFAULT is not corrected, so it is refused too.
+            let k = resolved.unwrap_or(kind);
+            if !matches!(k, Kind::H2D | Kind::D2H | Kind::D2D) {
+                return Err(unsupported_direction("aclrtMemcpy2dAsync", kind, Some(k)));
+            }
+        }
         check_peer(&rt, cur, &[("dst", &d), ("src", &s)])?;
         // The staging kind copies a host source now, so it may be released
         // as soon as the call returns.
@@ -408,6 +518,18 @@ fn queue_copy(
     let ticket = sh.ticket();
     sh.submit(op, ticket)?;
     Ok(())
+}
+
+/// 207000: host-to-host is not an asynchronous copy in host run mode
+/// (explicit, or `DEFAULT` between two host buffers; fidelity row
+/// COPY-ASYNC-H2H).
+fn h2h_async() -> Error {
+    Error::new(
+        ffi::ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+        "a host-to-host copy (ACL_MEMCPY_HOST_TO_HOST, or ACL_MEMCPY_DEFAULT between two host \
+         buffers) is not supported by asynchronous copies in host run mode (use aclrtMemcpy or \
+         a plain host copy)",
+    )
 }
 
 /// `aclrtMemcpyAsync`.
@@ -457,13 +579,26 @@ pub(crate) fn memcpy_2d(
         format!("width {width} exceeds dpitch {dpitch}")
     })?;
     let kind = kind_2d(kind)?;
-    if stream.is_some() {
-        require(width <= MAX_2D_WIDTH, || {
-            format!("width {width} exceeds the limit {MAX_2D_WIDTH} of aclrtMemcpy2dAsync")
-        })?;
-        require(height <= MAX_2D_HEIGHT, || {
-            format!("height {height} exceeds the limit {MAX_2D_HEIGHT} of aclrtMemcpy2dAsync")
-        })?;
+    if let Some(h) = stream {
+        crate::stream::null_stream_needs_control_sq(&rt(), h, "aclrtMemcpy2dAsync")?;
+    }
+    // The runtime layer's limits, for both calls (fidelity row COPY2D-LIMIT).
+    if height > MAX_2D_HEIGHT {
+        return Err(rt_param(format!(
+            "height {height} exceeds the 2-D copy limit {MAX_2D_HEIGHT}"
+        )));
+    }
+    if width > MAX_2D_WIDTH {
+        return Err(rt_param(format!(
+            "width {width} exceeds the 2-D copy limit {MAX_2D_WIDTH}"
+        )));
+    }
+    if stream.is_none() && kind == Kind::D2D {
+        return Err(Error::new(
+            ffi::ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+            "aclrtMemcpy2d supports only host-to-device and device-to-host copies \
+             (ACL_MEMCPY_DEVICE_TO_DEVICE is for aclrtMemcpy2dAsync)",
+        ));
     }
     let (Some(dlen), Some(slen)) = (
         prim::extent_2d(dpitch, width, height),
@@ -485,7 +620,19 @@ pub(crate) fn memcpy_2d(
         let cur = rt.current()?.device;
         let d = rt.mem.access(dst, dlen, "dst")?;
         let s = rt.mem.access(src, slen, "src")?;
-        check_kind(rt.cfg.run_mode, kind, &d, &s)?;
+        let mode = rt.cfg.run_mode;
+        check_kind(&rt, "aclrtMemcpy2d", kind, &d, &s)?;
+        // The synchronous 2-D copy resolves the kind from the pointers in
+        // both run modes and runs only H2D and D2H (fidelity row
+        // COPY2D-SYNC-KIND). Device run mode: only DEFAULT is resolved here
+        // (where the driver puts "host" memory there is not in the source).
+        if mode == RunMode::Host || kind == Kind::Default {
+            let resolved = resolve(kind, s.place, d.place)
+                .map_err(|()| unsupported_direction("aclrtMemcpy2d", kind, None))?;
+            if !matches!(resolved, Kind::H2D | Kind::D2H) {
+                return Err(unsupported_direction("aclrtMemcpy2d", kind, Some(resolved)));
+            }
+        }
         check_peer(&rt, cur, &[("dst", &d), ("src", &s)])?;
         (d, s)
     };

@@ -9,6 +9,14 @@ use crate::prim::{Out, OutBuf, fill_c_chars};
 /// The simulated SoC (`aclrtGetSocName`).
 pub(crate) const SOC_NAME: &CStr = c"Ascend910B-sim";
 
+/// The name of the configured chip (`aclrtGetSocName`).
+pub(crate) fn soc_name() -> &'static CStr {
+    match crate::control::config().soc {
+        crate::model::Soc::Ascend310P => c"Ascend310P-sim",
+        _ => SOC_NAME,
+    }
+}
+
 /// The simulated CANN release (ACL 1.17 ships with CANN 9.0.0).
 const CANN: [u32; 3] = [9, 0, 0];
 /// The simulated driver and firmware releases.

@@ -1,5 +1,6 @@
 //! The model every layer shares: the public types of the simulator's
-//! configuration ([`SimConfig`], [`RunMode`]) and of its audit ([`Audit`],
+//! configuration ([`SimConfig`], [`RunMode`], [`Soc`], [`Strictness`],
+//! [`PeerTopology`]) and of its audit ([`Audit`],
 //! [`Violation`], [`ViolationKind`], [`Leak`], [`ResourceKind`]), re-exported
 //! at the crate root. No dependency on any other module of the crate.
 
@@ -16,6 +17,98 @@ pub enum RunMode {
     Device,
 }
 
+/// The simulated chip (`ACLRT_SIM_SOC`): its feature list decides some
+/// answers, as the real runtime's per-chip feature table does
+/// (`src/runtime/config/*/dev_info_reg.cc` in the runtime's source; see
+/// `sim/FIDELITY.md`, rows SOC-*).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Soc {
+    /// Atlas A2 training/inference (`aclrtGetSocName` "Ascend910B-sim"):
+    /// huge streams, the control submission queue (a NULL stream means the
+    /// default stream everywhere), stream abort. The default.
+    #[default]
+    Ascend910B,
+    /// The Atlas inference series (the runtime's `dc` chip configuration;
+    /// "Ascend310P-sim"): no huge streams (`ACL_STREAM_HUGE` 207000), no
+    /// control submission queue (a NULL stream in `aclrtSetStreamFailureMode`,
+    /// `aclrtStreamAbort` and `aclrtMemcpy2dAsync` is 107000), no stream
+    /// abort (207000).
+    Ascend310P,
+}
+
+impl Soc {
+    /// `ACL_STREAM_HUGE` streams can be created.
+    pub fn huge_streams(self) -> bool {
+        self == Soc::Ascend910B
+    }
+    /// The control submission queue: calls that resolve a NULL stream at
+    /// the runtime layer (failure mode, abort, async 2-D copy) accept it.
+    pub fn control_sq(self) -> bool {
+        self == Soc::Ascend910B
+    }
+    /// `aclrtStreamAbort` is supported.
+    pub fn stream_abort(self) -> bool {
+        self == Soc::Ascend910B
+    }
+}
+
+/// How the simulator answers where it is stricter than the hardware on
+/// purpose (`ACLRT_SIM_STRICTNESS`; the named rules of `sim/FIDELITY.md`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Strictness {
+    /// Refuse the call with the rule's code and record a [`Violation`]
+    /// (default).
+    #[default]
+    Strict,
+    /// Answer as the hardware does (for the switchable rules) and still
+    /// record the [`Violation`], so an existing program runs unchanged and
+    /// the audit shows what would be a bug.
+    HardwareLike,
+}
+
+/// Which ordered device pairs `aclrtDeviceCanAccessPeer` reports as able to
+/// reach each other (`ACLRT_SIM_PEER`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub enum PeerTopology {
+    /// Every pair of distinct devices (default).
+    #[default]
+    All,
+    /// No pair: `aclrtDeviceCanAccessPeer` reports 0 and enabling fails.
+    None,
+    /// Only these pairs, each in both directions.
+    Pairs(Vec<(i32, i32)>),
+}
+
+impl PeerTopology {
+    /// Whether `dev` can access `peer` (distinct devices).
+    pub fn allows(&self, dev: i32, peer: i32) -> bool {
+        match self {
+            PeerTopology::All => true,
+            PeerTopology::None => false,
+            PeerTopology::Pairs(p) => p
+                .iter()
+                .any(|&(a, b)| (a, b) == (dev, peer) || (b, a) == (dev, peer)),
+        }
+    }
+
+    fn parse(v: &str) -> Option<PeerTopology> {
+        match v.trim().to_ascii_lowercase().as_str() {
+            "all" => Some(PeerTopology::All),
+            "none" => Some(PeerTopology::None),
+            list => list
+                .split(',')
+                .map(|pair| {
+                    let (a, b) = pair.trim().split_once('-')?;
+                    Some((a.trim().parse().ok()?, b.trim().parse().ok()?))
+                })
+                .collect::<Option<Vec<_>>>()
+                .map(PeerTopology::Pairs),
+        }
+    }
+}
+
 /// Settings read at `aclInit`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SimConfig {
@@ -29,6 +122,14 @@ pub struct SimConfig {
     pub trace_path: Option<PathBuf>,
     /// Extra latency added before every queued task runs (default zero).
     pub task_delay: Duration,
+    /// The simulated chip (`ACLRT_SIM_SOC` = `910b` | `310p`, default 910B).
+    pub soc: Soc,
+    /// Strict rules or hardware-like answers (`ACLRT_SIM_STRICTNESS` =
+    /// `strict` | `hardware`, default strict).
+    pub strictness: Strictness,
+    /// Peer-access topology (`ACLRT_SIM_PEER` = `all` | `none` | `0-1,2-3`,
+    /// default all).
+    pub peer: PeerTopology,
 }
 
 impl Default for SimConfig {
@@ -40,6 +141,9 @@ impl Default for SimConfig {
             run_mode: RunMode::Host,
             trace_path: None,
             task_delay: Duration::ZERO,
+            soc: Soc::Ascend910B,
+            strictness: Strictness::Strict,
+            peer: PeerTopology::All,
         }
     }
 }
@@ -54,6 +158,9 @@ impl SimConfig {
     /// | `ACLRT_SIM_RUN_MODE` | `host` or `device` |
     /// | `ACLRT_SIM_TRACE` | path of the Chrome-trace JSON written at finalize |
     /// | `ACLRT_SIM_TASK_DELAY` | delay before every task: `250us`, `2ms`, `1s`, `100ns`, or a plain number of microseconds |
+    /// | `ACLRT_SIM_SOC` | `910b` or `310p` ([`Soc`]) |
+    /// | `ACLRT_SIM_STRICTNESS` | `strict` or `hardware` ([`Strictness`]) |
+    /// | `ACLRT_SIM_PEER` | `all`, `none`, or pairs `0-1,2-3` ([`PeerTopology`]) |
     ///
     /// An unparsable value is reported on stderr and the default is kept.
     pub fn from_env() -> Self {
@@ -85,6 +192,26 @@ impl SimConfig {
             match parse_duration(&v) {
                 Some(d) => c.task_delay = d,
                 None => warn("ACLRT_SIM_TASK_DELAY", &v),
+            }
+        }
+        if let Some(v) = var("ACLRT_SIM_SOC") {
+            match v.trim().to_ascii_lowercase().as_str() {
+                "910b" | "ascend910b" => c.soc = Soc::Ascend910B,
+                "310p" | "ascend310p" => c.soc = Soc::Ascend310P,
+                _ => warn("ACLRT_SIM_SOC", &v),
+            }
+        }
+        if let Some(v) = var("ACLRT_SIM_STRICTNESS") {
+            match v.trim().to_ascii_lowercase().as_str() {
+                "strict" => c.strictness = Strictness::Strict,
+                "hardware" => c.strictness = Strictness::HardwareLike,
+                _ => warn("ACLRT_SIM_STRICTNESS", &v),
+            }
+        }
+        if let Some(v) = var("ACLRT_SIM_PEER") {
+            match PeerTopology::parse(&v) {
+                Some(t) => c.peer = t,
+                None => warn("ACLRT_SIM_PEER", &v),
             }
         }
         c

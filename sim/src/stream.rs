@@ -25,11 +25,48 @@ pub(crate) fn create_stream(out: Out<usize>, flags: u32) -> Res<()> {
         | ffi::ACL_STREAM_HUGE
         | ffi::ACL_STREAM_CPU_SCHEDULE
         | ffi::ACL_STREAM_DEVICE_USE_ONLY;
+    let flags = flags & KNOWN;
     let mut rt = rt();
+    // The chip's feature list (fidelity row SOC-HUGE).
+    if flags & ffi::ACL_STREAM_HUGE != 0 && !rt.cfg.soc.huge_streams() {
+        return Err(Error::new(
+            ffi::ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+            format!(
+                "flags {flags:#x}: the simulated chip ({:?}) has no huge streams \
+                 (ACL_STREAM_HUGE)",
+                rt.cfg.soc
+            ),
+        ));
+    }
+    // The runtime maps DEVICE_USE_ONLY to its "control-process" stream
+    // flag, which it accepts only alone (fidelity row STREAM-CFG-3).
+    if flags & ffi::ACL_STREAM_DEVICE_USE_ONLY != 0 && flags != ffi::ACL_STREAM_DEVICE_USE_ONLY {
+        return Err(rt_param(format!(
+            "flags {flags:#x}: ACL_STREAM_DEVICE_USE_ONLY cannot be combined with other flags"
+        )));
+    }
     let ctx = rt.current()?;
     let (c, d) = (ctx.handle, ctx.device);
-    let h = rt.new_stream(c, d, false, flags & KNOWN)?;
+    let h = rt.new_stream(c, d, false, flags)?;
     out.write(h);
+    Ok(())
+}
+
+/// 107000 for a NULL stream on a chip without the control submission
+/// queue: the runtime layer resolves NULL to the default stream only where
+/// the chip has one (fidelity row SOC-NULL-STREAM).
+pub(crate) fn null_stream_needs_control_sq(
+    rt: &crate::rt::Runtime,
+    h: usize,
+    call: &str,
+) -> Res<()> {
+    if h == 0 && !rt.cfg.soc.control_sq() {
+        return Err(rt_param(format!(
+            "{call}: stream is NULL; the simulated chip ({:?}) has no control submission queue, \
+             so NULL does not name the default stream here (pass an explicit stream)",
+            rt.cfg.soc
+        )));
+    }
     Ok(())
 }
 
@@ -172,13 +209,21 @@ pub(crate) fn synchronize_stream(h: usize, timeout: Option<i32>) -> Res<()> {
 /// or waiting running task short, waits for a running task that cannot be
 /// interrupted, and leaves the stream usable.
 pub(crate) fn stream_abort(h: usize) -> Res<()> {
-    if h == 0 {
-        return Err(rt_param(
-            "stream is NULL: aclrtStreamAbort needs a stream handle (for the default stream, \
-             pass the handle from aclrtCtxGetCurrentDefaultStream)",
-        ));
-    }
-    let sh = rt().stream_in_current(h)?.1.shared.clone();
+    let sh = {
+        let rt = rt();
+        null_stream_needs_control_sq(&rt, h, "aclrtStreamAbort")?;
+        let sh = rt.stream_in_current(h)?.1.shared.clone();
+        if !rt.cfg.soc.stream_abort() {
+            return Err(Error::new(
+                ffi::ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+                format!(
+                    "aclrtStreamAbort is not supported by the simulated chip ({:?})",
+                    rt.cfg.soc
+                ),
+            ));
+        }
+        sh
+    };
     if sync::on_worker_of(sh.id) {
         return Err(rt_param(
             "called from a callback running on this very stream; the abort would wait for itself",
@@ -199,10 +244,17 @@ pub(crate) fn stream_abort(h: usize) -> Res<()> {
 
 /// `aclrtStreamQuery`.
 pub(crate) fn stream_query(h: usize, out: Out<u32>) -> Res<()> {
-    let sh = rt().stream_in_current(h)?.1.shared.clone();
+    // The ACL layer checks the output first; the runtime needs a current
+    // context but queries a stream of any context (fidelity row
+    // STREAM-10: no 107003 here).
     if out.is_null() {
         return Err(param("status is NULL"));
     }
+    let sh = {
+        let rt = rt();
+        rt.current()?;
+        rt.stream(h)?.shared.clone()
+    };
     out.write(if sh.is_idle() {
         ffi::ACL_STREAM_STATUS_COMPLETE
     } else {

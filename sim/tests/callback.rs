@@ -201,7 +201,7 @@ fn blocking_callback_holds_later_tasks_of_the_stream() {
 }
 
 #[test]
-fn subscribing_a_second_thread_to_a_stream_returns_100033() {
+fn subscribing_a_second_thread_to_a_stream_returns_107011() {
     let session = device0();
     let s = create_stream();
     ok!(aclrtSubscribeReport(my_thread_id(), s));
@@ -209,7 +209,7 @@ fn subscribing_a_second_thread_to_a_stream_returns_100033() {
     let other = my_thread_id().wrapping_add(1);
     assert_eq!(
         acl!(aclrtSubscribeReport(other, s)),
-        ACL_ERROR_REPEAT_SUBSCRIBE
+        ACL_ERROR_RT_STREAM_SUBSCRIBE
     );
     ok!(aclrtUnSubscribeReport(my_thread_id(), s));
     destroy_stream(s);
@@ -348,25 +348,25 @@ fn launch_callback_without_subscribed_thread_returns_107015() {
 }
 
 #[test]
-fn unsubscribing_a_stream_that_is_not_subscribed_returns_100034() {
+fn unsubscribing_a_stream_that_is_not_subscribed_returns_107011() {
     let session = device0();
     let s = create_stream();
     assert_eq!(
         acl!(aclrtUnSubscribeReport(my_thread_id(), s)),
-        ACL_ERROR_STREAM_NOT_SUBSCRIBE
+        ACL_ERROR_RT_STREAM_SUBSCRIBE
     );
     destroy_stream(s);
     session.finish();
 }
 
 #[test]
-fn unsubscribing_with_another_thread_id_returns_100035() {
+fn unsubscribing_with_another_thread_id_returns_107012() {
     let session = device0();
     let s = create_stream();
     ok!(aclrtSubscribeReport(my_thread_id(), s));
     assert_eq!(
         acl!(aclrtUnSubscribeReport(my_thread_id().wrapping_add(1), s)),
-        ACL_ERROR_THREAD_NOT_SUBSCRIBE
+        ACL_ERROR_RT_THREAD_SUBSCRIBE
     );
     ok!(aclrtUnSubscribeReport(my_thread_id(), s));
     destroy_stream(s);
@@ -392,7 +392,7 @@ fn one_thread_cannot_serve_two_devices() {
     ok!(aclrtSetDevice(1));
     assert_eq!(
         acl!(aclrtSubscribeReport(my_thread_id(), s1)),
-        ACL_ERROR_RT_PARAM_INVALID
+        ACL_ERROR_RT_THREAD_SUBSCRIBE
     );
     destroy_stream(s1);
     ok!(aclrtSetDevice(0));

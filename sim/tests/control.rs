@@ -123,10 +123,7 @@ fn reset_works_from_a_dirty_state() {
     assert!(!audit.initialized);
     assert_eq!(aclrt_sim::total_calls(), 0);
     // Stale handles are rejected, a fresh runtime works.
-    assert_eq!(
-        acl!(aclrtSetCurrentContext(ctx)),
-        ACL_ERROR_RT_INVALID_HANDLE
-    );
+    assert_eq!(acl!(aclrtSetCurrentContext(ctx)), ACL_ERROR_RT_CONTEXT_NULL);
     aclrt_sim::reset();
     init_device0();
     let q = malloc(64);
@@ -177,7 +174,7 @@ fn callbacks_run_on_the_subscribed_thread() {
     ok!(aclrtSubscribeReport(tid, s));
     assert_eq!(
         acl!(aclrtSubscribeReport(tid + 1, s)),
-        ACL_ERROR_REPEAT_SUBSCRIBE
+        ACL_ERROR_RT_STREAM_SUBSCRIBE
     );
     ok!(aclrtLaunchCallback(
         Some(flag_thread),
@@ -189,12 +186,12 @@ fn callbacks_run_on_the_subscribed_thread() {
     assert_eq!(slot.load(Ordering::SeqCst) as u64, tid);
     assert_eq!(
         acl!(aclrtUnSubscribeReport(tid + 1, s)),
-        ACL_ERROR_THREAD_NOT_SUBSCRIBE
+        ACL_ERROR_RT_THREAD_SUBSCRIBE
     );
     ok!(aclrtUnSubscribeReport(tid, s));
     assert_eq!(
         acl!(aclrtUnSubscribeReport(tid, s)),
-        ACL_ERROR_STREAM_NOT_SUBSCRIBE
+        ACL_ERROR_RT_STREAM_SUBSCRIBE
     );
     stop.store(true, Ordering::SeqCst);
     assert_eq!(reporter.join().unwrap(), 1);
@@ -218,7 +215,7 @@ fn host_func_blocks_its_stream_until_it_returns() {
     assert_eq!(hits.load(Ordering::SeqCst), 1);
     assert_eq!(
         acl!(aclrtLaunchHostFunc(s, None, null_mut())),
-        ACL_ERROR_INVALID_PARAM
+        ACL_ERROR_RT_PARAM_INVALID
     );
     ok!(aclrtDestroyStream(s));
     session.finish();

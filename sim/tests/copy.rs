@@ -676,7 +676,7 @@ fn cross_device_copy_after_enable_peer_access_succeeds() {
 }
 
 #[test]
-fn memcpy2d_async_width_over_5000000_returns_100000() {
+fn memcpy2d_async_width_over_5000000_returns_107000() {
     let session = device0();
     let a = malloc(64);
     let b = malloc(64);
@@ -692,7 +692,7 @@ fn memcpy2d_async_width_over_5000000_returns_100000() {
             ACL_MEMCPY_DEVICE_TO_DEVICE,
             null_mut()
         )),
-        ACL_ERROR_INVALID_PARAM
+        ACL_ERROR_RT_PARAM_INVALID
     );
     free(a);
     free(b);

@@ -102,7 +102,7 @@ fn explicit_context_is_current_and_falls_back_to_the_device_context() {
     // The explicit context is gone; the one bound by aclrtSetDevice remains.
     ok!(aclrtGetCurrentContext(&mut cur));
     assert_eq!(cur, primary);
-    assert_eq!(acl!(aclrtDestroyContext(ctx)), ACL_ERROR_RT_INVALID_HANDLE);
+    assert_eq!(acl!(aclrtDestroyContext(ctx)), ACL_ERROR_RT_CONTEXT_NULL);
     assert_eq!(violation_kinds(), vec![ViolationKind::UseAfterFree]);
     teardown_device0();
 }

@@ -429,18 +429,18 @@ fn persistent_stream_synchronize_returns_at_once() {
 }
 
 #[test]
-fn stream_query_of_other_context_stream_returns_107003() {
+fn stream_query_of_other_context_stream_is_answered() {
+    // The real runtime queries a stream of any context (no 107003 here),
+    // but needs a current context (107002).
     let _sim = aclrt_sim::exclusive();
     init_device0();
     let s = create_stream();
     let ctx = create_context(0);
     let mut st: aclrtStreamStatus = 0xdead;
-    assert_eq!(
-        acl!(aclrtStreamQuery(s, &mut st)),
-        ACL_ERROR_RT_STREAM_CONTEXT
-    );
+    ok!(aclrtStreamQuery(s, &mut st));
+    assert_eq!(st, ACL_STREAM_STATUS_COMPLETE);
     ok!(aclrtDestroyContext(ctx));
     destroy_stream(s);
     teardown_device0();
-    expect_violations(&[ViolationKind::WrongContext]);
+    assert_clean();
 }

@@ -690,6 +690,7 @@ pub(crate) fn destroy_stream(stream: Raw, owner: Raw) -> Result<()> {
         // An escalation that is aborting it (for an outside wait) still
         // holds its handle: the handle is freed only after that.
         scope::wait_not_aborting(stream);
+        host_fn::host_fn_stream_destroyed(stream);
     }
     // SAFETY: `stream` is a live explicit stream of the current context with
     // no borrowed buffers in flight; it is not used afterwards.

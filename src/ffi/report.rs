@@ -247,7 +247,12 @@ pub(crate) fn subscribe(tid: u64, stream: Raw, ctx: Raw) -> Result<()> {
     // Host functions queued with `Stream::launch_host_fn` and not yet
     // settled by a synchronisation, or queued by a scope that is still
     // open (`Lane::host_fn`): the two mechanisms would mix.
-    if super::host_fn::has_unsettled_static(stream) || super::scope::host_fns_pending(stream) {
+    // And a stream that ever had a host function: the runtime keeps it on
+    // its own callback thread for good (107011 on hardware).
+    if super::host_fn::has_unsettled_static(stream)
+        || super::scope::host_fns_pending(stream)
+        || super::host_fn::ever_had_host_fn(stream)
+    {
         return Err(crate::error::Error::CallbackMix {
             operation: "aclrtSubscribeReport",
         });

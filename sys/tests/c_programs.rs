@@ -112,6 +112,27 @@ fn c_run_mode_dependent_transfer_follows_the_environment() {
     assert!(device.contains("run_mode: ok"), "{device}");
 }
 
+/// `tests/c/fidelity.c`: the rows of `sim/FIDELITY.md` a C program can
+/// check (the same program `tests/fidelity_on_hardware.sh` runs against a
+/// real `libascendcl.so`) all agree with the simulator, in both run modes.
+#[test]
+fn c_fidelity_rows_agree_in_both_run_modes() {
+    let exe = build("fidelity.c");
+    for mode in ["host", "device"] {
+        let stdout = run(&exe, mode);
+        assert!(
+            stdout.contains(" 0 differ"),
+            "fidelity.c in {mode} mode printed:\n{stdout}"
+        );
+        let agreed: usize = stdout.lines().filter(|l| l.ends_with(" agree")).count();
+        assert!(
+            agreed >= 40,
+            "only {agreed} rows checked in {mode} mode:\n{stdout}"
+        );
+        assert!(!stdout.contains("DIFFER"), "{stdout}");
+    }
+}
+
 #[test]
 fn header_compiles_as_cpp17_and_links() {
     let exe = build("header_check.cpp");

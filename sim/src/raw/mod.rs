@@ -87,7 +87,7 @@ pub unsafe extern "C" fn aclGetRecentErrMsg() -> *const c_char {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclrtGetSocName() -> *const c_char {
     diag::count_only(Api::aclrtGetSocName);
-    misc::SOC_NAME.as_ptr()
+    misc::soc_name().as_ptr()
 }
 
 // ------------------------------------------------------------- devices ---

@@ -347,6 +347,10 @@ pub(crate) struct StreamShared {
     fault: Mutex<Option<Fault>>,
     /// The thread subscribed with `aclrtSubscribeReport` and its queue.
     pub subscriber: Mutex<Option<(u64, Arc<ReportQueue>)>>,
+    /// Whether `aclrtLaunchHostFunc` was used on this stream: the real
+    /// runtime then binds the stream to its own callback thread for good,
+    /// and refuses the `aclrtSubscribeReport` mechanism on it (107011).
+    pub host_funcs: AtomicBool,
     trace: Mutex<Vec<trace::Task>>,
     /// Tasks with a sequence number up to this one are dropped (not yet
     /// started) or cut short (a delay or a wait) by `aclrtStreamAbort`.
@@ -401,6 +405,7 @@ impl StreamShared {
             delay_ns: AtomicU64::new(NO_DELAY_OVERRIDE),
             fault: Mutex::new(None),
             subscriber: Mutex::new(None),
+            host_funcs: AtomicBool::new(false),
             trace: Mutex::new(Vec::new()),
             abort_upto: AtomicU64::new(0),
             abort_epoch: AtomicU64::new(0),

@@ -1,0 +1,1109 @@
+//! Conformance tests of `sim/FIDELITY.md`: each test pins the answer of the
+//! real runtime (read in the `hicann/runtime` source, path in the table) for
+//! one row, in both run modes. The row id is the test name's prefix
+//! (`cb_mix_1_...` pins row CB-MIX-1).
+
+mod common;
+use common::*;
+
+/// The `pthread_t` of the calling thread, as `aclrtSubscribeReport` wants.
+fn my_thread_id() -> u64 {
+    aclrt_sim::thread_report_id()
+}
+
+unsafe extern "C" fn nothing(_: *mut c_void) {}
+
+/// A host function that counts its runs in the `AtomicUsize` behind `user`.
+unsafe extern "C" fn count(user: *mut c_void) {
+    // SAFETY: the tests pass `counter_arg` of a counter that outlives the
+    // stream's synchronisation.
+    let c = unsafe { &*user.cast::<AtomicUsize>() };
+    c.fetch_add(1, Ordering::SeqCst);
+}
+
+// ------------------------------------------------------------ callbacks
+
+#[test]
+fn cb_mix_1_a_subscribed_stream_refuses_host_functions() {
+    let _sim = aclrt_sim::exclusive();
+    in_both_run_modes(|_| {
+        init_device0();
+        let s = create_stream();
+        let tid = my_thread_id();
+        ok!(aclrtSubscribeReport(tid, s));
+        assert_eq!(
+            acl!(aclrtLaunchHostFunc(s, Some(nothing), null_mut())),
+            ACL_ERROR_RT_STREAM_SUBSCRIBE
+        );
+        ok!(aclrtUnSubscribeReport(tid, s));
+        // Unsubscribed: host functions are accepted again.
+        let ran = AtomicUsize::new(0);
+        ok!(aclrtLaunchHostFunc(s, Some(count), counter_arg(&ran)));
+        ok!(aclrtSynchronizeStream(s));
+        assert_eq!(ran.load(Ordering::SeqCst), 1);
+        destroy_stream(s);
+        teardown_device0();
+        assert_clean();
+    });
+}
+
+#[test]
+fn cb_mix_2_a_stream_that_had_a_host_function_refuses_the_report_mechanism() {
+    let _sim = aclrt_sim::exclusive();
+    in_both_run_modes(|_| {
+        init_device0();
+        let s = create_stream();
+        let tid = my_thread_id();
+        ok!(aclrtLaunchHostFunc(s, Some(nothing), null_mut()));
+        ok!(aclrtSynchronizeStream(s));
+        // For the rest of the stream's life, even once the host function ran.
+        assert_eq!(
+            acl!(aclrtSubscribeReport(tid, s)),
+            ACL_ERROR_RT_STREAM_SUBSCRIBE
+        );
+        assert_eq!(
+            acl!(aclrtLaunchCallback(
+                Some(nothing),
+                null_mut(),
+                ACL_CALLBACK_BLOCK,
+                s
+            )),
+            ACL_ERROR_RT_STREAM_SUBSCRIBE
+        );
+        assert_eq!(
+            acl!(aclrtUnSubscribeReport(tid, s)),
+            ACL_ERROR_RT_STREAM_SUBSCRIBE
+        );
+        // Another stream is unaffected.
+        let other = create_stream();
+        ok!(aclrtSubscribeReport(tid, other));
+        ok!(aclrtUnSubscribeReport(tid, other));
+        destroy_stream(other);
+        destroy_stream(s);
+        teardown_device0();
+        assert_clean();
+    });
+}
+
+#[test]
+fn cb_mix_null_a_literal_null_default_stream_takes_the_other_mechanism() {
+    let _sim = aclrt_sim::exclusive();
+    in_both_run_modes(|_| {
+        init_device0();
+        let tid = my_thread_id();
+        let mut ds: aclrtStream = null_mut();
+        ok!(aclrtCtxGetCurrentDefaultStream(&mut ds));
+        let ran = AtomicUsize::new(0);
+        // The default stream, subscribed: through its handle a host function
+        // is refused; through NULL it becomes a blocking callback task for
+        // the subscribed thread.
+        ok!(aclrtSubscribeReport(tid, null_mut()));
+        assert_eq!(
+            acl!(aclrtLaunchHostFunc(ds, Some(nothing), null_mut())),
+            ACL_ERROR_RT_STREAM_SUBSCRIBE
+        );
+        ok!(aclrtLaunchHostFunc(
+            null_mut(),
+            Some(count),
+            counter_arg(&ran)
+        ));
+        ok!(aclrtProcessReport(10_000));
+        assert_eq!(ran.load(Ordering::SeqCst), 1, "run by aclrtProcessReport");
+        ok!(aclrtSynchronizeStream(null_mut()));
+        ok!(aclrtUnSubscribeReport(tid, null_mut()));
+        // Now served by the runtime's thread (a host function through NULL):
+        ok!(aclrtLaunchHostFunc(
+            null_mut(),
+            Some(count),
+            counter_arg(&ran)
+        ));
+        ok!(aclrtSynchronizeStream(null_mut()));
+        assert_eq!(ran.load(Ordering::SeqCst), 2);
+        // a callback through NULL is taken and run by that thread,
+        ok!(aclrtLaunchCallback(
+            Some(count),
+            counter_arg(&ran),
+            ACL_CALLBACK_BLOCK,
+            null_mut()
+        ));
+        ok!(aclrtSynchronizeStream(null_mut()));
+        assert_eq!(ran.load(Ordering::SeqCst), 3);
+        // through the handle it is refused;
+        assert_eq!(
+            acl!(aclrtLaunchCallback(
+                Some(nothing),
+                null_mut(),
+                ACL_CALLBACK_BLOCK,
+                ds
+            )),
+            ACL_ERROR_RT_STREAM_SUBSCRIBE
+        );
+        // subscribing is refused either way; unsubscribing through NULL
+        // names the wrong thread.
+        assert_eq!(
+            acl!(aclrtSubscribeReport(tid, null_mut())),
+            ACL_ERROR_RT_STREAM_SUBSCRIBE
+        );
+        assert_eq!(
+            acl!(aclrtUnSubscribeReport(tid, null_mut())),
+            ACL_ERROR_RT_THREAD_SUBSCRIBE
+        );
+        assert_eq!(
+            acl!(aclrtUnSubscribeReport(tid, ds)),
+            ACL_ERROR_RT_STREAM_SUBSCRIBE
+        );
+        teardown_device0();
+        assert_clean();
+    });
+}
+
+#[test]
+fn cb_sub_2_subscription_errors_carry_the_runtime_codes() {
+    let _sim = aclrt_sim::exclusive();
+    in_both_run_modes(|_| {
+        init();
+        ok!(aclrtSetDevice(1));
+        let s1 = create_stream();
+        ok!(aclrtSetDevice(0));
+        let s = create_stream();
+        let tid = my_thread_id();
+        // Not subscribed: 107011 (stream), not 100034.
+        assert_eq!(
+            acl!(aclrtUnSubscribeReport(tid, s)),
+            ACL_ERROR_RT_STREAM_SUBSCRIBE
+        );
+        ok!(aclrtSubscribeReport(tid, s));
+        // Subscribed twice (same or another thread): 107011, not 100033.
+        assert_eq!(
+            acl!(aclrtSubscribeReport(tid, s)),
+            ACL_ERROR_RT_STREAM_SUBSCRIBE
+        );
+        assert_eq!(
+            acl!(aclrtSubscribeReport(tid.wrapping_add(1), s)),
+            ACL_ERROR_RT_STREAM_SUBSCRIBE
+        );
+        // Unsubscribed by a thread that is not its subscriber: 107012.
+        assert_eq!(
+            acl!(aclrtUnSubscribeReport(tid.wrapping_add(1), s)),
+            ACL_ERROR_RT_THREAD_SUBSCRIBE
+        );
+        // A thread serving device 0 cannot serve device 1: 107012.
+        ok!(aclrtSetDevice(1));
+        assert_eq!(
+            acl!(aclrtSubscribeReport(tid, s1)),
+            ACL_ERROR_RT_THREAD_SUBSCRIBE
+        );
+        destroy_stream(s1);
+        ok!(aclrtSetDevice(0));
+        ok!(aclrtUnSubscribeReport(tid, s));
+        destroy_stream(s);
+        for d in [1, 1, 0, 0] {
+            ok!(aclrtResetDevice(d));
+        }
+        finalize();
+        assert_clean();
+    });
+}
+
+#[test]
+fn cb_null_fn_a_null_function_is_the_runtime_layers_107000() {
+    let _sim = aclrt_sim::exclusive();
+    in_both_run_modes(|_| {
+        init_device0();
+        let s = create_stream();
+        assert_eq!(
+            acl!(aclrtLaunchHostFunc(s, None, null_mut())),
+            ACL_ERROR_RT_PARAM_INVALID
+        );
+        ok!(aclrtSubscribeReport(my_thread_id(), s));
+        assert_eq!(
+            acl!(aclrtLaunchCallback(None, null_mut(), ACL_CALLBACK_BLOCK, s)),
+            ACL_ERROR_RT_PARAM_INVALID
+        );
+        // The ACL layer's blockType check comes first: 100000.
+        assert_eq!(
+            acl!(aclrtLaunchCallback(None, null_mut(), 7, s)),
+            ACL_ERROR_INVALID_PARAM
+        );
+        ok!(aclrtUnSubscribeReport(my_thread_id(), s));
+        destroy_stream(s);
+        teardown_device0();
+        assert_clean();
+    });
+}
+
+// ------------------------------------------------------------ streams
+
+#[test]
+fn stream_cfg_3_device_use_only_is_accepted_only_alone() {
+    let _sim = aclrt_sim::exclusive();
+    in_both_run_modes(|_| {
+        init_device0();
+        for other in [
+            ACL_STREAM_FAST_LAUNCH,
+            ACL_STREAM_FAST_SYNC,
+            ACL_STREAM_PERSISTENT,
+            ACL_STREAM_HUGE,
+            ACL_STREAM_CPU_SCHEDULE,
+        ] {
+            let mut s: aclrtStream = null_mut();
+            assert_eq!(
+                acl!(aclrtCreateStreamWithConfig(
+                    &mut s,
+                    0,
+                    ACL_STREAM_DEVICE_USE_ONLY | other
+                )),
+                ACL_ERROR_RT_PARAM_INVALID,
+                "DEVICE_USE_ONLY | {other:#x}"
+            );
+            assert!(s.is_null());
+        }
+        // Alone, or with a bit the ACL layer drops (0x100 is no flag).
+        for flags in [
+            ACL_STREAM_DEVICE_USE_ONLY,
+            ACL_STREAM_DEVICE_USE_ONLY | 0x100,
+        ] {
+            let mut s: aclrtStream = null_mut();
+            ok!(aclrtCreateStreamWithConfig(&mut s, 0, flags));
+            destroy_stream(s);
+        }
+        teardown_device0();
+        assert_clean();
+    });
+}
+
+// ------------------------------------------------------------ copies
+
+/// A 4 KiB pageable application buffer.
+fn app(seed: u8) -> Vec<u8> {
+    pattern(4096, seed)
+}
+
+#[test]
+fn copy2d_sync_kind_only_h2d_and_d2h() {
+    let _sim = aclrt_sim::exclusive();
+    in_both_run_modes(|_| {
+        init_device0();
+        let a = malloc(4096);
+        let b = malloc(4096);
+        // Explicit DEVICE_TO_DEVICE: 207000 (the async call supports it).
+        assert_eq!(
+            acl!(aclrtMemcpy2d(
+                b,
+                64,
+                a,
+                64,
+                64,
+                4,
+                ACL_MEMCPY_DEVICE_TO_DEVICE
+            )),
+            ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+        );
+        // DEFAULT resolving to device-to-device: 107000.
+        assert_eq!(
+            acl!(aclrtMemcpy2d(b, 64, a, 64, 64, 4, ACL_MEMCPY_DEFAULT)),
+            ACL_ERROR_RT_PARAM_INVALID
+        );
+        // DEFAULT resolving to host-to-host (two application buffers): 107000.
+        let src = app(1);
+        let mut dst = vec![0u8; 4096];
+        assert_eq!(
+            acl!(aclrtMemcpy2d(
+                dst.as_mut_ptr().cast(),
+                64,
+                src.as_ptr().cast(),
+                64,
+                64,
+                4,
+                ACL_MEMCPY_DEFAULT
+            )),
+            ACL_ERROR_RT_PARAM_INVALID
+        );
+        assert!(dst.iter().all(|&x| x == 0), "nothing was copied");
+        // DEFAULT resolving to host-to-device and back: copied.
+        ok!(aclrtMemcpy2d(
+            a,
+            64,
+            src.as_ptr().cast(),
+            64,
+            64,
+            4,
+            ACL_MEMCPY_DEFAULT
+        ));
+        ok!(aclrtMemcpy2d(
+            dst.as_mut_ptr().cast(),
+            64,
+            a,
+            64,
+            64,
+            4,
+            ACL_MEMCPY_DEFAULT
+        ));
+        assert_eq!(dst[..256], src[..256]);
+        free(a);
+        free(b);
+        teardown_device0();
+        assert_clean();
+    });
+}
+
+#[test]
+fn copy2d_limit_width_and_height_limits_apply_to_both_calls() {
+    let _sim = aclrt_sim::exclusive();
+    in_both_run_modes(|_| {
+        init_device0();
+        let a = malloc(64);
+        let b = malloc(64);
+        let s = create_stream();
+        let w = 5_000_001usize;
+        let h = 5_242_881usize;
+        assert_eq!(
+            acl!(aclrtMemcpy2d(b, w, a, w, w, 1, ACL_MEMCPY_DEVICE_TO_HOST)),
+            ACL_ERROR_RT_PARAM_INVALID
+        );
+        assert_eq!(
+            acl!(aclrtMemcpy2d(b, 1, a, 1, 1, h, ACL_MEMCPY_DEVICE_TO_HOST)),
+            ACL_ERROR_RT_PARAM_INVALID
+        );
+        assert_eq!(
+            acl!(aclrtMemcpy2dAsync(
+                b,
+                w,
+                a,
+                w,
+                w,
+                1,
+                ACL_MEMCPY_DEVICE_TO_DEVICE,
+                s
+            )),
+            ACL_ERROR_RT_PARAM_INVALID
+        );
+        assert_eq!(
+            acl!(aclrtMemcpy2dAsync(
+                b,
+                1,
+                a,
+                1,
+                1,
+                h,
+                ACL_MEMCPY_DEVICE_TO_DEVICE,
+                s
+            )),
+            ACL_ERROR_RT_PARAM_INVALID
+        );
+        // Width > pitch is the ACL layer's check, before the limits: 100000.
+        assert_eq!(
+            acl!(aclrtMemcpy2d(b, 8, a, 8, w, 1, ACL_MEMCPY_DEVICE_TO_HOST)),
+            ACL_ERROR_INVALID_PARAM
+        );
+        destroy_stream(s);
+        free(a);
+        free(b);
+        teardown_device0();
+        assert_clean();
+    });
+}
+
+#[test]
+fn copy_async_h2h_default_between_host_buffers() {
+    let _sim = aclrt_sim::exclusive();
+    in_both_run_modes(|mode| {
+        init_device0();
+        let s = create_stream();
+        let a = malloc_host(256);
+        let b = malloc_host(256);
+        let code = acl!(aclrtMemcpyAsync(b, 256, a, 256, ACL_MEMCPY_DEFAULT, s));
+        match mode {
+            // Host run mode: DEFAULT resolves to host-to-host, refused.
+            RunMode::Host => assert_eq!(code, ACL_ERROR_RT_FEATURE_NOT_SUPPORT),
+            // Device run mode: "host" memory is device memory; it is copied.
+            RunMode::Device => assert_eq!(code, ACL_SUCCESS),
+        }
+        ok!(aclrtSynchronizeStream(s));
+        free_host(a);
+        free_host(b);
+        destroy_stream(s);
+        teardown_device0();
+        assert_clean();
+    });
+}
+
+#[test]
+fn copy2d_async_default_is_resolved_only_in_host_run_mode() {
+    let _sim = aclrt_sim::exclusive();
+    in_both_run_modes(|mode| {
+        init_device0();
+        let s = create_stream();
+        let a = malloc(4096);
+        let b = malloc(4096);
+        let code = acl!(aclrtMemcpy2dAsync(
+            b,
+            64,
+            a,
+            64,
+            64,
+            4,
+            ACL_MEMCPY_DEFAULT,
+            s
+        ));
+        match mode {
+            // Resolved to device-to-device from the pointers.
+            RunMode::Host => assert_eq!(code, ACL_SUCCESS),
+            // Not resolved in device run mode: DEFAULT is not a 2-D kind.
+            RunMode::Device => assert_eq!(code, ACL_ERROR_RT_PARAM_INVALID),
+        }
+        ok!(aclrtSynchronizeStream(s));
+        free(a);
+        free(b);
+        destroy_stream(s);
+        teardown_device0();
+        assert_clean();
+    });
+}
+
+// ------------------------------------------------------------ kernels
+
+#[test]
+fn kernel_args_0_launch_with_no_argument_bytes_is_refused() {
+    let _sim = aclrt_sim::exclusive();
+    in_both_run_modes(|_| {
+        init_device0();
+        aclrt_sim::register_kernel("nop", |_, _, _| Ok(()));
+        let img = aclrt_sim::binary_image(&["nop"]);
+        let mut bin: aclrtBinHandle = null_mut();
+        ok!(aclrtBinaryLoadFromData(
+            img.as_ptr().cast(),
+            img.len(),
+            null(),
+            &mut bin
+        ));
+        let name = std::ffi::CString::new("nop").unwrap();
+        let mut f: aclrtFuncHandle = null_mut();
+        ok!(aclrtBinaryGetFunction(bin, name.as_ptr(), &mut f));
+        let args = malloc(64);
+        assert_eq!(
+            acl!(aclrtLaunchKernel(f, 1, args, 0, null_mut())),
+            ACL_ERROR_RT_PARAM_INVALID
+        );
+        ok!(aclrtLaunchKernel(f, 1, args, 8, null_mut()));
+        ok!(aclrtSynchronizeDevice());
+        free(args);
+        ok!(aclrtBinaryUnLoad(bin));
+        teardown_device0();
+        assert_clean();
+    });
+}
+
+// ------------------------------------------------------------ events
+
+#[test]
+fn event_q_1_a_never_recorded_event_queries_complete() {
+    let _sim = aclrt_sim::exclusive();
+    in_both_run_modes(|_| {
+        init_device0();
+        let e = create_event();
+        let mut st: aclrtEventStatus = 0xdead;
+        ok!(aclrtQueryEvent(e, &mut st));
+        assert_eq!(st, ACL_EVENT_STATUS_COMPLETE);
+        // aclrtQueryEventStatus keeps its own rule: an event of
+        // aclrtCreateEvent[WithFlag] reads NOT_READY before its first
+        // record, one of aclrtCreateEventExWithFlag COMPLETE (row EVENT-QS-1).
+        assert_eq!(event_status(e), ACL_EVENT_RECORDED_STATUS_NOT_READY);
+        let ex = create_event_ex(ACL_EVENT_SYNC);
+        assert_eq!(event_status(ex), ACL_EVENT_RECORDED_STATUS_COMPLETE);
+        // A record in flight reads NOT_READY.
+        let s = create_stream();
+        stream_delay(s, 50);
+        ok!(aclrtRecordEvent(e, s));
+        ok!(aclrtQueryEvent(e, &mut st));
+        assert_eq!(st, ACL_EVENT_STATUS_NOT_READY);
+        ok!(aclrtSynchronizeStream(s));
+        ok!(aclrtQueryEvent(e, &mut st));
+        assert_eq!(st, ACL_EVENT_STATUS_COMPLETE);
+        destroy_event(e);
+        destroy_event(ex);
+        destroy_stream(s);
+        teardown_device0();
+        assert_clean();
+    });
+}
+
+// ------------------------------------------------------------ contexts
+
+#[test]
+fn ctx_destroy_2_destroying_a_dead_or_unknown_context_is_107002() {
+    let _sim = aclrt_sim::exclusive();
+    in_both_run_modes(|_| {
+        init_device0();
+        let ctx = create_context(0);
+        ok!(aclrtDestroyContext(ctx));
+        assert_eq!(acl!(aclrtDestroyContext(ctx)), ACL_ERROR_RT_CONTEXT_NULL);
+        let bogus: aclrtContext = std::ptr::without_provenance_mut(0x7777_0000);
+        assert_eq!(acl!(aclrtDestroyContext(bogus)), ACL_ERROR_RT_CONTEXT_NULL);
+        ok!(aclrtSetDevice(0));
+        let s = create_stream();
+        assert_eq!(acl!(aclrtDestroyContext(s)), ACL_ERROR_RT_CONTEXT_NULL);
+        destroy_stream(s);
+        ok!(aclrtResetDevice(0));
+        teardown_device0();
+        // Still recorded as what they are.
+        expect_violations(&[
+            ViolationKind::UseAfterFree,
+            ViolationKind::InvalidHandle,
+            ViolationKind::InvalidHandle,
+        ]);
+    });
+}
+
+// ------------------------------------------------------------ SoC profiles
+
+/// `in_both_run_modes` on the given chip.
+fn on_soc(soc: aclrt_sim::Soc, mut f: impl FnMut(RunMode)) {
+    for mode in [RunMode::Host, RunMode::Device] {
+        aclrt_sim::reset();
+        configure(|c| {
+            c.run_mode = mode;
+            c.soc = soc;
+        });
+        f(mode);
+    }
+}
+
+fn soc_name() -> String {
+    let p = acl!(aclrtGetSocName());
+    assert!(!p.is_null());
+    // SAFETY: a non-null aclrtGetSocName result is a static C string.
+    unsafe { std::ffi::CStr::from_ptr(p) }
+        .to_string_lossy()
+        .into_owned()
+}
+
+#[test]
+fn soc_huge_huge_streams_only_where_the_chip_has_them() {
+    let _sim = aclrt_sim::exclusive();
+    for (soc, name, want) in [
+        (aclrt_sim::Soc::Ascend910B, "Ascend910B-sim", ACL_SUCCESS),
+        (
+            aclrt_sim::Soc::Ascend310P,
+            "Ascend310P-sim",
+            ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+        ),
+    ] {
+        on_soc(soc, |_| {
+            init_device0();
+            assert_eq!(soc_name(), name);
+            let mut s: aclrtStream = null_mut();
+            assert_eq!(
+                acl!(aclrtCreateStreamWithConfig(&mut s, 0, ACL_STREAM_HUGE)),
+                want
+            );
+            if want == ACL_SUCCESS {
+                destroy_stream(s);
+            } else {
+                assert!(s.is_null());
+            }
+            teardown_device0();
+            assert_clean();
+        });
+    }
+}
+
+#[test]
+fn soc_null_stream_null_is_the_default_stream_only_with_a_control_sq() {
+    let _sim = aclrt_sim::exclusive();
+    for soc in [aclrt_sim::Soc::Ascend910B, aclrt_sim::Soc::Ascend310P] {
+        on_soc(soc, |_| {
+            init_device0();
+            let a = malloc(4096);
+            let b = malloc(4096);
+            let with_sq = soc == aclrt_sim::Soc::Ascend910B;
+            let want = if with_sq {
+                ACL_SUCCESS
+            } else {
+                ACL_ERROR_RT_PARAM_INVALID
+            };
+            assert_eq!(
+                acl!(aclrtSetStreamFailureMode(
+                    null_mut(),
+                    ACL_CONTINUE_ON_FAILURE as u64
+                )),
+                want
+            );
+            assert_eq!(acl!(aclrtStreamAbort(null_mut())), want);
+            assert_eq!(
+                acl!(aclrtMemcpy2dAsync(
+                    b,
+                    64,
+                    a,
+                    64,
+                    64,
+                    4,
+                    ACL_MEMCPY_DEVICE_TO_DEVICE,
+                    null_mut()
+                )),
+                want
+            );
+            // Other stream-taking calls keep NULL as the default stream.
+            ok!(aclrtMemcpyAsync(
+                b,
+                64,
+                a,
+                64,
+                ACL_MEMCPY_DEVICE_TO_DEVICE,
+                null_mut()
+            ));
+            ok!(aclrtSynchronizeStream(null_mut()));
+            // An explicit stream: its failure mode can be set everywhere,
+            // the abort is a 910B feature.
+            let s = create_stream();
+            ok!(aclrtSetStreamFailureMode(s, ACL_CONTINUE_ON_FAILURE as u64));
+            let abort = acl!(aclrtStreamAbort(s));
+            if with_sq {
+                assert_eq!(abort, ACL_SUCCESS);
+            } else {
+                assert_eq!(abort, ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+            }
+            destroy_stream(s);
+            free(a);
+            free(b);
+            teardown_device0();
+            assert_clean();
+        });
+    }
+}
+
+// ------------------------------------------------------------ peer topology
+
+#[test]
+fn peer_topo_the_configured_topology_decides_peer_access() {
+    let _sim = aclrt_sim::exclusive();
+    let topologies = [
+        (aclrt_sim::PeerTopology::All, [true, true, true]),
+        (aclrt_sim::PeerTopology::None, [false, false, false]),
+        (
+            aclrt_sim::PeerTopology::Pairs(vec![(0, 2)]),
+            [false, true, false],
+        ),
+    ];
+    for (topology, want) in topologies {
+        for mode in [RunMode::Host, RunMode::Device] {
+            aclrt_sim::reset();
+            configure(|c| {
+                c.run_mode = mode;
+                c.devices = 3;
+                c.peer = topology.clone();
+            });
+            init();
+            // Pairs (0,1), (0,2), (1,2), asked both ways.
+            for (i, (a, b)) in [(0, 1), (0, 2), (1, 2)].into_iter().enumerate() {
+                for (d, p) in [(a, b), (b, a)] {
+                    let mut can = -1;
+                    ok!(aclrtDeviceCanAccessPeer(&mut can, d, p));
+                    assert_eq!(can, i32::from(want[i]), "{topology:?}: {d} -> {p}");
+                }
+            }
+            ok!(aclrtSetDevice(0));
+            let on0 = malloc(64);
+            ok!(aclrtSetDevice(2));
+            let on2 = malloc(64);
+            let code = acl!(aclrtDeviceEnablePeerAccess(0, 0));
+            if want[1] {
+                assert_eq!(code, ACL_SUCCESS);
+                // Copies from device 2's context into device 0's memory work.
+                ok!(aclrtMemcpy(on0, 64, on2, 64, ACL_MEMCPY_DEVICE_TO_DEVICE));
+            } else {
+                assert_eq!(code, ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+                // Without peer access the copy is refused (strict rule).
+                assert_eq!(
+                    acl!(aclrtMemcpy(on0, 64, on2, 64, ACL_MEMCPY_DEVICE_TO_DEVICE)),
+                    ACL_ERROR_RT_NO_PERMISSION
+                );
+            }
+            free(on2);
+            ok!(aclrtSetDevice(0));
+            free(on0);
+            ok!(aclrtResetDevice(2));
+            ok!(aclrtResetDevice(0));
+            ok!(aclrtResetDevice(0));
+            finalize();
+            let audit = aclrt_sim::audit();
+            let kinds: Vec<_> = audit.violations.iter().map(|v| v.kind).collect();
+            if want[1] {
+                assert!(kinds.is_empty(), "{kinds:?}");
+            } else {
+                assert_eq!(kinds, [ViolationKind::CrossDeviceWithoutPeerAccess]);
+            }
+        }
+    }
+}
+
+// ------------------------------------------------------------ strictness
+
+#[test]
+fn strict_kind_hardware_like_mode_corrects_the_kind_and_still_records_it() {
+    let _sim = aclrt_sim::exclusive();
+    for strictness in [
+        aclrt_sim::Strictness::Strict,
+        aclrt_sim::Strictness::HardwareLike,
+    ] {
+        aclrt_sim::reset();
+        configure(|c| c.strictness = strictness);
+        init_device0();
+        let s = create_stream();
+        let host = malloc_host(256);
+        let dev = malloc(256);
+        let data = pattern(256, 9);
+        h2d(dev, &data);
+        // DEVICE_TO_HOST, but the source is pinned host memory and the
+        // destination device memory (the pointers say host-to-device).
+        let code = acl!(aclrtMemcpyAsync(
+            dev,
+            256,
+            host,
+            256,
+            ACL_MEMCPY_DEVICE_TO_HOST,
+            s
+        ));
+        match strictness {
+            aclrt_sim::Strictness::Strict => {
+                assert_eq!(code, ACL_ERROR_RT_INVALID_MEMORY_TYPE);
+                assert_eq!(read_device(dev, 256), data, "nothing was copied");
+            }
+            _ => {
+                // The runtime copies host-to-device, as the pointers say.
+                assert_eq!(code, ACL_SUCCESS);
+                ok!(aclrtSynchronizeStream(s));
+                assert_eq!(read_device(dev, 256), vec![0u8; 256]);
+            }
+        }
+        // Pageable source, DEVICE_TO_HOST into device memory: the runtime's
+        // correction refuses it (107000) in hardware-like mode.
+        let app_src = pattern(256, 3);
+        let code = acl!(aclrtMemcpyAsync(
+            dev,
+            256,
+            app_src.as_ptr().cast(),
+            256,
+            ACL_MEMCPY_DEVICE_TO_HOST,
+            s
+        ));
+        match strictness {
+            aclrt_sim::Strictness::Strict => assert_eq!(code, ACL_ERROR_RT_INVALID_MEMORY_TYPE),
+            _ => assert_eq!(code, ACL_ERROR_RT_PARAM_INVALID),
+        }
+        free(dev);
+        free_host(host);
+        destroy_stream(s);
+        teardown_device0();
+        // Both modes record both mismatches.
+        let audit = aclrt_sim::audit();
+        let kinds: Vec<_> = audit.violations.iter().map(|v| v.kind).collect();
+        assert_eq!(kinds, [ViolationKind::KindMismatch; 2], "{strictness:?}");
+        if strictness == aclrt_sim::Strictness::HardwareLike {
+            assert!(audit.violations[0].message.contains("hardware"));
+        }
+    }
+}
+
+#[test]
+fn strict_finalize_live_hardware_like_finalize_succeeds_and_still_reports_the_leak() {
+    let _sim = aclrt_sim::exclusive();
+    for strictness in [
+        aclrt_sim::Strictness::Strict,
+        aclrt_sim::Strictness::HardwareLike,
+    ] {
+        in_both_run_modes(|mode| {
+            configure(|c| {
+                c.run_mode = mode;
+                c.strictness = strictness;
+            });
+            init_device0();
+            let _leaked = malloc(64);
+            let code = acl!(aclFinalize());
+            match strictness {
+                aclrt_sim::Strictness::Strict => {
+                    assert_eq!(code, ACL_ERROR_RT_CONTEXT_RELEASE_ERROR)
+                }
+                _ => assert_eq!(code, ACL_SUCCESS),
+            }
+            let audit = aclrt_sim::audit();
+            assert!(!audit.initialized);
+            // The memory and the device still set.
+            let leaked: Vec<_> = audit.leaks.iter().map(|l| l.kind).collect();
+            assert_eq!(
+                leaked,
+                [ResourceKind::Device, ResourceKind::DeviceMemory],
+                "{:?}",
+                audit.leaks
+            );
+            let kinds: Vec<_> = audit.violations.iter().map(|v| v.kind).collect();
+            assert_eq!(kinds, [ViolationKind::FinalizeWithLiveResources]);
+        });
+    }
+}
+
+#[test]
+fn strict_free_in_use_hardware_like_free_releases_at_once_and_the_copy_still_completes() {
+    let _sim = aclrt_sim::exclusive();
+    for strictness in [
+        aclrt_sim::Strictness::Strict,
+        aclrt_sim::Strictness::HardwareLike,
+    ] {
+        in_both_run_modes(|mode| {
+            configure(|c| {
+                c.run_mode = mode;
+                c.strictness = strictness;
+            });
+            init_device0();
+            let s = create_stream();
+            let src = malloc(4096);
+            let dst = malloc(4096);
+            let data = pattern(4096, 77);
+            h2d(src, &data);
+            stream_delay(s, 30);
+            ok!(aclrtMemcpyAsync(
+                dst,
+                4096,
+                src,
+                4096,
+                ACL_MEMCPY_DEVICE_TO_DEVICE,
+                s
+            ));
+            let code = acl!(aclrtFree(src));
+            match strictness {
+                aclrt_sim::Strictness::Strict => {
+                    assert_eq!(code, ACL_ERROR_RT_STREAM_NOT_COMPLETE);
+                    assert_eq!(live(ResourceKind::DeviceMemory, 0), 2);
+                }
+                _ => {
+                    // Freed now, as aclrtFree does on the device.
+                    assert_eq!(code, ACL_SUCCESS);
+                    assert_eq!(live(ResourceKind::DeviceMemory, 0), 1);
+                }
+            }
+            ok!(aclrtSynchronizeStream(s));
+            // The queued copy read the block it held (never freed memory).
+            assert_eq!(read_device(dst, 4096), data);
+            if strictness == aclrt_sim::Strictness::Strict {
+                free(src);
+            }
+            free(dst);
+            destroy_stream(s);
+            teardown_device0();
+            let kinds: Vec<_> = aclrt_sim::audit()
+                .violations
+                .iter()
+                .map(|v| v.kind)
+                .collect();
+            assert_eq!(kinds, [ViolationKind::ReleaseWhileInUse]);
+            let audit = aclrt_sim::audit();
+            assert!(audit.leaks.is_empty() && audit.live.values().all(|&n| n == 0));
+        });
+    }
+}
+
+#[test]
+fn strict_event_in_use_hardware_like_destroy_lets_the_queued_wait_finish() {
+    let _sim = aclrt_sim::exclusive();
+    for strictness in [
+        aclrt_sim::Strictness::Strict,
+        aclrt_sim::Strictness::HardwareLike,
+    ] {
+        in_both_run_modes(|mode| {
+            configure(|c| {
+                c.run_mode = mode;
+                c.strictness = strictness;
+            });
+            init_device0();
+            let a = create_stream();
+            let b = create_stream();
+            let e = create_event();
+            stream_delay(a, 30);
+            let ran = AtomicUsize::new(0);
+            ok!(aclrtLaunchHostFunc(a, Some(nothing), null_mut()));
+            ok!(aclrtRecordEvent(e, a));
+            ok!(aclrtStreamWaitEvent(b, e));
+            ok!(aclrtLaunchHostFunc(b, Some(count), counter_arg(&ran)));
+            let code = acl!(aclrtDestroyEvent(e));
+            match strictness {
+                aclrt_sim::Strictness::Strict => {
+                    assert_eq!(code, ACL_ERROR_RT_EVENT_NOT_COMPLETE)
+                }
+                _ => assert_eq!(code, ACL_SUCCESS),
+            }
+            ok!(aclrtSynchronizeStream(b));
+            assert_eq!(
+                ran.load(Ordering::SeqCst),
+                1,
+                "the wait ended and b went on"
+            );
+            if strictness == aclrt_sim::Strictness::Strict {
+                destroy_event(e);
+            }
+            destroy_stream(a);
+            destroy_stream(b);
+            teardown_device0();
+            let kinds: Vec<_> = aclrt_sim::audit()
+                .violations
+                .iter()
+                .map(|v| v.kind)
+                .collect();
+            assert_eq!(kinds, [ViolationKind::ReleaseWhileInUse]);
+            assert!(aclrt_sim::audit().live.values().all(|&n| n == 0));
+        });
+    }
+}
+
+#[test]
+fn event_devonly_the_host_cannot_record_reset_or_wait_for_a_device_only_event() {
+    let _sim = aclrt_sim::exclusive();
+    in_both_run_modes(|_| {
+        init_device0();
+        let s = create_stream();
+        let e = create_event_with_flag(ACL_EVENT_DEVICE_USE_ONLY);
+        assert_eq!(acl!(aclrtRecordEvent(e, s)), ACL_ERROR_RT_PARAM_INVALID);
+        assert_eq!(acl!(aclrtResetEvent(e, s)), ACL_ERROR_RT_PARAM_INVALID);
+        assert_eq!(acl!(aclrtStreamWaitEvent(s, e)), ACL_ERROR_RT_PARAM_INVALID);
+        // Nothing was queued.
+        assert_eq!(stream_status(s), ACL_STREAM_STATUS_COMPLETE);
+        // EVENT-QS-2: an external event's status cannot be queried.
+        let ext = create_event_with_flag(ACL_EVENT_EXTERNAL);
+        let mut st: aclrtEventRecordedStatus = 0xdead;
+        assert_eq!(
+            acl!(aclrtQueryEventStatus(ext, &mut st)),
+            ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+        );
+        assert_eq!(st, 0xdead);
+        destroy_event(ext);
+        destroy_event(e);
+        destroy_stream(s);
+        teardown_device0();
+        assert_clean();
+    });
+}
+
+#[test]
+fn strict_ctx_live_hardware_like_destroy_takes_the_streams_and_leaves_events_and_memory() {
+    let _sim = aclrt_sim::exclusive();
+    for strictness in [
+        aclrt_sim::Strictness::Strict,
+        aclrt_sim::Strictness::HardwareLike,
+    ] {
+        in_both_run_modes(|mode| {
+            configure(|c| {
+                c.run_mode = mode;
+                c.strictness = strictness;
+            });
+            init_device0();
+            let ctx = create_context(0);
+            let s = create_stream();
+            let e = create_event();
+            let p = malloc(256);
+            let ran = AtomicUsize::new(0);
+            stream_delay(s, 20);
+            ok!(aclrtLaunchHostFunc(s, Some(count), counter_arg(&ran)));
+            let code = acl!(aclrtDestroyContext(ctx));
+            match strictness {
+                aclrt_sim::Strictness::Strict => {
+                    assert_eq!(code, ACL_ERROR_RT_CONTEXT_RELEASE_ERROR);
+                    destroy_stream(s);
+                    destroy_event(e);
+                    free(p);
+                    ok!(aclrtDestroyContext(ctx));
+                }
+                _ => {
+                    assert_eq!(code, ACL_SUCCESS);
+                    // The stream went with the context, after its work.
+                    assert_eq!(ran.load(Ordering::SeqCst), 1);
+                    assert_eq!(live(ResourceKind::Stream, 0), 0);
+                    let mut st: aclrtStreamStatus = 0;
+                    ok!(aclrtSetDevice(0));
+                    assert_eq!(
+                        acl!(aclrtStreamQuery(s, &mut st)),
+                        ACL_ERROR_RT_INVALID_HANDLE
+                    );
+                    // The event and the memory belong to the device: still
+                    // usable, released one by one.
+                    ok!(aclrtRecordEvent(e, null_mut()));
+                    ok!(aclrtSynchronizeEvent(e));
+                    destroy_event(e);
+                    free(p);
+                    ok!(aclrtResetDevice(0));
+                }
+            }
+            teardown_device0();
+            let audit = aclrt_sim::audit();
+            let kinds: Vec<_> = audit.violations.iter().map(|v| v.kind).collect();
+            match strictness {
+                aclrt_sim::Strictness::Strict => {
+                    assert_eq!(kinds, [ViolationKind::ReleaseWithLiveChildren])
+                }
+                _ => assert_eq!(
+                    kinds,
+                    [
+                        ViolationKind::ReleaseWithLiveChildren,
+                        ViolationKind::UseAfterFree
+                    ]
+                ),
+            }
+            assert!(
+                audit.leaks.is_empty() && audit.live.values().all(|&n| n == 0),
+                "{audit:#?}"
+            );
+        });
+    }
+}
+
+#[test]
+fn strict_reset_live_hardware_like_reset_releases_the_default_context_and_its_streams() {
+    let _sim = aclrt_sim::exclusive();
+    for strictness in [
+        aclrt_sim::Strictness::Strict,
+        aclrt_sim::Strictness::HardwareLike,
+    ] {
+        in_both_run_modes(|mode| {
+            configure(|c| {
+                c.run_mode = mode;
+                c.strictness = strictness;
+            });
+            init_device0();
+            let s = create_stream();
+            let e = create_event();
+            let p = malloc(256);
+            let ran = AtomicUsize::new(0);
+            stream_delay(s, 20);
+            ok!(aclrtLaunchHostFunc(s, Some(count), counter_arg(&ran)));
+            let code = acl!(aclrtResetDevice(0));
+            match strictness {
+                aclrt_sim::Strictness::Strict => {
+                    assert_eq!(code, ACL_ERROR_RT_CONTEXT_RELEASE_ERROR);
+                    destroy_stream(s);
+                    destroy_event(e);
+                    free(p);
+                    ok!(aclrtResetDevice(0));
+                }
+                _ => {
+                    assert_eq!(code, ACL_SUCCESS);
+                    // The stream of the default context went, after its work.
+                    assert_eq!(ran.load(Ordering::SeqCst), 1);
+                    assert_eq!(live(ResourceKind::Stream, 0), 0);
+                    // The event and the memory stay until released.
+                    ok!(aclrtSetDevice(0));
+                    ok!(aclrtRecordEvent(e, null_mut()));
+                    ok!(aclrtSynchronizeEvent(e));
+                    destroy_event(e);
+                    free(p);
+                    ok!(aclrtResetDevice(0));
+                }
+            }
+            finalize();
+            let audit = aclrt_sim::audit();
+            let kinds: Vec<_> = audit.violations.iter().map(|v| v.kind).collect();
+            assert_eq!(kinds, [ViolationKind::ResetWithLiveResources]);
+            assert!(
+                audit.leaks.is_empty() && audit.live.values().all(|&n| n == 0),
+                "{audit:#?}"
+            );
+        });
+    }
+}
