@@ -42,6 +42,8 @@
 //!   injection, run modes, timeline).
 //! * [`guide::structuring`]: structuring an application that holds NPU
 //!   state for its whole life (a service with worker threads).
+//! * [`guide::python`]: pyACL on aclrt (the `acl` Python module in `py/`)
+//!   and its Pythonic layer; the pyACL ↔ Pythonic ↔ Rust concept table.
 //!
 //! # Design notes
 //! * The crate root exports what you write: handles, buffers, the run modes
@@ -261,6 +263,8 @@ pub mod guide {
     #[cfg_attr(aclrt_backend = "sim", doc = include_str!("guide/structuring.md"))]
     /// Structuring an application (this chapter's examples need the `sim` backend).
     pub mod structuring {}
+    #[doc = include_str!("guide/python.md")]
+    pub mod python {}
 }
 
 /// The raw declarations (crate `aclrt-sys`).

@@ -1,0 +1,52 @@
+"""aclrt: a safe, Pythonic layer over pyACL's ``acl`` module.
+
+Pure Python over ``acl`` (aclrt's own, on the simulator or a real
+``libascendcl``, or Huawei's pyACL)::
+
+    import numpy as np
+    import aclrt
+
+    with aclrt.Runtime() as rt, rt.device(0) as dev, dev.context() as ctx:
+        with ctx.stream() as s:
+            host = ctx.pinned(4096)
+            host.numpy(np.float32)[:] = 1.5
+            dev_buf = ctx.alloc(4096)
+            s.copy(dev_buf, host)          # the direction comes from the kinds
+            start, end = ctx.event(), ctx.event()
+            s.record(start); s.copy(host, dev_buf); s.record(end)
+            s.add_callback(print, "copied")
+            s.synchronize()
+            print(end - start, "ms")
+
+Runtime failures raise :class:`AclError` (``code``, ``function``,
+``message``); misuse the layer catches raises :class:`AclUsageError`.
+"""
+
+from . import constants
+from ._core import (
+    Context,
+    Device,
+    DeviceBuffer,
+    Event,
+    HostBuffer,
+    Runtime,
+    Stream,
+    kind_of,
+)
+from .errors import AclError, AclUsageError, CallbackError, check
+
+__all__ = [
+    "AclError",
+    "AclUsageError",
+    "CallbackError",
+    "Context",
+    "Device",
+    "DeviceBuffer",
+    "Event",
+    "HostBuffer",
+    "Runtime",
+    "Stream",
+    "check",
+    "constants",
+    "kind_of",
+]

@@ -1,0 +1,88 @@
+//! The `acl` Python extension module: pyACL's surface over `aclrt-sys`.
+//!
+//! `import acl` gives the module; `acl.rt` and `acl.util` are submodules
+//! registered in `sys.modules` under `acl.rt` / `acl.util`, so both
+//! `acl.rt.malloc(...)` and `import acl.rt` work, as with Huawei's module.
+//! The conventions (pyacl-facts.md §1) are the contract: outputs first and
+//! `ret` last, plain `int`s for addresses and handles, `0` for NULL and the
+//! default stream, runtime failures only as a non-zero `ret`, `TypeError`
+//! (`"acl.rt.<name> args parse failed"`) or `ValueError` for malformed
+//! arguments, no constants.
+//!
+//! Layers (imports only downward): [`ffi`] (the only `unsafe`: one C call per
+//! function) ← [`args`] (pyACL's argument formats), [`gil`] (leaving and
+//! re-entering the interpreter, safe at exit) ← [`callback`] ← [`rt`],
+//! [`util`] (the Python functions) ← this file (the module).
+//!
+//! Backend: the `sim` feature (default) runs on the built-in simulator,
+//! `system` calls the real `libascendcl` (see py/README.md).
+
+pub mod args;
+pub mod callback;
+pub mod ffi;
+pub mod gil;
+pub mod rt;
+pub mod util;
+
+use pyo3::prelude::*;
+use pyo3::wrap_pyfunction;
+
+fn submodule<'py>(parent: &Bound<'py, PyModule>, name: &str) -> PyResult<Bound<'py, PyModule>> {
+    let py = parent.py();
+    let full = format!("acl.{name}");
+    let m = PyModule::new(py, name)?;
+    m.setattr("__name__", &full)?;
+    parent.setattr(name, &m)?;
+    py.import("sys")?.getattr("modules")?.set_item(full, &m)?;
+    Ok(m)
+}
+
+macro_rules! add {
+    ($m:expr; $($path:ident :: $f:ident),* $(,)?) => {
+        $( $m.add_function(wrap_pyfunction!($path::$f, $m)?)?; )*
+    };
+}
+
+/// `PyInit__native`: the module `acl._native`, re-exported as `acl`.
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    add!(m; rt::init, rt::finalize, rt::finalize_reference, rt::get_recent_err_msg,
+        rt::get_soc_name, rt::get_version);
+
+    let r = submodule(m, "rt")?;
+    add!(&r;
+        // device
+        rt::set_device, rt::reset_device, rt::reset_device_force, rt::get_device,
+        rt::get_device_count, rt::get_run_mode, rt::synchronize_device,
+        rt::synchronize_device_with_timeout,
+        // context
+        rt::create_context, rt::destroy_context, rt::set_context, rt::get_context,
+        rt::ctx_get_current_default_stream,
+        // stream
+        rt::create_stream, rt::create_stream_with_config, rt::destroy_stream,
+        rt::destroy_stream_force, rt::synchronize_stream, rt::synchronize_stream_with_timeout,
+        rt::stream_query, rt::set_stream_failure_mode, rt::get_stream_available_num,
+        // events
+        rt::create_event, rt::create_event_with_flag, rt::create_event_ex_with_flag,
+        rt::destroy_event, rt::record_event, rt::reset_event, rt::query_event,
+        rt::query_event_status, rt::query_event_wait_status, rt::synchronize_event,
+        rt::synchronize_event_with_timeout, rt::event_elapsed_time, rt::stream_wait_event,
+        rt::set_op_wait_timeout, rt::event_get_timestamp, rt::get_event_avail_num,
+        // memory
+        rt::malloc, rt::malloc_cached, rt::malloc_align32, rt::free, rt::malloc_host,
+        rt::free_host, rt::memset, rt::memset_async, rt::memcpy, rt::memcpy_async,
+        rt::get_mem_info, rt::memcpy2d, rt::memcpy2d_async,
+        // callbacks
+        rt::subscribe_report, rt::unsubscribe_report, rt::launch_callback, rt::process_report,
+    );
+
+    m.add_function(wrap_pyfunction!(gil::_at_exit, m)?)?;
+    m.py()
+        .import("atexit")?
+        .call_method1("register", (m.getattr("_at_exit")?,))?;
+
+    let u = submodule(m, "util")?;
+    add!(&u; util::bytes_to_ptr, util::ptr_to_bytes, util::numpy_to_ptr,
+        util::numpy_contiguous_to_ptr, util::ptr_to_numpy, util::start_thread, util::stop_thread);
+    Ok(())
+}

@@ -1,0 +1,114 @@
+//! The Python half (issue 26): builds the `acl` extension of `py/` and runs
+//! its Python test suite (`py/tests`, plain `unittest`) in both simulator
+//! run modes, so the README's single test command covers it.
+//!
+//! Skipped, with a `SKIPPED:` line, only where no `python3` is on `PATH`.
+//! numpy-dependent cases skip themselves (and are counted below) where
+//! numpy is missing; `.ci/run` installs numpy so CI runs them all.
+//!
+//! The extension is built by a nested `cargo build` into `target/py` (its
+//! own target dir: the outer `cargo test` holds the lock of `target`), in
+//! the dev profile, then staged as `acl/_native.abi3.so` beside
+//! `py/python/acl/__init__.py`; the Pythonic package `aclrt` is imported
+//! from `py/python` itself.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("tests/ has a parent")
+        .to_path_buf()
+}
+
+fn python() -> Option<String> {
+    let py = std::env::var("PYTHON").unwrap_or_else(|_| "python3".to_owned());
+    let ok = Command::new(&py)
+        .arg("--version")
+        .output()
+        .map(|o| o.status.success())
+        .unwrap_or(false);
+    ok.then_some(py)
+}
+
+fn build(root: &Path, py: &str) -> PathBuf {
+    let target = root.join("target").join("py");
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+    let started = Instant::now();
+    let status = Command::new(cargo)
+        .args(["build", "--locked", "--manifest-path"])
+        .arg(root.join("py").join("Cargo.toml"))
+        .env("CARGO_TARGET_DIR", &target)
+        .env("PYO3_PYTHON", py)
+        .status()
+        .expect("cargo runs");
+    assert!(status.success(), "building py/ (the acl extension) failed");
+    println!(
+        "built the acl extension in {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
+    let lib = target.join("debug").join("lib_native.so");
+    assert!(lib.exists(), "{} missing", lib.display());
+    let stage = target.join("stage").join("acl");
+    std::fs::create_dir_all(&stage).expect("stage dir");
+    std::fs::copy(
+        root.join("py/python/acl/__init__.py"),
+        stage.join("__init__.py"),
+    )
+    .expect("copy __init__.py");
+    // Replace, never overwrite in place: a running interpreter may map the old file.
+    let so = stage.join("_native.abi3.so");
+    let _ = std::fs::remove_file(&so);
+    std::fs::copy(&lib, &so).expect("copy the extension");
+    target.join("stage")
+}
+
+#[test]
+fn python_suite_in_both_run_modes() {
+    let Some(py) = python() else {
+        println!(
+            "SKIPPED: no python3 on PATH: the Python tests of py/ (pyACL, issue 26) did not run"
+        );
+        return;
+    };
+    let root = root();
+    let stage = build(&root, &py);
+    let tests = root.join("py").join("tests");
+    let path = std::env::join_paths([stage, root.join("py").join("python"), tests.clone()])
+        .expect("paths");
+    for mode in ["host", "device"] {
+        let started = Instant::now();
+        let out = Command::new(&py)
+            .args(["-m", "unittest", "discover", "-s"])
+            .arg(&tests)
+            .arg("-t")
+            .arg(&tests)
+            .env("PYTHONPATH", &path)
+            .env("ACLRT_SIM_RUN_MODE", mode)
+            .env_remove("ACLRT_SIM_TASK_DELAY")
+            .env("PYTHONDONTWRITEBYTECODE", "1")
+            .output()
+            .expect("python runs");
+        let err = String::from_utf8_lossy(&out.stderr);
+        let summary: Vec<&str> = err
+            .lines()
+            .filter(|l| l.starts_with("Ran ") || l.starts_with("OK") || l.starts_with("FAILED"))
+            .collect();
+        println!(
+            "python tests, ACLRT_SIM_RUN_MODE={mode}: {} ({:.1} s)",
+            summary.join(", "),
+            started.elapsed().as_secs_f64()
+        );
+        assert!(
+            out.status.success(),
+            "the Python tests failed in {mode} mode:\n{err}"
+        );
+        if let Some(skips) = summary.iter().find(|l| l.contains("skipped")) {
+            println!(
+                "NOTE: some Python tests skipped themselves ({skips}): install numpy to run them"
+            );
+        }
+    }
+}
