@@ -218,13 +218,13 @@ pub mod bounds {
         ArgsStage, ForeignReads, ForeignWrites, KernelArg, KernelMemory, KernelParams, KernelPlace,
         LaunchArgs, Param,
     };
+    pub use crate::memory::RuntimeMemory;
     pub use crate::memory::{
         AsyncDirection, CopyDirection, DeviceMemory, DeviceResident, DeviceToDevice, DeviceToHost,
         HostMemory, HostToDevice, HostToHost, Memory, MemoryMut, OnDevice, OnHost, PageableRunMode,
         PinnedMemory, Place,
     };
     pub use crate::mode::{DeviceRunMode, HostRunMode};
-    pub use crate::register::RuntimeMemory;
     pub use crate::scope::{AsyncDest, AsyncSource, Keep};
     pub use crate::stream::Destroyable;
 }

@@ -15,6 +15,7 @@
 
 use aclrt_sys as sys;
 
+use crate::ffi::access::Residency;
 use crate::memory::Place;
 
 mod sealed {
@@ -82,18 +83,6 @@ impl HostRunMode for HostMode {}
 )]
 pub trait DeviceRunMode: RunMode {}
 impl DeviceRunMode for DeviceMode {}
-
-/// Where a piece of memory lies, as a value: the run-time shadow of the
-/// type-level [`Place`](crate::bounds::Place), used only inside the crate to
-/// pick the C memcpy kind. Not exported: the API states directions with
-/// types ([`OnHost`](crate::bounds::OnHost), [`OnDevice`](crate::bounds::OnDevice)).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Residency {
-    /// Host memory: a pageable Rust slice or pinned host memory.
-    Host,
-    /// Device memory (`aclrtMalloc`).
-    Device,
-}
 
 /// The `aclrtMemcpyKind` of a copy from place `S` to place `D` in run mode
 /// `M`.

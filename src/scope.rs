@@ -74,9 +74,10 @@ use crate::ffi::{self, Raw};
 use crate::memory::access::CpuVisible;
 use crate::memory::{
     AsyncDirection, CopyDirection, DeviceRepr, Memory, MemoryMut, PinnedMemory, Place,
+    RuntimeMemory,
 };
 use crate::mode::{RunMode, memcpy_kind};
-use crate::register::RuntimeMemory;
+
 use crate::stream::Stream;
 
 /// A region in which asynchronous work may borrow memory; see
