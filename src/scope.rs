@@ -703,7 +703,7 @@ impl<'scope, 'id, 'sid, T: DeviceRepr> AsyncSource<'scope, 'id, 'sid>
     type Place = crate::memory::OnDevice;
     type Memory = Self;
     fn source(&self, lane: &LaneCore<'scope, 'sid>) -> (Source<'_, 'sid>, usize) {
-        (Source::view(lane, self), self.len())
+        (Source::view(lane, self.mem()), self.len())
     }
 }
 

@@ -97,7 +97,7 @@ use generativity::{Guard, Id};
 
 use super::access::{CpuVisible, RawDest, RawSource, Stable};
 use super::host_fn::{self, HostFnSlot, Panic};
-use super::{HandleOwner, Raw, Region, check};
+use super::{HandleOwner, Mem, Raw, Region, check};
 use crate::error::{Error, Escalation, Result};
 
 /// What [`run`] runs: the typed layer's closure, and its view of the core.
@@ -1558,15 +1558,12 @@ impl<'a, 'sid> Source<'a, 'sid> {
         }
     }
 
-    /// The memory of a read-only device view that borrows its buffer for
-    /// the whole scope of `lane`.
-    pub(crate) fn view<T>(
-        lane: &LaneCore<'a, 'sid>,
-        view: &crate::memory::DeviceView<'a, '_, T>,
-    ) -> Source<'a, 'sid> {
+    /// The memory of a read-only device view (its `Mem`, which borrows its
+    /// buffer for the whole scope of `lane`).
+    pub(crate) fn view(lane: &LaneCore<'a, 'sid>, view: Mem<'a>) -> Source<'a, 'sid> {
         let _ = lane;
         Source {
-            region: view.mem().region(),
+            region: view.region(),
             stream: None,
             _borrow: PhantomData,
             _sid: PhantomData,
