@@ -6,7 +6,7 @@
 //! `M: RunMode` on [`Device`](crate::Device), [`Context`](crate::Context) and
 //! [`HostBuffer`](crate::HostBuffer), so:
 //! * the memcpy kind of every copy is computed at compile time from the run
-//!   mode and the [`Place`] of both sides;
+//!   mode and the [`Place`](crate::bounds::Place) of both sides;
 //! * in device run mode "host" allocations are device memory, and every copy
 //!   compiles to `ACL_MEMCPY_DEVICE_TO_DEVICE`;
 //! * the host-only transfer API ([`Context::upload`](crate::Context::upload),
@@ -15,8 +15,7 @@
 
 use aclrt_sys as sys;
 
-use crate::ffi::access::Residency;
-use crate::memory::Place;
+use crate::ffi::access::{PlaceSealed, Residency};
 
 mod sealed {
     pub trait Sealed {}
@@ -90,7 +89,8 @@ impl DeviceRunMode for DeviceMode {}
 /// Evaluated at compile time for every copy (an inline `const` block over the
 /// associated consts of the run mode and both places), so no run-time
 /// decision and no way to pass a wrong kind.
-pub(crate) const fn memcpy_kind<M: RunMode, S: Place, D: Place>() -> sys::aclrtMemcpyKind {
+pub(crate) const fn memcpy_kind<M: RunMode, S: PlaceSealed, D: PlaceSealed>() -> sys::aclrtMemcpyKind
+{
     memcpy_kind_of(M::KIND, S::RESIDENCY, D::RESIDENCY)
 }
 
