@@ -66,8 +66,7 @@ extern "C" fn trampoline(args: *mut c_void) {
 pub(super) unsafe fn enqueue(stream: Raw, slot: &Arc<HostFnSlot>) -> Result<()> {
     // The documentation: do not mix `aclrtLaunchHostFunc` with the
     // `aclrtLaunchCallback` mechanism on one stream (acl-facts 5.8).
-    #[cfg(unix)]
-    if super::report::is_subscribed(stream) {
+    if super::mix::is_subscribed(stream) {
         return Err(crate::error::Error::CallbackMix {
             operation: "aclrtLaunchHostFunc",
         });
@@ -82,60 +81,8 @@ pub(super) unsafe fn enqueue(stream: Raw, slot: &Arc<HostFnSlot>) -> Result<()> 
     //   can no longer call `trampoline` with it (`# Safety` above).
     let code = unsafe { sys::aclrtLaunchHostFunc(stream.as_ptr(), Some(trampoline), args) };
     check(code, "aclrtLaunchHostFunc")?;
-    mark_host_fn_stream(stream);
+    super::mix::mark_host_fn_stream(stream);
     Ok(())
-}
-
-/// Streams on which `aclrtLaunchHostFunc` succeeded at least once: the
-/// runtime then serves the stream with its own callback thread for the rest
-/// of the stream's life and refuses `aclrtSubscribeReport` on it (107011,
-/// fidelity row CB-MIX-2), so [`super::report::subscribe`] refuses first
-/// with [`Error::CallbackMix`](crate::error::Error::CallbackMix). An entry
-/// leaves when its stream is destroyed ([`host_fn_stream_destroyed`]) or
-/// the runtime is finalized ([`forget_host_fn_streams`]); a default stream's
-/// entry stays until then (were its address reused by a later stream of
-/// the same runtime, that stream's subscription would be refused too: a
-/// false refusal, never a missed one).
-static HOST_FN_STREAMS: Mutex<Vec<usize>> = Mutex::new(Vec::new());
-
-fn mark_host_fn_stream(stream: Raw) {
-    let key = stream.as_ptr() as usize;
-    let mut set = HOST_FN_STREAMS.lock().unwrap_or_else(|e| e.into_inner());
-    if !set.contains(&key) {
-        // The destruction hook must run for this stream from now on.
-        super::stream_hooks_on();
-        set.push(key);
-    }
-}
-
-/// Whether `aclrtLaunchHostFunc` was ever used on `stream` (see
-/// [`HOST_FN_STREAMS`]).
-#[cfg_attr(not(unix), allow(dead_code))]
-pub(crate) fn ever_had_host_fn(stream: Raw) -> bool {
-    let key = stream.as_ptr() as usize;
-    HOST_FN_STREAMS
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .contains(&key)
-}
-
-/// The runtime was finalized: every stream is gone (default streams
-/// included, which are never destroyed one by one), so no address in the
-/// set names a live stream any more.
-pub(crate) fn forget_host_fn_streams() {
-    HOST_FN_STREAMS
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .clear();
-}
-
-/// `stream` is being destroyed: a later stream may get its address.
-pub(crate) fn host_fn_stream_destroyed(stream: Raw) {
-    let key = stream.as_ptr() as usize;
-    let mut set = HOST_FN_STREAMS.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some(i) = set.iter().position(|&k| k == key) {
-        set.swap_remove(i);
-    }
 }
 
 /// Unscoped (`'static`) host functions queued with

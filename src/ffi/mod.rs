@@ -18,6 +18,8 @@
 //!   bytes to the runtime;
 //! * [`live`]: the book of live resources (no `unsafe`; it decides which
 //!   releases may be attempted);
+//! * [`mix`]: which callback mechanism each stream used, and the report
+//!   callbacks not run yet (no `unsafe`);
 //! * [`locks`]: the crate's one lock order and the debug-build check of
 //!   the lock discipline.
 //!
@@ -69,6 +71,7 @@ pub(crate) mod kernel;
 pub(crate) mod live;
 pub(crate) mod locks;
 pub(crate) mod mem;
+pub(crate) mod mix;
 mod pinned;
 pub(crate) mod protocol;
 pub(crate) mod register;
@@ -690,7 +693,7 @@ pub(crate) fn destroy_stream(stream: Raw, owner: Raw) -> Result<()> {
         // An escalation that is aborting it (for an outside wait) still
         // holds its handle: the handle is freed only after that.
         scope::wait_not_aborting(stream);
-        host_fn::host_fn_stream_destroyed(stream);
+        mix::host_fn_stream_destroyed(stream);
     }
     // SAFETY: `stream` is a live explicit stream of the current context with
     // no borrowed buffers in flight; it is not used afterwards.
@@ -702,8 +705,7 @@ pub(crate) fn destroy_stream(stream: Raw, owner: Raw) -> Result<()> {
         // included.
         waits::stream_destroyed(stream);
         drop(host_fn::settle_static_host_fns(Some(stream)));
-        #[cfg(unix)]
-        report::stream_destroyed(stream);
+        mix::stream_destroyed(stream);
     }
     Ok(())
 }

@@ -443,8 +443,7 @@ pub(crate) fn destroy_stream_force(stream: Raw, owner: Raw) -> Result<()> {
     // deferred only for them are destroyed.
     super::waits::stream_destroyed(stream);
     super::host_fn::park_static_host_fns(stream);
-    #[cfg(unix)]
-    super::report::stream_destroyed(stream);
+    super::mix::stream_destroyed(stream);
     Ok(())
 }
 

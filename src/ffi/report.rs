@@ -25,13 +25,14 @@
 
 use core::ffi::c_void;
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 
 use aclrt_sys as sys;
 
 use super::host_fn::Panic;
-use super::locks::{self, Held, Rank, lock};
+use super::locks::{self, Rank, lock};
+use super::mix;
 use super::protocol::sub_book::{self, Sub, SubBook, Undo};
 use super::{CallbackMark, Raw, check, make_current, refuse_in_callback};
 use crate::error::Result;
@@ -63,54 +64,8 @@ pub(crate) fn take_panic(panics: &PanicSlot) -> Option<Panic> {
 struct Payload {
     f: Box<dyn FnOnce() + Send + 'static>,
     panics: PanicSlot,
-    /// Its entry in [`CALLBACKS`].
+    /// Its entry in the book of callbacks not run yet ([`mix::take_unrun`]).
     id: u64,
-}
-
-/// Report callbacks launched through the crate that have not run yet:
-/// (stream, id). A callback leaves when the trampoline starts it; an
-/// escalation that aborts a stream takes the stream's entries
-/// ([`take_unrun`]): their callbacks were discarded (or, launched
-/// `NO_BLOCK` and already handed to the reporter, are about to run), and
-/// the stream's next synchronisation reports
-/// [`Error::WorkAborted`](crate::Error::WorkAborted).
-static CALLBACKS: Mutex<Vec<(Raw, u64)>> = Mutex::new(Vec::new());
-
-/// Whether `CALLBACKS` may be non-empty (set before the first push).
-static ANY_CALLBACK: AtomicBool = AtomicBool::new(false);
-
-static NEXT_CALLBACK: AtomicU64 = AtomicU64::new(1);
-
-fn callbacks() -> Held<'static, Vec<(Raw, u64)>> {
-    lock(&CALLBACKS, Rank::Callbacks)
-}
-
-fn forget_callback(id: u64) {
-    let mut c = callbacks();
-    if let Some(i) = c.iter().position(|&(_, k)| k == id) {
-        c.swap_remove(i);
-    }
-}
-
-/// An escalation aborted `stream`: whether report callbacks launched on it
-/// had not run yet (they are forgotten here; see [`CALLBACKS`]).
-pub(crate) fn take_unrun(stream: Raw) -> bool {
-    if !ANY_CALLBACK.load(Ordering::Acquire) {
-        return false;
-    }
-    let mut c = callbacks();
-    let before = c.len();
-    c.retain(|&(s, _)| s != stream);
-    c.len() != before
-}
-
-/// `stream` was destroyed: callbacks launched on it that never ran (a
-/// fault skipped them) are forgotten, so that a later stream with the same
-/// handle is not taken for it ([`take_unrun`]).
-pub(crate) fn stream_destroyed(stream: Raw) {
-    if ANY_CALLBACK.load(Ordering::Acquire) {
-        callbacks().retain(|&(s, _)| s != stream);
-    }
 }
 
 /// Runs a report callback; never unwinds.
@@ -126,7 +81,7 @@ extern "C" fn trampoline(user_data: *mut c_void) {
     let _mark = CallbackMark::enter();
     // Inside the guard: the debug checks' panics never cross `extern "C"`.
     if let Err(p) = catch_unwind(AssertUnwindSafe(|| {
-        forget_callback(id);
+        mix::forget_callback(id);
         locks::user_code("a report callback");
         f()
     })) {
@@ -142,9 +97,7 @@ pub(crate) fn launch_callback(
     f: Box<dyn FnOnce() + Send + 'static>,
     panics: PanicSlot,
 ) -> Result<()> {
-    let id = NEXT_CALLBACK.fetch_add(1, Ordering::Relaxed);
-    ANY_CALLBACK.store(true, Ordering::Release);
-    callbacks().push((stream, id));
+    let id = mix::enter_callback(stream);
     let user_data = Box::into_raw(Box::new(Payload { f, panics, id })) as *mut c_void;
     let block_type = if block {
         sys::ACL_CALLBACK_BLOCK
@@ -165,7 +118,7 @@ pub(crate) fn launch_callback(
     };
     let launched = check(code, "aclrtLaunchCallback");
     if launched.is_err() {
-        forget_callback(id);
+        mix::forget_callback(id);
         // SAFETY: the runtime refused the launch, so it holds no copy of
         // `user_data`, which came from `Box::into_raw` above.
         let payload = unsafe { Box::from_raw(user_data as *mut Payload) };
@@ -198,21 +151,6 @@ static SUBS: Mutex<SubBook<Raw>> = Mutex::new(SubBook::new());
 
 /// Notified (under `SUBS`' lock) whenever an entry stops being `undoing`.
 static UNDONE: Condvar = Condvar::new();
-
-/// The subscribed stream handles, a copy of `SUBS`'s kept in step with it
-/// (locked only briefly, never across a call), for [`is_subscribed`], which
-/// callbacks may reach (a host-function launch).
-static SUBSCRIBED: Mutex<Vec<usize>> = Mutex::new(Vec::new());
-
-fn set_subscribed(stream: Raw, on: bool) {
-    let mut set = lock(&SUBSCRIBED, Rank::Subscribed);
-    let key = stream.as_ptr() as usize;
-    if on {
-        set.push(key);
-    } else if let Some(i) = set.iter().position(|&k| k == key) {
-        set.swap_remove(i);
-    }
-}
 
 /// Whether `SUBS` may be non-empty: set (holding `SUBS`'s lock) before the
 /// first subscription is made, never cleared, so that destroying a stream
@@ -251,7 +189,7 @@ pub(crate) fn subscribe(tid: u64, stream: Raw, ctx: Raw) -> Result<()> {
     // its own callback thread for good (107011 on hardware).
     if super::host_fn::has_unsettled_static(stream)
         || super::scope::host_fns_pending(stream)
-        || super::host_fn::ever_had_host_fn(stream)
+        || mix::ever_had_host_fn(stream)
     {
         return Err(crate::error::Error::CallbackMix {
             operation: "aclrtSubscribeReport",
@@ -273,7 +211,7 @@ pub(crate) fn subscribe(tid: u64, stream: Raw, ctx: Raw) -> Result<()> {
             let code = unsafe { sys::aclrtSubscribeReport(tid, stream.as_ptr()) };
             check(code, "aclrtSubscribeReport")
         },
-        |stream| set_subscribed(stream, true),
+        |stream| mix::set_subscribed(stream, true),
     )
 }
 
@@ -284,7 +222,7 @@ pub(crate) fn subscribe(tid: u64, stream: Raw, ctx: Raw) -> Result<()> {
 pub(crate) fn unsubscribe(tid: u64, stream: Raw) -> Result<()> {
     refuse_in_callback("aclrtUnSubscribeReport")?;
     sub_book::unsubscribe(&SUBS, &UNDONE, (stream, tid), unsubscribe_raw, |s| {
-        set_subscribed(s, false)
+        mix::set_subscribed(s, false)
     })
 }
 
@@ -295,7 +233,7 @@ pub(crate) fn unsubscribe(tid: u64, stream: Raw) -> Result<()> {
 /// thread (a destruction must not free a handle that thread still uses).
 fn undo_where(pred: impl Fn(&Sub<Raw>) -> bool, wait: bool) {
     sub_book::undo_where(&SUBS, &UNDONE, pred, wait, unsubscribe_raw, |s| {
-        set_subscribed(s, false)
+        mix::set_subscribed(s, false)
     });
 }
 
@@ -332,12 +270,6 @@ pub(crate) fn context_destroying(ctx: Raw) {
 /// waits for this one to exit (it stops or drops this reporter).
 pub(crate) fn thread_exiting(tid: u64) {
     undo_where(|s| s.tid == tid, false);
-}
-
-/// Whether `stream` is subscribed (through the crate) to a reporter.
-pub(crate) fn is_subscribed(stream: Raw) -> bool {
-    let key = stream.as_ptr() as usize;
-    lock(&SUBSCRIBED, Rank::Subscribed).contains(&key)
 }
 
 /// How many subscriptions `tid` has in the book (not counting those being

@@ -542,12 +542,9 @@ fn escalate(id: u64) -> Escalation {
 /// the reporter, about to run), so the stream's next synchronisation
 /// reports [`Error::WorkAborted`] (issue 23).
 fn note_lost_callbacks(stream: Raw) {
-    #[cfg(unix)]
-    if super::report::take_unrun(stream) {
+    if super::mix::take_unrun(stream) {
         open::note_work_lost(stream);
     }
-    #[cfg(not(unix))]
-    let _ = stream;
 }
 
 /// Milliseconds left until `deadline`, at least 1 (0 would mean "forever"
