@@ -208,6 +208,7 @@ pub(crate) fn init() -> Result<bool> {
     check(code, "aclInit")?;
     live::clear();
     waits::clear();
+    scope::clear_outside_aborted();
     register::clear_managed();
     Ok(false)
 }
@@ -224,6 +225,7 @@ pub(crate) fn init_with_config(path: &CStr) -> Result<bool> {
     check(code, "aclInit")?;
     live::clear();
     waits::clear();
+    scope::clear_outside_aborted();
     register::clear_managed();
     Ok(false)
 }
@@ -239,6 +241,7 @@ pub(crate) fn finalize() -> Result<()> {
     let code = unsafe { sys::aclFinalize() };
     check(code, "aclFinalize")?;
     waits::clear();
+    scope::clear_outside_aborted();
     Ok(())
 }
 
@@ -704,6 +707,9 @@ pub(crate) fn destroy_stream(stream: Raw, owner: Raw) -> Result<()> {
         // It waited for its queued work, stream waits and host functions
         // included.
         waits::stream_destroyed(stream);
+        // An escalation's abort of it is not reported any more (and must
+        // not be, to a later stream with the same handle).
+        let _ = scope::take_outside_aborted(stream);
         drop(host_fn::settle_static_host_fns(Some(stream)));
         mix::stream_destroyed(stream);
     }

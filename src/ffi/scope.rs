@@ -78,8 +78,8 @@
 mod open;
 
 pub(crate) use open::{
-    clear_outside_aborted, event_destroyed, host_fns_pending, outside_wait, record_discarded,
-    record_made, record_ticket, take_outside_aborted, wait_not_aborting,
+    clear_outside_aborted, event_destroyed, host_fns_pending, record_discarded, record_made,
+    record_ticket, take_outside_aborted, wait_event_outside, wait_not_aborting,
 };
 
 use core::cell::RefCell;

@@ -1,5 +1,7 @@
-//! Stream waits on events outside scopes ([`Stream::wait_event`](crate::Stream::wait_event)),
+//! The book of stream waits on events outside scopes ([`Stream::wait_event`](crate::Stream::wait_event)),
 //! and the deferred destruction of events such a wait still depends on.
+//! The wait itself is issued by the open-scope registry
+//! ([`super::scope::wait_event_outside`]), which enters it here.
 //!
 //! `aclrtStreamWaitEvent(stream, event)` queues a wait task that refers to
 //! the event until it executes. Outside a scope nothing synchronises the
@@ -53,35 +55,29 @@ pub(crate) fn ticket() -> u64 {
     wait_book::ticket(&ANY, &BOOK)
 }
 
-/// `aclrtStreamWaitEvent(stream, event)` outside a scope, entered in the
-/// book; `stream`'s context `ctx` must be current.
+/// Enters the wait of `stream` (of context `ctx`) for `event` in the book,
+/// which `queue` (`aclrtStreamWaitEvent`, `ctx` current) queues; `rec` is
+/// the record it waits for, as tracked now. Called by the open-scope
+/// registry's [`wait_event_outside`](super::scope::wait_event_outside),
+/// under its lock (the order is: registry, then book).
 ///
-/// The book stays locked across the call ([`wait_book::enter`]).
+/// The book stays locked across `queue` ([`wait_book::enter`]).
 /// `aclrtStreamWaitEvent` does not block and calls back into nothing.
-///
-/// All of it runs under the lock of the open-scope registry
-/// ([`super::scope::outside_wait`]): an escalation of a scope either sees
-/// this wait in the book ([`with_pending`]) and aborts `stream` too when the
-/// record it waits for may be discarded, or has already run, and then a
-/// wait for a record it may have discarded is refused.
-pub(crate) fn stream_wait_event(stream: Raw, ctx: Raw, event: Raw) -> Result<()> {
-    super::scope::outside_wait(
-        ctx,
-        event,
-        || super::event_is_complete(event),
-        |rec| {
-            let key = (
-                event.as_ptr() as usize,
-                stream.as_ptr() as usize,
-                ctx.as_ptr() as usize,
-            );
-            wait_book::enter(&ANY, &BOOK, key, rec, || {
-                super::stream_wait_event(stream, event)
-            })?;
-            super::stream_hooks_on();
-            Ok(())
-        },
-    )
+pub(crate) fn enter(
+    stream: Raw,
+    ctx: Raw,
+    event: Raw,
+    rec: Rec,
+    queue: impl FnOnce() -> Result<()>,
+) -> Result<()> {
+    let key = (
+        event.as_ptr() as usize,
+        stream.as_ptr() as usize,
+        ctx.as_ptr() as usize,
+    );
+    wait_book::enter(&ANY, &BOOK, key, rec, queue)?;
+    super::stream_hooks_on();
+    Ok(())
 }
 
 /// One wait in the book, for [`with_pending`]: the event, the waiting
@@ -150,9 +146,6 @@ fn settle_stream(stream: Raw, ticket: u64) {
 #[inline]
 pub(crate) fn stream_destroyed(stream: Raw) {
     synchronized_stream_since(stream, u64::MAX);
-    // An escalation's abort of it is not reported any more (and must not
-    // be, to a later stream with the same handle).
-    let _ = super::scope::take_outside_aborted(stream);
 }
 
 /// Every stream of `ctx` was synchronised successfully (the device with
@@ -181,5 +174,4 @@ pub(crate) fn flush_context(ctx: Raw) -> Result<()> {
 /// valid any more.
 pub(crate) fn clear() {
     wait_book::clear(&BOOK);
-    super::scope::clear_outside_aborted();
 }

@@ -627,6 +627,29 @@ pub(crate) fn outside_wait(
     queue(rec)
 }
 
+/// `aclrtStreamWaitEvent(stream, event)` outside a scope, entered in the
+/// book of outside waits ([`super::super::waits`]); `stream`'s context
+/// `ctx` must be current.
+///
+/// All of it runs under `OPEN`'s lock ([`outside_wait`]): an escalation of
+/// a scope either sees this wait in the book ([`abort_group`] reads it
+/// through [`with_pending`](super::super::waits::with_pending)) and aborts
+/// `stream` too when the record it waits for may be discarded, or has
+/// already run, and then a wait for a record it may have discarded is
+/// refused.
+pub(crate) fn wait_event_outside(stream: Raw, ctx: Raw, event: Raw) -> crate::error::Result<()> {
+    outside_wait(
+        ctx,
+        event,
+        || super::super::event_is_complete(event),
+        |rec| {
+            super::super::waits::enter(stream, ctx, event, rec, || {
+                super::super::stream_wait_event(stream, event)
+            })
+        },
+    )
+}
+
 /// Returns once no escalation is aborting `stream`: an escalation picks
 /// streams outside scopes under `OPEN`'s lock and aborts them after
 /// releasing it, so their destruction waits for [`abort_done`] before the
