@@ -75,9 +75,9 @@ use access::{CpuVisible, RawDest, RawSource, Stable};
 )]
 pub trait PinnedMemory<'id>: Memory<'id> + Stable {}
 
-/// Memory the runtime allocated: device memory ([`DeviceBuffer`](crate::DeviceBuffer)
-/// and its views), pinned host memory ([`HostBuffer`](crate::HostBuffer),
-/// [`PinnedSlice`](crate::PinnedSlice)) and managed memory
+/// Memory the runtime allocated: device memory ([`DeviceBuffer`]
+/// and its views), pinned host memory ([`HostBuffer`],
+/// [`PinnedSlice`]) and managed memory
 /// ([`ManagedBuffer`](crate::ManagedBuffer)): what `aclrtMemset` / `aclrtMemsetAsync` may fill.
 ///
 /// Registered host memory ([`HostRegistration`](crate::HostRegistration)) is pinned memory for

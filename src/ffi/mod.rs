@@ -68,6 +68,7 @@ use crate::error::{Error, ErrorKind, Result};
 pub(crate) mod access;
 pub(crate) mod host_fn;
 pub(crate) mod kernel;
+mod kernel_unsafe;
 pub(crate) mod live;
 pub(crate) mod locks;
 pub(crate) mod mem;
