@@ -3,6 +3,7 @@
 //! the basement because their claims ("these bytes are a runtime
 //! allocation", "this address does not move") are what the unsafe code
 //! here relies on; `memory.rs` implements them for its types.
+#![deny(unsafe_code)]
 
 use super::{Mem, MemMut};
 

@@ -15,6 +15,7 @@
 //! streams only move their context's [`Counter`], an atomic the calling
 //! thread finds in its current-context cache (no lock); the hot paths
 //! (copies, launches, synchronisation) never touch either.
+#![deny(unsafe_code)]
 
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Mutex;

@@ -42,6 +42,7 @@
 //! runtime calls that do run user code on the calling thread,
 //! `aclrtUnSubscribeReport` (queued report callbacks) and the scope's
 //! closures, are made holding no crate lock.
+#![deny(unsafe_code)]
 
 use std::sync::{Condvar, Mutex, MutexGuard};
 

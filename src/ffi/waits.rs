@@ -28,6 +28,7 @@
 //!
 //! No `unsafe` here; the `aclrtDestroyEvent` calls go through
 //! [`super::destroy_event`].
+#![deny(unsafe_code)]
 
 use std::sync::Mutex;
 use std::sync::atomic::AtomicBool;

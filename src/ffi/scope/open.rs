@@ -21,6 +21,7 @@
 //! thread's [`Slot`] instead, with two stores and a fence, and leaves it with
 //! one swap. Every escalation also marks the slotted scopes on the streams
 //! it aborts; see [`Slot`] for why none is missed.
+#![deny(unsafe_code)]
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
