@@ -12,10 +12,10 @@ use crate::event::{Event, EventKind, Timing, Unrecorded};
 use crate::ffi::{self, DeviceAlloc, Raw};
 use crate::memory::{
     DeviceBuffer, DeviceMemory, DeviceRepr, HostBuffer, HostBufferUninit, HostMemory, Memory,
-    MemoryMut, byte_size,
+    MemoryMut, RuntimeMemory, byte_size,
 };
 use crate::mode::{HostRunMode, RunMode, memcpy_kind};
-use crate::register::RuntimeMemory;
+
 use crate::scope::{self, Scope};
 use crate::stream::{DefaultStream, Destroyable, Stream, StreamFlags, StreamPriority};
 

@@ -505,7 +505,7 @@ impl<'ctx, 'id> Stream<'ctx, 'id> {
         event: &Event<'_, 'id, K, S>,
     ) -> Result<()> {
         self.bind()?;
-        ffi::waits::stream_wait_event(self.raw(), self.ctx_raw(), event.raw)
+        ffi::scope::wait_event_outside(self.raw(), self.ctx_raw(), event.raw)
     }
 
     /// Reset a recorded [`SyncOnly`] event on this stream (`aclrtResetEvent`)

@@ -117,9 +117,9 @@ use generativity::Id;
 
 use crate::context::Context;
 use crate::error::Result;
-use crate::ffi::Raw;
 use crate::ffi::kernel::{self as fk, ArgsClaim, RawArgs, Staged};
 use crate::ffi::scope::LaneCore;
+use crate::ffi::{HandleOwner, Raw};
 use crate::memory::{DeviceRepr, Memory, OnDevice, OnHost, Place};
 use crate::mode::{DeviceMode, RunMode};
 use crate::scope::{AsyncDest, AsyncSource, InFlight, Lane};
@@ -773,6 +773,12 @@ impl From<u32> for LaunchConfig {
 }
 
 impl LaunchConfig {
+    /// Its C attributes (see [`c_attrs`]).
+    #[inline]
+    pub(crate) fn c_attrs(&self) -> Vec<sys::aclrtLaunchKernelAttr> {
+        c_attrs(self)
+    }
+
     /// `blocks` blocks (cores; 0 is the runtime's error 100000), no attributes.
     pub fn blocks(blocks: u32) -> Self {
         LaunchConfig {
@@ -911,7 +917,7 @@ impl<'scope, 'env, 'id, 'sid, M: RunMode> Lane<'scope, 'env, 'id, 'sid, M> {
         let config = config.into();
         let mut staged = Staged::new();
         let output = args.stage(self.core(), &mut staged);
-        fk::launch(self.core(), kernel, &config, &staged)?;
+        launch_staged(self.core(), kernel, &config, &staged)?;
         Ok(output)
     }
 
@@ -938,7 +944,7 @@ impl<'scope, 'env, 'id, 'sid, M: RunMode> Lane<'scope, 'env, 'id, 'sid, M> {
         let config = config.into();
         let mut staged = Staged::new();
         let output = args.stage(self.core(), &mut staged);
-        fk::launch(self.core(), &kernel, &config, &staged)?;
+        launch_staged(self.core(), &kernel, &config, &staged)?;
         Ok(output)
     }
 }
@@ -1257,4 +1263,119 @@ foreign_tuples! {
     (A0 a0, A1 a1, A2 a2, A3 a3, A4 a4, A5 a5)
     (A0 a0, A1 a1, A2 a2, A3 a3, A4 a4, A5 a5, A6 a6)
     (A0 a0, A1 a1, A2 a2, A3 a3, A4 a4, A5 a5, A6 a6, A7 a7)
+}
+
+// ------------------------------------------------ launch attributes ---
+
+/// The C attributes of `config` (`aclrtLaunchKernelAttr`), built only when
+/// it has some: none (no allocation) makes the launch's config NULL (K.7).
+#[inline]
+pub(crate) fn c_attrs(config: &LaunchConfig) -> Vec<sys::aclrtLaunchKernelAttr> {
+    if config.has_attributes() {
+        build_attrs(config)
+    } else {
+        Vec::new()
+    }
+}
+
+#[inline(never)]
+fn build_attrs(config: &LaunchConfig) -> Vec<sys::aclrtLaunchKernelAttr> {
+    let mut v = Vec::new();
+    let mut push = |id, fill: &dyn Fn(&mut sys::aclrtLaunchKernelAttrValue)| {
+        let mut value = sys::aclrtLaunchKernelAttrValue { rsv: [0; 4] };
+        fill(&mut value);
+        v.push(sys::aclrtLaunchKernelAttr { id, value });
+    };
+    if let Some(m) = config.schedule_mode_value() {
+        push(sys::ACL_RT_LAUNCH_KERNEL_ATTR_SCHEM_MODE, &|x| {
+            x.schemMode = m
+        });
+    }
+    if let Some(b) = config.dyn_ubuf_size_value() {
+        push(sys::ACL_RT_LAUNCH_KERNEL_ATTR_DYN_UBUF_SIZE, &|x| {
+            x.dynUBufSize = b
+        });
+    }
+    if let Some(e) = config.engine_value() {
+        push(sys::ACL_RT_LAUNCH_KERNEL_ATTR_ENGINE_TYPE, &|x| {
+            x.engineType = e
+        });
+    }
+    if let Some(o) = config.block_offset_value() {
+        push(sys::ACL_RT_LAUNCH_KERNEL_ATTR_BLOCKDIM_OFFSET, &|x| {
+            x.blockDimOffset = o
+        });
+    }
+    if let Some(p) = config.prefetch_value() {
+        push(sys::ACL_RT_LAUNCH_KERNEL_ATTR_BLOCK_TASK_PREFETCH, &|x| {
+            x.isBlockTaskPrefetch = u8::from(p)
+        });
+    }
+    if let Some(d) = config.data_dump_value() {
+        push(sys::ACL_RT_LAUNCH_KERNEL_ATTR_DATA_DUMP, &|x| {
+            x.isDataDump = u8::from(d)
+        });
+    }
+    if let Some(us) = config.timeout_us_value() {
+        push(sys::ACL_RT_LAUNCH_KERNEL_ATTR_TIMEOUT_US, &|x| {
+            x.timeoutUs = sys::aclrtTimeoutUs {
+                timeoutLow: us as u32,
+                timeoutHigh: (us >> 32) as u32,
+            }
+        });
+    }
+    if let Some(p) = config.profiling_value() {
+        push(sys::ACL_RT_LAUNCH_KERNEL_ATTR_ENABLE_PROFILING, &|x| {
+            x.enableProfiling = u8::from(p)
+        });
+    }
+    v
+}
+
+/// Kernels own no handle of their own to release; the func handle lives
+/// as long as the binary.
+impl<P> HandleOwner for Kernel<'_, '_, P> {
+    fn handle(&self) -> Raw {
+        self.func()
+    }
+}
+
+impl<'k, 'id, P: KernelParams> KernelArgs<'k, 'id, P, Filling> {
+    /// Write `data` into `placeholder`'s host buffer
+    /// (`aclrtKernelArgsGetPlaceHolderBuffer`); the runtime copies it to
+    /// the device at launch. Errors: [`Error::KernelArgsBusy`](crate::Error::KernelArgsBusy) for a
+    /// placeholder of another list; the runtime's error (e.g. an empty
+    /// `data`: 100000).
+    #[doc(alias = "aclrtKernelArgsGetPlaceHolderBuffer")]
+    pub fn fill<T: DeviceRepr>(&mut self, placeholder: Placeholder, data: &[T]) -> Result<()> {
+        let (serial, param) = placeholder.parts();
+        if serial != self.raw().serial() {
+            return Err(crate::error::Error::KernelArgsBusy);
+        }
+        self.raw_mut()
+            .fill_placeholder(param, bytemuck::cast_slice(data))
+    }
+}
+
+/// A typed launch of `kernel` on `lane` with the staged arguments: the
+/// kernel's handles and `config`'s blocks and C attributes go down to the
+/// raw launch.
+#[inline(always)]
+fn launch_staged<'sid, P: KernelParams>(
+    lane: &LaneCore<'_, 'sid>,
+    kernel: &Kernel<'_, '_, P>,
+    config: &LaunchConfig,
+    staged: &Staged<'sid>,
+) -> Result<()> {
+    let mut attrs = config.c_attrs();
+    fk::launch(
+        lane,
+        fk::LaunchedKernel {
+            func: kernel.func(),
+            ctx: kernel.context(),
+        },
+        config.block_count(),
+        &mut attrs,
+        staged,
+    )
 }

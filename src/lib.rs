@@ -74,6 +74,8 @@
 //!   `#![deny(unsafe_code)]`, so the compiler checks that no `unsafe` (block,
 //!   `unsafe impl`, `unsafe fn`) appears anywhere else.
 #![deny(unsafe_code)]
+// Every panic of the public API is documented (`# Panics`; SAFETY.md lists them).
+#![warn(clippy::missing_panics_doc)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![deny(unsafe_op_in_unsafe_fn)]
 
@@ -216,13 +218,13 @@ pub mod bounds {
         ArgsStage, ForeignReads, ForeignWrites, KernelArg, KernelMemory, KernelParams, KernelPlace,
         LaunchArgs, Param,
     };
+    pub use crate::memory::RuntimeMemory;
     pub use crate::memory::{
         AsyncDirection, CopyDirection, DeviceMemory, DeviceResident, DeviceToDevice, DeviceToHost,
         HostMemory, HostToDevice, HostToHost, Memory, MemoryMut, OnDevice, OnHost, PageableRunMode,
         PinnedMemory, Place,
     };
     pub use crate::mode::{DeviceRunMode, HostRunMode};
-    pub use crate::register::RuntimeMemory;
     pub use crate::scope::{AsyncDest, AsyncSource, Keep};
     pub use crate::stream::Destroyable;
 }

@@ -26,8 +26,9 @@ use core::ops::{Bound, Deref, DerefMut, Index, IndexMut, RangeBounds};
 use generativity::Id;
 
 use crate::error::{Error, Result};
+use crate::ffi::access::Residency;
 use crate::ffi::{self, DeviceAlloc, HostAlloc, Mem, MemMut};
-use crate::mode::{Residency, RunMode};
+use crate::mode::RunMode;
 
 /// Plain-data element types that may live in device or pinned memory.
 ///
@@ -73,6 +74,29 @@ use access::{CpuVisible, RawDest, RawSource, Stable};
     note = "a buffer shared by lanes (`Shared`) is read through `&lane.read(&shared)?`"
 )]
 pub trait PinnedMemory<'id>: Memory<'id> + Stable {}
+
+/// Memory the runtime allocated: device memory ([`DeviceBuffer`]
+/// and its views), pinned host memory ([`HostBuffer`],
+/// [`PinnedSlice`]) and managed memory
+/// ([`ManagedBuffer`](crate::ManagedBuffer)): what `aclrtMemset` / `aclrtMemsetAsync` may fill.
+///
+/// Registered host memory ([`HostRegistration`](crate::HostRegistration)) is pinned memory for
+/// copies but not this: the runtime documents a memset of host memory it
+/// did not allocate as undefined behaviour. Sealed (through
+/// [`PinnedMemory`]).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not memory the runtime allocated, so `aclrtMemset` cannot fill it",
+    label = "not device, pinned or managed memory of the runtime",
+    note = "memsets need a `DeviceBuffer`, `HostBuffer` or `ManagedBuffer`; a memset of host memory the runtime did not allocate (pageable `Vec`/slices, or registered memory: `HostRegistration`) is undefined",
+    note = "fill host memory with `slice.fill(..)` (for a registration: `reg.as_mut_slice().fill(..)`, outside the scope that uses it)"
+)]
+pub trait RuntimeMemory<'id>: PinnedMemory<'id> {}
+
+impl<'id, T: DeviceRepr> RuntimeMemory<'id> for DeviceBuffer<'_, 'id, T> {}
+impl<'id, T: DeviceRepr> RuntimeMemory<'id> for DeviceView<'_, 'id, T> {}
+impl<'id, T: DeviceRepr> RuntimeMemory<'id> for DeviceViewMut<'_, 'id, T> {}
+impl<'id, T: DeviceRepr, M: RunMode> RuntimeMemory<'id> for HostBuffer<'_, 'id, T, M> {}
+impl<'id, T: DeviceRepr, M: RunMode> RuntimeMemory<'id> for PinnedSlice<'id, T, M> {}
 
 /// Memory a copy can read, belonging to the context branded `'id`.
 ///

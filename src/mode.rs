@@ -6,7 +6,7 @@
 //! `M: RunMode` on [`Device`](crate::Device), [`Context`](crate::Context) and
 //! [`HostBuffer`](crate::HostBuffer), so:
 //! * the memcpy kind of every copy is computed at compile time from the run
-//!   mode and the [`Place`] of both sides;
+//!   mode and the [`Place`](crate::bounds::Place) of both sides;
 //! * in device run mode "host" allocations are device memory, and every copy
 //!   compiles to `ACL_MEMCPY_DEVICE_TO_DEVICE`;
 //! * the host-only transfer API ([`Context::upload`](crate::Context::upload),
@@ -15,7 +15,7 @@
 
 use aclrt_sys as sys;
 
-use crate::memory::Place;
+use crate::ffi::access::{PlaceSealed, Residency};
 
 mod sealed {
     pub trait Sealed {}
@@ -83,25 +83,14 @@ impl HostRunMode for HostMode {}
 pub trait DeviceRunMode: RunMode {}
 impl DeviceRunMode for DeviceMode {}
 
-/// Where a piece of memory lies, as a value: the run-time shadow of the
-/// type-level [`Place`](crate::bounds::Place), used only inside the crate to
-/// pick the C memcpy kind. Not exported: the API states directions with
-/// types ([`OnHost`](crate::bounds::OnHost), [`OnDevice`](crate::bounds::OnDevice)).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Residency {
-    /// Host memory: a pageable Rust slice or pinned host memory.
-    Host,
-    /// Device memory (`aclrtMalloc`).
-    Device,
-}
-
 /// The `aclrtMemcpyKind` of a copy from place `S` to place `D` in run mode
 /// `M`.
 ///
 /// Evaluated at compile time for every copy (an inline `const` block over the
 /// associated consts of the run mode and both places), so no run-time
 /// decision and no way to pass a wrong kind.
-pub(crate) const fn memcpy_kind<M: RunMode, S: Place, D: Place>() -> sys::aclrtMemcpyKind {
+pub(crate) const fn memcpy_kind<M: RunMode, S: PlaceSealed, D: PlaceSealed>() -> sys::aclrtMemcpyKind
+{
     memcpy_kind_of(M::KIND, S::RESIDENCY, D::RESIDENCY)
 }
 

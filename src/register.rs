@@ -17,7 +17,7 @@ use crate::ffi::{self, Mem, MemMut};
 use crate::memory::access::{RawDest, RawSource, Stable};
 use crate::memory::{
     DeviceMemory, DeviceRepr, HostMemory, Memory, MemoryMut, OnDevice, OnHost, PinnedMemory,
-    byte_size,
+    RuntimeMemory, byte_size,
 };
 use crate::mode::RunMode;
 use crate::stream::Stream;
@@ -544,30 +544,7 @@ impl<'id, T: DeviceRepr, M: RunMode> DeviceMemory<'id> for ManagedBuffer<'_, 'id
 impl<T: DeviceRepr, M: RunMode> Stable for ManagedBuffer<'_, '_, T, M> {}
 impl<'id, T: DeviceRepr, M: RunMode> PinnedMemory<'id> for ManagedBuffer<'_, 'id, T, M> {}
 
-// ------------------------------------------------------------ memset targets
-
-/// Memory the runtime allocated: device memory ([`DeviceBuffer`](crate::DeviceBuffer)
-/// and its views), pinned host memory ([`HostBuffer`](crate::HostBuffer),
-/// [`PinnedSlice`](crate::PinnedSlice)) and managed memory
-/// ([`ManagedBuffer`]): what `aclrtMemset` / `aclrtMemsetAsync` may fill.
-///
-/// Registered host memory ([`HostRegistration`]) is pinned memory for
-/// copies but not this: the runtime documents a memset of host memory it
-/// did not allocate as undefined behaviour. Sealed (through
-/// [`PinnedMemory`]).
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` is not memory the runtime allocated, so `aclrtMemset` cannot fill it",
-    label = "not device, pinned or managed memory of the runtime",
-    note = "memsets need a `DeviceBuffer`, `HostBuffer` or `ManagedBuffer`; a memset of host memory the runtime did not allocate (pageable `Vec`/slices, or registered memory: `HostRegistration`) is undefined",
-    note = "fill host memory with `slice.fill(..)` (for a registration: `reg.as_mut_slice().fill(..)`, outside the scope that uses it)"
-)]
-pub trait RuntimeMemory<'id>: PinnedMemory<'id> {}
-
-impl<'id, T: DeviceRepr> RuntimeMemory<'id> for crate::DeviceBuffer<'_, 'id, T> {}
-impl<'id, T: DeviceRepr> RuntimeMemory<'id> for crate::DeviceView<'_, 'id, T> {}
-impl<'id, T: DeviceRepr> RuntimeMemory<'id> for crate::DeviceViewMut<'_, 'id, T> {}
-impl<'id, T: DeviceRepr, M: RunMode> RuntimeMemory<'id> for crate::HostBuffer<'_, 'id, T, M> {}
-impl<'id, T: DeviceRepr, M: RunMode> RuntimeMemory<'id> for crate::PinnedSlice<'id, T, M> {}
+// A memset target (`RuntimeMemory`, in memory.rs): the runtime allocated it.
 impl<'id, T: DeviceRepr, M: RunMode> RuntimeMemory<'id> for ManagedBuffer<'_, 'id, T, M> {}
 
 // ------------------------------------------------------------ context methods

@@ -188,12 +188,16 @@ impl Reporter {
     /// Inside one of this reporter's own callbacks the thread cannot be
     /// joined: the loop is told to stop after that callback, and this
     /// returns [`Error::InCallback`].
+    ///
+    /// # Panics
+    /// Resumes the panic of a callback, as said above; never panics
+    /// otherwise.
     pub fn stop(mut self) -> Result<()> {
         self.request_stop();
-        let thread = self
-            .thread
-            .take()
-            .expect("the thread is joined only here or in drop");
+        // Joined only here (which takes `self`) or in `drop`: always there.
+        let Some(thread) = self.thread.take() else {
+            return Ok(());
+        };
         if thread.thread().id() == std::thread::current().id() {
             return Err(Error::InCallback {
                 operation: "Reporter::stop (join its own thread)",

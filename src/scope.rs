@@ -74,9 +74,10 @@ use crate::ffi::{self, Raw};
 use crate::memory::access::CpuVisible;
 use crate::memory::{
     AsyncDirection, CopyDirection, DeviceRepr, Memory, MemoryMut, PinnedMemory, Place,
+    RuntimeMemory,
 };
 use crate::mode::{RunMode, memcpy_kind};
-use crate::register::RuntimeMemory;
+
 use crate::stream::Stream;
 
 /// A region in which asynchronous work may borrow memory; see
@@ -702,7 +703,7 @@ impl<'scope, 'id, 'sid, T: DeviceRepr> AsyncSource<'scope, 'id, 'sid>
     type Place = crate::memory::OnDevice;
     type Memory = Self;
     fn source(&self, lane: &LaneCore<'scope, 'sid>) -> (Source<'_, 'sid>, usize) {
-        (Source::view(lane, self), self.len())
+        (Source::view(lane, self.mem()), self.len())
     }
 }
 

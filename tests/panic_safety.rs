@@ -255,3 +255,50 @@ fn panic_in_the_kth_host_function_device_mode() {
     let _sim = sim::exclusive();
     host_fn_panics(device_config());
 }
+
+/// The documented panics of the pinned slice (`# Panics` on each method,
+/// listed in SAFETY.md section 2): each one panics as the slice method it
+/// mirrors, before touching anything, and leaves the buffer usable and the
+/// audit clean (the frame checks that nothing leaks).
+#[test]
+fn pinned_slice_methods_panic_as_slices_do() {
+    in_host_context(|ctx| {
+        let mut buf = ctx.alloc_host_from(&[1u32, 2, 3, 4])?;
+        let panics = |what: &str, f: &mut dyn FnMut()| {
+            let caught = catch_unwind(AssertUnwindSafe(f));
+            assert!(caught.is_err(), "{what} must panic");
+        };
+        panics("swap out of bounds", &mut || buf.swap(0, 4));
+        panics("copy_from_slice, wrong length", &mut || {
+            buf.copy_from_slice(&[0u32; 3])
+        });
+        panics("copy_to_slice, wrong length", &mut || {
+            buf.copy_to_slice(&mut [0u32; 5])
+        });
+        panics("split_at past the end", &mut || {
+            let _ = buf.split_at(5);
+        });
+        panics("split_at_mut past the end", &mut || {
+            let _ = buf.split_at_mut(5);
+        });
+        panics("chunks of 0", &mut || {
+            let _ = buf.chunks(0);
+        });
+        panics("chunks_mut of 0", &mut || {
+            let _ = buf.chunks_mut(0);
+        });
+        panics("index out of bounds", &mut || {
+            let _ = buf[4];
+        });
+        panics("range out of bounds", &mut || {
+            let _ = &buf[2..5];
+        });
+        // Untouched, and usable.
+        assert_eq!(buf.to_vec(), vec![1, 2, 3, 4]);
+        buf.swap(0, 3);
+        assert_eq!(buf.to_vec(), vec![4, 2, 3, 1]);
+        drop(buf);
+        Ok(())
+    })
+    .unwrap();
+}

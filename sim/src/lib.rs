@@ -524,6 +524,8 @@
 //! each entry point catches panics of the runtime (500000), and host
 //! callbacks run under `catch_unwind`.
 #![deny(unsafe_code)]
+// Every panic of the public API is documented (`# Panics`; SAFETY.md lists them).
+#![warn(clippy::missing_panics_doc)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 pub mod control;

@@ -401,7 +401,11 @@ impl Audit {
             && self.unserved_callbacks.is_empty()
     }
 
-    /// Panics with a readable report unless [`Audit::is_clean`].
+    /// Asserts [`Audit::is_clean`], for tests.
+    ///
+    /// # Panics
+    /// Unless [`Audit::is_clean`], with a readable report of the violations,
+    /// leaks and live resources.
     #[track_caller]
     pub fn assert_clean(&self) {
         assert!(self.is_clean(), "simulator audit is not clean:\n{self:#?}");

@@ -298,3 +298,34 @@ fn config_from_env_and_configure() {
     ok!(aclFinalize());
     assert_eq!(aclrt_sim::config(), SimConfig::default());
 }
+
+/// The control API's documented panics (`# Panics`; SAFETY.md section 2):
+/// a typo in a test must not silently inject nothing, and a delay needs a
+/// live stream. Each panics with its message and changes nothing.
+#[test]
+fn control_api_misuse_panics_with_its_reason() {
+    use std::panic::{AssertUnwindSafe, catch_unwind};
+    let session = device0();
+    let message = |f: &mut dyn FnMut()| -> String {
+        let payload = catch_unwind(AssertUnwindSafe(f)).expect_err("must panic");
+        payload
+            .downcast_ref::<String>()
+            .cloned()
+            .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
+            .unwrap_or_default()
+    };
+    let m = message(&mut || aclrt_sim::inject_fault("aclrtMallocc", 1, 1));
+    assert!(m.contains("is not a C function of the simulator"), "{m}");
+    let m = message(&mut || aclrt_sim::inject_fault("aclrtMalloc", 0, 1));
+    assert!(m.contains("nth is 1-based"), "{m}");
+    let m = message(&mut || aclrt_sim::inject_task_fault(0, 1));
+    assert!(m.contains("nth is 1-based"), "{m}");
+    let bogus = std::ptr::without_provenance_mut::<core::ffi::c_void>(0x5eed);
+    let m =
+        message(&mut || aclrt_sim::set_stream_delay(bogus, std::time::Duration::from_millis(1)));
+    assert!(m.starts_with("aclrt_sim::set_stream_delay"), "{m}");
+    // Nothing was injected: the next allocation succeeds.
+    let p = malloc(64);
+    free(p);
+    session.finish();
+}

@@ -3,6 +3,7 @@
 //! the basement because their claims ("these bytes are a runtime
 //! allocation", "this address does not move") are what the unsafe code
 //! here relies on; `memory.rs` implements them for its types.
+#![deny(unsafe_code)]
 
 use super::{Mem, MemMut};
 
@@ -26,11 +27,23 @@ pub trait Stable: RawSource {}
 /// crate computes the C memcpy kind of a copy.
 pub trait PlaceSealed {
     /// Where memory of this place lies, as a value.
-    const RESIDENCY: crate::mode::Residency;
+    const RESIDENCY: Residency;
 }
 
 /// Memory the CPU may address as a slice of `Self::Item`.
 pub trait CpuVisible {
     /// The element type.
     type Item;
+}
+
+/// Where a piece of memory lies, as a value: the run-time shadow of the
+/// type-level [`Place`](crate::bounds::Place), used only inside the crate to
+/// pick the C memcpy kind. Not exported: the API states directions with
+/// types ([`OnHost`](crate::bounds::OnHost), [`OnDevice`](crate::bounds::OnDevice)).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Residency {
+    /// Host memory: a pageable Rust slice or pinned host memory.
+    Host,
+    /// Device memory (`aclrtMalloc`).
+    Device,
 }

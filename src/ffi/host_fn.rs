@@ -14,7 +14,6 @@
 use core::any::Any;
 use core::ffi::c_void;
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
 
 use aclrt_sys as sys;
@@ -26,54 +25,13 @@ use crate::error::Result;
 /// The payload of a panic caught in a host function.
 pub(crate) type Panic = Box<dyn Any + Send + 'static>;
 
-/// A host function queued on a stream, with room for its panic.
-pub(super) struct HostFnSlot {
-    /// Taken by the trampoline when it runs, or by the owner once the
-    /// stream is idle if it never ran (a device fault skipped it).
-    f: Mutex<Option<Box<dyn FnOnce() + Send + 'static>>>,
-    panic: Mutex<Option<Panic>>,
-    /// `PENDING`, `RUNNING` (set by the trampoline while it holds `f`'s
-    /// lock, as it takes `f`), `DONE` (its very last access to the slot).
-    state: AtomicU8,
-}
-
-const PENDING: u8 = 0;
-const RUNNING: u8 = 1;
-const DONE: u8 = 2;
-
-impl HostFnSlot {
-    pub(super) fn new(f: Box<dyn FnOnce() + Send + 'static>) -> Arc<HostFnSlot> {
-        Arc::new(HostFnSlot {
-            f: Mutex::new(Some(f)),
-            panic: Mutex::new(None),
-            state: AtomicU8::new(PENDING),
-        })
-    }
-
-    /// Drop the host function if it never ran, wait for it if it is still
-    /// running, and take its panic, if any. Call once the stream it was
-    /// queued on is idle — or gone: a runtime torn down under a running host
-    /// function (`sim::reset`, which detaches a callback stuck for more than
-    /// 5 s) no longer waits for it, so this does, and no borrow the host
-    /// function holds can end while it runs. Also says whether it never ran
-    /// (an abort discarded it, or a fault skipped it).
-    pub(super) fn settle(&self) -> (Option<Panic>, bool) {
-        let never_ran = lock(&self.f, Rank::SlotFn).take();
-        if never_ran.is_none() {
-            // It was taken, so the trampoline set RUNNING under that lock.
-            while self.state.load(Ordering::Acquire) != DONE {
-                std::thread::sleep(core::time::Duration::from_millis(1));
-            }
-        }
-        let lost = never_ran.is_some();
-        if lost {
-            // A user closure: dropped holding no crate lock.
-            super::locks::user_code("the drop of a host function that never ran");
-        }
-        drop(never_ran);
-        (lock(&self.panic, Rank::SlotPanic).take(), lost)
-    }
-}
+/// A host function queued on a stream, with room for its panic: the
+/// protocol core [`protocol::host_fn_slot`](super::protocol::host_fn_slot)
+/// (model-checked in `models/`), which says why it runs at most once and
+/// never after [`settle`](super::protocol::host_fn_slot::HostFnSlot::settle)
+/// returned.
+pub(super) type HostFnSlot =
+    super::protocol::host_fn_slot::HostFnSlot<Box<dyn FnOnce() + Send + 'static>, Panic>;
 
 /// Runs a host function on the runtime's thread; never unwinds.
 extern "C" fn trampoline(args: *mut c_void) {
@@ -82,27 +40,18 @@ extern "C" fn trampoline(args: *mut c_void) {
     // stream is known to have finished (its `# Safety`), which cannot happen
     // before this call returns; the slot is only accessed through `&`.
     let slot = unsafe { &*(args as *const HostFnSlot) };
-    let f = {
-        let mut f = lock(&slot.f, Rank::SlotFn);
-        let taken = f.take();
-        if taken.is_some() {
-            slot.state.store(RUNNING, Ordering::Release);
-        }
-        taken
-    };
-    if let Some(f) = f {
-        {
+    if let Some(f) = slot.begin_run() {
+        let panic = {
             // Blocking calls and scopes are refused on this thread meanwhile.
             let _mark = CallbackMark::enter();
-            if let Err(payload) = catch_unwind(AssertUnwindSafe(|| {
+            catch_unwind(AssertUnwindSafe(|| {
                 super::locks::user_code("a host function");
                 f()
-            })) {
-                *lock(&slot.panic, Rank::SlotPanic) = Some(payload);
-            }
-        }
+            }))
+            .err()
+        };
         // The last access to the slot: its owner may free it from now on.
-        slot.state.store(DONE, Ordering::Release);
+        slot.end_run(panic);
     }
 }
 
@@ -117,8 +66,7 @@ extern "C" fn trampoline(args: *mut c_void) {
 pub(super) unsafe fn enqueue(stream: Raw, slot: &Arc<HostFnSlot>) -> Result<()> {
     // The documentation: do not mix `aclrtLaunchHostFunc` with the
     // `aclrtLaunchCallback` mechanism on one stream (acl-facts 5.8).
-    #[cfg(unix)]
-    if super::report::is_subscribed(stream) {
+    if super::mix::is_subscribed(stream) {
         return Err(crate::error::Error::CallbackMix {
             operation: "aclrtLaunchHostFunc",
         });
@@ -133,60 +81,8 @@ pub(super) unsafe fn enqueue(stream: Raw, slot: &Arc<HostFnSlot>) -> Result<()> 
     //   can no longer call `trampoline` with it (`# Safety` above).
     let code = unsafe { sys::aclrtLaunchHostFunc(stream.as_ptr(), Some(trampoline), args) };
     check(code, "aclrtLaunchHostFunc")?;
-    mark_host_fn_stream(stream);
+    super::mix::mark_host_fn_stream(stream);
     Ok(())
-}
-
-/// Streams on which `aclrtLaunchHostFunc` succeeded at least once: the
-/// runtime then serves the stream with its own callback thread for the rest
-/// of the stream's life and refuses `aclrtSubscribeReport` on it (107011,
-/// fidelity row CB-MIX-2), so [`super::report::subscribe`] refuses first
-/// with [`Error::CallbackMix`](crate::error::Error::CallbackMix). An entry
-/// leaves when its stream is destroyed ([`host_fn_stream_destroyed`]) or
-/// the runtime is finalized ([`forget_host_fn_streams`]); a default stream's
-/// entry stays until then (were its address reused by a later stream of
-/// the same runtime, that stream's subscription would be refused too: a
-/// false refusal, never a missed one).
-static HOST_FN_STREAMS: Mutex<Vec<usize>> = Mutex::new(Vec::new());
-
-fn mark_host_fn_stream(stream: Raw) {
-    let key = stream.as_ptr() as usize;
-    let mut set = HOST_FN_STREAMS.lock().unwrap_or_else(|e| e.into_inner());
-    if !set.contains(&key) {
-        // The destruction hook must run for this stream from now on.
-        super::stream_hooks_on();
-        set.push(key);
-    }
-}
-
-/// Whether `aclrtLaunchHostFunc` was ever used on `stream` (see
-/// [`HOST_FN_STREAMS`]).
-#[cfg_attr(not(unix), allow(dead_code))]
-pub(crate) fn ever_had_host_fn(stream: Raw) -> bool {
-    let key = stream.as_ptr() as usize;
-    HOST_FN_STREAMS
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .contains(&key)
-}
-
-/// The runtime was finalized: every stream is gone (default streams
-/// included, which are never destroyed one by one), so no address in the
-/// set names a live stream any more.
-pub(crate) fn forget_host_fn_streams() {
-    HOST_FN_STREAMS
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .clear();
-}
-
-/// `stream` is being destroyed: a later stream may get its address.
-pub(crate) fn host_fn_stream_destroyed(stream: Raw) {
-    let key = stream.as_ptr() as usize;
-    let mut set = HOST_FN_STREAMS.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some(i) = set.iter().position(|&k| k == key) {
-        set.swap_remove(i);
-    }
 }
 
 /// Unscoped (`'static`) host functions queued with

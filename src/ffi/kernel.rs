@@ -1,6 +1,8 @@
 //! Kernels: binaries (`aclrtBinary*`), the per-thread argument list
 //! (`aclrtKernelArgs*`), launches (`aclrtLaunchKernelWithConfig`) and
-//! foreign work on a lane — the `unsafe` half of [`crate::kernel`].
+//! the staging of a typed launch's arguments — the raw half of `crate::kernel`
+//! over raw handles; the public `unsafe` methods of the typed kernel API
+//! are in [`super::kernel_unsafe`].
 //!
 //! # The argument
 //! A launch is asynchronous work like a copy, so it rides on the scope
@@ -9,7 +11,7 @@
 //! the same lane) or a [`Parked`] buffer (exclusive for `'scope`, on the same
 //! lane). What a copy gets from the memcpy kind (which bytes the runtime
 //! touches), a launch gets from the kernel's **declared signature**: the
-//! only `unsafe` step, [`Binary::kernel`], where the caller promises that
+//! only `unsafe` step, `Binary::kernel`, where the caller promises that
 //! the device code reads only its `In`/`InOut` buffers, writes only its
 //! `Out`/`InOut` buffers, each within its length (and, where a `Count`
 //! argument is declared, below that count, which the launch checks against
@@ -24,14 +26,14 @@
 //! token, at most one live per thread (a thread-local flag; a second claim
 //! is [`Error::KernelArgsBusy`]). A typed launch stages its whole list
 //! inside one call while holding a claim, and the public builder
-//! ([`KernelArgs`]) holds one for its whole life; host functions run on the
+//! (`KernelArgs`) holds one for its whole life; host functions run on the
 //! runtime's own thread, which has its own list, and re-entry on the same
 //! thread finds the flag set. A forgotten builder leaves the flag set: later
 //! launches on that thread fail with that error, which is safe.
 //!
-//! A binary stays loaded while a [`Kernel`] borrows it, and a launch needs
+//! A binary stays loaded while a `Kernel` borrows it, and a launch needs
 //! the kernel borrowed for `'scope`; scopes synchronise before they return,
-//! so when a [`Binary`] can be unloaded no launch of it is pending
+//! so when a `Binary` can be unloaded no launch of it is pending
 //! (`aclrtBinaryUnLoad` does not wait for them, K.5).
 
 use core::cell::Cell;
@@ -43,14 +45,8 @@ use aclrt_sys as sys;
 use generativity::Id;
 
 use super::scope::{LaneCore, Parked, Source};
-use super::{HandleOwner, Raw, Region, check, raw};
+use super::{Raw, Region, check, raw};
 use crate::error::{Error, Result};
-use crate::kernel::{
-    Binary, Filling, Finalized, Kernel, KernelArgs, KernelParams, LaunchConfig, Placeholder,
-};
-use crate::memory::DeviceRepr;
-use crate::mode::RunMode;
-use crate::scope::Lane;
 
 // ------------------------------------------------------------ binaries ---
 
@@ -123,7 +119,7 @@ pub(crate) fn unload(ctx: Raw, bin: Raw) -> Result<()> {
 
 /// `aclrtBinaryGetFunction` with `ctx` current, so the binary is placed on
 /// `ctx`'s device (K.5) — the device of every lane its kernels can reach.
-fn get_function(ctx: Raw, bin: Raw, name: &CStr) -> Result<Raw> {
+pub(crate) fn get_function(ctx: Raw, bin: Raw, name: &CStr) -> Result<Raw> {
     super::make_current(ctx)?;
     let mut func: sys::aclrtFuncHandle = core::ptr::null_mut();
     // SAFETY: `bin` is a live binary handle (borrowed from its `Binary`);
@@ -131,62 +127,6 @@ fn get_function(ctx: Raw, bin: Raw, name: &CStr) -> Result<Raw> {
     let code = unsafe { sys::aclrtBinaryGetFunction(bin.as_ptr(), name.as_ptr(), &mut func) };
     check(code, "aclrtBinaryGetFunction")?;
     raw(func, "aclrtBinaryGetFunction")
-}
-
-impl<'ctx, 'id> Binary<'ctx, 'id> {
-    /// Look up the kernel `name` (`aclrtBinaryGetFunction`, with the
-    /// binary's context current, so its code is placed on that context's
-    /// device) and declare its parameters `P`, a tuple of
-    /// [`In`](crate::kernel::In), [`Out`](crate::kernel::Out),
-    /// [`InOut`](crate::kernel::InOut), [`Scalar`](crate::kernel::Scalar)
-    /// and [`Count`](crate::kernel::Count) markers in the kernel's parameter
-    /// order. Every launch of the returned [`Kernel`] is safe.
-    ///
-    /// # Safety
-    /// The declaration is the one promise the safe launches rely on. For
-    /// every launch with arguments of these types, the device code of
-    /// `name`:
-    /// * takes exactly these parameters, in this order, each as the
-    ///   runtime passes it: a buffer as its 8-byte device address, a
-    ///   scalar or count as its bytes, each 8-byte aligned (acl-facts K.6);
-    /// * reads only the buffers declared `In` or `InOut`, and writes only
-    ///   the buffers declared `Out` or `InOut`;
-    /// * touches each buffer only within its length in elements of the
-    ///   declared type — and where the signature has a `Count`, only the
-    ///   elements below that count (the launch checks that the count fits
-    ///   every buffer); its behaviour on the memory it touches must not
-    ///   depend on `Scalar` values in any other way that could leave those
-    ///   bounds;
-    /// * touches no other memory (host memory, other allocations, memory
-    ///   it remembers from an earlier launch), and finishes (no unbounded
-    ///   loop; a scope's end waits for it).
-    ///
-    /// A kernel that reads out of bounds on the simulator faults with
-    /// 507015 at the next synchronisation; on hardware it is undefined
-    /// behaviour, which is why this is `unsafe`.
-    #[doc(alias = "aclrtBinaryGetFunction")]
-    pub unsafe fn kernel<P: KernelParams>(&self, name: &CStr) -> Result<Kernel<'_, 'id, P>> {
-        let func = get_function(self.context(), self.handle(), name)?;
-        Ok(Kernel::new(func, self.context()))
-    }
-
-    /// Look up the kernel `name` as [`kernel`](Self::kernel) does, as a
-    /// [`KernelRef`](crate::kernel::KernelRef) that does not borrow the binary: it
-    /// can live next to the `Binary` in one struct, and launches with
-    /// [`Lane::launch_in`](crate::Lane::launch_in), which checks that it
-    /// is used with this binary.
-    ///
-    /// # Safety
-    /// As for [`kernel`](Self::kernel): the declaration `P` is the promise
-    /// the safe launches rely on.
-    #[doc(alias = "aclrtBinaryGetFunction")]
-    pub unsafe fn kernel_ref<P: KernelParams>(
-        &self,
-        name: &CStr,
-    ) -> Result<crate::kernel::KernelRef<'id, P>> {
-        let func = get_function(self.context(), self.handle(), name)?;
-        Ok(crate::kernel::KernelRef::new(func, self.serial()))
-    }
 }
 
 // ---------------------------------------------------- the args handle ---
@@ -356,71 +296,19 @@ impl RawArgs {
     }
 }
 
-/// `config` as C attributes (called only when it has some).
-#[inline(never)]
-fn attrs(config: &LaunchConfig) -> Vec<sys::aclrtLaunchKernelAttr> {
-    let mut v = Vec::new();
-    let mut push = |id, fill: &dyn Fn(&mut sys::aclrtLaunchKernelAttrValue)| {
-        let mut value = sys::aclrtLaunchKernelAttrValue { rsv: [0; 4] };
-        fill(&mut value);
-        v.push(sys::aclrtLaunchKernelAttr { id, value });
-    };
-    if let Some(m) = config.schedule_mode_value() {
-        push(sys::ACL_RT_LAUNCH_KERNEL_ATTR_SCHEM_MODE, &|x| {
-            x.schemMode = m
-        });
-    }
-    if let Some(b) = config.dyn_ubuf_size_value() {
-        push(sys::ACL_RT_LAUNCH_KERNEL_ATTR_DYN_UBUF_SIZE, &|x| {
-            x.dynUBufSize = b
-        });
-    }
-    if let Some(e) = config.engine_value() {
-        push(sys::ACL_RT_LAUNCH_KERNEL_ATTR_ENGINE_TYPE, &|x| {
-            x.engineType = e
-        });
-    }
-    if let Some(o) = config.block_offset_value() {
-        push(sys::ACL_RT_LAUNCH_KERNEL_ATTR_BLOCKDIM_OFFSET, &|x| {
-            x.blockDimOffset = o
-        });
-    }
-    if let Some(p) = config.prefetch_value() {
-        push(sys::ACL_RT_LAUNCH_KERNEL_ATTR_BLOCK_TASK_PREFETCH, &|x| {
-            x.isBlockTaskPrefetch = u8::from(p)
-        });
-    }
-    if let Some(d) = config.data_dump_value() {
-        push(sys::ACL_RT_LAUNCH_KERNEL_ATTR_DATA_DUMP, &|x| {
-            x.isDataDump = u8::from(d)
-        });
-    }
-    if let Some(us) = config.timeout_us_value() {
-        push(sys::ACL_RT_LAUNCH_KERNEL_ATTR_TIMEOUT_US, &|x| {
-            x.timeoutUs = sys::aclrtTimeoutUs {
-                timeoutLow: us as u32,
-                timeoutHigh: (us >> 32) as u32,
-            }
-        });
-    }
-    if let Some(p) = config.profiling_value() {
-        push(sys::ACL_RT_LAUNCH_KERNEL_ATTR_ENABLE_PROFILING, &|x| {
-            x.enableProfiling = u8::from(p)
-        });
-    }
-    v
-}
-
-/// `aclrtLaunchKernelWithConfig` of a finalized list on `lane`'s stream.
+/// `aclrtLaunchKernelWithConfig` of a finalized list on `lane`'s stream,
+/// with `blocks` blocks and the launch attributes `attrs` (none: the
+/// config is NULL).
 ///
 /// # Safety
 /// Every device address in the list is memory the kernel may access as
 /// its device code does, until `lane`'s stream is idle: see the callers.
 #[inline]
-unsafe fn launch_list(
+pub(crate) unsafe fn launch_list(
     lane: &LaneCore<'_, '_>,
     func: Raw,
-    config: &LaunchConfig,
+    blocks: u32,
+    attrs: &mut [sys::aclrtLaunchKernelAttr],
     args: &RawArgs,
     bind: bool,
 ) -> Result<()> {
@@ -429,17 +317,15 @@ unsafe fn launch_list(
         lane.bind()?;
     }
     // Without attributes nothing is built: `cfg` is NULL (K.7).
-    let mut attrs_storage;
     let mut cfg;
-    let cfg_ptr: *mut sys::aclrtLaunchKernelCfg = if config.has_attributes() {
-        attrs_storage = attrs(config);
+    let cfg_ptr: *mut sys::aclrtLaunchKernelCfg = if attrs.is_empty() {
+        core::ptr::null_mut()
+    } else {
         cfg = sys::aclrtLaunchKernelCfg {
-            attrs: attrs_storage.as_mut_ptr(),
-            numAttrs: attrs_storage.len(),
+            attrs: attrs.as_mut_ptr(),
+            numAttrs: attrs.len(),
         };
         &mut cfg
-    } else {
-        core::ptr::null_mut()
     };
     // SAFETY:
     // * `func` is live for the launch's whole run: its binary is borrowed
@@ -459,7 +345,7 @@ unsafe fn launch_list(
     let code = unsafe {
         sys::aclrtLaunchKernelWithConfig(
             func.as_ptr(),
-            config.block_count(),
+            blocks,
             lane.stream().as_ptr(),
             cfg_ptr,
             args.handle.as_ptr(),
@@ -720,7 +606,7 @@ impl<'sid> Staged<'sid> {
 
     /// A scalar, by value.
     #[inline]
-    pub(crate) fn value<T: DeviceRepr>(&mut self, v: T) {
+    pub(crate) fn value<T: bytemuck::Pod>(&mut self, v: T) {
         let v = bytemuck::bytes_of(&v);
         let item = if v.len() <= SMALL {
             Item::small(v)
@@ -731,6 +617,12 @@ impl<'sid> Staged<'sid> {
             Item::Large { off, len: v.len() }
         };
         self.items.push(item);
+    }
+
+    /// The staged buffers' regions, in order; then forgets every item (for
+    /// foreign work, which gets the operands rather than a list).
+    pub(crate) fn take_regions(&mut self) -> Vec<Region> {
+        self.items.take_regions()
     }
 
     /// A count of elements, checked against every buffer at launch.
@@ -793,21 +685,33 @@ fn append_item(args: &mut RawArgs, item: &Item, large: &[u8]) -> Result<()> {
     args.append(bytes)
 }
 
-/// Launch `kernel` on `lane` with the staged arguments.
+/// The kernel of a typed launch: its func handle and its context, as the
+/// typed layer hands them over (crate contract): the handle of a `Kernel`
+/// (or of a `KernelRef` checked against its binary) whose binary the caller
+/// keeps borrowed for `'scope`, of the lane's context.
+#[derive(Clone, Copy)]
+pub(crate) struct LaunchedKernel {
+    pub(crate) func: Raw,
+    pub(crate) ctx: Raw,
+}
+
+/// Launch `kernel` on `lane` with the staged arguments, `blocks` blocks and
+/// the launch attributes `attrs`.
 ///
 /// The typed layer stages one item per declared parameter of `kernel`, of
 /// the declared kind and element type (the crate contract of this module).
 #[inline(always)]
-pub(crate) fn launch<'scope, 'sid, 'id, P: KernelParams>(
+pub(crate) fn launch<'scope, 'sid>(
     lane: &LaneCore<'scope, 'sid>,
-    kernel: &Kernel<'_, 'id, P>,
-    config: &LaunchConfig,
+    kernel: LaunchedKernel,
+    blocks: u32,
+    attrs: &mut [sys::aclrtLaunchKernelAttr],
     staged: &Staged<'sid>,
 ) -> Result<()> {
     staged.check_lane(lane)?;
     staged.check_counts()?;
     let claim = ArgsClaim::take_for_launch()?;
-    let mut args = RawArgs::init(claim, kernel.context(), kernel.handle())?;
+    let mut args = RawArgs::init(claim, kernel.ctx, kernel.func)?;
     // Two plain loops rather than one over a chain: the in-place items
     // are all there is for the typed tuples, and the loop stays short.
     // The overflow is looked at once: without it (the typed tuples with
@@ -836,150 +740,7 @@ pub(crate) fn launch<'scope, 'sid, 'id, P: KernelParams>(
     // the written ones, within their lengths and below every count — and
     // every count was just checked against every buffer's length; the scope
     // synchronises this stream before `'scope` ends.
-    unsafe { launch_list(lane, kernel.handle(), config, &args, false) }
-}
-
-// ------------------------------------------------------- public unsafe ---
-
-impl<'scope, 'env, 'id, 'sid, M: RunMode> Lane<'scope, 'env, 'id, 'sid, M> {
-    /// Launch a kernel with an argument list built by hand
-    /// ([`Kernel::args`]), with `aclrtLaunchKernelWithConfig`. The typed
-    /// [`Lane::launch`] is the safe way; this is for kernels whose
-    /// arguments the markers cannot describe.
-    ///
-    /// # Safety
-    /// Every device address appended to `args` is memory of this context
-    /// that stays valid, and that nothing else accesses in a conflicting way
-    /// (no CPU access, no other stream's work), until this lane is idle —
-    /// the scope's end at the latest: e.g. borrowed for the whole scope
-    /// outside it. The kernel's device code touches only that memory,
-    /// within bounds, and interprets the list as appended.
-    #[doc(alias = "aclrtLaunchKernelWithConfig")]
-    pub unsafe fn launch_args<P: KernelParams>(
-        &self,
-        args: &KernelArgs<'scope, 'id, P, Finalized>,
-        config: impl Into<LaunchConfig>,
-    ) -> Result<()> {
-        let config = config.into();
-        // SAFETY: the addresses and the device code are the caller's
-        // contract; the kernel is borrowed for `'scope` by `args`.
-        unsafe { launch_list(self.core(), args.func(), &config, args.raw(), true) }
-    }
-
-    /// Enqueue work of another library (an aclnn operator, a model
-    /// execution) on this lane's stream: `reads` are shared for the rest of
-    /// the scope, `writes` exclusively (they come back as [`InFlight`](crate::InFlight)s of
-    /// this lane), the workspace exclusively for the rest of the scope; `f`
-    /// gets the raw stream, each operand's device pointer and size in
-    /// bytes, and the workspace, and enqueues the work.
-    ///
-    /// Operands are memory of the runtime
-    /// ([`KernelMemory`](crate::bounds::KernelMemory)), as for kernels:
-    /// registered host memory ([`HostRegistration`](crate::HostRegistration))
-    /// does not compile here (its host address is not for device code; copy
-    /// it into device memory on the lane first).
-    ///
-    /// The context is current on the calling thread while `f` runs. In host
-    /// run mode a `HostBuffer` operand is pinned **host** memory: its pointer
-    /// is a host address. Errors before `f` runs:
-    /// [`Error::KernelArgsBusy`] while a [`KernelArgs`] builder of this
-    /// thread lives; the operands stay borrowed until the scope ends.
-    ///
-    /// # Safety
-    /// `f`, and the work it enqueues:
-    /// * enqueue work **only on the stream** it is given (no other stream,
-    ///   no synchronous device access), so that the scope's final
-    ///   synchronisation, [`InFlight::wait`](crate::InFlight::wait) and [`Lane::signal`] cover it;
-    /// * read only the `reads` and the `writes`, write only the `writes` and
-    ///   the workspace, each within its size in bytes, and touch no other
-    ///   memory after `f` returns (no pointer kept for later);
-    /// * leave the stream usable: do not destroy, abort or reconfigure it,
-    ///   and do not change which context is current without restoring it;
-    ///   it may build this thread's kernel argument list (`foreign` holds the
-    ///   thread's claim while `f` runs, so no [`KernelArgs`] builder is live
-    ///   and [`Lane::launch`] inside `f` fails with
-    ///   [`Error::KernelArgsBusy`]);
-    /// * return `Err` only if nothing was enqueued, or if what was enqueued
-    ///   obeys the rules above anyway (the buffers stay borrowed until the
-    ///   scope ends either way).
-    pub unsafe fn foreign<R, W, F>(
-        &self,
-        reads: R,
-        writes: W,
-        workspace: Option<&'scope mut crate::DeviceBuffer<'_, 'id, u8>>,
-        f: F,
-    ) -> Result<W::Output>
-    where
-        R: crate::kernel::ForeignReads<'scope, 'id, 'sid>,
-        W: crate::kernel::ForeignWrites<'scope, 'id, 'sid>,
-        F: FnOnce(&crate::kernel::ForeignWork<'_>) -> Result<()>,
-    {
-        let lane = self.core();
-        let mut staged = Staged::new();
-        let operand = |r: Region| crate::kernel::ForeignOperand::new(r.ptr, r.bytes);
-        reads.stage(lane, &mut staged);
-        let read_ops = staged
-            .items
-            .take_regions()
-            .into_iter()
-            .map(operand)
-            .collect();
-        let output = writes.stage(lane, &mut staged);
-        staged.check_lane(lane)?;
-        let write_ops = staged
-            .items
-            .take_regions()
-            .into_iter()
-            .map(operand)
-            .collect();
-        let workspace = workspace.map(|w| {
-            let parked = lane.park(w);
-            // Parked for the rest of the scope: never handed back (dropping
-            // a `Parked` keeps its borrow until the scope ends).
-            let region = parked.region();
-            crate::kernel::ForeignOperand::new(region.ptr, region.bytes)
-        });
-        // Foreign libraries build their argument lists on this thread's
-        // runtime list too (aclnn operators do): hold the claim, so that a
-        // live `KernelArgs` builder of this thread is not clobbered.
-        let _claim = ArgsClaim::take()?;
-        lane.bind()?;
-        let work = crate::kernel::ForeignWork::new(
-            lane.stream().as_ptr(),
-            lane.context().as_ptr(),
-            read_ops,
-            write_ops,
-            workspace,
-        );
-        crate::ffi::locks::user_code("a foreign operator's closure");
-        f(&work)?;
-        Ok(output)
-    }
-}
-
-/// Kernels own no handle of their own to release; the func handle lives
-/// as long as the binary.
-impl<P> HandleOwner for Kernel<'_, '_, P> {
-    fn handle(&self) -> Raw {
-        self.func()
-    }
-}
-
-impl<'k, 'id, P: KernelParams> KernelArgs<'k, 'id, P, Filling> {
-    /// Write `data` into `placeholder`'s host buffer
-    /// (`aclrtKernelArgsGetPlaceHolderBuffer`); the runtime copies it to
-    /// the device at launch. Errors: [`Error::KernelArgsBusy`] for a
-    /// placeholder of another list; the runtime's error (e.g. an empty
-    /// `data`: 100000).
-    #[doc(alias = "aclrtKernelArgsGetPlaceHolderBuffer")]
-    pub fn fill<T: DeviceRepr>(&mut self, placeholder: Placeholder, data: &[T]) -> Result<()> {
-        let (serial, param) = placeholder.parts();
-        if serial != self.raw().serial() {
-            return Err(Error::KernelArgsBusy);
-        }
-        self.raw_mut()
-            .fill_placeholder(param, bytemuck::cast_slice(data))
-    }
+    unsafe { launch_list(lane, kernel.func, blocks, attrs, &args, false) }
 }
 
 #[cfg(test)]

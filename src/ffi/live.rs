@@ -15,6 +15,7 @@
 //! streams only move their context's [`Counter`], an atomic the calling
 //! thread finds in its current-context cache (no lock); the hot paths
 //! (copies, launches, synchronisation) never touch either.
+#![deny(unsafe_code)]
 
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Mutex;
@@ -22,6 +23,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use super::Raw;
 use super::locks::{Held, Rank, lock};
+use super::protocol::live_count;
 use crate::error::{Error, Result};
 
 /// The book's keys are handles, addresses and device ids that this process
@@ -146,7 +148,7 @@ impl Book {
         }
         let slot = &mut self.slots[id as usize];
         slot.entered = false;
-        if slot.live.load(Ordering::Relaxed) == 0 {
+        if live_count::live(slot.live) == 0 {
             self.free.push(id);
         }
     }
@@ -166,7 +168,7 @@ impl Book {
             .slots
             .iter()
             .filter(|s| s.device == id)
-            .map(|s| s.live.load(Ordering::Relaxed))
+            .map(|s| live_count::live(s.live))
             .sum::<usize>()
     }
 }
@@ -338,7 +340,7 @@ pub(crate) fn check_context_destroy(ctx: Raw) -> Result<()> {
         let live = b
             .contexts
             .get(&(ctx.as_ptr() as usize))
-            .map_or(0, |&s| b.slots[s as usize].live.load(Ordering::Relaxed));
+            .map_or(0, |&s| live_count::live(b.slots[s as usize].live));
         if live > 0 {
             Err(Error::LiveChildren {
                 function: "aclrtDestroyContext",
@@ -388,7 +390,7 @@ pub(crate) fn child_created(key: usize, owner: Raw) {
             return;
         };
         b.children.insert(key, slot);
-        b.slots[slot as usize].live.fetch_add(1, Ordering::Relaxed);
+        live_count::create(b.slots[slot as usize].live);
     });
 }
 
@@ -435,7 +437,8 @@ fn slot_of(b: &mut Book, owner: usize) -> Option<SlotId> {
 /// The counts are exact whatever the threads do: the create and release of
 /// a stream happen before a check that could miss them (the check needs
 /// the `Context` or `Device` by value, which the stream borrowed), and
-/// relaxed read-modify-writes keep one total order per counter.
+/// relaxed read-modify-writes keep one total order per counter (the
+/// protocol core `protocol::live_count`, model-checked in `models/`).
 #[derive(Clone, Copy)]
 pub(crate) struct Counter(&'static AtomicUsize);
 
@@ -447,22 +450,14 @@ impl Counter {
     /// A stream was made.
     #[inline]
     pub(crate) fn created(self) {
-        self.0.fetch_add(1, Ordering::Relaxed);
+        live_count::create(self.0);
     }
 
     /// A stream was released. Saturates at zero (a stream made while its
     /// context was unknown to the book counted nothing).
     #[inline]
     pub(crate) fn released(self) {
-        if self.0.fetch_sub(1, Ordering::Relaxed) == 0 {
-            self.underflow();
-        }
-    }
-
-    #[cold]
-    #[inline(never)]
-    fn underflow(self) {
-        self.0.fetch_add(1, Ordering::Relaxed);
+        live_count::release(self.0);
     }
 }
 
@@ -483,9 +478,7 @@ pub(crate) fn child_released(key: usize) {
             let slot = &b.slots[id as usize];
             // Streams move the counter without the lock: decrement it in one
             // step, saturating.
-            let before = slot
-                .live
-                .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_sub(1));
+            let before = live_count::release_checked(slot.live);
             if before == Ok(1) && !slot.entered {
                 b.free.push(id);
             }
@@ -503,7 +496,7 @@ pub(crate) fn check_finalize() -> Result<()> {
             .sum::<usize>()
             + b.slots
                 .iter()
-                .map(|s| s.live.load(Ordering::Relaxed))
+                .map(|s| live_count::live(s.live))
                 .sum::<usize>()
     });
     if live > 0 {

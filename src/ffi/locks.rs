@@ -18,8 +18,8 @@
 //! |-----:|------|-------|
 //! | 10 | `Reporter` stop flag | `report.rs` (per reporter) |
 //! | 20 | `SUBS`, the book of subscriptions | `ffi/report.rs` |
-//! | 25 | `SUBSCRIBED`, its copy for callbacks | `ffi/report.rs` |
-//! | 27 | `CALLBACKS`, launched report callbacks not run yet | `ffi/report.rs` |
+//! | 25 | `SUBSCRIBED`, its copy for callbacks | `ffi/mix.rs` |
+//! | 27 | `CALLBACKS`, launched report callbacks not run yet | `ffi/mix.rs` |
 //! | 30 | a device's peer-access tokens | `device.rs` (per device) |
 //! | 40 | `OPEN`, the open-scope registry | `ffi/scope/open.rs` |
 //! | 45 | the book of outside waits | `ffi/waits.rs` |
@@ -42,6 +42,7 @@
 //! runtime calls that do run user code on the calling thread,
 //! `aclrtUnSubscribeReport` (queued report callbacks) and the scope's
 //! closures, are made holding no crate lock.
+#![deny(unsafe_code)]
 
 use std::sync::{Condvar, Mutex, MutexGuard};
 

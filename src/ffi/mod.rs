@@ -18,6 +18,8 @@
 //!   bytes to the runtime;
 //! * [`live`]: the book of live resources (no `unsafe`; it decides which
 //!   releases may be attempted);
+//! * [`mix`]: which callback mechanism each stream used, and the report
+//!   callbacks not run yet (no `unsafe`);
 //! * [`locks`]: the crate's one lock order and the debug-build check of
 //!   the lock discipline.
 //!
@@ -66,10 +68,13 @@ use crate::error::{Error, ErrorKind, Result};
 pub(crate) mod access;
 pub(crate) mod host_fn;
 pub(crate) mod kernel;
+mod kernel_unsafe;
 pub(crate) mod live;
 pub(crate) mod locks;
 pub(crate) mod mem;
+pub(crate) mod mix;
 mod pinned;
+pub(crate) mod protocol;
 pub(crate) mod register;
 #[cfg(unix)]
 pub(crate) mod report;
@@ -204,6 +209,7 @@ pub(crate) fn init() -> Result<bool> {
     check(code, "aclInit")?;
     live::clear();
     waits::clear();
+    scope::clear_outside_aborted();
     register::clear_managed();
     Ok(false)
 }
@@ -220,6 +226,7 @@ pub(crate) fn init_with_config(path: &CStr) -> Result<bool> {
     check(code, "aclInit")?;
     live::clear();
     waits::clear();
+    scope::clear_outside_aborted();
     register::clear_managed();
     Ok(false)
 }
@@ -235,6 +242,7 @@ pub(crate) fn finalize() -> Result<()> {
     let code = unsafe { sys::aclFinalize() };
     check(code, "aclFinalize")?;
     waits::clear();
+    scope::clear_outside_aborted();
     Ok(())
 }
 
@@ -689,7 +697,7 @@ pub(crate) fn destroy_stream(stream: Raw, owner: Raw) -> Result<()> {
         // An escalation that is aborting it (for an outside wait) still
         // holds its handle: the handle is freed only after that.
         scope::wait_not_aborting(stream);
-        host_fn::host_fn_stream_destroyed(stream);
+        mix::host_fn_stream_destroyed(stream);
     }
     // SAFETY: `stream` is a live explicit stream of the current context with
     // no borrowed buffers in flight; it is not used afterwards.
@@ -700,9 +708,11 @@ pub(crate) fn destroy_stream(stream: Raw, owner: Raw) -> Result<()> {
         // It waited for its queued work, stream waits and host functions
         // included.
         waits::stream_destroyed(stream);
+        // An escalation's abort of it is not reported any more (and must
+        // not be, to a later stream with the same handle).
+        let _ = scope::take_outside_aborted(stream);
         drop(host_fn::settle_static_host_fns(Some(stream)));
-        #[cfg(unix)]
-        report::stream_destroyed(stream);
+        mix::stream_destroyed(stream);
     }
     Ok(())
 }

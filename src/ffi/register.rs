@@ -442,9 +442,9 @@ pub(crate) fn destroy_stream_force(stream: Raw, owner: Raw) -> Result<()> {
     // outside waits (no escalation may pick the dead handle), and events
     // deferred only for them are destroyed.
     super::waits::stream_destroyed(stream);
+    let _ = super::scope::take_outside_aborted(stream);
     super::host_fn::park_static_host_fns(stream);
-    #[cfg(unix)]
-    super::report::stream_destroyed(stream);
+    super::mix::stream_destroyed(stream);
     Ok(())
 }
 

@@ -25,13 +25,15 @@
 
 use core::ffi::c_void;
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 
 use aclrt_sys as sys;
 
 use super::host_fn::Panic;
-use super::locks::{self, Held, Rank, lock};
+use super::locks::{self, Rank, lock};
+use super::mix;
+use super::protocol::sub_book::{self, Sub, SubBook, Undo};
 use super::{CallbackMark, Raw, check, make_current, refuse_in_callback};
 use crate::error::Result;
 
@@ -62,54 +64,8 @@ pub(crate) fn take_panic(panics: &PanicSlot) -> Option<Panic> {
 struct Payload {
     f: Box<dyn FnOnce() + Send + 'static>,
     panics: PanicSlot,
-    /// Its entry in [`CALLBACKS`].
+    /// Its entry in the book of callbacks not run yet ([`mix::take_unrun`]).
     id: u64,
-}
-
-/// Report callbacks launched through the crate that have not run yet:
-/// (stream, id). A callback leaves when the trampoline starts it; an
-/// escalation that aborts a stream takes the stream's entries
-/// ([`take_unrun`]): their callbacks were discarded (or, launched
-/// `NO_BLOCK` and already handed to the reporter, are about to run), and
-/// the stream's next synchronisation reports
-/// [`Error::WorkAborted`](crate::Error::WorkAborted).
-static CALLBACKS: Mutex<Vec<(Raw, u64)>> = Mutex::new(Vec::new());
-
-/// Whether `CALLBACKS` may be non-empty (set before the first push).
-static ANY_CALLBACK: AtomicBool = AtomicBool::new(false);
-
-static NEXT_CALLBACK: AtomicU64 = AtomicU64::new(1);
-
-fn callbacks() -> Held<'static, Vec<(Raw, u64)>> {
-    lock(&CALLBACKS, Rank::Callbacks)
-}
-
-fn forget_callback(id: u64) {
-    let mut c = callbacks();
-    if let Some(i) = c.iter().position(|&(_, k)| k == id) {
-        c.swap_remove(i);
-    }
-}
-
-/// An escalation aborted `stream`: whether report callbacks launched on it
-/// had not run yet (they are forgotten here; see [`CALLBACKS`]).
-pub(crate) fn take_unrun(stream: Raw) -> bool {
-    if !ANY_CALLBACK.load(Ordering::Acquire) {
-        return false;
-    }
-    let mut c = callbacks();
-    let before = c.len();
-    c.retain(|&(s, _)| s != stream);
-    c.len() != before
-}
-
-/// `stream` was destroyed: callbacks launched on it that never ran (a
-/// fault skipped them) are forgotten, so that a later stream with the same
-/// handle is not taken for it ([`take_unrun`]).
-pub(crate) fn stream_destroyed(stream: Raw) {
-    if ANY_CALLBACK.load(Ordering::Acquire) {
-        callbacks().retain(|&(s, _)| s != stream);
-    }
 }
 
 /// Runs a report callback; never unwinds.
@@ -125,7 +81,7 @@ extern "C" fn trampoline(user_data: *mut c_void) {
     let _mark = CallbackMark::enter();
     // Inside the guard: the debug checks' panics never cross `extern "C"`.
     if let Err(p) = catch_unwind(AssertUnwindSafe(|| {
-        forget_callback(id);
+        mix::forget_callback(id);
         locks::user_code("a report callback");
         f()
     })) {
@@ -141,9 +97,7 @@ pub(crate) fn launch_callback(
     f: Box<dyn FnOnce() + Send + 'static>,
     panics: PanicSlot,
 ) -> Result<()> {
-    let id = NEXT_CALLBACK.fetch_add(1, Ordering::Relaxed);
-    ANY_CALLBACK.store(true, Ordering::Release);
-    callbacks().push((stream, id));
+    let id = mix::enter_callback(stream);
     let user_data = Box::into_raw(Box::new(Payload { f, panics, id })) as *mut c_void;
     let block_type = if block {
         sys::ACL_CALLBACK_BLOCK
@@ -164,7 +118,7 @@ pub(crate) fn launch_callback(
     };
     let launched = check(code, "aclrtLaunchCallback");
     if launched.is_err() {
-        forget_callback(id);
+        mix::forget_callback(id);
         // SAFETY: the runtime refused the launch, so it holds no copy of
         // `user_data`, which came from `Box::into_raw` above.
         let payload = unsafe { Box::from_raw(user_data as *mut Payload) };
@@ -183,47 +137,20 @@ pub(crate) fn process_report(ms: i32) -> Result<()> {
     check(code, "aclrtProcessReport")
 }
 
-struct Sub {
-    /// Unique among the entries ever made.
-    id: u64,
-    stream: Raw,
-    ctx: Raw,
-    tid: u64,
-    /// A thread is undoing it (`aclrtUnSubscribeReport` in progress, made
-    /// holding no lock): nobody else touches it, and a destruction of its
-    /// stream or context waits until it has left ([`UNDONE`]).
-    undoing: bool,
-}
-
-/// The live subscriptions made through the crate.
+/// The live subscriptions made through the crate: the protocol core
+/// `protocol::sub_book` (model-checked in `models/`), which says who undoes
+/// an entry and when a destruction may go on.
 ///
 /// Never held across `aclrtUnSubscribeReport`, which runs the stream's
 /// queued callbacks on the calling thread (user code, which may stop or
 /// drop a reporter, whose thread then takes this lock as it exits): an
-/// entry is marked `undoing` under the lock, unsubscribed after releasing
-/// it, and removed under it again ([`undo`]). `aclrtSubscribeReport`,
+/// entry is claimed (`undoing`) under the lock, unsubscribed after
+/// releasing it, and removed under it again. `aclrtSubscribeReport`,
 /// which runs nothing, is called holding it.
-static SUBS: Mutex<Vec<Sub>> = Mutex::new(Vec::new());
+static SUBS: Mutex<SubBook<Raw>> = Mutex::new(SubBook::new());
 
 /// Notified (under `SUBS`' lock) whenever an entry stops being `undoing`.
 static UNDONE: Condvar = Condvar::new();
-
-static NEXT_SUB: AtomicU64 = AtomicU64::new(1);
-
-/// The subscribed stream handles, a copy of `SUBS`'s kept in step with it
-/// (locked only briefly, never across a call), for [`is_subscribed`], which
-/// callbacks may reach (a host-function launch).
-static SUBSCRIBED: Mutex<Vec<usize>> = Mutex::new(Vec::new());
-
-fn set_subscribed(stream: Raw, on: bool) {
-    let mut set = lock(&SUBSCRIBED, Rank::Subscribed);
-    let key = stream.as_ptr() as usize;
-    if on {
-        set.push(key);
-    } else if let Some(i) = set.iter().position(|&k| k == key) {
-        set.swap_remove(i);
-    }
-}
 
 /// Whether `SUBS` may be non-empty: set (holding `SUBS`'s lock) before the
 /// first subscription is made, never cleared, so that destroying a stream
@@ -233,60 +160,20 @@ fn set_subscribed(stream: Raw, on: bool) {
 /// `true`.
 static ANY_SUB: AtomicBool = AtomicBool::new(false);
 
-fn subs() -> Held<'static, Vec<Sub>> {
-    lock(&SUBS, Rank::Subs)
-}
-
-/// An entry being undone by the calling thread (copied out of the book).
-struct Undo {
-    id: u64,
-    stream: Raw,
-    ctx: Raw,
-    tid: u64,
-}
-
-/// Mark `sub` as being undone by the calling thread.
-fn claim(sub: &mut Sub) -> Undo {
-    sub.undoing = true;
-    Undo {
-        id: sub.id,
-        stream: sub.stream,
-        ctx: sub.ctx,
-        tid: sub.tid,
-    }
-}
-
-/// `aclrtUnSubscribeReport(tid, stream)` with `ctx` made current, holding
-/// no crate lock: queued callbacks of the stream may run on this thread
-/// meanwhile. Then the entry leaves the book (`remove`: also on an error;
-/// else it stays, no longer `undoing`).
-fn undo(u: &Undo, remove_on_error: bool) -> Result<()> {
-    let done = if locks::BREAK_ON_PURPOSE.load(Ordering::Relaxed) {
-        // The breach the lock-discipline check must catch (tests only).
-        let _held = subs();
-        unsubscribe_raw(u)
-    } else {
-        unsubscribe_raw(u)
-    };
-    let mut book = subs();
-    if let Some(i) = book.iter().position(|s| s.id == u.id) {
-        if done.is_ok() || remove_on_error {
-            let sub = book.swap_remove(i);
-            set_subscribed(sub.stream, false);
-        } else {
-            book[i].undoing = false;
-        }
-    }
-    UNDONE.notify_all();
-    done
-}
-
-fn unsubscribe_raw(u: &Undo) -> Result<()> {
+/// `aclrtUnSubscribeReport(tid, stream)` of a claimed entry, with `ctx`
+/// made current, called by the core holding no crate lock: queued
+/// callbacks of the stream may run on this thread meanwhile.
+fn unsubscribe_raw(u: &Undo<Raw>) -> Result<()> {
+    // The breach the lock-discipline check must catch (tests only): the
+    // book's lock held across the call, as before issue 23.
+    let _held = locks::BREAK_ON_PURPOSE
+        .load(Ordering::Relaxed)
+        .then(|| lock(&SUBS, Rank::Subs));
     make_current(u.ctx)?;
-    // SAFETY: `u.stream` is live: its entry is in the book, marked
-    // `undoing` by this thread, and a destruction of the stream (or its
-    // context) waits until no entry of it is `undoing`
-    // ([`undo_where`]) before the handle is destroyed; plain integer `tid`.
+    // SAFETY: `u.stream` is live: its entry is in the book, claimed by
+    // this thread, and a destruction of the stream (or its context) waits
+    // until no entry of it is being undone (`sub_book::undo_where`) before
+    // the handle is destroyed; plain integer `tid`.
     let code = unsafe { sys::aclrtUnSubscribeReport(u.tid, u.stream.as_ptr()) };
     check(code, "aclrtUnSubscribeReport")
 }
@@ -302,36 +189,30 @@ pub(crate) fn subscribe(tid: u64, stream: Raw, ctx: Raw) -> Result<()> {
     // its own callback thread for good (107011 on hardware).
     if super::host_fn::has_unsettled_static(stream)
         || super::scope::host_fns_pending(stream)
-        || super::host_fn::ever_had_host_fn(stream)
+        || mix::ever_had_host_fn(stream)
     {
         return Err(crate::error::Error::CallbackMix {
             operation: "aclrtSubscribeReport",
         });
     }
-    let mut book = subs();
-    // Another thread may be undoing a subscription of this stream (running
-    // its queued callbacks): wait for it, as the lock made callers wait
-    // before issue 23. (The simulator forgets the subscription before it
-    // runs them; a runtime that lists it until the call returns would
-    // answer 100033 otherwise.)
-    while book.iter().any(|s| s.undoing && s.stream == stream) {
-        book = book.wait(&UNDONE);
-    }
-    ANY_SUB.store(true, Ordering::Release);
-    super::stream_hooks_on();
-    make_current(ctx)?;
-    // SAFETY: `stream` is live (module invariant); plain integer `tid`.
-    let code = unsafe { sys::aclrtSubscribeReport(tid, stream.as_ptr()) };
-    check(code, "aclrtSubscribeReport")?;
-    book.push(Sub {
-        id: NEXT_SUB.fetch_add(1, Ordering::Relaxed),
-        stream,
-        ctx,
-        tid,
-        undoing: false,
-    });
-    set_subscribed(stream, true);
-    Ok(())
+    // Waits for another thread's unsubscription of this stream first, as
+    // the lock made callers wait before issue 23 (the simulator forgets the
+    // subscription before it runs the queued callbacks; a runtime that
+    // lists it until the call returns would answer 100033 otherwise).
+    sub_book::subscribe(
+        &SUBS,
+        &UNDONE,
+        (stream, ctx, tid),
+        || {
+            ANY_SUB.store(true, Ordering::Release);
+            super::stream_hooks_on();
+            make_current(ctx)?;
+            // SAFETY: `stream` is live (module invariant); plain integer `tid`.
+            let code = unsafe { sys::aclrtSubscribeReport(tid, stream.as_ptr()) };
+            check(code, "aclrtSubscribeReport")
+        },
+        |stream| mix::set_subscribed(stream, true),
+    )
 }
 
 /// Undo the subscription of `stream` by `tid`, if it is still in the book
@@ -340,17 +221,9 @@ pub(crate) fn subscribe(tid: u64, stream: Raw, ctx: Raw) -> Result<()> {
 /// crate lock.
 pub(crate) fn unsubscribe(tid: u64, stream: Raw) -> Result<()> {
     refuse_in_callback("aclrtUnSubscribeReport")?;
-    let u = {
-        let mut book = subs();
-        let Some(sub) = book
-            .iter_mut()
-            .find(|s| !s.undoing && s.stream == stream && s.tid == tid)
-        else {
-            return Ok(());
-        };
-        claim(sub)
-    };
-    undo(&u, false)
+    sub_book::unsubscribe(&SUBS, &UNDONE, (stream, tid), unsubscribe_raw, |s| {
+        mix::set_subscribed(s, false)
+    })
 }
 
 /// Undo every subscription in the book matching `pred` (errors ignored: the
@@ -358,20 +231,10 @@ pub(crate) fn unsubscribe(tid: u64, stream: Raw) -> Result<()> {
 /// holding no lock while the runtime runs their queued callbacks. With
 /// `wait`, first waits until no matching entry is being undone by another
 /// thread (a destruction must not free a handle that thread still uses).
-fn undo_where(pred: impl Fn(&Sub) -> bool, wait: bool) {
-    let mine: Vec<Undo> = {
-        let mut book = subs();
-        while wait && book.iter().any(|s| s.undoing && pred(s)) {
-            book = book.wait(&UNDONE);
-        }
-        book.iter_mut()
-            .filter(|s| !s.undoing && pred(s))
-            .map(claim)
-            .collect()
-    };
-    for u in &mine {
-        let _ = undo(u, true);
-    }
+fn undo_where(pred: impl Fn(&Sub<Raw>) -> bool, wait: bool) {
+    sub_book::undo_where(&SUBS, &UNDONE, pred, wait, unsubscribe_raw, |s| {
+        mix::set_subscribed(s, false)
+    });
 }
 
 /// `stream` is about to be destroyed (not in a callback).
@@ -384,7 +247,7 @@ pub(crate) fn stream_destroying(stream: Raw) {
 
 #[inline(never)]
 fn undo_stream(stream: Raw) {
-    if subs().is_empty() {
+    if sub_book::is_empty(&SUBS) {
         return;
     }
     undo_where(|s| s.stream == stream, true);
@@ -394,7 +257,7 @@ fn undo_stream(stream: Raw) {
 /// subscriptions go (the default stream's too, which only the context's
 /// destruction releases).
 pub(crate) fn context_destroying(ctx: Raw) {
-    if !ANY_SUB.load(Ordering::Acquire) || subs().is_empty() {
+    if !ANY_SUB.load(Ordering::Acquire) || sub_book::is_empty(&SUBS) {
         return;
     }
     undo_where(|s| s.ctx == ctx, true);
@@ -409,14 +272,8 @@ pub(crate) fn thread_exiting(tid: u64) {
     undo_where(|s| s.tid == tid, false);
 }
 
-/// Whether `stream` is subscribed (through the crate) to a reporter.
-pub(crate) fn is_subscribed(stream: Raw) -> bool {
-    let key = stream.as_ptr() as usize;
-    lock(&SUBSCRIBED, Rank::Subscribed).contains(&key)
-}
-
 /// How many subscriptions `tid` has in the book (not counting those being
 /// undone).
 pub(crate) fn count(tid: u64) -> usize {
-    subs().iter().filter(|s| s.tid == tid && !s.undoing).count()
+    sub_book::count(&SUBS, tid)
 }

@@ -78,8 +78,8 @@
 mod open;
 
 pub(crate) use open::{
-    clear_outside_aborted, event_destroyed, host_fns_pending, outside_wait, record_discarded,
-    record_made, record_ticket, take_outside_aborted, wait_not_aborting,
+    clear_outside_aborted, event_destroyed, host_fns_pending, record_discarded, record_made,
+    record_ticket, take_outside_aborted, wait_event_outside, wait_not_aborting,
 };
 
 use core::cell::RefCell;
@@ -97,7 +97,7 @@ use generativity::{Guard, Id};
 
 use super::access::{CpuVisible, RawDest, RawSource, Stable};
 use super::host_fn::{self, HostFnSlot, Panic};
-use super::{HandleOwner, Raw, Region, check};
+use super::{HandleOwner, Mem, Raw, Region, check};
 use crate::error::{Error, Escalation, Result};
 
 /// What [`run`] runs: the typed layer's closure, and its view of the core.
@@ -542,12 +542,9 @@ fn escalate(id: u64) -> Escalation {
 /// the reporter, about to run), so the stream's next synchronisation
 /// reports [`Error::WorkAborted`] (issue 23).
 fn note_lost_callbacks(stream: Raw) {
-    #[cfg(unix)]
-    if super::report::take_unrun(stream) {
+    if super::mix::take_unrun(stream) {
         open::note_work_lost(stream);
     }
-    #[cfg(not(unix))]
-    let _ = stream;
 }
 
 /// Milliseconds left until `deadline`, at least 1 (0 would mean "forever"
@@ -1558,15 +1555,12 @@ impl<'a, 'sid> Source<'a, 'sid> {
         }
     }
 
-    /// The memory of a read-only device view that borrows its buffer for
-    /// the whole scope of `lane`.
-    pub(crate) fn view<T>(
-        lane: &LaneCore<'a, 'sid>,
-        view: &crate::memory::DeviceView<'a, '_, T>,
-    ) -> Source<'a, 'sid> {
+    /// The memory of a read-only device view (its `Mem`, which borrows its
+    /// buffer for the whole scope of `lane`).
+    pub(crate) fn view(lane: &LaneCore<'a, 'sid>, view: Mem<'a>) -> Source<'a, 'sid> {
         let _ = lane;
         Source {
-            region: view.mem().region(),
+            region: view.region(),
             stream: None,
             _borrow: PhantomData,
             _sid: PhantomData,

@@ -1,5 +1,7 @@
-//! Stream waits on events outside scopes ([`Stream::wait_event`](crate::Stream::wait_event)),
+//! The book of stream waits on events outside scopes ([`Stream::wait_event`](crate::Stream::wait_event)),
 //! and the deferred destruction of events such a wait still depends on.
+//! The wait itself is issued by the open-scope registry
+//! ([`super::scope::wait_event_outside`]), which enters it here.
 //!
 //! `aclrtStreamWaitEvent(stream, event)` queues a wait task that refers to
 //! the event until it executes. Outside a scope nothing synchronises the
@@ -26,93 +28,57 @@
 //!
 //! No `unsafe` here; the `aclrtDestroyEvent` calls go through
 //! [`super::destroy_event`].
+#![deny(unsafe_code)]
 
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 
 use super::Raw;
-use super::locks::{Held, Rank, lock};
+use super::protocol::wait_book::{self, Book};
 use crate::error::Result;
 
-struct Wait {
-    event: usize,
-    stream: usize,
-    ctx: usize,
-    seq: u64,
-    /// The record it waits for, as tracked when it was queued: (stream,
-    /// ticket) from the open-scope registry's `LATEST`; `None` if not
-    /// tracked then.
-    rec: Option<(Raw, u64)>,
-}
+/// The record a wait waits for, as tracked when it was queued: (stream,
+/// ticket) from the open-scope registry's `LATEST`; `None` if not tracked
+/// then.
+type Rec = Option<(Raw, u64)>;
 
-#[derive(Default)]
-struct Book {
-    next: u64,
-    waits: Vec<Wait>,
-    /// Events whose destruction waits for their last pending wait: (event, its context).
-    deferred: Vec<(Raw, usize)>,
-}
-
-static BOOK: Mutex<Book> = Mutex::new(Book {
-    next: 1,
-    waits: Vec::new(),
-    deferred: Vec::new(),
-});
+/// The book (the protocol core `protocol::wait_book`, model-checked in
+/// `models/`, says why no wait leaves it before it executed).
+static BOOK: Mutex<Book<Raw, Rec>> = Mutex::new(Book::new());
 
 /// Whether the book may hold anything: the synchronisation paths skip the
 /// lock when no wait was ever issued outside a scope (the common case).
 static ANY: AtomicBool = AtomicBool::new(false);
 
-fn book() -> Held<'static, Book> {
-    lock(&BOOK, Rank::Waits)
-}
-
 /// A ticket to take *before* a synchronisation starts: the waits it proves
 /// executed are those with a smaller sequence number.
 pub(crate) fn ticket() -> u64 {
-    if !ANY.load(Ordering::Acquire) {
-        return 0;
-    }
-    book().next
+    wait_book::ticket(&ANY, &BOOK)
 }
 
-/// `aclrtStreamWaitEvent(stream, event)` outside a scope, entered in the
-/// book; `stream`'s context `ctx` must be current.
+/// Enters the wait of `stream` (of context `ctx`) for `event` in the book,
+/// which `queue` (`aclrtStreamWaitEvent`, `ctx` current) queues; `rec` is
+/// the record it waits for, as tracked now. Called by the open-scope
+/// registry's [`wait_event_outside`](super::scope::wait_event_outside),
+/// under its lock (the order is: registry, then book).
 ///
-/// The book stays locked across the call, so a [`ticket`] is taken either
-/// before the wait is entered (then the wait's sequence number is not below
-/// the ticket, and that synchronisation retires nothing of it) or after the
-/// runtime has queued it (then a synchronisation that starts later covers
-/// it). `aclrtStreamWaitEvent` does not block and calls back into nothing.
-///
-/// All of it runs under the lock of the open-scope registry
-/// ([`super::scope::outside_wait`]): an escalation of a scope either sees
-/// this wait in the book ([`pending`]) and aborts `stream` too when the
-/// record it waits for may be discarded, or has already run, and then a
-/// wait for a record it may have discarded is refused.
-pub(crate) fn stream_wait_event(stream: Raw, ctx: Raw, event: Raw) -> Result<()> {
-    super::scope::outside_wait(
-        ctx,
-        event,
-        || super::event_is_complete(event),
-        |rec| {
-            let mut b = book();
-            let seq = b.next;
-            b.next += 1;
-            // An error: not queued, the runtime holds no wait on the event.
-            super::stream_wait_event(stream, event)?;
-            b.waits.push(Wait {
-                event: event.as_ptr() as usize,
-                stream: stream.as_ptr() as usize,
-                ctx: ctx.as_ptr() as usize,
-                seq,
-                rec,
-            });
-            ANY.store(true, Ordering::Release);
-            super::stream_hooks_on();
-            Ok(())
-        },
-    )
+/// The book stays locked across `queue` ([`wait_book::enter`]).
+/// `aclrtStreamWaitEvent` does not block and calls back into nothing.
+pub(crate) fn enter(
+    stream: Raw,
+    ctx: Raw,
+    event: Raw,
+    rec: Rec,
+    queue: impl FnOnce() -> Result<()>,
+) -> Result<()> {
+    let key = (
+        event.as_ptr() as usize,
+        stream.as_ptr() as usize,
+        ctx.as_ptr() as usize,
+    );
+    wait_book::enter(&ANY, &BOOK, key, rec, queue)?;
+    super::stream_hooks_on();
+    Ok(())
 }
 
 /// One wait in the book, for [`with_pending`]: the event, the waiting
@@ -126,68 +92,32 @@ pub(crate) type Pending = (Raw, Raw, Raw, Option<(Raw, u64)>);
 /// at the next synchronisation). Called under the open-scope registry's
 /// lock (the order is: registry, then book).
 pub(crate) fn with_pending<R>(f: impl FnOnce(&[Pending]) -> R) -> R {
-    if !ANY.load(Ordering::Acquire) {
-        return f(&[]);
-    }
-    let b = book();
-    let waits: Vec<Pending> = b
-        .waits
-        .iter()
-        .filter_map(|w| {
-            Some((
-                Raw::new(w.event as *mut _)?,
-                Raw::new(w.stream as *mut _)?,
-                Raw::new(w.ctx as *mut _)?,
-                w.rec,
-            ))
-        })
-        .collect();
-    let out = f(&waits);
-    drop(b);
-    out
+    wait_book::with_waits(&ANY, &BOOK, |waits| {
+        let waits: Vec<Pending> = waits
+            .iter()
+            .filter_map(|w| {
+                Some((
+                    Raw::new(w.event as *mut _)?,
+                    Raw::new(w.stream as *mut _)?,
+                    Raw::new(w.ctx as *mut _)?,
+                    w.rec,
+                ))
+            })
+            .collect();
+        f(&waits)
+    })
 }
 
 /// Whether `event` has waits in the book; if so it is deferred (the caller
 /// must not destroy it now).
 pub(crate) fn defer_destroy(event: Raw) -> bool {
-    if !ANY.load(Ordering::Acquire) {
-        return false;
-    }
-    let mut b = book();
-    let key = event.as_ptr() as usize;
-    let Some(ctx) = b.waits.iter().find(|w| w.event == key).map(|w| w.ctx) else {
-        return false;
-    };
-    if !b.deferred.iter().any(|(e, _)| *e == event) {
-        b.deferred.push((event, ctx));
-    }
-    true
+    wait_book::defer_destroy(&ANY, &BOOK, event, event.as_ptr() as usize)
 }
 
 /// Remove the waits matching `pred` issued before `ticket`, and destroy the
 /// deferred events left without waits.
-fn settle(ticket: u64, pred: impl Fn(&Wait) -> bool) {
-    if !ANY.load(Ordering::Acquire) {
-        return;
-    }
-    let ready: Vec<Raw> = {
-        let mut b = book();
-        b.waits.retain(|w| !(w.seq < ticket && pred(w)));
-        let Book {
-            waits, deferred, ..
-        } = &mut *b;
-        let mut ready = Vec::new();
-        deferred.retain(|(e, _)| {
-            let key = e.as_ptr() as usize;
-            if waits.iter().any(|w| w.event == key) {
-                true
-            } else {
-                ready.push(*e);
-                false
-            }
-        });
-        ready
-    };
+fn settle(ticket: u64, pred: impl Fn(&wait_book::Wait<Rec>) -> bool) {
+    let ready = wait_book::settle(&ANY, &BOOK, ticket, pred, |e| e.as_ptr() as usize);
     for event in ready {
         // The book held the event's last pending wait, now executed: it is
         // live and nothing depends on it. Drop cannot report; neither can a
@@ -201,7 +131,7 @@ fn settle(ticket: u64, pred: impl Fn(&Wait) -> bool) {
 /// issued outside a scope.
 #[inline]
 pub(crate) fn synchronized_stream_since(stream: Raw, ticket: u64) {
-    if ANY.load(Ordering::Acquire) {
+    if ANY.load(std::sync::atomic::Ordering::Acquire) {
         settle_stream(stream, ticket);
     }
 }
@@ -217,9 +147,6 @@ fn settle_stream(stream: Raw, ticket: u64) {
 #[inline]
 pub(crate) fn stream_destroyed(stream: Raw) {
     synchronized_stream_since(stream, u64::MAX);
-    // An escalation's abort of it is not reported any more (and must not
-    // be, to a later stream with the same handle).
-    let _ = super::scope::take_outside_aborted(stream);
 }
 
 /// Every stream of `ctx` was synchronised successfully (the device with
@@ -234,15 +161,7 @@ pub(crate) fn synchronized_context_since(ctx: Raw, ticket: u64) {
 /// Errors of that synchronisation are returned (the release is then not
 /// attempted: the deferred events keep the context alive, as a leak would).
 pub(crate) fn flush_context(ctx: Raw) -> Result<()> {
-    if !ANY.load(Ordering::Acquire) {
-        return Ok(());
-    }
-    let key = ctx.as_ptr() as usize;
-    let has_waits = {
-        let b = book();
-        b.waits.iter().any(|w| w.ctx == key) || b.deferred.iter().any(|(_, c)| *c == key)
-    };
-    if !has_waits {
+    if !wait_book::has_ctx(&ANY, &BOOK, ctx.as_ptr() as usize) {
         return Ok(());
     }
     let ticket = ticket();
@@ -255,9 +174,5 @@ pub(crate) fn flush_context(ctx: Raw) -> Result<()> {
 /// The runtime was finalised or re-initialised: no handle in the book is
 /// valid any more.
 pub(crate) fn clear() {
-    let mut b = book();
-    b.waits.clear();
-    b.deferred.clear();
-    drop(b);
-    super::scope::clear_outside_aborted();
+    wait_book::clear(&BOOK);
 }

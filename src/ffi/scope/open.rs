@@ -18,16 +18,18 @@
 //!
 //! The commonest scope (one lane, no user events, no host functions) does
 //! not take the lock at all while no escalation has ever run: it enters its
-//! thread's [`Slot`] instead, with three atomic stores, and leaves it with
+//! thread's [`Slot`] instead, with two stores and a fence, and leaves it with
 //! one swap. Every escalation also marks the slotted scopes on the streams
 //! it aborts; see [`Slot`] for why none is missed.
+#![deny(unsafe_code)]
 
-use core::ffi::c_void;
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use crate::ffi::Raw;
 use crate::ffi::locks::{Held, Rank, lock};
+use crate::ffi::protocol::abort_log::{self, AbortLog};
+use crate::ffi::protocol::slot::{self, SLOT_ABORTED, Slot};
 
 /// One stream enlisted by one open scope.
 #[derive(Clone, Copy)]
@@ -58,13 +60,12 @@ struct Registry {
     /// discarded record never ends: it aborts the waiting scope too
     /// ([`abort_group`], [`wait_for_event`]).
     waits: Vec<(u64, Option<Raw>, Raw)>,
-    /// (escalation number, stream, context): the streams finished
-    /// escalations aborted, numbered by [`DONE`] ([`abort_done`]). A record
-    /// with ticket `t` ([`record_ticket`]) may have been discarded by an
-    /// entry `c >= t` of its stream. Bounded ([`DROPPED_KEPT`]): what falls
-    /// off raises `dropped_floor`, below which any record may have been.
-    dropped: Vec<(u64, Raw, Raw)>,
-    dropped_floor: u64,
+    /// The streams finished escalations aborted, numbered by [`DONE`]
+    /// ([`abort_done`]): a record with ticket `t` ([`record_ticket`]) may
+    /// have been discarded by an entry `c >= t` of its stream. Bounded
+    /// ([`DROPPED_KEPT`]). The protocol core `protocol::abort_log`,
+    /// model-checked in `models/`.
+    dropped: AbortLog<Raw>,
 }
 
 /// How many [`Registry::dropped`] entries are kept.
@@ -111,8 +112,7 @@ static OPEN: Mutex<Registry> = Mutex::new(Registry {
     aborted: Vec::new(),
     events: Vec::new(),
     waits: Vec::new(),
-    dropped: Vec::new(),
-    dropped_floor: 0,
+    dropped: AbortLog::new(),
 });
 
 /// Streams an escalation is aborting right now (one entry per escalation
@@ -168,7 +168,7 @@ pub(crate) fn record_ticket() -> Option<u64> {
     if !TRACKING.load(Ordering::Acquire) {
         return None;
     }
-    Some(DONE.load(Ordering::SeqCst))
+    Some(abort_log::ticket(&DONE))
 }
 
 /// `event` was recorded on `stream` outside any scope, with the ticket
@@ -196,51 +196,14 @@ fn note_record(event: Raw, by: u64, stream: Raw, ticket: u64) {
 }
 static NEXT: AtomicU64 = AtomicU64::new(1);
 
-/// A thread's place for one open scope that has exactly one stream, records
-/// and waits for no user event and queues no host function: such a scope
-/// needs nothing of the registry but to be found, and marked aborted, by an
-/// escalation that aborts its stream (issue 15: the registry's lock was
-/// half of what a one-copy scope cost beyond the raw calls).
-///
-/// `state` is 0 (free) or the scope's id shifted left by one, with
-/// [`SLOT_ABORTED`] set once an escalation marked it. Only the owning thread
-/// writes `stream` and `ctx`, and writes `state` from 0 to an id
-/// ([`enter_slot`]) and back to 0 ([`leave_slot`], [`promote`]); an
-/// escalation only sets the mark, by a compare-exchange on the id it read.
-///
-/// Why an escalation finds every slotted scope on the streams it aborts
-/// (all accesses are `SeqCst`, so they lie in one total order):
-/// * [`enter_slot`] stores `stream`, `ctx` and `state`, and only then loads
-///   [`ANY_ABORTED`]; the scope stays in the slot only if that load reads
-///   `false`. [`abort_group`] stores `true` there before it reads the slots
-///   (under `SLOTS`' lock, taken after the store; a slot pushed there
-///   later belongs to a thread whose load comes after the store, see
-///   [`new_slot`]). So a scope that stays in its slot stored its state
-///   before the escalation reads it: the escalation sees it while it is
-///   open. One that reads `true` leaves the slot at once and enlists in the
-///   registry, whose lock the escalation holds while it decides (there it
-///   sees `ABORTING`, as every scope enlisting late does).
-/// * A read of a slot is `state`, `stream`, `state` again; it is used only
-///   if both reads of `state` give the same open id. A scope writes
-///   `stream` only while `state` is 0, and ids are never reused, so the
-///   stream read belongs to that id. A slot that changed in between held no
-///   scope that stays in its slot: it was left, and what entered after the
-///   escalation's store reads `true` and leaves.
-/// * The mark is set under `OPEN`'s lock in [`abort_group`], before any
-///   abort: a scope that left its slot before the mark (the exchange fails)
-///   had finished its work there (it left after synchronising), and one
-///   that leaves after it sees the mark ([`leave_slot`], [`promote`]).
-///
-/// After the first escalation no scope stays in a slot: every scope uses
-/// the locked registry, as before the slots existed.
-struct Slot {
-    state: AtomicU64,
-    stream: AtomicPtr<c_void>,
-    ctx: AtomicPtr<c_void>,
-}
-
-/// The mark an escalation sets in [`Slot::state`].
-const SLOT_ABORTED: u64 = 1;
+// A thread's place for one open scope that has exactly one stream, records
+// and waits for no user event and queues no host function: such a scope
+// needs nothing of the registry but to be found, and marked aborted, by an
+// escalation that aborts its stream (issue 15: the registry's lock was
+// half of what a one-copy scope cost beyond the raw calls). The slot and
+// the argument why an escalation finds every slotted scope on the streams
+// it aborts are the protocol core `crate::ffi::protocol::slot`, which the
+// model tests (`models/`) check under loom and shuttle.
 
 /// Every slot made so far (leaked: each is reused by later threads through
 /// [`FREE_SLOTS`], so they number the most threads that held one at once).
@@ -259,11 +222,7 @@ fn new_slot() -> &'static Slot {
     if let Some(slot) = lock(&FREE_SLOTS, Rank::FreeSlots).pop() {
         return slot;
     }
-    let slot: &'static Slot = Box::leak(Box::new(Slot {
-        state: AtomicU64::new(0),
-        stream: AtomicPtr::new(core::ptr::null_mut()),
-        ctx: AtomicPtr::new(core::ptr::null_mut()),
-    }));
+    let slot: &'static Slot = Box::leak(Box::new(Slot::new()));
     lock(&SLOTS, Rank::Slots).push(slot);
     slot
 }
@@ -277,7 +236,7 @@ impl Drop for GiveBack {
         // ends before its thread's locals are destroyed, so the slot is
         // free; one still held (not expected) is not reused.
         if let Some(slot) = MINE.take() {
-            if slot.state.load(Ordering::SeqCst) == 0 {
+            if slot.is_free() {
                 lock(&FREE_SLOTS, Rank::FreeSlots).push(slot);
             }
         }
@@ -319,26 +278,16 @@ fn first_slot() -> Option<&'static Slot> {
 /// not being destroyed). Returns whether it did; otherwise the caller
 /// enlists it in the registry ([`enlist`]).
 #[inline]
-pub(super) fn enter_slot(id: u64, stream: Raw, ctx: Raw) -> bool {
+pub(super) fn enter_slot(id: u64, stream: Raw, _ctx: Raw) -> bool {
     let Some(slot) = my_slot() else {
         return false;
     };
-    if slot.state.load(Ordering::Relaxed) != 0 {
+    if !slot.is_free() {
         // An enclosing scope of this thread holds it.
         return false;
     }
-    slot.stream.store(stream.as_ptr(), Ordering::SeqCst);
-    slot.ctx.store(ctx.as_ptr(), Ordering::SeqCst);
-    slot.state.store(id << 1, Ordering::SeqCst);
-    if ANY_ABORTED.load(Ordering::SeqCst) {
-        // An escalation may have begun before it could see the slot (and
-        // after the first one, none looks): leave it. A mark set meanwhile
-        // is not needed: the scope has queued nothing yet, and `enlist`
-        // sees the streams being aborted in `ABORTING`.
-        slot.state.store(0, Ordering::SeqCst);
-        return false;
-    }
-    true
+    // Leaves again at once if an escalation has begun (see `slot`).
+    slot.enter(id, stream.as_ptr() as usize, &ANY_ABORTED)
 }
 
 /// The slotted scope of this thread leaves its slot (it ends); returns
@@ -346,7 +295,7 @@ pub(super) fn enter_slot(id: u64, stream: Raw, ctx: Raw) -> bool {
 #[inline]
 pub(super) fn leave_slot() -> bool {
     match MINE.get() {
-        Some(slot) => slot.state.swap(0, Ordering::SeqCst) & SLOT_ABORTED != 0,
+        Some(slot) => slot.leave(),
         // Not reached: the slot outlives the scope that entered it.
         None => true,
     }
@@ -355,10 +304,7 @@ pub(super) fn leave_slot() -> bool {
 /// Whether an escalation marked the slotted scope of this thread aborted.
 #[inline]
 pub(super) fn slot_aborted() -> bool {
-    ANY_ABORTED.load(Ordering::SeqCst)
-        && MINE
-            .get()
-            .is_none_or(|slot| slot.state.load(Ordering::SeqCst) & SLOT_ABORTED != 0)
+    slot::slot_aborted(&ANY_ABORTED, MINE.get())
 }
 
 /// The slotted scope `id` of this thread, whose stream is `stream` (of
@@ -371,7 +317,7 @@ pub(super) fn promote(id: u64, stream: Raw, ctx: Raw) {
     // not, the scope is taken as marked (its work may have been discarded
     // unseen) rather than passed off as done.
     let state = MINE.get().map_or(SLOT_ABORTED, |slot| {
-        let state = slot.state.swap(0, Ordering::SeqCst);
+        let state = slot.take();
         debug_assert_eq!(state >> 1, id, "the slot holds this thread's scope");
         state
     });
@@ -389,23 +335,9 @@ pub(super) fn promote(id: u64, stream: Raw, ctx: Raw) {
 /// Mark aborted every slotted scope whose stream `hit` accepts; called by
 /// [`abort_group`] under `OPEN`'s lock, after it set [`ANY_ABORTED`]. See
 /// [`Slot`].
-fn mark_slots(hit: impl Fn(*mut c_void) -> bool) {
+fn mark_slots(hit: impl Fn(usize) -> bool) {
     for slot in lock(&SLOTS, Rank::Slots).iter() {
-        let before = slot.state.load(Ordering::SeqCst);
-        if before == 0 || before & SLOT_ABORTED != 0 {
-            continue;
-        }
-        let stream = slot.stream.load(Ordering::SeqCst);
-        if slot.state.load(Ordering::SeqCst) != before || !hit(stream) {
-            continue;
-        }
-        // Fails only if the scope left meanwhile, its work there done.
-        let _ = slot.state.compare_exchange(
-            before,
-            before | SLOT_ABORTED,
-            Ordering::SeqCst,
-            Ordering::SeqCst,
-        );
+        slot.mark_if(&hit);
     }
 }
 
@@ -457,7 +389,7 @@ pub(super) fn rerecord(
         if let (true, Some(l)) = (live.contains(&event), ours) {
             // After this escalation's `abort_done`: a later abort of the
             // stream has a number of at least this ticket.
-            let ticket = DONE.load(Ordering::SeqCst);
+            let ticket = abort_log::ticket(&DONE);
             if record(event, stream, ctx) {
                 l.stream = stream;
                 l.ticket = ticket;
@@ -564,22 +496,14 @@ pub(super) fn abort_done(streams: &[(Raw, Raw)]) {
     // Every abort of this escalation has returned, so a record it
     // discarded was queued before, and its ticket taken before that: the
     // ticket is at most this number.
-    let n = DONE.fetch_add(1, Ordering::SeqCst);
-    all.dropped
-        .extend(streams.iter().map(|&(stream, ctx)| (n, stream, ctx)));
-    if all.dropped.len() > DROPPED_KEPT {
-        let cut = all.dropped.len() - DROPPED_KEPT;
-        let floor = all.dropped[cut - 1].0 + 1;
-        all.dropped.drain(..cut);
-        all.dropped_floor = all.dropped_floor.max(floor);
-    }
+    all.dropped.done(&DONE, streams, DROPPED_KEPT);
 }
 
 /// To take before a lane records a user event: the ticket to pass to
 /// [`recorded`].
 pub(super) fn scope_record_ticket() -> u64 {
     TRACKING.store(true, Ordering::SeqCst);
-    DONE.load(Ordering::SeqCst)
+    abort_log::ticket(&DONE)
 }
 
 /// A lane of scope `id` recorded `event` on `stream` (of context `ctx`),
@@ -654,18 +578,9 @@ fn may_be_discarded(all: &Registry, ctx: Raw, event: Raw) -> (Option<(Raw, u64)>
         let aborting = lock(&ABORTING, Rank::Aborting);
         match rec {
             Some((stream, ticket)) => {
-                aborting.contains(&stream)
-                    || ticket < all.dropped_floor
-                    || all
-                        .dropped
-                        .iter()
-                        .any(|&(n, s, _)| s == stream && n >= ticket)
+                aborting.contains(&stream) || all.dropped.may_have_discarded(stream, ticket)
             }
-            None => {
-                !aborting.is_empty()
-                    || all.dropped_floor > 0
-                    || all.dropped.iter().any(|&(_, _, c)| c == ctx)
-            }
+            None => !aborting.is_empty() || all.dropped.may_have_discarded_in(ctx),
         }
     };
     (rec, maybe)
@@ -711,6 +626,29 @@ pub(crate) fn outside_wait(
         return Err(crate::error::Error::WorkAborted);
     }
     queue(rec)
+}
+
+/// `aclrtStreamWaitEvent(stream, event)` outside a scope, entered in the
+/// book of outside waits ([`super::super::waits`]); `stream`'s context
+/// `ctx` must be current.
+///
+/// All of it runs under `OPEN`'s lock ([`outside_wait`]): an escalation of
+/// a scope either sees this wait in the book ([`abort_group`] reads it
+/// through [`with_pending`](super::super::waits::with_pending)) and aborts
+/// `stream` too when the record it waits for may be discarded, or has
+/// already run, and then a wait for a record it may have discarded is
+/// refused.
+pub(crate) fn wait_event_outside(stream: Raw, ctx: Raw, event: Raw) -> crate::error::Result<()> {
+    outside_wait(
+        ctx,
+        event,
+        || super::super::event_is_complete(event),
+        |rec| {
+            super::super::waits::enter(stream, ctx, event, rec, || {
+                super::super::stream_wait_event(stream, event)
+            })
+        },
+    )
 }
 
 /// Returns once no escalation is aborting `stream`: an escalation picks
@@ -774,7 +712,7 @@ pub(super) fn abort_group(id: u64) -> AbortGroup {
     let mut all = open();
     // Before any scope is marked or any stream enters `ABORTING`, under the
     // lock (see `ANY_ABORTED`).
-    ANY_ABORTED.store(true, Ordering::SeqCst);
+    slot::escalation_begins(&ANY_ABORTED);
     // From now on records note their stream, so that a query of an event
     // can tell whether this or a later escalation discarded its record
     // ([`record_discarded`]).
@@ -874,7 +812,7 @@ pub(super) fn abort_group(id: u64) -> AbortGroup {
         streams
             .iter()
             .chain(outside.iter())
-            .any(|t| t.0.as_ptr() == s)
+            .any(|t| t.0.as_ptr() as usize == s)
     });
     let events = all
         .events

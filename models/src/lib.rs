@@ -1,0 +1,73 @@
+//! Model tests of aclrt's concurrency protocols.
+//!
+//! This crate compiles the library's own protocol files
+//! (`src/ffi/protocol/*.rs`, the atomics-and-locks cores of the trusted
+//! base) a second time, next to the model tests. Those files take threads,
+//! atomics and locks only from their shim (`sync.rs`), which is `std` in
+//! the library and here, `loom`'s under `--cfg loom` and `shuttle`'s under
+//! `--cfg shuttle`. So the models run the code the library runs, not a
+//! re-implementation; what a model adds around a core is the environment
+//! (a stream that queues, executes and discards work; the registry's lock),
+//! written in the test.
+//!
+//! ```text
+//! RUSTFLAGS="--cfg loom"    cargo test --release -p aclrt-models -- --nocapture
+//! RUSTFLAGS="--cfg shuttle" cargo test --release -p aclrt-models -- --nocapture
+//! ```
+//!
+//! Without either cfg the crate is empty: in the library the shim routes
+//! the cores' locks through the crate's lock-order check (`ffi::locks`),
+//! which only the library has. Each model has mutant twins: the same model with one deliberate
+//! break of the protocol switched on (`sync::mutant`), asserted to fail.
+#![deny(unsafe_code)]
+// The library calls what the models do not.
+#![allow(dead_code)]
+
+#[cfg(any(loom, shuttle))]
+#[path = "../../src/ffi/protocol/sync.rs"]
+pub(crate) mod sync;
+
+#[cfg(any(loom, shuttle))]
+#[path = "../../src/ffi/protocol/slot.rs"]
+pub(crate) mod slot;
+
+#[cfg(any(loom, shuttle))]
+#[path = "../../src/ffi/protocol/host_fn_slot.rs"]
+pub(crate) mod host_fn_slot;
+
+#[cfg(any(loom, shuttle))]
+#[path = "../../src/ffi/protocol/wait_book.rs"]
+pub(crate) mod wait_book;
+
+#[cfg(any(loom, shuttle))]
+#[path = "../../src/ffi/protocol/abort_log.rs"]
+pub(crate) mod abort_log;
+
+#[cfg(any(loom, shuttle))]
+#[path = "../../src/ffi/protocol/sub_book.rs"]
+pub(crate) mod sub_book;
+
+#[cfg(any(loom, shuttle))]
+#[path = "../../src/ffi/protocol/live_count.rs"]
+pub(crate) mod live_count;
+
+#[cfg(all(test, any(loom, shuttle)))]
+mod harness;
+
+#[cfg(all(test, any(loom, shuttle)))]
+mod slot_model;
+
+#[cfg(all(test, any(loom, shuttle)))]
+mod host_fn_model;
+
+#[cfg(all(test, any(loom, shuttle)))]
+mod waits_model;
+
+#[cfg(all(test, any(loom, shuttle)))]
+mod abort_log_model;
+
+#[cfg(all(test, any(loom, shuttle)))]
+mod sub_book_model;
+
+#[cfg(all(test, any(loom, shuttle)))]
+mod live_model;
