@@ -376,7 +376,7 @@ pub(crate) struct StreamShared {
     /// Tasks of this stream dropped or cut by aborts.
     dropped_count: AtomicU64,
     /// The failure-mode latch of the stream's context (`crate::failmode`).
-    pub fail: crate::failmode::StreamLatch,
+    pub fail: crate::rt::latch::StreamLatch,
     /// Whether the unserved-callback warning was printed for this stream.
     warned_unserved: AtomicBool,
     /// The runtime generation the stream was created in (its host
@@ -429,7 +429,7 @@ impl StreamShared {
             dropped: Mutex::new(BTreeMap::new()),
             any_dropped: AtomicBool::new(false),
             dropped_count: AtomicU64::new(0),
-            fail: crate::failmode::StreamLatch::new(),
+            fail: crate::rt::latch::StreamLatch::new(),
         })
     }
 

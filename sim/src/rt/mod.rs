@@ -24,6 +24,7 @@ use crate::sync::{self, lock};
 use crate::trace;
 
 pub(crate) mod exec;
+pub(crate) mod latch;
 pub(crate) mod mem;
 pub(crate) mod pool;
 pub(crate) mod reports;
@@ -151,7 +152,7 @@ pub(crate) struct Context {
     pub is_default: bool,
     pub default_stream: usize,
     /// The failure-mode latch shared by the context's streams.
-    pub latch: Arc<crate::failmode::Latch>,
+    pub latch: Arc<latch::Latch>,
 }
 
 /// Registry entry of a stream.
