@@ -539,7 +539,7 @@ impl StreamShared {
                 // Still under the queue lock (lock order: queue, then pool),
                 // so no other submission can slip in before a rollback.
                 q.scheduled = true;
-                if let Err(NoWorker(e)) = pool::schedule(Arc::clone(self)) {
+                if let Err(NoWorker(e)) = pool::schedule(Arc::clone(self) as Arc<dyn pool::Batch>) {
                     q.scheduled = false;
                     let t = q.tasks.pop_back();
                     q.submitted -= 1;
@@ -1201,11 +1201,17 @@ thread_local! {
     static SPARE: Cell<VecDeque<Task>> = const { Cell::new(VecDeque::new()) };
 }
 
+impl pool::Batch for StreamShared {
+    fn run_batch(&self) -> bool {
+        run_batch(self)
+    }
+}
+
 /// Runs one batch of `sh`'s queue on the calling pool worker: every task
 /// queued when it starts, in order. Returns `true` when more tasks were
 /// queued meanwhile (the stream stays scheduled and the caller puts it back
 /// into the ready queue), `false` when the stream left the pool.
-pub(crate) fn run_batch(sh: &Arc<StreamShared>) -> bool {
+fn run_batch(sh: &StreamShared) -> bool {
     let mut batch = SPARE.take();
     std::mem::swap(&mut sh.queue().tasks, &mut batch);
     sync::set_worker_of(sh.id);

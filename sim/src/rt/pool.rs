@@ -44,8 +44,15 @@ use std::sync::{Arc, Condvar, LazyLock, Mutex, MutexGuard, PoisonError};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
-use super::exec::{self, StreamShared};
 use crate::sync::lock;
+
+/// What the pool schedules: a stream with queued tasks (the executor's
+/// `StreamShared`). The pool knows nothing else of it.
+pub(crate) trait Batch: Send + Sync {
+    /// Runs one batch of the queued tasks on the calling pool worker;
+    /// `true` when more tasks arrived meanwhile (the stream is queued again).
+    fn run_batch(&self) -> bool;
+}
 
 /// How long a surplus worker waits for work before it exits.
 const RETIRE_AFTER: Duration = Duration::from_secs(2);
@@ -57,7 +64,7 @@ const SPIN_FOR: Duration = Duration::from_micros(50);
 
 struct PoolState {
     /// Streams with queued tasks that no worker runs yet (each at most once).
-    ready: VecDeque<Arc<StreamShared>>,
+    ready: VecDeque<Arc<dyn Batch>>,
     /// Live worker threads.
     workers: usize,
     /// Workers parked on `cv`.
@@ -157,20 +164,20 @@ impl Pool {
     }
 
     /// Pops the head of the ready queue.
-    fn pop(&self, st: &mut PoolState) -> Option<Arc<StreamShared>> {
+    fn pop(&self, st: &mut PoolState) -> Option<Arc<dyn Batch>> {
         let s = st.ready.pop_front();
         self.ready_len.store(st.ready.len(), Ordering::Relaxed);
         s
     }
 
     /// Appends to the ready queue.
-    fn push(&self, st: &mut PoolState, stream: Arc<StreamShared>) {
+    fn push(&self, st: &mut PoolState, stream: Arc<dyn Batch>) {
         st.ready.push_back(stream);
         self.ready_len.store(st.ready.len(), Ordering::Relaxed);
     }
 
     /// Takes the next ready stream; `None` when this worker retires.
-    fn next(&'static self) -> Option<Arc<StreamShared>> {
+    fn next(&'static self) -> Option<Arc<dyn Batch>> {
         let mut st = self.state();
         loop {
             if let Some(s) = self.pop(&mut st) {
@@ -234,7 +241,7 @@ impl Pool {
 
     fn worker_main(&'static self) {
         while let Some(stream) = self.next() {
-            if exec::run_batch(&stream) {
+            if stream.run_batch() {
                 // More tasks arrived meanwhile: back to the end of the ready
                 // queue, so that one busy stream cannot starve the others.
                 let mut st = self.state();
@@ -245,7 +252,7 @@ impl Pool {
 }
 
 /// Puts a stream that just became scheduled into the ready queue.
-pub(crate) fn schedule(stream: Arc<StreamShared>) -> Result<(), NoWorker> {
+pub(crate) fn schedule(stream: Arc<dyn Batch>) -> Result<(), NoWorker> {
     let pool = Pool::get();
     let mut st = pool.state();
     pool.push(&mut st, stream);
