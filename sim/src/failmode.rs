@@ -1,7 +1,7 @@
 //! Stream failure mode (`aclrtSetStreamFailureMode`, fact F.2): a one-way,
 //! per-context latch.
 //!
-//! Every context has one [`Latch`], shared by all its streams. CONTINUE
+//! Every context has one [`Latch`](crate::rt::latch::Latch), shared by all its streams. CONTINUE
 //! (the default) changes nothing: a failed task's code is reported by the
 //! next synchronisation of its stream and later tasks still run. Once any
 //! stream of the context is set to STOP, the whole context is in STOP mode

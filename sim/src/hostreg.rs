@@ -10,189 +10,31 @@
 //! `aclrtHostRegister` / `aclrtHostGetDevicePointer` is the host address with
 //! bit 52 set: never a valid user-space address on the supported 48-bit
 //! address spaces, so it can never be confused with application memory. Only
-//! kernels resolve it (through [`Registry::resolve_alias`]); a copy or
+//! kernels resolve it (through [`Registry::resolve_alias`](crate::rt::registry::Registry::resolve_alias)); a copy or
 //! memset through it is a strict-check violation.
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use crate::diag::{Error, Res, require, rt_param};
 use crate::ffi;
 use crate::model::ViolationKind;
 use crate::prim::{HeapBlock, Out, Registered, UserMem};
-use crate::rt::mem::{Access, AllocKind, Allocation, Place};
+use crate::rt::access::Place;
+use crate::rt::mem::{AllocKind, Allocation};
+use crate::rt::registry::{ACL_HOST_REG_MAPPED, ALIAS_BIT, How, Registration};
 use crate::rt::rt;
 
-const ACL_HOST_REG_MAPPED: u32 = ffi::ACL_HOST_REG_MAPPED as u32;
 const ACL_HOST_REG_IOMEMORY: u32 = ffi::ACL_HOST_REG_IOMEMORY as u32;
 const ACL_HOST_REG_READONLY: u32 = ffi::ACL_HOST_REG_READONLY as u32;
 const ACL_HOST_REG_PINNED: u32 = ffi::ACL_HOST_REG_PINNED as u32;
 const ACL_RT_MEM_ATTACH_GLOBAL: u32 = ffi::ACL_RT_MEM_ATTACH_GLOBAL as u32;
 
-/// The bit that turns a registered host address into its device alias.
-pub(crate) const ALIAS_BIT: usize = 1 << 52;
 /// The page size registrations must be aligned to (4 KiB).
 pub(crate) const PAGE: usize = 4096;
 /// The rounding of managed allocations (2 MiB).
 pub(crate) const MANAGED_ROUND: usize = 2 << 20;
 /// The per-process limit of managed memory (3 TB).
 pub(crate) const MANAGED_LIMIT: u64 = 3 << 40;
-
-/// How a range was registered.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum How {
-    /// `aclrtHostRegister(..., ACL_HOST_REGISTER_MAPPED, &devPtr)`.
-    V1,
-    /// `aclrtHostRegisterV2(..., flag)`.
-    V2 { flag: u32 },
-}
-
-impl How {
-    fn mapped(self) -> bool {
-        match self {
-            How::V1 => true,
-            How::V2 { flag } => flag & ACL_HOST_REG_MAPPED != 0,
-        }
-    }
-}
-
-/// One live registration.
-pub(crate) struct Registration {
-    pub size: usize,
-    pub device: i32,
-    pub ctx: usize,
-    pub how: How,
-    /// Held by every span of the range (task use count).
-    pub token: Arc<Registered>,
-}
-
-/// The registrations of a runtime, by start address.
-#[derive(Default)]
-pub(crate) struct Registry {
-    pub live: BTreeMap<usize, Registration>,
-}
-
-impl Registry {
-    /// The registration containing `addr`, if any: `(start, entry)`.
-    fn containing(&self, addr: usize) -> Option<(usize, &Registration)> {
-        self.live
-            .range(..=addr)
-            .next_back()
-            .filter(|(s, r)| addr < **s + r.size)
-            .map(|(s, r)| (*s, r))
-    }
-
-    /// The first registration overlapping `[addr, addr + len)`.
-    fn overlapping(&self, addr: usize, len: usize) -> Option<(usize, &Registration)> {
-        if let Some(hit) = self.containing(addr) {
-            return Some(hit);
-        }
-        self.live
-            .range(addr..addr.saturating_add(len))
-            .next()
-            .map(|(s, r)| (*s, r))
-    }
-
-    /// Classifies application memory: `Ok(Ok(access))` when the range lies
-    /// inside a registration (a span that may outlive the call),
-    /// `Ok(Err(um))` when it touches no registration (pageable memory), an
-    /// error when it is a device alias or straddles a registration's end.
-    pub(crate) fn access(
-        &self,
-        um: UserMem,
-        len: usize,
-        role: &str,
-    ) -> Res<Result<Access, UserMem>> {
-        let addr = um.addr();
-        if addr & ALIAS_BIT != 0 && self.containing(addr & !ALIAS_BIT).is_none() {
-            // Never a user-space address (bit 52): the alias of a
-            // registration that is gone. Refused before any access.
-            return Err(Error::violation(
-                ViolationKind::UseAfterFree,
-                ffi::ACL_ERROR_RT_PARAM_INVALID,
-                format!(
-                    "{role} {addr:#x} is not a host address; it looks like the device alias of \
-                     a host registration that no longer exists"
-                ),
-            ));
-        }
-        if addr & ALIAS_BIT != 0 {
-            return Err(Error::violation(
-                ViolationKind::KindMismatch,
-                ffi::ACL_ERROR_RT_INVALID_MEMORY_TYPE,
-                format!(
-                    "{role} {addr:#x} is the device alias of registered host memory (devPtr of \
-                     aclrtHostRegister / aclrtHostGetDevicePointer); only device code (a kernel \
-                     argument) may use it, never a memory operation: pass the host address \
-                     {:#x} instead",
-                    addr & !ALIAS_BIT
-                ),
-            ));
-        }
-        if self.live.is_empty() {
-            return Ok(Err(um));
-        }
-        let Some((start, r)) = self.overlapping(addr, len.max(1)) else {
-            return Ok(Err(um));
-        };
-        let end = addr.saturating_add(len);
-        if addr < start || end > start + r.size {
-            return Err(Error::violation(
-                ViolationKind::OutOfBounds,
-                ffi::ACL_ERROR_RT_PARAM_INVALID,
-                format!(
-                    "{role} range {addr:#x}..{end:#x} straddles the {}-byte host registration \
-                     at {start:#x}",
-                    r.size
-                ),
-            ));
-        }
-        let span = um.into_registered_span(len, r.token.clone());
-        Ok(Ok(Access {
-            span,
-            place: Place::Registered,
-        }))
-    }
-
-    /// Resolves a device alias for device code (kernels): `None` when `addr`
-    /// is not an alias of a mapped registration.
-    pub(crate) fn resolve_alias(&self, addr: usize, len: usize) -> Option<Result<Access, String>> {
-        if addr & ALIAS_BIT == 0 {
-            return None;
-        }
-        let host = addr & !ALIAS_BIT;
-        let (start, r) = self.containing(host)?;
-        if !r.how.mapped() {
-            return None;
-        }
-        let off = host - start;
-        if len > r.size - off {
-            return Some(Err(format!(
-                "{addr:#x} + {len} bytes (offset {off}) exceeds the {}-byte host registration \
-                 at {start:#x} (device alias)",
-                r.size
-            )));
-        }
-        // The alias is only a number: the span derives from the pointer the
-        // application registered (kept by the token).
-        let span = r.token.span(off, len)?;
-        Some(Ok(Access {
-            span,
-            place: Place::Device(r.device),
-        }))
-    }
-
-    /// Registrations of context `ctx` (or device `dev` if `ctx` is `None`).
-    pub(crate) fn count(&self, ctx: Option<usize>, dev: i32) -> usize {
-        self.live
-            .values()
-            .filter(|r| match ctx {
-                Some(c) => r.ctx == c,
-                None => r.device == dev,
-            })
-            .count()
-    }
-}
 
 /// Common checks and insertion of a registration.
 fn register(ptr: UserMem, size: u64, how: How) -> Res<usize> {

@@ -15,8 +15,8 @@ use std::sync::{Arc, Mutex};
 use crate::diag::{self, Error, Res, require, rt_param};
 use crate::ffi;
 use crate::model::{Violation, ViolationKind};
+use crate::rt::access::Place;
 use crate::rt::exec::{KernelCut, Op};
-use crate::rt::mem::Place;
 use crate::rt::rt;
 use crate::sync::lock;
 

@@ -7,8 +7,9 @@ use crate::diag::{Error, Res, param, require, rt_param};
 use crate::ffi;
 use crate::model::{RunMode, ViolationKind};
 use crate::prim::{self, HeapBlock, Out, UserMem};
+use crate::rt::access::{Access, Place};
 use crate::rt::exec::{Op, StreamShared};
-use crate::rt::mem::{Access, AllocKind, Allocation, Place};
+use crate::rt::mem::{AllocKind, Allocation};
 use crate::rt::{Runtime, rt};
 
 /// Which `aclrtMalloc*` variant.

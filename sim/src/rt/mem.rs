@@ -12,6 +12,9 @@ use crate::model::ViolationKind;
 use crate::prim::{HeapBlock, Span, UserMem, arena};
 use crate::sync::lock;
 
+use super::access::{Access, Place};
+use super::registry::Registry;
+
 /// Which allocation function made a block (and must free it).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum AllocKind {
@@ -80,7 +83,7 @@ pub(crate) struct MemTable {
     freed_order: VecDeque<usize>,
     freed_bytes: usize,
     /// Host registrations (`aclrtHostRegister*`), see `crate::hostreg`.
-    pub reg: crate::hostreg::Registry,
+    pub reg: Registry,
 }
 
 /// A block that was still allocated when the runtime was torn down
@@ -159,44 +162,6 @@ fn torn_down_error(
             kind.alloc_fn()
         ),
     )
-}
-
-/// Where a resolved pointer lies.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Place {
-    /// Memory of a device.
-    Device(i32),
-    /// Pinned host memory from `aclrtMallocHost` (host run mode).
-    PinnedHost,
-    /// Application (pageable) memory, not from the runtime.
-    App,
-    /// Application memory registered with `aclrtHostRegister*` (host
-    /// memory; copies of it are truly asynchronous).
-    Registered,
-    /// Managed memory (`aclrtMemAllocManaged`) of a device's context:
-    /// accessible from the host and the device.
-    Managed(i32),
-}
-
-impl Place {
-    pub(crate) fn describe(self) -> String {
-        match self {
-            Place::Device(d) => format!("device memory (device {d})"),
-            Place::PinnedHost => "pinned host memory (aclrtMallocHost)".to_owned(),
-            Place::App => "pageable host memory of the application".to_owned(),
-            Place::Registered => "registered host memory (aclrtHostRegister)".to_owned(),
-            Place::Managed(d) => format!("managed memory (aclrtMemAllocManaged, device {d})"),
-        }
-    }
-    pub(crate) fn is_host(self) -> bool {
-        !matches!(self, Place::Device(_))
-    }
-}
-
-/// A checked access: the span to touch and where it lies.
-pub(crate) struct Access {
-    pub span: Span,
-    pub place: Place,
 }
 
 impl MemTable {

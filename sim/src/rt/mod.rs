@@ -23,10 +23,12 @@ use crate::model::{Audit, Leak, ResourceKind, SimConfig, ViolationKind};
 use crate::sync::{self, lock};
 use crate::trace;
 
+pub(crate) mod access;
 pub(crate) mod exec;
 pub(crate) mod latch;
 pub(crate) mod mem;
 pub(crate) mod pool;
+pub(crate) mod registry;
 pub(crate) mod reports;
 
 use exec::{EventShared, StreamShared};
