@@ -1,9 +1,12 @@
 //! The process-wide runtime state: the registries of devices, contexts,
 //! streams, events and subscriptions, handles, the per-thread current
 //! context, the configuration, start, teardown, audit and reset. Below it:
-//! the execution engine ([`exec`]), the allocation table ([`mem`]) and the
-//! callback queues ([`reports`]); above it, one module per object of the C
-//! API implements that object's rules on this state.
+//! the execution engine ([`exec`]) over the worker pool ([`pool`]), the
+//! allocation table ([`mem`]) with the host registry ([`registry`]) and
+//! what an access resolves to ([`access`]), the per-context failure-mode
+//! latch ([`latch`]) and the callback queues ([`reports`]); above it, one
+//! module per object of the C API implements that object's rules on this
+//! state.
 //!
 //! One `Mutex<Runtime>` guards the registries and the allocation table. It
 //! is held only for lookups and bookkeeping, never while data is copied or
