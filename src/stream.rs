@@ -280,10 +280,19 @@ impl crate::ffi::scope::Keep for Stream<'_, '_> {}
 impl Drop for Stream<'_, '_> {
     fn drop(&mut self) {
         // Drop cannot report; `destroy` does. A transient failure to make the
-        // context current must not leak the stream: try a few times.
-        let bound = (0..3).any(|_| self.bind().is_ok());
-        if bound {
-            let _ = ffi::destroy_stream(self.raw, self.ctx);
+        // context current must not leak the stream: try a few times. The
+        // release makes the context current again when another thread
+        // created or destroyed a context in between (the per-thread cache
+        // of the current context is then stale), so a refusal of that
+        // call is retried too; any other refusal leaks the stream.
+        for _ in 0..3 {
+            if self.bind().is_err() {
+                continue;
+            }
+            match ffi::destroy_stream(self.raw, self.ctx) {
+                Err(e) if e.call() == Some("aclrtSetCurrentContext") => continue,
+                _ => return,
+            }
         }
     }
 }
