@@ -6,8 +6,9 @@
 //! numpy-dependent cases skip themselves (and are counted below) where
 //! numpy is missing; `.ci/run` installs numpy so CI runs them all.
 //!
-//! The extension is built by a nested `cargo build` into `target/py` (its
-//! own target dir: the outer `cargo test` holds the lock of `target`), in
+//! The extension is built by a nested `cargo build` into `<target>/py` (its
+//! own target dir inside the one this test was built in, `CARGO_TARGET_DIR`
+//! included: the outer `cargo test` holds the lock of `<target>`), in
 //! the dev profile, then staged as `acl/_native.abi3.so` beside
 //! `py/python/acl/__init__.py`; the Pythonic package `aclrt` is imported
 //! from `py/python` itself.
@@ -33,8 +34,18 @@ fn python() -> Option<String> {
     ok.then_some(py)
 }
 
+/// The target directory this test binary was built in (`<target>/debug/deps/<exe>`), so that
+/// `CARGO_TARGET_DIR` is honoured; `target/` of the repository where that cannot be told.
+fn target_dir(root: &Path) -> PathBuf {
+    std::env::current_exe()
+        .ok()
+        .and_then(|exe| Some(exe.parent()?.parent()?.parent()?.to_path_buf()))
+        .filter(|dir| dir.is_dir())
+        .unwrap_or_else(|| root.join("target"))
+}
+
 fn build(root: &Path, py: &str) -> PathBuf {
-    let target = root.join("target").join("py");
+    let target = target_dir(root).join("py");
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
     let started = Instant::now();
     let status = Command::new(cargo)
