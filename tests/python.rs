@@ -79,6 +79,11 @@ fn build(root: &Path, py: &str) -> PathBuf {
 #[test]
 fn python_suite_in_both_run_modes() {
     let Some(py) = python() else {
+        // CI installs python3 (.ci/install_python.sh): a skip there is a failure.
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI is set but no python3 is on PATH: the Python tests of py/ cannot run"
+        );
         println!(
             "SKIPPED: no python3 on PATH: the Python tests of py/ (pyACL, issue 26) did not run"
         );
@@ -115,6 +120,20 @@ fn python_suite_in_both_run_modes() {
         assert!(
             out.status.success(),
             "the Python tests failed in {mode} mode:\n{err}"
+        );
+        let ran: usize = summary
+            .iter()
+            .find_map(|l| {
+                l.strip_prefix("Ran ")?
+                    .split_whitespace()
+                    .next()?
+                    .parse()
+                    .ok()
+            })
+            .unwrap_or(0);
+        assert!(
+            ran >= 60,
+            "only {ran} Python tests ran in {mode} mode:\n{err}"
         );
         if let Some(skips) = summary.iter().find(|l| l.contains("skipped")) {
             println!(

@@ -45,7 +45,7 @@ class GilRelease(AclCase):
         self.assertEqual(ret, 0)
         self.assertGreater(waited, 0.1)  # it really blocked (10 tasks x 20 ms)
         # The other thread kept running: with the GIL held it could not have.
-        self.assertGreater(during, 10)
+        self.assertGreaterEqual(during, 3)  # any progress proves the GIL was released; a margin for a loaded machine
 
     def test_the_other_blocking_calls_release_it(self):
         for name, call in (
@@ -58,7 +58,7 @@ class GilRelease(AclCase):
                 ret, waited, during = self._progress_while(call)
                 self.assertEqual(ret, 0)
                 self.assertGreater(waited, 0.08)
-                self.assertGreater(during, 8)
+                self.assertGreaterEqual(during, 3)
         ev = self.event()
         for name, call in (
             ("synchronize_event", lambda: acl.rt.synchronize_event(ev)),
@@ -70,7 +70,7 @@ class GilRelease(AclCase):
                 ret, waited, during = self._progress_while(call)
                 self.assertEqual(ret, 0)
                 self.assertGreater(waited, 0.08)
-                self.assertGreater(during, 8)
+                self.assertGreaterEqual(during, 3)
         # process_report on a subscribed thread with nothing to report blocks
         # for its timeout.
         self.assertEqual(acl.rt.subscribe_report(threading.get_ident(), self.stream), 0)
@@ -78,7 +78,7 @@ class GilRelease(AclCase):
         ret, waited, during = self._progress_while(lambda: acl.rt.process_report(200))
         self.assertNotEqual(ret, 0)  # timeout
         self.assertGreater(waited, 0.15)
-        self.assertGreater(during, 10)
+        self.assertGreaterEqual(during, 3)  # any progress proves the GIL was released; a margin for a loaded machine
 
     def test_destroy_stream_waits_without_the_gil(self):
         s, ret = acl.rt.create_stream()
@@ -86,7 +86,7 @@ class GilRelease(AclCase):
         self._queue(8, s)
         ret, waited, during = self._progress_while(lambda: acl.rt.destroy_stream(s))
         self.assertEqual(ret, 0)
-        self.assertGreater(during, 8)
+        self.assertGreaterEqual(during, 3)
 
 
 class Callbacks(AclCase):

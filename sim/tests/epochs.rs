@@ -285,7 +285,10 @@ fn a_finalize_finishing_after_a_reset_records_nothing_in_the_new_audit() {
         null_mut()
     ));
     assert!(wait_until(|| LATE_IN_FINALIZE.load(Ordering::SeqCst)));
-    std::thread::sleep(Duration::from_millis(50));
+    // Time for the host function to get from the flag into aclFinalize's
+    // wait (no observable marks that point; a wide margin for a loaded
+    // machine: if the reset came first the code below would differ).
+    std::thread::sleep(Duration::from_millis(500));
     // The application resets and starts over while that finalize waits.
     aclrt_sim::reset();
     LATE_RELEASE.store(true, Ordering::SeqCst);
