@@ -357,6 +357,7 @@ pub mod __lock_check {
     /// while on, unsubscribing a report stream holds the subscription
     /// book's lock across `aclrtUnSubscribeReport`, as the crate did before
     /// issue 23, so the check must fire in the callbacks that run there.
+    /// Debug builds only: in a release build the breach is never made.
     pub fn break_on_purpose(on: bool) {
         crate::ffi::locks::BREAK_ON_PURPOSE.store(on, core::sync::atomic::Ordering::SeqCst);
     }

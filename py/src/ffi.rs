@@ -405,8 +405,12 @@ pub fn read(ptr: u64, size: usize) -> Option<Vec<u8>> {
     if size == 0 {
         return Some(Vec::new());
     }
-    // SAFETY: non-NULL; readable for `size` bytes by pyACL's contract (the
-    // script's promise, above); `u8` has no alignment or validity rule.
+    if size > isize::MAX as usize {
+        return None;
+    }
+    // SAFETY: non-NULL; `size` ≤ isize::MAX (checked above); readable for
+    // `size` bytes by pyACL's contract (the script's promise, above); `u8`
+    // has no alignment or validity rule.
     Some(unsafe { core::slice::from_raw_parts(ptr as usize as *const u8, size) }.to_vec())
 }
 

@@ -308,7 +308,7 @@ impl MemTable {
     fn outside_blocks(&self, role: &str, addr: usize, len: usize) -> Error {
         let near = match self.live.range(..=addr).next_back() {
             Some((&s, a)) => format!(
-                "; the nearest allocation below it is the {}-byte block at {s:#x}, which ends                  {} bytes before it",
+                "; the nearest allocation below it is the {}-byte block at {s:#x}, which ends {} bytes before it",
                 a.size,
                 addr - (s + a.size)
             ),
