@@ -11,7 +11,10 @@
 //! * safe: one `Context::scope` per block, `Scope::lanes` indexed with
 //!   `j % STREAMS`, `Lane::park`, `Lane::launch_in` with a `KernelRef`, and
 //!   two fences per batch (`InFlight::fence` after the staging copy and after
-//!   the result copy, `Fence::wait`);
+//!   the result copy): the staging buffer comes back at its event
+//!   (`Fence::reuse`, `aclrtSynchronizeEvent`), the result after a checked
+//!   wait (`Fence::wait`, which synchronises the slot's stream: the runtime
+//!   reports a device fault to stream synchronisations only);
 //! * raw: `aclrtMemcpyAsync`, `aclrtKernelArgsInit`/`Append`/`Finalize`,
 //!   `aclrtLaunchKernelWithConfig`, `aclrtMemcpyAsync`, and one event per
 //!   slot (`aclrtRecordEvent` after the result copy, `aclrtSynchronizeEvent`
@@ -172,7 +175,7 @@ fn main() {
                 if k >= batches {
                     continue;
                 }
-                let st = slot.staging.wait()?;
+                let st = slot.staging.reuse()?;
                 fill(st, k);
                 let st = lane.park(st)?;
                 let d_in = lane.copy(&st, slot.d_in)?;

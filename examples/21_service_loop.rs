@@ -17,9 +17,12 @@
 //! * `Lane::park`: a buffer taken onto a lane without work, so a copy's
 //!   source (the staging buffer) comes back to the CPU, and one field type
 //!   (`InFlight`/`Fence`) holds a buffer from its first use on;
-//! * `InFlight::fence` + `Fence::wait`: wait for the event recorded after a
-//!   buffer's last use (`aclrtSynchronizeEvent`), not for the whole stream;
-//! * `Fence::wait_or_keep`: a failed wait gives the buffer back;
+//! * `InFlight::fence` + `Fence::reuse`: the staging buffer comes back at
+//!   the event recorded after its last use (`aclrtSynchronizeEvent`), not
+//!   after the whole stream, while the lane's later batch runs;
+//! * `Fence::wait_or_keep`: a checked wait of the output (the runtime
+//!   reports a device fault to a stream synchronisation only); a failed
+//!   wait gives the fence back, and `reuse` the buffer;
 //! * `aclrt::sim_only!`: simulator-only code that stays in a user's crate.
 //!
 //! `cargo run --example 21_service_loop` and
@@ -193,14 +196,16 @@ impl<'ctx, 'id, M: RunMode> Service<'ctx, 'id, M> {
                 let slot = in_use[j].take().expect("every slot is put back");
                 // Collect what this slot ran last (batch k − SLOTS): only its
                 // fence is waited for, the lane's later batch keeps running.
-                let (out, faults) = collect(slot.out)?;
+                let (out, fault) = collect(slot.out)?;
                 if let Some(b) = slot.batch {
-                    if faults.is_empty() {
-                        results[b] = out.to_vec();
-                    } else {
-                        println!("batch {b} failed in {faults:?}: served again");
-                        failures.extend(faults);
-                        queue.push_back(b);
+                    match fault {
+                        None => results[b] = out.to_vec(),
+                        Some(e) => {
+                            println!("batch {b} failed: {e}; served again");
+                            // Names the launch that queued the kernel, not the wait.
+                            failures.push(e.function().unwrap_or("?"));
+                            queue.push_back(b);
+                        }
                     }
                 }
                 let Some(b) = next else {
@@ -212,8 +217,9 @@ impl<'ctx, 'id, M: RunMode> Service<'ctx, 'id, M> {
                     k += 1;
                     continue;
                 };
-                // The staging buffer's last read was before `out`'s fence: back at once.
-                let staging = slot.staging.wait()?;
+                // The staging buffer's last read was before `out`'s fence: back at
+                // once, and refilled whatever that batch's work did.
+                let staging = slot.staging.reuse()?;
                 staging.copy_from_slice(&request(b));
                 let staging = lane.park(staging)?;
                 let d_in = lane.copy(&staging, slot.d_in)?;
@@ -236,26 +242,22 @@ impl<'ctx, 'id, M: RunMode> Service<'ctx, 'id, M> {
     }
 }
 
-/// Wait for a slot's fence. A device fault of the work before it is
-/// reported once, by the first wait that covers it, and the failed wait
-/// gives the fence back: wait again (a few times at most). Returns the
-/// buffer and the function each fault was queued by; other errors end the
-/// service (the scope still waits for its work).
+/// Collect a slot's output with a checked wait (it synchronises the slot's
+/// lane: the runtime reports a device fault to a stream synchronisation
+/// only). A device fault of the work before the fence — seen by this wait
+/// or by any synchronisation since the buffer was parked — gives the
+/// buffer back with the fault (`reuse`), and the batch is served again;
+/// other errors end the service (the scope still waits for its work).
 fn collect<'s, D: ?Sized>(
-    mut fence: Fence<'s, '_, D>,
-) -> aclrt::Result<(&'s mut D, Vec<&'static str>)> {
-    let mut faults = Vec::new();
-    loop {
-        match fence.wait_or_keep() {
-            Ok(buffer) => return Ok((buffer, faults)),
-            Err(failed) if failed.error().kind() == ErrorKind::DeviceFault && faults.len() < 3 => {
-                println!("{}", failed.error());
-                // Names the launch that queued the kernel, not the wait.
-                faults.push(failed.error().function().unwrap_or("?"));
-                fence = failed.into_item();
-            }
-            Err(failed) => return Err(failed.into()),
+    fence: Fence<'s, '_, D>,
+) -> aclrt::Result<(&'s mut D, Option<aclrt::Error>)> {
+    match fence.wait_or_keep() {
+        Ok(buffer) => Ok((buffer, None)),
+        Err(failed) if failed.error().kind() == ErrorKind::DeviceFault => {
+            let (fault, fence) = failed.into_parts();
+            Ok((fence.reuse()?, Some(fault)))
         }
+        Err(failed) => Err(failed.into()),
     }
 }
 

@@ -210,7 +210,7 @@ impl<'dev, 'id, M: RunMode> Context<'dev, 'id, M> {
     pub fn synchronize(&self) -> Result<()> {
         ffi::make_current(self.raw)?;
         let ticket = ffi::waits::ticket();
-        ffi::synchronize_device()?;
+        ffi::synchronize_device(self.raw)?;
         ffi::waits::synchronized_context_since(self.raw, ticket);
         Ok(())
     }
@@ -223,7 +223,7 @@ impl<'dev, 'id, M: RunMode> Context<'dev, 'id, M> {
         let ms = ffi::timeout_ms(timeout)?;
         ffi::make_current(self.raw)?;
         let ticket = ffi::waits::ticket();
-        ffi::synchronize_device_timeout(ms)?;
+        ffi::synchronize_device_timeout(self.raw, ms)?;
         ffi::waits::synchronized_context_since(self.raw, ticket);
         Ok(())
     }

@@ -149,7 +149,7 @@ impl<'acl, M: RunMode> Device<'acl, M> {
     pub fn synchronize(&self) -> Result<()> {
         ffi::make_current(self.default_raw())?;
         let ticket = ffi::waits::ticket();
-        ffi::synchronize_device()?;
+        ffi::synchronize_device(self.default_raw())?;
         ffi::waits::synchronized_context_since(self.default_raw(), ticket);
         Ok(())
     }
@@ -173,7 +173,7 @@ impl<'acl, M: RunMode> Device<'acl, M> {
         let ms = ffi::timeout_ms(timeout)?;
         ffi::make_current(self.default_raw())?;
         let ticket = ffi::waits::ticket();
-        ffi::synchronize_device_timeout(ms)?;
+        ffi::synchronize_device_timeout(self.default_raw(), ms)?;
         ffi::waits::synchronized_context_since(self.default_raw(), ticket);
         Ok(())
     }

@@ -413,21 +413,31 @@ impl<'scope, 'sid, D: ?Sized> InFlight<'scope, 'sid, D> {
     }
 
     /// Synchronise the lane (`aclrtSynchronizeStream`) and give the buffer
-    /// back to the CPU for the rest of the scope.
+    /// back to the CPU for the rest of the scope, if its work succeeded.
     ///
-    /// On error (e.g. a device fault reported by the synchronisation) the
-    /// buffer stays borrowed until the scope ends.
+    /// A *checked* wait: it fails with [`ErrorKind::DeviceFault`](crate::ErrorKind::DeviceFault)
+    /// if a device fault was seen — by this synchronisation or by any other
+    /// one since the buffer was parked (another buffer's wait, a
+    /// [`Stream::synchronize`](crate::Stream::synchronize) on another
+    /// thread) — on its lane, or on any lane of the scope once lanes waited
+    /// for each other. The runtime reports a fault once, to whichever
+    /// stream synchronisation comes first, and does not say which task
+    /// faulted: a fault of work queued on the lane after this buffer's,
+    /// seen by the same synchronisation, fails it too (conservative, never
+    /// the other way round). It fails again on every later wait; use
+    /// [`reuse`](Self::reuse) to get the buffer back anyway.
+    ///
+    /// On error the buffer stays borrowed until the scope ends;
+    /// [`wait_or_keep`](Self::wait_or_keep) gives it back instead.
     #[doc(alias = "aclrtSynchronizeStream")]
     pub fn wait(self) -> Result<&'scope mut D> {
         self.parked.wait()
     }
 
     /// [`wait`](Self::wait), which on error gives the buffer back, still in
-    /// flight on its lane ([`WaitFailed::into_item`]): wait again, or queue
-    /// more work on it — the scope goes on. A device fault is reported once
-    /// (by the first synchronisation that sees it), so a second wait after
-    /// a fault returns the buffer; its contents are whatever the failed
-    /// work left. See the *Structuring an application* chapter.
+    /// flight on its lane ([`WaitFailed::into_item`]): queue more work on
+    /// it, or take it back with [`reuse`](Self::reuse) — the scope goes on.
+    /// See the *Structuring an application* chapter.
     #[doc(alias = "aclrtSynchronizeStream")]
     pub fn wait_or_keep(self) -> core::result::Result<&'scope mut D, WaitFailed<Self>> {
         let len = self.len;
@@ -436,11 +446,38 @@ impl<'scope, 'sid, D: ?Sized> InFlight<'scope, 'sid, D> {
             .map_err(|(e, parked)| WaitFailed::new(e, InFlight { parked, len }))
     }
 
+    /// Synchronise the lane (`aclrtSynchronizeStream`) and give the buffer
+    /// back to the CPU whatever its work did: for a buffer about to be
+    /// overwritten (a staging buffer), or after a failed [`wait`](Self::wait).
+    /// If the work faulted, the contents are whatever it left.
+    ///
+    /// A device fault is not returned here: a checked wait that it may
+    /// concern reports it, or else the scope's end (the scope then returns
+    /// the fault). Other errors ([`Error::WorkAborted`](crate::Error::WorkAborted),
+    /// a failed synchronisation) leave the buffer borrowed until the scope
+    /// ends; [`reuse_or_keep`](Self::reuse_or_keep) gives it back instead.
+    #[doc(alias = "aclrtSynchronizeStream")]
+    pub fn reuse(self) -> Result<&'scope mut D> {
+        self.parked.reuse_or_keep().map_err(|(e, _)| e)
+    }
+
+    /// [`reuse`](Self::reuse), which on error gives the buffer back, still
+    /// in flight on its lane.
+    #[doc(alias = "aclrtSynchronizeStream")]
+    pub fn reuse_or_keep(self) -> core::result::Result<&'scope mut D, WaitFailed<Self>> {
+        let len = self.len;
+        self.parked
+            .reuse_or_keep()
+            .map_err(|(e, parked)| WaitFailed::new(e, InFlight { parked, len }))
+    }
+
     /// Record an event on the buffer's lane after the work queued so far
     /// (`aclrtRecordEvent`), which is its last use: the [`Fence`] gives the
-    /// buffer back when that event completes ([`Fence::wait`],
+    /// buffer back when that event completes ([`Fence::reuse`],
     /// `aclrtSynchronizeEvent`), while work queued on the lane later still
-    /// runs. "Queue batch k, then collect batch k−1" on one stream.
+    /// runs — "queue batch k, then refill batch k−1's staging buffer" on one
+    /// stream — or once its work is known to have succeeded
+    /// ([`Fence::wait`], a checked wait).
     ///
     /// Events are reused: a fence whose wait succeeded gives its event back
     /// to the scope, so a loop of fences makes as many events as it has
@@ -457,9 +494,20 @@ impl<'scope, 'sid, D: ?Sized> InFlight<'scope, 'sid, D> {
 }
 
 /// A buffer whose last use on its lane is followed by an event (from
-/// [`InFlight::fence`]): [`wait`](Self::wait) waits for that event
-/// (`aclrtSynchronizeEvent`), not for the whole stream, and gives the
-/// buffer back to the CPU for the rest of the scope.
+/// [`InFlight::fence`]).
+///
+/// Two ways back to the CPU:
+/// * [`reuse`](Self::reuse) waits for that event only
+///   (`aclrtSynchronizeEvent`), not for work queued on the lane later, and
+///   gives the buffer back whatever the work before the event did: for a
+///   buffer about to be overwritten, such as a staging buffer;
+/// * [`wait`](Self::wait) gives it back only if that work succeeded. The
+///   runtime reports a device fault to a stream synchronisation only —
+///   `aclrtSynchronizeEvent` returns success after a faulted task (the
+///   default failure mode), and no call tells which task faulted — so this
+///   synchronises the whole lane (`aclrtSynchronizeStream`), as
+///   [`InFlight::wait`] does, and fails with any fault seen on the lane since
+///   the buffer was parked (see there).
 ///
 /// Forgetting it is harmless: the buffer stays borrowed until the scope has
 /// synchronised.
@@ -497,27 +545,58 @@ impl<'scope, 'sid, D: ?Sized> Fence<'scope, 'sid, D> {
         self.core.is_complete()
     }
 
-    /// Wait until the work queued on the buffer's lane before the fence has
-    /// finished (`aclrtSynchronizeEvent`) and give the buffer back to the
-    /// CPU for the rest of the scope. Work queued on the lane after the
-    /// fence is not waited for.
+    /// Synchronise the buffer's lane (`aclrtSynchronizeStream`) and give the
+    /// buffer back to the CPU for the rest of the scope, if the work before
+    /// the fence succeeded: a checked wait, as [`InFlight::wait`] (a device
+    /// fault seen since the buffer was parked on its lane fails it, every
+    /// time). Work queued on the lane after the fence is waited for too: the
+    /// runtime reports faults to stream synchronisations only.
     ///
-    /// On error (a device fault of that work, [`Error::WorkAborted`](crate::Error::WorkAborted))
+    /// On error (a device fault, [`Error::WorkAborted`](crate::Error::WorkAborted))
     /// the buffer stays borrowed until the scope ends; [`wait_or_keep`](Self::wait_or_keep)
     /// gives it back instead.
-    #[doc(alias = "aclrtSynchronizeEvent")]
+    #[doc(alias = "aclrtSynchronizeStream")]
     pub fn wait(self) -> Result<&'scope mut D> {
         self.core.wait_or_keep().map_err(|(e, _)| e)
     }
 
     /// [`wait`](Self::wait), which on error gives the fence back
-    /// ([`WaitFailed::into_item`]): wait again (a device fault is reported
-    /// once), or [`resume`](Self::resume) it for more work on its lane.
-    #[doc(alias = "aclrtSynchronizeEvent")]
+    /// ([`WaitFailed::into_item`]): take the buffer back with
+    /// [`reuse`](Self::reuse), or [`resume`](Self::resume) it for more work
+    /// on its lane.
+    #[doc(alias = "aclrtSynchronizeStream")]
     pub fn wait_or_keep(self) -> core::result::Result<&'scope mut D, WaitFailed<Self>> {
         let len = self.len;
         self.core
             .wait_or_keep()
+            .map_err(|(e, core)| WaitFailed::new(e, Fence { core, len }))
+    }
+
+    /// Wait until the work queued on the buffer's lane before the fence has
+    /// finished (`aclrtSynchronizeEvent`) and give the buffer back to the
+    /// CPU for the rest of the scope, whatever that work did. Work queued on
+    /// the lane after the fence is not waited for.
+    ///
+    /// For a buffer about to be overwritten (a staging buffer the CPU
+    /// refills), or after a failed [`wait`](Self::wait). A device fault is
+    /// not reported by this wait (nor by `aclrtSynchronizeEvent`, on the
+    /// hardware): a checked wait that it may concern reports it, or else
+    /// the scope's end, which then returns the fault.
+    ///
+    /// On error ([`Error::WorkAborted`](crate::Error::WorkAborted), a failed
+    /// synchronisation) the buffer stays borrowed until the scope ends;
+    /// [`reuse_or_keep`](Self::reuse_or_keep) gives it back instead.
+    #[doc(alias = "aclrtSynchronizeEvent")]
+    pub fn reuse(self) -> Result<&'scope mut D> {
+        self.core.reuse_or_keep().map_err(|(e, _)| e)
+    }
+
+    /// [`reuse`](Self::reuse), which on error gives the fence back.
+    #[doc(alias = "aclrtSynchronizeEvent")]
+    pub fn reuse_or_keep(self) -> core::result::Result<&'scope mut D, WaitFailed<Self>> {
+        let len = self.len;
+        self.core
+            .reuse_or_keep()
             .map_err(|(e, core)| WaitFailed::new(e, Fence { core, len }))
     }
 

@@ -161,11 +161,12 @@ fn hand_off_within_a_set() -> Result<()> {
     })
 }
 
-/// A fence waits for its event, not for the lane: work queued on the lane
-/// after the fence (here slowed down) is still running when the fenced
-/// buffer comes back.
+/// A fence's `reuse` waits for its event, not for the lane: work queued on
+/// the lane after the fence (here slowed down) is still running when the
+/// fenced buffer comes back; its checked `wait` synchronises the lane (the
+/// runtime reports faults to stream synchronisations only).
 #[test]
-fn fence_waits_at_the_operation() -> Result<()> {
+fn fence_reuse_waits_at_the_operation_and_wait_for_the_lane() -> Result<()> {
     in_host_context(|ctx| {
         let stream = ctx.create_stream()?;
         let input = ctx.alloc_host_from(&pattern_u32(1024, 9))?;
@@ -178,10 +179,15 @@ fn fence_waits_at_the_operation() -> Result<()> {
                 let done = lane.copy(&x, &mut out)?.fence()?;
                 // Every task queued from now on waits 300 ms first.
                 sim::set_stream_delay(stream.as_raw(), Duration::from_millis(300));
-                let _later = lane.memset(&mut slow, 1)?;
-                let out = done.wait()?;
+                let later = lane.memset(&mut slow, 1)?;
+                let out = done.reuse()?;
                 assert_eq!(out.as_slice(), &pattern_u32(1024, 9)[..]);
                 assert!(!lane.is_complete()?, "the fence waited for the whole lane");
+                // A checked wait covers the later work too.
+                let done = lane.copy(&x, lane.park(out)?)?.fence()?;
+                let _later = lane.memset(later, 2)?;
+                done.wait()?;
+                assert!(lane.is_complete()?, "a checked wait synchronises the lane");
                 Ok(())
             })
         })?;
@@ -227,8 +233,9 @@ fn fence_events_are_reused_and_resume_works() -> Result<()> {
 }
 
 /// A failed fence wait (a kernel fault injected into the next kernel of the
-/// stream) gives the fence back; the error names the launch; the second
-/// wait returns the buffer; the lane goes on.
+/// stream) gives the fence back; the error names the launch; a second
+/// checked wait fails again (the outcome does not change); `reuse` returns
+/// the buffer; the lane goes on.
 #[test]
 fn failed_fence_wait_recovers_inside_the_scope() -> Result<()> {
     in_host_context(|ctx| {
@@ -250,10 +257,12 @@ fn failed_fence_wait_recovers_inside_the_scope() -> Result<()> {
                 let e = failed.error().clone();
                 assert_eq!(e.kind(), ErrorKind::DeviceFault);
                 assert_eq!(e.function(), Some("aclrtLaunchKernelWithConfig"), "{e}");
-                assert_eq!(e.call(), Some("aclrtSynchronizeEvent"));
+                assert_eq!(e.call(), Some("aclrtSynchronizeStream"));
                 let text = e.to_string();
-                assert_eq!(text.matches("aclrtSynchronizeEvent").count(), 1, "{text}");
-                let out = failed.into_item().wait()?; // reported once
+                assert_eq!(text.matches("aclrtSynchronizeStream").count(), 1, "{text}");
+                let failed = failed.into_item().wait_or_keep().unwrap_err();
+                assert_eq!(failed.error(), &e, "the same fault again");
+                let out = failed.into_item().reuse()?;
                 assert!(
                     out.iter().all(|v| v == 0.0),
                     "the faulted kernel wrote nothing"
@@ -291,7 +300,11 @@ fn stream_task_fault_hits_only_its_stream() -> Result<()> {
             let x = lb.copy(&input, x)?; // b's 2nd: faults
             let failed = x.wait_or_keep().unwrap_err();
             assert_eq!(failed.error().function(), Some("aclrtMemcpyAsync"));
-            failed.into_item().wait()?;
+            // The outcome does not change: a second checked wait fails too.
+            let failed = failed.into_item().wait_or_keep().unwrap_err();
+            assert_eq!(failed.error().kind(), ErrorKind::DeviceFault);
+            let back = failed.into_item().reuse()?;
+            assert_eq!(back.len(), 64);
             Ok(())
         })?;
         a.destroy()?;
@@ -313,5 +326,254 @@ fn kernel_ref_is_checked_against_its_binary() -> Result<()> {
         assert_eq!(k.of(&second).unwrap_err(), Error::ForeignKernel);
         second.unload()?;
         first.unload()
+    })
+}
+
+// ------------------------------------------------------------------
+// Which wait learns a device fault (issue 25 review): the runtime reports
+// a fault once, to the first stream synchronisation that covers it, and
+// `aclrtSynchronizeEvent` never; a checked wait must fail for every
+// buffer whose work the fault may belong to, whoever saw it first.
+
+/// `n` floats `start, start + 1, ...`.
+fn ramp(n: usize, start: f32) -> Vec<f32> {
+    (0..n).map(|i| start + i as f32).collect()
+}
+
+/// Two fences on one lane, the first batch's kernel faults: the second
+/// fence's wait sees the fault first, and the first fence's wait must fail
+/// too (it returned `Ok` with the output of a kernel that never ran).
+#[test]
+fn two_fences_on_one_lane_both_learn_the_fault() -> Result<()> {
+    in_host_context(|ctx| {
+        let binary = ctx.load_binary(&register_copy())?;
+        // SAFETY: as in `wrong_lane_of_a_set_is_refused_on_every_path`.
+        let copy = unsafe { binary.kernel_ref::<(In<f32>, Out<f32>, Count)>(c"svc_copy")? };
+        let stream = ctx.create_stream()?;
+        let x = ctx.alloc_from(&ramp(64, 1.0))?;
+        let (mut y1, mut y2) = (ctx.alloc::<f32>(64)?, ctx.alloc::<f32>(64)?);
+        let mut out1 = ctx.alloc_host_zeroed::<f32>(64)?;
+        let mut out2 = ctx.alloc_host_zeroed::<f32>(64)?;
+        ctx.scope(|s| {
+            s.with_lane(&stream, |lane| {
+                sim::inject_kernel_fault(Some(stream.as_raw()), 1, sim::KERNEL_FAULT_CODE);
+                let (_, y1, _) = lane.launch_in(&binary, copy, 2, (&x, &mut y1, 64))?;
+                let f1 = lane.copy(&y1, &mut out1)?.fence()?;
+                let (_, y2, _) = lane.launch_in(&binary, copy, 2, (&x, &mut y2, 64))?;
+                let f2 = lane.copy(&y2, &mut out2)?.fence()?;
+                let failed2 = f2.wait_or_keep().unwrap_err();
+                assert_eq!(failed2.error().kind(), ErrorKind::DeviceFault);
+                let failed1 = f1.wait_or_keep().unwrap_err();
+                assert_eq!(failed1.error(), failed2.error(), "the same fault");
+                let out1 = failed1.into_item().reuse()?;
+                assert!(
+                    out1.iter().all(|v| v == 0.0),
+                    "the faulted kernel wrote nothing"
+                );
+                // The second batch did run: its output is there, but a
+                // checked wait cannot tell (one fault report for both).
+                let out2 = failed2.into_item().reuse()?;
+                assert_eq!(out2.as_slice(), &ramp(64, 1.0)[..]);
+                Ok(())
+            })
+        })?;
+        binary.unload()?;
+        stream.destroy()
+    })
+}
+
+/// A fault seen first by a synchronisation outside the scope's buffers —
+/// `Stream::synchronize` on another thread, `Context::synchronize` — still
+/// fails the checked waits of the buffers whose work it may belong to.
+#[test]
+fn a_fault_seen_by_another_synchronisation_still_fails_the_wait() -> Result<()> {
+    in_host_context(|ctx| {
+        let stream = ctx.create_stream()?;
+        let input = ctx.alloc_host_from(&[7u8; 64])?;
+        let (mut d, mut e) = (ctx.alloc::<u8>(64)?, ctx.alloc::<u8>(64)?);
+        let mut out = ctx.alloc_host_zeroed::<u8>(64)?;
+        ctx.scope(|s| {
+            s.with_lane(&stream, |lane| {
+                sim::inject_stream_task_fault(
+                    stream.as_raw(),
+                    1,
+                    sys::ACL_ERROR_RT_AICORE_EXCEPTION,
+                );
+                let x = lane.copy(&input, &mut d)?; // faults: nothing copied
+                let seen = std::thread::scope(|t| t.spawn(|| stream.synchronize()).join().unwrap());
+                assert_eq!(seen.unwrap_err().kind(), ErrorKind::DeviceFault);
+                let failed = x.wait_or_keep().unwrap_err();
+                assert_eq!(failed.error().kind(), ErrorKind::DeviceFault);
+                assert_eq!(failed.error().function(), Some("aclrtMemcpyAsync"));
+                let d = failed.into_item().reuse()?;
+                // A device synchronisation of the context sees the next one.
+                sim::inject_stream_task_fault(
+                    stream.as_raw(),
+                    1,
+                    sys::ACL_ERROR_RT_AICORE_EXCEPTION,
+                );
+                let x = lane.copy(&input, lane.park(d)?)?;
+                let fence = lane.copy(&x, &mut out)?.fence()?;
+                assert_eq!(
+                    ctx.synchronize().unwrap_err().kind(),
+                    ErrorKind::DeviceFault
+                );
+                assert_eq!(fence.wait().unwrap_err().kind(), ErrorKind::DeviceFault);
+                // Work parked after the faults were seen is not failed by them.
+                let ok = lane.copy(&input, &mut e)?.wait()?;
+                assert_eq!(ok.len(), 64);
+                Ok(())
+            })
+        })?;
+        stream.destroy()
+    })
+}
+
+/// A nested scope on the same stream that sees the fault first does not
+/// hide it from the outer scope's buffer.
+#[test]
+fn a_nested_scope_seeing_the_fault_first_does_not_hide_it() -> Result<()> {
+    in_host_context(|ctx| {
+        let stream = ctx.create_stream()?;
+        let input = ctx.alloc_host_from(&[7u8; 64])?;
+        let (mut d, mut inner) = (ctx.alloc::<u8>(64)?, ctx.alloc::<u8>(64)?);
+        ctx.scope(|s| {
+            s.with_lane(&stream, |lane| {
+                sim::inject_stream_task_fault(
+                    stream.as_raw(),
+                    1,
+                    sys::ACL_ERROR_RT_AICORE_EXCEPTION,
+                );
+                let x = lane.copy(&input, &mut d)?;
+                let nested = ctx.scope(|s2| {
+                    s2.with_lane(&stream, |l2| l2.memset(&mut inner, 0)?.wait().map(|_| ()))
+                });
+                // The nested wait covers the outer work too: conservative.
+                assert_eq!(nested.unwrap_err().kind(), ErrorKind::DeviceFault);
+                assert_eq!(x.wait().unwrap_err().kind(), ErrorKind::DeviceFault);
+                Ok(())
+            })
+        })?;
+        stream.destroy()
+    })
+}
+
+/// A fault that only unchecked waits (`reuse`) saw is returned by the
+/// scope's end: no fault is lost.
+#[test]
+fn a_fault_only_reuse_saw_is_returned_by_the_scope() -> Result<()> {
+    in_host_context(|ctx| {
+        let stream = ctx.create_stream()?;
+        let input = ctx.alloc_host_from(&[7u8; 64])?;
+        let mut d = ctx.alloc::<u8>(64)?;
+        let mut out = ctx.alloc_host_zeroed::<u8>(64)?;
+        // `InFlight::reuse`: its synchronisation consumed the fault.
+        let r = ctx.scope(|s| {
+            s.with_lane(&stream, |lane| {
+                sim::inject_stream_task_fault(
+                    stream.as_raw(),
+                    1,
+                    sys::ACL_ERROR_RT_AICORE_EXCEPTION,
+                );
+                lane.copy(&input, &mut d)?.reuse()?;
+                Ok(())
+            })
+        });
+        assert_eq!(r.unwrap_err().kind(), ErrorKind::DeviceFault);
+        stream.synchronize()?; // reported: nothing left
+        // `Fence::reuse`: the event's synchronisation does not see it.
+        let r = ctx.scope(|s| {
+            s.with_lane(&stream, |lane| {
+                sim::inject_stream_task_fault(
+                    stream.as_raw(),
+                    1,
+                    sys::ACL_ERROR_RT_AICORE_EXCEPTION,
+                );
+                let x = lane.copy(&input, &mut d)?;
+                let host = lane.copy(&x, &mut out)?.fence()?.reuse()?;
+                assert_eq!(host.len(), 64);
+                Ok(())
+            })
+        });
+        assert_eq!(r.unwrap_err().kind(), ErrorKind::DeviceFault);
+        // A fault a checked wait reported is not reported again.
+        let r = ctx.scope(|s| {
+            s.with_lane(&stream, |lane| {
+                sim::inject_stream_task_fault(
+                    stream.as_raw(),
+                    1,
+                    sys::ACL_ERROR_RT_AICORE_EXCEPTION,
+                );
+                let failed = lane.copy(&input, &mut d)?.wait_or_keep().unwrap_err();
+                assert_eq!(failed.error().kind(), ErrorKind::DeviceFault);
+                failed.into_item().reuse()?;
+                Ok(())
+            })
+        });
+        assert_eq!(r, Ok(()));
+        stream.destroy()
+    })
+}
+
+/// A buffer that came from another lane (`signal` + `wait_for`): a fault of
+/// the work on the first lane is reported by that lane's synchronisation
+/// only, so the checked wait on the second lane synchronises it too.
+#[test]
+fn a_fault_on_the_lane_a_buffer_came_from_fails_its_wait() -> Result<()> {
+    in_host_context(|ctx| {
+        let binary = ctx.load_binary(&register_copy())?;
+        // SAFETY: as in `wrong_lane_of_a_set_is_refused_on_every_path`.
+        let copy = unsafe { binary.kernel_ref::<(In<f32>, Out<f32>, Count)>(c"svc_copy")? };
+        let (a, b) = (ctx.create_stream()?, ctx.create_stream()?);
+        let x = ctx.alloc_from(&ramp(64, 1.0))?;
+        let mut y = ctx.alloc::<f32>(64)?;
+        let mut out = ctx.alloc_host_zeroed::<f32>(64)?;
+        ctx.scope(|s| {
+            aclrt::make_guard!(ga);
+            aclrt::make_guard!(gb);
+            let (la, lb) = (s.lane(&a, ga), s.lane(&b, gb));
+            sim::inject_kernel_fault(Some(a.as_raw()), 1, sim::KERNEL_FAULT_CODE);
+            let (_, y, _) = la.launch_in(&binary, copy, 2, (&x, &mut y, 64))?;
+            let y = lb.wait_for(la.signal(y)?)?;
+            let failed = lb.copy(&y, &mut out)?.wait_or_keep().unwrap_err();
+            assert_eq!(failed.error().kind(), ErrorKind::DeviceFault);
+            assert!(failed.into_item().reuse()?.iter().all(|v| v == 0.0));
+            Ok(())
+        })?;
+        binary.unload()?;
+        a.destroy()?;
+        b.destroy()
+    })
+}
+
+/// A checked fence wait after a checked wait of a later fence of the same
+/// lane (which synchronised the lane after both records) synchronises
+/// nothing more; the outcome is still looked up (see
+/// `two_fences_on_one_lane_both_learn_the_fault`).
+#[test]
+fn a_fence_covered_by_a_later_checked_wait_is_not_synchronised_again() -> Result<()> {
+    in_host_context(|ctx| {
+        let stream = ctx.create_stream()?;
+        let input = ctx.alloc_host_from(&[7u8; 64])?;
+        let (mut d1, mut d2) = (ctx.alloc::<u8>(64)?, ctx.alloc::<u8>(64)?);
+        let mut d3 = ctx.alloc::<u8>(64)?;
+        ctx.scope(|s| {
+            s.with_lane(&stream, |lane| {
+                let f1 = lane.copy(&input, &mut d1)?.fence()?;
+                let f2 = lane.copy(&input, &mut d2)?.fence()?;
+                let before = calls("aclrtSynchronizeStream");
+                f2.wait()?;
+                assert_eq!(calls("aclrtSynchronizeStream"), before + 1);
+                f1.wait()?;
+                assert_eq!(calls("aclrtSynchronizeStream"), before + 1, "covered");
+                // A fence recorded after that synchronisation is not covered.
+                let f3 = lane.copy(&input, &mut d3)?.fence()?;
+                let before = calls("aclrtSynchronizeStream");
+                f3.wait()?;
+                assert_eq!(calls("aclrtSynchronizeStream"), before + 1);
+                Ok(())
+            })
+        })?;
+        stream.destroy()
     })
 }

@@ -13,7 +13,6 @@ use crate::prim::Out;
 use crate::rt::EventRec;
 use crate::rt::exec::{
     EvState, EventApi, EventShared, EventState, EventUse, HIDDEN_DDSYNC, Op, RecPoint, StreamDep,
-    fault_error,
 };
 use crate::rt::{self, HandleKind, rt};
 use crate::sync::lock;
@@ -465,8 +464,14 @@ pub(crate) fn synchronize(h: usize, timeout: Option<i32>) -> Res<()> {
     if rec.stream.is_dropped(rec.seq) {
         return Err(dropped());
     }
-    if let Some(f) = rec.stream.take_fault(rec.seq) {
-        return Err(fault_error(&rec.stream, f));
+    // A device fault of a captured task is not reported here: the runtime
+    // waits for the record task and returns (`Event::Synchronize` →
+    // `Stream::SynchronizeImpl`), leaving the fault on the stream for its
+    // next `aclrtSynchronizeStream` or `aclrtSynchronizeDevice` (FIDELITY
+    // EVENT-S-4). In the stop-on-failure mode the context's failure is
+    // reported by every call (`Context::CheckStatus`), this one included.
+    if let Some(latch) = rec.stream.fail.get() {
+        latch.check("every synchronisation in the context reports it")?;
     }
     Ok(())
 }

@@ -70,6 +70,12 @@ fn stop_mode_latches_the_whole_context() {
         ok!(aclrtMemsetAsync(p, 64, 2, 64, s)); // skipped
         ok!(aclrtRecordEvent(ev, s)); // still fires
         ok!(aclrtStreamWaitEvent(other, ev)); // the waiter is released
+        // An event synchronisation reports the context's stored failure in
+        // this mode (`Context::CheckStatus`; FIDELITY EVENT-S-4).
+        assert_eq!(
+            acl!(aclrtSynchronizeEvent(ev)),
+            ACL_ERROR_RT_AICORE_EXCEPTION
+        );
         // (It does not hang; it reports the context's stored failure.)
         assert_eq!(
             acl!(aclrtSynchronizeStream(other)),

@@ -127,7 +127,9 @@ fn task_fault_hits_only_the_nth_task() {
 }
 
 #[test]
-fn task_fault_surfaces_at_event_synchronize() {
+fn task_fault_is_not_reported_by_event_synchronize_but_by_the_next_stream_sync() {
+    // FIDELITY EVENT-S-4: the runtime's event synchronisation waits for the
+    // record task and returns success; the fault stays on the stream.
     let session = device0();
     let s = create_stream();
     let e = create_event();
@@ -135,8 +137,10 @@ fn task_fault_surfaces_at_event_synchronize() {
     aclrt_sim::inject_task_fault(1, ACL_ERROR_RT_AICORE_EXCEPTION);
     ok!(aclrtMemsetAsync(p, 64, 1, 64, s));
     ok!(aclrtRecordEvent(e, s));
+    ok!(aclrtSynchronizeEvent(e));
+    ok!(aclrtSynchronizeEventWithTimeout(e, 1000));
     assert_eq!(
-        acl!(aclrtSynchronizeEvent(e)),
+        acl!(aclrtSynchronizeStream(s)),
         ACL_ERROR_RT_AICORE_EXCEPTION
     );
     // Reported once: the stream synchronises cleanly afterwards.

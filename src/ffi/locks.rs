@@ -35,6 +35,7 @@
 //! | 85 | a host-function slot's closure | `ffi/host_fn.rs` (per slot) |
 //! | 86 | a host-function slot's panic | `ffi/host_fn.rs` (per slot) |
 //! | 87 | a reporter's panic slot | `ffi/report.rs` (per reporter) |
+//! | 88 | `LOG`, the device faults seen | `ffi/faults.rs` |
 //!
 //! Runtime calls are made under some of them (`aclrtSubscribeReport` under
 //! `SUBS`, a stream wait under `OPEN` and the wait book, records under
@@ -69,6 +70,7 @@ pub(crate) enum Rank {
     SlotFn = 85,
     SlotPanic = 86,
     ReporterPanics = 87,
+    Faults = 88,
 }
 
 #[cfg(debug_assertions)]

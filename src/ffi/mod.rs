@@ -66,6 +66,7 @@ use aclrt_sys as sys;
 use crate::error::{Error, ErrorKind, Result};
 
 pub(crate) mod access;
+pub(crate) mod faults;
 pub(crate) mod host_fn;
 pub(crate) mod kernel;
 mod kernel_unsafe;
@@ -209,6 +210,7 @@ pub(crate) fn init() -> Result<bool> {
     check(code, "aclInit")?;
     live::clear();
     waits::clear();
+    faults::clear();
     scope::clear_outside_aborted();
     register::clear_managed();
     Ok(false)
@@ -226,6 +228,7 @@ pub(crate) fn init_with_config(path: &CStr) -> Result<bool> {
     check(code, "aclInit")?;
     live::clear();
     waits::clear();
+    faults::clear();
     scope::clear_outside_aborted();
     register::clear_managed();
     Ok(false)
@@ -242,6 +245,7 @@ pub(crate) fn finalize() -> Result<()> {
     let code = unsafe { sys::aclFinalize() };
     check(code, "aclFinalize")?;
     waits::clear();
+    faults::clear();
     scope::clear_outside_aborted();
     Ok(())
 }
@@ -318,20 +322,23 @@ pub(crate) fn reset_device(id: i32) -> Result<()> {
     Ok(())
 }
 
-/// `aclrtSynchronizeDevice` (the current context's device).
-pub(crate) fn synchronize_device() -> Result<()> {
+/// `aclrtSynchronizeDevice` with `ctx` current (the current context's
+/// device); a device fault it reports is entered for `ctx` ([`faults`]).
+pub(crate) fn synchronize_device(ctx: Raw) -> Result<()> {
     refuse_in_callback("aclrtSynchronizeDevice")?;
     // SAFETY: no arguments.
     let code = unsafe { sys::aclrtSynchronizeDevice() };
     check(code, "aclrtSynchronizeDevice")
+        .inspect_err(|e| faults::observed(faults::Key::context(ctx), e))
 }
 
-/// `aclrtSynchronizeDeviceWithTimeout`.
-pub(crate) fn synchronize_device_timeout(ms: i32) -> Result<()> {
+/// `aclrtSynchronizeDeviceWithTimeout` with `ctx` current.
+pub(crate) fn synchronize_device_timeout(ctx: Raw, ms: i32) -> Result<()> {
     refuse_in_callback("aclrtSynchronizeDeviceWithTimeout")?;
     // SAFETY: plain integer argument.
     let code = unsafe { sys::aclrtSynchronizeDeviceWithTimeout(ms) };
     check(code, "aclrtSynchronizeDeviceWithTimeout")
+        .inspect_err(|e| faults::observed(faults::Key::context(ctx), e))
 }
 
 /// `aclrtDeviceCanAccessPeer`.
@@ -713,6 +720,7 @@ pub(crate) fn destroy_stream(stream: Raw, owner: Raw) -> Result<()> {
         let _ = scope::take_outside_aborted(stream);
         drop(host_fn::settle_static_host_fns(Some(stream)));
         mix::stream_destroyed(stream);
+        faults::forget_stream(stream);
     }
     Ok(())
 }
@@ -724,6 +732,7 @@ pub(crate) fn synchronize_stream(stream: Raw) -> Result<()> {
     // SAFETY: `stream` is live (module invariant).
     let code = unsafe { sys::aclrtSynchronizeStream(stream.as_ptr()) };
     check(code, "aclrtSynchronizeStream")
+        .inspect_err(|e| faults::observed(faults::Key::stream(stream), e))
 }
 
 /// `aclrtSynchronizeStreamWithTimeout(stream, ms)`.
@@ -732,6 +741,7 @@ pub(crate) fn synchronize_stream_timeout(stream: Raw, ms: i32) -> Result<()> {
     // SAFETY: `stream` is live (module invariant); `ms` is a plain integer.
     let code = unsafe { sys::aclrtSynchronizeStreamWithTimeout(stream.as_ptr(), ms) };
     check(code, "aclrtSynchronizeStreamWithTimeout")
+        .inspect_err(|e| faults::observed(faults::Key::stream(stream), e))
 }
 
 /// `aclrtStreamAbort(stream)`: stop the running task, discard the queued

@@ -55,10 +55,17 @@
 //!   lane only through [`LaneCore::signal`] (an event recorded on its stream
 //!   after its last use) and [`LaneCore::wait_for`] (the other stream waits
 //!   for that event), and it becomes `&'scope mut D` again only through
-//!   [`Parked::wait`], which synchronises its stream first, or
-//!   [`FenceCore::wait_or_keep`], which waits for an event recorded on its
-//!   stream after its last use ([`Parked::fence`] consumes it, so no later
-//!   work can use it).
+//!   [`Parked::wait`] and [`Parked::reuse_or_keep`], which synchronise its
+//!   stream first (a device fault reported then means the stream finished
+//!   only if a query says it is idle), or [`FenceCore::reuse_or_keep`],
+//!   which waits for an event recorded on its stream after its last use
+//!   ([`Parked::fence`] consumes it, so no later work can use it).
+//! * **A checked wait is never `Ok` for work that faulted**, as far as the
+//!   crate's synchronisations saw (`faults`): the runtime reports a fault
+//!   once, to whichever stream synchronisation comes first, so every
+//!   checked wait ([`Parked::wait_or_keep`], [`FenceCore::wait_or_keep`])
+//!   also looks for faults seen since the buffer was parked, and the
+//!   scope's end reports those that no checked wait did.
 //! * **Host functions run before `'scope` ends, or never.** A host function
 //!   may borrow for `'scope`; its lifetime is erased for the runtime, and
 //!   its slot is kept by the core until after the final synchronisation,
@@ -86,7 +93,7 @@ use core::cell::RefCell;
 use core::marker::PhantomData;
 use core::mem::ManuallyDrop;
 use core::ptr::NonNull;
-use core::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
+use core::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, Ordering};
 use core::time::Duration;
 use std::panic::resume_unwind;
 use std::sync::Arc;
@@ -96,9 +103,10 @@ use aclrt_sys as sys;
 use generativity::{Guard, Id};
 
 use super::access::{CpuVisible, RawDest, RawSource, Stable};
+use super::faults::{self, Key};
 use super::host_fn::{self, HostFnSlot, Panic};
 use super::{HandleOwner, Mem, Raw, Region, check};
-use crate::error::{Error, Escalation, Result};
+use crate::error::{Error, ErrorKind, Escalation, Result};
 
 /// What [`run`] runs: the typed layer's closure, and its view of the core.
 ///
@@ -163,6 +171,10 @@ pub(crate) fn run<B: ScopeBody>(
             first_settled: AtomicBool::new(false),
             any_settled: AtomicBool::new(false),
             slotted: AtomicBool::new(false),
+            opened_at: faults::now(),
+            crossed: AtomicBool::new(false),
+            fences: AtomicU64::new(0),
+            first_synced: AtomicU64::new(0),
             inner: RefCell::new(ScopeBook(None)),
         },
         _scope: PhantomData,
@@ -187,6 +199,12 @@ pub(crate) fn run<B: ScopeBody>(
     super::locks::user_code("a scope's body");
     let result = body.call(&scope);
     core::mem::forget(guard);
+    // A device fault of the scope's work that only unchecked waits saw is
+    // reported here (`faults`): one load while no fault was seen.
+    let result = match core.book.owed_fault() {
+        Some(fault) => result.and_then(|_| Err(fault.into())),
+        None => result,
+    };
     match core.end_settled() {
         // Nothing to synchronise or release (issue 15: a one-lane scope
         // that waited for its work).
@@ -250,6 +268,22 @@ struct CoreBook {
     /// instead of the registry: it has one stream (`first`), no user event
     /// and no host function.
     slotted: AtomicBool,
+    /// The fault clock when the scope opened ([`faults::now`]).
+    opened_at: u64,
+    /// Whether a buffer moved between lanes, or a lane read a buffer
+    /// another lane produced ([`LaneCore::wait_for`], [`LaneCore::read_shared`],
+    /// [`LaneCore::reclaim`]): a buffer's contents may then come from work
+    /// on any stream of the scope, and a checked wait synchronises them all
+    /// and looks for faults on all ([`CoreBook::fault_since`]). Only ever
+    /// set. (Marks and user events order lanes but move no data: a buffer
+    /// in flight is used on its own lane only, and memory shared for the
+    /// scope is read-only.)
+    crossed: AtomicBool,
+    /// How many fences the scope recorded: a fence's ticket
+    /// ([`FenceCore::ticket`]).
+    fences: AtomicU64,
+    /// `Enlisted::synced` of `first`.
+    first_synced: AtomicU64,
     inner: RefCell<ScopeBook>,
 }
 
@@ -265,6 +299,72 @@ impl CoreBook {
                 open::promote(self.id, stream, self.ctx);
             }
         }
+    }
+
+    /// A buffer's contents may come from work on another lane.
+    #[inline]
+    fn cross(&self) {
+        self.crossed.store(true, Ordering::Relaxed);
+    }
+
+    /// Whether [`cross`](Self::cross) was called.
+    #[inline]
+    fn crossed(&self) -> bool {
+        self.crossed.load(Ordering::Relaxed)
+    }
+
+    /// The enlisted streams.
+    fn streams(&self) -> Vec<Raw> {
+        let first = Raw::new(self.first.load(Ordering::Relaxed));
+        let book = self.inner.borrow();
+        let rest = book
+            .0
+            .iter()
+            .flat_map(|b| b.streams.iter().map(|e| e.stream));
+        first.into_iter().chain(rest).collect()
+    }
+
+    /// The device fault a checked wait of a buffer parked on `stream` when
+    /// the fault clock read `since` reports: the earliest fault seen after
+    /// that (by any synchronisation, of any thread) on a stream the
+    /// buffer's contents may come from — its own, or every stream of the
+    /// scope once buffers crossed lanes — or by a device synchronisation
+    /// of the scope's context. One load while no fault was seen since.
+    #[inline]
+    fn fault_since(&self, stream: Raw, since: u64) -> Option<Error> {
+        if faults::now() <= since {
+            return None;
+        }
+        self.fault_since_slow(stream, since)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn fault_since_slow(&self, stream: Raw, since: u64) -> Option<Error> {
+        let streams = if self.crossed() {
+            self.streams()
+        } else {
+            vec![stream]
+        };
+        let ctx = Key::context(self.ctx);
+        faults::since(since, |k| {
+            k == ctx || streams.iter().any(|&s| k == Key::stream(s))
+        })
+    }
+
+    /// A device fault seen since the scope opened, on one of its streams or
+    /// by a device synchronisation of its context, that no caller was told
+    /// of (only unchecked waits saw it). One load while no fault was seen.
+    #[inline]
+    fn owed_fault(&self) -> Option<Error> {
+        if faults::now() <= self.opened_at {
+            return None;
+        }
+        let streams = self.streams();
+        let ctx = Key::context(self.ctx);
+        faults::owed(self.opened_at, |k| {
+            k == ctx || streams.iter().any(|&s| k == Key::stream(s))
+        })
     }
 
     /// Whether an escalation aborted (some of) the scope's work.
@@ -321,14 +421,42 @@ impl CoreBook {
     #[inline]
     fn settle(&self, stream: Raw) {
         self.any_settled.store(true, Ordering::Relaxed);
+        // The scope's thread was blocked in the synchronisation: no fence
+        // was recorded while it ran.
+        let fences = self.fences.load(Ordering::Relaxed);
         if self.first.load(Ordering::Relaxed) == stream.as_ptr() {
             // A stream is enlisted once: it is not in the book too.
             self.first_settled.store(true, Ordering::Relaxed);
+            self.first_synced.store(fences, Ordering::Relaxed);
         } else {
             if let Some(book) = self.inner.borrow_mut().0.as_mut() {
-                book.settle(stream);
+                book.settle(stream, fences);
             }
         }
+    }
+
+    /// A fence was recorded: its ticket.
+    #[inline]
+    fn fence_ticket(&self) -> u64 {
+        self.fences.fetch_add(1, Ordering::Relaxed) + 1
+    }
+
+    /// Whether a synchronisation of `stream` by this scope that succeeded
+    /// began after the fence with `ticket` was recorded (so the record, and
+    /// the work before it, finished).
+    fn synced_after(&self, stream: Raw, ticket: u64) -> bool {
+        let synced = if self.first.load(Ordering::Relaxed) == stream.as_ptr() {
+            self.first_synced.load(Ordering::Relaxed)
+        } else {
+            let book = self.inner.borrow();
+            let entry = book.0.iter().flat_map(|b| b.streams.iter());
+            entry
+                .filter(|e| e.stream == stream)
+                .map(|e| e.synced)
+                .max()
+                .unwrap_or(0)
+        };
+        synced >= ticket
     }
 }
 
@@ -368,6 +496,9 @@ struct Enlisted {
     /// synchronise it again (issue 15: that second synchronisation was a
     /// sixth of a one-copy scope).
     settled: bool,
+    /// `CoreBook::fences` when a synchronisation of the stream by this
+    /// scope last succeeded: fences with a ticket up to it finished.
+    synced: u64,
 }
 
 impl Book {
@@ -383,10 +514,11 @@ impl Book {
     /// A synchronisation of `stream` by this scope succeeded, and nothing
     /// was queued on it since the synchronisation began (the scope's thread
     /// was blocked in it; nothing else queues for the scope).
-    fn settle(&mut self, stream: Raw) {
+    fn settle(&mut self, stream: Raw, fences: u64) {
         for e in self.streams.iter_mut() {
             if e.stream == stream {
                 e.settled = true;
+                e.synced = fences;
             }
         }
     }
@@ -650,6 +782,7 @@ impl<'scope> ScopeCore<'scope> {
                 streams.push(Enlisted {
                     stream,
                     settled: false,
+                    synced: 0,
                 });
                 self.book.promote();
                 open::enlist(self.book.id, stream, self.book.ctx);
@@ -686,6 +819,7 @@ impl<'scope> ScopeCore<'scope> {
         let streams = core::mem::take(&mut book.streams);
         let first = Raw::new(first).map(|stream| Enlisted {
             stream,
+            synced: 0,
             settled: self.book.first_settled.load(Ordering::Relaxed),
         });
         let mut end = Synced::Done;
@@ -810,6 +944,9 @@ pub struct Parked<'scope, 'sid, D: ?Sized> {
     ptr: NonNull<D>,
     region: Region,
     stream: Raw,
+    /// The fault clock when it was parked, before any of its work was
+    /// queued: a fault seen later may be its work's ([`faults`]).
+    since: u64,
     /// The scope's book: its context and id, and where a successful
     /// [`wait`](Self::wait) is noted.
     book: &'scope CoreBook,
@@ -848,6 +985,8 @@ pub struct Handover<'scope, 'sid, D: ?Sized> {
 pub struct SharedCore<'scope, D: ?Sized> {
     ptr: NonNull<D>,
     region: Region,
+    /// `Parked::since` of the buffer.
+    since: u64,
     event: Raw,
     readers: RefCell<Vec<Raw>>,
     _borrow: PhantomData<&'scope mut D>,
@@ -1010,6 +1149,7 @@ impl<'scope, 'sid> LaneCore<'scope, 'sid> {
             ptr,
             region,
             stream: self.stream,
+            since: faults::now(),
             book: &self.core.book,
             _borrow: PhantomData,
             _sid: PhantomData,
@@ -1172,12 +1312,14 @@ impl<'scope, 'sid> LaneCore<'scope, 'sid> {
     ) -> Result<Parked<'scope, 'sid, D>> {
         self.bind()?;
         super::stream_wait_event(self.queue(), handover.event)?;
+        self.core.book.cross();
         self.after_scope_wait(&[handover.event])?;
         let item = handover.item;
         Ok(Parked {
             ptr: item.ptr,
             region: item.region,
             stream: self.stream,
+            since: item.since,
             book: item.book,
             _borrow: PhantomData,
             _sid: PhantomData,
@@ -1195,6 +1337,7 @@ impl<'scope, 'sid> LaneCore<'scope, 'sid> {
         Ok(SharedCore {
             ptr: item.ptr,
             region: item.region,
+            since: item.since,
             event,
             readers: RefCell::new(Vec::new()),
             _borrow: PhantomData,
@@ -1212,6 +1355,7 @@ impl<'scope, 'sid> LaneCore<'scope, 'sid> {
         if !shared.readers.borrow().contains(&self.stream) {
             self.bind()?;
             super::stream_wait_event(self.queue(), shared.event)?;
+            self.core.book.cross();
             shared.readers.borrow_mut().push(self.stream);
             self.after_scope_wait(&[shared.event])?;
         }
@@ -1231,6 +1375,7 @@ impl<'scope, 'sid> LaneCore<'scope, 'sid> {
     ) -> Result<Parked<'scope, 'sid, D>> {
         self.bind()?;
         super::stream_wait_event(self.queue(), shared.event)?;
+        self.core.book.cross();
         let mut waited = vec![shared.event];
         for &reader in shared.readers.borrow().iter() {
             if reader == self.stream {
@@ -1250,6 +1395,7 @@ impl<'scope, 'sid> LaneCore<'scope, 'sid> {
             ptr: shared.ptr,
             region: shared.region,
             stream: self.stream,
+            since: shared.since,
             book: &self.core.book,
             _borrow: PhantomData,
             _sid: PhantomData,
@@ -1384,8 +1530,8 @@ impl<'scope, 'sid, D: ?Sized> Parked<'scope, 'sid, D> {
     }
 
     /// Synchronise its stream (`aclrtSynchronizeStream`) and give the
-    /// exclusive borrow back for the rest of the scope. On error the buffer
-    /// stays borrowed until the scope ends.
+    /// exclusive borrow back for the rest of the scope, if its work did not
+    /// fault. On error the buffer stays borrowed until the scope ends.
     #[inline]
     pub(crate) fn wait(self) -> Result<&'scope mut D> {
         self.wait_or_keep().map_err(|(e, _)| e)
@@ -1394,28 +1540,137 @@ impl<'scope, 'sid, D: ?Sized> Parked<'scope, 'sid, D> {
     /// [`wait`](Self::wait), which on error gives the buffer back, still
     /// parked on its lane (nothing about it changed: it may be waited for
     /// again, or used by more work on its lane).
+    ///
+    /// A *checked* wait: a device fault seen by any synchronisation since
+    /// the buffer was parked, on a stream its work may have run on, fails
+    /// it ([`CoreBook::fault_since`]) — every time: the work's outcome does
+    /// not change. [`reuse_or_keep`](Self::reuse_or_keep) gives the buffer
+    /// back whatever its work did.
     #[inline]
     pub(crate) fn wait_or_keep(self) -> core::result::Result<&'scope mut D, (Error, Self)> {
-        // No context is made current: `aclrtSynchronizeStream` switches to
-        // the stream's context by itself (acl-facts 5.4).
-        if let Err(e) = super::synchronize_stream(self.stream) {
+        match self.sync_checked() {
+            // SAFETY: the stream was synchronised without an abort of the
+            // scope (`sync_checked`), so no asynchronous access remains.
+            Ok(()) => Ok(unsafe { self.into_mut() }),
+            Err(e) => Err((e, self)),
+        }
+    }
+
+    /// Synchronise the stream and give the buffer back even if a device
+    /// fault of its work (or of other work of the stream) is reported: its
+    /// contents are then whatever the work left. The fault is not returned:
+    /// a checked wait that it may concern reports it, or else the scope's
+    /// end. Other errors (an abort, a synchronisation that failed) give the
+    /// buffer back still parked.
+    pub(crate) fn reuse_or_keep(self) -> core::result::Result<&'scope mut D, (Error, Self)> {
+        let synced = match super::synchronize_stream(self.stream) {
+            Ok(()) => Ok(()),
+            Err(e) => {
+                fault_of_finished_work(e, self.stream, || super::stream_is_complete(self.stream))
+            }
+        };
+        if let Err(e) = synced {
             return Err((e, self));
         }
         self.book.settle(self.stream);
         if self.book.aborted() {
-            // The work was (partly) discarded: its result is not there.
             return Err((Error::WorkAborted, self));
         }
+        // SAFETY: the stream was synchronised — the synchronisation
+        // succeeded, or reported a device fault and the stream is idle
+        // (`fault_of_finished_work`) — without an abort of the scope, so no
+        // asynchronous access remains.
+        Ok(unsafe { self.into_mut() })
+    }
+
+    /// The checked synchronisation of [`wait_or_keep`](Self::wait_or_keep):
+    /// `Ok` when the stream was synchronised, no abort of the scope
+    /// discarded work, and no device fault its work may have had was seen.
+    fn sync_checked(&self) -> Result<()> {
+        // No context is made current: `aclrtSynchronizeStream` switches to
+        // the stream's context by itself (acl-facts 5.4).
+        super::synchronize_stream(self.stream)?;
+        self.book.settle(self.stream);
+        if self.book.crossed() {
+            self.sync_other_lanes()?;
+        }
+        self.check_after_sync()
+    }
+
+    /// The rest of a checked wait once the stream was synchronised after
+    /// the buffer's last work: no abort discarded work, and no fault the
+    /// work may have had was seen.
+    fn check_after_sync(&self) -> Result<()> {
+        if self.book.aborted() {
+            // The work was (partly) discarded: its result is not there.
+            return Err(Error::WorkAborted);
+        }
+        match self.book.fault_since(self.stream, self.since) {
+            Some(fault) => Err(fault),
+            None => Ok(()),
+        }
+    }
+
+    /// Buffers crossed lanes: the contents may come from work of any lane,
+    /// whose faults only that lane's synchronisation reports. Synchronise
+    /// the other streams of the scope too (their faults are entered in
+    /// `faults`; a fault fails the wait through `fault_since`, any other
+    /// error is returned).
+    #[cold]
+    #[inline(never)]
+    fn sync_other_lanes(&self) -> Result<()> {
+        for stream in self.book.streams() {
+            if stream == self.stream {
+                continue;
+            }
+            match super::synchronize_stream(stream) {
+                Ok(()) => self.book.settle(stream),
+                Err(e) if e.kind() == ErrorKind::DeviceFault => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(())
+    }
+
+    /// The exclusive borrow back, once.
+    ///
+    /// # Safety
+    /// No asynchronous access to the region remains: the stream was
+    /// synchronised (or an event recorded on it after the buffer's last use
+    /// there completed) after all the buffer's work was queued, and no
+    /// abort of the scope discarded any of it.
+    #[inline]
+    unsafe fn into_mut(self) -> &'scope mut D {
         // SAFETY:
         // * `ptr` came from a `&'scope mut D` whose borrow this value carries
         //   (`_borrow`), and no other reference to `*ptr` exists while it is
         //   parked (`park` made none that outlives it);
         // * all work that used the region ran on `stream` — or on streams
-        //   `stream` waited for through events, which its tasks follow — and
-        //   `stream` has just been synchronised, so no asynchronous access
-        //   remains;
+        //   `stream` waited for through events, which its tasks follow —
+        //   and the caller's contract says that work is over;
         // * `self` is consumed, so the pointer becomes `&mut` once.
-        Ok(unsafe { &mut *self.ptr.as_ptr() })
+        unsafe { &mut *self.ptr.as_ptr() }
+    }
+}
+
+/// A synchronisation failed with `e`: if `e` is a device fault and
+/// `finished` says the work it waited for is over (a stream or event
+/// query), the fault is one of finished work — the buffer may come back —
+/// and it is left owed to a checked wait or the scope's end
+/// ([`faults::owe`]). Any other error, or a query that fails or says
+/// not finished, is returned.
+#[cold]
+#[inline(never)]
+fn fault_of_finished_work(
+    e: Error,
+    stream: Raw,
+    finished: impl FnOnce() -> Result<bool>,
+) -> Result<()> {
+    if e.kind() == ErrorKind::DeviceFault && finished().unwrap_or(false) {
+        faults::owe(Key::stream(stream), &e);
+        Ok(())
+    } else {
+        Err(e)
     }
 }
 
@@ -1425,7 +1680,11 @@ impl<'scope, 'sid, D: ?Sized> Parked<'scope, 'sid, D> {
     /// takes it over and nothing can queue more work on it.
     pub(crate) fn fence(self) -> core::result::Result<FenceCore<'scope, 'sid, D>, (Error, Self)> {
         match self.record_fence() {
-            Ok(event) => Ok(FenceCore { item: self, event }),
+            Ok(event) => Ok(FenceCore {
+                ticket: self.book.fence_ticket(),
+                item: self,
+                event,
+            }),
             Err(e) => Err((e, self)),
         }
     }
@@ -1465,6 +1724,9 @@ impl<'scope, 'sid, D: ?Sized> Parked<'scope, 'sid, D> {
 pub struct FenceCore<'scope, 'sid, D: ?Sized> {
     item: Parked<'scope, 'sid, D>,
     event: Raw,
+    /// The scope's count of fences when this one was recorded
+    /// (`CoreBook::fence_ticket`).
+    ticket: u64,
 }
 
 impl<'scope, 'sid, D: ?Sized> FenceCore<'scope, 'sid, D> {
@@ -1492,9 +1754,40 @@ impl<'scope, 'sid, D: ?Sized> FenceCore<'scope, 'sid, D> {
         }
     }
 
-    /// Wait for the event (`aclrtSynchronizeEvent`) and give the exclusive
-    /// borrow back for the rest of the scope; on error, the fence back.
+    /// A checked wait ([`Parked::wait_or_keep`]): synchronise the stream
+    /// (`aclrtSynchronizeStream`: the runtime reports a device fault to a
+    /// stream synchronisation only, never to `aclrtSynchronizeEvent`, see
+    /// [`faults`]) and give the exclusive borrow back if no fault the work
+    /// before the fence may have had was seen; on error, the fence back.
     pub(crate) fn wait_or_keep(self) -> core::result::Result<&'scope mut D, (Error, Self)> {
+        // A synchronisation of the lane by this scope that began after the
+        // record already waited for it (a checked wait of a later fence of
+        // the lane, typically): then only the faults are looked up. Not
+        // when buffers crossed lanes (the other lanes are synchronised by
+        // the checked wait).
+        let book = self.item.book;
+        let checked = if !book.crossed() && book.synced_after(self.item.stream, self.ticket) {
+            self.item.check_after_sync()
+        } else {
+            self.item.sync_checked()
+        };
+        if let Err(e) = checked {
+            return Err((e, self));
+        }
+        self.free_event();
+        // SAFETY: the stream was synchronised (here, or by a
+        // synchronisation of this scope that began after the record) after
+        // every piece of work that used the region was queued (on the
+        // item's stream before the record, or on a stream it waited for),
+        // without an abort of the scope (`check_after_sync`).
+        Ok(unsafe { self.item.into_mut() })
+    }
+
+    /// Wait for the event (`aclrtSynchronizeEvent`) only, and give the
+    /// exclusive borrow back whatever the work before it did (a device
+    /// fault is not reported by this wait: a checked wait or the scope's
+    /// end reports it); on error, the fence back.
+    pub(crate) fn reuse_or_keep(self) -> core::result::Result<&'scope mut D, (Error, Self)> {
         // A record that an abort discarded never completes, and a host wait
         // for it may never end (acl-facts K.8): once the scope is marked
         // aborted, an event that has not completed is not waited for.
@@ -1502,7 +1795,14 @@ impl<'scope, 'sid, D: ?Sized> FenceCore<'scope, 'sid, D> {
             return Err((Error::WorkAborted, self));
         }
         if let Err(e) = super::synchronize_event(self.event) {
-            return Err((e, self));
+            // In the stop-on-failure mode the context's failure is reported
+            // by every call, this one included.
+            let event = self.event;
+            if let Err(e) =
+                fault_of_finished_work(e, self.item.stream, || super::event_is_complete(event))
+            {
+                return Err((e, self));
+            }
         }
         if self.item.book.aborted() {
             // An abort may have discarded work before the record; a
@@ -1513,20 +1813,14 @@ impl<'scope, 'sid, D: ?Sized> FenceCore<'scope, 'sid, D> {
             return Err((Error::WorkAborted, self));
         }
         self.free_event();
-        let ptr = self.item.ptr;
-        // SAFETY:
-        // * `ptr` came from a `&'scope mut D` whose borrow the parked item
-        //   carries (`_borrow`), and no other reference to `*ptr` exists
-        //   while it is parked;
-        // * every piece of work that used the region was queued on the
-        //   item's stream before the event's record (the fence took the item
-        //   over, so nothing was queued on it since), or on a stream that
-        //   stream waited for (a hand-off) before the record; the stream
-        //   runs its tasks in order, and the record has completed without
-        //   an abort (checked above: an abort marks the scope before it
-        //   discards anything), so no asynchronous access remains;
-        // * `self` is consumed, so the pointer becomes `&mut` once.
-        Ok(unsafe { &mut *ptr.as_ptr() })
+        // SAFETY: every piece of work that used the region was queued on
+        // the item's stream before the event's record (the fence took the
+        // item over, so nothing was queued on it since), or on a stream
+        // that stream waited for (a hand-off) before the record; the stream
+        // runs its tasks in order, and the record has completed without an
+        // abort (checked above: an abort marks the scope before it discards
+        // anything), so no asynchronous access remains.
+        Ok(unsafe { self.item.into_mut() })
     }
 }
 

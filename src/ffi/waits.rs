@@ -166,7 +166,7 @@ pub(crate) fn flush_context(ctx: Raw) -> Result<()> {
     }
     let ticket = ticket();
     super::make_current(ctx)?;
-    super::synchronize_device()?;
+    super::synchronize_device(ctx)?;
     synchronized_context_since(ctx, ticket);
     Ok(())
 }

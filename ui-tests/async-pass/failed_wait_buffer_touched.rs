@@ -1,6 +1,6 @@
-// Right way: a wait that failed gives the buffer back still in flight (`WaitFailed::into_item`); wait again — a device fault is reported once — and the scope goes on.
-// Why it compiles: the retried `wait` returns the `&'scope mut` once the lane is idle.
-// Enforced by: `InFlight::wait_or_keep`, `WaitFailed::into_item`, `InFlight::wait`.
+// Right way: a wait that failed gives the buffer back still in flight (`WaitFailed::into_item`); `reuse` takes it back whatever its work did, and the scope goes on.
+// Why it compiles: `reuse` returns the `&'scope mut` once the lane is idle (a checked `wait` would fail again: the work faulted).
+// Enforced by: `InFlight::wait_or_keep`, `WaitFailed::into_item`, `InFlight::reuse`.
 use aclrt::{Acl, ErrorKind, HostMode, make_guard};
 
 fn main() -> aclrt::Result<()> {
@@ -21,7 +21,7 @@ fn main() -> aclrt::Result<()> {
                 let failed = x.wait_or_keep().unwrap_err();
                 assert_eq!(failed.error().kind(), ErrorKind::DeviceFault);
                 assert_eq!(failed.error().function(), Some("aclrtMemcpyAsync"));
-                let host = failed.into_item().wait()?; // reported once: back now
+                let host = failed.into_item().reuse()?; // back, whatever the work did
                 host[0] = 1;
                 let again = lane.copy(&d, lane.park(host)?)?.wait()?; // the scope goes on
                 assert_eq!(again.as_slice(), [3u32; 64]);
