@@ -1273,6 +1273,9 @@ impl Exec {
 }
 
 fn own_thread_id() -> u64 {
+    // SAFETY: `pthread_self` (POSIX, `pthread.h`) takes no arguments, has no
+    // preconditions and cannot fail; it returns a `pthread_t`, an integer
+    // of the size of `usize` on the Linux targets this runs on.
     unsafe extern "C" {
         safe fn pthread_self() -> usize;
     }
