@@ -111,9 +111,9 @@ fn die_with_parent() {
     const PR_SET_PDEATHSIG: c_int = 1;
     /// The signal number (9 on every Linux architecture).
     const SIGKILL: c_ulong = 9;
+    let unused: c_ulong = 0;
     // SAFETY: PR_SET_PDEATHSIG takes a signal number (arg2; arg3..arg5
     // unused, passed as 0) and touches no memory.
-    let unused: c_ulong = 0;
     let _ = unsafe { prctl(PR_SET_PDEATHSIG, SIGKILL, unused, unused, unused) };
 }
 
