@@ -316,8 +316,60 @@ pub struct Exec {
     registered: Vec<usize>,
     threads: Vec<u64>,
     server: Option<Server>,
-    bin_path: CString,
+    /// The binary image as a file for `aclrtBinaryLoadFromFile` (see
+    /// [`ImageFile`]).
+    image_file: ImageFile,
     image: Vec<u8>,
+}
+
+/// The binary image as a file with no name left on disk: created in the
+/// temp dir, unlinked at once, written through its descriptor and reached
+/// by `aclrtBinaryLoadFromFile` as `/proc/self/fd/N` while this lives.
+///
+/// Each sequence runs in its own child process, and a child may end
+/// without running any clean-up code (killed past its time limit, by its
+/// parent's death, by a crash, or by the watchdog's `exit`); a named file
+/// would be left behind by each of those (it was: one per sequence). The
+/// only window in which a name exists is between the `open` and the
+/// `unlink` right after it.
+struct ImageFile {
+    /// Keeps the descriptor (and with it the unlinked file) alive.
+    _file: std::fs::File,
+    path: CString,
+}
+
+impl ImageFile {
+    fn new(image: &[u8]) -> ImageFile {
+        use std::io::Write;
+        use std::os::fd::AsRawFd;
+        static NEXT: AtomicUsize = AtomicUsize::new(0);
+        let name = std::env::temp_dir().join(format!(
+            "aclrt-fuzz-{}-{}.bin",
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::Relaxed)
+        ));
+        let mut file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .open(&name)
+            .unwrap_or_else(|e| panic!("create {}: {e}", name.display()));
+        // Unlinked before anything else happens: nothing to clean up later.
+        std::fs::remove_file(&name).unwrap_or_else(|e| panic!("unlink {}: {e}", name.display()));
+        file.write_all(image).expect("write the binary image");
+        let path = format!("/proc/self/fd/{}", file.as_raw_fd());
+        // The path must give back the image (procfs mounted): otherwise
+        // every load from the file would fail, and the fuzzer would
+        // quietly stop exercising the successful path.
+        match std::fs::read(&path) {
+            Ok(back) if back == image => {}
+            other => panic!("{path} does not read back the binary image: {other:?}"),
+        }
+        ImageFile {
+            _file: file,
+            path: CString::new(path).unwrap(),
+        }
+    }
 }
 
 /// `a % n` as an index (0 for an empty pool).
@@ -389,8 +441,7 @@ impl Default for Exec {
 impl Exec {
     pub fn new() -> Exec {
         let image = aclrt_sim::binary_image(&["fuzz_touch", "fuzz_nop"]);
-        let path = std::env::temp_dir().join(format!("aclrt-fuzz-{}.bin", std::process::id()));
-        let _ = std::fs::write(&path, &image);
+        let image_file = ImageFile::new(&image);
         aclrt_sim::register_kernel("fuzz_touch", |_, _, args| {
             // Touches (reads, then writes back) 64 bytes at its first
             // argument: every access is checked by the simulator.
@@ -421,7 +472,7 @@ impl Exec {
             registered: Vec::new(),
             threads: vec![0, 0x5EED_0000_1234, finished, own_thread_id()],
             server: None,
-            bin_path: CString::new(path.to_string_lossy().into_owned()).unwrap(),
+            image_file,
             image,
         }
     }
@@ -1047,7 +1098,7 @@ impl Exec {
                     let path = match a[6] % 4 {
                         0 => null(),
                         1 => c"/nonexistent/fuzz.bin".as_ptr(),
-                        _ => self.bin_path.as_ptr(),
+                        _ => self.image_file.path.as_ptr(),
                     };
                     c!(aclrtBinaryLoadFromFile(path, optp, out))
                 } else {
@@ -1222,6 +1273,9 @@ impl Exec {
 }
 
 fn own_thread_id() -> u64 {
+    // SAFETY: `pthread_self` (POSIX, `pthread.h`) takes no arguments, has no
+    // preconditions and cannot fail; it returns a `pthread_t`, an integer
+    // of the size of `usize` on the Linux targets this runs on.
     unsafe extern "C" {
         safe fn pthread_self() -> usize;
     }

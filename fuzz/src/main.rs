@@ -99,13 +99,22 @@ const HANG: Duration = Duration::from_secs(12);
 /// Asks the kernel to kill this process when its parent dies (a child left
 /// behind by a killed run would otherwise keep a hung sequence alive).
 fn die_with_parent() {
+    use std::ffi::{c_int, c_ulong};
+    // SAFETY: the C library's prototype, `int prctl(int option, ...)`
+    // (`sys/prctl.h`): variadic, as declared here. The C library reads the
+    // variadic arguments as four `unsigned long`s (arg2..arg5), so every
+    // call passes exactly four `c_ulong`s.
     unsafe extern "C" {
-        fn prctl(option: i32, arg2: u64, arg3: u64, arg4: u64, arg5: u64) -> i32;
+        fn prctl(option: c_int, ...) -> c_int;
     }
-    const PR_SET_PDEATHSIG: i32 = 1;
-    const SIGKILL: u64 = 9;
-    // SAFETY: PR_SET_PDEATHSIG takes a signal number and touches no memory.
-    let _ = unsafe { prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) };
+    /// `linux/prctl.h`.
+    const PR_SET_PDEATHSIG: c_int = 1;
+    /// The signal number (9 on every Linux architecture).
+    const SIGKILL: c_ulong = 9;
+    let unused: c_ulong = 0;
+    // SAFETY: PR_SET_PDEATHSIG takes a signal number (arg2; arg3..arg5
+    // unused, passed as 0) and touches no memory.
+    let _ = unsafe { prctl(PR_SET_PDEATHSIG, SIGKILL, unused, unused, unused) };
 }
 
 fn child() -> ExitCode {

@@ -364,14 +364,17 @@ call!(
 );
 
 /// Queues `f` on `stream` with `aclrtLaunchCallback` (`block`: 0 NO_BLOCK,
-/// 1 BLOCK); the runtime calls it once, on the thread subscribed to the
-/// stream. Returns the `aclError`; on failure `f` is dropped here, unrun.
-/// A callback the runtime never calls (its stream destroyed by force first)
-/// is leaked, never freed twice.
+/// 1 BLOCK); the runtime calls it at most once, on the thread subscribed
+/// to the stream. Returns the `aclError`; on failure `f` is dropped here,
+/// unrun. A callback the runtime never calls (its stream destroyed by force
+/// first) is leaked, never freed twice.
 pub fn launch_callback<F: FnOnce() + Send + 'static>(f: F, block: u32, s: u64) -> i32 {
     unsafe extern "C" fn trampoline<F: FnOnce() + Send + 'static>(user: *mut c_void) {
         // SAFETY: `user` is the `Box<F>` leaked below, and the runtime calls
-        // a launched callback exactly once, so the box is taken back once.
+        // a launched callback at most once (never, if its stream is destroyed
+        // by force first: the box is then leaked), so the box is taken back
+        // at most once, and never after `launch_callback` dropped it (only
+        // a refused callback is dropped there, and it is never called).
         let f = unsafe { Box::from_raw(user.cast::<F>()) };
         // A panic must not unwind into the runtime's C frames.
         let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));

@@ -12,9 +12,10 @@
 //! always lands in a gap the simulator recognises, never in another block
 //! and never in the simulator's heap.
 //!
-//! On Linux the reservations are anonymous `mmap` mappings (`MAP_NORESERVE`:
-//! untouched pages cost nothing); elsewhere, and under Miri, they are large
-//! zeroed heap allocations. Reservations are never released, so an address
+//! On Linux x86_64 and aarch64 the reservations are anonymous `mmap`
+//! mappings (`MAP_NORESERVE`: untouched pages cost nothing); elsewhere
+//! (other architectures, whose flag values differ, other systems, and
+//! Miri) they are large zeroed heap allocations. Reservations are never released, so an address
 //! of the range stays recognisable for the life of the process. Freed
 //! blocks return to a first-fit free list (their pages are zeroed, or handed
 //! back to the kernel for large blocks) and are reused only after the
@@ -40,7 +41,11 @@ const CHUNK: usize = 4 << 20;
 const MAX_CHUNKS: usize = 4096;
 /// Blocks of at least this many bytes are zeroed by handing their pages
 /// back to the kernel rather than by writing zeros.
-#[cfg(all(target_os = "linux", not(miri)))]
+#[cfg(all(
+    target_os = "linux",
+    any(target_arch = "x86_64", target_arch = "aarch64"),
+    not(miri)
+))]
 const MADVISE_MIN: usize = 64 << 10;
 
 /// The reservations, readable without a lock: `CHUNK_COUNT` entries of
@@ -151,17 +156,40 @@ pub(crate) unsafe fn free(ptr: *mut u8, len: usize) {
     give_back(&mut free, ptr.addr(), used + GUARD);
 }
 
-#[cfg(all(target_os = "linux", not(miri)))]
+#[cfg(all(
+    target_os = "linux",
+    any(target_arch = "x86_64", target_arch = "aarch64"),
+    not(miri)
+))]
 mod os {
     use core::ffi::{c_int, c_void};
 
-    const PROT_READ: c_int = 1;
-    const PROT_WRITE: c_int = 2;
+    // The kernel's values (Linux UAPI headers; the C libraries, glibc and
+    // musl, pass them through unchanged). They hold on x86_64 and aarch64,
+    // the only architectures this module is compiled for: some differ on
+    // others (MAP_ANONYMOUS is 0x800 on MIPS, MAP_NORESERVE 0x40 on
+    // PowerPC and SPARC, MADV_DONTNEED 6 on Alpha).
+
+    /// `asm-generic/mman-common.h`.
+    const PROT_READ: c_int = 0x1;
+    /// `asm-generic/mman-common.h`.
+    const PROT_WRITE: c_int = 0x2;
+    /// `linux/mman.h` (`asm-generic/mman-common.h` in older kernels).
     const MAP_PRIVATE: c_int = 0x02;
+    /// `asm-generic/mman-common.h`.
     const MAP_ANONYMOUS: c_int = 0x20;
+    /// `asm-generic/mman.h` (included by x86's and arm64's `asm/mman.h`).
     const MAP_NORESERVE: c_int = 0x4000;
+    /// `asm-generic/mman-common.h`.
     const MADV_DONTNEED: c_int = 4;
 
+    // SAFETY: these are the C library's own prototypes on the 64-bit Linux
+    // targets this module is compiled for (glibc and musl, `sys/mman.h` and
+    // `unistd.h`): `size_t` is `usize`, `int` is `c_int`, `long` is
+    // `c_long`, and `off_t` is 64 bits (`i64`) there, so each call passes
+    // and receives exactly what the C function expects. None is marked
+    // `safe`: `mmap` and `madvise` act on memory, and each call site states
+    // why its arguments are sound.
     unsafe extern "C" {
         fn mmap(
             addr: *mut c_void,
@@ -175,7 +203,9 @@ mod os {
         fn sysconf(name: c_int) -> core::ffi::c_long;
     }
 
-    /// `_SC_PAGESIZE` (glibc and musl, every Linux architecture).
+    /// `_SC_PAGESIZE`: not a kernel value but the C library's (glibc's
+    /// `bits/confname.h` and musl's `unistd.h`; the same on every Linux
+    /// architecture).
     const SC_PAGESIZE: c_int = 30;
 
     /// The kernel's page size (4 KiB, or 16/64 KiB on some arm64 kernels).
@@ -258,7 +288,11 @@ mod os {
     }
 }
 
-#[cfg(not(all(target_os = "linux", not(miri))))]
+#[cfg(not(all(
+    target_os = "linux",
+    any(target_arch = "x86_64", target_arch = "aarch64"),
+    not(miri)
+)))]
 mod os {
     use std::alloc::{self, Layout};
 
