@@ -11,18 +11,25 @@
 //! * safe: one `Context::scope` per block, `Scope::lanes` indexed with
 //!   `j % STREAMS`, `Lane::park`, `Lane::launch_in` with a `KernelRef`, and
 //!   two fences per batch (`InFlight::fence` after the staging copy and after
-//!   the result copy): the staging buffer comes back at its event
-//!   (`Fence::reuse`, `aclrtSynchronizeEvent`), the result after a checked
-//!   wait (`Fence::wait`, which synchronises the slot's stream: the runtime
-//!   reports a device fault to stream synchronisations only);
+//!   the result copy); the staging buffer comes back at its event
+//!   (`Fence::reuse`, `aclrtSynchronizeEvent`), the result in one of two
+//!   ways, each a side of its own:
+//!   - `safe`: at its event too (`Fence::reuse`), as the C loop does; a
+//!     device fault is then returned by the scope's end (the C loop, which
+//!     never synchronises a stream, never learns it);
+//!   - `checked`: after a checked wait (`Fence::wait`, which synchronises
+//!     the slot's stream — the runtime reports a device fault to stream
+//!     synchronisations only — unless a checked wait of a later fence of
+//!     that lane already did), so a faulted batch is known at collection;
 //! * raw: `aclrtMemcpyAsync`, `aclrtKernelArgsInit`/`Append`/`Finalize`,
 //!   `aclrtLaunchKernelWithConfig`, `aclrtMemcpyAsync`, and one event per
 //!   slot (`aclrtRecordEvent` after the result copy, `aclrtSynchronizeEvent`
 //!   before reusing the slot): what a C programmer writes.
 //!
 //! As in `interleaved.rs`, each round times one block of each side back to
-//! back (the side that goes first alternates) and the figure is the median
-//! of the per-round ratios, so a slow period of the VM slows both sides.
+//! back (the order rotates) and the figures are the medians of the
+//! per-round ratios to the C loop, so a slow period of the VM slows every
+//! side.
 //!
 //! `cargo bench --manifest-path benches/Cargo.toml --bench service_loop`
 //! prints `key=value` lines and writes them to `$RESULTS/service_loop.txt`
@@ -135,7 +142,11 @@ fn main() {
     let bytes = WIDTH * 4;
 
     // One block of the safe loop: wall time in ns; the sum of the results.
-    let mut safe_block = || -> (f64, f32) {
+    // `checked`: each result is collected with a checked wait
+    // (`Fence::wait`, a stream synchronisation: it fails if the batch's work
+    // faulted); otherwise with `Fence::reuse` (the event only, as the C loop
+    // does; a fault is returned by the scope's end).
+    let mut safe_block = |checked: bool| -> (f64, f32) {
         let t = Instant::now();
         let mut total = 0f32;
         ctx.scope(|s| {
@@ -168,7 +179,11 @@ fn main() {
                 let j = k % SLOTS;
                 let lane = &lanes[j % STREAMS];
                 let slot = slots[j].take().expect("slot");
-                let out = slot.out.wait()?;
+                let out = if checked {
+                    slot.out.wait()?
+                } else {
+                    slot.out.reuse()?
+                };
                 if slot.pending {
                     total += collect(out);
                 }
@@ -270,22 +285,31 @@ fn main() {
         (t.elapsed().as_nanos() as f64, total)
     };
 
-    // Warm-up: one round, not counted; both sides compute the same results.
-    let (_, safe_total) = safe_block();
+    // Warm-up: one round, not counted; all sides compute the same results.
+    let (_, safe_total) = safe_block(false);
+    let (_, checked_total) = safe_block(true);
     let (_, raw_total) = raw_block();
     assert_eq!(safe_total, raw_total, "both loops collect the same results");
+    assert_eq!(checked_total, raw_total, "both loops collect the same results");
     let (mut safe, mut raw, mut ratio) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut checked, mut checked_ratio) = (Vec::new(), Vec::new());
     for r in 0..rounds {
-        let (s, w) = if r % 2 == 0 {
-            let s = safe_block().0;
-            (s, raw_block().0)
-        } else {
-            let w = raw_block().0;
-            (safe_block().0, w)
-        };
+        // The three blocks of a round in a rotating order.
+        let mut times = [0f64; 3];
+        for i in 0..3 {
+            let side = (r + i) % 3;
+            times[side] = match side {
+                0 => safe_block(false).0,
+                1 => safe_block(true).0,
+                _ => raw_block().0,
+            };
+        }
+        let [s, c, w] = times;
         safe.push(s / batches as f64);
+        checked.push(c / batches as f64);
         raw.push(w / batches as f64);
         ratio.push(s / w);
+        checked_ratio.push(c / w);
     }
     let lines = [
         format!("rounds={rounds}"),
@@ -298,7 +322,20 @@ fn main() {
             ratio[0],
             ratio[ratio.len() - 1]
         ),
+        format!(
+            "service_checked_ratio_median={:.3}",
+            median(&mut checked_ratio)
+        ),
+        format!(
+            "service_checked_ratio_range={:.3}-{:.3}",
+            checked_ratio[0],
+            checked_ratio[checked_ratio.len() - 1]
+        ),
         format!("service_safe_median_ns_per_batch={:.0}", median(&mut safe)),
+        format!(
+            "service_checked_median_ns_per_batch={:.0}",
+            median(&mut checked)
+        ),
         format!("service_raw_median_ns_per_batch={:.0}", median(&mut raw)),
     ];
     for l in &lines {

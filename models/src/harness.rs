@@ -22,6 +22,12 @@ pub(crate) fn explore_spinning(name: &str, f: fn()) -> usize {
     run(name, None, f, false)
 }
 
+/// [`explore_spinning`] within `preemptions` preemptions per execution
+/// under loom (a spin-wait makes unbounded exploration blow up).
+pub(crate) fn explore_spinning_bounded(name: &str, preemptions: usize, f: fn()) -> usize {
+    run(name, Some(preemptions), f, false)
+}
+
 fn run(name: &str, preemptions: Option<usize>, f: fn(), pct: bool) -> usize {
     // Loom and shuttle run a model's threads on the calling OS thread; the
     // tests of one binary run on several, hence a thread-local count.
@@ -62,6 +68,11 @@ pub(crate) fn assert_bites(mutant: &'static str, preemptions: Option<usize>, f: 
 /// [`assert_bites`] for a model with a spin-wait ([`explore_spinning`]).
 pub(crate) fn assert_bites_spinning(mutant: &'static str, f: fn()) {
     bites(mutant, || explore_spinning(mutant, f));
+}
+
+/// [`assert_bites`] for [`explore_spinning_bounded`].
+pub(crate) fn assert_bites_spinning_bounded(mutant: &'static str, preemptions: usize, f: fn()) {
+    bites(mutant, || explore_spinning_bounded(mutant, preemptions, f));
 }
 
 fn bites(mutant: &'static str, explore: impl FnOnce() -> usize) {

@@ -51,6 +51,10 @@ pub(crate) mod sub_book;
 #[path = "../../src/ffi/protocol/live_count.rs"]
 pub(crate) mod live_count;
 
+#[cfg(any(loom, shuttle))]
+#[path = "../../src/ffi/protocol/fault_watch.rs"]
+pub(crate) mod fault_watch;
+
 #[cfg(all(test, any(loom, shuttle)))]
 mod harness;
 
@@ -71,3 +75,6 @@ mod sub_book_model;
 
 #[cfg(all(test, any(loom, shuttle)))]
 mod live_model;
+
+#[cfg(all(test, any(loom, shuttle)))]
+mod fault_watch_model;

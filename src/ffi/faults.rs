@@ -38,11 +38,12 @@
 //! called or dropped by user code while it is held.
 #![deny(unsafe_code)]
 
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{LazyLock, Mutex};
 
 use super::Raw;
 use super::locks::{Rank, lock};
+use super::protocol::fault_watch::{Ticket, Watch};
 use crate::error::{Error, ErrorKind};
 
 /// What a fault was seen on.
@@ -56,6 +57,14 @@ pub(crate) enum Key {
 }
 
 impl Key {
+    /// The key as one non-zero word (handles are never null).
+    fn word(self) -> usize {
+        match self {
+            Key::Stream(s) => s << 1,
+            Key::Context(c) => (c << 1) | 1,
+        }
+    }
+
     /// The key of `stream`.
     pub(crate) fn stream(stream: Raw) -> Key {
         Key::Stream(stream.as_ptr() as usize)
@@ -85,6 +94,41 @@ static CLOCK: AtomicU64 = AtomicU64::new(0);
 /// stream is destroyed ([`forget_stream`]) or the runtime is finalised
 /// ([`clear`]).
 static LOG: Mutex<Vec<Seen>> = Mutex::new(Vec::new());
+
+/// The synchronisations in flight (`protocol::fault_watch`, model-checked
+/// in `models/`): a checked wait waits for those of its keys before it
+/// reads the log ([`quiesce`]), so a fault another thread's
+/// synchronisation took from the runtime but has not entered yet is not
+/// missed.
+static WATCH: LazyLock<Watch<64>> = LazyLock::new(Watch::new);
+
+/// A synchronisation of `key` is about to call the runtime: [`end`] it
+/// once the call returned and its fault (if any) was entered.
+#[inline]
+pub(crate) fn begin(key: Key) -> Ticket {
+    WATCH.begin(key.word())
+}
+
+/// The synchronisation of `ticket` is over (see [`begin`]).
+#[inline]
+pub(crate) fn end(ticket: Ticket) {
+    WATCH.end(ticket);
+}
+
+/// Wait until every synchronisation of a key `on` accepts that is in
+/// flight now has ended (and entered its fault). Two loads while none is
+/// in flight.
+#[inline]
+pub(crate) fn quiesce(on: impl Fn(Key) -> bool) {
+    WATCH.quiesce(|word| {
+        let handle = word >> 1;
+        on(if word & 1 == 0 {
+            Key::Stream(handle)
+        } else {
+            Key::Context(handle)
+        })
+    });
+}
 
 /// The clock: a buffer notes it before its first work is queued.
 #[inline(always)]

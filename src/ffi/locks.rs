@@ -36,6 +36,7 @@
 //! | 86 | a host-function slot's panic | `ffi/host_fn.rs` (per slot) |
 //! | 87 | a reporter's panic slot | `ffi/report.rs` (per reporter) |
 //! | 88 | `LOG`, the device faults seen | `ffi/faults.rs` |
+//! | 89 | the overflow list of synchronisations in flight | `ffi/protocol/fault_watch.rs` |
 //!
 //! Runtime calls are made under some of them (`aclrtSubscribeReport` under
 //! `SUBS`, a stream wait under `OPEN` and the wait book, records under
@@ -71,6 +72,7 @@ pub(crate) enum Rank {
     SlotPanic = 86,
     ReporterPanics = 87,
     Faults = 88,
+    FaultWatch = 89,
 }
 
 #[cfg(debug_assertions)]

@@ -326,19 +326,25 @@ pub(crate) fn reset_device(id: i32) -> Result<()> {
 /// device); a device fault it reports is entered for `ctx` ([`faults`]).
 pub(crate) fn synchronize_device(ctx: Raw) -> Result<()> {
     refuse_in_callback("aclrtSynchronizeDevice")?;
+    let watch = faults::begin(faults::Key::context(ctx));
     // SAFETY: no arguments.
     let code = unsafe { sys::aclrtSynchronizeDevice() };
-    check(code, "aclrtSynchronizeDevice")
-        .inspect_err(|e| faults::observed(faults::Key::context(ctx), e))
+    let result = check(code, "aclrtSynchronizeDevice")
+        .inspect_err(|e| faults::observed(faults::Key::context(ctx), e));
+    faults::end(watch);
+    result
 }
 
 /// `aclrtSynchronizeDeviceWithTimeout` with `ctx` current.
 pub(crate) fn synchronize_device_timeout(ctx: Raw, ms: i32) -> Result<()> {
     refuse_in_callback("aclrtSynchronizeDeviceWithTimeout")?;
+    let watch = faults::begin(faults::Key::context(ctx));
     // SAFETY: plain integer argument.
     let code = unsafe { sys::aclrtSynchronizeDeviceWithTimeout(ms) };
-    check(code, "aclrtSynchronizeDeviceWithTimeout")
-        .inspect_err(|e| faults::observed(faults::Key::context(ctx), e))
+    let result = check(code, "aclrtSynchronizeDeviceWithTimeout")
+        .inspect_err(|e| faults::observed(faults::Key::context(ctx), e));
+    faults::end(watch);
+    result
 }
 
 /// `aclrtDeviceCanAccessPeer`.
@@ -729,19 +735,25 @@ pub(crate) fn destroy_stream(stream: Raw, owner: Raw) -> Result<()> {
 #[inline]
 pub(crate) fn synchronize_stream(stream: Raw) -> Result<()> {
     refuse_in_callback("aclrtSynchronizeStream")?;
+    let watch = faults::begin(faults::Key::stream(stream));
     // SAFETY: `stream` is live (module invariant).
     let code = unsafe { sys::aclrtSynchronizeStream(stream.as_ptr()) };
-    check(code, "aclrtSynchronizeStream")
-        .inspect_err(|e| faults::observed(faults::Key::stream(stream), e))
+    let result = check(code, "aclrtSynchronizeStream")
+        .inspect_err(|e| faults::observed(faults::Key::stream(stream), e));
+    faults::end(watch);
+    result
 }
 
 /// `aclrtSynchronizeStreamWithTimeout(stream, ms)`.
 pub(crate) fn synchronize_stream_timeout(stream: Raw, ms: i32) -> Result<()> {
     refuse_in_callback("aclrtSynchronizeStreamWithTimeout")?;
+    let watch = faults::begin(faults::Key::stream(stream));
     // SAFETY: `stream` is live (module invariant); `ms` is a plain integer.
     let code = unsafe { sys::aclrtSynchronizeStreamWithTimeout(stream.as_ptr(), ms) };
-    check(code, "aclrtSynchronizeStreamWithTimeout")
-        .inspect_err(|e| faults::observed(faults::Key::stream(stream), e))
+    let result = check(code, "aclrtSynchronizeStreamWithTimeout")
+        .inspect_err(|e| faults::observed(faults::Key::stream(stream), e));
+    faults::end(watch);
+    result
 }
 
 /// `aclrtStreamAbort(stream)`: stop the running task, discard the queued

@@ -329,9 +329,17 @@ impl CoreBook {
     /// that (by any synchronisation, of any thread) on a stream the
     /// buffer's contents may come from — its own, or every stream of the
     /// scope once buffers crossed lanes — or by a device synchronisation
-    /// of the scope's context. One load while no fault was seen since.
+    /// of the scope's context. A few loads while no fault was seen since and no synchronisation is in flight.
     #[inline]
     fn fault_since(&self, stream: Raw, since: u64) -> Option<Error> {
+        // First the synchronisations of those keys in flight on other
+        // threads: one may have taken a fault it has not entered yet.
+        let ctx = Key::context(self.ctx);
+        faults::quiesce(|k| {
+            k == ctx
+                || k == Key::stream(stream)
+                || (self.crossed() && self.streams().iter().any(|&s| k == Key::stream(s)))
+        });
         if faults::now() <= since {
             return None;
         }
