@@ -28,7 +28,8 @@ pub enum ErrorKind {
     Timeout,
     /// The feature is not supported here (207000, 200001, 200006).
     NotSupported,
-    /// The device reported a fault while executing queued work (507015, 507001, ...).
+    /// The device reported a fault while executing queued work (507015, 507001,
+    /// 507018, 507014, 507035, ...).
     DeviceFault,
     /// The runtime was initialised or finalised twice (100002, 100037).
     Lifecycle,
@@ -87,6 +88,11 @@ impl ErrorKind {
             | sys::ACL_ERROR_RT_TS_ERROR
             | sys::ACL_ERROR_RT_DEV_SETUP_ERROR
             | sys::ACL_ERROR_RT_DRV_INTERNAL_ERROR => ErrorKind::DeviceFault,
+            // The other errors of a task the device ran, as a stream's or
+            // the device's synchronisation returns them from the stream's
+            // error (the runtime's `Stream::GetError`): checked waits learn
+            // them through the fault log, which holds `DeviceFault`s only.
+            code if TASK_FAULT_CODES.contains(&code) => ErrorKind::DeviceFault,
             sys::ACL_ERROR_REPEAT_INITIALIZE
             | sys::ACL_ERROR_REPEAT_FINALIZE
             | sys::ACL_ERROR_UNINITIALIZE
@@ -99,6 +105,20 @@ impl ErrorKind {
         }
     }
 }
+
+/// The error codes (`rt_error_codes.h`) of a task that failed on the
+/// device, besides the four named in [`ErrorKind::from_code`]: lost
+/// heartbeat 507010, model execution 507011, system DMA 507013, AI Core
+/// timeout / trap 507014 / 507016, AI CPU timeout / exception 507017 /
+/// 507018, vector core timeout / exception / trap 507034–507036, AI Core
+/// and vector core trap read / write overflows 507042–507045, FFTS+
+/// timeout / exception / trap 507048–507050, device memory errors
+/// 507053–507055, link and remote errors 507056–507057.
+const TASK_FAULT_CODES: [i32; 22] = [
+    507_010, 507_011, 507_013, 507_014, 507_016, 507_017, 507_018, 507_034, 507_035, 507_036,
+    507_042, 507_043, 507_044, 507_045, 507_048, 507_049, 507_050, 507_053, 507_054, 507_055,
+    507_056, 507_057,
+];
 
 /// An error of this crate: either a failed ACL call, or a rule checked in Rust
 /// before any C call was made.

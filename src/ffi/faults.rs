@@ -27,9 +27,14 @@
 //! fault of later work on the same stream, seen by the same
 //! synchronisation, fails the buffer too; never the other way round.
 //!
-//! Each entry also says whether the fault was reported to a caller
-//! (`delivered`): a scope's end reports the faults of its streams that
-//! only unchecked waits saw, so none is lost.
+//! Each entry also says to whom the fault was reported (`told`): nobody
+//! (only unchecked waits saw it), a caller outside any scope's waits (a
+//! `Stream::synchronize`, a device synchronisation, a scope's end), or a
+//! scope's checked wait. A scope's end reports the faults of its streams
+//! (and of device synchronisations of its context) seen since it opened
+//! that no checked wait of its own reported — also those another thread's
+//! synchronisation took — so a scope is never `Ok` for its work that
+//! faulted.
 //!
 //! Faults seen by runtime calls the crate does not make (a C library of the
 //! user's on the same streams) are not here.
@@ -82,8 +87,19 @@ struct Seen {
     /// The clock value its entry moved the clock to.
     at: u64,
     error: Error,
-    /// Whether it was reported to a caller (see the module docs).
-    delivered: bool,
+    /// To whom it was reported (see the module docs).
+    told: Told,
+}
+
+/// To whom a fault in the log was reported.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Told {
+    /// Nobody: only unchecked waits saw it.
+    Nobody,
+    /// The caller of a synchronisation outside a scope's waits.
+    Caller,
+    /// A checked wait (or a lane synchronisation) of the scope with this id.
+    Scope(u64),
 }
 
 /// Moves (by one) only when a fault is entered: [`now`] is 0 until then,
@@ -142,13 +158,13 @@ pub(crate) fn now() -> u64 {
 #[inline]
 pub(crate) fn observed(key: Key, error: &Error) {
     if error.kind() == ErrorKind::DeviceFault {
-        enter(key, error);
+        enter(key, error, Told::Caller);
     }
 }
 
 #[cold]
 #[inline(never)]
-fn enter(key: Key, error: &Error) {
+fn enter(key: Key, error: &Error, told: Told) {
     let mut log = lock(&LOG, Rank::Faults);
     // Under the lock, so entries are made in clock order.
     let at = CLOCK.fetch_add(1, Ordering::SeqCst) + 1;
@@ -158,12 +174,15 @@ fn enter(key: Key, error: &Error) {
         Some(s) => {
             s.at = at;
             s.error = error.clone();
+            if s.told != Told::Nobody {
+                s.told = told;
+            }
         }
         None => log.push(Seen {
             key,
             at,
             error: error.clone(),
-            delivered: true,
+            told,
         }),
     }
 }
@@ -172,45 +191,59 @@ fn enter(key: Key, error: &Error) {
 /// that finished, and the caller does not return it (an unchecked wait,
 /// which gives a buffer back whatever its work did): it is entered (again,
 /// if the synchronisation's wrapper did) as owed — a checked wait it may
-/// concern reports it, or else a scope's end ([`owed`]).
+/// concern reports it, or else a scope's end ([`unreported`]).
 pub(crate) fn owe(key: Key, error: &Error) {
     if error.kind() != ErrorKind::DeviceFault {
         return;
     }
-    enter(key, error);
+    enter(key, error, Told::Nobody);
     if let Some(s) = lock(&LOG, Rank::Faults).iter_mut().find(|s| s.key == key) {
-        s.delivered = false;
+        s.told = Told::Nobody;
+    }
+}
+
+/// The synchronisation of `key` that a scope with id `scope` made (a
+/// checked wait, a lane synchronisation) returned the device fault `error`
+/// to that scope's body: the fault is entered (by the synchronisation's
+/// wrapper) as told to that scope.
+pub(crate) fn told_scope(key: Key, error: &Error, scope: u64) {
+    if error.kind() != ErrorKind::DeviceFault {
+        return;
+    }
+    if let Some(s) = lock(&LOG, Rank::Faults).iter_mut().find(|s| s.key == key) {
+        s.told = Told::Scope(scope);
     }
 }
 
 /// The earliest fault entered after clock value `since` on a key that
-/// `on` accepts, now reported (delivered); `None` if there is none. One
-/// load when no fault was entered since.
+/// `on` accepts, now reported to the scope with id `scope`; `None` if
+/// there is none. One load when no fault was entered since.
 #[inline]
-pub(crate) fn since(since: u64, on: impl Fn(Key) -> bool) -> Option<Error> {
+pub(crate) fn since(since: u64, on: impl Fn(Key) -> bool, scope: u64) -> Option<Error> {
     if now() <= since {
         return None;
     }
-    find(since, &on, false)
+    find(since, &on, scope, false)
 }
 
-/// As [`since`], only faults not reported to anyone yet.
-pub(crate) fn owed(since: u64, on: impl Fn(Key) -> bool) -> Option<Error> {
+/// As [`since`], only faults not reported to the scope with id `scope`
+/// yet (by its checked waits): nobody's, or another caller's.
+pub(crate) fn unreported(since: u64, on: impl Fn(Key) -> bool, scope: u64) -> Option<Error> {
     if now() <= since {
         return None;
     }
-    find(since, &on, true)
+    find(since, &on, scope, true)
 }
 
 #[cold]
 #[inline(never)]
-fn find(since: u64, on: &dyn Fn(Key) -> bool, only_owed: bool) -> Option<Error> {
+fn find(since: u64, on: &dyn Fn(Key) -> bool, scope: u64, unreported: bool) -> Option<Error> {
     let mut log = lock(&LOG, Rank::Faults);
     let seen = log
         .iter_mut()
-        .filter(|s| s.at > since && on(s.key) && !(only_owed && s.delivered))
+        .filter(|s| s.at > since && on(s.key) && !(unreported && s.told == Told::Scope(scope)))
         .min_by_key(|s| s.at)?;
-    seen.delivered = true;
+    seen.told = Told::Scope(scope);
     Some(seen.error.clone())
 }
 

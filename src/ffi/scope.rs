@@ -355,14 +355,18 @@ impl CoreBook {
             vec![stream]
         };
         let ctx = Key::context(self.ctx);
-        faults::since(since, |k| {
-            k == ctx || streams.iter().any(|&s| k == Key::stream(s))
-        })
+        faults::since(
+            since,
+            |k| k == ctx || streams.iter().any(|&s| k == Key::stream(s)),
+            self.id,
+        )
     }
 
     /// A device fault seen since the scope opened, on one of its streams or
-    /// by a device synchronisation of its context, that no caller was told
-    /// of (only unchecked waits saw it). One load while no fault was seen.
+    /// by a device synchronisation of its context, that no checked wait of
+    /// this scope reported (only unchecked waits saw it, or a
+    /// synchronisation of another caller took it: the scope's work may be
+    /// what faulted). One load while no fault was seen.
     #[inline]
     fn owed_fault(&self) -> Option<Error> {
         if faults::now() <= self.opened_at {
@@ -370,9 +374,19 @@ impl CoreBook {
         }
         let streams = self.streams();
         let ctx = Key::context(self.ctx);
-        faults::owed(self.opened_at, |k| {
-            k == ctx || streams.iter().any(|&s| k == Key::stream(s))
-        })
+        faults::unreported(
+            self.opened_at,
+            |k| k == ctx || streams.iter().any(|&s| k == Key::stream(s)),
+            self.id,
+        )
+    }
+
+    /// A synchronisation of `stream` by this scope returns `e` to the
+    /// scope's body: a device fault is noted as reported to this scope.
+    #[inline]
+    fn told(&self, stream: Raw, e: Error) -> Error {
+        faults::told_scope(Key::stream(stream), &e, self.id);
+        e
     }
 
     /// Whether an escalation aborted (some of) the scope's work.
@@ -1505,7 +1519,7 @@ impl<'scope, 'sid> LaneCore<'scope, 'sid> {
     /// another scope's deadline is [`Error::WorkAborted`].
     pub(crate) fn synchronize(&self) -> Result<()> {
         self.bind()?;
-        super::synchronize_stream(self.stream)?;
+        super::synchronize_stream(self.stream).map_err(|e| self.core.book.told(self.stream, e))?;
         self.core.book.settle(self.stream);
         if self.core.book.aborted() {
             return Err(Error::WorkAborted);
@@ -1597,7 +1611,7 @@ impl<'scope, 'sid, D: ?Sized> Parked<'scope, 'sid, D> {
     fn sync_checked(&self) -> Result<()> {
         // No context is made current: `aclrtSynchronizeStream` switches to
         // the stream's context by itself (acl-facts 5.4).
-        super::synchronize_stream(self.stream)?;
+        super::synchronize_stream(self.stream).map_err(|e| self.book.told(self.stream, e))?;
         self.book.settle(self.stream);
         if self.book.crossed() {
             self.sync_other_lanes()?;
