@@ -391,3 +391,68 @@ fn a_read_of_a_shared_buffer_from_faulted_work_fails_its_wait() -> Result<()> {
         b.destroy()
     })
 }
+
+/// Finding 2, the one-lane fast end (`end_settled`: one stream the scope
+/// synchronised, no book): the fault another thread took before the
+/// scope's `InFlight::reuse` synchronised is still the scope's result.
+#[test]
+fn the_fast_scope_end_reports_a_fault_another_thread_took() -> Result<()> {
+    in_host_context(|ctx| {
+        let stream = ctx.create_stream()?;
+        let input = ctx.alloc_host_from(&[7u8; 64])?;
+        let mut d = ctx.alloc::<u8>(64)?;
+        let r = ctx.scope(|s| {
+            s.with_lane(&stream, |lane| {
+                sim::inject_stream_task_fault(
+                    stream.as_raw(),
+                    1,
+                    sys::ACL_ERROR_RT_AICORE_EXCEPTION,
+                );
+                let x = lane.copy(&input, &mut d)?;
+                let seen = std::thread::scope(|t| t.spawn(|| stream.synchronize()).join().unwrap());
+                assert_eq!(seen.unwrap_err().kind(), ErrorKind::DeviceFault);
+                x.reuse()?; // finds nothing: the fault was taken
+                Ok(())
+            })
+        });
+        assert_eq!(r.map_err(|e| e.kind()), Err(ErrorKind::DeviceFault));
+        stream.destroy()
+    })
+}
+
+/// Held: in the stop-on-failure mode `Fence::reuse` (whose event
+/// synchronisation reports the context's stored failure) gives the buffer
+/// back once the record ran, and the scope returns the fault.
+#[test]
+fn stop_mode_fence_reuse_gives_the_buffer_back_and_the_scope_fails() -> Result<()> {
+    in_host_context(|ctx| {
+        ctx.set_stop_on_failure()?;
+        let stream = ctx.create_stream()?;
+        let input = ctx.alloc_host_from(&[7u8; 64])?;
+        let mut d = ctx.alloc::<u8>(64)?;
+        let mut out = ctx.alloc_host_zeroed::<u8>(64)?;
+        let r = ctx.scope(|s| {
+            s.with_lane(&stream, |lane| {
+                sim::inject_stream_task_fault(
+                    stream.as_raw(),
+                    1,
+                    sys::ACL_ERROR_RT_AICORE_EXCEPTION,
+                );
+                let x = lane.copy(&input, &mut d)?;
+                let f = lane.copy(&x, &mut out)?.fence()?;
+                match f.reuse_or_keep() {
+                    Ok(host) => assert!(host.iter().all(|v| v == 0)),
+                    Err(failed) => {
+                        assert_eq!(failed.error().kind(), ErrorKind::DeviceFault);
+                    }
+                }
+                Ok(())
+            })
+        });
+        assert_eq!(r.map_err(|e| e.kind()), Err(ErrorKind::DeviceFault));
+        // The context stays failed (stop mode); its streams cannot be
+        // destroyed cleanly in every runtime, so only the result is checked.
+        let _ = stream.destroy();
+        Ok(())
+    })
+}
