@@ -487,10 +487,11 @@ fn display_message(function: &str, message: &str) -> String {
 /// [`Fence::wait_or_keep`](crate::Fence::wait_or_keep).
 ///
 /// The item is exactly what was waited for, still in flight on its lane:
-/// wait for it again (a device fault is reported once, so a second wait
-/// after a fault returns the buffer), or queue more work on it (e.g. a
-/// memset that clears the failed batch). `?` turns it into an [`Error`]
-/// (dropping the item, which stays borrowed until the scope ends).
+/// take the buffer back whatever its work did (`reuse`: a checked wait of
+/// work that faulted fails every time), wait again after another error, or
+/// queue more work on it (e.g. a memset that clears the failed batch). `?`
+/// turns it into an [`Error`] (dropping the item, which stays borrowed
+/// until the scope ends).
 pub struct WaitFailed<T> {
     error: Error,
     item: T,

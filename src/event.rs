@@ -292,8 +292,11 @@ fn not_discarded(ev: ffi::Raw) -> Result<()> {
 
 impl<'ctx, 'id, K: EventKind, S: EventState> Event<'ctx, 'id, K, S> {
     /// Block until the work captured by the record has finished
-    /// (`aclrtSynchronizeEvent`); reports a device fault of that work.
-    /// Only for [`Recorded`] events.
+    /// (`aclrtSynchronizeEvent`). A device fault of that work is *not*
+    /// reported here — the runtime reports it to the stream's next
+    /// synchronisation ([`Stream::synchronize`](crate::Stream::synchronize))
+    /// only, except in the stop-on-failure mode, where this returns the
+    /// context's failure. Only for [`Recorded`] events.
     ///
     /// [`Error::WorkAborted`](crate::Error::WorkAborted) if a scope's
     /// escalation discarded the record before it ran: it would never

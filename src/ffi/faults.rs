@@ -43,12 +43,13 @@
 //! called or dropped by user code while it is held.
 #![deny(unsafe_code)]
 
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{LazyLock, Mutex};
 
 use super::Raw;
 use super::locks::{Rank, lock};
-use super::protocol::fault_watch::{Ticket, Watch};
+pub(crate) use super::protocol::fault_watch::Ticket;
+use super::protocol::fault_watch::Watch;
 use crate::error::{Error, ErrorKind};
 
 /// What a fault was seen on.
@@ -116,7 +117,7 @@ static LOG: Mutex<Vec<Seen>> = Mutex::new(Vec::new());
 /// reads the log ([`quiesce`]), so a fault another thread's
 /// synchronisation took from the runtime but has not entered yet is not
 /// missed.
-static WATCH: LazyLock<Watch<64>> = LazyLock::new(Watch::new);
+static WATCH: Watch<64> = Watch::new_static();
 
 /// A synchronisation of `key` is about to call the runtime: [`end`] it
 /// once the call returned and its fault (if any) was entered.
@@ -144,6 +145,14 @@ pub(crate) fn quiesce(on: impl Fn(Key) -> bool) {
             Key::Context(handle)
         })
     });
+}
+
+/// No synchronisation is in flight and no fault was entered after clock
+/// value `since`: then nothing can fail a checked wait of a buffer parked
+/// at `since` (three loads).
+#[inline(always)]
+pub(crate) fn quiet_since(since: u64) -> bool {
+    WATCH.idle() && now() <= since
 }
 
 /// The clock: a buffer notes it before its first work is queued.

@@ -329,10 +329,16 @@ pub(crate) fn synchronize_device(ctx: Raw) -> Result<()> {
     let watch = faults::begin(faults::Key::context(ctx));
     // SAFETY: no arguments.
     let code = unsafe { sys::aclrtSynchronizeDevice() };
-    let result = check(code, "aclrtSynchronizeDevice")
-        .inspect_err(|e| faults::observed(faults::Key::context(ctx), e));
-    faults::end(watch);
-    result
+    if code == sys::ACL_SUCCESS {
+        faults::end(watch);
+        return Ok(());
+    }
+    sync_failed(
+        code,
+        "aclrtSynchronizeDevice",
+        faults::Key::context(ctx),
+        watch,
+    )
 }
 
 /// `aclrtSynchronizeDeviceWithTimeout` with `ctx` current.
@@ -341,10 +347,16 @@ pub(crate) fn synchronize_device_timeout(ctx: Raw, ms: i32) -> Result<()> {
     let watch = faults::begin(faults::Key::context(ctx));
     // SAFETY: plain integer argument.
     let code = unsafe { sys::aclrtSynchronizeDeviceWithTimeout(ms) };
-    let result = check(code, "aclrtSynchronizeDeviceWithTimeout")
-        .inspect_err(|e| faults::observed(faults::Key::context(ctx), e));
-    faults::end(watch);
-    result
+    if code == sys::ACL_SUCCESS {
+        faults::end(watch);
+        return Ok(());
+    }
+    sync_failed(
+        code,
+        "aclrtSynchronizeDeviceWithTimeout",
+        faults::Key::context(ctx),
+        watch,
+    )
 }
 
 /// `aclrtDeviceCanAccessPeer`.
@@ -731,29 +743,59 @@ pub(crate) fn destroy_stream(stream: Raw, owner: Raw) -> Result<()> {
     Ok(())
 }
 
-/// `aclrtSynchronizeStream(stream)`.
+/// `aclrtSynchronizeStream(stream)`; a device fault it reports is entered
+/// in [`faults`], and the call is watched while it runs
+/// ([`faults::begin`]).
 #[inline]
 pub(crate) fn synchronize_stream(stream: Raw) -> Result<()> {
     refuse_in_callback("aclrtSynchronizeStream")?;
     let watch = faults::begin(faults::Key::stream(stream));
     // SAFETY: `stream` is live (module invariant).
     let code = unsafe { sys::aclrtSynchronizeStream(stream.as_ptr()) };
-    let result = check(code, "aclrtSynchronizeStream")
-        .inspect_err(|e| faults::observed(faults::Key::stream(stream), e));
-    faults::end(watch);
-    result
+    if code == sys::ACL_SUCCESS {
+        faults::end(watch);
+        return Ok(());
+    }
+    sync_failed(
+        code,
+        "aclrtSynchronizeStream",
+        faults::Key::stream(stream),
+        watch,
+    )
 }
 
-/// `aclrtSynchronizeStreamWithTimeout(stream, ms)`.
+/// `aclrtSynchronizeStreamWithTimeout(stream, ms)` (as [`synchronize_stream`]).
 pub(crate) fn synchronize_stream_timeout(stream: Raw, ms: i32) -> Result<()> {
     refuse_in_callback("aclrtSynchronizeStreamWithTimeout")?;
     let watch = faults::begin(faults::Key::stream(stream));
     // SAFETY: `stream` is live (module invariant); `ms` is a plain integer.
     let code = unsafe { sys::aclrtSynchronizeStreamWithTimeout(stream.as_ptr(), ms) };
-    let result = check(code, "aclrtSynchronizeStreamWithTimeout")
-        .inspect_err(|e| faults::observed(faults::Key::stream(stream), e));
+    if code == sys::ACL_SUCCESS {
+        faults::end(watch);
+        return Ok(());
+    }
+    sync_failed(
+        code,
+        "aclrtSynchronizeStreamWithTimeout",
+        faults::Key::stream(stream),
+        watch,
+    )
+}
+
+/// A synchronisation of `key` (`function`) failed with `code`: the error,
+/// entered in [`faults`] if it is a device fault, before the watch ends.
+#[cold]
+#[inline(never)]
+fn sync_failed(
+    code: sys::aclError,
+    function: &'static str,
+    key: faults::Key,
+    watch: faults::Ticket,
+) -> Result<()> {
+    let error = acl_error(code, function);
+    faults::observed(key, &error);
     faults::end(watch);
-    result
+    Err(error)
 }
 
 /// `aclrtStreamAbort(stream)`: stop the running task, discard the queued

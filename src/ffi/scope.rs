@@ -330,8 +330,17 @@ impl CoreBook {
     /// buffer's contents may come from — its own, or every stream of the
     /// scope once buffers crossed lanes — or by a device synchronisation
     /// of the scope's context. A few loads while no fault was seen since and no synchronisation is in flight.
-    #[inline]
+    #[inline(always)]
     fn fault_since(&self, stream: Raw, since: u64) -> Option<Error> {
+        if faults::quiet_since(since) {
+            return None;
+        }
+        self.fault_since_slow(stream, since)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn fault_since_slow(&self, stream: Raw, since: u64) -> Option<Error> {
         // First the synchronisations of those keys in flight on other
         // threads: one may have taken a fault it has not entered yet.
         let ctx = Key::context(self.ctx);
@@ -343,12 +352,6 @@ impl CoreBook {
         if faults::now() <= since {
             return None;
         }
-        self.fault_since_slow(stream, since)
-    }
-
-    #[cold]
-    #[inline(never)]
-    fn fault_since_slow(&self, stream: Raw, since: u64) -> Option<Error> {
         let streams = if self.crossed() {
             self.streams()
         } else {
@@ -1608,6 +1611,7 @@ impl<'scope, 'sid, D: ?Sized> Parked<'scope, 'sid, D> {
     /// The checked synchronisation of [`wait_or_keep`](Self::wait_or_keep):
     /// `Ok` when the stream was synchronised, no abort of the scope
     /// discarded work, and no device fault its work may have had was seen.
+    #[inline]
     fn sync_checked(&self) -> Result<()> {
         // No context is made current: `aclrtSynchronizeStream` switches to
         // the stream's context by itself (acl-facts 5.4).
@@ -1622,6 +1626,7 @@ impl<'scope, 'sid, D: ?Sized> Parked<'scope, 'sid, D> {
     /// The rest of a checked wait once the stream was synchronised after
     /// the buffer's last work: no abort discarded work, and no fault the
     /// work may have had was seen.
+    #[inline]
     fn check_after_sync(&self) -> Result<()> {
         if self.book.aborted() {
             // The work was (partly) discarded: its result is not there.

@@ -59,7 +59,23 @@ pub(crate) struct Watch<const N: usize> {
 }
 
 impl<const N: usize> Watch<N> {
+    /// An empty watch (`N` at most 64), for a `static` (the model
+    /// checkers' atomics have no `const` constructor).
+    #[cfg(not(any(loom, shuttle)))]
+    pub(crate) const fn new_static() -> Self {
+        assert!(N <= 64);
+        Watch {
+            busy: AtomicU64::new(0),
+            keys: [const { AtomicUsize::new(0) }; N],
+            ends: [const { AtomicU64::new(0) }; N],
+            overflow: Mutex::new(Vec::new()),
+            overflowing: AtomicUsize::new(0),
+            next_id: AtomicU64::new(0),
+        }
+    }
+
     /// An empty watch (`N` at most 64).
+    #[cfg(any(loom, shuttle))]
     pub(crate) fn new() -> Self {
         assert!(N <= 64);
         Watch {
@@ -119,6 +135,12 @@ impl<const N: usize> Watch<N> {
                 self.overflowing.fetch_sub(1, Ordering::SeqCst);
             }
         }
+    }
+
+    /// Whether no synchronisation is in flight (two loads).
+    #[inline(always)]
+    pub(crate) fn idle(&self) -> bool {
+        self.busy.load(Ordering::SeqCst) == 0 && self.overflowing.load(Ordering::SeqCst) == 0
     }
 
     /// Wait until every synchronisation of a key `on` accepts that is in
