@@ -109,7 +109,7 @@ fn a_checked_wait_does_not_wait_for_another_threads_device_sync_of_other_lanes()
         let by_watchdog = AtomicBool::new(false);
         let started = AtomicBool::new(false);
         std::thread::scope(|t| {
-            let r = ctx.scope(|s| {
+            ctx.scope(|s| {
                 aclrt::make_guard!(ga);
                 aclrt::make_guard!(gb);
                 let (la, lb) = (s.lane(&a, ga), s.lane(&b, gb));
@@ -147,8 +147,7 @@ fn a_checked_wait_does_not_wait_for_another_threads_device_sync_of_other_lanes()
                     "the checked wait of lane a waited {took:?}, until the watchdog opened lane b's gate"
                 );
                 Ok(())
-            });
-            r
+            })
         })?;
         a.destroy()?;
         b.destroy()
