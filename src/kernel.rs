@@ -559,6 +559,14 @@ pub trait KernelArg<'scope, 'id, 'sid, M: RunMode, P: Param> {
     type Output;
     #[doc(hidden)]
     fn stage(self, lane: &LaneCore<'scope, 'sid>, staged: &mut Staged<'sid>) -> Self::Output;
+    /// The fault clock behind the contents of what this argument reads
+    /// (`u64::MAX`: nothing of the scope's), taken before any argument is
+    /// staged, so a launch's outputs know what all its inputs came from.
+    #[doc(hidden)]
+    fn reads_since(&self, lane: &LaneCore<'scope, 'sid>) -> u64 {
+        let _ = lane;
+        u64::MAX
+    }
 }
 
 impl<'scope, 'id, 'sid, M, T, S> KernelArg<'scope, 'id, 'sid, M, In<T>> for S
@@ -574,17 +582,25 @@ where
         let (src, len) = self.source(lane);
         staged.read(src, len);
     }
+    fn reads_since(&self, lane: &LaneCore<'scope, 'sid>) -> u64 {
+        self.source(lane).0.since()
+    }
 }
 
+/// Stage a buffer the launch writes; `overwrite`: every element is written
+/// (`Out`), so its contents come from what the launch reads only
+/// (`Parked::derive`).
 fn stage_dest<'scope, 'id, 'sid, X>(
     x: X,
     lane: &LaneCore<'scope, 'sid>,
     staged: &mut Staged<'sid>,
+    overwrite: bool,
 ) -> InFlight<'scope, 'sid, X::Target>
 where
     X: AsyncDest<'scope, 'id, 'sid>,
 {
-    let (parked, len) = x.into_parked(lane);
+    let (mut parked, len) = x.into_parked(lane);
+    parked.derive(overwrite, staged.reads_since());
     staged.write(&parked, len);
     InFlight::from_parked(parked, len)
 }
@@ -599,7 +615,7 @@ where
 {
     type Output = InFlight<'scope, 'sid, X::Target>;
     fn stage(self, lane: &LaneCore<'scope, 'sid>, staged: &mut Staged<'sid>) -> Self::Output {
-        stage_dest(self, lane, staged)
+        stage_dest(self, lane, staged, true)
     }
 }
 
@@ -613,7 +629,7 @@ where
 {
     type Output = InFlight<'scope, 'sid, X::Target>;
     fn stage(self, lane: &LaneCore<'scope, 'sid>, staged: &mut Staged<'sid>) -> Self::Output {
-        stage_dest(self, lane, staged)
+        stage_dest(self, lane, staged, false)
     }
 }
 
@@ -706,6 +722,9 @@ macro_rules! tuples {
             type Output = ($($A::Output,)+);
             fn stage(self, lane: &LaneCore<'scope, 'sid>, staged: &mut Staged<'sid>) -> Self::Output {
                 let ($($a,)+) = self;
+                // What every input's contents came from, before any output
+                // is staged (outputs may come first in the parameter order).
+                $(staged.reads($a.reads_since(lane));)+
                 ($($a.stage(lane, staged),)+)
             }
         }
@@ -1248,7 +1267,7 @@ macro_rules! foreign_tuples {
             type Output = ($(InFlight<'scope, 'sid, $A::Target>,)+);
             fn stage(self, lane: &LaneCore<'scope, 'sid>, staged: &mut Staged<'sid>) -> Self::Output {
                 let ($($a,)+) = self;
-                ($(stage_dest($a, lane, staged),)+)
+                ($(stage_dest($a, lane, staged, false),)+)
             }
         }
     )+};

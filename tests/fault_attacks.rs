@@ -276,7 +276,6 @@ fn register_copy() -> Vec<u8> {
 /// or by another thread) is older than the new buffer's `since`, so its
 /// checked wait was `Ok` for contents derived from faulted work.
 #[test]
-#[ignore = "finding 4: a buffer written from an in-flight source parked earlier gets a later `since` (not fixed: the fix needs a lineage clock, see the report)"]
 fn a_buffer_copied_from_faulted_work_seen_before_its_park_fails_its_wait() -> Result<()> {
     in_host_context(|ctx| {
         let stream = ctx.create_stream()?;
@@ -327,7 +326,6 @@ fn a_buffer_copied_from_faulted_work_seen_before_its_park_fails_its_wait() -> Re
 /// Finding 4, kernel path: a kernel reading `&in_flight` (its `In`
 /// argument staged after or before the `Out`).
 #[test]
-#[ignore = "finding 4 (kernel path): not fixed, see the report"]
 fn a_kernel_output_from_faulted_work_seen_before_its_park_fails_its_wait() -> Result<()> {
     use aclrt::kernel::{Count, In, Out};
     in_host_context(|ctx| {
@@ -364,7 +362,6 @@ fn a_kernel_output_from_faulted_work_seen_before_its_park_fails_its_wait() -> Re
 /// Finding 4, shared path: a lane reads a `Shared` buffer whose producer
 /// faulted, the fault taken before the reader's destination was parked.
 #[test]
-#[ignore = "finding 4 (shared-read path): not fixed, see the report"]
 fn a_read_of_a_shared_buffer_from_faulted_work_fails_its_wait() -> Result<()> {
     in_host_context(|ctx| {
         let (a, b) = (ctx.create_stream()?, ctx.create_stream()?);

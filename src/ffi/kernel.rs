@@ -524,6 +524,10 @@ pub struct Staged<'sid> {
     /// (the first, and the first other one): checked against the lane at
     /// launch ([`Staged::check_lane`]).
     bound: [Option<Raw>; 2],
+    /// The earliest fault clock behind the contents of what the launch
+    /// reads (`Source::since`), known before its outputs are staged
+    /// ([`Staged::reads`]); `u64::MAX` while nothing of the scope's is read.
+    reads_since: u64,
     _sid: PhantomData<Id<'sid>>,
 }
 
@@ -533,6 +537,7 @@ impl<'sid> Staged<'sid> {
         Staged {
             items: Items::new(),
             bound: [None, None],
+            reads_since: u64::MAX,
             _sid: PhantomData,
         }
     }
@@ -567,10 +572,24 @@ impl<'sid> Staged<'sid> {
         if let Some(stream) = src.stream() {
             self.bind_to(stream);
         }
+        self.reads_since = self.reads_since.min(src.since());
         self.items.push(Item::Buffer {
             region: src.region(),
             len,
         });
+    }
+
+    /// The launch reads memory whose contents' work began at fault clock
+    /// `since` (a read staged later, or one known before staging).
+    #[inline(always)]
+    pub(crate) fn reads(&mut self, since: u64) {
+        self.reads_since = self.reads_since.min(since);
+    }
+
+    /// The earliest fault clock behind what the launch reads so far.
+    #[inline(always)]
+    pub(crate) fn reads_since(&self) -> u64 {
+        self.reads_since
     }
 
     /// A buffer the kernel writes (`Out`, `InOut`): parked on this lane.

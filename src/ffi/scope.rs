@@ -969,8 +969,10 @@ pub struct Parked<'scope, 'sid, D: ?Sized> {
     ptr: NonNull<D>,
     region: Region,
     stream: Raw,
-    /// The fault clock when it was parked, before any of its work was
-    /// queued: a fault seen later may be its work's ([`faults`]).
+    /// The fault clock when the work behind its *contents* began: when it
+    /// was parked, or earlier, when its contents come from other buffers'
+    /// (a copy or a kernel reading them: [`Parked::derive`]). A fault seen
+    /// later may be that work's ([`faults`]).
     since: u64,
     /// The scope's book: its context and id, and where a successful
     /// [`wait`](Self::wait) is noted.
@@ -989,6 +991,10 @@ pub struct Source<'a, 'sid> {
     /// buffer or a shared read is on; `None` for memory shared for the
     /// whole scope, which any lane may read.
     stream: Option<Raw>,
+    /// The fault clock when the work behind its contents began
+    /// (`Parked::since`); `u64::MAX` for memory shared for the whole scope,
+    /// which no work of the scope writes.
+    since: u64,
     _borrow: PhantomData<&'a [u8]>,
     _sid: PhantomData<Id<'sid>>,
 }
@@ -1194,6 +1200,9 @@ impl<'scope, 'sid> LaneCore<'scope, 'sid> {
         self.check_source(&src)?;
         self.check_lane(dst.stream)?;
         self.bind()?;
+        // The whole of `dst` is overwritten from `src`.
+        let mut dst = dst;
+        dst.derive(true, src.since);
         // SAFETY:
         // * `dst.region` is runtime memory (`D: Stable`) exclusively borrowed
         //   for `'scope` by `dst` (returned, so it stays parked), writable
@@ -1230,6 +1239,8 @@ impl<'scope, 'sid> LaneCore<'scope, 'sid> {
     ) -> Result<Parked<'scope, 'sid, D>> {
         self.check_lane(dst.stream)?;
         self.bind()?;
+        let mut dst = dst;
+        dst.derive(true, u64::MAX);
         let region = dst.region;
         // SAFETY: `region` is runtime memory (`D: Stable`, the memory
         // `aclrtMemsetAsync` is defined for) exclusively borrowed for
@@ -1549,6 +1560,20 @@ impl<'scope, 'sid, D: ?Sized> Parked<'scope, 'sid, D> {
         self.region.ptr
     }
 
+    /// Work about to be queued writes it, from memory whose contents'
+    /// work began at fault clock `reads` (the earliest over what it reads;
+    /// `u64::MAX`: nothing of the scope's). `overwrite`: every byte is
+    /// written (a copy, a memset, a kernel's `Out`), so its old contents
+    /// no longer matter: its contents' work begins now (before the work is
+    /// queued) or at `reads`, whichever is earlier. Otherwise (`InOut`,
+    /// foreign work) the old contents may stay: the earlier of its own
+    /// time and `reads`.
+    #[inline]
+    pub(crate) fn derive(&mut self, overwrite: bool, reads: u64) {
+        let own = if overwrite { faults::now() } else { self.since };
+        self.since = own.min(reads);
+    }
+
     /// The stream its work is queued on.
     pub(crate) fn stream(&self) -> Raw {
         self.stream
@@ -1862,6 +1887,12 @@ impl<'a, 'sid> Source<'a, 'sid> {
         self.stream
     }
 
+    /// The fault clock when the work behind the memory's contents began
+    /// (`u64::MAX`: memory no work of the scope writes).
+    pub(crate) fn since(&self) -> u64 {
+        self.since
+    }
+
     /// `src`, runtime memory shared for the whole scope of `lane`.
     pub(crate) fn shared<S: Stable + ?Sized>(
         lane: &LaneCore<'a, 'sid>,
@@ -1871,6 +1902,7 @@ impl<'a, 'sid> Source<'a, 'sid> {
         Source {
             region: RawSource::raw(src).region(),
             stream: None,
+            since: u64::MAX,
             _borrow: PhantomData,
             _sid: PhantomData,
         }
@@ -1883,6 +1915,7 @@ impl<'a, 'sid> Source<'a, 'sid> {
         Source {
             region: view.region(),
             stream: None,
+            since: u64::MAX,
             _borrow: PhantomData,
             _sid: PhantomData,
         }
@@ -1897,6 +1930,7 @@ impl<'a, 'sid> Source<'a, 'sid> {
         Source {
             region: reader.shared.region,
             stream: Some(reader.stream),
+            since: reader.shared.since,
             _borrow: PhantomData,
             _sid: PhantomData,
         }
@@ -1908,6 +1942,7 @@ impl<'a, 'sid> Source<'a, 'sid> {
         Source {
             region: item.region,
             stream: Some(item.stream),
+            since: item.since,
             _borrow: PhantomData,
             _sid: PhantomData,
         }
