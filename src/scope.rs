@@ -427,6 +427,15 @@ impl<'scope, 'sid, D: ?Sized> InFlight<'scope, 'sid, D> {
     /// the other way round). It fails again on every later wait; use
     /// [`reuse`](Self::reuse) to get the buffer back anyway.
     ///
+    /// A synchronisation of the same stream, or of the whole context
+    /// ([`Context::synchronize`](crate::Context::synchronize),
+    /// [`Device::synchronize`](crate::Device::synchronize)), that another
+    /// thread has in progress may hold this buffer's fault: the wait also
+    /// waits for it to return. So do not make a stream of the context wait
+    /// for this thread (a host function that blocks until this thread goes
+    /// on) while another thread synchronises the whole context: that
+    /// synchronisation, and this wait, would wait for each other.
+    ///
     /// On error the buffer stays borrowed until the scope ends;
     /// [`wait_or_keep`](Self::wait_or_keep) gives it back instead.
     #[doc(alias = "aclrtSynchronizeStream")]
@@ -550,7 +559,9 @@ impl<'scope, 'sid, D: ?Sized> Fence<'scope, 'sid, D> {
     /// the fence succeeded: a checked wait, as [`InFlight::wait`] (a device
     /// fault seen since the buffer was parked on its lane fails it, every
     /// time). Work queued on the lane after the fence is waited for too: the
-    /// runtime reports faults to stream synchronisations only.
+    /// runtime reports faults to stream synchronisations only. Like
+    /// [`InFlight::wait`], it also waits for another thread's
+    /// synchronisation of the stream or of the whole context in progress.
     ///
     /// On error (a device fault, [`Error::WorkAborted`](crate::Error::WorkAborted))
     /// the buffer stays borrowed until the scope ends; [`wait_or_keep`](Self::wait_or_keep)
