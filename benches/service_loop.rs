@@ -290,7 +290,10 @@ fn main() {
     let (_, checked_total) = safe_block(true);
     let (_, raw_total) = raw_block();
     assert_eq!(safe_total, raw_total, "both loops collect the same results");
-    assert_eq!(checked_total, raw_total, "both loops collect the same results");
+    assert_eq!(
+        checked_total, raw_total,
+        "both loops collect the same results"
+    );
     let (mut safe, mut raw, mut ratio) = (Vec::new(), Vec::new(), Vec::new());
     let (mut checked, mut checked_ratio) = (Vec::new(), Vec::new());
     for r in 0..rounds {

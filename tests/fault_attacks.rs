@@ -4,14 +4,12 @@
 //! never hand a buffer back while the device may still use it; the
 //! quiescence of checked waits must not add hangs.
 
-mod common;
-
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
+use crate::common::*;
 use aclrt::{ErrorKind, Result, sim, sys};
-use common::*;
 
 /// `ACL_ERROR_RT_AICPU_EXCEPTION` (rt_error_codes.h): a task fault the
 /// runtime's `Stream::GetSynchronizeError` returns for an AI CPU task.
