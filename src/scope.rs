@@ -422,9 +422,13 @@ impl<'scope, 'sid, D: ?Sized> InFlight<'scope, 'sid, D> {
     /// thread) — on its lane, or on any lane of the scope once lanes waited
     /// for each other. The runtime reports a fault once, to whichever
     /// stream synchronisation comes first, and does not say which task
-    /// faulted: a fault of work queued on the lane after this buffer's,
-    /// seen by the same synchronisation, fails it too (conservative, never
-    /// the other way round). It fails again on every later wait; use
+    /// faulted: a fault of other work the same synchronisation covered
+    /// fails it too (conservative, never the other way round). "Its work"
+    /// includes the work behind what it was computed from: a copy or a
+    /// kernel output derived from a buffer whose own work that
+    /// synchronisation covered fails too, until that buffer is written
+    /// afresh (a copy, a memset or a kernel `Out` into it starts its
+    /// contents anew). It fails again on every later wait; use
     /// [`reuse`](Self::reuse) to get the buffer back anyway.
     ///
     /// A synchronisation of the same stream, or of the whole context
