@@ -8,6 +8,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
+use super::fault_next_task;
 use crate::common::*;
 use aclrt::{ErrorKind, Result, sim, sys};
 
@@ -67,11 +68,7 @@ fn a_fault_only_reuse_covered_and_another_thread_took_fails_the_scope() -> Resul
         let mut out = ctx.alloc_host_zeroed::<u8>(64)?;
         let r = ctx.scope(|s| {
             s.with_lane(&stream, |lane| {
-                sim::inject_stream_task_fault(
-                    stream.as_raw(),
-                    1,
-                    sys::ACL_ERROR_RT_AICORE_EXCEPTION,
-                );
+                fault_next_task(stream.as_raw());
                 let x = lane.copy(&input, &mut d)?; // faults
                 let host = lane.copy(&x, &mut out)?.fence()?.reuse()?;
                 assert!(host.iter().all(|v| v == 0), "nothing arrived");
@@ -229,8 +226,8 @@ fn faults_seen_before_the_park_do_not_taint() -> Result<()> {
             aclrt::make_guard!(ga);
             aclrt::make_guard!(gb);
             let (la, lb) = (s.lane(&a, ga), s.lane(&b, gb));
-            sim::inject_stream_task_fault(a.as_raw(), 1, sys::ACL_ERROR_RT_AICORE_EXCEPTION);
-            sim::inject_stream_task_fault(b.as_raw(), 1, sys::ACL_ERROR_RT_AICORE_EXCEPTION);
+            fault_next_task(a.as_raw());
+            fault_next_task(b.as_raw());
             let x = la.copy(&input, &mut d)?;
             let y = lb.copy(&input, &mut e)?;
             assert_eq!(
@@ -283,11 +280,7 @@ fn a_buffer_copied_from_faulted_work_seen_before_its_park_fails_its_wait() -> Re
         // Seen by an unchecked wait of a third buffer of the lane.
         let r = ctx.scope(|s| {
             s.with_lane(&stream, |lane| {
-                sim::inject_stream_task_fault(
-                    stream.as_raw(),
-                    1,
-                    sys::ACL_ERROR_RT_AICORE_EXCEPTION,
-                );
+                fault_next_task(stream.as_raw());
                 let x = lane.copy(&input, &mut d)?; // faults: d keeps zeros
                 lane.memset(&mut z, 1)?.reuse()?; // takes the fault (owed)
                 let y = lane.copy(&x, &mut out)?; // out from x's contents
@@ -301,11 +294,7 @@ fn a_buffer_copied_from_faulted_work_seen_before_its_park_fails_its_wait() -> Re
         // Seen by another thread's synchronisation.
         ctx.scope(|s| {
             s.with_lane(&stream, |lane| {
-                sim::inject_stream_task_fault(
-                    stream.as_raw(),
-                    1,
-                    sys::ACL_ERROR_RT_AICORE_EXCEPTION,
-                );
+                fault_next_task(stream.as_raw());
                 let x = lane.copy(&input, &mut d)?;
                 let seen = std::thread::scope(|t| t.spawn(|| stream.synchronize()).join().unwrap());
                 assert_eq!(seen.unwrap_err().kind(), ErrorKind::DeviceFault);
@@ -336,11 +325,7 @@ fn a_kernel_output_from_faulted_work_seen_before_its_park_fails_its_wait() -> Re
         let (mut x, mut y) = (ctx.alloc::<f32>(64)?, ctx.alloc::<f32>(64)?);
         ctx.scope(|s| {
             s.with_lane(&stream, |lane| {
-                sim::inject_stream_task_fault(
-                    stream.as_raw(),
-                    1,
-                    sys::ACL_ERROR_RT_AICORE_EXCEPTION,
-                );
+                fault_next_task(stream.as_raw());
                 let xi = lane.copy(&input, &mut x)?; // faults
                 let seen = std::thread::scope(|t| t.spawn(|| stream.synchronize()).join().unwrap());
                 assert_eq!(seen.unwrap_err().kind(), ErrorKind::DeviceFault);
@@ -370,7 +355,7 @@ fn a_read_of_a_shared_buffer_from_faulted_work_fails_its_wait() -> Result<()> {
             aclrt::make_guard!(ga);
             aclrt::make_guard!(gb);
             let (la, lb) = (s.lane(&a, ga), s.lane(&b, gb));
-            sim::inject_stream_task_fault(a.as_raw(), 1, sys::ACL_ERROR_RT_AICORE_EXCEPTION);
+            fault_next_task(a.as_raw());
             let x = la.copy(&input, &mut d)?; // faults
             let shared = la.share(x)?;
             let seen = std::thread::scope(|t| t.spawn(|| a.synchronize()).join().unwrap());
@@ -397,11 +382,7 @@ fn the_fast_scope_end_reports_a_fault_another_thread_took() -> Result<()> {
         let mut d = ctx.alloc::<u8>(64)?;
         let r = ctx.scope(|s| {
             s.with_lane(&stream, |lane| {
-                sim::inject_stream_task_fault(
-                    stream.as_raw(),
-                    1,
-                    sys::ACL_ERROR_RT_AICORE_EXCEPTION,
-                );
+                fault_next_task(stream.as_raw());
                 let x = lane.copy(&input, &mut d)?;
                 let seen = std::thread::scope(|t| t.spawn(|| stream.synchronize()).join().unwrap());
                 assert_eq!(seen.unwrap_err().kind(), ErrorKind::DeviceFault);
@@ -427,11 +408,7 @@ fn stop_mode_fence_reuse_gives_the_buffer_back_and_the_scope_fails() -> Result<(
         let mut out = ctx.alloc_host_zeroed::<u8>(64)?;
         let r = ctx.scope(|s| {
             s.with_lane(&stream, |lane| {
-                sim::inject_stream_task_fault(
-                    stream.as_raw(),
-                    1,
-                    sys::ACL_ERROR_RT_AICORE_EXCEPTION,
-                );
+                fault_next_task(stream.as_raw());
                 let x = lane.copy(&input, &mut d)?;
                 let f = lane.copy(&x, &mut out)?.fence()?;
                 match f.reuse_or_keep() {

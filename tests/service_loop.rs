@@ -37,6 +37,12 @@ fn register_copy() -> Vec<u8> {
     sim::binary_image(&["svc_copy", "svc_inc"])
 }
 
+/// The next task queued on the stream with this raw handle faults with an
+/// AI Core exception (507015).
+fn fault_next_task(stream: *mut core::ffi::c_void) {
+    sim::inject_stream_task_fault(stream, 1, sys::ACL_ERROR_RT_AICORE_EXCEPTION);
+}
+
 fn calls(name: &str) -> u64 {
     sim::call_counts()
         .into_iter()
@@ -399,11 +405,7 @@ fn a_fault_seen_by_another_synchronisation_still_fails_the_wait() -> Result<()> 
         let mut out = ctx.alloc_host_zeroed::<u8>(64)?;
         ctx.scope(|s| {
             s.with_lane(&stream, |lane| {
-                sim::inject_stream_task_fault(
-                    stream.as_raw(),
-                    1,
-                    sys::ACL_ERROR_RT_AICORE_EXCEPTION,
-                );
+                fault_next_task(stream.as_raw());
                 let x = lane.copy(&input, &mut d)?; // faults: nothing copied
                 let seen = std::thread::scope(|t| t.spawn(|| stream.synchronize()).join().unwrap());
                 assert_eq!(seen.unwrap_err().kind(), ErrorKind::DeviceFault);
@@ -412,11 +414,7 @@ fn a_fault_seen_by_another_synchronisation_still_fails_the_wait() -> Result<()> 
                 assert_eq!(failed.error().function(), Some("aclrtMemcpyAsync"));
                 let d = failed.into_item().reuse()?;
                 // A device synchronisation of the context sees the next one.
-                sim::inject_stream_task_fault(
-                    stream.as_raw(),
-                    1,
-                    sys::ACL_ERROR_RT_AICORE_EXCEPTION,
-                );
+                fault_next_task(stream.as_raw());
                 let x = lane.copy(&input, lane.park(d)?)?;
                 let fence = lane.copy(&x, &mut out)?.fence()?;
                 assert_eq!(
@@ -444,11 +442,7 @@ fn a_nested_scope_seeing_the_fault_first_does_not_hide_it() -> Result<()> {
         let (mut d, mut inner) = (ctx.alloc::<u8>(64)?, ctx.alloc::<u8>(64)?);
         ctx.scope(|s| {
             s.with_lane(&stream, |lane| {
-                sim::inject_stream_task_fault(
-                    stream.as_raw(),
-                    1,
-                    sys::ACL_ERROR_RT_AICORE_EXCEPTION,
-                );
+                fault_next_task(stream.as_raw());
                 let x = lane.copy(&input, &mut d)?;
                 let nested = ctx.scope(|s2| {
                     s2.with_lane(&stream, |l2| l2.memset(&mut inner, 0)?.wait().map(|_| ()))
@@ -475,11 +469,7 @@ fn a_fault_only_reuse_saw_is_returned_by_the_scope() -> Result<()> {
         // `InFlight::reuse`: its synchronisation consumed the fault.
         let r = ctx.scope(|s| {
             s.with_lane(&stream, |lane| {
-                sim::inject_stream_task_fault(
-                    stream.as_raw(),
-                    1,
-                    sys::ACL_ERROR_RT_AICORE_EXCEPTION,
-                );
+                fault_next_task(stream.as_raw());
                 lane.copy(&input, &mut d)?.reuse()?;
                 Ok(())
             })
@@ -489,11 +479,7 @@ fn a_fault_only_reuse_saw_is_returned_by_the_scope() -> Result<()> {
         // `Fence::reuse`: the event's synchronisation does not see it.
         let r = ctx.scope(|s| {
             s.with_lane(&stream, |lane| {
-                sim::inject_stream_task_fault(
-                    stream.as_raw(),
-                    1,
-                    sys::ACL_ERROR_RT_AICORE_EXCEPTION,
-                );
+                fault_next_task(stream.as_raw());
                 let x = lane.copy(&input, &mut d)?;
                 let host = lane.copy(&x, &mut out)?.fence()?.reuse()?;
                 assert_eq!(host.len(), 64);
@@ -504,11 +490,7 @@ fn a_fault_only_reuse_saw_is_returned_by_the_scope() -> Result<()> {
         // A fault a checked wait reported is not reported again.
         let r = ctx.scope(|s| {
             s.with_lane(&stream, |lane| {
-                sim::inject_stream_task_fault(
-                    stream.as_raw(),
-                    1,
-                    sys::ACL_ERROR_RT_AICORE_EXCEPTION,
-                );
+                fault_next_task(stream.as_raw());
                 let failed = lane.copy(&input, &mut d)?.wait_or_keep().unwrap_err();
                 assert_eq!(failed.error().kind(), ErrorKind::DeviceFault);
                 failed.into_item().reuse()?;
