@@ -18,7 +18,7 @@ pub fn launch(func: Py<PyAny>, data: Py<PyAny>, block: u32, s: u64) -> i32 {
             let ran = crate::gil::attach_unless_exiting(|py| {
                 if let Some((func, data)) = objs.take() {
                     if let Err(e) = func.call1(py, (data,)) {
-                        e.print(py);
+                        e.write_unraisable(py, Some(func.bind(py)));
                     }
                 }
             });

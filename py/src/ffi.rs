@@ -394,29 +394,6 @@ pub fn launch_callback<F: FnOnce() + Send + 'static>(f: F, block: u32, s: u64) -
 
 // ---- raw memory of the application (acl.util) ----------------------------
 
-/// Copies `size` bytes at `ptr` into a new vector (`acl.util.ptr_to_bytes`).
-/// `ptr` 0 gives `None` (no access).
-///
-/// pyACL's contract (module docs): like pyACL's `ptr_to_bytes`, this reads
-/// the address the script passed, which the script vouches is readable host
-/// memory of `size` bytes (from `malloc_host`, `bytes_to_ptr`,
-/// `numpy_to_ptr`, or device memory in `ACL_DEVICE` run mode).
-pub fn read(ptr: u64, size: usize) -> Option<Vec<u8>> {
-    if ptr == 0 {
-        return None;
-    }
-    if size == 0 {
-        return Some(Vec::new());
-    }
-    if size > isize::MAX as usize {
-        return None;
-    }
-    // SAFETY: non-NULL; `size` ≤ isize::MAX (checked above); readable for
-    // `size` bytes by pyACL's contract (the script's promise, above); `u8`
-    // has no alignment or validity rule.
-    Some(unsafe { core::slice::from_raw_parts(ptr as usize as *const u8, size) }.to_vec())
-}
-
 /// A new writable `memoryview` over `ptr..ptr+size` (for
 /// `acl.util.ptr_to_numpy`).
 ///
@@ -439,3 +416,50 @@ pub fn memoryview(
     // set, which is what `from_owned_ptr_or_err` takes; the GIL is held.
     unsafe { pyo3::Bound::from_owned_ptr_or_err(py, view) }
 }
+
+/// Copies `dst.len()` bytes at `ptr` into `dst` (`acl.util.ptr_to_bytes`,
+/// whose output buffer the interpreter allocated: an impossible size fails
+/// there with `MemoryError`, before this is called). `ptr` must be non-NULL.
+///
+/// pyACL's contract (module docs): like pyACL's `ptr_to_bytes`, this reads
+/// the address the script passed, which the script vouches is readable host
+/// memory of `dst.len()` bytes.
+pub fn read_into(ptr: u64, dst: &mut [u8]) {
+    if ptr == 0 || dst.is_empty() {
+        return;
+    }
+    // SAFETY: `ptr` is non-NULL and readable for `dst.len()` bytes by
+    // pyACL's contract; `dst` is a distinct, writable Rust slice (memory the
+    // interpreter just allocated, so it cannot overlap the script's); `u8`
+    // has no alignment or validity rule.
+    unsafe {
+        core::ptr::copy_nonoverlapping(ptr as usize as *const u8, dst.as_mut_ptr(), dst.len())
+    }
+}
+
+// ---- peer access and last error ------------------------------------------
+
+/// `aclrtDeviceCanAccessPeer(&can, device, peer)`.
+pub fn device_can_access_peer(device: i32, peer: i32) -> (i32, i32) {
+    let mut can = 0i32;
+    // SAFETY: `can` is a local the C function may write; the ids are plain
+    // integers the runtime checks.
+    let ret = unsafe { sys::aclrtDeviceCanAccessPeer(&mut can, device, peer) };
+    (can, ret)
+}
+call!(
+    /// `aclrtDeviceEnablePeerAccess`.
+    device_enable_peer_access => aclrtDeviceEnablePeerAccess(peer: i32 => peer, flags: u32 => flags)
+);
+call!(
+    /// `aclrtDeviceDisablePeerAccess`.
+    device_disable_peer_access => aclrtDeviceDisablePeerAccess(peer: i32 => peer)
+);
+call!(
+    /// `aclrtGetLastError`.
+    get_last_error => aclrtGetLastError(level: u32 => level)
+);
+call!(
+    /// `aclrtPeekAtLastError`.
+    peek_at_last_error => aclrtPeekAtLastError(level: u32 => level)
+);

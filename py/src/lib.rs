@@ -9,8 +9,9 @@
 //! (`"acl.rt.<name> args parse failed"`) or `ValueError` for malformed
 //! arguments, no constants.
 //!
-//! Layers (imports only downward): [`ffi`] (the only `unsafe`: one C call per
-//! function) ← [`args`] (pyACL's argument formats), [`gil`] (leaving and
+//! Layers (imports only downward): [`ffi`] (unsafe: one C call per
+//! function), [`errors`], [`fork`] ← [`memory`] (unsafe: the buffer
+//! protocol of runtime memory and the Pythonic layer's copy) ← [`args`] (pyACL's argument formats), [`gil`] (leaving and
 //! re-entering the interpreter, safe at exit) ← [`callback`] ← [`rt`],
 //! [`util`] (the Python functions) ← this file (the module).
 //!
@@ -19,8 +20,11 @@
 
 pub mod args;
 pub mod callback;
+pub mod errors;
 pub mod ffi;
+pub mod fork;
 pub mod gil;
+pub mod memory;
 pub mod rt;
 pub mod util;
 
@@ -74,7 +78,26 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
         rt::get_mem_info, rt::memcpy2d, rt::memcpy2d_async,
         // callbacks
         rt::subscribe_report, rt::unsubscribe_report, rt::launch_callback, rt::process_report,
+        // peer access, last error
+        rt::device_can_access_peer, rt::device_enable_peer_access,
+        rt::device_disable_peer_access, rt::get_last_error, rt::peek_at_last_error,
     );
+
+    // The Pythonic layer's memory (private to it: `aclrt` re-exports).
+    m.add_class::<memory::Memory>()?;
+    m.add_function(wrap_pyfunction!(memory::_copy, m)?)?;
+    m.add_function(wrap_pyfunction!(memory::_kind_of, m)?)?;
+    m.add("AclUsageError", m.py().get_type::<errors::AclUsageError>())?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+
+    // A forked child refuses every runtime call (fork.rs).
+    m.add_function(wrap_pyfunction!(fork::_after_fork_in_child, m)?)?;
+    let os = m.py().import("os")?;
+    if os.hasattr("register_at_fork")? {
+        let kw = pyo3::types::PyDict::new(m.py());
+        kw.set_item("after_in_child", m.getattr("_after_fork_in_child")?)?;
+        os.call_method("register_at_fork", (), Some(&kw))?;
+    }
 
     m.add_function(wrap_pyfunction!(gil::_at_exit, m)?)?;
     m.py()

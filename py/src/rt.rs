@@ -14,14 +14,20 @@ use crate::args::{parse, parse_error};
 use crate::ffi;
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-use pyo3::types::{PyString, PyTuple};
+use pyo3::types::{PyDict, PyString, PyTuple};
 use std::ffi::CString;
 
 macro_rules! pyfn {
     ($name:ident, $full:literal, $doc:literal, ($($a:ident: $t:ty),*) -> $r:ty, |$py:ident| $body:expr) => {
         #[doc = $doc]
-        #[pyfunction(signature = (*args))]
-        pub fn $name($py: Python<'_>, args: &Bound<'_, PyTuple>) -> PyResult<$r> {
+        #[pyfunction(signature = (*args, **kwargs))]
+        pub fn $name(
+            $py: Python<'_>,
+            args: &Bound<'_, PyTuple>,
+            kwargs: Option<&Bound<'_, PyDict>>,
+        ) -> PyResult<$r> {
+            no_keywords(kwargs, $full)?;
+            crate::fork::check()?;
             #[allow(unused_parens)]
             let ($($a,)*): ($($t,)*) = parse(args, $full)?;
             let _ = $py;
@@ -30,11 +36,22 @@ macro_rules! pyfn {
     };
 }
 
+/// pyACL's functions are positional-only (`METH_VARARGS`): a keyword is
+/// the parse error of the docs, `TypeError("acl.rt.<name> args parse failed")`.
+pub fn no_keywords(kwargs: Option<&Bound<'_, PyDict>>, name: &str) -> PyResult<()> {
+    match kwargs {
+        Some(k) if !k.is_empty() => Err(parse_error(name)),
+        _ => Ok(()),
+    }
+}
+
 // ---- acl -----------------------------------------------------------------
 
 /// init(config_path=None) -> ret: aclInit. The path is optional.
-#[pyfunction(signature = (*args))]
-pub fn init(args: &Bound<'_, PyTuple>) -> PyResult<i32> {
+#[pyfunction(signature = (*args, **kwargs))]
+pub fn init(args: &Bound<'_, PyTuple>, kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<i32> {
+    no_keywords(kwargs, "acl.init")?;
+    crate::fork::check()?;
     let path = match args.len() {
         0 => None,
         1 => {
@@ -229,6 +246,24 @@ pyfn!(memcpy2d_async, "acl.rt.memcpy2d_async",
     (dst: u64, dpitch: u64, src: u64, spitch: u64, w: u64, h: u64, kind: u32, s: u64) -> i32,
     |py| ffi::memcpy2d_async(dst, dpitch, src, spitch, w, h, kind, s));
 
+// ---- peer access and last error -----------------------------------------
+
+pyfn!(device_can_access_peer, "acl.rt.device_can_access_peer",
+    "device_can_access_peer(device_id, peer_device_id) -> (can_access_peer, ret): aclrtDeviceCanAccessPeer (1 or 0).",
+    (d: i32, peer: i32) -> (i32, i32), |py| ffi::device_can_access_peer(d, peer));
+pyfn!(device_enable_peer_access, "acl.rt.device_enable_peer_access",
+    "device_enable_peer_access(peer_device_id, flags) -> ret: aclrtDeviceEnablePeerAccess (from the current device; flags must be 0).",
+    (peer: i32, flags: u32) -> i32, |py| ffi::device_enable_peer_access(peer, flags));
+pyfn!(device_disable_peer_access, "acl.rt.device_disable_peer_access",
+    "device_disable_peer_access(peer_device_id) -> ret: aclrtDeviceDisablePeerAccess.",
+    (peer: i32) -> i32, |py| ffi::device_disable_peer_access(peer));
+pyfn!(get_last_error, "acl.rt.get_last_error",
+    "get_last_error(level) -> ret: aclrtGetLastError: the calling thread's last error code, then cleared (level 0 = ACL_RT_THREAD_LEVEL).",
+    (level: u32) -> i32, |py| ffi::get_last_error(level));
+pyfn!(peek_at_last_error, "acl.rt.peek_at_last_error",
+    "peek_at_last_error(level) -> ret: aclrtPeekAtLastError: the calling thread's last error code, kept (level 0 = ACL_RT_THREAD_LEVEL).",
+    (level: u32) -> i32, |py| ffi::peek_at_last_error(level));
+
 // ---- callbacks -----------------------------------------------------------
 
 pyfn!(subscribe_report, "acl.rt.subscribe_report",
@@ -244,9 +279,15 @@ pyfn!(process_report, "acl.rt.process_report",
 /// launch_callback(fn, user_data, block_type, stream) -> ret: aclrtLaunchCallback.
 /// `fn(user_data)` runs on the thread subscribed to the stream, holding the
 /// GIL; an exception it raises is printed and swallowed.
-#[pyfunction(signature = (*args))]
-pub fn launch_callback(py: Python<'_>, args: &Bound<'_, PyTuple>) -> PyResult<i32> {
+#[pyfunction(signature = (*args, **kwargs))]
+pub fn launch_callback(
+    py: Python<'_>,
+    args: &Bound<'_, PyTuple>,
+    kwargs: Option<&Bound<'_, PyDict>>,
+) -> PyResult<i32> {
     const NAME: &str = "acl.rt.launch_callback";
+    no_keywords(kwargs, NAME)?;
+    crate::fork::check()?;
     if args.len() != 4 {
         return Err(parse_error(NAME));
     }

@@ -4,7 +4,9 @@
 
 use crate::args::{parse, parse_error};
 use crate::ffi;
-use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError, PyWarning};
+use pyo3::exceptions::{
+    PyOverflowError, PyRuntimeError, PySystemExit, PyTypeError, PyValueError, PyWarning,
+};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyTuple};
 use std::collections::BTreeMap;
@@ -30,16 +32,45 @@ pub fn bytes_to_ptr(args: &Bound<'_, PyTuple>) -> PyResult<u64> {
 }
 
 /// ptr_to_bytes(ptr, size) -> bytes: a copy of `size` bytes at `ptr`.
+/// A negative size is a `ValueError`; a size the interpreter cannot allocate
+/// raises `MemoryError` (or `OverflowError`), before anything is read.
 #[pyfunction(signature = (*args))]
 pub fn ptr_to_bytes<'py>(
     py: Python<'py>,
     args: &Bound<'py, PyTuple>,
 ) -> PyResult<Bound<'py, PyBytes>> {
-    let (ptr, size): (u64, u64) = parse(args, "acl.util.ptr_to_bytes")?;
-    let size = usize::try_from(size).map_err(|_| parse_error("acl.util.ptr_to_bytes"))?;
-    let data = ffi::read(ptr, size)
-        .ok_or_else(|| PyValueError::new_err("acl.util.ptr_to_bytes: the pointer is 0 (NULL)"))?;
-    Ok(PyBytes::new(py, &data))
+    const NAME: &str = "acl.util.ptr_to_bytes";
+    if args.len() != 2 {
+        return Err(parse_error(NAME));
+    }
+    let (ptr,): (u64,) = parse(&PyTuple::new(py, [args.get_item(0)?])?, NAME)?;
+    let size: i128 = args.get_item(1)?.extract().map_err(|_| parse_error(NAME))?;
+    if size < 0 {
+        return Err(PyValueError::new_err(format!(
+            "{NAME}: the size must be non-negative, not {size}"
+        )));
+    }
+    let size = isize::try_from(size)
+        .ok()
+        .and_then(|s| usize::try_from(s).ok())
+        .ok_or_else(|| {
+            PyOverflowError::new_err(format!(
+                "{NAME}: a size of {size} bytes cannot be allocated"
+            ))
+        })?;
+    if size == 0 {
+        return Ok(PyBytes::new(py, &[]));
+    }
+    if ptr == 0 {
+        return Err(PyValueError::new_err(format!(
+            "{NAME}: the pointer is 0 (NULL)"
+        )));
+    }
+    // The interpreter allocates first (MemoryError for an impossible size).
+    PyBytes::new_with(py, size, |buf| {
+        ffi::read_into(ptr, buf);
+        Ok(())
+    })
 }
 
 fn warn(py: Python<'_>, msg: &std::ffi::CStr) -> PyResult<()> {
@@ -208,10 +239,15 @@ pub fn start_thread(args: &Bound<'_, PyTuple>) -> PyResult<(u64, i32)> {
                     None => func.call0(py),
                     Some(a) => func.call1(py, (a,)),
                 };
-                r.map(drop).map_err(|e| {
+                // As in a threading.Thread: the exception (SystemExit and
+                // KeyboardInterrupt included) is printed through
+                // sys.unraisablehook, never an exit of the process from this
+                // thread; SystemExit ends the thread as a return does.
+                r.map(drop).or_else(|e| {
+                    let exit = e.is_instance_of::<PySystemExit>(py);
                     let msg = e.to_string();
-                    e.print(py);
-                    msg
+                    e.write_unraisable(py, Some(func.bind(py)));
+                    if exit { Ok(()) } else { Err(msg) }
                 })
             });
             outcome.unwrap_or_else(|| {

@@ -39,6 +39,9 @@ RT_FUNCS = {
     "get_mem_info": 1, "memcpy2d": 7, "memcpy2d_async": 8,
     # callbacks
     "subscribe_report": 2, "unsubscribe_report": 2, "launch_callback": 4, "process_report": 1,
+    # peer access, last error (C exports beyond pyacl-facts.md's 68 rows)
+    "device_can_access_peer": 2, "device_enable_peer_access": 2,
+    "device_disable_peer_access": 1, "get_last_error": 1, "peek_at_last_error": 1,
 }
 UTIL_FUNCS = {
     "bytes_to_ptr": 1, "ptr_to_bytes": 2, "numpy_to_ptr": 1, "numpy_contiguous_to_ptr": 1,
@@ -51,8 +54,8 @@ def public(mod):
 
 
 class Layout(unittest.TestCase):
-    def test_the_68_rows_and_nothing_else(self):
-        self.assertEqual(len(ACL_FUNCS) + len(RT_FUNCS) + len(UTIL_FUNCS), 68)
+    def test_the_68_rows_plus_peer_and_last_error_and_nothing_else(self):
+        self.assertEqual(len(ACL_FUNCS) + len(RT_FUNCS) + len(UTIL_FUNCS), 68 + 5)
         self.assertEqual(sorted(set(public(acl)) - {"rt", "util"}), sorted(ACL_FUNCS))
         self.assertEqual(public(acl.rt), sorted(RT_FUNCS))
         self.assertEqual(public(acl.util), sorted(UTIL_FUNCS))

@@ -56,8 +56,9 @@ class Lifecycle(Base):
 
     def test_exit_by_exception_releases_everything_in_the_legal_order(self):
         calls = []
-        orig = {n: getattr(acl.rt, n) for n in ("destroy_stream", "destroy_event", "free", "free_host",
+        orig = {n: getattr(acl.rt, n) for n in ("destroy_stream", "destroy_event",
                                                  "destroy_context", "reset_device")}
+        freed = []  # (the buffers freed) when the context goes: memory is freed in Rust
 
         class Boom(Exception):
             pass
@@ -73,11 +74,13 @@ class Lifecycle(Base):
                 s.copy(buf, host)  # pending work: the stream synchronizes first
                 for name, fn in orig.items():
                     setattr(acl.rt, name, (lambda n, f: lambda *a: (calls.append(n), f(*a))[1])(name, fn))
+                acl.rt.destroy_context = lambda *a: (freed.append((buf._ptr, host._ptr, buf.closed, host.closed)),
+                                                     orig["destroy_context"](*a))[1]
                 raise Boom()
         for name, fn in orig.items():
             setattr(acl.rt, name, fn)
-        self.assertEqual(calls, ["destroy_stream", "destroy_event", "free", "free_host",
-                                 "destroy_context", "reset_device"])
+        self.assertEqual(calls, ["destroy_stream", "destroy_event", "reset_device"])
+        self.assertEqual(freed, [(0, 0, True, True)])
         self.assertTrue(all(o.closed for o in (rt, dev, ctx, buf, host, ev, s)))
 
     def test_releasing_a_parent_before_its_children_raises(self):
@@ -198,21 +201,24 @@ class Buffers(Base):
             buf.close()
             self.assertTrue(buf.closed)
 
-    def test_with_block_exit_refuses_to_free_under_a_live_view(self):
+    def test_with_block_exit_under_a_live_view_defers_until_the_last_view_dies(self):
         import numpy as np
 
         rt = aclrt.Runtime()
         dev = rt.device(0)
         ctx = dev.context()
         view = ctx.pinned(64).numpy(np.uint8)
-        with self.assertRaises(AclUsageError):
-            rt.__exit__(None, None, None)
+        rt.__exit__(None, None, None)  # no error: the release waits for the view
+        self.assertTrue(rt.closed)
         view[:] = 1  # still valid memory: nothing was freed
         self.assertEqual(int(view.sum()), 64)
+        self.assertNotEqual(acl.init(), 0)  # the runtime is still initialised
         del view
         gc.collect()
-        rt.__exit__(None, None, None)
-        self.assertTrue(rt.closed)
+        # The last view freed the buffer, then destroyed the context, reset
+        # the device and finalized the runtime, in that order.
+        self.assertEqual(acl.init(), 0)
+        self.assertEqual(acl.finalize(), 0)
 
     def test_copy_direction_comes_from_the_buffers_and_run_mode(self):
         import numpy as np
@@ -228,9 +234,8 @@ class Buffers(Base):
             self.assertEqual(k("device", "pinned", mode), C.ACL_MEMCPY_DEVICE_TO_DEVICE)
             self.assertEqual(k("pinned", "device", mode), C.ACL_MEMCPY_DEVICE_TO_DEVICE)
             self.assertEqual(k("pageable", "pageable", mode), C.ACL_MEMCPY_HOST_TO_HOST)
-        seen = []
-        orig = acl.rt.memcpy
-        acl.rt.memcpy = lambda *a: (seen.append(a[4]), orig(*a))[1]
+        # The copies below use that table (acl._native), and the simulator
+        # refuses a kind that contradicts where the memory lies (107016).
         try:
             with aclrt.Runtime() as rt, rt.device(0) as dev, dev.context() as ctx:
                 self.assertEqual(dev.run_mode, mode)
@@ -245,11 +250,7 @@ class Buffers(Base):
                 ctx.copy(pinned, d)
                 self.assertEqual(pinned.tobytes(), b"\x01" * 64)
         finally:
-            acl.rt.memcpy = orig
-        if mode == ACL_HOST:
-            self.assertEqual(seen, [1, 2, 1, 2])
-        else:
-            self.assertEqual(seen, [3, 3, 3, 3])
+            pass
 
     def test_wrong_copies_raise_clearly(self):
         import numpy as np

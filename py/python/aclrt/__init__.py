@@ -1,7 +1,8 @@
 """aclrt: a safe, Pythonic layer over pyACL's ``acl`` module.
 
-Pure Python over ``acl`` (aclrt's own, on the simulator or a real
-``libascendcl``, or Huawei's pyACL)::
+Python sugar over aclrt's ``acl`` module (on the simulator or a real
+``libascendcl``); memory is owned and counted in Rust
+(``acl._native.Memory``)::
 
     import numpy as np
     import aclrt
@@ -22,6 +23,8 @@ Runtime failures raise :class:`AclError` (``code``, ``function``,
 ``message``); misuse the layer catches raises :class:`AclUsageError`.
 """
 
+from acl._native import __version__ as _native_version
+
 from . import constants
 from ._core import (
     Context,
@@ -33,10 +36,14 @@ from ._core import (
     Stream,
     kind_of,
 )
-from .errors import AclError, AclUsageError, CallbackError, check
+from .errors import AclError, AclMemoryError, AclUsageError, CallbackError, check
+
+#: The package version (that of the ``acl`` extension it ships with).
+__version__ = _native_version
 
 __all__ = [
     "AclError",
+    "AclMemoryError",
     "AclUsageError",
     "CallbackError",
     "Context",

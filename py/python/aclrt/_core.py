@@ -1,4 +1,4 @@
-"""The resource tree: Runtime → Device → Context → Stream / Event / buffers.
+r"""The resource tree: Runtime → Device → Context → Stream / Event / buffers.
 
 Every object is released exactly once, after its children:
 
@@ -10,19 +10,31 @@ Every object is released exactly once, after its children:
 
 Each call first makes the object's context current on the calling thread
 (one ``acl.rt.get_context`` and, when it differs, ``acl.rt.set_context``),
-so objects may be used from any thread. Nothing here touches memory the
-layer cannot prove is live: numpy views keep their buffer alive, and a
-buffer with live views or pending stream work refuses to be freed.
+so objects may be used from any thread.
+
+Memory belongs to Rust (``acl._native.Memory``, the base of both buffer
+classes): pinned buffers export Python's buffer protocol, so numpy arrays and
+``memoryview``\ s hold an export, and the check "no export left" and the free
+are one step there, whatever thread asks. ``close()`` of a buffer with live
+views raises; leaving a ``with`` block instead *defers* the release: the
+buffer, and every ancestor that waits for it (context, device, runtime), is
+released in order when the last view dies (as CuPy keeps memory alive).
+Copies go through ``acl._native._copy``, which holds both sides (an export of
+a numpy array, the state of a buffer) for the duration of the runtime call
+and takes only plain numeric data. Resource objects refuse ``pickle`` and
+``copy``.
 """
 
-import ctypes
+import operator
 import threading
-import weakref
 
 import acl
+from acl import _native
 
 from . import constants as C
 from .errors import AclUsageError, CallbackError, check
+
+_copy = _native._copy
 
 _np_module = None
 _tls = threading.local()  # .callback_stream: set while a stream callback runs
@@ -47,6 +59,34 @@ def _np():
     return _np_module
 
 
+def _plain_dtype(dtype):
+    """``numpy.dtype(dtype)`` if it is a plain number (bool, integer, float,
+    complex); anything else (objects, strings, records, datetimes) would let
+    raw bytes become Python objects or garbage: ``TypeError``."""
+    dt = _np().dtype(dtype)
+    if dt.kind not in "biufc" or dt.fields is not None or dt.subdtype is not None:
+        raise TypeError(
+            f"only plain numeric dtypes (bool, integers, floats, complex) view or copy "
+            f"runtime memory, not {dt!r}"
+        )
+    return dt
+
+
+def _size(nbytes, what="a buffer"):
+    """A positive byte count: ints and numpy integers (``__index__``)."""
+    if isinstance(nbytes, bool):
+        raise TypeError(f"{what} needs an integer size, not {nbytes!r}")
+    try:
+        n = operator.index(nbytes)
+    except TypeError:
+        raise TypeError(f"{what} needs an integer size, not {type(nbytes).__name__}") from None
+    if n <= 0:
+        raise ValueError(f"{what} needs a positive size, not {n}")
+    if n >= 1 << 63:
+        raise OverflowError(f"{what} of {n} bytes cannot be allocated")
+    return n
+
+
 class _Node:
     _order = 9  # close order among siblings: lower first
     _what = "resource"
@@ -55,8 +95,29 @@ class _Node:
         self._parent = parent
         self._children = []
         self._closed = False
+        # Released by a with-block while a descendant buffer still has views:
+        # the release happens when the last of them dies.
+        self._waiting = False
         if parent is not None:
             parent._children.append(self)
+
+    def _detach(self):
+        self._closed = True
+        if self._parent is not None:
+            try:
+                self._parent._children.remove(self)
+            except ValueError:
+                pass
+
+    # -- no second owner -----------------------------------------------------
+    def _refuse_copy(self, *_args):
+        raise TypeError(
+            f"cannot pickle or copy a {type(self).__name__}: it holds runtime resources of "
+            "this process (a copy would be a second owner, or a handle another process "
+            "never created)"
+        )
+
+    __reduce__ = __reduce_ex__ = __copy__ = __deepcopy__ = __getstate__ = _refuse_copy
 
     # -- state ---------------------------------------------------------------
     @property
@@ -78,6 +139,9 @@ class _Node:
     # -- release -------------------------------------------------------------
     def close(self):
         """Releases this object; its children must be released already."""
+        self._close(False)
+
+    def _close(self, defer):
         if self._closed:
             return
         live = [c for c in self._children if not c._closed]
@@ -88,18 +152,27 @@ class _Node:
                 f"children ({kinds}): close them first, or leave its with-block, "
                 "which releases them in order"
             )
+        if self._children:  # only children waiting for their last view
+            self._closed = True
+            self._waiting = True
+            return
         self._release()
-        self._closed = True
-        if self._parent is not None:
-            try:
-                self._parent._children.remove(self)
-            except ValueError:
-                pass
+        self._released()
+
+    def _released(self):
+        """Bookkeeping after a release; releases a waiting parent whose last
+        child this was."""
+        self._waiting = False
+        parent = self._parent
+        self._detach()
+        if parent is not None and parent._waiting and not parent._children:
+            parent._release()
+            parent._released()
 
     def _close_tree(self):
         for child in sorted(list(self._children), key=lambda c: c._order):
             child._close_tree()
-        self.close()
+        self._close(True)
 
     def _release(self):
         raise NotImplementedError
@@ -182,7 +255,7 @@ class Device(_Node):
         check(ret, "acl.rt.get_mem_info")
         return free, total
 
-    def close(self):
+    def _close(self, defer):
         """Resets the device; its explicit contexts must be released already
         (the default context goes with the device, once its own children are)."""
         if self._closed:
@@ -193,7 +266,7 @@ class Device(_Node):
             live = [c for c in self._children if not c._closed and c is not dc]
             if not live:
                 dc._close_tree()
-        super().close()
+        super()._close(defer)
 
     def _release(self):
         check(acl.rt.reset_device(self.id), "acl.rt.reset_device")
@@ -218,8 +291,9 @@ class Context(_Node):
         self.handle = handle
         self._default_stream = None
         self._device = device
-        mode = device.run_mode
-        self._kinds = {(d, s_): kind_of(d, s_, mode) for d in _WHERE for s_ in _WHERE}
+        self._dev_id = device.id
+        self._mode = device.run_mode
+        self._reporter = None
 
     @property
     def device(self):
@@ -232,6 +306,9 @@ class Context(_Node):
     def _bind(self):
         if self._closed:
             self._check_open()
+        self._bind_raw()
+
+    def _bind_raw(self):
         cur, ret = acl.rt.get_context()
         if ret or cur != self.handle:
             check(acl.rt.set_context(self.handle), "acl.rt.set_context")
@@ -260,7 +337,9 @@ class Context(_Node):
         return Event(self, timing)
 
     def alloc(self, nbytes, policy=C.ACL_MEM_MALLOC_HUGE_FIRST):
-        """Device memory (``acl.rt.malloc``)."""
+        """Device memory (``acl.rt.malloc``); ``nbytes`` may be any integer
+        (numpy's included). An allocation the runtime cannot satisfy raises
+        :class:`AclMemoryError` (a ``MemoryError``)."""
         self._bind()
         return DeviceBuffer(self, nbytes, policy)
 
@@ -271,15 +350,26 @@ class Context(_Node):
         return HostBuffer(self, nbytes)
 
     def copy(self, dst, src, nbytes=None):
-        """A synchronous copy (``acl.rt.memcpy``); the direction comes from
-        where ``dst`` and ``src`` lie and the run mode."""
+        """A synchronous copy (``acl.rt.memcpy``) of ``nbytes`` (default: all
+        of ``src``); the direction comes from where ``dst`` and ``src`` lie
+        and the run mode. Each side is a buffer of this device or any object
+        with the buffer protocol (``bytes`` as a source, ``bytearray``,
+        ``memoryview``, a C-contiguous numpy array of a plain numeric dtype)."""
         if self._closed:
             self._check_open()
-        dptr, dmax, sptr, n, kind = _plan(self, dst, src, nbytes, False)
-        self._bind()
-        ret = acl.rt.memcpy(dptr, dmax, sptr, n, kind)
+        ret = _copy(self.handle, self._dev_id, self._mode, dst, src, nbytes)
         if ret:
             check(ret, "acl.rt.memcpy")
+
+    def _subscribe(self, stream):
+        """The context's one callback thread, shared by all its streams."""
+        if self._reporter is None:
+            self._reporter = _Reporter()
+        self._reporter.add(stream)
+
+    def _unsubscribe(self, stream):
+        if self._reporter is not None:
+            self._reporter.remove(stream)
 
     def synchronize(self):
         """Waits for all work of this context's device (``acl.rt.synchronize_device``)."""
@@ -298,36 +388,64 @@ class Context(_Node):
     def _close_tree(self):
         for child in sorted(list(self._children), key=lambda c: c._order):
             child._close_tree()
+        self._stop_reporter()
         if self.default:
-            self._closed = True
-            if self._parent is not None and self in self._parent._children:
-                self._parent._children.remove(self)
+            if self._closed:
+                return
+            if self._children:  # buffers waiting for their last view
+                self._closed = True
+                self._waiting = True
+            else:
+                self._released()
         else:
-            self.close()
+            self._close(True)
+
+    def _stop_reporter(self):
+        if self._reporter is not None:
+            reporter, self._reporter = self._reporter, None
+            reporter.stop()
 
     def _release(self):
-        check(acl.rt.destroy_context(self.handle), "acl.rt.destroy_context")
+        self._stop_reporter()
+        if not self.default:
+            check(acl.rt.destroy_context(self.handle), "acl.rt.destroy_context")
 
 
 class _Reporter:
-    """The thread that serves a stream's callbacks (``process_report``)."""
+    """One thread that serves the callbacks of several streams
+    (``subscribe_report`` per stream, one ``process_report`` loop)."""
 
-    def __init__(self, stream):
+    def __init__(self):
         self._stop = threading.Event()
+        self._streams = set()
         self._thread = threading.Thread(target=self._loop, name="aclrt callbacks", daemon=True)
         self._thread.start()
-        self._stream = stream
-        check(acl.rt.subscribe_report(self._thread.ident, stream.handle), "acl.rt.subscribe_report")
+
+    def add(self, stream):
+        if stream not in self._streams:
+            check(acl.rt.subscribe_report(self._thread.ident, stream.handle), "acl.rt.subscribe_report")
+            self._streams.add(stream)
+
+    def remove(self, stream):
+        if stream in self._streams:
+            self._streams.discard(stream)
+            check(acl.rt.unsubscribe_report(self._thread.ident, stream.handle), "acl.rt.unsubscribe_report")
 
     def _loop(self):
         while not self._stop.is_set():
             acl.rt.process_report(50)
 
     def stop(self):
-        ret = acl.rt.unsubscribe_report(self._thread.ident, self._stream.handle)
+        err = None
+        for stream in list(self._streams):
+            try:
+                self.remove(stream)
+            except Exception as e:  # noqa: BLE001 - report the first after joining
+                err = err or e
         self._stop.set()
         self._thread.join()
-        check(ret, "acl.rt.unsubscribe_report")
+        if err is not None:
+            raise err
 
 
 class Stream(_Node):
@@ -339,8 +457,9 @@ class Stream(_Node):
     def __init__(self, ctx, default=False):
         super().__init__(ctx)
         self.default = default
-        self._pending = set()
-        self._reporter = None
+        self._pending = {}  # buffer -> the sequence number of its last use here
+        self._seq = 0
+        self._subscribed = False
         self._callback_errors = []
         if default:
             self.handle = 0
@@ -357,22 +476,31 @@ class Stream(_Node):
         return self._parent
 
     def _use(self, buf):
-        self._pending.add(buf)
+        self._seq += 1
+        self._pending[buf] = self._seq
         buf._streams.add(self)
+        buf._set_busy(True)
 
-    def _settle(self):
-        for buf in self._pending:
-            buf._streams.discard(self)
-        self._pending.clear()
+    def _settle(self, upto=None):
+        """Forgets the uses of buffers up to sequence number ``upto`` (all of
+        them by default): their work is known to be done."""
+        for buf, seq in list(self._pending.items()):
+            if upto is None or seq <= upto:
+                del self._pending[buf]
+                buf._streams.discard(self)
+                if not buf._streams:
+                    buf._set_busy(False)
 
     def copy(self, dst, src, nbytes=None):
         """An asynchronous copy (``acl.rt.memcpy_async``) between runtime
-        buffers (device or pinned); both stay in use until ``synchronize()``."""
+        buffers (device or pinned); both stay in use until a synchronisation
+        covers it (this stream's, its context's, or an event recorded after
+        it: ``event.synchronize()`` or a true ``event.query()``)."""
         ctx = self._parent
         self._check_open()
-        dptr, dmax, sptr, n, kind = _plan(ctx, dst, src, nbytes, True)
-        ctx._bind()
-        check(acl.rt.memcpy_async(dptr, dmax, sptr, n, kind, self.handle), "acl.rt.memcpy_async")
+        if ctx._closed:
+            ctx._check_open()
+        check(_copy(ctx.handle, ctx._dev_id, ctx._mode, dst, src, nbytes, self.handle), "acl.rt.memcpy_async")
         self._use(dst)
         self._use(src)
 
@@ -383,6 +511,7 @@ class Stream(_Node):
         self._check_open()
         b = _runtime_buffer(ctx, buf, "memset")
         n = b.nbytes if nbytes is None else _count(nbytes, b.nbytes, "memset")
+
         check(acl.rt.memset_async(b.ptr, b.nbytes, value, n, self.handle), "acl.rt.memset_async")
         self._use(b)
 
@@ -393,6 +522,7 @@ class Stream(_Node):
         event._check_same_device(self)
         check(acl.rt.record_event(event.handle, self.handle), "acl.rt.record_event")
         event._recorded = True
+        event._mark = (self, self._seq)  # the work this record covers
         return event
 
     def wait(self, event):
@@ -412,8 +542,9 @@ class Stream(_Node):
             raise TypeError("add_callback needs a callable")
         self._parent._bind()
         self._check_open()
-        if self._reporter is None:
-            self._reporter = _Reporter(self)
+        if not self._subscribed:
+            self._parent._subscribe(self)
+            self._subscribed = True
         errors = self._callback_errors
 
         stream = self
@@ -456,16 +587,14 @@ class Stream(_Node):
                     self.synchronize()
                 finally:
                     self._stop_reporter()
-                    self._closed = True
-                    if self in self._parent._children:
-                        self._parent._children.remove(self)
+                    self._detach()
         else:
-            self.close()
+            self._close(True)
 
     def _stop_reporter(self):
-        if self._reporter is not None:
-            reporter, self._reporter = self._reporter, None
-            reporter.stop()
+        if self._subscribed:
+            self._subscribed = False
+            self._parent._unsubscribe(self)
 
     def _release(self):
         _no_wait_in_callback("releasing a stream", self)
@@ -487,6 +616,7 @@ class Event(_Node):
         super().__init__(ctx)
         self.timing = timing
         self._recorded = False
+        self._mark = None
         flags = C.ACL_EVENT_SYNC | (C.ACL_EVENT_TIME_LINE if timing else 0)
         handle, ret = acl.rt.create_event_with_flag(flags)
         if ret != 0:
@@ -504,17 +634,34 @@ class Event(_Node):
     def recorded(self):
         return self._recorded
 
+    def _done(self):
+        """The recorded work is done: the buffers it used are free again."""
+        if self._mark is not None:
+            stream, seq = self._mark
+            if not stream._closed:
+                stream._settle(seq)
+
     def synchronize(self):
-        """Waits until the recorded work is done (``acl.rt.synchronize_event``)."""
+        """Waits until the recorded work is done (``acl.rt.synchronize_event``);
+        the buffers that work used may be viewed, copied synchronously and
+        freed again (the double-buffering idiom)."""
+        self._check_open()
+        if self._mark is not None:
+            _no_wait_in_callback("event.synchronize()", self._mark[0])
         self._parent._bind()
         check(acl.rt.synchronize_event(self.handle), "acl.rt.synchronize_event")
+        self._done()
 
     def query(self):
-        """True when the last record has completed (``acl.rt.query_event_status``)."""
+        """True when the last record has completed (``acl.rt.query_event_status``);
+        then, as after ``synchronize()``, the buffers its work used are free again."""
         self._parent._bind()
         status, ret = acl.rt.query_event_status(self.handle)
         check(ret, "acl.rt.query_event_status")
-        return status == C.ACL_EVENT_RECORDED_STATUS_COMPLETE
+        done = status == C.ACL_EVENT_RECORDED_STATUS_COMPLETE
+        if done:
+            self._done()
+        return done
 
     def elapsed_since(self, start):
         """Milliseconds from ``start``'s record to this one's
@@ -541,19 +688,22 @@ class Event(_Node):
 
 
 class _Buffer(_Node):
+    """Runtime memory owned by ``acl._native.Memory`` (the second base of
+    :class:`DeviceBuffer` and :class:`HostBuffer`)."""
+
     _order = 2
     where = "device"
+    _host = False
 
-    def __init__(self, ctx, nbytes):
+    def __init__(self, ctx, nbytes, policy=C.ACL_MEM_MALLOC_HUGE_FIRST):
+        n = _size(nbytes)
         super().__init__(ctx)
-        if not isinstance(nbytes, int) or isinstance(nbytes, bool) or nbytes <= 0:
-            self._closed = True
-            ctx._children.remove(self)
-            raise ValueError(f"a buffer needs a positive int size, not {nbytes!r}")
-        self.nbytes = nbytes
         self._device = ctx._device
         self._streams = set()
-        self._views = {}  # id -> weakref of each live ctypes view
+        ret = self._alloc(self._host, n, policy, ctx._dev_id)
+        if ret != 0:
+            self._detach()
+            check(ret, "acl.rt.malloc_host" if self._host else "acl.rt.malloc")
 
     @property
     def context(self):
@@ -571,127 +721,130 @@ class _Buffer(_Node):
                 f"cannot free the {self._what}: work queued on {len(self._streams)} "
                 "stream(s) still uses it; synchronize first"
             )
-        if len(self._views):
-            raise AclUsageError(
-                f"cannot free the {self._what}: {len(self._views)} numpy view(s) of it are alive"
-            )
 
-    def close(self):
-        if not self._closed:
-            self._check_free()
-        super().close()
+    def _close(self, defer):
+        """Frees the memory; with live views, ``close()`` raises and a
+        with-block's release waits for the last view (``defer``)."""
+        if self._closed:
+            return
+        self._check_free()
+        self._parent._bind()
+        ret = self._free(defer, self._last_view_gone if defer else None)
+        if ret is None:
+            if not defer:
+                raise AclUsageError(
+                    f"cannot free the {self._what}: {self._exports} view(s) of it "
+                    "(numpy arrays, memoryviews) are alive"
+                )
+            self._closed = True
+            self._waiting = True
+            return
+        self._released()
+        check(ret, "acl.rt.free_host" if self._host else "acl.rt.free")
+
+    def _last_view_gone(self):
+        """Called by ``Memory`` when the last view of a buffer whose release
+        was deferred dies: free it, then release the ancestors that waited."""
+        self._parent._bind_raw()
+        ret = self._free(False)
+        self._released()
+        check(ret, "acl.rt.free_host" if self._host else "acl.rt.free")
+
+    def _release(self):  # a buffer is released by _close / _last_view_gone only
+        raise AssertionError("unreachable")
+
+    def to_numpy(self, dtype="uint8", shape=None):
+        """A new numpy array holding a copy of the contents (a synchronous
+        copy); ``dtype`` must be a plain numeric dtype."""
+        self._check_open()
+        dt = _plain_dtype(dtype)
+        out = _np().empty(self.nbytes // dt.itemsize, dtype=dt)
+        self._parent.copy(out, self, out.nbytes)
+        return out if shape is None else out.reshape(shape)
 
     def __len__(self):
         return self.nbytes
 
     def __repr__(self):
-        state = "closed" if self.closed else hex(self._ptr)
+        state = "closed" if self._closed else hex(self._ptr)
         return f"<{type(self).__name__} {self.nbytes} B at {state}>"
 
 
-class DeviceBuffer(_Buffer):
-    """Device memory (``acl.rt.malloc``); the host cannot view it."""
+class DeviceBuffer(_Buffer, _native.Memory):
+    """Device memory (``acl.rt.malloc``); the host cannot view it (copy it:
+    :meth:`to_numpy`, ``ctx.copy``)."""
 
     _what = "device buffer"
     where = "device"
-
-    def __init__(self, ctx, nbytes, policy=C.ACL_MEM_MALLOC_HUGE_FIRST):
-        super().__init__(ctx, nbytes)
-        ptr, ret = acl.rt.malloc(nbytes, policy)
-        if ret != 0:
-            self._closed = True
-            ctx._children.remove(self)
-            check(ret, "acl.rt.malloc")
-        self._ptr = ptr
+    _host = False
 
     def fill(self, value):
         """Sets every byte (``acl.rt.memset``)."""
         self._check_open()
+        if self._streams:
+            raise AclUsageError("the device buffer is used by queued stream work; synchronize first")
         self._parent._bind()
         check(acl.rt.memset(self._ptr, self.nbytes, value, self.nbytes), "acl.rt.memset")
 
-    def to_numpy(self, dtype="uint8", shape=None):
-        """A new host array with a copy of the contents (a synchronous copy)."""
-        self._check_open()
-        np = _np()
-        dt = np.dtype(dtype)
-        out = np.empty(self.nbytes // dt.itemsize, dtype=dt)
-        self._parent.copy(out, self, out.nbytes)
-        return out if shape is None else out.reshape(shape)
 
-    def _release(self):
-        self._parent._bind()
-        check(acl.rt.free(self._ptr), "acl.rt.free")
-
-
-class HostBuffer(_Buffer):
+class HostBuffer(_Buffer, _native.Memory):
     """Pinned host memory (``acl.rt.malloc_host``), zero-filled at creation;
     device memory in ``ACL_DEVICE`` run mode (the application runs on the
-    device, so it may still view it)."""
+    device, so it may still view it).
+
+    It supports Python's buffer protocol: ``memoryview(buf)``,
+    ``np.asarray(buf)`` (``uint8``) and :meth:`numpy` are views (no copy)
+    that keep the memory alive; :meth:`to_numpy` and :meth:`tobytes` copy."""
 
     _what = "pinned buffer"
     where = "pinned"
+    _host = True
 
-    def __init__(self, ctx, nbytes):
-        super().__init__(ctx, nbytes)
-        ptr, ret = acl.rt.malloc_host(nbytes)
-        if ret != 0:
-            self._closed = True
-            ctx._children.remove(self)
-            check(ret, "acl.rt.malloc_host")
-        self._ptr = ptr
-        ret = acl.rt.memset(ptr, nbytes, 0, nbytes)
-        if ret != 0:
-            acl.rt.free_host(ptr)
-            self._closed = True
-            ctx._children.remove(self)
-            check(ret, "acl.rt.memset")
-
-    def _raw(self):
+    def _view(self):
         self._check_open()
         if self._streams:
             raise AclUsageError(
                 "the pinned buffer is used by queued stream work; synchronize before touching it"
             )
-        raw = (ctypes.c_ubyte * self.nbytes).from_address(self._ptr)
-        raw._aclrt_buffer = self  # the view keeps the buffer object alive
-        views = self._views
-        key = id(raw)
-        views[key] = weakref.ref(raw, lambda _ref, k=key: views.pop(k, None))
-        return raw
+        try:
+            return memoryview(self)
+        except BufferError as e:
+            raise AclUsageError(str(e)) from None
 
     def numpy(self, dtype="uint8", shape=None):
-        """A writable numpy view (no copy). While any view (or an array made
-        from one) is alive, the buffer cannot be freed."""
-        np = _np()
-        dt = np.dtype(dtype)
-        count = self.nbytes // dt.itemsize
-        arr = np.frombuffer(self._raw(), dtype=dt, count=count)
+        """A writable numpy view (no copy) of a plain numeric ``dtype``. While
+        any view (or an array made from one) is alive, ``close()`` refuses
+        and a with-block's release waits for the last one."""
+        dt = _plain_dtype(dtype)
+        with self._view() as raw:
+            arr = _np().frombuffer(raw, dtype=dt, count=self.nbytes // dt.itemsize)
         return arr if shape is None else arr.reshape(shape)
 
     def write(self, data, offset=0):
         """Copies ``bytes``-like ``data`` in at ``offset``."""
         data = memoryview(data).cast("B")
+        offset = operator.index(offset)
         if offset < 0 or offset + len(data) > self.nbytes:
             raise ValueError(f"{len(data)} bytes at offset {offset} do not fit {self.nbytes}")
-        raw = self._raw()
-        memoryview(raw).cast("B")[offset : offset + len(data)] = data
+        with self._view() as raw:
+            raw[offset : offset + len(data)] = data
 
     def tobytes(self, nbytes=None, offset=0):
         """A copy of the contents."""
-        n = self.nbytes - offset if nbytes is None else nbytes
+        offset = operator.index(offset)
+        n = self.nbytes - offset if nbytes is None else operator.index(nbytes)
         if offset < 0 or n < 0 or offset + n > self.nbytes:
             raise ValueError(f"{n} bytes at offset {offset} do not fit {self.nbytes}")
-        return bytes(memoryview(self._raw()).cast("B")[offset : offset + n])
-
-    def _release(self):
-        self._parent._bind()
-        check(acl.rt.free_host(self._ptr), "acl.rt.free_host")
+        with self._view() as raw:
+            return bytes(raw[offset : offset + n])
 
 
 def _count(nbytes, limit, what):
-    if not isinstance(nbytes, int) or isinstance(nbytes, bool) or nbytes < 0:
-        raise ValueError(f"{what}: nbytes must be a non-negative int, not {nbytes!r}")
+    if isinstance(nbytes, bool):
+        raise TypeError(f"{what}: nbytes must be an integer, not {nbytes!r}")
+    nbytes = operator.index(nbytes)
+    if nbytes < 0:
+        raise ValueError(f"{what}: nbytes must be non-negative, not {nbytes!r}")
     if nbytes > limit:
         raise ValueError(f"{what}: {nbytes} bytes do not fit {limit}")
     return nbytes
@@ -706,50 +859,7 @@ def _runtime_buffer(ctx, buf, what):
     return buf
 
 
-def _side(ctx, obj, writable, asynchronous):
-    """``(address, size, where)`` of one side of a copy."""
-    if isinstance(obj, _Buffer):
-        if obj._closed:
-            obj._check_open()
-        if obj._device is not ctx._device:
-            raise AclUsageError("a buffer of another device (no peer access in this layer)")
-        if obj._streams and not asynchronous:
-            raise AclUsageError(
-                "a synchronous copy of a buffer that queued stream work still uses; synchronize first"
-            )
-        return obj._ptr, obj.nbytes, obj.where
-    if asynchronous:
-        raise AclUsageError(
-            "asynchronous copies take runtime memory only (a pinned HostBuffer or a "
-            f"DeviceBuffer), not {type(obj).__name__}"
-        )
-    if isinstance(obj, bytes):
-        if writable:
-            raise AclUsageError("bytes are immutable: copy into a bytearray, numpy array or buffer")
-        return (acl.util.bytes_to_ptr(obj) if obj else 0), len(obj), "pageable"
-    if isinstance(obj, bytearray):
-        if not obj:
-            return 0, 0, "pageable"
-        return ctypes.addressof(ctypes.c_char.from_buffer(obj)), len(obj), "pageable"
-    np = _np() if type(obj).__module__ == "numpy" else None
-    if np is not None and isinstance(obj, np.ndarray):
-        if not obj.flags.c_contiguous:
-            raise AclUsageError("the numpy array is not C-contiguous")
-        if writable and not obj.flags.writeable:
-            raise AclUsageError("the destination numpy array is read-only")
-        return obj.__array_interface__["data"][0], obj.nbytes, "pageable"
-    raise TypeError(f"cannot copy {'to' if writable else 'from'} {type(obj).__name__}")
-
-
-_WHERE = ("device", "pinned", "pageable")
-
-_HOST_KINDS = {
-    ("device", "device"): C.ACL_MEMCPY_DEVICE_TO_DEVICE,
-    ("device", "pinned"): C.ACL_MEMCPY_HOST_TO_DEVICE,
-    ("device", "pageable"): C.ACL_MEMCPY_HOST_TO_DEVICE,
-    ("pinned", "device"): C.ACL_MEMCPY_DEVICE_TO_HOST,
-    ("pageable", "device"): C.ACL_MEMCPY_DEVICE_TO_HOST,
-}
+_PLACES = {"device": 0, "pinned": 1, "pageable": 2}
 
 
 def kind_of(dst_where, src_where, run_mode):
@@ -760,19 +870,8 @@ def kind_of(dst_where, src_where, run_mode):
     ``ACL_DEVICE`` mode the application runs on the device: runtime memory
     (``malloc`` and ``malloc_host``) is device memory, so copies between it
     and anything are device-to-device; only pageable-to-pageable is
-    host-to-host."""
-    if run_mode == C.ACL_DEVICE:
-        if dst_where == src_where == "pageable":
-            return C.ACL_MEMCPY_HOST_TO_HOST
-        return C.ACL_MEMCPY_DEVICE_TO_DEVICE
-    return _HOST_KINDS.get((dst_where, src_where), C.ACL_MEMCPY_HOST_TO_HOST)
-
-
-def _plan(ctx, dst, src, nbytes, asynchronous):
-    """``(dst, dst_max, src, count, kind)`` of a copy, checked."""
-    dptr, dmax, dwhere = _side(ctx, dst, True, asynchronous)
-    sptr, smax, swhere = _side(ctx, src, False, asynchronous)
-    n = smax if nbytes is None else _count(nbytes, smax, "copy")
-    if n > dmax:
-        raise ValueError(f"copy: {n} bytes do not fit the {dmax}-byte destination")
-    return dptr, dmax, sptr, n, ctx._kinds[(dwhere, swhere)]
+    host-to-host. (The table lives in ``acl._native``, which copies use.)"""
+    try:
+        return _native._kind_of(_PLACES[dst_where], _PLACES[src_where], run_mode)
+    except KeyError:
+        raise ValueError('a side is "device", "pinned" or "pageable"') from None

@@ -1,6 +1,13 @@
 """Exceptions of the Pythonic layer."""
 
 import acl
+from acl._native import AclUsageError  # raised by checks in Rust and in Python alike
+
+__all__ = ["AclError", "AclMemoryError", "AclUsageError", "CallbackError", "check"]
+
+#: ACL_ERROR_RT_MEMORY_ALLOCATION / ACL_ERROR_BAD_ALLOC: an allocation the
+#: runtime could not satisfy.
+_OUT_OF_MEMORY = (207001, 200000)
 
 
 class AclError(RuntimeError):
@@ -21,11 +28,9 @@ class AclError(RuntimeError):
         super().__init__(text)
 
 
-class AclUsageError(RuntimeError):
-    """Misuse the layer caught before calling the runtime: a resource used
-    after it (or its context) was released, a parent released before its
-    children, a copy that cannot go in any direction, a buffer freed while a
-    numpy view or pending stream work still uses it."""
+class AclMemoryError(AclError, MemoryError):
+    """An allocation the runtime could not satisfy (``207001``): both an
+    :class:`AclError` and a ``MemoryError``."""
 
 
 class CallbackError(RuntimeError):
@@ -34,6 +39,8 @@ class CallbackError(RuntimeError):
 
 
 def check(ret, function):
-    """Raises :class:`AclError` when ``ret`` is not 0."""
+    """Raises :class:`AclError` when ``ret`` is not 0 (:class:`AclMemoryError`
+    for an allocation failure)."""
     if ret != 0:
-        raise AclError(ret, function, acl.get_recent_err_msg())
+        cls = AclMemoryError if ret in _OUT_OF_MEMORY else AclError
+        raise cls(ret, function, acl.get_recent_err_msg())

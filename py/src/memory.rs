@@ -1,0 +1,613 @@
+//! Memory that Python code can see, owned, counted and released here (the
+//! second file of the basement, beside [`crate::ffi`]).
+//!
+//! [`Memory`] owns one runtime allocation (`malloc` or `malloc_host`). The
+//! Pythonic layer's `DeviceBuffer` and `HostBuffer` are Python subclasses of
+//! it. Pinned host memory exports Python's buffer protocol: `memoryview`,
+//! `np.asarray`, `np.frombuffer` take an *export* (a count kept here), and
+//! the memory is freed only when no export is left. Every decision is made
+//! under the object's mutex with the GIL held and no Python code running, so
+//! a view taken on one thread and a release on another cannot interleave
+//! (the check and the free are one step): a view of freed memory cannot be
+//! made. A release asked while views live either refuses (`_free(False)`)
+//! or is deferred (`_free(True, callback)`): the last released export then
+//! frees the memory and calls the callback (which releases the parents that
+//! waited for it).
+//!
+//! [`copy`] is the Pythonic layer's copy (`ctx.copy`, `stream.copy`): both
+//! sides are resolved here, a `Memory` by its state, any other object
+//! through the buffer protocol (held for the duration of the call), and only
+//! plain numeric element formats are accepted, so an `object` array can never
+//! be written as raw bytes.
+//!
+//! Objects holding runtime resources refuse `pickle`, `copy.copy` and
+//! `copy.deepcopy` (a second owner of one allocation, or an address that
+//! means nothing in another process).
+#![allow(unsafe_code)]
+
+use crate::errors::AclUsageError;
+use crate::ffi;
+use pyo3::exceptions::{PyBufferError, PyTypeError, PyValueError};
+use pyo3::ffi as pyffi;
+use pyo3::prelude::*;
+use std::ffi::{CStr, c_int};
+use std::sync::{Mutex, MutexGuard, PoisonError};
+
+/// Where a `Memory` lies.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    /// `acl.rt.malloc`.
+    Device,
+    /// `acl.rt.malloc_host` (device memory in ACL_DEVICE run mode, still
+    /// readable by the application, which runs on the device).
+    Host,
+}
+
+/// The life of a `Memory`.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum State {
+    /// Created, nothing allocated yet.
+    Empty,
+    /// Allocated and usable.
+    Open,
+    /// Released by its owner while exports live: freed by the last export.
+    Deferred,
+    /// Freed.
+    Closed,
+}
+
+struct Inner {
+    state: State,
+    kind: Kind,
+    ptr: u64,
+    nbytes: usize,
+    device: i32,
+    exports: usize,
+    /// Queued stream work uses the memory (set by async copies, cleared by
+    /// the Pythonic layer when the streams are settled).
+    busy: bool,
+    /// Called (with the GIL) once the deferred free happened.
+    on_release: Option<Py<PyAny>>,
+}
+
+/// One runtime allocation that Python code can see (`acl._native.Memory`,
+/// the base of `aclrt.DeviceBuffer` and `aclrt.HostBuffer`).
+#[pyclass(module = "acl._native", name = "Memory", subclass, frozen)]
+pub struct Memory {
+    inner: Mutex<Inner>,
+}
+
+impl Memory {
+    fn lock(&self) -> MutexGuard<'_, Inner> {
+        self.inner.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+fn refuse_copy(obj: &Bound<'_, PyAny>) -> PyErr {
+    let name = obj
+        .get_type()
+        .name()
+        .map(|n| n.to_string())
+        .unwrap_or_else(|_| "object".to_owned());
+    PyTypeError::new_err(format!(
+        "cannot pickle or copy a {name}: it owns runtime memory of this process \
+         (a copy would be a second owner, or an address another process never allocated); \
+         copy its contents instead (to_numpy(), tobytes())"
+    ))
+}
+
+#[pymethods]
+impl Memory {
+    #[new]
+    #[pyo3(signature = (*_args, **_kwargs))]
+    fn new(_args: &Bound<'_, PyAny>, _kwargs: Option<&Bound<'_, PyAny>>) -> Self {
+        Memory {
+            inner: Mutex::new(Inner {
+                state: State::Empty,
+                kind: Kind::Device,
+                ptr: 0,
+                nbytes: 0,
+                device: -1,
+                exports: 0,
+                busy: false,
+                on_release: None,
+            }),
+        }
+    }
+
+    /// Allocates `nbytes` (> 0) in the current context of the calling
+    /// thread: pinned host memory, zero-filled (`host`), or device memory
+    /// with `policy`. Returns the runtime's `ret` (0: allocated).
+    fn _alloc(&self, host: bool, nbytes: usize, policy: u32, device: i32) -> PyResult<i32> {
+        crate::fork::check()?;
+        let mut g = self.lock();
+        if g.state != State::Empty {
+            return Err(AclUsageError::new_err("the memory was already allocated"));
+        }
+        let size = nbytes as u64;
+        let (ptr, ret) = if host {
+            ffi::malloc_host(size)
+        } else {
+            ffi::malloc(size, policy)
+        };
+        if ret != 0 {
+            return Ok(ret);
+        }
+        if host {
+            let ret = ffi::memset(ptr, size, 0, size);
+            if ret != 0 {
+                ffi::free_host(ptr);
+                return Ok(ret);
+            }
+        }
+        *g = Inner {
+            state: State::Open,
+            kind: if host { Kind::Host } else { Kind::Device },
+            ptr,
+            nbytes,
+            device,
+            exports: 0,
+            busy: false,
+            on_release: None,
+        };
+        Ok(0)
+    }
+
+    /// Frees the memory (in the current context of the calling thread)
+    /// unless exports live: then `None`, and with `defer` the free happens
+    /// when the last export is released, followed by `on_release()`.
+    /// `Some(ret)` once freed (`Some(0)` when there was nothing to free).
+    #[pyo3(signature = (defer, on_release = None))]
+    fn _free(&self, defer: bool, on_release: Option<Py<PyAny>>) -> PyResult<Option<i32>> {
+        let (ptr, kind) = {
+            let mut g = self.lock();
+            match g.state {
+                State::Empty | State::Closed => return Ok(Some(0)),
+                State::Open | State::Deferred if g.exports > 0 => {
+                    if defer {
+                        g.state = State::Deferred;
+                        g.on_release = on_release;
+                    }
+                    return Ok(None);
+                }
+                State::Open | State::Deferred => {}
+            }
+            g.state = State::Closed;
+            g.on_release = None;
+            (std::mem::take(&mut g.ptr), g.kind)
+        };
+        // In a forked child the runtime cannot be called: the memory is
+        // left to the process (it was the parent's).
+        crate::fork::check()?;
+        Ok(Some(match kind {
+            Kind::Host => ffi::free_host(ptr),
+            Kind::Device => ffi::free(ptr),
+        }))
+    }
+
+    /// The address while allocated and not released, else 0.
+    #[getter]
+    fn _ptr(&self) -> u64 {
+        let g = self.lock();
+        if g.state == State::Open { g.ptr } else { 0 }
+    }
+
+    /// The size in bytes.
+    #[getter]
+    fn nbytes(&self) -> usize {
+        self.lock().nbytes
+    }
+
+    /// The number of live buffer-protocol exports (numpy arrays, memoryviews).
+    #[getter]
+    fn _exports(&self) -> usize {
+        self.lock().exports
+    }
+
+    /// True while a release waits for the last export.
+    #[getter]
+    fn _deferred(&self) -> bool {
+        self.lock().state == State::Deferred
+    }
+
+    /// Marks the memory as used (or no longer used) by queued stream work.
+    fn _set_busy(&self, busy: bool) {
+        self.lock().busy = busy;
+    }
+
+    /// Refused: see the module docs.
+    fn __reduce__(slf: &Bound<'_, Self>) -> PyResult<()> {
+        Err(refuse_copy(slf.as_any()))
+    }
+
+    /// Refused: see the module docs.
+    fn __reduce_ex__(slf: &Bound<'_, Self>, _protocol: &Bound<'_, PyAny>) -> PyResult<()> {
+        Err(refuse_copy(slf.as_any()))
+    }
+
+    /// Refused: see the module docs.
+    fn __copy__(slf: &Bound<'_, Self>) -> PyResult<()> {
+        Err(refuse_copy(slf.as_any()))
+    }
+
+    /// Refused: see the module docs.
+    fn __deepcopy__(slf: &Bound<'_, Self>, _memo: &Bound<'_, PyAny>) -> PyResult<()> {
+        Err(refuse_copy(slf.as_any()))
+    }
+
+    /// The buffer protocol: a writable 1-D view of unsigned bytes of pinned
+    /// host memory that is open and not used by queued stream work.
+    unsafe fn __getbuffer__(
+        slf: Bound<'_, Self>,
+        view: *mut pyffi::Py_buffer,
+        flags: c_int,
+    ) -> PyResult<()> {
+        crate::fork::check()?;
+        let me = slf.get();
+        let mut g = me.lock();
+        if g.kind != Kind::Host {
+            return Err(PyBufferError::new_err(
+                "device memory cannot be viewed from the host: copy it (to_numpy(), ctx.copy)",
+            ));
+        }
+        match g.state {
+            State::Open => {}
+            State::Empty => return Err(PyBufferError::new_err("the buffer holds no memory")),
+            State::Deferred | State::Closed => {
+                return Err(PyBufferError::new_err("the buffer was released"));
+            }
+        }
+        if g.busy {
+            return Err(PyBufferError::new_err(
+                "queued stream work still uses the pinned buffer: synchronize the stream \
+                 (or an event recorded after the work) first",
+            ));
+        }
+        let len = isize::try_from(g.nbytes)
+            .map_err(|_| PyValueError::new_err("the buffer is too large to view"))?;
+        // SAFETY:
+        // - `view` is the `Py_buffer` the interpreter passes to the
+        //   getbuffer slot, writable, for this call (pyo3's trampoline);
+        // - the object is `slf`, alive (we hold a reference; the view takes
+        //   its own, which PyBuffer_FillInfo increments);
+        // - `g.ptr` is an open allocation of `len` bytes of host-readable
+        //   memory (state `Open`, kind `Host`); it stays allocated while the
+        //   export lives, because the count taken below under the same lock
+        //   keeps `_free` from freeing it until `__releasebuffer__`;
+        // - readonly = 0: the application owns the memory for writing;
+        // - the GIL is held (a pymethod).
+        let r = unsafe {
+            pyffi::PyBuffer_FillInfo(view, slf.as_ptr(), g.ptr as usize as *mut _, len, 0, flags)
+        };
+        if r != 0 {
+            return Err(PyErr::fetch(slf.py()));
+        }
+        g.exports += 1;
+        Ok(())
+    }
+
+    /// The end of an export; the last one completes a deferred release.
+    unsafe fn __releasebuffer__(slf: Bound<'_, Self>, _view: *mut pyffi::Py_buffer) {
+        let me = slf.get();
+        let cb = {
+            let mut g = me.lock();
+            g.exports = g.exports.saturating_sub(1);
+            if g.exports == 0 && g.state == State::Deferred {
+                g.on_release.take()
+            } else {
+                None
+            }
+        };
+        if let Some(cb) = cb {
+            let py = slf.py();
+            if let Err(e) = cb.call0(py) {
+                e.write_unraisable(py, Some(slf.as_any()));
+            }
+        }
+    }
+}
+
+/// An export of another object's buffer, released on drop.
+struct Export<'py> {
+    py: Python<'py>,
+    view: Box<pyffi::Py_buffer>,
+}
+
+impl<'py> Export<'py> {
+    fn get(obj: &Bound<'py, PyAny>) -> PyResult<Self> {
+        let mut view = Box::new(pyffi::Py_buffer::new());
+        // SAFETY: `obj` is a live object (borrowed for 'py, GIL held);
+        // `view` is a fresh, boxed (so never moved while exported)
+        // `Py_buffer` the call fills; PyBUF_FULL_RO asks for strides and
+        // the format, which the checks below read.
+        let r =
+            unsafe { pyffi::PyObject_GetBuffer(obj.as_ptr(), &mut *view, pyffi::PyBUF_FULL_RO) };
+        if r != 0 {
+            return Err(PyErr::fetch(obj.py()));
+        }
+        Ok(Export { py: obj.py(), view })
+    }
+
+    fn ptr(&self) -> u64 {
+        self.view.buf as usize as u64
+    }
+
+    fn len(&self) -> usize {
+        usize::try_from(self.view.len).unwrap_or(0)
+    }
+
+    fn readonly(&self) -> bool {
+        self.view.readonly != 0
+    }
+
+    fn c_contiguous(&self) -> bool {
+        // SAFETY: `view` was filled by a successful PyObject_GetBuffer and
+        // not released yet (released only in Drop); GIL held ('py).
+        unsafe { pyffi::PyBuffer_IsContiguous(&*self.view, b'C' as _) != 0 }
+    }
+
+    /// The element format (`"B"` when the exporter gave none).
+    fn format(&self) -> String {
+        if self.view.format.is_null() {
+            return "B".to_owned();
+        }
+        // SAFETY: a non-NULL format of a filled Py_buffer is a NUL-terminated
+        // string the exporter keeps alive while the export lives.
+        unsafe { CStr::from_ptr(self.view.format) }
+            .to_string_lossy()
+            .into_owned()
+    }
+}
+
+impl Drop for Export<'_> {
+    fn drop(&mut self) {
+        let _ = self.py;
+        // SAFETY: `view` was filled by a successful PyObject_GetBuffer and is
+        // released exactly once, here; the GIL is held ('py lives).
+        unsafe { pyffi::PyBuffer_Release(&mut *self.view) }
+    }
+}
+
+/// True for the struct-module formats of plain numbers: bool, signed and
+/// unsigned integers, float16/32/64 and long double, complex (`Z`), with an
+/// optional byte-order prefix. Objects (`O`), strings, structured and
+/// pointer formats are not plain numbers.
+pub fn plain_numeric(format: &str) -> bool {
+    let f = format.trim_start_matches(['@', '=', '<', '>', '!']);
+    match f.strip_prefix('Z') {
+        Some(parts) => matches!(parts, "e" | "f" | "d" | "g"),
+        None => matches!(
+            f,
+            "?" | "b"
+                | "B"
+                | "h"
+                | "H"
+                | "i"
+                | "I"
+                | "l"
+                | "L"
+                | "q"
+                | "Q"
+                | "n"
+                | "N"
+                | "e"
+                | "f"
+                | "d"
+                | "g"
+        ),
+    }
+}
+
+/// One side of a copy.
+struct Side<'py> {
+    ptr: u64,
+    len: usize,
+    /// 0 device, 1 pinned, 2 pageable.
+    place: u8,
+    memory: Option<Bound<'py, Memory>>,
+    _export: Option<Export<'py>>,
+}
+
+fn type_name(obj: &Bound<'_, PyAny>) -> String {
+    obj.get_type()
+        .name()
+        .map(|n| n.to_string())
+        .unwrap_or_else(|_| "object".to_owned())
+}
+
+fn side<'py>(
+    obj: &Bound<'py, PyAny>,
+    device: i32,
+    writable: bool,
+    asynchronous: bool,
+) -> PyResult<Side<'py>> {
+    let what = if writable { "destination" } else { "source" };
+    if let Ok(m) = obj.cast::<Memory>() {
+        let g = m.get().lock();
+        match g.state {
+            State::Open => {}
+            State::Empty => {
+                return Err(AclUsageError::new_err(format!(
+                    "the {what} holds no memory"
+                )));
+            }
+            State::Deferred | State::Closed => {
+                return Err(AclUsageError::new_err(format!(
+                    "the {what} buffer was used after it was released"
+                )));
+            }
+        }
+        if g.device != device {
+            return Err(AclUsageError::new_err(
+                "a buffer of another device (no peer access in this layer)",
+            ));
+        }
+        if g.busy && !asynchronous {
+            return Err(AclUsageError::new_err(
+                "a synchronous copy of a buffer that queued stream work still uses; synchronize first",
+            ));
+        }
+        let place = if g.kind == Kind::Host { 1 } else { 0 };
+        let (ptr, len) = (g.ptr, g.nbytes);
+        drop(g);
+        return Ok(Side {
+            ptr,
+            len,
+            place,
+            memory: Some(m.clone()),
+            _export: None,
+        });
+    }
+    if asynchronous {
+        return Err(AclUsageError::new_err(format!(
+            "asynchronous copies take runtime memory only (a pinned HostBuffer or a \
+             DeviceBuffer), not {}",
+            type_name(obj)
+        )));
+    }
+    let export = Export::get(obj).map_err(|_| {
+        PyTypeError::new_err(format!(
+            "cannot copy {} {}: not runtime memory and no buffer protocol",
+            if writable { "to" } else { "from" },
+            type_name(obj)
+        ))
+    })?;
+    let format = export.format();
+    if !plain_numeric(&format) {
+        return Err(PyTypeError::new_err(format!(
+            "cannot copy {} a {} of element format {format:?}: only plain numeric data \
+             (bool, integers, floats, complex) can be copied as bytes",
+            if writable { "to" } else { "from" },
+            type_name(obj)
+        )));
+    }
+    if !export.c_contiguous() {
+        return Err(AclUsageError::new_err(format!(
+            "the {what} ({}) is not C-contiguous",
+            type_name(obj)
+        )));
+    }
+    if writable && export.readonly() {
+        return Err(AclUsageError::new_err(format!(
+            "the destination ({}) is read-only: copy into a bytearray, a writable numpy array or a buffer",
+            type_name(obj)
+        )));
+    }
+    Ok(Side {
+        ptr: export.ptr(),
+        len: export.len(),
+        place: 2,
+        memory: None,
+        _export: Some(export),
+    })
+}
+
+/// The memcpy kind of a copy into `dst` from `src` (0 device, 1 pinned,
+/// 2 pageable) in `run_mode` (ACL_DEVICE = 0, ACL_HOST = 1); the Pythonic
+/// layer's `kind_of` documents the table.
+pub fn kind_of(dst: u8, src: u8, run_mode: u32) -> u32 {
+    const H2H: u32 = 0;
+    const H2D: u32 = 1;
+    const D2H: u32 = 2;
+    const D2D: u32 = 3;
+    if run_mode == 0 {
+        return if dst == 2 && src == 2 { H2H } else { D2D };
+    }
+    match (dst, src) {
+        (0, 0) => D2D,
+        (0, _) => H2D,
+        (_, 0) => D2H,
+        _ => H2H,
+    }
+}
+
+/// `_kind_of(dst, src, run_mode) -> kind`: [`kind_of`] for Python (places
+/// 0 device, 1 pinned, 2 pageable), the one table `aclrt.kind_of` reads.
+#[pyfunction]
+pub fn _kind_of(dst: u8, src: u8, run_mode: u32) -> PyResult<u32> {
+    if dst > 2 || src > 2 {
+        return Err(PyValueError::new_err(
+            "a place is 0 (device), 1 (pinned) or 2 (pageable)",
+        ));
+    }
+    Ok(kind_of(dst, src, run_mode))
+}
+
+fn count(nbytes: Option<&Bound<'_, PyAny>>, limit: usize) -> PyResult<usize> {
+    let Some(n) = nbytes else { return Ok(limit) };
+    if n.is_instance_of::<pyo3::types::PyBool>() {
+        return Err(PyTypeError::new_err(
+            "copy: nbytes must be an integer, not bool",
+        ));
+    }
+    // `__index__`: Python and numpy integers, not floats.
+    let v: i128 = n.extract().map_err(|_| {
+        PyTypeError::new_err(format!(
+            "copy: nbytes must be an integer, not {}",
+            type_name(n)
+        ))
+    })?;
+    if v < 0 {
+        return Err(PyValueError::new_err(format!(
+            "copy: nbytes must be non-negative, not {v}"
+        )));
+    }
+    if v > limit as i128 {
+        return Err(PyValueError::new_err(format!(
+            "copy: {v} bytes do not fit {limit}"
+        )));
+    }
+    Ok(v as usize)
+}
+
+/// `_copy(ctx, device, run_mode, dst, src, nbytes=None, stream=None) -> ret`:
+/// the Pythonic layer's copy. Makes `ctx` current on the calling thread,
+/// resolves both sides (see the module docs), and calls `acl.rt.memcpy`, or
+/// `memcpy_async` on `stream` (runtime memory only; both sides are then
+/// marked busy). A zero-byte copy does nothing. The GIL is held throughout,
+/// so no release can happen between the checks and the call.
+#[pyfunction]
+#[pyo3(signature = (ctx, device, run_mode, dst, src, nbytes = None, stream = None))]
+#[allow(clippy::too_many_arguments)] // the layer's whole request, one call
+pub fn _copy(
+    ctx: u64,
+    device: i32,
+    run_mode: u32,
+    dst: &Bound<'_, PyAny>,
+    src: &Bound<'_, PyAny>,
+    nbytes: Option<&Bound<'_, PyAny>>,
+    stream: Option<u64>,
+) -> PyResult<i32> {
+    crate::fork::check()?;
+    let asynchronous = stream.is_some();
+    let d = side(dst, device, true, asynchronous)?;
+    let s = side(src, device, false, asynchronous)?;
+    let n = count(nbytes, s.len)?;
+    if n > d.len {
+        return Err(PyValueError::new_err(format!(
+            "copy: {n} bytes do not fit the {}-byte destination",
+            d.len
+        )));
+    }
+    let kind = kind_of(d.place, s.place, run_mode);
+    let (cur, ret) = ffi::get_context();
+    if ret != 0 || cur != ctx {
+        let ret = ffi::set_context(ctx);
+        if ret != 0 {
+            return Ok(ret);
+        }
+    }
+    if n == 0 {
+        return Ok(0);
+    }
+    let ret = match stream {
+        None => ffi::memcpy(d.ptr, d.len as u64, s.ptr, n as u64, kind),
+        Some(st) => ffi::memcpy_async(d.ptr, d.len as u64, s.ptr, n as u64, kind, st),
+    };
+    if ret == 0 && asynchronous {
+        for m in [&d.memory, &s.memory].into_iter().flatten() {
+            m.get().lock().busy = true;
+        }
+    }
+    Ok(ret)
+}
