@@ -14,7 +14,7 @@
 //! frees the memory and calls the callback (which releases the parents that
 //! waited for it).
 //!
-//! [`copy`] is the Pythonic layer's copy (`ctx.copy`, `stream.copy`): both
+//! [`_copy`] is the Pythonic layer's copy (`ctx.copy`, `stream.copy`): both
 //! sides are resolved here, a `Memory` by its state, any other object
 //! through the buffer protocol (held for the duration of the call), and only
 //! plain numeric element formats are accepted, so an `object` array can never
