@@ -590,6 +590,12 @@ pub fn _copy(
         )));
     }
     let kind = kind_of(d.place, s.place, run_mode);
+    if asynchronous && kind == 0 {
+        return Err(AclUsageError::new_err(
+            "an asynchronous copy between two pinned buffers is a host-to-host copy, which \
+             the runtime does not queue in host run mode: use ctx.copy (synchronous)",
+        ));
+    }
     let (cur, ret) = ffi::get_context();
     if ret != 0 || cur != ctx {
         let ret = ffi::set_context(ctx);

@@ -1,0 +1,193 @@
+"""A stateful property test of the Pythonic layer (hypothesis): allocate,
+copy (synchronous and on a stream), view, close, synchronise, record and
+query events in random order, each step on the main thread or a worker
+thread; every result is checked against a numpy model, every refusal against
+the model's idea of which buffers are busy, viewed or released, and nothing
+may crash or hang. Sized to keep the suite fast (a few seconds)."""
+
+import gc
+import unittest
+from concurrent.futures import ThreadPoolExecutor
+
+import acl
+import aclrt
+from aclrt import AclUsageError
+from support import ACL_HOST, HAVE_NUMPY, run_mode
+
+try:
+    from hypothesis import HealthCheck, settings
+    from hypothesis import strategies as st
+    from hypothesis.stateful import Bundle, RuleBasedStateMachine, consumes, invariant, rule
+
+    HAVE_HYPOTHESIS = True
+except ImportError:
+    HAVE_HYPOTHESIS = False
+
+if HAVE_NUMPY:
+    import numpy as np
+
+SIZES = (16, 64, 256)
+
+if HAVE_HYPOTHESIS and HAVE_NUMPY:
+
+    class Layer(RuleBasedStateMachine):
+        buffers = Bundle("buffers")
+
+        def __init__(self):
+            super().__init__()
+            self.pool = ThreadPoolExecutor(1)
+            self.rt = aclrt.Runtime()
+            self.ctx = self.rt.device(0).context()
+            self.stream = self.ctx.stream()
+            self.model = {}  # buffer -> its expected contents (uint8)
+            self.last_use = {}  # buffer -> sequence number of its last queued use
+            self.seq = 0
+            self.events = []  # (event, the sequence number it covers)
+            self.views = {}  # buffer -> live numpy views
+            self.closed = set()
+
+        def on(self, thread, fn, *args):
+            return self.pool.submit(fn, *args).result() if thread else fn(*args)
+
+        def busy(self, b):
+            return b in self.last_use
+
+        def settle(self, upto=None):
+            for b, seq in list(self.last_use.items()):
+                if upto is None or seq <= upto:
+                    del self.last_use[b]
+
+        @rule(target=buffers, host=st.booleans(), n=st.sampled_from(SIZES),
+              fill=st.integers(0, 255), thread=st.booleans())
+        def allocate(self, host, n, fill, thread):
+            b = self.on(thread, self.ctx.pinned if host else self.ctx.alloc, n)
+            data = np.full(n, fill, np.uint8)
+            self.on(thread, self.ctx.copy, b, data)
+            self.model[b] = data
+            return b
+
+        def refused(self, *bufs, synchronous=True):
+            if any(b in self.closed for b in bufs):
+                return True
+            return synchronous and any(self.busy(b) for b in bufs)
+
+        @rule(dst=buffers, src=buffers, thread=st.booleans(), data=st.data())
+        def copy(self, dst, src, thread, data):
+            n = data.draw(st.integers(0, min(dst.nbytes, src.nbytes)))
+            if self.refused(dst, src):
+                with self.assertRaises(AclUsageError):
+                    self.on(thread, self.ctx.copy, dst, src, n)
+                return
+            self.on(thread, self.ctx.copy, dst, src, n)
+            self.model[dst] = self.model[dst].copy()
+            self.model[dst][:n] = self.model[src][:n]
+
+        @rule(dst=buffers, src=buffers, thread=st.booleans())
+        def copy_async(self, dst, src, thread):
+            n = min(dst.nbytes, src.nbytes)
+            host_to_host = (isinstance(dst, aclrt.HostBuffer) and isinstance(src, aclrt.HostBuffer)
+                            and run_mode() == ACL_HOST)
+            if host_to_host or self.refused(dst, src, synchronous=False):
+                with self.assertRaises(AclUsageError):
+                    self.on(thread, self.stream.copy, dst, src, n)
+                return
+            self.on(thread, self.stream.copy, dst, src, n)
+            self.seq += 1
+            self.last_use[dst] = self.last_use[src] = self.seq
+            self.model[dst] = self.model[dst].copy()
+            self.model[dst][:n] = self.model[src][:n]
+
+        @rule(b=buffers, value=st.integers(0, 255), keep=st.booleans(), thread=st.booleans())
+        def view(self, b, value, keep, thread):
+            if not isinstance(b, aclrt.HostBuffer):
+                return
+            if self.refused(b):
+                with self.assertRaises(AclUsageError):
+                    self.on(thread, b.numpy)
+                return
+            v = self.on(thread, b.numpy)
+            np.testing.assert_array_equal(v, self.model[b])
+            v[::3] = value
+            self.model[b] = v.copy()
+            if keep:
+                self.views.setdefault(b, []).append(v)
+
+        @rule()
+        def drop_views(self):
+            self.views.clear()
+            gc.collect()
+
+        @rule(b=consumes(buffers), thread=st.booleans())
+        def close(self, b, thread):
+            if b in self.closed:
+                self.on(thread, b.close)  # closing twice is a no-op
+                return
+            if self.busy(b) or self.views.get(b):
+                with self.assertRaises(AclUsageError):
+                    self.on(thread, b.close)
+                return
+            self.on(thread, b.close)
+            self.closed.add(b)
+            assert b.closed
+
+        @rule(thread=st.booleans())
+        def synchronize(self, thread):
+            self.on(thread, self.stream.synchronize)
+            self.settle()
+
+        @rule(thread=st.booleans())
+        def record(self, thread):
+            ev = self.on(thread, self.ctx.event)
+            self.on(thread, self.stream.record, ev)
+            self.events.append((ev, self.seq))
+
+        @rule(data=st.data(), wait=st.booleans(), thread=st.booleans())
+        def wait_event(self, data, wait, thread):
+            if not self.events:
+                return
+            ev, seq = data.draw(st.sampled_from(self.events))
+            if wait:
+                self.on(thread, ev.synchronize)
+                self.settle(seq)
+            elif self.on(thread, ev.query):
+                self.settle(seq)
+
+        @invariant()
+        def contents_match_the_model(self):
+            for b, expected in self.model.items():
+                if b in self.closed or self.busy(b):
+                    continue
+                np.testing.assert_array_equal(b.to_numpy(), expected)
+
+        def teardown(self):
+            self.views.clear()
+            gc.collect()
+            self.rt.__exit__(None, None, None)
+            self.pool.shutdown()
+            # Everything was released: the runtime can start again.
+            assert acl.init() == 0
+            assert acl.finalize() == 0
+
+        def assertRaises(self, exc):
+            return unittest.TestCase().assertRaises(exc)
+
+    Layer.TestCase.settings = settings(
+        max_examples=int(__import__("os").environ.get("ACLRT_PY_STATEFUL_EXAMPLES", "12")),
+        stateful_step_count=20,
+        deadline=None,
+        suppress_health_check=list(HealthCheck),
+    )
+
+    class TestLayer(Layer.TestCase):
+        pass
+
+else:
+
+    @unittest.skip("hypothesis and numpy are needed (pip install hypothesis numpy)")
+    class TestLayer(unittest.TestCase):
+        def test_skipped(self):
+            pass
+
+
+if __name__ == "__main__":
+    unittest.main()
