@@ -6,6 +6,10 @@
 //! numpy-dependent cases skip themselves (and are counted below) where
 //! numpy is missing; `.ci/run` installs numpy so CI runs them all.
 //!
+//! The suite includes the attack tests of the Pythonic layer and its
+//! hypothesis state machine (skipped, and said so, where hypothesis is not
+//! installed; `.ci/install_python.sh` installs it).
+//!
 //! The extension is built by a nested `cargo build` into `<target>/py` (its
 //! own target dir inside the one this test was built in, `CARGO_TARGET_DIR`
 //! included: the outer `cargo test` holds the lock of `<target>`), in
@@ -64,11 +68,11 @@ fn build(root: &Path, py: &str) -> PathBuf {
     assert!(lib.exists(), "{} missing", lib.display());
     let stage = target.join("stage").join("acl");
     std::fs::create_dir_all(&stage).expect("stage dir");
-    std::fs::copy(
-        root.join("py/python/acl/__init__.py"),
-        stage.join("__init__.py"),
-    )
-    .expect("copy __init__.py");
+    // The package's Python files and type stubs, as the wheel holds them.
+    for file in ["__init__.py", "__init__.pyi", "rt.pyi", "util.pyi", "py.typed"] {
+        std::fs::copy(root.join("py/python/acl").join(file), stage.join(file))
+            .unwrap_or_else(|e| panic!("copy acl/{file}: {e}"));
+    }
     // Replace, never overwrite in place: a running interpreter may map the old file.
     let so = stage.join("_native.abi3.so");
     let _ = std::fs::remove_file(&so);
