@@ -56,6 +56,8 @@ class Dtypes(unittest.TestCase):
                 d.to_numpy([("a", "i4"), ("b", "f4")])
             with self.assertRaises(TypeError):
                 ctx.copy(np.zeros(4, "U4"), d)
+            with self.assertRaisesRegex(TypeError, "plain numeric"):
+                h.write(objs)
             self.assertTrue(all(o is not None for o in objs))  # untouched
 
     def test_every_plain_numeric_dtype_round_trips(self):
@@ -193,6 +195,22 @@ class Views(unittest.TestCase):
         gc.collect()
         self.assertEqual(acl.init(), 0)  # finalized by the last view
         self.assertEqual(acl.finalize(), 0)
+
+    def test_exiting_the_interpreter_with_a_deferred_release(self):
+        # The last view dies while the interpreter shuts down: the deferred
+        # release runs then, without a hang or a crash.
+        code = (
+            "import numpy as np, aclrt\n"
+            "with aclrt.Runtime() as rt, rt.device(0) as dev, dev.context() as ctx, ctx.stream() as s:\n"
+            "    view = ctx.pinned(64).numpy(np.float32)\n"
+            "    s.add_callback(print, 'callback')\n"
+            "    s.synchronize()\n"
+            "view[:] = 2\n"
+            "print('sum', float(view.sum()))\n"
+        )
+        p = run_python(code, "device" if run_mode() == 0 else "host", timeout=60)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("sum 32.0", p.stdout)
 
     def test_numpy_integers_are_sizes(self):
         with aclrt.Runtime() as rt, rt.device(0) as dev, dev.context() as ctx:

@@ -72,6 +72,14 @@ def _plain_dtype(dtype):
     return dt
 
 
+_PLAIN_FORMATS = frozenset("?bBhHiIlLqQnNefdg") | {"Ze", "Zf", "Zd", "Zg"}
+
+
+def _plain_format(fmt):
+    """The struct format of plain numbers (as ``acl._native`` checks copies)."""
+    return fmt.lstrip("@=<>!") in _PLAIN_FORMATS
+
+
 def _size(nbytes, what="a buffer"):
     """A positive byte count: ints and numpy integers (``__index__``)."""
     if isinstance(nbytes, bool):
@@ -821,8 +829,14 @@ class HostBuffer(_Buffer, _native.Memory):
         return arr if shape is None else arr.reshape(shape)
 
     def write(self, data, offset=0):
-        """Copies ``bytes``-like ``data`` in at ``offset``."""
-        data = memoryview(data).cast("B")
+        """Copies ``bytes``-like ``data`` (plain numeric elements) in at ``offset``."""
+        data = memoryview(data)
+        if not _plain_format(data.format):
+            raise TypeError(
+                f"only plain numeric data (bool, integers, floats, complex) is written, "
+                f"not element format {data.format!r}"
+            )
+        data = data.cast("B")
         offset = operator.index(offset)
         if offset < 0 or offset + len(data) > self.nbytes:
             raise ValueError(f"{len(data)} bytes at offset {offset} do not fit {self.nbytes}")
