@@ -11,7 +11,7 @@
 
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-use pyo3::types::PyTuple;
+use pyo3::types::{PyDict, PyTuple};
 
 /// One positional argument of a given C format.
 pub trait Arg: Sized {
@@ -82,4 +82,13 @@ pub fn parse_error(name: &str) -> PyErr {
 /// Parses `args` for the function `name`.
 pub fn parse<T: Args>(args: &Bound<'_, PyTuple>, name: &str) -> PyResult<T> {
     T::from_tuple(args).ok_or_else(|| parse_error(name))
+}
+
+/// pyACL's functions are positional-only (`METH_VARARGS`): a keyword is
+/// the parse error of the docs, `TypeError("acl.rt.<name> args parse failed")`.
+pub fn no_keywords(kwargs: Option<&Bound<'_, PyDict>>, name: &str) -> PyResult<()> {
+    match kwargs {
+        Some(k) if !k.is_empty() => Err(parse_error(name)),
+        _ => Ok(()),
+    }
 }

@@ -10,7 +10,7 @@
 //! while another thread waits.
 #![deny(unsafe_code)]
 
-use crate::args::{parse, parse_error};
+use crate::args::{no_keywords, parse, parse_error};
 use crate::ffi;
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
@@ -34,15 +34,6 @@ macro_rules! pyfn {
             Ok($body)
         }
     };
-}
-
-/// pyACL's functions are positional-only (`METH_VARARGS`): a keyword is
-/// the parse error of the docs, `TypeError("acl.rt.<name> args parse failed")`.
-pub fn no_keywords(kwargs: Option<&Bound<'_, PyDict>>, name: &str) -> PyResult<()> {
-    match kwargs {
-        Some(k) if !k.is_empty() => Err(parse_error(name)),
-        _ => Ok(()),
-    }
 }
 
 // ---- acl -----------------------------------------------------------------

@@ -8,7 +8,7 @@ use pyo3::exceptions::{
     PyOverflowError, PyRuntimeError, PySystemExit, PyTypeError, PyValueError, PyWarning,
 };
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyTuple};
+use pyo3::types::{PyBytes, PyDict, PyTuple};
 use std::collections::BTreeMap;
 use std::sync::{Mutex, PoisonError};
 use std::thread::{JoinHandle, ThreadId};
@@ -22,8 +22,12 @@ fn one<'py>(args: &Bound<'py, PyTuple>, name: &str) -> PyResult<Bound<'py, PyAny
 
 /// bytes_to_ptr(data: bytes) -> ptr: the address of the bytes object's own
 /// buffer (no copy). The object must outlive every use of the address.
-#[pyfunction(signature = (*args))]
-pub fn bytes_to_ptr(args: &Bound<'_, PyTuple>) -> PyResult<u64> {
+#[pyfunction(signature = (*args, **kwargs))]
+pub fn bytes_to_ptr(
+    args: &Bound<'_, PyTuple>,
+    kwargs: Option<&Bound<'_, PyDict>>,
+) -> PyResult<u64> {
+    crate::args::no_keywords(kwargs, "acl.util.bytes_to_ptr")?;
     let data = one(args, "acl.util.bytes_to_ptr")?;
     let b = data
         .cast::<PyBytes>()
@@ -34,11 +38,13 @@ pub fn bytes_to_ptr(args: &Bound<'_, PyTuple>) -> PyResult<u64> {
 /// ptr_to_bytes(ptr, size) -> bytes: a copy of `size` bytes at `ptr`.
 /// A negative size is a `ValueError`; a size the interpreter cannot allocate
 /// raises `MemoryError` (or `OverflowError`), before anything is read.
-#[pyfunction(signature = (*args))]
+#[pyfunction(signature = (*args, **kwargs))]
 pub fn ptr_to_bytes<'py>(
     py: Python<'py>,
     args: &Bound<'py, PyTuple>,
+    kwargs: Option<&Bound<'py, PyDict>>,
 ) -> PyResult<Bound<'py, PyBytes>> {
+    crate::args::no_keywords(kwargs, "acl.util.ptr_to_bytes")?;
     const NAME: &str = "acl.util.ptr_to_bytes";
     if args.len() != 2 {
         return Err(parse_error(NAME));
@@ -100,8 +106,13 @@ fn data_ptr(arr: &Bound<'_, PyAny>) -> PyResult<u64> {
 
 /// numpy_to_ptr(arr) -> ptr: the array's data address (no copy). Warns that
 /// it will be deprecated, and again when the array is not C-contiguous.
-#[pyfunction(signature = (*args))]
-pub fn numpy_to_ptr(py: Python<'_>, args: &Bound<'_, PyTuple>) -> PyResult<u64> {
+#[pyfunction(signature = (*args, **kwargs))]
+pub fn numpy_to_ptr(
+    py: Python<'_>,
+    args: &Bound<'_, PyTuple>,
+    kwargs: Option<&Bound<'_, PyDict>>,
+) -> PyResult<u64> {
+    crate::args::no_keywords(kwargs, "acl.util.numpy_to_ptr")?;
     let arr = one(args, "acl.util.numpy_to_ptr")?;
     ndarray(py, &arr, "acl.util.numpy_to_ptr")?;
     warn(
@@ -119,11 +130,13 @@ pub fn numpy_to_ptr(py: Python<'_>, args: &Bound<'_, PyTuple>) -> PyResult<u64> 
 
 /// numpy_contiguous_to_ptr(arr) -> (ptr, contiguous_arr): a C-contiguous
 /// array (`arr` itself when it already is) and its address; keep it alive.
-#[pyfunction(signature = (*args))]
+#[pyfunction(signature = (*args, **kwargs))]
 pub fn numpy_contiguous_to_ptr<'py>(
     py: Python<'py>,
     args: &Bound<'py, PyTuple>,
+    kwargs: Option<&Bound<'py, PyDict>>,
 ) -> PyResult<(u64, Bound<'py, PyAny>)> {
+    crate::args::no_keywords(kwargs, "acl.util.numpy_contiguous_to_ptr")?;
     let arr = one(args, "acl.util.numpy_contiguous_to_ptr")?;
     let np = ndarray(py, &arr, "acl.util.numpy_contiguous_to_ptr")?;
     warn(
@@ -157,11 +170,13 @@ fn dtype(code: i32) -> Option<&'static str> {
 
 /// ptr_to_numpy(ptr, shape: tuple, npy_type: int) -> ndarray: a writable
 /// view of the memory at `ptr`, no copy; nothing keeps the memory alive.
-#[pyfunction(signature = (*args))]
+#[pyfunction(signature = (*args, **kwargs))]
 pub fn ptr_to_numpy<'py>(
     py: Python<'py>,
     args: &Bound<'py, PyTuple>,
+    kwargs: Option<&Bound<'py, PyDict>>,
 ) -> PyResult<Bound<'py, PyAny>> {
+    crate::args::no_keywords(kwargs, "acl.util.ptr_to_numpy")?;
     const NAME: &str = "acl.util.ptr_to_numpy";
     if args.len() != 3 {
         return Err(parse_error(NAME));
@@ -211,8 +226,12 @@ fn threads() -> std::sync::MutexGuard<'static, BTreeMap<u64, (ThreadId, JoinHand
 /// (`thr_func()` when `args` is None) on a new thread holding the GIL while
 /// it runs Python. `thread_id` is the thread's pthread id, which is
 /// `threading.get_ident()` inside it and what `subscribe_report` takes.
-#[pyfunction(signature = (*args))]
-pub fn start_thread(args: &Bound<'_, PyTuple>) -> PyResult<(u64, i32)> {
+#[pyfunction(signature = (*args, **kwargs))]
+pub fn start_thread(
+    args: &Bound<'_, PyTuple>,
+    kwargs: Option<&Bound<'_, PyDict>>,
+) -> PyResult<(u64, i32)> {
+    crate::args::no_keywords(kwargs, "acl.util.start_thread")?;
     if args.len() != 2 {
         return Err(parse_error("acl.util.start_thread"));
     }
@@ -286,8 +305,13 @@ fn pthread_id<T>(_h: &JoinHandle<T>) -> u64 {
 /// stop_thread(thread_id) -> ret: waits for a thread of `start_thread`
 /// (GIL released). Raises RuntimeError if its function raised. `ret` is 3
 /// (ESRCH) for an unknown id and 35 (EDEADLK) when a thread stops itself.
-#[pyfunction(signature = (*args))]
-pub fn stop_thread(py: Python<'_>, args: &Bound<'_, PyTuple>) -> PyResult<i32> {
+#[pyfunction(signature = (*args, **kwargs))]
+pub fn stop_thread(
+    py: Python<'_>,
+    args: &Bound<'_, PyTuple>,
+    kwargs: Option<&Bound<'_, PyDict>>,
+) -> PyResult<i32> {
+    crate::args::no_keywords(kwargs, "acl.util.stop_thread")?;
     let (id,): (u64,) = parse(args, "acl.util.stop_thread")?;
     let (tid, handle) = {
         let mut map = threads();

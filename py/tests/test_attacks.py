@@ -272,6 +272,8 @@ class Sizes(unittest.TestCase):
             acl.rt.malloc(size=64, policy=0)
         with self.assertRaisesRegex(TypeError, r"^acl\.init args parse failed$"):
             acl.init(config_path=None)
+        with self.assertRaisesRegex(TypeError, r"^acl\.util\.ptr_to_bytes args parse failed$"):
+            acl.util.ptr_to_bytes(ptr=0, size=0)
 
     def test_version(self):
         self.assertRegex(acl.__version__, r"^\d+\.\d+\.\d+")
