@@ -196,6 +196,55 @@ class Views(unittest.TestCase):
         self.assertEqual(acl.init(), 0)  # finalized by the last view
         self.assertEqual(acl.finalize(), 0)
 
+    def test_the_last_view_dying_on_another_thread_during_the_exit_releases_everything(self):
+        # The view's death races the with-block's exit: whichever finishes
+        # last releases the waiting context, device and runtime, once.
+        old = sys.getswitchinterval()
+        sys.setswitchinterval(1e-6)
+        try:
+            for i in range(int(os.environ.get("ACLRT_PY_RACE_ROUNDS", "40"))):
+                box = []
+                go = threading.Event()
+
+                def drop():
+                    go.wait()
+                    for _ in range(i % 7):
+                        pass
+                    box.clear()
+
+                t = threading.Thread(target=drop)
+                t.start()
+                with aclrt.Runtime() as rt, rt.device(0) as dev, dev.context() as ctx:
+                    box.append(ctx.pinned(64).numpy())
+                    go.set()
+                t.join()
+                gc.collect()
+                self.assertTrue(rt.closed)
+                self.assertEqual(acl.init(), 0, f"round {i}: the runtime was left initialised")
+                self.assertEqual(acl.finalize(), 0)
+        finally:
+            sys.setswitchinterval(old)
+
+    def test_the_last_view_dying_between_the_parents_check_and_its_wait(self):
+        # The exact interleaving: the context has checked that a child still
+        # waits, and the child's last view dies before the context is marked
+        # as waiting. The context must still be released (by itself).
+        box = []
+
+        class Sneaky(list):
+            def __bool__(self):
+                nonempty = len(self) > 0
+                box.clear()  # the last view dies here
+                gc.collect()
+                return nonempty
+
+        with aclrt.Runtime() as rt, rt.device(0) as dev, dev.context() as ctx:
+            box.append(ctx.pinned(64).numpy())
+            ctx._children = Sneaky(ctx._children)
+        self.assertTrue(rt.closed)
+        self.assertEqual(acl.init(), 0)  # context, device and runtime released
+        self.assertEqual(acl.finalize(), 0)
+
     def test_exiting_the_interpreter_with_a_deferred_release(self):
         # The last view dies while the interpreter shuts down: the deferred
         # release runs then, without a hang or a crash.

@@ -95,6 +95,21 @@ def _size(nbytes, what="a buffer"):
     return n
 
 
+# Decides which of two threads releases a waiting parent: the one that marks
+# it waiting, or the one whose last child goes meanwhile (a view dying on
+# another thread). Held only for the check, never across a runtime call.
+_claim_lock = threading.Lock()
+
+
+def _claim(node):
+    """True for exactly one caller, once ``node`` waits and has no child left."""
+    with _claim_lock:
+        if node._waiting and not node._children and not node._claimed:
+            node._claimed = True
+            return True
+        return False
+
+
 class _Node:
     _order = 9  # close order among siblings: lower first
     _what = "resource"
@@ -106,6 +121,7 @@ class _Node:
         # Released by a with-block while a descendant buffer still has views:
         # the release happens when the last of them dies.
         self._waiting = False
+        self._claimed = False
         if parent is not None:
             parent._children.append(self)
 
@@ -161,11 +177,18 @@ class _Node:
                 "which releases them in order"
             )
         if self._children:  # only children waiting for their last view
-            self._closed = True
-            self._waiting = True
+            self._wait_for_children()
             return
         self._release()
         self._released()
+
+    def _wait_for_children(self):
+        """Released by the last child to go (or now, if it went meanwhile)."""
+        self._closed = True
+        self._waiting = True
+        if _claim(self):
+            self._release()
+            self._released()
 
     def _released(self):
         """Bookkeeping after a release; releases a waiting parent whose last
@@ -173,7 +196,7 @@ class _Node:
         self._waiting = False
         parent = self._parent
         self._detach()
-        if parent is not None and parent._waiting and not parent._children:
+        if parent is not None and _claim(parent):
             parent._release()
             parent._released()
 
@@ -401,8 +424,7 @@ class Context(_Node):
             if self._closed:
                 return
             if self._children:  # buffers waiting for their last view
-                self._closed = True
-                self._waiting = True
+                self._wait_for_children()
             else:
                 self._released()
         else:
