@@ -210,6 +210,50 @@ impl Memory {
         self.lock().state == State::Deferred
     }
 
+    /// `acl.rt.memset` (or `memset_async` on `stream`) of the first `count`
+    /// bytes to `value`, in `ctx` (made current on the calling thread); the
+    /// GIL is held from the state check to the call, so no release can come
+    /// between. A synchronous memset of memory queued work uses is refused.
+    #[pyo3(signature = (ctx, value, count, stream = None))]
+    fn _memset(&self, ctx: u64, value: i32, count: usize, stream: Option<u64>) -> PyResult<i32> {
+        crate::fork::check()?;
+        let (ptr, nbytes) = {
+            let g = self.lock();
+            if g.state != State::Open {
+                return Err(AclUsageError::new_err(
+                    "the buffer was used after it was released",
+                ));
+            }
+            if g.busy && stream.is_none() {
+                return Err(AclUsageError::new_err(
+                    "the buffer is used by queued stream work; synchronize first",
+                ));
+            }
+            (g.ptr, g.nbytes)
+        };
+        if count > nbytes {
+            return Err(PyValueError::new_err(format!(
+                "memset: {count} bytes do not fit {nbytes}"
+            )));
+        }
+        let (cur, ret) = ffi::get_context();
+        if ret != 0 || cur != ctx {
+            let ret = ffi::set_context(ctx);
+            if ret != 0 {
+                return Ok(ret);
+            }
+        }
+        let (max, n) = (nbytes as u64, count as u64);
+        let ret = match stream {
+            None => ffi::memset(ptr, max, value, n),
+            Some(st) => ffi::memset_async(ptr, max, value, n, st),
+        };
+        if ret == 0 && stream.is_some() {
+            self.lock().busy = true;
+        }
+        Ok(ret)
+    }
+
     /// Marks the memory as used (or no longer used) by queued stream work.
     fn _set_busy(&self, busy: bool) {
         self.lock().busy = busy;

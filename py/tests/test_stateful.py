@@ -1,5 +1,5 @@
 """A stateful property test of the Pythonic layer (hypothesis): allocate,
-copy (synchronous and on a stream), view, close, synchronise, record and
+copy and memset (synchronous and on a stream), view, close, synchronise, record and
 query events in random order, each step on the main thread or a worker
 thread; every result is checked against a numpy model, every refusal against
 the model's idea of which buffers are busy, viewed or released, and nothing
@@ -96,6 +96,24 @@ if HAVE_HYPOTHESIS and HAVE_NUMPY:
             self.last_use[dst] = self.last_use[src] = self.seq
             self.model[dst] = self.model[dst].copy()
             self.model[dst][:n] = self.model[src][:n]
+
+        @rule(b=buffers, value=st.integers(0, 255), on_stream=st.booleans(), thread=st.booleans())
+        def memset(self, b, value, on_stream, thread):
+            if on_stream:
+                fn = self.stream.memset
+            elif isinstance(b, aclrt.DeviceBuffer):
+                fn = lambda b_, v: b_.fill(v)  # noqa: E731
+            else:
+                return
+            if self.refused(b, synchronous=not on_stream):
+                with self.assertRaises(AclUsageError):
+                    self.on(thread, fn, b, value)
+                return
+            self.on(thread, fn, b, value)
+            if on_stream:
+                self.seq += 1
+                self.last_use[b] = self.seq
+            self.model[b] = np.full(b.nbytes, value, np.uint8)
 
         @rule(b=buffers, value=st.integers(0, 255), keep=st.booleans(), thread=st.booleans())
         def view(self, b, value, keep, thread):

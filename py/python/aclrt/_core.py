@@ -541,8 +541,7 @@ class Stream(_Node):
         self._check_open()
         b = _runtime_buffer(ctx, buf, "memset")
         n = b.nbytes if nbytes is None else _count(nbytes, b.nbytes, "memset")
-
-        check(acl.rt.memset_async(b.ptr, b.nbytes, value, n, self.handle), "acl.rt.memset_async")
+        check(b._memset(ctx.handle, value, n, self.handle), "acl.rt.memset_async")
         self._use(b)
 
     def record(self, event):
@@ -813,8 +812,10 @@ class DeviceBuffer(_Buffer, _native.Memory):
         self._check_open()
         if self._streams:
             raise AclUsageError("the device buffer is used by queued stream work; synchronize first")
-        self._parent._bind()
-        check(acl.rt.memset(self._ptr, self.nbytes, value, self.nbytes), "acl.rt.memset")
+        ctx = self._parent
+        if ctx._closed:
+            ctx._check_open()
+        check(self._memset(ctx.handle, value, self.nbytes), "acl.rt.memset")
 
 
 class HostBuffer(_Buffer, _native.Memory):
