@@ -69,7 +69,13 @@ fn build(root: &Path, py: &str) -> PathBuf {
     let stage = target.join("stage").join("acl");
     std::fs::create_dir_all(&stage).expect("stage dir");
     // The package's Python files and type stubs, as the wheel holds them.
-    for file in ["__init__.py", "__init__.pyi", "rt.pyi", "util.pyi", "py.typed"] {
+    for file in [
+        "__init__.py",
+        "__init__.pyi",
+        "rt.pyi",
+        "util.pyi",
+        "py.typed",
+    ] {
         std::fs::copy(root.join("py/python/acl").join(file), stage.join(file))
             .unwrap_or_else(|e| panic!("copy acl/{file}: {e}"));
     }
