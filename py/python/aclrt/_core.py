@@ -18,8 +18,10 @@ classes): pinned buffers export Python's buffer protocol, so numpy arrays and
 are one step there, whatever thread asks. ``close()`` of a buffer with live
 views raises; leaving a ``with`` block instead *defers* the release: the
 buffer, and every ancestor that waits for it (context, device, runtime), is
-released in order when the last view dies (as CuPy keeps memory alive).
-Copies go through ``acl._native._copy``, which holds both sides (an export of
+released in order when the last view dies (as CuPy keeps memory alive), on
+the thread that drops it (whose current context is then changed). A parent
+whose remaining children all wait so is released with the last of them, by
+``close()`` as by a ``with`` block. Copies go through ``acl._native._copy``, which holds both sides (an export of
 a numpy array, the state of a buffer) for the duration of the runtime call
 and takes only plain numeric data. Resource objects refuse ``pickle`` and
 ``copy``.
@@ -162,7 +164,8 @@ class _Node:
 
     # -- release -------------------------------------------------------------
     def close(self):
-        """Releases this object; its children must be released already."""
+        """Releases this object; its children must be released already (or
+        be waiting for their last view: then this waits with them)."""
         self._close(False)
 
     def _close(self, defer):
