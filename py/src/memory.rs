@@ -72,6 +72,12 @@ struct Inner {
 
 /// One runtime allocation that Python code can see (`acl._native.Memory`,
 /// the base of `aclrt.DeviceBuffer` and `aclrt.HostBuffer`).
+///
+/// A `Memory` collected while still allocated (its owner never released it)
+/// leaks the allocation instead of calling the runtime from a destructor;
+/// the runtime's own release (device reset, finalize) reclaims it. The
+/// Pythonic layer keeps every buffer in its context's children until it is
+/// released, so that happens only to a `Memory` made by hand.
 #[pyclass(module = "acl._native", name = "Memory", subclass, frozen)]
 pub struct Memory {
     inner: Mutex<Inner>,
