@@ -531,6 +531,7 @@
 pub mod control;
 pub use control::*;
 
+mod base_types;
 mod callback;
 mod context;
 mod device;
@@ -540,9 +541,11 @@ mod failmode;
 mod hostreg;
 mod init;
 mod kernel;
+mod log;
 pub use kernel::{
     BINARY_MAGIC, KERNEL_FAULT_CODE, KernelArgs, KernelError, binary_image, register_kernel,
 };
+pub use log::app_log_records;
 mod memory;
 mod misc;
 mod model;
