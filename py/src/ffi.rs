@@ -439,3 +439,23 @@ pub fn memoryview(
     // set, which is what `from_owned_ptr_or_err` takes; the GIL is held.
     unsafe { pyo3::Bound::from_owned_ptr_or_err(py, view) }
 }
+
+// ---- logging ---------------------------------------------------------------
+
+/// `aclAppLog(level, func, file, line, "%s", message)`: one application log
+/// record with the message as text (never as a format).
+pub fn app_log(level: i32, func: &CStr, file: &CStr, line: u32, message: &CStr) {
+    // SAFETY: every string is NUL-terminated and outlives the call; the
+    // format is the literal "%s", matched by exactly one C string argument.
+    // Any `level` is accepted by the runtime (unknown levels write nothing).
+    unsafe {
+        sys::aclAppLog(
+            level as sys::aclLogLevel,
+            func.as_ptr(),
+            file.as_ptr(),
+            line,
+            c"%s".as_ptr(),
+            message.as_ptr(),
+        )
+    }
+}

@@ -11,7 +11,7 @@
 //!
 //! Layers (imports only downward): [`ffi`] (the only `unsafe`: one C call per
 //! function) ← [`args`] (pyACL's argument formats), [`gil`] (leaving and
-//! re-entering the interpreter, safe at exit) ← [`callback`] ← [`rt`],
+//! re-entering the interpreter, safe at exit) ← [`callback`] ← [`rt`], [`log`],
 //! [`util`] (the Python functions) ← this file (the module).
 //!
 //! Backend: the `sim` feature (default) runs on the built-in simulator,
@@ -21,6 +21,7 @@ pub mod args;
 pub mod callback;
 pub mod ffi;
 pub mod gil;
+pub mod log;
 pub mod rt;
 pub mod util;
 
@@ -48,6 +49,7 @@ macro_rules! add {
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     add!(m; rt::init, rt::finalize, rt::finalize_reference, rt::get_recent_err_msg,
         rt::get_soc_name, rt::get_version);
+    add!(m; log::app_log);
 
     let r = submodule(m, "rt")?;
     add!(&r;

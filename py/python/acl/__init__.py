@@ -14,6 +14,7 @@ helpers); ``import acl.rt`` works too. The extension itself is
 """
 
 from acl._native import (  # noqa: F401  (the public surface)
+    app_log,
     finalize,
     finalize_reference,
     get_recent_err_msg,
@@ -25,6 +26,7 @@ from acl._native import (  # noqa: F401  (the public surface)
 )
 
 __all__ = [
+    "app_log",
     "init",
     "finalize",
     "finalize_reference",
