@@ -432,3 +432,33 @@ fn app_log_formats_filters_and_truncates() {
     assert_eq!(cut.len(), 1023);
     assert!(cut.ends_with("...[truncated]") && cut.contains(" fn_e:e.c:3: \""));
 }
+
+/// A `%n` conversion is refused as the runtime's bounded formatter refuses
+/// it: nothing is stored through the argument and the record is replaced
+/// by the runtime's complaint.
+#[test]
+fn app_log_refuses_a_percent_n_conversion() {
+    let mut stored: i32 = -7;
+    let before = aclrt_sim::app_log_records().len();
+    // SAFETY: NUL-terminated literals; the one conversion (%n) is matched
+    // by a pointer to a live int (which the simulator must not write).
+    unsafe {
+        aclAppLog(
+            ACL_ERROR,
+            c"fn_n".as_ptr(),
+            c"n.c".as_ptr(),
+            1,
+            c"ab%ncd".as_ptr(),
+            &mut stored as *mut i32,
+        );
+    }
+    assert_eq!(stored, -7);
+    let records = aclrt_sim::app_log_records();
+    assert!(records.len() > before || records.len() == 256);
+    assert!(
+        records
+            .iter()
+            .any(|r| r == "[ERROR] aclAppLog format string is invalid"),
+        "{records:?}"
+    );
+}

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -21,6 +22,32 @@
 extern int aclrtSimAppLogEnabled(int level);
 extern void aclrtSimAppLogRecord(int level, const char *func, const char *file, uint32_t line,
                                  const char *body, int body_len, long tid);
+
+/* Whether fmt has a %n conversion. The runtime formats with a bounded
+ * formatter that refuses %n (the record is replaced by "aclAppLog format
+ * string is invalid"); vsnprintf would store through the argument instead. */
+static int has_n_conversion(const char *fmt)
+{
+    for (const char *p = fmt; *p != '\0'; ++p) {
+        if (*p != '%') {
+            continue;
+        }
+        ++p;
+        if (*p == '%') {
+            continue;
+        }
+        while (*p != '\0' && strchr("-+ #0'123456789.*$hlLqjzt", *p) != NULL) {
+            ++p;
+        }
+        if (*p == 'n') {
+            return 1;
+        }
+        if (*p == '\0') {
+            break;
+        }
+    }
+    return 0;
+}
 
 /* Same prototype as the project header's declaration (acl/acl_base.h);
  * aclLogLevel is an enum of int range, passed as an int. */
@@ -34,10 +61,14 @@ void aclAppLog(int level, const char *func, const char *file, uint32_t line, con
         return;
     }
     char body[ACLRT_SIM_LOG_MAX];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(body, sizeof body, fmt, ap);
-    va_end(ap);
+    int n = -1;
+    body[0] = '\0';
+    if (!has_n_conversion(fmt)) {
+        va_list ap;
+        va_start(ap, fmt);
+        n = vsnprintf(body, sizeof body, fmt, ap);
+        va_end(ap);
+    }
     if (n < 0) {
         body[0] = '\0';
     }
