@@ -74,6 +74,11 @@ class AppLog(unittest.TestCase):
         self.assertTrue(records[0].startswith("[ERROR]") and records[0].endswith(' <module>:<string>:3: "failed"'),
                         records[0])
 
+    def test_the_log_level_constants_are_the_c_values(self):
+        from aclrt import constants as C
+
+        self.assertEqual((C.ACL_DEBUG, C.ACL_INFO, C.ACL_WARNING, C.ACL_ERROR), (0, 1, 2, 3))
+
     def test_arguments_follow_pyacl_parsing(self):
         import acl
 
