@@ -514,6 +514,14 @@
 //! 4. the C entry layer `raw`: one `extern "C"` function per declaration;
 //! 5. the control API on top: [`control`] (re-exported at the crate root).
 //!
+//! The base types and logging of `acl/acl_base.h` sit on the same floors:
+//! `profile` (floor 1: each chip's memory and which `aclrtMemAttr` values
+//! see it), `base_types` and `log` (floor 3: the half conversions, element
+//! sizes, the log filter and record text), and `raw/base.rs` with
+//! `raw/app_log.c` (floor 4: `aclAppLog` is C-variadic, which stable Rust
+//! cannot define, so the crate's one C file, compiled by `build.rs`, formats
+//! the message with `vsnprintf` and calls back into `raw/base.rs`).
+//!
 //! ## Unsafe code
 //!
 //! All `unsafe` code lives in two private modules, at the bottom and at the
