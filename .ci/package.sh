@@ -48,7 +48,9 @@ for c in "${crates[@]}"; do
   file="$CARGO_TARGET_DIR/package/$c-$v.crate"
   unpacked=$(tar -tvzf "$file" | awk '{s += $3} END {print s}')
   printf '%-12s %6d %10d %12d\n' "$c" "$(echo "$list" | wc -l)" "$(wc -c <"$file")" "$unpacked"
-  if hits=$(echo "$list" | grep -E "$forbidden"); then
+  # The simulator's one C file is source of its build (build.rs compiles
+  # it: aclAppLog is C-variadic), not a test program.
+  if hits=$(echo "$list" | grep -E "$forbidden" | grep -vx 'src/raw/app_log\.c'); then
     echo "$c: files that do not belong in the package:" >&2
     echo "$hits" >&2
     bad=1

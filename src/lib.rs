@@ -80,6 +80,7 @@
 #![deny(unsafe_op_in_unsafe_fn)]
 
 mod acl;
+mod base;
 mod context;
 mod device;
 mod error;
@@ -98,6 +99,7 @@ mod scope;
 mod stream;
 
 pub use acl::{Acl, Detected, Runtime};
+pub use base::{DataType, Float16, LogLevel, app_log};
 pub use context::{Context, DefaultContext, MallocPolicy};
 pub use device::{Device, MemAttr, MemoryInfo, PeerAccess};
 pub use error::{Error, ErrorKind, Escalation, Result, WaitFailed};

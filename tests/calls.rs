@@ -929,3 +929,60 @@ fn callback_mix_flow<M: RunMode>(rt: Runtime<'_, M>) -> aclrt::Result<()> {
     reporter.stop()?;
     Ok(())
 }
+
+/// The base types of `acl/acl_base.h`: `Float16` values (the runtime's
+/// conversions) travel through device memory unchanged, `DataType::size`
+/// is the runtime's, and `app_log!` writes a record with the caller's
+/// location at the default level (error) and nothing below it.
+#[test]
+fn base_types_and_logging() {
+    both_modes!(base_types_and_logging_flow);
+}
+
+fn base_types_and_logging_flow<M: RunMode>(rt: Runtime<'_, M>) -> aclrt::Result<()> {
+    use aclrt::{DataType, Float16, LogLevel};
+    let device = rt.device(0)?;
+    make_guard!(g);
+    let ctx = device.create_context(g)?;
+    let halves: Vec<Float16> = (0..1024)
+        .map(|i| Float16::from_f32(i as f32 * 0.25))
+        .collect();
+    let buf = ctx.alloc_from(&halves)?;
+    let mut back = vec![Float16::default(); halves.len()];
+    ctx.copy(&buf, &mut back)?;
+    assert!(
+        back.iter()
+            .enumerate()
+            .all(|(i, h)| h.to_f32() == i as f32 * 0.25)
+    );
+    assert_eq!(Float16::from_f32(1e9).to_bits(), 0x7bff);
+    assert_eq!(f32::from(Float16::from_bits(0x7c00)), 65536.0);
+    assert_eq!(DataType::Float16.size(), core::mem::size_of::<Float16>());
+    let sizes: Vec<usize> = DataType::ALL.iter().map(|t| t.size()).collect();
+    assert_eq!(&sizes[..4], &[4, 2, 1, 4]);
+    assert_eq!(DataType::String.size(), 0);
+    assert_eq!(DataType::Float4E2M1.size(), 8);
+    assert!(
+        DataType::ALL
+            .iter()
+            .all(|t| DataType::from_raw(t.to_raw()) == Some(*t))
+    );
+    assert_eq!(DataType::from_raw(-1), None);
+    static RUN: AtomicU32 = AtomicU32::new(0);
+    let tag = format!("calls-run-{}", RUN.fetch_add(1, Ordering::Relaxed));
+    aclrt::app_log!(LogLevel::Error, "{tag} failed with {}", 7);
+    aclrt::app_log!(LogLevel::Info, "{tag} below the level");
+    let mine: Vec<String> = sim::app_log_records()
+        .into_iter()
+        .filter(|r| r.contains(&tag))
+        .collect();
+    assert_eq!(mine.len(), 1, "{mine:?}");
+    assert!(
+        mine[0].starts_with("[ERROR] ")
+            && mine[0].contains(" calls:tests/calls.rs:")
+            && mine[0].ends_with(&format!("\"{tag} failed with 7\"")),
+        "{}",
+        mine[0]
+    );
+    Ok(())
+}

@@ -57,7 +57,7 @@ fn invalid_device_id_one_device_device_mode() -> Result<()> {
 #[test]
 fn out_of_memory() -> Result<()> {
     let _sim = take(SimConfig {
-        memory_per_device: 1 << 20,
+        memory_per_device: Some(1 << 20),
         ..host_config()
     });
     let acl = Acl::init()?;

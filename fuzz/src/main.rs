@@ -310,6 +310,11 @@ fn run_child(seq: &[Call], mode: Mode, timeout: Duration) -> Outcome {
     let mut child = Command::new(exe)
         .arg("child")
         .env("ACLRT_SIM_RUN_MODE", mode.name())
+        // 4 GiB devices, as before devices took the chip's size (64 GiB):
+        // the sizes the sequences draw (up to 16 GiB) stay a mix of
+        // allocations that fit and ones that fail, and what a sequence
+        // writes stays bounded in host memory.
+        .env("ACLRT_SIM_MEMORY", "4G")
         .env("RUST_BACKTRACE", "0")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

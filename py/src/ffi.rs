@@ -463,3 +463,22 @@ call!(
     /// `aclrtPeekAtLastError`.
     peek_at_last_error => aclrtPeekAtLastError(level: u32 => level)
 );
+// ---- logging ---------------------------------------------------------------
+
+/// `aclAppLog(level, func, file, line, "%s", message)`: one application log
+/// record with the message as text (never as a format).
+pub fn app_log(level: i32, func: &CStr, file: &CStr, line: u32, message: &CStr) {
+    // SAFETY: every string is NUL-terminated and outlives the call; the
+    // format is the literal "%s", matched by exactly one C string argument.
+    // Any `level` is accepted by the runtime (unknown levels write nothing).
+    unsafe {
+        sys::aclAppLog(
+            level as sys::aclLogLevel,
+            func.as_ptr(),
+            file.as_ptr(),
+            line,
+            c"%s".as_ptr(),
+            message.as_ptr(),
+        )
+    }
+}

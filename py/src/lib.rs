@@ -11,8 +11,9 @@
 //!
 //! Layers (imports only downward): [`ffi`] (unsafe: one C call per
 //! function), [`errors`], [`fork`] ← [`memory`] (unsafe: the buffer
-//! protocol of runtime memory and the Pythonic layer's copy) ← [`args`] (pyACL's argument formats), [`gil`] (leaving and
-//! re-entering the interpreter, safe at exit) ← [`callback`] ← [`rt`],
+//! protocol of runtime memory and the Pythonic layer's copy) ← [`args`]
+//! (pyACL's argument formats), [`gil`] (leaving and re-entering the
+//! interpreter, safe at exit) ← [`callback`] ← [`rt`], [`log`],
 //! [`util`] (the Python functions) ← this file (the module).
 //!
 //! Backend: the `sim` feature (default) runs on the built-in simulator,
@@ -24,6 +25,7 @@ pub mod errors;
 pub mod ffi;
 pub mod fork;
 pub mod gil;
+pub mod log;
 pub mod memory;
 pub mod rt;
 pub mod util;
@@ -52,6 +54,7 @@ macro_rules! add {
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     add!(m; rt::init, rt::finalize, rt::finalize_reference, rt::get_recent_err_msg,
         rt::get_soc_name, rt::get_version);
+    add!(m; log::app_log);
 
     let r = submodule(m, "rt")?;
     add!(&r;

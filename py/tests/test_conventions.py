@@ -13,7 +13,7 @@ from support import ACL_HOST, D2D, D2H, EVENT_SYNC, EVENT_TIME_LINE, H2D, HUGE_F
 # Every implemented row: name -> (a valid argument tuple builder or None, arity).
 ACL_FUNCS = {
     "init": 0, "finalize": 0, "finalize_reference": 0, "get_recent_err_msg": 0,
-    "get_soc_name": 0, "get_version": 0,
+    "get_soc_name": 0, "get_version": 0, "app_log": 2,
 }
 RT_FUNCS = {
     # device
@@ -54,8 +54,8 @@ def public(mod):
 
 
 class Layout(unittest.TestCase):
-    def test_the_68_rows_plus_peer_and_last_error_and_nothing_else(self):
-        self.assertEqual(len(ACL_FUNCS) + len(RT_FUNCS) + len(UTIL_FUNCS), 68 + 5)
+    def test_the_69_rows_plus_peer_and_last_error_and_nothing_else(self):
+        self.assertEqual(len(ACL_FUNCS) + len(RT_FUNCS) + len(UTIL_FUNCS), 69 + 5)
         self.assertEqual(sorted(set(public(acl)) - {"rt", "util"}), sorted(ACL_FUNCS))
         self.assertEqual(public(acl.rt), sorted(RT_FUNCS))
         self.assertEqual(public(acl.util), sorted(UTIL_FUNCS))

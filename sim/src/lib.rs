@@ -42,7 +42,7 @@
 //! | variable | meaning | default |
 //! | --- | --- | --- |
 //! | `ACLRT_SIM_DEVICES` | number of devices | `2` |
-//! | `ACLRT_SIM_MEMORY` | bytes of memory per device (`K`/`M`/`G` suffixes are binary) | 4 GiB |
+//! | `ACLRT_SIM_MEMORY` | bytes of memory per device (`K`/`M`/`G`/`T` suffixes are binary), reserved lazily | the chip's: 64 GiB (910B), 24 GiB (310P) |
 //! | `ACLRT_SIM_RUN_MODE` | `host` (`ACL_HOST`, a PCIe card) or `device` (`ACL_DEVICE`, the app runs on the device's CPU) | `host` |
 //! | `ACLRT_SIM_TRACE` | path of a Chrome-trace JSON written at `aclFinalize` | none |
 //! | `ACLRT_SIM_TASK_DELAY` | latency added before every queued task (`250us`, `2ms`, `1s`, `100ns`; a plain number is µs) | `0` |
@@ -299,8 +299,11 @@
 //!   streams and events belong to the context current at creation. Unknown
 //!   `aclrtMalloc` policies are accepted; `aclrtMallocCached` accepts only
 //!   HUGE_FIRST, HUGE_ONLY, NORMAL_ONLY and HUGE1G_ONLY (100000 otherwise).
-//!   `aclrtGetMemInfo` reports the same device pool for every attribute
-//!   `0..=17` (100000 beyond).
+//!   `aclrtGetMemInfo` answers per attribute as the chip's memory
+//!   ([`Soc::device_memory`]): the 910B has HBM (the DDR attributes answer
+//!   0 and 0), the 310P DDR (HBM attributes read as DDR, the 1 GiB huge page
+//!   attributes answer 0 and 0); huge and normal pages share one pool
+//!   (100000 beyond `0..=17`).
 //! * **Copies**: check order is `count == 0` → success (even with NULL), NULL
 //!   → 100000, kind outside `0..=5` → 100000, `count > destMax` → 107000, no
 //!   current context → 107002, stream checks, then the strict checks (bounds,
@@ -511,6 +514,14 @@
 //! 4. the C entry layer `raw`: one `extern "C"` function per declaration;
 //! 5. the control API on top: [`control`] (re-exported at the crate root).
 //!
+//! The base types and logging of `acl/acl_base.h` sit on the same floors:
+//! `profile` (floor 1: each chip's memory and which `aclrtMemAttr` values
+//! see it), `base_types` and `log` (floor 3: the half conversions, element
+//! sizes, the log filter and record text), and `raw/base.rs` with
+//! `raw/app_log.c` (floor 4: `aclAppLog` is C-variadic, which stable Rust
+//! cannot define, so the crate's one C file, compiled by `build.rs`, formats
+//! the message with `vsnprintf` and calls back into `raw/base.rs`).
+//!
 //! ## Unsafe code
 //!
 //! All `unsafe` code lives in two private modules, at the bottom and at the
@@ -531,6 +542,7 @@
 pub mod control;
 pub use control::*;
 
+mod base_types;
 mod callback;
 mod context;
 mod device;
@@ -540,14 +552,17 @@ mod failmode;
 mod hostreg;
 mod init;
 mod kernel;
+mod log;
 pub use kernel::{
     BINARY_MAGIC, KERNEL_FAULT_CODE, KernelArgs, KernelError, binary_image, register_kernel,
 };
+pub use log::app_log_records;
 mod memory;
 mod misc;
 mod model;
 #[allow(unsafe_code)]
 mod prim;
+mod profile;
 #[allow(unsafe_code)]
 mod raw;
 mod rt;

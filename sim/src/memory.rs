@@ -729,8 +729,15 @@ pub(crate) fn mem_info(attr: u32, free: Out<usize>, total: Out<usize>) -> Res<()
     let rt = rt();
     let cur = rt.current()?.device;
     let dev = rt.device(cur)?;
-    let t = usize::try_from(dev.mem_total).unwrap_or(usize::MAX);
-    let f = usize::try_from(dev.mem_total.saturating_sub(dev.mem_used)).unwrap_or(usize::MAX);
+    // A kind of memory the chip does not have answers 0 and 0 (src/profile.rs).
+    let (f, t) = if rt.cfg.soc.mem_attr_reports(attr) {
+        (
+            usize::try_from(dev.mem_total.saturating_sub(dev.mem_used)).unwrap_or(usize::MAX),
+            usize::try_from(dev.mem_total).unwrap_or(usize::MAX),
+        )
+    } else {
+        (0, 0)
+    };
     free.write(f);
     total.write(t);
     Ok(())

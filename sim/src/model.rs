@@ -114,8 +114,11 @@ impl PeerTopology {
 pub struct SimConfig {
     /// Number of devices (`ACLRT_SIM_DEVICES`, default 2).
     pub devices: u32,
-    /// Bytes of memory per device (`ACLRT_SIM_MEMORY`, default 4 GiB).
-    pub memory_per_device: u64,
+    /// Bytes of memory per device (`ACLRT_SIM_MEMORY`); `None` (the
+    /// default): the chip's own size, [`Soc::device_memory`] (64 GiB on the
+    /// 910B, 24 GiB on the 310P). Reserved lazily: untouched device memory
+    /// costs no host memory.
+    pub memory_per_device: Option<u64>,
     /// Run mode (`ACLRT_SIM_RUN_MODE` = `host` | `device`, default host).
     pub run_mode: RunMode,
     /// Chrome-trace JSON written at `aclFinalize` (`ACLRT_SIM_TRACE`).
@@ -133,11 +136,11 @@ pub struct SimConfig {
 }
 
 impl Default for SimConfig {
-    /// Two devices of 4 GiB, host run mode, no trace, no task delay.
+    /// Two 910B devices (64 GiB each), host run mode, no trace, no task delay.
     fn default() -> Self {
         SimConfig {
             devices: 2,
-            memory_per_device: 4 << 30,
+            memory_per_device: None,
             run_mode: RunMode::Host,
             trace_path: None,
             task_delay: Duration::ZERO,
@@ -154,7 +157,7 @@ impl SimConfig {
     /// | variable | value |
     /// | --- | --- |
     /// | `ACLRT_SIM_DEVICES` | device count (integer, 1..=64) |
-    /// | `ACLRT_SIM_MEMORY` | bytes per device; suffixes `K`, `M`, `G` (and `KiB`, `MiB`, `GiB`) are binary |
+    /// | `ACLRT_SIM_MEMORY` | bytes per device (default: the chip's, [`Soc::device_memory`]); suffixes `K`, `M`, `G`, `T` (and `KiB`, `MiB`, `GiB`, `TiB`) are binary |
     /// | `ACLRT_SIM_RUN_MODE` | `host` or `device` |
     /// | `ACLRT_SIM_TRACE` | path of the Chrome-trace JSON written at finalize |
     /// | `ACLRT_SIM_TASK_DELAY` | delay before every task: `250us`, `2ms`, `1s`, `100ns`, or a plain number of microseconds |
@@ -174,7 +177,7 @@ impl SimConfig {
         }
         if let Some(v) = var("ACLRT_SIM_MEMORY") {
             match parse_bytes(&v) {
-                Some(n) if n > 0 => c.memory_per_device = n,
+                Some(n) if n > 0 => c.memory_per_device = Some(n),
                 _ => warn("ACLRT_SIM_MEMORY", &v),
             }
         }
@@ -434,7 +437,8 @@ mod tests {
     #[test]
     fn defaults() {
         let c = SimConfig::default();
-        assert_eq!((c.devices, c.memory_per_device), (2, 4 << 30));
+        assert_eq!((c.devices, c.memory_per_device), (2, None));
+        assert_eq!(c.device_memory(), 64 << 30);
         assert_eq!(c.run_mode, RunMode::Host);
         assert!(c.trace_path.is_none() && c.task_delay.is_zero());
     }

@@ -376,7 +376,7 @@ fn soc_name_is_a_non_empty_string() {
 #[test]
 fn mem_info_total_is_the_configured_memory_and_free_drops_on_malloc() {
     let _sim = aclrt_sim::exclusive();
-    configure(|c| c.memory_per_device = 256 << 20);
+    configure(|c| c.memory_per_device = Some(256 << 20));
     init_device0();
     let (mut free0, mut total) = (0usize, 0usize);
     ok!(aclrtGetMemInfo(ACL_HBM_MEM, &mut free0, &mut total));

@@ -215,7 +215,7 @@ fn configured_task_delay_applies_to_every_task() {
 #[test]
 fn out_of_memory_injection_surfaces_as_malloc_error() {
     let _sim = aclrt_sim::exclusive();
-    configure(|c| c.memory_per_device = 1 << 20);
+    configure(|c| c.memory_per_device = Some(1 << 20));
     init_device0();
     let mut ptrs = Vec::new();
     let mut code = ACL_SUCCESS;

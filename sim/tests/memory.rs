@@ -132,7 +132,7 @@ fn malloc_unknown_policy_falls_back_to_default() {
 #[test]
 fn malloc_beyond_device_memory_returns_207001() {
     let _sim = aclrt_sim::exclusive();
-    configure(|c| c.memory_per_device = 64 << 20);
+    configure(|c| c.memory_per_device = Some(64 << 20));
     init_device0();
     let mut p: *mut c_void = null_mut();
     assert_eq!(
@@ -330,7 +330,7 @@ fn malloc_cached_with_p2p_policy_returns_100000() {
 #[test]
 fn malloc_huge1g_rounds_up_to_whole_gib() {
     let _sim = aclrt_sim::exclusive();
-    configure(|c| c.memory_per_device = 3 << 30);
+    configure(|c| c.memory_per_device = Some(3 << 30));
     init_device0();
     let (mut before, mut total) = (0usize, 0usize);
     ok!(aclrtGetMemInfo(ACL_HBM_MEM, &mut before, &mut total));
@@ -342,4 +342,99 @@ fn malloc_huge1g_rounds_up_to_whole_gib() {
     free(p);
     teardown_device0();
     assert_clean();
+}
+
+// ------------------------------------------------ realistic device sizes
+
+/// The resident set of this process, in bytes (`/proc/self/status`).
+fn resident_bytes() -> usize {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap();
+    let kb: usize = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap();
+    kb * 1024
+}
+
+/// `(free, total)` of `aclrtGetMemInfo(attr)`.
+fn mem_info(attr: aclrtMemAttr) -> (usize, usize) {
+    let (mut free, mut total) = (0usize, 0usize);
+    ok!(aclrtGetMemInfo(attr, &mut free, &mut total));
+    (free, total)
+}
+
+/// A peer project's test allocates two 4 GiB buffers: on a simulated 910B
+/// (64 GiB of HBM, the default) both fit, show in `aclrtGetMemInfo`, and
+/// cost no host memory until written (the arena reserves lazily); the ends
+/// of both buffers are usable.
+#[test]
+fn two_4_gib_buffers_fit_a_910b_and_cost_no_host_memory() {
+    let _sim = aclrt_sim::exclusive();
+    in_both_run_modes(|_| {
+        init_device0();
+        let (free0, total) = mem_info(ACL_HBM_MEM);
+        assert_eq!(total, 64 << 30);
+        let rss0 = resident_bytes();
+        let a = malloc(4 << 30);
+        let b = malloc(4 << 30);
+        let grown = resident_bytes().saturating_sub(rss0);
+        // Other tests of this binary run beside this one: a generous bound,
+        // still 32 times less than what was allocated.
+        assert!(
+            grown < 256 << 20,
+            "8 GiB allocated, resident set grew by {grown} bytes"
+        );
+        let (free1, _) = mem_info(ACL_HBM_MEM);
+        assert!(free0 - free1 >= 8 << 30, "{free0} -> {free1}");
+        // Write and read back the last bytes of each (touches two pages).
+        let last = (4usize << 30) - 16;
+        for p in [a, b] {
+            let dst = p.cast::<u8>().wrapping_add(last).cast::<c_void>();
+            h2d(dst, &pattern(16, 7));
+            assert_eq!(read_device(dst, 16), pattern(16, 7));
+        }
+        free(a);
+        free(b);
+        assert_eq!(mem_info(ACL_HBM_MEM).0, free0);
+        teardown_device0();
+        assert_clean();
+    });
+}
+
+/// `aclrtGetMemInfo` per attribute: the 910B has HBM (DDR attributes answer
+/// 0 and 0), the 310P 24 GiB of DDR (HBM attributes read as DDR, the 1 GiB
+/// huge page attributes answer 0 and 0).
+#[test]
+fn mem_info_answers_per_attribute_as_the_chip() {
+    let _sim = aclrt_sim::exclusive();
+    for (soc, size, zero) in [
+        (
+            aclrt_sim::Soc::Ascend910B,
+            64usize << 30,
+            vec![0, 2, 3, 6, 7],
+        ),
+        (
+            aclrt_sim::Soc::Ascend310P,
+            24usize << 30,
+            vec![10, 11, 14, 17],
+        ),
+    ] {
+        aclrt_sim::reset();
+        configure(|c| c.soc = soc);
+        init_device0();
+        let p = malloc(1 << 20);
+        for attr in 0..=17u32 {
+            let (free, total) = mem_info(attr);
+            if zero.contains(&attr) {
+                assert_eq!((free, total), (0, 0), "{soc:?} attr {attr}");
+            } else {
+                assert_eq!(total, size, "{soc:?} attr {attr}");
+                assert!(free < total, "{soc:?} attr {attr}: {free}");
+            }
+        }
+        free(p);
+        teardown_device0();
+        assert_clean();
+    }
 }

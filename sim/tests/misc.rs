@@ -360,3 +360,105 @@ fn c_calls_in_a_thread_local_destructor_answer_with_their_messages() {
     finalize();
     assert_clean();
 }
+
+/// `aclAppLog` (the C-variadic entry point of `app_log.c`) formats its
+/// arguments, writes records at or above the default level (error) with
+/// the caller's location, and nothing for lower or unknown levels or a NULL
+/// argument; an overlong message is cut to 1023 bytes with the mark.
+#[test]
+fn app_log_formats_filters_and_truncates() {
+    let tag = format!("tag{}", std::process::id());
+    let tag_c = std::ffi::CString::new(tag.clone()).unwrap();
+    let long = std::ffi::CString::new("y".repeat(3000)).unwrap();
+    // SAFETY: NUL-terminated literals and strings; each format's
+    // conversions match the arguments passed (an int, a C string, a double).
+    unsafe {
+        aclAppLog(
+            ACL_ERROR,
+            c"fn_a".as_ptr(),
+            c"a.c".as_ptr(),
+            12,
+            c"%s %d %.1f".as_ptr(),
+            tag_c.as_ptr(),
+            7i32,
+            2.5f64,
+        );
+        aclAppLog(
+            ACL_INFO,
+            c"fn_b".as_ptr(),
+            c"b.c".as_ptr(),
+            1,
+            c"%s info".as_ptr(),
+            tag_c.as_ptr(),
+        );
+        aclAppLog(
+            7,
+            c"fn_c".as_ptr(),
+            c"c.c".as_ptr(),
+            1,
+            c"%s seven".as_ptr(),
+            tag_c.as_ptr(),
+        );
+        aclAppLog(
+            ACL_ERROR,
+            null(),
+            c"d.c".as_ptr(),
+            1,
+            c"%s null".as_ptr(),
+            tag_c.as_ptr(),
+        );
+        aclAppLog(
+            ACL_ERROR,
+            c"fn_e".as_ptr(),
+            c"e.c".as_ptr(),
+            3,
+            c"%s %s".as_ptr(),
+            tag_c.as_ptr(),
+            long.as_ptr(),
+        );
+    }
+    let mine: Vec<String> = aclrt_sim::app_log_records()
+        .into_iter()
+        .filter(|r| r.contains(&tag))
+        .collect();
+    assert_eq!(mine.len(), 2, "{mine:?}");
+    assert!(mine[0].starts_with("[ERROR] "), "{}", mine[0]);
+    assert!(
+        mine[0].ends_with(&format!(" fn_a:a.c:12: \"{tag} 7 2.5\"")),
+        "{}",
+        mine[0]
+    );
+    let cut = mine[1].strip_prefix("[ERROR] ").unwrap();
+    assert_eq!(cut.len(), 1023);
+    assert!(cut.ends_with("...[truncated]") && cut.contains(" fn_e:e.c:3: \""));
+}
+
+/// A `%n` conversion is refused as the runtime's bounded formatter refuses
+/// it: nothing is stored through the argument and the record is replaced
+/// by the runtime's complaint.
+#[test]
+fn app_log_refuses_a_percent_n_conversion() {
+    let mut stored: i32 = -7;
+    let before = aclrt_sim::app_log_records().len();
+    // SAFETY: NUL-terminated literals; the one conversion (%n) is matched
+    // by a pointer to a live int (which the simulator must not write).
+    unsafe {
+        aclAppLog(
+            ACL_ERROR,
+            c"fn_n".as_ptr(),
+            c"n.c".as_ptr(),
+            1,
+            c"ab%ncd".as_ptr(),
+            &mut stored as *mut i32,
+        );
+    }
+    assert_eq!(stored, -7);
+    let records = aclrt_sim::app_log_records();
+    assert!(records.len() > before || records.len() == 256);
+    assert!(
+        records
+            .iter()
+            .any(|r| r == "[ERROR] aclAppLog format string is invalid"),
+        "{records:?}"
+    );
+}

@@ -66,6 +66,7 @@ use aclrt_sys as sys;
 use crate::error::{Error, ErrorKind, Result};
 
 pub(crate) mod access;
+pub(crate) mod base;
 pub(crate) mod faults;
 pub(crate) mod host_fn;
 pub(crate) mod kernel;

@@ -127,6 +127,65 @@ pub const ACL_ERROR_GE_FAILURE: ::core::ffi::c_int = 500002;
 pub const ACL_ERROR_RT_FAILURE: ::core::ffi::c_int = 500003;
 pub const ACL_ERROR_DRV_FAILURE: ::core::ffi::c_int = 500004;
 pub const ACL_ERROR_PROFILING_FAILURE: ::core::ffi::c_int = 500005;
+pub const ACL_DT_UNDEFINED: aclDataType = -1;
+pub const ACL_FLOAT: aclDataType = 0;
+pub const ACL_FLOAT16: aclDataType = 1;
+pub const ACL_INT8: aclDataType = 2;
+pub const ACL_INT32: aclDataType = 3;
+pub const ACL_UINT8: aclDataType = 4;
+pub const ACL_INT16: aclDataType = 6;
+pub const ACL_UINT16: aclDataType = 7;
+pub const ACL_UINT32: aclDataType = 8;
+pub const ACL_INT64: aclDataType = 9;
+pub const ACL_UINT64: aclDataType = 10;
+pub const ACL_DOUBLE: aclDataType = 11;
+pub const ACL_BOOL: aclDataType = 12;
+pub const ACL_STRING: aclDataType = 13;
+pub const ACL_COMPLEX64: aclDataType = 16;
+pub const ACL_COMPLEX128: aclDataType = 17;
+pub const ACL_BF16: aclDataType = 27;
+pub const ACL_INT4: aclDataType = 29;
+pub const ACL_UINT1: aclDataType = 30;
+pub const ACL_COMPLEX32: aclDataType = 33;
+pub const ACL_HIFLOAT8: aclDataType = 34;
+pub const ACL_FLOAT8_E5M2: aclDataType = 35;
+pub const ACL_FLOAT8_E4M3FN: aclDataType = 36;
+pub const ACL_FLOAT8_E8M0: aclDataType = 37;
+pub const ACL_FLOAT6_E3M2: aclDataType = 38;
+pub const ACL_FLOAT6_E2M3: aclDataType = 39;
+pub const ACL_FLOAT4_E2M1: aclDataType = 40;
+pub const ACL_FLOAT4_E1M2: aclDataType = 41;
+pub type aclDataType = ::core::ffi::c_int;
+pub const ACL_FORMAT_UNDEFINED: aclFormat = -1;
+pub const ACL_FORMAT_NCHW: aclFormat = 0;
+pub const ACL_FORMAT_NHWC: aclFormat = 1;
+pub const ACL_FORMAT_ND: aclFormat = 2;
+pub const ACL_FORMAT_NC1HWC0: aclFormat = 3;
+pub const ACL_FORMAT_FRACTAL_Z: aclFormat = 4;
+pub const ACL_FORMAT_NC1HWC0_C04: aclFormat = 12;
+pub const ACL_FORMAT_HWCN: aclFormat = 16;
+pub const ACL_FORMAT_NDHWC: aclFormat = 27;
+pub const ACL_FORMAT_FRACTAL_NZ: aclFormat = 29;
+pub const ACL_FORMAT_NCDHW: aclFormat = 30;
+pub const ACL_FORMAT_NDC1HWC0: aclFormat = 32;
+pub const ACL_FRACTAL_Z_3D: aclFormat = 33;
+pub const ACL_FORMAT_NC: aclFormat = 35;
+pub const ACL_FORMAT_NCL: aclFormat = 47;
+pub const ACL_FORMAT_FRACTAL_NZ_C0_16: aclFormat = 50;
+pub const ACL_FORMAT_FRACTAL_NZ_C0_32: aclFormat = 51;
+pub const ACL_FORMAT_FRACTAL_NZ_C0_2: aclFormat = 52;
+pub const ACL_FORMAT_FRACTAL_NZ_C0_4: aclFormat = 53;
+pub const ACL_FORMAT_FRACTAL_NZ_C0_8: aclFormat = 54;
+pub type aclFormat = ::core::ffi::c_int;
+pub const ACL_DEBUG: aclLogLevel = 0;
+pub const ACL_INFO: aclLogLevel = 1;
+pub const ACL_WARNING: aclLogLevel = 2;
+pub const ACL_ERROR: aclLogLevel = 3;
+pub type aclLogLevel = ::core::ffi::c_uint;
+pub const ACL_MEMTYPE_DEVICE: aclMemType = 0;
+pub const ACL_MEMTYPE_HOST: aclMemType = 1;
+pub const ACL_MEMTYPE_HOST_COMPILE_INDEPENDENT: aclMemType = 2;
+pub type aclMemType = ::core::ffi::c_uint;
 pub const ACL_DEVICE: aclrtRunMode = 0;
 pub const ACL_HOST: aclrtRunMode = 1;
 pub type aclrtRunMode = ::core::ffi::c_uint;
@@ -404,6 +463,17 @@ pub type aclrtCallback =
 pub type aclrtHostFunc =
     ::core::option::Option<unsafe extern "C" fn(args: *mut ::core::ffi::c_void)>;
 unsafe extern "C" {
+    pub fn aclFloat16ToFloat(value: aclFloat16) -> f32;
+    pub fn aclFloatToFloat16(value: f32) -> aclFloat16;
+    pub fn aclDataTypeSize(dataType: aclDataType) -> usize;
+    pub fn aclAppLog(
+        logLevel: aclLogLevel,
+        func: *const ::core::ffi::c_char,
+        file: *const ::core::ffi::c_char,
+        line: u32,
+        fmt: *const ::core::ffi::c_char,
+        ...
+    );
     pub fn aclGetRecentErrMsg() -> *const ::core::ffi::c_char;
     pub fn aclrtGetSocName() -> *const ::core::ffi::c_char;
     pub fn aclInit(configPath: *const ::core::ffi::c_char) -> aclError;

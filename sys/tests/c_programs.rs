@@ -224,3 +224,190 @@ fn every_declared_function_links_from_libascendcl() {
         "{stdout}"
     );
 }
+
+// ------------------------------------------------ programs as users write them
+
+/// [`build`] once per program for the tests below, which share programs
+/// and run in parallel (two compilers writing one executable would race).
+fn built(name: &str) -> PathBuf {
+    static BUILT: std::sync::Mutex<Vec<(String, PathBuf)>> = std::sync::Mutex::new(Vec::new());
+    let mut done = BUILT.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((_, exe)) = done.iter().find(|(n, _)| n == name) {
+        return exe.clone();
+    }
+    let exe = build(name);
+    done.push((name.to_owned(), exe.clone()));
+    exe
+}
+
+/// Runs `exe args` with the simulator on the loader path in `mode`, with
+/// the given extra environment (nothing else of `ACLRT_SIM_*` or the log
+/// variables inherited); returns its output without judging it.
+fn run_with(exe: &Path, mode: &str, args: &[&str], env: &[(&str, &str)]) -> std::process::Output {
+    let mut cmd = Command::new(exe);
+    cmd.args(args)
+        .env("LD_LIBRARY_PATH", sim_cdylib_dir())
+        .env("ACLRT_SIM_RUN_MODE", mode);
+    for var in [
+        "ACLRT_SIM_TRACE",
+        "ACLRT_SIM_DEVICES",
+        "ACLRT_SIM_MEMORY",
+        "ACLRT_SIM_SOC",
+        "ACLRT_SIM_STRICTNESS",
+        "ASCEND_GLOBAL_LOG_LEVEL",
+        "ASCEND_SLOG_PRINT_TO_STDOUT",
+    ] {
+        cmd.env_remove(var);
+    }
+    cmd.envs(env.iter().copied());
+    run_with_limit(&mut cmd, Duration::from_secs(60))
+}
+
+/// `exe args` must exit 0 and print `banner`; returns its output.
+#[track_caller]
+fn expect_ok(
+    exe: &Path,
+    mode: &str,
+    args: &[&str],
+    env: &[(&str, &str)],
+    banner: &str,
+) -> std::process::Output {
+    let out = run_with(exe, mode, args, env);
+    assert!(
+        out.status.success() && String::from_utf8_lossy(&out.stdout).contains(banner),
+        "{} {args:?} in {mode} mode with {env:?}:\n{}",
+        exe.display(),
+        show(&out)
+    );
+    out
+}
+
+/// `tests/c/resource_helper.cpp`: a resource helper class as the vendor's
+/// C++ helper libraries have one (device set twice, a context, a stream,
+/// pinned and device memory, aclFloat16 inputs, a callback thread, two
+/// 4 GiB buffers, ACL_APP_LOG) released in order, in both run modes. With
+/// `ASCEND_GLOBAL_LOG_LEVEL=1` and `ASCEND_SLOG_PRINT_TO_STDOUT=1` its info
+/// records reach stdout with the caller's function, file and line; at the
+/// default level (error) none is written.
+#[test]
+fn c_resource_helper_runs_as_the_samples_do() {
+    let exe = built("resource_helper.cpp");
+    let log_to_stdout = [
+        ("ASCEND_GLOBAL_LOG_LEVEL", "1"),
+        ("ASCEND_SLOG_PRINT_TO_STDOUT", "1"),
+    ];
+    for (mode, run_mode) in [("host", 1), ("device", 0)] {
+        let out = expect_ok(
+            &exe,
+            mode,
+            &["tidy"],
+            &log_to_stdout,
+            "resource_helper(tidy): ok",
+        );
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        for line in [
+            "half round trip: 2048 values ok",
+            "big buffers: 2 x 4 GiB of 64 GiB ok",
+            "callback thread: 8 callbacks ok",
+        ] {
+            assert!(stdout.contains(line), "{mode}: {stdout}");
+        }
+        let record = stdout
+            .lines()
+            .find(|l| l.contains("device 0 ready"))
+            .unwrap_or_else(|| panic!("no info record in {mode} mode:\n{stdout}"));
+        assert!(
+            record.starts_with("[INFO] APP(")
+                && record.contains(" Init:")
+                && record.contains("resource_helper.cpp:")
+                && record.ends_with(&format!("\"device 0 ready, run mode {run_mode}\"")),
+            "{record}"
+        );
+        // The default level writes no info record, anywhere.
+        let quiet = expect_ok(&exe, mode, &["tidy"], &[], "resource_helper(tidy): ok");
+        let all = format!(
+            "{}{}",
+            String::from_utf8_lossy(&quiet.stdout),
+            String::from_utf8_lossy(&quiet.stderr)
+        );
+        assert!(!all.contains("[INFO]"), "{all}");
+    }
+}
+
+/// `tests/c/memory_sample.c`: the vendor's C memory flow (default context,
+/// host memory by run mode, copies, the figures of every aclrtMemAttr) on
+/// both chips in both run modes: a 910B reports 64 GiB on 13 of the 18
+/// attributes (not the DDR ones), a 310P 24 GiB on 14 (not the 1 GiB huge
+/// page ones).
+#[test]
+fn c_memory_sample_on_both_chips_in_both_run_modes() {
+    let exe = built("memory_sample.c");
+    for (soc, figures) in [
+        ("910b", "memory: 64 GiB, 13 of 18 attributes report it"),
+        ("310p", "memory: 24 GiB, 14 of 18 attributes report it"),
+    ] {
+        for mode in ["host", "device"] {
+            let out = expect_ok(
+                &exe,
+                mode,
+                &["tidy"],
+                &[("ACLRT_SIM_SOC", soc)],
+                "memory_sample(tidy): ok",
+            );
+            assert!(
+                String::from_utf8_lossy(&out.stdout).contains(figures),
+                "{soc} {mode}: {}",
+                show(&out)
+            );
+        }
+    }
+}
+
+/// The samples' sloppy teardown (a context destroyed with its stream live,
+/// `aclFinalize` with a device still set, a device reset with a stream
+/// never destroyed) runs to completion with the hardware's answers when the
+/// simulator is told to answer as the hardware (`ACLRT_SIM_STRICTNESS=hardware`).
+#[test]
+fn c_sloppy_teardown_gets_the_hardware_answers_when_asked() {
+    let helper = built("resource_helper.cpp");
+    let sample = built("memory_sample.c");
+    let hw = [("ACLRT_SIM_STRICTNESS", "hardware")];
+    for mode in ["host", "device"] {
+        expect_ok(
+            &helper,
+            mode,
+            &["sloppy"],
+            &hw,
+            "resource_helper(sloppy): ok",
+        );
+        expect_ok(&sample, mode, &["sloppy"], &hw, "memory_sample(sloppy): ok");
+    }
+}
+
+/// DEPENDS ON THE SANITIZER'S MANNERS (the default strictness answering as
+/// the hardware and reporting each violation on stderr, with the rule's
+/// name): the samples' sloppy teardown runs to completion at the default
+/// strictness, and stderr names the rules it broke. Ignored until that
+/// change is merged; then remove the `ignore`.
+#[test]
+#[ignore = "needs the hardware-like default strictness with violation reports (sanitizer manners)"]
+fn c_sloppy_teardown_at_the_default_strictness_completes_with_a_report() {
+    let helper = built("resource_helper.cpp");
+    let sample = built("memory_sample.c");
+    for mode in ["host", "device"] {
+        let out = expect_ok(
+            &helper,
+            mode,
+            &["sloppy"],
+            &[],
+            "resource_helper(sloppy): ok",
+        );
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        for rule in ["STRICT-CTX-LIVE", "STRICT-FINALIZE-LIVE"] {
+            assert!(stderr.contains(rule), "{mode}: no {rule} in\n{stderr}");
+        }
+        let out = expect_ok(&sample, mode, &["sloppy"], &[], "memory_sample(sloppy): ok");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains("STRICT-RESET-LIVE"), "{mode}:\n{stderr}");
+    }
+}

@@ -15,6 +15,7 @@ helpers); ``import acl.rt`` works too. The extension itself is
 
 from acl._native import (  # noqa: F401  (the public surface)
     __version__,
+    app_log,
     finalize,
     finalize_reference,
     get_recent_err_msg,
@@ -27,6 +28,7 @@ from acl._native import (  # noqa: F401  (the public surface)
 
 __all__ = [
     "__version__",
+    "app_log",
     "init",
     "finalize",
     "finalize_reference",

@@ -6,6 +6,17 @@ from . import rt as rt, util as util
 
 __version__: str
 
+def app_log(log_level: int, message: str, /) -> None:
+    """app_log(log_level, message) -> None: aclAppLog.
+
+    Writes one application log record of ``log_level`` (ACL_DEBUG 0, ACL_INFO 1,
+    ACL_WARNING 2, ACL_ERROR 3) carrying the calling Python function, file and line,
+    when the level is at least the process's (``ASCEND_GLOBAL_LOG_LEVEL``, default 3:
+    errors only). The message is text, never a format string.
+    """
+    ...
+
+
 def finalize() -> int:
     """finalize() -> ret: aclFinalize (GIL released).
 

@@ -92,3 +92,9 @@ NPY_ULONGLONG = 10
 NPY_FLOAT32 = 11
 NPY_FLOAT64 = 12
 NPY_FLOAT16 = 23
+
+# Log levels of acl.app_log (aclLogLevel)
+ACL_DEBUG = 0
+ACL_INFO = 1
+ACL_WARNING = 2
+ACL_ERROR = 3

@@ -27,6 +27,8 @@ use crate::rt::exec::EventApi;
 use crate::rt::mem::AllocKind;
 use crate::{callback, context, device, failmode, hostreg, init, kernel, misc, stream};
 
+mod base;
+
 /// Reads an optional C string argument.
 ///
 /// # Safety

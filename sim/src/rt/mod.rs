@@ -289,7 +289,7 @@ impl Runtime {
                 refcount: 0,
                 default_ctx: None,
                 mem_used: 0,
-                mem_total: self.cfg.memory_per_device,
+                mem_total: self.cfg.device_memory(),
                 streams: 0,
                 events: 0,
                 peers: BTreeSet::new(),
