@@ -270,6 +270,14 @@ pub enum Error {
          deadline"
     )]
     WorkAborted,
+    /// A host function queued in a scope panicked
+    /// ([`Lane::host_fn`](crate::Lane::host_fn),
+    /// [`Lane::host_fn_with`](crate::Lane::host_fn_with)): data it was to
+    /// write may be partly written. Every later checked wait of the scope
+    /// reports it until [`Scope::recover`](crate::Scope::recover); the panic
+    /// itself is resumed once, by `Scope::recover` or the scope's end.
+    #[error("a host function of the scope panicked: data it wrote may be incomplete")]
+    HostFnPanicked,
     /// A buffer in flight on one lane (or a shared buffer read on one lane)
     /// was used by work on another lane of the same brand — lanes made
     /// together by [`Scope::lanes`](crate::Scope::lanes) — without a
@@ -394,6 +402,7 @@ impl Error {
             Error::InCallback { .. } => ErrorKind::Lifecycle,
             Error::ScopeTimeout { .. } => ErrorKind::Timeout,
             Error::WorkAborted => ErrorKind::Aborted,
+            Error::HostFnPanicked => ErrorKind::Internal,
             Error::KernelArgsBusy => ErrorKind::Lifecycle,
             Error::Spawn { .. } => ErrorKind::ResourceExhausted,
             Error::DeviceInUse { .. } => ErrorKind::ReleaseFailed,

@@ -323,7 +323,7 @@ pub(crate) fn reset_device(id: i32) -> Result<()> {
 }
 
 /// `aclrtSynchronizeDevice` with `ctx` current (the current context's
-/// device); a device fault it reports is entered for `ctx` ([`faults`]).
+/// device); a failure it reports is entered for `ctx` ([`faults`]).
 pub(crate) fn synchronize_device(ctx: Raw) -> Result<()> {
     refuse_in_callback("aclrtSynchronizeDevice")?;
     let watch = faults::begin(faults::Key::context(ctx));
@@ -743,7 +743,7 @@ pub(crate) fn destroy_stream(stream: Raw, owner: Raw) -> Result<()> {
     Ok(())
 }
 
-/// `aclrtSynchronizeStream(stream)`; a device fault it reports is entered
+/// `aclrtSynchronizeStream(stream)`; a failure it reports is entered
 /// in [`faults`], and the call is watched while it runs
 /// ([`faults::begin`]).
 #[inline]
@@ -783,7 +783,7 @@ pub(crate) fn synchronize_stream_timeout(stream: Raw, ms: i32) -> Result<()> {
 }
 
 /// A synchronisation of `key` (`function`) failed with `code`: the error,
-/// entered in [`faults`] if it is a device fault, before the watch ends.
+/// entered in [`faults`] whatever its code, before the watch ends.
 #[cold]
 #[inline(never)]
 fn sync_failed(
@@ -793,7 +793,7 @@ fn sync_failed(
     watch: faults::Ticket,
 ) -> Result<()> {
     let error = acl_error(code, function);
-    faults::observed(key, &error);
+    faults::enter(key, &error);
     faults::end(watch);
     Err(error)
 }
@@ -814,7 +814,11 @@ pub(crate) fn stream_is_complete(stream: Raw) -> Result<bool> {
     let mut status: sys::aclrtStreamStatus = sys::ACL_STREAM_STATUS_RESERVED;
     // SAFETY: `stream` is live; `status` is a valid, writable slot.
     let code = unsafe { sys::aclrtStreamQuery(stream.as_ptr(), &mut status) };
-    check(code, "aclrtStreamQuery")?;
+    if let Err(e) = check(code, "aclrtStreamQuery") {
+        // A failure of queued work a query reports is one too.
+        faults::enter(faults::Key::stream(stream), &e);
+        return Err(e);
+    }
     Ok(status == sys::ACL_STREAM_STATUS_COMPLETE)
 }
 

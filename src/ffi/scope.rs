@@ -171,7 +171,8 @@ pub(crate) fn run<B: ScopeBody>(
             first_settled: AtomicBool::new(false),
             any_settled: AtomicBool::new(false),
             slotted: AtomicBool::new(false),
-            opened_at: faults::now(),
+            base: AtomicU64::new(faults::now()),
+            failure: RefCell::new(None),
             crossed: AtomicBool::new(false),
             fences: AtomicU64::new(0),
             first_synced: AtomicU64::new(0),
@@ -199,16 +200,11 @@ pub(crate) fn run<B: ScopeBody>(
     super::locks::user_code("a scope's body");
     let result = body.call(&scope);
     core::mem::forget(guard);
-    // A device fault of the scope's work that only unchecked waits saw is
-    // reported here (`faults`): one load while no fault was seen.
-    let result = match core.book.owed_fault() {
-        Some(fault) => result.and_then(|_| Err(fault.into())),
-        None => result,
-    };
     match core.end_settled() {
         // Nothing to synchronise or release (issue 15: a one-lane scope
-        // that waited for its work).
-        Some(false) => return result,
+        // that waited for its work), but a failure since the scope opened
+        // or last recovered is reported (the failure rule).
+        Some(false) => return core.book.end_failure(result),
         // Another scope's deadline aborted a stream this one shares (or one
         // it depends on): some of this scope's work was discarded.
         Some(true) => return result.and_then(|_| Err(Error::WorkAborted.into())),
@@ -219,6 +215,9 @@ pub(crate) fn run<B: ScopeBody>(
     if let Some(payload) = panic {
         resume_unwind(payload);
     }
+    // A failure the final synchronisation did not return (another thread's
+    // synchronisation took it, or the body ignored a failed checked wait).
+    let result = core.book.end_failure(result);
     match (result, finished) {
         (Err(e), Ok(())) => Err(e),
         // A timeout of the end wins: the caller must learn that the work
@@ -268,13 +267,18 @@ struct CoreBook {
     /// instead of the registry: it has one stream (`first`), no user event
     /// and no host function.
     slotted: AtomicBool,
-    /// The fault clock when the scope opened ([`faults::now`]).
-    opened_at: u64,
+    /// The failure clock when the scope opened or last recovered
+    /// ([`ScopeCore::recover`]): a failure entered later on one of its keys
+    /// ([`CoreBook::failure`]) sticks to the scope.
+    base: AtomicU64,
+    /// The failure that sticks to the scope until it recovers: every
+    /// checked wait returns it.
+    failure: RefCell<Option<Error>>,
     /// Whether a buffer moved between lanes, or a lane read a buffer
     /// another lane produced ([`LaneCore::wait_for`], [`LaneCore::read_shared`],
     /// [`LaneCore::reclaim`]): a buffer's contents may then come from work
     /// on any stream of the scope, and a checked wait synchronises them all
-    /// and looks for faults on all ([`CoreBook::fault_since`]). Only ever
+    /// and gives buffers back only once all are idle ([`CoreBook::idle_for_give_back`]). Only ever
     /// set. (Marks and user events order lanes but move no data: a buffer
     /// in flight is used on its own lane only, and memory shared for the
     /// scope is read-only.)
@@ -324,72 +328,99 @@ impl CoreBook {
         first.into_iter().chain(rest).collect()
     }
 
-    /// The device fault a checked wait of a buffer parked on `stream` when
-    /// the fault clock read `since` reports: the earliest fault seen after
-    /// that (by any synchronisation, of any thread) on a stream the
-    /// buffer's contents may come from — its own, or every stream of the
-    /// scope once buffers crossed lanes — or by a device synchronisation
-    /// of the scope's context. A few loads while no fault was seen since and no synchronisation is in flight.
+    /// The failure a checked wait of a buffer whose contents' work began
+    /// at clock value `since` reports: the scope's sticky failure, or the
+    /// earliest failure entered after `since` or after the scope's base
+    /// (whichever is earlier) on one of the scope's streams or its context,
+    /// by any synchronisation of any thread; it then sticks. A few loads
+    /// while nothing failed since and no synchronisation is in flight.
     #[inline(always)]
-    fn fault_since(&self, stream: Raw, since: u64) -> Option<Error> {
-        if faults::quiet_since(since) {
+    fn failure(&self, since: u64) -> Option<Error> {
+        let since = since.min(self.base.load(Ordering::Relaxed));
+        if faults::quiet_since(since) && self.failure.borrow().is_none() {
             return None;
         }
-        self.fault_since_slow(stream, since)
+        self.failure_slow(since)
     }
 
     #[cold]
     #[inline(never)]
-    fn fault_since_slow(&self, stream: Raw, since: u64) -> Option<Error> {
+    fn failure_slow(&self, since: u64) -> Option<Error> {
+        if let Some(e) = self.failure.borrow().as_ref() {
+            return Some(e.clone());
+        }
         // First the synchronisations of those keys in flight on other
-        // threads: one may have taken a fault it has not entered yet.
+        // threads: one may have taken a failure it has not entered yet.
         let ctx = Key::context(self.ctx);
-        faults::quiesce(|k| {
-            k == ctx
-                || k == Key::stream(stream)
-                || (self.crossed() && self.streams().iter().any(|&s| k == Key::stream(s)))
-        });
-        if faults::now() <= since {
-            return None;
-        }
-        let streams = if self.crossed() {
-            self.streams()
-        } else {
-            vec![stream]
-        };
-        let ctx = Key::context(self.ctx);
-        faults::since(
-            since,
-            |k| k == ctx || streams.iter().any(|&s| k == Key::stream(s)),
-            self.id,
-        )
-    }
-
-    /// A device fault seen since the scope opened, on one of its streams or
-    /// by a device synchronisation of its context, that no checked wait of
-    /// this scope reported (only unchecked waits saw it, or a
-    /// synchronisation of another caller took it: the scope's work may be
-    /// what faulted). One load while no fault was seen.
-    #[inline]
-    fn owed_fault(&self) -> Option<Error> {
-        if faults::now() <= self.opened_at {
-            return None;
-        }
         let streams = self.streams();
-        let ctx = Key::context(self.ctx);
-        faults::unreported(
-            self.opened_at,
-            |k| k == ctx || streams.iter().any(|&s| k == Key::stream(s)),
-            self.id,
-        )
+        let mine = |k: Key| k == ctx || streams.iter().any(|&s| k == Key::stream(s));
+        faults::quiesce(mine);
+        let (at, found) = faults::since(since, mine)?;
+        // One the scope recovered from fails this buffer (its contents
+        // come from before it) but does not stick again.
+        if at > self.base.load(Ordering::Relaxed) {
+            *self.failure.borrow_mut() = Some(found.clone());
+        }
+        Some(found)
     }
 
-    /// A synchronisation of `stream` by this scope returns `e` to the
-    /// scope's body: a device fault is noted as reported to this scope.
+    /// The scope's result at its end: `result`, or the failure that sticks
+    /// to the scope if `result` is `Ok`.
     #[inline]
-    fn told(&self, stream: Raw, e: Error) -> Error {
-        faults::told_scope(Key::stream(stream), &e, self.id);
-        e
+    fn end_failure<T, E: From<Error>>(
+        &self,
+        result: core::result::Result<T, E>,
+    ) -> core::result::Result<T, E> {
+        match self.failure(u64::MAX) {
+            Some(e) => result.and_then(|_| Err(e.into())),
+            None => result,
+        }
+    }
+
+    /// Buffers crossed lanes: synchronise the streams of the scope other
+    /// than `own` too (their failures are entered in `faults` by the
+    /// wrapper); the first error is returned once all were synchronised.
+    #[cold]
+    #[inline(never)]
+    fn sync_other_lanes(&self, own: Raw) -> Result<()> {
+        let mut first = None;
+        for stream in self.streams() {
+            if stream == own {
+                continue;
+            }
+            match super::synchronize_stream(stream) {
+                Ok(()) => self.settle(stream),
+                Err(e) => {
+                    first.get_or_insert(e);
+                }
+            }
+        }
+        first.map_or(Ok(()), Err)
+    }
+
+    /// The one give-back primitive after which an unchecked path
+    /// (`reuse`, a fence's `reuse` once buffers crossed lanes) hands memory
+    /// back: every stream that could still touch a buffer of lane `own` is
+    /// idle. That is `own` — or every stream of the scope once buffers
+    /// crossed lanes, because an event or a hand-off orders nothing when
+    /// the wait task behind it failed — each synchronised, or, where the
+    /// synchronisation fails (any code; it sticks to the scope), queried
+    /// idle. `WorkAborted` if an escalation aborted the scope.
+    fn idle_for_give_back(&self, own: Raw) -> Result<()> {
+        make_idle(own)?;
+        self.settle(own);
+        if self.crossed() {
+            for stream in self.streams() {
+                if stream != own {
+                    make_idle(stream)?;
+                    self.settle(stream);
+                }
+            }
+        }
+        if self.aborted() {
+            return Err(Error::WorkAborted);
+        }
+        Ok(())
     }
 
     /// Whether an escalation aborted (some of) the scope's work.
@@ -718,6 +749,49 @@ impl<'scope> ScopeCore<'scope> {
     /// The scope's context.
     pub(crate) fn context(&self) -> Raw {
         self.book.ctx
+    }
+
+    /// The recovery point: make every enlisted stream idle, release the
+    /// host functions (resuming the first panic of one, once), and return
+    /// the failure that stuck to the scope, which no longer sticks: work
+    /// queued from now on is judged on failures seen after this point.
+    /// Buffers whose contents' work began before a failure keep failing
+    /// their checked waits. If a stream cannot be made idle, or an
+    /// escalation aborted the scope's work, that error is returned and the
+    /// scope has not recovered.
+    pub(crate) fn recover(&self) -> Result<Option<Error>> {
+        super::refuse_in_callback("Scope::recover")?;
+        for stream in self.book.streams() {
+            make_idle(stream)?;
+            self.book.settle(stream);
+        }
+        // Every host function queued so far ran, or never will.
+        let host_fns = self
+            .book
+            .inner
+            .borrow_mut()
+            .0
+            .as_mut()
+            .map(|b| core::mem::take(&mut b.host_fns))
+            .unwrap_or_default();
+        let mut panic = None;
+        for slot in host_fns {
+            if let (Some(p), _) = slot.settle() {
+                panic.get_or_insert(p);
+            }
+        }
+        if let Some(p) = panic {
+            // The failure stays: the scope's end reports it if the body
+            // catches the panic.
+            resume_unwind(p);
+        }
+        if self.book.aborted() {
+            return Err(Error::WorkAborted);
+        }
+        let failure = self.book.failure(u64::MAX);
+        self.book.base.store(faults::now(), Ordering::Relaxed);
+        *self.book.failure.borrow_mut() = None;
+        Ok(failure)
     }
 
     /// How many streams are enlisted.
@@ -1263,6 +1337,17 @@ impl<'scope, 'sid> LaneCore<'scope, 'sid> {
 
     /// Queue `f` as a host function (`aclrtLaunchHostFunc`).
     pub(crate) fn host_fn(&self, f: Box<dyn FnOnce() + Send + 'scope>) -> Result<()> {
+        // A panic is a failure of the lane, entered before the stream goes
+        // on (so a checked wait of data the function was to write fails at
+        // once), then handed on to the trampoline, which keeps it for the
+        // scope to resume.
+        let key = Key::stream(self.stream);
+        let f: Box<dyn FnOnce() + Send + 'scope> = Box::new(move || {
+            if let Err(p) = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
+                faults::enter(key, &Error::HostFnPanicked);
+                resume_unwind(p);
+            }
+        });
         // SAFETY: this only erases a lifetime. The closure may borrow data for
         // `'scope`. It is called by the trampoline before the stream's
         // synchronisation in `ScopeCore::finish` completes, or dropped by
@@ -1533,7 +1618,7 @@ impl<'scope, 'sid> LaneCore<'scope, 'sid> {
     /// another scope's deadline is [`Error::WorkAborted`].
     pub(crate) fn synchronize(&self) -> Result<()> {
         self.bind()?;
-        super::synchronize_stream(self.stream).map_err(|e| self.core.book.told(self.stream, e))?;
+        super::synchronize_stream(self.stream)?;
         self.core.book.settle(self.stream);
         if self.core.book.aborted() {
             return Err(Error::WorkAborted);
@@ -1561,7 +1646,7 @@ impl<'scope, 'sid, D: ?Sized> Parked<'scope, 'sid, D> {
     }
 
     /// Work about to be queued writes it, from memory whose contents'
-    /// work began at fault clock `reads` (the earliest over what it reads;
+    /// work began at failure clock `reads` (the earliest over what it reads;
     /// `u64::MAX`: nothing of the scope's). `overwrite`: every byte is
     /// written (a copy, a memset, a kernel's `Out`), so its old contents
     /// no longer matter: its contents' work begins now (before the work is
@@ -1591,11 +1676,11 @@ impl<'scope, 'sid, D: ?Sized> Parked<'scope, 'sid, D> {
     /// parked on its lane (nothing about it changed: it may be waited for
     /// again, or used by more work on its lane).
     ///
-    /// A *checked* wait: a device fault seen by any synchronisation since
-    /// the buffer was parked, on a stream its work may have run on, fails
-    /// it ([`CoreBook::fault_since`]) — every time: the work's outcome does
-    /// not change. [`reuse_or_keep`](Self::reuse_or_keep) gives the buffer
-    /// back whatever its work did.
+    /// A *checked* wait: a failure that sticks to the scope, or one seen
+    /// since the work behind the buffer's contents began, fails it
+    /// ([`CoreBook::failure`]) — every time, until the scope recovers.
+    /// [`reuse_or_keep`](Self::reuse_or_keep) gives the buffer back
+    /// whatever its work did.
     #[inline]
     pub(crate) fn wait_or_keep(self) -> core::result::Result<&'scope mut D, (Error, Self)> {
         match self.sync_checked() {
@@ -1606,82 +1691,51 @@ impl<'scope, 'sid, D: ?Sized> Parked<'scope, 'sid, D> {
         }
     }
 
-    /// Synchronise the stream and give the buffer back even if a device
-    /// fault of its work (or of other work of the stream) is reported: its
-    /// contents are then whatever the work left. The fault is not returned:
-    /// a checked wait that it may concern reports it, or else the scope's
-    /// end. Other errors (an abort, a synchronisation that failed) give the
-    /// buffer back still parked.
+    /// Give the buffer back whatever its work did, once every stream that
+    /// could still touch it is idle ([`CoreBook::idle_for_give_back`]). A
+    /// failure is not returned: it sticks to the scope (a checked wait or
+    /// the scope's end reports it). Other errors (an abort, a stream that
+    /// cannot be made idle) give the buffer back still parked.
     pub(crate) fn reuse_or_keep(self) -> core::result::Result<&'scope mut D, (Error, Self)> {
-        let synced = match super::synchronize_stream(self.stream) {
-            Ok(()) => Ok(()),
-            Err(e) => {
-                fault_of_finished_work(e, self.stream, || super::stream_is_complete(self.stream))
-            }
-        };
-        if let Err(e) = synced {
+        if let Err(e) = self.book.idle_for_give_back(self.stream) {
             return Err((e, self));
         }
-        self.book.settle(self.stream);
-        if self.book.aborted() {
-            return Err((Error::WorkAborted, self));
-        }
-        // SAFETY: the stream was synchronised — the synchronisation
-        // succeeded, or reported a device fault and the stream is idle
-        // (`fault_of_finished_work`) — without an abort of the scope, so no
+        // SAFETY: every stream that could touch the region is idle
+        // (`idle_for_give_back`: its own, or every lane of the scope once
+        // buffers crossed lanes) without an abort of the scope, so no
         // asynchronous access remains.
         Ok(unsafe { self.into_mut() })
     }
 
     /// The checked synchronisation of [`wait_or_keep`](Self::wait_or_keep):
-    /// `Ok` when the stream was synchronised, no abort of the scope
-    /// discarded work, and no device fault its work may have had was seen.
+    /// `Ok` when the stream was synchronised (every lane, once buffers
+    /// crossed lanes), no abort of the scope discarded work, and no failure
+    /// sticks to the scope or was seen since the buffer's work began.
     #[inline]
     fn sync_checked(&self) -> Result<()> {
         // No context is made current: `aclrtSynchronizeStream` switches to
         // the stream's context by itself (acl-facts 5.4).
-        super::synchronize_stream(self.stream).map_err(|e| self.book.told(self.stream, e))?;
+        super::synchronize_stream(self.stream)?;
         self.book.settle(self.stream);
         if self.book.crossed() {
-            self.sync_other_lanes()?;
+            self.book.sync_other_lanes(self.stream)?;
         }
         self.check_after_sync()
     }
 
     /// The rest of a checked wait once the stream was synchronised after
-    /// the buffer's last work: no abort discarded work, and no fault the
-    /// work may have had was seen.
+    /// the buffer's last work: no abort discarded work, and no failure
+    /// concerns it.
     #[inline]
     fn check_after_sync(&self) -> Result<()> {
         if self.book.aborted() {
             // The work was (partly) discarded: its result is not there.
             return Err(Error::WorkAborted);
         }
-        match self.book.fault_since(self.stream, self.since) {
+        match self.book.failure(self.since) {
             Some(fault) => Err(fault),
             None => Ok(()),
         }
-    }
-
-    /// Buffers crossed lanes: the contents may come from work of any lane,
-    /// whose faults only that lane's synchronisation reports. Synchronise
-    /// the other streams of the scope too (their faults are entered in
-    /// `faults`; a fault fails the wait through `fault_since`, any other
-    /// error is returned).
-    #[cold]
-    #[inline(never)]
-    fn sync_other_lanes(&self) -> Result<()> {
-        for stream in self.book.streams() {
-            if stream == self.stream {
-                continue;
-            }
-            match super::synchronize_stream(stream) {
-                Ok(()) => self.book.settle(stream),
-                Err(e) if e.kind() == ErrorKind::DeviceFault => {}
-                Err(e) => return Err(e),
-            }
-        }
-        Ok(())
     }
 
     /// The exclusive borrow back, once.
@@ -1705,24 +1759,20 @@ impl<'scope, 'sid, D: ?Sized> Parked<'scope, 'sid, D> {
     }
 }
 
-/// A synchronisation failed with `e`: if `e` is a device fault and
-/// `finished` says the work it waited for is over (a stream or event
-/// query), the fault is one of finished work — the buffer may come back —
-/// and it is left owed to a checked wait or the scope's end
-/// ([`faults::owe`]). Any other error, or a query that fails or says
-/// not finished, is returned.
+/// Make `stream` idle for a give-back: a synchronisation, and if it fails
+/// (whatever the code: entered in `faults` by the wrapper) a query that
+/// says every task of the stream has finished. Any other outcome is
+/// returned.
 #[cold]
 #[inline(never)]
-fn fault_of_finished_work(
-    e: Error,
-    stream: Raw,
-    finished: impl FnOnce() -> Result<bool>,
-) -> Result<()> {
-    if e.kind() == ErrorKind::DeviceFault && finished().unwrap_or(false) {
-        faults::owe(Key::stream(stream), &e);
-        Ok(())
-    } else {
-        Err(e)
+fn make_idle(stream: Raw) -> Result<()> {
+    match super::synchronize_stream(stream) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == ErrorKind::Lifecycle => Err(e),
+        Err(e) => match super::stream_is_complete(stream) {
+            Ok(true) => Ok(()),
+            _ => Err(e),
+        },
     }
 }
 
@@ -1836,27 +1886,38 @@ impl<'scope, 'sid, D: ?Sized> FenceCore<'scope, 'sid, D> {
     }
 
     /// Wait for the event (`aclrtSynchronizeEvent`) only, and give the
-    /// exclusive borrow back whatever the work before it did (a device
-    /// fault is not reported by this wait: a checked wait or the scope's
-    /// end reports it); on error, the fence back.
+    /// exclusive borrow back whatever the work before it did (a failure is
+    /// not reported by this wait: a checked wait or the scope's end reports
+    /// it); on error, the fence back. Once buffers crossed lanes, an event
+    /// orders nothing a failed wait task should have ordered: then every
+    /// lane is made idle instead ([`CoreBook::idle_for_give_back`]).
     pub(crate) fn reuse_or_keep(self) -> core::result::Result<&'scope mut D, (Error, Self)> {
+        let book = self.item.book;
+        if book.crossed() {
+            if let Err(e) = book.idle_for_give_back(self.item.stream) {
+                return Err((e, self));
+            }
+            self.free_event();
+            // SAFETY: every lane of the scope is idle, without an abort of
+            // the scope (`idle_for_give_back`), so no asynchronous access
+            // remains.
+            return Ok(unsafe { self.item.into_mut() });
+        }
         // A record that an abort discarded never completes, and a host wait
         // for it may never end (acl-facts K.8): once the scope is marked
         // aborted, an event that has not completed is not waited for.
-        if self.item.book.aborted() && !super::event_is_complete(self.event).unwrap_or(false) {
+        if book.aborted() && !super::event_is_complete(self.event).unwrap_or(false) {
             return Err((Error::WorkAborted, self));
         }
         if let Err(e) = super::synchronize_event(self.event) {
             // In the stop-on-failure mode the context's failure is reported
-            // by every call, this one included.
-            let event = self.event;
-            if let Err(e) =
-                fault_of_finished_work(e, self.item.stream, || super::event_is_complete(event))
-            {
+            // by every call, this one included: a failure of the lane.
+            faults::enter(Key::stream(self.item.stream), &e);
+            if !super::event_is_complete(self.event).unwrap_or(false) {
                 return Err((e, self));
             }
         }
-        if self.item.book.aborted() {
+        if book.aborted() {
             // An abort may have discarded work before the record; a
             // discarded record is reported by the synchronisation, but the
             // scope's mark comes first (see `LaneCore::after_scope_wait`),
@@ -1865,12 +1926,12 @@ impl<'scope, 'sid, D: ?Sized> FenceCore<'scope, 'sid, D> {
             return Err((Error::WorkAborted, self));
         }
         self.free_event();
-        // SAFETY: every piece of work that used the region was queued on
-        // the item's stream before the event's record (the fence took the
-        // item over, so nothing was queued on it since), or on a stream
-        // that stream waited for (a hand-off) before the record; the stream
-        // runs its tasks in order, and the record has completed without an
-        // abort (checked above: an abort marks the scope before it discards
+        // SAFETY: buffers never crossed lanes in this scope (checked above),
+        // so every piece of work that used the region was queued on the
+        // item's stream before the event's record (the fence took the item
+        // over, so nothing was queued on it since); the stream runs its
+        // tasks in order, and the record has completed without an abort
+        // (checked above: an abort marks the scope before it discards
         // anything), so no asynchronous access remains.
         Ok(unsafe { self.item.into_mut() })
     }
