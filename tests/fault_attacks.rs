@@ -87,15 +87,15 @@ fn a_fault_only_reuse_covered_and_another_thread_took_fails_the_scope() -> Resul
     })
 }
 
-/// Finding 3: a checked wait waits (`quiesce`) for every device
-/// synchronisation of its context that is in flight on another thread.
-/// That synchronisation waits for *every* stream of the context, here a
-/// lane gated by a host function that the scope's thread opens only after
-/// its wait: before 28a4784 the wait synchronised its own lane and
-/// returned; now it waits for the other thread, which waits for the gate.
-/// A watchdog opens the gate after 3 s so that the test ends either way.
+/// Finding 3: a checked wait waited (`quiesce`) for every device
+/// synchronisation of its context in flight on another thread, which
+/// waited for *every* stream of the context, here a lane gated by a host
+/// function that the scope's thread opens only after its wait: the two
+/// waited for each other. `Context::synchronize` now synchronises stream by
+/// stream, and a checked wait waits only for synchronisations of its
+/// scope's streams. A watchdog opens the gate after 3 s so that the test
+/// ends either way.
 #[test]
-#[ignore = "documented limitation (InFlight::wait): a checked wait waits for another thread's synchronisation of the whole context, which here waits for a lane gated on this thread; the test shows the 3 s stall its watchdog ends"]
 fn a_checked_wait_does_not_wait_for_another_threads_device_sync_of_other_lanes() -> Result<()> {
     in_host_context(|ctx| {
         let (a, b) = (ctx.create_stream()?, ctx.create_stream()?);

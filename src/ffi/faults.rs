@@ -27,53 +27,37 @@
 //! called or dropped by user code while it is held.
 #![deny(unsafe_code)]
 
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicU64, Ordering};
-
 use super::Raw;
 use super::locks::{Rank, lock};
+pub(crate) use super::protocol::failure::Log;
 pub(crate) use super::protocol::fault_watch::Ticket;
 use super::protocol::fault_watch::Watch;
-use crate::error::Error;
+use crate::error::{Error, ErrorKind};
+use std::sync::Mutex;
 
-/// What a failure was seen on.
+/// What a failure was seen on: a stream, by its synchronisation or query
+/// (or a host function on it). A context's synchronisation is made stream
+/// by stream ([`each_stream_of`]), so every failure has its stream.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Key {
-    /// A stream, by its synchronisation or query (or a host function on it).
-    Stream(usize),
-    /// Some stream of a context, by a device synchronisation with the
-    /// context current.
-    Context(usize),
-}
+pub(crate) struct Key(pub(crate) usize);
 
 impl Key {
-    /// The key as one non-zero word (handles are never null).
-    fn word(self) -> usize {
-        match self {
-            Key::Stream(s) => s << 1,
-            Key::Context(c) => (c << 1) | 1,
-        }
-    }
-
     /// The key of `stream`.
     pub(crate) fn stream(stream: Raw) -> Key {
-        Key::Stream(stream.as_ptr() as usize)
-    }
-
-    /// The key of `ctx`.
-    pub(crate) fn context(ctx: Raw) -> Key {
-        Key::Context(ctx.as_ptr() as usize)
+        Key(stream.as_ptr() as usize)
     }
 }
 
-/// Moves (by one) only when a failure is entered: [`now`] is 0 until then,
-/// so the checks cost one load while nothing ever failed.
-static CLOCK: AtomicU64 = AtomicU64::new(0);
-
-/// One entry per key that ever failed (its latest failure and the clock
-/// value its entry moved the clock to), until its stream is destroyed
+/// The record (`protocol::failure`, model-checked): one entry per stream
+/// that failed (its latest failure), until the stream is destroyed
 /// ([`forget_stream`]) or the runtime is finalised ([`clear`]).
-static LOG: Mutex<Vec<(Key, u64, Error)>> = Mutex::new(Vec::new());
+static LOG: Log<Error> = Log::new_static();
+
+/// The record, for the scopes' [`Sticky`](super::protocol::failure::Sticky).
+#[inline(always)]
+pub(crate) fn log() -> &'static Log<Error> {
+    &LOG
+}
 
 /// The synchronisations in flight (see the module docs).
 static WATCH: Watch<64> = Watch::new_static();
@@ -82,7 +66,7 @@ static WATCH: Watch<64> = Watch::new_static();
 /// once the call returned and its failure (if any) was entered.
 #[inline]
 pub(crate) fn begin(key: Key) -> Ticket {
-    WATCH.begin(key.word())
+    WATCH.begin(key.0)
 }
 
 /// The synchronisation of `ticket` is over (see [`begin`]).
@@ -96,27 +80,19 @@ pub(crate) fn end(ticket: Ticket) {
 /// in flight.
 #[inline]
 pub(crate) fn quiesce(on: impl Fn(Key) -> bool) {
-    WATCH.quiesce(|word| {
-        let handle = word >> 1;
-        on(if word & 1 == 0 {
-            Key::Stream(handle)
-        } else {
-            Key::Context(handle)
-        })
-    });
+    WATCH.quiesce(|word| on(Key(word)));
 }
 
-/// No synchronisation is in flight and nothing was entered after clock
-/// value `since` (three loads).
+/// No synchronisation is in flight (two loads).
 #[inline(always)]
-pub(crate) fn quiet_since(since: u64) -> bool {
-    WATCH.idle() && now() <= since
+pub(crate) fn watch_idle() -> bool {
+    WATCH.idle()
 }
 
 /// The clock.
 #[inline(always)]
 pub(crate) fn now() -> u64 {
-    CLOCK.load(Ordering::SeqCst)
+    LOG.now()
 }
 
 /// A synchronisation, query or host function of `key` failed with
@@ -124,46 +100,82 @@ pub(crate) fn now() -> u64 {
 #[cold]
 #[inline(never)]
 pub(crate) fn enter(key: Key, error: &Error) {
-    let mut log = lock(&LOG, Rank::Faults);
-    // Under the lock, so entries are made in clock order.
-    let at = CLOCK.fetch_add(1, Ordering::SeqCst) + 1;
-    match log.iter_mut().find(|s| s.0 == key) {
-        Some(s) => *s = (key, at, error.clone()),
-        None => log.push((key, at, error.clone())),
-    }
-}
-
-/// The earliest failure entered after clock value `since` on a key that
-/// `on` accepts, and when; `None` if there is none. One load when nothing
-/// was entered since.
-#[inline]
-pub(crate) fn since(since: u64, on: impl Fn(Key) -> bool) -> Option<(u64, Error)> {
-    if now() <= since {
-        return None;
-    }
-    let log = lock(&LOG, Rank::Faults);
-    let seen = log
-        .iter()
-        .filter(|s| s.1 > since && on(s.0))
-        .min_by_key(|s| s.1)?;
-    Some((seen.1, seen.2.clone()))
+    LOG.enter(key.0, error, error.kind() == ErrorKind::DeviceFault);
 }
 
 /// `stream` was destroyed: a later stream with the same handle starts
 /// clean (scopes that used it have ended: it was borrowed by them).
 pub(crate) fn forget_stream(stream: Raw) {
-    if now() == 0 {
-        return;
-    }
-    let key = Key::stream(stream);
-    lock(&LOG, Rank::Faults).retain(|s| s.0 != key);
+    let key = Key::stream(stream).0;
+    LOG.forget(|k| k == key);
 }
 
-/// The runtime was finalised or re-initialised: no handle in the log is
-/// valid any more. The clock keeps running.
+/// The runtime was finalised or re-initialised: no handle in the log (or
+/// in the stream registry) is valid any more. The clock keeps running.
 pub(crate) fn clear() {
-    if now() == 0 {
-        return;
+    lock(&STREAMS, Rank::Streams).clear();
+    LOG.forget(|_| true);
+}
+
+/// The streams the crate made: (stream, its context, how many context
+/// synchronisations are synchronising it now).
+static STREAMS: Mutex<Vec<(usize, usize, u32)>> = Mutex::new(Vec::new());
+
+/// `stream` of context `ctx` was made.
+pub(crate) fn stream_made(stream: Raw, ctx: Raw) {
+    let entry = (stream.as_ptr() as usize, ctx.as_ptr() as usize, 0);
+    lock(&STREAMS, Rank::Streams).push(entry);
+}
+
+/// `stream` is about to be destroyed: it leaves the registry once no
+/// context synchronisation is synchronising it (which waits only for the
+/// stream's own work, as its destruction does).
+pub(crate) fn stream_destroying(stream: Raw) {
+    let key = stream.as_ptr() as usize;
+    loop {
+        {
+            let mut streams = lock(&STREAMS, Rank::Streams);
+            match streams.iter().position(|e| e.0 == key) {
+                Some(i) if streams[i].2 == 0 => {
+                    streams.swap_remove(i);
+                    return;
+                }
+                Some(_) => {}
+                None => return,
+            }
+        }
+        std::thread::yield_now();
     }
-    lock(&LOG, Rank::Faults).clear();
+}
+
+/// Call `f` with each stream of context `ctx` the crate made (made during
+/// the pass too), one at a time, each kept from destruction while `f`
+/// runs; stops when `f` says so (`false`).
+pub(crate) fn each_stream_of(ctx: Raw, mut f: impl FnMut(Raw) -> bool) {
+    let ctx = ctx.as_ptr() as usize;
+    let mut done = Vec::new();
+    loop {
+        let next = {
+            let mut streams = lock(&STREAMS, Rank::Streams);
+            let e = streams
+                .iter_mut()
+                .find(|e| e.1 == ctx && !done.contains(&e.0));
+            e.map(|e| {
+                e.2 += 1;
+                e.0
+            })
+        };
+        let Some(stream) = next else { return };
+        done.push(stream);
+        let go_on = Raw::new(stream as *mut _).is_some_and(&mut f);
+        if let Some(e) = lock(&STREAMS, Rank::Streams)
+            .iter_mut()
+            .find(|e| e.0 == stream)
+        {
+            e.2 -= 1;
+        }
+        if !go_on {
+            return;
+        }
+    }
 }

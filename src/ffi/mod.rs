@@ -292,6 +292,14 @@ pub(crate) fn version() -> Result<(i32, i32, i32)> {
     Ok((a, b, c))
 }
 
+/// `aclrtSetOpWaitTimeout(secs)`: a wait task (an event wait) that waits
+/// longer fails (107020); 0: no limit.
+pub(crate) fn set_op_wait_timeout(secs: u32) -> Result<()> {
+    // SAFETY: a plain integer argument.
+    let code = unsafe { sys::aclrtSetOpWaitTimeout(secs) };
+    check(code, "aclrtSetOpWaitTimeout")
+}
+
 // ---------------------------------------------------------------- devices
 
 /// `aclrtSetDevice(id)`: takes one reference on the device and makes its
@@ -323,40 +331,58 @@ pub(crate) fn reset_device(id: i32) -> Result<()> {
 }
 
 /// `aclrtSynchronizeDevice` with `ctx` current (the current context's
-/// device); a failure it reports is entered for `ctx` ([`faults`]).
+/// device), for the release of a context only (no scope of it is open, so
+/// a failure it reports concerns none: it is not entered in [`faults`]).
 pub(crate) fn synchronize_device(ctx: Raw) -> Result<()> {
     refuse_in_callback("aclrtSynchronizeDevice")?;
-    let watch = faults::begin(faults::Key::context(ctx));
+    make_current(ctx)?;
     // SAFETY: no arguments.
     let code = unsafe { sys::aclrtSynchronizeDevice() };
-    if code == sys::ACL_SUCCESS {
-        faults::end(watch);
-        return Ok(());
-    }
-    sync_failed(
-        code,
-        "aclrtSynchronizeDevice",
-        faults::Key::context(ctx),
-        watch,
-    )
+    check(code, "aclrtSynchronizeDevice")
 }
 
-/// `aclrtSynchronizeDeviceWithTimeout` with `ctx` current.
-pub(crate) fn synchronize_device_timeout(ctx: Raw, ms: i32) -> Result<()> {
-    refuse_in_callback("aclrtSynchronizeDeviceWithTimeout")?;
-    let watch = faults::begin(faults::Key::context(ctx));
-    // SAFETY: plain integer argument.
-    let code = unsafe { sys::aclrtSynchronizeDeviceWithTimeout(ms) };
-    if code == sys::ACL_SUCCESS {
-        faults::end(watch);
-        return Ok(());
+/// Synchronise context `ctx`: every stream the crate made in it, one by
+/// one ([`faults::each_stream_of`]), then its default stream; within `ms`
+/// milliseconds in all if given (the pass stops at the first stream that
+/// does not finish in time). Stream by stream, so that every failure is
+/// entered for its stream and a checked wait never waits for another
+/// thread's synchronisation of a stream that is not its scope's. The first
+/// error is returned.
+pub(crate) fn synchronize_context(ctx: Raw, ms: Option<i32>) -> Result<()> {
+    refuse_in_callback("aclrtSynchronizeDevice")?;
+    make_current(ctx)?;
+    let default = current_default_stream()?;
+    let deadline = ms.map(|ms| {
+        std::time::Instant::now() + core::time::Duration::from_millis(ms.unsigned_abs().into())
+    });
+    let mut first = None;
+    let mut sync = |stream: Raw| {
+        let left = deadline.map(|d| {
+            let left = d.saturating_duration_since(std::time::Instant::now());
+            i32::try_from(left.as_millis().max(1)).unwrap_or(i32::MAX)
+        });
+        let r = match left {
+            None => synchronize_stream(stream),
+            Some(ms) => synchronize_stream_timeout(stream, ms),
+        };
+        match r {
+            Ok(()) => true,
+            Err(e) => {
+                let gave_up = e.code() == Some(sys::ACL_ERROR_RT_STREAM_SYNC_TIMEOUT);
+                first.get_or_insert(e);
+                !gave_up
+            }
+        }
+    };
+    let mut go_on = true;
+    faults::each_stream_of(ctx, |stream| {
+        go_on = sync(stream);
+        go_on
+    });
+    if go_on {
+        sync(default);
     }
-    sync_failed(
-        code,
-        "aclrtSynchronizeDeviceWithTimeout",
-        faults::Key::context(ctx),
-        watch,
-    )
+    first.map_or(Ok(()), Err)
 }
 
 /// `aclrtDeviceCanAccessPeer`.
@@ -658,6 +684,7 @@ pub(crate) fn create_stream(owner: Raw) -> Result<Raw> {
     check(code, "aclrtCreateStream")?;
     let stream = raw(stream, "aclrtCreateStream")?;
     counter.created();
+    faults::stream_made(stream, owner);
     Ok(stream)
 }
 
@@ -670,6 +697,7 @@ pub(crate) fn create_stream_with_config(owner: Raw, priority: u32, flags: u32) -
     check(code, "aclrtCreateStreamWithConfig")?;
     let stream = raw(stream, "aclrtCreateStreamWithConfig")?;
     counter.created();
+    faults::stream_made(stream, owner);
     Ok(stream)
 }
 
@@ -724,10 +752,16 @@ pub(crate) fn destroy_stream(stream: Raw, owner: Raw) -> Result<()> {
         scope::wait_not_aborting(stream);
         mix::host_fn_stream_destroyed(stream);
     }
+    // No context synchronisation uses the handle from now on.
+    faults::stream_destroying(stream);
     // SAFETY: `stream` is a live explicit stream of the current context with
     // no borrowed buffers in flight; it is not used afterwards.
     let code = unsafe { sys::aclrtDestroyStream(stream.as_ptr()) };
-    check(code, "aclrtDestroyStream")?;
+    if let Err(e) = check(code, "aclrtDestroyStream") {
+        // Still alive: still the context's.
+        faults::stream_made(stream, owner);
+        return Err(e);
+    }
     counter.released();
     if hooks {
         // It waited for its queued work, stream waits and host functions
@@ -783,7 +817,8 @@ pub(crate) fn synchronize_stream_timeout(stream: Raw, ms: i32) -> Result<()> {
 }
 
 /// A synchronisation of `key` (`function`) failed with `code`: the error,
-/// entered in [`faults`] whatever its code, before the watch ends.
+/// entered in [`faults`] whatever its code (but the timeout of a bounded
+/// wait's own limit), before the watch ends.
 #[cold]
 #[inline(never)]
 fn sync_failed(
@@ -793,7 +828,13 @@ fn sync_failed(
     watch: faults::Ticket,
 ) -> Result<()> {
     let error = acl_error(code, function);
-    faults::enter(key, &error);
+    // A bounded wait that gave up judged no work: the one outcome that is
+    // not a failure.
+    let gave_up =
+        code == sys::ACL_ERROR_RT_STREAM_SYNC_TIMEOUT && function.ends_with("WithTimeout");
+    if !gave_up {
+        faults::enter(key, &error);
+    }
     faults::end(watch);
     Err(error)
 }

@@ -105,6 +105,9 @@ use generativity::{Guard, Id};
 use super::access::{CpuVisible, RawDest, RawSource, Stable};
 use super::faults::{self, Key};
 use super::host_fn::{self, HostFnSlot, Panic};
+use super::protocol::failure::{
+    Sticky, event_may_give_back, give_back_set, host_fn_panic_is_failure,
+};
 use super::{HandleOwner, Mem, Raw, Region, check};
 use crate::error::{Error, ErrorKind, Escalation, Result};
 
@@ -171,8 +174,7 @@ pub(crate) fn run<B: ScopeBody>(
             first_settled: AtomicBool::new(false),
             any_settled: AtomicBool::new(false),
             slotted: AtomicBool::new(false),
-            base: AtomicU64::new(faults::now()),
-            failure: RefCell::new(None),
+            sticky: RefCell::new(Sticky::new(faults::now())),
             crossed: AtomicBool::new(false),
             fences: AtomicU64::new(0),
             first_synced: AtomicU64::new(0),
@@ -204,21 +206,20 @@ pub(crate) fn run<B: ScopeBody>(
         // Nothing to synchronise or release (issue 15: a one-lane scope
         // that waited for its work), but a failure since the scope opened
         // or last recovered is reported (the failure rule).
-        Some(false) => return core.book.end_failure(result),
+        Some(false) => return core.book.end_failure(result, || core.book.streams()),
         // Another scope's deadline aborted a stream this one shares (or one
         // it depends on): some of this scope's work was discarded.
         Some(true) => return result.and_then(|_| Err(Error::WorkAborted.into())),
         None => {}
     }
-    let (finished, panic) = core.finish(&deadline);
+    let (finished, panic, streams) = core.finish(&deadline);
     core.release_kept();
     if let Some(payload) = panic {
         resume_unwind(payload);
     }
     // A failure the final synchronisation did not return (another thread's
     // synchronisation took it, or the body ignored a failed checked wait).
-    let result = core.book.end_failure(result);
-    match (result, finished) {
+    let result = match (result, finished) {
         (Err(e), Ok(())) => Err(e),
         // A timeout of the end wins: the caller must learn that the work
         // was stopped.
@@ -229,7 +230,14 @@ pub(crate) fn run<B: ScopeBody>(
         }),
         (Ok(_), Err(e)) => Err(e.into()),
         (Ok(r), Ok(())) => Ok(r),
-    }
+    };
+    core.book.end_failure(result, || {
+        let first = Raw::new(core.book.first.load(Ordering::Relaxed));
+        first
+            .into_iter()
+            .chain(streams.iter().map(|e| e.stream))
+            .collect()
+    })
 }
 
 /// The part of a scope that owns what must be synchronised and released
@@ -267,13 +275,10 @@ struct CoreBook {
     /// instead of the registry: it has one stream (`first`), no user event
     /// and no host function.
     slotted: AtomicBool,
-    /// The failure clock when the scope opened or last recovered
-    /// ([`ScopeCore::recover`]): a failure entered later on one of its keys
-    /// ([`CoreBook::failure`]) sticks to the scope.
-    base: AtomicU64,
-    /// The failure that sticks to the scope until it recovers: every
-    /// checked wait returns it.
-    failure: RefCell<Option<Error>>,
+    /// What sticks to the scope under the failure rule: the failure clock
+    /// when it opened or last recovered ([`ScopeCore::recover`]), and the
+    /// failure every checked wait returns until then ([`CoreBook::failure`]).
+    sticky: RefCell<Sticky<Error>>,
     /// Whether a buffer moved between lanes, or a lane read a buffer
     /// another lane produced ([`LaneCore::wait_for`], [`LaneCore::read_shared`],
     /// [`LaneCore::reclaim`]): a buffer's contents may then come from work
@@ -328,50 +333,51 @@ impl CoreBook {
         first.into_iter().chain(rest).collect()
     }
 
-    /// The failure a checked wait of a buffer whose contents' work began
-    /// at clock value `since` reports: the scope's sticky failure, or the
-    /// earliest failure entered after `since` or after the scope's base
-    /// (whichever is earlier) on one of the scope's streams or its context,
-    /// by any synchronisation of any thread; it then sticks. A few loads
-    /// while nothing failed since and no synchronisation is in flight.
+    /// The failure a checked wait of a buffer on lane `own` whose contents'
+    /// work began at clock value `since` reports ([`Sticky::check`]): the
+    /// scope's sticky failure, or one entered since on one of the scope's
+    /// streams, by any synchronisation of any thread. A few loads while
+    /// nothing failed since and no synchronisation is in flight.
     #[inline(always)]
-    fn failure(&self, since: u64) -> Option<Error> {
-        let since = since.min(self.base.load(Ordering::Relaxed));
-        if faults::quiet_since(since) && self.failure.borrow().is_none() {
+    fn failure(&self, since: u64, own: Option<Raw>) -> Option<Error> {
+        if faults::watch_idle() && self.sticky.borrow().quiet(faults::log(), since) {
             return None;
         }
-        self.failure_slow(since)
+        self.failure_on(since, &self.streams(), own)
     }
 
+    /// [`failure`](Self::failure) on `streams` (the scope's: at its end,
+    /// taken before `finish` empties the book). Synchronisations in flight
+    /// on other threads are waited for on the streams the buffer's contents
+    /// may come from: `own`, or every stream of the scope once buffers
+    /// crossed lanes (or with no `own`: the scope's end). A failure of
+    /// another lane that such a synchronisation holds is not waited for
+    /// here: the scope's end reports it.
     #[cold]
     #[inline(never)]
-    fn failure_slow(&self, since: u64) -> Option<Error> {
-        if let Some(e) = self.failure.borrow().as_ref() {
-            return Some(e.clone());
+    fn failure_on(&self, since: u64, streams: &[Raw], own: Option<Raw>) -> Option<Error> {
+        let mine = |k: usize| streams.iter().any(|&s| k == Key::stream(s).0);
+        // First the synchronisations in flight on other threads: one may
+        // have taken a failure it has not entered yet.
+        match own {
+            Some(own) if !self.crossed() => faults::quiesce(|k| k == Key::stream(own)),
+            _ => faults::quiesce(|k| mine(k.0)),
         }
-        // First the synchronisations of those keys in flight on other
-        // threads: one may have taken a failure it has not entered yet.
-        let ctx = Key::context(self.ctx);
-        let streams = self.streams();
-        let mine = |k: Key| k == ctx || streams.iter().any(|&s| k == Key::stream(s));
-        faults::quiesce(mine);
-        let (at, found) = faults::since(since, mine)?;
-        // One the scope recovered from fails this buffer (its contents
-        // come from before it) but does not stick again.
-        if at > self.base.load(Ordering::Relaxed) {
-            *self.failure.borrow_mut() = Some(found.clone());
-        }
-        Some(found)
+        self.sticky.borrow_mut().check(faults::log(), since, mine)
     }
 
     /// The scope's result at its end: `result`, or the failure that sticks
-    /// to the scope if `result` is `Ok`.
+    /// to the scope (on `streams`, its streams) if `result` is `Ok`.
     #[inline]
     fn end_failure<T, E: From<Error>>(
         &self,
         result: core::result::Result<T, E>,
+        streams: impl FnOnce() -> Vec<Raw>,
     ) -> core::result::Result<T, E> {
-        match self.failure(u64::MAX) {
+        if faults::watch_idle() && self.sticky.borrow().quiet(faults::log(), u64::MAX) {
+            return result;
+        }
+        match self.failure_on(u64::MAX, &streams(), None) {
             Some(e) => result.and_then(|_| Err(e.into())),
             None => result,
         }
@@ -407,15 +413,9 @@ impl CoreBook {
     /// synchronisation fails (any code; it sticks to the scope), queried
     /// idle. `WorkAborted` if an escalation aborted the scope.
     fn idle_for_give_back(&self, own: Raw) -> Result<()> {
-        make_idle(own)?;
-        self.settle(own);
-        if self.crossed() {
-            for stream in self.streams() {
-                if stream != own {
-                    make_idle(stream)?;
-                    self.settle(stream);
-                }
-            }
+        for stream in give_back_set(own, self.crossed(), &self.streams()) {
+            make_idle(stream)?;
+            self.settle(stream);
         }
         if self.aborted() {
             return Err(Error::WorkAborted);
@@ -788,10 +788,10 @@ impl<'scope> ScopeCore<'scope> {
         if self.book.aborted() {
             return Err(Error::WorkAborted);
         }
-        let failure = self.book.failure(u64::MAX);
-        self.book.base.store(faults::now(), Ordering::Relaxed);
-        *self.book.failure.borrow_mut() = None;
-        Ok(failure)
+        let streams = self.book.streams();
+        let mine = |k: usize| streams.iter().any(|&s| k == Key::stream(s).0);
+        faults::quiesce(|k| mine(k.0));
+        Ok(self.book.sticky.borrow_mut().recover(faults::log(), mine))
     }
 
     /// How many streams are enlisted.
@@ -908,9 +908,13 @@ impl<'scope> ScopeCore<'scope> {
     /// Synchronise every enlisted stream (within the deadline, if any);
     /// where that fails, escalate (see [`Escalation`]) so that no borrow can
     /// end while the device may still use it; then destroy the scope's
-    /// events and release the host functions.
+    /// events and release the host functions. Also returns the enlisted
+    /// streams after the first (the book no longer holds them).
     #[inline(never)]
-    fn finish(&self, deadline: &Option<(Duration, Instant)>) -> (Result<()>, Option<Panic>) {
+    fn finish(
+        &self,
+        deadline: &Option<(Duration, Instant)>,
+    ) -> (Result<()>, Option<Panic>, Vec<Enlisted>) {
         let deadline = *deadline;
         let mut first_err = None;
         let first = self.book.first.load(Ordering::Relaxed);
@@ -966,7 +970,7 @@ impl<'scope> ScopeCore<'scope> {
                 panic.get_or_insert(p);
             }
         }
-        (first_err.map_or(Ok(()), Err), panic)
+        (first_err.map_or(Ok(()), Err), panic, streams)
     }
 
     /// Synchronise `stream` at the scope's end, within the deadline if any;
@@ -1344,7 +1348,9 @@ impl<'scope, 'sid> LaneCore<'scope, 'sid> {
         let key = Key::stream(self.stream);
         let f: Box<dyn FnOnce() + Send + 'scope> = Box::new(move || {
             if let Err(p) = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
-                faults::enter(key, &Error::HostFnPanicked);
+                if host_fn_panic_is_failure() {
+                    faults::enter(key, &Error::HostFnPanicked);
+                }
                 resume_unwind(p);
             }
         });
@@ -1732,7 +1738,7 @@ impl<'scope, 'sid, D: ?Sized> Parked<'scope, 'sid, D> {
             // The work was (partly) discarded: its result is not there.
             return Err(Error::WorkAborted);
         }
-        match self.book.failure(self.since) {
+        match self.book.failure(self.since, Some(self.stream)) {
             Some(fault) => Err(fault),
             None => Ok(()),
         }
@@ -1893,7 +1899,7 @@ impl<'scope, 'sid, D: ?Sized> FenceCore<'scope, 'sid, D> {
     /// lane is made idle instead ([`CoreBook::idle_for_give_back`]).
     pub(crate) fn reuse_or_keep(self) -> core::result::Result<&'scope mut D, (Error, Self)> {
         let book = self.item.book;
-        if book.crossed() {
+        if !event_may_give_back(book.crossed()) {
             if let Err(e) = book.idle_for_give_back(self.item.stream) {
                 return Err((e, self));
             }
