@@ -214,7 +214,7 @@ impl<'dev, 'id, M: RunMode> Context<'dev, 'id, M> {
     #[doc(alias = "aclrtSynchronizeDevice")]
     pub fn synchronize(&self) -> Result<()> {
         let ticket = ffi::waits::ticket();
-        ffi::synchronize_context(self.raw, None)?;
+        ffi::faults::synchronize_context(self.raw, None)?;
         ffi::waits::synchronized_context_since(self.raw, ticket);
         Ok(())
     }
@@ -227,7 +227,7 @@ impl<'dev, 'id, M: RunMode> Context<'dev, 'id, M> {
     pub fn synchronize_timeout(&self, timeout: core::time::Duration) -> Result<()> {
         let ms = ffi::timeout_ms(timeout)?;
         let ticket = ffi::waits::ticket();
-        ffi::synchronize_context(self.raw, Some(ms))?;
+        ffi::faults::synchronize_context(self.raw, Some(ms))?;
         ffi::waits::synchronized_context_since(self.raw, ticket);
         Ok(())
     }

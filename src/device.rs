@@ -149,7 +149,7 @@ impl<'acl, M: RunMode> Device<'acl, M> {
     #[doc(alias = "aclrtSynchronizeDevice")]
     pub fn synchronize(&self) -> Result<()> {
         let ticket = ffi::waits::ticket();
-        ffi::synchronize_context(self.default_raw(), None)?;
+        ffi::faults::synchronize_context(self.default_raw(), None)?;
         ffi::waits::synchronized_context_since(self.default_raw(), ticket);
         Ok(())
     }
@@ -172,7 +172,7 @@ impl<'acl, M: RunMode> Device<'acl, M> {
     pub fn synchronize_timeout(&self, timeout: core::time::Duration) -> Result<()> {
         let ms = ffi::timeout_ms(timeout)?;
         let ticket = ffi::waits::ticket();
-        ffi::synchronize_context(self.default_raw(), Some(ms))?;
+        ffi::faults::synchronize_context(self.default_raw(), Some(ms))?;
         ffi::waits::synchronized_context_since(self.default_raw(), ticket);
         Ok(())
     }

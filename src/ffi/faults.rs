@@ -32,7 +32,7 @@ use super::locks::{Rank, lock};
 pub(crate) use super::protocol::failure::Log;
 pub(crate) use super::protocol::fault_watch::Ticket;
 use super::protocol::fault_watch::Watch;
-use crate::error::{Error, ErrorKind};
+use crate::error::{Error, ErrorKind, Result};
 use std::sync::Mutex;
 
 /// What a failure was seen on: a stream, by its synchronisation or query
@@ -113,7 +113,7 @@ pub(crate) fn forget_stream(stream: Raw) {
 /// The runtime was finalised or re-initialised: no handle in the log (or
 /// in the stream registry) is valid any more. The clock keeps running.
 pub(crate) fn clear() {
-    lock(&STREAMS, Rank::Streams).clear();
+    streams(Vec::clear);
     LOG.forget(|_| true);
 }
 
@@ -121,10 +121,16 @@ pub(crate) fn clear() {
 /// synchronisations are synchronising it now).
 static STREAMS: Mutex<Vec<(usize, usize, u32)>> = Mutex::new(Vec::new());
 
+/// Run `f` on the registry of streams, under its lock (`f` is the crate's
+/// own bookkeeping: no runtime call, no user code).
+fn streams<R>(f: impl FnOnce(&mut Vec<(usize, usize, u32)>) -> R) -> R {
+    f(&mut lock(&STREAMS, Rank::Streams))
+}
+
 /// `stream` of context `ctx` was made.
 pub(crate) fn stream_made(stream: Raw, ctx: Raw) {
     let entry = (stream.as_ptr() as usize, ctx.as_ptr() as usize, 0);
-    lock(&STREAMS, Rank::Streams).push(entry);
+    streams(|s| s.push(entry));
 }
 
 /// `stream` is about to be destroyed: it leaves the registry once no
@@ -132,18 +138,14 @@ pub(crate) fn stream_made(stream: Raw, ctx: Raw) {
 /// stream's own work, as its destruction does).
 pub(crate) fn stream_destroying(stream: Raw) {
     let key = stream.as_ptr() as usize;
-    loop {
-        {
-            let mut streams = lock(&STREAMS, Rank::Streams);
-            match streams.iter().position(|e| e.0 == key) {
-                Some(i) if streams[i].2 == 0 => {
-                    streams.swap_remove(i);
-                    return;
-                }
-                Some(_) => {}
-                None => return,
-            }
+    while !streams(|s| match s.iter().position(|e| e.0 == key) {
+        Some(i) if s[i].2 == 0 => {
+            s.swap_remove(i);
+            true
         }
+        Some(_) => false,
+        None => true,
+    }) {
         std::thread::yield_now();
     }
 }
@@ -155,27 +157,67 @@ pub(crate) fn each_stream_of(ctx: Raw, mut f: impl FnMut(Raw) -> bool) {
     let ctx = ctx.as_ptr() as usize;
     let mut done = Vec::new();
     loop {
-        let next = {
-            let mut streams = lock(&STREAMS, Rank::Streams);
-            let e = streams
-                .iter_mut()
-                .find(|e| e.1 == ctx && !done.contains(&e.0));
+        let next = streams(|s| {
+            let e = s.iter_mut().find(|e| e.1 == ctx && !done.contains(&e.0));
             e.map(|e| {
                 e.2 += 1;
                 e.0
             })
-        };
+        });
         let Some(stream) = next else { return };
         done.push(stream);
         let go_on = Raw::new(stream as *mut _).is_some_and(&mut f);
-        if let Some(e) = lock(&STREAMS, Rank::Streams)
-            .iter_mut()
-            .find(|e| e.0 == stream)
-        {
-            e.2 -= 1;
-        }
+        streams(|s| {
+            if let Some(e) = s.iter_mut().find(|e| e.0 == stream) {
+                e.2 -= 1;
+            }
+        });
         if !go_on {
             return;
         }
     }
+}
+
+/// Synchronise context `ctx`: every stream the crate made in it, one by
+/// one ([`each_stream_of`]), then its default stream; within `ms`
+/// milliseconds in all if given (the pass stops at the first stream that
+/// does not finish in time). Stream by stream, so that every failure is
+/// entered for its stream and a checked wait never waits for another
+/// thread's synchronisation of a stream that is not its scope's. The first
+/// error is returned.
+pub(crate) fn synchronize_context(ctx: Raw, ms: Option<i32>) -> Result<()> {
+    super::refuse_in_callback("aclrtSynchronizeDevice")?;
+    super::make_current(ctx)?;
+    let default = super::current_default_stream()?;
+    let deadline = ms.map(|ms| {
+        std::time::Instant::now() + core::time::Duration::from_millis(ms.unsigned_abs().into())
+    });
+    let mut first = None;
+    let mut sync = |stream: Raw| {
+        let left = deadline.map(|d| {
+            let left = d.saturating_duration_since(std::time::Instant::now());
+            i32::try_from(left.as_millis().max(1)).unwrap_or(i32::MAX)
+        });
+        let r = match left {
+            None => super::synchronize_stream(stream),
+            Some(ms) => super::synchronize_stream_timeout(stream, ms),
+        };
+        match r {
+            Ok(()) => true,
+            Err(e) => {
+                let gave_up = e.code() == Some(aclrt_sys::ACL_ERROR_RT_STREAM_SYNC_TIMEOUT);
+                first.get_or_insert(e);
+                !gave_up
+            }
+        }
+    };
+    let mut go_on = true;
+    each_stream_of(ctx, |stream| {
+        go_on = sync(stream);
+        go_on
+    });
+    if go_on {
+        sync(default);
+    }
+    first.map_or(Ok(()), Err)
 }

@@ -341,50 +341,6 @@ pub(crate) fn synchronize_device(ctx: Raw) -> Result<()> {
     check(code, "aclrtSynchronizeDevice")
 }
 
-/// Synchronise context `ctx`: every stream the crate made in it, one by
-/// one ([`faults::each_stream_of`]), then its default stream; within `ms`
-/// milliseconds in all if given (the pass stops at the first stream that
-/// does not finish in time). Stream by stream, so that every failure is
-/// entered for its stream and a checked wait never waits for another
-/// thread's synchronisation of a stream that is not its scope's. The first
-/// error is returned.
-pub(crate) fn synchronize_context(ctx: Raw, ms: Option<i32>) -> Result<()> {
-    refuse_in_callback("aclrtSynchronizeDevice")?;
-    make_current(ctx)?;
-    let default = current_default_stream()?;
-    let deadline = ms.map(|ms| {
-        std::time::Instant::now() + core::time::Duration::from_millis(ms.unsigned_abs().into())
-    });
-    let mut first = None;
-    let mut sync = |stream: Raw| {
-        let left = deadline.map(|d| {
-            let left = d.saturating_duration_since(std::time::Instant::now());
-            i32::try_from(left.as_millis().max(1)).unwrap_or(i32::MAX)
-        });
-        let r = match left {
-            None => synchronize_stream(stream),
-            Some(ms) => synchronize_stream_timeout(stream, ms),
-        };
-        match r {
-            Ok(()) => true,
-            Err(e) => {
-                let gave_up = e.code() == Some(sys::ACL_ERROR_RT_STREAM_SYNC_TIMEOUT);
-                first.get_or_insert(e);
-                !gave_up
-            }
-        }
-    };
-    let mut go_on = true;
-    faults::each_stream_of(ctx, |stream| {
-        go_on = sync(stream);
-        go_on
-    });
-    if go_on {
-        sync(default);
-    }
-    first.map_or(Ok(()), Err)
-}
-
 /// `aclrtDeviceCanAccessPeer`.
 pub(crate) fn can_access_peer(device: i32, peer: i32) -> Result<bool> {
     let mut can = 0i32;
