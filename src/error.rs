@@ -493,9 +493,9 @@ fn display_message(function: &str, message: &str) -> String {
 
 /// A failed wait that gives its buffer back: the error of
 /// [`InFlight::wait_or_keep`](crate::InFlight::wait_or_keep) and
-/// [`Fence::wait_or_keep`](crate::Fence::wait_or_keep) — and of a failed
-/// [`Lane::launch_in`](crate::Lane::launch_in), whose item is the launch's
-/// outputs.
+/// [`Fence::wait_or_keep`](crate::Fence::wait_or_keep) — and of
+/// [`Lane::launch_in_or_keep`](crate::Lane::launch_in_or_keep), whose item
+/// is the launch's outputs.
 ///
 /// The item is exactly what was waited for, still in flight on its lane:
 /// take the buffer back whatever its work did (`reuse`: a checked wait of

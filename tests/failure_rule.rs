@@ -436,8 +436,8 @@ fn op_timeouts_are_set_through_safe_wrappers() -> Result<()> {
     Ok(())
 }
 
-/// A failed `launch_in` (here a kernel reference of another binary) gives
-/// its operands back, so a service loop can launch again in the same scope.
+/// A failed `launch_in_or_keep` (here a kernel reference of another binary)
+/// gives its operands back, so a service loop can launch again in the same scope.
 #[test]
 fn a_failed_launch_gives_its_operands_back() -> Result<()> {
     in_host_context(|ctx| {
@@ -452,7 +452,9 @@ fn a_failed_launch_gives_its_operands_back() -> Result<()> {
         ctx.scope(|s| {
             s.with_lane(&stream, |lane| {
                 let x = lane.copy(&input, &mut d)?;
-                let failed = lane.launch_in(&second, inc, 1, (x, 16)).unwrap_err();
+                let failed = lane
+                    .launch_in_or_keep(&second, inc, 1, (x, 16))
+                    .unwrap_err();
                 assert_eq!(failed.error(), &Error::ForeignKernel);
                 let (x, ()) = failed.into_item();
                 let (x, ()) = lane.launch_in(&first, inc, 1, (x, 16))?;

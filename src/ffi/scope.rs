@@ -178,11 +178,10 @@ pub(crate) fn run<B: ScopeBody>(
             first_settled: AtomicBool::new(false),
             any_settled: AtomicBool::new(false),
             slotted: AtomicBool::new(false),
-            sticky: RefCell::new(Sticky::new(faults::now())),
             crossed: AtomicBool::new(false),
             fences: AtomicU64::new(0),
             first_synced: AtomicU64::new(0),
-            inner: RefCell::new(ScopeBook(None)),
+            inner: RefCell::new(ScopeBook(None, Sticky::new(faults::now()))),
         },
         _scope: PhantomData,
         _thread: PhantomData,
@@ -279,10 +278,6 @@ struct CoreBook {
     /// instead of the registry: it has one stream (`first`), no user event
     /// and no host function.
     slotted: AtomicBool,
-    /// What sticks to the scope under the failure rule: the failure clock
-    /// when it opened or last recovered ([`ScopeCore::recover`]), and the
-    /// failure every checked wait returns until then ([`CoreBook::failure`]).
-    sticky: RefCell<Sticky<Error>>,
     /// Whether a buffer moved between lanes, or a lane read a buffer
     /// another lane produced ([`LaneCore::wait_for`], [`LaneCore::read_shared`],
     /// [`LaneCore::reclaim`]): a buffer's contents may then come from work
@@ -303,9 +298,12 @@ struct CoreBook {
 /// What a scope must synchronise and release when it ends, beyond its
 /// first stream (`CoreBook::first`): made on first use
 /// ([`CoreBook::book`]), so a scope with one lane and no events, host
-/// functions or kept values allocates, and later drops, nothing.
-#[derive(Default)]
-struct ScopeBook(Option<Box<Book>>);
+/// functions or kept values allocates, and later drops, nothing; and what
+/// sticks to the scope under the failure rule (the failure clock when it
+/// opened or last recovered, [`ScopeCore::recover`], and the failure every
+/// checked wait returns until then, [`CoreBook::failure`]). One cell, so
+/// that the scope's `Send`/`Sync` errors name one field.
+struct ScopeBook(Option<Box<Book>>, Sticky<Error>);
 
 /// The contents of a [`ScopeBook`].
 #[derive(Default)]
@@ -457,7 +455,7 @@ impl<'scope> ScopeCore<'scope> {
         let streams = self.book.streams();
         let mine = |k: usize| streams.iter().any(|&s| k == Key::stream(s).0);
         faults::quiesce(|k| mine(k.0));
-        Ok(self.book.sticky.borrow_mut().recover(faults::log(), mine))
+        Ok(self.book.inner.borrow_mut().1.recover(faults::log(), mine))
     }
 
     /// How many streams are enlisted.

@@ -58,7 +58,7 @@ impl CoreBook {
     /// nothing failed since and no synchronisation is in flight.
     #[inline(always)]
     pub(super) fn failure(&self, since: u64, own: Option<Raw>) -> Option<Error> {
-        if faults::watch_idle() && self.sticky.borrow().quiet(faults::log(), since) {
+        if faults::watch_idle() && self.inner.borrow().1.quiet(faults::log(), since) {
             return None;
         }
         self.failure_on(since, &self.streams(), own)
@@ -86,7 +86,7 @@ impl CoreBook {
             Some(own) if !self.crossed() => faults::quiesce(|k| k == Key::stream(own)),
             _ => faults::quiesce(|k| mine(k.0)),
         }
-        self.sticky.borrow_mut().check(faults::log(), since, mine)
+        self.inner.borrow_mut().1.check(faults::log(), since, mine)
     }
 
     /// The scope's result at its end: `result`, or the failure that sticks
@@ -97,7 +97,7 @@ impl CoreBook {
         result: core::result::Result<T, E>,
         streams: impl FnOnce() -> Vec<Raw>,
     ) -> core::result::Result<T, E> {
-        if faults::watch_idle() && self.sticky.borrow().quiet(faults::log(), u64::MAX) {
+        if faults::watch_idle() && self.inner.borrow().1.quiet(faults::log(), u64::MAX) {
             return result;
         }
         match self.failure_on(u64::MAX, &streams(), None) {
