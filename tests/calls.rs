@@ -89,7 +89,8 @@ fn device_synchronize_timeout_flow<M: RunMode>(rt: Runtime<'_, M>) -> aclrt::Res
             .synchronize_timeout(Duration::from_millis(20))
             .unwrap_err();
         assert_eq!(err.kind(), ErrorKind::Timeout, "{err}");
-        assert_eq!(err.function(), Some("aclrtSynchronizeDeviceWithTimeout"));
+        // Made stream by stream (the failure rule).
+        assert_eq!(err.function(), Some("aclrtSynchronizeStreamWithTimeout"));
         assert_eq!(err.code(), Some(sys::ACL_ERROR_RT_STREAM_SYNC_TIMEOUT));
         Ok(())
     })?;
@@ -522,6 +523,42 @@ fn panic_in_a_callback_is_resumed_by_stop() {
     drop(device);
     acl.finalize().unwrap();
     // The panic never reached the runtime: no CallbackPanicked violation.
+    assert_clean();
+}
+
+/// A panic in the `Drop` of a callback's capture (the callback itself
+/// returns) propagates once too: `Reporter::stop` resumes it.
+#[test]
+fn panic_in_the_drop_of_a_callbacks_capture_is_resumed_by_stop() {
+    struct Bomb;
+    impl Drop for Bomb {
+        fn drop(&mut self) {
+            panic!("capture exploded");
+        }
+    }
+    let _sim = take(host_config());
+    let acl = Acl::init().unwrap();
+    let device = acl.require::<HostMode>().unwrap().device(0).unwrap();
+    make_guard!(g);
+    let ctx = device.create_context(g).unwrap();
+    let stream = ctx.create_stream().unwrap();
+    let reporter = Reporter::spawn().unwrap();
+    {
+        let sub = reporter.subscribe(&stream).unwrap();
+        let bomb = Bomb;
+        sub.launch_blocking(move || {
+            let _keep = &bomb;
+        })
+        .unwrap();
+        stream.synchronize().unwrap();
+    }
+    let payload = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| reporter.stop()))
+        .expect_err("stop resumes the capture's panic");
+    assert_eq!(panic_message(&*payload), "capture exploded");
+    drop(stream);
+    drop(ctx);
+    drop(device);
+    acl.finalize().unwrap();
     assert_clean();
 }
 
