@@ -54,7 +54,7 @@ pub(crate) fn destroy_context(h: usize) -> Res<()> {
         let mut removed = Vec::new();
         if !live.is_empty() {
             // Strict rule STRICT-CTX-LIVE. The real runtime destroys the
-            // context with its streams; hardware-like mode does that too
+            // context with its streams; report mode (the default) does that too
             // (their queued work is waited for, as aclrtDestroyStream does),
             // and the context's events and memory stay usable until
             // released, as they belong to the device there.
@@ -65,7 +65,8 @@ pub(crate) fn destroy_context(h: usize) -> Res<()> {
                     "context {h:#x} still has {}; destroy them first (nothing was released)",
                     live.join(", ")
                 ),
-            );
+            )
+            .on(h);
             crate::diag::strict_rule(rt.cfg.strictness, "aclrtDestroyContext", err)?;
             if let Some(s) = own
                 .iter()
@@ -95,10 +96,12 @@ pub(crate) fn set_current_context(h: usize) -> Res<()> {
         return Err(param("context is NULL"));
     }
     let rt = rt();
-    // An untracked (destroyed, unknown or foreign) context is "context
-    // null" for the real runtime: 107002 (fidelity row CTX-2).
+    // The runtime's argument-checking layer refuses a context that is not
+    // tracked (destroyed, unknown, foreign) with 107000 before its
+    // implementation (which would say 107002) is reached: E
+    // `ContextSetCurrent`, `CheckContextIsValid` (fidelity row CTX-2).
     rt.context(h)
-        .map_err(|e| e.with_code(ffi::ACL_ERROR_RT_CONTEXT_NULL))?;
+        .map_err(|e| e.with_code(ffi::ACL_ERROR_RT_PARAM_INVALID))?;
     tls_set(None, h);
     Ok(())
 }

@@ -49,7 +49,7 @@ pub(crate) fn reset_device(id: i32, force: bool) -> Res<()> {
             // Strict rule STRICT-RESET-LIVE. The real runtime releases the
             // default context with every stream made in it (waiting for
             // their tasks) and leaves the rest to the application;
-            // hardware-like mode does the same: explicit contexts (with
+            // report mode (the default) does the same: explicit contexts (with
             // their streams), events and memory stay until released.
             let err = Error::violation(
                 ViolationKind::ResetWithLiveResources,
@@ -59,7 +59,8 @@ pub(crate) fn reset_device(id: i32, force: bool) -> Res<()> {
                      released)",
                     live.join(", ")
                 ),
-            );
+            )
+            .on(id as usize);
             let function = if force {
                 "aclrtResetDeviceForce"
             } else {

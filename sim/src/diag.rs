@@ -19,6 +19,8 @@ pub(crate) struct Error {
     pub code: i32,
     pub msg: String,
     pub kind: Option<ViolationKind>,
+    /// The handle or address a violation is about (its report names it).
+    pub handle: Option<usize>,
 }
 
 /// The result of an internal operation.
@@ -31,6 +33,7 @@ impl Error {
             code,
             msg: msg.into(),
             kind: None,
+            handle: None,
         }
     }
 
@@ -40,6 +43,16 @@ impl Error {
             code,
             msg: msg.into(),
             kind: Some(kind),
+            handle: None,
+        }
+    }
+
+    /// The same error about `handle` (a context, stream or event handle, a
+    /// memory address, a device id), which the violation's report names.
+    pub(crate) fn on(self, handle: usize) -> Error {
+        Error {
+            handle: Some(handle),
+            ..self
         }
     }
 
@@ -319,6 +332,9 @@ pub(crate) fn fail(api: Api, e: Error) -> i32 {
             code: e.code,
             kind,
             message: message.clone(),
+            rule: crate::model::rule_name(kind, api.name()),
+            handle: e.handle,
+            refused: true,
         });
     }
     set_last_error(message);
@@ -527,19 +543,20 @@ const MAX_VIOLATIONS: usize = 100_000;
 static VIOLATIONS: Mutex<Vec<Violation>> = Mutex::new(Vec::new());
 static LEAKS: Mutex<Vec<Leak>> = Mutex::new(Vec::new());
 
-/// A named strict rule that [`Strictness::HardwareLike`] relaxes: in
-/// strict mode the error `err` (a violation); in hardware-like mode its
-/// violation is recorded all the same (the message says it was let through)
-/// and the call goes on as the hardware's would (`sim/FIDELITY.md`, rules
-/// STRICT-*).
+/// A named strict rule the hardware lets through: with
+/// [`Strictness::Refuse`] the error `err` (its violation recorded by
+/// [`fail`]); with [`Strictness::Report`] (the default) the violation is
+/// recorded and reported all the same, and the call goes on as the
+/// hardware's would (`sim/FIDELITY.md`, rules STRICT-*).
 ///
-/// [`Strictness::HardwareLike`]: crate::model::Strictness::HardwareLike
+/// [`Strictness::Refuse`]: crate::model::Strictness::Refuse
+/// [`Strictness::Report`]: crate::model::Strictness::Report
 pub(crate) fn strict_rule(
     strictness: crate::model::Strictness,
     function: &'static str,
     err: Error,
 ) -> Res<()> {
-    if strictness == crate::model::Strictness::Strict {
+    if strictness == crate::model::Strictness::Refuse {
         return Err(err);
     }
     if let Some(kind) = err.kind {
@@ -547,18 +564,19 @@ pub(crate) fn strict_rule(
             function,
             code: err.code,
             kind,
-            message: format!(
-                "{function}: {} (let through, as the hardware would: \
-                 ACLRT_SIM_STRICTNESS=hardware)",
-                err.msg
-            ),
+            message: format!("{function}: {}", err.msg),
+            rule: crate::model::rule_name(kind, function),
+            handle: err.handle,
+            refused: false,
         });
     }
     Ok(())
 }
 
-/// Records a violation.
+/// Records a violation and reports it (once per rule and call on stderr,
+/// see [`crate::report`]).
 pub(crate) fn record_violation(v: Violation) {
+    crate::report::on_violation(&v);
     let mut all = lock(&VIOLATIONS);
     if all.len() < MAX_VIOLATIONS {
         all.push(v);
@@ -567,6 +585,7 @@ pub(crate) fn record_violation(v: Violation) {
 
 /// Records leaks found at finalize.
 pub(crate) fn record_leaks(leaks: Vec<Leak>) {
+    crate::report::on_leaks(&leaks);
     lock(&LEAKS).extend(leaks);
 }
 
@@ -584,4 +603,5 @@ pub(crate) fn leaks() -> Vec<Leak> {
 pub(crate) fn clear_records() {
     lock(&VIOLATIONS).clear();
     lock(&LEAKS).clear();
+    crate::report::clear_sites();
 }

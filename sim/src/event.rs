@@ -145,7 +145,7 @@ pub(crate) fn destroy(h: usize) -> Res<()> {
     if pending > 0 {
         // Strict rule STRICT-EVENT-IN-USE: the real runtime lets the event go
         // and releases it once the tasks are done; hardware-like mode does
-        // that (the queued tasks hold their own reference).
+        // that in report mode, the default (the queued tasks hold their own reference).
         let err = Error::violation(
             ViolationKind::ReleaseWhileInUse,
             ffi::ACL_ERROR_RT_EVENT_NOT_COMPLETE,
@@ -153,7 +153,8 @@ pub(crate) fn destroy(h: usize) -> Res<()> {
                 "event {h:#x} is still used by {pending} queued task(s) (a stream wait or \
                  reset issued on it has not executed yet); synchronize the waiting stream first"
             ),
-        );
+        )
+        .on(h);
         crate::diag::strict_rule(rt.cfg.strictness, "aclrtDestroyEvent", err)?;
     }
     rt.events.remove(&h);

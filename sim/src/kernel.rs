@@ -153,6 +153,9 @@ impl KernelArgs {
             code: KERNEL_FAULT_CODE,
             kind: ViolationKind::KernelBadAccess,
             message: message.clone(),
+            rule: crate::model::rule_name(ViolationKind::KernelBadAccess, self.api),
+            handle: None,
+            refused: false,
         });
         KernelError(message)
     }

@@ -55,20 +55,10 @@ pub(crate) fn malloc(
     };
     require(!out.is_null(), || format!("{what} is NULL"))?;
     require(size != 0, || "size must not be 0".to_owned())?;
-    if f == MallocFn::Cached
-        && !matches!(
-            policy,
-            ffi::ACL_MEM_MALLOC_HUGE_FIRST
-                | ffi::ACL_MEM_MALLOC_HUGE_ONLY
-                | ffi::ACL_MEM_MALLOC_NORMAL_ONLY
-                | ffi::ACL_MEM_MALLOC_HUGE1G_ONLY
-        )
-    {
-        return Err(param(format!(
-            "policy {policy:#x} is not accepted by aclrtMallocCached (HUGE_FIRST, HUGE_ONLY, \
-             NORMAL_ONLY or HUGE1G_ONLY)"
-        )));
-    }
+    // `aclrtMallocCached` maps HUGE_FIRST, HUGE_ONLY, NORMAL_ONLY and
+    // HUGE1G_ONLY to their page policies and every other value (the P2P
+    // policies, unknown numbers) to the default flags: it allocates either
+    // way (ACL `memory.cpp` `aclrtMallocCachedImpl`; fidelity row MEM-11).
     let Some(padded) = padded_size(size, f, policy) else {
         return Err(param(format!("size {size} overflows when padded")));
     };
@@ -168,7 +158,7 @@ pub(crate) fn free(addr: usize, kind: AllocKind, dev_sync: bool) -> Res<()> {
     let holders = Arc::strong_count(&a.block) - 1;
     if holders > 0 {
         // Strict rule STRICT-FREE-IN-USE: the real runtime frees at once;
-        // hardware-like mode does too (the tasks keep the block alive until
+        // report mode (the default) does too (the tasks keep the block alive until
         // they are done, so they touch quarantined memory, never freed memory).
         let err = Error::violation(
             ViolationKind::ReleaseWhileInUse,
@@ -178,7 +168,8 @@ pub(crate) fn free(addr: usize, kind: AllocKind, dev_sync: bool) -> Res<()> {
                  task(s); synchronize the stream before releasing it",
                 a.size
             ),
-        );
+        )
+        .on(addr);
         let function = match (kind, dev_sync) {
             (AllocKind::Host, false) => "aclrtFreeHost",
             (AllocKind::Host, true) => "aclrtFreeHostWithDevSync",
@@ -270,10 +261,10 @@ fn kind_2d(kind: u32) -> Res<Kind> {
 /// The kind rule (strict rule STRICT-KIND): in host run mode the kind must
 /// match where the memory lies; in device run mode every kind is accepted.
 /// The real runtime instead corrects the kind of an asynchronous copy from
-/// the pointers ([`resolve`]); with [`Strictness::HardwareLike`] the
-/// mismatch is recorded and the copy goes on with the corrected kind.
+/// the pointers ([`resolve`]); with [`Strictness::Report`] (the default)
+/// the mismatch is recorded and the copy goes on with the corrected kind.
 ///
-/// [`Strictness::HardwareLike`]: crate::model::Strictness::HardwareLike
+/// [`Strictness::Report`]: crate::model::Strictness::Report
 fn check_kind(rt: &Runtime, call: &'static str, kind: Kind, dst: &Access, src: &Access) -> Res<()> {
     match kind_mismatch(rt.cfg.run_mode, kind, dst, src) {
         Ok(()) => Ok(()),

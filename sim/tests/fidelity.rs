@@ -742,10 +742,7 @@ fn peer_topo_the_configured_topology_decides_peer_access() {
 #[test]
 fn strict_kind_hardware_like_mode_corrects_the_kind_and_still_records_it() {
     let _sim = aclrt_sim::exclusive();
-    for strictness in [
-        aclrt_sim::Strictness::Strict,
-        aclrt_sim::Strictness::HardwareLike,
-    ] {
+    for strictness in [aclrt_sim::Strictness::Refuse, aclrt_sim::Strictness::Report] {
         aclrt_sim::reset();
         configure(|c| c.strictness = strictness);
         init_device0();
@@ -765,7 +762,7 @@ fn strict_kind_hardware_like_mode_corrects_the_kind_and_still_records_it() {
             s
         ));
         match strictness {
-            aclrt_sim::Strictness::Strict => {
+            aclrt_sim::Strictness::Refuse => {
                 assert_eq!(code, ACL_ERROR_RT_INVALID_MEMORY_TYPE);
                 assert_eq!(read_device(dev, 256), data, "nothing was copied");
             }
@@ -788,7 +785,7 @@ fn strict_kind_hardware_like_mode_corrects_the_kind_and_still_records_it() {
             s
         ));
         match strictness {
-            aclrt_sim::Strictness::Strict => assert_eq!(code, ACL_ERROR_RT_INVALID_MEMORY_TYPE),
+            aclrt_sim::Strictness::Refuse => assert_eq!(code, ACL_ERROR_RT_INVALID_MEMORY_TYPE),
             _ => assert_eq!(code, ACL_ERROR_RT_PARAM_INVALID),
         }
         free(dev);
@@ -799,7 +796,7 @@ fn strict_kind_hardware_like_mode_corrects_the_kind_and_still_records_it() {
         let audit = aclrt_sim::audit();
         let kinds: Vec<_> = audit.violations.iter().map(|v| v.kind).collect();
         assert_eq!(kinds, [ViolationKind::KindMismatch; 2], "{strictness:?}");
-        if strictness == aclrt_sim::Strictness::HardwareLike {
+        if strictness == aclrt_sim::Strictness::Report {
             assert!(audit.violations[0].message.contains("hardware"));
         }
     }
@@ -808,10 +805,7 @@ fn strict_kind_hardware_like_mode_corrects_the_kind_and_still_records_it() {
 #[test]
 fn strict_finalize_live_hardware_like_finalize_succeeds_and_still_reports_the_leak() {
     let _sim = aclrt_sim::exclusive();
-    for strictness in [
-        aclrt_sim::Strictness::Strict,
-        aclrt_sim::Strictness::HardwareLike,
-    ] {
+    for strictness in [aclrt_sim::Strictness::Refuse, aclrt_sim::Strictness::Report] {
         in_both_run_modes(|mode| {
             configure(|c| {
                 c.run_mode = mode;
@@ -821,7 +815,7 @@ fn strict_finalize_live_hardware_like_finalize_succeeds_and_still_reports_the_le
             let _leaked = malloc(64);
             let code = acl!(aclFinalize());
             match strictness {
-                aclrt_sim::Strictness::Strict => {
+                aclrt_sim::Strictness::Refuse => {
                     assert_eq!(code, ACL_ERROR_RT_CONTEXT_RELEASE_ERROR)
                 }
                 _ => assert_eq!(code, ACL_SUCCESS),
@@ -845,10 +839,7 @@ fn strict_finalize_live_hardware_like_finalize_succeeds_and_still_reports_the_le
 #[test]
 fn strict_free_in_use_hardware_like_free_releases_at_once_and_the_copy_still_completes() {
     let _sim = aclrt_sim::exclusive();
-    for strictness in [
-        aclrt_sim::Strictness::Strict,
-        aclrt_sim::Strictness::HardwareLike,
-    ] {
+    for strictness in [aclrt_sim::Strictness::Refuse, aclrt_sim::Strictness::Report] {
         in_both_run_modes(|mode| {
             configure(|c| {
                 c.run_mode = mode;
@@ -871,7 +862,7 @@ fn strict_free_in_use_hardware_like_free_releases_at_once_and_the_copy_still_com
             ));
             let code = acl!(aclrtFree(src));
             match strictness {
-                aclrt_sim::Strictness::Strict => {
+                aclrt_sim::Strictness::Refuse => {
                     assert_eq!(code, ACL_ERROR_RT_STREAM_NOT_COMPLETE);
                     assert_eq!(live(ResourceKind::DeviceMemory, 0), 2);
                 }
@@ -884,7 +875,7 @@ fn strict_free_in_use_hardware_like_free_releases_at_once_and_the_copy_still_com
             ok!(aclrtSynchronizeStream(s));
             // The queued copy read the block it held (never freed memory).
             assert_eq!(read_device(dst, 4096), data);
-            if strictness == aclrt_sim::Strictness::Strict {
+            if strictness == aclrt_sim::Strictness::Refuse {
                 free(src);
             }
             free(dst);
@@ -905,10 +896,7 @@ fn strict_free_in_use_hardware_like_free_releases_at_once_and_the_copy_still_com
 #[test]
 fn strict_event_in_use_hardware_like_destroy_lets_the_queued_wait_finish() {
     let _sim = aclrt_sim::exclusive();
-    for strictness in [
-        aclrt_sim::Strictness::Strict,
-        aclrt_sim::Strictness::HardwareLike,
-    ] {
+    for strictness in [aclrt_sim::Strictness::Refuse, aclrt_sim::Strictness::Report] {
         in_both_run_modes(|mode| {
             configure(|c| {
                 c.run_mode = mode;
@@ -926,7 +914,7 @@ fn strict_event_in_use_hardware_like_destroy_lets_the_queued_wait_finish() {
             ok!(aclrtLaunchHostFunc(b, Some(count), counter_arg(&ran)));
             let code = acl!(aclrtDestroyEvent(e));
             match strictness {
-                aclrt_sim::Strictness::Strict => {
+                aclrt_sim::Strictness::Refuse => {
                     assert_eq!(code, ACL_ERROR_RT_EVENT_NOT_COMPLETE)
                 }
                 _ => assert_eq!(code, ACL_SUCCESS),
@@ -937,7 +925,7 @@ fn strict_event_in_use_hardware_like_destroy_lets_the_queued_wait_finish() {
                 1,
                 "the wait ended and b went on"
             );
-            if strictness == aclrt_sim::Strictness::Strict {
+            if strictness == aclrt_sim::Strictness::Refuse {
                 destroy_event(e);
             }
             destroy_stream(a);
@@ -985,10 +973,7 @@ fn event_devonly_the_host_cannot_record_reset_or_wait_for_a_device_only_event() 
 #[test]
 fn strict_ctx_live_hardware_like_destroy_takes_the_streams_and_leaves_events_and_memory() {
     let _sim = aclrt_sim::exclusive();
-    for strictness in [
-        aclrt_sim::Strictness::Strict,
-        aclrt_sim::Strictness::HardwareLike,
-    ] {
+    for strictness in [aclrt_sim::Strictness::Refuse, aclrt_sim::Strictness::Report] {
         in_both_run_modes(|mode| {
             configure(|c| {
                 c.run_mode = mode;
@@ -1004,7 +989,7 @@ fn strict_ctx_live_hardware_like_destroy_takes_the_streams_and_leaves_events_and
             ok!(aclrtLaunchHostFunc(s, Some(count), counter_arg(&ran)));
             let code = acl!(aclrtDestroyContext(ctx));
             match strictness {
-                aclrt_sim::Strictness::Strict => {
+                aclrt_sim::Strictness::Refuse => {
                     assert_eq!(code, ACL_ERROR_RT_CONTEXT_RELEASE_ERROR);
                     destroy_stream(s);
                     destroy_event(e);
@@ -1035,7 +1020,7 @@ fn strict_ctx_live_hardware_like_destroy_takes_the_streams_and_leaves_events_and
             let audit = aclrt_sim::audit();
             let kinds: Vec<_> = audit.violations.iter().map(|v| v.kind).collect();
             match strictness {
-                aclrt_sim::Strictness::Strict => {
+                aclrt_sim::Strictness::Refuse => {
                     assert_eq!(kinds, [ViolationKind::ReleaseWithLiveChildren])
                 }
                 _ => assert_eq!(
@@ -1057,10 +1042,7 @@ fn strict_ctx_live_hardware_like_destroy_takes_the_streams_and_leaves_events_and
 #[test]
 fn strict_reset_live_hardware_like_reset_releases_the_default_context_and_its_streams() {
     let _sim = aclrt_sim::exclusive();
-    for strictness in [
-        aclrt_sim::Strictness::Strict,
-        aclrt_sim::Strictness::HardwareLike,
-    ] {
+    for strictness in [aclrt_sim::Strictness::Refuse, aclrt_sim::Strictness::Report] {
         in_both_run_modes(|mode| {
             configure(|c| {
                 c.run_mode = mode;
@@ -1075,7 +1057,7 @@ fn strict_reset_live_hardware_like_reset_releases_the_default_context_and_its_st
             ok!(aclrtLaunchHostFunc(s, Some(count), counter_arg(&ran)));
             let code = acl!(aclrtResetDevice(0));
             match strictness {
-                aclrt_sim::Strictness::Strict => {
+                aclrt_sim::Strictness::Refuse => {
                     assert_eq!(code, ACL_ERROR_RT_CONTEXT_RELEASE_ERROR);
                     destroy_stream(s);
                     destroy_event(e);
