@@ -258,6 +258,8 @@ class StrictRules(unittest.TestCase):
             "s, ret = acl.rt.create_stream()\n"
             "print('destroy_context', acl.rt.destroy_context(ctx))\n"
             "print('destroy_stream', acl.rt.destroy_stream(s))\n"
+            "acl.rt.destroy_context(ctx)\n"  # refused before (refuse), gone (default)
+            "acl.rt.reset_device(0)\n"
             "print('finalize', acl.finalize())\n"
         )
         env = {"ACLRT_SIM_STRICTNESS": strictness} if strictness else {}
@@ -367,7 +369,7 @@ class Memory(AclCase):
         self.assertEqual(acl.rt.memcpy(dev, 256, host, 256, 9), 100000)  # kind out of range
         if run_mode() == 1:
             # A wrong kind is answered as the hardware does (and reported);
-            # StrictRules below refuses it.
+            # StrictRules above refuses it.
             self.assertEqual(acl.rt.memcpy(dev, 256, dev, 16, H2D), 0)
         self.assertEqual(acl.rt.memset(dev, 256, 1, 512), 107000)
         freed, _ = acl.rt.malloc(64, HUGE_FIRST)

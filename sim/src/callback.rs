@@ -8,7 +8,7 @@ use std::ffi::c_void;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-use crate::diag::{self, Error, Res, param};
+use crate::diag::{Error, Res, param};
 use crate::ffi;
 use crate::prim::{self, HostCall};
 use crate::rt::detach;
@@ -20,17 +20,14 @@ use crate::sync::lock;
 /// Maximum number of subscribed threads.
 const MAX_SUBSCRIBED_THREADS: usize = 1024;
 
-/// `aclrtLaunchHostFunc`.
+/// `aclrtLaunchHostFunc`, E `LaunchHostFunc`'s mechanism checks + I (the
+/// handle guard and the NULL function check, fidelity row CB-NULL-FN, are
+/// the layers' above).
 pub(crate) fn launch_host_func(
     stream: usize,
-    f: Option<unsafe extern "C" fn(*mut c_void)>,
+    f: unsafe extern "C" fn(*mut c_void),
     make: impl FnOnce(unsafe extern "C" fn(*mut c_void)) -> HostCall,
 ) -> Res<()> {
-    // The ACL layer passes a NULL function on; the runtime layer refuses it
-    // (107000, fidelity row CB-NULL-FN).
-    let Some(f) = f else {
-        return Err(diag::rt_param("fn is NULL"));
-    };
     let sh = {
         let rt = rt();
         rt.stream_in_current(stream)?.1.shared.clone()
@@ -90,27 +87,15 @@ fn refuse_if_host_funcs(sh: &StreamShared, call: &str) -> Res<()> {
     Ok(())
 }
 
-/// `aclrtLaunchCallback`.
+/// `aclrtLaunchCallback`, E `CallbackLaunch`'s mechanism checks + I (the
+/// blockType, the handle guard and the NULL function are the layers'
+/// above).
 pub(crate) fn launch_callback(
-    f: Option<unsafe extern "C" fn(*mut c_void)>,
-    block_type: u32,
+    f: unsafe extern "C" fn(*mut c_void),
+    block: bool,
     stream: usize,
     make: impl FnOnce(unsafe extern "C" fn(*mut c_void)) -> HostCall,
 ) -> Res<()> {
-    let block = match block_type {
-        ffi::ACL_CALLBACK_NO_BLOCK => false,
-        ffi::ACL_CALLBACK_BLOCK => true,
-        other => {
-            return Err(param(format!(
-                "blockType {other} is neither ACL_CALLBACK_NO_BLOCK (0) nor ACL_CALLBACK_BLOCK (1)"
-            )));
-        }
-    };
-    // The ACL layer checks blockType, then passes a NULL function on; the
-    // runtime layer refuses it (107000, fidelity row CB-NULL-FN).
-    let Some(f) = f else {
-        return Err(diag::rt_param("fn is NULL"));
-    };
     let sh = {
         let rt = rt();
         rt.stream_in_current(stream)?.1.shared.clone()

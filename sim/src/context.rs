@@ -1,18 +1,15 @@
 //! Contexts: explicit creation and destruction, the per-thread current
 //! context, the default stream of the current context.
 
-use crate::diag::{Error, Res, param};
+use crate::diag::{Error, Res};
 use crate::ffi;
 use crate::model::ViolationKind;
 use crate::prim::Out;
 use crate::rt::{rt, stop_streams, tls_set};
 use crate::sync;
 
-/// `aclrtCreateContext`.
+/// `aclrtCreateContext`, I `ContextCreate`.
 pub(crate) fn create_context(out: Out<usize>, device: i32) -> Res<()> {
-    if out.is_null() {
-        return Err(param("context is NULL"));
-    }
     let mut rt = rt();
     rt.check_device(device)?;
     let h = rt.new_context(device, false)?;
@@ -21,11 +18,8 @@ pub(crate) fn create_context(out: Out<usize>, device: i32) -> Res<()> {
     Ok(())
 }
 
-/// `aclrtDestroyContext`.
+/// `aclrtDestroyContext`, I `ContextDestroy` (`h` is not NULL).
 pub(crate) fn destroy_context(h: usize) -> Res<()> {
-    if h == 0 {
-        return Err(param("context is NULL"));
-    }
     let removed = {
         let mut rt = rt();
         // The runtime answers 107002 (context null) for a destroyed, unknown
@@ -90,36 +84,25 @@ pub(crate) fn destroy_context(h: usize) -> Res<()> {
     Ok(())
 }
 
-/// `aclrtSetCurrentContext`.
+/// `aclrtSetCurrentContext`, I `ContextSetCurrent`: the context checked
+/// again (107002 if it went meanwhile; the argument-checking layer above
+/// refuses one that is not tracked with 107000, fidelity row CTX-2).
 pub(crate) fn set_current_context(h: usize) -> Res<()> {
-    if h == 0 {
-        return Err(param("context is NULL"));
-    }
     let rt = rt();
-    // The runtime's argument-checking layer refuses a context that is not
-    // tracked (destroyed, unknown, foreign) with 107000 before its
-    // implementation (which would say 107002) is reached: E
-    // `ContextSetCurrent`, `CheckContextIsValid` (fidelity row CTX-2).
     rt.context(h)
-        .map_err(|e| e.with_code(ffi::ACL_ERROR_RT_PARAM_INVALID))?;
+        .map_err(|e| e.with_code(ffi::ACL_ERROR_RT_CONTEXT_NULL))?;
     tls_set(None, h);
     Ok(())
 }
 
 /// `aclrtGetCurrentContext`.
 pub(crate) fn get_current_context(out: Out<usize>) -> Res<()> {
-    if out.is_null() {
-        return Err(param("context is NULL"));
-    }
     out.write(rt().current()?.handle);
     Ok(())
 }
 
 /// `aclrtCtxGetCurrentDefaultStream`.
 pub(crate) fn current_default_stream(out: Out<usize>) -> Res<()> {
-    if out.is_null() {
-        return Err(param("stream is NULL"));
-    }
     out.write(rt().current()?.default_stream);
     Ok(())
 }

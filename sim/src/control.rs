@@ -11,7 +11,7 @@ use std::time::Duration;
 use crate::diag::{self, Api};
 pub use crate::model::{
     Audit, Leak, PeerTopology, ResourceKind, RunMode, SimConfig, Soc, Strictness, UnservedCallback,
-    Violation, ViolationKind,
+    Violation, ViolationKind, rule_name,
 };
 pub use crate::report::ReportOutput;
 use crate::rt;

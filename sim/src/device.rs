@@ -8,7 +8,7 @@ use crate::ffi;
 use crate::model::{RunMode, ViolationKind};
 use crate::prim::Out;
 use crate::rt::exec::{StreamShared, SyncEnd, fault_error};
-use crate::rt::{ForcedWorker, deadline_of, rt, stop_streams, tls_set, wait_forced};
+use crate::rt::{ForcedWorker, rt, stop_streams, tls_set, wait_forced};
 use crate::sync::{self};
 
 /// `aclrtSetDevice`.
@@ -137,9 +137,13 @@ pub(crate) fn run_mode(out: Out<u32>) -> Res<()> {
     Ok(())
 }
 
-/// `aclrtSynchronizeDevice[WithTimeout]`: the current context's streams.
-pub(crate) fn synchronize_device(timeout: Option<i32>) -> Res<()> {
-    let deadline = deadline_of(timeout)?;
+/// `aclrtSynchronizeDevice[WithTimeout]`, I `DeviceSynchronize`: the current
+/// context's streams, until `deadline` (from `timeout`, which the message
+/// names).
+pub(crate) fn synchronize_device(
+    deadline: Option<std::time::Instant>,
+    timeout: Option<i32>,
+) -> Res<()> {
     let (streams, forced): (Vec<Arc<StreamShared>>, Vec<ForcedWorker>) = {
         let mut rt = rt();
         let ctx = rt.current()?.handle;

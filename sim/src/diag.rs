@@ -21,6 +21,25 @@ pub(crate) struct Error {
     pub kind: Option<ViolationKind>,
     /// The handle or address a violation is about (its report names it).
     pub handle: Option<usize>,
+    /// Whether the failure is stored as the thread's last error
+    /// (`aclrtPeekAtLastError`): decided by the layer that answered.
+    pub stored: Stored,
+}
+
+/// Whether a failure becomes the thread's last error. The real runtime
+/// stores it where its C API returns an error through its error-code
+/// conversion (the handle guard, the argument-checking layer's and the
+/// implementation's failures); the ACL layer's own refusals never reach it,
+/// and a few "special state" answers are returned without it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Stored {
+    /// Not decided by a layer (entry points not yet in the layered rooms):
+    /// by the code (`stores_last_code`).
+    ByCode,
+    /// Answered by the runtime's C API: stored.
+    Yes,
+    /// Answered by the ACL layer, or a special state: not stored.
+    No,
 }
 
 /// The result of an internal operation.
@@ -34,6 +53,7 @@ impl Error {
             msg: msg.into(),
             kind: None,
             handle: None,
+            stored: Stored::ByCode,
         }
     }
 
@@ -44,6 +64,26 @@ impl Error {
             msg: msg.into(),
             kind: Some(kind),
             handle: None,
+            stored: Stored::ByCode,
+        }
+    }
+
+    /// The same error as the runtime's C API returns it (stored as the
+    /// thread's last error unless a layer below already decided).
+    pub(crate) fn from_runtime(self) -> Error {
+        let stored = match self.stored {
+            Stored::ByCode => Stored::Yes,
+            decided => decided,
+        };
+        Error { stored, ..self }
+    }
+
+    /// The same error as the ACL layer returns it on its own (never stored
+    /// as the thread's last error).
+    pub(crate) fn from_acl(self) -> Error {
+        Error {
+            stored: Stored::No,
+            ..self
         }
     }
 
@@ -332,13 +372,17 @@ pub(crate) fn fail(api: Api, e: Error) -> i32 {
             code: e.code,
             kind,
             message: message.clone(),
-            rule: crate::model::rule_name(kind, api.name()),
+            rule: crate::model::rule_name(kind, api.name(), e.code),
             handle: e.handle,
             refused: true,
         });
     }
     set_last_error(message);
-    store_last_code(api, e.code);
+    match e.stored {
+        Stored::ByCode => store_last_code(api, e.code),
+        Stored::Yes => store_code(e.code),
+        Stored::No => {}
+    }
     e.code
 }
 
@@ -371,10 +415,14 @@ fn stores_last_code(api: Api, code: i32) -> bool {
 
 fn store_last_code(api: Api, code: i32) {
     if stores_last_code(api, code) {
-        // No destructor: readable even while the thread's locals are being
-        // destroyed; `try_with` all the same (never a panic on a C path).
-        let _ = LAST_CODE.try_with(|c| c.set(code));
+        store_code(code);
     }
+}
+
+fn store_code(code: i32) {
+    // No destructor: readable even while the thread's locals are being
+    // destroyed; `try_with` all the same (never a panic on a C path).
+    let _ = LAST_CODE.try_with(|c| c.set(code));
 }
 
 /// `aclrtPeekAtLastError` (`take == false`) / `aclrtGetLastError` (`true`):
@@ -565,7 +613,7 @@ pub(crate) fn strict_rule(
             code: err.code,
             kind,
             message: format!("{function}: {}", err.msg),
-            rule: crate::model::rule_name(kind, function),
+            rule: crate::model::rule_name(kind, function, err.code),
             handle: err.handle,
             refused: false,
         });

@@ -43,7 +43,7 @@ pub(crate) fn init(config: Option<&str>) -> Res<()> {
                  into the runtime this aclInit starts (aclInit itself succeeds, as the real \
                  runtime's does)"
             ),
-            rule: crate::model::rule_name(ViolationKind::UseAfterFinalize, "aclInit"),
+            rule: crate::model::rule_name(ViolationKind::UseAfterFinalize, "aclInit", 0),
             handle: None,
             refused: false,
         });

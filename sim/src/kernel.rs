@@ -153,7 +153,7 @@ impl KernelArgs {
             code: KERNEL_FAULT_CODE,
             kind: ViolationKind::KernelBadAccess,
             message: message.clone(),
-            rule: crate::model::rule_name(ViolationKind::KernelBadAccess, self.api),
+            rule: crate::model::rule_name(ViolationKind::KernelBadAccess, self.api, 0),
             handle: None,
             refused: false,
         });

@@ -538,6 +538,7 @@
 pub mod control;
 pub use control::*;
 
+mod acl_layer;
 mod callback;
 mod context;
 mod device;
@@ -559,6 +560,7 @@ mod prim;
 mod raw;
 mod report;
 mod rt;
+mod rt_api;
 mod stream;
 mod sync;
 pub mod trace;

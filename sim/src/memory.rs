@@ -190,7 +190,7 @@ pub(crate) fn free(addr: usize, kind: AllocKind, dev_sync: bool) -> Res<()> {
 
 /// A memcpy kind.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Kind {
+pub(crate) enum Kind {
     H2H,
     H2D,
     D2H,
@@ -226,7 +226,7 @@ impl Kind {
     }
 }
 
-fn kind_1d(kind: u32) -> Res<Kind> {
+pub(crate) fn kind_1d(kind: u32) -> Res<Kind> {
     Ok(match kind {
         ffi::ACL_MEMCPY_HOST_TO_HOST => Kind::H2H,
         ffi::ACL_MEMCPY_HOST_TO_DEVICE => Kind::H2D,
@@ -393,7 +393,7 @@ fn check_peer(rt: &Runtime, cur: i32, accesses: &[(&str, &Access)]) -> Res<()> {
     Ok(())
 }
 
-fn check_count(count: usize, dest_max: usize) -> Res<()> {
+pub(crate) fn check_count(count: usize, dest_max: usize) -> Res<()> {
     if count > dest_max {
         return Err(rt_param(format!(
             "count {count} exceeds destMax {dest_max}"
@@ -436,7 +436,7 @@ pub(crate) fn memcpy(
 }
 
 /// Validates and queues an async copy; `two_d` carries the 2-D geometry.
-fn queue_copy(
+pub(crate) fn queue_copy(
     stream: usize,
     kind: Kind,
     dst: (UserMem, usize),
@@ -522,25 +522,6 @@ fn h2h_async() -> Error {
          buffers) is not supported by asynchronous copies in host run mode (use aclrtMemcpy or \
          a plain host copy)",
     )
-}
-
-/// `aclrtMemcpyAsync`.
-pub(crate) fn memcpy_async(
-    dst: UserMem,
-    dest_max: usize,
-    src: UserMem,
-    count: usize,
-    kind: u32,
-    stream: usize,
-) -> Res<()> {
-    if count == 0 {
-        return Ok(());
-    }
-    require(!dst.is_null(), || "dst is NULL".to_owned())?;
-    require(!src.is_null(), || "src is NULL".to_owned())?;
-    let kind = kind_1d(kind)?;
-    check_count(count, dest_max)?;
-    queue_copy(stream, kind, (dst, count), (src, count), None)
 }
 
 /// Async limits of 2-D copies.

@@ -51,6 +51,11 @@ impl Soc {
     pub fn stream_abort(self) -> bool {
         self == Soc::Ascend910B
     }
+    /// `ACL_EVENT_IPC` events can be created (the chip configuration's IPC
+    /// event feature: 910B, not the inference series).
+    pub fn ipc_events(self) -> bool {
+        self == Soc::Ascend910B
+    }
 }
 
 /// What the simulator does where a named rule of `sim/FIDELITY.md` finds a
@@ -351,13 +356,30 @@ pub struct Violation {
     pub refused: bool,
 }
 
+/// Whether C function `function` takes memory pointers (a use after free
+/// there is of memory, not of a handle).
+fn takes_memory(function: &str) -> bool {
+    [
+        "aclrtMemcpy",
+        "aclrtMemset",
+        "aclrtFree",
+        "aclrtHost",
+        "aclrtLaunchKernel",
+        "aclrtKernelArgs",
+    ]
+    .iter()
+    .any(|p| function.starts_with(p))
+}
+
 /// The name of the rule that finds `kind` in `function`: the named strict
 /// rules of `sim/FIDELITY.md` (`STRICT-*`), or, for misuses the hardware
 /// refuses as well (a foreign handle, a wrong context, ...), a name of the
 /// same form for the report.
-pub fn rule_name(kind: ViolationKind, function: &str) -> &'static str {
+pub fn rule_name(kind: ViolationKind, function: &str, code: i32) -> &'static str {
     use ViolationKind as K;
     match kind {
+        // A destroyed handle rather than freed memory.
+        K::UseAfterFree if code == 107_017 || !takes_memory(function) => "STALE-HANDLE",
         K::OutOfBounds => "STRICT-BOUNDS",
         K::KindMismatch if function.starts_with("aclrtMemset") => "STRICT-MEMSET-PAGEABLE",
         K::KindMismatch => "STRICT-KIND",

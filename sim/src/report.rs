@@ -28,7 +28,7 @@
 use std::collections::{BTreeMap, HashSet};
 use std::io::Write;
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::{Mutex, Once};
 
 use crate::model::{Leak, ResourceKind, Violation};
@@ -135,6 +135,9 @@ static TALLY: Mutex<Option<Tally>> = Mutex::new(None);
 
 static EXIT_HOOK: Once = Once::new();
 
+/// Whether the hint under the first report was printed (once a process).
+static HINTED: AtomicBool = AtomicBool::new(false);
+
 /// Registers the exit summary (once per process).
 pub(crate) fn arm() {
     EXIT_HOOK.call_once(|| {
@@ -177,11 +180,15 @@ pub(crate) fn on_violation(v: &Violation) {
         t.sites.insert((v.rule, v.function))
     };
     if first && matches!(output(), ReportOutput::All | ReportOutput::Always) {
-        let _ = writeln!(
-            std::io::stderr().lock(),
-            "aclrt-sim: {text}\naclrt-sim:   (reported once per rule and call; the summary \
-             comes at exit; aclrt_sim::audit() has every one)"
-        );
+        let mut err = std::io::stderr().lock();
+        let _ = writeln!(err, "aclrt-sim: {text}");
+        if !HINTED.swap(true, Ordering::Relaxed) {
+            let _ = writeln!(
+                err,
+                "aclrt-sim:   (each rule is reported once per C function; a summary comes at \
+                 exit; aclrt_sim::audit() has every one; ACLRT_SIM_REPORT=none silences this)"
+            );
+        }
     }
 }
 

@@ -10,7 +10,7 @@ use crate::model::ViolationKind;
 use crate::prim::Out;
 use crate::rt::exec::{self, SyncEnd, fault_error};
 use crate::rt::reports;
-use crate::rt::{ForcedWorker, HandleKind, MAX_STREAMS, deadline_of, rt};
+use crate::rt::{ForcedWorker, HandleKind, MAX_STREAMS, rt};
 use crate::sync::{self};
 
 /// `aclrtCreateStream[WithConfig]` (priority is clamped, unknown flag bits
@@ -105,13 +105,9 @@ pub(crate) fn priority_range(least: Out<i32>, greatest: Out<i32>) -> Res<()> {
     Ok(())
 }
 
-/// `aclrtDestroyStream` / `aclrtDestroyStreamForce`.
+/// `aclrtDestroyStream` / `aclrtDestroyStreamForce`, I `StreamDestroy`
+/// (`h` is not NULL: the ACL layer refused that).
 pub(crate) fn destroy_stream(h: usize, force: bool) -> Res<()> {
-    if h == 0 {
-        return Err(param(
-            "stream is NULL: the default stream cannot be destroyed (aclrtResetDevice releases it)",
-        ));
-    }
     let (sh, orphans, ctx, device) = {
         let mut rt = rt();
         let st = rt.stream(h)?;
@@ -171,14 +167,28 @@ pub(crate) fn destroy_stream(h: usize, force: bool) -> Res<()> {
 const SYNC_IMMEDIATE: u32 =
     ffi::ACL_STREAM_PERSISTENT | ffi::ACL_STREAM_DEVICE_USE_ONLY | ffi::ACL_STREAM_CPU_SCHEDULE;
 
-/// `aclrtSynchronizeStream[WithTimeout]` (any context: it switches
-/// temporarily to the stream's context).
-pub(crate) fn synchronize_stream(h: usize, timeout: Option<i32>) -> Res<()> {
-    let deadline = deadline_of(timeout)?;
-    let sh = rt().stream(h)?.shared.clone();
-    if sh.flags & SYNC_IMMEDIATE != 0 {
-        return Ok(());
-    }
+/// `aclrtSynchronizeStream[WithTimeout]`: E `StreamSynchronize`'s streams
+/// that return at once, then I `StreamSynchronize`: a current context is
+/// required (107002), then the stream of any context is waited for (the
+/// runtime switches to its context for the wait) until `deadline` (from
+/// `timeout`, which the message names).
+pub(crate) fn synchronize_stream(
+    h: usize,
+    deadline: Option<std::time::Instant>,
+    timeout: Option<i32>,
+) -> Res<()> {
+    let sh = {
+        let rt = rt();
+        let sh = rt.stream(h)?.shared.clone();
+        if sh.flags & SYNC_IMMEDIATE != 0 {
+            return Ok(());
+        }
+        // I `StreamSynchronize`: `CurrentContext()` then
+        // `CHECK_CONTEXT_VALID_WITH_RETURN(.., RT_ERROR_CONTEXT_NULL)`
+        // (fidelity row STREAM-SYNC-CTX).
+        rt.current()?;
+        sh
+    };
     if sync::on_worker_of(sh.id) && !sh.is_idle() {
         return Err(rt_param(
             "called from a callback running on this very stream; it would wait for itself",
@@ -246,25 +256,13 @@ pub(crate) fn stream_abort(h: usize) -> Res<()> {
     })
 }
 
-/// `aclrtStreamQuery`.
-pub(crate) fn stream_query(h: usize, out: Out<u32>) -> Res<()> {
-    // The ACL layer checks the output first; the runtime needs a current
-    // context but queries a stream of any context (fidelity row
-    // STREAM-10: no 107003 here).
-    if out.is_null() {
-        return Err(param("status is NULL"));
-    }
-    let sh = {
-        let rt = rt();
-        rt.current()?;
-        rt.stream(h)?.shared.clone()
-    };
-    out.write(if sh.is_idle() {
-        ffi::ACL_STREAM_STATUS_COMPLETE
-    } else {
-        ffi::ACL_STREAM_STATUS_NOT_READY
-    });
-    Ok(())
+/// `aclrtStreamQuery`, I `StreamQuery`: whether the stream is idle. The
+/// runtime needs a current context but queries a stream of any context
+/// (fidelity row STREAM-10: no 107003 here).
+pub(crate) fn stream_query(h: usize) -> Res<bool> {
+    let rt = rt();
+    rt.current()?;
+    Ok(rt.stream(h)?.shared.is_idle())
 }
 
 /// `aclrtGetStreamAvailableNum`.

@@ -796,8 +796,9 @@ fn strict_kind_hardware_like_mode_corrects_the_kind_and_still_records_it() {
         let audit = aclrt_sim::audit();
         let kinds: Vec<_> = audit.violations.iter().map(|v| v.kind).collect();
         assert_eq!(kinds, [ViolationKind::KindMismatch; 2], "{strictness:?}");
-        if strictness == aclrt_sim::Strictness::Report {
-            assert!(audit.violations[0].message.contains("hardware"));
+        for v in &audit.violations {
+            assert_eq!(v.rule, "STRICT-KIND");
+            assert_eq!(v.refused, strictness == aclrt_sim::Strictness::Refuse);
         }
     }
 }
@@ -1088,4 +1089,334 @@ fn strict_reset_live_hardware_like_reset_releases_the_default_context_and_its_st
             );
         });
     }
+}
+
+// ------------------------------------------------------------ the layers
+//
+// Rows decided by the layer that answers first: the ACL layer
+// (`src/acl/aclrt_impl/`), the runtime's C API with its handle guard and
+// argument-checking decorator (E, `api_error.cc`), then the implementation
+// (I). Each runs on both chips in both run modes.
+
+/// `f` on both chips, in both run modes (a fresh simulator each time).
+fn in_every_profile(mut f: impl FnMut(aclrt_sim::Soc, RunMode)) {
+    for soc in [aclrt_sim::Soc::Ascend910B, aclrt_sim::Soc::Ascend310P] {
+        on_soc(soc, |mode| f(soc, mode));
+    }
+}
+
+/// The calling thread's last error (`aclrtPeekAtLastError`).
+fn peek_last_error() -> aclError {
+    acl!(aclrtPeekAtLastError(ACL_RT_THREAD_LEVEL))
+}
+
+/// Clears the calling thread's last error (`aclrtGetLastError`).
+fn take_last_error() -> aclError {
+    acl!(aclrtGetLastError(ACL_RT_THREAD_LEVEL))
+}
+
+#[test]
+fn ctx_2_setting_an_untracked_context_current_is_es_107000() {
+    let _sim = aclrt_sim::exclusive();
+    in_every_profile(|_, _| {
+        init_device0();
+        let ctx = create_context(0);
+        ok!(aclrtDestroyContext(ctx));
+        ok!(aclrtSetDevice(0));
+        take_last_error();
+        // ACL: NULL 100000 (not the thread's last error).
+        assert_eq!(
+            acl!(aclrtSetCurrentContext(null_mut())),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(peek_last_error(), ACL_SUCCESS);
+        // E `ContextSetCurrent`: destroyed, unknown, another kind: 107000,
+        // stored as the last error.
+        assert_eq!(
+            acl!(aclrtSetCurrentContext(ctx)),
+            ACL_ERROR_RT_PARAM_INVALID
+        );
+        assert_eq!(take_last_error(), ACL_ERROR_RT_PARAM_INVALID);
+        let bogus: aclrtContext = std::ptr::without_provenance_mut(0x7777_0000);
+        assert_eq!(
+            acl!(aclrtSetCurrentContext(bogus)),
+            ACL_ERROR_RT_PARAM_INVALID
+        );
+        let s = create_stream();
+        assert_eq!(acl!(aclrtSetCurrentContext(s)), ACL_ERROR_RT_PARAM_INVALID);
+        // Still on the device's context: the refusals changed nothing.
+        destroy_stream(s);
+        ok!(aclrtResetDevice(0));
+        ok!(aclrtResetDevice(0));
+        finalize();
+        expect_violations(&[
+            ViolationKind::UseAfterFree,
+            ViolationKind::InvalidHandle,
+            ViolationKind::InvalidHandle,
+        ]);
+    });
+}
+
+#[test]
+fn mem_11_malloc_cached_falls_back_to_the_default_flags() {
+    let _sim = aclrt_sim::exclusive();
+    in_every_profile(|_, _| {
+        init_device0();
+        // ACL `aclrtMallocCachedImpl`: the P2P policies and unknown values
+        // take the default flags and allocate.
+        for policy in [
+            ACL_MEM_MALLOC_HUGE_FIRST,
+            ACL_MEM_MALLOC_HUGE_FIRST_P2P,
+            ACL_MEM_MALLOC_HUGE_ONLY_P2P,
+            ACL_MEM_MALLOC_NORMAL_ONLY_P2P,
+            ACL_MEM_MALLOC_HUGE1G_ONLY_P2P,
+            99,
+        ] {
+            let mut p: *mut c_void = null_mut();
+            ok!(aclrtMallocCached(&mut p, 64, policy));
+            assert!(!p.is_null(), "policy {policy}");
+            ok!(aclrtMemset(p, 64, 7, 64));
+            assert_eq!(read_device(p, 64), vec![7; 64], "policy {policy}");
+            free(p);
+        }
+        // Its own checks stay: NULL and size 0.
+        let mut p: *mut c_void = null_mut();
+        assert_eq!(
+            acl!(aclrtMallocCached(&mut p, 0, 99)),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(
+            acl!(aclrtMallocCached(null_mut(), 64, 99)),
+            ACL_ERROR_INVALID_PARAM
+        );
+        teardown_device0();
+        assert_clean();
+    });
+}
+
+#[test]
+fn event_ipc_ipc_events_where_the_chip_configuration_enables_them() {
+    let _sim = aclrt_sim::exclusive();
+    in_every_profile(|soc, _| {
+        init_device0();
+        let mut e: aclrtEvent = null_mut();
+        let code = acl!(aclrtCreateEventExWithFlag(&mut e, ACL_EVENT_IPC));
+        if soc == aclrt_sim::Soc::Ascend310P {
+            // E `EventCreateEx`: the inference chip lacks the feature.
+            assert_eq!(code, ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+            assert!(e.is_null());
+        } else {
+            // 910B (`910_B_93` feature list): an event like any other for
+            // record, wait and synchronisation.
+            assert_eq!(code, ACL_SUCCESS);
+            let s = create_stream();
+            ok!(aclrtRecordEvent(e, s));
+            ok!(aclrtStreamWaitEvent(null_mut(), e));
+            ok!(aclrtSynchronizeEvent(e));
+            ok!(aclrtSynchronizeStream(null_mut()));
+            // E refuses what IPC events do not offer.
+            let mut ts = 0u64;
+            assert_eq!(
+                acl!(aclrtEventGetTimestamp(e, &mut ts)),
+                ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+            );
+            destroy_event(e);
+            destroy_stream(s);
+        }
+        // Combined with another flag: 107000 on both.
+        assert_eq!(
+            acl!(aclrtCreateEventExWithFlag(
+                &mut e,
+                ACL_EVENT_IPC | ACL_EVENT_SYNC
+            )),
+            ACL_ERROR_RT_PARAM_INVALID
+        );
+        teardown_device0();
+        assert_clean();
+    });
+}
+
+#[test]
+fn stream_sync_ctx_a_thread_without_a_context_cannot_synchronize_a_stream() {
+    let _sim = aclrt_sim::exclusive();
+    in_every_profile(|_, _| {
+        init_device0();
+        let s = create_stream();
+        let mut persistent: aclrtStream = null_mut();
+        ok!(aclrtCreateStreamWithConfig(
+            &mut persistent,
+            0,
+            ACL_STREAM_PERSISTENT
+        ));
+        let (sa, pa) = (s.addr(), persistent.addr());
+        let codes = std::thread::spawn(move || {
+            let s: aclrtStream = std::ptr::without_provenance_mut(sa);
+            let p: aclrtStream = std::ptr::without_provenance_mut(pa);
+            let codes = [
+                // I `StreamSynchronize`: no current context, 107002 ...
+                acl!(aclrtSynchronizeStream(s)),
+                acl!(aclrtSynchronizeStreamWithTimeout(s, 1000)),
+                acl!(aclrtSynchronizeStream(null_mut())),
+                // ... after E's streams that return at once.
+                acl!(aclrtSynchronizeStream(p)),
+            ];
+            (codes, peek_last_error())
+        })
+        .join()
+        .unwrap();
+        assert_eq!(
+            codes,
+            (
+                [
+                    ACL_ERROR_RT_CONTEXT_NULL,
+                    ACL_ERROR_RT_CONTEXT_NULL,
+                    ACL_ERROR_RT_CONTEXT_NULL,
+                    ACL_SUCCESS,
+                ],
+                ACL_ERROR_RT_CONTEXT_NULL
+            )
+        );
+        // A thread with a context synchronises a stream of another context
+        // (the runtime switches for the wait).
+        let other = create_context(0);
+        ok!(aclrtSynchronizeStream(s));
+        ok!(aclrtDestroyContext(other));
+        ok!(aclrtSetDevice(0));
+        destroy_stream(persistent);
+        destroy_stream(s);
+        ok!(aclrtResetDevice(0));
+        teardown_device0();
+        assert_clean();
+    });
+}
+
+unsafe extern "C" fn never_called(_: *mut c_void) {
+    panic!("a refused launch ran");
+}
+
+#[test]
+fn handle_first_the_c_api_checks_the_stream_before_counts_timeouts_and_functions() {
+    let _sim = aclrt_sim::exclusive();
+    in_every_profile(|_, _| {
+        init_device0();
+        let p = malloc(64);
+        let host = malloc_host(64);
+        let dead = create_stream();
+        destroy_stream(dead);
+        take_last_error();
+        let stale = ACL_ERROR_RT_INVALID_HANDLE;
+        // The handle guard answers before E's count, timeout and function
+        // checks (which would be 107000) ...
+        assert_eq!(acl!(aclrtSynchronizeStreamWithTimeout(dead, 0)), stale);
+        assert_eq!(acl!(aclrtMemsetAsync(p, 64, 0, 128, dead)), stale);
+        assert_eq!(
+            acl!(aclrtMemcpyAsync(
+                p,
+                64,
+                host,
+                128,
+                ACL_MEMCPY_HOST_TO_DEVICE,
+                dead
+            )),
+            stale
+        );
+        assert_eq!(acl!(aclrtLaunchHostFunc(dead, None, null_mut())), stale);
+        assert_eq!(
+            acl!(aclrtLaunchCallback(
+                None,
+                null_mut(),
+                ACL_CALLBACK_BLOCK,
+                dead
+            )),
+            stale
+        );
+        assert_eq!(take_last_error(), stale);
+        // ... and after the ACL layer's own checks, which are not stored as
+        // the thread's last error.
+        assert_eq!(
+            acl!(aclrtSynchronizeStreamWithTimeout(dead, -2)),
+            ACL_ERROR_RT_PARAM_INVALID
+        );
+        assert_eq!(
+            acl!(aclrtMemsetAsync(null_mut(), 64, 0, 64, dead)),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(
+            acl!(aclrtMemcpyAsync(p, 64, host, 64, 9, dead)),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(
+            acl!(aclrtLaunchCallback(Some(never_called), null_mut(), 7, dead)),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(peek_last_error(), ACL_SUCCESS);
+        // A count of 0 succeeds before any check.
+        ok!(aclrtMemsetAsync(p, 64, 0, 0, dead));
+        ok!(aclrtMemcpyAsync(
+            p,
+            64,
+            host,
+            0,
+            ACL_MEMCPY_HOST_TO_DEVICE,
+            dead
+        ));
+        // On a live stream E's checks answer, stored as the last error.
+        let s = create_stream();
+        assert_eq!(
+            acl!(aclrtSynchronizeStreamWithTimeout(s, 0)),
+            ACL_ERROR_RT_PARAM_INVALID
+        );
+        assert_eq!(take_last_error(), ACL_ERROR_RT_PARAM_INVALID);
+        assert_eq!(
+            acl!(aclrtMemsetAsync(p, 64, 0, 128, s)),
+            ACL_ERROR_RT_PARAM_INVALID
+        );
+        assert_eq!(
+            acl!(aclrtLaunchHostFunc(s, None, null_mut())),
+            ACL_ERROR_RT_PARAM_INVALID
+        );
+        // Events: the guard (event, then stream) before E's device-only
+        // check; E's wait-task check before I's context check.
+        let devonly = create_event_with_flag(ACL_EVENT_DEVICE_USE_ONLY);
+        assert_eq!(acl!(aclrtRecordEvent(devonly, dead)), stale);
+        assert_eq!(
+            acl!(aclrtRecordEvent(devonly, s)),
+            ACL_ERROR_RT_PARAM_INVALID
+        );
+        let timeline = create_event_with_flag(ACL_EVENT_TIME_LINE);
+        let other = create_context(0);
+        assert_eq!(
+            acl!(aclrtStreamWaitEvent(s, timeline)),
+            ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+        );
+        ok!(aclrtDestroyContext(other));
+        ok!(aclrtSetDevice(0));
+        // The ACL layer's NULL status comes before the runtime's handle
+        // check of a stale event.
+        let gone = create_event();
+        destroy_event(gone);
+        assert_eq!(
+            acl!(aclrtQueryEventStatus(gone, null_mut())),
+            ACL_ERROR_INVALID_PARAM
+        );
+        let mut ts = 0u64;
+        assert_eq!(acl!(aclrtEventGetTimestamp(gone, &mut ts)), stale);
+        assert_eq!(acl!(aclrtSynchronizeEventWithTimeout(gone, 0)), stale);
+        destroy_event(timeline);
+        destroy_event(devonly);
+        destroy_stream(s);
+        free_host(host);
+        free(p);
+        ok!(aclrtResetDevice(0));
+        teardown_device0();
+        let audit = aclrt_sim::audit();
+        // Every refusal of a stale handle is recorded as one.
+        assert!(
+            audit
+                .violations
+                .iter()
+                .all(|v| v.rule == "STALE-HANDLE" || v.rule == "EVENT-FLAGS"),
+            "{audit:#?}"
+        );
+    });
 }

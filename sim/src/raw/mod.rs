@@ -25,7 +25,7 @@ use crate::memory::{self, MallocFn};
 use crate::prim::{HostCall, Out, OutBuf, UserMem};
 use crate::rt::exec::EventApi;
 use crate::rt::mem::AllocKind;
-use crate::{callback, context, device, failmode, hostreg, init, kernel, misc, stream};
+use crate::{acl_layer, callback, device, failmode, hostreg, init, kernel, misc, stream};
 
 /// Reads an optional C string argument.
 ///
@@ -142,7 +142,7 @@ pub unsafe extern "C" fn aclrtGetRunMode(run_mode: *mut aclrtRunMode) -> aclErro
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclrtSynchronizeDevice() -> aclError {
     call(Api::aclrtSynchronizeDevice, || {
-        device::synchronize_device(None)
+        acl_layer::synchronize_device(None)
     })
 }
 
@@ -150,7 +150,7 @@ pub unsafe extern "C" fn aclrtSynchronizeDevice() -> aclError {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclrtSynchronizeDeviceWithTimeout(timeout: i32) -> aclError {
     call(Api::aclrtSynchronizeDeviceWithTimeout, || {
-        device::synchronize_device(Some(timeout))
+        acl_layer::synchronize_device(Some(timeout))
     })
 }
 
@@ -195,10 +195,8 @@ pub unsafe extern "C" fn aclrtCreateContext(
     // SAFETY: C contract: `context` is NULL or writable.
     let out = unsafe { Out::new(context) };
     call(Api::aclrtCreateContext, || {
-        require_out(&out, "context")?;
         let mut v = 0;
-        // SAFETY: `v` is a local `usize`, valid for one write.
-        context::create_context(unsafe { Out::new(&mut v) }, device_id)?;
+        acl_layer::create_context(handle_slot(&out, &mut v), device_id)?;
         out.write(handle_ptr(v));
         Ok(())
     })
@@ -208,7 +206,7 @@ pub unsafe extern "C" fn aclrtCreateContext(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclrtDestroyContext(context: aclrtContext) -> aclError {
     call(Api::aclrtDestroyContext, || {
-        context::destroy_context(h(context))
+        acl_layer::destroy_context(h(context))
     })
 }
 
@@ -216,7 +214,7 @@ pub unsafe extern "C" fn aclrtDestroyContext(context: aclrtContext) -> aclError 
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclrtSetCurrentContext(context: aclrtContext) -> aclError {
     call(Api::aclrtSetCurrentContext, || {
-        context::set_current_context(h(context))
+        acl_layer::set_current_context(h(context))
     })
 }
 
@@ -226,10 +224,8 @@ pub unsafe extern "C" fn aclrtGetCurrentContext(context: *mut aclrtContext) -> a
     // SAFETY: C contract: `context` is NULL or writable.
     let out = unsafe { Out::new(context) };
     call(Api::aclrtGetCurrentContext, || {
-        require_out(&out, "context")?;
         let mut v = 0;
-        // SAFETY: `v` is a local `usize`, valid for one write.
-        context::get_current_context(unsafe { Out::new(&mut v) })?;
+        acl_layer::get_current_context(handle_slot(&out, &mut v))?;
         out.write(handle_ptr(v));
         Ok(())
     })
@@ -241,10 +237,8 @@ pub unsafe extern "C" fn aclrtCtxGetCurrentDefaultStream(stream: *mut aclrtStrea
     // SAFETY: C contract: `stream` is NULL or writable.
     let out = unsafe { Out::new(stream) };
     call(Api::aclrtCtxGetCurrentDefaultStream, || {
-        require_out(&out, "stream")?;
         let mut v = 0;
-        // SAFETY: `v` is a local `usize`, valid for one write.
-        context::current_default_stream(unsafe { Out::new(&mut v) })?;
+        acl_layer::current_default_stream(handle_slot(&out, &mut v))?;
         out.write(handle_ptr(v));
         Ok(())
     })
@@ -313,6 +307,20 @@ pub unsafe extern "C" fn aclrtDeviceGetStreamPriorityRange(
     })
 }
 
+/// The runtime's handle out-parameter for the C caller's `out`: NULL where
+/// `out` is NULL (for the ACL layer to refuse), else the local `v` (copied
+/// into `out` as a handle pointer once the call succeeded).
+fn handle_slot<T>(out: &Out<T>, v: &mut usize) -> Out<usize> {
+    let p: *mut usize = if out.is_null() {
+        core::ptr::null_mut()
+    } else {
+        v
+    };
+    // SAFETY: `p` is NULL or points to the caller's local `v`, valid for
+    // one write for the duration of the call.
+    unsafe { Out::new(p) }
+}
+
 fn require_out<T>(out: &Out<T>, name: &str) -> diag::Res<()> {
     diag::require(!out.is_null(), || format!("{name} is NULL"))
 }
@@ -321,7 +329,7 @@ fn require_out<T>(out: &Out<T>, name: &str) -> diag::Res<()> {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclrtDestroyStream(stream: aclrtStream) -> aclError {
     call(Api::aclrtDestroyStream, || {
-        stream::destroy_stream(h(stream), false)
+        acl_layer::destroy_stream(h(stream), false)
     })
 }
 
@@ -329,7 +337,7 @@ pub unsafe extern "C" fn aclrtDestroyStream(stream: aclrtStream) -> aclError {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclrtDestroyStreamForce(stream: aclrtStream) -> aclError {
     call(Api::aclrtDestroyStreamForce, || {
-        stream::destroy_stream(h(stream), true)
+        acl_layer::destroy_stream(h(stream), true)
     })
 }
 
@@ -337,7 +345,7 @@ pub unsafe extern "C" fn aclrtDestroyStreamForce(stream: aclrtStream) -> aclErro
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclrtSynchronizeStream(stream: aclrtStream) -> aclError {
     call(Api::aclrtSynchronizeStream, || {
-        stream::synchronize_stream(h(stream), None)
+        acl_layer::synchronize_stream(h(stream), None)
     })
 }
 
@@ -348,7 +356,7 @@ pub unsafe extern "C" fn aclrtSynchronizeStreamWithTimeout(
     timeout: i32,
 ) -> aclError {
     call(Api::aclrtSynchronizeStreamWithTimeout, || {
-        stream::synchronize_stream(h(stream), Some(timeout))
+        acl_layer::synchronize_stream(h(stream), Some(timeout))
     })
 }
 
@@ -361,7 +369,7 @@ pub unsafe extern "C" fn aclrtStreamQuery(
     // SAFETY: C contract: `status` is NULL or writable.
     let out = unsafe { Out::new(status) };
     call(Api::aclrtStreamQuery, || {
-        stream::stream_query(h(stream), out)
+        acl_layer::stream_query(h(stream), out)
     })
 }
 
@@ -369,7 +377,7 @@ pub unsafe extern "C" fn aclrtStreamQuery(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclrtStreamWaitEvent(stream: aclrtStream, event: aclrtEvent) -> aclError {
     call(Api::aclrtStreamWaitEvent, || {
-        event::stream_wait(h(stream), h(event))
+        acl_layer::stream_wait_event(h(stream), h(event))
     })
 }
 
@@ -386,17 +394,15 @@ pub unsafe extern "C" fn aclrtGetStreamAvailableNum(stream_count: *mut u32) -> a
 /// `aclrtStreamAbort`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclrtStreamAbort(stream: aclrtStream) -> aclError {
-    call(Api::aclrtStreamAbort, || stream::stream_abort(h(stream)))
+    call(Api::aclrtStreamAbort, || acl_layer::stream_abort(h(stream)))
 }
 
 // -------------------------------------------------------------- events ---
 
 fn create_event(api: Api, out: Out<aclrtEvent>, flag: Option<u32>, kind: EventApi) -> aclError {
     call(api, || {
-        require_out(&out, "event")?;
         let mut v = 0;
-        // SAFETY: `v` is a local `usize`, valid for one write.
-        event::create(unsafe { Out::new(&mut v) }, flag, kind)?;
+        acl_layer::create_event(handle_slot(&out, &mut v), flag, kind)?;
         out.write(handle_ptr(v));
         Ok(())
     })
@@ -445,13 +451,17 @@ pub unsafe extern "C" fn aclrtDestroyEvent(event: aclrtEvent) -> aclError {
 /// `aclrtRecordEvent`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclrtRecordEvent(event: aclrtEvent, stream: aclrtStream) -> aclError {
-    call(Api::aclrtRecordEvent, || event::record(h(event), h(stream)))
+    call(Api::aclrtRecordEvent, || {
+        acl_layer::record_event(h(event), h(stream))
+    })
 }
 
 /// `aclrtResetEvent`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclrtResetEvent(event: aclrtEvent, stream: aclrtStream) -> aclError {
-    call(Api::aclrtResetEvent, || event::reset(h(event), h(stream)))
+    call(Api::aclrtResetEvent, || {
+        acl_layer::reset_event(h(event), h(stream))
+    })
 }
 
 /// `aclrtQueryEvent`.
@@ -462,7 +472,9 @@ pub unsafe extern "C" fn aclrtQueryEvent(
 ) -> aclError {
     // SAFETY: C contract: `status` is NULL or writable.
     let out = unsafe { Out::new(status) };
-    call(Api::aclrtQueryEvent, || event::query(h(event), out))
+    call(Api::aclrtQueryEvent, || {
+        acl_layer::query_event(h(event), out)
+    })
 }
 
 /// `aclrtQueryEventStatus`.
@@ -474,7 +486,7 @@ pub unsafe extern "C" fn aclrtQueryEventStatus(
     // SAFETY: C contract: `status` is NULL or writable.
     let out = unsafe { Out::new(status) };
     call(Api::aclrtQueryEventStatus, || {
-        event::query_status(h(event), out)
+        acl_layer::query_event_status(h(event), out)
     })
 }
 
@@ -487,7 +499,7 @@ pub unsafe extern "C" fn aclrtQueryEventWaitStatus(
     // SAFETY: C contract: `status` is NULL or writable.
     let out = unsafe { Out::new(status) };
     call(Api::aclrtQueryEventWaitStatus, || {
-        event::query_wait_status(h(event), out)
+        acl_layer::query_event_wait_status(h(event), out)
     })
 }
 
@@ -495,7 +507,7 @@ pub unsafe extern "C" fn aclrtQueryEventWaitStatus(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclrtSynchronizeEvent(event: aclrtEvent) -> aclError {
     call(Api::aclrtSynchronizeEvent, || {
-        event::synchronize(h(event), None)
+        acl_layer::synchronize_event(h(event), None)
     })
 }
 
@@ -506,7 +518,7 @@ pub unsafe extern "C" fn aclrtSynchronizeEventWithTimeout(
     timeout: i32,
 ) -> aclError {
     call(Api::aclrtSynchronizeEventWithTimeout, || {
-        event::synchronize(h(event), Some(timeout))
+        acl_layer::synchronize_event(h(event), Some(timeout))
     })
 }
 
@@ -520,7 +532,7 @@ pub unsafe extern "C" fn aclrtEventElapsedTime(
     // SAFETY: C contract: `ms` is NULL or writable.
     let out = unsafe { Out::new(ms) };
     call(Api::aclrtEventElapsedTime, || {
-        event::elapsed(out, h(start_event), h(end_event))
+        acl_layer::event_elapsed_time(out, h(start_event), h(end_event))
     })
 }
 
@@ -533,7 +545,7 @@ pub unsafe extern "C" fn aclrtEventGetTimestamp(
     // SAFETY: C contract: `timestamp` is NULL or writable.
     let out = unsafe { Out::new(timestamp) };
     call(Api::aclrtEventGetTimestamp, || {
-        event::timestamp(h(event), out)
+        acl_layer::event_timestamp(h(event), out)
     })
 }
 
@@ -661,7 +673,7 @@ pub unsafe extern "C" fn aclrtMemsetAsync(
     // before returning).
     let dst = unsafe { UserMem::new(dev_ptr, true) };
     call(Api::aclrtMemsetAsync, || {
-        memory::memset(dst, max_count, value, count, Some(h(stream)))
+        acl_layer::memset_async(dst, max_count, value, count, h(stream))
     })
 }
 
@@ -697,7 +709,7 @@ pub unsafe extern "C" fn aclrtMemcpyAsync(
     // completes copies of such memory before returning.
     let (d, s) = unsafe { (UserMem::new(dst, true), UserMem::new(src, false)) };
     call(Api::aclrtMemcpyAsync, || {
-        memory::memcpy_async(d, dest_max, s, count, kind, h(stream))
+        acl_layer::memcpy_async(d, dest_max, s, count, kind, h(stream))
     })
 }
 
@@ -763,7 +775,7 @@ pub unsafe extern "C" fn aclrtLaunchCallback(
     stream: aclrtStream,
 ) -> aclError {
     call(Api::aclrtLaunchCallback, || {
-        callback::launch_callback(fn_, block_type, h(stream), |f| {
+        acl_layer::launch_callback(fn_, block_type, h(stream), |f| {
             // SAFETY: C contract of aclrtLaunchCallback: `fn(userData)` may be
             // called once by the subscribed thread (or the runtime).
             unsafe { HostCall::new(f, user_data) }
@@ -801,7 +813,7 @@ pub unsafe extern "C" fn aclrtLaunchHostFunc(
     args: *mut c_void,
 ) -> aclError {
     call(Api::aclrtLaunchHostFunc, || {
-        callback::launch_host_func(h(stream), fn_, |f| {
+        acl_layer::launch_host_func(h(stream), fn_, |f| {
             // SAFETY: C contract of aclrtLaunchHostFunc: `fn(args)` is called
             // once on a runtime thread when the stream reaches it.
             unsafe { HostCall::new(f, args) }

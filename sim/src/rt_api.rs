@@ -1,0 +1,368 @@
+//! The runtime's C API and its argument-checking layer: the second floor.
+//!
+//! The real runtime answers a call in layers (`sim/FIDELITY.md`, "How the
+//! real behaviour was found"): the ACL layer ([`acl_layer`]) checks its own
+//! arguments, then calls the runtime's C API (`src/runtime/api/api_c*.cc`),
+//! which
+//!
+//! 1. validates every stream and event handle first (the handle guard,
+//!    `RT_VALIDATE_AND_UNWRAP_OBJECT`: NULL passes, a destroyed or foreign
+//!    handle is 107017), before any count, timeout, flag or function
+//!    pointer is looked at;
+//! 2. hands the call to the argument-checking decorator
+//!    (`src/runtime/api/impl/api_error.cc`, "E"), whose checks come in the
+//!    order of each function below;
+//! 3. which calls the implementation (`api_impl.cc` → `src/runtime/core/`,
+//!    the modules [`stream`], [`event`], [`context`], [`memory`],
+//!    [`callback`]: their checks need the runtime's state: the current
+//!    context, a stream's context, ...).
+//!
+//! Every failure that leaves this layer is stored as the calling thread's
+//! last error (`aclrtPeekAtLastError`), as the C API's error conversion
+//! does; the few "special state" answers it returns without storing are
+//! marked where they are made. Which check answers first is decided by
+//! this structure: each function here runs its guard, then its E checks,
+//! then the implementation.
+//!
+//! [`acl_layer`]: crate::acl_layer
+//! [`stream`]: crate::stream
+//! [`event`]: crate::event
+//! [`context`]: crate::context
+//! [`memory`]: crate::memory
+//! [`callback`]: crate::callback
+
+use std::ffi::c_void;
+
+use crate::diag::{Error, Res, Stored, rt_param};
+use crate::ffi;
+use crate::memory::{self, Kind};
+use crate::prim::{HostCall, Out, UserMem};
+use crate::rt::exec::EventApi;
+use crate::rt::{self, rt};
+use crate::{callback, context, device, event, stream};
+
+/// A failure as the runtime's C API returns it: stored as the thread's last
+/// error (unless marked otherwise below).
+fn answer<T>(r: Res<T>) -> Res<T> {
+    r.map_err(Error::from_runtime)
+}
+
+/// The handle guard for a stream: NULL (the default stream) passes; a
+/// handle that is not a live stream (destroyed, foreign, another kind) is
+/// 107017 (`api_handle_guard.cc`, `runtime_handle_guard.cc`).
+fn guard_stream(h: usize) -> Res<()> {
+    if h != 0 {
+        rt().stream(h)?;
+    }
+    Ok(())
+}
+
+/// The handle guard for an event (as [`guard_stream`]).
+fn guard_event(h: usize) -> Res<()> {
+    if h != 0 {
+        rt().event(h)?;
+    }
+    Ok(())
+}
+
+/// A function pointer the decorator requires: 107000 when NULL.
+fn require_fn(
+    f: Option<unsafe extern "C" fn(*mut c_void)>,
+) -> Res<unsafe extern "C" fn(*mut c_void)> {
+    f.ok_or_else(|| rt_param("fn is NULL"))
+}
+
+// ------------------------------------------------------------- devices ---
+
+/// `rtDeviceSynchronize[WithTimeout]` → E `DeviceSynchronize`: a timeout of
+/// 0 (or below −1) 107000; then I `DeviceSynchronize` (the current context,
+/// its streams).
+pub(crate) fn device_synchronize(timeout: Option<i32>) -> Res<()> {
+    answer((|| {
+        let deadline = rt::deadline_of(timeout)?;
+        device::synchronize_device(deadline, timeout)
+    })())
+}
+
+// ------------------------------------------------------------ contexts ---
+
+/// `rtCtxSetCurrent` → E `ContextSetCurrent`: a context that is not tracked
+/// (destroyed, unknown, foreign) or is being deleted is refused by
+/// `CheckContextIsValid` with 107000 before the implementation is reached.
+pub(crate) fn ctx_set_current(h: usize) -> Res<()> {
+    answer((|| {
+        rt().context(h)
+            .map_err(|e| e.with_code(ffi::ACL_ERROR_RT_PARAM_INVALID))?;
+        context::set_current_context(h)
+    })())
+}
+
+/// `rtCtxCreate` → I `ContextCreate`.
+pub(crate) fn ctx_create(out: Out<usize>, device: i32) -> Res<()> {
+    answer(context::create_context(out, device))
+}
+
+/// `rtCtxDestroy` → I `ContextDestroy`.
+pub(crate) fn ctx_destroy(h: usize) -> Res<()> {
+    answer(context::destroy_context(h))
+}
+
+/// `rtCtxGetCurrent` → I `ContextGetCurrent`.
+pub(crate) fn ctx_get_current(out: Out<usize>) -> Res<()> {
+    answer(context::get_current_context(out))
+}
+
+/// `rtsCtxGetCurrentDefaultStream`.
+pub(crate) fn ctx_current_default_stream(out: Out<usize>) -> Res<()> {
+    answer(context::current_default_stream(out))
+}
+
+// ------------------------------------------------------------- streams ---
+
+/// `rtStreamSynchronize[WithTimeout]`: the handle guard; E
+/// `StreamSynchronize`: a timeout of 0 or below −1 is 107000, then the
+/// streams that return at once (persistent, device-only, CPU-scheduled);
+/// I `StreamSynchronize`: no current context 107002, then the wait.
+pub(crate) fn stream_synchronize(h: usize, timeout: Option<i32>) -> Res<()> {
+    answer((|| {
+        guard_stream(h)?;
+        let deadline = rt::deadline_of(timeout)?;
+        stream::synchronize_stream(h, deadline, timeout)
+    })())
+}
+
+/// `rtStreamQuery`: the handle guard, then I `StreamQuery`. "Not complete"
+/// is a special state the C API returns without storing it; the ACL layer
+/// turns it into a status.
+pub(crate) fn stream_query(h: usize) -> Res<bool> {
+    answer((|| {
+        guard_stream(h)?;
+        stream::stream_query(h)
+    })())
+}
+
+/// `rtStreamWaitEvent`: the handle guard (stream, then event); E
+/// `StreamWaitEvent`: a device-only event 107000, an event that carries no
+/// wait task 207000; then I (the stream's context, the event's device).
+pub(crate) fn stream_wait_event(stream: usize, ev: usize) -> Res<()> {
+    answer((|| {
+        guard_stream(stream)?;
+        guard_event(ev)?;
+        event::check_host_wait(ev)?;
+        event::stream_wait(stream, ev)
+    })())
+}
+
+/// `rtStreamDestroy` / `rtStreamDestroyForce`: the handle guard, then I.
+pub(crate) fn stream_destroy(h: usize, force: bool) -> Res<()> {
+    answer((|| {
+        guard_stream(h)?;
+        stream::destroy_stream(h, force)
+    })())
+}
+
+/// `rtStreamAbort`: the handle guard, then E/I (`StreamAbort`).
+pub(crate) fn stream_abort(h: usize) -> Res<()> {
+    answer((|| {
+        guard_stream(h)?;
+        stream::stream_abort(h)
+    })())
+}
+
+// -------------------------------------------------------------- events ---
+
+/// `rtEventCreateExWithFlag` → E `EventCreateEx`: flags MC2, EXTERNAL and
+/// IPC only alone (107000), IPC only where the chip has the feature
+/// (207000), at least one of the known bits and none above them (107000);
+/// then I.
+pub(crate) fn event_create_ex(out: Out<usize>, flag: u32) -> Res<()> {
+    answer((|| {
+        let soc = rt().cfg.soc;
+        event::check_ex_flag(flag, soc)?;
+        event::create(out, Some(flag), EventApi::Ex)
+    })())
+}
+
+/// `rtEventCreateWithFlag` / `rtEventCreate` → E `EventCreate`, then I.
+pub(crate) fn event_create(out: Out<usize>, flag: Option<u32>, api: EventApi) -> Res<()> {
+    answer((|| {
+        if let Some(f) = flag {
+            event::check_with_flag(f)?;
+        }
+        event::create(out, flag, api)
+    })())
+}
+
+/// `rtEventRecord`: the handle guard (event, then stream); E `EventRecord`:
+/// a device-only event 107000; then I (the stream's context and device).
+pub(crate) fn event_record(ev: usize, stream: usize) -> Res<()> {
+    answer((|| {
+        guard_event(ev)?;
+        guard_stream(stream)?;
+        event::check_host_use(ev, "aclrtRecordEvent")?;
+        event::record(ev, stream)
+    })())
+}
+
+/// `rtEventReset`: the handle guard (event, then stream); E `EventReset`: a
+/// device-only event 107000; then I (the stream's context, then the events
+/// that cannot be reset: 207000).
+pub(crate) fn event_reset(ev: usize, stream: usize) -> Res<()> {
+    answer((|| {
+        guard_event(ev)?;
+        guard_stream(stream)?;
+        event::check_host_use(ev, "aclrtResetEvent")?;
+        event::reset(ev, stream)
+    })())
+}
+
+/// `rtEventQuery`: the handle guard, E `EventQuery` (events of
+/// `aclrtCreateEventExWithFlag`, external and IPC ones 207000), then I.
+/// "Not ready" is a special state, not stored; the ACL layer turns it into
+/// a status.
+pub(crate) fn event_query(ev: usize) -> Res<bool> {
+    answer((|| {
+        guard_event(ev)?;
+        event::query(ev)
+    })())
+}
+
+/// `rtEventQueryStatus`: the handle guard, E `EventQueryStatus`, I.
+pub(crate) fn event_query_status(ev: usize) -> Res<bool> {
+    answer((|| {
+        guard_event(ev)?;
+        event::query_status(ev)
+    })())
+}
+
+/// `rtEventQueryWaitStatus`: the handle guard, E, I.
+pub(crate) fn event_query_wait_status(ev: usize) -> Res<bool> {
+    answer((|| {
+        guard_event(ev)?;
+        event::query_wait_status(ev)
+    })())
+}
+
+/// `rtEventSynchronize[WithTimeout]`: the handle guard; E
+/// `EventSynchronize`: a timeout of 0 or below −1 107000, external events
+/// 207000; then I.
+pub(crate) fn event_synchronize(ev: usize, timeout: Option<i32>) -> Res<()> {
+    answer((|| {
+        guard_event(ev)?;
+        let deadline = rt::deadline_of(timeout)?;
+        event::synchronize(ev, deadline, timeout)
+    })())
+}
+
+/// `rtEventElapsedTime`: the handle guard (start, then end), then E/I.
+pub(crate) fn event_elapsed(out: Out<f32>, start: usize, end: usize) -> Res<()> {
+    answer((|| {
+        guard_event(start)?;
+        guard_event(end)?;
+        event::elapsed(out, start, end)
+    })())
+}
+
+/// `rtEventGetTimeStamp`: the handle guard, then E/I.
+pub(crate) fn event_timestamp(ev: usize, out: Out<u64>) -> Res<()> {
+    answer((|| {
+        guard_event(ev)?;
+        event::timestamp(ev, out)
+    })())
+}
+
+// ---------------------------------------------------- stream launches ---
+
+/// `rtMemsetAsync`: a count of 0 succeeds before anything is checked; the
+/// handle guard; E `MemsetAsync`: count above the maximum 107000; then I.
+pub(crate) fn memset_async(
+    dst: UserMem,
+    max_count: usize,
+    value: i32,
+    count: usize,
+    stream: usize,
+) -> Res<()> {
+    if count == 0 {
+        return Ok(());
+    }
+    answer((|| {
+        guard_stream(stream)?;
+        memory::check_count(count, max_count)?;
+        memory::memset(dst, max_count, value, count, Some(stream))
+    })())
+}
+
+/// `rtMemcpyAsync`: a count of 0 succeeds at once; the handle guard; E
+/// `MemcpyAsync`: count above destMax 107000, then the kind and location
+/// checks; then I. "Not supported" (207000) is returned without storing it.
+pub(crate) fn memcpy_async(
+    dst: UserMem,
+    dest_max: usize,
+    src: UserMem,
+    count: usize,
+    kind: Kind,
+    stream: usize,
+) -> Res<()> {
+    if count == 0 {
+        return Ok(());
+    }
+    answer(
+        (|| {
+            guard_stream(stream)?;
+            memory::check_count(count, dest_max)?;
+            memory::queue_copy(stream, kind, (dst, count), (src, count), None)
+        })()
+        .map_err(|e| {
+            if e.code == ffi::ACL_ERROR_RT_FEATURE_NOT_SUPPORT {
+                Error {
+                    stored: Stored::No,
+                    ..e
+                }
+            } else {
+                e
+            }
+        }),
+    )
+}
+
+/// `rtsLaunchHostFunc`: the handle guard; E `LaunchHostFunc`: a NULL
+/// function 107000, then the callback-mechanism checks; then I.
+/// "Not supported" (207000) is returned without storing it.
+pub(crate) fn launch_host_func(
+    stream: usize,
+    f: Option<unsafe extern "C" fn(*mut c_void)>,
+    make: impl FnOnce(unsafe extern "C" fn(*mut c_void)) -> HostCall,
+) -> Res<()> {
+    answer(
+        (|| {
+            guard_stream(stream)?;
+            let f = require_fn(f)?;
+            callback::launch_host_func(stream, f, make)
+        })()
+        .map_err(|e| {
+            if e.code == ffi::ACL_ERROR_RT_FEATURE_NOT_SUPPORT {
+                Error {
+                    stored: Stored::No,
+                    ..e
+                }
+            } else {
+                e
+            }
+        }),
+    )
+}
+
+/// `rtCallbackLaunch`: the handle guard; E `CallbackLaunch`: a NULL
+/// function 107000; then I.
+pub(crate) fn callback_launch(
+    f: Option<unsafe extern "C" fn(*mut c_void)>,
+    block: bool,
+    stream: usize,
+    make: impl FnOnce(unsafe extern "C" fn(*mut c_void)) -> HostCall,
+) -> Res<()> {
+    answer((|| {
+        guard_stream(stream)?;
+        let f = require_fn(f)?;
+        callback::launch_callback(f, block, stream, make)
+    })())
+}
