@@ -34,7 +34,7 @@ use crate::rt_api;
 
 /// A refusal of the ACL layer itself (never the thread's last error).
 fn refuse<T>(e: Error) -> Res<T> {
-    Err(e.from_acl())
+    Err(e.answered_by_acl())
 }
 
 /// 100000 for a NULL pointer argument (`ACL_REQUIRES_NOT_NULL`).
@@ -262,7 +262,7 @@ pub(crate) fn memcpy_async(
     }
     not_null(dst.is_null(), "dst")?;
     not_null(src.is_null(), "src")?;
-    let kind = memory::kind_1d(kind).map_err(Error::from_acl)?;
+    let kind = memory::kind_1d(kind).map_err(Error::answered_by_acl)?;
     rt_api::memcpy_async(dst, dest_max, src, count, kind, stream)
 }
 

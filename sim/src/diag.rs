@@ -70,7 +70,7 @@ impl Error {
 
     /// The same error as the runtime's C API returns it (stored as the
     /// thread's last error unless a layer below already decided).
-    pub(crate) fn from_runtime(self) -> Error {
+    pub(crate) fn answered_by_runtime(self) -> Error {
         let stored = match self.stored {
             Stored::ByCode => Stored::Yes,
             decided => decided,
@@ -80,7 +80,7 @@ impl Error {
 
     /// The same error as the ACL layer returns it on its own (never stored
     /// as the thread's last error).
-    pub(crate) fn from_acl(self) -> Error {
+    pub(crate) fn answered_by_acl(self) -> Error {
         Error {
             stored: Stored::No,
             ..self

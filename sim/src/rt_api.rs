@@ -44,7 +44,7 @@ use crate::{callback, context, device, event, stream};
 /// A failure as the runtime's C API returns it: stored as the thread's last
 /// error (unless marked otherwise below).
 fn answer<T>(r: Res<T>) -> Res<T> {
-    r.map_err(Error::from_runtime)
+    r.map_err(Error::answered_by_runtime)
 }
 
 /// The handle guard for a stream: NULL (the default stream) passes; a
