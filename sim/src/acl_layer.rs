@@ -14,9 +14,7 @@
 //!
 //! The entry points of [`raw`](crate::raw) call this layer for device
 //! synchronisation, contexts,
-//! streams (synchronisation, query, event waits, destruction, abort),
-//! events (creation, record, reset, queries, synchronisation, timing) and
-//! the launches onto a stream (`aclrtMemsetAsync`, `aclrtMemcpyAsync`,
+//! every stream and every event function, and the launches onto a stream (`aclrtMemsetAsync`, `aclrtMemcpyAsync`,
 //! `aclrtLaunchHostFunc`, `aclrtLaunchCallback`); the other entry points
 //! still call the implementation modules directly, which make the ACL and
 //! runtime checks themselves.
@@ -137,6 +135,41 @@ pub(crate) fn destroy_stream(h: usize, force: bool) -> Res<()> {
     rt_api::stream_destroy(h, force)
 }
 
+/// `aclrtCreateStreamImpl` / `aclrtCreateStreamWithConfigImpl`: NULL output
+/// 100000; the configured flags translated (unknown bits dropped, fidelity
+/// row STREAM-CFG-2).
+pub(crate) fn create_stream(out: Out<usize>, config: Option<(u32, u32)>) -> Res<()> {
+    not_null(out.is_null(), "stream")?;
+    match config {
+        None => rt_api::stream_create(out, 0, None),
+        Some((priority, flags)) => {
+            rt_api::stream_create(out, flags & crate::stream::KNOWN_FLAGS, Some(priority))
+        }
+    }
+}
+
+/// `aclrtStreamGetPriorityImpl`: NULL output 100000.
+pub(crate) fn stream_get_priority(h: usize, out: Out<u32>) -> Res<()> {
+    not_null(out.is_null(), "priority")?;
+    rt_api::stream_get_priority(h, out)
+}
+
+/// `aclrtDeviceGetStreamPriorityRangeImpl`: either pointer may be NULL.
+pub(crate) fn stream_priority_range(least: Out<i32>, greatest: Out<i32>) -> Res<()> {
+    rt_api::stream_priority_range(least, greatest)
+}
+
+/// `aclrtGetStreamAvailableNumImpl`: NULL output 100000.
+pub(crate) fn streams_available(out: Out<u32>) -> Res<()> {
+    not_null(out.is_null(), "streamCount")?;
+    rt_api::streams_available(out)
+}
+
+/// `aclrtSetStreamFailureModeImpl` (no check of its own).
+pub(crate) fn set_stream_failure_mode(h: usize, mode: u64) -> Res<()> {
+    rt_api::stream_set_mode(h, mode)
+}
+
 /// `aclrtStreamAbortImpl` (no check of its own).
 pub(crate) fn stream_abort(h: usize) -> Res<()> {
     rt_api::stream_abort(h)
@@ -151,6 +184,18 @@ pub(crate) fn create_event(out: Out<usize>, flag: Option<u32>, api: EventApi) ->
         EventApi::Ex => rt_api::event_create_ex(out, flag.unwrap_or(0)),
         _ => rt_api::event_create(out, flag, api),
     }
+}
+
+/// `aclrtDestroyEventImpl`: NULL 100000.
+pub(crate) fn destroy_event(ev: usize) -> Res<()> {
+    not_null(ev == 0, "event")?;
+    rt_api::event_destroy(ev)
+}
+
+/// `aclrtGetEventAvailNumImpl`: NULL output 100000.
+pub(crate) fn events_available(out: Out<u32>) -> Res<()> {
+    not_null(out.is_null(), "eventCount")?;
+    rt_api::events_available(out)
 }
 
 /// `aclrtRecordEventImpl`: NULL event 100000.

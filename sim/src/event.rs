@@ -6,7 +6,7 @@ use std::sync::atomic::AtomicUsize;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Instant;
 
-use crate::diag::{Error, Res, param, rt_param};
+use crate::diag::{Error, Res, rt_param};
 use crate::ffi;
 use crate::model::ViolationKind;
 use crate::prim::Out;
@@ -133,11 +133,8 @@ pub(crate) fn create(out: Out<usize>, flag: Option<u32>, api: EventApi) -> Res<(
     Ok(())
 }
 
-/// `aclrtDestroyEvent`.
+/// `aclrtDestroyEvent`, I `EventDestroy` (`h` is not NULL).
 pub(crate) fn destroy(h: usize) -> Res<()> {
-    if h == 0 {
-        return Err(param("event is NULL"));
-    }
     let mut rt = rt();
     let ev = rt.event(h)?.shared.clone();
     let pending = ev.pending();
@@ -580,11 +577,8 @@ pub(crate) fn timestamp(h: usize, out: Out<u64>) -> Res<()> {
     Ok(())
 }
 
-/// `aclrtGetEventAvailNum`.
+/// `aclrtGetEventAvailNum`, I.
 pub(crate) fn available(out: Out<u32>) -> Res<()> {
-    if out.is_null() {
-        return Err(param("eventCount is NULL"));
-    }
     let rt = rt();
     let device = rt.current()?.device;
     let used = rt.device(device)?.events;

@@ -65,6 +65,19 @@ fn guard_event(h: usize) -> Res<()> {
     Ok(())
 }
 
+/// A "not supported" answer (207000) that the C API returns without storing
+/// it as the thread's last error (`COND_RETURN_WITH_NOLOG`).
+fn special_not_supported(e: Error) -> Error {
+    if e.code == ffi::ACL_ERROR_RT_FEATURE_NOT_SUPPORT {
+        Error {
+            stored: Stored::No,
+            ..e
+        }
+    } else {
+        e
+    }
+}
+
 /// A function pointer the decorator requires: 107000 when NULL.
 fn require_fn(
     f: Option<unsafe extern "C" fn(*mut c_void)>,
@@ -153,6 +166,54 @@ pub(crate) fn stream_wait_event(stream: usize, ev: usize) -> Res<()> {
     })())
 }
 
+/// `rtStreamCreate` / `rtsStreamCreate` → E `StreamCreate`
+/// (`CheckStreamFlags`), then I; the priority is clamped into 0..=7 after
+/// (`aclrtCreateStreamWithConfig`).
+pub(crate) fn stream_create(out: Out<usize>, flags: u32, priority: Option<u32>) -> Res<()> {
+    answer((|| {
+        let soc = rt().cfg.soc;
+        stream::check_flags(flags, soc)?;
+        let h = stream::create_stream(flags)?;
+        if let Some(p) = priority {
+            stream::set_created_priority(h, p);
+        }
+        out.write(h);
+        Ok(())
+    })())
+}
+
+/// `rtStreamGetPriority`: the handle guard, then I.
+pub(crate) fn stream_get_priority(h: usize, out: Out<u32>) -> Res<()> {
+    answer((|| {
+        guard_stream(h)?;
+        stream::get_priority(h, out)
+    })())
+}
+
+/// `rtDeviceGetStreamPriorityRange`: no check.
+pub(crate) fn stream_priority_range(least: Out<i32>, greatest: Out<i32>) -> Res<()> {
+    answer(stream::priority_range(least, greatest))
+}
+
+/// `rtsStreamGetAvailableNum`, I.
+pub(crate) fn streams_available(out: Out<u32>) -> Res<()> {
+    answer(stream::streams_available(out))
+}
+
+/// `rtStreamSetMode`: the handle guard; E `StreamSetMode` (NULL without the
+/// control queue 107000, a DEVICE_USE_ONLY stream 207000); then I. The C
+/// API returns "not supported" (207000) without storing it.
+pub(crate) fn stream_set_mode(h: usize, mode: u64) -> Res<()> {
+    answer(
+        (|| {
+            guard_stream(h)?;
+            crate::failmode::check_set_mode(h)?;
+            crate::failmode::set_failure_mode(h, mode)
+        })()
+        .map_err(special_not_supported),
+    )
+}
+
 /// `rtStreamDestroy` / `rtStreamDestroyForce`: the handle guard, then I.
 pub(crate) fn stream_destroy(h: usize, force: bool) -> Res<()> {
     answer((|| {
@@ -191,6 +252,19 @@ pub(crate) fn event_create(out: Out<usize>, flag: Option<u32>, api: EventApi) ->
         }
         event::create(out, flag, api)
     })())
+}
+
+/// `rtEventDestroy`: the handle guard, then I.
+pub(crate) fn event_destroy(ev: usize) -> Res<()> {
+    answer((|| {
+        guard_event(ev)?;
+        event::destroy(ev)
+    })())
+}
+
+/// `rtsEventGetAvailNum`, I.
+pub(crate) fn events_available(out: Out<u32>) -> Res<()> {
+    answer(event::available(out))
 }
 
 /// `rtEventRecord`: the handle guard (event, then stream); E `EventRecord`:
@@ -312,16 +386,7 @@ pub(crate) fn memcpy_async(
             memory::check_count(count, dest_max)?;
             memory::queue_copy(stream, kind, (dst, count), (src, count), None)
         })()
-        .map_err(|e| {
-            if e.code == ffi::ACL_ERROR_RT_FEATURE_NOT_SUPPORT {
-                Error {
-                    stored: Stored::No,
-                    ..e
-                }
-            } else {
-                e
-            }
-        }),
+        .map_err(special_not_supported),
     )
 }
 
@@ -339,16 +404,7 @@ pub(crate) fn launch_host_func(
             let f = require_fn(f)?;
             callback::launch_host_func(stream, f, make)
         })()
-        .map_err(|e| {
-            if e.code == ffi::ACL_ERROR_RT_FEATURE_NOT_SUPPORT {
-                Error {
-                    stored: Stored::No,
-                    ..e
-                }
-            } else {
-                e
-            }
-        }),
+        .map_err(special_not_supported),
     )
 }
 

@@ -13,43 +13,43 @@ use crate::rt::reports;
 use crate::rt::{ForcedWorker, HandleKind, MAX_STREAMS, rt};
 use crate::sync::{self};
 
-/// `aclrtCreateStream[WithConfig]` (priority is clamped, unknown flag bits
-/// are dropped).
-pub(crate) fn create_stream(out: Out<usize>, flags: u32) -> Res<()> {
-    if out.is_null() {
-        return Err(param("stream is NULL"));
-    }
-    const KNOWN: u32 = ffi::ACL_STREAM_FAST_LAUNCH
-        | ffi::ACL_STREAM_FAST_SYNC
-        | ffi::ACL_STREAM_PERSISTENT
-        | ffi::ACL_STREAM_HUGE
-        | ffi::ACL_STREAM_CPU_SCHEDULE
-        | ffi::ACL_STREAM_DEVICE_USE_ONLY;
-    let flags = flags & KNOWN;
-    let mut rt = rt();
-    // The chip's feature list (fidelity row SOC-HUGE).
-    if flags & ffi::ACL_STREAM_HUGE != 0 && !rt.cfg.soc.huge_streams() {
+/// The stream flags the ACL layer passes on (`aclrtCreateStreamWithConfig`
+/// drops every other bit: fidelity row STREAM-CFG-2).
+pub(crate) const KNOWN_FLAGS: u32 = ffi::ACL_STREAM_FAST_LAUNCH
+    | ffi::ACL_STREAM_FAST_SYNC
+    | ffi::ACL_STREAM_PERSISTENT
+    | ffi::ACL_STREAM_HUGE
+    | ffi::ACL_STREAM_CPU_SCHEDULE
+    | ffi::ACL_STREAM_DEVICE_USE_ONLY;
+
+/// E `CheckStreamFlags` (stream creation): huge streams only where the
+/// chip has them (207000, fidelity row SOC-HUGE); DEVICE_USE_ONLY, the
+/// runtime's "control-process" flag, only alone (107000, STREAM-CFG-3).
+pub(crate) fn check_flags(flags: u32, soc: crate::model::Soc) -> Res<()> {
+    if flags & ffi::ACL_STREAM_HUGE != 0 && !soc.huge_streams() {
         return Err(Error::new(
             ffi::ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
             format!(
-                "flags {flags:#x}: the simulated chip ({:?}) has no huge streams \
-                 (ACL_STREAM_HUGE)",
-                rt.cfg.soc
+                "flags {flags:#x}: the simulated chip ({soc:?}) has no huge streams \
+                 (ACL_STREAM_HUGE)"
             ),
         ));
     }
-    // The runtime maps DEVICE_USE_ONLY to its "control-process" stream
-    // flag, which it accepts only alone (fidelity row STREAM-CFG-3).
     if flags & ffi::ACL_STREAM_DEVICE_USE_ONLY != 0 && flags != ffi::ACL_STREAM_DEVICE_USE_ONLY {
         return Err(rt_param(format!(
             "flags {flags:#x}: ACL_STREAM_DEVICE_USE_ONLY cannot be combined with other flags"
         )));
     }
+    Ok(())
+}
+
+/// `aclrtCreateStream[WithConfig]`, I `StreamCreate`: a stream of the
+/// current context (the flags were checked by [`check_flags`]); its handle.
+pub(crate) fn create_stream(flags: u32) -> Res<usize> {
+    let mut rt = rt();
     let ctx = rt.current()?;
     let (c, d) = (ctx.handle, ctx.device);
-    let h = rt.new_stream(c, d, false, flags)?;
-    out.write(h);
-    Ok(())
+    rt.new_stream(c, d, false, flags)
 }
 
 /// 107000 for a NULL stream on a chip without the control submission
@@ -84,12 +84,9 @@ pub(crate) fn set_created_priority(h: usize, priority: u32) {
     }
 }
 
-/// `aclrtStreamGetPriority` (NULL stream: the current context's default
-/// stream; the stream's context is not checked).
+/// `aclrtStreamGetPriority`, I `StreamGetPriority` (NULL stream: the
+/// current context's default stream; the stream's context is not checked).
 pub(crate) fn get_priority(h: usize, out: Out<u32>) -> Res<()> {
-    if out.is_null() {
-        return Err(param("priority is NULL"));
-    }
     let rt = rt();
     rt.current()?;
     let priority = rt.stream(h)?.priority;
@@ -265,11 +262,8 @@ pub(crate) fn stream_query(h: usize) -> Res<bool> {
     Ok(rt.stream(h)?.shared.is_idle())
 }
 
-/// `aclrtGetStreamAvailableNum`.
+/// `aclrtGetStreamAvailableNum`, I.
 pub(crate) fn streams_available(out: Out<u32>) -> Res<()> {
-    if out.is_null() {
-        return Err(param("streamCount is NULL"));
-    }
     let rt = rt();
     let d = rt.current()?.device;
     out.write(MAX_STREAMS.saturating_sub(rt.device(d)?.streams));

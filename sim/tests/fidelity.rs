@@ -1420,3 +1420,54 @@ fn handle_first_the_c_api_checks_the_stream_before_counts_timeouts_and_functions
         );
     });
 }
+
+#[test]
+fn e_before_i_the_decorator_answers_before_the_implementations_context_checks() {
+    let _sim = aclrt_sim::exclusive();
+    in_every_profile(|_, _| {
+        init_device0();
+        let mut devonly: aclrtStream = null_mut();
+        ok!(aclrtCreateStreamWithConfig(
+            &mut devonly,
+            0,
+            ACL_STREAM_DEVICE_USE_ONLY
+        ));
+        let dead = create_stream();
+        destroy_stream(dead);
+        let other = create_context(0);
+        take_last_error();
+        // E `StreamSetMode`: a DEVICE_USE_ONLY stream 207000 before I's
+        // check that the stream is of the current context (107003); the C
+        // API returns "not supported" without storing it.
+        assert_eq!(
+            acl!(aclrtSetStreamFailureMode(
+                devonly,
+                ACL_STOP_ON_FAILURE as u64
+            )),
+            ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+        );
+        assert_eq!(peek_last_error(), ACL_SUCCESS);
+        // The handle guard before I's current-context lookup.
+        let da = dead.addr();
+        let code = std::thread::spawn(move || {
+            let mut p = 0u32;
+            acl!(aclrtStreamGetPriority(
+                std::ptr::without_provenance_mut(da),
+                &mut p
+            ))
+        })
+        .join()
+        .unwrap();
+        assert_eq!(code, ACL_ERROR_RT_INVALID_HANDLE);
+        ok!(aclrtDestroyContext(other));
+        ok!(aclrtSetDevice(0));
+        destroy_stream(devonly);
+        ok!(aclrtResetDevice(0));
+        teardown_device0();
+        let audit = aclrt_sim::audit();
+        assert!(
+            audit.violations.iter().all(|v| v.rule == "STALE-HANDLE"),
+            "{audit:#?}"
+        );
+    });
+}

@@ -12,7 +12,6 @@
 use core::ffi::{CStr, c_char, c_void};
 
 use crate::diag::{self, Api, call, with_api_list};
-use crate::event;
 use crate::ffi::{
     aclCANNPackageName, aclCANNPackageVersion, aclError, aclrtArgsHandle, aclrtBinHandle,
     aclrtBinaryLoadOptions, aclrtCallback, aclrtCallbackBlockType, aclrtContext, aclrtEvent,
@@ -25,7 +24,7 @@ use crate::memory::{self, MallocFn};
 use crate::prim::{HostCall, Out, OutBuf, UserMem};
 use crate::rt::exec::EventApi;
 use crate::rt::mem::AllocKind;
-use crate::{acl_layer, callback, device, failmode, hostreg, init, kernel, misc, stream};
+use crate::{acl_layer, callback, device, hostreg, init, kernel, misc, stream};
 
 /// Reads an optional C string argument.
 ///
@@ -252,10 +251,8 @@ pub unsafe extern "C" fn aclrtCreateStream(stream: *mut aclrtStream) -> aclError
     // SAFETY: C contract: `stream` is NULL or writable.
     let out = unsafe { Out::new(stream) };
     call(Api::aclrtCreateStream, || {
-        require_out(&out, "stream")?;
         let mut v = 0;
-        // SAFETY: `v` is a local `usize`, valid for one write.
-        stream::create_stream(unsafe { Out::new(&mut v) }, 0)?;
+        acl_layer::create_stream(handle_slot(&out, &mut v), None)?;
         out.write(handle_ptr(v));
         Ok(())
     })
@@ -271,11 +268,8 @@ pub unsafe extern "C" fn aclrtCreateStreamWithConfig(
     // SAFETY: C contract: `stream` is NULL or writable.
     let out = unsafe { Out::new(stream) };
     call(Api::aclrtCreateStreamWithConfig, || {
-        require_out(&out, "stream")?;
         let mut v = 0;
-        // SAFETY: `v` is a local `usize`, valid for one write.
-        stream::create_stream(unsafe { Out::new(&mut v) }, flag)?;
-        stream::set_created_priority(v, priority);
+        acl_layer::create_stream(handle_slot(&out, &mut v), Some((priority, flag)))?;
         out.write(handle_ptr(v));
         Ok(())
     })
@@ -290,7 +284,7 @@ pub unsafe extern "C" fn aclrtStreamGetPriority(
     // SAFETY: C contract: `priority` is NULL or writable.
     let out = unsafe { Out::new(priority) };
     call(Api::aclrtStreamGetPriority, || {
-        stream::get_priority(h(stream), out)
+        acl_layer::stream_get_priority(h(stream), out)
     })
 }
 
@@ -303,7 +297,7 @@ pub unsafe extern "C" fn aclrtDeviceGetStreamPriorityRange(
     // SAFETY: C contract: each pointer is NULL or writable.
     let (least, greatest) = unsafe { (Out::new(least_priority), Out::new(greatest_priority)) };
     call(Api::aclrtDeviceGetStreamPriorityRange, || {
-        stream::priority_range(least, greatest)
+        acl_layer::stream_priority_range(least, greatest)
     })
 }
 
@@ -387,7 +381,7 @@ pub unsafe extern "C" fn aclrtGetStreamAvailableNum(stream_count: *mut u32) -> a
     // SAFETY: C contract: `streamCount` is NULL or writable.
     let out = unsafe { Out::new(stream_count) };
     call(Api::aclrtGetStreamAvailableNum, || {
-        stream::streams_available(out)
+        acl_layer::streams_available(out)
     })
 }
 
@@ -445,7 +439,9 @@ pub unsafe extern "C" fn aclrtCreateEventExWithFlag(event: *mut aclrtEvent, flag
 /// `aclrtDestroyEvent`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclrtDestroyEvent(event: aclrtEvent) -> aclError {
-    call(Api::aclrtDestroyEvent, || event::destroy(h(event)))
+    call(Api::aclrtDestroyEvent, || {
+        acl_layer::destroy_event(h(event))
+    })
 }
 
 /// `aclrtRecordEvent`.
@@ -554,7 +550,9 @@ pub unsafe extern "C" fn aclrtEventGetTimestamp(
 pub unsafe extern "C" fn aclrtGetEventAvailNum(event_count: *mut u32) -> aclError {
     // SAFETY: C contract: `eventCount` is NULL or writable.
     let out = unsafe { Out::new(event_count) };
-    call(Api::aclrtGetEventAvailNum, || event::available(out))
+    call(Api::aclrtGetEventAvailNum, || {
+        acl_layer::events_available(out)
+    })
 }
 
 // -------------------------------------------------------------- memory ---
@@ -1150,7 +1148,7 @@ pub unsafe extern "C" fn aclrtKernelArgsFinalize(args_handle: aclrtArgsHandle) -
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclrtSetStreamFailureMode(stream: aclrtStream, mode: u64) -> aclError {
     call(Api::aclrtSetStreamFailureMode, || {
-        failmode::set_failure_mode(h(stream), mode)
+        acl_layer::set_stream_failure_mode(h(stream), mode)
     })
 }
 
