@@ -311,6 +311,27 @@ pub(crate) fn memcpy_async(
     rt_api::memcpy_async(dst, dest_max, src, count, kind, stream)
 }
 
+/// `aclrtMemcpy2dAsyncImpl`: a width or height of 0 succeeds at once; then
+/// `CheckMemcpy2dParam` (NULL, a width above a pitch, the kind: 100000).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn memcpy_2d_async(
+    dst: UserMem,
+    dpitch: usize,
+    src: UserMem,
+    spitch: usize,
+    width: usize,
+    height: usize,
+    kind: u32,
+    stream: usize,
+) -> Res<()> {
+    if width == 0 || height == 0 {
+        return Ok(());
+    }
+    let kind = memory::check_2d_args(&dst, dpitch, &src, spitch, width, kind)
+        .map_err(Error::answered_by_acl)?;
+    rt_api::memcpy_2d_async(dst, dpitch, src, spitch, width, height, kind, stream)
+}
+
 /// `aclrtLaunchHostFuncImpl` (no check of its own: a NULL function is the
 /// runtime's to refuse).
 pub(crate) fn launch_host_func(

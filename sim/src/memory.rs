@@ -543,6 +543,21 @@ pub(crate) fn memcpy_2d(
     if width == 0 || height == 0 {
         return Ok(());
     }
+    let kind = check_2d_args(&dst, dpitch, &src, spitch, width, kind)?;
+    copy_2d_checked(dst, dpitch, src, spitch, width, height, kind, stream)
+}
+
+/// The ACL layer's checks of a 2-D copy (`CheckMemcpy2dParam`): NULL
+/// pointers, a width above a pitch, a kind the 2-D copies do not take
+/// (100000); the kind.
+pub(crate) fn check_2d_args(
+    dst: &UserMem,
+    dpitch: usize,
+    src: &UserMem,
+    spitch: usize,
+    width: usize,
+    kind: u32,
+) -> Res<Kind> {
     require(!dst.is_null(), || "dst is NULL".to_owned())?;
     require(!src.is_null(), || "src is NULL".to_owned())?;
     require(width <= spitch, || {
@@ -551,7 +566,24 @@ pub(crate) fn memcpy_2d(
     require(width <= dpitch, || {
         format!("width {width} exceeds dpitch {dpitch}")
     })?;
-    let kind = kind_2d(kind)?;
+    kind_2d(kind)
+}
+
+/// A 2-D copy after the ACL layer's checks: the runtime's (E
+/// `MemCopy2DSync`/`MemCopy2DAsync`: the control queue for a NULL stream,
+/// the limits, the directions), then the copy (queued on `stream`, or done
+/// now).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn copy_2d_checked(
+    dst: UserMem,
+    dpitch: usize,
+    src: UserMem,
+    spitch: usize,
+    width: usize,
+    height: usize,
+    kind: Kind,
+    stream: Option<usize>,
+) -> Res<()> {
     if let Some(h) = stream {
         crate::stream::null_stream_needs_control_sq(&rt(), h, "aclrtMemcpy2dAsync")?;
     }

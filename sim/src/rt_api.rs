@@ -390,6 +390,29 @@ pub(crate) fn memcpy_async(
     )
 }
 
+/// `rtMemcpy2dAsync`: the handle guard; E `MemCopy2DAsync` (a NULL stream
+/// without the control queue, the width and height limits, the
+/// directions); then I. "Not supported" (207000) is not stored.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn memcpy_2d_async(
+    dst: UserMem,
+    dpitch: usize,
+    src: UserMem,
+    spitch: usize,
+    width: usize,
+    height: usize,
+    kind: Kind,
+    stream: usize,
+) -> Res<()> {
+    answer(
+        (|| {
+            guard_stream(stream)?;
+            memory::copy_2d_checked(dst, dpitch, src, spitch, width, height, kind, Some(stream))
+        })()
+        .map_err(special_not_supported),
+    )
+}
+
 /// `rtsLaunchHostFunc`: the handle guard; E `LaunchHostFunc`: a NULL
 /// function 107000, then the callback-mechanism checks; then I.
 /// "Not supported" (207000) is returned without storing it.

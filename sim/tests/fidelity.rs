@@ -1330,6 +1330,20 @@ fn handle_first_the_c_api_checks_the_stream_before_counts_timeouts_and_functions
             )),
             stale
         );
+        // The 2-D limits (E `MemCopy2DCheckParam`) after the guard too.
+        assert_eq!(
+            acl!(aclrtMemcpy2dAsync(
+                p,
+                6_000_000,
+                host,
+                6_000_000,
+                5_000_001,
+                1,
+                ACL_MEMCPY_HOST_TO_DEVICE,
+                dead
+            )),
+            stale
+        );
         assert_eq!(take_last_error(), stale);
         // ... and after the ACL layer's own checks, which are not stored as
         // the thread's last error.

@@ -746,7 +746,7 @@ pub unsafe extern "C" fn aclrtMemcpy2dAsync(
     // the call; the runtime completes copies of such memory before returning.
     let (d, s) = unsafe { (UserMem::new(dst, true), UserMem::new(src, false)) };
     call(Api::aclrtMemcpy2dAsync, || {
-        memory::memcpy_2d(d, dpitch, s, spitch, width, height, kind, Some(h(stream)))
+        acl_layer::memcpy_2d_async(d, dpitch, s, spitch, width, height, kind, h(stream))
     })
 }
 
