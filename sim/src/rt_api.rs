@@ -65,17 +65,24 @@ fn guard_event(h: usize) -> Res<()> {
     Ok(())
 }
 
-/// A "not supported" answer (207000) that the C API returns without storing
-/// it as the thread's last error (`COND_RETURN_WITH_NOLOG`).
-fn special_not_supported(e: Error) -> Error {
-    if e.code == ffi::ACL_ERROR_RT_FEATURE_NOT_SUPPORT {
-        Error {
-            stored: Stored::No,
-            ..e
+/// "Not supported" (207000), which many of the C API's functions return
+/// without storing it as the thread's last error.
+const NOT_SUPPORTED: i32 = ffi::ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
+
+/// [`answer`], except that a failure with `special` is returned without
+/// being stored as the thread's last error: the C API's "special state"
+/// answers (`COND_RETURN_WITH_NOLOG` in `api_c*.cc`).
+fn answer_nolog<T>(special: i32, r: Res<T>) -> Res<T> {
+    answer(r.map_err(|e| {
+        if e.code == special {
+            Error {
+                stored: Stored::No,
+                ..e
+            }
+        } else {
+            e
         }
-    } else {
-        e
-    }
+    }))
 }
 
 /// A function pointer the decorator requires: 107000 when NULL.
@@ -122,7 +129,10 @@ pub(crate) fn ctx_destroy(h: usize) -> Res<()> {
 
 /// `rtCtxGetCurrent` → I `ContextGetCurrent`.
 pub(crate) fn ctx_get_current(out: Out<usize>) -> Res<()> {
-    answer(context::get_current_context(out))
+    answer_nolog(
+        ffi::ACL_ERROR_RT_CONTEXT_NULL,
+        context::get_current_context(out),
+    )
 }
 
 /// `rtsCtxGetCurrentDefaultStream`.
@@ -158,28 +168,34 @@ pub(crate) fn stream_query(h: usize) -> Res<bool> {
 /// `StreamWaitEvent`: a device-only event 107000, an event that carries no
 /// wait task 207000; then I (the stream's context, the event's device).
 pub(crate) fn stream_wait_event(stream: usize, ev: usize) -> Res<()> {
-    answer((|| {
-        guard_stream(stream)?;
-        guard_event(ev)?;
-        event::check_host_wait(ev)?;
-        event::stream_wait(stream, ev)
-    })())
+    answer_nolog(
+        NOT_SUPPORTED,
+        (|| {
+            guard_stream(stream)?;
+            guard_event(ev)?;
+            event::check_host_wait(ev)?;
+            event::stream_wait(stream, ev)
+        })(),
+    )
 }
 
 /// `rtStreamCreate` / `rtsStreamCreate` → E `StreamCreate`
 /// (`CheckStreamFlags`), then I; the priority is clamped into 0..=7 after
 /// (`aclrtCreateStreamWithConfig`).
 pub(crate) fn stream_create(out: Out<usize>, flags: u32, priority: Option<u32>) -> Res<()> {
-    answer((|| {
-        let soc = rt().cfg.soc;
-        stream::check_flags(flags, soc)?;
-        let h = stream::create_stream(flags)?;
-        if let Some(p) = priority {
-            stream::set_created_priority(h, p);
-        }
-        out.write(h);
-        Ok(())
-    })())
+    answer_nolog(
+        NOT_SUPPORTED,
+        (|| {
+            let soc = rt().cfg.soc;
+            stream::check_flags(flags, soc)?;
+            let h = stream::create_stream(flags)?;
+            if let Some(p) = priority {
+                stream::set_created_priority(h, p);
+            }
+            out.write(h);
+            Ok(())
+        })(),
+    )
 }
 
 /// `rtStreamGetPriority`: the handle guard, then I.
@@ -204,13 +220,13 @@ pub(crate) fn streams_available(out: Out<u32>) -> Res<()> {
 /// control queue 107000, a DEVICE_USE_ONLY stream 207000); then I. The C
 /// API returns "not supported" (207000) without storing it.
 pub(crate) fn stream_set_mode(h: usize, mode: u64) -> Res<()> {
-    answer(
+    answer_nolog(
+        NOT_SUPPORTED,
         (|| {
             guard_stream(h)?;
             crate::failmode::check_set_mode(h)?;
             crate::failmode::set_failure_mode(h, mode)
-        })()
-        .map_err(special_not_supported),
+        })(),
     )
 }
 
@@ -237,11 +253,14 @@ pub(crate) fn stream_abort(h: usize) -> Res<()> {
 /// (207000), at least one of the known bits and none above them (107000);
 /// then I.
 pub(crate) fn event_create_ex(out: Out<usize>, flag: u32) -> Res<()> {
-    answer((|| {
-        let soc = rt().cfg.soc;
-        event::check_ex_flag(flag, soc)?;
-        event::create(out, Some(flag), EventApi::Ex)
-    })())
+    answer_nolog(
+        NOT_SUPPORTED,
+        (|| {
+            let soc = rt().cfg.soc;
+            event::check_ex_flag(flag, soc)?;
+            event::create(out, Some(flag), EventApi::Ex)
+        })(),
+    )
 }
 
 /// `rtEventCreateWithFlag` / `rtEventCreate` → E `EventCreate`, then I.
@@ -270,24 +289,30 @@ pub(crate) fn events_available(out: Out<u32>) -> Res<()> {
 /// `rtEventRecord`: the handle guard (event, then stream); E `EventRecord`:
 /// a device-only event 107000; then I (the stream's context and device).
 pub(crate) fn event_record(ev: usize, stream: usize) -> Res<()> {
-    answer((|| {
-        guard_event(ev)?;
-        guard_stream(stream)?;
-        event::check_host_use(ev, "aclrtRecordEvent")?;
-        event::record(ev, stream)
-    })())
+    answer_nolog(
+        NOT_SUPPORTED,
+        (|| {
+            guard_event(ev)?;
+            guard_stream(stream)?;
+            event::check_host_use(ev, "aclrtRecordEvent")?;
+            event::record(ev, stream)
+        })(),
+    )
 }
 
 /// `rtEventReset`: the handle guard (event, then stream); E `EventReset`: a
 /// device-only event 107000; then I (the stream's context, then the events
 /// that cannot be reset: 207000).
 pub(crate) fn event_reset(ev: usize, stream: usize) -> Res<()> {
-    answer((|| {
-        guard_event(ev)?;
-        guard_stream(stream)?;
-        event::check_host_use(ev, "aclrtResetEvent")?;
-        event::reset(ev, stream)
-    })())
+    answer_nolog(
+        NOT_SUPPORTED,
+        (|| {
+            guard_event(ev)?;
+            guard_stream(stream)?;
+            event::check_host_use(ev, "aclrtResetEvent")?;
+            event::reset(ev, stream)
+        })(),
+    )
 }
 
 /// `rtEventQuery`: the handle guard, E `EventQuery` (events of
@@ -295,54 +320,72 @@ pub(crate) fn event_reset(ev: usize, stream: usize) -> Res<()> {
 /// "Not ready" is a special state, not stored; the ACL layer turns it into
 /// a status.
 pub(crate) fn event_query(ev: usize) -> Res<bool> {
-    answer((|| {
-        guard_event(ev)?;
-        event::query(ev)
-    })())
+    answer_nolog(
+        NOT_SUPPORTED,
+        (|| {
+            guard_event(ev)?;
+            event::query(ev)
+        })(),
+    )
 }
 
 /// `rtEventQueryStatus`: the handle guard, E `EventQueryStatus`, I.
 pub(crate) fn event_query_status(ev: usize) -> Res<bool> {
-    answer((|| {
-        guard_event(ev)?;
-        event::query_status(ev)
-    })())
+    answer_nolog(
+        NOT_SUPPORTED,
+        (|| {
+            guard_event(ev)?;
+            event::query_status(ev)
+        })(),
+    )
 }
 
 /// `rtEventQueryWaitStatus`: the handle guard, E, I.
 pub(crate) fn event_query_wait_status(ev: usize) -> Res<bool> {
-    answer((|| {
-        guard_event(ev)?;
-        event::query_wait_status(ev)
-    })())
+    answer_nolog(
+        NOT_SUPPORTED,
+        (|| {
+            guard_event(ev)?;
+            event::query_wait_status(ev)
+        })(),
+    )
 }
 
 /// `rtEventSynchronize[WithTimeout]`: the handle guard; E
 /// `EventSynchronize`: a timeout of 0 or below −1 107000, external events
 /// 207000; then I.
 pub(crate) fn event_synchronize(ev: usize, timeout: Option<i32>) -> Res<()> {
-    answer((|| {
-        guard_event(ev)?;
-        let deadline = rt::deadline_of(timeout)?;
-        event::synchronize(ev, deadline, timeout)
-    })())
+    answer_nolog(
+        NOT_SUPPORTED,
+        (|| {
+            guard_event(ev)?;
+            let deadline = rt::deadline_of(timeout)?;
+            event::synchronize(ev, deadline, timeout)
+        })(),
+    )
 }
 
 /// `rtEventElapsedTime`: the handle guard (start, then end), then E/I.
 pub(crate) fn event_elapsed(out: Out<f32>, start: usize, end: usize) -> Res<()> {
-    answer((|| {
-        guard_event(start)?;
-        guard_event(end)?;
-        event::elapsed(out, start, end)
-    })())
+    answer_nolog(
+        NOT_SUPPORTED,
+        (|| {
+            guard_event(start)?;
+            guard_event(end)?;
+            event::elapsed(out, start, end)
+        })(),
+    )
 }
 
 /// `rtEventGetTimeStamp`: the handle guard, then E/I.
 pub(crate) fn event_timestamp(ev: usize, out: Out<u64>) -> Res<()> {
-    answer((|| {
-        guard_event(ev)?;
-        event::timestamp(ev, out)
-    })())
+    answer_nolog(
+        NOT_SUPPORTED,
+        (|| {
+            guard_event(ev)?;
+            event::timestamp(ev, out)
+        })(),
+    )
 }
 
 // ---------------------------------------------------- stream launches ---
@@ -380,13 +423,13 @@ pub(crate) fn memcpy_async(
     if count == 0 {
         return Ok(());
     }
-    answer(
+    answer_nolog(
+        NOT_SUPPORTED,
         (|| {
             guard_stream(stream)?;
             memory::check_count(count, dest_max)?;
             memory::queue_copy(stream, kind, (dst, count), (src, count), None)
-        })()
-        .map_err(special_not_supported),
+        })(),
     )
 }
 
@@ -404,12 +447,12 @@ pub(crate) fn memcpy_2d_async(
     kind: Kind,
     stream: usize,
 ) -> Res<()> {
-    answer(
+    answer_nolog(
+        NOT_SUPPORTED,
         (|| {
             guard_stream(stream)?;
             memory::copy_2d_checked(dst, dpitch, src, spitch, width, height, kind, Some(stream))
-        })()
-        .map_err(special_not_supported),
+        })(),
     )
 }
 
@@ -421,13 +464,13 @@ pub(crate) fn launch_host_func(
     f: Option<unsafe extern "C" fn(*mut c_void)>,
     make: impl FnOnce(unsafe extern "C" fn(*mut c_void)) -> HostCall,
 ) -> Res<()> {
-    answer(
+    answer_nolog(
+        NOT_SUPPORTED,
         (|| {
             guard_stream(stream)?;
             let f = require_fn(f)?;
             callback::launch_host_func(stream, f, make)
-        })()
-        .map_err(special_not_supported),
+        })(),
     )
 }
 

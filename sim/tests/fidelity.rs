@@ -1485,3 +1485,48 @@ fn e_before_i_the_decorator_answers_before_the_implementations_context_checks() 
         );
     });
 }
+
+#[test]
+fn last_err_layer_special_answers_are_not_the_threads_last_error() {
+    let _sim = aclrt_sim::exclusive();
+    in_every_profile(|_, _| {
+        init();
+        take_last_error();
+        // `rtCtxGetCurrent`: "context null" is a special state.
+        let mut c: aclrtContext = null_mut();
+        assert_eq!(
+            acl!(aclrtGetCurrentContext(&mut c)),
+            ACL_ERROR_RT_CONTEXT_NULL
+        );
+        assert_eq!(peek_last_error(), ACL_SUCCESS);
+        ok!(aclrtSetDevice(0));
+        // The event functions' "not supported" (207000) is not stored ...
+        let ex = create_event_ex(ACL_EVENT_SYNC);
+        let mut st = 0u32;
+        assert_eq!(
+            acl!(aclrtQueryEvent(ex, &mut st)),
+            ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+        );
+        let plain = create_event();
+        assert_eq!(
+            acl!(aclrtResetEvent(plain, null_mut())),
+            ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+        );
+        assert_eq!(peek_last_error(), ACL_SUCCESS);
+        // ... their other failures are.
+        let mut e: aclrtEvent = null_mut();
+        assert_eq!(
+            acl!(aclrtCreateEventWithFlag(&mut e, 0)),
+            ACL_ERROR_RT_PARAM_INVALID
+        );
+        assert_eq!(take_last_error(), ACL_ERROR_RT_PARAM_INVALID);
+        destroy_event(plain);
+        destroy_event(ex);
+        teardown_device0();
+        let audit = aclrt_sim::audit();
+        assert!(
+            audit.violations.iter().all(|v| v.rule == "EVENT-FLAGS"),
+            "{audit:#?}"
+        );
+    });
+}
