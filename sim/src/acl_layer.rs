@@ -14,7 +14,8 @@
 //!
 //! The entry points of [`raw`](crate::raw) call this layer for device
 //! synchronisation, contexts,
-//! every stream and every event function, and the launches onto a stream (`aclrtMemsetAsync`, `aclrtMemcpyAsync`,
+//! every stream and every event function, the callback functions, and the
+//! launches onto a stream (`aclrtMemsetAsync`, `aclrtMemcpyAsync`,
 //! `aclrtLaunchHostFunc`, `aclrtLaunchCallback`); the other entry points
 //! still call the implementation modules directly, which make the ACL and
 //! runtime checks themselves.
@@ -340,6 +341,26 @@ pub(crate) fn launch_host_func(
     make: impl FnOnce(unsafe extern "C" fn(*mut c_void)) -> HostCall,
 ) -> Res<()> {
     rt_api::launch_host_func(stream, f, make)
+}
+
+/// `aclrtSubscribeReportImpl` (no check of its own).
+pub(crate) fn subscribe_report(tid: u64, stream: usize) -> Res<()> {
+    rt_api::subscribe_report(tid, stream)
+}
+
+/// `aclrtUnSubscribeReportImpl` (no check of its own).
+pub(crate) fn unsubscribe_report(tid: u64, stream: usize) -> Res<()> {
+    rt_api::unsubscribe_report(tid, stream)
+}
+
+/// `aclrtProcessReportImpl`: a timeout of 0 or below −1 is 100000 here.
+pub(crate) fn process_report(timeout: i32) -> Res<()> {
+    if timeout == 0 || timeout < -1 {
+        return refuse(param(format!(
+            "timeout {timeout} is invalid: use -1 (wait forever) or a positive number of ms"
+        )));
+    }
+    rt_api::process_report(timeout)
 }
 
 /// `aclrtLaunchCallbackImpl`: blockType other than NO_BLOCK (0) or BLOCK

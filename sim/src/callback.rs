@@ -8,7 +8,7 @@ use std::ffi::c_void;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-use crate::diag::{Error, Res, param};
+use crate::diag::{Error, Res};
 use crate::ffi;
 use crate::prim::{self, HostCall};
 use crate::rt::detach;
@@ -130,7 +130,18 @@ pub(crate) fn launch_callback(
     Ok(())
 }
 
-/// `aclrtSubscribeReport`.
+/// E `SubscribeReport` / `UnSubscribeReport`: a stream handle (not NULL)
+/// served by the runtime's host-function thread 107011, before the
+/// implementation's checks.
+pub(crate) fn check_not_host_func_stream(stream: usize, call: &str) -> Res<()> {
+    if stream == 0 {
+        return Ok(());
+    }
+    let sh = rt().stream(stream)?.shared.clone();
+    refuse_if_host_funcs(&sh, call)
+}
+
+/// `aclrtSubscribeReport`, I `SubscribeReport`.
 pub(crate) fn subscribe(tid: u64, stream: usize) -> Res<()> {
     let mut rt = rt();
     let st = rt.stream_in_current(stream)?.1;
@@ -226,13 +237,9 @@ pub(crate) fn unsubscribe(tid: u64, stream: usize) -> Res<()> {
     Ok(())
 }
 
-/// `aclrtProcessReport`.
+/// `aclrtProcessReport`, I `ProcessReport` (the ACL layer refused a
+/// timeout of 0 or below −1).
 pub(crate) fn process(timeout: i32) -> Res<()> {
-    if timeout == 0 || timeout < -1 {
-        return Err(param(format!(
-            "timeout {timeout} is invalid: use -1 (wait forever) or a positive number of ms"
-        )));
-    }
     let tid = prim::os_thread_id();
     let queue = rt().subs.get(&tid).map(|s| s.queue.clone());
     let Some(queue) = queue else {

@@ -474,6 +474,32 @@ pub(crate) fn launch_host_func(
     )
 }
 
+/// `rtSubscribeReport`: the handle guard; E `SubscribeReport`: a stream
+/// served by the host-function thread 107011; then I.
+pub(crate) fn subscribe_report(tid: u64, stream: usize) -> Res<()> {
+    answer((|| {
+        guard_stream(stream)?;
+        callback::check_not_host_func_stream(stream, "aclrtSubscribeReport")?;
+        callback::subscribe(tid, stream)
+    })())
+}
+
+/// `rtUnSubscribeReport`: the handle guard; E `UnSubscribeReport` (as
+/// [`subscribe_report`]); then I.
+pub(crate) fn unsubscribe_report(tid: u64, stream: usize) -> Res<()> {
+    answer((|| {
+        guard_stream(stream)?;
+        callback::check_not_host_func_stream(stream, "aclrtUnSubscribeReport")?;
+        callback::unsubscribe(tid, stream)
+    })())
+}
+
+/// `rtProcessReport` → E `ProcessReport` (its timeout check repeats the ACL
+/// layer's), then I.
+pub(crate) fn process_report(timeout: i32) -> Res<()> {
+    answer(callback::process(timeout))
+}
+
 /// `rtCallbackLaunch`: the handle guard; E `CallbackLaunch`: a NULL
 /// function 107000; then I.
 pub(crate) fn callback_launch(

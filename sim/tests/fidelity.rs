@@ -1530,3 +1530,38 @@ fn last_err_layer_special_answers_are_not_the_threads_last_error() {
         );
     });
 }
+
+#[test]
+fn e_before_i_the_callback_mechanism_check_comes_before_the_context_check() {
+    let _sim = aclrt_sim::exclusive();
+    in_every_profile(|_, _| {
+        init_device0();
+        let s = create_stream();
+        ok!(aclrtLaunchHostFunc(s, Some(nothing), null_mut()));
+        ok!(aclrtSynchronizeStream(s));
+        let other = create_context(0);
+        let tid = my_thread_id();
+        // E `SubscribeReport`/`UnSubscribeReport`: the stream is served by
+        // the host-function thread (107011), before I would find it in
+        // another context than the current one (107003).
+        assert_eq!(
+            acl!(aclrtSubscribeReport(tid, s)),
+            ACL_ERROR_RT_STREAM_SUBSCRIBE
+        );
+        assert_eq!(
+            acl!(aclrtUnSubscribeReport(tid, s)),
+            ACL_ERROR_RT_STREAM_SUBSCRIBE
+        );
+        // The ACL layer's timeout check of aclrtProcessReport: 100000, not
+        // the thread's last error.
+        take_last_error();
+        assert_eq!(acl!(aclrtProcessReport(0)), ACL_ERROR_INVALID_PARAM);
+        assert_eq!(peek_last_error(), ACL_SUCCESS);
+        ok!(aclrtDestroyContext(other));
+        ok!(aclrtSetDevice(0));
+        destroy_stream(s);
+        ok!(aclrtResetDevice(0));
+        teardown_device0();
+        assert_clean();
+    });
+}

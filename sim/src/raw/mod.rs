@@ -24,7 +24,7 @@ use crate::memory::{self, MallocFn};
 use crate::prim::{HostCall, Out, OutBuf, UserMem};
 use crate::rt::exec::EventApi;
 use crate::rt::mem::AllocKind;
-use crate::{acl_layer, callback, device, hostreg, init, kernel, misc, stream};
+use crate::{acl_layer, device, hostreg, init, kernel, misc, stream};
 
 /// Reads an optional C string argument.
 ///
@@ -785,21 +785,23 @@ pub unsafe extern "C" fn aclrtLaunchCallback(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclrtSubscribeReport(thread_id: u64, stream: aclrtStream) -> aclError {
     call(Api::aclrtSubscribeReport, || {
-        callback::subscribe(thread_id, h(stream))
+        acl_layer::subscribe_report(thread_id, h(stream))
     })
 }
 
 /// `aclrtProcessReport`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclrtProcessReport(timeout: i32) -> aclError {
-    call(Api::aclrtProcessReport, || callback::process(timeout))
+    call(Api::aclrtProcessReport, || {
+        acl_layer::process_report(timeout)
+    })
 }
 
 /// `aclrtUnSubscribeReport`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclrtUnSubscribeReport(thread_id: u64, stream: aclrtStream) -> aclError {
     call(Api::aclrtUnSubscribeReport, || {
-        callback::unsubscribe(thread_id, h(stream))
+        acl_layer::unsubscribe_report(thread_id, h(stream))
     })
 }
 
