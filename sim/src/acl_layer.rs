@@ -343,6 +343,20 @@ pub(crate) fn launch_host_func(
     rt_api::launch_host_func(stream, f, make)
 }
 
+/// `aclrtLaunchKernelImpl`: NULL function, then NULL argument block,
+/// 100000.
+pub(crate) fn launch_kernel(
+    func: usize,
+    num_blocks: u32,
+    args: usize,
+    size: usize,
+    stream: usize,
+) -> Res<()> {
+    not_null(func == 0, "funcHandle")?;
+    not_null(args == 0, "argsData")?;
+    rt_api::launch_kernel(func, num_blocks, args, size, stream)
+}
+
 /// `aclrtSubscribeReportImpl` (no check of its own).
 pub(crate) fn subscribe_report(tid: u64, stream: usize) -> Res<()> {
     rt_api::subscribe_report(tid, stream)

@@ -474,6 +474,27 @@ pub(crate) fn launch_host_func(
     )
 }
 
+/// `rtLaunchKernelByFuncHandleV3`: the handle guard (the function, then the
+/// stream); E `LaunchKernel` (numBlocks 0, the argument block: 107000);
+/// then I. The implementation's "invalid kernel" (a function whose binary
+/// is not placed on the stream's device) is returned without storing it.
+pub(crate) fn launch_kernel(
+    func: usize,
+    num_blocks: u32,
+    args: usize,
+    size: usize,
+    stream: usize,
+) -> Res<()> {
+    answer((|| {
+        crate::kernel::guard_func(func)?;
+        guard_stream(stream)
+    })())?;
+    answer_nolog(
+        ffi::ACL_ERROR_RT_INVALID_HANDLE,
+        crate::kernel::launch(func, num_blocks, args, size, stream),
+    )
+}
+
 /// `rtSubscribeReport`: the handle guard; E `SubscribeReport`: a stream
 /// served by the host-function thread 107011; then I.
 pub(crate) fn subscribe_report(tid: u64, stream: usize) -> Res<()> {

@@ -1565,3 +1565,48 @@ fn e_before_i_the_callback_mechanism_check_comes_before_the_context_check() {
         assert_clean();
     });
 }
+
+#[test]
+fn handle_first_a_launch_checks_the_function_and_stream_handles_before_its_arguments() {
+    let _sim = aclrt_sim::exclusive();
+    in_every_profile(|_, _| {
+        init_device0();
+        aclrt_sim::register_kernel("nop", |_, _, _| Ok(()));
+        let img = aclrt_sim::binary_image(&["nop"]);
+        let mut bin: aclrtBinHandle = null_mut();
+        ok!(aclrtBinaryLoadFromData(
+            img.as_ptr().cast(),
+            img.len(),
+            null(),
+            &mut bin
+        ));
+        let name = std::ffi::CString::new("nop").unwrap();
+        let mut f: aclrtFuncHandle = null_mut();
+        ok!(aclrtBinaryGetFunction(bin, name.as_ptr(), &mut f));
+        let args = malloc(64);
+        let dead = create_stream();
+        destroy_stream(dead);
+        let stale = ACL_ERROR_RT_INVALID_HANDLE;
+        // ACL: NULL function / argument block first (100000) ...
+        assert_eq!(
+            acl!(aclrtLaunchKernel(null_mut(), 0, args, 0, dead)),
+            ACL_ERROR_INVALID_PARAM
+        );
+        // ... then the guard (107017) before E's numBlocks and argsSize.
+        assert_eq!(acl!(aclrtLaunchKernel(f, 0, args, 0, dead)), stale);
+        assert_eq!(
+            acl!(aclrtLaunchKernel(f, 0, args, 8, null_mut())),
+            ACL_ERROR_RT_PARAM_INVALID
+        );
+        ok!(aclrtBinaryUnLoad(bin));
+        // A function of an unloaded binary: the guard again.
+        assert_eq!(acl!(aclrtLaunchKernel(f, 0, args, 0, null_mut())), stale);
+        free(args);
+        teardown_device0();
+        let audit = aclrt_sim::audit();
+        assert!(
+            audit.violations.iter().all(|v| v.rule == "STALE-HANDLE"),
+            "{audit:#?}"
+        );
+    });
+}

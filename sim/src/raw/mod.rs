@@ -1005,7 +1005,7 @@ pub unsafe extern "C" fn aclrtLaunchKernel(
     // `argsData` is a device address: looked up in the allocation table,
     // never dereferenced as a host pointer.
     call(Api::aclrtLaunchKernel, || {
-        kernel::launch(
+        acl_layer::launch_kernel(
             h(func_handle),
             num_blocks,
             args_data.addr(),
