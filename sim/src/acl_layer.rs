@@ -13,9 +13,9 @@
 //! answers is.
 //!
 //! The entry points of [`raw`](crate::raw) call this layer for device
-//! synchronisation, contexts,
-//! every stream and every event function, the callback functions, and the
-//! launches onto a stream (`aclrtMemsetAsync`, `aclrtMemcpyAsync`,
+//! synchronisation, every context, stream and event function, the report
+//! functions, `aclrtLaunchKernel` and the other launches onto a stream
+//! (`aclrtMemsetAsync`, `aclrtMemcpyAsync`, `aclrtMemcpy2dAsync`,
 //! `aclrtLaunchHostFunc`, `aclrtLaunchCallback`); the other entry points
 //! still call the implementation modules directly, which make the ACL and
 //! runtime checks themselves.
