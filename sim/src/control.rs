@@ -176,6 +176,8 @@ pub fn call_log() -> Vec<&'static str> {
 /// and summed up at process exit (see [`ReportOutput`]); with
 /// `ACLRT_SIM_ERROR_EXITCODE=N` a process that recorded any exits with `N`.
 pub fn audit() -> Audit {
+    // Lines of violations found on runtime threads since the last C call.
+    crate::report::flush();
     rt::audit()
 }
 

@@ -282,6 +282,14 @@ pub(crate) fn never_unwind<R>(fallback: R, f: impl FnOnce() -> R) -> R {
 /// an error into its code, its thread-local message and, for strict checks,
 /// a recorded violation.
 pub(crate) fn call(api: Api, f: impl FnOnce() -> Res<()>) -> i32 {
+    let code = call_inner(api, f);
+    // The reports of violations found during the call, with no lock of the
+    // runtime held.
+    never_unwind((), crate::report::flush);
+    code
+}
+
+fn call_inner(api: Api, f: impl FnOnce() -> Res<()>) -> i32 {
     // Counting, fault injection and the recording of a failure are inside
     // the guard too: nothing of this call unwinds into C.
     never_unwind(ffi::ACL_ERROR_INTERNAL_ERROR, || {

@@ -6,7 +6,10 @@
 //!
 //! * **where it happens**: one line on stderr per rule and call (the C
 //!   function: the call site as the runtime sees it), naming the rule, the
-//!   call and the handle, the first time that pair is seen;
+//!   call and the handle, the first time that pair is seen; printed as the
+//!   C call returns (never under the runtime's lock: an application thread
+//!   may hold stderr's lock while it calls in), or, for a violation found on
+//!   a runtime thread, at the next C call, `aclrt_sim::audit()` or exit;
 //! * **at process exit**: a summary of every rule that fired and of the
 //!   leaks found at `aclFinalize` (nothing at all when there is nothing to
 //!   report, unless `ACLRT_SIM_REPORT=always`);
@@ -126,6 +129,8 @@ fn error_exit_code() -> Option<i32> {
 struct Tally {
     /// (rule, C function) pairs already reported on stderr.
     sites: HashSet<(&'static str, &'static str)>,
+    /// Their lines not printed yet ([`flush`]).
+    pending: Vec<String>,
     /// rule -> (count, first line).
     rules: BTreeMap<&'static str, (u64, String)>,
     leaks: BTreeMap<ResourceKind, u64>,
@@ -166,29 +171,57 @@ fn line(v: &Violation) -> String {
     )
 }
 
-/// Counts `v` and prints it if its rule and call are new.
+/// Counts `v`; if its rule and call are new, its line waits for
+/// [`flush`] (a violation may be found under the runtime's lock, and
+/// stderr's lock must not be taken there: an application thread may hold
+/// it while it calls the runtime).
 pub(crate) fn on_violation(v: &Violation) {
     arm();
     let text = line(v);
-    let first = {
-        let mut t = lock(&TALLY);
-        let t = t.get_or_insert_with(Tally::default);
-        t.rules
-            .entry(v.rule)
-            .and_modify(|(n, _)| *n += 1)
-            .or_insert_with(|| (1, text.clone()));
-        t.sites.insert((v.rule, v.function))
-    };
-    if first && matches!(output(), ReportOutput::All | ReportOutput::Always) {
-        let mut err = std::io::stderr().lock();
-        let _ = writeln!(err, "aclrt-sim: {text}");
-        if !HINTED.swap(true, Ordering::Relaxed) {
-            let _ = writeln!(
-                err,
-                "aclrt-sim:   (each rule is reported once per C function; a summary comes at \
-                 exit; aclrt_sim::audit() has every one; ACLRT_SIM_REPORT=none silences this)"
-            );
+    let mut t = lock(&TALLY);
+    let t = t.get_or_insert_with(Tally::default);
+    t.rules
+        .entry(v.rule)
+        .and_modify(|(n, _)| *n += 1)
+        .or_insert_with(|| (1, text.clone()));
+    if t.sites.insert((v.rule, v.function)) {
+        t.pending.push(text);
+        PENDING.store(true, Ordering::Release);
+    }
+}
+
+/// Whether lines wait for [`flush`].
+static PENDING: AtomicBool = AtomicBool::new(false);
+
+/// Prints the lines of the violations found since the last flush (each
+/// rule and call once), with no lock of the runtime held: at the end of
+/// every C call, and at exit.
+pub(crate) fn flush() {
+    if !PENDING.swap(false, Ordering::AcqRel) {
+        return;
+    }
+    let lines = match TALLY.try_lock() {
+        Ok(mut t) => t.as_mut().map(|t| std::mem::take(&mut t.pending)),
+        // Busy (another thread is recording): its call flushes after.
+        Err(_) => {
+            PENDING.store(true, Ordering::Release);
+            return;
         }
+    };
+    let Some(lines) = lines else { return };
+    if lines.is_empty() || !matches!(output(), ReportOutput::All | ReportOutput::Always) {
+        return;
+    }
+    let mut err = std::io::stderr().lock();
+    for text in lines {
+        let _ = writeln!(err, "aclrt-sim: {text}");
+    }
+    if !HINTED.swap(true, Ordering::Relaxed) {
+        let _ = writeln!(
+            err,
+            "aclrt-sim:   (each rule is reported once per C function; a summary comes at \
+             exit; aclrt_sim::audit() has every one; ACLRT_SIM_REPORT=none silences this)"
+        );
     }
 }
 
@@ -248,6 +281,7 @@ extern "C" fn at_exit() {
 }
 
 fn exit_summary() {
+    flush();
     let Ok(t) = TALLY.try_lock() else {
         // Another thread is recording right now (a thread still running at
         // exit): no summary rather than a hang.
