@@ -197,7 +197,9 @@ static PENDING: AtomicBool = AtomicBool::new(false);
 /// rule and call once), with no lock of the runtime held: at the end of
 /// every C call, and at exit.
 pub(crate) fn flush() {
-    if !PENDING.swap(false, Ordering::AcqRel) {
+    // A read first: every C call passes here, and a write would make the
+    // flag's cache line bounce between the calling threads.
+    if !PENDING.load(Ordering::Acquire) || !PENDING.swap(false, Ordering::AcqRel) {
         return;
     }
     let lines = match TALLY.try_lock() {
