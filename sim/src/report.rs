@@ -24,7 +24,7 @@
 //! ([`audit`](crate::audit)) do not depend on it.
 //!
 //! The exit handler is registered at the first `aclInit` or violation. It
-//! never blocks (a thread still running at exit may hold a lock: the
+//! waits for none of the simulator's locks (a thread still running at exit may hold one: the
 //! summary is then skipped), never panics across the C boundary, and reads
 //! no thread-local (those of the exiting thread may be gone).
 
@@ -277,7 +277,8 @@ fn summary_lines(t: &Tally) -> Option<Vec<String>> {
 }
 
 /// The exit handler: prints the summary and applies the error exit code.
-/// Never unwinds (a panic is caught), never waits for a lock.
+/// Never unwinds (a panic is caught), never waits for a lock of the
+/// simulator (only stderr's, as any print).
 extern "C" fn at_exit() {
     let _ = catch_unwind(AssertUnwindSafe(exit_summary));
 }
