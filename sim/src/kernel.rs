@@ -883,6 +883,15 @@ pub(crate) fn launch_with_config(
     require(func != 0, || "funcHandle is NULL".into())?;
     require(num_blocks != 0, || "numBlocks is 0".into())?;
     require(reserve_null, || "reserve must be NULL".into())?;
+    require(args != 0, || "argsHandle is NULL".into())?;
+    // The C API's handle guard (`rtsLaunchKernelWithConfig`): the function,
+    // the argument list, the stream, before the configuration's checks
+    // (fidelity row HANDLE-FIRST).
+    guard_func(func)?;
+    with_args(args, |_| Ok(()))?;
+    if stream != 0 {
+        rt().stream(stream)?;
+    }
     check_cfg(cfg)?;
     let (bytes, slots, placeholders) = with_args(args, |st| {
         if !st.finalized {

@@ -1598,6 +1598,37 @@ fn handle_first_a_launch_checks_the_function_and_stream_handles_before_its_argum
             acl!(aclrtLaunchKernel(f, 0, args, 8, null_mut())),
             ACL_ERROR_RT_PARAM_INVALID
         );
+        // With a configuration: the guard (function, argument list, stream)
+        // before the configuration's check (attrs NULL: 107000).
+        let mut list: aclrtArgsHandle = null_mut();
+        ok!(aclrtKernelArgsInit(f, &mut list));
+        ok!(aclrtKernelArgsFinalize(list));
+        let mut cfg = aclrtLaunchKernelCfg {
+            attrs: null_mut(),
+            numAttrs: 0,
+        };
+        assert_eq!(
+            acl!(aclrtLaunchKernelWithConfig(
+                f,
+                1,
+                dead,
+                &mut cfg,
+                list,
+                null_mut()
+            )),
+            stale
+        );
+        assert_eq!(
+            acl!(aclrtLaunchKernelWithConfig(
+                f,
+                1,
+                null_mut(),
+                &mut cfg,
+                list,
+                null_mut()
+            )),
+            ACL_ERROR_RT_PARAM_INVALID
+        );
         ok!(aclrtBinaryUnLoad(bin));
         // A function of an unloaded binary: the guard again.
         assert_eq!(acl!(aclrtLaunchKernel(f, 0, args, 0, null_mut())), stale);
