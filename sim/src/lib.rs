@@ -155,7 +155,7 @@
 //! | freeing memory that is already freed (still in the quarantine), or that a runtime teardown quarantined | 207002 `ACL_ERROR_RT_MEMORY_FREE` *(choice)* | `DoubleFree` |
 //! | freeing memory the runtime did not allocate, an interior pointer, or with the wrong function (`aclrtFree` on `aclrtMallocHost` memory or vice versa) | 107000 (documented for `aclrtFreeHost`) | `ForeignFree` |
 //! | a copy or memset through a pointer into freed memory (or memory quarantined by a teardown) | 107000 | `UseAfterFree` |
-//! | a destroyed context, stream or event handle (contexts: 107002 `ACL_ERROR_RT_CONTEXT_NULL` from `aclrtSetCurrentContext` and `aclrtDestroyContext`, as the real runtime, which looks contexts up in a set) | 107017 `ACL_ERROR_RT_INVALID_HANDLE` | `UseAfterFree` |
+//! | a destroyed context, stream or event handle (contexts, looked up in a set as the real runtime does: 107000 from `aclrtSetCurrentContext`, whose argument check refuses an untracked context, 107002 `ACL_ERROR_RT_CONTEXT_NULL` from `aclrtDestroyContext`) | 107017 `ACL_ERROR_RT_INVALID_HANDLE` | `UseAfterFree` |
 //! | freeing memory a queued or running task (or a concurrent copy) still uses (rule STRICT-FREE-IN-USE, **report**: freed at once, as the real `aclrtFree` does: the task keeps the block, now quarantined, until it ends) | 507004 `ACL_ERROR_RT_STREAM_NOT_COMPLETE` *(choice)* | `ReleaseWhileInUse` |
 //! | destroying an event a queued `aclrtStreamWaitEvent`/`aclrtResetEvent` task still depends on (rule STRICT-EVENT-IN-USE, **report**: destroyed, as documented for the real runtime, and the queued tasks finish) | 507006 `ACL_ERROR_RT_EVENT_NOT_COMPLETE` *(choice)* | `ReleaseWhileInUse` |
 //! | `aclrtDestroyStreamForce` on a stream whose unfinished tasks other streams' queued waits depend on | 507004 *(choice)* | `ReleaseWhileInUse` |
@@ -304,13 +304,16 @@
 //!   size. Host-mode `aclrtMallocHost` memory is charged to no device; in
 //!   device run mode it is device memory of the current device. Memory,
 //!   streams and events belong to the context current at creation. Unknown
-//!   `aclrtMalloc` policies are accepted; `aclrtMallocCached` accepts only
-//!   HUGE_FIRST, HUGE_ONLY, NORMAL_ONLY and HUGE1G_ONLY (100000 otherwise).
+//!   `aclrtMalloc` policies are accepted; `aclrtMallocCached` takes the page
+//!   policy of HUGE_FIRST, HUGE_ONLY, NORMAL_ONLY and HUGE1G_ONLY and the
+//!   default flags for any other value (the P2P ones included).
 //!   `aclrtGetMemInfo` reports the same device pool for every attribute
 //!   `0..=17` (100000 beyond).
 //! * **Copies**: check order is `count == 0` → success (even with NULL), NULL
-//!   → 100000, kind outside `0..=5` → 100000, `count > destMax` → 107000, no
-//!   current context → 107002, stream checks, then the strict checks (bounds,
+//!   → 100000, kind outside `0..=5` → 100000 (the ACL layer), a stale
+//!   stream handle → 107017 (async; the runtime's handle guard),
+//!   `count > destMax` → 107000, no current context → 107002, the other
+//!   stream checks, then the strict checks (bounds,
 //!   use after free, kind, peer). The kind is checked against the memory
 //!   although the docs call it reserved. `dst == src` is validated, then
 //!   skipped. `maxCount`/`destMax` larger than the allocation is accepted
@@ -351,8 +354,9 @@
 //!   `aclrtStreamQuery` answers for a stream of any context (a current
 //!   context is required, 107002), as the real runtime does.
 //!   Destroying a subscribed stream unsubscribes it.
-//! * **Events**: at most 65536 per device (207007). IPC events are not
-//!   supported (207000). `aclrtResetEvent` on anything but an
+//! * **Events**: at most 65536 per device (207007). IPC events
+//!   (`aclrtCreateEventExWithFlag(ACL_EVENT_IPC)`) exist on the 910B profile
+//!   only (207000 on the 310P, whose chip configuration lacks them). `aclrtResetEvent` on anything but an
 //!   `aclrtCreateEventWithFlag(ACL_EVENT_SYNC…)` event returns 207000 (also
 //!   for plain events, where the real behaviour is undefined); it takes
 //!   effect when it executes on its stream, unless the event was re-recorded
@@ -373,7 +377,11 @@
 //!   and IPC events. Destroying an
 //!   event with a pending *record* is allowed (documented); only pending waits
 //!   or resets make it a violation.
-//! * **Synchronisation**: a record on an idle stream completes at once (no
+//! * **Synchronisation**: `aclrtSynchronizeStream[WithTimeout]` needs a
+//!   current context on the calling thread (107002 otherwise, as the real
+//!   runtime's implementation checks; persistent, device-only and
+//!   CPU-scheduled streams return before that check) and waits for a stream
+//!   of any context. A record on an idle stream completes at once (no
 //!   task is queued; it still counts for `inject_task_fault` and appears in
 //!   the trace). A wait that outlives `aclrtSetOpWaitTimeout` faults with
 //!   107020 `ACL_ERROR_RT_TASK_TIMEOUT`, reported at the next
