@@ -1478,10 +1478,13 @@ fn e_before_i_the_decorator_answers_before_the_implementations_context_checks() 
         destroy_stream(devonly);
         ok!(aclrtResetDevice(0));
         teardown_device0();
-        let audit = aclrt_sim::audit();
-        assert!(
-            audit.violations.iter().all(|v| v.rule == "STALE-HANDLE"),
-            "{audit:#?}"
+        // The one violation names its rule, its call and its handle.
+        let v = aclrt_sim::audit().violations;
+        let got: Vec<_> = v.iter().map(|v| (v.rule, v.function, v.handle)).collect();
+        assert_eq!(
+            got,
+            [("STALE-HANDLE", "aclrtStreamGetPriority", Some(da))],
+            "{v:#?}"
         );
     });
 }
@@ -1639,5 +1642,42 @@ fn handle_first_a_launch_checks_the_function_and_stream_handles_before_its_argum
             audit.violations.iter().all(|v| v.rule == "STALE-HANDLE"),
             "{audit:#?}"
         );
+    });
+}
+
+#[test]
+fn strict_refused_in_both_rules_whose_hardware_answer_is_corruption_refuse_by_default_too() {
+    let _sim = aclrt_sim::exclusive();
+    in_every_profile(|_, _| {
+        init_device0();
+        assert_eq!(
+            aclrt_sim::config().strictness,
+            aclrt_sim::Strictness::Report
+        );
+        let p = malloc(64);
+        let src = [1u8; 128];
+        // STRICT-BOUNDS: a copy past the allocation would corrupt memory.
+        assert_eq!(
+            acl!(aclrtMemcpy(
+                p,
+                128,
+                src.as_ptr().cast(),
+                128,
+                ACL_MEMCPY_HOST_TO_DEVICE
+            )),
+            ACL_ERROR_RT_PARAM_INVALID
+        );
+        free(p);
+        // STRICT-DOUBLE-FREE: undefined behaviour here.
+        assert_eq!(acl!(aclrtFree(p)), ACL_ERROR_RT_MEMORY_FREE);
+        teardown_device0();
+        let v = aclrt_sim::audit().violations;
+        let got: Vec<_> = v.iter().map(|v| (v.rule, v.refused)).collect();
+        assert_eq!(
+            got,
+            [("STRICT-BOUNDS", true), ("STRICT-DOUBLE-FREE", true)],
+            "{v:#?}"
+        );
+        assert_eq!(v[1].handle, Some(p.addr()));
     });
 }
