@@ -99,6 +99,15 @@ pub(crate) fn synchronize_device(timeout: Option<i32>) -> Res<()> {
     rt_api::device_synchronize(timeout)
 }
 
+/// `aclrtDeviceCanAccessPeerImpl`: the same id twice 100000, before any
+/// other check (the output pointer is the runtime's to check).
+pub(crate) fn device_can_access_peer(out: Out<i32>, dev: i32, peer: i32) -> Res<()> {
+    if dev == peer {
+        return refuse(param(format!("deviceId and peerDeviceId are both {dev}")));
+    }
+    rt_api::device_can_access_peer(out, dev, peer)
+}
+
 /// `aclrtSynchronizeStreamImpl` (no check of its own) and
 /// `aclrtSynchronizeStreamWithTimeoutImpl` (a timeout below −1: 107000
 /// here, before the runtime sees the stream).

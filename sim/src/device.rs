@@ -201,20 +201,18 @@ pub(crate) fn synchronize_device(
     first.map_or(Ok(()), Err)
 }
 
-/// `aclrtDeviceCanAccessPeer`.
+/// `aclrtDeviceCanAccessPeer`, I `DeviceCanAccessPeer`: the configured
+/// topology (fidelity row PEER-TOPO); the ids and the output were checked
+/// by the layers above.
 pub(crate) fn can_access_peer(out: Out<i32>, dev: i32, peer: i32) -> Res<()> {
-    if out.is_null() {
-        return Err(param("canAccessPeer is NULL"));
-    }
-    let rt = rt();
-    rt.check_device(dev)?;
-    rt.check_device(peer)?;
-    if dev == peer {
-        return Err(param(format!("deviceId and peerDeviceId are both {dev}")));
-    }
-    // The configured topology (fidelity row PEER-TOPO).
-    out.write(i32::from(rt.cfg.peer.allows(dev, peer)));
+    out.write(i32::from(rt().cfg.peer.allows(dev, peer)));
     Ok(())
+}
+
+/// A device id the runtime knows (107001 otherwise): the C API's device
+/// id conversions (`rtGetDevicePhyIdByIndex`, `ChgUserDevIdToDeviceId`).
+pub(crate) fn check_id(id: i32) -> Res<()> {
+    rt().check_device(id).map(drop)
 }
 
 /// `aclrtDeviceEnablePeerAccess` / `aclrtDeviceDisablePeerAccess`.

@@ -104,6 +104,20 @@ pub(crate) fn device_synchronize(timeout: Option<i32>) -> Res<()> {
     })())
 }
 
+/// `rtGetDevicePhyIdByIndex(peer)` (107001 for an unknown peer), then
+/// `rtDeviceCanAccessPeer` → E `DeviceCanAccessPeer`: the device id
+/// (107001), then the output pointer (NULL: 107000); then I.
+pub(crate) fn device_can_access_peer(out: Out<i32>, dev: i32, peer: i32) -> Res<()> {
+    answer((|| {
+        device::check_id(peer)?;
+        device::check_id(dev)?;
+        if out.is_null() {
+            return Err(rt_param("canAccessPeer is NULL"));
+        }
+        device::can_access_peer(out, dev, peer)
+    })())
+}
+
 // ------------------------------------------------------------ contexts ---
 
 /// `rtCtxSetCurrent` → E `ContextSetCurrent`: a context that is not tracked

@@ -1681,3 +1681,38 @@ fn strict_refused_in_both_rules_whose_hardware_answer_is_corruption_refuse_by_de
         assert_eq!(v[1].handle, Some(p.addr()));
     });
 }
+
+#[test]
+fn peer_1_the_ids_are_compared_first_and_the_output_is_the_runtimes() {
+    let _sim = aclrt_sim::exclusive();
+    in_every_profile(|_, _| {
+        init();
+        take_last_error();
+        let mut can = -1;
+        // ACL: the same id twice, before anything else (not stored).
+        assert_eq!(
+            acl!(aclrtDeviceCanAccessPeer(null_mut(), 99, 99)),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(peek_last_error(), ACL_SUCCESS);
+        // The runtime: the peer id, the device id (107001) ...
+        assert_eq!(
+            acl!(aclrtDeviceCanAccessPeer(null_mut(), 0, 99)),
+            ACL_ERROR_RT_INVALID_DEVICEID
+        );
+        assert_eq!(
+            acl!(aclrtDeviceCanAccessPeer(&mut can, 99, 0)),
+            ACL_ERROR_RT_INVALID_DEVICEID
+        );
+        // ... then E's NULL output check (107000, stored).
+        assert_eq!(
+            acl!(aclrtDeviceCanAccessPeer(null_mut(), 0, 1)),
+            ACL_ERROR_RT_PARAM_INVALID
+        );
+        assert_eq!(take_last_error(), ACL_ERROR_RT_PARAM_INVALID);
+        ok!(aclrtDeviceCanAccessPeer(&mut can, 0, 1));
+        assert_eq!(can, 1);
+        finalize();
+        assert_clean();
+    });
+}

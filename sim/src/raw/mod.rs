@@ -163,7 +163,7 @@ pub unsafe extern "C" fn aclrtDeviceCanAccessPeer(
     // SAFETY: C contract: `canAccessPeer` is NULL or writable.
     let out = unsafe { Out::new(can_access_peer) };
     call(Api::aclrtDeviceCanAccessPeer, || {
-        device::can_access_peer(out, device_id, peer_device_id)
+        acl_layer::device_can_access_peer(out, device_id, peer_device_id)
     })
 }
 

@@ -321,12 +321,18 @@ static void devices(void)
     (void)aclrtGetDeviceCount(&count);
     ROW("DEV-1", aclrtSetDevice((int32_t)count), ACL_ERROR_RT_INVALID_DEVICEID);
     ROW("PEER-2", aclrtDeviceEnablePeerAccess(0, 0), ACL_ERROR_INVALID_PARAM);
+    /* PEER-1: the ACL layer compares the ids first; the runtime checks the
+     * peer id, then the device id, then the output pointer. */
+    ROW("PEER-1", aclrtDeviceCanAccessPeer(NULL, (int32_t)count, (int32_t)count),
+        ACL_ERROR_INVALID_PARAM);
+    ROW("PEER-1", aclrtDeviceCanAccessPeer(NULL, 0, (int32_t)count), ACL_ERROR_RT_INVALID_DEVICEID);
     if (count < 2) {
         skip("CB-SUB-2 (two devices)", "one device");
         skip("PEER-2 (flags)", "one device");
         return;
     }
     ROW("PEER-2", aclrtDeviceEnablePeerAccess(1, 1), ACL_ERROR_FEATURE_UNSUPPORTED);
+    ROW("PEER-1", aclrtDeviceCanAccessPeer(NULL, 0, 1), ACL_ERROR_RT_PARAM_INVALID);
     /* CB-SUB-2: a thread serving device 0 cannot serve device 1. */
     aclrtStream s0 = NULL;
     aclrtStream s1 = NULL;
