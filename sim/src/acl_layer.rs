@@ -12,8 +12,8 @@
 //! the thread's last error (`aclrtPeekAtLastError`); what the runtime
 //! answers is.
 //!
-//! The entry points of [`raw`](crate::raw) call this layer for device
-//! synchronisation, every context, stream and event function, the report
+//! The entry points of [`raw`](crate::raw) call this layer for every device,
+//! context, stream and event function, the report
 //! functions, `aclrtLaunchKernel` and the other launches onto a stream
 //! (`aclrtMemsetAsync`, `aclrtMemcpyAsync`, `aclrtMemcpy2dAsync`,
 //! `aclrtLaunchHostFunc`, `aclrtLaunchCallback`); the other entry points
@@ -97,6 +97,53 @@ fn timeout_at_least_minus_one(timeout: Option<i32>) -> Res<()> {
 pub(crate) fn synchronize_device(timeout: Option<i32>) -> Res<()> {
     timeout_at_least_minus_one(timeout)?;
     rt_api::device_synchronize(timeout)
+}
+
+/// `aclrtSetDeviceImpl` (no check of its own).
+pub(crate) fn set_device(id: i32) -> Res<()> {
+    rt_api::set_device(id)
+}
+
+/// `aclrtResetDeviceImpl` / `aclrtResetDeviceForceImpl` (no check of their
+/// own).
+pub(crate) fn reset_device(id: i32, force: bool) -> Res<()> {
+    rt_api::reset_device(id, force)
+}
+
+/// `aclrtGetDeviceImpl`: NULL output 100000.
+pub(crate) fn get_device(out: Out<i32>) -> Res<()> {
+    not_null(out.is_null(), "deviceId")?;
+    rt_api::get_device(out)
+}
+
+/// `aclrtGetDeviceCountImpl`: NULL output 100000.
+pub(crate) fn device_count(out: Out<u32>) -> Res<()> {
+    not_null(out.is_null(), "count")?;
+    rt_api::device_count(out)
+}
+
+/// `aclrtGetRunModeImpl`: NULL output 100000.
+pub(crate) fn run_mode(out: Out<u32>) -> Res<()> {
+    not_null(out.is_null(), "runMode")?;
+    rt_api::run_mode(out)
+}
+
+/// `aclrtDeviceEnablePeerAccessImpl` (flags other than 0: 200006, the
+/// reserved-parameter check) and `aclrtDeviceDisablePeerAccessImpl`: the
+/// current device (`rtGetDevice`), the peer not the current device
+/// (100000), then the runtime.
+pub(crate) fn peer_access(peer: i32, flags: u32, enable: bool) -> Res<()> {
+    if flags != 0 {
+        return refuse(Error::new(
+            ffi::ACL_ERROR_FEATURE_UNSUPPORTED,
+            format!("flags must be 0 (got {flags:#x})"),
+        ));
+    }
+    let cur = rt_api::current_device()?;
+    if cur == peer {
+        return refuse(param(format!("peerDeviceId {peer} is the current device")));
+    }
+    rt_api::peer_access(cur, peer, enable)
 }
 
 /// `aclrtDeviceCanAccessPeerImpl`: the same id twice 100000, before any

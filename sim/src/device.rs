@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use crate::diag::{Error, Res, param, rt_param};
+use crate::diag::{Error, Res, rt_param};
 use crate::ffi;
 use crate::model::{RunMode, ViolationKind};
 use crate::prim::Out;
@@ -100,11 +100,8 @@ pub(crate) fn reset_device(id: i32, force: bool) -> Res<()> {
     Ok(())
 }
 
-/// `aclrtGetDevice`.
+/// `aclrtGetDevice`, I `GetDevice` (the output is not NULL).
 pub(crate) fn get_device(out: Out<i32>) -> Res<()> {
-    if out.is_null() {
-        return Err(param("deviceId is NULL"));
-    }
     let rt = rt();
     let dev = rt.current().map_err(|_| {
         Error::new(
@@ -116,20 +113,14 @@ pub(crate) fn get_device(out: Out<i32>) -> Res<()> {
     Ok(())
 }
 
-/// `aclrtGetDeviceCount`.
+/// `aclrtGetDeviceCount`, I (the output is not NULL).
 pub(crate) fn device_count(out: Out<u32>) -> Res<()> {
-    if out.is_null() {
-        return Err(param("count is NULL"));
-    }
     out.write(rt().devices.len() as u32);
     Ok(())
 }
 
-/// `aclrtGetRunMode`.
+/// `aclrtGetRunMode`, I (the output is not NULL).
 pub(crate) fn run_mode(out: Out<u32>) -> Res<()> {
-    if out.is_null() {
-        return Err(param("runMode is NULL"));
-    }
     out.write(match rt().cfg.run_mode {
         RunMode::Host => ffi::ACL_HOST,
         RunMode::Device => ffi::ACL_DEVICE,
@@ -215,20 +206,16 @@ pub(crate) fn check_id(id: i32) -> Res<()> {
     rt().check_device(id).map(drop)
 }
 
-/// `aclrtDeviceEnablePeerAccess` / `aclrtDeviceDisablePeerAccess`.
-pub(crate) fn peer_access(peer: i32, flags: u32, enable: bool) -> Res<()> {
-    if flags != 0 {
-        return Err(Error::new(
-            ffi::ACL_ERROR_FEATURE_UNSUPPORTED,
-            format!("flags must be 0 (got {flags:#x})"),
-        ));
-    }
+/// The calling thread's device (`rtGetDevice`: 107002 without one).
+pub(crate) fn current_device() -> Res<i32> {
+    Ok(rt().current()?.device)
+}
+
+/// `aclrtDeviceEnablePeerAccess` / `aclrtDeviceDisablePeerAccess`, I
+/// `EnableP2P`/`DisableP2P` from device `cur` (the flags, the current
+/// device, the ids were checked by the layers above).
+pub(crate) fn peer_access(cur: i32, peer: i32, enable: bool) -> Res<()> {
     let mut rt = rt();
-    let cur = rt.current()?.device;
-    rt.check_device(peer)?;
-    if cur == peer {
-        return Err(param(format!("peerDeviceId {peer} is the current device")));
-    }
     if enable && !rt.cfg.peer.allows(cur, peer) {
         // The driver refuses; its code is not in the runtime's source
         // (fidelity row PEER-TOPO: unknown, 207000 chosen).

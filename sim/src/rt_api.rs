@@ -104,6 +104,55 @@ pub(crate) fn device_synchronize(timeout: Option<i32>) -> Res<()> {
     })())
 }
 
+/// `rtSetDevice` → E `SetDevice` (the id: 107001) → I.
+pub(crate) fn set_device(id: i32) -> Res<()> {
+    answer(device::set_device(id))
+}
+
+/// `rtDeviceReset` → E `DeviceReset` → I; `rtDeviceResetForce`, whose
+/// failures are not stored as the thread's last error.
+pub(crate) fn reset_device(id: i32, force: bool) -> Res<()> {
+    let r = device::reset_device(id, force);
+    if force {
+        r.map_err(|e| Error {
+            stored: Stored::No,
+            ..e
+        })
+    } else {
+        answer(r)
+    }
+}
+
+/// `rtGetDevice`: no device on this thread is a special state (107002, not
+/// stored).
+pub(crate) fn get_device(out: Out<i32>) -> Res<()> {
+    answer_nolog(ffi::ACL_ERROR_RT_CONTEXT_NULL, device::get_device(out))
+}
+
+/// The calling thread's device, as `rtGetDevice` answers it.
+pub(crate) fn current_device() -> Res<i32> {
+    answer_nolog(ffi::ACL_ERROR_RT_CONTEXT_NULL, device::current_device())
+}
+
+/// `rtGetDeviceCount`.
+pub(crate) fn device_count(out: Out<u32>) -> Res<()> {
+    answer(device::device_count(out))
+}
+
+/// `rtGetRunMode`.
+pub(crate) fn run_mode(out: Out<u32>) -> Res<()> {
+    answer(device::run_mode(out))
+}
+
+/// `rtGetDevicePhyIdByIndex(peer)` (107001 for an unknown peer), then
+/// `rtEnableP2P`/`rtDisableP2P` → E (the ids) → I.
+pub(crate) fn peer_access(cur: i32, peer: i32, enable: bool) -> Res<()> {
+    answer((|| {
+        device::check_id(peer)?;
+        device::peer_access(cur, peer, enable)
+    })())
+}
+
 /// `rtGetDevicePhyIdByIndex(peer)` (107001 for an unknown peer), then
 /// `rtDeviceCanAccessPeer` → E `DeviceCanAccessPeer`: the device id
 /// (107001), then the output pointer (NULL: 107000); then I.

@@ -1716,3 +1716,45 @@ fn peer_1_the_ids_are_compared_first_and_the_output_is_the_runtimes() {
         assert_clean();
     });
 }
+
+#[test]
+fn last_err_layer_the_device_functions_store_what_the_runtime_stores() {
+    let _sim = aclrt_sim::exclusive();
+    in_every_profile(|_, _| {
+        init();
+        take_last_error();
+        // `rtGetDevice`'s "no device" is a special state (also inside the
+        // ACL layer's peer-access functions); the ACL layer's own checks
+        // never reach the runtime.
+        let mut d = -1;
+        assert_eq!(acl!(aclrtGetDevice(&mut d)), ACL_ERROR_RT_CONTEXT_NULL);
+        assert_eq!(
+            acl!(aclrtDeviceEnablePeerAccess(1, 0)),
+            ACL_ERROR_RT_CONTEXT_NULL
+        );
+        assert_eq!(
+            acl!(aclrtDeviceEnablePeerAccess(1, 1)),
+            ACL_ERROR_FEATURE_UNSUPPORTED
+        );
+        assert_eq!(acl!(aclrtGetDevice(null_mut())), ACL_ERROR_INVALID_PARAM);
+        assert_eq!(peek_last_error(), ACL_SUCCESS);
+        // E `SetDevice`'s refusal is stored.
+        assert_eq!(acl!(aclrtSetDevice(99)), ACL_ERROR_RT_INVALID_DEVICEID);
+        assert_eq!(take_last_error(), ACL_ERROR_RT_INVALID_DEVICEID);
+        ok!(aclrtSetDevice(0));
+        assert_eq!(
+            acl!(aclrtDeviceEnablePeerAccess(0, 0)),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(
+            acl!(aclrtDeviceEnablePeerAccess(99, 0)),
+            ACL_ERROR_RT_INVALID_DEVICEID
+        );
+        assert_eq!(take_last_error(), ACL_ERROR_RT_INVALID_DEVICEID);
+        ok!(aclrtDeviceEnablePeerAccess(1, 0));
+        ok!(aclrtDeviceDisablePeerAccess(1));
+        ok!(aclrtResetDevice(0));
+        finalize();
+        assert_clean();
+    });
+}

@@ -24,7 +24,7 @@ use crate::memory::{self, MallocFn};
 use crate::prim::{HostCall, Out, OutBuf, UserMem};
 use crate::rt::exec::EventApi;
 use crate::rt::mem::AllocKind;
-use crate::{acl_layer, device, hostreg, init, kernel, misc, stream};
+use crate::{acl_layer, hostreg, init, kernel, misc, stream};
 
 /// Reads an optional C string argument.
 ///
@@ -94,14 +94,14 @@ pub unsafe extern "C" fn aclrtGetSocName() -> *const c_char {
 /// `aclrtSetDevice`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclrtSetDevice(device_id: i32) -> aclError {
-    call(Api::aclrtSetDevice, || device::set_device(device_id))
+    call(Api::aclrtSetDevice, || acl_layer::set_device(device_id))
 }
 
 /// `aclrtResetDevice`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclrtResetDevice(device_id: i32) -> aclError {
     call(Api::aclrtResetDevice, || {
-        device::reset_device(device_id, false)
+        acl_layer::reset_device(device_id, false)
     })
 }
 
@@ -109,7 +109,7 @@ pub unsafe extern "C" fn aclrtResetDevice(device_id: i32) -> aclError {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclrtResetDeviceForce(device_id: i32) -> aclError {
     call(Api::aclrtResetDeviceForce, || {
-        device::reset_device(device_id, true)
+        acl_layer::reset_device(device_id, true)
     })
 }
 
@@ -118,7 +118,7 @@ pub unsafe extern "C" fn aclrtResetDeviceForce(device_id: i32) -> aclError {
 pub unsafe extern "C" fn aclrtGetDevice(device_id: *mut i32) -> aclError {
     // SAFETY: C contract: `deviceId` is NULL or writable.
     let out = unsafe { Out::new(device_id) };
-    call(Api::aclrtGetDevice, || device::get_device(out))
+    call(Api::aclrtGetDevice, || acl_layer::get_device(out))
 }
 
 /// `aclrtGetDeviceCount`.
@@ -126,7 +126,7 @@ pub unsafe extern "C" fn aclrtGetDevice(device_id: *mut i32) -> aclError {
 pub unsafe extern "C" fn aclrtGetDeviceCount(count: *mut u32) -> aclError {
     // SAFETY: C contract: `count` is NULL or writable.
     let out = unsafe { Out::new(count) };
-    call(Api::aclrtGetDeviceCount, || device::device_count(out))
+    call(Api::aclrtGetDeviceCount, || acl_layer::device_count(out))
 }
 
 /// `aclrtGetRunMode`.
@@ -134,7 +134,7 @@ pub unsafe extern "C" fn aclrtGetDeviceCount(count: *mut u32) -> aclError {
 pub unsafe extern "C" fn aclrtGetRunMode(run_mode: *mut aclrtRunMode) -> aclError {
     // SAFETY: C contract: `runMode` is NULL or writable.
     let out = unsafe { Out::new(run_mode) };
-    call(Api::aclrtGetRunMode, || device::run_mode(out))
+    call(Api::aclrtGetRunMode, || acl_layer::run_mode(out))
 }
 
 /// `aclrtSynchronizeDevice`.
@@ -171,7 +171,7 @@ pub unsafe extern "C" fn aclrtDeviceCanAccessPeer(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclrtDeviceEnablePeerAccess(peer_device_id: i32, flags: u32) -> aclError {
     call(Api::aclrtDeviceEnablePeerAccess, || {
-        device::peer_access(peer_device_id, flags, true)
+        acl_layer::peer_access(peer_device_id, flags, true)
     })
 }
 
@@ -179,7 +179,7 @@ pub unsafe extern "C" fn aclrtDeviceEnablePeerAccess(peer_device_id: i32, flags:
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclrtDeviceDisablePeerAccess(peer_device_id: i32) -> aclError {
     call(Api::aclrtDeviceDisablePeerAccess, || {
-        device::peer_access(peer_device_id, 0, false)
+        acl_layer::peer_access(peer_device_id, 0, false)
     })
 }
 
