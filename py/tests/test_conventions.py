@@ -8,7 +8,7 @@ import unittest
 import acl
 import acl.rt
 import acl.util
-from support import ACL_HOST, D2D, D2H, EVENT_SYNC, EVENT_TIME_LINE, H2D, HUGE_FIRST, AclCase, run_mode
+from support import ACL_HOST, D2D, D2H, EVENT_SYNC, EVENT_TIME_LINE, H2D, HUGE_FIRST, AclCase, run_mode, run_python
 
 # Every implemented row: name -> (a valid argument tuple builder or None, arity).
 ACL_FUNCS = {
@@ -217,8 +217,6 @@ class ContextAndStream(AclCase):
         stream, ret = acl.rt.ctx_get_current_default_stream()
         self.assertEqual(ret, 0)
         self.assertNotEqual(stream, 0)
-        # The default context is refused.
-        self.assertEqual(acl.rt.destroy_context(self.ctx), 507007)  # the stream of setUp lives
         buf = self.malloc(64)
         other, ret = acl.rt.create_context(0)
         self.assertEqual(ret, 0)
@@ -228,7 +226,8 @@ class ContextAndStream(AclCase):
         self.assertEqual(acl.rt.destroy_context(other), 0)
         self.assertEqual(acl.rt.destroy_context(other), 107002)  # stale handle (the runtime: context not found)
         self.assertEqual(acl.rt.set_context(self.ctx), 0)
-        self.assertEqual(acl.rt.set_context(987654), 107002)
+        # An unknown context: the runtime's argument check (107000).
+        self.assertEqual(acl.rt.set_context(987654), 107000)
 
     def test_stream_rows(self):
         s, ret = acl.rt.create_stream_with_config(0, 1)
@@ -248,6 +247,54 @@ class ContextAndStream(AclCase):
         self.assertEqual(acl.rt.destroy_stream_force(s2), 0)
         self.assertEqual(acl.rt.destroy_stream(0), 100000)  # the default stream: refused
         self.assertEqual(acl.rt.synchronize_stream(0xDEAD0), 107017)
+
+
+class StrictRules(unittest.TestCase):
+    """The named rules the hardware lets through: answered as the hardware
+    does by default (and reported), refused with ACLRT_SIM_STRICTNESS=refuse."""
+
+    def run_rules(self, strictness):
+        code = (
+            "import acl\n"
+            "assert acl.init() == 0 and acl.rt.set_device(0) == 0\n"
+            "ctx, ret = acl.rt.create_context(0)\n"
+            "s, ret = acl.rt.create_stream()\n"
+            "print('destroy_context', acl.rt.destroy_context(ctx))\n"
+            "print('destroy_stream', acl.rt.destroy_stream(s))\n"
+            "acl.rt.destroy_context(ctx)\n"  # refused before (refuse), gone (default)
+            "acl.rt.reset_device(0)\n"
+            "print('finalize', acl.finalize())\n"
+        )
+        env = {"ACLRT_SIM_STRICTNESS": strictness} if strictness else {}
+        return run_python(code, "host" if run_mode() == 1 else "device", env=env)
+
+    def test_default_answers_as_the_hardware_and_reports(self):
+        out = self.run_rules(None)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        # The context goes with its stream, as on an NPU; the stale stream
+        # handle is then refused by the handle check.
+        self.assertIn("destroy_context 0", out.stdout)
+        self.assertIn("destroy_stream 107017", out.stdout)
+        self.assertIn("finalize 0", out.stdout)
+        self.assertIn("STRICT-CTX-LIVE in aclrtDestroyContext", out.stderr)
+        self.assertIn("audit at exit", out.stderr)
+
+    def test_refuse_refuses_at_the_call(self):
+        out = self.run_rules("refuse")
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertIn("destroy_context 507007", out.stdout)
+        self.assertIn("destroy_stream 0", out.stdout)
+        self.assertIn("finalize 0", out.stdout)
+
+    def test_error_exit_code(self):
+        out = run_python(
+            "import acl\nacl.init(); acl.rt.set_device(0); acl.finalize()\n",
+            "host" if run_mode() == 1 else "device",
+            env={"ACLRT_SIM_ERROR_EXITCODE": "7"},
+        )
+        # aclFinalize with the device still set: success, a report, exit 7.
+        self.assertEqual(out.returncode, 7, out.stderr)
+        self.assertIn("STRICT-FINALIZE-LIVE", out.stderr)
 
 
 class Events(AclCase):
@@ -324,7 +371,9 @@ class Memory(AclCase):
         self.assertEqual(acl.rt.memcpy(0, 256, host, 256, self.h2d()), 100000)  # NULL
         self.assertEqual(acl.rt.memcpy(dev, 256, host, 256, 9), 100000)  # kind out of range
         if run_mode() == 1:
-            self.assertEqual(acl.rt.memcpy(dev, 256, dev, 16, H2D), 107016)  # wrong kind
+            # A wrong kind is answered as the hardware does (and reported);
+            # StrictRules above refuses it.
+            self.assertEqual(acl.rt.memcpy(dev, 256, dev, 16, H2D), 0)
         self.assertEqual(acl.rt.memset(dev, 256, 1, 512), 107000)
         freed, _ = acl.rt.malloc(64, HUGE_FIRST)
         self.assertEqual(acl.rt.free(freed), 0)

@@ -28,12 +28,10 @@ class ResourceHelper(unittest.TestCase):
         self.assertNotIn("[INFO]", p.stdout + p.stderr)
 
     def test_sloppy_teardown_gets_the_hardware_answers_when_asked(self):
-        p = self.run_program("sloppy", {"ACLRT_SIM_STRICTNESS": "hardware"})
+        p = self.run_program("sloppy", {"ACLRT_SIM_STRICTNESS": "report"})
         self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
         self.assertIn("acl_resource(sloppy): ok", p.stdout)
 
-    @unittest.skip("needs the hardware-like default strictness with violation reports "
-                   "(sanitizer manners); remove this skip when that change is merged")
     def test_sloppy_teardown_at_the_default_strictness_completes_with_a_report(self):
         p = self.run_program("sloppy", {"ACLRT_SIM_STRICTNESS": ""})
         self.assertEqual(p.returncode, 0, p.stdout + p.stderr)

@@ -8,7 +8,7 @@ use std::ffi::c_void;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-use crate::diag::{self, Error, Res, param};
+use crate::diag::{Error, Res};
 use crate::ffi;
 use crate::prim::{self, HostCall};
 use crate::rt::detach;
@@ -20,17 +20,14 @@ use crate::sync::lock;
 /// Maximum number of subscribed threads.
 const MAX_SUBSCRIBED_THREADS: usize = 1024;
 
-/// `aclrtLaunchHostFunc`.
+/// `aclrtLaunchHostFunc`, E `LaunchHostFunc`'s mechanism checks + I (the
+/// handle guard and the NULL function check, fidelity row CB-NULL-FN, are
+/// the layers' above).
 pub(crate) fn launch_host_func(
     stream: usize,
-    f: Option<unsafe extern "C" fn(*mut c_void)>,
+    f: unsafe extern "C" fn(*mut c_void),
     make: impl FnOnce(unsafe extern "C" fn(*mut c_void)) -> HostCall,
 ) -> Res<()> {
-    // The ACL layer passes a NULL function on; the runtime layer refuses it
-    // (107000, fidelity row CB-NULL-FN).
-    let Some(f) = f else {
-        return Err(diag::rt_param("fn is NULL"));
-    };
     let sh = {
         let rt = rt();
         rt.stream_in_current(stream)?.1.shared.clone()
@@ -90,27 +87,15 @@ fn refuse_if_host_funcs(sh: &StreamShared, call: &str) -> Res<()> {
     Ok(())
 }
 
-/// `aclrtLaunchCallback`.
+/// `aclrtLaunchCallback`, E `CallbackLaunch`'s mechanism checks + I (the
+/// blockType, the handle guard and the NULL function are the layers'
+/// above).
 pub(crate) fn launch_callback(
-    f: Option<unsafe extern "C" fn(*mut c_void)>,
-    block_type: u32,
+    f: unsafe extern "C" fn(*mut c_void),
+    block: bool,
     stream: usize,
     make: impl FnOnce(unsafe extern "C" fn(*mut c_void)) -> HostCall,
 ) -> Res<()> {
-    let block = match block_type {
-        ffi::ACL_CALLBACK_NO_BLOCK => false,
-        ffi::ACL_CALLBACK_BLOCK => true,
-        other => {
-            return Err(param(format!(
-                "blockType {other} is neither ACL_CALLBACK_NO_BLOCK (0) nor ACL_CALLBACK_BLOCK (1)"
-            )));
-        }
-    };
-    // The ACL layer checks blockType, then passes a NULL function on; the
-    // runtime layer refuses it (107000, fidelity row CB-NULL-FN).
-    let Some(f) = f else {
-        return Err(diag::rt_param("fn is NULL"));
-    };
     let sh = {
         let rt = rt();
         rt.stream_in_current(stream)?.1.shared.clone()
@@ -145,7 +130,18 @@ pub(crate) fn launch_callback(
     Ok(())
 }
 
-/// `aclrtSubscribeReport`.
+/// E `SubscribeReport` / `UnSubscribeReport`: a stream handle (not NULL)
+/// served by the runtime's host-function thread 107011, before the
+/// implementation's checks.
+pub(crate) fn check_not_host_func_stream(stream: usize, call: &str) -> Res<()> {
+    if stream == 0 {
+        return Ok(());
+    }
+    let sh = rt().stream(stream)?.shared.clone();
+    refuse_if_host_funcs(&sh, call)
+}
+
+/// `aclrtSubscribeReport`, I `SubscribeReport`.
 pub(crate) fn subscribe(tid: u64, stream: usize) -> Res<()> {
     let mut rt = rt();
     let st = rt.stream_in_current(stream)?.1;
@@ -241,13 +237,9 @@ pub(crate) fn unsubscribe(tid: u64, stream: usize) -> Res<()> {
     Ok(())
 }
 
-/// `aclrtProcessReport`.
+/// `aclrtProcessReport`, I `ProcessReport` (the ACL layer refused a
+/// timeout of 0 or below −1).
 pub(crate) fn process(timeout: i32) -> Res<()> {
-    if timeout == 0 || timeout < -1 {
-        return Err(param(format!(
-            "timeout {timeout} is invalid: use -1 (wait forever) or a positive number of ms"
-        )));
-    }
     let tid = prim::os_thread_id();
     let queue = rt().subs.get(&tid).map(|s| s.queue.clone());
     let Some(queue) = queue else {

@@ -1,18 +1,15 @@
 //! Contexts: explicit creation and destruction, the per-thread current
 //! context, the default stream of the current context.
 
-use crate::diag::{Error, Res, param};
+use crate::diag::{Error, Res};
 use crate::ffi;
 use crate::model::ViolationKind;
 use crate::prim::Out;
 use crate::rt::{rt, stop_streams, tls_set};
 use crate::sync;
 
-/// `aclrtCreateContext`.
+/// `aclrtCreateContext`, I `ContextCreate`.
 pub(crate) fn create_context(out: Out<usize>, device: i32) -> Res<()> {
-    if out.is_null() {
-        return Err(param("context is NULL"));
-    }
     let mut rt = rt();
     rt.check_device(device)?;
     let h = rt.new_context(device, false)?;
@@ -21,11 +18,8 @@ pub(crate) fn create_context(out: Out<usize>, device: i32) -> Res<()> {
     Ok(())
 }
 
-/// `aclrtDestroyContext`.
+/// `aclrtDestroyContext`, I `ContextDestroy` (`h` is not NULL).
 pub(crate) fn destroy_context(h: usize) -> Res<()> {
-    if h == 0 {
-        return Err(param("context is NULL"));
-    }
     let removed = {
         let mut rt = rt();
         // The runtime answers 107002 (context null) for a destroyed, unknown
@@ -54,7 +48,7 @@ pub(crate) fn destroy_context(h: usize) -> Res<()> {
         let mut removed = Vec::new();
         if !live.is_empty() {
             // Strict rule STRICT-CTX-LIVE. The real runtime destroys the
-            // context with its streams; hardware-like mode does that too
+            // context with its streams; report mode (the default) does that too
             // (their queued work is waited for, as aclrtDestroyStream does),
             // and the context's events and memory stay usable until
             // released, as they belong to the device there.
@@ -65,7 +59,8 @@ pub(crate) fn destroy_context(h: usize) -> Res<()> {
                     "context {h:#x} still has {}; destroy them first (nothing was released)",
                     live.join(", ")
                 ),
-            );
+            )
+            .on(h);
             crate::diag::strict_rule(rt.cfg.strictness, "aclrtDestroyContext", err)?;
             if let Some(s) = own
                 .iter()
@@ -89,14 +84,11 @@ pub(crate) fn destroy_context(h: usize) -> Res<()> {
     Ok(())
 }
 
-/// `aclrtSetCurrentContext`.
+/// `aclrtSetCurrentContext`, I `ContextSetCurrent`: the context checked
+/// again (107002 if it went meanwhile; the argument-checking layer above
+/// refuses one that is not tracked with 107000, fidelity row CTX-2).
 pub(crate) fn set_current_context(h: usize) -> Res<()> {
-    if h == 0 {
-        return Err(param("context is NULL"));
-    }
     let rt = rt();
-    // An untracked (destroyed, unknown or foreign) context is "context
-    // null" for the real runtime: 107002 (fidelity row CTX-2).
     rt.context(h)
         .map_err(|e| e.with_code(ffi::ACL_ERROR_RT_CONTEXT_NULL))?;
     tls_set(None, h);
@@ -105,18 +97,12 @@ pub(crate) fn set_current_context(h: usize) -> Res<()> {
 
 /// `aclrtGetCurrentContext`.
 pub(crate) fn get_current_context(out: Out<usize>) -> Res<()> {
-    if out.is_null() {
-        return Err(param("context is NULL"));
-    }
     out.write(rt().current()?.handle);
     Ok(())
 }
 
 /// `aclrtCtxGetCurrentDefaultStream`.
 pub(crate) fn current_default_stream(out: Out<usize>) -> Res<()> {
-    if out.is_null() {
-        return Err(param("stream is NULL"));
-    }
     out.write(rt().current()?.default_stream);
     Ok(())
 }

@@ -11,8 +11,9 @@ use std::time::Duration;
 use crate::diag::{self, Api};
 pub use crate::model::{
     Audit, Leak, PeerTopology, ResourceKind, RunMode, SimConfig, Soc, Strictness, UnservedCallback,
-    Violation, ViolationKind,
+    Violation, ViolationKind, rule_name,
 };
+pub use crate::report::ReportOutput;
 use crate::rt;
 use crate::rt::exec;
 use crate::sync;
@@ -169,9 +170,24 @@ pub fn call_log() -> Vec<&'static str> {
     diag::call_log()
 }
 
-/// The bookkeeping now.
+/// The bookkeeping now: live resources, and every [`Violation`] (with its
+/// rule's name, the C call and the handle) and [`Leak`] recorded since the
+/// last [`reset`]. The same records are reported on stderr as they happen
+/// and summed up at process exit (see [`ReportOutput`]); with
+/// `ACLRT_SIM_ERROR_EXITCODE=N` a process that recorded any exits with `N`.
 pub fn audit() -> Audit {
+    // Lines of violations found on runtime threads since the last C call.
+    crate::report::flush();
     rt::audit()
+}
+
+/// What the simulator prints on stderr about violations from now on: each
+/// rule and call once where it happens and a summary at exit
+/// ([`ReportOutput::All`], the default unless `ACLRT_SIM_REPORT` says
+/// otherwise), only the summary, also a clean summary, or nothing. The
+/// records ([`audit`]) and `ACLRT_SIM_ERROR_EXITCODE` do not depend on it.
+pub fn set_report_output(output: ReportOutput) {
+    crate::report::set_output(output);
 }
 
 /// Tear everything down (finalize if needed, release all handles, stop all

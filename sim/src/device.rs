@@ -3,12 +3,12 @@
 
 use std::sync::Arc;
 
-use crate::diag::{Error, Res, param, rt_param};
+use crate::diag::{Error, Res, rt_param};
 use crate::ffi;
 use crate::model::{RunMode, ViolationKind};
 use crate::prim::Out;
 use crate::rt::exec::{StreamShared, SyncEnd, fault_error};
-use crate::rt::{ForcedWorker, deadline_of, rt, stop_streams, tls_set, wait_forced};
+use crate::rt::{ForcedWorker, rt, stop_streams, tls_set, wait_forced};
 use crate::sync::{self};
 
 /// `aclrtSetDevice`.
@@ -49,7 +49,7 @@ pub(crate) fn reset_device(id: i32, force: bool) -> Res<()> {
             // Strict rule STRICT-RESET-LIVE. The real runtime releases the
             // default context with every stream made in it (waiting for
             // their tasks) and leaves the rest to the application;
-            // hardware-like mode does the same: explicit contexts (with
+            // report mode (the default) does the same: explicit contexts (with
             // their streams), events and memory stay until released.
             let err = Error::violation(
                 ViolationKind::ResetWithLiveResources,
@@ -59,7 +59,8 @@ pub(crate) fn reset_device(id: i32, force: bool) -> Res<()> {
                      released)",
                     live.join(", ")
                 ),
-            );
+            )
+            .on(id as usize);
             let function = if force {
                 "aclrtResetDeviceForce"
             } else {
@@ -99,11 +100,8 @@ pub(crate) fn reset_device(id: i32, force: bool) -> Res<()> {
     Ok(())
 }
 
-/// `aclrtGetDevice`.
+/// `aclrtGetDevice`, I `GetDevice` (the output is not NULL).
 pub(crate) fn get_device(out: Out<i32>) -> Res<()> {
-    if out.is_null() {
-        return Err(param("deviceId is NULL"));
-    }
     let rt = rt();
     let dev = rt.current().map_err(|_| {
         Error::new(
@@ -115,20 +113,14 @@ pub(crate) fn get_device(out: Out<i32>) -> Res<()> {
     Ok(())
 }
 
-/// `aclrtGetDeviceCount`.
+/// `aclrtGetDeviceCount`, I (the output is not NULL).
 pub(crate) fn device_count(out: Out<u32>) -> Res<()> {
-    if out.is_null() {
-        return Err(param("count is NULL"));
-    }
     out.write(rt().devices.len() as u32);
     Ok(())
 }
 
-/// `aclrtGetRunMode`.
+/// `aclrtGetRunMode`, I (the output is not NULL).
 pub(crate) fn run_mode(out: Out<u32>) -> Res<()> {
-    if out.is_null() {
-        return Err(param("runMode is NULL"));
-    }
     out.write(match rt().cfg.run_mode {
         RunMode::Host => ffi::ACL_HOST,
         RunMode::Device => ffi::ACL_DEVICE,
@@ -136,9 +128,13 @@ pub(crate) fn run_mode(out: Out<u32>) -> Res<()> {
     Ok(())
 }
 
-/// `aclrtSynchronizeDevice[WithTimeout]`: the current context's streams.
-pub(crate) fn synchronize_device(timeout: Option<i32>) -> Res<()> {
-    let deadline = deadline_of(timeout)?;
+/// `aclrtSynchronizeDevice[WithTimeout]`, I `DeviceSynchronize`: the current
+/// context's streams, until `deadline` (from `timeout`, which the message
+/// names).
+pub(crate) fn synchronize_device(
+    deadline: Option<std::time::Instant>,
+    timeout: Option<i32>,
+) -> Res<()> {
     let (streams, forced): (Vec<Arc<StreamShared>>, Vec<ForcedWorker>) = {
         let mut rt = rt();
         let ctx = rt.current()?.handle;
@@ -196,36 +192,30 @@ pub(crate) fn synchronize_device(timeout: Option<i32>) -> Res<()> {
     first.map_or(Ok(()), Err)
 }
 
-/// `aclrtDeviceCanAccessPeer`.
+/// `aclrtDeviceCanAccessPeer`, I `DeviceCanAccessPeer`: the configured
+/// topology (fidelity row PEER-TOPO); the ids and the output were checked
+/// by the layers above.
 pub(crate) fn can_access_peer(out: Out<i32>, dev: i32, peer: i32) -> Res<()> {
-    if out.is_null() {
-        return Err(param("canAccessPeer is NULL"));
-    }
-    let rt = rt();
-    rt.check_device(dev)?;
-    rt.check_device(peer)?;
-    if dev == peer {
-        return Err(param(format!("deviceId and peerDeviceId are both {dev}")));
-    }
-    // The configured topology (fidelity row PEER-TOPO).
-    out.write(i32::from(rt.cfg.peer.allows(dev, peer)));
+    out.write(i32::from(rt().cfg.peer.allows(dev, peer)));
     Ok(())
 }
 
-/// `aclrtDeviceEnablePeerAccess` / `aclrtDeviceDisablePeerAccess`.
-pub(crate) fn peer_access(peer: i32, flags: u32, enable: bool) -> Res<()> {
-    if flags != 0 {
-        return Err(Error::new(
-            ffi::ACL_ERROR_FEATURE_UNSUPPORTED,
-            format!("flags must be 0 (got {flags:#x})"),
-        ));
-    }
+/// A device id the runtime knows (107001 otherwise): the C API's device
+/// id conversions (`rtGetDevicePhyIdByIndex`, `ChgUserDevIdToDeviceId`).
+pub(crate) fn check_id(id: i32) -> Res<()> {
+    rt().check_device(id).map(drop)
+}
+
+/// The calling thread's device (`rtGetDevice`: 107002 without one).
+pub(crate) fn current_device() -> Res<i32> {
+    Ok(rt().current()?.device)
+}
+
+/// `aclrtDeviceEnablePeerAccess` / `aclrtDeviceDisablePeerAccess`, I
+/// `EnableP2P`/`DisableP2P` from device `cur` (the flags, the current
+/// device, the ids were checked by the layers above).
+pub(crate) fn peer_access(cur: i32, peer: i32, enable: bool) -> Res<()> {
     let mut rt = rt();
-    let cur = rt.current()?.device;
-    rt.check_device(peer)?;
-    if cur == peer {
-        return Err(param(format!("peerDeviceId {peer} is the current device")));
-    }
     if enable && !rt.cfg.peer.allows(cur, peer) {
         // The driver refuses; its code is not in the runtime's source
         // (fidelity row PEER-TOPO: unknown, 207000 chosen).

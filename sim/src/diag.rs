@@ -19,6 +19,27 @@ pub(crate) struct Error {
     pub code: i32,
     pub msg: String,
     pub kind: Option<ViolationKind>,
+    /// The handle or address a violation is about (its report names it).
+    pub handle: Option<usize>,
+    /// Whether the failure is stored as the thread's last error
+    /// (`aclrtPeekAtLastError`): decided by the layer that answered.
+    pub stored: Stored,
+}
+
+/// Whether a failure becomes the thread's last error. The real runtime
+/// stores it where its C API returns an error through its error-code
+/// conversion (the handle guard, the argument-checking layer's and the
+/// implementation's failures); the ACL layer's own refusals never reach it,
+/// and a few "special state" answers are returned without it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Stored {
+    /// Not decided by a layer (entry points not yet in the layered rooms):
+    /// by the code (`stores_last_code`).
+    ByCode,
+    /// Answered by the runtime's C API: stored.
+    Yes,
+    /// Answered by the ACL layer, or a special state: not stored.
+    No,
 }
 
 /// The result of an internal operation.
@@ -31,6 +52,8 @@ impl Error {
             code,
             msg: msg.into(),
             kind: None,
+            handle: None,
+            stored: Stored::ByCode,
         }
     }
 
@@ -40,6 +63,36 @@ impl Error {
             code,
             msg: msg.into(),
             kind: Some(kind),
+            handle: None,
+            stored: Stored::ByCode,
+        }
+    }
+
+    /// The same error as the runtime's C API returns it (stored as the
+    /// thread's last error unless a layer below already decided).
+    pub(crate) fn answered_by_runtime(self) -> Error {
+        let stored = match self.stored {
+            Stored::ByCode => Stored::Yes,
+            decided => decided,
+        };
+        Error { stored, ..self }
+    }
+
+    /// The same error as the ACL layer returns it on its own (never stored
+    /// as the thread's last error).
+    pub(crate) fn answered_by_acl(self) -> Error {
+        Error {
+            stored: Stored::No,
+            ..self
+        }
+    }
+
+    /// The same error about `handle` (a context, stream or event handle, a
+    /// memory address, a device id), which the violation's report names.
+    pub(crate) fn on(self, handle: usize) -> Error {
+        Error {
+            handle: Some(handle),
+            ..self
         }
     }
 
@@ -229,6 +282,14 @@ pub(crate) fn never_unwind<R>(fallback: R, f: impl FnOnce() -> R) -> R {
 /// an error into its code, its thread-local message and, for strict checks,
 /// a recorded violation.
 pub(crate) fn call(api: Api, f: impl FnOnce() -> Res<()>) -> i32 {
+    let code = call_inner(api, f);
+    // The reports of violations found during the call, with no lock of the
+    // runtime held.
+    never_unwind((), crate::report::flush);
+    code
+}
+
+fn call_inner(api: Api, f: impl FnOnce() -> Res<()>) -> i32 {
     // Counting, fault injection and the recording of a failure are inside
     // the guard too: nothing of this call unwinds into C.
     never_unwind(ffi::ACL_ERROR_INTERNAL_ERROR, || {
@@ -319,10 +380,17 @@ pub(crate) fn fail(api: Api, e: Error) -> i32 {
             code: e.code,
             kind,
             message: message.clone(),
+            rule: crate::model::rule_name(kind, api.name(), e.code),
+            handle: e.handle,
+            refused: true,
         });
     }
     set_last_error(message);
-    store_last_code(api, e.code);
+    match e.stored {
+        Stored::ByCode => store_last_code(api, e.code),
+        Stored::Yes => store_code(e.code),
+        Stored::No => {}
+    }
     e.code
 }
 
@@ -355,10 +423,14 @@ fn stores_last_code(api: Api, code: i32) -> bool {
 
 fn store_last_code(api: Api, code: i32) {
     if stores_last_code(api, code) {
-        // No destructor: readable even while the thread's locals are being
-        // destroyed; `try_with` all the same (never a panic on a C path).
-        let _ = LAST_CODE.try_with(|c| c.set(code));
+        store_code(code);
     }
+}
+
+fn store_code(code: i32) {
+    // No destructor: readable even while the thread's locals are being
+    // destroyed; `try_with` all the same (never a panic on a C path).
+    let _ = LAST_CODE.try_with(|c| c.set(code));
 }
 
 /// `aclrtPeekAtLastError` (`take == false`) / `aclrtGetLastError` (`true`):
@@ -527,19 +599,20 @@ const MAX_VIOLATIONS: usize = 100_000;
 static VIOLATIONS: Mutex<Vec<Violation>> = Mutex::new(Vec::new());
 static LEAKS: Mutex<Vec<Leak>> = Mutex::new(Vec::new());
 
-/// A named strict rule that [`Strictness::HardwareLike`] relaxes: in
-/// strict mode the error `err` (a violation); in hardware-like mode its
-/// violation is recorded all the same (the message says it was let through)
-/// and the call goes on as the hardware's would (`sim/FIDELITY.md`, rules
-/// STRICT-*).
+/// A named strict rule the hardware lets through: with
+/// [`Strictness::Refuse`] the error `err` (its violation recorded by
+/// [`fail`]); with [`Strictness::Report`] (the default) the violation is
+/// recorded and reported all the same, and the call goes on as the
+/// hardware's would (`sim/FIDELITY.md`, rules STRICT-*).
 ///
-/// [`Strictness::HardwareLike`]: crate::model::Strictness::HardwareLike
+/// [`Strictness::Refuse`]: crate::model::Strictness::Refuse
+/// [`Strictness::Report`]: crate::model::Strictness::Report
 pub(crate) fn strict_rule(
     strictness: crate::model::Strictness,
     function: &'static str,
     err: Error,
 ) -> Res<()> {
-    if strictness == crate::model::Strictness::Strict {
+    if strictness == crate::model::Strictness::Refuse {
         return Err(err);
     }
     if let Some(kind) = err.kind {
@@ -547,18 +620,19 @@ pub(crate) fn strict_rule(
             function,
             code: err.code,
             kind,
-            message: format!(
-                "{function}: {} (let through, as the hardware would: \
-                 ACLRT_SIM_STRICTNESS=hardware)",
-                err.msg
-            ),
+            message: format!("{function}: {}", err.msg),
+            rule: crate::model::rule_name(kind, function, err.code),
+            handle: err.handle,
+            refused: false,
         });
     }
     Ok(())
 }
 
-/// Records a violation.
+/// Records a violation and reports it (once per rule and call on stderr,
+/// see [`crate::report`]).
 pub(crate) fn record_violation(v: Violation) {
+    crate::report::on_violation(&v);
     let mut all = lock(&VIOLATIONS);
     if all.len() < MAX_VIOLATIONS {
         all.push(v);
@@ -567,6 +641,7 @@ pub(crate) fn record_violation(v: Violation) {
 
 /// Records leaks found at finalize.
 pub(crate) fn record_leaks(leaks: Vec<Leak>) {
+    crate::report::on_leaks(&leaks);
     lock(&LEAKS).extend(leaks);
 }
 
@@ -584,4 +659,5 @@ pub(crate) fn leaks() -> Vec<Leak> {
 pub(crate) fn clear_records() {
     lock(&VIOLATIONS).clear();
     lock(&LEAKS).clear();
+    crate::report::clear_sites();
 }

@@ -6,7 +6,7 @@ use std::sync::atomic::AtomicUsize;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Instant;
 
-use crate::diag::{Error, Res, param, rt_param};
+use crate::diag::{Error, Res, rt_param};
 use crate::ffi;
 use crate::model::ViolationKind;
 use crate::prim::Out;
@@ -42,7 +42,8 @@ fn flag_mismatch(msg: String) -> Error {
     )
 }
 
-fn check_with_flag(flag: u32) -> Res<()> {
+/// E `EventCreate`'s flag rules (`aclrtCreateEventWithFlag`).
+pub(crate) fn check_with_flag(flag: u32) -> Res<()> {
     const ALLOWED: u32 = 0x3F;
     if flag == 0 {
         return Err(rt_param(
@@ -64,7 +65,10 @@ fn check_with_flag(flag: u32) -> Res<()> {
     Ok(())
 }
 
-fn check_ex_flag(flag: u32) -> Res<()> {
+/// E `EventCreateEx`'s flag rules (`aclrtCreateEventExWithFlag`): IPC
+/// events only where the chip's feature list has them (910B; fidelity row
+/// EVENT-IPC).
+pub(crate) fn check_ex_flag(flag: u32, soc: crate::model::Soc) -> Res<()> {
     const ALLOWED: u32 = 0xF;
     if flag == 0 {
         return Err(rt_param(
@@ -72,9 +76,12 @@ fn check_ex_flag(flag: u32) -> Res<()> {
         ));
     }
     if flag == ffi::ACL_EVENT_IPC {
+        if soc.ipc_events() {
+            return Ok(());
+        }
         return Err(Error::new(
             ffi::ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
-            "ACL_EVENT_IPC events are not supported by the simulated SoC",
+            format!("ACL_EVENT_IPC events are not supported by the simulated chip ({soc:?})"),
         ));
     }
     if flag & !ALLOWED != 0 {
@@ -86,20 +93,12 @@ fn check_ex_flag(flag: u32) -> Res<()> {
     Ok(())
 }
 
-/// `aclrtCreateEvent*`.
+/// `aclrtCreateEvent*`, I `EventCreate[Ex]` (the flags were checked by
+/// the runtime's argument-checking layer, [`check_with_flag`] /
+/// [`check_ex_flag`]).
 pub(crate) fn create(out: Out<usize>, flag: Option<u32>, api: EventApi) -> Res<()> {
-    if out.is_null() {
-        return Err(param("event is NULL"));
-    }
     let flags = match (api, flag) {
-        (EventApi::WithFlag, Some(f)) => {
-            check_with_flag(f)?;
-            f
-        }
-        (EventApi::Ex, Some(f)) => {
-            check_ex_flag(f)?;
-            f
-        }
+        (EventApi::WithFlag | EventApi::Ex, Some(f)) => f,
         _ => PLAIN_FLAGS,
     };
     device_boot();
@@ -134,18 +133,15 @@ pub(crate) fn create(out: Out<usize>, flag: Option<u32>, api: EventApi) -> Res<(
     Ok(())
 }
 
-/// `aclrtDestroyEvent`.
+/// `aclrtDestroyEvent`, I `EventDestroy` (`h` is not NULL).
 pub(crate) fn destroy(h: usize) -> Res<()> {
-    if h == 0 {
-        return Err(param("event is NULL"));
-    }
     let mut rt = rt();
     let ev = rt.event(h)?.shared.clone();
     let pending = ev.pending();
     if pending > 0 {
         // Strict rule STRICT-EVENT-IN-USE: the real runtime lets the event go
         // and releases it once the tasks are done; hardware-like mode does
-        // that (the queued tasks hold their own reference).
+        // that in report mode, the default (the queued tasks hold their own reference).
         let err = Error::violation(
             ViolationKind::ReleaseWhileInUse,
             ffi::ACL_ERROR_RT_EVENT_NOT_COMPLETE,
@@ -153,7 +149,8 @@ pub(crate) fn destroy(h: usize) -> Res<()> {
                 "event {h:#x} is still used by {pending} queued task(s) (a stream wait or \
                  reset issued on it has not executed yet); synchronize the waiting stream first"
             ),
-        );
+        )
+        .on(h);
         crate::diag::strict_rule(rt.cfg.strictness, "aclrtDestroyEvent", err)?;
     }
     rt.events.remove(&h);
@@ -177,15 +174,35 @@ fn host_may_use(ev: &EventShared, call: &str) -> Res<()> {
     Ok(())
 }
 
-/// `aclrtRecordEvent`.
-pub(crate) fn record(h: usize, stream: usize) -> Res<()> {
-    if h == 0 {
-        return Err(param("event is NULL"));
+/// E's device-only check of a record, reset or wait (`host_may_use`) of
+/// event `h`.
+pub(crate) fn check_host_use(h: usize, call: &str) -> Res<()> {
+    host_may_use(&*lookup(h)?, call)
+}
+
+/// E `StreamWaitEvent`'s event checks: a device-only event 107000, then an
+/// event without a wait task 207000 (before the implementation's context
+/// checks).
+pub(crate) fn check_host_wait(h: usize) -> Res<()> {
+    let ev = lookup(h)?;
+    host_may_use(&ev, "aclrtStreamWaitEvent")?;
+    if !ev.waitable() {
+        return Err(flag_mismatch(format!(
+            "event {h:#x} (flags {:#x}) cannot be waited for: it needs ACL_EVENT_SYNC, \
+             ACL_EVENT_EXTERNAL or ACL_EVENT_IPC (or come from aclrtCreateEvent); \
+             ACL_EVENT_TIME_LINE and ACL_EVENT_CAPTURE_STREAM_PROGRESS events are not waitable",
+            ev.flags
+        )));
     }
+    Ok(())
+}
+
+/// `aclrtRecordEvent`, I `EventRecord` (the handles and the device-only
+/// flag were checked by the layers above).
+pub(crate) fn record(h: usize, stream: usize) -> Res<()> {
     let (ev, sh) = {
         let rt = rt();
         let ev = rt.event(h)?.shared.clone();
-        host_may_use(&ev, "aclrtRecordEvent")?;
         let (_, st) = rt.stream_in_current(stream)?;
         let sh = st.shared.clone();
         if ev.device != sh.device {
@@ -236,15 +253,11 @@ pub(crate) fn record(h: usize, stream: usize) -> Res<()> {
     Ok(())
 }
 
-/// `aclrtResetEvent`.
+/// `aclrtResetEvent`, I `EventReset`.
 pub(crate) fn reset(h: usize, stream: usize) -> Res<()> {
-    if h == 0 {
-        return Err(param("event is NULL"));
-    }
     let (ev, sh) = {
         let rt = rt();
         let ev = rt.event(h)?.shared.clone();
-        host_may_use(&ev, "aclrtResetEvent")?;
         let (_, st) = rt.stream_in_current(stream)?;
         (ev, st.shared.clone())
     };
@@ -279,15 +292,12 @@ pub(crate) fn reset(h: usize, stream: usize) -> Res<()> {
     Ok(())
 }
 
-/// `aclrtStreamWaitEvent`.
+/// `aclrtStreamWaitEvent`, I `StreamWaitEvent` (the event's flags were
+/// checked by [`check_host_wait`]).
 pub(crate) fn stream_wait(stream: usize, h: usize) -> Res<()> {
-    if h == 0 {
-        return Err(param("event is NULL"));
-    }
     let (ev, sh, timeout) = {
         let rt = rt();
         let ev = rt.event(h)?.shared.clone();
-        host_may_use(&ev, "aclrtStreamWaitEvent")?;
         let (_, st) = rt.stream_in_current(stream)?;
         let sh = st.shared.clone();
         if ev.device != sh.device {
@@ -303,14 +313,6 @@ pub(crate) fn stream_wait(stream: usize, h: usize) -> Res<()> {
         }
         (ev, sh, rt.op_wait_timeout)
     };
-    if !ev.waitable() {
-        return Err(flag_mismatch(format!(
-            "event {h:#x} (flags {:#x}) cannot be waited for: it needs ACL_EVENT_SYNC, \
-             ACL_EVENT_EXTERNAL or ACL_EVENT_IPC (or come from aclrtCreateEvent); \
-             ACL_EVENT_TIME_LINE and ACL_EVENT_CAPTURE_STREAM_PROGRESS events are not waitable",
-            ev.flags
-        )));
-    }
     let Some(rec) = ev.record_point() else {
         // Never recorded (or reset): nothing to wait for.
         return Ok(());
@@ -334,18 +336,13 @@ pub(crate) fn stream_wait(stream: usize, h: usize) -> Res<()> {
 }
 
 fn lookup(h: usize) -> Res<Arc<EventShared>> {
-    if h == 0 {
-        return Err(param("event is NULL"));
-    }
     Ok(rt().event(h)?.shared.clone())
 }
 
-/// `aclrtQueryEventStatus` (COMPLETE = 1, NOT_READY = 0).
-pub(crate) fn query_status(h: usize, out: Out<u32>) -> Res<()> {
+/// `aclrtQueryEventStatus`, E `EventQueryStatus` + I: whether the event is
+/// recorded (complete).
+pub(crate) fn query_status(h: usize) -> Res<bool> {
     let ev = lookup(h)?;
-    if out.is_null() {
-        return Err(param("status is NULL"));
-    }
     // The runtime layer refuses external events here (fidelity row
     // EVENT-QS-2).
     if ev.flags & ffi::ACL_EVENT_EXTERNAL != 0 {
@@ -354,17 +351,11 @@ pub(crate) fn query_status(h: usize, out: Out<u32>) -> Res<()> {
             format!("event {h:#x} is external; aclrtQueryEventStatus is not supported for it",),
         ));
     }
-    let complete = match ev.state() {
+    Ok(match ev.state() {
         EvState::Complete => true,
         EvState::Pending => false,
         EvState::Unrecorded => ev.api == EventApi::Ex,
-    };
-    out.write(if complete {
-        ffi::ACL_EVENT_RECORDED_STATUS_COMPLETE
-    } else {
-        ffi::ACL_EVENT_RECORDED_STATUS_NOT_READY
-    });
-    Ok(())
+    })
 }
 
 fn not_for_ex(ev: &EventShared, what: &str) -> Res<()> {
@@ -387,43 +378,29 @@ fn not_for_ex(ev: &EventShared, what: &str) -> Res<()> {
     Ok(())
 }
 
-/// `aclrtQueryEvent` (deprecated; COMPLETE = 0, NOT_READY = 1).
-pub(crate) fn query(h: usize, out: Out<u32>) -> Res<()> {
+/// `aclrtQueryEvent` (deprecated), E `EventQuery` + I: whether the event is
+/// complete.
+pub(crate) fn query(h: usize) -> Res<bool> {
     let ev = lookup(h)?;
-    if out.is_null() {
-        return Err(param("status is NULL"));
-    }
     not_for_ex(&ev, "aclrtQueryEvent")?;
     // Only a record still in flight reads NOT_READY: an event never
     // recorded (or reset) is complete (fidelity row EVENT-Q-1).
-    out.write(if ev.state() == EvState::Pending {
-        ffi::ACL_EVENT_STATUS_NOT_READY
-    } else {
-        ffi::ACL_EVENT_STATUS_COMPLETE
-    });
-    Ok(())
+    Ok(ev.state() != EvState::Pending)
 }
 
 /// `aclrtQueryEventWaitStatus` (COMPLETE = 0, NOT_READY = 1): whether every
 /// wait task issued on the event (`aclrtStreamWaitEvent`) has executed;
 /// COMPLETE when none was issued (F.7).
-pub(crate) fn query_wait_status(h: usize, out: Out<u32>) -> Res<()> {
+pub(crate) fn query_wait_status(h: usize) -> Res<bool> {
     let ev = lookup(h)?;
-    if out.is_null() {
-        return Err(param("status is NULL"));
-    }
     not_for_ex(&ev, "aclrtQueryEventWaitStatus")?;
-    out.write(if ev.pending_waits() == 0 {
-        ffi::ACL_EVENT_WAIT_STATUS_COMPLETE
-    } else {
-        ffi::ACL_EVENT_WAIT_STATUS_NOT_READY
-    });
-    Ok(())
+    Ok(ev.pending_waits() == 0)
 }
 
-/// `aclrtSynchronizeEvent[WithTimeout]`.
-pub(crate) fn synchronize(h: usize, timeout: Option<i32>) -> Res<()> {
-    let deadline = rt::deadline_of(timeout)?;
+/// `aclrtSynchronizeEvent[WithTimeout]`, E `EventSynchronize` (external
+/// events) + I, waiting until `deadline` (from `timeout`, which the
+/// message names).
+pub(crate) fn synchronize(h: usize, deadline: Option<Instant>, timeout: Option<i32>) -> Res<()> {
     let ev = lookup(h)?;
     if ev.flags & (ffi::ACL_EVENT_EXTERNAL | ffi::ACL_EVENT_DEVICE_USE_ONLY) != 0 {
         return Err(Error::new(
@@ -478,12 +455,6 @@ pub(crate) fn synchronize(h: usize, timeout: Option<i32>) -> Res<()> {
 
 /// `aclrtEventElapsedTime`.
 pub(crate) fn elapsed(out: Out<f32>, start: usize, end: usize) -> Res<()> {
-    if out.is_null() {
-        return Err(param("ms is NULL"));
-    }
-    if start == 0 || end == 0 {
-        return Err(param("startEvent and endEvent must not be NULL"));
-    }
     let (a, b) = {
         let rt = rt();
         (
@@ -570,9 +541,6 @@ fn no_time_line(ev: &EventShared) -> Error {
 /// the simulated device booted (F.6).
 pub(crate) fn timestamp(h: usize, out: Out<u64>) -> Res<()> {
     let ev = lookup(h)?;
-    if out.is_null() {
-        return Err(param("timestamp is NULL"));
-    }
     if ev.flags & (ffi::ACL_EVENT_EXTERNAL | ffi::ACL_EVENT_IPC) != 0 {
         return Err(Error::new(
             ffi::ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
@@ -609,11 +577,8 @@ pub(crate) fn timestamp(h: usize, out: Out<u64>) -> Res<()> {
     Ok(())
 }
 
-/// `aclrtGetEventAvailNum`.
+/// `aclrtGetEventAvailNum`, I.
 pub(crate) fn available(out: Out<u32>) -> Res<()> {
-    if out.is_null() {
-        return Err(param("eventCount is NULL"));
-    }
     let rt = rt();
     let device = rt.current()?.device;
     let used = rt.device(device)?.events;

@@ -18,23 +18,32 @@ use crate::diag::{Error, Res};
 use crate::ffi;
 use crate::rt::rt;
 
-/// `aclrtSetStreamFailureMode`.
-pub(crate) fn set_failure_mode(stream: usize, mode: u64) -> Res<()> {
+/// E `StreamSetMode`: NULL is the default stream only with the chip's
+/// control submission queue (107000), a DEVICE_USE_ONLY stream 207000;
+/// both before the implementation's context check.
+pub(crate) fn check_set_mode(stream: usize) -> Res<()> {
     let rt = rt();
     crate::stream::null_stream_needs_control_sq(&rt, stream, "aclrtSetStreamFailureMode")?;
-    let (_, st) = rt.stream_in_current(stream)?;
-    let sh = st.shared.clone();
-    drop(rt);
-    if sh.flags & ffi::ACL_STREAM_DEVICE_USE_ONLY != 0 {
+    let st = rt.stream(stream)?;
+    if st.shared.flags & ffi::ACL_STREAM_DEVICE_USE_ONLY != 0 {
         return Err(Error::new(
             ffi::ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
             format!(
                 "stream {:#x} was created with ACL_STREAM_DEVICE_USE_ONLY; its failure mode \
                  cannot be set",
-                sh.handle
+                st.handle
             ),
         ));
     }
+    Ok(())
+}
+
+/// `aclrtSetStreamFailureMode`, I `StreamSetMode` (after [`check_set_mode`]).
+pub(crate) fn set_failure_mode(stream: usize, mode: u64) -> Res<()> {
+    let rt = rt();
+    let (_, st) = rt.stream_in_current(stream)?;
+    let sh = st.shared.clone();
+    drop(rt);
     let Some(latch) = sh.fail.get() else {
         return Err(Error::new(
             ffi::ACL_ERROR_RT_INTERNAL_ERROR,

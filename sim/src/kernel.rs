@@ -153,6 +153,9 @@ impl KernelArgs {
             code: KERNEL_FAULT_CODE,
             kind: ViolationKind::KernelBadAccess,
             message: message.clone(),
+            rule: crate::model::rule_name(ViolationKind::KernelBadAccess, self.api, 0),
+            handle: None,
+            refused: false,
         });
         KernelError(message)
     }
@@ -478,6 +481,12 @@ pub(crate) fn get_function(bin: usize, name: Option<&str>) -> Res<usize> {
 /// A function handle's kernel, name and pending counter. The kernel is
 /// looked up by name in the registry once per [`register_kernel`] (cached
 /// in the handle), so a re-registered kernel is seen by the next launch.
+/// The C API's handle guard of a function handle (107017 for a stale or
+/// foreign one).
+pub(crate) fn guard_func(func: usize) -> Res<()> {
+    lookup_func(func).map(drop)
+}
+
 fn lookup_func(func: usize) -> Res<(Arc<KernelFn>, Arc<str>, Arc<AtomicUsize>)> {
     with_tables(|t| {
         let f = match t.funcs.get(&func) {
@@ -570,7 +579,7 @@ fn enqueue(
     Ok(())
 }
 
-/// `aclrtLaunchKernel`: `args` is a device address of `size` bytes of 8-byte
+/// `aclrtLaunchKernel`, E `LaunchKernel` + I: `args` is a device address of `size` bytes of 8-byte
 /// slots, read when the kernel runs.
 pub(crate) fn launch(
     func: usize,
@@ -580,8 +589,8 @@ pub(crate) fn launch(
     stream: usize,
 ) -> Res<()> {
     const API: &str = "aclrtLaunchKernel";
-    require(func != 0, || "funcHandle is NULL".into())?;
-    require(args != 0, || "argsData is NULL".into())?;
+    // The ACL layer's NULL checks and the handle guard were made above
+    // (`acl_layer::launch_kernel`, `rt_api::launch_kernel`); E's from here.
     if num_blocks == 0 {
         return Err(rt_param("numBlocks is 0"));
     }
@@ -874,6 +883,15 @@ pub(crate) fn launch_with_config(
     require(func != 0, || "funcHandle is NULL".into())?;
     require(num_blocks != 0, || "numBlocks is 0".into())?;
     require(reserve_null, || "reserve must be NULL".into())?;
+    require(args != 0, || "argsHandle is NULL".into())?;
+    // The C API's handle guard (`rtsLaunchKernelWithConfig`): the function,
+    // the argument list, the stream, before the configuration's checks
+    // (fidelity row HANDLE-FIRST).
+    guard_func(func)?;
+    with_args(args, |_| Ok(()))?;
+    if stream != 0 {
+        rt().stream(stream)?;
+    }
     check_cfg(cfg)?;
     let (bytes, slots, placeholders) = with_args(args, |st| {
         if !st.finalized {

@@ -135,26 +135,33 @@
 //!
 //! ## Strict checks
 //!
-//! Each check rejects the call (the runtime state is left unchanged, except
-//! for `aclFinalize`, which still tears everything down), returns the code
-//! below, records a [`Violation`] of the kind below, and leaves the message
-//! for `aclGetRecentErrMsg`. Codes marked *(choice)* are this simulator's
-//! picks where the real runtime documents none.
+//! Each check records a [`Violation`] of the kind below, named by its rule
+//! ([`Violation::rule`]), reported once per rule and call on stderr and in
+//! the summary at process exit (a checker's manners: see [`Strictness`],
+//! [`ReportOutput`], `ACLRT_SIM_ERROR_EXITCODE`). The rules the hardware
+//! lets through (marked **report** below) answer as the hardware does by
+//! default ([`Strictness::Report`]) and refuse with the code below only
+//! with [`Strictness::Refuse`]. Every other check rejects the call in both
+//! settings (the runtime state is left unchanged), returns the code below
+//! and leaves the message for `aclGetRecentErrMsg`: the hardware refuses it
+//! too, or its answer is memory corruption, a hang or a driver code nobody
+//! knows. Codes marked *(choice)* are this simulator's picks where the real
+//! runtime documents none.
 //!
 //! | strict check | code | [`ViolationKind`] |
 //! | --- | --- | --- |
 //! | a copy or memset reaches past its allocation (bound: the *requested* size, not the padding), or application memory runs into runtime memory | 107000 `ACL_ERROR_RT_PARAM_INVALID` | `OutOfBounds` |
-//! | a memcpy kind contradicts where the memory lies (host run mode; e.g. H2D from device memory, D2D from pinned host memory; rule STRICT-KIND, which [`Strictness::HardwareLike`] relaxes: the copy goes on with the kind the real runtime corrects to, or its 107000), or a memset of pageable application memory (undefined on the real runtime) | 107016 `ACL_ERROR_RT_INVALID_MEMORY_TYPE` *(choice)* | `KindMismatch` |
+//! | a memcpy kind contradicts where the memory lies (host run mode; e.g. H2D from device memory, D2D from pinned host memory; rule STRICT-KIND, **report**: the copy goes on with the kind the real runtime corrects to, or its 107000), or a memset of pageable application memory (undefined on the real runtime) | 107016 `ACL_ERROR_RT_INVALID_MEMORY_TYPE` *(choice)* | `KindMismatch` |
 //! | freeing memory that is already freed (still in the quarantine), or that a runtime teardown quarantined | 207002 `ACL_ERROR_RT_MEMORY_FREE` *(choice)* | `DoubleFree` |
 //! | freeing memory the runtime did not allocate, an interior pointer, or with the wrong function (`aclrtFree` on `aclrtMallocHost` memory or vice versa) | 107000 (documented for `aclrtFreeHost`) | `ForeignFree` |
 //! | a copy or memset through a pointer into freed memory (or memory quarantined by a teardown) | 107000 | `UseAfterFree` |
-//! | a destroyed context, stream or event handle (contexts: 107002 `ACL_ERROR_RT_CONTEXT_NULL` from `aclrtSetCurrentContext` and `aclrtDestroyContext`, as the real runtime, which looks contexts up in a set) | 107017 `ACL_ERROR_RT_INVALID_HANDLE` | `UseAfterFree` |
-//! | freeing memory a queued or running task (or a concurrent copy) still uses (rule STRICT-FREE-IN-USE; [`Strictness::HardwareLike`] frees at once, as the real `aclrtFree` does: the task keeps the block, now quarantined, until it ends) | 507004 `ACL_ERROR_RT_STREAM_NOT_COMPLETE` *(choice)* | `ReleaseWhileInUse` |
-//! | destroying an event a queued `aclrtStreamWaitEvent`/`aclrtResetEvent` task still depends on (rule STRICT-EVENT-IN-USE; [`Strictness::HardwareLike`] destroys it, as documented for the real runtime, and the queued tasks finish) | 507006 `ACL_ERROR_RT_EVENT_NOT_COMPLETE` *(choice)* | `ReleaseWhileInUse` |
+//! | a destroyed context, stream or event handle (contexts, looked up in a set as the real runtime does: 107000 from `aclrtSetCurrentContext`, whose argument check refuses an untracked context, 107002 `ACL_ERROR_RT_CONTEXT_NULL` from `aclrtDestroyContext`) | 107017 `ACL_ERROR_RT_INVALID_HANDLE` | `UseAfterFree` |
+//! | freeing memory a queued or running task (or a concurrent copy) still uses (rule STRICT-FREE-IN-USE, **report**: freed at once, as the real `aclrtFree` does: the task keeps the block, now quarantined, until it ends) | 507004 `ACL_ERROR_RT_STREAM_NOT_COMPLETE` *(choice)* | `ReleaseWhileInUse` |
+//! | destroying an event a queued `aclrtStreamWaitEvent`/`aclrtResetEvent` task still depends on (rule STRICT-EVENT-IN-USE, **report**: destroyed, as documented for the real runtime, and the queued tasks finish) | 507006 `ACL_ERROR_RT_EVENT_NOT_COMPLETE` *(choice)* | `ReleaseWhileInUse` |
 //! | `aclrtDestroyStreamForce` on a stream whose unfinished tasks other streams' queued waits depend on | 507004 *(choice)* | `ReleaseWhileInUse` |
-//! | destroying a context whose explicit streams, events or memory are alive (rule STRICT-CTX-LIVE; [`Strictness::HardwareLike`] destroys it with its streams, waiting for their queued work, and leaves its events and memory usable until released, as the real runtime does) | 507007 `ACL_ERROR_RT_CONTEXT_RELEASE_ERROR` *(choice)* | `ReleaseWithLiveChildren` |
-//! | the last `aclrtResetDevice` (or `aclrtResetDeviceForce`) while explicit contexts, streams, events or memory of the device are alive (rule STRICT-RESET-LIVE; [`Strictness::HardwareLike`] releases the default context with every stream made in it, waiting for their tasks, as the real runtime does, and leaves the rest until released) | 507007 *(choice)* | `ResetWithLiveResources` |
-//! | `aclFinalize` (or the last `aclFinalizeReference`) with anything alive: tears down anyway, plus one [`Leak`] per resource (rule STRICT-FINALIZE-LIVE; [`Strictness::HardwareLike`] returns success, as the real teardown does, and still records both) | 507007 | `FinalizeWithLiveResources` |
+//! | destroying a context whose explicit streams, events or memory are alive (rule STRICT-CTX-LIVE, **report**: destroyed with its streams, waiting for their queued work, and leaves its events and memory usable until released, as the real runtime does) | 507007 `ACL_ERROR_RT_CONTEXT_RELEASE_ERROR` *(choice)* | `ReleaseWithLiveChildren` |
+//! | the last `aclrtResetDevice` (or `aclrtResetDeviceForce`) while explicit contexts, streams, events or memory of the device are alive (rule STRICT-RESET-LIVE, **report**: releases the default context with every stream made in it, waiting for their tasks, as the real runtime does, and leaves the rest until released) | 507007 *(choice)* | `ResetWithLiveResources` |
+//! | `aclFinalize` (or the last `aclFinalizeReference`) with anything alive: tears down anyway, plus one [`Leak`] per resource (rule STRICT-FINALIZE-LIVE, **report**: success, as the real teardown does, both still recorded) | 507007 with [`Strictness::Refuse`] | `FinalizeWithLiveResources` |
 //! | a stream of another context than the current one (not for `aclrtSynchronizeStream`, which switches temporarily), or an event of another device than the stream | 107003 `ACL_ERROR_RT_STREAM_CONTEXT` | `WrongContext` |
 //! | device memory of another device than the current one without `aclrtDeviceEnablePeerAccess(current -> that device)` | 207006 `ACL_ERROR_RT_NO_PERMISSION` *(choice)* | `CrossDeviceWithoutPeerAccess` |
 //! | a handle the runtime never created, or a handle of another kind (an event passed as a stream) | 107017 | `InvalidHandle` |
@@ -297,16 +304,19 @@
 //!   size. Host-mode `aclrtMallocHost` memory is charged to no device; in
 //!   device run mode it is device memory of the current device. Memory,
 //!   streams and events belong to the context current at creation. Unknown
-//!   `aclrtMalloc` policies are accepted; `aclrtMallocCached` accepts only
-//!   HUGE_FIRST, HUGE_ONLY, NORMAL_ONLY and HUGE1G_ONLY (100000 otherwise).
+//!   `aclrtMalloc` policies are accepted; `aclrtMallocCached` takes the page
+//!   policy of HUGE_FIRST, HUGE_ONLY, NORMAL_ONLY and HUGE1G_ONLY and the
+//!   default flags for any other value (the P2P ones included).
 //!   `aclrtGetMemInfo` answers per attribute as the chip's memory
 //!   ([`Soc::device_memory`]): the 910B has HBM (the DDR attributes answer
 //!   0 and 0), the 310P DDR (HBM attributes read as DDR, the 1 GiB huge page
 //!   attributes answer 0 and 0); huge and normal pages share one pool
 //!   (100000 beyond `0..=17`).
 //! * **Copies**: check order is `count == 0` → success (even with NULL), NULL
-//!   → 100000, kind outside `0..=5` → 100000, `count > destMax` → 107000, no
-//!   current context → 107002, stream checks, then the strict checks (bounds,
+//!   → 100000, kind outside `0..=5` → 100000 (the ACL layer), a stale
+//!   stream handle → 107017 (async; the runtime's handle guard),
+//!   `count > destMax` → 107000, no current context → 107002, the other
+//!   stream checks, then the strict checks (bounds,
 //!   use after free, kind, peer). The kind is checked against the memory
 //!   although the docs call it reserved. `dst == src` is validated, then
 //!   skipped. `maxCount`/`destMax` larger than the allocation is accepted
@@ -347,8 +357,9 @@
 //!   `aclrtStreamQuery` answers for a stream of any context (a current
 //!   context is required, 107002), as the real runtime does.
 //!   Destroying a subscribed stream unsubscribes it.
-//! * **Events**: at most 65536 per device (207007). IPC events are not
-//!   supported (207000). `aclrtResetEvent` on anything but an
+//! * **Events**: at most 65536 per device (207007). IPC events
+//!   (`aclrtCreateEventExWithFlag(ACL_EVENT_IPC)`) exist on the 910B profile
+//!   only (207000 on the 310P, whose chip configuration lacks them). `aclrtResetEvent` on anything but an
 //!   `aclrtCreateEventWithFlag(ACL_EVENT_SYNC…)` event returns 207000 (also
 //!   for plain events, where the real behaviour is undefined); it takes
 //!   effect when it executes on its stream, unless the event was re-recorded
@@ -369,7 +380,11 @@
 //!   and IPC events. Destroying an
 //!   event with a pending *record* is allowed (documented); only pending waits
 //!   or resets make it a violation.
-//! * **Synchronisation**: a record on an idle stream completes at once (no
+//! * **Synchronisation**: `aclrtSynchronizeStream[WithTimeout]` needs a
+//!   current context on the calling thread (107002 otherwise, as the real
+//!   runtime's implementation checks; persistent, device-only and
+//!   CPU-scheduled streams return before that check) and waits for a stream
+//!   of any context. A record on an idle stream completes at once (no
 //!   task is queued; it still counts for `inject_task_fault` and appears in
 //!   the trace). A wait that outlives `aclrtSetOpWaitTimeout` faults with
 //!   107020 `ACL_ERROR_RT_TASK_TIMEOUT`, reported at the next
@@ -542,6 +557,7 @@
 pub mod control;
 pub use control::*;
 
+mod acl_layer;
 mod base_types;
 mod callback;
 mod context;
@@ -565,7 +581,9 @@ mod prim;
 mod profile;
 #[allow(unsafe_code)]
 mod raw;
+mod report;
 mod rt;
+mod rt_api;
 mod stream;
 mod sync;
 pub mod trace;

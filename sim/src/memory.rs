@@ -55,20 +55,10 @@ pub(crate) fn malloc(
     };
     require(!out.is_null(), || format!("{what} is NULL"))?;
     require(size != 0, || "size must not be 0".to_owned())?;
-    if f == MallocFn::Cached
-        && !matches!(
-            policy,
-            ffi::ACL_MEM_MALLOC_HUGE_FIRST
-                | ffi::ACL_MEM_MALLOC_HUGE_ONLY
-                | ffi::ACL_MEM_MALLOC_NORMAL_ONLY
-                | ffi::ACL_MEM_MALLOC_HUGE1G_ONLY
-        )
-    {
-        return Err(param(format!(
-            "policy {policy:#x} is not accepted by aclrtMallocCached (HUGE_FIRST, HUGE_ONLY, \
-             NORMAL_ONLY or HUGE1G_ONLY)"
-        )));
-    }
+    // `aclrtMallocCached` maps HUGE_FIRST, HUGE_ONLY, NORMAL_ONLY and
+    // HUGE1G_ONLY to their page policies and every other value (the P2P
+    // policies, unknown numbers) to the default flags: it allocates either
+    // way (ACL `memory.cpp` `aclrtMallocCachedImpl`; fidelity row MEM-11).
     let Some(padded) = padded_size(size, f, policy) else {
         return Err(param(format!("size {size} overflows when padded")));
     };
@@ -168,7 +158,7 @@ pub(crate) fn free(addr: usize, kind: AllocKind, dev_sync: bool) -> Res<()> {
     let holders = Arc::strong_count(&a.block) - 1;
     if holders > 0 {
         // Strict rule STRICT-FREE-IN-USE: the real runtime frees at once;
-        // hardware-like mode does too (the tasks keep the block alive until
+        // report mode (the default) does too (the tasks keep the block alive until
         // they are done, so they touch quarantined memory, never freed memory).
         let err = Error::violation(
             ViolationKind::ReleaseWhileInUse,
@@ -178,7 +168,8 @@ pub(crate) fn free(addr: usize, kind: AllocKind, dev_sync: bool) -> Res<()> {
                  task(s); synchronize the stream before releasing it",
                 a.size
             ),
-        );
+        )
+        .on(addr);
         let function = match (kind, dev_sync) {
             (AllocKind::Host, false) => "aclrtFreeHost",
             (AllocKind::Host, true) => "aclrtFreeHostWithDevSync",
@@ -199,7 +190,7 @@ pub(crate) fn free(addr: usize, kind: AllocKind, dev_sync: bool) -> Res<()> {
 
 /// A memcpy kind.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Kind {
+pub(crate) enum Kind {
     H2H,
     H2D,
     D2H,
@@ -235,7 +226,7 @@ impl Kind {
     }
 }
 
-fn kind_1d(kind: u32) -> Res<Kind> {
+pub(crate) fn kind_1d(kind: u32) -> Res<Kind> {
     Ok(match kind {
         ffi::ACL_MEMCPY_HOST_TO_HOST => Kind::H2H,
         ffi::ACL_MEMCPY_HOST_TO_DEVICE => Kind::H2D,
@@ -270,10 +261,10 @@ fn kind_2d(kind: u32) -> Res<Kind> {
 /// The kind rule (strict rule STRICT-KIND): in host run mode the kind must
 /// match where the memory lies; in device run mode every kind is accepted.
 /// The real runtime instead corrects the kind of an asynchronous copy from
-/// the pointers ([`resolve`]); with [`Strictness::HardwareLike`] the
-/// mismatch is recorded and the copy goes on with the corrected kind.
+/// the pointers ([`resolve`]); with [`Strictness::Report`] (the default)
+/// the mismatch is recorded and the copy goes on with the corrected kind.
 ///
-/// [`Strictness::HardwareLike`]: crate::model::Strictness::HardwareLike
+/// [`Strictness::Report`]: crate::model::Strictness::Report
 fn check_kind(rt: &Runtime, call: &'static str, kind: Kind, dst: &Access, src: &Access) -> Res<()> {
     match kind_mismatch(rt.cfg.run_mode, kind, dst, src) {
         Ok(()) => Ok(()),
@@ -402,7 +393,7 @@ fn check_peer(rt: &Runtime, cur: i32, accesses: &[(&str, &Access)]) -> Res<()> {
     Ok(())
 }
 
-fn check_count(count: usize, dest_max: usize) -> Res<()> {
+pub(crate) fn check_count(count: usize, dest_max: usize) -> Res<()> {
     if count > dest_max {
         return Err(rt_param(format!(
             "count {count} exceeds destMax {dest_max}"
@@ -445,7 +436,7 @@ pub(crate) fn memcpy(
 }
 
 /// Validates and queues an async copy; `two_d` carries the 2-D geometry.
-fn queue_copy(
+pub(crate) fn queue_copy(
     stream: usize,
     kind: Kind,
     dst: (UserMem, usize),
@@ -533,25 +524,6 @@ fn h2h_async() -> Error {
     )
 }
 
-/// `aclrtMemcpyAsync`.
-pub(crate) fn memcpy_async(
-    dst: UserMem,
-    dest_max: usize,
-    src: UserMem,
-    count: usize,
-    kind: u32,
-    stream: usize,
-) -> Res<()> {
-    if count == 0 {
-        return Ok(());
-    }
-    require(!dst.is_null(), || "dst is NULL".to_owned())?;
-    require(!src.is_null(), || "src is NULL".to_owned())?;
-    let kind = kind_1d(kind)?;
-    check_count(count, dest_max)?;
-    queue_copy(stream, kind, (dst, count), (src, count), None)
-}
-
 /// Async limits of 2-D copies.
 const MAX_2D_WIDTH: usize = 5_000_000;
 const MAX_2D_HEIGHT: usize = 5_242_880;
@@ -571,6 +543,21 @@ pub(crate) fn memcpy_2d(
     if width == 0 || height == 0 {
         return Ok(());
     }
+    let kind = check_2d_args(&dst, dpitch, &src, spitch, width, kind)?;
+    copy_2d_checked(dst, dpitch, src, spitch, width, height, kind, stream)
+}
+
+/// The ACL layer's checks of a 2-D copy (`CheckMemcpy2dParam`): NULL
+/// pointers, a width above a pitch, a kind the 2-D copies do not take
+/// (100000); the kind.
+pub(crate) fn check_2d_args(
+    dst: &UserMem,
+    dpitch: usize,
+    src: &UserMem,
+    spitch: usize,
+    width: usize,
+    kind: u32,
+) -> Res<Kind> {
     require(!dst.is_null(), || "dst is NULL".to_owned())?;
     require(!src.is_null(), || "src is NULL".to_owned())?;
     require(width <= spitch, || {
@@ -579,7 +566,24 @@ pub(crate) fn memcpy_2d(
     require(width <= dpitch, || {
         format!("width {width} exceeds dpitch {dpitch}")
     })?;
-    let kind = kind_2d(kind)?;
+    kind_2d(kind)
+}
+
+/// A 2-D copy after the ACL layer's checks: the runtime's (E
+/// `MemCopy2DSync`/`MemCopy2DAsync`: the control queue for a NULL stream,
+/// the limits, the directions), then the copy (queued on `stream`, or done
+/// now).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn copy_2d_checked(
+    dst: UserMem,
+    dpitch: usize,
+    src: UserMem,
+    spitch: usize,
+    width: usize,
+    height: usize,
+    kind: Kind,
+    stream: Option<usize>,
+) -> Res<()> {
     if let Some(h) = stream {
         crate::stream::null_stream_needs_control_sq(&rt(), h, "aclrtMemcpy2dAsync")?;
     }

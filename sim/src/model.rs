@@ -51,21 +51,46 @@ impl Soc {
     pub fn stream_abort(self) -> bool {
         self == Soc::Ascend910B
     }
+    /// `ACL_EVENT_IPC` events can be created (the chip configuration's IPC
+    /// event feature: 910B, not the inference series).
+    pub fn ipc_events(self) -> bool {
+        self == Soc::Ascend910B
+    }
 }
 
-/// How the simulator answers where it is stricter than the hardware on
-/// purpose (`ACLRT_SIM_STRICTNESS`; the named rules of `sim/FIDELITY.md`).
+/// What the simulator does where a named rule of `sim/FIDELITY.md` finds a
+/// misuse that the hardware lets through (`ACLRT_SIM_STRICTNESS`).
+///
+/// The manners of the checking tools users already trust (valgrind's
+/// memcheck, compute-sanitizer): a checker must not change the program's
+/// path. By default ([`Strictness::Report`]) every call answers exactly as
+/// the hardware does; the misuse is recorded where it happens (a
+/// [`Violation`] with the rule's name, the C call and the handle, in
+/// [`audit`](crate::audit)), reported once per rule and call on stderr, and
+/// summed up at process exit (`ACLRT_SIM_ERROR_EXITCODE=N` then makes the
+/// exit status `N`, as valgrind's `--error-exitcode`). Refusing at the call
+/// is the explicit setting [`Strictness::Refuse`].
+///
+/// Rules whose hardware answer is memory corruption, a hang or an unknown
+/// driver code (STRICT-BOUNDS, STRICT-UAF-MEM, STRICT-DOUBLE-FREE,
+/// STRICT-FOREIGN-FREE, STRICT-MEMSET-PAGEABLE, STRICT-PEER,
+/// STRICT-FORCE-DESTROY-DEPENDED, STRICT-UNLOAD-BUSY, STRICT-SELF-WAIT)
+/// refuse in both settings: the simulator cannot answer like the hardware
+/// without corrupting its own memory or hanging. They are reported all the
+/// same.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Strictness {
-    /// Refuse the call with the rule's code and record a [`Violation`]
-    /// (default).
+    /// Answer as the hardware does and record (and report) the
+    /// [`Violation`], so an existing program runs unchanged and the audit,
+    /// stderr and the exit status show what would be a bug (default;
+    /// `ACLRT_SIM_STRICTNESS=report`, alias `hardware`).
     #[default]
-    Strict,
-    /// Answer as the hardware does (for the switchable rules) and still
-    /// record the [`Violation`], so an existing program runs unchanged and
-    /// the audit shows what would be a bug.
-    HardwareLike,
+    Report,
+    /// Refuse the call with the rule's code and record the [`Violation`]
+    /// (`ACLRT_SIM_STRICTNESS=refuse`, alias `strict`): the misuse fails at
+    /// the call that made it.
+    Refuse,
 }
 
 /// Which ordered device pairs `aclrtDeviceCanAccessPeer` reports as able to
@@ -127,8 +152,9 @@ pub struct SimConfig {
     pub task_delay: Duration,
     /// The simulated chip (`ACLRT_SIM_SOC` = `910b` | `310p`, default 910B).
     pub soc: Soc,
-    /// Strict rules or hardware-like answers (`ACLRT_SIM_STRICTNESS` =
-    /// `strict` | `hardware`, default strict).
+    /// Report the named rules' misuses and answer as the hardware does, or
+    /// refuse them (`ACLRT_SIM_STRICTNESS` = `report` | `refuse`, default
+    /// report; see [`Strictness`]).
     pub strictness: Strictness,
     /// Peer-access topology (`ACLRT_SIM_PEER` = `all` | `none` | `0-1,2-3`,
     /// default all).
@@ -145,7 +171,7 @@ impl Default for SimConfig {
             trace_path: None,
             task_delay: Duration::ZERO,
             soc: Soc::Ascend910B,
-            strictness: Strictness::Strict,
+            strictness: Strictness::Report,
             peer: PeerTopology::All,
         }
     }
@@ -162,7 +188,7 @@ impl SimConfig {
     /// | `ACLRT_SIM_TRACE` | path of the Chrome-trace JSON written at finalize |
     /// | `ACLRT_SIM_TASK_DELAY` | delay before every task: `250us`, `2ms`, `1s`, `100ns`, or a plain number of microseconds |
     /// | `ACLRT_SIM_SOC` | `910b` or `310p` ([`Soc`]) |
-    /// | `ACLRT_SIM_STRICTNESS` | `strict` or `hardware` ([`Strictness`]) |
+    /// | `ACLRT_SIM_STRICTNESS` | `report` (alias `hardware`) or `refuse` (alias `strict`) ([`Strictness`]) |
     /// | `ACLRT_SIM_PEER` | `all`, `none`, or pairs `0-1,2-3` ([`PeerTopology`]) |
     ///
     /// An unparsable value is reported on stderr and the default is kept.
@@ -206,8 +232,8 @@ impl SimConfig {
         }
         if let Some(v) = var("ACLRT_SIM_STRICTNESS") {
             match v.trim().to_ascii_lowercase().as_str() {
-                "strict" => c.strictness = Strictness::Strict,
-                "hardware" => c.strictness = Strictness::HardwareLike,
+                "report" | "hardware" => c.strictness = Strictness::Report,
+                "refuse" | "strict" => c.strictness = Strictness::Refuse,
                 _ => warn("ACLRT_SIM_STRICTNESS", &v),
             }
         }
@@ -307,17 +333,82 @@ pub enum ViolationKind {
     UseAfterFinalize,
 }
 
-/// One strict-check violation, as recorded.
+/// One misuse found by a named rule, as recorded.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Violation {
     /// The C function that was called.
     pub function: &'static str,
-    /// The error code it returned.
+    /// The rule's error code: what the call returned when [`refused`],
+    /// what it would have returned with [`Strictness::Refuse`] otherwise.
+    ///
+    /// [`refused`]: Violation::refused
     pub code: i32,
     /// What went wrong.
     pub kind: ViolationKind,
-    /// The same text `aclGetRecentErrMsg` gave.
+    /// The same text `aclGetRecentErrMsg` gave (for a refusal).
     pub message: String,
+    /// The rule's name in `sim/FIDELITY.md` (`STRICT-CTX-LIVE`, ...; see
+    /// [`rule_name`]).
+    pub rule: &'static str,
+    /// The handle or address the rule was about (a context, stream or event
+    /// handle, a memory address, a device id for a reset), when there is
+    /// one.
+    pub handle: Option<usize>,
+    /// Whether the call was refused with [`code`](Violation::code); `false`
+    /// when it answered as the hardware does ([`Strictness::Report`]).
+    pub refused: bool,
+}
+
+/// Whether C function `function` takes memory pointers (a use after free
+/// there is of memory, not of a handle).
+fn takes_memory(function: &str) -> bool {
+    [
+        "aclrtMemcpy",
+        "aclrtMemset",
+        "aclrtFree",
+        "aclrtHost",
+        "aclrtLaunchKernel",
+        "aclrtKernelArgs",
+    ]
+    .iter()
+    .any(|p| function.starts_with(p))
+}
+
+/// The name of the rule that finds `kind` in `function`: the named strict
+/// rules of `sim/FIDELITY.md` (`STRICT-*`), or, for misuses the hardware
+/// refuses as well (a foreign handle, a wrong context, ...), a name of the
+/// same form for the report.
+pub fn rule_name(kind: ViolationKind, function: &str, code: i32) -> &'static str {
+    use ViolationKind as K;
+    match kind {
+        // A destroyed handle rather than freed memory.
+        K::UseAfterFree if code == 107_017 || !takes_memory(function) => "STALE-HANDLE",
+        K::OutOfBounds => "STRICT-BOUNDS",
+        K::KindMismatch if function.starts_with("aclrtMemset") => "STRICT-MEMSET-PAGEABLE",
+        K::KindMismatch => "STRICT-KIND",
+        K::DoubleFree => "STRICT-DOUBLE-FREE",
+        K::ForeignFree => "STRICT-FOREIGN-FREE",
+        K::UseAfterFree => "STRICT-UAF-MEM",
+        K::ReleaseWhileInUse => match function {
+            "aclrtDestroyEvent" => "STRICT-EVENT-IN-USE",
+            "aclrtDestroyStreamForce" => "STRICT-FORCE-DESTROY-DEPENDED",
+            "aclrtBinaryUnLoad" => "STRICT-UNLOAD-BUSY",
+            "aclrtHostUnregister" => "STRICT-UNREGISTER-IN-USE",
+            _ => "STRICT-FREE-IN-USE",
+        },
+        K::ReleaseWithLiveChildren => "STRICT-CTX-LIVE",
+        K::ResetWithLiveResources => "STRICT-RESET-LIVE",
+        K::FinalizeWithLiveResources => "STRICT-FINALIZE-LIVE",
+        K::CrossDeviceWithoutPeerAccess => "STRICT-PEER",
+        K::WrongContext => "WRONG-CONTEXT",
+        K::InvalidHandle => "INVALID-HANDLE",
+        K::CallbackPanicked => "CALLBACK-PANICKED",
+        K::UnknownKernel => "UNKNOWN-KERNEL",
+        K::KernelBadAccess => "KERNEL-BAD-ACCESS",
+        K::EventFlagMismatch => "EVENT-FLAGS",
+        K::EventNotRecorded => "EVENT-NOT-RECORDED",
+        K::UseAfterFinalize => "USE-AFTER-FINALIZE",
+    }
 }
 
 /// The kind of a live runtime resource.

@@ -10,46 +10,46 @@ use crate::model::ViolationKind;
 use crate::prim::Out;
 use crate::rt::exec::{self, SyncEnd, fault_error};
 use crate::rt::reports;
-use crate::rt::{ForcedWorker, HandleKind, MAX_STREAMS, deadline_of, rt};
+use crate::rt::{ForcedWorker, HandleKind, MAX_STREAMS, rt};
 use crate::sync::{self};
 
-/// `aclrtCreateStream[WithConfig]` (priority is clamped, unknown flag bits
-/// are dropped).
-pub(crate) fn create_stream(out: Out<usize>, flags: u32) -> Res<()> {
-    if out.is_null() {
-        return Err(param("stream is NULL"));
-    }
-    const KNOWN: u32 = ffi::ACL_STREAM_FAST_LAUNCH
-        | ffi::ACL_STREAM_FAST_SYNC
-        | ffi::ACL_STREAM_PERSISTENT
-        | ffi::ACL_STREAM_HUGE
-        | ffi::ACL_STREAM_CPU_SCHEDULE
-        | ffi::ACL_STREAM_DEVICE_USE_ONLY;
-    let flags = flags & KNOWN;
-    let mut rt = rt();
-    // The chip's feature list (fidelity row SOC-HUGE).
-    if flags & ffi::ACL_STREAM_HUGE != 0 && !rt.cfg.soc.huge_streams() {
+/// The stream flags the ACL layer passes on (`aclrtCreateStreamWithConfig`
+/// drops every other bit: fidelity row STREAM-CFG-2).
+pub(crate) const KNOWN_FLAGS: u32 = ffi::ACL_STREAM_FAST_LAUNCH
+    | ffi::ACL_STREAM_FAST_SYNC
+    | ffi::ACL_STREAM_PERSISTENT
+    | ffi::ACL_STREAM_HUGE
+    | ffi::ACL_STREAM_CPU_SCHEDULE
+    | ffi::ACL_STREAM_DEVICE_USE_ONLY;
+
+/// E `CheckStreamFlags` (stream creation): huge streams only where the
+/// chip has them (207000, fidelity row SOC-HUGE); DEVICE_USE_ONLY, the
+/// runtime's "control-process" flag, only alone (107000, STREAM-CFG-3).
+pub(crate) fn check_flags(flags: u32, soc: crate::model::Soc) -> Res<()> {
+    if flags & ffi::ACL_STREAM_HUGE != 0 && !soc.huge_streams() {
         return Err(Error::new(
             ffi::ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
             format!(
-                "flags {flags:#x}: the simulated chip ({:?}) has no huge streams \
-                 (ACL_STREAM_HUGE)",
-                rt.cfg.soc
+                "flags {flags:#x}: the simulated chip ({soc:?}) has no huge streams \
+                 (ACL_STREAM_HUGE)"
             ),
         ));
     }
-    // The runtime maps DEVICE_USE_ONLY to its "control-process" stream
-    // flag, which it accepts only alone (fidelity row STREAM-CFG-3).
     if flags & ffi::ACL_STREAM_DEVICE_USE_ONLY != 0 && flags != ffi::ACL_STREAM_DEVICE_USE_ONLY {
         return Err(rt_param(format!(
             "flags {flags:#x}: ACL_STREAM_DEVICE_USE_ONLY cannot be combined with other flags"
         )));
     }
+    Ok(())
+}
+
+/// `aclrtCreateStream[WithConfig]`, I `StreamCreate`: a stream of the
+/// current context (the flags were checked by [`check_flags`]); its handle.
+pub(crate) fn create_stream(flags: u32) -> Res<usize> {
+    let mut rt = rt();
     let ctx = rt.current()?;
     let (c, d) = (ctx.handle, ctx.device);
-    let h = rt.new_stream(c, d, false, flags)?;
-    out.write(h);
-    Ok(())
+    rt.new_stream(c, d, false, flags)
 }
 
 /// 107000 for a NULL stream on a chip without the control submission
@@ -84,12 +84,9 @@ pub(crate) fn set_created_priority(h: usize, priority: u32) {
     }
 }
 
-/// `aclrtStreamGetPriority` (NULL stream: the current context's default
-/// stream; the stream's context is not checked).
+/// `aclrtStreamGetPriority`, I `StreamGetPriority` (NULL stream: the
+/// current context's default stream; the stream's context is not checked).
 pub(crate) fn get_priority(h: usize, out: Out<u32>) -> Res<()> {
-    if out.is_null() {
-        return Err(param("priority is NULL"));
-    }
     let rt = rt();
     rt.current()?;
     let priority = rt.stream(h)?.priority;
@@ -105,13 +102,9 @@ pub(crate) fn priority_range(least: Out<i32>, greatest: Out<i32>) -> Res<()> {
     Ok(())
 }
 
-/// `aclrtDestroyStream` / `aclrtDestroyStreamForce`.
+/// `aclrtDestroyStream` / `aclrtDestroyStreamForce`, I `StreamDestroy`
+/// (`h` is not NULL: the ACL layer refused that).
 pub(crate) fn destroy_stream(h: usize, force: bool) -> Res<()> {
-    if h == 0 {
-        return Err(param(
-            "stream is NULL: the default stream cannot be destroyed (aclrtResetDevice releases it)",
-        ));
-    }
     let (sh, orphans, ctx, device) = {
         let mut rt = rt();
         let st = rt.stream(h)?;
@@ -171,14 +164,28 @@ pub(crate) fn destroy_stream(h: usize, force: bool) -> Res<()> {
 const SYNC_IMMEDIATE: u32 =
     ffi::ACL_STREAM_PERSISTENT | ffi::ACL_STREAM_DEVICE_USE_ONLY | ffi::ACL_STREAM_CPU_SCHEDULE;
 
-/// `aclrtSynchronizeStream[WithTimeout]` (any context: it switches
-/// temporarily to the stream's context).
-pub(crate) fn synchronize_stream(h: usize, timeout: Option<i32>) -> Res<()> {
-    let deadline = deadline_of(timeout)?;
-    let sh = rt().stream(h)?.shared.clone();
-    if sh.flags & SYNC_IMMEDIATE != 0 {
-        return Ok(());
-    }
+/// `aclrtSynchronizeStream[WithTimeout]`: E `StreamSynchronize`'s streams
+/// that return at once, then I `StreamSynchronize`: a current context is
+/// required (107002), then the stream of any context is waited for (the
+/// runtime switches to its context for the wait) until `deadline` (from
+/// `timeout`, which the message names).
+pub(crate) fn synchronize_stream(
+    h: usize,
+    deadline: Option<std::time::Instant>,
+    timeout: Option<i32>,
+) -> Res<()> {
+    let sh = {
+        let rt = rt();
+        let sh = rt.stream(h)?.shared.clone();
+        if sh.flags & SYNC_IMMEDIATE != 0 {
+            return Ok(());
+        }
+        // I `StreamSynchronize`: `CurrentContext()` then
+        // `CHECK_CONTEXT_VALID_WITH_RETURN(.., RT_ERROR_CONTEXT_NULL)`
+        // (fidelity row STREAM-SYNC-CTX).
+        rt.current()?;
+        sh
+    };
     if sync::on_worker_of(sh.id) && !sh.is_idle() {
         return Err(rt_param(
             "called from a callback running on this very stream; it would wait for itself",
@@ -246,32 +253,17 @@ pub(crate) fn stream_abort(h: usize) -> Res<()> {
     })
 }
 
-/// `aclrtStreamQuery`.
-pub(crate) fn stream_query(h: usize, out: Out<u32>) -> Res<()> {
-    // The ACL layer checks the output first; the runtime needs a current
-    // context but queries a stream of any context (fidelity row
-    // STREAM-10: no 107003 here).
-    if out.is_null() {
-        return Err(param("status is NULL"));
-    }
-    let sh = {
-        let rt = rt();
-        rt.current()?;
-        rt.stream(h)?.shared.clone()
-    };
-    out.write(if sh.is_idle() {
-        ffi::ACL_STREAM_STATUS_COMPLETE
-    } else {
-        ffi::ACL_STREAM_STATUS_NOT_READY
-    });
-    Ok(())
+/// `aclrtStreamQuery`, I `StreamQuery`: whether the stream is idle. The
+/// runtime needs a current context but queries a stream of any context
+/// (fidelity row STREAM-10: no 107003 here).
+pub(crate) fn stream_query(h: usize) -> Res<bool> {
+    let rt = rt();
+    rt.current()?;
+    Ok(rt.stream(h)?.shared.is_idle())
 }
 
-/// `aclrtGetStreamAvailableNum`.
+/// `aclrtGetStreamAvailableNum`, I.
 pub(crate) fn streams_available(out: Out<u32>) -> Res<()> {
-    if out.is_null() {
-        return Err(param("streamCount is NULL"));
-    }
     let rt = rt();
     let d = rt.current()?.device;
     out.write(MAX_STREAMS.saturating_sub(rt.device(d)?.streams));

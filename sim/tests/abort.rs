@@ -130,12 +130,18 @@ fn waits_in_flight_on_other_threads_return_107023() {
         ok!(aclrtMemsetAsync(p, 64, 1, 64, s));
         ok!(aclrtRecordEvent(e, s));
         ok!(aclrtMemsetAsync(p, 64, 2, 64, s));
-        let (sa, ea) = (s.addr(), e.addr());
+        let (sa, ea, ca) = (s.addr(), e.addr(), current_context().addr());
         let stream_of = move || std::ptr::without_provenance_mut::<c_void>(sa);
         let event_of = move || std::ptr::without_provenance_mut::<c_void>(ea);
+        // A stream synchronisation needs a current context on its thread.
+        let in_ctx = move || ok!(aclrtSetCurrentContext(std::ptr::without_provenance_mut(ca)));
         let waiters = [
-            std::thread::spawn(move || acl!(aclrtSynchronizeStream(stream_of()))),
             std::thread::spawn(move || {
+                in_ctx();
+                acl!(aclrtSynchronizeStream(stream_of()))
+            }),
+            std::thread::spawn(move || {
+                in_ctx();
                 acl!(aclrtSynchronizeStreamWithTimeout(stream_of(), 20_000))
             }),
             std::thread::spawn(move || acl!(aclrtSynchronizeEvent(event_of()))),

@@ -764,3 +764,50 @@ fn stress_sync_wait_and_events_across_threads() {
     teardown_device0();
     assert_clean();
 }
+
+/// A violation found under the runtime's lock is printed after the lock is
+/// released: an application thread that holds stderr's lock while it calls
+/// the runtime must not deadlock with the report (a mutant that prints
+/// inside the lock hangs here, and the watchdog fails the test).
+#[test]
+fn a_report_never_waits_for_stderr_under_the_runtimes_lock() {
+    let _sim = aclrt_sim::exclusive();
+    aclrt_sim::set_report_output(aclrt_sim::ReportOutput::All);
+    init_device0();
+    let ctx = create_context(0);
+    let _s = create_stream();
+    ok!(aclrtSetDevice(0));
+    let ctx_addr = ctx.addr();
+    let err = std::io::stderr();
+    let held = err.lock();
+    // STRICT-CTX-LIVE is found under the runtime's lock (report mode: the
+    // context goes with its stream, and the line waits for stderr).
+    let violator = std::thread::spawn(move || {
+        acl!(aclrtDestroyContext(std::ptr::without_provenance_mut(
+            ctx_addr
+        )))
+    });
+    std::thread::sleep(Duration::from_millis(50));
+    // This thread holds stderr and calls the runtime: it must get through.
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut d = -1;
+        // SAFETY: `d` is a writable local.
+        let code = unsafe { aclrtGetDevice(&mut d) };
+        let _ = tx.send(code);
+    });
+    let code = rx.recv_timeout(Duration::from_secs(10));
+    drop(held);
+    assert_eq!(
+        code,
+        Ok(ACL_ERROR_RT_CONTEXT_NULL),
+        "deadlocked with the report"
+    );
+    assert_eq!(violator.join().unwrap(), ACL_SUCCESS);
+    let audit = aclrt_sim::audit();
+    assert_eq!(audit.violations.len(), 1, "{audit:#?}");
+    assert_eq!(audit.violations[0].rule, "STRICT-CTX-LIVE");
+    assert!(!audit.violations[0].refused);
+    ok!(aclrtResetDevice(0));
+    finalize();
+}

@@ -92,8 +92,15 @@ fn a_host_function_of_a_finalized_runtime_cannot_reach_the_next_one() {
     ok!(aclrtLaunchHostFunc(s, Some(finalize_later), null_mut()));
     assert!(wait_until(|| STALE_STARTED.load(Ordering::SeqCst)));
     // The host function is still running: finalize leaves it behind (after
-    // its bounded wait) and reports the stream.
-    assert_eq!(acl!(aclFinalize()), ACL_ERROR_RT_CONTEXT_RELEASE_ERROR);
+    // its bounded wait) and reports the stream (success, as the hardware's
+    // teardown answers; the leak is in the audit).
+    assert_eq!(acl!(aclFinalize()), ACL_SUCCESS);
+    assert!(
+        aclrt_sim::audit()
+            .violations
+            .iter()
+            .any(|v| v.rule == "STRICT-FINALIZE-LIVE" && !v.refused)
+    );
     // The next program starts; then the old host function calls in.
     init_device0();
     let mine = create_stream();
@@ -293,10 +300,9 @@ fn a_finalize_finishing_after_a_reset_records_nothing_in_the_new_audit() {
     aclrt_sim::reset();
     LATE_RELEASE.store(true, Ordering::SeqCst);
     assert!(wait_until(|| LATE_CODE.load(Ordering::SeqCst) != -1));
-    assert_eq!(
-        LATE_CODE.load(Ordering::SeqCst),
-        ACL_ERROR_RT_CONTEXT_RELEASE_ERROR
-    );
+    // The finalize answers as the hardware's teardown does (success); its
+    // records belong to the runtime that is gone.
+    assert_eq!(LATE_CODE.load(Ordering::SeqCst), ACL_SUCCESS);
     // Nothing of the old runtime lands in the new audit.
     let audit = aclrt_sim::audit();
     assert!(

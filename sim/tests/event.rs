@@ -604,18 +604,6 @@ fn reset_event_on_ex_event_returns_207000() {
 }
 
 #[test]
-fn create_event_ex_with_ipc_flag_returns_207000() {
-    let session = device0();
-    let mut e: aclrtEvent = null_mut();
-    assert_eq!(
-        acl!(aclrtCreateEventExWithFlag(&mut e, ACL_EVENT_IPC)),
-        ACL_ERROR_RT_FEATURE_NOT_SUPPORT
-    );
-    assert!(e.is_null());
-    session.finish();
-}
-
-#[test]
 fn query_event_wait_status_reports_complete_once_the_waits_ran() {
     let session = device0();
     let a = create_stream();

@@ -278,6 +278,7 @@ fn last_error_is_per_thread_sticky_and_taken_by_get() {
 #[test]
 fn reset_device_force_drops_the_whole_count_and_enforces_its_order() {
     let _sim = aclrt_sim::exclusive();
+    configure(|c| c.strictness = aclrt_sim::Strictness::Refuse); // the refusal is the point here
     init();
     // Never set: 507007.
     assert_eq!(

@@ -742,10 +742,7 @@ fn peer_topo_the_configured_topology_decides_peer_access() {
 #[test]
 fn strict_kind_hardware_like_mode_corrects_the_kind_and_still_records_it() {
     let _sim = aclrt_sim::exclusive();
-    for strictness in [
-        aclrt_sim::Strictness::Strict,
-        aclrt_sim::Strictness::HardwareLike,
-    ] {
+    for strictness in [aclrt_sim::Strictness::Refuse, aclrt_sim::Strictness::Report] {
         aclrt_sim::reset();
         configure(|c| c.strictness = strictness);
         init_device0();
@@ -765,7 +762,7 @@ fn strict_kind_hardware_like_mode_corrects_the_kind_and_still_records_it() {
             s
         ));
         match strictness {
-            aclrt_sim::Strictness::Strict => {
+            aclrt_sim::Strictness::Refuse => {
                 assert_eq!(code, ACL_ERROR_RT_INVALID_MEMORY_TYPE);
                 assert_eq!(read_device(dev, 256), data, "nothing was copied");
             }
@@ -788,7 +785,7 @@ fn strict_kind_hardware_like_mode_corrects_the_kind_and_still_records_it() {
             s
         ));
         match strictness {
-            aclrt_sim::Strictness::Strict => assert_eq!(code, ACL_ERROR_RT_INVALID_MEMORY_TYPE),
+            aclrt_sim::Strictness::Refuse => assert_eq!(code, ACL_ERROR_RT_INVALID_MEMORY_TYPE),
             _ => assert_eq!(code, ACL_ERROR_RT_PARAM_INVALID),
         }
         free(dev);
@@ -799,8 +796,9 @@ fn strict_kind_hardware_like_mode_corrects_the_kind_and_still_records_it() {
         let audit = aclrt_sim::audit();
         let kinds: Vec<_> = audit.violations.iter().map(|v| v.kind).collect();
         assert_eq!(kinds, [ViolationKind::KindMismatch; 2], "{strictness:?}");
-        if strictness == aclrt_sim::Strictness::HardwareLike {
-            assert!(audit.violations[0].message.contains("hardware"));
+        for v in &audit.violations {
+            assert_eq!(v.rule, "STRICT-KIND");
+            assert_eq!(v.refused, strictness == aclrt_sim::Strictness::Refuse);
         }
     }
 }
@@ -808,10 +806,7 @@ fn strict_kind_hardware_like_mode_corrects_the_kind_and_still_records_it() {
 #[test]
 fn strict_finalize_live_hardware_like_finalize_succeeds_and_still_reports_the_leak() {
     let _sim = aclrt_sim::exclusive();
-    for strictness in [
-        aclrt_sim::Strictness::Strict,
-        aclrt_sim::Strictness::HardwareLike,
-    ] {
+    for strictness in [aclrt_sim::Strictness::Refuse, aclrt_sim::Strictness::Report] {
         in_both_run_modes(|mode| {
             configure(|c| {
                 c.run_mode = mode;
@@ -821,7 +816,7 @@ fn strict_finalize_live_hardware_like_finalize_succeeds_and_still_reports_the_le
             let _leaked = malloc(64);
             let code = acl!(aclFinalize());
             match strictness {
-                aclrt_sim::Strictness::Strict => {
+                aclrt_sim::Strictness::Refuse => {
                     assert_eq!(code, ACL_ERROR_RT_CONTEXT_RELEASE_ERROR)
                 }
                 _ => assert_eq!(code, ACL_SUCCESS),
@@ -845,10 +840,7 @@ fn strict_finalize_live_hardware_like_finalize_succeeds_and_still_reports_the_le
 #[test]
 fn strict_free_in_use_hardware_like_free_releases_at_once_and_the_copy_still_completes() {
     let _sim = aclrt_sim::exclusive();
-    for strictness in [
-        aclrt_sim::Strictness::Strict,
-        aclrt_sim::Strictness::HardwareLike,
-    ] {
+    for strictness in [aclrt_sim::Strictness::Refuse, aclrt_sim::Strictness::Report] {
         in_both_run_modes(|mode| {
             configure(|c| {
                 c.run_mode = mode;
@@ -871,7 +863,7 @@ fn strict_free_in_use_hardware_like_free_releases_at_once_and_the_copy_still_com
             ));
             let code = acl!(aclrtFree(src));
             match strictness {
-                aclrt_sim::Strictness::Strict => {
+                aclrt_sim::Strictness::Refuse => {
                     assert_eq!(code, ACL_ERROR_RT_STREAM_NOT_COMPLETE);
                     assert_eq!(live(ResourceKind::DeviceMemory, 0), 2);
                 }
@@ -884,7 +876,7 @@ fn strict_free_in_use_hardware_like_free_releases_at_once_and_the_copy_still_com
             ok!(aclrtSynchronizeStream(s));
             // The queued copy read the block it held (never freed memory).
             assert_eq!(read_device(dst, 4096), data);
-            if strictness == aclrt_sim::Strictness::Strict {
+            if strictness == aclrt_sim::Strictness::Refuse {
                 free(src);
             }
             free(dst);
@@ -905,10 +897,7 @@ fn strict_free_in_use_hardware_like_free_releases_at_once_and_the_copy_still_com
 #[test]
 fn strict_event_in_use_hardware_like_destroy_lets_the_queued_wait_finish() {
     let _sim = aclrt_sim::exclusive();
-    for strictness in [
-        aclrt_sim::Strictness::Strict,
-        aclrt_sim::Strictness::HardwareLike,
-    ] {
+    for strictness in [aclrt_sim::Strictness::Refuse, aclrt_sim::Strictness::Report] {
         in_both_run_modes(|mode| {
             configure(|c| {
                 c.run_mode = mode;
@@ -926,7 +915,7 @@ fn strict_event_in_use_hardware_like_destroy_lets_the_queued_wait_finish() {
             ok!(aclrtLaunchHostFunc(b, Some(count), counter_arg(&ran)));
             let code = acl!(aclrtDestroyEvent(e));
             match strictness {
-                aclrt_sim::Strictness::Strict => {
+                aclrt_sim::Strictness::Refuse => {
                     assert_eq!(code, ACL_ERROR_RT_EVENT_NOT_COMPLETE)
                 }
                 _ => assert_eq!(code, ACL_SUCCESS),
@@ -937,7 +926,7 @@ fn strict_event_in_use_hardware_like_destroy_lets_the_queued_wait_finish() {
                 1,
                 "the wait ended and b went on"
             );
-            if strictness == aclrt_sim::Strictness::Strict {
+            if strictness == aclrt_sim::Strictness::Refuse {
                 destroy_event(e);
             }
             destroy_stream(a);
@@ -985,10 +974,7 @@ fn event_devonly_the_host_cannot_record_reset_or_wait_for_a_device_only_event() 
 #[test]
 fn strict_ctx_live_hardware_like_destroy_takes_the_streams_and_leaves_events_and_memory() {
     let _sim = aclrt_sim::exclusive();
-    for strictness in [
-        aclrt_sim::Strictness::Strict,
-        aclrt_sim::Strictness::HardwareLike,
-    ] {
+    for strictness in [aclrt_sim::Strictness::Refuse, aclrt_sim::Strictness::Report] {
         in_both_run_modes(|mode| {
             configure(|c| {
                 c.run_mode = mode;
@@ -1004,7 +990,7 @@ fn strict_ctx_live_hardware_like_destroy_takes_the_streams_and_leaves_events_and
             ok!(aclrtLaunchHostFunc(s, Some(count), counter_arg(&ran)));
             let code = acl!(aclrtDestroyContext(ctx));
             match strictness {
-                aclrt_sim::Strictness::Strict => {
+                aclrt_sim::Strictness::Refuse => {
                     assert_eq!(code, ACL_ERROR_RT_CONTEXT_RELEASE_ERROR);
                     destroy_stream(s);
                     destroy_event(e);
@@ -1035,7 +1021,7 @@ fn strict_ctx_live_hardware_like_destroy_takes_the_streams_and_leaves_events_and
             let audit = aclrt_sim::audit();
             let kinds: Vec<_> = audit.violations.iter().map(|v| v.kind).collect();
             match strictness {
-                aclrt_sim::Strictness::Strict => {
+                aclrt_sim::Strictness::Refuse => {
                     assert_eq!(kinds, [ViolationKind::ReleaseWithLiveChildren])
                 }
                 _ => assert_eq!(
@@ -1057,10 +1043,7 @@ fn strict_ctx_live_hardware_like_destroy_takes_the_streams_and_leaves_events_and
 #[test]
 fn strict_reset_live_hardware_like_reset_releases_the_default_context_and_its_streams() {
     let _sim = aclrt_sim::exclusive();
-    for strictness in [
-        aclrt_sim::Strictness::Strict,
-        aclrt_sim::Strictness::HardwareLike,
-    ] {
+    for strictness in [aclrt_sim::Strictness::Refuse, aclrt_sim::Strictness::Report] {
         in_both_run_modes(|mode| {
             configure(|c| {
                 c.run_mode = mode;
@@ -1075,7 +1058,7 @@ fn strict_reset_live_hardware_like_reset_releases_the_default_context_and_its_st
             ok!(aclrtLaunchHostFunc(s, Some(count), counter_arg(&ran)));
             let code = acl!(aclrtResetDevice(0));
             match strictness {
-                aclrt_sim::Strictness::Strict => {
+                aclrt_sim::Strictness::Refuse => {
                     assert_eq!(code, ACL_ERROR_RT_CONTEXT_RELEASE_ERROR);
                     destroy_stream(s);
                     destroy_event(e);
@@ -1106,4 +1089,672 @@ fn strict_reset_live_hardware_like_reset_releases_the_default_context_and_its_st
             );
         });
     }
+}
+
+// ------------------------------------------------------------ the layers
+//
+// Rows decided by the layer that answers first: the ACL layer
+// (`src/acl/aclrt_impl/`), the runtime's C API with its handle guard and
+// argument-checking decorator (E, `api_error.cc`), then the implementation
+// (I). Each runs on both chips in both run modes.
+
+/// `f` on both chips, in both run modes (a fresh simulator each time).
+fn in_every_profile(mut f: impl FnMut(aclrt_sim::Soc, RunMode)) {
+    for soc in [aclrt_sim::Soc::Ascend910B, aclrt_sim::Soc::Ascend310P] {
+        on_soc(soc, |mode| f(soc, mode));
+    }
+}
+
+/// The calling thread's last error (`aclrtPeekAtLastError`).
+fn peek_last_error() -> aclError {
+    acl!(aclrtPeekAtLastError(ACL_RT_THREAD_LEVEL))
+}
+
+/// Clears the calling thread's last error (`aclrtGetLastError`).
+fn take_last_error() -> aclError {
+    acl!(aclrtGetLastError(ACL_RT_THREAD_LEVEL))
+}
+
+#[test]
+fn ctx_2_setting_an_untracked_context_current_is_es_107000() {
+    let _sim = aclrt_sim::exclusive();
+    in_every_profile(|_, _| {
+        init_device0();
+        let ctx = create_context(0);
+        ok!(aclrtDestroyContext(ctx));
+        ok!(aclrtSetDevice(0));
+        take_last_error();
+        // ACL: NULL 100000 (not the thread's last error).
+        assert_eq!(
+            acl!(aclrtSetCurrentContext(null_mut())),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(peek_last_error(), ACL_SUCCESS);
+        // E `ContextSetCurrent`: destroyed, unknown, another kind: 107000,
+        // stored as the last error.
+        assert_eq!(
+            acl!(aclrtSetCurrentContext(ctx)),
+            ACL_ERROR_RT_PARAM_INVALID
+        );
+        assert_eq!(take_last_error(), ACL_ERROR_RT_PARAM_INVALID);
+        let bogus: aclrtContext = std::ptr::without_provenance_mut(0x7777_0000);
+        assert_eq!(
+            acl!(aclrtSetCurrentContext(bogus)),
+            ACL_ERROR_RT_PARAM_INVALID
+        );
+        let s = create_stream();
+        assert_eq!(acl!(aclrtSetCurrentContext(s)), ACL_ERROR_RT_PARAM_INVALID);
+        // Still on the device's context: the refusals changed nothing.
+        destroy_stream(s);
+        ok!(aclrtResetDevice(0));
+        ok!(aclrtResetDevice(0));
+        finalize();
+        expect_violations(&[
+            ViolationKind::UseAfterFree,
+            ViolationKind::InvalidHandle,
+            ViolationKind::InvalidHandle,
+        ]);
+    });
+}
+
+#[test]
+fn mem_11_malloc_cached_falls_back_to_the_default_flags() {
+    let _sim = aclrt_sim::exclusive();
+    in_every_profile(|_, _| {
+        init_device0();
+        // ACL `aclrtMallocCachedImpl`: the P2P policies and unknown values
+        // take the default flags and allocate.
+        for policy in [
+            ACL_MEM_MALLOC_HUGE_FIRST,
+            ACL_MEM_MALLOC_HUGE_FIRST_P2P,
+            ACL_MEM_MALLOC_HUGE_ONLY_P2P,
+            ACL_MEM_MALLOC_NORMAL_ONLY_P2P,
+            ACL_MEM_MALLOC_HUGE1G_ONLY_P2P,
+            99,
+        ] {
+            let mut p: *mut c_void = null_mut();
+            ok!(aclrtMallocCached(&mut p, 64, policy));
+            assert!(!p.is_null(), "policy {policy}");
+            ok!(aclrtMemset(p, 64, 7, 64));
+            assert_eq!(read_device(p, 64), vec![7; 64], "policy {policy}");
+            free(p);
+        }
+        // Its own checks stay: NULL and size 0.
+        let mut p: *mut c_void = null_mut();
+        assert_eq!(
+            acl!(aclrtMallocCached(&mut p, 0, 99)),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(
+            acl!(aclrtMallocCached(null_mut(), 64, 99)),
+            ACL_ERROR_INVALID_PARAM
+        );
+        teardown_device0();
+        assert_clean();
+    });
+}
+
+#[test]
+fn event_ipc_ipc_events_where_the_chip_configuration_enables_them() {
+    let _sim = aclrt_sim::exclusive();
+    in_every_profile(|soc, _| {
+        init_device0();
+        let mut e: aclrtEvent = null_mut();
+        let code = acl!(aclrtCreateEventExWithFlag(&mut e, ACL_EVENT_IPC));
+        if soc == aclrt_sim::Soc::Ascend310P {
+            // E `EventCreateEx`: the inference chip lacks the feature.
+            assert_eq!(code, ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+            assert!(e.is_null());
+        } else {
+            // 910B (`910_B_93` feature list): an event like any other for
+            // record, wait and synchronisation.
+            assert_eq!(code, ACL_SUCCESS);
+            let s = create_stream();
+            ok!(aclrtRecordEvent(e, s));
+            ok!(aclrtStreamWaitEvent(null_mut(), e));
+            ok!(aclrtSynchronizeEvent(e));
+            ok!(aclrtSynchronizeStream(null_mut()));
+            // E refuses what IPC events do not offer.
+            let mut ts = 0u64;
+            assert_eq!(
+                acl!(aclrtEventGetTimestamp(e, &mut ts)),
+                ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+            );
+            destroy_event(e);
+            destroy_stream(s);
+        }
+        // Combined with another flag: 107000 on both.
+        assert_eq!(
+            acl!(aclrtCreateEventExWithFlag(
+                &mut e,
+                ACL_EVENT_IPC | ACL_EVENT_SYNC
+            )),
+            ACL_ERROR_RT_PARAM_INVALID
+        );
+        teardown_device0();
+        assert_clean();
+    });
+}
+
+#[test]
+fn stream_sync_ctx_a_thread_without_a_context_cannot_synchronize_a_stream() {
+    let _sim = aclrt_sim::exclusive();
+    in_every_profile(|_, _| {
+        init_device0();
+        let s = create_stream();
+        let mut persistent: aclrtStream = null_mut();
+        ok!(aclrtCreateStreamWithConfig(
+            &mut persistent,
+            0,
+            ACL_STREAM_PERSISTENT
+        ));
+        let (sa, pa) = (s.addr(), persistent.addr());
+        let codes = std::thread::spawn(move || {
+            let s: aclrtStream = std::ptr::without_provenance_mut(sa);
+            let p: aclrtStream = std::ptr::without_provenance_mut(pa);
+            let codes = [
+                // I `StreamSynchronize`: no current context, 107002 ...
+                acl!(aclrtSynchronizeStream(s)),
+                acl!(aclrtSynchronizeStreamWithTimeout(s, 1000)),
+                acl!(aclrtSynchronizeStream(null_mut())),
+                // ... after E's streams that return at once.
+                acl!(aclrtSynchronizeStream(p)),
+            ];
+            (codes, peek_last_error())
+        })
+        .join()
+        .unwrap();
+        assert_eq!(
+            codes,
+            (
+                [
+                    ACL_ERROR_RT_CONTEXT_NULL,
+                    ACL_ERROR_RT_CONTEXT_NULL,
+                    ACL_ERROR_RT_CONTEXT_NULL,
+                    ACL_SUCCESS,
+                ],
+                ACL_ERROR_RT_CONTEXT_NULL
+            )
+        );
+        // A thread with a context synchronises a stream of another context
+        // (the runtime switches for the wait).
+        let other = create_context(0);
+        ok!(aclrtSynchronizeStream(s));
+        ok!(aclrtDestroyContext(other));
+        ok!(aclrtSetDevice(0));
+        destroy_stream(persistent);
+        destroy_stream(s);
+        ok!(aclrtResetDevice(0));
+        teardown_device0();
+        assert_clean();
+    });
+}
+
+unsafe extern "C" fn never_called(_: *mut c_void) {
+    panic!("a refused launch ran");
+}
+
+#[test]
+fn handle_first_the_c_api_checks_the_stream_before_counts_timeouts_and_functions() {
+    let _sim = aclrt_sim::exclusive();
+    in_every_profile(|_, _| {
+        init_device0();
+        let p = malloc(64);
+        let host = malloc_host(64);
+        let dead = create_stream();
+        destroy_stream(dead);
+        take_last_error();
+        let stale = ACL_ERROR_RT_INVALID_HANDLE;
+        // The handle guard answers before E's count, timeout and function
+        // checks (which would be 107000) ...
+        assert_eq!(acl!(aclrtSynchronizeStreamWithTimeout(dead, 0)), stale);
+        assert_eq!(acl!(aclrtMemsetAsync(p, 64, 0, 128, dead)), stale);
+        assert_eq!(
+            acl!(aclrtMemcpyAsync(
+                p,
+                64,
+                host,
+                128,
+                ACL_MEMCPY_HOST_TO_DEVICE,
+                dead
+            )),
+            stale
+        );
+        assert_eq!(acl!(aclrtLaunchHostFunc(dead, None, null_mut())), stale);
+        assert_eq!(
+            acl!(aclrtLaunchCallback(
+                None,
+                null_mut(),
+                ACL_CALLBACK_BLOCK,
+                dead
+            )),
+            stale
+        );
+        // The 2-D limits (E `MemCopy2DCheckParam`) after the guard too.
+        assert_eq!(
+            acl!(aclrtMemcpy2dAsync(
+                p,
+                6_000_000,
+                host,
+                6_000_000,
+                5_000_001,
+                1,
+                ACL_MEMCPY_HOST_TO_DEVICE,
+                dead
+            )),
+            stale
+        );
+        assert_eq!(take_last_error(), stale);
+        // ... and after the ACL layer's own checks, which are not stored as
+        // the thread's last error.
+        assert_eq!(
+            acl!(aclrtSynchronizeStreamWithTimeout(dead, -2)),
+            ACL_ERROR_RT_PARAM_INVALID
+        );
+        assert_eq!(
+            acl!(aclrtMemsetAsync(null_mut(), 64, 0, 64, dead)),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(
+            acl!(aclrtMemcpyAsync(p, 64, host, 64, 9, dead)),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(
+            acl!(aclrtLaunchCallback(Some(never_called), null_mut(), 7, dead)),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(peek_last_error(), ACL_SUCCESS);
+        // A count of 0 succeeds before any check.
+        ok!(aclrtMemsetAsync(p, 64, 0, 0, dead));
+        ok!(aclrtMemcpyAsync(
+            p,
+            64,
+            host,
+            0,
+            ACL_MEMCPY_HOST_TO_DEVICE,
+            dead
+        ));
+        // On a live stream E's checks answer, stored as the last error.
+        let s = create_stream();
+        assert_eq!(
+            acl!(aclrtSynchronizeStreamWithTimeout(s, 0)),
+            ACL_ERROR_RT_PARAM_INVALID
+        );
+        assert_eq!(take_last_error(), ACL_ERROR_RT_PARAM_INVALID);
+        assert_eq!(
+            acl!(aclrtMemsetAsync(p, 64, 0, 128, s)),
+            ACL_ERROR_RT_PARAM_INVALID
+        );
+        assert_eq!(
+            acl!(aclrtLaunchHostFunc(s, None, null_mut())),
+            ACL_ERROR_RT_PARAM_INVALID
+        );
+        // Events: the guard (event, then stream) before E's device-only
+        // check; E's wait-task check before I's context check.
+        let devonly = create_event_with_flag(ACL_EVENT_DEVICE_USE_ONLY);
+        assert_eq!(acl!(aclrtRecordEvent(devonly, dead)), stale);
+        assert_eq!(
+            acl!(aclrtRecordEvent(devonly, s)),
+            ACL_ERROR_RT_PARAM_INVALID
+        );
+        let timeline = create_event_with_flag(ACL_EVENT_TIME_LINE);
+        let other = create_context(0);
+        assert_eq!(
+            acl!(aclrtStreamWaitEvent(s, timeline)),
+            ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+        );
+        ok!(aclrtDestroyContext(other));
+        ok!(aclrtSetDevice(0));
+        // The ACL layer's NULL status comes before the runtime's handle
+        // check of a stale event.
+        let gone = create_event();
+        destroy_event(gone);
+        assert_eq!(
+            acl!(aclrtQueryEventStatus(gone, null_mut())),
+            ACL_ERROR_INVALID_PARAM
+        );
+        let mut ts = 0u64;
+        assert_eq!(acl!(aclrtEventGetTimestamp(gone, &mut ts)), stale);
+        assert_eq!(acl!(aclrtSynchronizeEventWithTimeout(gone, 0)), stale);
+        destroy_event(timeline);
+        destroy_event(devonly);
+        destroy_stream(s);
+        free_host(host);
+        free(p);
+        ok!(aclrtResetDevice(0));
+        teardown_device0();
+        let audit = aclrt_sim::audit();
+        // Every refusal of a stale handle is recorded as one.
+        assert!(
+            audit
+                .violations
+                .iter()
+                .all(|v| v.rule == "STALE-HANDLE" || v.rule == "EVENT-FLAGS"),
+            "{audit:#?}"
+        );
+    });
+}
+
+#[test]
+fn e_before_i_the_decorator_answers_before_the_implementations_context_checks() {
+    let _sim = aclrt_sim::exclusive();
+    in_every_profile(|_, _| {
+        init_device0();
+        let mut devonly: aclrtStream = null_mut();
+        ok!(aclrtCreateStreamWithConfig(
+            &mut devonly,
+            0,
+            ACL_STREAM_DEVICE_USE_ONLY
+        ));
+        let dead = create_stream();
+        destroy_stream(dead);
+        let other = create_context(0);
+        take_last_error();
+        // E `StreamSetMode`: a DEVICE_USE_ONLY stream 207000 before I's
+        // check that the stream is of the current context (107003); the C
+        // API returns "not supported" without storing it.
+        assert_eq!(
+            acl!(aclrtSetStreamFailureMode(
+                devonly,
+                ACL_STOP_ON_FAILURE as u64
+            )),
+            ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+        );
+        assert_eq!(peek_last_error(), ACL_SUCCESS);
+        // The handle guard before I's current-context lookup.
+        let da = dead.addr();
+        let code = std::thread::spawn(move || {
+            let mut p = 0u32;
+            acl!(aclrtStreamGetPriority(
+                std::ptr::without_provenance_mut(da),
+                &mut p
+            ))
+        })
+        .join()
+        .unwrap();
+        assert_eq!(code, ACL_ERROR_RT_INVALID_HANDLE);
+        ok!(aclrtDestroyContext(other));
+        ok!(aclrtSetDevice(0));
+        destroy_stream(devonly);
+        ok!(aclrtResetDevice(0));
+        teardown_device0();
+        // The one violation names its rule, its call and its handle.
+        let v = aclrt_sim::audit().violations;
+        let got: Vec<_> = v.iter().map(|v| (v.rule, v.function, v.handle)).collect();
+        assert_eq!(
+            got,
+            [("STALE-HANDLE", "aclrtStreamGetPriority", Some(da))],
+            "{v:#?}"
+        );
+    });
+}
+
+#[test]
+fn last_err_layer_special_answers_are_not_the_threads_last_error() {
+    let _sim = aclrt_sim::exclusive();
+    in_every_profile(|_, _| {
+        init();
+        take_last_error();
+        // `rtCtxGetCurrent`: "context null" is a special state.
+        let mut c: aclrtContext = null_mut();
+        assert_eq!(
+            acl!(aclrtGetCurrentContext(&mut c)),
+            ACL_ERROR_RT_CONTEXT_NULL
+        );
+        assert_eq!(peek_last_error(), ACL_SUCCESS);
+        ok!(aclrtSetDevice(0));
+        // The event functions' "not supported" (207000) is not stored ...
+        let ex = create_event_ex(ACL_EVENT_SYNC);
+        let mut st = 0u32;
+        assert_eq!(
+            acl!(aclrtQueryEvent(ex, &mut st)),
+            ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+        );
+        let plain = create_event();
+        assert_eq!(
+            acl!(aclrtResetEvent(plain, null_mut())),
+            ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+        );
+        assert_eq!(peek_last_error(), ACL_SUCCESS);
+        // ... their other failures are.
+        let mut e: aclrtEvent = null_mut();
+        assert_eq!(
+            acl!(aclrtCreateEventWithFlag(&mut e, 0)),
+            ACL_ERROR_RT_PARAM_INVALID
+        );
+        assert_eq!(take_last_error(), ACL_ERROR_RT_PARAM_INVALID);
+        destroy_event(plain);
+        destroy_event(ex);
+        teardown_device0();
+        let audit = aclrt_sim::audit();
+        assert!(
+            audit.violations.iter().all(|v| v.rule == "EVENT-FLAGS"),
+            "{audit:#?}"
+        );
+    });
+}
+
+#[test]
+fn e_before_i_the_callback_mechanism_check_comes_before_the_context_check() {
+    let _sim = aclrt_sim::exclusive();
+    in_every_profile(|_, _| {
+        init_device0();
+        let s = create_stream();
+        ok!(aclrtLaunchHostFunc(s, Some(nothing), null_mut()));
+        ok!(aclrtSynchronizeStream(s));
+        let other = create_context(0);
+        let tid = my_thread_id();
+        // E `SubscribeReport`/`UnSubscribeReport`: the stream is served by
+        // the host-function thread (107011), before I would find it in
+        // another context than the current one (107003).
+        assert_eq!(
+            acl!(aclrtSubscribeReport(tid, s)),
+            ACL_ERROR_RT_STREAM_SUBSCRIBE
+        );
+        assert_eq!(
+            acl!(aclrtUnSubscribeReport(tid, s)),
+            ACL_ERROR_RT_STREAM_SUBSCRIBE
+        );
+        // The ACL layer's timeout check of aclrtProcessReport: 100000, not
+        // the thread's last error.
+        take_last_error();
+        assert_eq!(acl!(aclrtProcessReport(0)), ACL_ERROR_INVALID_PARAM);
+        assert_eq!(peek_last_error(), ACL_SUCCESS);
+        ok!(aclrtDestroyContext(other));
+        ok!(aclrtSetDevice(0));
+        destroy_stream(s);
+        ok!(aclrtResetDevice(0));
+        teardown_device0();
+        assert_clean();
+    });
+}
+
+#[test]
+fn handle_first_a_launch_checks_the_function_and_stream_handles_before_its_arguments() {
+    let _sim = aclrt_sim::exclusive();
+    in_every_profile(|_, _| {
+        init_device0();
+        aclrt_sim::register_kernel("nop", |_, _, _| Ok(()));
+        let img = aclrt_sim::binary_image(&["nop"]);
+        let mut bin: aclrtBinHandle = null_mut();
+        ok!(aclrtBinaryLoadFromData(
+            img.as_ptr().cast(),
+            img.len(),
+            null(),
+            &mut bin
+        ));
+        let name = std::ffi::CString::new("nop").unwrap();
+        let mut f: aclrtFuncHandle = null_mut();
+        ok!(aclrtBinaryGetFunction(bin, name.as_ptr(), &mut f));
+        let args = malloc(64);
+        let dead = create_stream();
+        destroy_stream(dead);
+        let stale = ACL_ERROR_RT_INVALID_HANDLE;
+        // ACL: NULL function / argument block first (100000) ...
+        assert_eq!(
+            acl!(aclrtLaunchKernel(null_mut(), 0, args, 0, dead)),
+            ACL_ERROR_INVALID_PARAM
+        );
+        // ... then the guard (107017) before E's numBlocks and argsSize.
+        assert_eq!(acl!(aclrtLaunchKernel(f, 0, args, 0, dead)), stale);
+        assert_eq!(
+            acl!(aclrtLaunchKernel(f, 0, args, 8, null_mut())),
+            ACL_ERROR_RT_PARAM_INVALID
+        );
+        // With a configuration: the guard (function, argument list, stream)
+        // before the configuration's check (attrs NULL: 107000).
+        let mut list: aclrtArgsHandle = null_mut();
+        ok!(aclrtKernelArgsInit(f, &mut list));
+        ok!(aclrtKernelArgsFinalize(list));
+        let mut cfg = aclrtLaunchKernelCfg {
+            attrs: null_mut(),
+            numAttrs: 0,
+        };
+        assert_eq!(
+            acl!(aclrtLaunchKernelWithConfig(
+                f,
+                1,
+                dead,
+                &mut cfg,
+                list,
+                null_mut()
+            )),
+            stale
+        );
+        assert_eq!(
+            acl!(aclrtLaunchKernelWithConfig(
+                f,
+                1,
+                null_mut(),
+                &mut cfg,
+                list,
+                null_mut()
+            )),
+            ACL_ERROR_RT_PARAM_INVALID
+        );
+        ok!(aclrtBinaryUnLoad(bin));
+        // A function of an unloaded binary: the guard again.
+        assert_eq!(acl!(aclrtLaunchKernel(f, 0, args, 0, null_mut())), stale);
+        free(args);
+        teardown_device0();
+        let audit = aclrt_sim::audit();
+        assert!(
+            audit.violations.iter().all(|v| v.rule == "STALE-HANDLE"),
+            "{audit:#?}"
+        );
+    });
+}
+
+#[test]
+fn strict_refused_in_both_rules_whose_hardware_answer_is_corruption_refuse_by_default_too() {
+    let _sim = aclrt_sim::exclusive();
+    in_every_profile(|_, _| {
+        init_device0();
+        assert_eq!(
+            aclrt_sim::config().strictness,
+            aclrt_sim::Strictness::Report
+        );
+        let p = malloc(64);
+        let src = [1u8; 128];
+        // STRICT-BOUNDS: a copy past the allocation would corrupt memory.
+        assert_eq!(
+            acl!(aclrtMemcpy(
+                p,
+                128,
+                src.as_ptr().cast(),
+                128,
+                ACL_MEMCPY_HOST_TO_DEVICE
+            )),
+            ACL_ERROR_RT_PARAM_INVALID
+        );
+        free(p);
+        // STRICT-DOUBLE-FREE: undefined behaviour here.
+        assert_eq!(acl!(aclrtFree(p)), ACL_ERROR_RT_MEMORY_FREE);
+        teardown_device0();
+        let v = aclrt_sim::audit().violations;
+        let got: Vec<_> = v.iter().map(|v| (v.rule, v.refused)).collect();
+        assert_eq!(
+            got,
+            [("STRICT-BOUNDS", true), ("STRICT-DOUBLE-FREE", true)],
+            "{v:#?}"
+        );
+        assert_eq!(v[1].handle, Some(p.addr()));
+    });
+}
+
+#[test]
+fn peer_1_the_ids_are_compared_first_and_the_output_is_the_runtimes() {
+    let _sim = aclrt_sim::exclusive();
+    in_every_profile(|_, _| {
+        init();
+        take_last_error();
+        let mut can = -1;
+        // ACL: the same id twice, before anything else (not stored).
+        assert_eq!(
+            acl!(aclrtDeviceCanAccessPeer(null_mut(), 99, 99)),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(peek_last_error(), ACL_SUCCESS);
+        // The runtime: the peer id, the device id (107001) ...
+        assert_eq!(
+            acl!(aclrtDeviceCanAccessPeer(null_mut(), 0, 99)),
+            ACL_ERROR_RT_INVALID_DEVICEID
+        );
+        assert_eq!(
+            acl!(aclrtDeviceCanAccessPeer(&mut can, 99, 0)),
+            ACL_ERROR_RT_INVALID_DEVICEID
+        );
+        // ... then E's NULL output check (107000, stored).
+        assert_eq!(
+            acl!(aclrtDeviceCanAccessPeer(null_mut(), 0, 1)),
+            ACL_ERROR_RT_PARAM_INVALID
+        );
+        assert_eq!(take_last_error(), ACL_ERROR_RT_PARAM_INVALID);
+        ok!(aclrtDeviceCanAccessPeer(&mut can, 0, 1));
+        assert_eq!(can, 1);
+        finalize();
+        assert_clean();
+    });
+}
+
+#[test]
+fn last_err_layer_the_device_functions_store_what_the_runtime_stores() {
+    let _sim = aclrt_sim::exclusive();
+    in_every_profile(|_, _| {
+        init();
+        take_last_error();
+        // `rtGetDevice`'s "no device" is a special state (also inside the
+        // ACL layer's peer-access functions); the ACL layer's own checks
+        // never reach the runtime.
+        let mut d = -1;
+        assert_eq!(acl!(aclrtGetDevice(&mut d)), ACL_ERROR_RT_CONTEXT_NULL);
+        assert_eq!(
+            acl!(aclrtDeviceEnablePeerAccess(1, 0)),
+            ACL_ERROR_RT_CONTEXT_NULL
+        );
+        assert_eq!(
+            acl!(aclrtDeviceEnablePeerAccess(1, 1)),
+            ACL_ERROR_FEATURE_UNSUPPORTED
+        );
+        assert_eq!(acl!(aclrtGetDevice(null_mut())), ACL_ERROR_INVALID_PARAM);
+        assert_eq!(peek_last_error(), ACL_SUCCESS);
+        // E `SetDevice`'s refusal is stored.
+        assert_eq!(acl!(aclrtSetDevice(99)), ACL_ERROR_RT_INVALID_DEVICEID);
+        assert_eq!(take_last_error(), ACL_ERROR_RT_INVALID_DEVICEID);
+        ok!(aclrtSetDevice(0));
+        assert_eq!(
+            acl!(aclrtDeviceEnablePeerAccess(0, 0)),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(
+            acl!(aclrtDeviceEnablePeerAccess(99, 0)),
+            ACL_ERROR_RT_INVALID_DEVICEID
+        );
+        assert_eq!(take_last_error(), ACL_ERROR_RT_INVALID_DEVICEID);
+        ok!(aclrtDeviceEnablePeerAccess(1, 0));
+        ok!(aclrtDeviceDisablePeerAccess(1));
+        ok!(aclrtResetDevice(0));
+        finalize();
+        assert_clean();
+    });
 }

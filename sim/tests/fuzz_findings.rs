@@ -87,7 +87,8 @@ fn a_teardown_stops_a_long_kernel_between_blocks() {
             || BLOCKS_RUN.load(Ordering::SeqCst) > before + 1000
         ));
         if teardown == "finalize" {
-            assert_eq!(acl!(aclFinalize()), ACL_ERROR_RT_CONTEXT_RELEASE_ERROR);
+            // Success, as the hardware's teardown (the leak is recorded).
+            assert_eq!(acl!(aclFinalize()), ACL_SUCCESS);
         } else {
             aclrt_sim::reset();
         }

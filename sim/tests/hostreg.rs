@@ -297,7 +297,12 @@ fn registered_memory_is_copied_truly_asynchronously() {
 
 #[test]
 fn registered_memory_is_host_memory_for_the_kind_check() {
-    let session = device0();
+    let session = {
+        let sim = aclrt_sim::exclusive();
+        configure(|c| c.strictness = aclrt_sim::Strictness::Refuse); // the refusal is the point here
+        init_device0();
+        sim
+    };
     let pages = Pages::new(4096);
     let _alias = register(pages.p(), 4096);
     let d = malloc(4096);
@@ -372,6 +377,7 @@ fn the_device_alias_is_never_a_copy_operand() {
 #[test]
 fn a_live_registration_blocks_the_last_reset_and_leaks_at_finalize() {
     let _sim = aclrt_sim::exclusive();
+    configure(|c| c.strictness = aclrt_sim::Strictness::Refuse); // the refusal is the point here
     init_device0();
     let pages = Pages::new(4096);
     let _alias = register(pages.p(), 4096);

@@ -316,18 +316,6 @@ fn allocations_are_per_device() {
 }
 
 #[test]
-fn malloc_cached_with_p2p_policy_returns_100000() {
-    let session = device0();
-    let mut p: *mut c_void = null_mut();
-    assert_eq!(
-        acl!(aclrtMallocCached(&mut p, 64, ACL_MEM_MALLOC_HUGE_FIRST_P2P)),
-        ACL_ERROR_INVALID_PARAM
-    );
-    assert!(p.is_null());
-    session.finish();
-}
-
-#[test]
 fn malloc_huge1g_rounds_up_to_whole_gib() {
     let _sim = aclrt_sim::exclusive();
     configure(|c| c.memory_per_device = Some(3 << 30));

@@ -189,6 +189,9 @@ fn round_robin_over_sixty_four_streams_keeps_per_stream_order() {
 /// What a host function that synchronises another stream saw.
 struct SyncOther {
     stream: aclrtStream,
+    /// The context to make current on the runtime's thread first (a stream
+    /// synchronisation needs one: 107002 otherwise).
+    ctx: aclrtContext,
     code: AtomicUsize,
 }
 
@@ -196,8 +199,14 @@ unsafe extern "C" fn synchronize_other(arg: *mut c_void) {
     // SAFETY: the test keeps the `SyncOther` alive until the stream running
     // this function has been synchronised.
     let a = unsafe { &*arg.cast::<SyncOther>() };
-    // SAFETY: `a.stream` is a live stream of the test.
-    let code = unsafe { aclrtSynchronizeStream(a.stream) };
+    // SAFETY: `a.ctx` is the live context of the test's streams.
+    let code = match unsafe { aclrtSetCurrentContext(a.ctx) } {
+        0 => {
+            // SAFETY: `a.stream` is a live stream of the test.
+            unsafe { aclrtSynchronizeStream(a.stream) }
+        }
+        code => code,
+    };
     a.code.store(code as usize, Ordering::SeqCst);
 }
 
@@ -212,6 +221,7 @@ fn a_host_function_synchronises_a_delayed_stream_and_later_its_own_worker_is_fre
     ok!(aclrtMemsetAsync(p, 64, 9, 64, b));
     let sync_b = SyncOther {
         stream: b,
+        ctx: current_context(),
         code: AtomicUsize::new(usize::MAX),
     };
     ok!(aclrtLaunchHostFunc(
@@ -227,6 +237,7 @@ fn a_host_function_synchronises_a_delayed_stream_and_later_its_own_worker_is_fre
     stream_delay(b, 0);
     let sync_a = SyncOther {
         stream: a,
+        ctx: current_context(),
         code: AtomicUsize::new(usize::MAX),
     };
     ok!(aclrtLaunchHostFunc(
@@ -240,6 +251,7 @@ fn a_host_function_synchronises_a_delayed_stream_and_later_its_own_worker_is_fre
     // refused (it would wait for itself).
     let sync_self = SyncOther {
         stream: a,
+        ctx: current_context(),
         code: AtomicUsize::new(usize::MAX),
     };
     ok!(aclrtLaunchHostFunc(

@@ -82,7 +82,11 @@ fn device_mode_malloc_host_is_device_memory_for_d2d_copies() {
 #[test]
 fn host_mode_d2d_copy_from_malloc_host_memory_is_a_kind_mismatch() {
     let _sim = aclrt_sim::exclusive();
-    init_in(RunMode::Host);
+    configure(|c| {
+        c.run_mode = RunMode::Host;
+        c.strictness = aclrt_sim::Strictness::Refuse; // the refusal is the point here
+    });
+    init_device0();
     let host = malloc_host(64);
     let dev = malloc(64);
     assert_eq!(

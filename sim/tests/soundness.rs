@@ -113,7 +113,8 @@ fn memory_alive_at_finalize_is_quarantined_too() {
     let host = malloc_host(64).cast::<u8>();
     // SAFETY: a live 64-byte aclrtMallocHost block.
     unsafe { std::ptr::write_bytes(host, 7, 64) };
-    assert_eq!(acl!(aclFinalize()), ACL_ERROR_RT_CONTEXT_RELEASE_ERROR);
+    // Success, as the hardware's teardown (the leak is recorded).
+    assert_eq!(acl!(aclFinalize()), ACL_SUCCESS);
     // SAFETY: leaked memory is quarantined at finalize, not freed.
     let bytes = unsafe { std::slice::from_raw_parts(host, 64) };
     assert!(bytes.iter().all(|&b| b == 7));

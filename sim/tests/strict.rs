@@ -2,6 +2,11 @@
 //! returns its error code, is recorded in the audit with its kind, and
 //! leaves the runtime state unchanged.
 //!
+//! Every test here runs with `Strictness::Refuse` (the explicit setting that
+//! refuses at the call); `fidelity.rs` pins the default (`Report`: the
+//! hardware's answer plus the recorded violation) for the rules the hardware
+//! lets through, rule by rule.
+//!
 //! The first part checks one rule per test; the second walks through the
 //! related misuses of one rule family in one runtime and checks after each
 //! rejected call that nothing changed.
@@ -24,6 +29,13 @@ const IN_USE: aclError = ACL_ERROR_RT_STREAM_NOT_COMPLETE;
 const LIVE_CHILDREN: aclError = ACL_ERROR_RT_CONTEXT_RELEASE_ERROR;
 /// Device memory of another device without peer access (choice): 207006.
 const NO_PEER: aclError = ACL_ERROR_RT_NO_PERMISSION;
+
+/// The simulator for this test, configured to refuse at the call.
+fn refusing() -> aclrt_sim::Exclusive {
+    let sim = aclrt_sim::exclusive();
+    configure(|c| c.strictness = aclrt_sim::Strictness::Refuse);
+    sim
+}
 
 /// The single violation recorded so far (panics unless exactly one).
 #[track_caller]
@@ -48,7 +60,7 @@ fn only(kind: ViolationKind, code: i32, function: &str) {
 
 #[test]
 fn out_of_bounds_copy_is_rejected_and_recorded() {
-    let _sim = aclrt_sim::exclusive();
+    let _sim = refusing();
     init_device0();
     let dev = malloc(64);
     let src = vec![1u8; 4096];
@@ -75,7 +87,7 @@ fn out_of_bounds_copy_is_rejected_and_recorded() {
 
 #[test]
 fn out_of_bounds_read_from_device_is_rejected_and_recorded() {
-    let _sim = aclrt_sim::exclusive();
+    let _sim = refusing();
     init_device0();
     let dev = malloc(100);
     let mut out = vec![0u8; 200];
@@ -95,7 +107,7 @@ fn out_of_bounds_read_from_device_is_rejected_and_recorded() {
 
 #[test]
 fn out_of_bounds_memset_at_an_offset_is_rejected() {
-    let _sim = aclrt_sim::exclusive();
+    let _sim = refusing();
     init_device0();
     let dev = malloc(256);
     // SAFETY: offset 200 is inside the 256-byte allocation.
@@ -109,7 +121,7 @@ fn out_of_bounds_memset_at_an_offset_is_rejected() {
 
 #[test]
 fn out_of_bounds_async_copy_is_rejected_at_enqueue() {
-    let _sim = aclrt_sim::exclusive();
+    let _sim = refusing();
     init_device0();
     let a = malloc(64);
     let b = malloc(1024);
@@ -131,7 +143,7 @@ fn out_of_bounds_async_copy_is_rejected_at_enqueue() {
 
 #[test]
 fn host_to_device_with_device_source_is_a_kind_mismatch() {
-    let _sim = aclrt_sim::exclusive();
+    let _sim = refusing();
     init_device0();
     let a = malloc(64);
     let b = malloc(64);
@@ -148,7 +160,7 @@ fn host_to_device_with_device_source_is_a_kind_mismatch() {
 
 #[test]
 fn device_to_host_into_device_memory_is_a_kind_mismatch() {
-    let _sim = aclrt_sim::exclusive();
+    let _sim = refusing();
     init_device0();
     let a = malloc(64);
     let b = malloc(64);
@@ -162,7 +174,7 @@ fn device_to_host_into_device_memory_is_a_kind_mismatch() {
 
 #[test]
 fn device_to_device_from_host_memory_is_a_kind_mismatch() {
-    let _sim = aclrt_sim::exclusive();
+    let _sim = refusing();
     init_device0();
     let dev = malloc(64);
     let host = [0u8; 64];
@@ -181,7 +193,7 @@ fn device_to_device_from_host_memory_is_a_kind_mismatch() {
 
 #[test]
 fn async_copy_with_wrong_kind_is_a_kind_mismatch() {
-    let _sim = aclrt_sim::exclusive();
+    let _sim = refusing();
     init_device0();
     let dev = malloc(64);
     let host = malloc_host(64);
@@ -203,7 +215,7 @@ fn async_copy_with_wrong_kind_is_a_kind_mismatch() {
 
 #[test]
 fn double_free_is_rejected_and_recorded() {
-    let _sim = aclrt_sim::exclusive();
+    let _sim = refusing();
     init_device0();
     let p = malloc(64);
     free(p);
@@ -218,7 +230,7 @@ fn double_free_is_rejected_and_recorded() {
 
 #[test]
 fn double_free_host_is_rejected_and_recorded() {
-    let _sim = aclrt_sim::exclusive();
+    let _sim = refusing();
     init_device0();
     let p = malloc_host(64);
     free_host(p);
@@ -229,7 +241,7 @@ fn double_free_host_is_rejected_and_recorded() {
 
 #[test]
 fn freeing_a_foreign_address_is_rejected_and_recorded() {
-    let _sim = aclrt_sim::exclusive();
+    let _sim = refusing();
     init_device0();
     let mut mine = vec![0u8; 64];
     let code = acl!(aclrtFree(mine.as_mut_ptr().cast()));
@@ -241,7 +253,7 @@ fn freeing_a_foreign_address_is_rejected_and_recorded() {
 
 #[test]
 fn freeing_host_memory_with_aclrt_free_is_a_foreign_free() {
-    let _sim = aclrt_sim::exclusive();
+    let _sim = refusing();
     init_device0();
     let host = malloc_host(64);
     assert_eq!(acl!(aclrtFree(host)), OOB);
@@ -253,7 +265,7 @@ fn freeing_host_memory_with_aclrt_free_is_a_foreign_free() {
 
 #[test]
 fn freeing_an_interior_pointer_is_a_foreign_free() {
-    let _sim = aclrt_sim::exclusive();
+    let _sim = refusing();
     init_device0();
     let p = malloc(256);
     // SAFETY: offset 64 is inside the 256-byte allocation.
@@ -267,7 +279,7 @@ fn freeing_an_interior_pointer_is_a_foreign_free() {
 
 #[test]
 fn copy_from_freed_memory_is_a_use_after_free() {
-    let _sim = aclrt_sim::exclusive();
+    let _sim = refusing();
     init_device0();
     let p = malloc(64);
     free(p);
@@ -286,7 +298,7 @@ fn copy_from_freed_memory_is_a_use_after_free() {
 
 #[test]
 fn memset_of_freed_memory_is_a_use_after_free() {
-    let _sim = aclrt_sim::exclusive();
+    let _sim = refusing();
     init_device0();
     let p = malloc(64);
     free(p);
@@ -297,7 +309,7 @@ fn memset_of_freed_memory_is_a_use_after_free() {
 
 #[test]
 fn free_while_a_queued_task_uses_the_memory_is_recorded() {
-    let _sim = aclrt_sim::exclusive();
+    let _sim = refusing();
     init_device0();
     let s = create_stream();
     let src = malloc(4096);
@@ -330,7 +342,7 @@ fn free_while_a_queued_task_uses_the_memory_is_recorded() {
 
 #[test]
 fn free_host_while_a_queued_task_uses_it_is_recorded() {
-    let _sim = aclrt_sim::exclusive();
+    let _sim = refusing();
     init_device0();
     let s = create_stream();
     let host = malloc_host(4096);
@@ -360,7 +372,7 @@ fn free_host_while_a_queued_task_uses_it_is_recorded() {
 
 #[test]
 fn destroying_an_event_a_queued_wait_depends_on_is_recorded() {
-    let _sim = aclrt_sim::exclusive();
+    let _sim = refusing();
     init_device0();
     let a = create_stream();
     let b = create_stream();
@@ -387,7 +399,7 @@ fn destroying_an_event_a_queued_wait_depends_on_is_recorded() {
 
 #[test]
 fn force_destroying_a_stream_other_streams_wait_for_is_recorded() {
-    let _sim = aclrt_sim::exclusive();
+    let _sim = refusing();
     init_device0();
     let a = create_stream();
     let b = create_stream();
@@ -411,7 +423,7 @@ fn force_destroying_a_stream_other_streams_wait_for_is_recorded() {
 
 #[test]
 fn memset_of_pageable_memory_is_a_kind_mismatch() {
-    let _sim = aclrt_sim::exclusive();
+    let _sim = refusing();
     init_device0();
     let mut mine = vec![7u8; 64];
     assert_eq!(
@@ -425,7 +437,7 @@ fn memset_of_pageable_memory_is_a_kind_mismatch() {
 
 #[test]
 fn destroying_a_context_with_a_live_stream_is_recorded() {
-    let _sim = aclrt_sim::exclusive();
+    let _sim = refusing();
     init_device0();
     let ctx = create_context(0);
     let s = create_stream();
@@ -443,7 +455,7 @@ fn destroying_a_context_with_a_live_stream_is_recorded() {
 
 #[test]
 fn destroying_a_context_with_live_memory_is_recorded() {
-    let _sim = aclrt_sim::exclusive();
+    let _sim = refusing();
     init_device0();
     let ctx = create_context(0);
     let p = malloc(64);
@@ -456,7 +468,7 @@ fn destroying_a_context_with_live_memory_is_recorded() {
 
 #[test]
 fn destroying_a_context_with_a_live_event_is_recorded() {
-    let _sim = aclrt_sim::exclusive();
+    let _sim = refusing();
     init_device0();
     let ctx = create_context(0);
     let e = create_event();
@@ -469,7 +481,7 @@ fn destroying_a_context_with_a_live_event_is_recorded() {
 
 #[test]
 fn reset_device_with_live_memory_is_recorded() {
-    let _sim = aclrt_sim::exclusive();
+    let _sim = refusing();
     init_device0();
     let p = malloc(64);
     let code = acl!(aclrtResetDevice(0));
@@ -488,7 +500,7 @@ fn reset_device_with_live_memory_is_recorded() {
 
 #[test]
 fn reset_device_with_live_stream_is_recorded() {
-    let _sim = aclrt_sim::exclusive();
+    let _sim = refusing();
     init_device0();
     let s = create_stream();
     assert_eq!(acl!(aclrtResetDevice(0)), LIVE_CHILDREN);
@@ -499,7 +511,7 @@ fn reset_device_with_live_stream_is_recorded() {
 
 #[test]
 fn reset_device_with_live_context_is_recorded() {
-    let _sim = aclrt_sim::exclusive();
+    let _sim = refusing();
     init_device0();
     let c = create_context(0);
     assert_eq!(acl!(aclrtResetDevice(0)), LIVE_CHILDREN);
@@ -510,7 +522,7 @@ fn reset_device_with_live_context_is_recorded() {
 
 #[test]
 fn reset_device_force_with_live_event_is_recorded() {
-    let _sim = aclrt_sim::exclusive();
+    let _sim = refusing();
     init_device0();
     let e = create_event();
     assert_eq!(acl!(aclrtResetDeviceForce(0)), LIVE_CHILDREN);
@@ -533,7 +545,7 @@ fn non_final_reset_with_live_memory_is_fine() {
 
 #[test]
 fn finalize_with_live_resources_reports_leaks() {
-    let _sim = aclrt_sim::exclusive();
+    let _sim = refusing();
     init_device0();
     let p = malloc(100);
     let h = malloc_host(200);
@@ -575,7 +587,7 @@ fn finalize_with_live_resources_reports_leaks() {
 
 #[test]
 fn stream_of_another_context_is_recorded_as_wrong_context() {
-    let _sim = aclrt_sim::exclusive();
+    let _sim = refusing();
     init_device0();
     let s = create_stream();
     let ctx = create_context(0);
@@ -600,7 +612,7 @@ fn stream_of_another_context_is_recorded_as_wrong_context() {
 
 #[test]
 fn never_created_event_handle_is_an_invalid_handle() {
-    let _sim = aclrt_sim::exclusive();
+    let _sim = refusing();
     init_device0();
     let mut junk = [0u64; 4];
     let fake: aclrtEvent = junk.as_mut_ptr().cast();
@@ -615,7 +627,7 @@ fn never_created_event_handle_is_an_invalid_handle() {
 
 #[test]
 fn destroyed_event_is_a_use_after_free() {
-    let _sim = aclrt_sim::exclusive();
+    let _sim = refusing();
     init_device0();
     let e = create_event();
     destroy_event(e);
@@ -629,7 +641,7 @@ fn destroyed_event_is_a_use_after_free() {
 
 #[test]
 fn cross_device_copy_without_peer_access_is_recorded() {
-    let _sim = aclrt_sim::exclusive();
+    let _sim = refusing();
     init();
     ok!(aclrtSetDevice(1));
     let on1 = malloc(64);
@@ -674,7 +686,7 @@ fn correct_programs_record_no_violation() {
 
 #[test]
 fn waiting_on_an_event_of_another_device_is_a_wrong_context() {
-    let _sim = aclrt_sim::exclusive();
+    let _sim = refusing();
     init();
     ok!(aclrtSetDevice(1));
     let e1 = create_event();
@@ -698,7 +710,8 @@ fn waiting_on_an_event_of_another_device_is_a_wrong_context() {
 
 #[test]
 fn finalize_with_a_busy_stream_tears_down_and_reports_leaks() {
-    let session = device0();
+    let _sim = refusing();
+    init_device0();
     let s = create_stream();
     let p = malloc(4096);
     stream_delay(s, 30);
@@ -726,14 +739,15 @@ fn finalize_with_a_busy_stream_tears_down_and_reports_leaks() {
     init_device0();
     let q = malloc(64);
     free(q);
-    session.finish();
+    teardown_device0();
+    assert_clean();
 }
 
 // ------------------------------------------------------------ rule families, one runtime each
 
 #[test]
 fn out_of_bounds_copy_and_memset() {
-    let _sim = aclrt_sim::exclusive();
+    let _sim = refusing();
     init_device0();
     let d = malloc(64);
     let host = [1u8; 128];
@@ -765,7 +779,7 @@ fn out_of_bounds_copy_and_memset() {
 
 #[test]
 fn kind_mismatches_in_host_mode() {
-    let _sim = aclrt_sim::exclusive();
+    let _sim = refusing();
     init_device0();
     let (a, b) = (malloc(64), malloc(64));
     let pinned = malloc_host(64);
@@ -807,7 +821,7 @@ fn kind_mismatches_in_host_mode() {
 
 #[test]
 fn device_run_mode_accepts_every_kind() {
-    let _sim = aclrt_sim::exclusive();
+    let _sim = refusing();
     aclrt_sim::configure(SimConfig {
         run_mode: RunMode::Device,
         ..SimConfig::default()
@@ -851,7 +865,7 @@ fn device_run_mode_accepts_every_kind() {
 
 #[test]
 fn frees_double_foreign_interior_wrong_function() {
-    let _sim = aclrt_sim::exclusive();
+    let _sim = refusing();
     init_device0();
     let p = malloc(256);
     let h = malloc_host(64);
@@ -894,7 +908,7 @@ fn frees_double_foreign_interior_wrong_function() {
 
 #[test]
 fn free_while_a_queued_task_uses_the_memory() {
-    let _sim = aclrt_sim::exclusive();
+    let _sim = refusing();
     init_device0();
     let s = create_stream();
     let (a, b) = (malloc(4096), malloc(4096));
@@ -931,7 +945,7 @@ fn free_while_a_queued_task_uses_the_memory() {
 
 #[test]
 fn release_order_checks_leave_state_unchanged() {
-    let _sim = aclrt_sim::exclusive();
+    let _sim = refusing();
     init_device0();
     let mut ctx = null_mut();
     ok!(aclrtCreateContext(&mut ctx, 0));
@@ -970,7 +984,7 @@ fn release_order_checks_leave_state_unchanged() {
 
 #[test]
 fn finalize_with_live_resources_tears_down_and_reports_leaks() {
-    let _sim = aclrt_sim::exclusive();
+    let _sim = refusing();
     init_device0();
     let p = malloc(100);
     let s = create_stream();
@@ -1004,7 +1018,7 @@ fn finalize_with_live_resources_tears_down_and_reports_leaks() {
 
 #[test]
 fn handles_wrong_context_invalid_destroyed() {
-    let _sim = aclrt_sim::exclusive();
+    let _sim = refusing();
     init_device0();
     let s = create_stream();
     let e = create_event();
@@ -1040,7 +1054,7 @@ fn handles_wrong_context_invalid_destroyed() {
 
 #[test]
 fn cross_device_copies_need_peer_access() {
-    let _sim = aclrt_sim::exclusive();
+    let _sim = refusing();
     ok!(aclInit(null()));
     ok!(aclrtSetDevice(1));
     let on1 = malloc(64);
@@ -1081,7 +1095,7 @@ fn cross_device_copies_need_peer_access() {
 
 #[test]
 fn destroying_an_event_or_stream_a_queued_wait_depends_on() {
-    let _sim = aclrt_sim::exclusive();
+    let _sim = refusing();
     init_device0();
     let (a, b) = (create_stream(), create_stream());
     let e = create_event();

@@ -142,8 +142,11 @@ fn header_compiles_as_cpp17_and_links() {
 
 #[test]
 fn a_failing_c_program_is_reported_as_failure() {
-    // The harness itself must notice a failing program: the simulator's
-    // strict checks make a wrong direction fail with a non-zero exit.
+    // The harness itself must notice a failing program. A wrong direction
+    // (rule STRICT-KIND) is answered as the hardware does by default, with a
+    // report on stderr and a summary at exit; CI turns it into a failing
+    // exit status with ACLRT_SIM_ERROR_EXITCODE (as valgrind's
+    // --error-exitcode), and ACLRT_SIM_STRICTNESS=refuse refuses the call.
     let dir = scratch("c-programs");
     let src = dir.join("wrong_kind.c");
     std::fs::write(
@@ -174,13 +177,66 @@ fn a_failing_c_program_is_reported_as_failure() {
         Duration::from_secs(120),
     );
     assert!(out.status.success(), "{}", show(&out));
+    let run_with = |vars: &[(&str, &str)]| {
+        let mut cmd = Command::new(&exe);
+        cmd.env("LD_LIBRARY_PATH", sim_cdylib_dir())
+            .env("ACLRT_SIM_RUN_MODE", "host")
+            .env_remove("ACLRT_SIM_STRICTNESS")
+            .env_remove("ACLRT_SIM_ERROR_EXITCODE")
+            .env_remove("ACLRT_SIM_REPORT");
+        for (k, v) in vars {
+            cmd.env(k, v);
+        }
+        run_with_limit(&mut cmd, Duration::from_secs(60))
+    };
+    // Default: the hardware's answer, reported where it happens and at exit.
+    let out = run_with(&[]);
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        err.matches("aclrt-sim: STRICT-KIND in aclrtMemcpy").count(),
+        1,
+        "{err}"
+    );
+    assert!(
+        err.contains("audit at exit: 1 violation(s) of 1 rule(s), 0 leak(s)"),
+        "{err}"
+    );
+    // CI's setting: the violation makes the exit status.
+    let out = run_with(&[("ACLRT_SIM_ERROR_EXITCODE", "42")]);
+    assert_eq!(out.status.code(), Some(42), "{}", show(&out));
+    // Refusing at the call: the program sees the error and fails itself.
+    let out = run_with(&[("ACLRT_SIM_STRICTNESS", "refuse")]);
+    assert_eq!(out.status.code(), Some(3), "{}", show(&out));
+    // Quiet: nothing on stderr, the exit status unchanged.
+    let out = run_with(&[("ACLRT_SIM_REPORT", "none")]);
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    assert!(out.stderr.is_empty(), "{}", show(&out));
+}
+
+#[test]
+fn a_clean_c_program_prints_no_report_and_keeps_its_exit_status() {
+    // Nothing to report: no output at all, and the error exit code does not
+    // apply (the program's own status stands).
+    // Built under a name of its own (another test builds basic_flow.c).
+    let exe = build_at(
+        &sys_dir().join("tests/c/basic_flow.c"),
+        &scratch("c-programs").join("basic_flow_clean_exit"),
+    );
     let out = run_with_limit(
         Command::new(&exe)
             .env("LD_LIBRARY_PATH", sim_cdylib_dir())
-            .env("ACLRT_SIM_RUN_MODE", "host"),
+            .env("ACLRT_SIM_RUN_MODE", "host")
+            .env("ACLRT_SIM_ERROR_EXITCODE", "42")
+            .env_remove("ACLRT_SIM_REPORT"),
         Duration::from_secs(60),
     );
-    assert_eq!(out.status.code(), Some(3), "{}", show(&out));
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    assert!(
+        !String::from_utf8_lossy(&out.stderr).contains("aclrt-sim"),
+        "{}",
+        show(&out)
+    );
 }
 
 #[test]
@@ -366,12 +422,12 @@ fn c_memory_sample_on_both_chips_in_both_run_modes() {
 /// The samples' sloppy teardown (a context destroyed with its stream live,
 /// `aclFinalize` with a device still set, a device reset with a stream
 /// never destroyed) runs to completion with the hardware's answers when the
-/// simulator is told to answer as the hardware (`ACLRT_SIM_STRICTNESS=hardware`).
+/// simulator is told explicitly to answer as the hardware (`ACLRT_SIM_STRICTNESS=report`).
 #[test]
 fn c_sloppy_teardown_gets_the_hardware_answers_when_asked() {
     let helper = built("resource_helper.cpp");
     let sample = built("memory_sample.c");
-    let hw = [("ACLRT_SIM_STRICTNESS", "hardware")];
+    let hw = [("ACLRT_SIM_STRICTNESS", "report")];
     for mode in ["host", "device"] {
         expect_ok(
             &helper,
@@ -384,13 +440,10 @@ fn c_sloppy_teardown_gets_the_hardware_answers_when_asked() {
     }
 }
 
-/// DEPENDS ON THE SANITIZER'S MANNERS (the default strictness answering as
-/// the hardware and reporting each violation on stderr, with the rule's
-/// name): the samples' sloppy teardown runs to completion at the default
-/// strictness, and stderr names the rules it broke. Ignored until that
-/// change is merged; then remove the `ignore`.
+/// The sanitizer's manners: at the default strictness the samples' sloppy
+/// teardown runs to completion with the hardware's answers, and stderr names
+/// the rules it broke.
 #[test]
-#[ignore = "needs the hardware-like default strictness with violation reports (sanitizer manners)"]
 fn c_sloppy_teardown_at_the_default_strictness_completes_with_a_report() {
     let helper = built("resource_helper.cpp");
     let sample = built("memory_sample.c");

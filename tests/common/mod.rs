@@ -4,6 +4,11 @@
 //! global and the guard also resets the simulator), may `configure` the
 //! simulator before `Acl::init`, and ends with [`assert_clean`] after every
 //! handle has been dropped or finalised.
+//!
+//! The simulator runs with its default strictness (`Strictness::Report`, what
+//! users get): a misuse the hardware lets through is answered as the hardware
+//! does and only recorded, so it is the clean audit at the end of every test
+//! that catches a misuse by the crate.
 #![allow(dead_code)]
 
 use aclrt::sim::{self, Audit, ResourceKind, SimConfig, ViolationKind};

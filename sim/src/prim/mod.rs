@@ -16,6 +16,8 @@
 //! * [`Out`] and [`OutBuf`]: out-parameters of the C functions.
 //! * [`HostCall`]: an application callback and its argument.
 //! * [`os_thread_id`], [`fill_c_chars`]: small helpers of the entry points.
+//! * [`exit`]: a function run at process exit, and an exit with a chosen
+//!   status (the audit's summary and `ACLRT_SIM_ERROR_EXITCODE`).
 //!
 //! This module depends on no other module of the crate: the runtime above
 //! it works with these types, and the entry points in `raw` create them from
@@ -26,6 +28,7 @@ use std::ptr::{self, NonNull};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 pub(crate) mod arena;
+pub(crate) mod exit;
 
 /// Locks a mutex of this module (a leaf lock: nothing is called while it is
 /// held), ignoring poisoning.

@@ -12,7 +12,6 @@
 use core::ffi::{CStr, c_char, c_void};
 
 use crate::diag::{self, Api, call, with_api_list};
-use crate::event;
 use crate::ffi::{
     aclCANNPackageName, aclCANNPackageVersion, aclError, aclrtArgsHandle, aclrtBinHandle,
     aclrtBinaryLoadOptions, aclrtCallback, aclrtCallbackBlockType, aclrtContext, aclrtEvent,
@@ -25,7 +24,7 @@ use crate::memory::{self, MallocFn};
 use crate::prim::{HostCall, Out, OutBuf, UserMem};
 use crate::rt::exec::EventApi;
 use crate::rt::mem::AllocKind;
-use crate::{callback, context, device, failmode, hostreg, init, kernel, misc, stream};
+use crate::{acl_layer, hostreg, init, kernel, misc, stream};
 
 mod base;
 
@@ -97,14 +96,14 @@ pub unsafe extern "C" fn aclrtGetSocName() -> *const c_char {
 /// `aclrtSetDevice`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclrtSetDevice(device_id: i32) -> aclError {
-    call(Api::aclrtSetDevice, || device::set_device(device_id))
+    call(Api::aclrtSetDevice, || acl_layer::set_device(device_id))
 }
 
 /// `aclrtResetDevice`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclrtResetDevice(device_id: i32) -> aclError {
     call(Api::aclrtResetDevice, || {
-        device::reset_device(device_id, false)
+        acl_layer::reset_device(device_id, false)
     })
 }
 
@@ -112,7 +111,7 @@ pub unsafe extern "C" fn aclrtResetDevice(device_id: i32) -> aclError {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclrtResetDeviceForce(device_id: i32) -> aclError {
     call(Api::aclrtResetDeviceForce, || {
-        device::reset_device(device_id, true)
+        acl_layer::reset_device(device_id, true)
     })
 }
 
@@ -121,7 +120,7 @@ pub unsafe extern "C" fn aclrtResetDeviceForce(device_id: i32) -> aclError {
 pub unsafe extern "C" fn aclrtGetDevice(device_id: *mut i32) -> aclError {
     // SAFETY: C contract: `deviceId` is NULL or writable.
     let out = unsafe { Out::new(device_id) };
-    call(Api::aclrtGetDevice, || device::get_device(out))
+    call(Api::aclrtGetDevice, || acl_layer::get_device(out))
 }
 
 /// `aclrtGetDeviceCount`.
@@ -129,7 +128,7 @@ pub unsafe extern "C" fn aclrtGetDevice(device_id: *mut i32) -> aclError {
 pub unsafe extern "C" fn aclrtGetDeviceCount(count: *mut u32) -> aclError {
     // SAFETY: C contract: `count` is NULL or writable.
     let out = unsafe { Out::new(count) };
-    call(Api::aclrtGetDeviceCount, || device::device_count(out))
+    call(Api::aclrtGetDeviceCount, || acl_layer::device_count(out))
 }
 
 /// `aclrtGetRunMode`.
@@ -137,14 +136,14 @@ pub unsafe extern "C" fn aclrtGetDeviceCount(count: *mut u32) -> aclError {
 pub unsafe extern "C" fn aclrtGetRunMode(run_mode: *mut aclrtRunMode) -> aclError {
     // SAFETY: C contract: `runMode` is NULL or writable.
     let out = unsafe { Out::new(run_mode) };
-    call(Api::aclrtGetRunMode, || device::run_mode(out))
+    call(Api::aclrtGetRunMode, || acl_layer::run_mode(out))
 }
 
 /// `aclrtSynchronizeDevice`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclrtSynchronizeDevice() -> aclError {
     call(Api::aclrtSynchronizeDevice, || {
-        device::synchronize_device(None)
+        acl_layer::synchronize_device(None)
     })
 }
 
@@ -152,7 +151,7 @@ pub unsafe extern "C" fn aclrtSynchronizeDevice() -> aclError {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclrtSynchronizeDeviceWithTimeout(timeout: i32) -> aclError {
     call(Api::aclrtSynchronizeDeviceWithTimeout, || {
-        device::synchronize_device(Some(timeout))
+        acl_layer::synchronize_device(Some(timeout))
     })
 }
 
@@ -166,7 +165,7 @@ pub unsafe extern "C" fn aclrtDeviceCanAccessPeer(
     // SAFETY: C contract: `canAccessPeer` is NULL or writable.
     let out = unsafe { Out::new(can_access_peer) };
     call(Api::aclrtDeviceCanAccessPeer, || {
-        device::can_access_peer(out, device_id, peer_device_id)
+        acl_layer::device_can_access_peer(out, device_id, peer_device_id)
     })
 }
 
@@ -174,7 +173,7 @@ pub unsafe extern "C" fn aclrtDeviceCanAccessPeer(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclrtDeviceEnablePeerAccess(peer_device_id: i32, flags: u32) -> aclError {
     call(Api::aclrtDeviceEnablePeerAccess, || {
-        device::peer_access(peer_device_id, flags, true)
+        acl_layer::peer_access(peer_device_id, flags, true)
     })
 }
 
@@ -182,7 +181,7 @@ pub unsafe extern "C" fn aclrtDeviceEnablePeerAccess(peer_device_id: i32, flags:
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclrtDeviceDisablePeerAccess(peer_device_id: i32) -> aclError {
     call(Api::aclrtDeviceDisablePeerAccess, || {
-        device::peer_access(peer_device_id, 0, false)
+        acl_layer::peer_access(peer_device_id, 0, false)
     })
 }
 
@@ -197,10 +196,8 @@ pub unsafe extern "C" fn aclrtCreateContext(
     // SAFETY: C contract: `context` is NULL or writable.
     let out = unsafe { Out::new(context) };
     call(Api::aclrtCreateContext, || {
-        require_out(&out, "context")?;
         let mut v = 0;
-        // SAFETY: `v` is a local `usize`, valid for one write.
-        context::create_context(unsafe { Out::new(&mut v) }, device_id)?;
+        acl_layer::create_context(handle_slot(&out, &mut v), device_id)?;
         out.write(handle_ptr(v));
         Ok(())
     })
@@ -210,7 +207,7 @@ pub unsafe extern "C" fn aclrtCreateContext(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclrtDestroyContext(context: aclrtContext) -> aclError {
     call(Api::aclrtDestroyContext, || {
-        context::destroy_context(h(context))
+        acl_layer::destroy_context(h(context))
     })
 }
 
@@ -218,7 +215,7 @@ pub unsafe extern "C" fn aclrtDestroyContext(context: aclrtContext) -> aclError 
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclrtSetCurrentContext(context: aclrtContext) -> aclError {
     call(Api::aclrtSetCurrentContext, || {
-        context::set_current_context(h(context))
+        acl_layer::set_current_context(h(context))
     })
 }
 
@@ -228,10 +225,8 @@ pub unsafe extern "C" fn aclrtGetCurrentContext(context: *mut aclrtContext) -> a
     // SAFETY: C contract: `context` is NULL or writable.
     let out = unsafe { Out::new(context) };
     call(Api::aclrtGetCurrentContext, || {
-        require_out(&out, "context")?;
         let mut v = 0;
-        // SAFETY: `v` is a local `usize`, valid for one write.
-        context::get_current_context(unsafe { Out::new(&mut v) })?;
+        acl_layer::get_current_context(handle_slot(&out, &mut v))?;
         out.write(handle_ptr(v));
         Ok(())
     })
@@ -243,10 +238,8 @@ pub unsafe extern "C" fn aclrtCtxGetCurrentDefaultStream(stream: *mut aclrtStrea
     // SAFETY: C contract: `stream` is NULL or writable.
     let out = unsafe { Out::new(stream) };
     call(Api::aclrtCtxGetCurrentDefaultStream, || {
-        require_out(&out, "stream")?;
         let mut v = 0;
-        // SAFETY: `v` is a local `usize`, valid for one write.
-        context::current_default_stream(unsafe { Out::new(&mut v) })?;
+        acl_layer::current_default_stream(handle_slot(&out, &mut v))?;
         out.write(handle_ptr(v));
         Ok(())
     })
@@ -260,10 +253,8 @@ pub unsafe extern "C" fn aclrtCreateStream(stream: *mut aclrtStream) -> aclError
     // SAFETY: C contract: `stream` is NULL or writable.
     let out = unsafe { Out::new(stream) };
     call(Api::aclrtCreateStream, || {
-        require_out(&out, "stream")?;
         let mut v = 0;
-        // SAFETY: `v` is a local `usize`, valid for one write.
-        stream::create_stream(unsafe { Out::new(&mut v) }, 0)?;
+        acl_layer::create_stream(handle_slot(&out, &mut v), None)?;
         out.write(handle_ptr(v));
         Ok(())
     })
@@ -279,11 +270,8 @@ pub unsafe extern "C" fn aclrtCreateStreamWithConfig(
     // SAFETY: C contract: `stream` is NULL or writable.
     let out = unsafe { Out::new(stream) };
     call(Api::aclrtCreateStreamWithConfig, || {
-        require_out(&out, "stream")?;
         let mut v = 0;
-        // SAFETY: `v` is a local `usize`, valid for one write.
-        stream::create_stream(unsafe { Out::new(&mut v) }, flag)?;
-        stream::set_created_priority(v, priority);
+        acl_layer::create_stream(handle_slot(&out, &mut v), Some((priority, flag)))?;
         out.write(handle_ptr(v));
         Ok(())
     })
@@ -298,7 +286,7 @@ pub unsafe extern "C" fn aclrtStreamGetPriority(
     // SAFETY: C contract: `priority` is NULL or writable.
     let out = unsafe { Out::new(priority) };
     call(Api::aclrtStreamGetPriority, || {
-        stream::get_priority(h(stream), out)
+        acl_layer::stream_get_priority(h(stream), out)
     })
 }
 
@@ -311,8 +299,22 @@ pub unsafe extern "C" fn aclrtDeviceGetStreamPriorityRange(
     // SAFETY: C contract: each pointer is NULL or writable.
     let (least, greatest) = unsafe { (Out::new(least_priority), Out::new(greatest_priority)) };
     call(Api::aclrtDeviceGetStreamPriorityRange, || {
-        stream::priority_range(least, greatest)
+        acl_layer::stream_priority_range(least, greatest)
     })
+}
+
+/// The runtime's handle out-parameter for the C caller's `out`: NULL where
+/// `out` is NULL (for the ACL layer to refuse), else the local `v` (copied
+/// into `out` as a handle pointer once the call succeeded).
+fn handle_slot<T>(out: &Out<T>, v: &mut usize) -> Out<usize> {
+    let p: *mut usize = if out.is_null() {
+        core::ptr::null_mut()
+    } else {
+        v
+    };
+    // SAFETY: `p` is NULL or points to the caller's local `v`, valid for
+    // one write for the duration of the call.
+    unsafe { Out::new(p) }
 }
 
 fn require_out<T>(out: &Out<T>, name: &str) -> diag::Res<()> {
@@ -323,7 +325,7 @@ fn require_out<T>(out: &Out<T>, name: &str) -> diag::Res<()> {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclrtDestroyStream(stream: aclrtStream) -> aclError {
     call(Api::aclrtDestroyStream, || {
-        stream::destroy_stream(h(stream), false)
+        acl_layer::destroy_stream(h(stream), false)
     })
 }
 
@@ -331,7 +333,7 @@ pub unsafe extern "C" fn aclrtDestroyStream(stream: aclrtStream) -> aclError {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclrtDestroyStreamForce(stream: aclrtStream) -> aclError {
     call(Api::aclrtDestroyStreamForce, || {
-        stream::destroy_stream(h(stream), true)
+        acl_layer::destroy_stream(h(stream), true)
     })
 }
 
@@ -339,7 +341,7 @@ pub unsafe extern "C" fn aclrtDestroyStreamForce(stream: aclrtStream) -> aclErro
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclrtSynchronizeStream(stream: aclrtStream) -> aclError {
     call(Api::aclrtSynchronizeStream, || {
-        stream::synchronize_stream(h(stream), None)
+        acl_layer::synchronize_stream(h(stream), None)
     })
 }
 
@@ -350,7 +352,7 @@ pub unsafe extern "C" fn aclrtSynchronizeStreamWithTimeout(
     timeout: i32,
 ) -> aclError {
     call(Api::aclrtSynchronizeStreamWithTimeout, || {
-        stream::synchronize_stream(h(stream), Some(timeout))
+        acl_layer::synchronize_stream(h(stream), Some(timeout))
     })
 }
 
@@ -363,7 +365,7 @@ pub unsafe extern "C" fn aclrtStreamQuery(
     // SAFETY: C contract: `status` is NULL or writable.
     let out = unsafe { Out::new(status) };
     call(Api::aclrtStreamQuery, || {
-        stream::stream_query(h(stream), out)
+        acl_layer::stream_query(h(stream), out)
     })
 }
 
@@ -371,7 +373,7 @@ pub unsafe extern "C" fn aclrtStreamQuery(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclrtStreamWaitEvent(stream: aclrtStream, event: aclrtEvent) -> aclError {
     call(Api::aclrtStreamWaitEvent, || {
-        event::stream_wait(h(stream), h(event))
+        acl_layer::stream_wait_event(h(stream), h(event))
     })
 }
 
@@ -381,24 +383,22 @@ pub unsafe extern "C" fn aclrtGetStreamAvailableNum(stream_count: *mut u32) -> a
     // SAFETY: C contract: `streamCount` is NULL or writable.
     let out = unsafe { Out::new(stream_count) };
     call(Api::aclrtGetStreamAvailableNum, || {
-        stream::streams_available(out)
+        acl_layer::streams_available(out)
     })
 }
 
 /// `aclrtStreamAbort`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclrtStreamAbort(stream: aclrtStream) -> aclError {
-    call(Api::aclrtStreamAbort, || stream::stream_abort(h(stream)))
+    call(Api::aclrtStreamAbort, || acl_layer::stream_abort(h(stream)))
 }
 
 // -------------------------------------------------------------- events ---
 
 fn create_event(api: Api, out: Out<aclrtEvent>, flag: Option<u32>, kind: EventApi) -> aclError {
     call(api, || {
-        require_out(&out, "event")?;
         let mut v = 0;
-        // SAFETY: `v` is a local `usize`, valid for one write.
-        event::create(unsafe { Out::new(&mut v) }, flag, kind)?;
+        acl_layer::create_event(handle_slot(&out, &mut v), flag, kind)?;
         out.write(handle_ptr(v));
         Ok(())
     })
@@ -441,19 +441,25 @@ pub unsafe extern "C" fn aclrtCreateEventExWithFlag(event: *mut aclrtEvent, flag
 /// `aclrtDestroyEvent`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclrtDestroyEvent(event: aclrtEvent) -> aclError {
-    call(Api::aclrtDestroyEvent, || event::destroy(h(event)))
+    call(Api::aclrtDestroyEvent, || {
+        acl_layer::destroy_event(h(event))
+    })
 }
 
 /// `aclrtRecordEvent`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclrtRecordEvent(event: aclrtEvent, stream: aclrtStream) -> aclError {
-    call(Api::aclrtRecordEvent, || event::record(h(event), h(stream)))
+    call(Api::aclrtRecordEvent, || {
+        acl_layer::record_event(h(event), h(stream))
+    })
 }
 
 /// `aclrtResetEvent`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclrtResetEvent(event: aclrtEvent, stream: aclrtStream) -> aclError {
-    call(Api::aclrtResetEvent, || event::reset(h(event), h(stream)))
+    call(Api::aclrtResetEvent, || {
+        acl_layer::reset_event(h(event), h(stream))
+    })
 }
 
 /// `aclrtQueryEvent`.
@@ -464,7 +470,9 @@ pub unsafe extern "C" fn aclrtQueryEvent(
 ) -> aclError {
     // SAFETY: C contract: `status` is NULL or writable.
     let out = unsafe { Out::new(status) };
-    call(Api::aclrtQueryEvent, || event::query(h(event), out))
+    call(Api::aclrtQueryEvent, || {
+        acl_layer::query_event(h(event), out)
+    })
 }
 
 /// `aclrtQueryEventStatus`.
@@ -476,7 +484,7 @@ pub unsafe extern "C" fn aclrtQueryEventStatus(
     // SAFETY: C contract: `status` is NULL or writable.
     let out = unsafe { Out::new(status) };
     call(Api::aclrtQueryEventStatus, || {
-        event::query_status(h(event), out)
+        acl_layer::query_event_status(h(event), out)
     })
 }
 
@@ -489,7 +497,7 @@ pub unsafe extern "C" fn aclrtQueryEventWaitStatus(
     // SAFETY: C contract: `status` is NULL or writable.
     let out = unsafe { Out::new(status) };
     call(Api::aclrtQueryEventWaitStatus, || {
-        event::query_wait_status(h(event), out)
+        acl_layer::query_event_wait_status(h(event), out)
     })
 }
 
@@ -497,7 +505,7 @@ pub unsafe extern "C" fn aclrtQueryEventWaitStatus(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclrtSynchronizeEvent(event: aclrtEvent) -> aclError {
     call(Api::aclrtSynchronizeEvent, || {
-        event::synchronize(h(event), None)
+        acl_layer::synchronize_event(h(event), None)
     })
 }
 
@@ -508,7 +516,7 @@ pub unsafe extern "C" fn aclrtSynchronizeEventWithTimeout(
     timeout: i32,
 ) -> aclError {
     call(Api::aclrtSynchronizeEventWithTimeout, || {
-        event::synchronize(h(event), Some(timeout))
+        acl_layer::synchronize_event(h(event), Some(timeout))
     })
 }
 
@@ -522,7 +530,7 @@ pub unsafe extern "C" fn aclrtEventElapsedTime(
     // SAFETY: C contract: `ms` is NULL or writable.
     let out = unsafe { Out::new(ms) };
     call(Api::aclrtEventElapsedTime, || {
-        event::elapsed(out, h(start_event), h(end_event))
+        acl_layer::event_elapsed_time(out, h(start_event), h(end_event))
     })
 }
 
@@ -535,7 +543,7 @@ pub unsafe extern "C" fn aclrtEventGetTimestamp(
     // SAFETY: C contract: `timestamp` is NULL or writable.
     let out = unsafe { Out::new(timestamp) };
     call(Api::aclrtEventGetTimestamp, || {
-        event::timestamp(h(event), out)
+        acl_layer::event_timestamp(h(event), out)
     })
 }
 
@@ -544,7 +552,9 @@ pub unsafe extern "C" fn aclrtEventGetTimestamp(
 pub unsafe extern "C" fn aclrtGetEventAvailNum(event_count: *mut u32) -> aclError {
     // SAFETY: C contract: `eventCount` is NULL or writable.
     let out = unsafe { Out::new(event_count) };
-    call(Api::aclrtGetEventAvailNum, || event::available(out))
+    call(Api::aclrtGetEventAvailNum, || {
+        acl_layer::events_available(out)
+    })
 }
 
 // -------------------------------------------------------------- memory ---
@@ -663,7 +673,7 @@ pub unsafe extern "C" fn aclrtMemsetAsync(
     // before returning).
     let dst = unsafe { UserMem::new(dev_ptr, true) };
     call(Api::aclrtMemsetAsync, || {
-        memory::memset(dst, max_count, value, count, Some(h(stream)))
+        acl_layer::memset_async(dst, max_count, value, count, h(stream))
     })
 }
 
@@ -699,7 +709,7 @@ pub unsafe extern "C" fn aclrtMemcpyAsync(
     // completes copies of such memory before returning.
     let (d, s) = unsafe { (UserMem::new(dst, true), UserMem::new(src, false)) };
     call(Api::aclrtMemcpyAsync, || {
-        memory::memcpy_async(d, dest_max, s, count, kind, h(stream))
+        acl_layer::memcpy_async(d, dest_max, s, count, kind, h(stream))
     })
 }
 
@@ -738,7 +748,7 @@ pub unsafe extern "C" fn aclrtMemcpy2dAsync(
     // the call; the runtime completes copies of such memory before returning.
     let (d, s) = unsafe { (UserMem::new(dst, true), UserMem::new(src, false)) };
     call(Api::aclrtMemcpy2dAsync, || {
-        memory::memcpy_2d(d, dpitch, s, spitch, width, height, kind, Some(h(stream)))
+        acl_layer::memcpy_2d_async(d, dpitch, s, spitch, width, height, kind, h(stream))
     })
 }
 
@@ -765,7 +775,7 @@ pub unsafe extern "C" fn aclrtLaunchCallback(
     stream: aclrtStream,
 ) -> aclError {
     call(Api::aclrtLaunchCallback, || {
-        callback::launch_callback(fn_, block_type, h(stream), |f| {
+        acl_layer::launch_callback(fn_, block_type, h(stream), |f| {
             // SAFETY: C contract of aclrtLaunchCallback: `fn(userData)` may be
             // called once by the subscribed thread (or the runtime).
             unsafe { HostCall::new(f, user_data) }
@@ -777,21 +787,23 @@ pub unsafe extern "C" fn aclrtLaunchCallback(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclrtSubscribeReport(thread_id: u64, stream: aclrtStream) -> aclError {
     call(Api::aclrtSubscribeReport, || {
-        callback::subscribe(thread_id, h(stream))
+        acl_layer::subscribe_report(thread_id, h(stream))
     })
 }
 
 /// `aclrtProcessReport`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclrtProcessReport(timeout: i32) -> aclError {
-    call(Api::aclrtProcessReport, || callback::process(timeout))
+    call(Api::aclrtProcessReport, || {
+        acl_layer::process_report(timeout)
+    })
 }
 
 /// `aclrtUnSubscribeReport`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclrtUnSubscribeReport(thread_id: u64, stream: aclrtStream) -> aclError {
     call(Api::aclrtUnSubscribeReport, || {
-        callback::unsubscribe(thread_id, h(stream))
+        acl_layer::unsubscribe_report(thread_id, h(stream))
     })
 }
 
@@ -803,7 +815,7 @@ pub unsafe extern "C" fn aclrtLaunchHostFunc(
     args: *mut c_void,
 ) -> aclError {
     call(Api::aclrtLaunchHostFunc, || {
-        callback::launch_host_func(h(stream), fn_, |f| {
+        acl_layer::launch_host_func(h(stream), fn_, |f| {
             // SAFETY: C contract of aclrtLaunchHostFunc: `fn(args)` is called
             // once on a runtime thread when the stream reaches it.
             unsafe { HostCall::new(f, args) }
@@ -995,7 +1007,7 @@ pub unsafe extern "C" fn aclrtLaunchKernel(
     // `argsData` is a device address: looked up in the allocation table,
     // never dereferenced as a host pointer.
     call(Api::aclrtLaunchKernel, || {
-        kernel::launch(
+        acl_layer::launch_kernel(
             h(func_handle),
             num_blocks,
             args_data.addr(),
@@ -1140,7 +1152,7 @@ pub unsafe extern "C" fn aclrtKernelArgsFinalize(args_handle: aclrtArgsHandle) -
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclrtSetStreamFailureMode(stream: aclrtStream, mode: u64) -> aclError {
     call(Api::aclrtSetStreamFailureMode, || {
-        failmode::set_failure_mode(h(stream), mode)
+        acl_layer::set_stream_failure_mode(h(stream), mode)
     })
 }
 

@@ -1046,6 +1046,9 @@ impl StreamShared {
                         code: ffi::ACL_ERROR_RT_INTERNAL_ERROR,
                         kind: ViolationKind::CallbackPanicked,
                         message,
+                        rule: crate::model::rule_name(ViolationKind::CallbackPanicked, origin, 0),
+                        handle: None,
+                        refused: false,
                     });
                     Some((
                         ffi::ACL_ERROR_RT_INTERNAL_ERROR,

@@ -147,11 +147,11 @@ fn torn_down(addr: usize, len: usize) -> Option<(usize, usize, AllocKind)> {
         .map(|(&start, s)| (start, s.size, s.kind))
 }
 
-fn torn_down_error(
-    role: &str,
-    addr: usize,
-    (start, size, kind): (usize, usize, AllocKind),
-) -> Error {
+fn torn_down_error(role: &str, addr: usize, block: (usize, usize, AllocKind)) -> Error {
+    torn_down_why(role, addr, block).on(addr)
+}
+
+fn torn_down_why(role: &str, addr: usize, (start, size, kind): (usize, usize, AllocKind)) -> Error {
     Error::violation(
         ViolationKind::UseAfterFree,
         ffi::ACL_ERROR_RT_PARAM_INVALID,
@@ -306,6 +306,10 @@ impl MemTable {
     /// cannot be application memory, and touching it would reach a gap
     /// between blocks (or another block).
     fn outside_blocks(&self, role: &str, addr: usize, len: usize) -> Error {
+        self.outside_blocks_why(role, addr, len).on(addr)
+    }
+
+    fn outside_blocks_why(&self, role: &str, addr: usize, len: usize) -> Error {
         let near = match self.live.range(..=addr).next_back() {
             Some((&s, a)) => format!(
                 "; the nearest allocation below it is the {}-byte block at {s:#x}, which ends {} bytes before it",
@@ -347,6 +351,10 @@ impl MemTable {
 }
 
 fn use_after_free(role: &str, addr: usize, start: usize, f: &Freed) -> Error {
+    use_after_free_why(role, addr, start, f).on(addr)
+}
+
+fn use_after_free_why(role: &str, addr: usize, start: usize, f: &Freed) -> Error {
     Error::violation(
         ViolationKind::UseAfterFree,
         ffi::ACL_ERROR_RT_PARAM_INVALID,
@@ -359,7 +367,13 @@ fn use_after_free(role: &str, addr: usize, start: usize, f: &Freed) -> Error {
     )
 }
 
+/// The error of freeing `addr` wrongly (double, foreign, interior, wrong
+/// function), about `addr`.
 pub(crate) fn bad_free(mem: &MemTable, addr: usize, kind: AllocKind) -> Error {
+    bad_free_why(mem, addr, kind).on(addr)
+}
+
+fn bad_free_why(mem: &MemTable, addr: usize, kind: AllocKind) -> Error {
     // Quarantined blocks are never freed, so their addresses cannot be live.
     if let Some((start, size, was)) = torn_down(addr, 0) {
         return Error::violation(

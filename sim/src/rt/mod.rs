@@ -363,6 +363,10 @@ impl Runtime {
 
     /// The error for a handle that is not a live `want`.
     pub(crate) fn bad_handle(&self, h: usize, want: HandleKind) -> Error {
+        self.bad_handle_why(h, want).on(h)
+    }
+
+    fn bad_handle_why(&self, h: usize, want: HandleKind) -> Error {
         let issued = ((h >> 4) as u64) < NEXT_ID.load(Ordering::Relaxed) && (h >> 4) != 0;
         match HandleKind::of(h) {
             Some(k) if issued && k == want => Error::violation(
@@ -447,7 +451,8 @@ impl Runtime {
                      with aclrtSetCurrentContext",
                     st.ctx, st.device, ctx.handle, ctx.device
                 ),
-            ));
+            )
+            .on(h));
         }
         Ok((ctx, st))
     }

@@ -143,6 +143,9 @@ pub(crate) fn run_callback(call: HostCall, generation: u64, function: &'static s
             code: ffi::ACL_ERROR_RT_INTERNAL_ERROR,
             kind: ViolationKind::CallbackPanicked,
             message: format!("{function}: a host callback panicked; the panic was caught"),
+            rule: crate::model::rule_name(ViolationKind::CallbackPanicked, function, 0),
+            handle: None,
+            refused: false,
         });
     }
 }

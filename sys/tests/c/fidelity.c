@@ -241,11 +241,78 @@ static void contexts(void)
     }
     (void)aclrtDestroyContext(c);
     ROW("CTX-DESTROY-2", aclrtDestroyContext(c), ACL_ERROR_RT_CONTEXT_NULL);
-    ROW("CTX-2", aclrtSetCurrentContext(c), ACL_ERROR_RT_CONTEXT_NULL);
+    ROW("CTX-2", aclrtSetCurrentContext(c), ACL_ERROR_RT_PARAM_INVALID);
     (void)aclrtSetDevice(0);
     (void)aclrtResetDevice(0); /* back to device 0's context, same count */
     ROW("CTX-DESTROY-1", aclrtDestroyContext(NULL), ACL_ERROR_INVALID_PARAM);
     ROW("CTX-2", aclrtSetCurrentContext(NULL), ACL_ERROR_INVALID_PARAM);
+}
+
+/* The layers: the ACL layer's checks, then the runtime's handle guard,
+ * then its argument checks (rows HANDLE-FIRST, MEM-11, EVENT-IPC,
+ * STREAM-SYNC-CTX). */
+static int is_910b(void)
+{
+    const char *soc = aclrtGetSocName();
+    return soc != NULL && strncmp(soc, "Ascend910B", 10) == 0;
+}
+
+static void *sync_without_context(void *stream)
+{
+    static aclError code;
+    code = aclrtSynchronizeStream((aclrtStream)stream);
+    return &code;
+}
+
+static void layers(void)
+{
+    aclrtStream dead = NULL;
+    void *dev = NULL;
+    void *host = NULL;
+    if (aclrtCreateStream(&dead) != ACL_SUCCESS || aclrtDestroyStream(dead) != ACL_SUCCESS ||
+        aclrtMalloc(&dev, 64, ACL_MEM_MALLOC_HUGE_FIRST) != ACL_SUCCESS ||
+        aclrtMallocHost(&host, 64) != ACL_SUCCESS) {
+        skip("HANDLE-FIRST", "setup failed");
+        return;
+    }
+    ROW("HANDLE-FIRST", aclrtSynchronizeStreamWithTimeout(dead, 0), ACL_ERROR_RT_INVALID_HANDLE);
+    ROW("HANDLE-FIRST", aclrtMemsetAsync(dev, 64, 0, 128, dead), ACL_ERROR_RT_INVALID_HANDLE);
+    ROW("HANDLE-FIRST", aclrtMemcpyAsync(dev, 64, host, 128, ACL_MEMCPY_HOST_TO_DEVICE, dead),
+        ACL_ERROR_RT_INVALID_HANDLE);
+    ROW("HANDLE-FIRST", aclrtLaunchHostFunc(dead, NULL, NULL), ACL_ERROR_RT_INVALID_HANDLE);
+    ROW("HANDLE-FIRST", aclrtLaunchCallback(NULL, NULL, ACL_CALLBACK_BLOCK, dead),
+        ACL_ERROR_RT_INVALID_HANDLE);
+    ROW("HANDLE-FIRST", aclrtSynchronizeStreamWithTimeout(dead, -2), ACL_ERROR_RT_PARAM_INVALID);
+    (void)aclrtFreeHost(host);
+    (void)aclrtFree(dev);
+
+    void *cached = NULL;
+    ROW("MEM-11", aclrtMallocCached(&cached, 64, ACL_MEM_MALLOC_HUGE_FIRST_P2P), ACL_SUCCESS);
+    if (cached != NULL) {
+        (void)aclrtFree(cached);
+    }
+
+    aclrtEvent ipc = NULL;
+    ROW("EVENT-IPC", aclrtCreateEventExWithFlag(&ipc, ACL_EVENT_IPC),
+        is_910b() ? ACL_SUCCESS : ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+    if (ipc != NULL) {
+        (void)aclrtDestroyEvent(ipc);
+    }
+
+    aclrtStream s = NULL;
+    pthread_t thread;
+    void *result = NULL;
+    if (aclrtCreateStream(&s) == ACL_SUCCESS &&
+        pthread_create(&thread, NULL, sync_without_context, s) == 0 &&
+        pthread_join(thread, &result) == 0) {
+        row("STREAM-SYNC-CTX", "aclrtSynchronizeStream(s) on a thread without a context",
+            *(aclError *)result, ACL_ERROR_RT_CONTEXT_NULL);
+    } else {
+        skip("STREAM-SYNC-CTX", "stream or thread creation failed");
+    }
+    if (s != NULL) {
+        (void)aclrtDestroyStream(s);
+    }
 }
 
 static void devices(void)
@@ -254,12 +321,18 @@ static void devices(void)
     (void)aclrtGetDeviceCount(&count);
     ROW("DEV-1", aclrtSetDevice((int32_t)count), ACL_ERROR_RT_INVALID_DEVICEID);
     ROW("PEER-2", aclrtDeviceEnablePeerAccess(0, 0), ACL_ERROR_INVALID_PARAM);
+    /* PEER-1: the ACL layer compares the ids first; the runtime checks the
+     * peer id, then the device id, then the output pointer. */
+    ROW("PEER-1", aclrtDeviceCanAccessPeer(NULL, (int32_t)count, (int32_t)count),
+        ACL_ERROR_INVALID_PARAM);
+    ROW("PEER-1", aclrtDeviceCanAccessPeer(NULL, 0, (int32_t)count), ACL_ERROR_RT_INVALID_DEVICEID);
     if (count < 2) {
         skip("CB-SUB-2 (two devices)", "one device");
         skip("PEER-2 (flags)", "one device");
         return;
     }
     ROW("PEER-2", aclrtDeviceEnablePeerAccess(1, 1), ACL_ERROR_FEATURE_UNSUPPORTED);
+    ROW("PEER-1", aclrtDeviceCanAccessPeer(NULL, 0, 1), ACL_ERROR_RT_PARAM_INVALID);
     /* CB-SUB-2: a thread serving device 0 cannot serve device 1. */
     aclrtStream s0 = NULL;
     aclrtStream s1 = NULL;
@@ -295,6 +368,7 @@ int main(void)
     events();
     copies();
     contexts();
+    layers();
     devices();
     (void)aclrtResetDevice(0);
     (void)aclFinalize();

@@ -1,0 +1,600 @@
+//! The runtime's C API and its argument-checking layer: the second floor.
+//!
+//! The real runtime answers a call in layers (`sim/FIDELITY.md`, "How the
+//! real behaviour was found"): the ACL layer ([`acl_layer`]) checks its own
+//! arguments, then calls the runtime's C API (`src/runtime/api/api_c*.cc`),
+//! which
+//!
+//! 1. validates every stream and event handle first (the handle guard,
+//!    `RT_VALIDATE_AND_UNWRAP_OBJECT`: NULL passes, a destroyed or foreign
+//!    handle is 107017), before any count, timeout, flag or function
+//!    pointer is looked at;
+//! 2. hands the call to the argument-checking decorator
+//!    (`src/runtime/api/impl/api_error.cc`, "E"), whose checks come in the
+//!    order of each function below;
+//! 3. which calls the implementation (`api_impl.cc` → `src/runtime/core/`,
+//!    the modules [`stream`], [`event`], [`context`], [`memory`],
+//!    [`callback`]: their checks need the runtime's state: the current
+//!    context, a stream's context, ...).
+//!
+//! Every failure that leaves this layer is stored as the calling thread's
+//! last error (`aclrtPeekAtLastError`), as the C API's error conversion
+//! does; the few "special state" answers it returns without storing are
+//! marked where they are made. Which check answers first is decided by
+//! this structure: each function here runs its guard, then its E checks,
+//! then the implementation.
+//!
+//! [`acl_layer`]: crate::acl_layer
+//! [`stream`]: crate::stream
+//! [`event`]: crate::event
+//! [`context`]: crate::context
+//! [`memory`]: crate::memory
+//! [`callback`]: crate::callback
+
+use std::ffi::c_void;
+
+use crate::diag::{Error, Res, Stored, rt_param};
+use crate::ffi;
+use crate::memory::{self, Kind};
+use crate::prim::{HostCall, Out, UserMem};
+use crate::rt::exec::EventApi;
+use crate::rt::{self, rt};
+use crate::{callback, context, device, event, stream};
+
+/// A failure as the runtime's C API returns it: stored as the thread's last
+/// error (unless marked otherwise below).
+fn answer<T>(r: Res<T>) -> Res<T> {
+    r.map_err(Error::answered_by_runtime)
+}
+
+/// The handle guard for a stream: NULL (the default stream) passes; a
+/// handle that is not a live stream (destroyed, foreign, another kind) is
+/// 107017 (`api_handle_guard.cc`, `runtime_handle_guard.cc`).
+fn guard_stream(h: usize) -> Res<()> {
+    if h != 0 {
+        rt().stream(h)?;
+    }
+    Ok(())
+}
+
+/// The handle guard for an event (as [`guard_stream`]).
+fn guard_event(h: usize) -> Res<()> {
+    if h != 0 {
+        rt().event(h)?;
+    }
+    Ok(())
+}
+
+/// "Not supported" (207000), which many of the C API's functions return
+/// without storing it as the thread's last error.
+const NOT_SUPPORTED: i32 = ffi::ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
+
+/// [`answer`], except that a failure with `special` is returned without
+/// being stored as the thread's last error: the C API's "special state"
+/// answers (`COND_RETURN_WITH_NOLOG` in `api_c*.cc`).
+fn answer_nolog<T>(special: i32, r: Res<T>) -> Res<T> {
+    answer(r.map_err(|e| {
+        if e.code == special {
+            Error {
+                stored: Stored::No,
+                ..e
+            }
+        } else {
+            e
+        }
+    }))
+}
+
+/// A function pointer the decorator requires: 107000 when NULL.
+fn require_fn(
+    f: Option<unsafe extern "C" fn(*mut c_void)>,
+) -> Res<unsafe extern "C" fn(*mut c_void)> {
+    f.ok_or_else(|| rt_param("fn is NULL"))
+}
+
+// ------------------------------------------------------------- devices ---
+
+/// `rtDeviceSynchronize[WithTimeout]` → E `DeviceSynchronize`: a timeout of
+/// 0 (or below −1) 107000; then I `DeviceSynchronize` (the current context,
+/// its streams).
+pub(crate) fn device_synchronize(timeout: Option<i32>) -> Res<()> {
+    answer((|| {
+        let deadline = rt::deadline_of(timeout)?;
+        device::synchronize_device(deadline, timeout)
+    })())
+}
+
+/// `rtSetDevice` → E `SetDevice` (the id: 107001) → I.
+pub(crate) fn set_device(id: i32) -> Res<()> {
+    answer(device::set_device(id))
+}
+
+/// `rtDeviceReset` → E `DeviceReset` → I; `rtDeviceResetForce`, whose
+/// failures are not stored as the thread's last error.
+pub(crate) fn reset_device(id: i32, force: bool) -> Res<()> {
+    let r = device::reset_device(id, force);
+    if force {
+        r.map_err(|e| Error {
+            stored: Stored::No,
+            ..e
+        })
+    } else {
+        answer(r)
+    }
+}
+
+/// `rtGetDevice`: no device on this thread is a special state (107002, not
+/// stored).
+pub(crate) fn get_device(out: Out<i32>) -> Res<()> {
+    answer_nolog(ffi::ACL_ERROR_RT_CONTEXT_NULL, device::get_device(out))
+}
+
+/// The calling thread's device, as `rtGetDevice` answers it.
+pub(crate) fn current_device() -> Res<i32> {
+    answer_nolog(ffi::ACL_ERROR_RT_CONTEXT_NULL, device::current_device())
+}
+
+/// `rtGetDeviceCount`.
+pub(crate) fn device_count(out: Out<u32>) -> Res<()> {
+    answer(device::device_count(out))
+}
+
+/// `rtGetRunMode`.
+pub(crate) fn run_mode(out: Out<u32>) -> Res<()> {
+    answer(device::run_mode(out))
+}
+
+/// `rtGetDevicePhyIdByIndex(peer)` (107001 for an unknown peer), then
+/// `rtEnableP2P`/`rtDisableP2P` → E (the ids) → I.
+pub(crate) fn peer_access(cur: i32, peer: i32, enable: bool) -> Res<()> {
+    answer((|| {
+        device::check_id(peer)?;
+        device::peer_access(cur, peer, enable)
+    })())
+}
+
+/// `rtGetDevicePhyIdByIndex(peer)` (107001 for an unknown peer), then
+/// `rtDeviceCanAccessPeer` → E `DeviceCanAccessPeer`: the device id
+/// (107001), then the output pointer (NULL: 107000); then I.
+pub(crate) fn device_can_access_peer(out: Out<i32>, dev: i32, peer: i32) -> Res<()> {
+    answer((|| {
+        device::check_id(peer)?;
+        device::check_id(dev)?;
+        if out.is_null() {
+            return Err(rt_param("canAccessPeer is NULL"));
+        }
+        device::can_access_peer(out, dev, peer)
+    })())
+}
+
+// ------------------------------------------------------------ contexts ---
+
+/// `rtCtxSetCurrent` → E `ContextSetCurrent`: a context that is not tracked
+/// (destroyed, unknown, foreign) or is being deleted is refused by
+/// `CheckContextIsValid` with 107000 before the implementation is reached.
+pub(crate) fn ctx_set_current(h: usize) -> Res<()> {
+    answer((|| {
+        rt().context(h)
+            .map_err(|e| e.with_code(ffi::ACL_ERROR_RT_PARAM_INVALID))?;
+        context::set_current_context(h)
+    })())
+}
+
+/// `rtCtxCreate` → I `ContextCreate`.
+pub(crate) fn ctx_create(out: Out<usize>, device: i32) -> Res<()> {
+    answer(context::create_context(out, device))
+}
+
+/// `rtCtxDestroy` → I `ContextDestroy`.
+pub(crate) fn ctx_destroy(h: usize) -> Res<()> {
+    answer(context::destroy_context(h))
+}
+
+/// `rtCtxGetCurrent` → I `ContextGetCurrent`.
+pub(crate) fn ctx_get_current(out: Out<usize>) -> Res<()> {
+    answer_nolog(
+        ffi::ACL_ERROR_RT_CONTEXT_NULL,
+        context::get_current_context(out),
+    )
+}
+
+/// `rtsCtxGetCurrentDefaultStream`.
+pub(crate) fn ctx_current_default_stream(out: Out<usize>) -> Res<()> {
+    answer(context::current_default_stream(out))
+}
+
+// ------------------------------------------------------------- streams ---
+
+/// `rtStreamSynchronize[WithTimeout]`: the handle guard; E
+/// `StreamSynchronize`: a timeout of 0 or below −1 is 107000, then the
+/// streams that return at once (persistent, device-only, CPU-scheduled);
+/// I `StreamSynchronize`: no current context 107002, then the wait.
+pub(crate) fn stream_synchronize(h: usize, timeout: Option<i32>) -> Res<()> {
+    answer((|| {
+        guard_stream(h)?;
+        let deadline = rt::deadline_of(timeout)?;
+        stream::synchronize_stream(h, deadline, timeout)
+    })())
+}
+
+/// `rtStreamQuery`: the handle guard, then I `StreamQuery`. "Not complete"
+/// is a special state the C API returns without storing it; the ACL layer
+/// turns it into a status.
+pub(crate) fn stream_query(h: usize) -> Res<bool> {
+    answer((|| {
+        guard_stream(h)?;
+        stream::stream_query(h)
+    })())
+}
+
+/// `rtStreamWaitEvent`: the handle guard (stream, then event); E
+/// `StreamWaitEvent`: a device-only event 107000, an event that carries no
+/// wait task 207000; then I (the stream's context, the event's device).
+pub(crate) fn stream_wait_event(stream: usize, ev: usize) -> Res<()> {
+    answer_nolog(
+        NOT_SUPPORTED,
+        (|| {
+            guard_stream(stream)?;
+            guard_event(ev)?;
+            event::check_host_wait(ev)?;
+            event::stream_wait(stream, ev)
+        })(),
+    )
+}
+
+/// `rtStreamCreate` / `rtsStreamCreate` → E `StreamCreate`
+/// (`CheckStreamFlags`), then I; the priority is clamped into 0..=7 after
+/// (`aclrtCreateStreamWithConfig`).
+pub(crate) fn stream_create(out: Out<usize>, flags: u32, priority: Option<u32>) -> Res<()> {
+    answer_nolog(
+        NOT_SUPPORTED,
+        (|| {
+            let soc = rt().cfg.soc;
+            stream::check_flags(flags, soc)?;
+            let h = stream::create_stream(flags)?;
+            if let Some(p) = priority {
+                stream::set_created_priority(h, p);
+            }
+            out.write(h);
+            Ok(())
+        })(),
+    )
+}
+
+/// `rtStreamGetPriority`: the handle guard, then I.
+pub(crate) fn stream_get_priority(h: usize, out: Out<u32>) -> Res<()> {
+    answer((|| {
+        guard_stream(h)?;
+        stream::get_priority(h, out)
+    })())
+}
+
+/// `rtDeviceGetStreamPriorityRange`: no check.
+pub(crate) fn stream_priority_range(least: Out<i32>, greatest: Out<i32>) -> Res<()> {
+    answer(stream::priority_range(least, greatest))
+}
+
+/// `rtsStreamGetAvailableNum`, I.
+pub(crate) fn streams_available(out: Out<u32>) -> Res<()> {
+    answer(stream::streams_available(out))
+}
+
+/// `rtStreamSetMode`: the handle guard; E `StreamSetMode` (NULL without the
+/// control queue 107000, a DEVICE_USE_ONLY stream 207000); then I. The C
+/// API returns "not supported" (207000) without storing it.
+pub(crate) fn stream_set_mode(h: usize, mode: u64) -> Res<()> {
+    answer_nolog(
+        NOT_SUPPORTED,
+        (|| {
+            guard_stream(h)?;
+            crate::failmode::check_set_mode(h)?;
+            crate::failmode::set_failure_mode(h, mode)
+        })(),
+    )
+}
+
+/// `rtStreamDestroy` / `rtStreamDestroyForce`: the handle guard, then I.
+pub(crate) fn stream_destroy(h: usize, force: bool) -> Res<()> {
+    answer((|| {
+        guard_stream(h)?;
+        stream::destroy_stream(h, force)
+    })())
+}
+
+/// `rtStreamAbort`: the handle guard, then E/I (`StreamAbort`).
+pub(crate) fn stream_abort(h: usize) -> Res<()> {
+    answer((|| {
+        guard_stream(h)?;
+        stream::stream_abort(h)
+    })())
+}
+
+// -------------------------------------------------------------- events ---
+
+/// `rtEventCreateExWithFlag` → E `EventCreateEx`: flags MC2, EXTERNAL and
+/// IPC only alone (107000), IPC only where the chip has the feature
+/// (207000), at least one of the known bits and none above them (107000);
+/// then I.
+pub(crate) fn event_create_ex(out: Out<usize>, flag: u32) -> Res<()> {
+    answer_nolog(
+        NOT_SUPPORTED,
+        (|| {
+            let soc = rt().cfg.soc;
+            event::check_ex_flag(flag, soc)?;
+            event::create(out, Some(flag), EventApi::Ex)
+        })(),
+    )
+}
+
+/// `rtEventCreateWithFlag` / `rtEventCreate` → E `EventCreate`, then I.
+pub(crate) fn event_create(out: Out<usize>, flag: Option<u32>, api: EventApi) -> Res<()> {
+    answer((|| {
+        if let Some(f) = flag {
+            event::check_with_flag(f)?;
+        }
+        event::create(out, flag, api)
+    })())
+}
+
+/// `rtEventDestroy`: the handle guard, then I.
+pub(crate) fn event_destroy(ev: usize) -> Res<()> {
+    answer((|| {
+        guard_event(ev)?;
+        event::destroy(ev)
+    })())
+}
+
+/// `rtsEventGetAvailNum`, I.
+pub(crate) fn events_available(out: Out<u32>) -> Res<()> {
+    answer(event::available(out))
+}
+
+/// `rtEventRecord`: the handle guard (event, then stream); E `EventRecord`:
+/// a device-only event 107000; then I (the stream's context and device).
+pub(crate) fn event_record(ev: usize, stream: usize) -> Res<()> {
+    answer_nolog(
+        NOT_SUPPORTED,
+        (|| {
+            guard_event(ev)?;
+            guard_stream(stream)?;
+            event::check_host_use(ev, "aclrtRecordEvent")?;
+            event::record(ev, stream)
+        })(),
+    )
+}
+
+/// `rtEventReset`: the handle guard (event, then stream); E `EventReset`: a
+/// device-only event 107000; then I (the stream's context, then the events
+/// that cannot be reset: 207000).
+pub(crate) fn event_reset(ev: usize, stream: usize) -> Res<()> {
+    answer_nolog(
+        NOT_SUPPORTED,
+        (|| {
+            guard_event(ev)?;
+            guard_stream(stream)?;
+            event::check_host_use(ev, "aclrtResetEvent")?;
+            event::reset(ev, stream)
+        })(),
+    )
+}
+
+/// `rtEventQuery`: the handle guard, E `EventQuery` (events of
+/// `aclrtCreateEventExWithFlag`, external and IPC ones 207000), then I.
+/// "Not ready" is a special state, not stored; the ACL layer turns it into
+/// a status.
+pub(crate) fn event_query(ev: usize) -> Res<bool> {
+    answer_nolog(
+        NOT_SUPPORTED,
+        (|| {
+            guard_event(ev)?;
+            event::query(ev)
+        })(),
+    )
+}
+
+/// `rtEventQueryStatus`: the handle guard, E `EventQueryStatus`, I.
+pub(crate) fn event_query_status(ev: usize) -> Res<bool> {
+    answer_nolog(
+        NOT_SUPPORTED,
+        (|| {
+            guard_event(ev)?;
+            event::query_status(ev)
+        })(),
+    )
+}
+
+/// `rtEventQueryWaitStatus`: the handle guard, E, I.
+pub(crate) fn event_query_wait_status(ev: usize) -> Res<bool> {
+    answer_nolog(
+        NOT_SUPPORTED,
+        (|| {
+            guard_event(ev)?;
+            event::query_wait_status(ev)
+        })(),
+    )
+}
+
+/// `rtEventSynchronize[WithTimeout]`: the handle guard; E
+/// `EventSynchronize`: a timeout of 0 or below −1 107000, external events
+/// 207000; then I.
+pub(crate) fn event_synchronize(ev: usize, timeout: Option<i32>) -> Res<()> {
+    answer_nolog(
+        NOT_SUPPORTED,
+        (|| {
+            guard_event(ev)?;
+            let deadline = rt::deadline_of(timeout)?;
+            event::synchronize(ev, deadline, timeout)
+        })(),
+    )
+}
+
+/// `rtEventElapsedTime`: the handle guard (start, then end), then E/I.
+pub(crate) fn event_elapsed(out: Out<f32>, start: usize, end: usize) -> Res<()> {
+    answer_nolog(
+        NOT_SUPPORTED,
+        (|| {
+            guard_event(start)?;
+            guard_event(end)?;
+            event::elapsed(out, start, end)
+        })(),
+    )
+}
+
+/// `rtEventGetTimeStamp`: the handle guard, then E/I.
+pub(crate) fn event_timestamp(ev: usize, out: Out<u64>) -> Res<()> {
+    answer_nolog(
+        NOT_SUPPORTED,
+        (|| {
+            guard_event(ev)?;
+            event::timestamp(ev, out)
+        })(),
+    )
+}
+
+// ---------------------------------------------------- stream launches ---
+
+/// `rtMemsetAsync`: a count of 0 succeeds before anything is checked; the
+/// handle guard; E `MemsetAsync`: count above the maximum 107000; then I.
+pub(crate) fn memset_async(
+    dst: UserMem,
+    max_count: usize,
+    value: i32,
+    count: usize,
+    stream: usize,
+) -> Res<()> {
+    if count == 0 {
+        return Ok(());
+    }
+    answer((|| {
+        guard_stream(stream)?;
+        memory::check_count(count, max_count)?;
+        memory::memset(dst, max_count, value, count, Some(stream))
+    })())
+}
+
+/// `rtMemcpyAsync`: a count of 0 succeeds at once; the handle guard; E
+/// `MemcpyAsync`: count above destMax 107000, then the kind and location
+/// checks; then I. "Not supported" (207000) is returned without storing it.
+pub(crate) fn memcpy_async(
+    dst: UserMem,
+    dest_max: usize,
+    src: UserMem,
+    count: usize,
+    kind: Kind,
+    stream: usize,
+) -> Res<()> {
+    if count == 0 {
+        return Ok(());
+    }
+    answer_nolog(
+        NOT_SUPPORTED,
+        (|| {
+            guard_stream(stream)?;
+            memory::check_count(count, dest_max)?;
+            memory::queue_copy(stream, kind, (dst, count), (src, count), None)
+        })(),
+    )
+}
+
+/// `rtMemcpy2dAsync`: the handle guard; E `MemCopy2DAsync` (a NULL stream
+/// without the control queue, the width and height limits, the
+/// directions); then I. "Not supported" (207000) is not stored.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn memcpy_2d_async(
+    dst: UserMem,
+    dpitch: usize,
+    src: UserMem,
+    spitch: usize,
+    width: usize,
+    height: usize,
+    kind: Kind,
+    stream: usize,
+) -> Res<()> {
+    answer_nolog(
+        NOT_SUPPORTED,
+        (|| {
+            guard_stream(stream)?;
+            memory::copy_2d_checked(dst, dpitch, src, spitch, width, height, kind, Some(stream))
+        })(),
+    )
+}
+
+/// `rtsLaunchHostFunc`: the handle guard; E `LaunchHostFunc`: a NULL
+/// function 107000, then the callback-mechanism checks; then I.
+/// "Not supported" (207000) is returned without storing it.
+pub(crate) fn launch_host_func(
+    stream: usize,
+    f: Option<unsafe extern "C" fn(*mut c_void)>,
+    make: impl FnOnce(unsafe extern "C" fn(*mut c_void)) -> HostCall,
+) -> Res<()> {
+    answer_nolog(
+        NOT_SUPPORTED,
+        (|| {
+            guard_stream(stream)?;
+            let f = require_fn(f)?;
+            callback::launch_host_func(stream, f, make)
+        })(),
+    )
+}
+
+/// `rtLaunchKernelByFuncHandleV3`: the handle guard (the function, then the
+/// stream); E `LaunchKernel` (numBlocks 0, the argument block: 107000);
+/// then I. The implementation's "invalid kernel" (a function whose binary
+/// is not placed on the stream's device) is returned without storing it.
+pub(crate) fn launch_kernel(
+    func: usize,
+    num_blocks: u32,
+    args: usize,
+    size: usize,
+    stream: usize,
+) -> Res<()> {
+    answer((|| {
+        crate::kernel::guard_func(func)?;
+        guard_stream(stream)
+    })())?;
+    answer_nolog(
+        ffi::ACL_ERROR_RT_INVALID_HANDLE,
+        crate::kernel::launch(func, num_blocks, args, size, stream),
+    )
+}
+
+/// `rtSubscribeReport`: the handle guard; E `SubscribeReport`: a stream
+/// served by the host-function thread 107011; then I.
+pub(crate) fn subscribe_report(tid: u64, stream: usize) -> Res<()> {
+    answer((|| {
+        guard_stream(stream)?;
+        callback::check_not_host_func_stream(stream, "aclrtSubscribeReport")?;
+        callback::subscribe(tid, stream)
+    })())
+}
+
+/// `rtUnSubscribeReport`: the handle guard; E `UnSubscribeReport` (as
+/// [`subscribe_report`]); then I.
+pub(crate) fn unsubscribe_report(tid: u64, stream: usize) -> Res<()> {
+    answer((|| {
+        guard_stream(stream)?;
+        callback::check_not_host_func_stream(stream, "aclrtUnSubscribeReport")?;
+        callback::unsubscribe(tid, stream)
+    })())
+}
+
+/// `rtProcessReport` → E `ProcessReport` (its timeout check repeats the ACL
+/// layer's), then I.
+pub(crate) fn process_report(timeout: i32) -> Res<()> {
+    answer(callback::process(timeout))
+}
+
+/// `rtCallbackLaunch`: the handle guard; E `CallbackLaunch`: a NULL
+/// function 107000; then I.
+pub(crate) fn callback_launch(
+    f: Option<unsafe extern "C" fn(*mut c_void)>,
+    block: bool,
+    stream: usize,
+    make: impl FnOnce(unsafe extern "C" fn(*mut c_void)) -> HostCall,
+) -> Res<()> {
+    answer((|| {
+        guard_stream(stream)?;
+        let f = require_fn(f)?;
+        callback::launch_callback(f, block, stream, make)
+    })())
+}
