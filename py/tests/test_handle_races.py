@@ -1,0 +1,321 @@
+"""Attacks on the runtime handles of the Pythonic layer: a ``close()`` of a
+stream, event, context or device on one thread racing every kind of use of
+it on another. Each outcome must be success or a clean ``AclUsageError``
+(never an ``AclError``: the simulator answers a destroyed handle with
+107017), never both refused, and a use refused only because the close won;
+a ``close()`` while a ``synchronize()`` waits (GIL released) on another
+thread must not destroy the handle under it."""
+
+import sys
+import threading
+import time
+import unittest
+
+import aclrt
+from aclrt import AclError, AclUsageError
+
+ROUNDS = 120  # per (close, use) pair; about 0.2 s each
+
+
+def outcome(fn, *args):
+    try:
+        fn(*args)
+        return "ok"
+    except AclUsageError:
+        return "usage"
+    except BaseException as e:  # noqa: BLE001 - reported by the test
+        return f"{type(e).__name__}: {e}"
+
+
+def spin(n):
+    for _ in range(n):
+        pass
+
+
+class Racer:
+    """One worker thread that runs ``use(state)`` while the main thread
+    runs ``close(state)``, both released by one barrier; round ``i`` delays
+    each side by a different amount, so both orders and the overlaps
+    between them happen."""
+
+    def __init__(self):
+        self.go = threading.Barrier(2)
+        self.box = {}
+        self.round = 0
+        self.t = threading.Thread(target=self._loop, daemon=True)
+        self.t.start()
+
+    def _loop(self):
+        while True:
+            self.go.wait()
+            job = self.box.get("job")
+            if job is None:
+                return
+            use, st, delay = job
+            spin(delay)
+            self.box["use"] = outcome(use, st)
+            self.go.wait()
+
+    def race(self, close, use, st):
+        i = self.round = self.round + 1
+        # The worker wakes up later than the main thread goes on: the close
+        # side waits longer.
+        self.box["job"] = (use, st, 100 * ((i // 10) % 3))
+        self.go.wait()
+        spin(300 * (i % 10))
+        c = outcome(close, st)
+        self.go.wait()
+        return c, self.box["use"]
+
+    def stop(self):
+        self.box["job"] = None
+        self.go.wait()
+        self.t.join()
+
+
+class HandleRaces(unittest.TestCase):
+    def setUp(self):
+        self._old = sys.getswitchinterval()
+        sys.setswitchinterval(1e-6)
+        self.racer = Racer()
+        self.tallies = {}
+
+    def tearDown(self):
+        self.racer.stop()
+        sys.setswitchinterval(self._old)
+
+    def check_round(self, name, c, u, tally):
+        self.assertIn(c, ("ok", "usage"), f"{name}: close gave {c}")
+        self.assertIn(u, ("ok", "usage"), f"{name}: the use gave {u}")
+        self.assertFalse(c == "usage" and u == "usage", f"{name}: both refused")
+        tally[(c, u)] = tally.get((c, u), 0) + 1
+
+    def run_pairs(self, pairs, make, close, cleanup, rounds=ROUNDS):
+        for name, use in pairs.items():
+            tally = {}
+            for _ in range(rounds):
+                st = make()
+                c, u = self.racer.race(close, use, st)
+                self.check_round(name, c, u, tally)
+                if c == "ok":  # once released, every use is refused
+                    self.assertEqual(outcome(use, st), "usage", name)
+                cleanup(st)
+            self.tallies[name] = tally
+        # Both orders happen: the close first (the use refused), the use
+        # first (the close refused, or both succeed one after the other).
+        won = {k for t in self.tallies.values() for k in t}
+        self.assertIn(("ok", "usage"), won, self.tallies)
+        self.assertTrue({("usage", "ok"), ("ok", "ok")} & won, self.tallies)
+
+    def test_stream_close_racing_each_use(self):
+        with aclrt.Runtime() as rt, rt.device(0) as dev, dev.context() as ctx:
+            a, b = ctx.alloc(256), ctx.alloc(256)
+            ev = ctx.event()
+            ctx.default_stream.record(ev)
+
+            def make():
+                st = {"s": ctx.stream(), "e": ctx.event()}
+                return st
+
+            def copy(st):
+                st["s"].copy(a, b)
+
+            def memset(st):
+                st["s"].memset(a, 7)
+
+            pairs = {
+                "synchronize": lambda st: st["s"].synchronize(),
+                "copy": copy,
+                "memset": memset,
+                "record": lambda st: st["s"].record(st["e"]),
+                "wait": lambda st: st["s"].wait(ev),
+                "add_callback": lambda st: st["s"].add_callback(lambda: None),
+            }
+
+            def cleanup(st):
+                s = st["s"]
+                if not s.closed:
+                    s.synchronize()
+                    s.close()
+                st["e"].close()
+                ctx.synchronize()  # a, b are free again
+
+            self.run_pairs(pairs, make, lambda st: st["s"].close(), cleanup)
+
+    def test_event_close_racing_each_use(self):
+        with aclrt.Runtime() as rt, rt.device(0) as dev, dev.context() as ctx:
+            s = ctx.stream()
+            start = s.record(ctx.event())
+
+            def make():
+                return {"e": s.record(ctx.event())}
+
+            pairs = {
+                "synchronize": lambda st: st["e"].synchronize(),
+                "query": lambda st: st["e"].query(),
+                "record": lambda st: s.record(st["e"]),
+                "wait": lambda st: s.wait(st["e"]),
+                "elapsed": lambda st: st["e"] - start,
+            }
+
+            def cleanup(st):
+                s.synchronize()
+                if not st["e"].closed:
+                    st["e"].close()
+
+            self.run_pairs(pairs, make, lambda st: st["e"].close(), cleanup)
+
+    def test_context_close_racing_each_use(self):
+        with aclrt.Runtime() as rt, rt.device(0) as dev:
+            src, dst = bytes(range(64)), bytearray(64)
+
+            def make():
+                return {"c": dev.context(), "made": []}
+
+            def keep(st, obj):
+                st["made"].append(obj)
+
+            pairs = {
+                "alloc": lambda st: keep(st, st["c"].alloc(64)),
+                "pinned": lambda st: keep(st, st["c"].pinned(64)),
+                "stream": lambda st: keep(st, st["c"].stream()),
+                "event": lambda st: keep(st, st["c"].event()),
+                "copy": lambda st: st["c"].copy(dst, src),
+                "synchronize": lambda st: st["c"].synchronize(),
+                "bind": lambda st: st["c"].bind(),
+            }
+
+            def cleanup(st):
+                for obj in st["made"]:
+                    obj.close()
+                if not st["c"].closed:
+                    st["c"].close()
+
+            self.run_pairs(pairs, make, lambda st: st["c"].close(), cleanup)
+            self.assertEqual(bytes(dst), src)
+
+    def test_device_close_racing_its_uses(self):
+        with aclrt.Runtime() as rt:
+
+            def make():
+                return {"d": rt.device(0), "made": []}
+
+            pairs = {
+                "context": lambda st: st["made"].append(st["d"].context()),
+                "mem_info": lambda st: st["d"].mem_info(),
+                "synchronize": lambda st: st["d"].synchronize(),
+            }
+
+            def cleanup(st):
+                for obj in st["made"]:
+                    obj.close()
+                if not st["d"].closed:
+                    st["d"].close()
+
+            self.run_pairs(pairs, make, lambda st: st["d"].close(), cleanup, rounds=60)
+
+
+class CloseDuringSynchronize(unittest.TestCase):
+    """Deterministic: a synchronize waits (GIL released) for a callback
+    that sleeps; a close on another thread meanwhile must be refused."""
+
+    def wait_for_use(self, h):
+        deadline = time.monotonic() + 5
+        while h._uses == 0:
+            self.assertLess(time.monotonic(), deadline, "the synchronize never started")
+            time.sleep(0.001)
+
+    def test_stream(self):
+        with aclrt.Runtime() as rt, rt.device(0) as dev, dev.context() as ctx:
+            s = ctx.stream()
+            s.add_callback(time.sleep, 0.2)
+            t = threading.Thread(target=s.synchronize)
+            t.start()
+            self.wait_for_use(s._h)
+            with self.assertRaisesRegex(AclUsageError, "in flight"):
+                s.close()
+            t.join()
+            self.assertFalse(s.closed)
+            s.close()
+            with self.assertRaises(AclUsageError):
+                s.synchronize()
+
+    def test_event(self):
+        with aclrt.Runtime() as rt, rt.device(0) as dev, dev.context() as ctx:
+            s = ctx.stream()
+            s.add_callback(time.sleep, 0.2)
+            e = s.record(ctx.event())
+            t = threading.Thread(target=e.synchronize)
+            t.start()
+            self.wait_for_use(e._h)
+            with self.assertRaisesRegex(AclUsageError, "in flight"):
+                e.close()
+            t.join()
+            e.close()
+            s.synchronize()
+
+    def test_a_with_block_left_during_a_synchronize_raises_cleanly(self):
+        rt = aclrt.Runtime()
+        dev = rt.device(0)
+        ctx = dev.context()
+        s = ctx.stream()
+        s.add_callback(time.sleep, 0.2)
+        t = threading.Thread(target=s.synchronize)
+        t.start()
+        self.wait_for_use(s._h)
+        with self.assertRaises(AclUsageError):
+            ctx.__exit__(None, None, None)
+        t.join()
+        rt.__exit__(None, None, None)  # the whole tree, now that nothing is in flight
+        self.assertTrue(s.closed and ctx.closed and rt.closed)
+
+
+class CopyHolds(unittest.TestCase):
+    """Python code that a copy runs (an ``__index__``) cannot free a buffer
+    of that copy before the runtime call: the copy holds both sides."""
+
+    def test_close_from_nbytes_index_is_refused(self):
+        with aclrt.Runtime() as rt, rt.device(0) as dev, dev.context() as ctx:
+            dst, src = ctx.pinned(64), ctx.pinned(64)
+            src.write(bytes(range(64)))
+            seen = []
+
+            class Evil:
+                def __index__(self):
+                    for b in (dst, src):
+                        try:
+                            b.close()
+                            seen.append("closed")
+                        except AclUsageError:
+                            seen.append("refused")
+                    return 64
+
+            ctx.copy(dst, src, Evil())
+            self.assertEqual(seen, ["refused", "refused"])
+            self.assertEqual(dst.tobytes(), bytes(range(64)))
+            dst.close()
+            src.close()
+
+    def test_context_close_from_nbytes_index_is_refused(self):
+        with aclrt.Runtime() as rt, rt.device(0) as dev:
+            ctx = dev.context()
+            seen = []
+
+            class Evil:
+                def __index__(self):
+                    try:
+                        ctx.close()
+                        seen.append("closed")
+                    except AclUsageError:
+                        seen.append("refused")
+                    return 8
+
+            out = bytearray(8)
+            ctx.copy(out, b"abcdefgh", Evil())
+            self.assertEqual(seen, ["refused"])
+            self.assertEqual(bytes(out), b"abcdefgh")
+            ctx.close()
+
+
+if __name__ == "__main__":
+    unittest.main()
