@@ -34,9 +34,10 @@ def spin(n):
 
 class Racer:
     """One worker thread that runs ``use(state)`` while the main thread
-    runs ``close(state)``, both released by one barrier; round ``i`` delays
-    each side by a different amount, so both orders and the overlaps
-    between them happen."""
+    runs ``close(state)``, both released by one barrier. Odd rounds close
+    at once (the close mostly wins); even rounds wait until the worker is
+    about to start its use, then a varied delay, so the use starts first
+    and the close lands somewhere inside or after it."""
 
     def __init__(self):
         self.go = threading.Barrier(2)
@@ -51,18 +52,21 @@ class Racer:
             job = self.box.get("job")
             if job is None:
                 return
-            use, st, delay = job
-            spin(delay)
+            use, st = job
+            self.box["started"] = True
             self.box["use"] = outcome(use, st)
             self.go.wait()
 
     def race(self, close, use, st):
         i = self.round = self.round + 1
-        # The worker wakes up later than the main thread goes on: the close
-        # side waits longer.
-        self.box["job"] = (use, st, 100 * ((i // 10) % 3))
+        self.box["job"] = (use, st)
+        self.box["started"] = False
         self.go.wait()
-        spin(300 * (i % 10))
+        if i % 2 == 0:
+            deadline = time.monotonic() + 1
+            while not self.box["started"] and time.monotonic() < deadline:
+                pass
+            spin(20 * (i % 16))
         c = outcome(close, st)
         self.go.wait()
         return c, self.box["use"]

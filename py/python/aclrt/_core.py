@@ -592,9 +592,14 @@ class Stream(_Node):
         it: ``event.synchronize()`` or a true ``event.query()``)."""
         ctx = self._parent
         self._check_open()
-        check(_copy(ctx._h, ctx._dev_id, ctx._mode, dst, src, nbytes, self._h), "acl.rt.memcpy_async")
-        self._use(dst)
-        self._use(src)
+        # The bookkeeping inside the use too: a release between the call and
+        # it would settle the stream before it knows the buffers.
+        with self._h.use():
+            ret = _copy(ctx._h, ctx._dev_id, ctx._mode, dst, src, nbytes, self._h)
+            if ret == 0:
+                self._use(dst)
+                self._use(src)
+        check(ret, "acl.rt.memcpy_async")
 
     def memset(self, buf, value, nbytes=None):
         """An asynchronous memset (``acl.rt.memset_async``)."""
@@ -602,8 +607,11 @@ class Stream(_Node):
         self._check_open()
         b = _runtime_buffer(ctx, buf, "memset")
         n = b.nbytes if nbytes is None else _count(nbytes, b.nbytes, "memset")
-        check(b._memset(ctx._h, value, n, self._h), "acl.rt.memset_async")
-        self._use(b)
+        with self._h.use():
+            ret = b._memset(ctx._h, value, n, self._h)
+            if ret == 0:
+                self._use(b)
+        check(ret, "acl.rt.memset_async")
 
     def record(self, event):
         """Records ``event`` here (``acl.rt.record_event``)."""
