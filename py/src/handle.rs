@@ -47,6 +47,9 @@ struct Inner {
     value: u64,
     uses: usize,
     children: usize,
+    /// A retired handle's release, asked while uses were in flight: called
+    /// (with the GIL, no lock held) when the last of them ends.
+    on_idle: Option<Py<PyAny>>,
 }
 
 /// One runtime handle of the Pythonic layer (`acl._native.Handle`).
@@ -79,10 +82,21 @@ impl Handle {
         Ok(g.value)
     }
 
-    /// Ends a use taken by [`Handle::begin_use`].
+    /// Ends a use taken by [`Handle::begin_use`]; the last one runs a
+    /// release that waited for it (errors are reported as unraisable).
     pub fn end_use(&self) {
-        let mut g = self.lock();
-        g.uses = g.uses.saturating_sub(1);
+        let cb = {
+            let mut g = self.lock();
+            g.uses = g.uses.saturating_sub(1);
+            if g.uses == 0 { g.on_idle.take() } else { None }
+        };
+        if let Some(cb) = cb {
+            Python::attach(|py| {
+                if let Err(e) = cb.call0(py) {
+                    e.write_unraisable(py, None);
+                }
+            });
+        }
     }
 
     /// Counts a new child; refused unless open.
@@ -151,6 +165,7 @@ impl Handle {
                 value: 0,
                 uses: 0,
                 children: 0,
+                on_idle: None,
             }),
             parent: parent.map(Bound::unbind),
             what,
@@ -206,8 +221,19 @@ impl Handle {
     /// Grants the release to this caller and closes the handle to uses, in
     /// one step: refused while a use is in flight (on another thread) or a
     /// child lives. Returns the value; end with `_end_release`.
-    fn _begin_release(&self) -> PyResult<u64> {
+    ///
+    /// A retired handle (no new uses) with uses in flight and `on_idle`
+    /// given: `None`, and `on_idle()` is called when the last use ends (it
+    /// asks again), so a release that its last child triggers is never lost.
+    #[pyo3(signature = (on_idle = None))]
+    fn _begin_release(&self, on_idle: Option<Py<PyAny>>) -> PyResult<Option<u64>> {
         let mut g = self.lock();
+        if g.state == State::Retired && g.uses > 0 && g.children == 0 {
+            if let Some(cb) = on_idle {
+                g.on_idle = Some(cb);
+                return Ok(None);
+            }
+        }
         match g.state {
             State::Open | State::Retired => {}
             State::Releasing | State::Closed => {
@@ -232,7 +258,7 @@ impl Handle {
             )));
         }
         g.state = State::Releasing;
-        Ok(g.value)
+        Ok(Some(g.value))
     }
 
     /// Ends a release granted by `_begin_release`: `ok` closes the handle

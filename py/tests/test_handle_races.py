@@ -323,3 +323,41 @@ class CopyHolds(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class WaitingParentWithAUseInFlight(unittest.TestCase):
+    def test_the_release_comes_with_the_end_of_the_last_use(self):
+        """A with-block left while a view is alive makes the context wait;
+        the view dies while a copy on another thread still uses the context
+        (its ``__index__`` blocks): the context, device and runtime are
+        released when that copy returns, not lost."""
+        import acl
+
+        rt = aclrt.Runtime()
+        ctx = rt.device(0).context()
+        view = ctx.pinned(64).numpy()
+        entered, gate = threading.Event(), threading.Event()
+
+        class Slow:
+            def __index__(self):
+                entered.set()
+                gate.wait(5)
+                return 8
+
+        out = bytearray(8)
+        t = threading.Thread(target=ctx.copy, args=(out, b"abcdefgh", Slow()))
+        t.start()
+        self.assertTrue(entered.wait(5))
+        rt.__exit__(None, None, None)  # the buffer and its ancestors wait for the view
+        self.assertTrue(ctx.closed and rt.closed)
+        del view  # the buffer is freed; the context's release waits for the copy
+        self.assertEqual(ctx._h._uses, 1)
+        self.assertEqual(ctx.device._h._children, 1)  # the context: not released yet
+        self.assertEqual(rt._h._children, 1)
+        gate.set()
+        t.join()
+        self.assertEqual(bytes(out), b"abcdefgh")
+        self.assertEqual((ctx.device._h._children, rt._h._children), (0, 0))
+        # Everything was released by the copy's end: a fresh init works.
+        self.assertEqual(acl.init(), 0)
+        self.assertEqual(acl.finalize(), 0)

@@ -224,8 +224,21 @@ class _Node:
         self._waiting = True
         self._h._retire()
         if _claim(self):
-            self._do_release()
-            self._released()
+            self._release_claimed()
+
+    def _release_claimed(self):
+        """The release of a waiting node, by whoever finished last; with a
+        use still in flight (begun before it waited), by the end of the last
+        one (the handle calls back)."""
+        if self._h._begin_release(self._release_claimed) is None:
+            return
+        ok = False
+        try:
+            self._release()
+            ok = True
+        finally:
+            self._h._end_release(ok)
+        self._released()
 
     def _released(self):
         """Bookkeeping after a release; releases a waiting parent whose last
@@ -234,8 +247,7 @@ class _Node:
         parent = self._parent
         self._detach()
         if parent is not None and _claim(parent):
-            parent._do_release()
-            parent._released()
+            parent._release_claimed()
 
     def _close_tree(self):
         for child in sorted(list(self._children), key=lambda c: c._order):
