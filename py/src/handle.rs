@@ -23,7 +23,8 @@
 use crate::errors::AclUsageError;
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::cell::Cell;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
 /// The life of a handle.
@@ -52,10 +53,19 @@ struct Inner {
     on_idle: Option<Py<PyAny>>,
 }
 
+/// The serial of the next handle (never reused, unlike runtime handles).
+static NEXT_SERIAL: AtomicU64 = AtomicU64::new(1);
+
+thread_local! {
+    /// The serial of the context handle this thread made current last.
+    static BOUND: Cell<u64> = const { Cell::new(0) };
+}
+
 /// One runtime handle of the Pythonic layer (`acl._native.Handle`).
 #[pyclass(module = "acl._native", name = "Handle", frozen)]
 pub struct Handle {
     inner: Mutex<Inner>,
+    serial: u64,
     parent: Option<Py<Handle>>,
     what: String,
 }
@@ -119,6 +129,28 @@ impl Handle {
     pub fn raw(&self) -> u64 {
         self.lock().value
     }
+
+    /// Makes this context handle current on the calling thread unless it
+    /// is already, by this very handle: equal values are not enough, since
+    /// a real runtime may give a new context the address of a destroyed one
+    /// that is still current on this thread. The caller holds a use, or a
+    /// child that keeps the context alive. Returns the runtime's ret.
+    pub fn bind(&self) -> PyResult<i32> {
+        let value = {
+            let g = self.lock();
+            if matches!(g.state, State::Empty | State::Closed) {
+                return Err(self.closed_error(g.state));
+            }
+            g.value
+        };
+        let (cur, ret) = crate::ffi::get_context();
+        if ret == 0 && cur == value && BOUND.with(Cell::get) == self.serial {
+            return Ok(0);
+        }
+        let ret = crate::ffi::set_context(value);
+        BOUND.with(|b| b.set(if ret == 0 { self.serial } else { 0 }));
+        Ok(ret)
+    }
 }
 
 /// A use of a [`Handle`] from Rust, ended on drop.
@@ -133,6 +165,13 @@ impl<'a> UseGuard<'a> {
     pub fn new(handle: &'a Handle) -> PyResult<Self> {
         let value = handle.begin_use()?;
         Ok(UseGuard { handle, value })
+    }
+}
+
+impl UseGuard<'_> {
+    /// [`Handle::bind`] of the handle used.
+    pub fn bind(&self) -> PyResult<i32> {
+        self.handle.bind()
     }
 }
 
@@ -168,6 +207,7 @@ impl Handle {
                 on_idle: None,
             }),
             parent: parent.map(Bound::unbind),
+            serial: NEXT_SERIAL.fetch_add(1, Ordering::Relaxed),
             what,
         })
     }
@@ -277,6 +317,11 @@ impl Handle {
         } else {
             g.state = State::Open;
         }
+    }
+
+    /// [`Handle::bind`] for the Pythonic layer: the runtime's ret.
+    fn _bind(&self) -> PyResult<i32> {
+        self.bind()
     }
 
     /// The raw value (a handle, a device id), whatever the state.

@@ -143,8 +143,11 @@ impl Memory {
         if g.state != State::Empty {
             return Err(AclUsageError::new_err("the memory was already allocated"));
         }
-        let c = ctx.get().add_child()?;
-        let ret = bind(c);
+        ctx.get().add_child()?;
+        let ret = ctx.get().bind().unwrap_or_else(|_| {
+            // Unreachable: a handle that took a child is open.
+            ffi::set_context(ctx.get().raw())
+        });
         if ret != 0 {
             ctx.get().remove_child();
             return Ok(ret);
@@ -270,7 +273,7 @@ impl Memory {
                 "memset: {count} bytes do not fit {nbytes}"
             )));
         }
-        let ret = bind(ctx.value);
+        let ret = ctx.bind()?;
         if ret != 0 {
             return Ok(ret);
         }
@@ -367,22 +370,13 @@ impl Memory {
     }
 }
 
-/// Makes `ctx` current on the calling thread (when it is not); the ret.
-fn bind(ctx: u64) -> i32 {
-    let (cur, ret) = ffi::get_context();
-    if ret != 0 || cur != ctx {
-        return ffi::set_context(ctx);
-    }
-    0
-}
-
 /// Frees `ptr` in `ctx` (made current), then the context stops counting it.
 fn free_now(ptr: u64, kind: Kind, ctx: Option<Py<Handle>>) -> PyResult<Option<i32>> {
     // In a forked child the runtime cannot be called: the memory is left to
     // the process (it was the parent's).
     let forked = crate::fork::check();
     let ret = if forked.is_ok() {
-        let ret = ctx.as_ref().map_or(0, |c| bind(c.get().raw()));
+        let ret = ctx.as_ref().map_or(Ok(0), |c| c.get().bind()).unwrap_or(0);
         if ret != 0 {
             ret
         } else {
@@ -729,7 +723,7 @@ pub fn _copy(
              the runtime does not queue in host run mode: use ctx.copy (synchronous)",
         ));
     }
-    let ret = bind(ctx.value);
+    let ret = ctx.bind()?;
     if ret != 0 {
         return Ok(ret);
     }

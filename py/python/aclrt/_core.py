@@ -48,12 +48,13 @@ _copy = _native._copy
 _Handle = _native.Handle
 
 
-def _bind_to(ctx):
-    """Makes context handle ``ctx`` current on the calling thread (callers
-    hold a use of it, or a child that keeps it alive)."""
-    cur, ret = acl.rt.get_context()
-    if ret or cur != ctx:
-        check(acl.rt.set_context(ctx), "acl.rt.set_context")
+def _bind_to(h):
+    """Makes the context of handle ``h`` current on the calling thread
+    (callers hold a use of it, or a child that keeps it alive); Rust tells a
+    new context from a destroyed one at the same address."""
+    ret = h._bind()
+    if ret:
+        check(ret, "acl.rt.set_context")
 
 _np_module = None
 _tls = threading.local()  # .callback_stream: set while a stream callback runs
@@ -337,8 +338,8 @@ class Device(_Node):
     def mem_info(self, attr=C.ACL_HBM_MEM):
         """``(free, total)`` bytes (``acl.rt.get_mem_info``)."""
         self.default_context._check_open()
-        with self.default_context._h.use() as c:
-            _bind_to(c)
+        with self.default_context._h.use():
+            _bind_to(self.default_context._h)
             free, total, ret = acl.rt.get_mem_info(attr)
         check(ret, "acl.rt.get_mem_info")
         return free, total
@@ -400,8 +401,8 @@ class Context(_Node):
     def _bind(self):
         if self._closed:
             self._check_open()
-        with self._h.use() as c:
-            _bind_to(c)
+        with self._h.use():
+            _bind_to(self._h)
 
     def bind(self):
         """Makes this context current on the calling thread."""
@@ -465,8 +466,8 @@ class Context(_Node):
         """Waits for all work of this context's device (``acl.rt.synchronize_device``)."""
         _no_wait_in_callback("synchronize_device")
         self._check_open()
-        with self._h.use() as c:  # no release while it waits (GIL released)
-            _bind_to(c)
+        with self._h.use():  # no release while it waits (GIL released)
+            _bind_to(self._h)
             ret = acl.rt.synchronize_device()
         check(ret, "acl.rt.synchronize_device")
         for child in self._children:
@@ -558,7 +559,7 @@ class Stream(_Node):
             self._h._open(0)
         else:
             try:  # the context is alive: it counts this stream
-                _bind_to(ctx._h.value)
+                _bind_to(ctx._h)
                 handle, ret = acl.rt.create_stream()
             except BaseException:
                 ret = None
@@ -630,7 +631,7 @@ class Stream(_Node):
         self._check_open()
         event._check_same_device(self)
         with self._h.use() as s, event._h.use() as e:
-            _bind_to(self._parent._h.value)  # alive: it counts this stream
+            _bind_to(self._parent._h)  # alive: it counts this stream
             ret = acl.rt.record_event(e, s)
         check(ret, "acl.rt.record_event")
         event._recorded = True
@@ -644,7 +645,7 @@ class Stream(_Node):
         if not event._recorded:
             raise AclUsageError("stream.wait(event) of an event that was never recorded")
         with self._h.use() as s, event._h.use() as e:
-            _bind_to(self._parent._h.value)
+            _bind_to(self._parent._h)
             ret = acl.rt.stream_wait_event(s, e)
         check(ret, "acl.rt.stream_wait_event")
 
@@ -656,7 +657,7 @@ class Stream(_Node):
             raise TypeError("add_callback needs a callable")
         self._check_open()
         use = self._h.use()  # ends when this call returns
-        _bind_to(self._parent._h.value)
+        _bind_to(self._parent._h)
         if not self._subscribed:
             self._parent._subscribe(self)
             self._subscribed = True
@@ -682,7 +683,7 @@ class Stream(_Node):
         self._check_open()
         _no_wait_in_callback("stream.synchronize()", self)
         with self._h.use() as s:  # no release while it waits (GIL released)
-            _bind_to(self._parent._h.value)
+            _bind_to(self._parent._h)
             ret = acl.rt.synchronize_stream(s)
         check(ret, "acl.rt.synchronize_stream")
         self._settle()
@@ -714,7 +715,7 @@ class Stream(_Node):
 
     def _release(self):
         _no_wait_in_callback("releasing a stream", self)
-        _bind_to(self._parent._h.value)  # alive: it counts this stream
+        _bind_to(self._parent._h)  # alive: it counts this stream
         handle = self._h.value  # granted to this release: no use in flight
         ret = acl.rt.synchronize_stream(handle)
         self._settle()
@@ -737,7 +738,7 @@ class Event(_Node):
         self._mark = None
         flags = C.ACL_EVENT_SYNC | (C.ACL_EVENT_TIME_LINE if timing else 0)
         try:  # the context is alive: it counts this event
-            _bind_to(ctx._h.value)
+            _bind_to(ctx._h)
             handle, ret = acl.rt.create_event_with_flag(flags)
         except BaseException:
             ret = None
@@ -779,7 +780,7 @@ class Event(_Node):
         if self._mark is not None:
             _no_wait_in_callback("event.synchronize()", self._mark[0])
         with self._h.use() as e:  # no release while it waits (GIL released)
-            _bind_to(self._parent._h.value)
+            _bind_to(self._parent._h)
             ret = acl.rt.synchronize_event(e)
         check(ret, "acl.rt.synchronize_event")
         self._done()
@@ -789,7 +790,7 @@ class Event(_Node):
         then, as after ``synchronize()``, the buffers its work used are free again."""
         self._check_open()
         with self._h.use() as e:
-            _bind_to(self._parent._h.value)
+            _bind_to(self._parent._h)
             status, ret = acl.rt.query_event_status(e)
         check(ret, "acl.rt.query_event_status")
         done = status == C.ACL_EVENT_RECORDED_STATUS_COMPLETE
@@ -810,7 +811,7 @@ class Event(_Node):
             if not e._recorded:
                 raise AclUsageError(f"the {name} event was never recorded")
         with start._h.use() as a, self._h.use() as b:
-            _bind_to(self._parent._h.value)
+            _bind_to(self._parent._h)
             ms, ret = acl.rt.event_elapsed_time(a, b)
         check(ret, "acl.rt.event_elapsed_time")
         return ms
@@ -819,7 +820,7 @@ class Event(_Node):
         return self.elapsed_since(start)
 
     def _release(self):
-        _bind_to(self._parent._h.value)  # alive: it counts this event
+        _bind_to(self._parent._h)  # alive: it counts this event
         check(acl.rt.destroy_event(self._h.value), "acl.rt.destroy_event")
 
 
