@@ -185,7 +185,7 @@ impl Memory {
     }
 
     /// Frees the memory (in its context, made current on the calling
-    /// thread) unless exports live: then `None`, and with `defer` the free happens
+    /// thread; refused while queued stream work uses it) unless exports live: then `None`, and with `defer` the free happens
     /// when the last export is released, followed by `on_release()`.
     /// `Some(ret)` once freed (`Some(0)` when there was nothing to free).
     #[pyo3(signature = (defer, on_release = None))]
@@ -200,6 +200,11 @@ impl Memory {
                         g.on_release = on_release;
                     }
                     return Ok(None);
+                }
+                State::Open | State::Deferred if g.busy => {
+                    return Err(AclUsageError::new_err(
+                        "cannot free the buffer: queued stream work still uses it; synchronize first",
+                    ));
                 }
                 State::Open | State::Deferred => {}
             }

@@ -10,7 +10,9 @@ import sys
 import threading
 import time
 import unittest
+from unittest import mock
 
+import acl
 import aclrt
 from aclrt import AclError, AclUsageError
 
@@ -321,6 +323,126 @@ class CopyHolds(unittest.TestCase):
             ctx.close()
 
 
+class Bookkeeping(unittest.TestCase):
+    """Which buffers queued work uses, with other threads queueing meanwhile
+    (their interleaving forced by a hook around the runtime call)."""
+
+    def hooked(self, name, inject):
+        real = getattr(acl.rt, name)
+        done = []
+
+        def hook(*args):
+            ret = real(*args)
+            if not done:
+                done.append(1)
+                inject()  # as another thread would, right after the call
+            return ret
+
+        return mock.patch.object(acl.rt, name, hook)
+
+    def test_work_queued_during_a_synchronize_stays_pending(self):
+        with aclrt.Runtime() as rt, rt.device(0) as dev, dev.context() as ctx:
+            s, d, h = ctx.stream(), ctx.alloc(64), ctx.pinned(64)
+            with self.hooked("synchronize_stream", lambda: s.copy(d, h)):
+                s.synchronize()
+            with self.assertRaisesRegex(AclUsageError, "queued"):
+                d.close()  # the copy queued after the wait may still run
+            with self.assertRaises(AclUsageError):
+                h.numpy()
+            s.synchronize()
+            d.close()
+
+    def test_work_queued_during_a_record_is_not_covered_by_the_event(self):
+        with aclrt.Runtime() as rt, rt.device(0) as dev, dev.context() as ctx:
+            s, d, h = ctx.stream(), ctx.alloc(64), ctx.pinned(64)
+            e = ctx.event()
+            with self.hooked("record_event", lambda: s.copy(d, h)):
+                s.record(e)
+            e.synchronize()
+            with self.assertRaisesRegex(AclUsageError, "queued"):
+                d.close()
+            ctx.synchronize()
+            d.close()
+
+    def test_work_queued_during_a_context_synchronize_stays_pending(self):
+        with aclrt.Runtime() as rt, rt.device(0) as dev, dev.context() as ctx:
+            s, d, h = ctx.stream(), ctx.alloc(64), ctx.pinned(64)
+            with self.hooked("synchronize_device", lambda: s.copy(d, h)):
+                ctx.synchronize()
+            with self.assertRaisesRegex(AclUsageError, "queued"):
+                d.close()
+            s.synchronize()
+            d.close()
+
+    def test_memory_refuses_its_own_free_while_busy(self):
+        with aclrt.Runtime() as rt, rt.device(0) as dev, dev.context() as ctx:
+            s, d, h = ctx.stream(), ctx.alloc(64), ctx.pinned(64)
+            s.copy(d, h)
+            for buf in (d, h):  # the Rust check, below the layer's own
+                with self.assertRaisesRegex(AclUsageError, "queued"):
+                    buf._free(False)
+            s.synchronize()
+
+    def test_threads_sharing_a_stream(self):
+        """Four threads queue, record, wait, add callbacks and synchronise on
+        one stream: only AclUsageError may come out (no KeyError of the
+        bookkeeping, no second subscription of the stream: 107011)."""
+        old = sys.getswitchinterval()
+        sys.setswitchinterval(1e-5)
+        try:
+            with aclrt.Runtime() as rt, rt.device(0) as dev, dev.context() as ctx:
+                s = ctx.stream()
+                bufs = [ctx.alloc(64) for _ in range(2)] + [ctx.pinned(64) for _ in range(2)]
+                errors = []
+                go = threading.Barrier(4)
+
+                def work(i):
+                    go.wait()
+                    e = ctx.event()
+                    for k in range(150):
+                        try:
+                            j = (i + k) % 4
+                            if j == 0:
+                                s.copy(bufs[k % 2], bufs[2 + k % 2])
+                            elif j == 1:
+                                s.record(e)
+                                e.synchronize()
+                            elif j == 2:
+                                s.add_callback(int)
+                                s.synchronize()
+                            else:
+                                s.synchronize()
+                        except AclUsageError:
+                            pass
+                        except BaseException as ex:  # noqa: BLE001
+                            errors.append(f"{type(ex).__name__}: {ex}")
+
+                ts = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+                for t in ts:
+                    t.start()
+                for t in ts:
+                    t.join()
+                self.assertEqual(errors, [])
+                s.synchronize()
+                for b in bufs:
+                    b.close()
+        finally:
+            sys.setswitchinterval(old)
+
+    def test_streams_subscribed_from_two_threads_at_once(self):
+        with aclrt.Runtime() as rt, rt.device(0) as dev, dev.context() as ctx:
+            racer = Racer()
+            try:
+                for _ in range(60):
+                    s = ctx.stream()
+                    a, b = racer.race(lambda st: st.add_callback(int), lambda st: st.add_callback(int), s)
+                    self.assertEqual((a, b), ("ok", "ok"))
+                    s.synchronize()
+                    s.close()
+            finally:
+                racer.stop()
+
+
 if __name__ == "__main__":
     unittest.main()
 
@@ -331,8 +453,6 @@ class WaitingParentWithAUseInFlight(unittest.TestCase):
         the view dies while a copy on another thread still uses the context
         (its ``__index__`` blocks): the context, device and runtime are
         released when that copy returns, not lost."""
-        import acl
-
         rt = aclrt.Runtime()
         ctx = rt.device(0).context()
         view = ctx.pinned(64).numpy()

@@ -121,6 +121,25 @@ def _size(nbytes, what="a buffer"):
 _claim_lock = threading.Lock()
 
 
+# Guards the layer's record of which buffers queued stream work uses (each
+# stream's pending uses, each buffer's streams, the busy flag in Rust): an
+# asynchronous call and its record, a settlement, and a buffer's check-and-free
+# are each one step. Held only around bookkeeping and non-blocking runtime
+# calls made with the GIL held, never around Python code of the caller.
+_book_lock = threading.Lock()
+
+
+def _plain_int(n):
+    """``n`` as a plain ``int`` when it is an integer (so no ``__index__``
+    runs under ``_book_lock``); otherwise as is, for Rust's own message."""
+    if n is None or isinstance(n, bool):
+        return n
+    try:
+        return operator.index(n)
+    except TypeError:
+        return n
+
+
 def _claim(node):
     """True for exactly one caller, once ``node`` waits and has no child left."""
     with _claim_lock:
@@ -384,6 +403,7 @@ class Context(_Node):
         self._dev_id = device.id
         self._mode = device.run_mode
         self._reporter = None
+        self._sub_lock = threading.Lock()
 
     @property
     def device(self):
@@ -453,26 +473,40 @@ class Context(_Node):
             check(ret, "acl.rt.memcpy")
 
     def _subscribe(self, stream):
-        """The context's one callback thread, shared by all its streams."""
-        if self._reporter is None:
-            self._reporter = _Reporter()
-        self._reporter.add(stream)
+        """The context's one callback thread, shared by all its streams
+        (subscribed once, whatever threads ask at the same time: the lock
+        covers only ``subscribe_report``, which does not block)."""
+        with self._sub_lock:
+            if stream._subscribed:
+                return
+            if self._reporter is None:
+                self._reporter = _Reporter()
+            self._reporter.add(stream)
+            stream._subscribed = True
 
     def _unsubscribe(self, stream):
-        if self._reporter is not None:
-            self._reporter.remove(stream)
+        with self._sub_lock:  # decided under the lock, done outside it
+            if not stream._subscribed:
+                return
+            stream._subscribed = False
+            reporter = self._reporter
+            if reporter is None or stream not in reporter._streams:
+                return
+            reporter._streams.discard(stream)
+        reporter.unsubscribe(stream)
 
     def synchronize(self):
         """Waits for all work of this context's device (``acl.rt.synchronize_device``)."""
         _no_wait_in_callback("synchronize_device")
         self._check_open()
+        # What was queued before the wait is done after it.
+        marks = [(c, c._seq) for c in list(self._children) if isinstance(c, Stream)]
         with self._h.use():  # no release while it waits (GIL released)
             _bind_to(self._h)
             ret = acl.rt.synchronize_device()
         check(ret, "acl.rt.synchronize_device")
-        for child in self._children:
-            if isinstance(child, Stream):
-                child._settle()
+        for stream, seq in marks:
+            stream._settle(seq)
 
     def close(self):
         if self.default and not self._closed:
@@ -495,8 +529,9 @@ class Context(_Node):
             self._close(True)
 
     def _stop_reporter(self):
-        if self._reporter is not None:
+        with self._sub_lock:
             reporter, self._reporter = self._reporter, None
+        if reporter is not None:
             reporter.stop()
 
     def _release(self):
@@ -523,7 +558,11 @@ class _Reporter:
     def remove(self, stream):
         if stream in self._streams:
             self._streams.discard(stream)
-            check(acl.rt.unsubscribe_report(self._thread.ident, stream.handle), "acl.rt.unsubscribe_report")
+            self.unsubscribe(stream)
+
+    def unsubscribe(self, stream):
+        ret = acl.rt.unsubscribe_report(self._thread.ident, stream.handle)
+        check(ret, "acl.rt.unsubscribe_report")
 
     def _loop(self):
         while not self._stop.is_set():
@@ -582,7 +621,7 @@ class Stream(_Node):
         ``acl`` calls: unchecked)."""
         return self._h.value
 
-    def _use(self, buf):
+    def _use(self, buf):  # under _book_lock
         self._seq += 1
         self._pending[buf] = self._seq
         buf._streams.add(self)
@@ -590,13 +629,15 @@ class Stream(_Node):
 
     def _settle(self, upto=None):
         """Forgets the uses of buffers up to sequence number ``upto`` (all of
-        them by default): their work is known to be done."""
-        for buf, seq in list(self._pending.items()):
-            if upto is None or seq <= upto:
-                del self._pending[buf]
-                buf._streams.discard(self)
-                if not buf._streams:
-                    buf._set_busy(False)
+        them by default): their work is known to be done. A use queued
+        after ``upto`` (on another thread, meanwhile) stays."""
+        with _book_lock:
+            for buf, seq in list(self._pending.items()):
+                if upto is None or seq <= upto:
+                    del self._pending[buf]
+                    buf._streams.discard(self)
+                    if not buf._streams:
+                        buf._set_busy(False)
 
     def copy(self, dst, src, nbytes=None):
         """An asynchronous copy (``acl.rt.memcpy_async``) between runtime
@@ -605,9 +646,10 @@ class Stream(_Node):
         it: ``event.synchronize()`` or a true ``event.query()``)."""
         ctx = self._parent
         self._check_open()
-        # The bookkeeping inside the use too: a release between the call and
-        # it would settle the stream before it knows the buffers.
-        with self._h.use():
+        nbytes = _plain_int(nbytes)
+        # The record inside the use and with the call, in one step: a release
+        # or a settlement between them would forget the buffers' new use.
+        with self._h.use(), _book_lock:
             ret = _copy(ctx._h, ctx._dev_id, ctx._mode, dst, src, nbytes, self._h)
             if ret == 0:
                 self._use(dst)
@@ -620,7 +662,8 @@ class Stream(_Node):
         self._check_open()
         b = _runtime_buffer(ctx, buf, "memset")
         n = b.nbytes if nbytes is None else _count(nbytes, b.nbytes, "memset")
-        with self._h.use():
+        value = _plain_int(value)
+        with self._h.use(), _book_lock:
             ret = b._memset(ctx._h, value, n, self._h)
             if ret == 0:
                 self._use(b)
@@ -630,12 +673,13 @@ class Stream(_Node):
         """Records ``event`` here (``acl.rt.record_event``)."""
         self._check_open()
         event._check_same_device(self)
+        seq = self._seq  # the work this record covers: what was queued before
         with self._h.use() as s, event._h.use() as e:
             _bind_to(self._parent._h)  # alive: it counts this stream
             ret = acl.rt.record_event(e, s)
         check(ret, "acl.rt.record_event")
         event._recorded = True
-        event._mark = (self, self._seq)  # the work this record covers
+        event._mark = (self, seq)
         return event
 
     def wait(self, event):
@@ -658,9 +702,7 @@ class Stream(_Node):
         self._check_open()
         use = self._h.use()  # ends when this call returns
         _bind_to(self._parent._h)
-        if not self._subscribed:
-            self._parent._subscribe(self)
-            self._subscribed = True
+        self._parent._subscribe(self)
         errors = self._callback_errors
 
         stream = self
@@ -682,11 +724,12 @@ class Stream(_Node):
         """Waits for all work queued here (``acl.rt.synchronize_stream``)."""
         self._check_open()
         _no_wait_in_callback("stream.synchronize()", self)
+        upto = self._seq  # what was queued before the wait is done after it
         with self._h.use() as s:  # no release while it waits (GIL released)
             _bind_to(self._parent._h)
             ret = acl.rt.synchronize_stream(s)
         check(ret, "acl.rt.synchronize_stream")
-        self._settle()
+        self._settle(upto)
         if self._callback_errors:
             err = self._callback_errors.pop(0)
             self._callback_errors.clear()
@@ -709,9 +752,7 @@ class Stream(_Node):
             self._close(True)
 
     def _stop_reporter(self):
-        if self._subscribed:
-            self._subscribed = False
-            self._parent._unsubscribe(self)
+        self._parent._unsubscribe(self)
 
     def _release(self):
         _no_wait_in_callback("releasing a stream", self)
@@ -868,8 +909,9 @@ class _Buffer(_Node):
         with-block's release waits for the last view (``defer``)."""
         if self._closed:
             return
-        self._check_free()
-        ret = self._free(defer, self._last_view_gone if defer else None)
+        with _book_lock:  # no stream work queued between the check and the free
+            self._check_free()
+            ret = self._free(defer, self._last_view_gone if defer else None)
         if ret is None:
             if not defer:
                 raise AclUsageError(
