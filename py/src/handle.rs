@@ -136,6 +136,12 @@ impl Handle {
     /// that is still current on this thread. The caller holds a use, or a
     /// child that keeps the context alive. Returns the runtime's ret.
     pub fn bind(&self) -> PyResult<i32> {
+        if self.what != "context" {
+            return Err(PyTypeError::new_err(format!(
+                "a {} handle is not a context",
+                self.what
+            )));
+        }
         let value = {
             let g = self.lock();
             if matches!(g.state, State::Empty | State::Closed) {

@@ -443,6 +443,42 @@ class Bookkeeping(unittest.TestCase):
                 racer.stop()
 
 
+class Construction(unittest.TestCase):
+    """The public classes built by hand: parents of the right class only,
+    initialised once, and a failed creation leaves nothing counted."""
+
+    def test_wrong_parents_and_second_init_are_refused(self):
+        with aclrt.Runtime() as rt, rt.device(0) as dev, dev.context() as ctx:
+            for cls, args in ((aclrt.HostBuffer, (dev, 8)), (aclrt.DeviceBuffer, (None, 8)),
+                              (aclrt.Stream, (dev,)), (aclrt.Event, (rt,)),
+                              (aclrt.Context, (rt, None)), (aclrt.Device, (ctx, 0))):
+                with self.assertRaisesRegex(TypeError, "belongs to"):
+                    cls(*args)
+            hb = ctx.pinned(8)
+            with self.assertRaisesRegex(TypeError, "initialised once"):
+                aclrt.HostBuffer.__init__(hb, ctx, 8)
+            s = ctx.stream()
+            with self.assertRaisesRegex(TypeError, "initialised once"):
+                s.__init__(ctx)
+            with self.assertRaises(TypeError):
+                rt.device(True)
+            self.assertFalse(hb.closed)
+        self.assertTrue(hb.closed and s.closed)  # the with-blocks released all
+
+    def test_a_failed_creation_leaves_the_context_closable(self):
+        with aclrt.Runtime() as rt, rt.device(0) as dev:
+            ctx = dev.context()
+            for name, make in (("create_stream", ctx.stream), ("create_event_with_flag", ctx.event)):
+                with mock.patch.object(acl.rt, name, side_effect=KeyboardInterrupt):
+                    with self.assertRaises(KeyboardInterrupt):
+                        make()
+                with mock.patch.object(acl.rt, name, return_value=(0, 207008)):
+                    with self.assertRaises(AclError):
+                        make()
+            self.assertEqual(ctx._h._children, 0)
+            ctx.close()
+
+
 if __name__ == "__main__":
     unittest.main()
 

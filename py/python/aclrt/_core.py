@@ -154,7 +154,16 @@ class _Node:
     _what = "resource"
     _h = None  # the Rust handle (buffers have their Memory instead)
 
+    _parent_type = None  # the class its parent must be (set below)
+
     def __init__(self, parent):
+        if "_parent" in self.__dict__:
+            raise TypeError(f"a {type(self).__name__} is initialised once")
+        want = self._parent_type
+        if want is not None and not isinstance(parent, want):
+            raise TypeError(
+                f"a {type(self).__name__} belongs to a {want.__name__}, not {type(parent).__name__}"
+            )
         if not isinstance(self, _native.Memory):
             # Counted by the parent's handle (refused, atomically, once the
             # parent is released or being released).
@@ -304,6 +313,8 @@ class Runtime(_Node):
     def device(self, device_id=0):
         """Sets ``device_id`` (``acl.rt.set_device``); reset when released."""
         self._check_open()
+        if isinstance(device_id, bool):
+            raise TypeError(f"a device id is an integer, not {device_id!r}")
         return Device(self, device_id)
 
     @property
@@ -600,15 +611,12 @@ class Stream(_Node):
             try:  # the context is alive: it counts this stream
                 _bind_to(ctx._h)
                 handle, ret = acl.rt.create_stream()
+                check(ret, "acl.rt.create_stream")
             except BaseException:
-                ret = None
-            if ret != 0:
                 self._closed = True
                 self._h._abandon()
                 ctx._children.remove(self)
-                if ret is None:
-                    raise
-                check(ret, "acl.rt.create_stream")
+                raise
             self._h._open(handle)
 
     @property
@@ -781,15 +789,12 @@ class Event(_Node):
         try:  # the context is alive: it counts this event
             _bind_to(ctx._h)
             handle, ret = acl.rt.create_event_with_flag(flags)
+            check(ret, "acl.rt.create_event_with_flag")
         except BaseException:
-            ret = None
-        if ret != 0:
             self._closed = True
             self._h._abandon()
             ctx._children.remove(self)
-            if ret is None:
-                raise
-            check(ret, "acl.rt.create_event_with_flag")
+            raise
         self._h._open(handle)
 
     @property
@@ -875,7 +880,7 @@ class _Buffer(_Node):
 
     def __init__(self, ctx, nbytes, policy=C.ACL_MEM_MALLOC_HUGE_FIRST):
         n = _size(nbytes)
-        super().__init__(ctx)
+        super().__init__(ctx)  # checks ctx first
         self._device = ctx._device
         self._streams = set()
         try:  # refused once the context is released (atomically, in Rust)
@@ -1047,6 +1052,10 @@ def _runtime_buffer(ctx, buf, what):
         raise AclUsageError(f"{what}: the buffer belongs to another device")
     return buf
 
+
+Device._parent_type = Runtime
+Context._parent_type = Device
+Stream._parent_type = Event._parent_type = _Buffer._parent_type = Context
 
 _PLACES = {"device": 0, "pinned": 1, "pageable": 2}
 
