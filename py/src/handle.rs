@@ -8,9 +8,9 @@
 //! device...). Every decision is made under the handle's mutex, which is
 //! never held while Python code or the runtime runs:
 //!
-//! * a use ([`Handle::use_`], or [`UseGuard`] from Rust) is taken only while
+//! * a use (`Handle.use()`, or [`UseGuard`] from Rust) is taken only while
 //!   the handle is open, and counted until it ends;
-//! * a release ([`Handle::_begin_release`]) is granted only while no use is
+//! * a release (`Handle._begin_release`) is granted only while no use is
 //!   in flight and no child lives, and closes the handle to new uses in the
 //!   same step: a `close()` on one thread can never destroy a stream that a
 //!   `synchronize()` on another thread is waiting for; it raises
