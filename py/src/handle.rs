@@ -149,13 +149,19 @@ impl Handle {
             }
             g.value
         };
+        Ok(self.bind_value(value))
+    }
+
+    /// [`Handle::bind`] of `value`, this handle's, read by a caller that
+    /// holds a use (so no second look under the lock).
+    fn bind_value(&self, value: u64) -> i32 {
         let (cur, ret) = crate::ffi::get_context();
         if ret == 0 && cur == value && BOUND.with(Cell::get) == self.serial {
-            return Ok(0);
+            return 0;
         }
         let ret = crate::ffi::set_context(value);
         BOUND.with(|b| b.set(if ret == 0 { self.serial } else { 0 }));
-        Ok(ret)
+        ret
     }
 }
 
@@ -177,7 +183,10 @@ impl<'a> UseGuard<'a> {
 impl UseGuard<'_> {
     /// [`Handle::bind`] of the handle used.
     pub fn bind(&self) -> PyResult<i32> {
-        self.handle.bind()
+        if self.handle.what != "context" {
+            return self.handle.bind(); // the error
+        }
+        Ok(self.handle.bind_value(self.value))
     }
 }
 
