@@ -156,8 +156,12 @@ class _Node:
 
     _parent_type = None  # the class its parent must be (set below)
 
+    _parent = _UNSET = object()  # until initialised
+
     def __init__(self, parent):
-        if "_parent" in self.__dict__:
+        # (Not `self.__dict__`: reading it makes every later attribute
+        # lookup on the object slower.)
+        if self._parent is not _Node._UNSET:
             raise TypeError(f"a {type(self).__name__} is initialised once")
         want = self._parent_type
         if want is not None and not isinstance(parent, want):
