@@ -234,7 +234,7 @@ class CloseDuringSynchronize(unittest.TestCase):
     def test_stream(self):
         with aclrt.Runtime() as rt, rt.device(0) as dev, dev.context() as ctx:
             s = ctx.stream()
-            s.add_callback(time.sleep, 0.2)
+            s.add_callback(time.sleep, 0.1)
             t = threading.Thread(target=s.synchronize)
             t.start()
             self.wait_for_use(s._h)
@@ -249,7 +249,7 @@ class CloseDuringSynchronize(unittest.TestCase):
     def test_event(self):
         with aclrt.Runtime() as rt, rt.device(0) as dev, dev.context() as ctx:
             s = ctx.stream()
-            s.add_callback(time.sleep, 0.2)
+            s.add_callback(time.sleep, 0.1)
             e = s.record(ctx.event())
             t = threading.Thread(target=e.synchronize)
             t.start()
@@ -265,7 +265,7 @@ class CloseDuringSynchronize(unittest.TestCase):
         dev = rt.device(0)
         ctx = dev.context()
         s = ctx.stream()
-        s.add_callback(time.sleep, 0.2)
+        s.add_callback(time.sleep, 0.1)
         t = threading.Thread(target=s.synchronize)
         t.start()
         self.wait_for_use(s._h)
