@@ -67,7 +67,7 @@ def main():
     a_np = arr.__array_interface__["data"][0]
     memcpy = acl.rt.memcpy
     rcopy = _native._copy
-    h, d, m = ctx.handle, dev.id, dev.run_mode
+    h, d, m = ctx._h, dev.id, dev.run_mode  # the context handle object
     kind = H2D if m == 1 else 3  # ACL_DEVICE: runtime memory is device memory
 
     sides.update({

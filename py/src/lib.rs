@@ -10,10 +10,11 @@
 //! arguments, no constants.
 //!
 //! Layers (imports only downward): [`ffi`] (unsafe: one C call per
-//! function), [`errors`], [`fork`] ← [`memory`] (unsafe: the buffer
-//! protocol of runtime memory and the Pythonic layer's copy) ← [`args`]
-//! (pyACL's argument formats), [`gil`] (leaving and re-entering the
-//! interpreter, safe at exit) ← [`callback`] ← [`rt`], [`log`],
+//! function), [`errors`], [`fork`] ← [`handle`] (runtime handles with
+//! counted uses) ← [`memory`] (unsafe: the buffer protocol of runtime
+//! memory and the Pythonic layer's copy) ← [`args`] (pyACL's argument
+//! formats), [`gil`] (leaving and re-entering the interpreter, safe at
+//! exit) ← [`callback`] ← [`rt`], [`log`],
 //! [`util`] (the Python functions) ← this file (the module).
 //!
 //! Backend: the `sim` feature (default) runs on the built-in simulator,
@@ -25,6 +26,7 @@ pub mod errors;
 pub mod ffi;
 pub mod fork;
 pub mod gil;
+pub mod handle;
 pub mod log;
 pub mod memory;
 pub mod rt;
@@ -88,6 +90,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
 
     // The Pythonic layer's memory (private to it: `aclrt` re-exports).
     m.add_class::<memory::Memory>()?;
+    m.add_class::<handle::Handle>()?;
+    m.add_class::<handle::Use>()?;
     m.add_function(wrap_pyfunction!(memory::_copy, m)?)?;
     m.add_function(wrap_pyfunction!(memory::_kind_of, m)?)?;
     m.add("AclUsageError", m.py().get_type::<errors::AclUsageError>())?;

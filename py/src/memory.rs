@@ -27,6 +27,7 @@
 
 use crate::errors::AclUsageError;
 use crate::ffi;
+use crate::handle::{Handle, UseGuard};
 use pyo3::exceptions::{PyBufferError, PyTypeError, PyValueError};
 use pyo3::ffi as pyffi;
 use pyo3::prelude::*;
@@ -68,6 +69,9 @@ struct Inner {
     busy: bool,
     /// Called (with the GIL) once the deferred free happened.
     on_release: Option<Py<PyAny>>,
+    /// The context it was allocated in (counts it as a child until freed,
+    /// so it cannot be destroyed first).
+    ctx: Option<Py<Handle>>,
 }
 
 /// One runtime allocation that Python code can see (`acl._native.Memory`,
@@ -117,18 +121,36 @@ impl Memory {
                 exports: 0,
                 busy: false,
                 on_release: None,
+                ctx: None,
             }),
         }
     }
 
-    /// Allocates `nbytes` (> 0) in the current context of the calling
-    /// thread: pinned host memory, zero-filled (`host`), or device memory
-    /// with `policy`. Returns the runtime's `ret` (0: allocated).
-    fn _alloc(&self, host: bool, nbytes: usize, policy: u32, device: i32) -> PyResult<i32> {
+    /// Allocates `nbytes` (> 0) in context `ctx` (made current on the
+    /// calling thread; it counts the memory as a child until freed): pinned
+    /// host memory, zero-filled (`host`), or device memory with `policy`.
+    /// Returns the runtime's `ret` (0: allocated).
+    fn _alloc(
+        &self,
+        host: bool,
+        nbytes: usize,
+        policy: u32,
+        device: i32,
+        ctx: Bound<'_, Handle>,
+    ) -> PyResult<i32> {
         crate::fork::check()?;
         let mut g = self.lock();
         if g.state != State::Empty {
             return Err(AclUsageError::new_err("the memory was already allocated"));
+        }
+        ctx.get().add_child()?;
+        let ret = ctx.get().bind().unwrap_or_else(|_| {
+            // Unreachable: a handle that took a child is open.
+            ffi::set_context(ctx.get().raw())
+        });
+        if ret != 0 {
+            ctx.get().remove_child();
+            return Ok(ret);
         }
         let size = nbytes as u64;
         let (ptr, ret) = if host {
@@ -137,12 +159,14 @@ impl Memory {
             ffi::malloc(size, policy)
         };
         if ret != 0 {
+            ctx.get().remove_child();
             return Ok(ret);
         }
         if host {
             let ret = ffi::memset(ptr, size, 0, size);
             if ret != 0 {
                 ffi::free_host(ptr);
+                ctx.get().remove_child();
                 return Ok(ret);
             }
         }
@@ -155,17 +179,18 @@ impl Memory {
             exports: 0,
             busy: false,
             on_release: None,
+            ctx: Some(ctx.unbind()),
         };
         Ok(0)
     }
 
-    /// Frees the memory (in the current context of the calling thread)
-    /// unless exports live: then `None`, and with `defer` the free happens
+    /// Frees the memory (in its context, made current on the calling
+    /// thread; refused while queued stream work uses it) unless exports live: then `None`, and with `defer` the free happens
     /// when the last export is released, followed by `on_release()`.
     /// `Some(ret)` once freed (`Some(0)` when there was nothing to free).
     #[pyo3(signature = (defer, on_release = None))]
     fn _free(&self, defer: bool, on_release: Option<Py<PyAny>>) -> PyResult<Option<i32>> {
-        let (ptr, kind) = {
+        let (ptr, kind, ctx) = {
             let mut g = self.lock();
             match g.state {
                 State::Empty | State::Closed => return Ok(Some(0)),
@@ -176,19 +201,18 @@ impl Memory {
                     }
                     return Ok(None);
                 }
+                State::Open | State::Deferred if g.busy => {
+                    return Err(AclUsageError::new_err(
+                        "cannot free the buffer: queued stream work still uses it; synchronize first",
+                    ));
+                }
                 State::Open | State::Deferred => {}
             }
             g.state = State::Closed;
             g.on_release = None;
-            (std::mem::take(&mut g.ptr), g.kind)
+            (std::mem::take(&mut g.ptr), g.kind, g.ctx.take())
         };
-        // In a forked child the runtime cannot be called: the memory is
-        // left to the process (it was the parent's).
-        crate::fork::check()?;
-        Ok(Some(match kind {
-            Kind::Host => ffi::free_host(ptr),
-            Kind::Device => ffi::free(ptr),
-        }))
+        free_now(ptr, kind, ctx)
     }
 
     /// The address while allocated and not released, else 0.
@@ -221,8 +245,20 @@ impl Memory {
     /// GIL is held from the state check to the call, so no release can come
     /// between. A synchronous memset of memory queued work uses is refused.
     #[pyo3(signature = (ctx, value, count, stream = None))]
-    fn _memset(&self, ctx: u64, value: i32, count: usize, stream: Option<u64>) -> PyResult<i32> {
+    fn _memset(
+        &self,
+        ctx: Bound<'_, Handle>,
+        value: i32,
+        count: usize,
+        stream: Option<Bound<'_, Handle>>,
+    ) -> PyResult<i32> {
         crate::fork::check()?;
+        let ctx = UseGuard::new(ctx.get())?;
+        let stream = stream
+            .as_ref()
+            .map(|s| UseGuard::new(s.get()))
+            .transpose()?;
+        let stream = stream.as_ref().map(|s| s.value);
         let (ptr, nbytes) = {
             let g = self.lock();
             if g.state != State::Open {
@@ -242,12 +278,9 @@ impl Memory {
                 "memset: {count} bytes do not fit {nbytes}"
             )));
         }
-        let (cur, ret) = ffi::get_context();
-        if ret != 0 || cur != ctx {
-            let ret = ffi::set_context(ctx);
-            if ret != 0 {
-                return Ok(ret);
-            }
+        let ret = ctx.bind()?;
+        if ret != 0 {
+            return Ok(ret);
         }
         let (max, n) = (nbytes as u64, count as u64);
         let ret = match stream {
@@ -338,22 +371,64 @@ impl Memory {
 
     /// The end of an export; the last one completes a deferred release.
     unsafe fn __releasebuffer__(slf: Bound<'_, Self>, _view: *mut pyffi::Py_buffer) {
-        let me = slf.get();
-        let cb = {
-            let mut g = me.lock();
-            g.exports = g.exports.saturating_sub(1);
-            if g.exports == 0 && g.state == State::Deferred {
-                g.on_release.take()
-            } else {
-                None
-            }
-        };
-        if let Some(cb) = cb {
-            let py = slf.py();
-            if let Err(e) = cb.call0(py) {
-                e.write_unraisable(py, Some(slf.as_any()));
+        unpin(&slf);
+    }
+}
+
+/// Frees `ptr` in `ctx` (made current), then the context stops counting it.
+fn free_now(ptr: u64, kind: Kind, ctx: Option<Py<Handle>>) -> PyResult<Option<i32>> {
+    // In a forked child the runtime cannot be called: the memory is left to
+    // the process (it was the parent's).
+    let forked = crate::fork::check();
+    let ret = if forked.is_ok() {
+        let ret = ctx.as_ref().map_or(Ok(0), |c| c.get().bind()).unwrap_or(0);
+        if ret != 0 {
+            ret
+        } else {
+            match kind {
+                Kind::Host => ffi::free_host(ptr),
+                Kind::Device => ffi::free(ptr),
             }
         }
+    } else {
+        0
+    };
+    if let Some(c) = &ctx {
+        c.get().remove_child();
+    }
+    forked?;
+    Ok(Some(ret))
+}
+
+/// Ends one export (a view, or a copy's hold); the last one completes a
+/// deferred release (then calls its callback).
+fn unpin(slf: &Bound<'_, Memory>) {
+    let me = slf.get();
+    let cb = {
+        let mut g = me.lock();
+        g.exports = g.exports.saturating_sub(1);
+        if g.exports == 0 && g.state == State::Deferred {
+            g.on_release.take()
+        } else {
+            None
+        }
+    };
+    if let Some(cb) = cb {
+        let py = slf.py();
+        if let Err(e) = cb.call0(py) {
+            e.write_unraisable(py, Some(slf.as_any()));
+        }
+    }
+}
+
+/// A copy's hold on a `Memory` side: counted as an export, so no release
+/// (by Python code the copy itself runs: an `__index__`, a `__buffer__`)
+/// frees it before the runtime call is over.
+struct Pin<'py>(Bound<'py, Memory>);
+
+impl Drop for Pin<'_> {
+    fn drop(&mut self) {
+        unpin(&self.0);
     }
 }
 
@@ -454,7 +529,7 @@ struct Side<'py> {
     len: usize,
     /// 0 device, 1 pinned, 2 pageable.
     place: u8,
-    memory: Option<Bound<'py, Memory>>,
+    memory: Option<Pin<'py>>,
     _export: Option<Export<'py>>,
 }
 
@@ -473,7 +548,7 @@ fn side<'py>(
 ) -> PyResult<Side<'py>> {
     let what = if writable { "destination" } else { "source" };
     if let Ok(m) = obj.cast::<Memory>() {
-        let g = m.get().lock();
+        let mut g = m.get().lock();
         match g.state {
             State::Open => {}
             State::Empty => {
@@ -499,12 +574,13 @@ fn side<'py>(
         }
         let place = if g.kind == Kind::Host { 1 } else { 0 };
         let (ptr, len) = (g.ptr, g.nbytes);
+        g.exports += 1;
         drop(g);
         return Ok(Side {
             ptr,
             len,
             place,
-            memory: Some(m.clone()),
+            memory: Some(Pin(m.clone())),
             _export: None,
         });
     }
@@ -620,15 +696,21 @@ fn count(nbytes: Option<&Bound<'_, PyAny>>, limit: usize) -> PyResult<usize> {
 #[pyo3(signature = (ctx, device, run_mode, dst, src, nbytes = None, stream = None))]
 #[allow(clippy::too_many_arguments)] // the layer's whole request, one call
 pub fn _copy(
-    ctx: u64,
+    ctx: &Bound<'_, Handle>,
     device: i32,
     run_mode: u32,
     dst: &Bound<'_, PyAny>,
     src: &Bound<'_, PyAny>,
     nbytes: Option<&Bound<'_, PyAny>>,
-    stream: Option<u64>,
+    stream: Option<&Bound<'_, Handle>>,
 ) -> PyResult<i32> {
     crate::fork::check()?;
+    // Uses of the context and the stream, and holds on both sides, until
+    // the runtime call returned: Python code run meanwhile (an `__index__`,
+    // a `__buffer__`) cannot release any of them.
+    let ctx = UseGuard::new(ctx.get())?;
+    let stream = stream.map(|s| UseGuard::new(s.get())).transpose()?;
+    let stream = stream.as_ref().map(|s| s.value);
     let asynchronous = stream.is_some();
     let d = side(dst, device, true, asynchronous)?;
     let s = side(src, device, false, asynchronous)?;
@@ -646,12 +728,9 @@ pub fn _copy(
              the runtime does not queue in host run mode: use ctx.copy (synchronous)",
         ));
     }
-    let (cur, ret) = ffi::get_context();
-    if ret != 0 || cur != ctx {
-        let ret = ffi::set_context(ctx);
-        if ret != 0 {
-            return Ok(ret);
-        }
+    let ret = ctx.bind()?;
+    if ret != 0 {
+        return Ok(ret);
     }
     if n == 0 {
         return Ok(0);
@@ -662,7 +741,7 @@ pub fn _copy(
     };
     if ret == 0 && asynchronous {
         for m in [&d.memory, &s.memory].into_iter().flatten() {
-            m.get().lock().busy = true;
+            m.0.get().lock().busy = true;
         }
     }
     Ok(ret)

@@ -1,9 +1,10 @@
 """A stateful property test of the Pythonic layer (hypothesis): allocate,
-copy and memset (synchronous and on a stream), view, close, synchronise, record and
-query events in random order, each step on the main thread or a worker
-thread; every result is checked against a numpy model, every refusal against
-the model's idea of which buffers are busy, viewed or released, and nothing
-may crash or hang. Sized to keep the suite fast (a few seconds)."""
+copy and memset (synchronous and on a stream), view, close, synchronise,
+record and query events in random order, each step on the main thread or a
+worker thread, and close streams and events while the worker uses them;
+every result is checked against a numpy model, every refusal against the
+model's idea of which buffers are busy, viewed or released, and nothing may
+crash or hang. Sized to keep the suite fast (a few seconds)."""
 
 import gc
 import unittest
@@ -169,6 +170,37 @@ if HAVE_HYPOTHESIS and HAVE_NUMPY:
                 self.settle(seq)
             elif self.on(thread, ev.query):
                 self.settle(seq)
+
+        @rule(kind=st.sampled_from(["stream", "event"]), use=st.integers(0, 2))
+        def close_racing_a_use(self, kind, use):
+            """A close on this thread racing a use on the worker: success or
+            AclUsageError each (never an AclError: a destroyed handle reaching
+            the runtime), never both refused."""
+            tmp = self.ctx.event()
+            if kind == "stream":
+                obj = self.ctx.stream()
+                fn = (obj.synchronize, lambda: obj.add_callback(int), lambda: obj.record(tmp))[use]
+            else:
+                obj = self.stream.record(self.ctx.event())
+                fn = (obj.synchronize, obj.query, lambda: self.stream.wait(obj))[use]
+
+            def attempt(f):
+                try:
+                    f()
+                    return True
+                except AclUsageError:
+                    return False
+
+            fut = self.pool.submit(attempt, fn)
+            closed = attempt(obj.close)
+            used = fut.result()
+            assert closed or used
+            if not closed:
+                if kind == "stream":
+                    obj.synchronize()
+                obj.close()
+            assert obj.closed
+            tmp.close()
 
         @invariant()
         def contents_match_the_model(self):

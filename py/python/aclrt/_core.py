@@ -25,6 +25,14 @@ whose remaining children all wait so is released with the last of them, by
 a numpy array, the state of a buffer) for the duration of the runtime call
 and takes only plain numeric data. Resource objects refuse ``pickle`` and
 ``copy``.
+
+Runtime handles belong to Rust too (``acl._native.Handle``, one per runtime,
+device, context, stream and event): every call that passes one to the runtime
+holds a *use* of it until the call returns (a blocking ``synchronize`` that
+released the GIL included), and a release is granted only while no use is in
+flight and no child lives, in the same step that closes the handle to new
+uses. A ``close()`` racing a use on another thread therefore raises
+:class:`AclUsageError` instead of destroying the handle under the call.
 """
 
 import operator
@@ -37,6 +45,16 @@ from . import constants as C
 from .errors import AclUsageError, CallbackError, check
 
 _copy = _native._copy
+_Handle = _native.Handle
+
+
+def _bind_to(h):
+    """Makes the context of handle ``h`` current on the calling thread
+    (callers hold a use of it, or a child that keeps it alive); Rust tells a
+    new context from a destroyed one at the same address."""
+    ret = h._bind()
+    if ret:
+        check(ret, "acl.rt.set_context")
 
 _np_module = None
 _tls = threading.local()  # .callback_stream: set while a stream callback runs
@@ -103,6 +121,25 @@ def _size(nbytes, what="a buffer"):
 _claim_lock = threading.Lock()
 
 
+# Guards the layer's record of which buffers queued stream work uses (each
+# stream's pending uses, each buffer's streams, the busy flag in Rust): an
+# asynchronous call and its record, a settlement, and a buffer's check-and-free
+# are each one step. Held only around bookkeeping and non-blocking runtime
+# calls made with the GIL held, never around Python code of the caller.
+_book_lock = threading.Lock()
+
+
+def _plain_int(n):
+    """``n`` as a plain ``int`` when it is an integer (so no ``__index__``
+    runs under ``_book_lock``); otherwise as is, for Rust's own message."""
+    if n is None or isinstance(n, bool):
+        return n
+    try:
+        return operator.index(n)
+    except TypeError:
+        return n
+
+
 def _claim(node):
     """True for exactly one caller, once ``node`` waits and has no child left."""
     with _claim_lock:
@@ -115,8 +152,26 @@ def _claim(node):
 class _Node:
     _order = 9  # close order among siblings: lower first
     _what = "resource"
+    _h = None  # the Rust handle (buffers have their Memory instead)
+
+    _parent_type = None  # the class its parent must be (set below)
+
+    _parent = _UNSET = object()  # until initialised
 
     def __init__(self, parent):
+        # (Not `self.__dict__`: reading it makes every later attribute
+        # lookup on the object slower.)
+        if self._parent is not _Node._UNSET:
+            raise TypeError(f"a {type(self).__name__} is initialised once")
+        want = self._parent_type
+        if want is not None and not isinstance(parent, want):
+            raise TypeError(
+                f"a {type(self).__name__} belongs to a {want.__name__}, not {type(parent).__name__}"
+            )
+        if not isinstance(self, _native.Memory):
+            # Counted by the parent's handle (refused, atomically, once the
+            # parent is released or being released).
+            self._h = _Handle(self._what, None if parent is None else parent._h)
         self._parent = parent
         self._children = []
         self._closed = False
@@ -182,16 +237,41 @@ class _Node:
         if self._children:  # only children waiting for their last view
             self._wait_for_children()
             return
-        self._release()
+        self._do_release()
         self._released()
+
+    def _do_release(self):
+        """The release, granted by the handle (no use in flight, no child
+        left) in the step that closes it to new uses."""
+        self._h._begin_release()
+        ok = False
+        try:
+            self._release()
+            ok = True
+        finally:
+            self._h._end_release(ok)
 
     def _wait_for_children(self):
         """Released by the last child to go (or now, if it went meanwhile)."""
         self._closed = True
         self._waiting = True
+        self._h._retire()
         if _claim(self):
+            self._release_claimed()
+
+    def _release_claimed(self):
+        """The release of a waiting node, by whoever finished last; with a
+        use still in flight (begun before it waited), by the end of the last
+        one (the handle calls back)."""
+        if self._h._begin_release(self._release_claimed) is None:
+            return
+        ok = False
+        try:
             self._release()
-            self._released()
+            ok = True
+        finally:
+            self._h._end_release(ok)
+        self._released()
 
     def _released(self):
         """Bookkeeping after a release; releases a waiting parent whose last
@@ -200,8 +280,7 @@ class _Node:
         parent = self._parent
         self._detach()
         if parent is not None and _claim(parent):
-            parent._release()
-            parent._released()
+            parent._release_claimed()
 
     def _close_tree(self):
         for child in sorted(list(self._children), key=lambda c: c._order):
@@ -229,11 +308,17 @@ class Runtime(_Node):
     def __init__(self, config_path=None):
         super().__init__(None)
         ret = acl.init() if config_path is None else acl.init(config_path)
+        if ret != 0:
+            self._closed = True
+            self._h._abandon()
         check(ret, "acl.init")
+        self._h._open(0)
 
     def device(self, device_id=0):
         """Sets ``device_id`` (``acl.rt.set_device``); reset when released."""
         self._check_open()
+        if isinstance(device_id, bool):
+            raise TypeError(f"a device id is an integer, not {device_id!r}")
         return Device(self, device_id)
 
     @property
@@ -259,8 +344,10 @@ class Device(_Node):
             check(acl.rt.set_device(device_id), "acl.rt.set_device")
         except BaseException:
             self._closed = True
+            self._h._abandon()
             runtime._children.remove(self)
             raise
+        self._h._open(device_id)
         handle, ret = acl.rt.get_context()
         check(ret, "acl.rt.get_context")
         mode, ret = acl.rt.get_run_mode()
@@ -284,8 +371,10 @@ class Device(_Node):
 
     def mem_info(self, attr=C.ACL_HBM_MEM):
         """``(free, total)`` bytes (``acl.rt.get_mem_info``)."""
-        self.default_context._bind()
-        free, total, ret = acl.rt.get_mem_info(attr)
+        self.default_context._check_open()
+        with self.default_context._h.use():
+            _bind_to(self.default_context._h)
+            free, total, ret = acl.rt.get_mem_info(attr)
         check(ret, "acl.rt.get_mem_info")
         return free, total
 
@@ -320,14 +409,16 @@ class Context(_Node):
             handle, ret = acl.rt.create_context(device.id)
             if ret != 0:
                 self._closed = True
+                self._h._abandon()
                 device._children.remove(self)
                 check(ret, "acl.rt.create_context")
-        self.handle = handle
+        self._h._open(handle)
         self._default_stream = None
         self._device = device
         self._dev_id = device.id
         self._mode = device.run_mode
         self._reporter = None
+        self._sub_lock = threading.Lock()
 
     @property
     def device(self):
@@ -337,15 +428,16 @@ class Context(_Node):
     def run_mode(self):
         return self._parent.run_mode
 
+    @property
+    def handle(self):
+        """The raw ``aclrtContext`` (for raw ``acl`` calls: unchecked)."""
+        return self._h.value
+
     def _bind(self):
         if self._closed:
             self._check_open()
-        self._bind_raw()
-
-    def _bind_raw(self):
-        cur, ret = acl.rt.get_context()
-        if ret or cur != self.handle:
-            check(acl.rt.set_context(self.handle), "acl.rt.set_context")
+        with self._h.use():
+            _bind_to(self._h)
 
     def bind(self):
         """Makes this context current on the calling thread."""
@@ -361,26 +453,26 @@ class Context(_Node):
 
     def stream(self):
         """A new stream (``acl.rt.create_stream``)."""
-        self._bind()
+        self._check_open()
         return Stream(self)
 
     def event(self, timing=True):
         """A new event usable by ``Stream.wait`` and, with ``timing``, for
         ``end - start`` (``acl.rt.create_event_with_flag``)."""
-        self._bind()
+        self._check_open()
         return Event(self, timing)
 
     def alloc(self, nbytes, policy=C.ACL_MEM_MALLOC_HUGE_FIRST):
         """Device memory (``acl.rt.malloc``); ``nbytes`` may be any integer
         (numpy's included). An allocation the runtime cannot satisfy raises
         :class:`AclMemoryError` (a ``MemoryError``)."""
-        self._bind()
+        self._check_open()
         return DeviceBuffer(self, nbytes, policy)
 
     def pinned(self, nbytes):
         """Pinned host memory (``acl.rt.malloc_host``), zero-filled; device
         memory in ``ACL_DEVICE`` run mode."""
-        self._bind()
+        self._check_open()
         return HostBuffer(self, nbytes)
 
     def copy(self, dst, src, nbytes=None):
@@ -391,28 +483,45 @@ class Context(_Node):
         ``memoryview``, a C-contiguous numpy array of a plain numeric dtype)."""
         if self._closed:
             self._check_open()
-        ret = _copy(self.handle, self._dev_id, self._mode, dst, src, nbytes)
+        ret = _copy(self._h, self._dev_id, self._mode, dst, src, nbytes)
         if ret:
             check(ret, "acl.rt.memcpy")
 
     def _subscribe(self, stream):
-        """The context's one callback thread, shared by all its streams."""
-        if self._reporter is None:
-            self._reporter = _Reporter()
-        self._reporter.add(stream)
+        """The context's one callback thread, shared by all its streams
+        (subscribed once, whatever threads ask at the same time: the lock
+        covers only ``subscribe_report``, which does not block)."""
+        with self._sub_lock:
+            if stream._subscribed:
+                return
+            if self._reporter is None:
+                self._reporter = _Reporter()
+            self._reporter.add(stream)
+            stream._subscribed = True
 
     def _unsubscribe(self, stream):
-        if self._reporter is not None:
-            self._reporter.remove(stream)
+        with self._sub_lock:  # decided under the lock, done outside it
+            if not stream._subscribed:
+                return
+            stream._subscribed = False
+            reporter = self._reporter
+            if reporter is None or stream not in reporter._streams:
+                return
+            reporter._streams.discard(stream)
+        reporter.unsubscribe(stream)
 
     def synchronize(self):
         """Waits for all work of this context's device (``acl.rt.synchronize_device``)."""
         _no_wait_in_callback("synchronize_device")
-        self._bind()
-        check(acl.rt.synchronize_device(), "acl.rt.synchronize_device")
-        for child in self._children:
-            if isinstance(child, Stream):
-                child._settle()
+        self._check_open()
+        # What was queued before the wait is done after it.
+        marks = [(c, c._seq) for c in list(self._children) if isinstance(c, Stream)]
+        with self._h.use():  # no release while it waits (GIL released)
+            _bind_to(self._h)
+            ret = acl.rt.synchronize_device()
+        check(ret, "acl.rt.synchronize_device")
+        for stream, seq in marks:
+            stream._settle(seq)
 
     def close(self):
         if self.default and not self._closed:
@@ -429,19 +538,21 @@ class Context(_Node):
             if self._children:  # buffers waiting for their last view
                 self._wait_for_children()
             else:
+                self._do_release()
                 self._released()
         else:
             self._close(True)
 
     def _stop_reporter(self):
-        if self._reporter is not None:
+        with self._sub_lock:
             reporter, self._reporter = self._reporter, None
+        if reporter is not None:
             reporter.stop()
 
     def _release(self):
         self._stop_reporter()
-        if not self.default:
-            check(acl.rt.destroy_context(self.handle), "acl.rt.destroy_context")
+        if not self.default:  # the default context goes with its device
+            check(acl.rt.destroy_context(self._h.value), "acl.rt.destroy_context")
 
 
 class _Reporter:
@@ -462,7 +573,11 @@ class _Reporter:
     def remove(self, stream):
         if stream in self._streams:
             self._streams.discard(stream)
-            check(acl.rt.unsubscribe_report(self._thread.ident, stream.handle), "acl.rt.unsubscribe_report")
+            self.unsubscribe(stream)
+
+    def unsubscribe(self, stream):
+        ret = acl.rt.unsubscribe_report(self._thread.ident, stream.handle)
+        check(ret, "acl.rt.unsubscribe_report")
 
     def _loop(self):
         while not self._stop.is_set():
@@ -495,20 +610,30 @@ class Stream(_Node):
         self._subscribed = False
         self._callback_errors = []
         if default:
-            self.handle = 0
+            self._h._open(0)
         else:
-            handle, ret = acl.rt.create_stream()
-            if ret != 0:
-                self._closed = True
-                ctx._children.remove(self)
+            try:  # the context is alive: it counts this stream
+                _bind_to(ctx._h)
+                handle, ret = acl.rt.create_stream()
                 check(ret, "acl.rt.create_stream")
-            self.handle = handle
+            except BaseException:
+                self._closed = True
+                self._h._abandon()
+                ctx._children.remove(self)
+                raise
+            self._h._open(handle)
 
     @property
     def context(self):
         return self._parent
 
-    def _use(self, buf):
+    @property
+    def handle(self):
+        """The raw ``aclrtStream`` (``0``: the default stream; for raw
+        ``acl`` calls: unchecked)."""
+        return self._h.value
+
+    def _use(self, buf):  # under _book_lock
         self._seq += 1
         self._pending[buf] = self._seq
         buf._streams.add(self)
@@ -516,13 +641,15 @@ class Stream(_Node):
 
     def _settle(self, upto=None):
         """Forgets the uses of buffers up to sequence number ``upto`` (all of
-        them by default): their work is known to be done."""
-        for buf, seq in list(self._pending.items()):
-            if upto is None or seq <= upto:
-                del self._pending[buf]
-                buf._streams.discard(self)
-                if not buf._streams:
-                    buf._set_busy(False)
+        them by default): their work is known to be done. A use queued
+        after ``upto`` (on another thread, meanwhile) stays."""
+        with _book_lock:
+            for buf, seq in list(self._pending.items()):
+                if upto is None or seq <= upto:
+                    del self._pending[buf]
+                    buf._streams.discard(self)
+                    if not buf._streams:
+                        buf._set_busy(False)
 
     def copy(self, dst, src, nbytes=None):
         """An asynchronous copy (``acl.rt.memcpy_async``) between runtime
@@ -531,40 +658,52 @@ class Stream(_Node):
         it: ``event.synchronize()`` or a true ``event.query()``)."""
         ctx = self._parent
         self._check_open()
-        if ctx._closed:
-            ctx._check_open()
-        check(_copy(ctx.handle, ctx._dev_id, ctx._mode, dst, src, nbytes, self.handle), "acl.rt.memcpy_async")
-        self._use(dst)
-        self._use(src)
+        nbytes = _plain_int(nbytes)
+        # The record inside the use and with the call, in one step: a release
+        # or a settlement between them would forget the buffers' new use.
+        with self._h.use(), _book_lock:
+            ret = _copy(ctx._h, ctx._dev_id, ctx._mode, dst, src, nbytes, self._h)
+            if ret == 0:
+                self._use(dst)
+                self._use(src)
+        check(ret, "acl.rt.memcpy_async")
 
     def memset(self, buf, value, nbytes=None):
         """An asynchronous memset (``acl.rt.memset_async``)."""
         ctx = self._parent
-        ctx._bind()
         self._check_open()
         b = _runtime_buffer(ctx, buf, "memset")
         n = b.nbytes if nbytes is None else _count(nbytes, b.nbytes, "memset")
-        check(b._memset(ctx.handle, value, n, self.handle), "acl.rt.memset_async")
-        self._use(b)
+        value = _plain_int(value)
+        with self._h.use(), _book_lock:
+            ret = b._memset(ctx._h, value, n, self._h)
+            if ret == 0:
+                self._use(b)
+        check(ret, "acl.rt.memset_async")
 
     def record(self, event):
         """Records ``event`` here (``acl.rt.record_event``)."""
-        self._parent._bind()
         self._check_open()
         event._check_same_device(self)
-        check(acl.rt.record_event(event.handle, self.handle), "acl.rt.record_event")
+        seq = self._seq  # the work this record covers: what was queued before
+        with self._h.use() as s, event._h.use() as e:
+            _bind_to(self._parent._h)  # alive: it counts this stream
+            ret = acl.rt.record_event(e, s)
+        check(ret, "acl.rt.record_event")
         event._recorded = True
-        event._mark = (self, self._seq)  # the work this record covers
+        event._mark = (self, seq)
         return event
 
     def wait(self, event):
         """Later work of this stream waits for ``event`` (``acl.rt.stream_wait_event``)."""
-        self._parent._bind()
         self._check_open()
         event._check_same_device(self)
         if not event._recorded:
             raise AclUsageError("stream.wait(event) of an event that was never recorded")
-        check(acl.rt.stream_wait_event(self.handle, event.handle), "acl.rt.stream_wait_event")
+        with self._h.use() as s, event._h.use() as e:
+            _bind_to(self._parent._h)
+            ret = acl.rt.stream_wait_event(s, e)
+        check(ret, "acl.rt.stream_wait_event")
 
     def add_callback(self, fn, *args):
         """Runs ``fn(*args)`` on a callback thread once the work queued before
@@ -572,11 +711,10 @@ class Stream(_Node):
         re-raised (as :class:`CallbackError`) by the next ``synchronize()``."""
         if not callable(fn):
             raise TypeError("add_callback needs a callable")
-        self._parent._bind()
         self._check_open()
-        if not self._subscribed:
-            self._parent._subscribe(self)
-            self._subscribed = True
+        use = self._h.use()  # ends when this call returns
+        _bind_to(self._parent._h)
+        self._parent._subscribe(self)
         errors = self._callback_errors
 
         stream = self
@@ -590,18 +728,20 @@ class Stream(_Node):
             finally:
                 _tls.callback_stream = None
 
-        check(
-            acl.rt.launch_callback(run, None, C.ACL_CALLBACK_BLOCK, self.handle),
-            "acl.rt.launch_callback",
-        )
+        with use as s:
+            ret = acl.rt.launch_callback(run, None, C.ACL_CALLBACK_BLOCK, s)
+        check(ret, "acl.rt.launch_callback")
 
     def synchronize(self):
         """Waits for all work queued here (``acl.rt.synchronize_stream``)."""
         self._check_open()
         _no_wait_in_callback("stream.synchronize()", self)
-        self._parent._bind()
-        check(acl.rt.synchronize_stream(self.handle), "acl.rt.synchronize_stream")
-        self._settle()
+        upto = self._seq  # what was queued before the wait is done after it
+        with self._h.use() as s:  # no release while it waits (GIL released)
+            _bind_to(self._parent._h)
+            ret = acl.rt.synchronize_stream(s)
+        check(ret, "acl.rt.synchronize_stream")
+        self._settle(upto)
         if self._callback_errors:
             err = self._callback_errors.pop(0)
             self._callback_errors.clear()
@@ -616,26 +756,26 @@ class Stream(_Node):
         if self.default:
             if not self._closed:
                 try:
-                    self.synchronize()
+                    self.synchronize()  # raises what its callbacks raised
                 finally:
-                    self._stop_reporter()
-                    self._detach()
+                    self._do_release()
+                    self._released()
         else:
             self._close(True)
 
     def _stop_reporter(self):
-        if self._subscribed:
-            self._subscribed = False
-            self._parent._unsubscribe(self)
+        self._parent._unsubscribe(self)
 
     def _release(self):
         _no_wait_in_callback("releasing a stream", self)
-        self._parent._bind()
-        ret = acl.rt.synchronize_stream(self.handle)
+        _bind_to(self._parent._h)  # alive: it counts this stream
+        handle = self._h.value  # granted to this release: no use in flight
+        ret = acl.rt.synchronize_stream(handle)
         self._settle()
         self._stop_reporter()
         check(ret, "acl.rt.synchronize_stream")
-        check(acl.rt.destroy_stream(self.handle), "acl.rt.destroy_stream")
+        if not self.default:
+            check(acl.rt.destroy_stream(handle), "acl.rt.destroy_stream")
 
 
 class Event(_Node):
@@ -650,12 +790,21 @@ class Event(_Node):
         self._recorded = False
         self._mark = None
         flags = C.ACL_EVENT_SYNC | (C.ACL_EVENT_TIME_LINE if timing else 0)
-        handle, ret = acl.rt.create_event_with_flag(flags)
-        if ret != 0:
-            self._closed = True
-            ctx._children.remove(self)
+        try:  # the context is alive: it counts this event
+            _bind_to(ctx._h)
+            handle, ret = acl.rt.create_event_with_flag(flags)
             check(ret, "acl.rt.create_event_with_flag")
-        self.handle = handle
+        except BaseException:
+            self._closed = True
+            self._h._abandon()
+            ctx._children.remove(self)
+            raise
+        self._h._open(handle)
+
+    @property
+    def handle(self):
+        """The raw ``aclrtEvent`` (for raw ``acl`` calls: unchecked)."""
+        return self._h.value
 
     def _check_same_device(self, stream):
         self._check_open()
@@ -680,15 +829,19 @@ class Event(_Node):
         self._check_open()
         if self._mark is not None:
             _no_wait_in_callback("event.synchronize()", self._mark[0])
-        self._parent._bind()
-        check(acl.rt.synchronize_event(self.handle), "acl.rt.synchronize_event")
+        with self._h.use() as e:  # no release while it waits (GIL released)
+            _bind_to(self._parent._h)
+            ret = acl.rt.synchronize_event(e)
+        check(ret, "acl.rt.synchronize_event")
         self._done()
 
     def query(self):
         """True when the last record has completed (``acl.rt.query_event_status``);
         then, as after ``synchronize()``, the buffers its work used are free again."""
-        self._parent._bind()
-        status, ret = acl.rt.query_event_status(self.handle)
+        self._check_open()
+        with self._h.use() as e:
+            _bind_to(self._parent._h)
+            status, ret = acl.rt.query_event_status(e)
         check(ret, "acl.rt.query_event_status")
         done = status == C.ACL_EVENT_RECORDED_STATUS_COMPLETE
         if done:
@@ -700,14 +853,16 @@ class Event(_Node):
         (``acl.rt.event_elapsed_time``); both must be timing events, recorded."""
         if not isinstance(start, Event):
             return NotImplemented
-        self._parent._bind()
+        self._check_open()
         start._check_open()
         for e, name in ((start, "start"), (self, "end")):
             if not e.timing:
                 raise AclUsageError(f"the {name} event was created with timing=False")
             if not e._recorded:
                 raise AclUsageError(f"the {name} event was never recorded")
-        ms, ret = acl.rt.event_elapsed_time(start.handle, self.handle)
+        with start._h.use() as a, self._h.use() as b:
+            _bind_to(self._parent._h)
+            ms, ret = acl.rt.event_elapsed_time(a, b)
         check(ret, "acl.rt.event_elapsed_time")
         return ms
 
@@ -715,8 +870,8 @@ class Event(_Node):
         return self.elapsed_since(start)
 
     def _release(self):
-        self._parent._bind()
-        check(acl.rt.destroy_event(self.handle), "acl.rt.destroy_event")
+        _bind_to(self._parent._h)  # alive: it counts this event
+        check(acl.rt.destroy_event(self._h.value), "acl.rt.destroy_event")
 
 
 class _Buffer(_Node):
@@ -729,10 +884,14 @@ class _Buffer(_Node):
 
     def __init__(self, ctx, nbytes, policy=C.ACL_MEM_MALLOC_HUGE_FIRST):
         n = _size(nbytes)
-        super().__init__(ctx)
+        super().__init__(ctx)  # checks ctx first
         self._device = ctx._device
         self._streams = set()
-        ret = self._alloc(self._host, n, policy, ctx._dev_id)
+        try:  # refused once the context is released (atomically, in Rust)
+            ret = self._alloc(self._host, n, policy, ctx._dev_id, ctx._h)
+        except BaseException:
+            self._detach()
+            raise
         if ret != 0:
             self._detach()
             check(ret, "acl.rt.malloc_host" if self._host else "acl.rt.malloc")
@@ -759,9 +918,9 @@ class _Buffer(_Node):
         with-block's release waits for the last view (``defer``)."""
         if self._closed:
             return
-        self._check_free()
-        self._parent._bind()
-        ret = self._free(defer, self._last_view_gone if defer else None)
+        with _book_lock:  # no stream work queued between the check and the free
+            self._check_free()
+            ret = self._free(defer, self._last_view_gone if defer else None)
         if ret is None:
             if not defer:
                 raise AclUsageError(
@@ -777,7 +936,6 @@ class _Buffer(_Node):
     def _last_view_gone(self):
         """Called by ``Memory`` when the last view of a buffer whose release
         was deferred dies: free it, then release the ancestors that waited."""
-        self._parent._bind_raw()
         ret = self._free(False)
         self._released()
         check(ret, "acl.rt.free_host" if self._host else "acl.rt.free")
@@ -818,7 +976,7 @@ class DeviceBuffer(_Buffer, _native.Memory):
         ctx = self._parent
         if ctx._closed:
             ctx._check_open()
-        check(self._memset(ctx.handle, value, self.nbytes), "acl.rt.memset")
+        check(self._memset(ctx._h, value, self.nbytes), "acl.rt.memset")
 
 
 class HostBuffer(_Buffer, _native.Memory):
@@ -898,6 +1056,10 @@ def _runtime_buffer(ctx, buf, what):
         raise AclUsageError(f"{what}: the buffer belongs to another device")
     return buf
 
+
+Device._parent_type = Runtime
+Context._parent_type = Device
+Stream._parent_type = Event._parent_type = _Buffer._parent_type = Context
 
 _PLACES = {"device": 0, "pinned": 1, "pageable": 2}
 

@@ -1,0 +1,434 @@
+//! Runtime handles that Python code can reach, owned and counted here: the
+//! runtime, devices, contexts, streams and events of the Pythonic layer.
+//!
+//! A [`Handle`] holds one runtime handle (or device id) and the count of its
+//! *uses* in flight (a call that passes it to the runtime, a blocking
+//! `synchronize` that released the GIL included) and of its live *children*
+//! (streams and events of a context, buffers allocated in it, contexts of a
+//! device...). Every decision is made under the handle's mutex, which is
+//! never held while Python code or the runtime runs:
+//!
+//! * a use (`Handle.use()`, or [`UseGuard`] from Rust) is taken only while
+//!   the handle is open, and counted until it ends;
+//! * a release (`Handle._begin_release`) is granted only while no use is
+//!   in flight and no child lives, and closes the handle to new uses in the
+//!   same step: a `close()` on one thread can never destroy a stream that a
+//!   `synchronize()` on another thread is waiting for; it raises
+//!   `AclUsageError` instead (a use cannot be waited for: a synchronize may
+//!   wait on a callback for ever);
+//! * a child is added only to an open parent and counted until its release
+//!   ends, so a parent cannot go while a child is being created in it.
+#![deny(unsafe_code)]
+
+use crate::errors::AclUsageError;
+use pyo3::exceptions::PyTypeError;
+use pyo3::prelude::*;
+use std::cell::Cell;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Mutex, MutexGuard, PoisonError};
+
+/// The life of a handle.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum State {
+    /// Created (its parent counts it), the runtime object not yet.
+    Empty,
+    /// Usable.
+    Open,
+    /// Closed to new uses (its owner released it while children finish);
+    /// the release itself comes later.
+    Retired,
+    /// Being released (granted to one caller).
+    Releasing,
+    /// Released.
+    Closed,
+}
+
+struct Inner {
+    state: State,
+    value: u64,
+    uses: usize,
+    children: usize,
+    /// A retired handle's release, asked while uses were in flight: called
+    /// (with the GIL, no lock held) when the last of them ends.
+    on_idle: Option<Py<PyAny>>,
+}
+
+/// The serial of the next handle (never reused, unlike runtime handles).
+static NEXT_SERIAL: AtomicU64 = AtomicU64::new(1);
+
+thread_local! {
+    /// The serial of the context handle this thread made current last.
+    static BOUND: Cell<u64> = const { Cell::new(0) };
+}
+
+/// One runtime handle of the Pythonic layer (`acl._native.Handle`).
+#[pyclass(module = "acl._native", name = "Handle", frozen)]
+pub struct Handle {
+    inner: Mutex<Inner>,
+    serial: u64,
+    parent: Option<Py<Handle>>,
+    what: String,
+}
+
+impl Handle {
+    fn lock(&self) -> MutexGuard<'_, Inner> {
+        self.inner.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn closed_error(&self, state: State) -> PyErr {
+        AclUsageError::new_err(match state {
+            State::Empty => format!("the {} is not created yet", self.what),
+            _ => format!("{} used after it was released", self.what),
+        })
+    }
+
+    /// Takes a use: the handle's value, open until [`Handle::end_use`].
+    pub fn begin_use(&self) -> PyResult<u64> {
+        let mut g = self.lock();
+        if g.state != State::Open {
+            return Err(self.closed_error(g.state));
+        }
+        g.uses += 1;
+        Ok(g.value)
+    }
+
+    /// Ends a use taken by [`Handle::begin_use`]; the last one runs a
+    /// release that waited for it (errors are reported as unraisable).
+    pub fn end_use(&self) {
+        let cb = {
+            let mut g = self.lock();
+            g.uses = g.uses.saturating_sub(1);
+            if g.uses == 0 { g.on_idle.take() } else { None }
+        };
+        if let Some(cb) = cb {
+            Python::attach(|py| {
+                if let Err(e) = cb.call0(py) {
+                    e.write_unraisable(py, None);
+                }
+            });
+        }
+    }
+
+    /// Counts a new child; refused unless open.
+    pub fn add_child(&self) -> PyResult<u64> {
+        let mut g = self.lock();
+        if g.state != State::Open {
+            return Err(self.closed_error(g.state));
+        }
+        g.children += 1;
+        Ok(g.value)
+    }
+
+    /// A child's release ended (or its creation failed).
+    pub fn remove_child(&self) {
+        let mut g = self.lock();
+        g.children = g.children.saturating_sub(1);
+    }
+
+    /// The value, whatever the state (for a child that keeps it alive).
+    pub fn raw(&self) -> u64 {
+        self.lock().value
+    }
+
+    /// Makes this context handle current on the calling thread unless it
+    /// is already, by this very handle: equal values are not enough, since
+    /// a real runtime may give a new context the address of a destroyed one
+    /// that is still current on this thread. The caller holds a use, or a
+    /// child that keeps the context alive. Returns the runtime's ret.
+    pub fn bind(&self) -> PyResult<i32> {
+        if self.what != "context" {
+            return Err(PyTypeError::new_err(format!(
+                "a {} handle is not a context",
+                self.what
+            )));
+        }
+        let value = {
+            let g = self.lock();
+            if matches!(g.state, State::Empty | State::Closed) {
+                return Err(self.closed_error(g.state));
+            }
+            g.value
+        };
+        Ok(self.bind_value(value))
+    }
+
+    /// [`Handle::bind`] of `value`, this handle's, read by a caller that
+    /// holds a use (so no second look under the lock).
+    fn bind_value(&self, value: u64) -> i32 {
+        let (cur, ret) = crate::ffi::get_context();
+        if ret == 0 && cur == value && BOUND.with(Cell::get) == self.serial {
+            return 0;
+        }
+        let ret = crate::ffi::set_context(value);
+        BOUND.with(|b| b.set(if ret == 0 { self.serial } else { 0 }));
+        ret
+    }
+}
+
+/// A use of a [`Handle`] from Rust, ended on drop.
+pub struct UseGuard<'a> {
+    handle: &'a Handle,
+    /// The handle's value.
+    pub value: u64,
+}
+
+impl<'a> UseGuard<'a> {
+    /// Takes a use of `handle` (refused unless it is open).
+    pub fn new(handle: &'a Handle) -> PyResult<Self> {
+        let value = handle.begin_use()?;
+        Ok(UseGuard { handle, value })
+    }
+}
+
+impl UseGuard<'_> {
+    /// [`Handle::bind`] of the handle used.
+    pub fn bind(&self) -> PyResult<i32> {
+        if self.handle.what != "context" {
+            return self.handle.bind(); // the error
+        }
+        Ok(self.handle.bind_value(self.value))
+    }
+}
+
+impl Drop for UseGuard<'_> {
+    fn drop(&mut self) {
+        self.handle.end_use();
+    }
+}
+
+fn refuse_copy() -> PyErr {
+    PyTypeError::new_err(
+        "cannot pickle or copy a runtime handle: it means nothing in another process, \
+         and a copy would be a second owner",
+    )
+}
+
+#[pymethods]
+impl Handle {
+    /// A handle named `what` (for messages), counted as a child of `parent`
+    /// (refused unless the parent is open); not usable until `_open`.
+    #[new]
+    #[pyo3(signature = (what, parent = None))]
+    fn new(what: String, parent: Option<Bound<'_, Handle>>) -> PyResult<Self> {
+        if let Some(p) = &parent {
+            p.get().add_child()?;
+        }
+        Ok(Handle {
+            inner: Mutex::new(Inner {
+                state: State::Empty,
+                value: 0,
+                uses: 0,
+                children: 0,
+                on_idle: None,
+            }),
+            parent: parent.map(Bound::unbind),
+            serial: NEXT_SERIAL.fetch_add(1, Ordering::Relaxed),
+            what,
+        })
+    }
+
+    /// The runtime object exists: `value` is its handle (or device id).
+    fn _open(&self, value: u64) -> PyResult<()> {
+        let mut g = self.lock();
+        if g.state != State::Empty {
+            return Err(AclUsageError::new_err(format!(
+                "the {} handle was already opened",
+                self.what
+            )));
+        }
+        g.state = State::Open;
+        g.value = value;
+        Ok(())
+    }
+
+    /// Creating the runtime object failed: the parent no longer counts it.
+    fn _abandon(&self) {
+        let mut g = self.lock();
+        if g.state == State::Empty {
+            g.state = State::Closed;
+            drop(g);
+            if let Some(p) = &self.parent {
+                p.get().remove_child();
+            }
+        }
+    }
+
+    /// A use (a context manager whose `__enter__` gives the value): the
+    /// handle cannot be released until it ends.
+    #[pyo3(name = "use")]
+    fn use_(slf: &Bound<'_, Self>) -> PyResult<Use> {
+        slf.get().begin_use()?;
+        Ok(Use {
+            handle: slf.clone().unbind(),
+            done: AtomicBool::new(false),
+        })
+    }
+
+    /// No new uses (the owner released it; the release comes with its last
+    /// child). Uses in flight go on.
+    fn _retire(&self) {
+        let mut g = self.lock();
+        if g.state == State::Open {
+            g.state = State::Retired;
+        }
+    }
+
+    /// Grants the release to this caller and closes the handle to uses, in
+    /// one step: refused while a use is in flight (on another thread) or a
+    /// child lives. Returns the value; end with `_end_release`.
+    ///
+    /// A retired handle (no new uses) with uses in flight and `on_idle`
+    /// given: `None`, and `on_idle()` is called when the last use ends (it
+    /// asks again), so a release that its last child triggers is never lost.
+    #[pyo3(signature = (on_idle = None))]
+    fn _begin_release(&self, on_idle: Option<Py<PyAny>>) -> PyResult<Option<u64>> {
+        let mut g = self.lock();
+        if g.state == State::Retired && g.uses > 0 && g.children == 0 {
+            if let Some(cb) = on_idle {
+                g.on_idle = Some(cb);
+                return Ok(None);
+            }
+        }
+        match g.state {
+            State::Open | State::Retired => {}
+            State::Releasing | State::Closed => {
+                return Err(AclUsageError::new_err(format!(
+                    "the {} is already released (or being released on another thread)",
+                    self.what
+                )));
+            }
+            State::Empty => return Err(self.closed_error(g.state)),
+        }
+        if g.uses > 0 {
+            return Err(AclUsageError::new_err(format!(
+                "cannot release the {}: {} call(s) using it are in flight on other threads \
+                 (a synchronize, a copy...); release it after they return",
+                self.what, g.uses
+            )));
+        }
+        if g.children > 0 {
+            return Err(AclUsageError::new_err(format!(
+                "cannot release the {} before its {} live children",
+                self.what, g.children
+            )));
+        }
+        g.state = State::Releasing;
+        Ok(Some(g.value))
+    }
+
+    /// Ends a release granted by `_begin_release`: `ok` closes the handle
+    /// (its parent no longer counts it); otherwise it is open again.
+    fn _end_release(&self, ok: bool) {
+        let mut g = self.lock();
+        if g.state != State::Releasing {
+            return;
+        }
+        if ok {
+            g.state = State::Closed;
+            drop(g);
+            if let Some(p) = &self.parent {
+                p.get().remove_child();
+            }
+        } else {
+            g.state = State::Open;
+        }
+    }
+
+    /// [`Handle::bind`] for the Pythonic layer: the runtime's ret.
+    fn _bind(&self) -> PyResult<i32> {
+        self.bind()
+    }
+
+    /// The raw value (a handle, a device id), whatever the state.
+    #[getter]
+    fn value(&self) -> u64 {
+        self.raw()
+    }
+
+    /// True while usable.
+    #[getter]
+    fn open(&self) -> bool {
+        self.lock().state == State::Open
+    }
+
+    /// Uses in flight.
+    #[getter]
+    fn _uses(&self) -> usize {
+        self.lock().uses
+    }
+
+    /// Live children.
+    #[getter]
+    fn _children(&self) -> usize {
+        self.lock().children
+    }
+
+    /// Refused: see the module docs.
+    fn __reduce__(&self) -> PyResult<()> {
+        Err(refuse_copy())
+    }
+
+    /// Refused: see the module docs.
+    fn __reduce_ex__(&self, _protocol: &Bound<'_, PyAny>) -> PyResult<()> {
+        Err(refuse_copy())
+    }
+
+    /// Refused: see the module docs.
+    fn __copy__(&self) -> PyResult<()> {
+        Err(refuse_copy())
+    }
+
+    /// Refused: see the module docs.
+    fn __deepcopy__(&self, _memo: &Bound<'_, PyAny>) -> PyResult<()> {
+        Err(refuse_copy())
+    }
+}
+
+impl Drop for Handle {
+    /// A handle collected before its runtime object was created: its parent
+    /// no longer counts it. (One collected while open leaks the runtime
+    /// object, as a `Memory` does, and its parent keeps counting it: the
+    /// Pythonic layer keeps every node in its parent until released.)
+    fn drop(&mut self) {
+        let empty = self.lock().state == State::Empty;
+        if empty && let Some(p) = &self.parent {
+            p.get().remove_child();
+        }
+    }
+}
+
+/// A use of a [`Handle`] (`acl._native.Use`): `with handle.use() as h:`
+/// gives the value; the use ends at the block's end, or when the object is
+/// collected, whichever comes first.
+#[pyclass(module = "acl._native", name = "Use", frozen)]
+pub struct Use {
+    handle: Py<Handle>,
+    done: AtomicBool,
+}
+
+impl Use {
+    fn end(&self) {
+        if !self.done.swap(true, Ordering::AcqRel) {
+            self.handle.get().end_use();
+        }
+    }
+}
+
+#[pymethods]
+impl Use {
+    fn __enter__(&self) -> u64 {
+        self.handle.get().raw()
+    }
+
+    #[pyo3(signature = (*_args))]
+    fn __exit__(&self, _args: &Bound<'_, PyAny>) -> bool {
+        self.end();
+        false
+    }
+}
+
+impl Drop for Use {
+    fn drop(&mut self) {
+        self.end();
+    }
+}
