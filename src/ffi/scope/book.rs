@@ -106,27 +106,6 @@ impl CoreBook {
         }
     }
 
-    /// Buffers crossed lanes: synchronise the streams of the scope other
-    /// than `own` too (their failures are entered in `faults` by the
-    /// wrapper); the first error is returned once all were synchronised.
-    #[cold]
-    #[inline(never)]
-    pub(super) fn sync_other_lanes(&self, own: Raw) -> Result<()> {
-        let mut first = None;
-        for stream in self.streams() {
-            if stream == own {
-                continue;
-            }
-            match super::super::synchronize_stream(stream) {
-                Ok(()) => self.settle(stream),
-                Err(e) => {
-                    first.get_or_insert(e);
-                }
-            }
-        }
-        first.map_or(Ok(()), Err)
-    }
-
     /// The one give-back primitive after which an unchecked path
     /// (`reuse`, a fence's `reuse` once buffers crossed lanes) hands memory
     /// back: every stream that could still touch a buffer of lane `own` is

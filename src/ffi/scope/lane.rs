@@ -721,14 +721,18 @@ impl<'scope, 'sid, D: ?Sized> Parked<'scope, 'sid, D> {
     /// `Ok` when the stream was synchronised (every lane, once buffers
     /// crossed lanes), no abort of the scope discarded work, and no failure
     /// sticks to the scope or was seen since the buffer's work began.
+    /// Once buffers crossed lanes, the lanes are made idle by the give-back
+    /// primitive ([`CoreBook::idle_for_give_back`]); a failure it meets is
+    /// in the record, so `check_after_sync` reports it.
     #[inline]
     fn sync_checked(&self) -> Result<()> {
-        // No context is made current: `aclrtSynchronizeStream` switches to
-        // the stream's context by itself (acl-facts 5.4).
-        super::super::synchronize_stream(self.stream)?;
-        self.book.settle(self.stream);
         if self.book.crossed() {
-            self.book.sync_other_lanes(self.stream)?;
+            self.book.idle_for_give_back(self.stream)?;
+        } else {
+            // No context is made current: `aclrtSynchronizeStream` switches
+            // to the stream's context by itself (acl-facts 5.4).
+            super::super::synchronize_stream(self.stream)?;
+            self.book.settle(self.stream);
         }
         self.check_after_sync()
     }
