@@ -707,7 +707,7 @@ pub(crate) fn destroy_stream(stream: Raw, owner: Raw) -> Result<()> {
         // An escalation that is aborting it (for an outside wait) still
         // holds its handle: the handle is freed only after that.
         scope::wait_not_aborting(stream);
-        mix::host_fn_stream_destroyed(stream);
+        mix::forget_host_fn_streams(Some(stream));
     }
     // No context synchronisation uses the handle from now on.
     faults::stream_destroying(stream);
