@@ -92,7 +92,6 @@ mod lane;
 mod open;
 
 use book::{escalate, millis_left};
-use lane::make_idle;
 pub(crate) use lane::{
     FenceCore, Handover, LaneCore, Parked, ScopeEvent, SharedCore, SharedReader, Source,
 };
@@ -430,10 +429,7 @@ impl<'scope> ScopeCore<'scope> {
     /// scope has not recovered.
     pub(crate) fn recover(&self) -> Result<Option<Error>> {
         super::refuse_in_callback("Scope::recover")?;
-        for stream in self.book.streams() {
-            make_idle(stream)?;
-            self.book.settle(stream);
-        }
+        self.book.make_idle_all(self.book.streams())?;
         // Every host function queued so far ran, or never will.
         let host_fns = self
             .book

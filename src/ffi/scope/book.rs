@@ -10,9 +10,8 @@ use std::time::Instant;
 use super::super::Raw;
 use super::super::faults::{self, Key};
 use super::super::protocol::failure::give_back_set;
-use super::lane::make_idle;
 use super::{Book, CoreBook, open};
-use crate::error::{Error, Escalation, Result};
+use crate::error::{Error, ErrorKind, Escalation, Result};
 
 impl CoreBook {
     /// The scope needs the registry (a second stream, a user event or a
@@ -106,21 +105,27 @@ impl CoreBook {
         }
     }
 
-    /// The one give-back primitive after which an unchecked path
-    /// (`reuse`, a fence's `reuse` once buffers crossed lanes) hands memory
-    /// back: every stream that could still touch a buffer of lane `own` is
-    /// idle. That is `own` — or every stream of the scope once buffers
-    /// crossed lanes, because an event or a hand-off orders nothing when
-    /// the wait task behind it failed — each synchronised, or, where the
-    /// synchronisation fails (any code; it sticks to the scope), queried
-    /// idle. `WorkAborted` if an escalation aborted the scope.
+    /// The one give-back primitive after which a path hands memory back
+    /// (`reuse`, a fence's `reuse` or a checked wait once buffers crossed
+    /// lanes): every stream that could still touch a buffer of lane `own`
+    /// is idle ([`make_idle_all`](Self::make_idle_all)). That is `own` — or
+    /// every stream of the scope once buffers crossed lanes, because an
+    /// event or a hand-off orders nothing when the wait task behind it
+    /// failed. `WorkAborted` if an escalation aborted the scope.
     pub(super) fn idle_for_give_back(&self, own: Raw) -> Result<()> {
-        for stream in give_back_set(own, self.crossed(), &self.streams()) {
-            make_idle(stream)?;
-            self.settle(stream);
-        }
+        self.make_idle_all(give_back_set(own, self.crossed(), &self.streams()))?;
         if self.aborted() {
             return Err(Error::WorkAborted);
+        }
+        Ok(())
+    }
+
+    /// Make each of `streams` idle ([`make_idle`]) and settled; the first
+    /// stream that cannot be made idle stops it with its error.
+    pub(super) fn make_idle_all(&self, streams: Vec<Raw>) -> Result<()> {
+        for stream in streams {
+            make_idle(stream)?;
+            self.settle(stream);
         }
         Ok(())
     }
@@ -215,6 +220,23 @@ impl CoreBook {
                 .unwrap_or(0)
         };
         synced >= ticket
+    }
+}
+
+/// Make `stream` idle for a give-back: a synchronisation, and if it fails
+/// (whatever the code: entered in `faults` by the wrapper) a query that
+/// says every task of the stream has finished. Any other outcome is
+/// returned.
+#[cold]
+#[inline(never)]
+fn make_idle(stream: Raw) -> Result<()> {
+    match super::super::synchronize_stream(stream) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == ErrorKind::Lifecycle => Err(e),
+        Err(e) => match super::super::stream_is_complete(stream) {
+            Ok(true) => Ok(()),
+            _ => Err(e),
+        },
     }
 }
 

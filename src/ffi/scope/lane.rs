@@ -19,7 +19,7 @@ use super::super::protocol::failure::{event_may_give_back, host_fn_panic_is_fail
 use super::super::{HandleOwner, Mem, Raw, Region, check};
 use super::book::wrong_lane;
 use super::{CoreBook, ScopeCore, escalate, open};
-use crate::error::{Error, ErrorKind, Result};
+use crate::error::{Error, Result};
 
 /// A stream enlisted in a scope, branded `'sid`: the only place where
 /// asynchronous work is queued.
@@ -770,23 +770,6 @@ impl<'scope, 'sid, D: ?Sized> Parked<'scope, 'sid, D> {
         //   and the caller's contract says that work is over;
         // * `self` is consumed, so the pointer becomes `&mut` once.
         unsafe { &mut *self.ptr.as_ptr() }
-    }
-}
-
-/// Make `stream` idle for a give-back: a synchronisation, and if it fails
-/// (whatever the code: entered in `faults` by the wrapper) a query that
-/// says every task of the stream has finished. Any other outcome is
-/// returned.
-#[cold]
-#[inline(never)]
-pub(super) fn make_idle(stream: Raw) -> Result<()> {
-    match super::super::synchronize_stream(stream) {
-        Ok(()) => Ok(()),
-        Err(e) if e.kind() == ErrorKind::Lifecycle => Err(e),
-        Err(e) => match super::super::stream_is_complete(stream) {
-            Ok(true) => Ok(()),
-            _ => Err(e),
-        },
     }
 }
 
