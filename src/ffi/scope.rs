@@ -114,7 +114,7 @@ use std::time::Instant;
 use generativity::{Guard, Id};
 
 use super::Raw;
-use super::faults::{self, Key};
+use super::faults;
 use super::host_fn::{HostFnSlot, Panic};
 use super::protocol::failure::Sticky;
 use crate::error::{Error, Result};
@@ -454,8 +454,8 @@ impl<'scope> ScopeCore<'scope> {
             return Err(Error::WorkAborted);
         }
         let streams = self.book.streams();
-        let mine = |k: usize| streams.iter().any(|&s| k == Key::stream(s).0);
-        faults::quiesce(|k| mine(k.0));
+        let mine = |k: usize| streams.iter().any(|&s| k == faults::key(s));
+        faults::quiesce(mine);
         Ok(self.book.inner.borrow_mut().1.recover(faults::log(), mine))
     }
 

@@ -8,7 +8,7 @@ use core::sync::atomic::Ordering;
 use std::time::Instant;
 
 use super::super::Raw;
-use super::super::faults::{self, Key};
+use super::super::faults;
 use super::super::protocol::failure::give_back_set;
 use super::{Book, CoreBook, open};
 use crate::error::{Error, ErrorKind, Escalation, Result};
@@ -78,12 +78,12 @@ impl CoreBook {
         streams: &[Raw],
         own: Option<Raw>,
     ) -> Option<Error> {
-        let mine = |k: usize| streams.iter().any(|&s| k == Key::stream(s).0);
+        let mine = |k: usize| streams.iter().any(|&s| k == faults::key(s));
         // First the synchronisations in flight on other threads: one may
         // have taken a failure it has not entered yet.
         match own {
-            Some(own) if !self.crossed() => faults::quiesce(|k| k == Key::stream(own)),
-            _ => faults::quiesce(|k| mine(k.0)),
+            Some(own) if !self.crossed() => faults::quiesce(|k| k == faults::key(own)),
+            _ => faults::quiesce(mine),
         }
         self.inner.borrow_mut().1.check(faults::log(), since, mine)
     }

@@ -13,7 +13,7 @@ use aclrt_sys as sys;
 use generativity::{Guard, Id};
 
 use super::super::access::{CpuVisible, RawDest, RawSource, Stable};
-use super::super::faults::{self, Key};
+use super::super::faults;
 use super::super::host_fn::{self, HostFnSlot};
 use super::super::protocol::failure::{event_may_give_back, host_fn_panic_is_failure};
 use super::super::{HandleOwner, Mem, Raw, Region, check};
@@ -341,7 +341,7 @@ impl<'scope, 'sid> LaneCore<'scope, 'sid> {
         // on (so a checked wait of data the function was to write fails at
         // once), then handed on to the trampoline, which keeps it for the
         // scope to resume.
-        let key = Key::stream(self.stream);
+        let key = faults::key(self.stream);
         let f: Box<dyn FnOnce() + Send + 'scope> = Box::new(move || {
             if let Err(p) = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
                 if host_fn_panic_is_failure() {
@@ -633,7 +633,7 @@ impl<'scope, 'sid> LaneCore<'scope, 'sid> {
     /// launch refused with its outputs given back): a failure of the lane,
     /// so that what it was to write is not trusted (the failure rule).
     pub(crate) fn failed(&self, e: &Error) {
-        faults::enter(Key::stream(self.stream), e);
+        faults::enter(faults::key(self.stream), e);
     }
 
     /// Whether all work queued on this lane has finished.
@@ -910,7 +910,7 @@ impl<'scope, 'sid, D: ?Sized> FenceCore<'scope, 'sid, D> {
         if let Err(e) = super::super::synchronize_event(self.event) {
             // In the stop-on-failure mode the context's failure is reported
             // by every call, this one included: a failure of the lane.
-            faults::enter(Key::stream(self.item.stream), &e);
+            faults::enter(faults::key(self.item.stream), &e);
             if !super::super::event_is_complete(self.event).unwrap_or(false) {
                 return Err((e, self));
             }
