@@ -488,3 +488,117 @@ fn a_failed_launch_gives_its_operands_back() -> Result<()> {
         stream.destroy()
     })
 }
+
+/// The give-back primitive's table: each way a buffer comes back
+/// (`InFlight::wait`, `wait_or_keep`, `reuse`, `Fence::wait`,
+/// `Fence::reuse`) × the buffer on its own lane or handed over from
+/// another × the work fine, failed (a fault of the lane's last task), or
+/// aborted (a nested scope's deadline aborts a stream the scope shares).
+/// Checked ways fail on a failure; unchecked ways give the buffer back
+/// with every lane that could touch it idle, and the failure sticks until
+/// the recovery point; an abort fails every way.
+#[test]
+fn give_back_table() -> Result<()> {
+    #[derive(Clone, Copy, Debug, PartialEq)]
+    enum Way {
+        Wait,
+        WaitOrKeep,
+        Reuse,
+        FenceWait,
+        FenceReuse,
+    }
+    #[derive(Clone, Copy, Debug, PartialEq)]
+    enum Outcome {
+        Fine,
+        Failed,
+        Aborted,
+    }
+    const CODE: i32 = sys::ACL_ERROR_RT_AICORE_EXCEPTION;
+    in_host_context(|ctx| {
+        let streams = [ctx.create_stream()?, ctx.create_stream()?];
+        let mut h = ctx.alloc_host_zeroed::<u8>(64)?;
+        let ways = [
+            Way::Wait,
+            Way::WaitOrKeep,
+            Way::Reuse,
+            Way::FenceWait,
+            Way::FenceReuse,
+        ];
+        for way in ways {
+            for crossed in [false, true] {
+                for outcome in [Outcome::Fine, Outcome::Failed, Outcome::Aborted] {
+                    let case = format!("{way:?}, crossed {crossed}, {outcome:?}");
+                    let r = ctx.scope(|s| {
+                        aclrt::make_guard!(g);
+                        let lanes = s.lanes(&streams, g);
+                        let (la, lb) = (&lanes[0], &lanes[1]);
+                        let x = la.memset(&mut h, 0)?;
+                        let x = la.host_fn_with(x, |p| p.fill(0xab))?;
+                        // The buffer's last task, a memset on its lane.
+                        let (lane, last) = if crossed {
+                            (lb, &streams[1])
+                        } else {
+                            (la, &streams[0])
+                        };
+                        let x = if crossed {
+                            lb.wait_for(la.signal(x)?)?
+                        } else {
+                            x
+                        };
+                        if outcome == Outcome::Failed {
+                            sim::inject_stream_task_fault(last.as_raw(), 1, CODE);
+                        }
+                        let x = lane.memset(x, 0xab)?;
+                        if outcome == Outcome::Aborted {
+                            let slow = || std::thread::sleep(Duration::from_millis(50));
+                            let t = Duration::from_millis(10);
+                            let nested = ctx.scope_with_timeout(t, |s2| {
+                                s2.with_lane(last, |l| l.host_fn(slow).map(drop))
+                            });
+                            assert!(nested.is_err(), "{case}: the nested scope timed out");
+                        }
+                        let back = match way {
+                            Way::Wait => x.wait(),
+                            Way::WaitOrKeep => x.wait_or_keep().map_err(|f| f.error().clone()),
+                            Way::Reuse => x.reuse(),
+                            Way::FenceWait => x.fence()?.wait(),
+                            Way::FenceReuse => x.fence()?.reuse(),
+                        };
+                        let checked = matches!(way, Way::Wait | Way::WaitOrKeep | Way::FenceWait);
+                        match (outcome, back) {
+                            (Outcome::Aborted, Err(e)) => {
+                                assert!(matches!(e, Error::WorkAborted), "{case}: {e:?}");
+                            }
+                            (Outcome::Failed, Err(e)) if checked => {
+                                assert_eq!(e.code(), Some(CODE), "{case}");
+                            }
+                            (Outcome::Fine, Ok(v)) | (Outcome::Failed, Ok(v)) => {
+                                assert!(outcome == Outcome::Fine || !checked, "{case}");
+                                assert!(la.is_complete()?, "{case}: lane a idle");
+                                if crossed {
+                                    assert!(lb.is_complete()?, "{case}: lane b idle");
+                                }
+                                if outcome == Outcome::Fine {
+                                    assert!(v.iter().all(|b| b == 0xab), "{case}");
+                                }
+                            }
+                            (_, r) => panic!("{case}: {r:?}"),
+                        }
+                        if outcome == Outcome::Failed {
+                            let e = s.recover()?.expect("the failure stuck");
+                            assert_eq!(e.code(), Some(CODE), "{case}");
+                        }
+                        Ok(())
+                    });
+                    match outcome {
+                        Outcome::Aborted => assert!(r.is_err(), "{case}: the scope ends Err"),
+                        _ => r.unwrap_or_else(|e| panic!("{case}: {e:?}")),
+                    }
+                }
+            }
+        }
+        let [a, b] = streams;
+        a.destroy()?;
+        b.destroy()
+    })
+}

@@ -35,17 +35,13 @@ use super::protocol::fault_watch::Watch;
 use crate::error::{Error, ErrorKind, Result};
 use std::sync::Mutex;
 
-/// What a failure was seen on: a stream, by its synchronisation or query
-/// (or a host function on it). A context's synchronisation is made stream
-/// by stream ([`each_stream_of`]), so every failure has its stream.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Key(pub(crate) usize);
-
-impl Key {
-    /// The key of `stream`.
-    pub(crate) fn stream(stream: Raw) -> Key {
-        Key(stream.as_ptr() as usize)
-    }
+/// The key of `stream` in the record and the watch: its handle's address.
+/// A failure is seen on a stream, by its synchronisation or query (or a
+/// host function on it); a context's synchronisation is made stream by
+/// stream ([`each_stream_of`]), so every failure has its stream.
+#[inline(always)]
+pub(crate) fn key(stream: Raw) -> usize {
+    stream.as_ptr() as usize
 }
 
 /// The record (`protocol::failure`, model-checked): one entry per stream
@@ -65,8 +61,8 @@ static WATCH: Watch<64> = Watch::new_static();
 /// A synchronisation of `key` is about to call the runtime: [`end`] it
 /// once the call returned and its failure (if any) was entered.
 #[inline]
-pub(crate) fn begin(key: Key) -> Ticket {
-    WATCH.begin(key.0)
+pub(crate) fn begin(key: usize) -> Ticket {
+    WATCH.begin(key)
 }
 
 /// The synchronisation of `ticket` is over (see [`begin`]).
@@ -79,8 +75,8 @@ pub(crate) fn end(ticket: Ticket) {
 /// flight now has ended (and entered its failure). Two loads while none is
 /// in flight.
 #[inline]
-pub(crate) fn quiesce(on: impl Fn(Key) -> bool) {
-    WATCH.quiesce(|word| on(Key(word)));
+pub(crate) fn quiesce(on: impl Fn(usize) -> bool) {
+    WATCH.quiesce(on);
 }
 
 /// No synchronisation is in flight (two loads).
@@ -99,15 +95,14 @@ pub(crate) fn now() -> u64 {
 /// `error`, whatever its code: entered.
 #[cold]
 #[inline(never)]
-pub(crate) fn enter(key: Key, error: &Error) {
-    LOG.enter(key.0, error, error.kind() == ErrorKind::DeviceFault);
+pub(crate) fn enter(key: usize, error: &Error) {
+    LOG.enter(key, error, error.kind() == ErrorKind::DeviceFault);
 }
 
 /// `stream` was destroyed: a later stream with the same handle starts
 /// clean (scopes that used it have ended: it was borrowed by them).
 pub(crate) fn forget_stream(stream: Raw) {
-    let key = Key::stream(stream).0;
-    LOG.forget(|k| k == key);
+    LOG.forget(|k| k == key(stream));
 }
 
 /// The runtime was finalised or re-initialised: no handle in the log (or

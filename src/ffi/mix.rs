@@ -22,8 +22,8 @@ use super::locks::{Held, Rank, lock};
 /// of the stream's life and refuses `aclrtSubscribeReport` on it (107011,
 /// fidelity row CB-MIX-2), so [`super::report::subscribe`] refuses first
 /// with [`Error::CallbackMix`](crate::error::Error::CallbackMix). An entry
-/// leaves when its stream is destroyed ([`host_fn_stream_destroyed`]) or
-/// the runtime is finalized ([`forget_host_fn_streams`]); a default stream's
+/// leaves when its stream is destroyed or the runtime is finalized
+/// ([`forget_host_fn_streams`]); a default stream's
 /// entry stays until then (were its address reused by a later stream of
 /// the same runtime, that stream's subscription would be refused too: a
 /// false refusal, never a missed one).
@@ -50,23 +50,13 @@ pub(crate) fn ever_had_host_fn(stream: Raw) -> bool {
         .contains(&key)
 }
 
-/// The runtime was finalized: every stream is gone (default streams
-/// included, which are never destroyed one by one), so no address in the
-/// set names a live stream any more.
-pub(crate) fn forget_host_fn_streams() {
-    HOST_FN_STREAMS
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .clear();
-}
-
-/// `stream` is being destroyed: a later stream may get its address.
-pub(crate) fn host_fn_stream_destroyed(stream: Raw) {
-    let key = stream.as_ptr() as usize;
+/// `stream` is being destroyed (a later stream may get its address), or,
+/// with `None`, the runtime was finalized: every stream is gone (default
+/// streams included, which are never destroyed one by one).
+pub(crate) fn forget_host_fn_streams(stream: Option<Raw>) {
+    let key = stream.map(|s| s.as_ptr() as usize);
     let mut set = HOST_FN_STREAMS.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some(i) = set.iter().position(|&k| k == key) {
-        set.swap_remove(i);
-    }
+    set.retain(|&k| key.is_some_and(|key| k != key));
 }
 
 // ---------------------------------------------------------------- report callbacks
@@ -135,9 +125,7 @@ pub(crate) fn take_unrun(stream: Raw) -> bool {
 /// fault skipped them) are forgotten, so that a later stream with the same
 /// handle is not taken for it ([`take_unrun`]).
 pub(crate) fn stream_destroyed(stream: Raw) {
-    if ANY_CALLBACK.load(Ordering::Acquire) {
-        callbacks().retain(|&(s, _)| s != stream);
-    }
+    let _ = take_unrun(stream);
 }
 
 /// Enters a report callback about to be launched on `stream` in

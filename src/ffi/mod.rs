@@ -707,7 +707,7 @@ pub(crate) fn destroy_stream(stream: Raw, owner: Raw) -> Result<()> {
         // An escalation that is aborting it (for an outside wait) still
         // holds its handle: the handle is freed only after that.
         scope::wait_not_aborting(stream);
-        mix::host_fn_stream_destroyed(stream);
+        mix::forget_host_fn_streams(Some(stream));
     }
     // No context synchronisation uses the handle from now on.
     faults::stream_destroying(stream);
@@ -740,25 +740,20 @@ pub(crate) fn destroy_stream(stream: Raw, owner: Raw) -> Result<()> {
 #[inline]
 pub(crate) fn synchronize_stream(stream: Raw) -> Result<()> {
     refuse_in_callback("aclrtSynchronizeStream")?;
-    let watch = faults::begin(faults::Key::stream(stream));
+    let watch = faults::begin(faults::key(stream));
     // SAFETY: `stream` is live (module invariant).
     let code = unsafe { sys::aclrtSynchronizeStream(stream.as_ptr()) };
     if code == sys::ACL_SUCCESS {
         faults::end(watch);
         return Ok(());
     }
-    sync_failed(
-        code,
-        "aclrtSynchronizeStream",
-        faults::Key::stream(stream),
-        watch,
-    )
+    sync_failed(code, "aclrtSynchronizeStream", faults::key(stream), watch)
 }
 
 /// `aclrtSynchronizeStreamWithTimeout(stream, ms)` (as [`synchronize_stream`]).
 pub(crate) fn synchronize_stream_timeout(stream: Raw, ms: i32) -> Result<()> {
     refuse_in_callback("aclrtSynchronizeStreamWithTimeout")?;
-    let watch = faults::begin(faults::Key::stream(stream));
+    let watch = faults::begin(faults::key(stream));
     // SAFETY: `stream` is live (module invariant); `ms` is a plain integer.
     let code = unsafe { sys::aclrtSynchronizeStreamWithTimeout(stream.as_ptr(), ms) };
     if code == sys::ACL_SUCCESS {
@@ -768,7 +763,7 @@ pub(crate) fn synchronize_stream_timeout(stream: Raw, ms: i32) -> Result<()> {
     sync_failed(
         code,
         "aclrtSynchronizeStreamWithTimeout",
-        faults::Key::stream(stream),
+        faults::key(stream),
         watch,
     )
 }
@@ -781,7 +776,7 @@ pub(crate) fn synchronize_stream_timeout(stream: Raw, ms: i32) -> Result<()> {
 fn sync_failed(
     code: sys::aclError,
     function: &'static str,
-    key: faults::Key,
+    key: usize,
     watch: faults::Ticket,
 ) -> Result<()> {
     let error = acl_error(code, function);
@@ -814,7 +809,7 @@ pub(crate) fn stream_is_complete(stream: Raw) -> Result<bool> {
     let code = unsafe { sys::aclrtStreamQuery(stream.as_ptr(), &mut status) };
     if let Err(e) = check(code, "aclrtStreamQuery") {
         // A failure of queued work a query reports is one too.
-        faults::enter(faults::Key::stream(stream), &e);
+        faults::enter(faults::key(stream), &e);
         return Err(e);
     }
     Ok(status == sys::ACL_STREAM_STATUS_COMPLETE)

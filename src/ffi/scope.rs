@@ -92,7 +92,6 @@ mod lane;
 mod open;
 
 use book::{escalate, millis_left};
-use lane::make_idle;
 pub(crate) use lane::{
     FenceCore, Handover, LaneCore, Parked, ScopeEvent, SharedCore, SharedReader, Source,
 };
@@ -115,7 +114,7 @@ use std::time::Instant;
 use generativity::{Guard, Id};
 
 use super::Raw;
-use super::faults::{self, Key};
+use super::faults;
 use super::host_fn::{HostFnSlot, Panic};
 use super::protocol::failure::Sticky;
 use crate::error::{Error, Result};
@@ -430,10 +429,7 @@ impl<'scope> ScopeCore<'scope> {
     /// scope has not recovered.
     pub(crate) fn recover(&self) -> Result<Option<Error>> {
         super::refuse_in_callback("Scope::recover")?;
-        for stream in self.book.streams() {
-            make_idle(stream)?;
-            self.book.settle(stream);
-        }
+        self.book.make_idle_all(self.book.streams())?;
         // Every host function queued so far ran, or never will.
         let host_fns = self
             .book
@@ -458,8 +454,8 @@ impl<'scope> ScopeCore<'scope> {
             return Err(Error::WorkAborted);
         }
         let streams = self.book.streams();
-        let mine = |k: usize| streams.iter().any(|&s| k == Key::stream(s).0);
-        faults::quiesce(|k| mine(k.0));
+        let mine = |k: usize| streams.iter().any(|&s| k == faults::key(s));
+        faults::quiesce(mine);
         Ok(self.book.inner.borrow_mut().1.recover(faults::log(), mine))
     }
 

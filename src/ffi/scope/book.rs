@@ -8,11 +8,10 @@ use core::sync::atomic::Ordering;
 use std::time::Instant;
 
 use super::super::Raw;
-use super::super::faults::{self, Key};
+use super::super::faults;
 use super::super::protocol::failure::give_back_set;
-use super::lane::make_idle;
 use super::{Book, CoreBook, open};
-use crate::error::{Error, Escalation, Result};
+use crate::error::{Error, ErrorKind, Escalation, Result};
 
 impl CoreBook {
     /// The scope needs the registry (a second stream, a user event or a
@@ -79,12 +78,12 @@ impl CoreBook {
         streams: &[Raw],
         own: Option<Raw>,
     ) -> Option<Error> {
-        let mine = |k: usize| streams.iter().any(|&s| k == Key::stream(s).0);
+        let mine = |k: usize| streams.iter().any(|&s| k == faults::key(s));
         // First the synchronisations in flight on other threads: one may
         // have taken a failure it has not entered yet.
         match own {
-            Some(own) if !self.crossed() => faults::quiesce(|k| k == Key::stream(own)),
-            _ => faults::quiesce(|k| mine(k.0)),
+            Some(own) if !self.crossed() => faults::quiesce(|k| k == faults::key(own)),
+            _ => faults::quiesce(mine),
         }
         self.inner.borrow_mut().1.check(faults::log(), since, mine)
     }
@@ -106,42 +105,27 @@ impl CoreBook {
         }
     }
 
-    /// Buffers crossed lanes: synchronise the streams of the scope other
-    /// than `own` too (their failures are entered in `faults` by the
-    /// wrapper); the first error is returned once all were synchronised.
-    #[cold]
-    #[inline(never)]
-    pub(super) fn sync_other_lanes(&self, own: Raw) -> Result<()> {
-        let mut first = None;
-        for stream in self.streams() {
-            if stream == own {
-                continue;
-            }
-            match super::super::synchronize_stream(stream) {
-                Ok(()) => self.settle(stream),
-                Err(e) => {
-                    first.get_or_insert(e);
-                }
-            }
-        }
-        first.map_or(Ok(()), Err)
-    }
-
-    /// The one give-back primitive after which an unchecked path
-    /// (`reuse`, a fence's `reuse` once buffers crossed lanes) hands memory
-    /// back: every stream that could still touch a buffer of lane `own` is
-    /// idle. That is `own` — or every stream of the scope once buffers
-    /// crossed lanes, because an event or a hand-off orders nothing when
-    /// the wait task behind it failed — each synchronised, or, where the
-    /// synchronisation fails (any code; it sticks to the scope), queried
-    /// idle. `WorkAborted` if an escalation aborted the scope.
+    /// The one give-back primitive after which a path hands memory back
+    /// (`reuse`, a fence's `reuse` or a checked wait once buffers crossed
+    /// lanes): every stream that could still touch a buffer of lane `own`
+    /// is idle ([`make_idle_all`](Self::make_idle_all)). That is `own` — or
+    /// every stream of the scope once buffers crossed lanes, because an
+    /// event or a hand-off orders nothing when the wait task behind it
+    /// failed. `WorkAborted` if an escalation aborted the scope.
     pub(super) fn idle_for_give_back(&self, own: Raw) -> Result<()> {
-        for stream in give_back_set(own, self.crossed(), &self.streams()) {
-            make_idle(stream)?;
-            self.settle(stream);
-        }
+        self.make_idle_all(give_back_set(own, self.crossed(), &self.streams()))?;
         if self.aborted() {
             return Err(Error::WorkAborted);
+        }
+        Ok(())
+    }
+
+    /// Make each of `streams` idle ([`make_idle`]) and settled; the first
+    /// stream that cannot be made idle stops it with its error.
+    pub(super) fn make_idle_all(&self, streams: Vec<Raw>) -> Result<()> {
+        for stream in streams {
+            make_idle(stream)?;
+            self.settle(stream);
         }
         Ok(())
     }
@@ -236,6 +220,23 @@ impl CoreBook {
                 .unwrap_or(0)
         };
         synced >= ticket
+    }
+}
+
+/// Make `stream` idle for a give-back: a synchronisation, and if it fails
+/// (whatever the code: entered in `faults` by the wrapper) a query that
+/// says every task of the stream has finished. Any other outcome is
+/// returned.
+#[cold]
+#[inline(never)]
+fn make_idle(stream: Raw) -> Result<()> {
+    match super::super::synchronize_stream(stream) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == ErrorKind::Lifecycle => Err(e),
+        Err(e) => match super::super::stream_is_complete(stream) {
+            Ok(true) => Ok(()),
+            _ => Err(e),
+        },
     }
 }
 

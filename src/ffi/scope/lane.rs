@@ -13,13 +13,13 @@ use aclrt_sys as sys;
 use generativity::{Guard, Id};
 
 use super::super::access::{CpuVisible, RawDest, RawSource, Stable};
-use super::super::faults::{self, Key};
+use super::super::faults;
 use super::super::host_fn::{self, HostFnSlot};
 use super::super::protocol::failure::{event_may_give_back, host_fn_panic_is_failure};
 use super::super::{HandleOwner, Mem, Raw, Region, check};
 use super::book::wrong_lane;
 use super::{CoreBook, ScopeCore, escalate, open};
-use crate::error::{Error, ErrorKind, Result};
+use crate::error::{Error, Result};
 
 /// A stream enlisted in a scope, branded `'sid`: the only place where
 /// asynchronous work is queued.
@@ -341,7 +341,7 @@ impl<'scope, 'sid> LaneCore<'scope, 'sid> {
         // on (so a checked wait of data the function was to write fails at
         // once), then handed on to the trampoline, which keeps it for the
         // scope to resume.
-        let key = Key::stream(self.stream);
+        let key = faults::key(self.stream);
         let f: Box<dyn FnOnce() + Send + 'scope> = Box::new(move || {
             if let Err(p) = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
                 if host_fn_panic_is_failure() {
@@ -633,7 +633,7 @@ impl<'scope, 'sid> LaneCore<'scope, 'sid> {
     /// launch refused with its outputs given back): a failure of the lane,
     /// so that what it was to write is not trusted (the failure rule).
     pub(crate) fn failed(&self, e: &Error) {
-        faults::enter(Key::stream(self.stream), e);
+        faults::enter(faults::key(self.stream), e);
     }
 
     /// Whether all work queued on this lane has finished.
@@ -721,14 +721,18 @@ impl<'scope, 'sid, D: ?Sized> Parked<'scope, 'sid, D> {
     /// `Ok` when the stream was synchronised (every lane, once buffers
     /// crossed lanes), no abort of the scope discarded work, and no failure
     /// sticks to the scope or was seen since the buffer's work began.
+    /// Once buffers crossed lanes, the lanes are made idle by the give-back
+    /// primitive ([`CoreBook::idle_for_give_back`]); a failure it meets is
+    /// in the record, so `check_after_sync` reports it.
     #[inline]
     fn sync_checked(&self) -> Result<()> {
-        // No context is made current: `aclrtSynchronizeStream` switches to
-        // the stream's context by itself (acl-facts 5.4).
-        super::super::synchronize_stream(self.stream)?;
-        self.book.settle(self.stream);
         if self.book.crossed() {
-            self.book.sync_other_lanes(self.stream)?;
+            self.book.idle_for_give_back(self.stream)?;
+        } else {
+            // No context is made current: `aclrtSynchronizeStream` switches
+            // to the stream's context by itself (acl-facts 5.4).
+            super::super::synchronize_stream(self.stream)?;
+            self.book.settle(self.stream);
         }
         self.check_after_sync()
     }
@@ -766,23 +770,6 @@ impl<'scope, 'sid, D: ?Sized> Parked<'scope, 'sid, D> {
         //   and the caller's contract says that work is over;
         // * `self` is consumed, so the pointer becomes `&mut` once.
         unsafe { &mut *self.ptr.as_ptr() }
-    }
-}
-
-/// Make `stream` idle for a give-back: a synchronisation, and if it fails
-/// (whatever the code: entered in `faults` by the wrapper) a query that
-/// says every task of the stream has finished. Any other outcome is
-/// returned.
-#[cold]
-#[inline(never)]
-pub(super) fn make_idle(stream: Raw) -> Result<()> {
-    match super::super::synchronize_stream(stream) {
-        Ok(()) => Ok(()),
-        Err(e) if e.kind() == ErrorKind::Lifecycle => Err(e),
-        Err(e) => match super::super::stream_is_complete(stream) {
-            Ok(true) => Ok(()),
-            _ => Err(e),
-        },
     }
 }
 
@@ -923,7 +910,7 @@ impl<'scope, 'sid, D: ?Sized> FenceCore<'scope, 'sid, D> {
         if let Err(e) = super::super::synchronize_event(self.event) {
             // In the stop-on-failure mode the context's failure is reported
             // by every call, this one included: a failure of the lane.
-            faults::enter(Key::stream(self.item.stream), &e);
+            faults::enter(faults::key(self.item.stream), &e);
             if !super::super::event_is_complete(self.event).unwrap_or(false) {
                 return Err((e, self));
             }
