@@ -70,18 +70,24 @@ fn unexport(w: &World) {
     }
 }
 
-/// A view taken on one thread (`np.asarray(buf)`) while another frees the
-/// buffer (`buf.close()`, refusing while exported).
+/// Views taken on two threads (`np.asarray(buf)`, a copy's hold) while a
+/// third frees the buffer (`buf.close()`, refusing while exported).
 fn free_vs_export() {
     let w = world();
-    let w1 = w.clone();
-    let viewer = thread::spawn(move || {
-        if export(&w1).is_some() {
-            unexport(&w1);
-        }
-    });
+    let viewers: Vec<_> = (0..2)
+        .map(|_| {
+            let w1 = w.clone();
+            thread::spawn(move || {
+                if export(&w1).is_some() {
+                    unexport(&w1);
+                }
+            })
+        })
+        .collect();
     free_now(&w, w.m.free(false, None));
-    viewer.join().unwrap();
+    for v in viewers {
+        v.join().unwrap();
+    }
     assert!(w.frees.load(Ordering::SeqCst) <= 1, "freed twice");
 }
 
