@@ -473,8 +473,10 @@ fn side<'py>(
 ) -> PyResult<Side<'py>> {
     let what = if writable { "destination" } else { "source" };
     if let Ok(m) = obj.cast::<Memory>() {
+        // Busy is checked by `fill`, after the device (the order of the
+        // refusals before the cores).
         let (ptr, len, place) = m.get().core.export(
-            asynchronous,
+            true,
             |_| Ok(()),
             |r| match r {
                 Refused::State(State::Empty) => {
@@ -483,6 +485,7 @@ fn side<'py>(
                 Refused::State(_) => AclUsageError::new_err(format!(
                     "the {what} buffer was used after it was released"
                 )),
+                // Not given (`busy_ok`): `fill` checks it.
                 Refused::Busy => AclUsageError::new_err(
                     "a synchronous copy of a buffer that queued stream work still uses; synchronize first",
                 ),
@@ -491,6 +494,11 @@ fn side<'py>(
                 if g.device != device {
                     return Err(AclUsageError::new_err(
                         "a buffer of another device (no peer access in this layer)",
+                    ));
+                }
+                if g.busy && !asynchronous {
+                    return Err(AclUsageError::new_err(
+                        "a synchronous copy of a buffer that queued stream work still uses; synchronize first",
                     ));
                 }
                 Ok((g.ptr, g.nbytes, if g.host { 1 } else { 0 }))
