@@ -3,7 +3,7 @@
 //! ([`handle_core`]) and the counted exports and deferred release of a
 //! [`crate::memory::Memory`] ([`memory_core`]).
 //!
-//! They take their locks only from [`sync`], `std`'s here; the model crate
+//! They take their locks only from `sync` (`std`'s here); the model crate
 //! (`models/`) compiles these same files with loom's and shuttle's, and
 //! checks them under every interleaving (loom) and random schedules
 //! (shuttle), with mutant twins that must fail.
