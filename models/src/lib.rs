@@ -2,7 +2,8 @@
 //!
 //! This crate compiles the library's own protocol files
 //! (`src/ffi/protocol/*.rs`, the atomics-and-locks cores of the trusted
-//! base) a second time, next to the model tests. Those files take threads,
+//! base, and the Python face's `py/src/protocol/{handle,memory}_core.rs`)
+//! a second time, next to the model tests. Those files take threads,
 //! atomics and locks only from their shim (`sync.rs`), which is `std` in
 //! the library and here, `loom`'s under `--cfg loom` and `shuttle`'s under
 //! `--cfg shuttle`. So the models run the code the library runs, not a
@@ -59,6 +60,15 @@ pub(crate) mod fault_watch;
 #[path = "../../src/ffi/protocol/failure.rs"]
 pub(crate) mod failure;
 
+// The Python face's cores (`py/src/protocol/`), on the same shim.
+#[cfg(any(loom, shuttle))]
+#[path = "../../py/src/protocol/handle_core.rs"]
+pub(crate) mod handle_core;
+
+#[cfg(any(loom, shuttle))]
+#[path = "../../py/src/protocol/memory_core.rs"]
+pub(crate) mod memory_core;
+
 #[cfg(all(test, any(loom, shuttle)))]
 mod harness;
 
@@ -85,3 +95,9 @@ mod fault_watch_model;
 
 #[cfg(all(test, any(loom, shuttle)))]
 mod failure_model;
+
+#[cfg(all(test, any(loom, shuttle)))]
+mod py_handle_model;
+
+#[cfg(all(test, any(loom, shuttle)))]
+mod py_memory_model;

@@ -21,37 +21,11 @@
 #![deny(unsafe_code)]
 
 use crate::errors::AclUsageError;
+use crate::protocol::handle_core::{HandleCore, Refused, Release, State};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use std::cell::Cell;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Mutex, MutexGuard, PoisonError};
-
-/// The life of a handle.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-enum State {
-    /// Created (its parent counts it), the runtime object not yet.
-    Empty,
-    /// Usable.
-    Open,
-    /// Closed to new uses (its owner released it while children finish);
-    /// the release itself comes later.
-    Retired,
-    /// Being released (granted to one caller).
-    Releasing,
-    /// Released.
-    Closed,
-}
-
-struct Inner {
-    state: State,
-    value: u64,
-    uses: usize,
-    children: usize,
-    /// A retired handle's release, asked while uses were in flight: called
-    /// (with the GIL, no lock held) when the last of them ends.
-    on_idle: Option<Py<PyAny>>,
-}
 
 /// The serial of the next handle (never reused, unlike runtime handles).
 static NEXT_SERIAL: AtomicU64 = AtomicU64::new(1);
@@ -64,17 +38,14 @@ thread_local! {
 /// One runtime handle of the Pythonic layer (`acl._native.Handle`).
 #[pyclass(module = "acl._native", name = "Handle", frozen)]
 pub struct Handle {
-    inner: Mutex<Inner>,
+    /// The counted state (`protocol::handle_core`); `on_idle` callables.
+    core: HandleCore<Py<PyAny>>,
     serial: u64,
     parent: Option<Py<Handle>>,
     what: String,
 }
 
 impl Handle {
-    fn lock(&self) -> MutexGuard<'_, Inner> {
-        self.inner.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-
     fn closed_error(&self, state: State) -> PyErr {
         AclUsageError::new_err(match state {
             State::Empty => format!("the {} is not created yet", self.what),
@@ -84,23 +55,13 @@ impl Handle {
 
     /// Takes a use: the handle's value, open until [`Handle::end_use`].
     pub fn begin_use(&self) -> PyResult<u64> {
-        let mut g = self.lock();
-        if g.state != State::Open {
-            return Err(self.closed_error(g.state));
-        }
-        g.uses += 1;
-        Ok(g.value)
+        self.core.begin_use().map_err(|s| self.closed_error(s))
     }
 
     /// Ends a use taken by [`Handle::begin_use`]; the last one runs a
     /// release that waited for it (errors are reported as unraisable).
     pub fn end_use(&self) {
-        let cb = {
-            let mut g = self.lock();
-            g.uses = g.uses.saturating_sub(1);
-            if g.uses == 0 { g.on_idle.take() } else { None }
-        };
-        if let Some(cb) = cb {
+        if let Some(cb) = self.core.end_use() {
             Python::attach(|py| {
                 if let Err(e) = cb.call0(py) {
                     e.write_unraisable(py, None);
@@ -111,23 +72,17 @@ impl Handle {
 
     /// Counts a new child; refused unless open.
     pub fn add_child(&self) -> PyResult<u64> {
-        let mut g = self.lock();
-        if g.state != State::Open {
-            return Err(self.closed_error(g.state));
-        }
-        g.children += 1;
-        Ok(g.value)
+        self.core.add_child().map_err(|s| self.closed_error(s))
     }
 
     /// A child's release ended (or its creation failed).
     pub fn remove_child(&self) {
-        let mut g = self.lock();
-        g.children = g.children.saturating_sub(1);
+        self.core.remove_child();
     }
 
     /// The value, whatever the state (for a child that keeps it alive).
     pub fn raw(&self) -> u64 {
-        self.lock().value
+        self.core.value()
     }
 
     /// Makes this context handle current on the calling thread unless it
@@ -142,13 +97,11 @@ impl Handle {
                 self.what
             )));
         }
-        let value = {
-            let g = self.lock();
-            if matches!(g.state, State::Empty | State::Closed) {
-                return Err(self.closed_error(g.state));
-            }
-            g.value
-        };
+        let state = self.core.state();
+        if matches!(state, State::Empty | State::Closed) {
+            return Err(self.closed_error(state));
+        }
+        let value = self.core.value();
         Ok(self.bind_value(value))
     }
 
@@ -214,13 +167,7 @@ impl Handle {
             p.get().add_child()?;
         }
         Ok(Handle {
-            inner: Mutex::new(Inner {
-                state: State::Empty,
-                value: 0,
-                uses: 0,
-                children: 0,
-                on_idle: None,
-            }),
+            core: HandleCore::new(),
             parent: parent.map(Bound::unbind),
             serial: NEXT_SERIAL.fetch_add(1, Ordering::Relaxed),
             what,
@@ -229,27 +176,21 @@ impl Handle {
 
     /// The runtime object exists: `value` is its handle (or device id).
     fn _open(&self, value: u64) -> PyResult<()> {
-        let mut g = self.lock();
-        if g.state != State::Empty {
+        if !self.core.open(value) {
             return Err(AclUsageError::new_err(format!(
                 "the {} handle was already opened",
                 self.what
             )));
         }
-        g.state = State::Open;
-        g.value = value;
         Ok(())
     }
 
     /// Creating the runtime object failed: the parent no longer counts it.
     fn _abandon(&self) {
-        let mut g = self.lock();
-        if g.state == State::Empty {
-            g.state = State::Closed;
-            drop(g);
-            if let Some(p) = &self.parent {
-                p.get().remove_child();
-            }
+        if self.core.abandon()
+            && let Some(p) = &self.parent
+        {
+            p.get().remove_child();
         }
     }
 
@@ -267,10 +208,7 @@ impl Handle {
     /// No new uses (the owner released it; the release comes with its last
     /// child). Uses in flight go on.
     fn _retire(&self) {
-        let mut g = self.lock();
-        if g.state == State::Open {
-            g.state = State::Retired;
-        }
+        self.core.retire();
     }
 
     /// Grants the release to this caller and closes the handle to uses, in
@@ -282,55 +220,33 @@ impl Handle {
     /// asks again), so a release that its last child triggers is never lost.
     #[pyo3(signature = (on_idle = None))]
     fn _begin_release(&self, on_idle: Option<Py<PyAny>>) -> PyResult<Option<u64>> {
-        let mut g = self.lock();
-        if g.state == State::Retired && g.uses > 0 && g.children == 0 {
-            if let Some(cb) = on_idle {
-                g.on_idle = Some(cb);
-                return Ok(None);
-            }
-        }
-        match g.state {
-            State::Open | State::Retired => {}
-            State::Releasing | State::Closed => {
-                return Err(AclUsageError::new_err(format!(
-                    "the {} is already released (or being released on another thread)",
-                    self.what
-                )));
-            }
-            State::Empty => return Err(self.closed_error(g.state)),
-        }
-        if g.uses > 0 {
-            return Err(AclUsageError::new_err(format!(
+        match self.core.begin_release(on_idle) {
+            Ok(Release::Granted(value)) => Ok(Some(value)),
+            Ok(Release::Deferred) => Ok(None),
+            Err(Refused::Released) => Err(AclUsageError::new_err(format!(
+                "the {} is already released (or being released on another thread)",
+                self.what
+            ))),
+            Err(Refused::Empty) => Err(self.closed_error(State::Empty)),
+            Err(Refused::Uses(n)) => Err(AclUsageError::new_err(format!(
                 "cannot release the {}: {} call(s) using it are in flight on other threads \
                  (a synchronize, a copy...); release it after they return",
-                self.what, g.uses
-            )));
-        }
-        if g.children > 0 {
-            return Err(AclUsageError::new_err(format!(
+                self.what, n
+            ))),
+            Err(Refused::Children(n)) => Err(AclUsageError::new_err(format!(
                 "cannot release the {} before its {} live children",
-                self.what, g.children
-            )));
+                self.what, n
+            ))),
         }
-        g.state = State::Releasing;
-        Ok(Some(g.value))
     }
 
     /// Ends a release granted by `_begin_release`: `ok` closes the handle
     /// (its parent no longer counts it); otherwise it is open again.
     fn _end_release(&self, ok: bool) {
-        let mut g = self.lock();
-        if g.state != State::Releasing {
-            return;
-        }
-        if ok {
-            g.state = State::Closed;
-            drop(g);
-            if let Some(p) = &self.parent {
-                p.get().remove_child();
-            }
-        } else {
-            g.state = State::Open;
+        if self.core.end_release(ok)
+            && let Some(p) = &self.parent
+        {
+            p.get().remove_child();
         }
     }
 
@@ -348,19 +264,19 @@ impl Handle {
     /// True while usable.
     #[getter]
     fn open(&self) -> bool {
-        self.lock().state == State::Open
+        self.core.state() == State::Open
     }
 
     /// Uses in flight.
     #[getter]
     fn _uses(&self) -> usize {
-        self.lock().uses
+        self.core.uses()
     }
 
     /// Live children.
     #[getter]
     fn _children(&self) -> usize {
-        self.lock().children
+        self.core.children()
     }
 
     /// Refused: see the module docs.
@@ -390,7 +306,7 @@ impl Drop for Handle {
     /// object, as a `Memory` does, and its parent keeps counting it: the
     /// Pythonic layer keeps every node in its parent until released.)
     fn drop(&mut self) {
-        let empty = self.lock().state == State::Empty;
+        let empty = self.core.state() == State::Empty;
         if empty && let Some(p) = &self.parent {
             p.get().remove_child();
         }

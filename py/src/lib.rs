@@ -10,8 +10,9 @@
 //! arguments, no constants.
 //!
 //! Layers (imports only downward): [`ffi`] (unsafe: one C call per
-//! function), [`errors`], [`fork`] ← [`handle`] (runtime handles with
-//! counted uses) ← [`memory`] (unsafe: the buffer protocol of runtime
+//! function), [`errors`], [`fork`], [`protocol`] (the pyo3-free cores of
+//! the handles' and memory's counting, model-checked in `models/`) ←
+//! [`handle`] (runtime handles with counted uses) ← [`memory`] (unsafe: the buffer protocol of runtime
 //! memory and the Pythonic layer's copy) ← [`args`] (pyACL's argument
 //! formats), [`gil`] (leaving and re-entering the interpreter, safe at
 //! exit) ← [`callback`] ← [`rt`], [`log`],
@@ -29,6 +30,7 @@ pub mod gil;
 pub mod handle;
 pub mod log;
 pub mod memory;
+pub mod protocol;
 pub mod rt;
 pub mod util;
 

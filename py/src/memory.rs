@@ -28,51 +28,11 @@
 use crate::errors::AclUsageError;
 use crate::ffi;
 use crate::handle::{Handle, UseGuard};
+use crate::protocol::memory_core::{Free, MemoryCore, Refused, State};
 use pyo3::exceptions::{PyBufferError, PyTypeError, PyValueError};
 use pyo3::ffi as pyffi;
 use pyo3::prelude::*;
 use std::ffi::{CStr, c_int};
-use std::sync::{Mutex, MutexGuard, PoisonError};
-
-/// Where a `Memory` lies.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Kind {
-    /// `acl.rt.malloc`.
-    Device,
-    /// `acl.rt.malloc_host` (device memory in ACL_DEVICE run mode, still
-    /// readable by the application, which runs on the device).
-    Host,
-}
-
-/// The life of a `Memory`.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum State {
-    /// Created, nothing allocated yet.
-    Empty,
-    /// Allocated and usable.
-    Open,
-    /// Released by its owner while exports live: freed by the last export.
-    Deferred,
-    /// Freed.
-    Closed,
-}
-
-struct Inner {
-    state: State,
-    kind: Kind,
-    ptr: u64,
-    nbytes: usize,
-    device: i32,
-    exports: usize,
-    /// Queued stream work uses the memory (set by async copies, cleared by
-    /// the Pythonic layer when the streams are settled).
-    busy: bool,
-    /// Called (with the GIL) once the deferred free happened.
-    on_release: Option<Py<PyAny>>,
-    /// The context it was allocated in (counts it as a child until freed,
-    /// so it cannot be destroyed first).
-    ctx: Option<Py<Handle>>,
-}
 
 /// One runtime allocation that Python code can see (`acl._native.Memory`,
 /// the base of `aclrt.DeviceBuffer` and `aclrt.HostBuffer`).
@@ -84,13 +44,9 @@ struct Inner {
 /// released, so that happens only to a `Memory` made by hand.
 #[pyclass(module = "acl._native", name = "Memory", subclass, frozen)]
 pub struct Memory {
-    inner: Mutex<Inner>,
-}
-
-impl Memory {
-    fn lock(&self) -> MutexGuard<'_, Inner> {
-        self.inner.lock().unwrap_or_else(PoisonError::into_inner)
-    }
+    /// The counted state (`protocol::memory_core`): `on_release`
+    /// callables, the context handle that counts it.
+    core: MemoryCore<Py<PyAny>, Py<Handle>>,
 }
 
 fn refuse_copy(obj: &Bound<'_, PyAny>) -> PyErr {
@@ -112,17 +68,7 @@ impl Memory {
     #[pyo3(signature = (*_args, **_kwargs))]
     fn new(_args: &Bound<'_, PyAny>, _kwargs: Option<&Bound<'_, PyAny>>) -> Self {
         Memory {
-            inner: Mutex::new(Inner {
-                state: State::Empty,
-                kind: Kind::Device,
-                ptr: 0,
-                nbytes: 0,
-                device: -1,
-                exports: 0,
-                busy: false,
-                on_release: None,
-                ctx: None,
-            }),
+            core: MemoryCore::new(),
         }
     }
 
@@ -139,7 +85,7 @@ impl Memory {
         ctx: Bound<'_, Handle>,
     ) -> PyResult<i32> {
         crate::fork::check()?;
-        let mut g = self.lock();
+        let mut g = self.core.lock();
         if g.state != State::Empty {
             return Err(AclUsageError::new_err("the memory was already allocated"));
         }
@@ -170,17 +116,7 @@ impl Memory {
                 return Ok(ret);
             }
         }
-        *g = Inner {
-            state: State::Open,
-            kind: if host { Kind::Host } else { Kind::Device },
-            ptr,
-            nbytes,
-            device,
-            exports: 0,
-            busy: false,
-            on_release: None,
-            ctx: Some(ctx.unbind()),
-        };
+        g.open(host, ptr, nbytes, device, ctx.unbind());
         Ok(0)
     }
 
@@ -190,54 +126,38 @@ impl Memory {
     /// `Some(ret)` once freed (`Some(0)` when there was nothing to free).
     #[pyo3(signature = (defer, on_release = None))]
     fn _free(&self, defer: bool, on_release: Option<Py<PyAny>>) -> PyResult<Option<i32>> {
-        let (ptr, kind, ctx) = {
-            let mut g = self.lock();
-            match g.state {
-                State::Empty | State::Closed => return Ok(Some(0)),
-                State::Open | State::Deferred if g.exports > 0 => {
-                    if defer {
-                        g.state = State::Deferred;
-                        g.on_release = on_release;
-                    }
-                    return Ok(None);
-                }
-                State::Open | State::Deferred if g.busy => {
-                    return Err(AclUsageError::new_err(
-                        "cannot free the buffer: queued stream work still uses it; synchronize first",
-                    ));
-                }
-                State::Open | State::Deferred => {}
-            }
-            g.state = State::Closed;
-            g.on_release = None;
-            (std::mem::take(&mut g.ptr), g.kind, g.ctx.take())
-        };
-        free_now(ptr, kind, ctx)
+        match self.core.free(defer, on_release) {
+            Free::Nothing => Ok(Some(0)),
+            Free::Exported => Ok(None),
+            Free::Busy => Err(AclUsageError::new_err(
+                "cannot free the buffer: queued stream work still uses it; synchronize first",
+            )),
+            Free::Now { ptr, host, ctx } => free_now(ptr, host, ctx),
+        }
     }
 
     /// The address while allocated and not released, else 0.
     #[getter]
     fn _ptr(&self) -> u64 {
-        let g = self.lock();
-        if g.state == State::Open { g.ptr } else { 0 }
+        self.core.ptr()
     }
 
     /// The size in bytes.
     #[getter]
     fn nbytes(&self) -> usize {
-        self.lock().nbytes
+        self.core.lock().nbytes
     }
 
     /// The number of live buffer-protocol exports (numpy arrays, memoryviews).
     #[getter]
     fn _exports(&self) -> usize {
-        self.lock().exports
+        self.core.exports()
     }
 
     /// True while a release waits for the last export.
     #[getter]
     fn _deferred(&self) -> bool {
-        self.lock().state == State::Deferred
+        self.core.state() == State::Deferred
     }
 
     /// `acl.rt.memset` (or `memset_async` on `stream`) of the first `count`
@@ -260,7 +180,7 @@ impl Memory {
             .transpose()?;
         let stream = stream.as_ref().map(|s| s.value);
         let (ptr, nbytes) = {
-            let g = self.lock();
+            let g = self.core.lock();
             if g.state != State::Open {
                 return Err(AclUsageError::new_err(
                     "the buffer was used after it was released",
@@ -288,14 +208,14 @@ impl Memory {
             Some(st) => ffi::memset_async(ptr, max, value, n, st),
         };
         if ret == 0 && stream.is_some() {
-            self.lock().busy = true;
+            self.core.set_busy(true);
         }
         Ok(ret)
     }
 
     /// Marks the memory as used (or no longer used) by queued stream work.
     fn _set_busy(&self, busy: bool) {
-        self.lock().busy = busy;
+        self.core.set_busy(busy);
     }
 
     /// Refused: see the module docs.
@@ -327,46 +247,59 @@ impl Memory {
     ) -> PyResult<()> {
         crate::fork::check()?;
         let me = slf.get();
-        let mut g = me.lock();
-        if g.kind != Kind::Host {
-            return Err(PyBufferError::new_err(
-                "device memory cannot be viewed from the host: copy it (to_numpy(), ctx.copy)",
-            ));
-        }
-        match g.state {
-            State::Open => {}
-            State::Empty => return Err(PyBufferError::new_err("the buffer holds no memory")),
-            State::Deferred | State::Closed => {
-                return Err(PyBufferError::new_err("the buffer was released"));
-            }
-        }
-        if g.busy {
-            return Err(PyBufferError::new_err(
-                "queued stream work still uses the pinned buffer: synchronize the stream \
-                 (or an event recorded after the work) first",
-            ));
-        }
-        let len = isize::try_from(g.nbytes)
-            .map_err(|_| PyValueError::new_err("the buffer is too large to view"))?;
-        // SAFETY:
-        // - `view` is the `Py_buffer` the interpreter passes to the
-        //   getbuffer slot, writable, for this call (pyo3's trampoline);
-        // - the object is `slf`, alive (we hold a reference; the view takes
-        //   its own, which PyBuffer_FillInfo increments);
-        // - `g.ptr` is an open allocation of `len` bytes of host-readable
-        //   memory (state `Open`, kind `Host`); it stays allocated while the
-        //   export lives, because the count taken below under the same lock
-        //   keeps `_free` from freeing it until `__releasebuffer__`;
-        // - readonly = 0: the application owns the memory for writing;
-        // - the GIL is held (a pymethod).
-        let r = unsafe {
-            pyffi::PyBuffer_FillInfo(view, slf.as_ptr(), g.ptr as usize as *mut _, len, 0, flags)
-        };
-        if r != 0 {
-            return Err(PyErr::fetch(slf.py()));
-        }
-        g.exports += 1;
-        Ok(())
+        me.core.export(
+            false,
+            |g| {
+                if g.host {
+                    Ok(())
+                } else {
+                    Err(PyBufferError::new_err(
+                        "device memory cannot be viewed from the host: copy it (to_numpy(), ctx.copy)",
+                    ))
+                }
+            },
+            |r| match r {
+                Refused::State(State::Empty) => {
+                    PyBufferError::new_err("the buffer holds no memory")
+                }
+                Refused::State(_) => PyBufferError::new_err("the buffer was released"),
+                Refused::Busy => PyBufferError::new_err(
+                    "queued stream work still uses the pinned buffer: synchronize the stream \
+                     (or an event recorded after the work) first",
+                ),
+            },
+            |g| {
+                let len = isize::try_from(g.nbytes)
+                    .map_err(|_| PyValueError::new_err("the buffer is too large to view"))?;
+                // SAFETY:
+                // - `view` is the `Py_buffer` the interpreter passes to the
+                //   getbuffer slot, writable, for this call (pyo3's trampoline);
+                // - the object is `slf`, alive (we hold a reference; the view
+                //   takes its own, which PyBuffer_FillInfo increments);
+                // - `g.ptr` is an open allocation of `len` bytes of
+                //   host-readable memory (state `Open`, `host`, checked by
+                //   `export` under the lock held here); it stays allocated
+                //   while the export lives, because `export` counts it in
+                //   this same critical section, which keeps `_free` from
+                //   freeing it until `__releasebuffer__`;
+                // - readonly = 0: the application owns the memory for writing;
+                // - the GIL is held (a pymethod).
+                let r = unsafe {
+                    pyffi::PyBuffer_FillInfo(
+                        view,
+                        slf.as_ptr(),
+                        g.ptr as usize as *mut _,
+                        len,
+                        0,
+                        flags,
+                    )
+                };
+                if r != 0 {
+                    return Err(PyErr::fetch(slf.py()));
+                }
+                Ok(())
+            },
+        )
     }
 
     /// The end of an export; the last one completes a deferred release.
@@ -376,7 +309,7 @@ impl Memory {
 }
 
 /// Frees `ptr` in `ctx` (made current), then the context stops counting it.
-fn free_now(ptr: u64, kind: Kind, ctx: Option<Py<Handle>>) -> PyResult<Option<i32>> {
+fn free_now(ptr: u64, host: bool, ctx: Option<Py<Handle>>) -> PyResult<Option<i32>> {
     // In a forked child the runtime cannot be called: the memory is left to
     // the process (it was the parent's).
     let forked = crate::fork::check();
@@ -385,9 +318,10 @@ fn free_now(ptr: u64, kind: Kind, ctx: Option<Py<Handle>>) -> PyResult<Option<i3
         if ret != 0 {
             ret
         } else {
-            match kind {
-                Kind::Host => ffi::free_host(ptr),
-                Kind::Device => ffi::free(ptr),
+            if host {
+                ffi::free_host(ptr)
+            } else {
+                ffi::free(ptr)
             }
         }
     } else {
@@ -404,16 +338,7 @@ fn free_now(ptr: u64, kind: Kind, ctx: Option<Py<Handle>>) -> PyResult<Option<i3
 /// deferred release (then calls its callback).
 fn unpin(slf: &Bound<'_, Memory>) {
     let me = slf.get();
-    let cb = {
-        let mut g = me.lock();
-        g.exports = g.exports.saturating_sub(1);
-        if g.exports == 0 && g.state == State::Deferred {
-            g.on_release.take()
-        } else {
-            None
-        }
-    };
-    if let Some(cb) = cb {
+    if let Some(cb) = me.core.release_export() {
         let py = slf.py();
         if let Err(e) = cb.call0(py) {
             e.write_unraisable(py, Some(slf.as_any()));
@@ -548,34 +473,37 @@ fn side<'py>(
 ) -> PyResult<Side<'py>> {
     let what = if writable { "destination" } else { "source" };
     if let Ok(m) = obj.cast::<Memory>() {
-        let mut g = m.get().lock();
-        match g.state {
-            State::Open => {}
-            State::Empty => {
-                return Err(AclUsageError::new_err(format!(
-                    "the {what} holds no memory"
-                )));
-            }
-            State::Deferred | State::Closed => {
-                return Err(AclUsageError::new_err(format!(
+        // Busy is checked by `fill`, after the device (the order of the
+        // refusals before the cores).
+        let (ptr, len, place) = m.get().core.export(
+            true,
+            |_| Ok(()),
+            |r| match r {
+                Refused::State(State::Empty) => {
+                    AclUsageError::new_err(format!("the {what} holds no memory"))
+                }
+                Refused::State(_) => AclUsageError::new_err(format!(
                     "the {what} buffer was used after it was released"
-                )));
-            }
-        }
-        if g.device != device {
-            return Err(AclUsageError::new_err(
-                "a buffer of another device (no peer access in this layer)",
-            ));
-        }
-        if g.busy && !asynchronous {
-            return Err(AclUsageError::new_err(
-                "a synchronous copy of a buffer that queued stream work still uses; synchronize first",
-            ));
-        }
-        let place = if g.kind == Kind::Host { 1 } else { 0 };
-        let (ptr, len) = (g.ptr, g.nbytes);
-        g.exports += 1;
-        drop(g);
+                )),
+                // Not given (`busy_ok`): `fill` checks it.
+                Refused::Busy => AclUsageError::new_err(
+                    "a synchronous copy of a buffer that queued stream work still uses; synchronize first",
+                ),
+            },
+            |g| {
+                if g.device != device {
+                    return Err(AclUsageError::new_err(
+                        "a buffer of another device (no peer access in this layer)",
+                    ));
+                }
+                if g.busy && !asynchronous {
+                    return Err(AclUsageError::new_err(
+                        "a synchronous copy of a buffer that queued stream work still uses; synchronize first",
+                    ));
+                }
+                Ok((g.ptr, g.nbytes, if g.host { 1 } else { 0 }))
+            },
+        )?;
         return Ok(Side {
             ptr,
             len,
@@ -741,7 +669,7 @@ pub fn _copy(
     };
     if ret == 0 && asynchronous {
         for m in [&d.memory, &s.memory].into_iter().flatten() {
-            m.0.get().lock().busy = true;
+            m.0.get().core.set_busy(true);
         }
     }
     Ok(ret)
