@@ -528,11 +528,12 @@ fn enqueue(
     check_now: impl FnOnce(&crate::rt::Runtime, i32) -> Res<()>,
 ) -> Res<()> {
     let (kernel, name, pending) = lookup_func(func)?;
-    let (sh, device) = {
+    let (sh, device, limit) = {
         let rt = rt();
         let (_, st) = rt.stream_in_current(stream)?;
         check_now(&rt, st.device)?;
-        (st.shared.clone(), st.device)
+        let limit = rt.cfg.soc.op_execute_limit(rt.op_execute_timeout);
+        (st.shared.clone(), st.device, limit)
     };
     with_tables(|t| {
         let placed = t
@@ -574,7 +575,7 @@ fn enqueue(
         }
         Ok(None)
     };
-    let ticket = sh.kernel_ticket();
+    let ticket = sh.kernel_ticket(limit);
     sh.submit(Op::Kernel(Box::new(run)), ticket)?;
     Ok(())
 }

@@ -1758,3 +1758,60 @@ fn last_err_layer_the_device_functions_store_what_the_runtime_stores() {
         assert_clean();
     });
 }
+
+#[test]
+fn op_exec_1_a_kernel_past_the_op_execute_limit_fails_507014_at_synchronisation() {
+    let _sim = aclrt_sim::exclusive();
+    in_every_profile(|soc, _| {
+        init_device0();
+        // The implementation stores any value (0: the chip's default; above
+        // the chip's largest: the largest applies); the C entry point
+        // refuses none of them on these chips.
+        ok!(aclrtSetOpExecuteTimeOut(0));
+        ok!(aclrtSetOpExecuteTimeOut(u32::MAX));
+        let largest = if soc == aclrt_sim::Soc::Ascend310P {
+            547
+        } else {
+            1091
+        };
+        assert_eq!(soc.op_execute_limit(0).as_secs(), largest);
+        assert_eq!(soc.op_execute_limit(u32::MAX).as_secs(), largest);
+        ok!(aclrtSetOpExecuteTimeOut(1));
+        aclrt_sim::register_kernel("nop", |_, _, _| Ok(()));
+        let img = aclrt_sim::binary_image(&["nop"]);
+        let mut bin: aclrtBinHandle = null_mut();
+        ok!(aclrtBinaryLoadFromData(
+            img.as_ptr().cast(),
+            img.len(),
+            null(),
+            &mut bin
+        ));
+        let name = std::ffi::CString::new("nop").unwrap();
+        let mut f: aclrtFuncHandle = null_mut();
+        ok!(aclrtBinaryGetFunction(bin, name.as_ptr(), &mut f));
+        let args = malloc(8);
+        let s = create_stream();
+        // Under the limit: runs.
+        ok!(aclrtLaunchKernel(f, 2, args, 8, s));
+        ok!(aclrtSynchronizeStream(s));
+        // A kernel whose simulated duration (its delay) exceeds the limit:
+        // stopped at the limit, its fault reported at synchronisation.
+        aclrt_sim::set_stream_delay(s, Duration::from_secs(30));
+        let t0 = Instant::now();
+        ok!(aclrtLaunchKernel(f, 2, args, 8, s));
+        assert_eq!(acl!(aclrtSynchronizeStream(s)), ACL_ERROR_RT_AICORE_TIMEOUT);
+        let took = t0.elapsed();
+        assert!(
+            took >= Duration::from_secs(1) && took < Duration::from_secs(20),
+            "stopped at the 1 s limit, not the 30 s delay: {took:?}"
+        );
+        aclrt_sim::clear_faults();
+        // The stream goes on.
+        ok!(aclrtLaunchKernel(f, 2, args, 8, s));
+        ok!(aclrtSynchronizeStream(s));
+        destroy_stream(s);
+        free(args);
+        ok!(aclrtBinaryUnLoad(bin));
+        teardown_device0();
+    });
+}

@@ -831,6 +831,14 @@ pub unsafe extern "C" fn aclrtSetOpWaitTimeout(timeout: u32) -> aclError {
     })
 }
 
+/// `aclrtSetOpExecuteTimeOut`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtSetOpExecuteTimeOut(timeout: u32) -> aclError {
+    call(Api::aclrtSetOpExecuteTimeOut, || {
+        stream::set_op_execute_timeout(timeout)
+    })
+}
+
 // ------------------------------------------------------------ versions ---
 
 /// `aclrtGetVersion`.
