@@ -333,6 +333,33 @@ pub(crate) fn event_timestamp(ev: usize, out: Out<u64>) -> Res<()> {
 
 // ---------------------------------------------------- stream launches ---
 
+/// `aclrtMemsetImpl`: a count of 0 succeeds at once; NULL 100000.
+pub(crate) fn memset(dst: UserMem, max_count: usize, value: i32, count: usize) -> Res<()> {
+    if count == 0 {
+        return Ok(());
+    }
+    not_null(dst.is_null(), "devPtr")?;
+    rt_api::memset(dst, max_count, value, count)
+}
+
+/// `aclrtMemcpyImpl`: a count of 0 succeeds at once (even with NULL
+/// pointers); NULL dst, then src, 100000; the kind translated (100000).
+pub(crate) fn memcpy(
+    dst: UserMem,
+    dest_max: usize,
+    src: UserMem,
+    count: usize,
+    kind: u32,
+) -> Res<()> {
+    if count == 0 {
+        return Ok(());
+    }
+    not_null(dst.is_null(), "dst")?;
+    not_null(src.is_null(), "src")?;
+    let kind = memory::kind_1d(kind).map_err(Error::answered_by_acl)?;
+    rt_api::memcpy(dst, dest_max, src, count, kind)
+}
+
 /// `aclrtMemsetAsyncImpl`: a count of 0 succeeds at once; NULL 100000.
 pub(crate) fn memset_async(
     dst: UserMem,

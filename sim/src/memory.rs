@@ -402,21 +402,10 @@ pub(crate) fn check_count(count: usize, dest_max: usize) -> Res<()> {
     Ok(())
 }
 
-/// `aclrtMemcpy`.
-pub(crate) fn memcpy(
-    dst: UserMem,
-    dest_max: usize,
-    src: UserMem,
-    count: usize,
-    kind: u32,
-) -> Res<()> {
-    if count == 0 {
-        return Ok(());
-    }
-    require(!dst.is_null(), || "dst is NULL".to_owned())?;
-    require(!src.is_null(), || "src is NULL".to_owned())?;
-    let kind = kind_1d(kind)?;
-    check_count(count, dest_max)?;
+/// `aclrtMemcpy`, I (`ApiImpl::MemCopySync` and the driver's copy): the
+/// current context, then the memory and the kind. The ACL layer's and E's
+/// checks were made before (`acl_layer::memcpy`, `rt_api::memcpy`).
+pub(crate) fn memcpy(dst: UserMem, src: UserMem, count: usize, kind: Kind) -> Res<()> {
     let (d, s) = {
         let rt = rt();
         let cur = rt.current()?.device;
@@ -680,18 +669,16 @@ pub(crate) fn memset(
         return Ok(());
     }
     require(!dst.is_null(), || "devPtr is NULL".to_owned())?;
-    if count > max_count {
-        return Err(rt_param(format!(
-            "count {count} exceeds maxCount {max_count}"
-        )));
-    }
     // Byte-wise, like C memset: the low byte of `value`.
     let byte = value as u8;
     match stream {
         None => {
             let d = {
                 let rt = rt();
+                // I `MemSetSync`: the current context, then the driver's
+                // count check (E checks no count for the synchronous form).
                 let cur = rt.current()?.device;
+                check_count(count, max_count)?;
                 memset_target(&rt, dst, count, cur)?
             };
             if !prim::fill(&d.span, byte) {

@@ -472,6 +472,43 @@ pub(crate) fn memset_async(
     })())
 }
 
+/// `rtMemset`: a count of 0 succeeds at once; E `MemSetSync`: NULL, count
+/// 0 (no count check); I `MemSetSync`: the current context (107002), then
+/// the driver's count check (above maxCount: 107000) and the memory.
+pub(crate) fn memset(dst: UserMem, max_count: usize, value: i32, count: usize) -> Res<()> {
+    if count == 0 {
+        return Ok(());
+    }
+    answer(memory::memset(dst, max_count, value, count, None))
+}
+
+/// `rtMemcpy`: a count of 0 succeeds at once; E `MemCopySync`: NULL dst and
+/// src, destMax 0, count above destMax (107000), the kind's range, then the
+/// same address as source and destination succeeds without a copy, before
+/// I (`ApiImpl::MemCopySync`: the current context, 107002; the memory and
+/// the kind).
+pub(crate) fn memcpy(
+    dst: UserMem,
+    dest_max: usize,
+    src: UserMem,
+    count: usize,
+    kind: Kind,
+) -> Res<()> {
+    if count == 0 {
+        return Ok(());
+    }
+    answer((|| {
+        if dest_max == 0 {
+            return Err(rt_param("destMax is 0"));
+        }
+        memory::check_count(count, dest_max)?;
+        if dst.addr() == src.addr() {
+            return Ok(());
+        }
+        memory::memcpy(dst, src, count, kind)
+    })())
+}
+
 /// `rtMemcpyAsync`: a count of 0 succeeds at once; the handle guard; E
 /// `MemcpyAsync`: count above destMax 107000, then the kind and location
 /// checks; then I. "Not supported" (207000) is returned without storing it.

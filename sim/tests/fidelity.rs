@@ -1815,3 +1815,101 @@ fn op_exec_1_a_kernel_past_the_op_execute_limit_fails_507014_at_synchronisation(
         teardown_device0();
     });
 }
+
+#[test]
+fn mem_sync_order_the_synchronous_copy_and_memset_check_as_the_layers_do() {
+    let _sim = aclrt_sim::exclusive();
+    in_every_profile(|_, _| {
+        init_device0();
+        let d = malloc(64);
+        let h = malloc_host(64);
+        let h2d = ACL_MEMCPY_HOST_TO_DEVICE;
+        take_last_error();
+        // ACL: a zero count succeeds before any check (NULL pointers too).
+        ok!(aclrtMemcpy(null_mut(), 0, null(), 0, h2d));
+        ok!(aclrtMemset(null_mut(), 0, 0, 0));
+        // ACL: NULL dst, NULL src, then the kind (100000, not stored).
+        assert_eq!(
+            acl!(aclrtMemcpy(null_mut(), 8, null(), 8, 99)),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(
+            acl!(aclrtMemcpy(d, 8, null(), 8, 99)),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(acl!(aclrtMemcpy(d, 8, h, 8, 99)), ACL_ERROR_INVALID_PARAM);
+        assert_eq!(
+            acl!(aclrtMemset(null_mut(), 8, 0, 8)),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(acl!(aclrtFree(null_mut())), ACL_ERROR_INVALID_PARAM);
+        assert_eq!(acl!(aclrtFreeHost(null_mut())), ACL_ERROR_INVALID_PARAM);
+        let mut p: *mut c_void = null_mut();
+        assert_eq!(acl!(aclrtMallocHost(&mut p, 0)), ACL_ERROR_INVALID_PARAM);
+        assert_eq!(
+            acl!(aclrtMallocHost(null_mut(), 8)),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(
+            peek_last_error(),
+            ACL_SUCCESS,
+            "ACL refusals are not stored"
+        );
+        // E (`MemCopySync`): destMax 0, then count > destMax: 107000, stored.
+        assert_eq!(
+            acl!(aclrtMemcpy(d, 0, h, 8, h2d)),
+            ACL_ERROR_RT_PARAM_INVALID
+        );
+        assert_eq!(take_last_error(), ACL_ERROR_RT_PARAM_INVALID);
+        assert_eq!(
+            acl!(aclrtMemcpy(d, 4, h, 8, h2d)),
+            ACL_ERROR_RT_PARAM_INVALID
+        );
+        assert_eq!(take_last_error(), ACL_ERROR_RT_PARAM_INVALID);
+        // E: the same address as source and destination copies nothing.
+        ok!(aclrtMemcpy(d, 64, d, 64, ACL_MEMCPY_DEVICE_TO_DEVICE));
+        assert_eq!(peek_last_error(), ACL_SUCCESS);
+        free_host(h);
+        free(d);
+        teardown_device0();
+    });
+}
+
+#[test]
+fn mem_sync_order_the_c_api_returns_before_the_implementation_for_one_address_and_the_context_before_the_count()
+ {
+    let _sim = aclrt_sim::exclusive();
+    in_every_profile(|_, _| {
+        init_device0();
+        let d = malloc(64);
+        let h = malloc_host(64);
+        take_last_error();
+        // E `MemCopySync`: the same source and destination copy nothing and
+        // succeed before I looks at the memory or the kind.
+        ok!(aclrtMemcpy(d, 64, d, 64, ACL_MEMCPY_HOST_TO_DEVICE));
+        ok!(aclrtMemcpy(h, 64, h, 64, ACL_MEMCPY_DEVICE_TO_DEVICE));
+        let (da, ha) = (d.addr(), h.addr());
+        std::thread::spawn(move || {
+            let (d, h) = (
+                std::ptr::without_provenance_mut::<c_void>(da),
+                std::ptr::without_provenance_mut::<c_void>(ha),
+            );
+            // ... also on a thread with no current context.
+            ok!(aclrtMemcpy(d, 64, d, 64, ACL_MEMCPY_DEVICE_TO_DEVICE));
+            // I `MemSetSync`: the current context (107002) before the
+            // driver's count check.
+            assert_eq!(acl!(aclrtMemset(d, 4, 0, 8)), ACL_ERROR_RT_CONTEXT_NULL);
+            assert_eq!(
+                acl!(aclrtMemcpy(d, 64, h, 64, ACL_MEMCPY_HOST_TO_DEVICE)),
+                ACL_ERROR_RT_CONTEXT_NULL
+            );
+        })
+        .join()
+        .unwrap();
+        assert_eq!(acl!(aclrtMemset(d, 4, 0, 8)), ACL_ERROR_RT_PARAM_INVALID);
+        assert_eq!(take_last_error(), ACL_ERROR_RT_PARAM_INVALID);
+        free_host(h);
+        free(d);
+        teardown_device0();
+    });
+}

@@ -655,7 +655,7 @@ pub unsafe extern "C" fn aclrtMemset(
     // for `count` bytes during the call.
     let dst = unsafe { UserMem::new(dev_ptr, true) };
     call(Api::aclrtMemset, || {
-        memory::memset(dst, max_count, value, count, None)
+        acl_layer::memset(dst, max_count, value, count)
     })
 }
 
@@ -690,7 +690,7 @@ pub unsafe extern "C" fn aclrtMemcpy(
     // `dst` and readable at `src` for `count` bytes during the call.
     let (d, s) = unsafe { (UserMem::new(dst, true), UserMem::new(src, false)) };
     call(Api::aclrtMemcpy, || {
-        memory::memcpy(d, dest_max, s, count, kind)
+        acl_layer::memcpy(d, dest_max, s, count, kind)
     })
 }
 
