@@ -26,9 +26,10 @@ use std::ffi::c_void;
 
 use crate::diag::{Error, Res, param};
 use crate::ffi;
-use crate::memory;
+use crate::memory::{self, MallocFn};
 use crate::prim::{HostCall, Out, UserMem};
 use crate::rt::exec::EventApi;
+use crate::rt::mem::AllocKind;
 use crate::rt_api;
 
 /// A refusal of the ACL layer itself (never the thread's last error).
@@ -331,6 +332,41 @@ pub(crate) fn event_timestamp(ev: usize, out: Out<u64>) -> Res<()> {
     rt_api::event_timestamp(ev, out)
 }
 
+// -------------------------------------------------------------- memory ---
+
+/// `aclrtMallocImpl` and `aclrtMallocAlign32Impl` (`aclMallocMemInner`),
+/// `aclrtMallocCachedImpl`, `aclrtMallocHostImpl`: NULL output, then a
+/// size of 0 (100000); for the device allocations the padded size
+/// overflowing (100000, `GetAlignedAndPaddingSize`); any policy value is
+/// translated (an unknown one to the default flags), never refused.
+pub(crate) fn malloc(out: Out<*mut c_void>, size: usize, policy: u32, f: MallocFn) -> Res<()> {
+    let what = if f == MallocFn::Host {
+        "hostPtr"
+    } else {
+        "devPtr"
+    };
+    not_null(out.is_null(), what)?;
+    if size == 0 {
+        return refuse(param("size must not be 0"));
+    }
+    if memory::padded_size(size, f, policy).is_none() {
+        return refuse(param(format!("size {size} overflows when padded")));
+    }
+    rt_api::malloc(out, size, policy, f)
+}
+
+/// `aclrtFreeImpl`, `aclrtFreeHostImpl` and their `WithDevSync` forms:
+/// NULL 100000.
+pub(crate) fn free(addr: usize, kind: AllocKind, dev_sync: bool) -> Res<()> {
+    let what = if kind == AllocKind::Host {
+        "hostPtr"
+    } else {
+        "devPtr"
+    };
+    not_null(addr == 0, what)?;
+    rt_api::free(addr, kind, dev_sync)
+}
+
 // ---------------------------------------------------- stream launches ---
 
 /// `aclrtMemsetImpl`: a count of 0 succeeds at once; NULL 100000.
@@ -393,6 +429,25 @@ pub(crate) fn memcpy_async(
     not_null(src.is_null(), "src")?;
     let kind = memory::kind_1d(kind).map_err(Error::answered_by_acl)?;
     rt_api::memcpy_async(dst, dest_max, src, count, kind, stream)
+}
+
+/// `aclrtMemcpy2dImpl`: a width or height of 0 succeeds at once; then
+/// `CheckMemcpy2dParam` (NULL, a width above a pitch, the kind: 100000).
+pub(crate) fn memcpy_2d(
+    dst: UserMem,
+    dpitch: usize,
+    src: UserMem,
+    spitch: usize,
+    width: usize,
+    height: usize,
+    kind: u32,
+) -> Res<()> {
+    if width == 0 || height == 0 {
+        return Ok(());
+    }
+    let kind = memory::check_2d_args(&dst, dpitch, &src, spitch, width, kind)
+        .map_err(Error::answered_by_acl)?;
+    rt_api::memcpy_2d(dst, dpitch, src, spitch, width, height, kind)
 }
 
 /// `aclrtMemcpy2dAsyncImpl`: a width or height of 0 succeeds at once; then

@@ -26,7 +26,7 @@ const GIB: usize = 1 << 30;
 /// The bytes a request costs: `ALIGN_UP(size, 32) + 32` (`aclrtMalloc`,
 /// `aclrtMallocCached`), `ALIGN_UP(size, 32)` (`aclrtMallocAlign32`,
 /// `aclrtMallocHost`), whole GiB for the HUGE1G policies.
-fn padded_size(size: usize, f: MallocFn, policy: u32) -> Option<usize> {
+pub(crate) fn padded_size(size: usize, f: MallocFn, policy: u32) -> Option<usize> {
     let huge1g = matches!(
         policy,
         ffi::ACL_MEM_MALLOC_HUGE1G_ONLY | ffi::ACL_MEM_MALLOC_HUGE1G_ONLY_P2P
@@ -41,7 +41,10 @@ fn padded_size(size: usize, f: MallocFn, policy: u32) -> Option<usize> {
     }
 }
 
-/// `aclrtMalloc`, `aclrtMallocAlign32`, `aclrtMallocCached`, `aclrtMallocHost`.
+/// `aclrtMalloc`, `aclrtMallocAlign32`, `aclrtMallocCached`,
+/// `aclrtMallocHost`, I (`DevMalloc`, `HostMalloc`): the ACL layer's checks
+/// were made before (`acl_layer::malloc`); those below are its own again
+/// (the implementation does not trust its caller).
 pub(crate) fn malloc(
     out: Out<*mut std::ffi::c_void>,
     size: usize,
@@ -108,7 +111,8 @@ pub(crate) fn malloc(
     Ok(())
 }
 
-/// `aclrtFree`, `aclrtFreeHost` and their `WithDevSync` variants.
+/// `aclrtFree`, `aclrtFreeHost` and their `WithDevSync` variants, I
+/// (`DevFree`, `HostFree`; the ACL layer's NULL check was made before).
 pub(crate) fn free(addr: usize, kind: AllocKind, dev_sync: bool) -> Res<()> {
     let what = if kind == AllocKind::Host {
         "hostPtr"
@@ -516,25 +520,6 @@ fn h2h_async() -> Error {
 /// Async limits of 2-D copies.
 const MAX_2D_WIDTH: usize = 5_000_000;
 const MAX_2D_HEIGHT: usize = 5_242_880;
-
-/// `aclrtMemcpy2d` and `aclrtMemcpy2dAsync` (`stream` for the latter).
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn memcpy_2d(
-    dst: UserMem,
-    dpitch: usize,
-    src: UserMem,
-    spitch: usize,
-    width: usize,
-    height: usize,
-    kind: u32,
-    stream: Option<usize>,
-) -> Res<()> {
-    if width == 0 || height == 0 {
-        return Ok(());
-    }
-    let kind = check_2d_args(&dst, dpitch, &src, spitch, width, kind)?;
-    copy_2d_checked(dst, dpitch, src, spitch, width, height, kind, stream)
-}
 
 /// The ACL layer's checks of a 2-D copy (`CheckMemcpy2dParam`): NULL
 /// pointers, a width above a pitch, a kind the 2-D copies do not take

@@ -35,9 +35,10 @@ use std::ffi::c_void;
 
 use crate::diag::{Error, Res, Stored, rt_param};
 use crate::ffi;
-use crate::memory::{self, Kind};
+use crate::memory::{self, Kind, MallocFn};
 use crate::prim::{HostCall, Out, UserMem};
 use crate::rt::exec::EventApi;
+use crate::rt::mem::AllocKind;
 use crate::rt::{self, rt};
 use crate::{callback, context, device, event, stream};
 
@@ -472,6 +473,19 @@ pub(crate) fn memset_async(
     })())
 }
 
+/// `rtMalloc` / `rtsMalloc` / `rtMallocHost`: E (`DevMalloc`: NULL;
+/// `HostMalloc`: NULL, size 0), then I (the current context, 107002; the
+/// device's memory, 207001).
+pub(crate) fn malloc(out: Out<*mut c_void>, size: usize, policy: u32, f: MallocFn) -> Res<()> {
+    answer(memory::malloc(out, size, policy, f))
+}
+
+/// `rtFree` / `rtFreeHost` and their `WithDevSync` forms: E (NULL), then I
+/// (no current context needed; the allocation's kind and state).
+pub(crate) fn free(addr: usize, kind: AllocKind, dev_sync: bool) -> Res<()> {
+    answer(memory::free(addr, kind, dev_sync))
+}
+
 /// `rtMemset`: a count of 0 succeeds at once; E `MemSetSync`: NULL, count
 /// 0 (no count check); I `MemSetSync`: the current context (107002), then
 /// the driver's count check (above maxCount: 107000) and the memory.
@@ -531,6 +545,23 @@ pub(crate) fn memcpy_async(
             memory::queue_copy(stream, kind, (dst, count), (src, count), None)
         })(),
     )
+}
+
+/// `rtMemcpy2d`: E `MemCopy2DSync` (the width and height limits, only
+/// host-to-device and device-to-host: 207000, stored, unlike the
+/// asynchronous form's), then I (the current context, the memory).
+pub(crate) fn memcpy_2d(
+    dst: UserMem,
+    dpitch: usize,
+    src: UserMem,
+    spitch: usize,
+    width: usize,
+    height: usize,
+    kind: Kind,
+) -> Res<()> {
+    answer(memory::copy_2d_checked(
+        dst, dpitch, src, spitch, width, height, kind, None,
+    ))
 }
 
 /// `rtMemcpy2dAsync`: the handle guard; E `MemCopy2DAsync` (a NULL stream

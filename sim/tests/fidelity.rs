@@ -1913,3 +1913,51 @@ fn mem_sync_order_the_c_api_returns_before_the_implementation_for_one_address_an
         teardown_device0();
     });
 }
+
+#[test]
+fn mem_alloc_order_allocation_and_release_check_as_the_layers_do() {
+    let _sim = aclrt_sim::exclusive();
+    in_every_profile(|_, _| {
+        init_device0();
+        take_last_error();
+        let mut p: *mut c_void = null_mut();
+        // ACL `aclMallocMemInner`: NULL, size 0, then the padded size's
+        // overflow (100000, not stored); a policy is translated, never
+        // refused (an unknown one gives the default flags).
+        assert_eq!(
+            acl!(aclrtMalloc(null_mut(), 0, 99)),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(acl!(aclrtMalloc(&mut p, 0, 0)), ACL_ERROR_INVALID_PARAM);
+        assert_eq!(
+            acl!(aclrtMalloc(&mut p, usize::MAX - 8, 0)),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(
+            acl!(aclrtMallocAlign32(&mut p, usize::MAX - 8, 0)),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(
+            peek_last_error(),
+            ACL_SUCCESS,
+            "ACL refusals are not stored"
+        );
+        ok!(aclrtMalloc(&mut p, 64, 99));
+        let mut q: *mut c_void = null_mut();
+        ok!(aclrtMallocAlign32(&mut q, 64, 99));
+        let pa = p.addr();
+        std::thread::spawn(move || {
+            let mut r: *mut c_void = null_mut();
+            // I `DevMalloc` / `HostMalloc`: the current context (stored).
+            assert_eq!(acl!(aclrtMalloc(&mut r, 64, 0)), ACL_ERROR_RT_CONTEXT_NULL);
+            assert_eq!(take_last_error(), ACL_ERROR_RT_CONTEXT_NULL);
+            assert_eq!(acl!(aclrtMallocHost(&mut r, 64)), ACL_ERROR_RT_CONTEXT_NULL);
+            // I `DevFree`: no current context needed.
+            ok!(aclrtFree(std::ptr::without_provenance_mut(pa)));
+        })
+        .join()
+        .unwrap();
+        free(q);
+        teardown_device0();
+    });
+}

@@ -569,7 +569,7 @@ pub unsafe extern "C" fn aclrtMalloc(
     // SAFETY: C contract: `devPtr` is NULL or writable.
     let out = unsafe { Out::new(dev_ptr) };
     call(Api::aclrtMalloc, || {
-        memory::malloc(out, size, policy, MallocFn::Malloc)
+        acl_layer::malloc(out, size, policy, MallocFn::Malloc)
     })
 }
 
@@ -583,7 +583,7 @@ pub unsafe extern "C" fn aclrtMallocAlign32(
     // SAFETY: C contract: `devPtr` is NULL or writable.
     let out = unsafe { Out::new(dev_ptr) };
     call(Api::aclrtMallocAlign32, || {
-        memory::malloc(out, size, policy, MallocFn::Align32)
+        acl_layer::malloc(out, size, policy, MallocFn::Align32)
     })
 }
 
@@ -597,7 +597,7 @@ pub unsafe extern "C" fn aclrtMallocCached(
     // SAFETY: C contract: `devPtr` is NULL or writable.
     let out = unsafe { Out::new(dev_ptr) };
     call(Api::aclrtMallocCached, || {
-        memory::malloc(out, size, policy, MallocFn::Cached)
+        acl_layer::malloc(out, size, policy, MallocFn::Cached)
     })
 }
 
@@ -605,7 +605,7 @@ pub unsafe extern "C" fn aclrtMallocCached(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclrtFree(dev_ptr: *mut c_void) -> aclError {
     call(Api::aclrtFree, || {
-        memory::free(dev_ptr.addr(), AllocKind::Device, false)
+        acl_layer::free(dev_ptr.addr(), AllocKind::Device, false)
     })
 }
 
@@ -613,7 +613,7 @@ pub unsafe extern "C" fn aclrtFree(dev_ptr: *mut c_void) -> aclError {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclrtFreeWithDevSync(dev_ptr: *mut c_void) -> aclError {
     call(Api::aclrtFreeWithDevSync, || {
-        memory::free(dev_ptr.addr(), AllocKind::Device, true)
+        acl_layer::free(dev_ptr.addr(), AllocKind::Device, true)
     })
 }
 
@@ -623,7 +623,7 @@ pub unsafe extern "C" fn aclrtMallocHost(host_ptr: *mut *mut c_void, size: usize
     // SAFETY: C contract: `hostPtr` is NULL or writable.
     let out = unsafe { Out::new(host_ptr) };
     call(Api::aclrtMallocHost, || {
-        memory::malloc(out, size, 0, MallocFn::Host)
+        acl_layer::malloc(out, size, 0, MallocFn::Host)
     })
 }
 
@@ -631,7 +631,7 @@ pub unsafe extern "C" fn aclrtMallocHost(host_ptr: *mut *mut c_void, size: usize
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclrtFreeHost(host_ptr: *mut c_void) -> aclError {
     call(Api::aclrtFreeHost, || {
-        memory::free(host_ptr.addr(), AllocKind::Host, false)
+        acl_layer::free(host_ptr.addr(), AllocKind::Host, false)
     })
 }
 
@@ -639,7 +639,7 @@ pub unsafe extern "C" fn aclrtFreeHost(host_ptr: *mut c_void) -> aclError {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclrtFreeHostWithDevSync(host_ptr: *mut c_void) -> aclError {
     call(Api::aclrtFreeHostWithDevSync, || {
-        memory::free(host_ptr.addr(), AllocKind::Host, true)
+        acl_layer::free(host_ptr.addr(), AllocKind::Host, true)
     })
 }
 
@@ -728,7 +728,7 @@ pub unsafe extern "C" fn aclrtMemcpy2d(
     // (`(height - 1) * pitch + width` bytes) during the call.
     let (d, s) = unsafe { (UserMem::new(dst, true), UserMem::new(src, false)) };
     call(Api::aclrtMemcpy2d, || {
-        memory::memcpy_2d(d, dpitch, s, spitch, width, height, kind, None)
+        acl_layer::memcpy_2d(d, dpitch, s, spitch, width, height, kind)
     })
 }
 
