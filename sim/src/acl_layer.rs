@@ -367,6 +367,14 @@ pub(crate) fn free(addr: usize, kind: AllocKind, dev_sync: bool) -> Res<()> {
     rt_api::free(addr, kind, dev_sync)
 }
 
+/// `aclrtGetMemInfoImpl`: NULL free, then total (100000); the attribute
+/// is passed on untranslated.
+pub(crate) fn get_mem_info(attr: u32, free: Out<usize>, total: Out<usize>) -> Res<()> {
+    not_null(free.is_null(), "free")?;
+    not_null(total.is_null(), "total")?;
+    rt_api::get_mem_info(attr, free, total)
+}
+
 // ---------------------------------------------------- stream launches ---
 
 /// `aclrtMemsetImpl`: a count of 0 succeeds at once; NULL 100000.

@@ -697,11 +697,6 @@ pub(crate) fn memset(
 
 /// `aclrtGetMemInfo`.
 pub(crate) fn mem_info(attr: u32, free: Out<usize>, total: Out<usize>) -> Res<()> {
-    require(!free.is_null(), || "free is NULL".to_owned())?;
-    require(!total.is_null(), || "total is NULL".to_owned())?;
-    require(attr <= ffi::ACL_MEM_P2P_HUGE1G, || {
-        format!("attr {attr} is not an aclrtMemAttr value (0..=17)")
-    })?;
     let rt = rt();
     let cur = rt.current()?.device;
     let dev = rt.device(cur)?;

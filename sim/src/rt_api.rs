@@ -486,6 +486,22 @@ pub(crate) fn free(addr: usize, kind: AllocKind, dev_sync: bool) -> Res<()> {
     answer(memory::free(addr, kind, dev_sync))
 }
 
+/// `rtMemGetInfoEx`: E `MemGetInfoEx` (NULL outputs; an attribute outside
+/// `RT_MEMORYINFO_DDR..=RT_MEMORYINFO_P2P_HUGE1G`, 0..=17: 107016
+/// `ACL_ERROR_RT_INVALID_MEMORY_TYPE`), then I (the current context,
+/// 107002; the chip's answer per attribute).
+pub(crate) fn get_mem_info(attr: u32, free: Out<usize>, total: Out<usize>) -> Res<()> {
+    answer((|| {
+        if attr > ffi::ACL_MEM_P2P_HUGE1G {
+            return Err(Error::new(
+                ffi::ACL_ERROR_RT_INVALID_MEMORY_TYPE,
+                format!("attr {attr} is not an aclrtMemAttr value (0..=17)"),
+            ));
+        }
+        memory::mem_info(attr, free, total)
+    })())
+}
+
 /// `rtMemset`: a count of 0 succeeds at once; E `MemSetSync`: NULL, count
 /// 0 (no count check); I `MemSetSync`: the current context (107002), then
 /// the driver's count check (above maxCount: 107000) and the memory.

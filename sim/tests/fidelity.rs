@@ -1961,3 +1961,103 @@ fn mem_alloc_order_allocation_and_release_check_as_the_layers_do() {
         teardown_device0();
     });
 }
+
+#[test]
+fn hostreg_order_registration_managed_memory_and_mem_info_check_as_the_layers_do() {
+    let _sim = aclrt_sim::exclusive();
+    in_every_profile(|_, _| {
+        init_device0();
+        take_last_error();
+        let mut buf = vec![0u8; 4096];
+        let p = buf.as_mut_ptr().cast::<c_void>();
+        let mut dev: *mut c_void = null_mut();
+        let (mut fr, mut tot) = (0usize, 0usize);
+        // ACL: NULL ptr, NULL devPtr, size 0 (100000, not stored).
+        assert_eq!(
+            acl!(aclrtHostRegister(null_mut(), 0, 99, null_mut())),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(
+            acl!(aclrtHostRegister(p, 0, 99, null_mut())),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(
+            acl!(aclrtHostRegister(p, 0, 99, &mut dev)),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(acl!(aclrtHostRegisterV2(p, 0, 0)), ACL_ERROR_INVALID_PARAM);
+        assert_eq!(
+            acl!(aclrtHostUnregister(null_mut())),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(
+            acl!(aclrtHostGetDevicePointer(p, &mut dev, 1)),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(
+            acl!(aclrtMemAllocManaged(null_mut(), 0, 0)),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(
+            acl!(aclrtMemAllocManaged(&mut dev, 0, 0)),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(
+            acl!(aclrtGetMemInfo(99, null_mut(), &mut tot)),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(
+            peek_last_error(),
+            ACL_SUCCESS,
+            "ACL refusals are not stored"
+        );
+        // E `HostRegister`: a type outside the flags 207000 (stored).
+        assert_eq!(
+            acl!(aclrtHostRegister(p, 4096, 0x100, &mut dev)),
+            ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+        );
+        assert_eq!(take_last_error(), ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+        // E `HostRegisterV2`: no valid flag, or one outside them, 107000.
+        assert_eq!(
+            acl!(aclrtHostRegisterV2(p, 4096, 0)),
+            ACL_ERROR_RT_PARAM_INVALID
+        );
+        assert_eq!(
+            acl!(aclrtHostRegisterV2(p, 4096, 1)),
+            ACL_ERROR_RT_PARAM_INVALID
+        );
+        assert_eq!(take_last_error(), ACL_ERROR_RT_PARAM_INVALID);
+        // E `ManagedMemAlloc`: size 0 107000.
+        assert_eq!(
+            acl!(aclrtMemAllocManaged(
+                &mut dev,
+                0,
+                ACL_RT_MEM_ATTACH_GLOBAL as u32
+            )),
+            ACL_ERROR_RT_PARAM_INVALID
+        );
+        assert_eq!(take_last_error(), ACL_ERROR_RT_PARAM_INVALID);
+        // E `MemGetInfoEx`: an attribute outside 0..=17 107016 (stored).
+        assert_eq!(
+            acl!(aclrtGetMemInfo(18, &mut fr, &mut tot)),
+            ACL_ERROR_RT_INVALID_MEMORY_TYPE
+        );
+        assert_eq!(take_last_error(), ACL_ERROR_RT_INVALID_MEMORY_TYPE);
+        // ... before I's current context (107002).
+        std::thread::spawn(|| {
+            let (mut fr, mut tot) = (0usize, 0usize);
+            assert_eq!(
+                acl!(aclrtGetMemInfo(18, &mut fr, &mut tot)),
+                ACL_ERROR_RT_INVALID_MEMORY_TYPE
+            );
+            assert_eq!(
+                acl!(aclrtGetMemInfo(ACL_HBM_MEM, &mut fr, &mut tot)),
+                ACL_ERROR_RT_CONTEXT_NULL
+            );
+        })
+        .join()
+        .unwrap();
+        drop(buf);
+        teardown_device0();
+    });
+}

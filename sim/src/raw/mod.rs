@@ -20,7 +20,7 @@ use crate::ffi::{
     aclrtMemMallocPolicy, aclrtMemcpyKind, aclrtParamHandle, aclrtRunMode, aclrtStream,
     aclrtStreamStatus,
 };
-use crate::memory::{self, MallocFn};
+use crate::memory::MallocFn;
 use crate::prim::{HostCall, Out, OutBuf, UserMem};
 use crate::rt::exec::EventApi;
 use crate::rt::mem::AllocKind;
@@ -761,7 +761,7 @@ pub unsafe extern "C" fn aclrtGetMemInfo(
 ) -> aclError {
     // SAFETY: C contract: `free` and `total` are NULL or writable.
     let (f, t) = unsafe { (Out::new(free), Out::new(total)) };
-    call(Api::aclrtGetMemInfo, || memory::mem_info(attr, f, t))
+    call(Api::aclrtGetMemInfo, || acl_layer::get_mem_info(attr, f, t))
 }
 
 // ----------------------------------------------------------- callbacks ---
