@@ -375,6 +375,65 @@ pub(crate) fn get_mem_info(attr: u32, free: Out<usize>, total: Out<usize>) -> Re
     rt_api::get_mem_info(attr, free, total)
 }
 
+// ---------------------------------------------------- host registration ---
+
+/// `aclrtHostRegisterImpl`: NULL ptr, NULL devPtr, size 0 (100000).
+pub(crate) fn host_register(
+    ptr: UserMem,
+    size: u64,
+    ty: u32,
+    dev_ptr: Out<*mut c_void>,
+) -> Res<()> {
+    not_null(ptr.is_null(), "ptr")?;
+    not_null(dev_ptr.is_null(), "devPtr")?;
+    if size == 0 {
+        return refuse(param("size must not be 0"));
+    }
+    rt_api::host_register(ptr, size, ty, dev_ptr)
+}
+
+/// `aclrtHostRegisterV2Impl`: NULL ptr, size 0 (100000).
+pub(crate) fn host_register_v2(ptr: UserMem, size: u64, flag: u32) -> Res<()> {
+    not_null(ptr.is_null(), "ptr")?;
+    if size == 0 {
+        return refuse(param("size must not be 0"));
+    }
+    rt_api::host_register_v2(ptr, size, flag)
+}
+
+/// `aclrtHostGetDevicePointerImpl`: NULL pHost, NULL pDevice, a flag other
+/// than 0 (the reserved-parameter check): 100000.
+pub(crate) fn host_get_device_pointer(
+    p_host: UserMem,
+    p_device: Out<*mut c_void>,
+    flag: u32,
+) -> Res<()> {
+    not_null(p_host.is_null(), "pHost")?;
+    not_null(p_device.is_null(), "pDevice")?;
+    if flag != 0 {
+        return refuse(param(format!("flag must be 0 (got {flag:#x})")));
+    }
+    rt_api::host_get_device_pointer(p_host, p_device)
+}
+
+/// `aclrtHostUnregisterImpl`: NULL 100000.
+pub(crate) fn host_unregister(ptr: UserMem) -> Res<()> {
+    not_null(ptr.is_null(), "ptr")?;
+    rt_api::host_unregister(ptr)
+}
+
+/// `aclrtMemAllocManagedImpl`: NULL 100000, a flag other than
+/// `ACL_RT_MEM_ATTACH_GLOBAL` 100000 (the size is the runtime's).
+pub(crate) fn alloc_managed(out: Out<*mut c_void>, size: u64, flag: u32) -> Res<()> {
+    not_null(out.is_null(), "ptr")?;
+    if flag != crate::hostreg::ACL_RT_MEM_ATTACH_GLOBAL {
+        return refuse(param(format!(
+            "flag must be ACL_RT_MEM_ATTACH_GLOBAL (1), got {flag:#x}"
+        )));
+    }
+    rt_api::alloc_managed(out, size)
+}
+
 // ---------------------------------------------------- stream launches ---
 
 /// `aclrtMemsetImpl`: a count of 0 succeeds at once; NULL 100000.

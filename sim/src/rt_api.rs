@@ -40,7 +40,7 @@ use crate::prim::{HostCall, Out, UserMem};
 use crate::rt::exec::EventApi;
 use crate::rt::mem::AllocKind;
 use crate::rt::{self, rt};
-use crate::{callback, context, device, event, stream};
+use crate::{callback, context, device, event, hostreg, stream};
 
 /// A failure as the runtime's C API returns it: stored as the thread's last
 /// error (unless marked otherwise below).
@@ -499,6 +499,66 @@ pub(crate) fn get_mem_info(attr: u32, free: Out<usize>, total: Out<usize>) -> Re
             ));
         }
         memory::mem_info(attr, free, total)
+    })())
+}
+
+/// `rtsHostRegister`: E `HostRegister` (NULL, size 0; a type outside the
+/// IOMEMORY and READONLY bits 207000, stored; NULL devPtr), then I.
+pub(crate) fn host_register(
+    ptr: UserMem,
+    size: u64,
+    ty: u32,
+    dev_ptr: Out<*mut c_void>,
+) -> Res<()> {
+    answer((|| {
+        const TYPES: u32 = ffi::ACL_HOST_REGISTER_IOMEMORY | ffi::ACL_HOST_REGISTER_READONLY;
+        if ty & !TYPES != 0 {
+            return Err(Error::new(
+                NOT_SUPPORTED,
+                format!("type {ty:#x} is not an aclrtHostRegisterType"),
+            ));
+        }
+        hostreg::host_register(ptr, size, ty, dev_ptr)
+    })())
+}
+
+/// `rtHostRegisterV2`: E `HostRegisterV2` (NULL, size 0; a flag with no
+/// valid bit or another bit: 107000), then I.
+pub(crate) fn host_register_v2(ptr: UserMem, size: u64, flag: u32) -> Res<()> {
+    answer((|| {
+        if flag & hostreg::V2_FLAGS == 0 || flag & !hostreg::V2_FLAGS != 0 {
+            return Err(rt_param(format!(
+                "flag {flag:#x} must be a non-empty OR of ACL_HOST_REG_MAPPED, \
+                 ACL_HOST_REG_IOMEMORY, ACL_HOST_REG_READONLY and ACL_HOST_REG_PINNED"
+            )));
+        }
+        hostreg::host_register_v2(ptr, size, flag)
+    })())
+}
+
+/// `rtHostGetDevicePointer`: E (NULL, the flag), then I; "not supported"
+/// (207000) is returned without storing it.
+pub(crate) fn host_get_device_pointer(p_host: UserMem, p_device: Out<*mut c_void>) -> Res<()> {
+    answer_nolog(
+        NOT_SUPPORTED,
+        hostreg::host_get_device_pointer(p_host, p_device),
+    )
+}
+
+/// `rtsHostUnregister`: E (NULL), then I; "not supported" (207000) is
+/// returned without storing it.
+pub(crate) fn host_unregister(ptr: UserMem) -> Res<()> {
+    answer_nolog(NOT_SUPPORTED, hostreg::host_unregister(ptr))
+}
+
+/// `rtMemAllocManaged`: E `ManagedMemAlloc` (NULL; a size of 0: 107000),
+/// then I.
+pub(crate) fn alloc_managed(out: Out<*mut c_void>, size: u64) -> Res<()> {
+    answer((|| {
+        if size == 0 {
+            return Err(rt_param("size must not be 0"));
+        }
+        hostreg::alloc_managed(out, size)
     })())
 }
 

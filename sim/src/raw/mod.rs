@@ -24,7 +24,7 @@ use crate::memory::MallocFn;
 use crate::prim::{HostCall, Out, OutBuf, UserMem};
 use crate::rt::exec::EventApi;
 use crate::rt::mem::AllocKind;
-use crate::{acl_layer, hostreg, init, kernel, misc, stream};
+use crate::{acl_layer, init, kernel, misc, stream};
 
 mod base;
 
@@ -1194,7 +1194,7 @@ pub unsafe extern "C" fn aclrtHostRegister(
     // NULL or writable.
     let (mem, out) = unsafe { (UserMem::new(ptr, true), Out::new(dev_ptr)) };
     call(Api::aclrtHostRegister, || {
-        hostreg::host_register(mem, size, type_, out)
+        acl_layer::host_register(mem, size, type_, out)
     })
 }
 
@@ -1205,7 +1205,7 @@ pub unsafe extern "C" fn aclrtHostRegisterV2(ptr: *mut c_void, size: u64, flag: 
     // host memory kept valid until aclrtHostUnregister.
     let mem = unsafe { UserMem::new(ptr, true) };
     call(Api::aclrtHostRegisterV2, || {
-        hostreg::host_register_v2(mem, size, flag)
+        acl_layer::host_register_v2(mem, size, flag)
     })
 }
 
@@ -1220,7 +1220,7 @@ pub unsafe extern "C" fn aclrtHostGetDevicePointer(
     // accessed: a zero-length resolution); `pDevice` is NULL or writable.
     let (mem, out) = unsafe { (UserMem::new(p_host, false), Out::new(p_device)) };
     call(Api::aclrtHostGetDevicePointer, || {
-        hostreg::host_get_device_pointer(mem, out, flag)
+        acl_layer::host_get_device_pointer(mem, out, flag)
     })
 }
 
@@ -1229,7 +1229,7 @@ pub unsafe extern "C" fn aclrtHostGetDevicePointer(
 pub unsafe extern "C" fn aclrtHostUnregister(ptr: *mut c_void) -> aclError {
     // SAFETY: `ptr` is only looked up in the registry, never accessed.
     let mem = unsafe { UserMem::new(ptr, false) };
-    call(Api::aclrtHostUnregister, || hostreg::host_unregister(mem))
+    call(Api::aclrtHostUnregister, || acl_layer::host_unregister(mem))
 }
 
 /// `aclrtMemAllocManaged`.
@@ -1242,7 +1242,7 @@ pub unsafe extern "C" fn aclrtMemAllocManaged(
     // SAFETY: C contract: `ptr` is NULL or writable.
     let out = unsafe { Out::new(ptr) };
     call(Api::aclrtMemAllocManaged, || {
-        hostreg::alloc_managed(out, size, flag)
+        acl_layer::alloc_managed(out, size, flag)
     })
 }
 
