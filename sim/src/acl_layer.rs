@@ -562,6 +562,27 @@ pub(crate) fn launch_kernel(
     rt_api::launch_kernel(func, num_blocks, args, size, stream)
 }
 
+/// `aclrtLaunchKernelWithConfigImpl`: NULL function, numBlocks 0, NULL
+/// argument list, a reserve that is not NULL (100000, in that order).
+pub(crate) fn launch_kernel_with_config(
+    func: usize,
+    num_blocks: u32,
+    stream: usize,
+    cfg: crate::kernel::LaunchCfg,
+    args: usize,
+    reserve_null: bool,
+) -> Res<()> {
+    not_null(func == 0, "funcHandle")?;
+    if num_blocks == 0 {
+        return refuse(param("numBlocks is 0"));
+    }
+    not_null(args == 0, "argsHandle")?;
+    if !reserve_null {
+        return refuse(param("reserve must be NULL"));
+    }
+    rt_api::launch_kernel_with_config(func, num_blocks, stream, cfg, args)
+}
+
 /// `aclrtSubscribeReportImpl` (no check of its own).
 pub(crate) fn subscribe_report(tid: u64, stream: usize) -> Res<()> {
     rt_api::subscribe_report(tid, stream)

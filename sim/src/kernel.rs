@@ -872,27 +872,24 @@ fn check_cfg(cfg: LaunchCfg) -> Res<()> {
     Ok(())
 }
 
-/// `aclrtLaunchKernelWithConfig`: the list is staged during the call.
+/// The C API's handle guard of an argument list (107017 for one that is
+/// not the calling thread's live list).
+pub(crate) fn guard_args(args: usize) -> Res<()> {
+    with_args(args, |_| Ok(()))
+}
+
+/// `aclrtLaunchKernelWithConfig`, E and I: the configuration's checks,
+/// then the list (finalized), staged during the call. The ACL layer's
+/// checks and the handle guard were made before
+/// (`acl_layer::launch_kernel_with_config`,
+/// `rt_api::launch_kernel_with_config`).
 pub(crate) fn launch_with_config(
     func: usize,
     num_blocks: u32,
     stream: usize,
     cfg: LaunchCfg,
     args: usize,
-    reserve_null: bool,
 ) -> Res<()> {
-    require(func != 0, || "funcHandle is NULL".into())?;
-    require(num_blocks != 0, || "numBlocks is 0".into())?;
-    require(reserve_null, || "reserve must be NULL".into())?;
-    require(args != 0, || "argsHandle is NULL".into())?;
-    // The C API's handle guard (`rtsLaunchKernelWithConfig`): the function,
-    // the argument list, the stream, before the configuration's checks
-    // (fidelity row HANDLE-FIRST).
-    guard_func(func)?;
-    with_args(args, |_| Ok(()))?;
-    if stream != 0 {
-        rt().stream(stream)?;
-    }
     check_cfg(cfg)?;
     let (bytes, slots, placeholders) = with_args(args, |st| {
         if !st.finalized {

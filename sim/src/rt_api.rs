@@ -702,6 +702,32 @@ pub(crate) fn launch_kernel(
     )
 }
 
+/// `rtsLaunchKernelWithConfig`: the handle guard (the function, the
+/// argument list, the stream: 107017, stored) before E's configuration
+/// checks and I (fidelity row HANDLE-FIRST). The implementation's "invalid
+/// kernel" (107017: a function whose binary is not placed on the stream's
+/// device) and "not supported" (207000) are returned without storing them.
+pub(crate) fn launch_kernel_with_config(
+    func: usize,
+    num_blocks: u32,
+    stream: usize,
+    cfg: crate::kernel::LaunchCfg,
+    args: usize,
+) -> Res<()> {
+    answer((|| {
+        crate::kernel::guard_func(func)?;
+        crate::kernel::guard_args(args)?;
+        guard_stream(stream)
+    })())?;
+    answer_nolog(
+        ffi::ACL_ERROR_RT_INVALID_HANDLE,
+        answer_nolog(
+            NOT_SUPPORTED,
+            crate::kernel::launch_with_config(func, num_blocks, stream, cfg, args),
+        ),
+    )
+}
+
 /// `rtSubscribeReport`: the handle guard; E `SubscribeReport`: a stream
 /// served by the host-function thread 107011; then I.
 pub(crate) fn subscribe_report(tid: u64, stream: usize) -> Res<()> {

@@ -2061,3 +2061,243 @@ fn hostreg_order_registration_managed_memory_and_mem_info_check_as_the_layers_do
         teardown_device0();
     });
 }
+
+#[test]
+fn kernel_order_binaries_argument_lists_and_configured_launches_check_as_the_layers_do() {
+    let _sim = aclrt_sim::exclusive();
+    in_every_profile(|_, _| {
+        init_device0();
+        aclrt_sim::register_kernel("nop", |_, _, _| Ok(()));
+        let img = aclrt_sim::binary_image(&["nop"]);
+        take_last_error();
+        let mut bin: aclrtBinHandle = null_mut();
+        let name = std::ffi::CString::new("nop").unwrap();
+        // ACL: NULL data, NULL handle (100000, not stored) ...
+        assert_eq!(
+            acl!(aclrtBinaryLoadFromData(null(), 0, null(), null_mut())),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(
+            acl!(aclrtBinaryLoadFromData(
+                img.as_ptr().cast(),
+                0,
+                null(),
+                null_mut()
+            )),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(
+            acl!(aclrtBinaryLoadFromFile(null(), null_mut(), &mut bin)),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(acl!(aclrtBinaryUnLoad(null_mut())), ACL_ERROR_INVALID_PARAM);
+        assert_eq!(
+            peek_last_error(),
+            ACL_SUCCESS,
+            "ACL refusals are not stored"
+        );
+        // ... a length of 0 is E's (107000, stored).
+        assert_eq!(
+            acl!(aclrtBinaryLoadFromData(
+                img.as_ptr().cast(),
+                0,
+                null(),
+                &mut bin
+            )),
+            ACL_ERROR_RT_PARAM_INVALID
+        );
+        assert_eq!(take_last_error(), ACL_ERROR_RT_PARAM_INVALID);
+        ok!(aclrtBinaryLoadFromData(
+            img.as_ptr().cast(),
+            img.len(),
+            null(),
+            &mut bin
+        ));
+        let mut f: aclrtFuncHandle = null_mut();
+        assert_eq!(
+            acl!(aclrtBinaryGetFunction(null_mut(), name.as_ptr(), &mut f)),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(
+            acl!(aclrtBinaryGetFunction(bin, null(), &mut f)),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(
+            acl!(aclrtBinaryGetFunction(bin, name.as_ptr(), null_mut())),
+            ACL_ERROR_INVALID_PARAM
+        );
+        ok!(aclrtBinaryGetFunction(bin, name.as_ptr(), &mut f));
+        let mut list: aclrtArgsHandle = null_mut();
+        assert_eq!(
+            acl!(aclrtKernelArgsInit(null_mut(), &mut list)),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(
+            acl!(aclrtKernelArgsInit(f, null_mut())),
+            ACL_ERROR_INVALID_PARAM
+        );
+        ok!(aclrtKernelArgsInit(f, &mut list));
+        let mut v = 7u64;
+        let mut ph: aclrtParamHandle = null_mut();
+        let vp = (&raw mut v).cast::<c_void>();
+        // ACL: list, param, size 0, paramHandle (in that order).
+        assert_eq!(
+            acl!(aclrtKernelArgsAppend(null_mut(), null_mut(), 0, null_mut())),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(
+            acl!(aclrtKernelArgsAppend(list, null_mut(), 8, &mut ph)),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(
+            acl!(aclrtKernelArgsAppend(list, vp, 0, &mut ph)),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(
+            acl!(aclrtKernelArgsAppend(list, vp, 8, null_mut())),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(
+            acl!(aclrtKernelArgsAppendPlaceHolder(list, null_mut())),
+            ACL_ERROR_INVALID_PARAM
+        );
+        ok!(aclrtKernelArgsAppendPlaceHolder(list, &mut ph));
+        let mut buf: *mut c_void = null_mut();
+        assert_eq!(
+            acl!(aclrtKernelArgsGetPlaceHolderBuffer(list, ph, 0, &mut buf)),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(
+            acl!(aclrtKernelArgsGetPlaceHolderBuffer(
+                list,
+                null_mut(),
+                8,
+                &mut buf
+            )),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(
+            acl!(aclrtKernelArgsFinalize(null_mut())),
+            ACL_ERROR_INVALID_PARAM
+        );
+        ok!(aclrtKernelArgsGetPlaceHolderBuffer(list, ph, 8, &mut buf));
+        ok!(aclrtKernelArgsFinalize(list));
+        let dead = create_stream();
+        destroy_stream(dead);
+        // ACL `aclrtLaunchKernelWithConfigImpl`: NULL function, numBlocks 0,
+        // NULL list, a reserve that is not NULL (100000) before the
+        // runtime's handle guard (107017 for the destroyed stream).
+        assert_eq!(
+            acl!(aclrtLaunchKernelWithConfig(
+                f,
+                0,
+                dead,
+                null_mut(),
+                list,
+                null_mut()
+            )),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(
+            acl!(aclrtLaunchKernelWithConfig(
+                f,
+                1,
+                dead,
+                null_mut(),
+                null_mut(),
+                null_mut()
+            )),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(
+            acl!(aclrtLaunchKernelWithConfig(
+                f,
+                1,
+                dead,
+                null_mut(),
+                list,
+                vp
+            )),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(
+            peek_last_error(),
+            ACL_SUCCESS,
+            "ACL refusals are not stored"
+        );
+        assert_eq!(
+            acl!(aclrtLaunchKernelWithConfig(
+                f,
+                1,
+                dead,
+                null_mut(),
+                list,
+                null_mut()
+            )),
+            ACL_ERROR_RT_INVALID_HANDLE
+        );
+        assert_eq!(take_last_error(), ACL_ERROR_RT_INVALID_HANDLE);
+        ok!(aclrtLaunchKernelWithConfig(
+            f,
+            1,
+            null_mut(),
+            null_mut(),
+            list,
+            null_mut()
+        ));
+        ok!(aclrtSynchronizeStream(null_mut()));
+        ok!(aclrtBinaryUnLoad(bin));
+        teardown_device0();
+    });
+}
+
+#[test]
+fn kernel_order_an_unplaced_function_is_107017_not_stored_by_both_launches() {
+    let _sim = aclrt_sim::exclusive();
+    in_every_profile(|_, _| {
+        init_device0();
+        aclrt_sim::register_kernel("nop", |_, _, _| Ok(()));
+        let img = aclrt_sim::binary_image(&["nop"]);
+        let mut bin: aclrtBinHandle = null_mut();
+        ok!(aclrtBinaryLoadFromData(
+            img.as_ptr().cast(),
+            img.len(),
+            null(),
+            &mut bin
+        ));
+        let name = std::ffi::CString::new("nop").unwrap();
+        let mut f: aclrtFuncHandle = null_mut();
+        ok!(aclrtBinaryGetFunction(bin, name.as_ptr(), &mut f));
+        let mut list: aclrtArgsHandle = null_mut();
+        ok!(aclrtKernelArgsInit(f, &mut list));
+        ok!(aclrtKernelArgsFinalize(list));
+        // The function's binary was placed on device 0 only: a launch on
+        // device 1 is the implementation's "invalid kernel", which both C
+        // entry points return as 107017 without storing it.
+        ok!(aclrtSetDevice(1));
+        let args = malloc(8);
+        take_last_error();
+        assert_eq!(
+            acl!(aclrtLaunchKernelWithConfig(
+                f,
+                1,
+                null_mut(),
+                null_mut(),
+                list,
+                null_mut()
+            )),
+            ACL_ERROR_RT_INVALID_HANDLE
+        );
+        assert_eq!(peek_last_error(), ACL_SUCCESS);
+        assert_eq!(
+            acl!(aclrtLaunchKernel(f, 1, args, 8, null_mut())),
+            ACL_ERROR_RT_INVALID_HANDLE
+        );
+        assert_eq!(peek_last_error(), ACL_SUCCESS);
+        free(args);
+        ok!(aclrtResetDevice(1));
+        ok!(aclrtSetDevice(0));
+        ok!(aclrtBinaryUnLoad(bin));
+        teardown_device0();
+    });
+}

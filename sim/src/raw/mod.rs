@@ -1058,7 +1058,7 @@ pub unsafe extern "C" fn aclrtLaunchKernelWithConfig(
         })
     });
     call(Api::aclrtLaunchKernelWithConfig, || {
-        kernel::launch_with_config(
+        acl_layer::launch_kernel_with_config(
             h(func_handle),
             num_blocks,
             h(stream),
