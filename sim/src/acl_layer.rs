@@ -14,11 +14,20 @@
 //!
 //! The entry points of [`raw`](crate::raw) call this layer for every device,
 //! context, stream and event function, the report
-//! functions, `aclrtLaunchKernel` and the other launches onto a stream
-//! (`aclrtMemsetAsync`, `aclrtMemcpyAsync`, `aclrtMemcpy2dAsync`,
-//! `aclrtLaunchHostFunc`, `aclrtLaunchCallback`); the other entry points
+//! functions, `aclrtLaunchKernel`, `aclrtLaunchKernelWithConfig` and the
+//! other launches onto a stream (`aclrtMemsetAsync`, `aclrtMemcpyAsync`,
+//! `aclrtMemcpy2dAsync`, `aclrtLaunchHostFunc`, `aclrtLaunchCallback`), the
+//! synchronous memory functions (`aclrtMalloc*`, `aclrtMallocHost`,
+//! `aclrtFree*`, `aclrtMemcpy`, `aclrtMemset`, `aclrtMemcpy2d`,
+//! `aclrtGetMemInfo`), managed memory and host registration; the other
+//! entry points (the binary and argument-list functions, the misc queries)
 //! still call the implementation modules directly, which make the ACL and
-//! runtime checks themselves.
+//! runtime checks themselves in the same order (their conformance tests
+//! pin it).
+//!
+//! `aclInit`, `aclFinalize` and `aclFinalizeReference` are the ACL
+//! layer's alone (`acl.cpp` calls no runtime check that decides them):
+//! their room is [`init`](crate::init).
 //!
 //! [`rt_api`]: crate::rt_api
 

@@ -2301,3 +2301,44 @@ fn kernel_order_an_unplaced_function_is_107017_not_stored_by_both_launches() {
         teardown_device0();
     });
 }
+
+#[test]
+fn init_order_init_and_finalize_keep_the_acl_layers_count_and_flag() {
+    let _sim = aclrt_sim::exclusive();
+    in_every_profile(|_, _| {
+        let mut n = 99u64;
+        // Before any aclInit: the finalize flag is clear, so aclFinalize
+        // runs its teardown and succeeds; a second one is 100037.
+        ok!(aclFinalize());
+        assert_eq!(acl!(aclFinalize()), ACL_ERROR_REPEAT_FINALIZE);
+        // aclFinalizeReference reads the count (0): 100037, count 0.
+        assert_eq!(
+            acl!(aclFinalizeReference(&mut n)),
+            ACL_ERROR_REPEAT_FINALIZE
+        );
+        assert_eq!(n, 0);
+        // A repeated aclInit counts (100002) ...
+        ok!(aclInit(null()));
+        assert_eq!(acl!(aclInit(null())), ACL_ERROR_REPEAT_INITIALIZE);
+        assert_eq!(acl!(aclInit(null())), ACL_ERROR_REPEAT_INITIALIZE);
+        // ... so aclFinalizeReference tears down at the third call.
+        ok!(aclFinalizeReference(&mut n));
+        assert_eq!(n, 2);
+        ok!(aclFinalizeReference(null_mut()));
+        ok!(aclFinalizeReference(&mut n));
+        assert_eq!(n, 0);
+        // aclFinalizeReference does not set... it does: the teardown sets
+        // the finalize flag, so aclFinalize is now 100037.
+        assert_eq!(acl!(aclFinalize()), ACL_ERROR_REPEAT_FINALIZE);
+        // aclFinalize ends every reference at once.
+        ok!(aclInit(null()));
+        assert_eq!(acl!(aclInit(null())), ACL_ERROR_REPEAT_INITIALIZE);
+        ok!(aclFinalize());
+        assert_eq!(
+            acl!(aclFinalizeReference(&mut n)),
+            ACL_ERROR_REPEAT_FINALIZE
+        );
+        assert_eq!(n, 0);
+        assert_eq!(peek_last_error(), ACL_SUCCESS, "ACL answers are not stored");
+    });
+}
