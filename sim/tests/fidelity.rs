@@ -1794,17 +1794,79 @@ fn op_exec_1_a_kernel_past_the_op_execute_limit_fails_507014_at_synchronisation(
         // Under the limit: runs.
         ok!(aclrtLaunchKernel(f, 2, args, 8, s));
         ok!(aclrtSynchronizeStream(s));
-        // A kernel whose simulated duration (its delay) exceeds the limit:
-        // stopped at the limit, its fault reported at synchronisation.
+        // A launch's own limit (TIMEOUT_US, TIMEOUT) takes precedence over
+        // the process-wide one; 0 never times out.
+        let mut list: aclrtArgsHandle = null_mut();
+        ok!(aclrtKernelArgsInit(f, &mut list));
+        ok!(aclrtKernelArgsFinalize(list));
+        let mut short = aclrtLaunchKernelAttr {
+            id: ACL_RT_LAUNCH_KERNEL_ATTR_TIMEOUT_US,
+            value: aclrtLaunchKernelAttrValue { rsv: [0; 4] },
+        };
+        short.value.timeoutUs = aclrtTimeoutUs {
+            timeoutLow: 100_000,
+            timeoutHigh: 0,
+        };
+        let mut never = aclrtLaunchKernelAttr {
+            id: ACL_RT_LAUNCH_KERNEL_ATTR_TIMEOUT,
+            value: aclrtLaunchKernelAttrValue { rsv: [0; 4] },
+        };
+        never.value.timeout = 0;
+        let mut short_cfg = aclrtLaunchKernelCfg {
+            attrs: &mut short,
+            numAttrs: 1,
+        };
+        let mut never_cfg = aclrtLaunchKernelCfg {
+            attrs: &mut never,
+            numAttrs: 1,
+        };
+        let (s2, s3) = (create_stream(), create_stream());
+        // Kernels whose simulated duration (their delay) exceeds the limit
+        // in force: stopped at it, the fault reported at synchronisation.
+        // The three streams run at once (about 1.2 s in all).
         aclrt_sim::set_stream_delay(s, Duration::from_secs(30));
+        aclrt_sim::set_stream_delay(s2, Duration::from_secs(30));
+        aclrt_sim::set_stream_delay(s3, Duration::from_millis(1200));
         let t0 = Instant::now();
         ok!(aclrtLaunchKernel(f, 2, args, 8, s));
+        ok!(aclrtLaunchKernelWithConfig(
+            f,
+            1,
+            s2,
+            &mut short_cfg,
+            list,
+            null_mut()
+        ));
+        ok!(aclrtLaunchKernelWithConfig(
+            f,
+            1,
+            s3,
+            &mut never_cfg,
+            list,
+            null_mut()
+        ));
+        assert_eq!(
+            acl!(aclrtSynchronizeStream(s2)),
+            ACL_ERROR_RT_AICORE_TIMEOUT
+        );
+        let took = t0.elapsed();
+        assert!(
+            took < Duration::from_millis(900),
+            "stopped at its own 100 ms limit: {took:?}"
+        );
         assert_eq!(acl!(aclrtSynchronizeStream(s)), ACL_ERROR_RT_AICORE_TIMEOUT);
         let took = t0.elapsed();
         assert!(
             took >= Duration::from_secs(1) && took < Duration::from_secs(20),
             "stopped at the 1 s limit, not the 30 s delay: {took:?}"
         );
+        ok!(aclrtSynchronizeStream(s3));
+        assert!(
+            t0.elapsed() >= Duration::from_millis(1200),
+            "ran its whole delay"
+        );
+        destroy_stream(s2);
+        destroy_stream(s3);
         aclrt_sim::clear_faults();
         // The stream goes on.
         ok!(aclrtLaunchKernel(f, 2, args, 8, s));

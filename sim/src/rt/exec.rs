@@ -472,10 +472,11 @@ impl StreamShared {
     }
 
     /// [`ticket`](Self::ticket) of a kernel launch.
-    /// A kernel's ticket: its op-execute `limit` (`aclrtSetOpExecuteTimeOut`).
-    pub(crate) fn kernel_ticket(&self, limit: Duration) -> Ticket {
+    /// A kernel's ticket: its op-execute `limit` (`aclrtSetOpExecuteTimeOut`
+    /// or the launch's own; `None`: never times out).
+    pub(crate) fn kernel_ticket(&self, limit: Option<Duration>) -> Ticket {
         Ticket {
-            limit: Some(limit),
+            limit,
             ..self.ticket_of(true)
         }
     }
