@@ -2404,3 +2404,48 @@ fn init_order_init_and_finalize_keep_the_acl_layers_count_and_flag() {
         assert_eq!(peek_last_error(), ACL_SUCCESS, "ACL answers are not stored");
     });
 }
+
+#[test]
+fn misc_order_version_queries_and_timeouts_are_the_acl_layers_and_never_stored() {
+    let _sim = aclrt_sim::exclusive();
+    in_every_profile(|_, _| {
+        init_device0();
+        take_last_error();
+        let (mut a, mut b, mut c) = (0i32, 0i32, 0i32);
+        // `aclrtGetVersionImpl`: each NULL output 100000.
+        assert_eq!(
+            acl!(aclrtGetVersion(null_mut(), &mut b, &mut c)),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(
+            acl!(aclrtGetVersion(&mut a, null_mut(), &mut c)),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(
+            acl!(aclrtGetVersion(&mut a, &mut b, null_mut())),
+            ACL_ERROR_INVALID_PARAM
+        );
+        ok!(aclrtGetVersion(&mut a, &mut b, &mut c));
+        // `aclsysGetCANNVersionImpl`: NULL output, then an unknown name
+        // (the switch's default): 100000.
+        // SAFETY: the struct is plain arrays of C chars: all zeroes is a
+        // valid value.
+        let mut v: aclCANNPackageVersion = unsafe { std::mem::zeroed() };
+        assert_eq!(
+            acl!(aclsysGetCANNVersion(99, null_mut())),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(
+            acl!(aclsysGetCANNVersion(99, &mut v)),
+            ACL_ERROR_INVALID_PARAM
+        );
+        ok!(aclsysGetCANNVersion(ACL_PKG_NAME_DRIVER, &mut v));
+        // The op timeouts: any value accepted (seconds, process-wide).
+        ok!(aclrtSetOpWaitTimeout(u32::MAX));
+        ok!(aclrtSetOpExecuteTimeOut(u32::MAX));
+        ok!(aclrtSetOpWaitTimeout(0));
+        ok!(aclrtSetOpExecuteTimeOut(0));
+        assert_eq!(peek_last_error(), ACL_SUCCESS, "ACL answers are not stored");
+        teardown_device0();
+    });
+}
