@@ -19,8 +19,9 @@
 //! `aclrtMemcpy2dAsync`, `aclrtLaunchHostFunc`, `aclrtLaunchCallback`), the
 //! synchronous memory functions (`aclrtMalloc*`, `aclrtMallocHost`,
 //! `aclrtFree*`, `aclrtMemcpy`, `aclrtMemset`, `aclrtMemcpy2d`,
-//! `aclrtGetMemInfo`), managed memory and host registration; the other
-//! entry points (the binary and argument-list functions, the misc queries)
+//! `aclrtGetMemInfo`), managed memory, host registration,
+//! `aclrtBinaryUnLoad`, `aclrtBinaryGetFunction` and the argument-list
+//! functions; the other entry points (loading a binary, the misc queries)
 //! still call the implementation modules directly, which make the ACL and
 //! runtime checks themselves in the same order (their conformance tests
 //! pin it).
@@ -590,6 +591,74 @@ pub(crate) fn launch_kernel_with_config(
         return refuse(param("reserve must be NULL"));
     }
     rt_api::launch_kernel_with_config(func, num_blocks, stream, cfg, args)
+}
+
+/// `aclrtBinaryUnLoadImpl`: NULL 100000.
+pub(crate) fn binary_unload(bin: usize) -> Res<()> {
+    not_null(bin == 0, "binHandle")?;
+    rt_api::binary_unload(bin)
+}
+
+/// `aclrtBinaryGetFunctionImpl`: NULL binary, name, output (100000).
+pub(crate) fn get_function(bin: usize, name: Option<&str>, out_null: bool) -> Res<usize> {
+    not_null(bin == 0, "binHandle")?;
+    let Some(name) = name else {
+        return refuse(param("kernelName is NULL"));
+    };
+    not_null(out_null, "funcHandle")?;
+    rt_api::get_function(bin, name)
+}
+
+/// `aclrtKernelArgsInitImpl`: NULL function, NULL output (100000).
+pub(crate) fn args_init(func: usize, out_null: bool) -> Res<usize> {
+    not_null(func == 0, "funcHandle")?;
+    not_null(out_null, "argsHandle")?;
+    rt_api::args_init(func)
+}
+
+/// `aclrtKernelArgsAppendImpl`: NULL list, NULL param, a size of 0, NULL
+/// output (100000, in that order).
+pub(crate) fn args_append(args: usize, value: Option<&[u8]>, out_null: bool) -> Res<usize> {
+    not_null(args == 0, "argsHandle")?;
+    let Some(value) = value else {
+        return refuse(param("param is NULL"));
+    };
+    if value.is_empty() {
+        return refuse(param("paramSize is 0"));
+    }
+    not_null(out_null, "paramHandle")?;
+    rt_api::args_append(args, Some(value))
+}
+
+/// `aclrtKernelArgsAppendPlaceHolderImpl`: NULL list, NULL output (100000).
+pub(crate) fn args_append_placeholder(args: usize, out_null: bool) -> Res<usize> {
+    not_null(args == 0, "argsHandle")?;
+    not_null(out_null, "paramHandle")?;
+    rt_api::args_append(args, None)
+}
+
+/// `aclrtKernelArgsGetPlaceHolderBufferImpl`: NULL list, NULL placeholder,
+/// a size of 0, NULL output (100000, in that order), before the runtime's
+/// handle guard of the list.
+pub(crate) fn args_placeholder_buffer(
+    args: usize,
+    placeholder: usize,
+    size: usize,
+    out_null: bool,
+) -> Res<*mut u8> {
+    not_null(args == 0, "argsHandle")?;
+    not_null(placeholder == 0, "paramHandle")?;
+    if size == 0 {
+        return refuse(param("dataSize is 0"));
+    }
+    not_null(out_null, "bufferAddr")?;
+    rt_api::args_placeholder_buffer(args, placeholder, size)
+}
+
+/// `aclrtKernelArgsFinalizeImpl`: NULL 100000.
+pub(crate) fn args_finalize(args: usize) -> Res<()> {
+    not_null(args == 0, "argsHandle")?;
+    rt_api::args_finalize(args)
 }
 
 /// `aclrtSubscribeReportImpl` (no check of its own).

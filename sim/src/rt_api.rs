@@ -728,6 +728,46 @@ pub(crate) fn launch_kernel_with_config(
     )
 }
 
+/// `rtBinaryUnLoad`: E (NULL), then I (107017 for a stale handle).
+pub(crate) fn binary_unload(bin: usize) -> Res<()> {
+    answer(crate::kernel::binary_unload(bin))
+}
+
+/// `rtsFuncGetByName`: the handle guard of the binary, then I.
+pub(crate) fn get_function(bin: usize, name: &str) -> Res<usize> {
+    answer(crate::kernel::get_function(bin, Some(name)))
+}
+
+/// `rtsKernelArgsInit`: the handle guard of the function, then I.
+pub(crate) fn args_init(func: usize) -> Res<usize> {
+    answer(crate::kernel::args_init(func))
+}
+
+/// `rtsKernelArgsAppend` / `rtsKernelArgsAppendPlaceHolder` (`value`
+/// `None`): the handle guard of the list, then E and I.
+pub(crate) fn args_append(args: usize, value: Option<&[u8]>) -> Res<usize> {
+    answer(crate::kernel::args_append(args, value))
+}
+
+/// `rtsKernelArgsGetPlaceHolderBuffer`: the handle guards of the list and
+/// the placeholder, then E and I.
+pub(crate) fn args_placeholder_buffer(
+    args: usize,
+    placeholder: usize,
+    size: usize,
+) -> Res<*mut u8> {
+    answer(crate::kernel::args_placeholder_buffer(
+        args,
+        placeholder,
+        size,
+    ))
+}
+
+/// `rtsKernelArgsFinalize`: the handle guard of the list, then I.
+pub(crate) fn args_finalize(args: usize) -> Res<()> {
+    answer(crate::kernel::args_finalize(args))
+}
+
 /// `rtSubscribeReport`: the handle guard; E `SubscribeReport`: a stream
 /// served by the host-function thread 107011; then I.
 pub(crate) fn subscribe_report(tid: u64, stream: usize) -> Res<()> {

@@ -2449,3 +2449,68 @@ fn misc_order_version_queries_and_timeouts_are_the_acl_layers_and_never_stored()
         teardown_device0();
     });
 }
+
+#[test]
+fn kernel_order_the_acl_layer_checks_every_placeholder_argument_before_the_list_handle() {
+    let _sim = aclrt_sim::exclusive();
+    in_every_profile(|_, _| {
+        init_device0();
+        aclrt_sim::register_kernel("nop", |_, _, _| Ok(()));
+        let img = aclrt_sim::binary_image(&["nop"]);
+        let mut bin: aclrtBinHandle = null_mut();
+        ok!(aclrtBinaryLoadFromData(
+            img.as_ptr().cast(),
+            img.len(),
+            null(),
+            &mut bin
+        ));
+        let name = std::ffi::CString::new("nop").unwrap();
+        let mut f: aclrtFuncHandle = null_mut();
+        ok!(aclrtBinaryGetFunction(bin, name.as_ptr(), &mut f));
+        let mut list: aclrtArgsHandle = null_mut();
+        ok!(aclrtKernelArgsInit(f, &mut list));
+        let mut ph: aclrtParamHandle = null_mut();
+        ok!(aclrtKernelArgsAppendPlaceHolder(list, &mut ph));
+        // A list handle that is not the thread's live list ...
+        let stale: aclrtArgsHandle = std::ptr::without_provenance_mut(list.addr() ^ 0x40);
+        let mut buf: *mut c_void = null_mut();
+        take_last_error();
+        // ... is the runtime's to refuse (107017), after every one of the
+        // ACL layer's checks (paramHandle, dataSize, bufferAddr: 100000).
+        assert_eq!(
+            acl!(aclrtKernelArgsGetPlaceHolderBuffer(
+                stale,
+                null_mut(),
+                8,
+                &mut buf
+            )),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(
+            acl!(aclrtKernelArgsGetPlaceHolderBuffer(stale, ph, 0, &mut buf)),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(
+            acl!(aclrtKernelArgsGetPlaceHolderBuffer(
+                stale,
+                ph,
+                8,
+                null_mut()
+            )),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(
+            peek_last_error(),
+            ACL_SUCCESS,
+            "ACL refusals are not stored"
+        );
+        assert_eq!(
+            acl!(aclrtKernelArgsGetPlaceHolderBuffer(stale, ph, 8, &mut buf)),
+            ACL_ERROR_RT_INVALID_HANDLE
+        );
+        ok!(aclrtKernelArgsGetPlaceHolderBuffer(list, ph, 8, &mut buf));
+        ok!(aclrtKernelArgsFinalize(list));
+        ok!(aclrtBinaryUnLoad(bin));
+        teardown_device0();
+    });
+}

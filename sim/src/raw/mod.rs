@@ -979,7 +979,7 @@ pub unsafe extern "C" fn aclrtBinaryLoadFromData(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclrtBinaryUnLoad(bin_handle: aclrtBinHandle) -> aclError {
     call(Api::aclrtBinaryUnLoad, || {
-        kernel::binary_unload(h(bin_handle))
+        acl_layer::binary_unload(h(bin_handle))
     })
 }
 
@@ -995,9 +995,10 @@ pub unsafe extern "C" fn aclrtBinaryGetFunction(
     // SAFETY: C contract: `funcHandle` is NULL or writable.
     let out = unsafe { Out::new(func_handle) };
     call(Api::aclrtBinaryGetFunction, || {
-        let name = name.ok_or_else(|| diag::param("kernelName is NULL"))?;
-        require_out(&out, "funcHandle")?;
-        let f = kernel::get_function(h(bin_handle), name.to_str().ok())?;
+        // A name that is not UTF-8 names no registered kernel: it is
+        // looked up as the empty name.
+        let name = name.map(|n| n.to_str().unwrap_or(""));
+        let f = acl_layer::get_function(h(bin_handle), name, out.is_null())?;
         out.write(handle_ptr(f));
         Ok(())
     })
@@ -1078,8 +1079,7 @@ pub unsafe extern "C" fn aclrtKernelArgsInit(
     // SAFETY: C contract: `argsHandle` is NULL or writable.
     let out = unsafe { Out::new(args_handle) };
     call(Api::aclrtKernelArgsInit, || {
-        require_out(&out, "argsHandle")?;
-        let a = kernel::args_init(h(func_handle))?;
+        let a = acl_layer::args_init(h(func_handle), out.is_null())?;
         out.write(handle_ptr(a));
         Ok(())
     })
@@ -1101,12 +1101,7 @@ pub unsafe extern "C" fn aclrtKernelArgsAppend(
         unsafe { core::slice::from_raw_parts(param.cast::<u8>(), param_size) }
     });
     call(Api::aclrtKernelArgsAppend, || {
-        let bytes = bytes.ok_or_else(|| diag::param("param is NULL"))?;
-        if param_size == 0 {
-            return Err(diag::param("paramSize is 0"));
-        }
-        require_out(&out, "paramHandle")?;
-        let p = kernel::args_append(h(args_handle), Some(bytes))?;
+        let p = acl_layer::args_append(h(args_handle), bytes, out.is_null())?;
         out.write(handle_ptr(p));
         Ok(())
     })
@@ -1121,8 +1116,7 @@ pub unsafe extern "C" fn aclrtKernelArgsAppendPlaceHolder(
     // SAFETY: C contract: `paramHandle` is NULL or writable.
     let out = unsafe { Out::new(param_handle) };
     call(Api::aclrtKernelArgsAppendPlaceHolder, || {
-        require_out(&out, "paramHandle")?;
-        let p = kernel::args_append(h(args_handle), None)?;
+        let p = acl_layer::args_append_placeholder(h(args_handle), out.is_null())?;
         out.write(handle_ptr(p));
         Ok(())
     })
@@ -1139,8 +1133,12 @@ pub unsafe extern "C" fn aclrtKernelArgsGetPlaceHolderBuffer(
     // SAFETY: C contract: `bufferAddr` is NULL or writable.
     let out = unsafe { Out::new(buffer_addr) };
     call(Api::aclrtKernelArgsGetPlaceHolderBuffer, || {
-        require_out(&out, "bufferAddr")?;
-        let b = kernel::args_placeholder_buffer(h(args_handle), h(param_handle), data_size)?;
+        let b = acl_layer::args_placeholder_buffer(
+            h(args_handle),
+            h(param_handle),
+            data_size,
+            out.is_null(),
+        )?;
         out.write(b.cast());
         Ok(())
     })
@@ -1150,7 +1148,7 @@ pub unsafe extern "C" fn aclrtKernelArgsGetPlaceHolderBuffer(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclrtKernelArgsFinalize(args_handle: aclrtArgsHandle) -> aclError {
     call(Api::aclrtKernelArgsFinalize, || {
-        kernel::args_finalize(h(args_handle))
+        acl_layer::args_finalize(h(args_handle))
     })
 }
 
