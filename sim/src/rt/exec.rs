@@ -471,9 +471,9 @@ impl StreamShared {
         self.ticket_of(false)
     }
 
-    /// [`ticket`](Self::ticket) of a kernel launch.
-    /// A kernel's ticket: its op-execute `limit` (`aclrtSetOpExecuteTimeOut`
-    /// or the launch's own; `None`: never times out).
+    /// [`ticket`](Self::ticket) of a kernel launch, with its op-execute
+    /// `limit` (`aclrtSetOpExecuteTimeOut` or the launch's own; `None`:
+    /// never times out).
     pub(crate) fn kernel_ticket(&self, limit: Option<Duration>) -> Ticket {
         Ticket {
             limit,
