@@ -188,6 +188,26 @@ impl Acl {
         }
     }
 
+    /// Limit how long a kernel may run on the device
+    /// (`aclrtSetOpExecuteTimeOut`), in whole seconds, process-wide (the
+    /// last call wins); zero: the chip's default (1,091 s on the 910B,
+    /// 547 s on the 310P, also the largest limit each takes). A kernel that
+    /// outlives it fails with `ACL_ERROR_RT_AICORE_TIMEOUT` (507014) and its
+    /// stream goes on: a failure under the failure rule (SAFETY.md), so it
+    /// fails the checked waits of the scopes it may concern until they
+    /// recover. [`Error::InvalidTimeout`] for a timeout that is not whole
+    /// seconds (or too long), before any call.
+    #[doc(alias = "aclrtSetOpExecuteTimeOut")]
+    pub fn set_op_execute_timeout(&self, timeout: core::time::Duration) -> Result<()> {
+        let secs = u32::try_from(timeout.as_secs()).ok();
+        match secs {
+            Some(secs) if timeout.subsec_nanos() == 0 => ffi::set_op_execute_timeout(secs),
+            _ => Err(Error::InvalidTimeout {
+                millis: timeout.as_millis(),
+            }),
+        }
+    }
+
     /// The runtime's API version `(major, minor, patch)` (`aclrtGetVersion`).
     #[doc(alias = "aclrtGetVersion")]
     pub fn version(&self) -> Result<(i32, i32, i32)> {

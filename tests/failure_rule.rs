@@ -445,6 +445,12 @@ fn op_timeouts_are_set_through_safe_wrappers() -> Result<()> {
         acl.set_op_wait_timeout(Duration::from_millis(1500)),
         Err(Error::InvalidTimeout { .. })
     ));
+    acl.set_op_execute_timeout(Duration::from_secs(3))?;
+    acl.set_op_execute_timeout(Duration::ZERO)?;
+    assert!(matches!(
+        acl.set_op_execute_timeout(Duration::from_millis(1500)),
+        Err(Error::InvalidTimeout { .. })
+    ));
     acl.finalize()?;
     assert_clean();
     Ok(())
@@ -601,4 +607,64 @@ fn give_back_table() -> Result<()> {
         a.destroy()?;
         b.destroy()
     })
+
+/// The failure rule covers a task timeout: `Acl::set_op_execute_timeout`
+/// of one second, a kernel whose simulated duration (its stream's delay)
+/// is far longer: it is stopped at the limit, its checked wait fails with
+/// 507014, the scope recovers, and the same lane launches again cleanly.
+#[test]
+fn a_kernel_past_the_op_execute_timeout_fails_its_checked_wait() -> Result<()> {
+    let _sim = take(host_config());
+    let acl = aclrt::Acl::init()?;
+    acl.set_op_execute_timeout(Duration::from_secs(1))?;
+    {
+        let device = acl.require::<aclrt::HostMode>()?.device(0)?;
+        aclrt::make_guard!(g);
+        let ctx = device.create_context(g)?;
+        let binary = ctx.load_binary(&register_inc())?;
+        // SAFETY: `fr_inc` reads and writes its `InOut` below `Count`, nothing else.
+        let inc = unsafe { binary.kernel_ref::<(InOut<f32>, Count)>(c"fr_inc")? };
+        let stream = ctx.create_stream()?;
+        let input = ctx.alloc_host_from(&[1.0f32; 16])?;
+        let mut d = ctx.alloc::<f32>(16)?;
+        let mut out = ctx.alloc_host_zeroed::<f32>(16)?;
+        ctx.scope(|s| {
+            s.with_lane(&stream, |lane| {
+                let x = lane.copy(&input, &mut d)?;
+                let x = lane.wait_for(lane.signal(x)?)?;
+                sim::set_stream_delay(stream.as_raw(), Duration::from_secs(30));
+                let t0 = std::time::Instant::now();
+                let (x, ()) = lane.launch_in(&binary, inc, 1, (x, 16))?;
+                let failed = x.wait_or_keep().unwrap_err();
+                assert!(
+                    t0.elapsed() < Duration::from_secs(20),
+                    "stopped at the limit"
+                );
+                assert_eq!(
+                    failed.error().code(),
+                    Some(sys::ACL_ERROR_RT_AICORE_TIMEOUT)
+                );
+                sim::clear_faults();
+                let recovered = s
+                    .recover()?
+                    .expect("the recovery point returns the failure");
+                assert_eq!(recovered.code(), Some(sys::ACL_ERROR_RT_AICORE_TIMEOUT));
+                // Written afresh, the buffer is trusted again.
+                let x = lane.copy(&input, failed.into_item())?;
+                let (x, ()) = lane.launch_in(&binary, inc, 1, (x, 16))?;
+                let o = lane.copy(&x, &mut out)?.wait()?;
+                assert!(o.iter().all(|v| v == 2.0));
+                Ok(())
+            })
+        })?;
+        acl.set_op_execute_timeout(Duration::ZERO)?;
+        drop((d, out, input));
+        binary.unload()?;
+        stream.destroy()?;
+        ctx.destroy()?;
+        device.reset()?;
+    }
+    acl.finalize()?;
+    assert_clean();
+    Ok(())
 }

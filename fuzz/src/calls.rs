@@ -104,6 +104,7 @@ pub const FUNCS: &[&str] = &[
     "aclrtUnSubscribeReport",
     "aclrtLaunchHostFunc",
     "aclrtSetOpWaitTimeout",
+    "aclrtSetOpExecuteTimeOut",
     "aclrtGetVersion",
     "aclsysGetVersionStr",
     "aclsysGetVersionNum",
@@ -1034,6 +1035,9 @@ impl Exec {
             )),
             "aclrtSetOpWaitTimeout" => {
                 c!(aclrtSetOpWaitTimeout(int(a[0], &[0, 1, 1000, -1]) as u32))
+            }
+            "aclrtSetOpExecuteTimeOut" => {
+                c!(aclrtSetOpExecuteTimeOut(int(a[0], &[0, 1, 1000, -1]) as u32))
             }
             "aclrtGetVersion" => {
                 let (mut x, mut y, mut z) = (0, 0, 0);

@@ -14,11 +14,21 @@
 //!
 //! The entry points of [`raw`](crate::raw) call this layer for every device,
 //! context, stream and event function, the report
-//! functions, `aclrtLaunchKernel` and the other launches onto a stream
-//! (`aclrtMemsetAsync`, `aclrtMemcpyAsync`, `aclrtMemcpy2dAsync`,
-//! `aclrtLaunchHostFunc`, `aclrtLaunchCallback`); the other entry points
+//! functions, `aclrtLaunchKernel`, `aclrtLaunchKernelWithConfig` and the
+//! other launches onto a stream (`aclrtMemsetAsync`, `aclrtMemcpyAsync`,
+//! `aclrtMemcpy2dAsync`, `aclrtLaunchHostFunc`, `aclrtLaunchCallback`), the
+//! synchronous memory functions (`aclrtMalloc*`, `aclrtMallocHost`,
+//! `aclrtFree*`, `aclrtMemcpy`, `aclrtMemset`, `aclrtMemcpy2d`,
+//! `aclrtGetMemInfo`), managed memory, host registration,
+//! `aclrtBinaryUnLoad`, `aclrtBinaryGetFunction` and the argument-list
+//! functions; the other entry points (loading a binary, the misc queries)
 //! still call the implementation modules directly, which make the ACL and
-//! runtime checks themselves.
+//! runtime checks themselves in the same order (their conformance tests
+//! pin it).
+//!
+//! `aclInit`, `aclFinalize` and `aclFinalizeReference` are the ACL
+//! layer's alone (`acl.cpp` calls no runtime check that decides them):
+//! their room is [`init`](crate::init).
 //!
 //! [`rt_api`]: crate::rt_api
 
@@ -26,9 +36,10 @@ use std::ffi::c_void;
 
 use crate::diag::{Error, Res, param};
 use crate::ffi;
-use crate::memory;
+use crate::memory::{self, MallocFn};
 use crate::prim::{HostCall, Out, UserMem};
 use crate::rt::exec::EventApi;
+use crate::rt::mem::AllocKind;
 use crate::rt_api;
 
 /// A refusal of the ACL layer itself (never the thread's last error).
@@ -331,7 +342,136 @@ pub(crate) fn event_timestamp(ev: usize, out: Out<u64>) -> Res<()> {
     rt_api::event_timestamp(ev, out)
 }
 
+// -------------------------------------------------------------- memory ---
+
+/// `aclrtMallocImpl` and `aclrtMallocAlign32Impl` (`aclMallocMemInner`),
+/// `aclrtMallocCachedImpl`, `aclrtMallocHostImpl`: NULL output, then a
+/// size of 0 (100000); for the device allocations the padded size
+/// overflowing (100000, `GetAlignedAndPaddingSize`); any policy value is
+/// translated (an unknown one to the default flags), never refused.
+pub(crate) fn malloc(out: Out<*mut c_void>, size: usize, policy: u32, f: MallocFn) -> Res<()> {
+    let what = if f == MallocFn::Host {
+        "hostPtr"
+    } else {
+        "devPtr"
+    };
+    not_null(out.is_null(), what)?;
+    if size == 0 {
+        return refuse(param("size must not be 0"));
+    }
+    if memory::padded_size(size, f, policy).is_none() {
+        return refuse(param(format!("size {size} overflows when padded")));
+    }
+    rt_api::malloc(out, size, policy, f)
+}
+
+/// `aclrtFreeImpl`, `aclrtFreeHostImpl` and their `WithDevSync` forms:
+/// NULL 100000.
+pub(crate) fn free(addr: usize, kind: AllocKind, dev_sync: bool) -> Res<()> {
+    let what = if kind == AllocKind::Host {
+        "hostPtr"
+    } else {
+        "devPtr"
+    };
+    not_null(addr == 0, what)?;
+    rt_api::free(addr, kind, dev_sync)
+}
+
+/// `aclrtGetMemInfoImpl`: NULL free, then total (100000); the attribute
+/// is passed on untranslated.
+pub(crate) fn get_mem_info(attr: u32, free: Out<usize>, total: Out<usize>) -> Res<()> {
+    not_null(free.is_null(), "free")?;
+    not_null(total.is_null(), "total")?;
+    rt_api::get_mem_info(attr, free, total)
+}
+
+// ---------------------------------------------------- host registration ---
+
+/// `aclrtHostRegisterImpl`: NULL ptr, NULL devPtr, size 0 (100000).
+pub(crate) fn host_register(
+    ptr: UserMem,
+    size: u64,
+    ty: u32,
+    dev_ptr: Out<*mut c_void>,
+) -> Res<()> {
+    not_null(ptr.is_null(), "ptr")?;
+    not_null(dev_ptr.is_null(), "devPtr")?;
+    if size == 0 {
+        return refuse(param("size must not be 0"));
+    }
+    rt_api::host_register(ptr, size, ty, dev_ptr)
+}
+
+/// `aclrtHostRegisterV2Impl`: NULL ptr, size 0 (100000).
+pub(crate) fn host_register_v2(ptr: UserMem, size: u64, flag: u32) -> Res<()> {
+    not_null(ptr.is_null(), "ptr")?;
+    if size == 0 {
+        return refuse(param("size must not be 0"));
+    }
+    rt_api::host_register_v2(ptr, size, flag)
+}
+
+/// `aclrtHostGetDevicePointerImpl`: NULL pHost, NULL pDevice, a flag other
+/// than 0 (the reserved-parameter check): 100000.
+pub(crate) fn host_get_device_pointer(
+    p_host: UserMem,
+    p_device: Out<*mut c_void>,
+    flag: u32,
+) -> Res<()> {
+    not_null(p_host.is_null(), "pHost")?;
+    not_null(p_device.is_null(), "pDevice")?;
+    if flag != 0 {
+        return refuse(param(format!("flag must be 0 (got {flag:#x})")));
+    }
+    rt_api::host_get_device_pointer(p_host, p_device)
+}
+
+/// `aclrtHostUnregisterImpl`: NULL 100000.
+pub(crate) fn host_unregister(ptr: UserMem) -> Res<()> {
+    not_null(ptr.is_null(), "ptr")?;
+    rt_api::host_unregister(ptr)
+}
+
+/// `aclrtMemAllocManagedImpl`: NULL 100000, a flag other than
+/// `ACL_RT_MEM_ATTACH_GLOBAL` 100000 (the size is the runtime's).
+pub(crate) fn alloc_managed(out: Out<*mut c_void>, size: u64, flag: u32) -> Res<()> {
+    not_null(out.is_null(), "ptr")?;
+    if flag != crate::hostreg::ACL_RT_MEM_ATTACH_GLOBAL {
+        return refuse(param(format!(
+            "flag must be ACL_RT_MEM_ATTACH_GLOBAL (1), got {flag:#x}"
+        )));
+    }
+    rt_api::alloc_managed(out, size)
+}
+
 // ---------------------------------------------------- stream launches ---
+
+/// `aclrtMemsetImpl`: a count of 0 succeeds at once; NULL 100000.
+pub(crate) fn memset(dst: UserMem, max_count: usize, value: i32, count: usize) -> Res<()> {
+    if count == 0 {
+        return Ok(());
+    }
+    not_null(dst.is_null(), "devPtr")?;
+    rt_api::memset(dst, max_count, value, count)
+}
+
+/// `aclrtMemcpyImpl`: a count of 0 succeeds at once (even with NULL
+/// pointers); NULL dst, then src, 100000; the kind translated (100000).
+pub(crate) fn memcpy(
+    dst: UserMem,
+    dest_max: usize,
+    src: UserMem,
+    count: usize,
+    kind: u32,
+) -> Res<()> {
+    if count == 0 {
+        return Ok(());
+    }
+    not_null(dst.is_null(), "dst")?;
+    not_null(src.is_null(), "src")?;
+    let kind = memory::kind_1d(kind).map_err(Error::answered_by_acl)?;
+    rt_api::memcpy(dst, dest_max, src, count, kind)
+}
 
 /// `aclrtMemsetAsyncImpl`: a count of 0 succeeds at once; NULL 100000.
 pub(crate) fn memset_async(
@@ -366,6 +506,25 @@ pub(crate) fn memcpy_async(
     not_null(src.is_null(), "src")?;
     let kind = memory::kind_1d(kind).map_err(Error::answered_by_acl)?;
     rt_api::memcpy_async(dst, dest_max, src, count, kind, stream)
+}
+
+/// `aclrtMemcpy2dImpl`: a width or height of 0 succeeds at once; then
+/// `CheckMemcpy2dParam` (NULL, a width above a pitch, the kind: 100000).
+pub(crate) fn memcpy_2d(
+    dst: UserMem,
+    dpitch: usize,
+    src: UserMem,
+    spitch: usize,
+    width: usize,
+    height: usize,
+    kind: u32,
+) -> Res<()> {
+    if width == 0 || height == 0 {
+        return Ok(());
+    }
+    let kind = memory::check_2d_args(&dst, dpitch, &src, spitch, width, kind)
+        .map_err(Error::answered_by_acl)?;
+    rt_api::memcpy_2d(dst, dpitch, src, spitch, width, height, kind)
 }
 
 /// `aclrtMemcpy2dAsyncImpl`: a width or height of 0 succeeds at once; then
@@ -411,6 +570,95 @@ pub(crate) fn launch_kernel(
     not_null(func == 0, "funcHandle")?;
     not_null(args == 0, "argsData")?;
     rt_api::launch_kernel(func, num_blocks, args, size, stream)
+}
+
+/// `aclrtLaunchKernelWithConfigImpl`: NULL function, numBlocks 0, NULL
+/// argument list, a reserve that is not NULL (100000, in that order).
+pub(crate) fn launch_kernel_with_config(
+    func: usize,
+    num_blocks: u32,
+    stream: usize,
+    cfg: crate::kernel::LaunchCfg,
+    args: usize,
+    reserve_null: bool,
+) -> Res<()> {
+    not_null(func == 0, "funcHandle")?;
+    if num_blocks == 0 {
+        return refuse(param("numBlocks is 0"));
+    }
+    not_null(args == 0, "argsHandle")?;
+    if !reserve_null {
+        return refuse(param("reserve must be NULL"));
+    }
+    rt_api::launch_kernel_with_config(func, num_blocks, stream, cfg, args)
+}
+
+/// `aclrtBinaryUnLoadImpl`: NULL 100000.
+pub(crate) fn binary_unload(bin: usize) -> Res<()> {
+    not_null(bin == 0, "binHandle")?;
+    rt_api::binary_unload(bin)
+}
+
+/// `aclrtBinaryGetFunctionImpl`: NULL binary, name, output (100000).
+pub(crate) fn get_function(bin: usize, name: Option<&str>, out_null: bool) -> Res<usize> {
+    not_null(bin == 0, "binHandle")?;
+    let Some(name) = name else {
+        return refuse(param("kernelName is NULL"));
+    };
+    not_null(out_null, "funcHandle")?;
+    rt_api::get_function(bin, name)
+}
+
+/// `aclrtKernelArgsInitImpl`: NULL function, NULL output (100000).
+pub(crate) fn args_init(func: usize, out_null: bool) -> Res<usize> {
+    not_null(func == 0, "funcHandle")?;
+    not_null(out_null, "argsHandle")?;
+    rt_api::args_init(func)
+}
+
+/// `aclrtKernelArgsAppendImpl`: NULL list, NULL param, a size of 0, NULL
+/// output (100000, in that order).
+pub(crate) fn args_append(args: usize, value: Option<&[u8]>, out_null: bool) -> Res<usize> {
+    not_null(args == 0, "argsHandle")?;
+    let Some(value) = value else {
+        return refuse(param("param is NULL"));
+    };
+    if value.is_empty() {
+        return refuse(param("paramSize is 0"));
+    }
+    not_null(out_null, "paramHandle")?;
+    rt_api::args_append(args, Some(value))
+}
+
+/// `aclrtKernelArgsAppendPlaceHolderImpl`: NULL list, NULL output (100000).
+pub(crate) fn args_append_placeholder(args: usize, out_null: bool) -> Res<usize> {
+    not_null(args == 0, "argsHandle")?;
+    not_null(out_null, "paramHandle")?;
+    rt_api::args_append(args, None)
+}
+
+/// `aclrtKernelArgsGetPlaceHolderBufferImpl`: NULL list, NULL placeholder,
+/// a size of 0, NULL output (100000, in that order), before the runtime's
+/// handle guard of the list.
+pub(crate) fn args_placeholder_buffer(
+    args: usize,
+    placeholder: usize,
+    size: usize,
+    out_null: bool,
+) -> Res<*mut u8> {
+    not_null(args == 0, "argsHandle")?;
+    not_null(placeholder == 0, "paramHandle")?;
+    if size == 0 {
+        return refuse(param("dataSize is 0"));
+    }
+    not_null(out_null, "bufferAddr")?;
+    rt_api::args_placeholder_buffer(args, placeholder, size)
+}
+
+/// `aclrtKernelArgsFinalizeImpl`: NULL 100000.
+pub(crate) fn args_finalize(args: usize) -> Res<()> {
+    not_null(args == 0, "argsHandle")?;
+    rt_api::args_finalize(args)
 }
 
 /// `aclrtSubscribeReportImpl` (no check of its own).

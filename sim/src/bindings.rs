@@ -48,6 +48,7 @@ pub const ACL_ERROR_RT_END_OF_SEQUENCE: ::core::ffi::c_int = 507005;
 pub const ACL_ERROR_RT_EVENT_NOT_COMPLETE: ::core::ffi::c_int = 507006;
 pub const ACL_ERROR_RT_CONTEXT_RELEASE_ERROR: ::core::ffi::c_int = 507007;
 pub const ACL_ERROR_RT_REPORT_TIMEOUT: ::core::ffi::c_int = 507012;
+pub const ACL_ERROR_RT_AICORE_TIMEOUT: ::core::ffi::c_int = 507014;
 pub const ACL_ERROR_RT_AICORE_EXCEPTION: ::core::ffi::c_int = 507015;
 pub const ACL_ERROR_RT_KERNEL_LOOKUP: ::core::ffi::c_int = 507027;
 pub const ACL_ERROR_RT_PROGRAM_USE_OUT: ::core::ffi::c_int = 507032;
@@ -644,6 +645,7 @@ unsafe extern "C" {
         args: *mut ::core::ffi::c_void,
     ) -> aclError;
     pub fn aclrtSetOpWaitTimeout(timeout: u32) -> aclError;
+    pub fn aclrtSetOpExecuteTimeOut(timeout: u32) -> aclError;
     pub fn aclrtBinaryLoadFromFile(
         binPath: *const ::core::ffi::c_char,
         options: *mut aclrtBinaryLoadOptions,

@@ -141,7 +141,7 @@ macro_rules! with_api_list {
             aclrtMemset, aclrtMemsetAsync, aclrtMemcpy, aclrtMemcpyAsync, aclrtMemcpy2d,
             aclrtMemcpy2dAsync, aclrtGetMemInfo, aclrtLaunchCallback, aclrtSubscribeReport,
             aclrtProcessReport, aclrtUnSubscribeReport, aclrtLaunchHostFunc,
-            aclrtSetOpWaitTimeout, aclrtBinaryLoadFromFile, aclrtBinaryLoadFromData,
+            aclrtSetOpWaitTimeout, aclrtSetOpExecuteTimeOut, aclrtBinaryLoadFromFile, aclrtBinaryLoadFromData,
             aclrtBinaryUnLoad, aclrtBinaryGetFunction, aclrtLaunchKernel,
             aclrtLaunchKernelWithConfig, aclrtKernelArgsInit, aclrtKernelArgsAppend,
             aclrtKernelArgsAppendPlaceHolder, aclrtKernelArgsGetPlaceHolderBuffer,

@@ -15,7 +15,7 @@
 
 use std::sync::Arc;
 
-use crate::diag::{Error, Res, require, rt_param};
+use crate::diag::{Error, Res, rt_param};
 use crate::ffi;
 use crate::model::ViolationKind;
 use crate::prim::{HeapBlock, Out, Registered, UserMem};
@@ -27,7 +27,7 @@ use crate::rt::rt;
 const ACL_HOST_REG_IOMEMORY: u32 = ffi::ACL_HOST_REG_IOMEMORY as u32;
 const ACL_HOST_REG_READONLY: u32 = ffi::ACL_HOST_REG_READONLY as u32;
 const ACL_HOST_REG_PINNED: u32 = ffi::ACL_HOST_REG_PINNED as u32;
-const ACL_RT_MEM_ATTACH_GLOBAL: u32 = ffi::ACL_RT_MEM_ATTACH_GLOBAL as u32;
+pub(crate) const ACL_RT_MEM_ATTACH_GLOBAL: u32 = ffi::ACL_RT_MEM_ATTACH_GLOBAL as u32;
 
 /// The page size registrations must be aligned to (4 KiB).
 pub(crate) const PAGE: usize = 4096;
@@ -128,23 +128,14 @@ fn register(ptr: UserMem, size: u64, how: How) -> Res<usize> {
     Ok(addr | ALIAS_BIT)
 }
 
-/// `aclrtHostRegister`.
+/// `aclrtHostRegister`, I (the ACL layer's checks and E's type check were
+/// made before: `acl_layer::host_register`, `rt_api::host_register`).
 pub(crate) fn host_register(
     ptr: UserMem,
     size: u64,
     ty: u32,
     dev_ptr: Out<*mut std::ffi::c_void>,
 ) -> Res<()> {
-    require(!ptr.is_null(), || "ptr is NULL".to_owned())?;
-    require(!dev_ptr.is_null(), || "devPtr is NULL".to_owned())?;
-    require(size != 0, || "size must not be 0".to_owned())?;
-    const RESERVED: u32 = ffi::ACL_HOST_REGISTER_IOMEMORY | ffi::ACL_HOST_REGISTER_READONLY;
-    if ty & !RESERVED != 0 {
-        return Err(Error::new(
-            ffi::ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
-            format!("type {ty:#x} is not an aclrtHostRegisterType"),
-        ));
-    }
     if ty != ffi::ACL_HOST_REGISTER_MAPPED {
         return Err(Error::new(
             ffi::ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
@@ -159,18 +150,13 @@ pub(crate) fn host_register(
     Ok(())
 }
 
-/// `aclrtHostRegisterV2`.
+/// The flags `aclrtHostRegisterV2` takes (E `HostRegisterV2`).
+pub(crate) const V2_FLAGS: u32 =
+    ACL_HOST_REG_MAPPED | ACL_HOST_REG_IOMEMORY | ACL_HOST_REG_READONLY | ACL_HOST_REG_PINNED;
+
+/// `aclrtHostRegisterV2`, I (the ACL layer's and E's flag checks were made
+/// before).
 pub(crate) fn host_register_v2(ptr: UserMem, size: u64, flag: u32) -> Res<()> {
-    require(!ptr.is_null(), || "ptr is NULL".to_owned())?;
-    require(size != 0, || "size must not be 0".to_owned())?;
-    const ALL: u32 =
-        ACL_HOST_REG_MAPPED | ACL_HOST_REG_IOMEMORY | ACL_HOST_REG_READONLY | ACL_HOST_REG_PINNED;
-    if flag == 0 || flag & !ALL != 0 {
-        return Err(rt_param(format!(
-            "flag {flag:#x} must be a non-empty OR of ACL_HOST_REG_MAPPED, \
-             ACL_HOST_REG_IOMEMORY, ACL_HOST_REG_READONLY and ACL_HOST_REG_PINNED"
-        )));
-    }
     if flag & (ACL_HOST_REG_IOMEMORY | ACL_HOST_REG_READONLY) != 0 {
         return Err(Error::new(
             ffi::ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
@@ -183,15 +169,12 @@ pub(crate) fn host_register_v2(ptr: UserMem, size: u64, flag: u32) -> Res<()> {
     register(ptr, size, How::V2 { flag }).map(drop)
 }
 
-/// `aclrtHostGetDevicePointer`.
+/// `aclrtHostGetDevicePointer`, I (the ACL layer's checks were made
+/// before; E repeats them).
 pub(crate) fn host_get_device_pointer(
     p_host: UserMem,
     p_device: Out<*mut std::ffi::c_void>,
-    flag: u32,
 ) -> Res<()> {
-    require(!p_host.is_null(), || "pHost is NULL".to_owned())?;
-    require(!p_device.is_null(), || "pDevice is NULL".to_owned())?;
-    require(flag == 0, || format!("flag must be 0 (got {flag:#x})"))?;
     let rt = rt();
     rt.current()?;
     let addr = p_host.addr();
@@ -211,9 +194,8 @@ pub(crate) fn host_get_device_pointer(
     Ok(())
 }
 
-/// `aclrtHostUnregister`.
+/// `aclrtHostUnregister`, I (the NULL check was the ACL layer's).
 pub(crate) fn host_unregister(ptr: UserMem) -> Res<()> {
-    require(!ptr.is_null(), || "ptr is NULL".to_owned())?;
     let mut rt = rt();
     rt.current()?;
     let addr = ptr.addr();
@@ -247,15 +229,9 @@ pub(crate) fn host_unregister(ptr: UserMem) -> Res<()> {
     Ok(())
 }
 
-/// `aclrtMemAllocManaged`.
-pub(crate) fn alloc_managed(out: Out<*mut std::ffi::c_void>, size: u64, flag: u32) -> Res<()> {
-    require(!out.is_null(), || "ptr is NULL".to_owned())?;
-    require(flag == ACL_RT_MEM_ATTACH_GLOBAL, || {
-        format!("flag must be ACL_RT_MEM_ATTACH_GLOBAL (1), got {flag:#x}")
-    })?;
-    if size == 0 {
-        return Err(rt_param("size must not be 0"));
-    }
+/// `aclrtMemAllocManaged`, I (the ACL layer's NULL and flag checks and E's
+/// size check were made before).
+pub(crate) fn alloc_managed(out: Out<*mut std::ffi::c_void>, size: u64) -> Res<()> {
     let rounded = size
         .checked_add(MANAGED_ROUND as u64 - 1)
         .map(|s| s / MANAGED_ROUND as u64 * MANAGED_ROUND as u64)

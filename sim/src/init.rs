@@ -160,6 +160,8 @@ pub(crate) fn finalize_reference(out: Out<u64>) -> Res<()> {
     let (done, strictness) = {
         let mut rt = rt();
         if rt.init_refcount == 0 {
+            // The ACL layer writes the count (0) before it refuses.
+            out.write(0);
             return Err(Error::new(
                 ffi::ACL_ERROR_REPEAT_FINALIZE,
                 "the initialization reference count is already 0",

@@ -11,6 +11,7 @@ use std::fmt;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use crate::diag::{self, Error, Res, require, rt_param};
 use crate::ffi;
@@ -524,15 +525,18 @@ fn enqueue(
     func: usize,
     num_blocks: u32,
     stream: usize,
+    own_limit: OwnLimit,
     args: impl FnOnce(i32, Arc<str>) -> Result<KernelArgs, (i32, String)> + Send + 'static,
     check_now: impl FnOnce(&crate::rt::Runtime, i32) -> Res<()>,
 ) -> Res<()> {
     let (kernel, name, pending) = lookup_func(func)?;
-    let (sh, device) = {
+    let (sh, device, limit) = {
         let rt = rt();
         let (_, st) = rt.stream_in_current(stream)?;
         check_now(&rt, st.device)?;
-        (st.shared.clone(), st.device)
+        let limit =
+            own_limit.unwrap_or_else(|| Some(rt.cfg.soc.op_execute_limit(rt.op_execute_timeout)));
+        (st.shared.clone(), st.device, limit)
     };
     with_tables(|t| {
         let placed = t
@@ -574,7 +578,7 @@ fn enqueue(
         }
         Ok(None)
     };
-    let ticket = sh.kernel_ticket();
+    let ticket = sh.kernel_ticket(limit);
     sh.submit(Op::Kernel(Box::new(run)), ticket)?;
     Ok(())
 }
@@ -639,7 +643,7 @@ pub(crate) fn launch(
         a.bytes = bytes;
         Ok(a)
     };
-    enqueue(func, num_blocks, stream, decode, check)
+    enqueue(func, num_blocks, stream, None, decode, check)
 }
 
 // ------------------------------------------------------- args handles ---
@@ -836,14 +840,24 @@ fn snapshot(st: &ArgsState, off: usize, len: usize) -> Vec<u8> {
 /// A cfg: `None` when NULL; `Some(None)` when its `attrs` pointer was NULL.
 pub(crate) type LaunchCfg = Option<Option<Vec<(u32, [u8; 16])>>>;
 
-fn check_cfg(cfg: LaunchCfg) -> Res<()> {
-    let Some(cfg) = cfg else { return Ok(()) };
+/// A launch's own op-execute limit (`ACL_RT_LAUNCH_KERNEL_ATTR_TIMEOUT`,
+/// seconds, or `..._TIMEOUT_US`): `None` when the launch carries none (the
+/// process-wide `aclrtSetOpExecuteTimeOut` applies), `Some(None)` for 0
+/// (never times out), `Some(Some(limit))` otherwise. It takes precedence
+/// over the process-wide one (the runtime's `ConvertTimeoutToInner`).
+type OwnLimit = Option<Option<Duration>>;
+
+/// E's checks of a launch configuration (`CheckKernelLaunchCfg`); its own
+/// op-execute limit.
+fn check_cfg(cfg: LaunchCfg) -> Res<OwnLimit> {
+    let Some(cfg) = cfg else { return Ok(None) };
     let Some(attrs) = cfg else {
         return Err(rt_param(
             "cfg->attrs is NULL (it must be non-NULL even when numAttrs is 0)",
         ));
     };
     let (mut timeout, mut timeout_us) = (false, false);
+    let mut own: OwnLimit = None;
     for (id, v) in attrs {
         let ok = match id {
             ffi::ACL_RT_LAUNCH_KERNEL_ATTR_SCHEM_MODE => v[0] < 2,
@@ -852,10 +866,16 @@ fn check_cfg(cfg: LaunchCfg) -> Res<()> {
             | ffi::ACL_RT_LAUNCH_KERNEL_ATTR_ENABLE_PROFILING => v[0] < 2,
             ffi::ACL_RT_LAUNCH_KERNEL_ATTR_TIMEOUT => {
                 timeout = true;
+                let secs = u16::from_ne_bytes([v[0], v[1]]);
+                own = Some((secs != 0).then(|| Duration::from_secs(u64::from(secs))));
                 true
             }
             ffi::ACL_RT_LAUNCH_KERNEL_ATTR_TIMEOUT_US => {
                 timeout_us = true;
+                let low = u32::from_ne_bytes([v[0], v[1], v[2], v[3]]);
+                let high = u32::from_ne_bytes([v[4], v[5], v[6], v[7]]);
+                let us = u64::from(high) << 32 | u64::from(low);
+                own = Some((us != 0).then(|| Duration::from_micros(us)));
                 true
             }
             2..=4 => true,
@@ -868,31 +888,28 @@ fn check_cfg(cfg: LaunchCfg) -> Res<()> {
     if timeout && timeout_us {
         return Err(rt_param("TIMEOUT and TIMEOUT_US together"));
     }
-    Ok(())
+    Ok(own)
 }
 
-/// `aclrtLaunchKernelWithConfig`: the list is staged during the call.
+/// The C API's handle guard of an argument list (107017 for one that is
+/// not the calling thread's live list).
+pub(crate) fn guard_args(args: usize) -> Res<()> {
+    with_args(args, |_| Ok(()))
+}
+
+/// `aclrtLaunchKernelWithConfig`, E and I: the configuration's checks,
+/// then the list (finalized), staged during the call. The ACL layer's
+/// checks and the handle guard were made before
+/// (`acl_layer::launch_kernel_with_config`,
+/// `rt_api::launch_kernel_with_config`).
 pub(crate) fn launch_with_config(
     func: usize,
     num_blocks: u32,
     stream: usize,
     cfg: LaunchCfg,
     args: usize,
-    reserve_null: bool,
 ) -> Res<()> {
-    require(func != 0, || "funcHandle is NULL".into())?;
-    require(num_blocks != 0, || "numBlocks is 0".into())?;
-    require(reserve_null, || "reserve must be NULL".into())?;
-    require(args != 0, || "argsHandle is NULL".into())?;
-    // The C API's handle guard (`rtsLaunchKernelWithConfig`): the function,
-    // the argument list, the stream, before the configuration's checks
-    // (fidelity row HANDLE-FIRST).
-    guard_func(func)?;
-    with_args(args, |_| Ok(()))?;
-    if stream != 0 {
-        rt().stream(stream)?;
-    }
-    check_cfg(cfg)?;
+    let own = check_cfg(cfg)?;
     let (bytes, slots, placeholders) = with_args(args, |st| {
         if !st.finalized {
             return Err(rt_param(
@@ -922,5 +939,5 @@ pub(crate) fn launch_with_config(
             placeholders,
         })
     };
-    enqueue(func, num_blocks, stream, decode, |_, _| Ok(()))
+    enqueue(func, num_blocks, stream, own, decode, |_, _| Ok(()))
 }

@@ -388,7 +388,10 @@
 //!   task is queued; it still counts for `inject_task_fault` and appears in
 //!   the trace). A wait that outlives `aclrtSetOpWaitTimeout` faults with
 //!   107020 `ACL_ERROR_RT_TASK_TIMEOUT`, reported at the next
-//!   synchronisation. A device fault is reported once, by the first of: a
+//!   synchronisation; a kernel that outlives `aclrtSetOpExecuteTimeOut`
+//!   (seconds; 0 or unset: the chip's [`Soc::op_execute_limit`]; its
+//!   stream's delay counts as its running time) is stopped at the limit and
+//!   faults with 507014 `ACL_ERROR_RT_AICORE_TIMEOUT`. A device fault is reported once, by the first of: a
 //!   synchronisation of its stream, of an event recorded after it on that
 //!   stream, or of the device (which covers the current context's streams).
 //!   Calls that would wait for the stream they are called from (from a host

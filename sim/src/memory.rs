@@ -26,7 +26,7 @@ const GIB: usize = 1 << 30;
 /// The bytes a request costs: `ALIGN_UP(size, 32) + 32` (`aclrtMalloc`,
 /// `aclrtMallocCached`), `ALIGN_UP(size, 32)` (`aclrtMallocAlign32`,
 /// `aclrtMallocHost`), whole GiB for the HUGE1G policies.
-fn padded_size(size: usize, f: MallocFn, policy: u32) -> Option<usize> {
+pub(crate) fn padded_size(size: usize, f: MallocFn, policy: u32) -> Option<usize> {
     let huge1g = matches!(
         policy,
         ffi::ACL_MEM_MALLOC_HUGE1G_ONLY | ffi::ACL_MEM_MALLOC_HUGE1G_ONLY_P2P
@@ -41,7 +41,10 @@ fn padded_size(size: usize, f: MallocFn, policy: u32) -> Option<usize> {
     }
 }
 
-/// `aclrtMalloc`, `aclrtMallocAlign32`, `aclrtMallocCached`, `aclrtMallocHost`.
+/// `aclrtMalloc`, `aclrtMallocAlign32`, `aclrtMallocCached`,
+/// `aclrtMallocHost`, I (`DevMalloc`, `HostMalloc`): the ACL layer's checks
+/// were made before (`acl_layer::malloc`); those below are its own again
+/// (the implementation does not trust its caller).
 pub(crate) fn malloc(
     out: Out<*mut std::ffi::c_void>,
     size: usize,
@@ -108,7 +111,8 @@ pub(crate) fn malloc(
     Ok(())
 }
 
-/// `aclrtFree`, `aclrtFreeHost` and their `WithDevSync` variants.
+/// `aclrtFree`, `aclrtFreeHost` and their `WithDevSync` variants, I
+/// (`DevFree`, `HostFree`; the ACL layer's NULL check was made before).
 pub(crate) fn free(addr: usize, kind: AllocKind, dev_sync: bool) -> Res<()> {
     let what = if kind == AllocKind::Host {
         "hostPtr"
@@ -402,21 +406,10 @@ pub(crate) fn check_count(count: usize, dest_max: usize) -> Res<()> {
     Ok(())
 }
 
-/// `aclrtMemcpy`.
-pub(crate) fn memcpy(
-    dst: UserMem,
-    dest_max: usize,
-    src: UserMem,
-    count: usize,
-    kind: u32,
-) -> Res<()> {
-    if count == 0 {
-        return Ok(());
-    }
-    require(!dst.is_null(), || "dst is NULL".to_owned())?;
-    require(!src.is_null(), || "src is NULL".to_owned())?;
-    let kind = kind_1d(kind)?;
-    check_count(count, dest_max)?;
+/// `aclrtMemcpy`, I (`ApiImpl::MemCopySync` and the driver's copy): the
+/// current context, then the memory and the kind. The ACL layer's and E's
+/// checks were made before (`acl_layer::memcpy`, `rt_api::memcpy`).
+pub(crate) fn memcpy(dst: UserMem, src: UserMem, count: usize, kind: Kind) -> Res<()> {
     let (d, s) = {
         let rt = rt();
         let cur = rt.current()?.device;
@@ -527,25 +520,6 @@ fn h2h_async() -> Error {
 /// Async limits of 2-D copies.
 const MAX_2D_WIDTH: usize = 5_000_000;
 const MAX_2D_HEIGHT: usize = 5_242_880;
-
-/// `aclrtMemcpy2d` and `aclrtMemcpy2dAsync` (`stream` for the latter).
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn memcpy_2d(
-    dst: UserMem,
-    dpitch: usize,
-    src: UserMem,
-    spitch: usize,
-    width: usize,
-    height: usize,
-    kind: u32,
-    stream: Option<usize>,
-) -> Res<()> {
-    if width == 0 || height == 0 {
-        return Ok(());
-    }
-    let kind = check_2d_args(&dst, dpitch, &src, spitch, width, kind)?;
-    copy_2d_checked(dst, dpitch, src, spitch, width, height, kind, stream)
-}
 
 /// The ACL layer's checks of a 2-D copy (`CheckMemcpy2dParam`): NULL
 /// pointers, a width above a pitch, a kind the 2-D copies do not take
@@ -680,18 +654,16 @@ pub(crate) fn memset(
         return Ok(());
     }
     require(!dst.is_null(), || "devPtr is NULL".to_owned())?;
-    if count > max_count {
-        return Err(rt_param(format!(
-            "count {count} exceeds maxCount {max_count}"
-        )));
-    }
     // Byte-wise, like C memset: the low byte of `value`.
     let byte = value as u8;
     match stream {
         None => {
             let d = {
                 let rt = rt();
+                // I `MemSetSync`: the current context, then the driver's
+                // count check (E checks no count for the synchronous form).
                 let cur = rt.current()?.device;
+                check_count(count, max_count)?;
                 memset_target(&rt, dst, count, cur)?
             };
             if !prim::fill(&d.span, byte) {
@@ -725,11 +697,6 @@ pub(crate) fn memset(
 
 /// `aclrtGetMemInfo`.
 pub(crate) fn mem_info(attr: u32, free: Out<usize>, total: Out<usize>) -> Res<()> {
-    require(!free.is_null(), || "free is NULL".to_owned())?;
-    require(!total.is_null(), || "total is NULL".to_owned())?;
-    require(attr <= ffi::ACL_MEM_P2P_HUGE1G, || {
-        format!("attr {attr} is not an aclrtMemAttr value (0..=17)")
-    })?;
     let rt = rt();
     let cur = rt.current()?.device;
     let dev = rt.device(cur)?;

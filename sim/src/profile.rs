@@ -21,6 +21,22 @@ impl Soc {
         }
     }
 
+    /// The longest an AI Core kernel runs before it fails with 507014
+    /// `ACL_ERROR_RT_AICORE_TIMEOUT`, given the `aclrtSetOpExecuteTimeOut`
+    /// setting in seconds (0: the chip's default). The documented default
+    /// and largest limit of AI Core operators are the same on both chips:
+    /// 1,091 s on the Atlas A2 series (910B), 547 s on the Atlas inference
+    /// series (310P); a larger setting is accepted and the chip's largest
+    /// applies.
+    pub fn op_execute_limit(self, secs: u32) -> std::time::Duration {
+        let max = match self {
+            Soc::Ascend310P => 547,
+            _ => 1091,
+        };
+        let secs = if secs == 0 { max } else { secs.min(max) };
+        std::time::Duration::from_secs(u64::from(secs))
+    }
+
     /// Whether the device memory is HBM (910B) rather than DDR (310P).
     pub fn has_hbm(self) -> bool {
         self == Soc::Ascend910B

@@ -35,11 +35,12 @@ use std::ffi::c_void;
 
 use crate::diag::{Error, Res, Stored, rt_param};
 use crate::ffi;
-use crate::memory::{self, Kind};
+use crate::memory::{self, Kind, MallocFn};
 use crate::prim::{HostCall, Out, UserMem};
 use crate::rt::exec::EventApi;
+use crate::rt::mem::AllocKind;
 use crate::rt::{self, rt};
-use crate::{callback, context, device, event, stream};
+use crate::{callback, context, device, event, hostreg, stream};
 
 /// A failure as the runtime's C API returns it: stored as the thread's last
 /// error (unless marked otherwise below).
@@ -472,6 +473,132 @@ pub(crate) fn memset_async(
     })())
 }
 
+/// `rtMalloc` / `rtsMalloc` / `rtMallocHost`: E (`DevMalloc`: NULL;
+/// `HostMalloc`: NULL, size 0), then I (the current context, 107002; the
+/// device's memory, 207001).
+pub(crate) fn malloc(out: Out<*mut c_void>, size: usize, policy: u32, f: MallocFn) -> Res<()> {
+    answer(memory::malloc(out, size, policy, f))
+}
+
+/// `rtFree` / `rtFreeHost` and their `WithDevSync` forms: E (NULL), then I
+/// (no current context needed; the allocation's kind and state).
+pub(crate) fn free(addr: usize, kind: AllocKind, dev_sync: bool) -> Res<()> {
+    answer(memory::free(addr, kind, dev_sync))
+}
+
+/// `rtMemGetInfoEx`: E `MemGetInfoEx` (NULL outputs; an attribute outside
+/// `RT_MEMORYINFO_DDR..=RT_MEMORYINFO_P2P_HUGE1G`, 0..=17: 107016
+/// `ACL_ERROR_RT_INVALID_MEMORY_TYPE`), then I (the current context,
+/// 107002; the chip's answer per attribute).
+pub(crate) fn get_mem_info(attr: u32, free: Out<usize>, total: Out<usize>) -> Res<()> {
+    answer((|| {
+        if attr > ffi::ACL_MEM_P2P_HUGE1G {
+            return Err(Error::new(
+                ffi::ACL_ERROR_RT_INVALID_MEMORY_TYPE,
+                format!("attr {attr} is not an aclrtMemAttr value (0..=17)"),
+            ));
+        }
+        memory::mem_info(attr, free, total)
+    })())
+}
+
+/// `rtsHostRegister`: E `HostRegister` (NULL, size 0; a type outside the
+/// IOMEMORY and READONLY bits 207000, stored; NULL devPtr), then I.
+pub(crate) fn host_register(
+    ptr: UserMem,
+    size: u64,
+    ty: u32,
+    dev_ptr: Out<*mut c_void>,
+) -> Res<()> {
+    answer((|| {
+        const TYPES: u32 = ffi::ACL_HOST_REGISTER_IOMEMORY | ffi::ACL_HOST_REGISTER_READONLY;
+        if ty & !TYPES != 0 {
+            return Err(Error::new(
+                NOT_SUPPORTED,
+                format!("type {ty:#x} is not an aclrtHostRegisterType"),
+            ));
+        }
+        hostreg::host_register(ptr, size, ty, dev_ptr)
+    })())
+}
+
+/// `rtHostRegisterV2`: E `HostRegisterV2` (NULL, size 0; a flag with no
+/// valid bit or another bit: 107000), then I.
+pub(crate) fn host_register_v2(ptr: UserMem, size: u64, flag: u32) -> Res<()> {
+    answer((|| {
+        if flag & hostreg::V2_FLAGS == 0 || flag & !hostreg::V2_FLAGS != 0 {
+            return Err(rt_param(format!(
+                "flag {flag:#x} must be a non-empty OR of ACL_HOST_REG_MAPPED, \
+                 ACL_HOST_REG_IOMEMORY, ACL_HOST_REG_READONLY and ACL_HOST_REG_PINNED"
+            )));
+        }
+        hostreg::host_register_v2(ptr, size, flag)
+    })())
+}
+
+/// `rtHostGetDevicePointer`: E (NULL, the flag), then I; "not supported"
+/// (207000) is returned without storing it.
+pub(crate) fn host_get_device_pointer(p_host: UserMem, p_device: Out<*mut c_void>) -> Res<()> {
+    answer_nolog(
+        NOT_SUPPORTED,
+        hostreg::host_get_device_pointer(p_host, p_device),
+    )
+}
+
+/// `rtsHostUnregister`: E (NULL), then I; "not supported" (207000) is
+/// returned without storing it.
+pub(crate) fn host_unregister(ptr: UserMem) -> Res<()> {
+    answer_nolog(NOT_SUPPORTED, hostreg::host_unregister(ptr))
+}
+
+/// `rtMemAllocManaged`: E `ManagedMemAlloc` (NULL; a size of 0: 107000),
+/// then I.
+pub(crate) fn alloc_managed(out: Out<*mut c_void>, size: u64) -> Res<()> {
+    answer((|| {
+        if size == 0 {
+            return Err(rt_param("size must not be 0"));
+        }
+        hostreg::alloc_managed(out, size)
+    })())
+}
+
+/// `rtMemset`: a count of 0 succeeds at once; E `MemSetSync`: NULL, count
+/// 0 (no count check); I `MemSetSync`: the current context (107002), then
+/// the driver's count check (above maxCount: 107000) and the memory.
+pub(crate) fn memset(dst: UserMem, max_count: usize, value: i32, count: usize) -> Res<()> {
+    if count == 0 {
+        return Ok(());
+    }
+    answer(memory::memset(dst, max_count, value, count, None))
+}
+
+/// `rtMemcpy`: a count of 0 succeeds at once; E `MemCopySync`: NULL dst and
+/// src, destMax 0, count above destMax (107000), the kind's range, then the
+/// same address as source and destination succeeds without a copy, before
+/// I (`ApiImpl::MemCopySync`: the current context, 107002; the memory and
+/// the kind).
+pub(crate) fn memcpy(
+    dst: UserMem,
+    dest_max: usize,
+    src: UserMem,
+    count: usize,
+    kind: Kind,
+) -> Res<()> {
+    if count == 0 {
+        return Ok(());
+    }
+    answer((|| {
+        if dest_max == 0 {
+            return Err(rt_param("destMax is 0"));
+        }
+        memory::check_count(count, dest_max)?;
+        if dst.addr() == src.addr() {
+            return Ok(());
+        }
+        memory::memcpy(dst, src, count, kind)
+    })())
+}
+
 /// `rtMemcpyAsync`: a count of 0 succeeds at once; the handle guard; E
 /// `MemcpyAsync`: count above destMax 107000, then the kind and location
 /// checks; then I. "Not supported" (207000) is returned without storing it.
@@ -494,6 +621,23 @@ pub(crate) fn memcpy_async(
             memory::queue_copy(stream, kind, (dst, count), (src, count), None)
         })(),
     )
+}
+
+/// `rtMemcpy2d`: E `MemCopy2DSync` (the width and height limits, only
+/// host-to-device and device-to-host: 207000, stored, unlike the
+/// asynchronous form's), then I (the current context, the memory).
+pub(crate) fn memcpy_2d(
+    dst: UserMem,
+    dpitch: usize,
+    src: UserMem,
+    spitch: usize,
+    width: usize,
+    height: usize,
+    kind: Kind,
+) -> Res<()> {
+    answer(memory::copy_2d_checked(
+        dst, dpitch, src, spitch, width, height, kind, None,
+    ))
 }
 
 /// `rtMemcpy2dAsync`: the handle guard; E `MemCopy2DAsync` (a NULL stream
@@ -556,6 +700,72 @@ pub(crate) fn launch_kernel(
         ffi::ACL_ERROR_RT_INVALID_HANDLE,
         crate::kernel::launch(func, num_blocks, args, size, stream),
     )
+}
+
+/// `rtsLaunchKernelWithConfig`: the handle guard (the function, the
+/// argument list, the stream: 107017, stored) before E's configuration
+/// checks and I (fidelity row HANDLE-FIRST). The implementation's "invalid
+/// kernel" (107017: a function whose binary is not placed on the stream's
+/// device) and "not supported" (207000) are returned without storing them.
+pub(crate) fn launch_kernel_with_config(
+    func: usize,
+    num_blocks: u32,
+    stream: usize,
+    cfg: crate::kernel::LaunchCfg,
+    args: usize,
+) -> Res<()> {
+    answer((|| {
+        crate::kernel::guard_func(func)?;
+        crate::kernel::guard_args(args)?;
+        guard_stream(stream)
+    })())?;
+    answer_nolog(
+        ffi::ACL_ERROR_RT_INVALID_HANDLE,
+        answer_nolog(
+            NOT_SUPPORTED,
+            crate::kernel::launch_with_config(func, num_blocks, stream, cfg, args),
+        ),
+    )
+}
+
+/// `rtBinaryUnLoad`: E (NULL), then I (107017 for a stale handle).
+pub(crate) fn binary_unload(bin: usize) -> Res<()> {
+    answer(crate::kernel::binary_unload(bin))
+}
+
+/// `rtsFuncGetByName`: the handle guard of the binary, then I.
+pub(crate) fn get_function(bin: usize, name: &str) -> Res<usize> {
+    answer(crate::kernel::get_function(bin, Some(name)))
+}
+
+/// `rtsKernelArgsInit`: the handle guard of the function, then I.
+pub(crate) fn args_init(func: usize) -> Res<usize> {
+    answer(crate::kernel::args_init(func))
+}
+
+/// `rtsKernelArgsAppend` / `rtsKernelArgsAppendPlaceHolder` (`value`
+/// `None`): the handle guard of the list, then E and I.
+pub(crate) fn args_append(args: usize, value: Option<&[u8]>) -> Res<usize> {
+    answer(crate::kernel::args_append(args, value))
+}
+
+/// `rtsKernelArgsGetPlaceHolderBuffer`: the handle guards of the list and
+/// the placeholder, then E and I.
+pub(crate) fn args_placeholder_buffer(
+    args: usize,
+    placeholder: usize,
+    size: usize,
+) -> Res<*mut u8> {
+    answer(crate::kernel::args_placeholder_buffer(
+        args,
+        placeholder,
+        size,
+    ))
+}
+
+/// `rtsKernelArgsFinalize`: the handle guard of the list, then I.
+pub(crate) fn args_finalize(args: usize) -> Res<()> {
+    answer(crate::kernel::args_finalize(args))
 }
 
 /// `rtSubscribeReport`: the handle guard; E `SubscribeReport`: a stream

@@ -270,6 +270,17 @@ pub(crate) fn streams_available(out: Out<u32>) -> Res<()> {
     Ok(())
 }
 
+/// `aclrtSetOpExecuteTimeOut` (seconds; 0: the chip's default). The
+/// runtime's C entry point refuses it only on chips this simulator does not
+/// model (207000 where the chip configures the limit in milliseconds or has
+/// no AI CPU); the implementation converts it to microseconds without a
+/// bound and stores it process-wide, the last call winning. Kernels queued
+/// from then on run under it ([`Soc::op_execute_limit`](crate::Soc::op_execute_limit)).
+pub(crate) fn set_op_execute_timeout(secs: u32) -> Res<()> {
+    rt().op_execute_timeout = secs;
+    Ok(())
+}
+
 /// `aclrtSetOpWaitTimeout` (seconds; 0: never).
 pub(crate) fn set_op_wait_timeout(secs: u32) -> Res<()> {
     rt().op_wait_timeout = (secs > 0).then(|| Duration::from_secs(u64::from(secs)));

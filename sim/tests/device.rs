@@ -464,14 +464,14 @@ fn synchronize_device_waits_only_for_the_current_context() {
 }
 
 #[test]
-fn mem_info_unknown_attribute_returns_100000() {
+fn mem_info_unknown_attribute_returns_107016() {
     let session = device0();
     let (mut f, mut t) = (0usize, 0usize);
     ok!(aclrtGetMemInfo(ACL_MEM_P2P_HUGE1G, &mut f, &mut t));
     assert!(t > 0);
     assert_eq!(
         acl!(aclrtGetMemInfo(18, &mut f, &mut t)),
-        ACL_ERROR_INVALID_PARAM
+        ACL_ERROR_RT_INVALID_MEMORY_TYPE
     );
     session.finish();
 }

@@ -1758,3 +1758,759 @@ fn last_err_layer_the_device_functions_store_what_the_runtime_stores() {
         assert_clean();
     });
 }
+
+#[test]
+fn op_exec_1_a_kernel_past_the_op_execute_limit_fails_507014_at_synchronisation() {
+    let _sim = aclrt_sim::exclusive();
+    in_every_profile(|soc, _| {
+        init_device0();
+        // The implementation stores any value (0: the chip's default; above
+        // the chip's largest: the largest applies); the C entry point
+        // refuses none of them on these chips.
+        ok!(aclrtSetOpExecuteTimeOut(0));
+        ok!(aclrtSetOpExecuteTimeOut(u32::MAX));
+        let largest = if soc == aclrt_sim::Soc::Ascend310P {
+            547
+        } else {
+            1091
+        };
+        assert_eq!(soc.op_execute_limit(0).as_secs(), largest);
+        assert_eq!(soc.op_execute_limit(u32::MAX).as_secs(), largest);
+        ok!(aclrtSetOpExecuteTimeOut(1));
+        aclrt_sim::register_kernel("nop", |_, _, _| Ok(()));
+        let img = aclrt_sim::binary_image(&["nop"]);
+        let mut bin: aclrtBinHandle = null_mut();
+        ok!(aclrtBinaryLoadFromData(
+            img.as_ptr().cast(),
+            img.len(),
+            null(),
+            &mut bin
+        ));
+        let name = std::ffi::CString::new("nop").unwrap();
+        let mut f: aclrtFuncHandle = null_mut();
+        ok!(aclrtBinaryGetFunction(bin, name.as_ptr(), &mut f));
+        let args = malloc(8);
+        let s = create_stream();
+        // Under the limit: runs.
+        ok!(aclrtLaunchKernel(f, 2, args, 8, s));
+        ok!(aclrtSynchronizeStream(s));
+        // A launch's own limit (TIMEOUT_US, TIMEOUT) takes precedence over
+        // the process-wide one; 0 never times out.
+        let mut list: aclrtArgsHandle = null_mut();
+        ok!(aclrtKernelArgsInit(f, &mut list));
+        ok!(aclrtKernelArgsFinalize(list));
+        let mut short = aclrtLaunchKernelAttr {
+            id: ACL_RT_LAUNCH_KERNEL_ATTR_TIMEOUT_US,
+            value: aclrtLaunchKernelAttrValue { rsv: [0; 4] },
+        };
+        short.value.timeoutUs = aclrtTimeoutUs {
+            timeoutLow: 100_000,
+            timeoutHigh: 0,
+        };
+        let mut never = aclrtLaunchKernelAttr {
+            id: ACL_RT_LAUNCH_KERNEL_ATTR_TIMEOUT,
+            value: aclrtLaunchKernelAttrValue { rsv: [0; 4] },
+        };
+        never.value.timeout = 0;
+        let mut short_cfg = aclrtLaunchKernelCfg {
+            attrs: &mut short,
+            numAttrs: 1,
+        };
+        let mut never_cfg = aclrtLaunchKernelCfg {
+            attrs: &mut never,
+            numAttrs: 1,
+        };
+        let (s2, s3) = (create_stream(), create_stream());
+        // Kernels whose simulated duration (their delay) exceeds the limit
+        // in force: stopped at it, the fault reported at synchronisation.
+        // The three streams run at once (about 1.2 s in all).
+        aclrt_sim::set_stream_delay(s, Duration::from_secs(30));
+        aclrt_sim::set_stream_delay(s2, Duration::from_secs(30));
+        aclrt_sim::set_stream_delay(s3, Duration::from_millis(1200));
+        let t0 = Instant::now();
+        ok!(aclrtLaunchKernel(f, 2, args, 8, s));
+        ok!(aclrtLaunchKernelWithConfig(
+            f,
+            1,
+            s2,
+            &mut short_cfg,
+            list,
+            null_mut()
+        ));
+        ok!(aclrtLaunchKernelWithConfig(
+            f,
+            1,
+            s3,
+            &mut never_cfg,
+            list,
+            null_mut()
+        ));
+        assert_eq!(
+            acl!(aclrtSynchronizeStream(s2)),
+            ACL_ERROR_RT_AICORE_TIMEOUT
+        );
+        let took = t0.elapsed();
+        assert!(
+            took < Duration::from_millis(900),
+            "stopped at its own 100 ms limit: {took:?}"
+        );
+        assert_eq!(acl!(aclrtSynchronizeStream(s)), ACL_ERROR_RT_AICORE_TIMEOUT);
+        let took = t0.elapsed();
+        assert!(
+            took >= Duration::from_secs(1) && took < Duration::from_secs(20),
+            "stopped at the 1 s limit, not the 30 s delay: {took:?}"
+        );
+        ok!(aclrtSynchronizeStream(s3));
+        assert!(
+            t0.elapsed() >= Duration::from_millis(1200),
+            "ran its whole delay"
+        );
+        destroy_stream(s2);
+        destroy_stream(s3);
+        aclrt_sim::clear_faults();
+        // The stream goes on.
+        ok!(aclrtLaunchKernel(f, 2, args, 8, s));
+        ok!(aclrtSynchronizeStream(s));
+        destroy_stream(s);
+        free(args);
+        ok!(aclrtBinaryUnLoad(bin));
+        teardown_device0();
+    });
+}
+
+#[test]
+fn mem_sync_order_the_synchronous_copy_and_memset_check_as_the_layers_do() {
+    let _sim = aclrt_sim::exclusive();
+    in_every_profile(|_, _| {
+        init_device0();
+        let d = malloc(64);
+        let h = malloc_host(64);
+        let h2d = ACL_MEMCPY_HOST_TO_DEVICE;
+        take_last_error();
+        // ACL: a zero count succeeds before any check (NULL pointers too).
+        ok!(aclrtMemcpy(null_mut(), 0, null(), 0, h2d));
+        ok!(aclrtMemset(null_mut(), 0, 0, 0));
+        // ACL: NULL dst, NULL src, then the kind (100000, not stored).
+        assert_eq!(
+            acl!(aclrtMemcpy(null_mut(), 8, null(), 8, 99)),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(
+            acl!(aclrtMemcpy(d, 8, null(), 8, 99)),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(acl!(aclrtMemcpy(d, 8, h, 8, 99)), ACL_ERROR_INVALID_PARAM);
+        assert_eq!(
+            acl!(aclrtMemset(null_mut(), 8, 0, 8)),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(acl!(aclrtFree(null_mut())), ACL_ERROR_INVALID_PARAM);
+        assert_eq!(acl!(aclrtFreeHost(null_mut())), ACL_ERROR_INVALID_PARAM);
+        let mut p: *mut c_void = null_mut();
+        assert_eq!(acl!(aclrtMallocHost(&mut p, 0)), ACL_ERROR_INVALID_PARAM);
+        assert_eq!(
+            acl!(aclrtMallocHost(null_mut(), 8)),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(
+            peek_last_error(),
+            ACL_SUCCESS,
+            "ACL refusals are not stored"
+        );
+        // E (`MemCopySync`): destMax 0, then count > destMax: 107000, stored.
+        assert_eq!(
+            acl!(aclrtMemcpy(d, 0, h, 8, h2d)),
+            ACL_ERROR_RT_PARAM_INVALID
+        );
+        assert_eq!(take_last_error(), ACL_ERROR_RT_PARAM_INVALID);
+        assert_eq!(
+            acl!(aclrtMemcpy(d, 4, h, 8, h2d)),
+            ACL_ERROR_RT_PARAM_INVALID
+        );
+        assert_eq!(take_last_error(), ACL_ERROR_RT_PARAM_INVALID);
+        // E: the same address as source and destination copies nothing.
+        ok!(aclrtMemcpy(d, 64, d, 64, ACL_MEMCPY_DEVICE_TO_DEVICE));
+        assert_eq!(peek_last_error(), ACL_SUCCESS);
+        free_host(h);
+        free(d);
+        teardown_device0();
+    });
+}
+
+#[test]
+fn mem_sync_order_the_c_api_returns_before_the_implementation_for_one_address_and_the_context_before_the_count()
+ {
+    let _sim = aclrt_sim::exclusive();
+    in_every_profile(|_, _| {
+        init_device0();
+        let d = malloc(64);
+        let h = malloc_host(64);
+        take_last_error();
+        // E `MemCopySync`: the same source and destination copy nothing and
+        // succeed before I looks at the memory or the kind.
+        ok!(aclrtMemcpy(d, 64, d, 64, ACL_MEMCPY_HOST_TO_DEVICE));
+        ok!(aclrtMemcpy(h, 64, h, 64, ACL_MEMCPY_DEVICE_TO_DEVICE));
+        let (da, ha) = (d.addr(), h.addr());
+        std::thread::spawn(move || {
+            let (d, h) = (
+                std::ptr::without_provenance_mut::<c_void>(da),
+                std::ptr::without_provenance_mut::<c_void>(ha),
+            );
+            // ... also on a thread with no current context.
+            ok!(aclrtMemcpy(d, 64, d, 64, ACL_MEMCPY_DEVICE_TO_DEVICE));
+            // I `MemSetSync`: the current context (107002) before the
+            // driver's count check.
+            assert_eq!(acl!(aclrtMemset(d, 4, 0, 8)), ACL_ERROR_RT_CONTEXT_NULL);
+            assert_eq!(
+                acl!(aclrtMemcpy(d, 64, h, 64, ACL_MEMCPY_HOST_TO_DEVICE)),
+                ACL_ERROR_RT_CONTEXT_NULL
+            );
+        })
+        .join()
+        .unwrap();
+        assert_eq!(acl!(aclrtMemset(d, 4, 0, 8)), ACL_ERROR_RT_PARAM_INVALID);
+        assert_eq!(take_last_error(), ACL_ERROR_RT_PARAM_INVALID);
+        free_host(h);
+        free(d);
+        teardown_device0();
+    });
+}
+
+#[test]
+fn mem_alloc_order_allocation_and_release_check_as_the_layers_do() {
+    let _sim = aclrt_sim::exclusive();
+    in_every_profile(|_, _| {
+        init_device0();
+        take_last_error();
+        let mut p: *mut c_void = null_mut();
+        // ACL `aclMallocMemInner`: NULL, size 0, then the padded size's
+        // overflow (100000, not stored); a policy is translated, never
+        // refused (an unknown one gives the default flags).
+        assert_eq!(
+            acl!(aclrtMalloc(null_mut(), 0, 99)),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(acl!(aclrtMalloc(&mut p, 0, 0)), ACL_ERROR_INVALID_PARAM);
+        assert_eq!(
+            acl!(aclrtMalloc(&mut p, usize::MAX - 8, 0)),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(
+            acl!(aclrtMallocAlign32(&mut p, usize::MAX - 8, 0)),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(
+            peek_last_error(),
+            ACL_SUCCESS,
+            "ACL refusals are not stored"
+        );
+        ok!(aclrtMalloc(&mut p, 64, 99));
+        let mut q: *mut c_void = null_mut();
+        ok!(aclrtMallocAlign32(&mut q, 64, 99));
+        let pa = p.addr();
+        std::thread::spawn(move || {
+            let mut r: *mut c_void = null_mut();
+            // I `DevMalloc` / `HostMalloc`: the current context (stored).
+            assert_eq!(acl!(aclrtMalloc(&mut r, 64, 0)), ACL_ERROR_RT_CONTEXT_NULL);
+            assert_eq!(take_last_error(), ACL_ERROR_RT_CONTEXT_NULL);
+            assert_eq!(acl!(aclrtMallocHost(&mut r, 64)), ACL_ERROR_RT_CONTEXT_NULL);
+            // I `DevFree`: no current context needed.
+            ok!(aclrtFree(std::ptr::without_provenance_mut(pa)));
+        })
+        .join()
+        .unwrap();
+        free(q);
+        teardown_device0();
+    });
+}
+
+#[test]
+fn hostreg_order_registration_managed_memory_and_mem_info_check_as_the_layers_do() {
+    let _sim = aclrt_sim::exclusive();
+    in_every_profile(|_, _| {
+        init_device0();
+        take_last_error();
+        let mut buf = vec![0u8; 4096];
+        let p = buf.as_mut_ptr().cast::<c_void>();
+        let mut dev: *mut c_void = null_mut();
+        let (mut fr, mut tot) = (0usize, 0usize);
+        // ACL: NULL ptr, NULL devPtr, size 0 (100000, not stored).
+        assert_eq!(
+            acl!(aclrtHostRegister(null_mut(), 0, 99, null_mut())),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(
+            acl!(aclrtHostRegister(p, 0, 99, null_mut())),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(
+            acl!(aclrtHostRegister(p, 0, 99, &mut dev)),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(acl!(aclrtHostRegisterV2(p, 0, 0)), ACL_ERROR_INVALID_PARAM);
+        assert_eq!(
+            acl!(aclrtHostUnregister(null_mut())),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(
+            acl!(aclrtHostGetDevicePointer(p, &mut dev, 1)),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(
+            acl!(aclrtMemAllocManaged(null_mut(), 0, 0)),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(
+            acl!(aclrtMemAllocManaged(&mut dev, 0, 0)),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(
+            acl!(aclrtGetMemInfo(99, null_mut(), &mut tot)),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(
+            peek_last_error(),
+            ACL_SUCCESS,
+            "ACL refusals are not stored"
+        );
+        // E `HostRegister`: a type outside the flags 207000 (stored).
+        assert_eq!(
+            acl!(aclrtHostRegister(p, 4096, 0x100, &mut dev)),
+            ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+        );
+        assert_eq!(take_last_error(), ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+        // E `HostRegisterV2`: no valid flag, or one outside them, 107000.
+        assert_eq!(
+            acl!(aclrtHostRegisterV2(p, 4096, 0)),
+            ACL_ERROR_RT_PARAM_INVALID
+        );
+        assert_eq!(
+            acl!(aclrtHostRegisterV2(p, 4096, 1)),
+            ACL_ERROR_RT_PARAM_INVALID
+        );
+        assert_eq!(take_last_error(), ACL_ERROR_RT_PARAM_INVALID);
+        // E `ManagedMemAlloc`: size 0 107000.
+        assert_eq!(
+            acl!(aclrtMemAllocManaged(
+                &mut dev,
+                0,
+                ACL_RT_MEM_ATTACH_GLOBAL as u32
+            )),
+            ACL_ERROR_RT_PARAM_INVALID
+        );
+        assert_eq!(take_last_error(), ACL_ERROR_RT_PARAM_INVALID);
+        // E `MemGetInfoEx`: an attribute outside 0..=17 107016 (stored).
+        assert_eq!(
+            acl!(aclrtGetMemInfo(18, &mut fr, &mut tot)),
+            ACL_ERROR_RT_INVALID_MEMORY_TYPE
+        );
+        assert_eq!(take_last_error(), ACL_ERROR_RT_INVALID_MEMORY_TYPE);
+        // ... before I's current context (107002).
+        std::thread::spawn(|| {
+            let (mut fr, mut tot) = (0usize, 0usize);
+            assert_eq!(
+                acl!(aclrtGetMemInfo(18, &mut fr, &mut tot)),
+                ACL_ERROR_RT_INVALID_MEMORY_TYPE
+            );
+            assert_eq!(
+                acl!(aclrtGetMemInfo(ACL_HBM_MEM, &mut fr, &mut tot)),
+                ACL_ERROR_RT_CONTEXT_NULL
+            );
+        })
+        .join()
+        .unwrap();
+        drop(buf);
+        teardown_device0();
+    });
+}
+
+#[test]
+fn kernel_order_binaries_argument_lists_and_configured_launches_check_as_the_layers_do() {
+    let _sim = aclrt_sim::exclusive();
+    in_every_profile(|_, _| {
+        init_device0();
+        aclrt_sim::register_kernel("nop", |_, _, _| Ok(()));
+        let img = aclrt_sim::binary_image(&["nop"]);
+        take_last_error();
+        let mut bin: aclrtBinHandle = null_mut();
+        let name = std::ffi::CString::new("nop").unwrap();
+        // ACL: NULL data, NULL handle (100000, not stored) ...
+        assert_eq!(
+            acl!(aclrtBinaryLoadFromData(null(), 0, null(), null_mut())),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(
+            acl!(aclrtBinaryLoadFromData(
+                img.as_ptr().cast(),
+                0,
+                null(),
+                null_mut()
+            )),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(
+            acl!(aclrtBinaryLoadFromFile(null(), null_mut(), &mut bin)),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(acl!(aclrtBinaryUnLoad(null_mut())), ACL_ERROR_INVALID_PARAM);
+        assert_eq!(
+            peek_last_error(),
+            ACL_SUCCESS,
+            "ACL refusals are not stored"
+        );
+        // ... a length of 0 is E's (107000, stored).
+        assert_eq!(
+            acl!(aclrtBinaryLoadFromData(
+                img.as_ptr().cast(),
+                0,
+                null(),
+                &mut bin
+            )),
+            ACL_ERROR_RT_PARAM_INVALID
+        );
+        assert_eq!(take_last_error(), ACL_ERROR_RT_PARAM_INVALID);
+        ok!(aclrtBinaryLoadFromData(
+            img.as_ptr().cast(),
+            img.len(),
+            null(),
+            &mut bin
+        ));
+        let mut f: aclrtFuncHandle = null_mut();
+        assert_eq!(
+            acl!(aclrtBinaryGetFunction(null_mut(), name.as_ptr(), &mut f)),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(
+            acl!(aclrtBinaryGetFunction(bin, null(), &mut f)),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(
+            acl!(aclrtBinaryGetFunction(bin, name.as_ptr(), null_mut())),
+            ACL_ERROR_INVALID_PARAM
+        );
+        ok!(aclrtBinaryGetFunction(bin, name.as_ptr(), &mut f));
+        let mut list: aclrtArgsHandle = null_mut();
+        assert_eq!(
+            acl!(aclrtKernelArgsInit(null_mut(), &mut list)),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(
+            acl!(aclrtKernelArgsInit(f, null_mut())),
+            ACL_ERROR_INVALID_PARAM
+        );
+        ok!(aclrtKernelArgsInit(f, &mut list));
+        let mut v = 7u64;
+        let mut ph: aclrtParamHandle = null_mut();
+        let vp = (&raw mut v).cast::<c_void>();
+        // ACL: list, param, size 0, paramHandle (in that order).
+        assert_eq!(
+            acl!(aclrtKernelArgsAppend(null_mut(), null_mut(), 0, null_mut())),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(
+            acl!(aclrtKernelArgsAppend(list, null_mut(), 8, &mut ph)),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(
+            acl!(aclrtKernelArgsAppend(list, vp, 0, &mut ph)),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(
+            acl!(aclrtKernelArgsAppend(list, vp, 8, null_mut())),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(
+            acl!(aclrtKernelArgsAppendPlaceHolder(list, null_mut())),
+            ACL_ERROR_INVALID_PARAM
+        );
+        ok!(aclrtKernelArgsAppendPlaceHolder(list, &mut ph));
+        let mut buf: *mut c_void = null_mut();
+        assert_eq!(
+            acl!(aclrtKernelArgsGetPlaceHolderBuffer(list, ph, 0, &mut buf)),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(
+            acl!(aclrtKernelArgsGetPlaceHolderBuffer(
+                list,
+                null_mut(),
+                8,
+                &mut buf
+            )),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(
+            acl!(aclrtKernelArgsFinalize(null_mut())),
+            ACL_ERROR_INVALID_PARAM
+        );
+        ok!(aclrtKernelArgsGetPlaceHolderBuffer(list, ph, 8, &mut buf));
+        ok!(aclrtKernelArgsFinalize(list));
+        let dead = create_stream();
+        destroy_stream(dead);
+        // ACL `aclrtLaunchKernelWithConfigImpl`: NULL function, numBlocks 0,
+        // NULL list, a reserve that is not NULL (100000) before the
+        // runtime's handle guard (107017 for the destroyed stream).
+        assert_eq!(
+            acl!(aclrtLaunchKernelWithConfig(
+                f,
+                0,
+                dead,
+                null_mut(),
+                list,
+                null_mut()
+            )),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(
+            acl!(aclrtLaunchKernelWithConfig(
+                f,
+                1,
+                dead,
+                null_mut(),
+                null_mut(),
+                null_mut()
+            )),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(
+            acl!(aclrtLaunchKernelWithConfig(
+                f,
+                1,
+                dead,
+                null_mut(),
+                list,
+                vp
+            )),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(
+            peek_last_error(),
+            ACL_SUCCESS,
+            "ACL refusals are not stored"
+        );
+        assert_eq!(
+            acl!(aclrtLaunchKernelWithConfig(
+                f,
+                1,
+                dead,
+                null_mut(),
+                list,
+                null_mut()
+            )),
+            ACL_ERROR_RT_INVALID_HANDLE
+        );
+        assert_eq!(take_last_error(), ACL_ERROR_RT_INVALID_HANDLE);
+        ok!(aclrtLaunchKernelWithConfig(
+            f,
+            1,
+            null_mut(),
+            null_mut(),
+            list,
+            null_mut()
+        ));
+        ok!(aclrtSynchronizeStream(null_mut()));
+        ok!(aclrtBinaryUnLoad(bin));
+        teardown_device0();
+    });
+}
+
+#[test]
+fn kernel_order_an_unplaced_function_is_107017_not_stored_by_both_launches() {
+    let _sim = aclrt_sim::exclusive();
+    in_every_profile(|_, _| {
+        init_device0();
+        aclrt_sim::register_kernel("nop", |_, _, _| Ok(()));
+        let img = aclrt_sim::binary_image(&["nop"]);
+        let mut bin: aclrtBinHandle = null_mut();
+        ok!(aclrtBinaryLoadFromData(
+            img.as_ptr().cast(),
+            img.len(),
+            null(),
+            &mut bin
+        ));
+        let name = std::ffi::CString::new("nop").unwrap();
+        let mut f: aclrtFuncHandle = null_mut();
+        ok!(aclrtBinaryGetFunction(bin, name.as_ptr(), &mut f));
+        let mut list: aclrtArgsHandle = null_mut();
+        ok!(aclrtKernelArgsInit(f, &mut list));
+        ok!(aclrtKernelArgsFinalize(list));
+        // The function's binary was placed on device 0 only: a launch on
+        // device 1 is the implementation's "invalid kernel", which both C
+        // entry points return as 107017 without storing it.
+        ok!(aclrtSetDevice(1));
+        let args = malloc(8);
+        take_last_error();
+        assert_eq!(
+            acl!(aclrtLaunchKernelWithConfig(
+                f,
+                1,
+                null_mut(),
+                null_mut(),
+                list,
+                null_mut()
+            )),
+            ACL_ERROR_RT_INVALID_HANDLE
+        );
+        assert_eq!(peek_last_error(), ACL_SUCCESS);
+        assert_eq!(
+            acl!(aclrtLaunchKernel(f, 1, args, 8, null_mut())),
+            ACL_ERROR_RT_INVALID_HANDLE
+        );
+        assert_eq!(peek_last_error(), ACL_SUCCESS);
+        free(args);
+        ok!(aclrtResetDevice(1));
+        ok!(aclrtSetDevice(0));
+        ok!(aclrtBinaryUnLoad(bin));
+        teardown_device0();
+    });
+}
+
+#[test]
+fn init_order_init_and_finalize_keep_the_acl_layers_count_and_flag() {
+    let _sim = aclrt_sim::exclusive();
+    in_every_profile(|_, _| {
+        let mut n = 99u64;
+        // Before any aclInit: the finalize flag is clear, so aclFinalize
+        // runs its teardown and succeeds; a second one is 100037.
+        ok!(aclFinalize());
+        assert_eq!(acl!(aclFinalize()), ACL_ERROR_REPEAT_FINALIZE);
+        // aclFinalizeReference reads the count (0): 100037, count 0.
+        assert_eq!(
+            acl!(aclFinalizeReference(&mut n)),
+            ACL_ERROR_REPEAT_FINALIZE
+        );
+        assert_eq!(n, 0);
+        // A repeated aclInit counts (100002) ...
+        ok!(aclInit(null()));
+        assert_eq!(acl!(aclInit(null())), ACL_ERROR_REPEAT_INITIALIZE);
+        assert_eq!(acl!(aclInit(null())), ACL_ERROR_REPEAT_INITIALIZE);
+        // ... so aclFinalizeReference tears down at the third call.
+        ok!(aclFinalizeReference(&mut n));
+        assert_eq!(n, 2);
+        ok!(aclFinalizeReference(null_mut()));
+        ok!(aclFinalizeReference(&mut n));
+        assert_eq!(n, 0);
+        // aclFinalizeReference does not set... it does: the teardown sets
+        // the finalize flag, so aclFinalize is now 100037.
+        assert_eq!(acl!(aclFinalize()), ACL_ERROR_REPEAT_FINALIZE);
+        // aclFinalize ends every reference at once.
+        ok!(aclInit(null()));
+        assert_eq!(acl!(aclInit(null())), ACL_ERROR_REPEAT_INITIALIZE);
+        ok!(aclFinalize());
+        assert_eq!(
+            acl!(aclFinalizeReference(&mut n)),
+            ACL_ERROR_REPEAT_FINALIZE
+        );
+        assert_eq!(n, 0);
+        assert_eq!(peek_last_error(), ACL_SUCCESS, "ACL answers are not stored");
+    });
+}
+
+#[test]
+fn misc_order_version_queries_and_timeouts_are_the_acl_layers_and_never_stored() {
+    let _sim = aclrt_sim::exclusive();
+    in_every_profile(|_, _| {
+        init_device0();
+        take_last_error();
+        let (mut a, mut b, mut c) = (0i32, 0i32, 0i32);
+        // `aclrtGetVersionImpl`: each NULL output 100000.
+        assert_eq!(
+            acl!(aclrtGetVersion(null_mut(), &mut b, &mut c)),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(
+            acl!(aclrtGetVersion(&mut a, null_mut(), &mut c)),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(
+            acl!(aclrtGetVersion(&mut a, &mut b, null_mut())),
+            ACL_ERROR_INVALID_PARAM
+        );
+        ok!(aclrtGetVersion(&mut a, &mut b, &mut c));
+        // `aclsysGetCANNVersionImpl`: NULL output, then an unknown name
+        // (the switch's default): 100000.
+        // SAFETY: the struct is plain arrays of C chars: all zeroes is a
+        // valid value.
+        let mut v: aclCANNPackageVersion = unsafe { std::mem::zeroed() };
+        assert_eq!(
+            acl!(aclsysGetCANNVersion(99, null_mut())),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(
+            acl!(aclsysGetCANNVersion(99, &mut v)),
+            ACL_ERROR_INVALID_PARAM
+        );
+        ok!(aclsysGetCANNVersion(ACL_PKG_NAME_DRIVER, &mut v));
+        // The op timeouts: any value accepted (seconds, process-wide).
+        ok!(aclrtSetOpWaitTimeout(u32::MAX));
+        ok!(aclrtSetOpExecuteTimeOut(u32::MAX));
+        ok!(aclrtSetOpWaitTimeout(0));
+        ok!(aclrtSetOpExecuteTimeOut(0));
+        assert_eq!(peek_last_error(), ACL_SUCCESS, "ACL answers are not stored");
+        teardown_device0();
+    });
+}
+
+#[test]
+fn kernel_order_the_acl_layer_checks_every_placeholder_argument_before_the_list_handle() {
+    let _sim = aclrt_sim::exclusive();
+    in_every_profile(|_, _| {
+        init_device0();
+        aclrt_sim::register_kernel("nop", |_, _, _| Ok(()));
+        let img = aclrt_sim::binary_image(&["nop"]);
+        let mut bin: aclrtBinHandle = null_mut();
+        ok!(aclrtBinaryLoadFromData(
+            img.as_ptr().cast(),
+            img.len(),
+            null(),
+            &mut bin
+        ));
+        let name = std::ffi::CString::new("nop").unwrap();
+        let mut f: aclrtFuncHandle = null_mut();
+        ok!(aclrtBinaryGetFunction(bin, name.as_ptr(), &mut f));
+        let mut list: aclrtArgsHandle = null_mut();
+        ok!(aclrtKernelArgsInit(f, &mut list));
+        let mut ph: aclrtParamHandle = null_mut();
+        ok!(aclrtKernelArgsAppendPlaceHolder(list, &mut ph));
+        // A list handle that is not the thread's live list ...
+        let stale: aclrtArgsHandle = std::ptr::without_provenance_mut(list.addr() ^ 0x40);
+        let mut buf: *mut c_void = null_mut();
+        take_last_error();
+        // ... is the runtime's to refuse (107017), after every one of the
+        // ACL layer's checks (paramHandle, dataSize, bufferAddr: 100000).
+        assert_eq!(
+            acl!(aclrtKernelArgsGetPlaceHolderBuffer(
+                stale,
+                null_mut(),
+                8,
+                &mut buf
+            )),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(
+            acl!(aclrtKernelArgsGetPlaceHolderBuffer(stale, ph, 0, &mut buf)),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(
+            acl!(aclrtKernelArgsGetPlaceHolderBuffer(
+                stale,
+                ph,
+                8,
+                null_mut()
+            )),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(
+            peek_last_error(),
+            ACL_SUCCESS,
+            "ACL refusals are not stored"
+        );
+        assert_eq!(
+            acl!(aclrtKernelArgsGetPlaceHolderBuffer(stale, ph, 8, &mut buf)),
+            ACL_ERROR_RT_INVALID_HANDLE
+        );
+        ok!(aclrtKernelArgsGetPlaceHolderBuffer(list, ph, 8, &mut buf));
+        ok!(aclrtKernelArgsFinalize(list));
+        ok!(aclrtBinaryUnLoad(bin));
+        teardown_device0();
+    });
+}

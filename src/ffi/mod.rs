@@ -301,6 +301,14 @@ pub(crate) fn set_op_wait_timeout(secs: u32) -> Result<()> {
     check(code, "aclrtSetOpWaitTimeout")
 }
 
+/// `aclrtSetOpExecuteTimeOut(secs)`: a kernel running longer fails
+/// (507014); 0: the chip's default.
+pub(crate) fn set_op_execute_timeout(secs: u32) -> Result<()> {
+    // SAFETY: a plain integer argument.
+    let code = unsafe { sys::aclrtSetOpExecuteTimeOut(secs) };
+    check(code, "aclrtSetOpExecuteTimeOut")
+}
+
 // ---------------------------------------------------------------- devices
 
 /// `aclrtSetDevice(id)`: takes one reference on the device and makes its

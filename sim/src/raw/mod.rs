@@ -20,11 +20,11 @@ use crate::ffi::{
     aclrtMemMallocPolicy, aclrtMemcpyKind, aclrtParamHandle, aclrtRunMode, aclrtStream,
     aclrtStreamStatus,
 };
-use crate::memory::{self, MallocFn};
+use crate::memory::MallocFn;
 use crate::prim::{HostCall, Out, OutBuf, UserMem};
 use crate::rt::exec::EventApi;
 use crate::rt::mem::AllocKind;
-use crate::{acl_layer, hostreg, init, kernel, misc, stream};
+use crate::{acl_layer, init, kernel, misc, stream};
 
 mod base;
 
@@ -569,7 +569,7 @@ pub unsafe extern "C" fn aclrtMalloc(
     // SAFETY: C contract: `devPtr` is NULL or writable.
     let out = unsafe { Out::new(dev_ptr) };
     call(Api::aclrtMalloc, || {
-        memory::malloc(out, size, policy, MallocFn::Malloc)
+        acl_layer::malloc(out, size, policy, MallocFn::Malloc)
     })
 }
 
@@ -583,7 +583,7 @@ pub unsafe extern "C" fn aclrtMallocAlign32(
     // SAFETY: C contract: `devPtr` is NULL or writable.
     let out = unsafe { Out::new(dev_ptr) };
     call(Api::aclrtMallocAlign32, || {
-        memory::malloc(out, size, policy, MallocFn::Align32)
+        acl_layer::malloc(out, size, policy, MallocFn::Align32)
     })
 }
 
@@ -597,7 +597,7 @@ pub unsafe extern "C" fn aclrtMallocCached(
     // SAFETY: C contract: `devPtr` is NULL or writable.
     let out = unsafe { Out::new(dev_ptr) };
     call(Api::aclrtMallocCached, || {
-        memory::malloc(out, size, policy, MallocFn::Cached)
+        acl_layer::malloc(out, size, policy, MallocFn::Cached)
     })
 }
 
@@ -605,7 +605,7 @@ pub unsafe extern "C" fn aclrtMallocCached(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclrtFree(dev_ptr: *mut c_void) -> aclError {
     call(Api::aclrtFree, || {
-        memory::free(dev_ptr.addr(), AllocKind::Device, false)
+        acl_layer::free(dev_ptr.addr(), AllocKind::Device, false)
     })
 }
 
@@ -613,7 +613,7 @@ pub unsafe extern "C" fn aclrtFree(dev_ptr: *mut c_void) -> aclError {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclrtFreeWithDevSync(dev_ptr: *mut c_void) -> aclError {
     call(Api::aclrtFreeWithDevSync, || {
-        memory::free(dev_ptr.addr(), AllocKind::Device, true)
+        acl_layer::free(dev_ptr.addr(), AllocKind::Device, true)
     })
 }
 
@@ -623,7 +623,7 @@ pub unsafe extern "C" fn aclrtMallocHost(host_ptr: *mut *mut c_void, size: usize
     // SAFETY: C contract: `hostPtr` is NULL or writable.
     let out = unsafe { Out::new(host_ptr) };
     call(Api::aclrtMallocHost, || {
-        memory::malloc(out, size, 0, MallocFn::Host)
+        acl_layer::malloc(out, size, 0, MallocFn::Host)
     })
 }
 
@@ -631,7 +631,7 @@ pub unsafe extern "C" fn aclrtMallocHost(host_ptr: *mut *mut c_void, size: usize
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclrtFreeHost(host_ptr: *mut c_void) -> aclError {
     call(Api::aclrtFreeHost, || {
-        memory::free(host_ptr.addr(), AllocKind::Host, false)
+        acl_layer::free(host_ptr.addr(), AllocKind::Host, false)
     })
 }
 
@@ -639,7 +639,7 @@ pub unsafe extern "C" fn aclrtFreeHost(host_ptr: *mut c_void) -> aclError {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclrtFreeHostWithDevSync(host_ptr: *mut c_void) -> aclError {
     call(Api::aclrtFreeHostWithDevSync, || {
-        memory::free(host_ptr.addr(), AllocKind::Host, true)
+        acl_layer::free(host_ptr.addr(), AllocKind::Host, true)
     })
 }
 
@@ -655,7 +655,7 @@ pub unsafe extern "C" fn aclrtMemset(
     // for `count` bytes during the call.
     let dst = unsafe { UserMem::new(dev_ptr, true) };
     call(Api::aclrtMemset, || {
-        memory::memset(dst, max_count, value, count, None)
+        acl_layer::memset(dst, max_count, value, count)
     })
 }
 
@@ -690,7 +690,7 @@ pub unsafe extern "C" fn aclrtMemcpy(
     // `dst` and readable at `src` for `count` bytes during the call.
     let (d, s) = unsafe { (UserMem::new(dst, true), UserMem::new(src, false)) };
     call(Api::aclrtMemcpy, || {
-        memory::memcpy(d, dest_max, s, count, kind)
+        acl_layer::memcpy(d, dest_max, s, count, kind)
     })
 }
 
@@ -728,7 +728,7 @@ pub unsafe extern "C" fn aclrtMemcpy2d(
     // (`(height - 1) * pitch + width` bytes) during the call.
     let (d, s) = unsafe { (UserMem::new(dst, true), UserMem::new(src, false)) };
     call(Api::aclrtMemcpy2d, || {
-        memory::memcpy_2d(d, dpitch, s, spitch, width, height, kind, None)
+        acl_layer::memcpy_2d(d, dpitch, s, spitch, width, height, kind)
     })
 }
 
@@ -761,7 +761,7 @@ pub unsafe extern "C" fn aclrtGetMemInfo(
 ) -> aclError {
     // SAFETY: C contract: `free` and `total` are NULL or writable.
     let (f, t) = unsafe { (Out::new(free), Out::new(total)) };
-    call(Api::aclrtGetMemInfo, || memory::mem_info(attr, f, t))
+    call(Api::aclrtGetMemInfo, || acl_layer::get_mem_info(attr, f, t))
 }
 
 // ----------------------------------------------------------- callbacks ---
@@ -828,6 +828,14 @@ pub unsafe extern "C" fn aclrtLaunchHostFunc(
 pub unsafe extern "C" fn aclrtSetOpWaitTimeout(timeout: u32) -> aclError {
     call(Api::aclrtSetOpWaitTimeout, || {
         stream::set_op_wait_timeout(timeout)
+    })
+}
+
+/// `aclrtSetOpExecuteTimeOut`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtSetOpExecuteTimeOut(timeout: u32) -> aclError {
+    call(Api::aclrtSetOpExecuteTimeOut, || {
+        stream::set_op_execute_timeout(timeout)
     })
 }
 
@@ -971,7 +979,7 @@ pub unsafe extern "C" fn aclrtBinaryLoadFromData(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclrtBinaryUnLoad(bin_handle: aclrtBinHandle) -> aclError {
     call(Api::aclrtBinaryUnLoad, || {
-        kernel::binary_unload(h(bin_handle))
+        acl_layer::binary_unload(h(bin_handle))
     })
 }
 
@@ -987,9 +995,10 @@ pub unsafe extern "C" fn aclrtBinaryGetFunction(
     // SAFETY: C contract: `funcHandle` is NULL or writable.
     let out = unsafe { Out::new(func_handle) };
     call(Api::aclrtBinaryGetFunction, || {
-        let name = name.ok_or_else(|| diag::param("kernelName is NULL"))?;
-        require_out(&out, "funcHandle")?;
-        let f = kernel::get_function(h(bin_handle), name.to_str().ok())?;
+        // A name that is not UTF-8 names no registered kernel: it is
+        // looked up as the empty name.
+        let name = name.map(|n| n.to_str().unwrap_or(""));
+        let f = acl_layer::get_function(h(bin_handle), name, out.is_null())?;
         out.write(handle_ptr(f));
         Ok(())
     })
@@ -1050,7 +1059,7 @@ pub unsafe extern "C" fn aclrtLaunchKernelWithConfig(
         })
     });
     call(Api::aclrtLaunchKernelWithConfig, || {
-        kernel::launch_with_config(
+        acl_layer::launch_kernel_with_config(
             h(func_handle),
             num_blocks,
             h(stream),
@@ -1070,8 +1079,7 @@ pub unsafe extern "C" fn aclrtKernelArgsInit(
     // SAFETY: C contract: `argsHandle` is NULL or writable.
     let out = unsafe { Out::new(args_handle) };
     call(Api::aclrtKernelArgsInit, || {
-        require_out(&out, "argsHandle")?;
-        let a = kernel::args_init(h(func_handle))?;
+        let a = acl_layer::args_init(h(func_handle), out.is_null())?;
         out.write(handle_ptr(a));
         Ok(())
     })
@@ -1093,12 +1101,7 @@ pub unsafe extern "C" fn aclrtKernelArgsAppend(
         unsafe { core::slice::from_raw_parts(param.cast::<u8>(), param_size) }
     });
     call(Api::aclrtKernelArgsAppend, || {
-        let bytes = bytes.ok_or_else(|| diag::param("param is NULL"))?;
-        if param_size == 0 {
-            return Err(diag::param("paramSize is 0"));
-        }
-        require_out(&out, "paramHandle")?;
-        let p = kernel::args_append(h(args_handle), Some(bytes))?;
+        let p = acl_layer::args_append(h(args_handle), bytes, out.is_null())?;
         out.write(handle_ptr(p));
         Ok(())
     })
@@ -1113,8 +1116,7 @@ pub unsafe extern "C" fn aclrtKernelArgsAppendPlaceHolder(
     // SAFETY: C contract: `paramHandle` is NULL or writable.
     let out = unsafe { Out::new(param_handle) };
     call(Api::aclrtKernelArgsAppendPlaceHolder, || {
-        require_out(&out, "paramHandle")?;
-        let p = kernel::args_append(h(args_handle), None)?;
+        let p = acl_layer::args_append_placeholder(h(args_handle), out.is_null())?;
         out.write(handle_ptr(p));
         Ok(())
     })
@@ -1131,8 +1133,12 @@ pub unsafe extern "C" fn aclrtKernelArgsGetPlaceHolderBuffer(
     // SAFETY: C contract: `bufferAddr` is NULL or writable.
     let out = unsafe { Out::new(buffer_addr) };
     call(Api::aclrtKernelArgsGetPlaceHolderBuffer, || {
-        require_out(&out, "bufferAddr")?;
-        let b = kernel::args_placeholder_buffer(h(args_handle), h(param_handle), data_size)?;
+        let b = acl_layer::args_placeholder_buffer(
+            h(args_handle),
+            h(param_handle),
+            data_size,
+            out.is_null(),
+        )?;
         out.write(b.cast());
         Ok(())
     })
@@ -1142,7 +1148,7 @@ pub unsafe extern "C" fn aclrtKernelArgsGetPlaceHolderBuffer(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclrtKernelArgsFinalize(args_handle: aclrtArgsHandle) -> aclError {
     call(Api::aclrtKernelArgsFinalize, || {
-        kernel::args_finalize(h(args_handle))
+        acl_layer::args_finalize(h(args_handle))
     })
 }
 
@@ -1186,7 +1192,7 @@ pub unsafe extern "C" fn aclrtHostRegister(
     // NULL or writable.
     let (mem, out) = unsafe { (UserMem::new(ptr, true), Out::new(dev_ptr)) };
     call(Api::aclrtHostRegister, || {
-        hostreg::host_register(mem, size, type_, out)
+        acl_layer::host_register(mem, size, type_, out)
     })
 }
 
@@ -1197,7 +1203,7 @@ pub unsafe extern "C" fn aclrtHostRegisterV2(ptr: *mut c_void, size: u64, flag: 
     // host memory kept valid until aclrtHostUnregister.
     let mem = unsafe { UserMem::new(ptr, true) };
     call(Api::aclrtHostRegisterV2, || {
-        hostreg::host_register_v2(mem, size, flag)
+        acl_layer::host_register_v2(mem, size, flag)
     })
 }
 
@@ -1212,7 +1218,7 @@ pub unsafe extern "C" fn aclrtHostGetDevicePointer(
     // accessed: a zero-length resolution); `pDevice` is NULL or writable.
     let (mem, out) = unsafe { (UserMem::new(p_host, false), Out::new(p_device)) };
     call(Api::aclrtHostGetDevicePointer, || {
-        hostreg::host_get_device_pointer(mem, out, flag)
+        acl_layer::host_get_device_pointer(mem, out, flag)
     })
 }
 
@@ -1221,7 +1227,7 @@ pub unsafe extern "C" fn aclrtHostGetDevicePointer(
 pub unsafe extern "C" fn aclrtHostUnregister(ptr: *mut c_void) -> aclError {
     // SAFETY: `ptr` is only looked up in the registry, never accessed.
     let mem = unsafe { UserMem::new(ptr, false) };
-    call(Api::aclrtHostUnregister, || hostreg::host_unregister(mem))
+    call(Api::aclrtHostUnregister, || acl_layer::host_unregister(mem))
 }
 
 /// `aclrtMemAllocManaged`.
@@ -1234,7 +1240,7 @@ pub unsafe extern "C" fn aclrtMemAllocManaged(
     // SAFETY: C contract: `ptr` is NULL or writable.
     let out = unsafe { Out::new(ptr) };
     call(Api::aclrtMemAllocManaged, || {
-        hostreg::alloc_managed(out, size, flag)
+        acl_layer::alloc_managed(out, size, flag)
     })
 }
 

@@ -39,6 +39,24 @@ use crate::rt::reports::{self, ReportQueue};
 use crate::sync::{self, Done, DoneGuard, lock};
 use crate::trace;
 
+/// Code reported when a kernel outlives `aclrtSetOpExecuteTimeOut`: 507014
+/// `ACL_ERROR_RT_AICORE_TIMEOUT` (the device's task timeout of an AI Core
+/// task, as the runtime maps it).
+pub(crate) const EXECUTE_TIMEOUT_CODE: i32 = ffi::ACL_ERROR_RT_AICORE_TIMEOUT;
+
+/// The fault of a kernel that started at `started` and outlived its
+/// op-execute `limit`.
+fn execute_timeout(started: Instant, limit: Duration) -> (i32, String) {
+    (
+        EXECUTE_TIMEOUT_CODE,
+        format!(
+            "the kernel ran {:?}, past its op-execute limit of {limit:?} \
+             (aclrtSetOpExecuteTimeOut)",
+            started.elapsed()
+        ),
+    )
+}
+
 /// Code reported when a wait task outlives `aclrtSetOpWaitTimeout`.
 pub(crate) const WAIT_TIMEOUT_CODE: i32 = ffi::ACL_ERROR_RT_TASK_TIMEOUT;
 
@@ -196,6 +214,9 @@ pub(crate) struct Ticket {
     fault: Option<i32>,
     /// The C function that queued the task (named in its fault's message).
     queued_by: &'static str,
+    /// A kernel's op-execute limit (`aclrtSetOpExecuteTimeOut`), counted
+    /// from the start of the task, its delay included.
+    limit: Option<Duration>,
 }
 
 impl Ticket {
@@ -450,9 +471,14 @@ impl StreamShared {
         self.ticket_of(false)
     }
 
-    /// [`ticket`](Self::ticket) of a kernel launch.
-    pub(crate) fn kernel_ticket(&self) -> Ticket {
-        self.ticket_of(true)
+    /// [`ticket`](Self::ticket) of a kernel launch, with its op-execute
+    /// `limit` (`aclrtSetOpExecuteTimeOut` or the launch's own; `None`:
+    /// never times out).
+    pub(crate) fn kernel_ticket(&self, limit: Option<Duration>) -> Ticket {
+        Ticket {
+            limit,
+            ..self.ticket_of(true)
+        }
     }
 
     fn ticket_of(&self, kernel: bool) -> Ticket {
@@ -491,6 +517,7 @@ impl StreamShared {
             delay: Duration::from_nanos(ns),
             fault,
             queued_by: diag::current_api().unwrap_or("the runtime"),
+            limit: None,
         }
     }
 
@@ -991,9 +1018,14 @@ impl StreamShared {
 
     /// Runs one task (on the worker).
     fn run(&self, task: Task) {
+        let started = Instant::now();
+        // A kernel's delay counts as its running time: one delayed past its
+        // op-execute limit sleeps only up to the limit and times out.
+        let delay_over = task.ticket.limit.filter(|&l| task.ticket.delay > l);
         if !task.ticket.delay.is_zero() {
             let _blocking = Blocking::enter();
-            if self.sleep_unless_cut(task.seq, Instant::now() + task.ticket.delay) {
+            let slept = delay_over.unwrap_or(task.ticket.delay);
+            if self.sleep_unless_cut(task.seq, started + slept) {
                 drop(_blocking);
                 self.drop_aborted(task);
                 return;
@@ -1029,7 +1061,13 @@ impl StreamShared {
                     "injected device fault (aclrt_sim task fault injection)".to_owned(),
                 ))
             }
-            None => match catch_unwind(AssertUnwindSafe(|| self.exec(op, seq))) {
+            None if delay_over.is_some() => {
+                drop(op);
+                delay_over.map(|l| execute_timeout(started, l))
+            }
+            None => match catch_unwind(AssertUnwindSafe(|| {
+                self.exec(op, seq, ticket.limit.map(|l| (started, l)))
+            })) {
                 Ok(Ok(r)) => r,
                 Ok(Err(Cut)) => {
                     cut = true;
@@ -1093,7 +1131,12 @@ impl StreamShared {
 
     /// Executes task `seq`'s operation; returns a device fault (code,
     /// reason), or `Cut` when an abort cut a wait short.
-    fn exec(&self, op: Op, seq: u64) -> Result<Option<(i32, String)>, Cut> {
+    fn exec(
+        &self,
+        op: Op,
+        seq: u64,
+        limit: Option<(Instant, Duration)>,
+    ) -> Result<Option<(i32, String)>, Cut> {
         let internal = |what: &str| {
             Ok(Some((
                 ffi::ACL_ERROR_RT_INTERNAL_ERROR,
@@ -1141,8 +1184,20 @@ impl StreamShared {
                 // A teardown (or forced destroy) discards the stream: a
                 // long kernel stops between blocks too, instead of running
                 // on into the next runtime.
-                return run(&|| self.cut_off(seq) || self.discard.load(Ordering::SeqCst))
-                    .map_err(|KernelCut| Cut);
+                // So does its op-execute deadline (a block, host code, is
+                // not interrupted: a block running past it is seen at its
+                // end).
+                let stopped = || self.cut_off(seq) || self.discard.load(Ordering::SeqCst);
+                let over = || limit.is_some_and(|(t0, l)| t0.elapsed() >= l);
+                let result = run(&|| stopped() || over());
+                return match result {
+                    Err(KernelCut) if stopped() => Err(Cut),
+                    Ok(None) | Err(KernelCut) if over() => {
+                        Ok(limit.map(|(t0, l)| execute_timeout(t0, l)))
+                    }
+                    Err(KernelCut) => Err(Cut),
+                    Ok(r) => Ok(r),
+                };
             }
             Op::Callback { call, block } => {
                 let _blocking = Blocking::enter();

@@ -201,6 +201,8 @@ pub(crate) struct Runtime {
     pub subs: BTreeMap<u64, Subscription>,
     /// `aclrtSetOpWaitTimeout` (None: never).
     pub op_wait_timeout: Option<Duration>,
+    /// `aclrtSetOpExecuteTimeOut` in seconds (0: the chip's default).
+    pub op_execute_timeout: u32,
     pub epoch: Instant,
     pub trace_lanes: Vec<Arc<StreamShared>>,
     /// Workers of force-destroyed streams still finishing the task they were
@@ -275,6 +277,7 @@ impl Runtime {
             mem: MemTable::default(),
             subs: BTreeMap::new(),
             op_wait_timeout: None,
+            op_execute_timeout: 0,
             epoch: Instant::now(),
             trace_lanes: Vec::new(),
             forced: Vec::new(),
@@ -906,6 +909,7 @@ pub(crate) fn reset() {
         rt.finalized = false;
         rt.first_config = None;
         rt.op_wait_timeout = None;
+        rt.op_execute_timeout = 0;
         td
     };
     td.finish();

@@ -394,6 +394,11 @@ ACL_FUNC_VISIBILITY aclError aclrtProcessReport(int32_t timeout);
 ACL_FUNC_VISIBILITY aclError aclrtUnSubscribeReport(uint64_t threadId, aclrtStream stream);
 ACL_FUNC_VISIBILITY aclError aclrtLaunchHostFunc(aclrtStream stream, aclrtHostFunc fn, void *args);
 ACL_FUNC_VISIBILITY aclError aclrtSetOpWaitTimeout(uint32_t timeout);
+/* The longest an AI Core kernel may run, in seconds, process-wide (the last
+ * call wins; 0 restores the chip's default). A kernel still running at the
+ * limit fails with ACL_ERROR_RT_AICORE_TIMEOUT, reported when its stream is
+ * synchronised. */
+ACL_FUNC_VISIBILITY aclError aclrtSetOpExecuteTimeOut(uint32_t timeout);
 
 /* ---- kernel loading and launch ------------------------------------------ */
 ACL_FUNC_VISIBILITY aclError aclrtBinaryLoadFromFile(const char *binPath, aclrtBinaryLoadOptions *options,
