@@ -607,6 +607,7 @@ fn give_back_table() -> Result<()> {
         a.destroy()?;
         b.destroy()
     })
+}
 
 /// The failure rule covers a task timeout: `Acl::set_op_execute_timeout`
 /// of one second, a kernel whose simulated duration (its stream's delay)
