@@ -89,6 +89,7 @@ pub mod kernel;
 // `unsafe` relies on, and `deny(unsafe_code)` keeps it the only one.
 #[allow(unsafe_code)]
 mod ffi;
+pub mod future;
 mod memory;
 mod mode;
 mod register;

@@ -21,6 +21,7 @@
 //! | 25 | `SUBSCRIBED`, its copy for callbacks | `ffi/mix.rs` |
 //! | 27 | `CALLBACKS`, launched report callbacks not run yet | `ffi/mix.rs` |
 //! | 30 | a device's peer-access tokens | `device.rs` (per device) |
+//! | 35 | `WATCHES`, awaited completions being watched | `ffi/completion.rs` |
 //! | 40 | `OPEN`, the open-scope registry | `ffi/scope/open.rs` |
 //! | 45 | the book of outside waits | `ffi/waits.rs` |
 //! | 50 | `ABORTING` | `ffi/scope/open.rs` |
@@ -37,6 +38,7 @@
 //! | 87 | a reporter's panic slot | `ffi/report.rs` (per reporter) |
 //! | 88 | `LOG`, the device faults seen | `ffi/faults.rs` |
 //! | 89 | the overflow list of synchronisations in flight | `ffi/protocol/fault_watch.rs` |
+//! | 90 | an awaited completion's wake slot | `ffi/protocol/wake_slot.rs` (per wait) |
 //!
 //! Runtime calls are made under some of them (`aclrtSubscribeReport` under
 //! `SUBS`, a stream wait under `OPEN` and the wait book, records under
@@ -57,6 +59,7 @@ pub(crate) enum Rank {
     Subscribed = 25,
     Callbacks = 27,
     PeerTokens = 30,
+    Watches = 35,
     Open = 40,
     Waits = 45,
     Aborting = 50,
@@ -73,6 +76,7 @@ pub(crate) enum Rank {
     ReporterPanics = 87,
     Faults = 88,
     FaultWatch = 89,
+    WakeSlot = 90,
 }
 
 #[cfg(debug_assertions)]

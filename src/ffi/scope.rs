@@ -1960,3 +1960,69 @@ impl<'scope, 'sid, D: ?Sized> Handover<'scope, 'sid, D> {
         &self.item
     }
 }
+
+// Awaited waits (`super::completion`, `crate::future`): what each wait
+// waits for, so that its future is woken when that is over and its checked
+// wait (the blocking form's own) then returns at once.
+impl CoreBook {
+    /// The streams a checked wait of a buffer on `stream` synchronises:
+    /// its own, or every stream of the scope once buffers crossed lanes.
+    fn watch(&self, stream: Raw) -> super::completion::Watch {
+        use super::completion::{Target, Watch};
+        let streams = if self.crossed() {
+            let mut all = self.streams();
+            if !all.contains(&stream) {
+                all.push(stream);
+            }
+            all
+        } else {
+            vec![stream]
+        };
+        Watch::new(
+            Some(self.ctx),
+            self.id,
+            streams.into_iter().map(Target::Stream).collect(),
+        )
+    }
+}
+
+impl ScopeCore<'_> {
+    /// The scope's id in the registry of open scopes.
+    pub(crate) fn id(&self) -> u64 {
+        self.book.id
+    }
+}
+
+impl LaneCore<'_, '_> {
+    /// What [`synchronize`](Self::synchronize) waits for: its stream.
+    pub(crate) fn watch(&self) -> super::completion::Watch {
+        super::completion::Watch::new(
+            Some(self.core.book.ctx),
+            self.core.book.id,
+            vec![super::completion::Target::Stream(self.stream)],
+        )
+    }
+}
+
+impl<D: ?Sized> Parked<'_, '_, D> {
+    /// What a checked wait ([`wait_or_keep`](Self::wait_or_keep))
+    /// synchronises.
+    pub(crate) fn watch(&self) -> super::completion::Watch {
+        self.book.watch(self.stream)
+    }
+}
+
+impl<D: ?Sized> FenceCore<'_, '_, D> {
+    /// What [`reuse_or_keep`](Self::reuse_or_keep) waits for: the event,
+    /// or (an abort discarded its record) the stream idle.
+    pub(crate) fn watch_reuse(&self) -> super::completion::Watch {
+        super::completion::Watch::new(
+            Some(self.item.book.ctx),
+            self.item.book.id,
+            vec![super::completion::Target::EventOrStream(
+                self.event,
+                self.item.stream,
+            )],
+        )
+    }
+}

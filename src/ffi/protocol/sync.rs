@@ -101,6 +101,7 @@ pub(crate) enum Rank {
     SlotFn,
     SlotPanic,
     FaultWatch,
+    WakeSlot,
 }
 
 /// A held lock.

@@ -1,0 +1,276 @@
+//! Awaitable completions (`aclrt::future`): every wait's future form gives
+//! what the blocking form gives, wakes its task once per completion, never
+//! blocks an executor thread, and dropping or forgetting it only gives up
+//! interest. The device actor (`aclrt::actor`) is tested here too.
+
+mod common;
+
+use std::future::Future;
+use std::pin::pin;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::task::{Context as TaskContext, Poll, Wake, Waker};
+use std::time::{Duration, Instant};
+
+use aclrt::future::block_on;
+use aclrt::{ErrorKind, Result, sim, sys};
+use common::*;
+
+/// A waker that counts its wake-ups.
+struct Count(AtomicUsize);
+
+impl Wake for Count {
+    fn wake(self: Arc<Self>) {
+        self.0.fetch_add(1, Ordering::SeqCst);
+    }
+}
+
+fn counting() -> (Arc<Count>, Waker) {
+    let c = Arc::new(Count(AtomicUsize::new(0)));
+    (c.clone(), Waker::from(c))
+}
+
+/// A host function that holds its lane for `ms` (the work "runs long").
+fn hold(ms: u64) -> impl FnOnce() + Send + 'static {
+    move || std::thread::sleep(Duration::from_millis(ms))
+}
+
+/// Awaited waits give the buffer back with its contents, in one scope
+/// with two lanes and two batches collected with `join!`.
+#[test]
+fn awaited_waits_give_buffers_back_two_lanes_joined() -> Result<()> {
+    in_host_context(|ctx| {
+        let a = ctx.create_stream()?;
+        let b = ctx.create_stream()?;
+        let src_a = ctx.alloc_host_from(&pattern_u32(1024, 7))?;
+        let src_b = ctx.alloc_host_from(&pattern_u32(1024, 9))?;
+        let mut d_a = ctx.alloc::<u32>(1024)?;
+        let mut d_b = ctx.alloc::<u32>(1024)?;
+        let mut out_a = ctx.alloc_host_zeroed::<u32>(1024)?;
+        let mut out_b = ctx.alloc_host_zeroed::<u32>(1024)?;
+        ctx.scope(|s| {
+            aclrt::make_guard!(ga);
+            aclrt::make_guard!(gb);
+            let la = s.lane(&a, ga);
+            let lb = s.lane(&b, gb);
+            block_on(async {
+                la.host_fn(hold(5))?;
+                let da = la.copy(&src_a, &mut d_a)?;
+                let oa = la.copy(&da, &mut out_a)?;
+                let db = lb.copy(&src_b, &mut d_b)?;
+                let ob = lb.copy(&db, &mut out_b)?.fence()?;
+                let (ra, rb) = tokio::join!(oa.wait_async(), ob.wait_async());
+                let (ra, rb) = (ra?, rb?);
+                assert_eq!(&ra[..], &pattern_u32(1024, 7)[..]);
+                assert_eq!(&rb[..], &pattern_u32(1024, 9)[..]);
+                la.synchronize_async().await?;
+                Ok(())
+            })
+        })?;
+        a.destroy()?;
+        b.destroy()?;
+        Ok(())
+    })
+}
+
+/// One completion wakes the task once; polls before it make no runtime
+/// call (the simulator's call counts do not move); the poll after it
+/// makes the blocking form's checked wait.
+#[test]
+fn woken_once_and_pending_polls_make_no_runtime_call() -> Result<()> {
+    in_host_context(|ctx| {
+        let stream = ctx.create_stream()?;
+        let src = ctx.alloc_host_from(&pattern_u8(4096, 3))?;
+        let mut dst = ctx.alloc::<u8>(4096)?;
+        let mut back = ctx.alloc_host_zeroed::<u8>(4096)?;
+        ctx.scope(|s| {
+            aclrt::make_guard!(g);
+            let lane = s.lane(&stream, g);
+            let gate = HeldGate::new();
+            lane.host_fn(gate.body())?;
+            let d = lane.copy(&src, &mut dst)?;
+            let out = lane.copy(&d, &mut back)?;
+            let (count, waker) = counting();
+            let mut cx = TaskContext::from_waker(&waker);
+            let mut fut = pin!(out.wait_async());
+            assert!(fut.as_mut().poll(&mut cx).is_pending());
+            let before = total_calls();
+            for _ in 0..50 {
+                assert!(fut.as_mut().poll(&mut cx).is_pending());
+            }
+            assert_eq!(total_calls(), before, "pending polls made runtime calls");
+            assert_eq!(count.0.load(Ordering::SeqCst), 0);
+            gate.open();
+            assert!(wait_until(|| count.0.load(Ordering::SeqCst) == 1));
+            let Poll::Ready(back) = fut.as_mut().poll(&mut cx) else {
+                panic!("woken but not ready");
+            };
+            assert_eq!(&back?[..], &pattern_u8(4096, 3)[..]);
+            std::thread::sleep(Duration::from_millis(5));
+            assert_eq!(count.0.load(Ordering::SeqCst), 1, "woken more than once");
+            Ok(())
+        })?;
+        stream.destroy()?;
+        Ok(())
+    })
+}
+
+fn total_calls() -> u64 {
+    sim::call_counts().into_iter().map(|(_, n)| n).sum()
+}
+
+/// A device fault: the awaited checked wait fails exactly as the blocking
+/// one does (same kind, same function), and gives the buffer back in flight.
+#[test]
+fn awaited_wait_reports_the_fault_the_blocking_wait_reports() -> Result<()> {
+    fn run(awaited: bool) -> Result<(ErrorKind, Option<&'static str>)> {
+        let mut seen = None;
+        in_host_context(|ctx| {
+            let stream = ctx.create_stream()?;
+            let src = ctx.alloc_host_from(&pattern_u32(256, 1))?;
+            let mut d = ctx.alloc::<u32>(256)?;
+            let r = ctx.scope(|s| {
+                aclrt::make_guard!(g);
+                let lane = s.lane(&stream, g);
+                sim::inject_stream_task_fault(
+                    stream.as_raw(),
+                    1,
+                    sys::ACL_ERROR_RT_AICORE_EXCEPTION,
+                );
+                let fl = lane.copy(&src, &mut d)?;
+                let failed = if awaited {
+                    block_on(fl.wait_async()).expect_err("a faulted copy waited Ok")
+                } else {
+                    fl.wait_or_keep().expect_err("a faulted copy waited Ok")
+                };
+                seen = Some((failed.error().kind(), failed.error().function()));
+                // The buffer came back in flight: reused, the scope goes on.
+                let (_, fl) = failed.into_parts();
+                fl.reuse()?;
+                Ok(())
+            });
+            // The scope reports the fault too, or ends Ok; both the same way.
+            let _ = r;
+            stream.destroy()?;
+            Ok(())
+        })?;
+        Ok(seen.expect("the scope ran"))
+    }
+    let blocking = run(false)?;
+    let awaited = run(true)?;
+    assert_eq!(blocking.0, ErrorKind::DeviceFault);
+    assert_eq!(awaited, blocking);
+    Ok(())
+}
+
+/// Dropping a pending future, and forgetting one, give up interest only:
+/// the waker is never called after the drop, the scope ends Ok, and the
+/// buffer the forgotten one held was written when the scope returned.
+#[test]
+fn dropped_and_forgotten_futures_only_give_up_interest() -> Result<()> {
+    in_host_context(|ctx| {
+        let stream = ctx.create_stream()?;
+        let src = ctx.alloc_host_from(&pattern_u32(512, 5))?;
+        let mut d1 = ctx.alloc::<u32>(512)?;
+        let mut d2 = ctx.alloc::<u32>(512)?;
+        let mut one = ctx.alloc_host_zeroed::<u32>(512)?;
+        let mut two = ctx.alloc_host_zeroed::<u32>(512)?;
+        let (count, waker) = counting();
+        ctx.scope(|s| {
+            aclrt::make_guard!(g);
+            let lane = s.lane(&stream, g);
+            let gate = HeldGate::new();
+            lane.host_fn(gate.body())?;
+            let x = lane.copy(&src, &mut d1)?;
+            let y = lane.copy(&src, &mut d2)?;
+            let a = lane.copy(&x, &mut one)?;
+            let b = lane.copy(&y, &mut two)?.fence()?;
+            let mut cx = TaskContext::from_waker(&waker);
+            let mut fa = Box::pin(a.wait_async());
+            assert!(fa.as_mut().poll(&mut cx).is_pending());
+            let mut fb = Box::pin(b.reuse_async());
+            assert!(fb.as_mut().poll(&mut cx).is_pending());
+            drop(fa);
+            core::mem::forget(fb);
+            gate.open();
+            lane.synchronize()?;
+            Ok(())
+        })?;
+        std::thread::sleep(Duration::from_millis(5));
+        assert_eq!(
+            count.0.load(Ordering::SeqCst),
+            0,
+            "a dropped future was woken"
+        );
+        assert_eq!(one.as_slice(), &pattern_u32(512, 5)[..]);
+        assert_eq!(two.as_slice(), &pattern_u32(512, 5)[..]);
+        stream.destroy()?;
+        Ok(())
+    })
+}
+
+/// No executor thread is blocked by the crate: on a current-thread tokio
+/// runtime, a timer beside an awaited wait for long work keeps firing.
+#[test]
+fn awaited_wait_lets_a_timer_fire_on_a_current_thread_runtime() -> Result<()> {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .build()
+        .expect("a tokio runtime");
+    in_host_context(|ctx| {
+        let stream = ctx.create_stream()?;
+        let src = ctx.alloc_host_from(&pattern_u32(64, 2))?;
+        let mut dst = ctx.alloc::<u32>(64)?;
+        let mut back = ctx.alloc_host_zeroed::<u32>(64)?;
+        let event = ctx.create_event()?;
+        let ticks = ctx.scope(|s| {
+            aclrt::make_guard!(g);
+            let lane = s.lane(&stream, g);
+            rt.block_on(async {
+                lane.host_fn(hold(60))?;
+                let d = lane.copy(&src, &mut dst)?;
+                let out = lane.copy(&d, &mut back)?;
+                let t0 = Instant::now();
+                let counted = std::cell::Cell::new(0u32);
+                tokio::select! {
+                    back = out.wait_async() => {
+                        assert_eq!(&back?[..], &pattern_u32(64, 2)[..]);
+                    }
+                    _ = ticker_loop(&counted) => unreachable!(),
+                }
+                assert!(t0.elapsed() >= Duration::from_millis(50));
+                Ok::<_, aclrt::Error>(counted.get())
+            })
+        })?;
+        assert!(
+            ticks >= 3,
+            "the timer fired {ticks} times during a 60 ms wait"
+        );
+        // Stream and event futures, outside scopes, the same way.
+        stream.launch_host_fn(hold(20))?;
+        let recorded = stream.record(event)?;
+        let n = rt.block_on(async {
+            let counted = std::cell::Cell::new(0u32);
+            tokio::select! {
+                r = recorded.synchronize_async() => r?,
+                _ = ticker_loop(&counted) => unreachable!(),
+            }
+            stream.synchronize_async().await?;
+            Ok::<_, aclrt::Error>(counted.get())
+        })?;
+        assert!(
+            n >= 1,
+            "the timer fired {n} times during a 20 ms event wait"
+        );
+        drop(recorded);
+        stream.destroy()?;
+        Ok(())
+    })
+}
+
+async fn ticker_loop(counted: &std::cell::Cell<u32>) {
+    loop {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+        counted.set(counted.get() + 1);
+    }
+}
