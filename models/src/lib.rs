@@ -55,6 +55,10 @@ pub(crate) mod live_count;
 #[path = "../../src/ffi/protocol/fault_watch.rs"]
 pub(crate) mod fault_watch;
 
+#[cfg(any(loom, shuttle))]
+#[path = "../../src/ffi/protocol/wake_slot.rs"]
+pub(crate) mod wake_slot;
+
 #[cfg(all(test, any(loom, shuttle)))]
 mod harness;
 
@@ -78,3 +82,6 @@ mod live_model;
 
 #[cfg(all(test, any(loom, shuttle)))]
 mod fault_watch_model;
+
+#[cfg(all(test, any(loom, shuttle)))]
+mod wake_slot_model;

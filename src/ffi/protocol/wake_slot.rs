@@ -83,15 +83,11 @@ impl<W: Wake> WakeSlot<W> {
     pub(crate) fn fire(&self) {
         let waker = {
             let mut s = lock(&self.state, Rank::WakeSlot);
-            if (s.fired && !mutant("wake-fire-twice")) || s.cancelled {
+            if s.fired || s.cancelled {
                 return;
             }
             s.fired = true;
-            let w = if mutant("wake-fire-twice") {
-                s.waker.clone()
-            } else {
-                s.waker.take()
-            };
+            let w = s.waker.take();
             s.waking = w.is_some();
             w
         };
