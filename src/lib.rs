@@ -80,6 +80,7 @@
 #![deny(unsafe_op_in_unsafe_fn)]
 
 mod acl;
+pub mod actor;
 mod context;
 mod device;
 mod error;

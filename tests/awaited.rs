@@ -274,3 +274,256 @@ async fn ticker_loop(counted: &std::cell::Cell<u32>) {
         counted.set(counted.get() + 1);
     }
 }
+
+// ------------------------------------------------------------ the actor
+
+use aclrt::actor::{self, ActorConfig, ActorError, Handle, Inbox, Shutdown};
+
+const N: usize = 64;
+const MAX_BATCH: usize = 8;
+/// The request whose batch faults (its H2D copy's stream task).
+const FAULTY: u32 = 1_000;
+
+/// The actor's `serve`: each batch in a scope of its own (a fault fails
+/// that scope only), its requests' data copied to the device and back on
+/// two lanes; the next batch is collected while the device works.
+/// `gate`: the first batch waits for it (back-pressure tests).
+fn serve(mut inbox: Inbox<u32, Vec<u32>>, gate: Option<HeldGate>) -> Result<()> {
+    let acl = aclrt::Acl::init()?;
+    {
+        let device = acl.require::<aclrt::HostMode>()?.device(0)?;
+        aclrt::make_guard!(g);
+        let ctx = device.create_context(g)?;
+        let streams = [ctx.create_stream()?, ctx.create_stream()?];
+        let mut staging = ctx.alloc_host_zeroed::<u32>(N * MAX_BATCH)?;
+        let mut dev = ctx.alloc::<u32>(N * MAX_BATCH)?;
+        let mut out = ctx.alloc_host_zeroed::<u32>(N * MAX_BATCH)?;
+        let mut next = inbox.next_batch();
+        let mut gate = gate;
+        while let Some(batch) = next.take() {
+            let (reqs, replies) = batch.into_parts();
+            for (i, r) in reqs.iter().enumerate() {
+                staging[i * N..(i + 1) * N].copy_from_slice(&pattern_u32(N, *r));
+            }
+            let used = reqs.len() * N;
+            let inbox = &mut inbox;
+            let next_slot = &mut next;
+            let done = ctx.scope(|s| {
+                aclrt::make_guard!(g);
+                let lanes = s.lanes(&streams, g);
+                // Lane 0 takes the first half of the slots, lane 1 the rest.
+                let half = N * MAX_BATCH / 2;
+                let (st_a, st_b) = staging.split_at(half);
+                let (dv_a, dv_b) = dev.split_at_mut(half)?;
+                let (o_a, o_b) = out.split_at_mut(half);
+                if let Some(g) = gate.take() {
+                    lanes[0].host_fn(g.body())?;
+                }
+                if reqs.contains(&FAULTY) {
+                    sim::inject_stream_task_fault(
+                        streams[1].as_raw(),
+                        1,
+                        sys::ACL_ERROR_RT_AICORE_EXCEPTION,
+                    );
+                }
+                let a = lanes[0].copy(st_a, dv_a)?;
+                let a = lanes[0].copy(&a, o_a)?;
+                let b = lanes[1].copy(st_b, dv_b)?;
+                let b = lanes[1].copy(&b, o_b)?;
+                block_on(async {
+                    let work = async {
+                        let (ra, rb) = tokio::join!(a.wait_async(), b.wait_async());
+                        ra?;
+                        rb?;
+                        Ok::<_, aclrt::Error>(())
+                    };
+                    let (r, nb) = inbox.collect_during(work).await;
+                    *next_slot = nb;
+                    r
+                })
+            });
+            match done {
+                Ok(()) => replies.send(out.as_slice()[..used].chunks(N).map(<[u32]>::to_vec)),
+                Err(e) => replies.fail(e),
+            }
+            if next.is_none() {
+                // Closed only when shut down and drained.
+                next = inbox.next_batch();
+            }
+        }
+        drop((streams, staging, dev, out));
+        ctx.destroy()?;
+        device.reset()?;
+    }
+    acl.finalize()?;
+    Ok(())
+}
+
+fn start(
+    config: ActorConfig,
+    gate: Option<HeldGate>,
+) -> (Handle<u32, Vec<u32>>, actor::Actor<aclrt::Error>) {
+    actor::spawn(config, move |inbox| serve(inbox, gate)).expect("the actor thread")
+}
+
+/// Many `'static` tasks on a multi-thread runtime call the actor; every
+/// reply is checked; a fault fails exactly the requests of its batch and
+/// the actor goes on; a drained shutdown; a handle after it: `ShutDown`.
+#[test]
+fn actor_serves_batches_a_fault_fails_only_its_batch() {
+    let _sim = take(host_config());
+    let (handle, actor) = start(
+        ActorConfig {
+            queue: 64,
+            max_batch: MAX_BATCH,
+            window: Duration::from_micros(300),
+        },
+        None,
+    );
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .expect("a tokio runtime");
+    let results: Vec<(u32, std::result::Result<Vec<u32>, ActorError>)> = rt.block_on(async {
+        let calls = (0..64u32).map(|i| {
+            let h = handle.clone();
+            let seed = if i == 40 { FAULTY } else { i };
+            async move { (seed, h.call(seed).await) }
+        });
+        futures_join_all(calls).await
+    });
+    let failed: Vec<_> = results.iter().filter(|(_, r)| r.is_err()).collect();
+    assert!(
+        !failed.is_empty() && failed.len() <= MAX_BATCH,
+        "failed: {}",
+        failed.len()
+    );
+    assert!(failed.iter().any(|(s, _)| *s == FAULTY));
+    for (seed, r) in &results {
+        match r {
+            Ok(v) => assert_eq!(v, &pattern_u32(N, *seed)),
+            Err(ActorError::Failed(e)) => assert_eq!(e.kind(), ErrorKind::DeviceFault),
+            Err(e) => panic!("request {seed}: {e}"),
+        }
+    }
+    // The actor went on: a request after the fault is served.
+    assert_eq!(rt.block_on(handle.call(7)), Ok(pattern_u32(N, 7)));
+    actor.shutdown(Shutdown::Drain).expect("serve ended Ok");
+    assert_eq!(rt.block_on(handle.call(1)), Err(ActorError::ShutDown));
+    assert!(!handle.is_open());
+    assert_clean();
+}
+
+/// Back-pressure: with the device held, a queue of 2 takes 2 requests
+/// (beyond the batch in flight), `try_call` then fails `Full`; a refusing
+/// shutdown fails the queued ones with `ShutDown`.
+#[test]
+fn actor_back_pressure_and_refusing_shutdown() {
+    let _sim = take(host_config());
+    let gate = HeldGate::new();
+    let (handle, actor) = start(
+        ActorConfig {
+            queue: 2,
+            max_batch: 1,
+            window: Duration::ZERO,
+        },
+        Some(gate.clone()),
+    );
+    let first = handle.try_call(1).expect("queued");
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .expect("a tokio runtime");
+    let waiter = std::thread::spawn(move || {
+        tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap()
+            .block_on(first)
+    });
+    // The first batch is on the device, held; the inbox took the second
+    // one (collected while the device works); two more fill the queue.
+    assert!(wait_until(|| gate.entered()));
+    let mut queued = Vec::new();
+    let mut full = false;
+    for i in 2..10 {
+        match handle.try_call(i) {
+            Ok(f) => queued.push(f),
+            Err(ActorError::Full) => {
+                full = true;
+                break;
+            }
+            Err(e) => panic!("{e}"),
+        }
+    }
+    assert!(full, "a queue of 2 never filled");
+    assert!(
+        queued.len() <= 3,
+        "{} queued with a queue of 2",
+        queued.len()
+    );
+    // Refuse what is queued, then let the device go.
+    let stopper = std::thread::spawn(move || actor.shutdown(Shutdown::Refuse));
+    assert!(wait_until(|| !handle.is_open()));
+    gate.open();
+    stopper.join().unwrap().expect("serve ended Ok");
+    assert_eq!(waiter.join().unwrap(), Ok(pattern_u32(N, 1)));
+    let outcomes: Vec<_> = queued.into_iter().map(|f| rt.block_on(f)).collect();
+    assert!(
+        outcomes
+            .iter()
+            .all(|r| matches!(r, Ok(_) | Err(ActorError::ShutDown))),
+        "{outcomes:?}"
+    );
+    assert!(outcomes.contains(&Err(ActorError::ShutDown)));
+    assert_clean();
+}
+
+/// A handle whose actor's thread ended (here `serve` fails at once: no
+/// second runtime may be initialised) gets `Gone`, not a hang.
+#[test]
+fn actor_handle_after_its_device_is_gone() {
+    let _sim = take(host_config());
+    let (handle, actor) = actor::spawn(ActorConfig::default(), |inbox: Inbox<u32, u32>| {
+        drop(inbox);
+        Err::<(), _>(aclrt::Error::WorkAborted)
+    })
+    .expect("the actor thread");
+    assert!(wait_until(|| actor.is_finished()));
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .expect("a tokio runtime");
+    assert_eq!(rt.block_on(handle.call(3)), Err(ActorError::Gone));
+    assert_eq!(
+        actor.shutdown(Shutdown::Drain),
+        Err(aclrt::Error::WorkAborted)
+    );
+    assert_eq!(rt.block_on(handle.call(3)), Err(ActorError::Gone));
+}
+
+/// `join_all` without the futures crate: each on its own tokio task would
+/// need `'static` + `Send`; here a local set of polls.
+async fn futures_join_all<F: std::future::Future>(
+    futs: impl IntoIterator<Item = F>,
+) -> Vec<F::Output> {
+    let mut futs: Vec<_> = futs.into_iter().map(|f| Some(Box::pin(f))).collect();
+    let mut out: Vec<Option<F::Output>> = futs.iter().map(|_| None).collect();
+    std::future::poll_fn(|cx| {
+        let mut pending = false;
+        for (f, o) in futs.iter_mut().zip(out.iter_mut()) {
+            if let Some(fut) = f {
+                match fut.as_mut().poll(cx) {
+                    Poll::Ready(v) => {
+                        *o = Some(v);
+                        *f = None;
+                    }
+                    Poll::Pending => pending = true,
+                }
+            }
+        }
+        if pending {
+            Poll::Pending
+        } else {
+            Poll::Ready(())
+        }
+    })
+    .await;
+    out.into_iter().map(|o| o.expect("ready")).collect()
+}
