@@ -439,13 +439,36 @@ pub enum Shutdown {
 /// The actor's thread (from [`spawn`]); shut it down with
 /// [`shutdown`](Self::shutdown). Dropping it shuts it down with
 /// [`Shutdown::Drain`] and waits for the thread.
-pub struct Actor<E: Send + 'static = Error> {
-    thread: Option<std::thread::JoinHandle<Result<(), E>>>,
+pub struct Actor<'s, E: Send + 's = Error> {
+    thread: Option<Joiner<'s, E>>,
     close: Box<dyn Fn() + Send + Sync>,
     shared: Arc<Shared>,
 }
 
-impl<E: Send + 'static> core::fmt::Debug for Actor<E> {
+/// The actor's thread: detached ([`spawn`]) or of a thread scope
+/// ([`spawn_scoped`]).
+enum Joiner<'s, E> {
+    Owned(std::thread::JoinHandle<Result<(), E>>),
+    Scoped(std::thread::ScopedJoinHandle<'s, Result<(), E>>),
+}
+
+impl<E> Joiner<'_, E> {
+    fn join(self) -> std::thread::Result<Result<(), E>> {
+        match self {
+            Joiner::Owned(t) => t.join(),
+            Joiner::Scoped(t) => t.join(),
+        }
+    }
+
+    fn is_finished(&self) -> bool {
+        match self {
+            Joiner::Owned(t) => t.is_finished(),
+            Joiner::Scoped(t) => t.is_finished(),
+        }
+    }
+}
+
+impl<E: Send> core::fmt::Debug for Actor<'_, E> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("Actor")
             .field("state", &self.shared.state.load(Ordering::Relaxed))
@@ -453,7 +476,7 @@ impl<E: Send + 'static> core::fmt::Debug for Actor<E> {
     }
 }
 
-impl<E: Send + 'static> Actor<E> {
+impl<E: Send> Actor<'_, E> {
     /// Stop taking requests, serve or refuse those queued (`mode`), wait
     /// for `serve` to return (its inbox yields `None` once the queue is
     /// empty) and return its result. A panic of `serve` is resumed here.
@@ -468,7 +491,7 @@ impl<E: Send + 'static> Actor<E> {
 
     /// Whether the actor's thread has ended.
     pub fn is_finished(&self) -> bool {
-        self.thread.as_ref().is_none_or(|t| t.is_finished())
+        self.thread.as_ref().is_none_or(Joiner::is_finished)
     }
 
     fn stop(&self, mode: Shutdown) {
@@ -485,7 +508,7 @@ impl<E: Send + 'static> Actor<E> {
     }
 }
 
-impl<E: Send + 'static> Drop for Actor<E> {
+impl<E: Send> Drop for Actor<'_, E> {
     fn drop(&mut self) {
         if let Some(t) = self.thread.take() {
             self.stop(Shutdown::Drain);
@@ -497,21 +520,64 @@ impl<E: Send + 'static> Drop for Actor<E> {
 
 /// Start a device actor: a thread that runs `serve` with the [`Inbox`] of
 /// a queue that [`Handle`]s send requests to. `serve` owns whatever it
-/// makes (the runtime, the device, a context, lanes, a scope) and returns
-/// when [`Inbox::next_batch`] says `None` (or on its own error).
+/// makes (the device, a context, lanes, a scope) and returns when
+/// [`Inbox::next_batch`] says `None` (or on its own error).
 ///
 /// # Errors
 /// The thread could not be started.
 pub fn spawn<Req, Rep, E, F>(
     config: ActorConfig,
     serve: F,
-) -> std::io::Result<(Handle<Req, Rep>, Actor<E>)>
+) -> std::io::Result<(Handle<Req, Rep>, Actor<'static, E>)>
 where
     Req: Send + 'static,
     Rep: Send + 'static,
     E: Send + 'static,
     F: FnOnce(Inbox<Req, Rep>) -> Result<(), E> + Send + 'static,
 {
+    let (handle, inbox, close) = channel(config);
+    let thread = std::thread::Builder::new()
+        .name("aclrt-device-actor".into())
+        .spawn(move || serve(inbox))?;
+    Ok((handle.clone(), actor(Joiner::Owned(thread), &handle, close)))
+}
+
+/// [`spawn`] on a thread of the thread scope `scope`: `serve` may borrow
+/// what outlives the scope (an [`Acl`](crate::Acl), a
+/// [`Runtime`](crate::Runtime) of it), while the [`Handle`] stays
+/// `'static` (a handle that outlives the actor gets
+/// [`ActorError::Gone`] or [`ActorError::ShutDown`]).
+///
+/// # Errors
+/// The thread could not be started.
+pub fn spawn_scoped<'s, 'env, Req, Rep, E, F>(
+    scope: &'s std::thread::Scope<'s, 'env>,
+    config: ActorConfig,
+    serve: F,
+) -> std::io::Result<(Handle<Req, Rep>, Actor<'s, E>)>
+where
+    Req: Send + 'static,
+    Rep: Send + 'static,
+    E: Send + 's,
+    F: FnOnce(Inbox<Req, Rep>) -> Result<(), E> + Send + 's,
+{
+    let (handle, inbox, close) = channel(config);
+    let thread = std::thread::Builder::new()
+        .name("aclrt-device-actor".into())
+        .spawn_scoped(scope, move || serve(inbox))?;
+    Ok((
+        handle.clone(),
+        actor(Joiner::Scoped(thread), &handle, close),
+    ))
+}
+
+type Channel<Req, Rep> = (
+    Handle<Req, Rep>,
+    Inbox<Req, Rep>,
+    async_channel::Sender<Envelope<Req, Rep>>,
+);
+
+fn channel<Req, Rep>(config: ActorConfig) -> Channel<Req, Rep> {
     let (tx, rx) = async_channel::bounded(config.queue.max(1));
     let shared = Arc::new(Shared {
         state: AtomicU8::new(RUNNING),
@@ -523,21 +589,26 @@ where
         shared: shared.clone(),
         config,
     };
-    let thread = std::thread::Builder::new()
-        .name("aclrt-device-actor".into())
-        .spawn(move || serve(inbox))?;
-    let closer = tx.clone();
-    Ok((
+    (
         Handle {
-            tx,
-            shared: shared.clone(),
-        },
-        Actor {
-            thread: Some(thread),
-            close: Box::new(move || {
-                closer.close();
-            }),
+            tx: tx.clone(),
             shared,
         },
-    ))
+        inbox,
+        tx,
+    )
+}
+
+fn actor<'s, Req: Send + 'static, Rep: Send + 'static, E: Send + 's>(
+    thread: Joiner<'s, E>,
+    handle: &Handle<Req, Rep>,
+    closer: async_channel::Sender<Envelope<Req, Rep>>,
+) -> Actor<'s, E> {
+    Actor {
+        thread: Some(thread),
+        close: Box::new(move || {
+            closer.close();
+        }),
+        shared: handle.shared.clone(),
+    }
 }
