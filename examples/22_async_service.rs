@@ -134,6 +134,31 @@ fn queue_half<'s, 'env, 'ctx, 'id, 'sid, M: RunMode>(
     lane.copy(&d_out, out)
 }
 
+/// How a batch ended badly: its work failed (a device fault, reported by
+/// a wait: the batch fails, the service goes on), or the service did.
+enum Stop {
+    Batch(aclrt::Error),
+    Fatal(aclrt::Error),
+}
+
+impl Stop {
+    /// A failed wait: a device fault fails the batch.
+    fn of_wait(e: aclrt::Error) -> Stop {
+        if e.kind() == ErrorKind::DeviceFault {
+            Stop::Batch(e)
+        } else {
+            Stop::Fatal(e)
+        }
+    }
+}
+
+/// What the scope's end reports (a fault no wait reported is the batch's).
+impl From<aclrt::Error> for Stop {
+    fn from(e: aclrt::Error) -> Stop {
+        Stop::of_wait(e)
+    }
+}
+
 /// The actor's body: the context, the kernel, two lanes' buffers; one
 /// scope per batch (a fault fails that batch only). Device faults fail
 /// their batch and the actor goes on; any other error stops it.
@@ -166,7 +191,7 @@ fn serve<M: RunMode>(
             let (s0, s1) = (&h0.staging, &h1.staging);
             let (i0, o0, r0) = (&mut h0.d_in, &mut h0.d_out, &mut h0.out);
             let (i1, o1, r1) = (&mut h1.d_in, &mut h1.d_out, &mut h1.out);
-            let done = ctx.scope(|s| {
+            let done = ctx.try_scope(|s| {
                 make_guard!(g);
                 let lanes = s.lanes(streams, g);
                 aclrt::sim_only! {
@@ -176,14 +201,17 @@ fn serve<M: RunMode>(
                             Some(streams[0].as_raw()), 1, aclrt::sim::KERNEL_FAULT_CODE);
                     }
                 }
-                let a = queue_half(&lanes[0], binary, kernel, s0, i0, o0, r0)?;
-                let b = queue_half(&lanes[1], binary, kernel, s1, i1, o1, r1)?;
+                // A call that queues work fails the service, not the batch.
+                let a =
+                    queue_half(&lanes[0], binary, kernel, s0, i0, o0, r0).map_err(Stop::Fatal)?;
+                let b =
+                    queue_half(&lanes[1], binary, kernel, s1, i1, o1, r1).map_err(Stop::Fatal)?;
                 block_on(async {
                     let work = async {
                         let (ra, rb) = tokio::join!(a.wait_async(), b.wait_async());
-                        ra?;
-                        rb?;
-                        Ok::<_, aclrt::Error>(())
+                        ra.map_err(|e| Stop::of_wait(e.into()))?;
+                        rb.map_err(|e| Stop::of_wait(e.into()))?;
+                        Ok::<_, Stop>(())
                     };
                     let (r, collected) = inbox.collect_during(work).await;
                     next = collected;
@@ -200,8 +228,8 @@ fn serve<M: RunMode>(
                     });
                     replies.send(rows.collect::<Vec<_>>());
                 }
-                Err(e) if e.kind() == ErrorKind::DeviceFault => replies.fail(e),
-                Err(e) => {
+                Err(Stop::Batch(e)) => replies.fail(e),
+                Err(Stop::Fatal(e)) => {
                     replies.fail(e.clone());
                     result = Err(e);
                     break;

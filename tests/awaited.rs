@@ -362,7 +362,7 @@ fn serve(mut inbox: Inbox<u32, Vec<u32>>, gate: Option<HeldGate>) -> Result<()> 
 fn start(
     config: ActorConfig,
     gate: Option<HeldGate>,
-) -> (Handle<u32, Vec<u32>>, actor::Actor<aclrt::Error>) {
+) -> (Handle<u32, Vec<u32>>, actor::Actor<'static, aclrt::Error>) {
     actor::spawn(config, move |inbox| serve(inbox, gate)).expect("the actor thread")
 }
 
