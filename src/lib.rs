@@ -42,6 +42,8 @@
 //!   injection, run modes, timeline).
 //! * [`guide::structuring`]: structuring an application that holds NPU
 //!   state for its whole life (a service with worker threads).
+//! * [`guide::async_services`]: awaiting the NPU from async code: futures
+//!   of every wait, an async body inside a scope, the device actor.
 //! * [`guide::python`]: pyACL on aclrt (the `acl` Python module in `py/`)
 //!   and its Pythonic layer; the pyACL ↔ Pythonic ↔ Rust concept table.
 //!
@@ -265,6 +267,9 @@ pub mod guide {
     #[cfg_attr(aclrt_backend = "sim", doc = include_str!("guide/structuring.md"))]
     /// Structuring an application (this chapter's examples need the `sim` backend).
     pub mod structuring {}
+    #[cfg_attr(aclrt_backend = "sim", doc = include_str!("guide/async_services.md"))]
+    /// Async services (this chapter's examples need the `sim` backend).
+    pub mod async_services {}
     #[doc = include_str!("guide/python.md")]
     pub mod python {}
 }
