@@ -309,7 +309,10 @@ impl<K: EventKind, S: IsRecorded> Future for EventSync<'_, '_, '_, K, S> {
         use crate::ffi::HandleOwner;
         self.w.poll_with(
             cx,
-            |e| watch_outside(e.handle(), Target::Event(e.handle())),
+            |e| {
+                let discarded = crate::ffi::scope::record_discarded;
+                watch_outside(e.handle(), Target::Event(e.handle(), discarded))
+            },
             |e| e.synchronize(),
         )
     }

@@ -51,9 +51,10 @@ impl Wake for Waker {
 pub(crate) enum Target {
     /// The stream is idle (`aclrtStreamQuery`).
     Stream(Raw),
-    /// The event's record completed (`aclrtQueryEventStatus`), or an
+    /// The event's record completed (`aclrtQueryEventStatus`), or the
+    /// predicate (the caller's: `scope::record_discarded`) says an
     /// escalation discarded it (it never will).
-    Event(Raw),
+    Event(Raw, fn(Raw) -> bool),
     /// The event completed, or its stream is idle (an abort discarded the
     /// record with the rest of the stream's work).
     EventOrStream(Raw, Raw),
@@ -64,7 +65,7 @@ pub(crate) enum Target {
 impl Target {
     fn names(&self, handle: Raw) -> bool {
         match *self {
-            Target::Stream(s) | Target::Event(s) => s == handle,
+            Target::Stream(s) | Target::Event(s, _) => s == handle,
             Target::EventOrStream(e, s) => e == handle || s == handle,
             Target::Deadline(_) => false,
         }
@@ -102,9 +103,13 @@ impl Watch {
         }
         self.targets.iter().all(|t| match *t {
             Target::Stream(s) => super::stream_is_complete(s).unwrap_or(true),
-            Target::Event(e) => event_done(e),
+            Target::Event(e, discarded) => match super::event_is_complete(e) {
+                Ok(true) | Err(_) => true,
+                Ok(false) => discarded(e),
+            },
             Target::EventOrStream(e, s) => {
-                event_done(e) || super::stream_is_complete(s).unwrap_or(true)
+                super::event_is_complete(e).unwrap_or(true)
+                    || super::stream_is_complete(s).unwrap_or(true)
             }
             Target::Deadline(at) => now >= at,
         })
@@ -125,13 +130,6 @@ impl Watch {
     }
 }
 
-fn event_done(e: Raw) -> bool {
-    match super::event_is_complete(e) {
-        Ok(true) | Err(_) => true,
-        Ok(false) => super::scope::record_discarded(e),
-    }
-}
-
 struct Entry {
     id: u64,
     watch: Watch,
@@ -140,8 +138,8 @@ struct Entry {
 
 struct Service {
     /// The watches not complete yet (rank `Watches`: the queries, and the
-    /// open-scope registry's lock for `record_discarded`, are taken under
-    /// it; no user code runs under it).
+    /// locks of an event target's predicate, the open-scope registry's, are
+    /// taken under it; no user code runs under it).
     entries: Mutex<Vec<Entry>>,
     changed: Condvar,
 }
