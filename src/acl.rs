@@ -168,6 +168,26 @@ impl Acl {
         ffi::soc_name()
     }
 
+    /// Limit how long a wait task (the event wait of a hand-off,
+    /// [`Lane::wait_event`](crate::Lane::wait_event)) may wait on the device
+    /// (`aclrtSetOpWaitTimeout`), in whole seconds; zero: no limit (the
+    /// default). A wait task that outlives it fails with
+    /// `ACL_ERROR_RT_TASK_TIMEOUT` (107020) and its stream goes on: a
+    /// failure under the failure rule (SAFETY.md), so it fails the checked
+    /// waits of the scopes it may concern, and `reuse` hands nothing back
+    /// on the strength of that wait. [`Error::InvalidTimeout`] for a
+    /// timeout that is not whole seconds (or too long), before any call.
+    #[doc(alias = "aclrtSetOpWaitTimeout")]
+    pub fn set_op_wait_timeout(&self, timeout: core::time::Duration) -> Result<()> {
+        let secs = u32::try_from(timeout.as_secs()).ok();
+        match secs {
+            Some(secs) if timeout.subsec_nanos() == 0 => ffi::set_op_wait_timeout(secs),
+            _ => Err(Error::InvalidTimeout {
+                millis: timeout.as_millis(),
+            }),
+        }
+    }
+
     /// The runtime's API version `(major, minor, patch)` (`aclrtGetVersion`).
     #[doc(alias = "aclrtGetVersion")]
     pub fn version(&self) -> Result<(i32, i32, i32)> {

@@ -204,26 +204,30 @@ impl<'dev, 'id, M: RunMode> Context<'dev, 'id, M> {
         Ok(DefaultStream::new(raw, self.raw))
     }
 
-    /// Wait until all work queued in this context has finished
-    /// (`aclrtSynchronizeDevice` with this context current).
+    /// Wait until all work queued in this context has finished: every
+    /// stream this crate made in it, one after another
+    /// (`aclrtSynchronizeStream`), then its default stream. The first error
+    /// is returned. Stream by stream rather than `aclrtSynchronizeDevice`,
+    /// so that a failure it takes is known for its stream (the failure rule,
+    /// SAFETY.md) and a checked wait on another thread never waits for this
+    /// synchronisation of streams that are not its scope's.
     #[doc(alias = "aclrtSynchronizeDevice")]
     pub fn synchronize(&self) -> Result<()> {
-        ffi::make_current(self.raw)?;
         let ticket = ffi::waits::ticket();
-        ffi::synchronize_device(self.raw)?;
+        ffi::faults::synchronize_context(self.raw, None)?;
         ffi::waits::synchronized_context_since(self.raw, ticket);
         Ok(())
     }
 
-    /// As [`synchronize`](Self::synchronize), giving up after `timeout`
-    /// (`aclrtSynchronizeDeviceWithTimeout`); a timeout is an error whose
-    /// [`kind`](Error::kind) is [`Timeout`](crate::ErrorKind::Timeout).
+    /// As [`synchronize`](Self::synchronize), giving up after `timeout` in
+    /// all (`aclrtSynchronizeStreamWithTimeout` with what is left of it); a
+    /// timeout is an error whose [`kind`](Error::kind) is
+    /// [`Timeout`](crate::ErrorKind::Timeout).
     #[doc(alias = "aclrtSynchronizeDeviceWithTimeout")]
     pub fn synchronize_timeout(&self, timeout: core::time::Duration) -> Result<()> {
         let ms = ffi::timeout_ms(timeout)?;
-        ffi::make_current(self.raw)?;
         let ticket = ffi::waits::ticket();
-        ffi::synchronize_device_timeout(self.raw, ms)?;
+        ffi::faults::synchronize_context(self.raw, Some(ms))?;
         ffi::waits::synchronized_context_since(self.raw, ticket);
         Ok(())
     }

@@ -144,12 +144,12 @@ impl<'acl, M: RunMode> Device<'acl, M> {
         DefaultContext::new(self.default_raw(), guard)
     }
 
-    /// Wait for all work of the device's default context (`aclrtSynchronizeDevice`).
+    /// Wait for all work of the device's default context, stream by stream
+    /// as [`Context::synchronize`](crate::Context::synchronize) does.
     #[doc(alias = "aclrtSynchronizeDevice")]
     pub fn synchronize(&self) -> Result<()> {
-        ffi::make_current(self.default_raw())?;
         let ticket = ffi::waits::ticket();
-        ffi::synchronize_device(self.default_raw())?;
+        ffi::faults::synchronize_context(self.default_raw(), None)?;
         ffi::waits::synchronized_context_since(self.default_raw(), ticket);
         Ok(())
     }
@@ -171,9 +171,8 @@ impl<'acl, M: RunMode> Device<'acl, M> {
     #[doc(alias = "aclrtSynchronizeDeviceWithTimeout")]
     pub fn synchronize_timeout(&self, timeout: core::time::Duration) -> Result<()> {
         let ms = ffi::timeout_ms(timeout)?;
-        ffi::make_current(self.default_raw())?;
         let ticket = ffi::waits::ticket();
-        ffi::synchronize_device_timeout(self.default_raw(), ms)?;
+        ffi::faults::synchronize_context(self.default_raw(), Some(ms))?;
         ffi::waits::synchronized_context_since(self.default_raw(), ticket);
         Ok(())
     }

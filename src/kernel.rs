@@ -945,8 +945,8 @@ impl<'scope, 'env, 'id, 'sid, M: RunMode> Lane<'scope, 'env, 'id, 'sid, M> {
     /// live in one struct). The binary is borrowed for the scope (it cannot
     /// be unloaded while the launch may run); a reference looked up in
     /// another binary is [`Error::ForeignKernel`](crate::Error::ForeignKernel),
-    /// before anything is queued (the buffers stay borrowed until the scope
-    /// ends, as for every failed launch).
+    /// before anything is queued (the outputs stay borrowed until the scope
+    /// ends; [`launch_in_or_keep`](Self::launch_in_or_keep) gives them back).
     #[doc(alias = "aclrtLaunchKernelWithConfig")]
     pub fn launch_in<P, A>(
         &self,
@@ -959,12 +959,37 @@ impl<'scope, 'env, 'id, 'sid, M: RunMode> Lane<'scope, 'env, 'id, 'sid, M> {
         P: KernelParams,
         A: LaunchArgs<'scope, 'id, 'sid, M, P>,
     {
-        let kernel = kernel.of(binary)?;
+        self.launch_in_or_keep(binary, kernel, config, args)
+            .map_err(crate::Error::from)
+    }
+
+    /// [`launch_in`](Self::launch_in), which on error gives its operands
+    /// back ([`WaitFailed::into_item`](crate::WaitFailed::into_item): the
+    /// outputs, still in flight on this lane, unchanged by the launch), so a
+    /// service loop can launch again, or take them back with `reuse`,
+    /// without leaving the scope; `?` turns it into the [`Error`](crate::Error).
+    #[doc(alias = "aclrtLaunchKernelWithConfig")]
+    pub fn launch_in_or_keep<P, A>(
+        &self,
+        binary: &'scope Binary<'_, 'id>,
+        kernel: KernelRef<'id, P>,
+        config: impl Into<LaunchConfig>,
+        args: A,
+    ) -> core::result::Result<A::Output, crate::WaitFailed<A::Output>>
+    where
+        P: KernelParams,
+        A: LaunchArgs<'scope, 'id, 'sid, M, P>,
+    {
         let config = config.into();
         let mut staged = Staged::new();
         let output = args.stage(self.core(), &mut staged);
-        launch_staged(self.core(), &kernel, &config, &staged)?;
-        Ok(output)
+        let launched = kernel
+            .of(binary)
+            .and_then(|kernel| launch_staged(self.core(), &kernel, &config, &staged));
+        match launched {
+            Ok(()) => Ok(output),
+            Err(e) => Err(crate::WaitFailed::new(e, output)),
+        }
     }
 }
 

@@ -685,7 +685,9 @@ pub fn take_last_error() -> Option<i32> {
 impl Stream<'_, '_> {
     /// Destroy the stream without waiting for its queued work
     /// (`aclrtDestroyStreamForce`): queued tasks are dropped, a running one
-    /// finishes on its own.
+    /// finishes on its own ([`Context::synchronize`](crate::Context::synchronize),
+    /// which synchronises the context's live streams one by one, does not
+    /// wait for it; the device's reset does).
     ///
     /// Safe because it takes the stream by value: no [`Scope`](crate::Scope)
     /// can be open on it (lanes borrow the stream, and a scope synchronises

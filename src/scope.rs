@@ -350,6 +350,26 @@ impl<'scope, 'env, 'id, M: RunMode> Scope<'scope, 'env, 'id, M> {
     pub fn keep<T: Keep + 'scope>(&'scope self, value: T) -> &'scope mut T {
         self.core.keep(value)
     }
+
+    /// The recovery point of a service loop: synchronise every lane of the
+    /// scope (each until it is idle, even where its synchronisation fails),
+    /// collect every failure seen since the scope opened or last recovered,
+    /// and return the first (`Ok(None)`: there was none). From then on the failure no longer sticks to the scope: checked
+    /// waits of work queued after this call, and the scope's end, are
+    /// judged on failures seen after it. A buffer whose contents come from
+    /// work queued before a failure keeps failing its checked waits (take
+    /// it back with [`InFlight::reuse`] and write it afresh).
+    ///
+    /// The host functions queued so far are released; if one panicked, its
+    /// panic is resumed here (once). If a lane cannot be made idle, its
+    /// error is returned, and so is [`Error::WorkAborted`](crate::Error::WorkAborted)
+    /// once an escalation aborted the scope's work: then nothing is
+    /// recovered. See the *Structuring an application* chapter for the
+    /// pattern.
+    #[doc(alias = "aclrtSynchronizeStream")]
+    pub fn recover(&self) -> Result<Option<crate::Error>> {
+        self.core.recover()
+    }
 }
 
 /// A stream enlisted in a [`Scope`], branded `'sid`: the place where
@@ -423,30 +443,25 @@ impl<'scope, 'sid, D: ?Sized> InFlight<'scope, 'sid, D> {
     /// Synchronise the lane (`aclrtSynchronizeStream`) and give the buffer
     /// back to the CPU for the rest of the scope, if its work succeeded.
     ///
-    /// A *checked* wait: it fails with [`ErrorKind::DeviceFault`](crate::ErrorKind::DeviceFault)
-    /// if a device fault was seen — by this synchronisation or by any other
-    /// one since the buffer was parked (another buffer's wait, a
-    /// [`Stream::synchronize`](crate::Stream::synchronize) on another
-    /// thread) — on its lane, or on any lane of the scope once lanes waited
-    /// for each other. The runtime reports a fault once, to whichever
-    /// stream synchronisation comes first, and does not say which task
-    /// faulted: a fault of other work the same synchronisation covered
-    /// fails it too (conservative, never the other way round). "Its work"
-    /// includes the work behind what it was computed from: a copy or a
-    /// kernel output derived from a buffer whose own work that
-    /// synchronisation covered fails too, until that buffer is written
-    /// afresh (a copy, a memset or a kernel `Out` into it starts its
-    /// contents anew). It fails again on every later wait; use
-    /// [`reuse`](Self::reuse) to get the buffer back anyway.
+    /// A *checked* wait, under the failure rule (SAFETY.md): it fails if a
+    /// failure sticks to the scope — anything but success that any
+    /// synchronisation or query (of any thread: another buffer's wait, a
+    /// [`Stream::synchronize`](crate::Stream::synchronize), a
+    /// [`Context::synchronize`](crate::Context::synchronize)) returned for
+    /// a lane of the scope or its context, a host function of the scope
+    /// that panicked ([`Error::HostFnPanicked`](crate::Error::HostFnPanicked)),
+    /// since the scope opened or last [recovered](Scope::recover) — or was
+    /// seen since the work behind the buffer's contents began (a copy or a
+    /// kernel output derived from a buffer produced before a failure fails
+    /// too, until that buffer is written afresh). The runtime reports a
+    /// failure once, to whichever synchronisation comes first, and does
+    /// not say which task failed: conservative, never the other way round.
+    /// It fails again on every later wait; use [`reuse`](Self::reuse) to
+    /// get the buffer back anyway, and [`Scope::recover`] to go on.
     ///
-    /// A synchronisation of the same stream, or of the whole context
-    /// ([`Context::synchronize`](crate::Context::synchronize),
-    /// [`Device::synchronize`](crate::Device::synchronize)), that another
-    /// thread has in progress may hold this buffer's fault: the wait also
-    /// waits for it to return. So do not make a stream of the context wait
-    /// for this thread (a host function that blocks until this thread goes
-    /// on) while another thread synchronises the whole context: that
-    /// synchronisation, and this wait, would wait for each other.
+    /// A synchronisation of one of the scope's streams that another thread
+    /// has in progress may hold a failure: the wait also waits for it to
+    /// return.
     ///
     /// On error the buffer stays borrowed until the scope ends;
     /// [`wait_or_keep`](Self::wait_or_keep) gives it back instead.
@@ -472,9 +487,11 @@ impl<'scope, 'sid, D: ?Sized> InFlight<'scope, 'sid, D> {
     /// overwritten (a staging buffer), or after a failed [`wait`](Self::wait).
     /// If the work faulted, the contents are whatever it left.
     ///
-    /// A device fault is not returned here: a checked wait that it may
-    /// concern reports it, or else the scope's end (the scope then returns
-    /// the fault). Other errors ([`Error::WorkAborted`](crate::Error::WorkAborted),
+    /// Once buffers crossed lanes (a hand-off, a shared read), every lane of
+    /// the scope is made idle first: a hand-off whose wait task failed
+    /// orders nothing. A failure is not returned here: it sticks to the
+    /// scope (checked waits and the scope's end report it until
+    /// [`Scope::recover`]). Other errors ([`Error::WorkAborted`](crate::Error::WorkAborted),
     /// a failed synchronisation) leave the buffer borrowed until the scope
     /// ends; [`reuse_or_keep`](Self::reuse_or_keep) gives it back instead.
     #[doc(alias = "aclrtSynchronizeStream")]
@@ -581,9 +598,9 @@ impl<'scope, 'sid, D: ?Sized> Fence<'scope, 'sid, D> {
     /// the fence succeeded: a checked wait, as [`InFlight::wait`] (a device
     /// fault seen since the buffer was parked on its lane fails it, every
     /// time). Work queued on the lane after the fence is waited for too: the
-    /// runtime reports faults to stream synchronisations only. Like
+    /// runtime reports failures to stream synchronisations only. Like
     /// [`InFlight::wait`], it also waits for another thread's
-    /// synchronisation of the stream or of the whole context in progress.
+    /// synchronisation of one of the scope's streams in progress.
     ///
     /// On error (a device fault, [`Error::WorkAborted`](crate::Error::WorkAborted))
     /// the buffer stays borrowed until the scope ends; [`wait_or_keep`](Self::wait_or_keep)
@@ -611,10 +628,12 @@ impl<'scope, 'sid, D: ?Sized> Fence<'scope, 'sid, D> {
     /// the lane after the fence is not waited for.
     ///
     /// For a buffer about to be overwritten (a staging buffer the CPU
-    /// refills), or after a failed [`wait`](Self::wait). A device fault is
+    /// refills), or after a failed [`wait`](Self::wait). A failure is
     /// not reported by this wait (nor by `aclrtSynchronizeEvent`, on the
-    /// hardware): a checked wait that it may concern reports it, or else
-    /// the scope's end, which then returns the fault.
+    /// hardware): it sticks to the scope, and checked waits and the scope's
+    /// end report it until [`Scope::recover`]. Once buffers crossed lanes
+    /// in the scope, an event orders nothing a failed wait task should have
+    /// ordered: then this synchronises every lane of the scope instead.
     ///
     /// On error ([`Error::WorkAborted`](crate::Error::WorkAborted), a failed
     /// synchronisation) the buffer stays borrowed until the scope ends;

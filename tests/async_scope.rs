@@ -343,6 +343,8 @@ fn device_fault_in_queued_task_surfaces_at_synchronisation() -> Result<()> {
         })?;
         let o = lane.copy(&x, &mut out)?;
         let err = o.wait().unwrap_err();
+        // The failure sticks to the scope until the recovery point.
+        assert_eq!(s.recover()?.as_ref(), Some(&err));
         Ok(err)
     })?;
     assert_eq!(result.kind(), ErrorKind::DeviceFault);

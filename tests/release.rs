@@ -509,6 +509,9 @@ fn destroy_force_and_reset_force() -> Result<()> {
     // Returned while the running task was still held: it did not wait.
     assert!(!gate.left(), "destroy_force waited for the running task");
     gate.open();
+    // `Context::synchronize` goes stream by stream over the live streams:
+    // the forced one's running task finishes on its own.
+    assert!(wait_until(|| gate.left()));
     ctx.synchronize()?;
     assert!(gate.passed());
     assert_eq!(ran.load(Ordering::SeqCst), 0, "queued tasks were dropped");

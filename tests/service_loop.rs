@@ -12,6 +12,10 @@ mod common;
 #[path = "fault_attacks.rs"]
 mod fault_attacks;
 
+/// The failure rule attacked whole, in this binary too.
+#[path = "failure_rule.rs"]
+mod failure_rule;
+
 use std::time::Duration;
 
 use aclrt::kernel::{Count, In, InOut, Out};
@@ -278,7 +282,11 @@ fn failed_fence_wait_recovers_inside_the_scope() -> Result<()> {
                     out.iter().all(|v| v == 0.0),
                     "the faulted kernel wrote nothing"
                 );
+                // The failure sticks until the recovery point returns it.
+                assert_eq!(s.recover()?, Some(e.clone()));
                 // The lane goes on: the same launch again, right this time.
+                // (`y1`'s contents come from before the failure: the launch
+                // overwrites it, an `Out`, so its new contents are clean.)
                 let (_, y2, _) = lane.launch_in(&binary, copy, 2, (&x, y1, 64))?;
                 let out = lane.copy(&y2, lane.park(out)?)?.fence()?.wait()?;
                 assert_eq!(out.as_slice(), &pattern_f32(64, 2.0)[..]);
@@ -316,6 +324,7 @@ fn stream_task_fault_hits_only_its_stream() -> Result<()> {
             assert_eq!(failed.error().kind(), ErrorKind::DeviceFault);
             let back = failed.into_item().reuse()?;
             assert_eq!(back.len(), 64);
+            assert_eq!(s.recover()?.unwrap().kind(), ErrorKind::DeviceFault);
             Ok(())
         })?;
         a.destroy()?;
@@ -385,6 +394,7 @@ fn two_fences_on_one_lane_both_learn_the_fault() -> Result<()> {
                 // checked wait cannot tell (one fault report for both).
                 let out2 = failed2.into_item().reuse()?;
                 assert_eq!(out2.as_slice(), &ramp(64, 1.0)[..]);
+                assert_eq!(s.recover()?.unwrap().kind(), ErrorKind::DeviceFault);
                 Ok(())
             })
         })?;
@@ -422,8 +432,14 @@ fn a_fault_seen_by_another_synchronisation_still_fails_the_wait() -> Result<()> 
                     ErrorKind::DeviceFault
                 );
                 assert_eq!(fence.wait().unwrap_err().kind(), ErrorKind::DeviceFault);
-                // Work parked after the faults were seen is not failed by them.
-                let ok = lane.copy(&input, &mut e)?.wait()?;
+                // Work queued after the failure, before the recovery point,
+                // fails too (the failure sticks to the scope) ...
+                let failed = lane.copy(&input, &mut e)?.wait_or_keep().unwrap_err();
+                assert_eq!(failed.error().kind(), ErrorKind::DeviceFault);
+                let e = failed.into_item().reuse()?;
+                assert_eq!(s.recover()?.unwrap().kind(), ErrorKind::DeviceFault);
+                // ... work queued after it does not.
+                let ok = lane.copy(&input, lane.park(e)?)?.wait()?;
                 assert_eq!(ok.len(), 64);
                 Ok(())
             })
@@ -440,7 +456,7 @@ fn a_nested_scope_seeing_the_fault_first_does_not_hide_it() -> Result<()> {
         let stream = ctx.create_stream()?;
         let input = ctx.alloc_host_from(&[7u8; 64])?;
         let (mut d, mut inner) = (ctx.alloc::<u8>(64)?, ctx.alloc::<u8>(64)?);
-        ctx.scope(|s| {
+        let r = ctx.scope(|s| {
             s.with_lane(&stream, |lane| {
                 fault_next_task(stream.as_raw());
                 let x = lane.copy(&input, &mut d)?;
@@ -452,7 +468,9 @@ fn a_nested_scope_seeing_the_fault_first_does_not_hide_it() -> Result<()> {
                 assert_eq!(x.wait().unwrap_err().kind(), ErrorKind::DeviceFault);
                 Ok(())
             })
-        })?;
+        });
+        // Not recovered: the scope's end reports it too.
+        assert_eq!(r.unwrap_err().kind(), ErrorKind::DeviceFault);
         stream.destroy()
     })
 }
@@ -487,13 +505,15 @@ fn a_fault_only_reuse_saw_is_returned_by_the_scope() -> Result<()> {
             })
         });
         assert_eq!(r.unwrap_err().kind(), ErrorKind::DeviceFault);
-        // A fault a checked wait reported is not reported again.
+        // A fault a checked wait reported sticks until the recovery point
+        // returns it; the scope's end is then clean.
         let r = ctx.scope(|s| {
             s.with_lane(&stream, |lane| {
                 fault_next_task(stream.as_raw());
                 let failed = lane.copy(&input, &mut d)?.wait_or_keep().unwrap_err();
                 assert_eq!(failed.error().kind(), ErrorKind::DeviceFault);
                 failed.into_item().reuse()?;
+                assert_eq!(s.recover()?.unwrap().kind(), ErrorKind::DeviceFault);
                 Ok(())
             })
         });
@@ -525,6 +545,7 @@ fn a_fault_on_the_lane_a_buffer_came_from_fails_its_wait() -> Result<()> {
             let failed = lb.copy(&y, &mut out)?.wait_or_keep().unwrap_err();
             assert_eq!(failed.error().kind(), ErrorKind::DeviceFault);
             assert!(failed.into_item().reuse()?.iter().all(|v| v == 0.0));
+            assert_eq!(s.recover()?.unwrap().kind(), ErrorKind::DeviceFault);
             Ok(())
         })?;
         binary.unload()?;

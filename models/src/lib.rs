@@ -56,6 +56,10 @@ pub(crate) mod live_count;
 pub(crate) mod fault_watch;
 
 #[cfg(any(loom, shuttle))]
+#[path = "../../src/ffi/protocol/failure.rs"]
+pub(crate) mod failure;
+
+#[cfg(any(loom, shuttle))]
 #[path = "../../src/ffi/protocol/wake_slot.rs"]
 pub(crate) mod wake_slot;
 
@@ -82,6 +86,9 @@ mod live_model;
 
 #[cfg(all(test, any(loom, shuttle)))]
 mod fault_watch_model;
+
+#[cfg(all(test, any(loom, shuttle)))]
+mod failure_model;
 
 #[cfg(all(test, any(loom, shuttle)))]
 mod wake_slot_model;

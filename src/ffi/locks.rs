@@ -36,9 +36,10 @@
 //! | 85 | a host-function slot's closure | `ffi/host_fn.rs` (per slot) |
 //! | 86 | a host-function slot's panic | `ffi/host_fn.rs` (per slot) |
 //! | 87 | a reporter's panic slot | `ffi/report.rs` (per reporter) |
-//! | 88 | `LOG`, the device faults seen | `ffi/faults.rs` |
+//! | 88 | `LOG`, the failures seen | `ffi/faults.rs` |
 //! | 89 | the overflow list of synchronisations in flight | `ffi/protocol/fault_watch.rs` |
-//! | 90 | an awaited completion's wake slot | `ffi/protocol/wake_slot.rs` (per wait) |
+//! | 90 | `STREAMS`, the streams the crate made, by context | `ffi/faults.rs` |
+//! | 91 | an awaited completion's wake slot | `ffi/protocol/wake_slot.rs` (per wait) |
 //!
 //! Runtime calls are made under some of them (`aclrtSubscribeReport` under
 //! `SUBS`, a stream wait under `OPEN` and the wait book, records under
@@ -76,7 +77,8 @@ pub(crate) enum Rank {
     ReporterPanics = 87,
     Faults = 88,
     FaultWatch = 89,
-    WakeSlot = 90,
+    Streams = 90,
+    WakeSlot = 91,
 }
 
 #[cfg(debug_assertions)]

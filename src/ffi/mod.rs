@@ -293,6 +293,14 @@ pub(crate) fn version() -> Result<(i32, i32, i32)> {
     Ok((a, b, c))
 }
 
+/// `aclrtSetOpWaitTimeout(secs)`: a wait task (an event wait) that waits
+/// longer fails (107020); 0: no limit.
+pub(crate) fn set_op_wait_timeout(secs: u32) -> Result<()> {
+    // SAFETY: a plain integer argument.
+    let code = unsafe { sys::aclrtSetOpWaitTimeout(secs) };
+    check(code, "aclrtSetOpWaitTimeout")
+}
+
 // ---------------------------------------------------------------- devices
 
 /// `aclrtSetDevice(id)`: takes one reference on the device and makes its
@@ -324,40 +332,14 @@ pub(crate) fn reset_device(id: i32) -> Result<()> {
 }
 
 /// `aclrtSynchronizeDevice` with `ctx` current (the current context's
-/// device); a device fault it reports is entered for `ctx` ([`faults`]).
+/// device), for the release of a context only (no scope of it is open, so
+/// a failure it reports concerns none: it is not entered in [`faults`]).
 pub(crate) fn synchronize_device(ctx: Raw) -> Result<()> {
     refuse_in_callback("aclrtSynchronizeDevice")?;
-    let watch = faults::begin(faults::Key::context(ctx));
+    make_current(ctx)?;
     // SAFETY: no arguments.
     let code = unsafe { sys::aclrtSynchronizeDevice() };
-    if code == sys::ACL_SUCCESS {
-        faults::end(watch);
-        return Ok(());
-    }
-    sync_failed(
-        code,
-        "aclrtSynchronizeDevice",
-        faults::Key::context(ctx),
-        watch,
-    )
-}
-
-/// `aclrtSynchronizeDeviceWithTimeout` with `ctx` current.
-pub(crate) fn synchronize_device_timeout(ctx: Raw, ms: i32) -> Result<()> {
-    refuse_in_callback("aclrtSynchronizeDeviceWithTimeout")?;
-    let watch = faults::begin(faults::Key::context(ctx));
-    // SAFETY: plain integer argument.
-    let code = unsafe { sys::aclrtSynchronizeDeviceWithTimeout(ms) };
-    if code == sys::ACL_SUCCESS {
-        faults::end(watch);
-        return Ok(());
-    }
-    sync_failed(
-        code,
-        "aclrtSynchronizeDeviceWithTimeout",
-        faults::Key::context(ctx),
-        watch,
-    )
+    check(code, "aclrtSynchronizeDevice")
 }
 
 /// `aclrtDeviceCanAccessPeer`.
@@ -661,6 +643,7 @@ pub(crate) fn create_stream(owner: Raw) -> Result<Raw> {
     check(code, "aclrtCreateStream")?;
     let stream = raw(stream, "aclrtCreateStream")?;
     counter.created();
+    faults::stream_made(stream, owner);
     Ok(stream)
 }
 
@@ -673,6 +656,7 @@ pub(crate) fn create_stream_with_config(owner: Raw, priority: u32, flags: u32) -
     check(code, "aclrtCreateStreamWithConfig")?;
     let stream = raw(stream, "aclrtCreateStreamWithConfig")?;
     counter.created();
+    faults::stream_made(stream, owner);
     Ok(stream)
 }
 
@@ -729,10 +713,16 @@ pub(crate) fn destroy_stream(stream: Raw, owner: Raw) -> Result<()> {
     }
     // A forgotten future's watch no longer queries it.
     completion::handle_gone(stream);
+    // No context synchronisation uses the handle from now on.
+    faults::stream_destroying(stream);
     // SAFETY: `stream` is a live explicit stream of the current context with
     // no borrowed buffers in flight; it is not used afterwards.
     let code = unsafe { sys::aclrtDestroyStream(stream.as_ptr()) };
-    check(code, "aclrtDestroyStream")?;
+    if let Err(e) = check(code, "aclrtDestroyStream") {
+        // Still alive: still the context's.
+        faults::stream_made(stream, owner);
+        return Err(e);
+    }
     counter.released();
     if hooks {
         // It waited for its queued work, stream waits and host functions
@@ -748,7 +738,7 @@ pub(crate) fn destroy_stream(stream: Raw, owner: Raw) -> Result<()> {
     Ok(())
 }
 
-/// `aclrtSynchronizeStream(stream)`; a device fault it reports is entered
+/// `aclrtSynchronizeStream(stream)`; a failure it reports is entered
 /// in [`faults`], and the call is watched while it runs
 /// ([`faults::begin`]).
 #[inline]
@@ -788,7 +778,8 @@ pub(crate) fn synchronize_stream_timeout(stream: Raw, ms: i32) -> Result<()> {
 }
 
 /// A synchronisation of `key` (`function`) failed with `code`: the error,
-/// entered in [`faults`] if it is a device fault, before the watch ends.
+/// entered in [`faults`] whatever its code (but the timeout of a bounded
+/// wait's own limit), before the watch ends.
 #[cold]
 #[inline(never)]
 fn sync_failed(
@@ -798,7 +789,13 @@ fn sync_failed(
     watch: faults::Ticket,
 ) -> Result<()> {
     let error = acl_error(code, function);
-    faults::observed(key, &error);
+    // A bounded wait that gave up judged no work: the one outcome that is
+    // not a failure.
+    let gave_up =
+        code == sys::ACL_ERROR_RT_STREAM_SYNC_TIMEOUT && function.ends_with("WithTimeout");
+    if !gave_up {
+        faults::enter(key, &error);
+    }
     faults::end(watch);
     Err(error)
 }
@@ -819,7 +816,11 @@ pub(crate) fn stream_is_complete(stream: Raw) -> Result<bool> {
     let mut status: sys::aclrtStreamStatus = sys::ACL_STREAM_STATUS_RESERVED;
     // SAFETY: `stream` is live; `status` is a valid, writable slot.
     let code = unsafe { sys::aclrtStreamQuery(stream.as_ptr(), &mut status) };
-    check(code, "aclrtStreamQuery")?;
+    if let Err(e) = check(code, "aclrtStreamQuery") {
+        // A failure of queued work a query reports is one too.
+        faults::enter(faults::Key::stream(stream), &e);
+        return Err(e);
+    }
     Ok(status == sys::ACL_STREAM_STATUS_COMPLETE)
 }
 

@@ -430,13 +430,18 @@ pub(crate) fn destroy_stream_force(stream: Raw, owner: Raw) -> Result<()> {
     super::report::stream_destroying(stream);
     // An escalation aborting it (for an outside wait) still holds its handle.
     super::scope::wait_not_aborting(stream);
+    // No context synchronisation uses the handle from now on.
+    super::faults::stream_destroying(stream);
     // SAFETY: `stream` is a live explicit stream of the current context,
     // consumed by the caller; no borrowed buffer has work queued on it (every
     // scope that lent buffers to it was synchronised before the stream could
     // be moved into `destroy_force`); the `'static` host functions it may
     // still run stay owned by the registry (parked below).
     let code = unsafe { sys::aclrtDestroyStreamForce(stream.as_ptr()) };
-    check(code, "aclrtDestroyStreamForce")?;
+    if let Err(e) = check(code, "aclrtDestroyStreamForce") {
+        super::faults::stream_made(stream, owner);
+        return Err(e);
+    }
     counter.released();
     // Its queued stream waits were dropped with it: they leave the book of
     // outside waits (no escalation may pick the dead handle), and events

@@ -165,7 +165,6 @@ pub(crate) fn flush_context(ctx: Raw) -> Result<()> {
         return Ok(());
     }
     let ticket = ticket();
-    super::make_current(ctx)?;
     super::synchronize_device(ctx)?;
     synchronized_context_since(ctx, ticket);
     Ok(())

@@ -1,4 +1,4 @@
-// Right way: a wait that failed gives the buffer back still in flight (`WaitFailed::into_item`); `reuse` takes it back whatever its work did, and the scope goes on.
+// Right way: a wait that failed gives the buffer back still in flight (`WaitFailed::into_item`); `reuse` takes it back whatever its work did, and after the recovery point (`Scope::recover`) the scope goes on.
 // Why it compiles: `reuse` returns the `&'scope mut` once the lane is idle (a checked `wait` would fail again: the work faulted).
 // Enforced by: `InFlight::wait_or_keep`, `WaitFailed::into_item`, `InFlight::reuse`.
 use aclrt::{Acl, ErrorKind, HostMode, make_guard};
@@ -23,8 +23,11 @@ fn main() -> aclrt::Result<()> {
                 assert_eq!(failed.error().function(), Some("aclrtMemcpyAsync"));
                 let host = failed.into_item().reuse()?; // back, whatever the work did
                 host[0] = 1;
-                // The scope goes on. `d`'s copy was covered by the synchronisation that
-                // saw the fault, so results derived from it stay suspect: copy it afresh.
+                // The failure sticks to the scope until its recovery point, which
+                // synchronises every lane and returns it; then the scope goes on.
+                assert!(s.recover()?.is_some());
+                // `d`'s contents come from before the failure, so results derived
+                // from it stay suspect: copy it afresh.
                 let d = lane.copy(&input, d)?;
                 let again = lane.copy(&d, lane.park(host)?)?.wait()?;
                 assert_eq!(again.as_slice(), [3u32; 64]);

@@ -7,6 +7,7 @@
 #![deny(unsafe_code)]
 
 pub(crate) mod abort_log;
+pub(crate) mod failure;
 pub(crate) mod fault_watch;
 pub(crate) mod host_fn_slot;
 pub(crate) mod live_count;

@@ -100,6 +100,7 @@ pub(crate) enum Rank {
     Waits,
     SlotFn,
     SlotPanic,
+    Faults,
     FaultWatch,
     WakeSlot,
 }
