@@ -208,7 +208,7 @@ fn serve<M: RunMode>(
                     queue_half(&lanes[1], binary, kernel, s1, i1, o1, r1).map_err(Stop::Fatal)?;
                 block_on(async {
                     let work = async {
-                        let (ra, rb) = tokio::join!(a.wait_async(), b.wait_async());
+                        let (ra, rb) = join(a.wait_async(), b.wait_async()).await;
                         ra.map_err(|e| Stop::of_wait(e.into()))?;
                         rb.map_err(|e| Stop::of_wait(e.into()))?;
                         Ok::<_, Stop>(())
@@ -248,6 +248,34 @@ fn serve<M: RunMode>(
         binary.unload()?;
         result
     })?
+}
+
+/// Both futures, polled together (a `join!` without an executor's macro).
+async fn join<A: Future, B: Future>(a: A, b: B) -> (A::Output, B::Output) {
+    let (mut a, mut b) = (std::pin::pin!(a), std::pin::pin!(b));
+    let (mut ra, mut rb) = (None, None);
+    std::future::poll_fn(|cx| {
+        if ra.is_none() {
+            if let std::task::Poll::Ready(v) = a.as_mut().poll(cx) {
+                ra = Some(v);
+            }
+        }
+        if rb.is_none() {
+            if let std::task::Poll::Ready(v) = b.as_mut().poll(cx) {
+                rb = Some(v);
+            }
+        }
+        if ra.is_some() && rb.is_some() {
+            std::task::Poll::Ready(())
+        } else {
+            std::task::Poll::Pending
+        }
+    })
+    .await;
+    match (ra, rb) {
+        (Some(a), Some(b)) => (a, b),
+        _ => unreachable!("both ready above"),
+    }
 }
 
 /// What the clients saw.

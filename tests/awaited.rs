@@ -59,7 +59,7 @@ fn awaited_waits_give_buffers_back_two_lanes_joined() -> Result<()> {
                 let oa = la.copy(&da, &mut out_a)?;
                 let db = lb.copy(&src_b, &mut d_b)?;
                 let ob = lb.copy(&db, &mut out_b)?.fence()?;
-                let (ra, rb) = tokio::join!(oa.wait_async(), ob.wait_async());
+                let (ra, rb) = join(oa.wait_async(), ob.wait_async()).await;
                 let (ra, rb) = (ra?, rb?);
                 assert_eq!(&ra[..], &pattern_u32(1024, 7)[..]);
                 assert_eq!(&rb[..], &pattern_u32(1024, 9)[..]);
@@ -263,12 +263,9 @@ fn awaited_wait_lets_a_timer_fire_on_a_current_thread_runtime() -> Result<()> {
                 let out = lane.copy(&d, &mut back)?;
                 let t0 = Instant::now();
                 let counted = std::cell::Cell::new(0u32);
-                tokio::select! {
-                    back = out.wait_async() => {
-                        assert_eq!(&back?[..], &pattern_u32(64, 2)[..]);
-                    }
-                    _ = ticker_loop(&counted) => unreachable!(),
-                }
+                // The wait, with a timer ticking beside it (a `select!`).
+                let back = first(out.wait_async(), ticker_loop(&counted)).await;
+                assert_eq!(&back?[..], &pattern_u32(64, 2)[..]);
                 assert!(t0.elapsed() >= Duration::from_millis(50));
                 Ok::<_, aclrt::Error>(counted.get())
             })
@@ -282,10 +279,7 @@ fn awaited_wait_lets_a_timer_fire_on_a_current_thread_runtime() -> Result<()> {
         let recorded = stream.record(event)?;
         let n = rt.block_on(async {
             let counted = std::cell::Cell::new(0u32);
-            tokio::select! {
-                r = recorded.synchronize_async() => r?,
-                _ = ticker_loop(&counted) => unreachable!(),
-            }
+            first(recorded.synchronize_async(), ticker_loop(&counted)).await?;
             stream.synchronize_async().await?;
             Ok::<_, aclrt::Error>(counted.get())
         })?;
@@ -297,6 +291,45 @@ fn awaited_wait_lets_a_timer_fire_on_a_current_thread_runtime() -> Result<()> {
         stream.destroy()?;
         Ok(())
     })
+}
+
+/// `join!` of two futures (no executor's macro needed).
+async fn join<A: Future, B: Future>(a: A, b: B) -> (A::Output, B::Output) {
+    let (mut a, mut b) = (pin!(a), pin!(b));
+    let (mut ra, mut rb) = (None, None);
+    std::future::poll_fn(|cx| {
+        if ra.is_none() {
+            if let Poll::Ready(v) = a.as_mut().poll(cx) {
+                ra = Some(v);
+            }
+        }
+        if rb.is_none() {
+            if let Poll::Ready(v) = b.as_mut().poll(cx) {
+                rb = Some(v);
+            }
+        }
+        if ra.is_some() && rb.is_some() {
+            Poll::Ready(())
+        } else {
+            Poll::Pending
+        }
+    })
+    .await;
+    (ra.expect("ready"), rb.expect("ready"))
+}
+
+/// `select!` of `a` against a future that never ends (`b`, a ticker):
+/// `a`'s output, `b` polled beside it meanwhile.
+async fn first<A: Future>(a: A, b: impl Future<Output = ()>) -> A::Output {
+    let (mut a, mut b) = (pin!(a), pin!(b));
+    std::future::poll_fn(|cx| {
+        if let Poll::Ready(v) = a.as_mut().poll(cx) {
+            return Poll::Ready(v);
+        }
+        let _ = b.as_mut().poll(cx);
+        Poll::Pending
+    })
+    .await
 }
 
 async fn ticker_loop(counted: &std::cell::Cell<u32>) {
@@ -363,7 +396,7 @@ fn serve(mut inbox: Inbox<u32, Vec<u32>>, gate: Option<HeldGate>) -> Result<()> 
                 let b = lanes[1].copy(&b, o_b)?;
                 block_on(async {
                     let work = async {
-                        let (ra, rb) = tokio::join!(a.wait_async(), b.wait_async());
+                        let (ra, rb) = join(a.wait_async(), b.wait_async()).await;
                         ra?;
                         rb?;
                         Ok::<_, aclrt::Error>(())
