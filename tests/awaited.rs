@@ -591,3 +591,41 @@ async fn futures_join_all<F: std::future::Future>(
     .await;
     out.into_iter().map(|o| o.expect("ready")).collect()
 }
+
+/// A waker that panics (an executor's bug) does not stop the completion
+/// service: a later wait is still woken.
+#[test]
+fn a_panicking_waker_does_not_stop_the_completion_service() -> Result<()> {
+    struct Panics;
+    impl Wake for Panics {
+        fn wake(self: Arc<Self>) {
+            panic!("an executor's waker panics");
+        }
+    }
+    in_host_context(|ctx| {
+        let stream = ctx.create_stream()?;
+        let src = ctx.alloc_host_from(&pattern_u32(64, 4))?;
+        let (mut d1, mut d2) = (ctx.alloc::<u32>(64)?, ctx.alloc::<u32>(64)?);
+        ctx.scope(|s| {
+            aclrt::make_guard!(g);
+            let lane = s.lane(&stream, g);
+            lane.host_fn(hold(5))?;
+            let a = lane.copy(&src, &mut d1)?;
+            let bad = Waker::from(Arc::new(Panics));
+            let mut fa = pin!(a.wait_async());
+            assert!(
+                fa.as_mut()
+                    .poll(&mut TaskContext::from_waker(&bad))
+                    .is_pending()
+            );
+            lane.synchronize()?;
+            // The service survived the panic: a new wait is woken.
+            lane.host_fn(hold(5))?;
+            let b = lane.copy(&src, &mut d2)?;
+            block_on(b.wait_async())?;
+            Ok(())
+        })?;
+        stream.destroy()?;
+        Ok(())
+    })
+}

@@ -11,10 +11,13 @@ use crate::harness::{assert_bites, explore};
 use crate::sync::{Arc, AtomicBool, AtomicUsize, Ordering, thread};
 use crate::wake_slot::{Wake, WakeSlot};
 
-/// The task a waker wakes: how often, and whether its future is gone.
+/// The task a waker wakes: how often, whether its future is gone, and
+/// whether it was woken after that (noted, not asserted in `wake`: the
+/// slot contains a waker's panic).
 struct Task {
     woken: AtomicUsize,
     gone: AtomicBool,
+    late: AtomicBool,
 }
 
 #[derive(Clone)]
@@ -22,10 +25,9 @@ struct TestWaker(Arc<Task>);
 
 impl Wake for TestWaker {
     fn wake(self) {
-        assert!(
-            !self.0.gone.load(Ordering::SeqCst),
-            "a waker was called after its future gave up interest"
-        );
+        if self.0.gone.load(Ordering::SeqCst) {
+            self.0.late.store(true, Ordering::SeqCst);
+        }
         self.0.woken.fetch_add(1, Ordering::SeqCst);
     }
 
@@ -38,6 +40,7 @@ fn task() -> TestWaker {
     TestWaker(Arc::new(Task {
         woken: AtomicUsize::new(0),
         gone: AtomicBool::new(false),
+        late: AtomicBool::new(false),
     }))
 }
 
@@ -73,6 +76,10 @@ fn cancel_vs_fire() {
     // The future is gone: its task must not be woken from here on.
     w.0.gone.store(true, Ordering::SeqCst);
     service.join().unwrap();
+    assert!(
+        !w.0.late.load(Ordering::SeqCst),
+        "a waker was called after its future gave up interest"
+    );
     assert!(w.0.woken.load(Ordering::SeqCst) <= 1);
     let _ = fired;
 }

@@ -14,6 +14,8 @@
 //!   returned (unless that call is on the calling thread: an executor that
 //!   drops the future from inside `wake`).
 //!
+//! A waker that panics is contained: its panic is dropped, holding no lock.
+//!
 //! So a waker is called at most once per slot, never after `cancel`
 //! returned, and a waker stored by an `arm` that did not see the slot fired
 //! is called by the `fire` that comes later (no lost wake-up: both sides
@@ -93,9 +95,15 @@ impl<W: Wake> WakeSlot<W> {
         };
         if let Some(w) = waker {
             user_code("a waker");
-            w.wake();
+            // A waker that panics (an executor's bug) must not leave the
+            // slot `waking` (its future's drop would wait for ever) nor end
+            // the caller, the service thread: the panic is dropped.
+            let panicked =
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| w.wake())).err();
             lock(&self.state, Rank::WakeSlot).waking = false;
             self.woken.notify_all();
+            user_code("the drop of a waker's panic");
+            drop(panicked);
         }
     }
 
