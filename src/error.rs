@@ -90,8 +90,9 @@ impl ErrorKind {
             | sys::ACL_ERROR_RT_DRV_INTERNAL_ERROR => ErrorKind::DeviceFault,
             // The other errors of a task the device ran, as a stream's or
             // the device's synchronisation returns them from the stream's
-            // error (the runtime's `Stream::GetError`): checked waits learn
-            // them through the fault log, which holds `DeviceFault`s only.
+            // error (the runtime's `Stream::GetError`). The classification
+            // is for matching only: the failure rule (SAFETY.md) treats every
+            // code a synchronisation returns as a failure.
             code if TASK_FAULT_CODES.contains(&code) => ErrorKind::DeviceFault,
             sys::ACL_ERROR_REPEAT_INITIALIZE
             | sys::ACL_ERROR_REPEAT_FINALIZE

@@ -959,7 +959,7 @@ impl<'scope, 'env, 'id, 'sid, M: RunMode> Lane<'scope, 'env, 'id, 'sid, M> {
         P: KernelParams,
         A: LaunchArgs<'scope, 'id, 'sid, M, P>,
     {
-        self.launch_in_or_keep(binary, kernel, config, args)
+        self.launch_in_staged(binary, kernel, config, args)
             .map_err(crate::Error::from)
     }
 
@@ -968,8 +968,29 @@ impl<'scope, 'env, 'id, 'sid, M: RunMode> Lane<'scope, 'env, 'id, 'sid, M> {
     /// outputs, still in flight on this lane, unchanged by the launch), so a
     /// service loop can launch again, or take them back with `reuse`,
     /// without leaving the scope; `?` turns it into the [`Error`](crate::Error).
+    ///
+    /// The outputs given back hold whatever they held before, which the
+    /// launch was staged to replace: the error is entered as a failure of
+    /// this lane (SAFETY.md, the failure rule), so their checked waits fail
+    /// until they are written afresh, and the scope passes its recovery
+    /// point ([`Scope::recover`](crate::Scope::recover)) before it goes on.
     #[doc(alias = "aclrtLaunchKernelWithConfig")]
     pub fn launch_in_or_keep<P, A>(
+        &self,
+        binary: &'scope Binary<'_, 'id>,
+        kernel: KernelRef<'id, P>,
+        config: impl Into<LaunchConfig>,
+        args: A,
+    ) -> core::result::Result<A::Output, crate::WaitFailed<A::Output>>
+    where
+        P: KernelParams,
+        A: LaunchArgs<'scope, 'id, 'sid, M, P>,
+    {
+        self.launch_in_staged(binary, kernel, config, args)
+            .inspect_err(|failed| self.core().failed(failed.error()))
+    }
+
+    fn launch_in_staged<P, A>(
         &self,
         binary: &'scope Binary<'_, 'id>,
         kernel: KernelRef<'id, P>,

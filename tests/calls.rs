@@ -526,6 +526,42 @@ fn panic_in_a_callback_is_resumed_by_stop() {
     assert_clean();
 }
 
+/// A panic in the `Drop` of a callback's capture (the callback itself
+/// returns) propagates once too: `Reporter::stop` resumes it.
+#[test]
+fn panic_in_the_drop_of_a_callbacks_capture_is_resumed_by_stop() {
+    struct Bomb;
+    impl Drop for Bomb {
+        fn drop(&mut self) {
+            panic!("capture exploded");
+        }
+    }
+    let _sim = take(host_config());
+    let acl = Acl::init().unwrap();
+    let device = acl.require::<HostMode>().unwrap().device(0).unwrap();
+    make_guard!(g);
+    let ctx = device.create_context(g).unwrap();
+    let stream = ctx.create_stream().unwrap();
+    let reporter = Reporter::spawn().unwrap();
+    {
+        let sub = reporter.subscribe(&stream).unwrap();
+        let bomb = Bomb;
+        sub.launch_blocking(move || {
+            let _keep = &bomb;
+        })
+        .unwrap();
+        stream.synchronize().unwrap();
+    }
+    let payload = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| reporter.stop()))
+        .expect_err("stop resumes the capture's panic");
+    assert_eq!(panic_message(&*payload), "capture exploded");
+    drop(stream);
+    drop(ctx);
+    drop(device);
+    acl.finalize().unwrap();
+    assert_clean();
+}
+
 #[test]
 fn leaked_subscription_is_undone_when_the_reporter_stops() {
     both_modes!(leaked_subscription_is_undone_when_the_reporter_stops_flow);

@@ -437,7 +437,8 @@ fn op_timeouts_are_set_through_safe_wrappers() -> Result<()> {
 }
 
 /// A failed `launch_in_or_keep` (here a kernel reference of another binary)
-/// gives its operands back, so a service loop can launch again in the same scope.
+/// gives its operands back, so a service loop can launch again in the same
+/// scope once it passed its recovery point.
 #[test]
 fn a_failed_launch_gives_its_operands_back() -> Result<()> {
     in_host_context(|ctx| {
@@ -457,6 +458,11 @@ fn a_failed_launch_gives_its_operands_back() -> Result<()> {
                     .unwrap_err();
                 assert_eq!(failed.error(), &Error::ForeignKernel);
                 let (x, ()) = failed.into_item();
+                // What the launch was to write is not trusted: a checked wait
+                // of it fails, until the scope recovers and it is written afresh.
+                let x = x.wait_or_keep().unwrap_err().into_item();
+                assert_eq!(s.recover()?, Some(Error::ForeignKernel));
+                let x = lane.copy(&input, x)?;
                 let (x, ()) = lane.launch_in(&first, inc, 1, (x, 16))?;
                 let o = lane.copy(&x, &mut out)?.wait()?;
                 assert!(o.iter().all(|v| v == 2.0));

@@ -125,15 +125,20 @@ fn a_checked_wait_does_not_wait_for_another_threads_device_sync_of_other_lanes()
                 std::thread::sleep(Duration::from_millis(100)); // in flight
                 let gate = gate_tx.clone();
                 let by = &by_watchdog;
+                let (done_tx, done_rx) = mpsc::channel::<()>();
                 let watchdog = t.spawn(move || {
-                    std::thread::sleep(Duration::from_secs(3));
-                    by.store(true, Ordering::SeqCst);
-                    let _ = gate.send(());
+                    // Ends as soon as the wait returned; opens the gate itself
+                    // only if the wait is still stalled after 3 s.
+                    if done_rx.recv_timeout(Duration::from_secs(3)).is_err() {
+                        by.store(true, Ordering::SeqCst);
+                        let _ = gate.send(());
+                    }
                 });
                 let t0 = Instant::now();
                 let waited = x.wait();
                 let took = t0.elapsed();
                 let opened_by_watchdog = by_watchdog.load(Ordering::SeqCst);
+                let _ = done_tx.send(());
                 let _ = gate_tx.send(());
                 watchdog.join().unwrap();
                 sync.join().unwrap()?;

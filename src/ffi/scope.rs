@@ -56,16 +56,21 @@
 //!   after its last use) and [`LaneCore::wait_for`] (the other stream waits
 //!   for that event), and it becomes `&'scope mut D` again only through
 //!   [`Parked::wait`] and [`Parked::reuse_or_keep`], which synchronise its
-//!   stream first (a device fault reported then means the stream finished
-//!   only if a query says it is idle), or [`FenceCore::reuse_or_keep`],
-//!   which waits for an event recorded on its stream after its last use
-//!   ([`Parked::fence`] consumes it, so no later work can use it).
-//! * **A checked wait is never `Ok` for work that faulted**, as far as the
-//!   crate's synchronisations saw (`faults`): the runtime reports a fault
-//!   once, to whichever stream synchronisation comes first, so every
-//!   checked wait ([`Parked::wait_or_keep`], [`FenceCore::wait_or_keep`])
-//!   also looks for faults seen since the buffer was parked, and the
-//!   scope's end reports those that no checked wait did.
+//!   stream first — every stream of the scope once buffers crossed lanes —
+//!   (a failure reported then means the stream finished only if a query
+//!   says it is idle), or [`FenceCore::reuse_or_keep`], which, while no
+//!   buffer ever crossed lanes, waits for an event recorded on its stream
+//!   after its last use ([`Parked::fence`] consumes it, so no later work
+//!   can use it).
+//! * **The failure rule** (SAFETY.md §4.1, core `protocol::failure`): the
+//!   runtime reports a failure once, to whichever synchronisation comes
+//!   first, so every synchronisation the crate makes enters any failure in
+//!   `faults`; a failure on one of the scope's streams sticks to the scope
+//!   (every checked wait, [`Parked::wait_or_keep`], [`FenceCore::wait_or_keep`],
+//!   fails with it, and the scope's end reports it) until its recovery
+//!   point ([`ScopeCore::recover`]); and once buffers crossed lanes, no
+//!   buffer comes back on the strength of an event or a hand-off: the
+//!   unchecked give-backs make every lane idle (`CoreBook::idle_for_give_back`).
 //! * **Host functions run before `'scope` ends, or never.** A host function
 //!   may borrow for `'scope`; its lifetime is erased for the runtime, and
 //!   its slot is kept by the core until after the final synchronisation,

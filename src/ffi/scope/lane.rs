@@ -631,6 +631,13 @@ impl<'scope, 'sid> LaneCore<'scope, 'sid> {
         Ok(())
     }
 
+    /// Work this lane was to do failed with `e` before it was queued (a
+    /// launch refused with its outputs given back): a failure of the lane,
+    /// so that what it was to write is not trusted (the failure rule).
+    pub(crate) fn failed(&self, e: &Error) {
+        faults::enter(Key::stream(self.stream), e);
+    }
+
     /// Whether all work queued on this lane has finished.
     pub(crate) fn is_complete(&self) -> Result<bool> {
         self.bind()?;
