@@ -13,11 +13,15 @@
 //! wait: a lane waits for it on the device.)
 //!
 //! How they work: the first poll looks whether the work is over already
-//! (runtime queries, no synchronisation); if not, it registers a watch with
-//! the crate's completion service — one thread per process that queries
-//! the watched streams and events, sleeping between rounds (20 µs at first,
-//! up to 1 ms), and wakes the future's waker once when they are done.
-//! Later polls before that cost no runtime call (a lock and a flag). The
+//! (runtime queries, no synchronisation). If not, for the next 20 µs each
+//! poll queries again and asks to be polled again (`wake_by_ref`: the
+//! executor runs its other tasks in between; short work such as a 4 KiB
+//! copy is over within a microsecond, sooner than any thread could wake
+//! the task). Then the future registers a watch with the crate's
+//! completion service — one thread per process that queries the watched
+//! streams and events, sleeping between rounds (20 µs at first, up to
+//! 1 ms), and wakes the future's waker once when they are done. Polls
+//! before that wake-up cost no runtime call (a lock and a flag). The
 //! poll that follows the wake-up makes the blocking form's own call — the
 //! same checked wait, the same give-back of the buffer — which returns at
 //! once, the work being over. So an awaited wait reports exactly what the
@@ -46,7 +50,7 @@ use core::pin::Pin;
 use core::task::{Context as TaskContext, Poll};
 use std::sync::Arc;
 use std::task::Wake;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use crate::error::{Result, WaitFailed};
 use crate::event::{Event, EventKind, EventState, IsRecorded};
@@ -55,10 +59,20 @@ use crate::mode::RunMode;
 use crate::scope::{Fence, InFlight, Lane};
 use crate::stream::Stream;
 
+/// How long after its first poll a future re-polls itself instead of
+/// handing its watch to the completion service: the simulator's own
+/// synchronisation watches for this long before it parks, and a short task
+/// (a 4 KiB copy) is over within a microsecond, sooner than the service's
+/// wake-up (two thread switches) would come.
+const EARLY: Duration = Duration::from_micros(20);
+
 /// The engine of every future here: the thing waited for (given to
-/// `finish` once the watch is complete) and the registered interest.
+/// `finish` once the watch is complete), when it was first polled, and the
+/// registered interest.
 struct Waiting<T> {
     item: Option<T>,
+    /// The first poll's time, while the early phase lasts.
+    early: Option<Instant>,
     interest: Option<Interest>,
 }
 
@@ -66,10 +80,17 @@ impl<T> Waiting<T> {
     fn new(item: T) -> Self {
         Waiting {
             item: Some(item),
+            early: None,
             interest: None,
         }
     }
 
+    /// One poll: during the first [`EARLY`] after the first poll, each
+    /// poll queries and, while the work runs, asks to be polled again
+    /// (`wake_by_ref`: the executor runs its other tasks in between, and
+    /// no thread blocks); after that, the watch goes to the completion
+    /// service, and polls before its wake-up make no runtime call. Once
+    /// the watch is complete, `finish` (the blocking form) runs.
     fn poll_with<O>(
         &mut self,
         cx: &mut TaskContext<'_>,
@@ -88,7 +109,13 @@ impl<T> Waiting<T> {
             .as_ref()
             .expect("an aclrt future polled after it completed");
         let watch = watch(item);
-        if !watch.is_ready(Instant::now()) {
+        let now = Instant::now();
+        if !watch.is_ready(now) {
+            let first = *self.early.get_or_insert(now);
+            if now.duration_since(first) < EARLY {
+                cx.waker().wake_by_ref();
+                return Poll::Pending;
+            }
             if let Some(interest) = Interest::register(watch, cx.waker()) {
                 self.interest = Some(interest);
                 return Poll::Pending;
@@ -341,7 +368,8 @@ impl<'ctx, 'id, K: EventKind, S: IsRecorded> Event<'ctx, 'id, K, S> {
 }
 
 /// A future that resolves at `at` (the completion service's clock): the
-/// actor's batching window.
+/// actor's batching window. (Its first 20 µs are the early phase of every
+/// future here: polled again at once.)
 pub(crate) struct Sleep {
     w: Waiting<Instant>,
 }
