@@ -657,3 +657,58 @@ fn a_panicking_waker_does_not_stop_the_completion_service() -> Result<()> {
         Ok(())
     })
 }
+
+/// Buffers that crossed lanes: a fault on the lane a buffer came from
+/// fails the awaited checked wait (a fence's, on the other lane) exactly
+/// as it fails the blocking one, and the awaited `reuse` gives the buffer
+/// back only once every lane is idle, as the blocking one does.
+#[test]
+fn awaited_waits_after_a_hand_off_report_what_the_blocking_ones_report() -> Result<()> {
+    fn run(awaited: bool) -> Result<(ErrorKind, bool)> {
+        let mut seen = None;
+        in_host_context(|ctx| {
+            let a = ctx.create_stream()?;
+            let b = ctx.create_stream()?;
+            let src = ctx.alloc_host_from(&pattern_u32(256, 8))?;
+            let mut x = ctx.alloc::<u32>(256)?;
+            let mut out = ctx.alloc_host_zeroed::<u32>(256)?;
+            let _ = ctx.scope(|s| {
+                aclrt::make_guard!(ga);
+                aclrt::make_guard!(gb);
+                let (la, lb) = (s.lane(&a, ga), s.lane(&b, gb));
+                sim::inject_stream_task_fault(a.as_raw(), 1, sys::ACL_ERROR_RT_AICORE_EXCEPTION);
+                let on_a = la.copy(&src, &mut x)?;
+                let on_b = lb.wait_for(la.signal(on_a)?)?;
+                let fence = lb.copy(&on_b, &mut out)?.fence()?;
+                let failed = if awaited {
+                    block_on(fence.wait_async()).expect_err("a faulted source waited Ok")
+                } else {
+                    fence
+                        .wait_or_keep()
+                        .expect_err("a faulted source waited Ok")
+                };
+                let kind = failed.error().kind();
+                let (_, fence) = failed.into_parts();
+                let back = if awaited {
+                    block_on(fence.reuse_async()).map_err(aclrt::Error::from)?
+                } else {
+                    fence.reuse()?
+                };
+                // Both lanes are idle once the buffer is back.
+                let idle = a.is_complete()? && b.is_complete()?;
+                let _ = back;
+                seen = Some((kind, idle));
+                Ok(())
+            });
+            a.destroy()?;
+            b.destroy()?;
+            Ok(())
+        })?;
+        Ok(seen.expect("the scope ran"))
+    }
+    let blocking = run(false)?;
+    assert_eq!(blocking.0, ErrorKind::DeviceFault);
+    assert!(blocking.1);
+    assert_eq!(run(true)?, blocking);
+    Ok(())
+}
