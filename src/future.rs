@@ -6,6 +6,7 @@
 //! | [`Fence::wait_or_keep`] | [`Fence::wait_async`] | [`FenceWait`] |
 //! | [`Fence::reuse_or_keep`] | [`Fence::reuse_async`] | [`FenceReuse`] |
 //! | [`Lane::synchronize`] | [`Lane::synchronize_async`] | [`LaneSync`] |
+//! | [`Scope::recover`] | [`Scope::recover_async`] | [`Recover`] |
 //! | [`Stream::synchronize`] | [`Stream::synchronize_async`] | [`StreamSync`] |
 //! | [`Event::synchronize`] | [`Event::synchronize_async`] | [`EventSync`] |
 //!
@@ -56,7 +57,7 @@ use crate::error::{Result, WaitFailed};
 use crate::event::{Event, EventKind, EventState, IsRecorded};
 use crate::ffi::completion::{Interest, Target, Watch};
 use crate::mode::RunMode;
-use crate::scope::{Fence, InFlight, Lane};
+use crate::scope::{Fence, InFlight, Lane, Scope};
 use crate::stream::Stream;
 
 /// How long after its first poll a future re-polls itself instead of
@@ -271,6 +272,41 @@ impl<'scope, 'env, 'id, 'sid, M: RunMode> Lane<'scope, 'env, 'id, 'sid, M> {
     #[doc(alias = "aclrtSynchronizeStream")]
     pub fn synchronize_async(&self) -> LaneSync<'_, 'scope, 'env, 'id, 'sid, M> {
         LaneSync {
+            w: Waiting::new(self),
+        }
+    }
+}
+
+/// The future of [`Scope::recover_async`].
+#[must_use = "futures do nothing unless polled"]
+pub struct Recover<'a, 'scope, 'env, 'id, M: RunMode> {
+    w: Waiting<&'a Scope<'scope, 'env, 'id, M>>,
+}
+
+impl<M: RunMode> Future for Recover<'_, '_, '_, '_, M> {
+    type Output = Result<Option<crate::Error>>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<Self::Output> {
+        self.w.poll_with(cx, |s| s.watch_all(), |s| s.recover())
+    }
+}
+
+impl<M: RunMode> core::fmt::Debug for Recover<'_, '_, '_, '_, M> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Recover")
+            .field("scope", &self.w.item)
+            .field("registered", &self.w.interest.is_some())
+            .finish()
+    }
+}
+
+impl<'scope, 'env, 'id, M: RunMode> Scope<'scope, 'env, 'id, M> {
+    /// The awaited form of [`recover`](Self::recover), the recovery point:
+    /// resolves when every lane of the scope is idle, then recovers (at
+    /// once), with the same result.
+    #[doc(alias = "aclrtSynchronizeStream")]
+    pub fn recover_async(&self) -> Recover<'_, 'scope, 'env, 'id, M> {
+        Recover {
             w: Waiting::new(self),
         }
     }

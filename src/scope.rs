@@ -370,6 +370,11 @@ impl<'scope, 'env, 'id, M: RunMode> Scope<'scope, 'env, 'id, M> {
     pub fn recover(&self) -> Result<Option<crate::Error>> {
         self.core.recover()
     }
+
+    /// What [`recover`](Self::recover) waits for (`crate::future`).
+    pub(crate) fn watch_all(&self) -> crate::ffi::completion::Watch {
+        self.core.watch_all()
+    }
 }
 
 /// A stream enlisted in a [`Scope`], branded `'sid`: the place where

@@ -712,3 +712,46 @@ fn awaited_waits_after_a_hand_off_report_what_the_blocking_ones_report() -> Resu
     assert_eq!(run(true)?, blocking);
     Ok(())
 }
+
+/// The recovery point, awaited: the same failure as the blocking one, and
+/// the scope goes on clean after it (a later awaited wait is `Ok`).
+#[test]
+fn awaited_recovery_point_returns_what_the_blocking_one_returns() -> Result<()> {
+    fn run(awaited: bool) -> Result<(Option<ErrorKind>, bool)> {
+        let mut seen = None;
+        in_host_context(|ctx| {
+            let stream = ctx.create_stream()?;
+            let src = ctx.alloc_host_from(&pattern_u32(128, 6))?;
+            let (mut d1, mut d2) = (ctx.alloc::<u32>(128)?, ctx.alloc::<u32>(128)?);
+            let mut out = ctx.alloc_host_zeroed::<u32>(128)?;
+            ctx.scope(|s| {
+                aclrt::make_guard!(g);
+                let lane = s.lane(&stream, g);
+                sim::inject_stream_task_fault(
+                    stream.as_raw(),
+                    1,
+                    sys::ACL_ERROR_RT_AICORE_EXCEPTION,
+                );
+                let _faulted = lane.copy(&src, &mut d1)?;
+                let failure = if awaited {
+                    block_on(s.recover_async())?
+                } else {
+                    s.recover()?
+                };
+                // Work queued after the recovery point is clean.
+                let d = lane.copy(&src, &mut d2)?;
+                let back = block_on(lane.copy(&d, &mut out)?.wait_async())?;
+                let clean = back.as_slice() == &pattern_u32(128, 6)[..];
+                seen = Some((failure.map(|e| e.kind()), clean));
+                Ok(())
+            })?;
+            stream.destroy()?;
+            Ok(())
+        })?;
+        Ok(seen.expect("the scope ran"))
+    }
+    let blocking = run(false)?;
+    assert_eq!(blocking, (Some(ErrorKind::DeviceFault), true));
+    assert_eq!(run(true)?, blocking);
+    Ok(())
+}

@@ -29,6 +29,19 @@ impl ScopeCore<'_> {
     pub(crate) fn id(&self) -> u64 {
         self.book.id
     }
+
+    /// What the recovery point makes idle: every stream of the scope.
+    pub(crate) fn watch_all(&self) -> Watch {
+        Watch::new(
+            Some(self.book.ctx),
+            self.book.id,
+            self.book
+                .streams()
+                .into_iter()
+                .map(Target::Stream)
+                .collect(),
+        )
+    }
 }
 
 impl LaneCore<'_, '_> {
