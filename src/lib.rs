@@ -461,6 +461,13 @@ mod assertions {
     // Scopes and lanes belong to the thread that opened them.
     static_assertions::assert_not_impl_any!(Scope<'static, 'static, 'static, HostMode>: Send, Sync);
     static_assertions::assert_not_impl_any!(Lane<'static, 'static, 'static, 'static, HostMode>: Send, Sync);
+    // Awaited waits of a scope stay on its thread; the actor's handle goes
+    // anywhere.
+    static_assertions::assert_not_impl_any!(crate::future::InFlightWait<'static, 'static, [u8]>: Send, Sync);
+    static_assertions::assert_not_impl_any!(crate::future::FenceWait<'static, 'static, [u8]>: Send, Sync);
+    static_assertions::assert_not_impl_any!(crate::future::LaneSync<'static, 'static, 'static, 'static, 'static, HostMode>: Send);
+    assert_impl_all!(crate::actor::Handle<Vec<u8>, Vec<u8>>: Send, Sync, Clone);
+    assert_impl_all!(crate::actor::Inbox<Vec<u8>, Vec<u8>>: Send);
     static_assertions::assert_not_impl_any!(InFlight<'static, 'static, DeviceBuffer<'static, 'static, f32>>: Send, Sync);
     // Kernels: binaries and func handles are process-wide runtime objects
     // (shareable); the argument list is the thread's own (neither).
