@@ -34,7 +34,8 @@ fn register_inc() -> Vec<u8> {
     sim::binary_image(&["fr_inc"])
 }
 
-/// Who sees the failure first.
+/// Who sees the failure first (besides the checked wait, which always
+/// comes after).
 #[derive(Clone, Copy, Debug)]
 enum Observer {
     /// The checked wait itself.
@@ -45,15 +46,22 @@ enum Observer {
     StreamThere(usize),
     /// `Context::synchronize` on another thread.
     ContextThere,
+    /// `Context::synchronize` on this thread.
+    ContextHere,
+    /// A nested scope's lane on stream `0` or `1`, synchronised.
+    Nested(usize),
 }
 
-const OBSERVERS: [Observer; 6] = [
+const OBSERVERS: [Observer; 9] = [
     Observer::Wait,
     Observer::StreamHere(0),
     Observer::StreamHere(1),
     Observer::StreamThere(0),
     Observer::StreamThere(1),
     Observer::ContextThere,
+    Observer::ContextHere,
+    Observer::Nested(0),
+    Observer::Nested(1),
 ];
 
 /// Tasks each lane queues in [`chain`]: lane a memset, copy, kernel, host
@@ -121,6 +129,12 @@ fn chain<'id, M: RunMode>(
                 }
                 Observer::ContextThere => {
                     let _ = std::thread::scope(|t| t.spawn(|| ctx.synchronize()).join().unwrap());
+                }
+                Observer::ContextHere => {
+                    let _ = ctx.synchronize();
+                }
+                Observer::Nested(i) => {
+                    let _ = ctx.scope(|s2| s2.with_lane(&streams[i], |l| l.synchronize()));
                 }
             }
             let waited = fence.wait_or_keep();
