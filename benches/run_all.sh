@@ -51,6 +51,9 @@ cargo bench --manifest-path benches/Cargo.toml --bench interleaved
 echo "=== the service loop against the C loop, in alternating blocks"
 cargo bench --manifest-path benches/Cargo.toml --bench service_loop
 
+echo "=== the async service against the blocking service, and the awaited round trip"
+cargo bench --manifest-path benches/Cargo.toml --bench async_service
+
 echo "=== instruction counts"
 if command -v valgrind >/dev/null; then
   bash benches/instructions.sh | tee "$RESULTS/instructions.txt"

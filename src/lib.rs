@@ -42,6 +42,8 @@
 //!   injection, run modes, timeline).
 //! * [`guide::structuring`]: structuring an application that holds NPU
 //!   state for its whole life (a service with worker threads).
+//! * [`guide::async_services`]: awaiting the NPU from async code: futures
+//!   of every wait, an async body inside a scope, the device actor.
 //! * [`guide::python`]: pyACL on aclrt (the `acl` Python module in `py/`)
 //!   and its Pythonic layer; the pyACL ↔ Pythonic ↔ Rust concept table.
 //!
@@ -80,6 +82,7 @@
 #![deny(unsafe_op_in_unsafe_fn)]
 
 mod acl;
+pub mod actor;
 mod base;
 mod context;
 mod device;
@@ -90,6 +93,7 @@ pub mod kernel;
 // `unsafe` relies on, and `deny(unsafe_code)` keeps it the only one.
 #[allow(unsafe_code)]
 mod ffi;
+pub mod future;
 mod memory;
 mod mode;
 mod register;
@@ -265,6 +269,9 @@ pub mod guide {
     #[cfg_attr(aclrt_backend = "sim", doc = include_str!("guide/structuring.md"))]
     /// Structuring an application (this chapter's examples need the `sim` backend).
     pub mod structuring {}
+    #[cfg_attr(aclrt_backend = "sim", doc = include_str!("guide/async_services.md"))]
+    /// Async services (this chapter's examples need the `sim` backend).
+    pub mod async_services {}
     #[doc = include_str!("guide/python.md")]
     pub mod python {}
 }
@@ -456,6 +463,13 @@ mod assertions {
     // Scopes and lanes belong to the thread that opened them.
     static_assertions::assert_not_impl_any!(Scope<'static, 'static, 'static, HostMode>: Send, Sync);
     static_assertions::assert_not_impl_any!(Lane<'static, 'static, 'static, 'static, HostMode>: Send, Sync);
+    // Awaited waits of a scope stay on its thread; the actor's handle goes
+    // anywhere.
+    static_assertions::assert_not_impl_any!(crate::future::InFlightWait<'static, 'static, [u8]>: Send, Sync);
+    static_assertions::assert_not_impl_any!(crate::future::FenceWait<'static, 'static, [u8]>: Send, Sync);
+    static_assertions::assert_not_impl_any!(crate::future::LaneSync<'static, 'static, 'static, 'static, 'static, HostMode>: Send);
+    assert_impl_all!(crate::actor::Handle<Vec<u8>, Vec<u8>>: Send, Sync, Clone);
+    assert_impl_all!(crate::actor::Inbox<Vec<u8>, Vec<u8>>: Send);
     static_assertions::assert_not_impl_any!(InFlight<'static, 'static, DeviceBuffer<'static, 'static, f32>>: Send, Sync);
     // Kernels: binaries and func handles are process-wide runtime objects
     // (shareable); the argument list is the thread's own (neither).

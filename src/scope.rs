@@ -146,6 +146,9 @@ where
     where
         Self: 'scope,
     {
+        // Futures of the body that were forgotten stop being watched
+        // before the end synchronises (also on a panic).
+        let _done = crate::ffi::completion::ScopeDone(scope.core.id());
         (self.f)(scope)
     }
 }
@@ -367,6 +370,11 @@ impl<'scope, 'env, 'id, M: RunMode> Scope<'scope, 'env, 'id, M> {
     pub fn recover(&self) -> Result<Option<crate::Error>> {
         self.core.recover()
     }
+
+    /// What [`recover`](Self::recover) waits for (`crate::future`).
+    pub(crate) fn watch_all(&self) -> crate::ffi::completion::Watch {
+        self.core.watch_all()
+    }
 }
 
 /// A stream enlisted in a [`Scope`], branded `'sid`: the place where
@@ -420,6 +428,11 @@ impl<'scope, 'sid, D: ?Sized> InFlight<'scope, 'sid, D> {
     /// A buffer parked on its lane, as the kernel launch returns it.
     pub(crate) fn from_parked(parked: Parked<'scope, 'sid, D>, len: usize) -> Self {
         InFlight { parked, len }
+    }
+
+    /// What its checked wait waits for (`crate::future`).
+    pub(crate) fn watch(&self) -> crate::ffi::completion::Watch {
+        self.parked.watch()
     }
 
     /// Number of elements.
@@ -566,6 +579,16 @@ impl<'scope, 'sid, D: ?Sized> Fence<'scope, 'sid, D> {
     /// Whether there are no elements.
     pub fn is_empty(&self) -> bool {
         self.len == 0
+    }
+
+    /// What its checked wait waits for (`crate::future`).
+    pub(crate) fn watch_wait(&self) -> crate::ffi::completion::Watch {
+        self.core.item().watch()
+    }
+
+    /// What its reuse waits for (`crate::future`).
+    pub(crate) fn watch_reuse(&self) -> crate::ffi::completion::Watch {
+        self.core.watch_reuse()
     }
 
     /// Whether the work before the fence has finished
@@ -1211,6 +1234,11 @@ impl<'scope, 'env, 'id, 'sid, M: RunMode> Lane<'scope, 'env, 'id, 'sid, M> {
     #[doc(alias = "aclrtSynchronizeStream")]
     pub fn synchronize(&self) -> Result<()> {
         self.core.synchronize()
+    }
+
+    /// What its synchronisation waits for (`crate::future`).
+    pub(crate) fn watch(&self) -> crate::ffi::completion::Watch {
+        self.core.watch()
     }
 
     /// Whether all work queued on this lane has finished (`aclrtStreamQuery`).

@@ -1,7 +1,7 @@
 //! Fault sweep: every C call of every example flow fails once.
 //!
 //! The flows are the examples themselves: each file of `examples/` (01–12, 14,
-//! 16, 18, 19, 20, 21 and `tour`; not `13_timeline`, whose trace and picture are checked by the
+//! 16, 18, 19, 20, 21, 22 and `tour`; not `13_timeline`, whose trace and picture are checked by the
 //! example) is compiled here as a module, and the sweep runs its
 //! `pub fn flow(&Acl)`, the work its `main` does between `Acl::init` and
 //! `finalize`, with the same data (example 12 with a shorter delay and
@@ -102,6 +102,9 @@ mod ex20;
 #[path = "../examples/21_service_loop.rs"]
 mod ex21;
 #[allow(dead_code)]
+#[path = "../examples/22_async_service.rs"]
+mod ex22;
+#[allow(dead_code)]
 #[path = "../examples/tour.rs"]
 mod tour;
 
@@ -151,6 +154,19 @@ const ABSORBED: &[(&str, &str)] = &[
 
 /// Calls whose failure one flow absorbs by its own design: (flow, function, why).
 const ABSORBED_IN: &[(&str, &str, &str)] = &[
+    (
+        "22_async_service",
+        "aclrtSynchronizeStream",
+        "an awaited checked wait (`InFlight::wait_async`) that fails with a device fault \
+         (the injected code is one) fails its batch; the client sends the request again",
+    ),
+    (
+        "22_async_service",
+        "aclrtStreamQuery",
+        "the queries of awaited waits only decide when to wake a future (one that fails \
+         counts as done, and the wait's own synchronisation decides); their number \
+         depends on timing",
+    ),
     (
         "21_service_loop",
         "aclrtSynchronizeStream",
@@ -487,6 +503,11 @@ fn sweep_20_host_registration() {
 #[test]
 fn sweep_21_service_loop() {
     sweep_both("21_service_loop", ex21::flow);
+}
+
+#[test]
+fn sweep_22_async_service() {
+    sweep_both("22_async_service", ex22::flow);
 }
 
 #[test]

@@ -69,6 +69,10 @@ pub(crate) mod handle_core;
 #[path = "../../py/src/protocol/memory_core.rs"]
 pub(crate) mod memory_core;
 
+#[cfg(any(loom, shuttle))]
+#[path = "../../src/ffi/protocol/wake_slot.rs"]
+pub(crate) mod wake_slot;
+
 #[cfg(all(test, any(loom, shuttle)))]
 mod harness;
 
@@ -101,3 +105,6 @@ mod py_handle_model;
 
 #[cfg(all(test, any(loom, shuttle)))]
 mod py_memory_model;
+
+#[cfg(all(test, any(loom, shuttle)))]
+mod wake_slot_model;

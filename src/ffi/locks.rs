@@ -21,6 +21,7 @@
 //! | 25 | `SUBSCRIBED`, its copy for callbacks | `ffi/mix.rs` |
 //! | 27 | `CALLBACKS`, launched report callbacks not run yet | `ffi/mix.rs` |
 //! | 30 | a device's peer-access tokens | `device.rs` (per device) |
+//! | 35 | `WATCHES`, awaited completions being watched | `ffi/completion.rs` |
 //! | 40 | `OPEN`, the open-scope registry | `ffi/scope/open.rs` |
 //! | 45 | the book of outside waits | `ffi/waits.rs` |
 //! | 50 | `ABORTING` | `ffi/scope/open.rs` |
@@ -38,6 +39,7 @@
 //! | 88 | `LOG`, the failures seen | `ffi/faults.rs` |
 //! | 89 | the overflow list of synchronisations in flight | `ffi/protocol/fault_watch.rs` |
 //! | 90 | `STREAMS`, the streams the crate made, by context | `ffi/faults.rs` |
+//! | 91 | an awaited completion's wake slot | `ffi/protocol/wake_slot.rs` (per wait) |
 //!
 //! Runtime calls are made under some of them (`aclrtSubscribeReport` under
 //! `SUBS`, a stream wait under `OPEN` and the wait book, records under
@@ -58,6 +60,7 @@ pub(crate) enum Rank {
     Subscribed = 25,
     Callbacks = 27,
     PeerTokens = 30,
+    Watches = 35,
     Open = 40,
     Waits = 45,
     Aborting = 50,
@@ -75,6 +78,7 @@ pub(crate) enum Rank {
     Faults = 88,
     FaultWatch = 89,
     Streams = 90,
+    WakeSlot = 91,
 }
 
 #[cfg(debug_assertions)]

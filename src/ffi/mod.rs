@@ -67,6 +67,7 @@ use crate::error::{Error, ErrorKind, Result};
 
 pub(crate) mod access;
 pub(crate) mod base;
+pub(crate) mod completion;
 pub(crate) mod faults;
 pub(crate) mod host_fn;
 pub(crate) mod kernel;
@@ -618,6 +619,8 @@ pub(crate) fn destroy_context(ctx: Raw) -> Result<()> {
     // Events whose destruction waits for a stream wait go first.
     waits::flush_context(ctx)?;
     live::check_context_destroy(ctx)?;
+    // A forgotten future's watch no longer makes it current.
+    completion::handle_gone(ctx);
     invalidate_current_contexts();
     // SAFETY: `ctx` is a live explicit context with no live children (the
     // typed layer's borrows and the check above guarantee both); it is not
@@ -717,6 +720,8 @@ pub(crate) fn destroy_stream(stream: Raw, owner: Raw) -> Result<()> {
         scope::wait_not_aborting(stream);
         mix::forget_host_fn_streams(Some(stream));
     }
+    // A forgotten future's watch no longer queries it.
+    completion::handle_gone(stream);
     // No context synchronisation uses the handle from now on.
     faults::stream_destroying(stream);
     // SAFETY: `stream` is a live explicit stream of the current context with
@@ -877,6 +882,8 @@ pub(crate) fn destroy_event(ev: Raw) -> Result<()> {
     }
     // From here on no scope's escalation may record it again.
     scope::event_destroyed(ev);
+    // A forgotten future's watch no longer queries it.
+    completion::handle_gone(ev);
     // SAFETY: `ev` is a live event no pending wait depends on (a scope
     // borrows it for its waits; waits outside scopes are in `waits`, checked
     // above); it is not used afterwards.

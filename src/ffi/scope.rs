@@ -174,7 +174,7 @@ pub(crate) fn run<B: ScopeBody>(
     // Not dropped: `finish` and `release_kept` (below, or the unwind guard)
     // leave it owning nothing (its book is taken out by them), so its drop
     // would only check that (issue 15).
-    let core = ManuallyDrop::new(ScopeCore {
+    let owned = ManuallyDrop::new(ScopeCore {
         book: CoreBook {
             ctx,
             id: open::register(),
@@ -190,7 +190,7 @@ pub(crate) fn run<B: ScopeBody>(
         _scope: PhantomData,
         _thread: PhantomData,
     });
-    let core: &ScopeCore<'_> = &core;
+    let core: &ScopeCore<'_> = &owned;
     // A deadline too far to represent is no deadline.
     let deadline = timeout.and_then(|t| Some((t, Instant::now().checked_add(t)?)));
     struct FinishOnUnwind<'a, 'scope>(&'a ScopeCore<'scope>, &'a Option<(Duration, Instant)>);
@@ -200,6 +200,7 @@ pub(crate) fn run<B: ScopeBody>(
             // functions cannot be reported, but the synchronisation happens.
             let _ = self.0.finish(self.1);
             self.0.release_kept();
+            self.0.drop_sticky();
         }
     }
     let guard = FinishOnUnwind(core, &deadline);
@@ -213,15 +214,23 @@ pub(crate) fn run<B: ScopeBody>(
         // Nothing to synchronise or release (issue 15: a one-lane scope
         // that waited for its work), but a failure since the scope opened
         // or last recovered is reported (the failure rule).
-        Some(false) => return core.book.end_failure(result, || core.book.streams()),
+        Some(false) => {
+            let result = core.book.end_failure(result, || core.book.streams());
+            core.drop_sticky();
+            return result;
+        }
         // Another scope's deadline aborted a stream this one shares (or one
         // it depends on): some of this scope's work was discarded.
-        Some(true) => return result.and_then(|_| Err(Error::WorkAborted.into())),
+        Some(true) => {
+            core.drop_sticky();
+            return result.and_then(|_| Err(Error::WorkAborted.into()));
+        }
         None => {}
     }
     let (finished, panic, streams) = core.finish(&deadline);
     core.release_kept();
     if let Some(payload) = panic {
+        core.drop_sticky();
         resume_unwind(payload);
     }
     // A failure the final synchronisation did not return (another thread's
@@ -238,13 +247,15 @@ pub(crate) fn run<B: ScopeBody>(
         (Ok(_), Err(e)) => Err(e.into()),
         (Ok(r), Ok(())) => Ok(r),
     };
-    core.book.end_failure(result, || {
+    let result = core.book.end_failure(result, || {
         let first = Raw::new(core.book.first.load(Ordering::Relaxed));
         first
             .into_iter()
             .chain(streams.iter().map(|e| e.stream))
             .collect()
-    })
+    });
+    core.drop_sticky();
+    result
 }
 
 /// The part of a scope that owns what must be synchronised and released
@@ -517,6 +528,14 @@ impl<'scope> ScopeCore<'scope> {
     }
 
     #[inline(never)]
+    /// The core is never dropped: the failure that sticks to the scope (an
+    /// `Error`, with heap text), the one thing its book still owns once
+    /// the scope's result was computed, is dropped here on every way out.
+    fn drop_sticky(&self) {
+        let sticky = core::mem::replace(&mut self.book.inner.borrow_mut().1, Sticky::new(0));
+        drop(sticky);
+    }
+
     fn release_book(&self) {
         let Some(book) = self.book.inner.borrow_mut().0.take() else {
             return;

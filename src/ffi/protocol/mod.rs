@@ -15,3 +15,4 @@ pub(crate) mod slot;
 pub(crate) mod sub_book;
 pub(crate) mod sync;
 pub(crate) mod wait_book;
+pub(crate) mod wake_slot;

@@ -3,6 +3,8 @@
 //! [`SharedCore`], [`FenceCore`]) and the ways they come back. Part of the
 //! scope's unsafe core: the argument is in the parent module's docs.
 
+mod awaited;
+
 use core::cell::RefCell;
 use core::marker::PhantomData;
 use core::ptr::NonNull;

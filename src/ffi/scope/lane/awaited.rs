@@ -1,0 +1,81 @@
+//! Awaited waits (`ffi::completion`, `crate::future`): what each wait of a
+//! scope waits for, so that its future is woken when that is over and the
+//! blocking form's own call then returns at once. The sets follow the
+//! give-back rule ([`give_back_set`], [`event_may_give_back`]): whatever
+//! the blocking form synchronises, the watch waits to be idle.
+#![deny(unsafe_code)]
+
+use super::super::super::Raw;
+use super::super::super::completion::{Target, Watch};
+use super::super::super::protocol::failure::{event_may_give_back, give_back_set};
+use super::super::{CoreBook, ScopeCore};
+use super::{FenceCore, LaneCore, Parked};
+
+impl CoreBook {
+    /// The streams a checked wait (or a give-back) of a buffer of lane
+    /// `own` makes idle, as a watch of this scope.
+    fn watch(&self, own: Raw) -> Watch {
+        let streams = give_back_set(own, self.crossed(), &self.streams());
+        Watch::new(
+            Some(self.ctx),
+            self.id,
+            streams.into_iter().map(Target::Stream).collect(),
+        )
+    }
+}
+
+impl ScopeCore<'_> {
+    /// The scope's id in the registry of open scopes.
+    pub(crate) fn id(&self) -> u64 {
+        self.book.id
+    }
+
+    /// What the recovery point makes idle: every stream of the scope.
+    pub(crate) fn watch_all(&self) -> Watch {
+        Watch::new(
+            Some(self.book.ctx),
+            self.book.id,
+            self.book
+                .streams()
+                .into_iter()
+                .map(Target::Stream)
+                .collect(),
+        )
+    }
+}
+
+impl LaneCore<'_, '_> {
+    /// What [`synchronize`](Self::synchronize) waits for: its stream.
+    pub(crate) fn watch(&self) -> Watch {
+        Watch::new(
+            Some(self.core.book.ctx),
+            self.core.book.id,
+            vec![Target::Stream(self.stream)],
+        )
+    }
+}
+
+impl<D: ?Sized> Parked<'_, '_, D> {
+    /// What a checked wait ([`wait_or_keep`](Self::wait_or_keep)) or a
+    /// give-back ([`reuse_or_keep`](Self::reuse_or_keep)) makes idle.
+    pub(crate) fn watch(&self) -> Watch {
+        self.book.watch(self.stream)
+    }
+}
+
+impl<D: ?Sized> FenceCore<'_, '_, D> {
+    /// What [`reuse_or_keep`](Self::reuse_or_keep) waits for: the event
+    /// (or its stream idle: an abort discarded the record), or, once
+    /// buffers crossed lanes, every stream the give-back makes idle.
+    pub(crate) fn watch_reuse(&self) -> Watch {
+        let book = self.item.book;
+        if !event_may_give_back(book.crossed()) {
+            return book.watch(self.item.stream);
+        }
+        Watch::new(
+            Some(book.ctx),
+            book.id,
+            vec![Target::EventOrStream(self.event, self.item.stream)],
+        )
+    }
+}
