@@ -1,0 +1,379 @@
+//! An independent review of the failure rule (SAFETY.md section 4.1):
+//! safe-code attacks on what comes back after a failure (a buffer still
+//! written by another lane under `&mut`), on lost work (a checked wait `Ok`
+//! after a failure, also between a recovery point and a later wait, and
+//! for data derived from suspect data), on hangs (watchdogs, so that a hang
+//! fails the test instead of the suite) and on panics.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use crate::common::*;
+use aclrt::{Context, Device, Error, Result, RunMode, sim, sys};
+
+/// A host function that writes `value` into its buffer for `ms`
+/// milliseconds (every millisecond), then says it has stopped.
+fn writer(
+    done: &AtomicBool,
+    value: u8,
+    ms: u64,
+) -> impl FnOnce(&mut aclrt::PinnedSlice<'_, u8, aclrt::HostMode>) + Send + '_ {
+    move |p| {
+        for _ in 0..ms {
+            p.fill(value);
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        done.store(true, Ordering::SeqCst);
+    }
+}
+
+/// A borrow handed back: the writer must have stopped, and the value
+/// must not change while the borrow lasts.
+fn assert_still(back: &[u8], done: &AtomicBool, what: &str) {
+    assert!(
+        done.load(Ordering::SeqCst),
+        "&mut back while a lane writes it: {what}"
+    );
+    let first = back.to_vec();
+    std::thread::sleep(Duration::from_millis(5));
+    assert_eq!(back, &first[..], "changed under the borrow: {what}");
+}
+
+/// Three lanes, a hand-off chain a -> b -> c of a buffer that lane a's
+/// host function still writes; the event wait of lane c (or of lane b)
+/// fails: every give-back path on lane c (`InFlight::reuse`,
+/// `Fence::reuse`, `wait_or_keep`'s `WaitFailed` taken back) waits for
+/// lane a first.
+#[test]
+fn a_three_lane_chain_gives_nothing_back_before_the_source_lane_stops() -> Result<()> {
+    in_host_context(|ctx| {
+        let streams = [
+            ctx.create_stream()?,
+            ctx.create_stream()?,
+            ctx.create_stream()?,
+        ];
+        let mut h = ctx.alloc_host_zeroed::<u8>(128)?;
+        for failing in [1usize, 2] {
+            for path in 0..4 {
+                let done = AtomicBool::new(false);
+                let what = format!("wait of lane {failing} fails, give-back path {path}");
+                let r = ctx.scope(|s| {
+                    aclrt::make_guard!(g);
+                    let l = s.lanes(&streams, g);
+                    let x = l[0].host_fn_with(&mut h, writer(&done, 0x5a, 60))?;
+                    sim::inject_stream_task_fault(
+                        streams[failing].as_raw(),
+                        1,
+                        sys::ACL_ERROR_RT_AICORE_EXCEPTION,
+                    );
+                    let x = l[1].wait_for(l[0].signal(x)?)?;
+                    let x = l[2].wait_for(l[1].signal(x)?)?;
+                    let back = match path {
+                        0 => x.reuse()?,
+                        1 => x.fence()?.reuse()?,
+                        2 => x
+                            .wait_or_keep()
+                            .expect_err("Ok after a failed wait task")
+                            .into_item()
+                            .reuse()?,
+                        _ => x
+                            .fence()?
+                            .wait_or_keep()
+                            .expect_err("Ok after a failed wait task")
+                            .into_item()
+                            .reuse()?,
+                    };
+                    assert_still(back, &done, &what);
+                    assert!(back.iter().all(|v| v == 0x5a), "{what}");
+                    Ok(())
+                });
+                assert!(r.is_err(), "the scope ended Ok: {what}");
+            }
+        }
+        let [a, b, c] = streams;
+        a.destroy()?;
+        b.destroy()?;
+        c.destroy()
+    })
+}
+
+/// The fence's own event record fails (the task after a host function
+/// still writing the buffer, on the buffer's only lane): `Fence::reuse`
+/// and the fence's `WaitFailed` do not hand the buffer back early.
+#[test]
+fn a_failed_fence_record_gives_nothing_back_early() -> Result<()> {
+    in_host_context(|ctx| {
+        let stream = ctx.create_stream()?;
+        let mut h = ctx.alloc_host_zeroed::<u8>(128)?;
+        for keep in [false, true] {
+            let done = AtomicBool::new(false);
+            let r = ctx.scope(|s| {
+                s.with_lane(&stream, |lane| {
+                    let x = lane.host_fn_with(&mut h, writer(&done, 0x33, 40))?;
+                    sim::inject_stream_task_fault(stream.as_raw(), 1, 507_000);
+                    let fence = x.fence()?;
+                    let back = if keep {
+                        fence
+                            .wait_or_keep()
+                            .expect_err("Ok after the fence's record failed")
+                            .into_item()
+                            .reuse()?
+                    } else {
+                        fence.reuse()?
+                    };
+                    assert_still(back, &done, "failed fence record");
+                    Ok(())
+                })
+            });
+            assert_eq!(r.unwrap_err().code(), Some(507_000), "keep {keep}");
+        }
+        stream.destroy()
+    })
+}
+
+/// The scope's end after the body panicked, or after the body forgot the
+/// in-flight buffer, the signal, or the `WaitFailed`: the borrow of the
+/// buffer comes back only once lane a's host function stopped.
+#[test]
+fn the_scope_end_after_a_panic_or_a_forget_waits_for_every_lane() -> Result<()> {
+    in_host_context(|ctx| {
+        let (a, b) = (ctx.create_stream()?, ctx.create_stream()?);
+        let mut h = ctx.alloc_host_zeroed::<u8>(128)?;
+        for how in 0..4 {
+            let done = AtomicBool::new(false);
+            let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                ctx.scope(|s| {
+                    aclrt::make_guard!(ga);
+                    aclrt::make_guard!(gb);
+                    let (la, lb) = (s.lane(&a, ga), s.lane(&b, gb));
+                    let x = la.host_fn_with(&mut h, writer(&done, 0x77, 40))?;
+                    let signal = la.signal(x)?;
+                    if how == 1 {
+                        std::mem::forget(signal);
+                        return Ok(());
+                    }
+                    sim::inject_stream_task_fault(b.as_raw(), 1, sys::ACL_ERROR_RT_TASK_TIMEOUT);
+                    let x = lb.wait_for(signal)?;
+                    match how {
+                        0 => panic!("body"),
+                        2 => std::mem::forget(x),
+                        _ => std::mem::forget(x.wait_or_keep().expect_err("failed wait")),
+                    }
+                    Ok(())
+                })
+            }));
+            // Whatever the body did, the borrow is back now.
+            assert_still(&h, &done, &format!("scope end, case {how}"));
+            match caught {
+                Err(p) => assert_eq!((how, panic_message(&*p).as_str()), (0, "body")),
+                Ok(r) => assert_eq!(r.is_err(), how != 1, "case {how}"),
+            }
+        }
+        a.destroy()?;
+        b.destroy()
+    })
+}
+
+/// The recovery point while lane a's host function (writing a buffer lane
+/// b received) still runs and lane b's wait failed: it returns only with
+/// every lane idle, and the buffer then comes back unchanged under the
+/// borrow.
+#[test]
+fn recover_while_another_lanes_host_function_runs() -> Result<()> {
+    in_host_context(|ctx| {
+        let (a, b) = (ctx.create_stream()?, ctx.create_stream()?);
+        let mut h = ctx.alloc_host_zeroed::<u8>(128)?;
+        let done = AtomicBool::new(false);
+        ctx.scope(|s| {
+            aclrt::make_guard!(ga);
+            aclrt::make_guard!(gb);
+            let (la, lb) = (s.lane(&a, ga), s.lane(&b, gb));
+            let x = la.host_fn_with(&mut h, writer(&done, 0x11, 40))?;
+            sim::inject_stream_task_fault(b.as_raw(), 1, 507_000);
+            let x = lb.wait_for(la.signal(x)?)?;
+            let seen = s
+                .recover()?
+                .expect("the recovery point returns the failure");
+            assert_eq!(seen.code(), Some(507_000));
+            assert!(
+                done.load(Ordering::SeqCst),
+                "recover returned while lane a runs"
+            );
+            assert!(la.is_complete()? && lb.is_complete()?);
+            let back = x.reuse()?;
+            assert_still(back, &done, "after recover");
+            // Clean after the recovery point.
+            assert_eq!(s.recover()?.map(|e| e.code()), None);
+            Ok(())
+        })?;
+        a.destroy()?;
+        b.destroy()
+    })
+}
+
+/// Who sees a failure queued after a recovery point first.
+const OBSERVERS: usize = 6;
+
+/// After a recovery point, a failure of new work, of each code, seen first
+/// by another synchronisation (this lane's stream on another thread, the
+/// context here and there, the device there, a nested scope, a second
+/// recovery point): the later checked wait fails, and so does the checked
+/// wait of a copy of the failed buffer (derived data), and the scope's end.
+fn after_recover<M: RunMode>(dev: &Device<'_, M>, ctx: &Context<'_, '_, M>) -> Result<()> {
+    let stream = ctx.create_stream()?;
+    let input = ctx.alloc_host_from(&[9u8; 64])?;
+    let mut d = ctx.alloc::<u8>(64)?;
+    let mut out = ctx.alloc_host_zeroed::<u8>(64)?;
+    let mut out2 = ctx.alloc_host_zeroed::<u8>(64)?;
+    for code in [
+        507_000,
+        sys::ACL_ERROR_RT_TASK_TIMEOUT,
+        sys::ACL_ERROR_RT_AICORE_EXCEPTION,
+    ] {
+        for observer in 0..OBSERVERS {
+            let what = format!("code {code}, observer {observer}");
+            let r = ctx.scope(|s| {
+                s.with_lane(&stream, |lane| {
+                    // A failure before the recovery point, recovered.
+                    sim::inject_stream_task_fault(stream.as_raw(), 1, code);
+                    let x = lane.memset(&mut d, 1)?;
+                    assert!(s.recover()?.is_some(), "{what}");
+                    let x = x.reuse()?;
+                    // Written afresh, then a failing copy after the point.
+                    let x = lane.memset(x, 2)?;
+                    sim::inject_stream_task_fault(stream.as_raw(), 1, code);
+                    let x = lane.copy(&input, x)?; // fails: stays 2
+                    match observer {
+                        0 => {
+                            let _ = std::thread::scope(|t| {
+                                t.spawn(|| stream.synchronize()).join().unwrap()
+                            });
+                        }
+                        1 => {
+                            let _ = ctx.synchronize();
+                        }
+                        2 => {
+                            let _ = std::thread::scope(|t| {
+                                t.spawn(|| ctx.synchronize()).join().unwrap()
+                            });
+                        }
+                        3 => {
+                            let _ = std::thread::scope(|t| {
+                                t.spawn(|| dev.synchronize()).join().unwrap()
+                            });
+                        }
+                        4 => {
+                            let _ = ctx.scope(|s2| s2.with_lane(&stream, |l| l.synchronize()));
+                        }
+                        _ => {
+                            let _ = stream.is_complete();
+                            let _ = lane.synchronize();
+                        }
+                    }
+                    // Derived: a copy of the failed buffer, queued after the
+                    // failure was seen.
+                    let o = lane.copy(&x, &mut out)?;
+                    let o = o.wait_or_keep().expect_err(&format!("derived Ok: {what}"));
+                    assert_eq!(o.error().code(), Some(code), "{what}");
+                    assert!(o.into_item().reuse()?.iter().all(|v| v == 2), "{what}");
+                    let x = x
+                        .wait_or_keep()
+                        .expect_err(&format!("Ok with unwritten data: {what}"));
+                    assert_eq!(x.error().code(), Some(code), "{what}");
+                    let x = x.into_item();
+                    assert_eq!(s.recover()?.map(|e| e.code()), Some(Some(code)), "{what}");
+                    // After the second point the failed contents still fail
+                    // what is derived from them.
+                    let o2 = lane.copy(&x, &mut out2)?;
+                    let o2 = o2.wait_or_keep();
+                    assert!(o2.is_err(), "derived after recover Ok: {what}");
+                    Ok(())
+                })
+            });
+            r?;
+        }
+    }
+    stream.destroy()
+}
+
+#[test]
+fn failures_after_a_recovery_point_fail_later_and_derived_waits_in_both_modes() -> Result<()> {
+    in_each_mode(after_recover, after_recover)
+}
+
+/// The simulator in each run mode, a device and a context on it for `f`;
+/// the audit clean after each.
+fn in_each_mode(
+    host: impl for<'d, 'id> FnOnce(
+        &Device<'d, aclrt::HostMode>,
+        &Context<'d, 'id, aclrt::HostMode>,
+    ) -> Result<()>,
+    device: impl for<'d, 'id> FnOnce(
+        &Device<'d, aclrt::DeviceMode>,
+        &Context<'d, 'id, aclrt::DeviceMode>,
+    ) -> Result<()>,
+) -> Result<()> {
+    {
+        let _sim = take(host_config());
+        let acl = aclrt::Acl::init()?;
+        {
+            let dev = acl.require::<aclrt::HostMode>()?.device(0)?;
+            aclrt::make_guard!(g);
+            let ctx = dev.create_context(g)?;
+            host(&dev, &ctx)?;
+            ctx.destroy()?;
+            dev.reset()?;
+        }
+        acl.finalize()?;
+        assert_clean();
+    }
+    let _sim = take(device_config());
+    let acl = aclrt::Acl::init()?;
+    {
+        let dev = acl.require::<aclrt::DeviceMode>()?.device(0)?;
+        aclrt::make_guard!(g);
+        let ctx = dev.create_context(g)?;
+        device(&dev, &ctx)?;
+        ctx.destroy()?;
+        dev.reset()?;
+    }
+    acl.finalize()?;
+    assert_clean();
+    Ok(())
+}
+
+/// A host function that panics on lane a while lane b's host function
+/// writes a buffer lane a handed over: lane b's checked wait fails with
+/// the panic's error, the recovery point resumes the panic once, and the
+/// buffer is not handed back under the borrow while lane b writes it.
+#[test]
+fn a_host_function_panic_on_one_lane_with_a_writer_on_the_other() -> Result<()> {
+    in_host_context(|ctx| {
+        let (a, b) = (ctx.create_stream()?, ctx.create_stream()?);
+        let mut h = ctx.alloc_host_zeroed::<u8>(128)?;
+        let mut g2 = ctx.alloc_host_zeroed::<u8>(128)?;
+        let done = AtomicBool::new(false);
+        let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| -> Result<()> {
+            ctx.scope(|s| {
+                aclrt::make_guard!(ga);
+                aclrt::make_guard!(gb);
+                let (la, lb) = (s.lane(&a, ga), s.lane(&b, gb));
+                let y = lb.host_fn_with(&mut g2, writer(&done, 0x44, 40))?;
+                let x = la.host_fn_with(&mut h, |_| panic!("lane a"))?;
+                let x = lb.wait_for(la.signal(x)?)?;
+                let failed = x
+                    .wait_or_keep()
+                    .expect_err("Ok after a host function panicked");
+                assert_eq!(failed.error(), &Error::HostFnPanicked);
+                let back = failed.into_item().reuse()?;
+                assert_still(back, &done, "panic on the other lane");
+                let _ = y;
+                let _ = s.recover();
+                unreachable!("the recovery point resumes the panic");
+            })
+        }));
+        assert_eq!(panic_message(&*caught.expect_err("resumed")), "lane a");
+        a.destroy()?;
+        b.destroy()
+    })
+}
