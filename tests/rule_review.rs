@@ -134,7 +134,10 @@ fn a_failed_fence_record_gives_nothing_back_early() -> Result<()> {
 /// The scope's end after the body panicked, or after the body forgot the
 /// in-flight buffer, the signal, or the `WaitFailed`: the borrow of the
 /// buffer comes back only once lane a's host function stopped.
+/// (The signal and the in-flight buffer have no `Drop` today; the forgets
+/// stay so that one added later is attacked too.)
 #[test]
+#[allow(clippy::forget_non_drop)]
 fn the_scope_end_after_a_panic_or_a_forget_waits_for_every_lane() -> Result<()> {
     in_host_context(|ctx| {
         let (a, b) = (ctx.create_stream()?, ctx.create_stream()?);
