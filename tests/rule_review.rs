@@ -380,3 +380,255 @@ fn a_host_function_panic_on_one_lane_with_a_writer_on_the_other() -> Result<()> 
         b.destroy()
     })
 }
+
+/// The simulator's kernel for these tests: `x[i] += 1` below `n`.
+fn register_inc() -> Vec<u8> {
+    sim::register_kernel("rr_inc", |block, blocks, args| {
+        let (x, n) = (args.u64(0)?, args.u64(1)?);
+        for i in (block as usize..n as usize).step_by(blocks as usize) {
+            args.write_f32(x, i, args.read_f32(x, i)? + 1.0)?;
+        }
+        Ok(())
+    });
+    sim::binary_image(&["rr_inc"])
+}
+
+/// A launch refused at the call (`aclrtLaunchKernelWithConfig` fails) on
+/// lane b, of a buffer that lane a still writes (a memset held back by a
+/// stream delay) and handed over: `launch_in_or_keep` gives the operand
+/// back; its `reuse` (or its failed checked wait, taken back) returns only
+/// once lane a is idle, and the scope does not end `Ok`.
+#[test]
+fn a_refused_launch_gives_back_nothing_the_source_lane_still_writes() -> Result<()> {
+    in_host_context(|ctx| {
+        let binary = ctx.load_binary(&register_inc())?;
+        // SAFETY: `rr_inc` reads and writes its `InOut` below `Count`, nothing else.
+        let inc = unsafe {
+            binary.kernel_ref::<(aclrt::kernel::InOut<f32>, aclrt::kernel::Count)>(c"rr_inc")?
+        };
+        let (a, b) = (ctx.create_stream()?, ctx.create_stream()?);
+        let mut d = ctx.alloc::<f32>(32)?;
+        for reuse in [true, false] {
+            let r = ctx.scope(|s| {
+                aclrt::make_guard!(ga);
+                aclrt::make_guard!(gb);
+                let (la, lb) = (s.lane(&a, ga), s.lane(&b, gb));
+                sim::set_stream_delay(a.as_raw(), Duration::from_millis(40));
+                let x = la.memset(&mut d, 0)?;
+                let x = lb.wait_for(la.signal(x)?)?;
+                sim::inject_fault(
+                    "aclrtLaunchKernelWithConfig",
+                    1,
+                    sys::ACL_ERROR_RT_AICORE_EXCEPTION,
+                );
+                let failed = lb
+                    .launch_in_or_keep(&binary, inc, 1, (x, 32))
+                    .expect_err("the launch call fails");
+                let (x, ()) = failed.into_item();
+                let _back = if reuse {
+                    x.reuse()?
+                } else {
+                    x.wait_or_keep()
+                        .expect_err("Ok for what the failed launch was to write")
+                        .into_item()
+                        .reuse()?
+                };
+                assert!(a.is_complete()?, "&mut back while lane a's memset runs");
+                sim::set_stream_delay(a.as_raw(), Duration::ZERO);
+                Ok(())
+            });
+            assert!(r.is_err(), "the scope ended Ok after a refused launch");
+        }
+        sim::clear_faults();
+        a.destroy()?;
+        b.destroy()?;
+        binary.unload()
+    })
+}
+
+/// A kernel fault on lane a, handed to lane b, copied to the host there;
+/// the failure is first seen by another thread's synchronisation of a user
+/// event recorded on lane b after the copy, or by polling it, or by this
+/// thread's `Event::synchronize`, then by another thread's
+/// `Context::synchronize` (or by none): the copy's checked wait fails, in
+/// both modes.
+fn event_observers<M: RunMode>(_: &Device<'_, M>, ctx: &Context<'_, '_, M>) -> Result<()> {
+    let binary = ctx.load_binary(&register_inc())?;
+    // SAFETY: `rr_inc` reads and writes its `InOut` below `Count`, nothing else.
+    let inc = unsafe {
+        binary.kernel_ref::<(aclrt::kernel::InOut<f32>, aclrt::kernel::Count)>(c"rr_inc")?
+    };
+    let streams = [ctx.create_stream()?, ctx.create_stream()?];
+    let input = ctx.alloc_host_from(&[1.0f32; 32])?;
+    let mut d = ctx.alloc::<f32>(32)?;
+    let mut out = ctx.alloc_host_zeroed::<f32>(32)?;
+    for observer in 0..5 {
+        for code in [507_000, sys::ACL_ERROR_RT_AICORE_EXCEPTION] {
+            let what = format!("observer {observer}, code {code}");
+            let event = ctx.create_event()?;
+            let r = ctx.scope(|s| {
+                aclrt::make_guard!(g);
+                let l = s.lanes(&streams, g);
+                let x = l[0].copy(&input, &mut d)?;
+                sim::inject_kernel_fault(Some(streams[0].as_raw()), 1, code);
+                let (x, ()) = l[0].launch_in(&binary, inc, 2, (x, 32))?;
+                let x = l[1].wait_for(l[0].signal(x)?)?;
+                let o = l[1].copy(&x, &mut out)?;
+                let event = l[1].record(event)?;
+                match observer {
+                    0 => {
+                        let _ =
+                            std::thread::scope(|t| t.spawn(|| event.synchronize()).join().unwrap());
+                    }
+                    1 => {
+                        let _ = std::thread::scope(|t| {
+                            t.spawn(|| wait_until(|| event.is_complete().unwrap_or(true)))
+                                .join()
+                                .unwrap()
+                        });
+                    }
+                    2 => {
+                        let _ = event.synchronize();
+                    }
+                    _ => {}
+                }
+                if observer < 4 {
+                    let _ = std::thread::scope(|t| t.spawn(|| ctx.synchronize()).join().unwrap());
+                }
+                let failed = o
+                    .wait_or_keep()
+                    .expect_err(&format!("Ok with unwritten data: {what}"));
+                assert_eq!(failed.error().code(), Some(code), "{what}");
+                assert!(
+                    failed.into_item().reuse()?.iter().all(|v| v == 1.0),
+                    "{what}"
+                );
+                let x = x.wait_or_keep().expect_err(&format!("source Ok: {what}"));
+                assert_eq!(x.error().code(), Some(code), "{what}");
+                Ok(())
+            });
+            assert_eq!(
+                r.unwrap_err().code(),
+                Some(code),
+                "the scope ended Ok: {what}"
+            );
+        }
+    }
+    let [a, b] = streams;
+    a.destroy()?;
+    b.destroy()?;
+    binary.unload()
+}
+
+#[test]
+fn a_kernel_fault_seen_through_events_and_the_device_fails_the_copy_in_both_modes() -> Result<()> {
+    in_each_mode(event_observers, event_observers)
+}
+
+/// A nested scope on a lane's stream fails (its own copy faults) and ends
+/// with the failure: the outer scope's checked wait of its work on the
+/// same stream, queued before, fails too, and so does its end; then the
+/// outer recovery point clears it.
+#[test]
+fn a_nested_scopes_failure_on_the_same_stream_fails_the_outer_scope() -> Result<()> {
+    in_host_context(|ctx| {
+        let stream = ctx.create_stream()?;
+        let input = ctx.alloc_host_from(&[4u8; 64])?;
+        let (mut d, mut e) = (ctx.alloc::<u8>(64)?, ctx.alloc::<u8>(64)?);
+        let mut f = ctx.alloc::<u8>(64)?;
+        let mut out = ctx.alloc_host_zeroed::<u8>(64)?;
+        ctx.scope(|s| {
+            s.with_lane(&stream, |lane| {
+                let x = lane.copy(&input, &mut d)?;
+                let inner = ctx.scope(|s2| {
+                    s2.with_lane(&stream, |l2| {
+                        sim::inject_stream_task_fault(stream.as_raw(), 1, 507_000);
+                        l2.copy(&input, &mut e)?.wait()?;
+                        Ok(())
+                    })
+                });
+                assert_eq!(inner.unwrap_err().code(), Some(507_000));
+                let o = lane.copy(&x, &mut f)?;
+                let failed = o
+                    .wait_or_keep()
+                    .expect_err("Ok after a failure on its stream");
+                assert_eq!(failed.error().code(), Some(507_000));
+                assert_eq!(s.recover()?.map(|e| e.code()), Some(Some(507_000)));
+                // The outer data came from work that succeeded, but before
+                // the failure: it keeps failing; written afresh it passes.
+                let f = lane.copy(&input, failed.into_item())?;
+                let o = lane.copy(&f, &mut out)?.wait()?;
+                assert!(o.iter().all(|v| v == 4));
+                Ok(())
+            })
+        })?;
+        stream.destroy()
+    })
+}
+
+/// A kernel past `aclrtSetOpExecuteTimeOut` on lane a, handed to lane b
+/// and fenced there; another thread's `Context::synchronize` sees the
+/// timeout first: the fence's checked wait fails with it, and `reuse`
+/// hands nothing back before lane a stopped.
+#[test]
+fn an_op_execute_timeout_seen_by_another_threads_context_sync_fails_the_fence() -> Result<()> {
+    let _sim = take(host_config());
+    let acl = aclrt::Acl::init()?;
+    acl.set_op_execute_timeout(Duration::from_secs(1))?;
+    {
+        let device = acl.require::<aclrt::HostMode>()?.device(0)?;
+        aclrt::make_guard!(g);
+        let ctx = device.create_context(g)?;
+        let binary = ctx.load_binary(&register_inc())?;
+        // SAFETY: `rr_inc` reads and writes its `InOut` below `Count`, nothing else.
+        let inc = unsafe {
+            binary.kernel_ref::<(aclrt::kernel::InOut<f32>, aclrt::kernel::Count)>(c"rr_inc")?
+        };
+        let (a, b) = (ctx.create_stream()?, ctx.create_stream()?);
+        let input = ctx.alloc_host_from(&[1.0f32; 16])?;
+        let mut d = ctx.alloc::<f32>(16)?;
+        let mut out = ctx.alloc_host_zeroed::<f32>(16)?;
+        let r = ctx.scope(|s| {
+            aclrt::make_guard!(ga);
+            aclrt::make_guard!(gb);
+            let (la, lb) = (s.lane(&a, ga), s.lane(&b, gb));
+            let x = la.copy(&input, &mut d)?;
+            sim::set_stream_delay(a.as_raw(), Duration::from_secs(30));
+            let (x, ()) = la.launch_in(&binary, inc, 1, (x, 16))?;
+            // Only the kernel is held back (past its limit).
+            sim::set_stream_delay(a.as_raw(), Duration::ZERO);
+            let x = lb.wait_for(la.signal(x)?)?;
+            let fence = lb.copy(&x, &mut out)?.fence()?;
+            let seen = std::thread::scope(|t| t.spawn(|| ctx.synchronize()).join().unwrap());
+            assert_eq!(
+                seen.unwrap_err().code(),
+                Some(sys::ACL_ERROR_RT_AICORE_TIMEOUT)
+            );
+            let failed = fence
+                .wait_or_keep()
+                .expect_err("Ok after the kernel timed out");
+            assert_eq!(
+                failed.error().code(),
+                Some(sys::ACL_ERROR_RT_AICORE_TIMEOUT)
+            );
+            let back = failed.into_item().reuse()?;
+            assert!(a.is_complete()? && b.is_complete()?);
+            assert!(back.iter().all(|v| v == 1.0), "the kernel never ran");
+            Ok(())
+        });
+        assert_eq!(
+            r.unwrap_err().code(),
+            Some(sys::ACL_ERROR_RT_AICORE_TIMEOUT)
+        );
+        acl.set_op_execute_timeout(Duration::ZERO)?;
+        drop((d, out, input));
+        binary.unload()?;
+        a.destroy()?;
+        b.destroy()?;
+        ctx.destroy()?;
+        device.reset()?;
+    }
+    acl.finalize()?;
+    assert_clean();
+    Ok(())
+}
