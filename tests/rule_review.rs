@@ -632,3 +632,159 @@ fn an_op_execute_timeout_seen_by_another_threads_context_sync_fails_the_fence() 
     assert_clean();
     Ok(())
 }
+
+/// A fence, or a fence's `WaitFailed`, forgotten while lane a's host
+/// function writes the buffer (handed to lane b, whose wait failed): the
+/// scope's end still makes every lane idle before the borrow returns, and
+/// leaks no event (the audit of `in_host_context`).
+#[test]
+fn a_forgotten_fence_or_wait_failed_does_not_shorten_the_scope_end() -> Result<()> {
+    in_host_context(|ctx| {
+        let (a, b) = (ctx.create_stream()?, ctx.create_stream()?);
+        let mut h = ctx.alloc_host_zeroed::<u8>(128)?;
+        for how in 0..2 {
+            let done = AtomicBool::new(false);
+            let r = ctx.scope(|s| {
+                aclrt::make_guard!(ga);
+                aclrt::make_guard!(gb);
+                let (la, lb) = (s.lane(&a, ga), s.lane(&b, gb));
+                let x = la.host_fn_with(&mut h, writer(&done, 0x66, 40))?;
+                sim::inject_stream_task_fault(b.as_raw(), 1, 507_000);
+                let fence = lb.wait_for(la.signal(x)?)?.fence()?;
+                if how == 0 {
+                    std::mem::forget(fence);
+                } else {
+                    std::mem::forget(fence.wait_or_keep().expect_err("failed wait"));
+                }
+                Ok(())
+            });
+            assert_still(&h, &done, &format!("forget case {how}"));
+            assert_eq!(r.unwrap_err().code(), Some(507_000), "case {how}");
+        }
+        a.destroy()?;
+        b.destroy()
+    })
+}
+
+/// A report callback whose capture panics in its `Drop`: the panic is
+/// resumed once, by `Reporter::stop`, and nothing aborts.
+#[test]
+fn a_report_capture_panicking_in_drop_is_resumed_by_stop() -> Result<()> {
+    struct Bomb;
+    impl Drop for Bomb {
+        fn drop(&mut self) {
+            panic!("capture drop");
+        }
+    }
+    in_host_context(|ctx| {
+        let stream = ctx.create_stream()?;
+        let reporter = aclrt::Reporter::spawn()?;
+        {
+            let sub = reporter.subscribe(&stream)?;
+            let bomb = Bomb;
+            let ran = std::sync::Arc::new(AtomicBool::new(false));
+            let r2 = std::sync::Arc::clone(&ran);
+            sub.launch_blocking(move || {
+                let _bomb = bomb;
+                r2.store(true, Ordering::SeqCst);
+            })?;
+            stream.synchronize()?;
+            assert!(ran.load(Ordering::SeqCst));
+            sub.unsubscribe()?;
+        }
+        let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| reporter.stop()));
+        assert_eq!(
+            panic_message(&*caught.expect_err("resumed")),
+            "capture drop"
+        );
+        stream.destroy()
+    })
+}
+
+/// Thread-local destructors that call into the crate (a reporter dropped,
+/// the runtime's initialisation tried and dropped) at a thread's exit,
+/// while the runtime is live on the test's thread: no panic, no abort, no
+/// hang (a watchdog bounds the join), and the runtime is left as it was.
+#[test]
+fn thread_local_destructors_calling_into_the_crate() -> Result<()> {
+    struct AtExit(std::sync::mpsc::Sender<String>);
+    impl Drop for AtExit {
+        fn drop(&mut self) {
+            let reporter = aclrt::Reporter::spawn().map(drop);
+            let init = aclrt::Acl::init().map(drop);
+            let _ = self.0.send(format!("{reporter:?} {init:?}"));
+        }
+    }
+    thread_local! {
+        static AT_EXIT: std::cell::RefCell<Option<AtExit>> = const { std::cell::RefCell::new(None) };
+    }
+    in_host_context(|ctx| {
+        let (tx, rx) = std::sync::mpsc::channel();
+        let t = std::thread::spawn(move || AT_EXIT.with(|c| *c.borrow_mut() = Some(AtExit(tx))));
+        let said = rx
+            .recv_timeout(Duration::from_secs(5))
+            .expect("the destructor ran to its end");
+        t.join().expect("no panic at thread exit");
+        assert_eq!(said, "Ok(()) Err(AlreadyInitialized)");
+        // The runtime is still usable here.
+        let stream = ctx.create_stream()?;
+        stream.synchronize()?;
+        stream.destroy()
+    })
+}
+
+/// A host function that panics on lane a (handed to lane b), first seen by
+/// another thread's `Stream::synchronize` of lane a or `Context::synchronize`
+/// (which may report it, or not: the panic is the scope's): the checked waits on this thread
+/// still fail, and the scope does not end `Ok`.
+#[test]
+fn a_host_function_panic_taken_by_another_thread_fails_the_waits() -> Result<()> {
+    in_host_context(|ctx| {
+        let (a, b) = (ctx.create_stream()?, ctx.create_stream()?);
+        let mut h = ctx.alloc_host_zeroed::<u8>(64)?;
+        for whole in [false, true] {
+            let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                ctx.scope(|s| {
+                    aclrt::make_guard!(ga);
+                    aclrt::make_guard!(gb);
+                    let (la, lb) = (s.lane(&a, ga), s.lane(&b, gb));
+                    let x = la.host_fn_with(&mut h, |p| {
+                        p[..8].fill(1);
+                        panic!("on lane a");
+                    })?;
+                    let x = lb.wait_for(la.signal(x)?)?;
+                    // The other thread sees the panic (resumed there, or
+                    // an error), whichever the crate does.
+                    let seen = std::thread::scope(|t| {
+                        t.spawn(|| {
+                            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                                if whole {
+                                    ctx.synchronize()
+                                } else {
+                                    a.synchronize()
+                                }
+                            }))
+                            .map(|r| r.is_err())
+                        })
+                        .join()
+                        .unwrap()
+                    });
+                    // (A scope's host-function panic is the scope's: the
+                    // other thread's synchronisation need not report it.)
+                    let _ = seen;
+                    let failed = x
+                        .wait_or_keep()
+                        .expect_err("Ok after a host function panicked");
+                    assert_eq!(failed.error(), &Error::HostFnPanicked);
+                    Ok(())
+                })
+            }));
+            match r {
+                Ok(r) => assert!(r.is_err(), "the scope ended Ok (whole {whole})"),
+                Err(p) => assert_eq!(panic_message(&*p), "on lane a"),
+            }
+        }
+        a.destroy()?;
+        b.destroy()
+    })
+}
