@@ -789,3 +789,114 @@ fn a_host_function_panic_taken_by_another_thread_fails_the_waits() -> Result<()>
         b.destroy()
     })
 }
+
+/// Another thread's bounded synchronisation gives up (its own timeout
+/// judges no work) while a lane's copy is held back: the scope's checked
+/// wait is then `Ok` when the copy succeeds (no false failure) and fails
+/// with the fault's code when it faults (not with the timeout), in both
+/// the stream's and the context's bounded forms.
+#[test]
+fn another_threads_bounded_sync_giving_up_neither_fails_nor_hides_work() -> Result<()> {
+    in_host_context(|ctx| {
+        let stream = ctx.create_stream()?;
+        let input = ctx.alloc_host_from(&[8u8; 64])?;
+        let mut d = ctx.alloc::<u8>(64)?;
+        let mut out = ctx.alloc_host_zeroed::<u8>(64)?;
+        for fault in [false, true] {
+            for whole in [false, true] {
+                let what = format!("fault {fault}, context {whole}");
+                let r = ctx.scope(|s| {
+                    s.with_lane(&stream, |lane| {
+                        sim::set_stream_delay(stream.as_raw(), Duration::from_millis(30));
+                        if fault {
+                            sim::inject_stream_task_fault(stream.as_raw(), 1, 507_000);
+                        }
+                        let x = lane.copy(&input, &mut d)?;
+                        sim::set_stream_delay(stream.as_raw(), Duration::ZERO);
+                        let gave_up = std::thread::scope(|t| {
+                            t.spawn(|| {
+                                let limit = Duration::from_millis(1);
+                                if whole {
+                                    ctx.synchronize_timeout(limit)
+                                } else {
+                                    stream.synchronize_timeout(limit)
+                                }
+                            })
+                            .join()
+                            .unwrap()
+                        });
+                        assert_eq!(
+                            gave_up.unwrap_err().kind(),
+                            aclrt::ErrorKind::Timeout,
+                            "{what}"
+                        );
+                        let o = lane.copy(&x, &mut out)?;
+                        match o.wait_or_keep() {
+                            Ok(o) => {
+                                assert!(!fault, "Ok after a fault: {what}");
+                                assert!(o.iter().all(|v| v == 8), "{what}");
+                            }
+                            Err(e) => {
+                                assert!(fault, "a failure with none: {what}: {:?}", e.error());
+                                assert_eq!(e.error().code(), Some(507_000), "{what}");
+                            }
+                        }
+                        Ok(())
+                    })
+                });
+                assert_eq!(r.is_err(), fault, "{what}");
+            }
+        }
+        stream.destroy()
+    })
+}
+
+/// A real op-wait timeout (`Acl::set_op_wait_timeout`, one second) of the
+/// middle lane of a three-lane chain whose source lane's host function
+/// writes the buffer for longer: lane c's `Fence::reuse` hands nothing back
+/// before lane a stopped, and the timeout sticks to the scope.
+#[test]
+fn an_op_wait_timeout_in_the_middle_of_a_three_lane_chain() -> Result<()> {
+    let _sim = take(host_config());
+    let acl = aclrt::Acl::init()?;
+    acl.set_op_wait_timeout(Duration::from_secs(1))?;
+    {
+        let device = acl.require::<aclrt::HostMode>()?.device(0)?;
+        aclrt::make_guard!(g);
+        let ctx = device.create_context(g)?;
+        three_lane_op_wait(&ctx)?;
+        ctx.destroy()?;
+        device.reset()?;
+    }
+    acl.set_op_wait_timeout(Duration::ZERO)?;
+    acl.finalize()?;
+    assert_clean();
+    Ok(())
+}
+
+fn three_lane_op_wait(ctx: &Context<'_, '_, aclrt::HostMode>) -> Result<()> {
+    let streams = [
+        ctx.create_stream()?,
+        ctx.create_stream()?,
+        ctx.create_stream()?,
+    ];
+    let mut h = ctx.alloc_host_zeroed::<u8>(128)?;
+    let done = AtomicBool::new(false);
+    let r = ctx.scope(|s| {
+        aclrt::make_guard!(g);
+        let l = s.lanes(&streams, g);
+        let x = l[0].host_fn_with(&mut h, writer(&done, 0x2b, 1200))?;
+        let x = l[1].wait_for(l[0].signal(x)?)?;
+        let x = l[2].wait_for(l[1].signal(x)?)?;
+        let back = x.fence()?.reuse()?;
+        assert_still(back, &done, "op-wait timeout in the middle");
+        assert!(back.iter().all(|v| v == 0x2b));
+        Ok(())
+    });
+    assert_eq!(r.unwrap_err().code(), Some(sys::ACL_ERROR_RT_TASK_TIMEOUT));
+    drop(h);
+    let [a, b, c] = streams;
+    a.destroy()?;
+    b.destroy()?;
+    c.destroy()
+}
