@@ -16,6 +16,10 @@ mod fault_attacks;
 #[path = "failure_rule.rs"]
 mod failure_rule;
 
+/// An independent review's attacks on the failure rule, in this binary too.
+#[path = "rule_review.rs"]
+mod rule_review;
+
 use std::time::Duration;
 
 use aclrt::kernel::{Count, In, InOut, Out};
