@@ -1201,8 +1201,7 @@ impl StreamShared {
             }
             Op::Callback { call, block } => {
                 let _blocking = Blocking::enter();
-                let queue = lock(&self.subscriber).as_ref().map(|(_, q)| q.clone());
-                reports::dispatch(queue, self.id, self.generation, call, block);
+                reports::dispatch(&self.subscriber, self.id, self.generation, call, block);
             }
             Op::Record { ev, generation } => ev.stamp(generation, Instant::now()),
             Op::ResetEvent { ev, generation } => ev.shared().clear_record(generation),

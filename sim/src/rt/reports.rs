@@ -40,16 +40,16 @@ impl ReportQueue {
         })
     }
 
-    pub(crate) fn push(&self, r: Report) {
+    /// Queues `r`, or gives it back when the queue is closed (the caller
+    /// runs it rather than lose it, outside any lock).
+    pub(crate) fn push(&self, r: Report) -> Result<(), Report> {
         let mut q = lock(&self.q);
         if q.1 {
-            drop(q);
-            // Closed: run it here rather than lose it.
-            run_callback(r.call, r.generation, "aclrtLaunchCallback");
-            return;
+            return Err(r);
         }
         q.0.push_back(r);
         self.cv.notify_all();
+        Ok(())
     }
 
     /// Waits for a report; `None` on timeout or when the queue was closed.
@@ -150,27 +150,51 @@ pub(crate) fn run_callback(call: HostCall, generation: u64, function: &'static s
     }
 }
 
-/// Executes a `Callback` task on the stream worker: hands it to the
-/// subscribed thread (and waits for it if `block`), or runs it inline when
-/// the stream lost its subscription meanwhile.
+/// Executes a `Callback` task on the stream worker: hands it to the thread
+/// subscribed for the stream (and waits for it if `block`), or runs it
+/// inline when the stream has no subscription (any more) or its queue was
+/// closed. The report is queued under the stream's subscriber lock, so a
+/// teardown that detaches the stream (`rt::detach`, which takes the
+/// subscriber and then the stream's queued reports as orphans to run) either
+/// comes first (nothing queued: run inline here) or finds the report queued
+/// (run as an orphan): a report is never queued after its stream's orphans
+/// were collected, where no thread would ever take it.
 pub(crate) fn dispatch(
-    queue: Option<Arc<ReportQueue>>,
+    subscriber: &Mutex<Option<(u64, Arc<ReportQueue>)>>,
     stream: u64,
     generation: u64,
     call: HostCall,
     block: bool,
 ) {
-    match queue {
-        None => run_callback(call, generation, "aclrtLaunchCallback"),
-        Some(q) => {
-            let done = block.then(Done::new);
-            q.push(Report {
+    let done = block.then(Done::new);
+    let report = Report {
+        call,
+        stream,
+        generation,
+        queued_at: Instant::now(),
+        done: done.clone().map(DoneGuard::new),
+    };
+    let unqueued = {
+        let sub = lock(subscriber);
+        match sub.as_ref() {
+            Some((_, q)) => q.push(report).err(),
+            None => Some(report),
+        }
+    };
+    match unqueued {
+        // Run here, outside every lock; dropping its guard afterwards
+        // signals `done`.
+        Some(r) => {
+            let Report {
                 call,
-                stream,
                 generation,
-                queued_at: Instant::now(),
-                done: done.clone().map(DoneGuard::new),
-            });
+                done,
+                ..
+            } = r;
+            run_callback(call, generation, "aclrtLaunchCallback");
+            drop(done);
+        }
+        None => {
             if let Some(d) = done {
                 d.wait();
             }
