@@ -118,6 +118,7 @@ use generativity::Id;
 use crate::context::Context;
 use crate::error::Result;
 use crate::ffi::kernel::{self as fk, ArgsClaim, RawArgs, Staged};
+use crate::ffi::protocol::failure::Origin;
 use crate::ffi::scope::LaneCore;
 use crate::ffi::{HandleOwner, Raw};
 use crate::memory::{DeviceRepr, Memory, OnDevice, OnHost, Place};
@@ -559,13 +560,14 @@ pub trait KernelArg<'scope, 'id, 'sid, M: RunMode, P: Param> {
     type Output;
     #[doc(hidden)]
     fn stage(self, lane: &LaneCore<'scope, 'sid>, staged: &mut Staged<'sid>) -> Self::Output;
-    /// The fault clock behind the contents of what this argument reads
-    /// (`u64::MAX`: nothing of the scope's), taken before any argument is
-    /// staged, so a launch's outputs know what all its inputs came from.
+    /// Where the contents of what this argument reads came from
+    /// (`Origin::OUTSIDE`: nothing of the scope's), taken before any
+    /// argument is staged, so a launch's outputs know what all its inputs
+    /// came from.
     #[doc(hidden)]
-    fn reads_since(&self, lane: &LaneCore<'scope, 'sid>) -> u64 {
+    fn reads_origin(&self, lane: &LaneCore<'scope, 'sid>) -> Origin {
         let _ = lane;
-        u64::MAX
+        Origin::OUTSIDE
     }
 }
 
@@ -582,8 +584,8 @@ where
         let (src, len) = self.source(lane);
         staged.read(src, len);
     }
-    fn reads_since(&self, lane: &LaneCore<'scope, 'sid>) -> u64 {
-        self.source(lane).0.since()
+    fn reads_origin(&self, lane: &LaneCore<'scope, 'sid>) -> Origin {
+        self.source(lane).0.origin()
     }
 }
 
@@ -600,7 +602,7 @@ where
     X: AsyncDest<'scope, 'id, 'sid>,
 {
     let (mut parked, len) = x.into_parked(lane);
-    parked.derive(overwrite, staged.reads_since());
+    parked.derive(overwrite, staged.reads_origin());
     staged.write(&parked, len);
     InFlight::from_parked(parked, len)
 }
@@ -724,7 +726,7 @@ macro_rules! tuples {
                 let ($($a,)+) = self;
                 // What every input's contents came from, before any output
                 // is staged (outputs may come first in the parameter order).
-                $(staged.reads($a.reads_since(lane));)+
+                $(staged.reads($a.reads_origin(lane));)+
                 ($($a.stage(lane, staged),)+)
             }
         }

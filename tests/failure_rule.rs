@@ -147,7 +147,8 @@ fn chain<'id, M: RunMode>(
                     // Every other checked wait of the scope fails too.
                     let hw = hw.expect_err(&format!("sticky: {what}"));
                     assert_eq!(hw.error().code(), Some(code), "{what}");
-                    // The give-back makes every lane idle first.
+                    // The give-back makes both lanes of its origin idle
+                    // first (its contents came through lane a).
                     let back = failed.into_item().reuse()?;
                     assert!(la.is_complete()? && lb.is_complete()?, "{what}");
                     assert_eq!(back.len(), n);
@@ -165,6 +166,11 @@ fn chain<'id, M: RunMode>(
                     d = Some(la.wait_for(lb.signal(x.into_item())?)?);
                     // Written afresh (a memset) it is clean again.
                     d = Some(la.memset(d.take().unwrap(), 0)?);
+                    // So must be the host function's buffer: it came back
+                    // unchecked (`reuse`) with contents the failed chain
+                    // wrote, and a host function given it may read them
+                    // (it writes in place, like a kernel's `InOut`).
+                    h = Some(la.memset(h.take().unwrap(), 0)?);
                 }
                 _ => {
                     let o = waited.map_err(Error::from)?;

@@ -6,6 +6,7 @@
 //! fails the test instead of the suite) and on panics.
 
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
 use std::time::Duration;
 
 use crate::common::*;
@@ -899,4 +900,264 @@ fn three_lane_op_wait(ctx: &Context<'_, '_, aclrt::HostMode>) -> Result<()> {
     a.destroy()?;
     b.destroy()?;
     c.destroy()
+}
+
+/// No wait without bound: lanes a and b exchanged a buffer (so a checked
+/// wait makes every lane idle), then lane b is gated by a host function
+/// until this thread opens it after the checked wait of work on lane a
+/// only. A watchdog opens the gate after 2 s so that the test ends either
+/// way; the wait must not have needed it.
+#[test]
+fn a_checked_wait_after_a_hand_off_does_not_wait_for_a_gated_lane() -> Result<()> {
+    in_host_context(|ctx| {
+        let (a, b) = (ctx.create_stream()?, ctx.create_stream()?);
+        let input = ctx.alloc_host_from(&[3u8; 64])?;
+        let mut d = ctx.alloc::<u8>(64)?;
+        let mut e = ctx.alloc::<u8>(64)?;
+        let by_watchdog = AtomicBool::new(false);
+        std::thread::scope(|t| {
+            ctx.scope(|s| {
+                aclrt::make_guard!(ga);
+                aclrt::make_guard!(gb);
+                let (la, lb) = (s.lane(&a, ga), s.lane(&b, gb));
+                let y = lb.wait_for(la.signal(la.memset(&mut e, 0)?)?)?;
+                let y = y.wait()?; // the hand-off is over
+                assert_eq!(y.len(), 64);
+                let (gate_tx, gate_rx) = mpsc::channel::<()>();
+                lb.host_fn(move || {
+                    let _ = gate_rx.recv_timeout(Duration::from_secs(5));
+                })?;
+                let x = la.copy(&input, &mut d)?;
+                let (done_tx, done_rx) = mpsc::channel::<()>();
+                let gate = gate_tx.clone();
+                let by = &by_watchdog;
+                let watchdog = t.spawn(move || {
+                    if done_rx.recv_timeout(Duration::from_secs(2)).is_err() {
+                        by.store(true, Ordering::SeqCst);
+                        let _ = gate.send(());
+                    }
+                });
+                let waited = x.wait();
+                let stalled = by_watchdog.load(Ordering::SeqCst);
+                let _ = done_tx.send(());
+                let _ = gate_tx.send(());
+                watchdog.join().unwrap();
+                assert_eq!(waited?.len(), 64);
+                assert!(
+                    !stalled,
+                    "the checked wait of lane a waited for lane b's gate"
+                );
+                Ok(())
+            })
+        })?;
+        a.destroy()?;
+        b.destroy()
+    })
+}
+
+/// A faulted buffer taken back with `reuse` (not written afresh) and parked
+/// again, before and after the recovery point, then copied: the copy's
+/// checked wait must not be `Ok` with data derived from the failed work.
+#[test]
+fn a_faulted_buffer_reused_and_parked_again_still_fails_what_is_derived() -> Result<()> {
+    in_host_context(|ctx| {
+        let stream = ctx.create_stream()?;
+        let input = ctx.alloc_host_from(&[6u8; 64])?;
+        let mut d = ctx.alloc::<u8>(64)?;
+        let mut out = ctx.alloc_host_zeroed::<u8>(64)?;
+        for recover_first in [false, true] {
+            let r = ctx.scope(|s| {
+                s.with_lane(&stream, |lane| {
+                    sim::inject_stream_task_fault(stream.as_raw(), 1, 507_000);
+                    let x = lane.copy(&input, &mut d)?; // faults: d never written
+                    let back = x.reuse()?;
+                    if recover_first {
+                        assert!(s.recover()?.is_some());
+                    }
+                    let x = lane.park(back)?;
+                    let o = lane.copy(&x, &mut out)?;
+                    let o = o.wait_or_keep();
+                    assert!(
+                        o.is_err(),
+                        "Ok for a copy of a buffer the failed copy was to write (recover first: {recover_first})"
+                    );
+                    Ok(())
+                })
+            });
+            if !recover_first {
+                assert!(r.is_err());
+            }
+        }
+        stream.destroy()
+    })
+}
+
+/// The same through a `DeviceView` (failure 5 of the issue, with the
+/// recovery point between the reuse and the view).
+#[test]
+fn a_view_of_a_reused_faulted_buffer_after_recover_fails_the_outputs_wait() -> Result<()> {
+    in_host_context(|ctx| {
+        let stream = ctx.create_stream()?;
+        let input = ctx.alloc_host_from(&[7u8; 64])?;
+        let mut d = ctx.alloc::<u8>(64)?;
+        let mut out = ctx.alloc_host_zeroed::<u8>(64)?;
+        ctx.scope(|s| {
+            s.with_lane(&stream, |lane| {
+                sim::inject_stream_task_fault(stream.as_raw(), 1, 507_000);
+                let d = lane.copy(&input, &mut d)?.reuse()?;
+                assert!(s.recover()?.is_some());
+                let view = d.view(..)?;
+                let o = lane.copy(view, &mut out)?;
+                assert!(o.wait_or_keep().is_err(), "Ok for a view of faulted work");
+                Ok(())
+            })
+        })?;
+        stream.destroy()
+    })
+}
+
+/// Finding (a), every give-back form: after lanes a and b exchanged a
+/// buffer, lane b is gated by a host function that waits for this thread;
+/// a buffer that never left lane a comes back through `InFlight::reuse`,
+/// `Fence::reuse`, `Fence::wait` and `wait_or_keep` without waiting for
+/// lane b (a watchdog opens the gate after 2 s so the test ends either
+/// way). A buffer that *did* come through lane b still waits for it.
+#[test]
+fn no_give_back_waits_for_a_lane_its_buffer_never_met() -> Result<()> {
+    in_host_context(|ctx| {
+        let (a, b) = (ctx.create_stream()?, ctx.create_stream()?);
+        let input = ctx.alloc_host_from(&[5u8; 64])?;
+        let mut d = ctx.alloc::<u8>(64)?;
+        let mut e = ctx.alloc::<u8>(64)?;
+        for form in 0..4 {
+            let by_watchdog = AtomicBool::new(false);
+            std::thread::scope(|t| {
+                ctx.scope(|s| {
+                    aclrt::make_guard!(ga);
+                    aclrt::make_guard!(gb);
+                    let (la, lb) = (s.lane(&a, ga), s.lane(&b, gb));
+                    // A hand-off a -> b, still in flight on lane b.
+                    let y = lb.wait_for(la.signal(la.memset(&mut e, 1)?)?)?;
+                    let (gate_tx, gate_rx) = mpsc::channel::<()>();
+                    lb.host_fn(move || {
+                        let _ = gate_rx.recv_timeout(Duration::from_secs(5));
+                    })?;
+                    let x = la.copy(&input, &mut d)?;
+                    let (done_tx, done_rx) = mpsc::channel::<()>();
+                    let gate = gate_tx.clone();
+                    let by = &by_watchdog;
+                    let watchdog = t.spawn(move || {
+                        if done_rx.recv_timeout(Duration::from_secs(2)).is_err() {
+                            by.store(true, Ordering::SeqCst);
+                            let _ = gate.send(());
+                        }
+                    });
+                    let back: Result<&mut _> = match form {
+                        0 => x.reuse(),
+                        1 => x.fence().and_then(|f| f.reuse()),
+                        2 => x.fence().and_then(|f| f.wait()),
+                        _ => x.wait_or_keep().map_err(Error::from),
+                    };
+                    let stalled = by_watchdog.load(Ordering::SeqCst);
+                    let _ = done_tx.send(());
+                    let _ = gate_tx.send(());
+                    watchdog.join().unwrap();
+                    assert_eq!(back?.len(), 64, "form {form}");
+                    assert!(!stalled, "form {form} waited for lane b's gate");
+                    // The buffer that came through lane b waits for it (the
+                    // gate is open now): its own lane is b, its origin a + b.
+                    let y = y.reuse()?;
+                    assert_eq!(y.len(), 64);
+                    assert!(la.is_complete()? && lb.is_complete()?);
+                    Ok(())
+                })
+            })?;
+        }
+        a.destroy()?;
+        b.destroy()
+    })
+}
+
+/// The buffer's lanes include every lane its contents came through: a
+/// kernel-free chain a -> b -> copy on b; lane a's memset fails (nobody
+/// synchronises lane a); the copy's checked wait on lane b synchronises
+/// lane a too and fails, with no hand-off anywhere else in the scope.
+#[test]
+fn a_derived_buffer_waits_for_the_lanes_its_contents_came_through() -> Result<()> {
+    in_host_context(|ctx| {
+        let (a, b) = (ctx.create_stream()?, ctx.create_stream()?);
+        let mut d = ctx.alloc::<u8>(64)?;
+        let mut out = ctx.alloc_host_zeroed::<u8>(64)?;
+        let r = ctx.scope(|s| {
+            aclrt::make_guard!(ga);
+            aclrt::make_guard!(gb);
+            let (la, lb) = (s.lane(&a, ga), s.lane(&b, gb));
+            sim::inject_stream_task_fault(a.as_raw(), 1, 507_000);
+            let x = lb.wait_for(la.signal(la.memset(&mut d, 9)?)?)?;
+            let o = lb.copy(&x, &mut out)?;
+            let failed = o
+                .wait_or_keep()
+                .expect_err("Ok for data lane a never wrote");
+            assert_eq!(failed.error().code(), Some(507_000));
+            assert!(la.is_complete()?, "lane a idle after the checked wait");
+            assert!(s.recover()?.is_some());
+            Ok(())
+        });
+        assert!(r.is_ok(), "recovered: {r:?}");
+        a.destroy()?;
+        b.destroy()
+    })
+}
+
+/// The edges of the suspect mark (finding (b)): contents written afresh by
+/// scope work (a copy into the re-parked buffer) are clean after the
+/// recovery point; memory only *read* by the failed work (a host input
+/// the user refills) is not marked; contents given back by a checked wait
+/// before the failure are trusted after it, while contents given back
+/// unchecked (a fence's `reuse`, which judges nothing) before a failure was
+/// seen stay suspect: nothing tells their work from the failed one.
+#[test]
+fn reused_contents_are_clean_once_written_afresh_and_inputs_stay_clean() -> Result<()> {
+    in_host_context(|ctx| {
+        let stream = ctx.create_stream()?;
+        let mut input = ctx.alloc_host_from(&[6u8; 64])?;
+        let fresh = ctx.alloc_host_from(&[8u8; 64])?;
+        let mut d = ctx.alloc::<u8>(64)?;
+        let mut d2 = ctx.alloc::<u8>(64)?;
+        let mut good = ctx.alloc::<u8>(64)?;
+        let mut unchecked = ctx.alloc::<u8>(64)?;
+        let mut out = ctx.alloc_host_zeroed::<u8>(64)?;
+        ctx.scope(|s| {
+            s.with_lane(&stream, |lane| {
+                // Checked before the failure: trusted after it.
+                let g = lane.copy(&fresh, &mut good)?.wait()?;
+                // Unchecked before the failure was seen.
+                let u = lane.copy(&fresh, &mut unchecked)?.fence()?.reuse()?;
+                sim::inject_stream_task_fault(stream.as_raw(), 1, 507_000);
+                let xin = lane.park(&mut input)?;
+                let x = lane.copy(&xin, &mut d)?; // faults
+                let back = x.reuse()?;
+                let inp = xin.reuse()?;
+                assert!(s.recover()?.is_some());
+                // The input the failed copy read: refilled, copied, clean.
+                inp.copy_from_slice(&[7u8; 64]);
+                let y = lane.copy(&*inp, &mut d2)?;
+                let o = lane.copy(&y, &mut out)?.wait()?;
+                assert!(o.iter().all(|v| v == 7));
+                // The output written afresh: clean.
+                let x = lane.park(back)?;
+                let x = lane.copy(&fresh, x)?;
+                let o = lane.copy(&x, o)?.wait()?;
+                assert!(o.iter().all(|v| v == 8));
+                // Contents no failure followed, read after the recovery.
+                let o = lane.copy(&*g, o)?.wait()?;
+                assert!(o.iter().all(|v| v == 8));
+                let failed = lane.copy(&*u, o)?.wait_or_keep();
+                let failed = failed.expect_err("unchecked contents the failure may concern");
+                assert_eq!(failed.error().code(), Some(507_000));
+                Ok(())
+            })
+        })?;
+        stream.destroy()
+    })
 }

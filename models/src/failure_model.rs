@@ -4,20 +4,31 @@
 //! source lane; a host function's panic fails the wait at once, and the
 //! recovery point returns it and lets work queued after it be clean.
 //!
-//! The environment: two streams, `A` (the source lane of a hand-off) and
-//! `B`; each keeps its stored failure (a code that a synchronisation
-//! takes, `swap(0)`) and a flag saying its work is done (a synchronisation
-//! waits for it). The crate's side is the library's code: `Log`, `Sticky`,
-//! `give_back_set`, `event_may_give_back`, `host_fn_panic_is_failure` and
-//! the `Watch` of synchronisations in flight.
+//! A give-back waits for no lane the buffer never met (one may be waiting
+//! for the giving thread); and contents that came back unchecked before a
+//! recovery point still fail what is derived from them after it.
+//!
+//! The environment: three streams, `A` (the source lane of a hand-off),
+//! `B` and `C` (a lane no buffer of the test passes); each keeps its
+//! stored failure (a code that a synchronisation takes, `swap(0)`) and a
+//! flag saying its work is done (a synchronisation waits for it). The
+//! crate's side is the library's code: `Log`, `Sticky`, `Origin`,
+//! `give_back_lanes`, `event_may_give_back`, `Suspects`,
+//! `host_fn_panic_is_failure` and the `Watch` of synchronisations in
+//! flight.
 
-use crate::failure::{Log, Sticky, event_may_give_back, give_back_set, host_fn_panic_is_failure};
+use crate::failure::{
+    EVERY_LANE, Log, Origin, Sticky, Suspects, event_may_give_back, give_back_lanes,
+    host_fn_panic_is_failure, lane_bit,
+};
 use crate::fault_watch::Watch;
 use crate::harness::{assert_bites_spinning_bounded, explore_spinning_bounded};
 use crate::sync::{Arc, AtomicBool, AtomicU64, Ordering, pause, thread};
 
 const A: usize = 2;
 const B: usize = 4;
+const C: usize = 6;
+const STREAMS: [usize; 3] = [A, B, C];
 /// A code no list classified (what the simulator gives a kernel that
 /// panics).
 const UNLISTED: u32 = 507_000;
@@ -27,22 +38,40 @@ const PANICKED: u32 = 1;
 struct World {
     log: Log<u32>,
     watch: Watch<2>,
-    /// The runtime's stored failure of `A` and `B` (0: none).
-    stored: [AtomicU64; 2],
-    /// Whether the work queued on `A` and `B` is done.
-    done: [AtomicBool; 2],
+    /// The runtime's stored failure of `A`, `B` and `C` (0: none).
+    stored: [AtomicU64; 3],
+    /// Whether the work queued on `A`, `B` and `C` is done.
+    done: [AtomicBool; 3],
 }
 
 fn index(stream: usize) -> usize {
-    usize::from(stream == B)
+    STREAMS.iter().position(|&s| s == stream).unwrap()
+}
+
+/// A stream's lane in an `Origin` (the scope enlisted `A`, `B`, `C`).
+fn bit(stream: usize) -> u64 {
+    lane_bit(index(stream))
+}
+
+/// The streams of the lanes in `lanes` (`CoreBook::streams_of`).
+fn streams_of(lanes: u64) -> Vec<usize> {
+    STREAMS
+        .iter()
+        .copied()
+        .filter(|&s| lanes & EVERY_LANE != 0 || lanes & bit(s) != 0)
+        .collect()
 }
 
 fn world() -> Arc<World> {
     Arc::new(World {
         log: Log::new(),
         watch: Watch::new(),
-        stored: [AtomicU64::new(0), AtomicU64::new(0)],
-        done: [AtomicBool::new(true), AtomicBool::new(true)],
+        stored: [AtomicU64::new(0), AtomicU64::new(0), AtomicU64::new(0)],
+        done: [
+            AtomicBool::new(true),
+            AtomicBool::new(true),
+            AtomicBool::new(true),
+        ],
     })
 }
 
@@ -62,7 +91,7 @@ fn sync(w: &World, stream: usize) -> bool {
 }
 
 fn mine(k: usize) -> bool {
-    k == A || k == B
+    STREAMS.contains(&k)
 }
 
 /// A task on `A` fails with an unlisted code; another thread's
@@ -106,14 +135,15 @@ fn give_back_after_failed_hand_off(via_fence: bool) {
             w.done[0].store(true, Ordering::SeqCst);
         })
     };
-    let crossed = true;
-    if via_fence && event_may_give_back(crossed) {
+    // The buffer came through `A` to `B` (`LaneCore::wait_for`).
+    let lanes = bit(A) | bit(B);
+    if via_fence && event_may_give_back(bit(B), lanes) {
         // The fence's event on `B` completed (after the failed wait task).
         while !w.done[1].load(Ordering::SeqCst) {
             pause();
         }
     } else {
-        for stream in give_back_set(B, crossed, &[A, B]) {
+        for stream in streams_of(give_back_lanes(bit(B), lanes)) {
             sync(&w, stream);
         }
     }
@@ -181,6 +211,108 @@ fn host_fn_panic_and_recovery() {
         sticky.check(&w.log, after, mine),
         None,
         "and that does not stick again"
+    );
+}
+
+/// Lane `C` runs a host function that waits for this thread to serve a
+/// result; a buffer that never left lane `B` comes back (`reuse`, or a
+/// checked wait): the give-back must not wait for `C`, or it waits for ever
+/// (the hang the last review found).
+fn give_back_leaves_other_lanes() {
+    let w = world();
+    let served = Arc::new(AtomicBool::new(false));
+    w.done[2].store(false, Ordering::SeqCst);
+    let host_fn = {
+        let (w, served) = (w.clone(), served.clone());
+        thread::spawn(move || {
+            while !served.load(Ordering::SeqCst) {
+                pause();
+            }
+            w.done[2].store(true, Ordering::SeqCst);
+        })
+    };
+    let origin = Origin::new(w.log.now(), bit(B));
+    for stream in streams_of(give_back_lanes(bit(B), origin.lanes)) {
+        sync(&w, stream);
+    }
+    served.store(true, Ordering::SeqCst);
+    host_fn.join().unwrap();
+}
+
+/// A kernel on `A` writes a buffer and fails; a fence's `reuse` gives the
+/// buffer back on its event (nobody synchronised `A`: the failure is not
+/// entered yet), another thread's synchronisation of `A` takes the failure
+/// while the scope recovers, and the buffer, parked again after the
+/// recovery point, is read by work whose checked wait must still fail.
+fn reused_contents_after_recovery() {
+    let w = world();
+    let mut sticky = Sticky::new(w.log.now());
+    let mut suspects = Suspects::default();
+    let (start, end) = (0x1000, 0x2000);
+    let written = Origin::new(w.log.now(), bit(A)); // the kernel's output
+    w.stored[0].store(u64::from(UNLISTED), Ordering::SeqCst);
+    // The fence's give-back: unchecked, so marked.
+    suspects.mark(start, end, written);
+    let other = {
+        let w = w.clone();
+        thread::spawn(move || {
+            sync(&w, A);
+        })
+    };
+    // The recovery point: every lane idle, in-flight synchronisations
+    // waited for, marks no failure followed dropped.
+    for s in STREAMS {
+        sync(&w, s);
+    }
+    w.watch.quiesce(mine);
+    suspects.settle(|o| w.log.since(o.since, mine).is_some());
+    assert_eq!(sticky.recover(&w.log, mine), Some(UNLISTED));
+    other.join().unwrap();
+    // Parked again after the recovery point, then copied on `B`.
+    let fresh = Origin::new(w.log.now(), bit(A));
+    let parked = suspects
+        .origin(start, end, true)
+        .map_or(fresh, |m| fresh.join(m));
+    let copy = Origin::new(w.log.now(), bit(B)).derive(true, w.log.now(), parked);
+    assert_eq!(
+        sticky.check(&w.log, copy.since, mine),
+        Some(UNLISTED),
+        "work derived from reused contents passed after the recovery point"
+    );
+    // Contents written after the recovery point are clean.
+    let clean = Origin::new(w.log.now(), bit(B));
+    assert_eq!(sticky.check(&w.log, clean.since, mine), None);
+}
+
+#[test]
+fn failure_give_back_leaves_other_lanes() {
+    explore_spinning_bounded(
+        "failure_give_back_leaves_other_lanes",
+        4,
+        give_back_leaves_other_lanes,
+    );
+}
+
+#[test]
+fn failure_reused_contents_after_recovery() {
+    explore_spinning_bounded(
+        "failure_reused_contents_after_recovery",
+        3,
+        reused_contents_after_recovery,
+    );
+}
+
+#[test]
+fn mutant_failure_idle_every_lane() {
+    assert_bites_spinning_bounded("failure-idle-every-lane", 4, give_back_leaves_other_lanes);
+}
+
+#[test]
+fn mutant_failure_trust_reused_contents() {
+    assert_bites_spinning_bounded(
+        "failure-trust-reused-contents",
+        3,
+        reused_contents_after_recovery,
     );
 }
 

@@ -44,6 +44,7 @@ use core::mem::MaybeUninit;
 use aclrt_sys as sys;
 use generativity::Id;
 
+use super::protocol::failure::Origin;
 use super::scope::{LaneCore, Parked, Source};
 use super::{Raw, Region, check, raw};
 use crate::error::{Error, Result};
@@ -524,10 +525,11 @@ pub struct Staged<'sid> {
     /// (the first, and the first other one): checked against the lane at
     /// launch ([`Staged::check_lane`]).
     bound: [Option<Raw>; 2],
-    /// The earliest fault clock behind the contents of what the launch
-    /// reads (`Source::since`), known before its outputs are staged
-    /// ([`Staged::reads`]); `u64::MAX` while nothing of the scope's is read.
-    reads_since: u64,
+    /// Where the contents of what the launch reads came from, joined
+    /// (`Source::origin`), known before its outputs are staged
+    /// ([`Staged::reads`]); `Origin::OUTSIDE` while nothing of the scope's
+    /// is read.
+    reads: Origin,
     _sid: PhantomData<Id<'sid>>,
 }
 
@@ -537,7 +539,7 @@ impl<'sid> Staged<'sid> {
         Staged {
             items: Items::new(),
             bound: [None, None],
-            reads_since: u64::MAX,
+            reads: Origin::OUTSIDE,
             _sid: PhantomData,
         }
     }
@@ -572,24 +574,24 @@ impl<'sid> Staged<'sid> {
         if let Some(stream) = src.stream() {
             self.bind_to(stream);
         }
-        self.reads_since = self.reads_since.min(src.since());
+        self.reads = self.reads.join(src.origin());
         self.items.push(Item::Buffer {
             region: src.region(),
             len,
         });
     }
 
-    /// The launch reads memory whose contents' work began at fault clock
-    /// `since` (a read staged later, or one known before staging).
+    /// The launch reads memory whose contents are of origin `origin` (a
+    /// read staged later, or one known before staging).
     #[inline(always)]
-    pub(crate) fn reads(&mut self, since: u64) {
-        self.reads_since = self.reads_since.min(since);
+    pub(crate) fn reads(&mut self, origin: Origin) {
+        self.reads = self.reads.join(origin);
     }
 
-    /// The earliest fault clock behind what the launch reads so far.
+    /// Where what the launch reads so far came from.
     #[inline(always)]
-    pub(crate) fn reads_since(&self) -> u64 {
-        self.reads_since
+    pub(crate) fn reads_origin(&self) -> Origin {
+        self.reads
     }
 
     /// A buffer the kernel writes (`Out`, `InOut`): parked on this lane.

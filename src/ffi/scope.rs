@@ -56,21 +56,23 @@
 //!   after its last use) and [`LaneCore::wait_for`] (the other stream waits
 //!   for that event), and it becomes `&'scope mut D` again only through
 //!   [`Parked::wait`] and [`Parked::reuse_or_keep`], which synchronise its
-//!   stream first — every stream of the scope once buffers crossed lanes —
-//!   (a failure reported then means the stream finished only if a query
-//!   says it is idle), or [`FenceCore::reuse_or_keep`], which, while no
-//!   buffer ever crossed lanes, waits for an event recorded on its stream
-//!   after its last use ([`Parked::fence`] consumes it, so no later work
-//!   can use it).
+//!   stream first — and every lane its contents came through or it was lent
+//!   to (its `Origin`) — (a failure reported then means the stream
+//!   finished only if a query says it is idle), or
+//!   [`FenceCore::reuse_or_keep`], which, while the buffer never left its
+//!   lane, waits for an event recorded on its stream after its last use
+//!   ([`Parked::fence`] consumes it, so no later work can use it).
 //! * **The failure rule** (SAFETY.md §4.1, core `protocol::failure`): the
 //!   runtime reports a failure once, to whichever synchronisation comes
 //!   first, so every synchronisation the crate makes enters any failure in
 //!   `faults`; a failure on one of the scope's streams sticks to the scope
 //!   (every checked wait, [`Parked::wait_or_keep`], [`FenceCore::wait_or_keep`],
 //!   fails with it, and the scope's end reports it) until its recovery
-//!   point ([`ScopeCore::recover`]); and once buffers crossed lanes, no
-//!   buffer comes back on the strength of an event or a hand-off: the
-//!   unchecked give-backs make every lane idle (`CoreBook::idle_for_give_back`).
+//!   point ([`ScopeCore::recover`]); no buffer that left its lane comes
+//!   back on the strength of an event or a hand-off: the give-backs make
+//!   every lane of its origin idle (`CoreBook::idle_for_give_back`); and
+//!   contents that came back unchecked keep their origin in the scope
+//!   (`CoreBook::mark_suspect`).
 //! * **Host functions run before `'scope` ends, or never.** A host function
 //!   may borrow for `'scope`; its lifetime is erased for the runtime, and
 //!   its slot is kept by the core until after the final synchronisation,
@@ -116,7 +118,7 @@ use generativity::{Guard, Id};
 use super::Raw;
 use super::faults;
 use super::host_fn::{HostFnSlot, Panic};
-use super::protocol::failure::Sticky;
+use super::protocol::failure::{Sticky, Suspects};
 use crate::error::{Error, Result};
 
 /// What [`run`] runs: the typed layer's closure, and its view of the core.
@@ -182,7 +184,7 @@ pub(crate) fn run<B: ScopeBody>(
             first_settled: AtomicBool::new(false),
             any_settled: AtomicBool::new(false),
             slotted: AtomicBool::new(false),
-            crossed: AtomicBool::new(false),
+            suspect: AtomicBool::new(false),
             fences: AtomicU64::new(0),
             first_synced: AtomicU64::new(0),
             inner: RefCell::new(ScopeBook(None, Sticky::new(faults::now()))),
@@ -293,15 +295,11 @@ struct CoreBook {
     /// instead of the registry: it has one stream (`first`), no user event
     /// and no host function.
     slotted: AtomicBool,
-    /// Whether a buffer moved between lanes, or a lane read a buffer
-    /// another lane produced ([`LaneCore::wait_for`], [`LaneCore::read_shared`],
-    /// [`LaneCore::reclaim`]): a buffer's contents may then come from work
-    /// on any stream of the scope, and a checked wait synchronises them all
-    /// and gives buffers back only once all are idle ([`CoreBook::idle_for_give_back`]). Only ever
-    /// set. (Marks and user events order lanes but move no data: a buffer
-    /// in flight is used on its own lane only, and memory shared for the
-    /// scope is read-only.)
-    crossed: AtomicBool,
+    /// Whether `Book::suspects` may hold a mark (contents that came back
+    /// unchecked: [`Suspects`](super::protocol::failure::Suspects)), so that
+    /// parking and shared reads look there. Set with the first mark,
+    /// cleared when the marks are found empty.
+    suspect: AtomicBool,
     /// How many fences the scope recorded: a fence's ticket
     /// ([`FenceCore::ticket`]).
     fences: AtomicU64,
@@ -334,6 +332,8 @@ struct Book {
     /// Values kept for the rest of the scope ([`ScopeCore::keep`]), dropped
     /// by [`ScopeCore::release_kept`] after the final synchronisation.
     kept: Vec<Kept>,
+    /// Contents that came back unchecked ([`CoreBook::suspect`]).
+    suspects: Suspects,
 }
 
 /// A stream enlisted in a scope, and whether the scope's end may skip its
@@ -467,6 +467,7 @@ impl<'scope> ScopeCore<'scope> {
         let streams = self.book.streams();
         let mine = |k: usize| streams.iter().any(|&s| k == faults::key(s));
         faults::quiesce(mine);
+        self.book.settle_suspects();
         Ok(self.book.inner.borrow_mut().1.recover(faults::log(), mine))
     }
 
@@ -549,8 +550,11 @@ impl<'scope> ScopeCore<'scope> {
         }
     }
 
+    /// Enlist `stream` (once): its lane's index (the first stream is lane
+    /// 0, the book's `i`th lane `i + 1`), at most 63: lanes from the 63rd
+    /// on share one bit in an `Origin` (`lane_bit`).
     #[inline(always)]
-    fn enlist(&self, stream: Raw) {
+    fn enlist(&self, stream: Raw) -> u8 {
         let first = self.book.first.load(Ordering::Relaxed);
         if first.is_null() {
             self.book.first.store(stream.as_ptr(), Ordering::Relaxed);
@@ -559,16 +563,24 @@ impl<'scope> ScopeCore<'scope> {
             } else {
                 open::enlist(self.book.id, stream, self.book.ctx);
             }
-        } else if first != stream.as_ptr() {
+            0
+        } else if first == stream.as_ptr() {
+            0
+        } else {
             let streams = &mut self.book.book().streams;
-            if !streams.iter().any(|e| e.stream == stream) {
-                streams.push(Enlisted {
-                    stream,
-                    settled: false,
-                    synced: 0,
-                });
-                self.book.promote();
-                open::enlist(self.book.id, stream, self.book.ctx);
+            match streams.iter().position(|e| e.stream == stream) {
+                Some(i) => lane_index(i + 1),
+                None => {
+                    streams.push(Enlisted {
+                        stream,
+                        settled: false,
+                        synced: 0,
+                    });
+                    let bit = lane_index(streams.len());
+                    self.book.promote();
+                    open::enlist(self.book.id, stream, self.book.ctx);
+                    bit
+                }
             }
         }
     }
@@ -707,4 +719,10 @@ enum Synced {
     TimedOut,
     /// Its synchronisation failed repeatedly.
     Stuck,
+}
+
+/// A lane's index as kept in a `Parked` (one byte): 63 for every lane from
+/// the 63rd on, which share `EVERY_LANE`.
+fn lane_index(i: usize) -> u8 {
+    u8::try_from(i.min(63)).unwrap_or(63)
 }

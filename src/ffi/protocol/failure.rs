@@ -14,9 +14,11 @@
 //!    ([`Sticky::recover`]); a buffer whose contents' work began before a
 //!    failure keeps failing after it.
 //! 3. **Nothing comes back on the strength of an event or a hand-off**:
-//!    once buffers crossed lanes, a give-back makes every lane idle
-//!    ([`give_back_set`], [`event_may_give_back`]); a failed wait task
-//!    orders nothing.
+//!    a give-back makes idle every lane the buffer's contents came through
+//!    or it was lent to ([`Origin`], [`give_back_lanes`],
+//!    [`event_may_give_back`]), since a failed wait task orders nothing;
+//!    and contents that came back unchecked keep their origin while they
+//!    stay in the scope ([`Suspects`]).
 #![deny(unsafe_code)]
 
 use super::sync::{AtomicU64, Mutex, Ordering, Rank, lock, mutant};
@@ -149,24 +151,151 @@ impl<E: Clone> Sticky<E> {
     }
 }
 
-/// The streams a give-back of a buffer of stream `own` must make idle:
-/// `own`, or every stream of the scope (`all`) once buffers crossed lanes.
-pub(crate) fn give_back_set<S: Copy + PartialEq>(own: S, crossed: bool, all: &[S]) -> Vec<S> {
-    if crossed && !mutant("failure-skip-source-lane") {
-        let mut set = vec![own];
-        set.extend(all.iter().copied().filter(|&s| s != own));
-        set
-    } else {
-        vec![own]
+/// The lane of a scope's `index`th enlisted stream, as a bit of
+/// [`Origin::lanes`]; a scope's lanes past the 63rd share [`EVERY_LANE`].
+#[inline(always)]
+pub(crate) const fn lane_bit(index: usize) -> u64 {
+    if index < 63 { 1 << index } else { EVERY_LANE }
+}
+
+/// Every lane of the scope (a set that names a lane past the 63rd).
+pub(crate) const EVERY_LANE: u64 = 1 << 63;
+
+/// Where a buffer's contents came from: when the work behind them began
+/// (`since`, a value of the [`Log`]'s clock) and the lanes (bits of
+/// [`lane_bit`]) that may have written them or may still touch the memory:
+/// its own, every lane its contents came through (a hand-off, a copy or a
+/// kernel reading another buffer), every lane it was lent to (a shared
+/// read). A set only grows: a lane the buffer passed through may still
+/// touch it when the wait task of the hand-off failed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Origin {
+    pub(crate) since: u64,
+    pub(crate) lanes: u64,
+}
+
+impl Origin {
+    /// Memory no work of the scope writes (shared for the whole scope).
+    pub(crate) const OUTSIDE: Origin = Origin {
+        since: u64::MAX,
+        lanes: 0,
+    };
+
+    /// Contents whose work begins at clock value `since` on lane `lane`.
+    #[inline(always)]
+    pub(crate) const fn new(since: u64, lane: u64) -> Origin {
+        Origin { since, lanes: lane }
+    }
+
+    /// Contents that come from both.
+    #[inline(always)]
+    pub(crate) fn join(self, other: Origin) -> Origin {
+        Origin {
+            since: self.since.min(other.since),
+            lanes: self.lanes | other.lanes,
+        }
+    }
+
+    /// Work queued now (clock value `now`) writes the buffer from memory of
+    /// origin `reads`. `overwrite`: every byte is written, so the old
+    /// contents no longer matter (their lanes still do: the memory passed
+    /// through them).
+    #[inline(always)]
+    pub(crate) fn derive(self, overwrite: bool, now: u64, reads: Origin) -> Origin {
+        let own = if overwrite { now } else { self.since };
+        Origin {
+            since: own.min(reads.since),
+            lanes: self.lanes | reads.lanes,
+        }
     }
 }
 
-/// Whether a fence's event may give its buffer back (`aclrtSynchronizeEvent`
-/// only): not once buffers crossed lanes, where a failed wait task orders
-/// nothing ([`give_back_set`] instead).
+/// The lanes a checked wait or a give-back of a buffer of lane `own` and
+/// origin lanes `lanes` makes idle: all of them, and only them, since an
+/// event or a hand-off orders nothing when the wait task behind it failed
+/// — and a lane the buffer never met may be waiting for this very thread.
 #[inline(always)]
-pub(crate) fn event_may_give_back(crossed: bool) -> bool {
-    !crossed || mutant("failure-trust-hand-off")
+pub(crate) fn give_back_lanes(own: u64, lanes: u64) -> u64 {
+    if mutant("failure-skip-source-lane") {
+        own
+    } else if mutant("failure-idle-every-lane") {
+        EVERY_LANE
+    } else {
+        own | lanes
+    }
+}
+
+/// Whether the buffer's contents and memory never left lane `own`: then
+/// its own stream (or a fence's event on it) is all a wait needs.
+#[inline(always)]
+pub(crate) fn own_lane_only(own: u64, lanes: u64) -> bool {
+    own != EVERY_LANE && lanes & !own == 0
+}
+
+/// Whether a fence's event may give its buffer back (`aclrtSynchronizeEvent`
+/// only): not once the buffer left its lane, where a failed wait task
+/// orders nothing ([`give_back_lanes`] instead).
+#[inline(always)]
+pub(crate) fn event_may_give_back(own: u64, lanes: u64) -> bool {
+    own_lane_only(own, lanes) || mutant("failure-trust-hand-off")
+}
+
+/// Contents that scope work wrote and that came back to the user unchecked
+/// (a give-back: `reuse`, a fence's `reuse`), one mark per memory span
+/// (`start..end`) with the origin of the contents: memory parked or read
+/// again in the same scope keeps that origin, so work derived from it
+/// fails its checked wait after the scope's recovery point as the contents
+/// themselves would. A mark ends when scope work overwrites the whole span,
+/// when the span is parked again (its origin moves into the parked buffer),
+/// or at the recovery point if no failure followed its work.
+#[derive(Default)]
+pub(crate) struct Suspects {
+    marks: Vec<(usize, usize, Origin)>,
+}
+
+impl Suspects {
+    /// Mark `start..end` as holding contents of origin `origin`.
+    pub(crate) fn mark(&mut self, start: usize, end: usize, origin: Origin) {
+        if mutant("failure-trust-reused-contents") {
+            return;
+        }
+        match self.marks.iter_mut().find(|m| m.0 == start && m.1 == end) {
+            Some(m) => m.2 = m.2.join(origin),
+            None => self.marks.push((start, end, origin)),
+        }
+    }
+
+    /// The origin of what memory `start..end` holds, as far as marks say
+    /// (`None`: unmarked); with `take`, the marks it covers whole end (the
+    /// caller carries their origin on).
+    pub(crate) fn origin(&mut self, start: usize, end: usize, take: bool) -> Option<Origin> {
+        let mut found: Option<Origin> = None;
+        self.marks.retain(|m| {
+            if m.0 < end && start < m.1 {
+                found = Some(found.map_or(m.2, |f| f.join(m.2)));
+                !(take && start <= m.0 && m.1 <= end)
+            } else {
+                true
+            }
+        });
+        found
+    }
+
+    /// Scope work overwrites all of `start..end`.
+    pub(crate) fn overwritten(&mut self, start: usize, end: usize) {
+        self.marks.retain(|m| !(start <= m.0 && m.1 <= end));
+    }
+
+    /// The recovery point, every lane idle: marks whose work no failure
+    /// followed (`failed` says whether one did) end.
+    pub(crate) fn settle(&mut self, failed: impl Fn(Origin) -> bool) {
+        self.marks.retain(|m| failed(m.2));
+    }
+
+    /// Whether there is no mark.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.marks.is_empty()
+    }
 }
 
 /// Whether a panic of a scope's host function is entered as a failure of

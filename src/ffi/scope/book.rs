@@ -7,9 +7,9 @@
 use core::sync::atomic::Ordering;
 use std::time::Instant;
 
-use super::super::Raw;
 use super::super::faults;
-use super::super::protocol::failure::give_back_set;
+use super::super::protocol::failure::{EVERY_LANE, Origin, give_back_lanes, lane_bit};
+use super::super::{Raw, Region};
 use super::{Book, CoreBook, open};
 use crate::error::{Error, ErrorKind, Escalation, Result};
 
@@ -27,18 +27,6 @@ impl CoreBook {
         }
     }
 
-    /// A buffer's contents may come from work on another lane.
-    #[inline]
-    pub(super) fn cross(&self) {
-        self.crossed.store(true, Ordering::Relaxed);
-    }
-
-    /// Whether [`cross`](Self::cross) was called.
-    #[inline]
-    pub(super) fn crossed(&self) -> bool {
-        self.crossed.load(Ordering::Relaxed)
-    }
-
     /// The enlisted streams.
     pub(super) fn streams(&self) -> Vec<Raw> {
         let first = Raw::new(self.first.load(Ordering::Relaxed));
@@ -50,40 +38,64 @@ impl CoreBook {
         first.into_iter().chain(rest).collect()
     }
 
-    /// The failure a checked wait of a buffer on lane `own` whose contents'
-    /// work began at clock value `since` reports ([`Sticky::check`]): the
-    /// scope's sticky failure, or one entered since on one of the scope's
-    /// streams, by any synchronisation of any thread. A few loads while
-    /// nothing failed since and no synchronisation is in flight.
+    /// The streams of the lanes in `lanes` (bits of an `Origin`): every
+    /// stream of the scope if it has [`EVERY_LANE`].
+    pub(super) fn streams_of(&self, lanes: u64) -> Vec<Raw> {
+        if lanes & EVERY_LANE != 0 {
+            return self.streams();
+        }
+        let first = Raw::new(self.first.load(Ordering::Relaxed));
+        let book = self.inner.borrow();
+        let rest = book
+            .0
+            .iter()
+            .flat_map(|b| b.streams.iter().map(|e| e.stream));
+        first
+            .into_iter()
+            .chain(rest)
+            .enumerate()
+            .filter(|&(i, _)| lanes & lane_bit(i) != 0)
+            .map(|(_, s)| s)
+            .collect()
+    }
+
+    /// The failure a checked wait of contents of origin `origin` reports
+    /// ([`Sticky::check`]): the scope's sticky failure, or one entered
+    /// since on one of the scope's streams, by any synchronisation of any
+    /// thread. A few loads while nothing failed since and no
+    /// synchronisation is in flight.
     #[inline(always)]
-    pub(super) fn failure(&self, since: u64, own: Option<Raw>) -> Option<Error> {
-        if faults::watch_idle() && self.inner.borrow().1.quiet(faults::log(), since) {
+    pub(super) fn failure(&self, origin: Origin) -> Option<Error> {
+        if faults::watch_idle() && self.inner.borrow().1.quiet(faults::log(), origin.since) {
             return None;
         }
-        self.failure_on(since, &self.streams(), own)
+        self.failure_on(origin.since, &self.streams(), Some(origin.lanes))
     }
 
     /// [`failure`](Self::failure) on `streams` (the scope's: at its end,
     /// taken before `finish` empties the book). Synchronisations in flight
-    /// on other threads are waited for on the streams the buffer's contents
-    /// may come from: `own`, or every stream of the scope once buffers
-    /// crossed lanes (or with no `own`: the scope's end). A failure of
-    /// another lane that such a synchronisation holds is not waited for
-    /// here: the scope's end reports it.
+    /// on other threads are waited for on the streams the contents may
+    /// come from: those of `lanes`, or with `None` (the scope's end) every
+    /// stream of the scope. A failure of another lane that such a
+    /// synchronisation holds is not waited for here: the scope's end
+    /// reports it.
     #[cold]
     #[inline(never)]
     pub(super) fn failure_on(
         &self,
         since: u64,
         streams: &[Raw],
-        own: Option<Raw>,
+        lanes: Option<u64>,
     ) -> Option<Error> {
         let mine = |k: usize| streams.iter().any(|&s| k == faults::key(s));
         // First the synchronisations in flight on other threads: one may
         // have taken a failure it has not entered yet.
-        match own {
-            Some(own) if !self.crossed() => faults::quiesce(|k| k == faults::key(own)),
-            _ => faults::quiesce(mine),
+        match lanes {
+            Some(lanes) => {
+                let from = self.streams_of(lanes);
+                faults::quiesce(|k| from.iter().any(|&s| k == faults::key(s)));
+            }
+            None => faults::quiesce(mine),
         }
         self.inner.borrow_mut().1.check(faults::log(), since, mine)
     }
@@ -106,18 +118,84 @@ impl CoreBook {
     }
 
     /// The one give-back primitive after which a path hands memory back
-    /// (`reuse`, a fence's `reuse` or a checked wait once buffers crossed
-    /// lanes): every stream that could still touch a buffer of lane `own`
-    /// is idle ([`make_idle_all`](Self::make_idle_all)). That is `own` — or
-    /// every stream of the scope once buffers crossed lanes, because an
-    /// event or a hand-off orders nothing when the wait task behind it
-    /// failed. `WorkAborted` if an escalation aborted the scope.
-    pub(super) fn idle_for_give_back(&self, own: Raw) -> Result<()> {
-        self.make_idle_all(give_back_set(own, self.crossed(), &self.streams()))?;
+    /// (`reuse`, a fence's `reuse`, a checked wait of a buffer that left
+    /// its lane): every stream that could still touch a buffer of lane
+    /// `own` and origin lanes `lanes` is idle
+    /// ([`make_idle_all`](Self::make_idle_all)) — its own and every lane its
+    /// contents came through or it was lent to ([`give_back_lanes`]),
+    /// because an event or a hand-off orders nothing when the wait task
+    /// behind it failed; and no other, since a lane the buffer never met
+    /// may be running a host function that waits for this thread.
+    /// `WorkAborted` if an escalation aborted the scope.
+    pub(super) fn idle_for_give_back(&self, own: u64, lanes: u64) -> Result<()> {
+        self.make_idle_all(self.streams_of(give_back_lanes(own, lanes)))?;
         if self.aborted() {
             return Err(Error::WorkAborted);
         }
         Ok(())
+    }
+
+    /// Contents of origin `origin`, written by scope work, came back
+    /// unchecked (a give-back) as memory `region`: memory parked or read
+    /// again in this scope keeps that origin ([`Suspects`]).
+    #[cold]
+    #[inline(never)]
+    pub(super) fn mark_suspect(&self, region: Region, origin: Origin) {
+        let (start, end) = span(region);
+        self.book().suspects.mark(start, end, origin);
+        self.suspect.store(true, Ordering::Relaxed);
+    }
+
+    /// The origin marks give memory `region` parked (`take`: the marks it
+    /// covers move into the parked buffer) or read again, if any.
+    #[inline(always)]
+    pub(super) fn suspect_origin(&self, region: Region, take: bool) -> Option<Origin> {
+        if !self.suspect.load(Ordering::Relaxed) {
+            return None;
+        }
+        self.suspect_origin_slow(region, take)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn suspect_origin_slow(&self, region: Region, take: bool) -> Option<Origin> {
+        let (start, end) = span(region);
+        let mut inner = self.inner.borrow_mut();
+        let suspects = &mut inner.0.as_mut()?.suspects;
+        let found = suspects.origin(start, end, take);
+        if suspects.is_empty() {
+            self.suspect.store(false, Ordering::Relaxed);
+        }
+        found
+    }
+
+    /// Scope work about to be queued overwrites all of `region`: the marks
+    /// it covers end.
+    #[inline(always)]
+    pub(super) fn overwritten(&self, region: Region) {
+        if self.suspect.load(Ordering::Relaxed) {
+            let (start, end) = span(region);
+            if let Some(book) = self.inner.borrow_mut().0.as_mut() {
+                book.suspects.overwritten(start, end);
+            }
+        }
+    }
+
+    /// The recovery point, every lane idle and every failure entered: the
+    /// marks whose work no failure followed end ([`Suspects::settle`]).
+    pub(super) fn settle_suspects(&self) {
+        if !self.suspect.load(Ordering::Relaxed) {
+            return;
+        }
+        let log = faults::log();
+        let streams = self.streams();
+        let mut inner = self.inner.borrow_mut();
+        if let Some(book) = inner.0.as_mut() {
+            book.suspects.settle(|o| {
+                log.since(o.since, |k| streams.iter().any(|&s| k == faults::key(s)))
+                    .is_some()
+            });
+        }
     }
 
     /// Make each of `streams` idle ([`make_idle`]) and settled; the first
@@ -356,4 +434,10 @@ pub(super) fn millis_left(deadline: Instant) -> Option<i32> {
         return None;
     }
     Some(i32::try_from(left.as_millis().max(1)).unwrap_or(i32::MAX))
+}
+
+/// The bytes of `region`, as addresses.
+fn span(region: Region) -> (usize, usize) {
+    let start = region.ptr.as_ptr() as usize;
+    (start, start.saturating_add(region.bytes))
 }

@@ -17,7 +17,9 @@ use generativity::{Guard, Id};
 use super::super::access::{CpuVisible, RawDest, RawSource, Stable};
 use super::super::faults;
 use super::super::host_fn::{self, HostFnSlot};
-use super::super::protocol::failure::{event_may_give_back, host_fn_panic_is_failure};
+use super::super::protocol::failure::{
+    Origin, event_may_give_back, host_fn_panic_is_failure, lane_bit, own_lane_only,
+};
 use super::super::{HandleOwner, Mem, Raw, Region, check};
 use super::book::wrong_lane;
 use super::{CoreBook, ScopeCore, escalate, open};
@@ -30,6 +32,9 @@ use crate::error::{Error, Result};
 pub struct LaneCore<'scope, 'sid> {
     core: &'scope ScopeCore<'scope>,
     stream: Raw,
+    /// Its lane's index in the scope (`CoreBook::streams_of`), at most 63
+    /// ([`lane_bit`]).
+    lane: u8,
     _sid: PhantomData<Id<'sid>>,
 }
 
@@ -45,11 +50,18 @@ pub struct Parked<'scope, 'sid, D: ?Sized> {
     ptr: NonNull<D>,
     region: Region,
     stream: Raw,
-    /// The fault clock when the work behind its *contents* began: when it
-    /// was parked, or earlier, when its contents come from other buffers'
-    /// (a copy or a kernel reading them: [`Parked::derive`]). A fault seen
-    /// later may be that work's ([`faults`]).
-    since: u64,
+    /// Its lane's index in the scope, at most 63 ([`lane_bit`]).
+    lane: u8,
+    /// Where its contents came from: the failure clock when the work
+    /// behind them began (when it was parked, or earlier, when its contents
+    /// come from other buffers': a copy or a kernel reading them,
+    /// [`Parked::derive`]; a failure seen later may be that work's), and
+    /// every lane they came through or it was lent to (what a give-back
+    /// makes idle).
+    origin: Origin,
+    /// Whether work of the scope wrote it (so its contents are the
+    /// scope's: a give-back marks them, `CoreBook::mark_suspect`).
+    written: bool,
     /// The scope's book: its context and id, and where a successful
     /// [`wait`](Self::wait) is noted.
     book: &'scope CoreBook,
@@ -67,10 +79,10 @@ pub struct Source<'a, 'sid> {
     /// buffer or a shared read is on; `None` for memory shared for the
     /// whole scope, which any lane may read.
     stream: Option<Raw>,
-    /// The fault clock when the work behind its contents began
-    /// (`Parked::since`); `u64::MAX` for memory shared for the whole scope,
-    /// which no work of the scope writes.
-    since: u64,
+    /// Where its contents came from (`Parked::origin`); [`Origin::OUTSIDE`]
+    /// for memory shared for the whole scope that no work of the scope
+    /// wrote.
+    origin: Origin,
     _borrow: PhantomData<&'a [u8]>,
     _sid: PhantomData<Id<'sid>>,
 }
@@ -92,10 +104,14 @@ pub struct Handover<'scope, 'sid, D: ?Sized> {
 pub struct SharedCore<'scope, D: ?Sized> {
     ptr: NonNull<D>,
     region: Region,
-    /// `Parked::since` of the buffer.
-    since: u64,
+    /// `Parked::origin` of the buffer.
+    origin: Origin,
+    /// `Parked::written` of the buffer.
+    written: bool,
     event: Raw,
     readers: RefCell<Vec<Raw>>,
+    /// The bits of the lanes in `readers` (it was lent to them).
+    lent: core::cell::Cell<u64>,
     _borrow: PhantomData<&'scope mut D>,
     _invariant: PhantomData<fn(&'scope ()) -> &'scope ()>,
 }
@@ -118,6 +134,14 @@ impl<'a, 'scope, 'sid, D: ?Sized> SharedReader<'a, 'scope, 'sid, D> {
 }
 
 impl<D: ?Sized> SharedCore<'_, D> {
+    /// Its origin, with the lanes it was lent to and lane `bit`.
+    fn origin(&self, bit: u64) -> Origin {
+        Origin {
+            since: self.origin.since,
+            lanes: self.origin.lanes | self.lent.get() | bit,
+        }
+    }
+
     /// The start address.
     pub(crate) fn address(&self) -> NonNull<u8> {
         self.region.ptr
@@ -179,12 +203,19 @@ impl<'scope, 'sid> LaneCore<'scope, 'sid> {
     ) -> Self {
         let _ = brand;
         let stream = stream.handle();
-        core.enlist(stream);
+        let lane = core.enlist(stream);
         LaneCore {
             core,
             stream,
+            lane,
             _sid: PhantomData,
         }
+    }
+
+    /// Its lane's bit in an [`Origin`].
+    #[inline(always)]
+    fn bit(&self) -> u64 {
+        lane_bit(usize::from(self.lane))
     }
 
     /// The stream, to queue work on it: every path that queues work of the
@@ -252,11 +283,16 @@ impl<'scope, 'sid> LaneCore<'scope, 'sid> {
         // from it (an exclusive reborrow, not a shared one), so the runtime
         // and `host_fn_with` may write through it while the buffer is parked.
         let region = unsafe { ptr.as_mut() }.raw_mut().reborrow().region();
+        // Contents that came back unchecked keep their origin.
+        let marked = self.core.book.suspect_origin(region, true);
+        let origin = Origin::new(faults::now(), self.bit());
         Parked {
             ptr,
             region,
             stream: self.stream,
-            since: faults::now(),
+            lane: self.lane,
+            origin: marked.map_or(origin, |m| origin.join(m)),
+            written: marked.is_some(),
             book: &self.core.book,
             _borrow: PhantomData,
             _sid: PhantomData,
@@ -278,7 +314,7 @@ impl<'scope, 'sid> LaneCore<'scope, 'sid> {
         self.bind()?;
         // The whole of `dst` is overwritten from `src`.
         let mut dst = dst;
-        dst.derive(true, src.since);
+        dst.derive(true, src.origin);
         // SAFETY:
         // * `dst.region` is runtime memory (`D: Stable`) exclusively borrowed
         //   for `'scope` by `dst` (returned, so it stays parked), writable
@@ -316,7 +352,7 @@ impl<'scope, 'sid> LaneCore<'scope, 'sid> {
         self.check_lane(dst.stream)?;
         self.bind()?;
         let mut dst = dst;
-        dst.derive(true, u64::MAX);
+        dst.derive(true, Origin::OUTSIDE);
         let region = dst.region;
         // SAFETY: `region` is runtime memory (`D: Stable`, the memory
         // `aclrtMemsetAsync` is defined for) exclusively borrowed for
@@ -386,6 +422,8 @@ impl<'scope, 'sid> LaneCore<'scope, 'sid> {
         F: FnOnce(&mut [D::Item]) + Send + 'scope,
     {
         self.check_lane(target.stream)?;
+        let mut target = target;
+        target.written = true;
         let region = SendRegion(target.region);
         self.host_fn(Box::new(move || {
             let region = region;
@@ -437,14 +475,20 @@ impl<'scope, 'sid> LaneCore<'scope, 'sid> {
     ) -> Result<Parked<'scope, 'sid, D>> {
         self.bind()?;
         super::super::stream_wait_event(self.queue(), handover.event)?;
-        self.core.book.cross();
         self.after_scope_wait(&[handover.event])?;
         let item = handover.item;
         Ok(Parked {
             ptr: item.ptr,
             region: item.region,
             stream: self.stream,
-            since: item.since,
+            lane: self.lane,
+            // It came through the other lane, which may still touch it if
+            // this wait task fails.
+            origin: Origin {
+                since: item.origin.since,
+                lanes: item.origin.lanes | self.bit(),
+            },
+            written: item.written,
             book: item.book,
             _borrow: PhantomData,
             _sid: PhantomData,
@@ -462,9 +506,11 @@ impl<'scope, 'sid> LaneCore<'scope, 'sid> {
         Ok(SharedCore {
             ptr: item.ptr,
             region: item.region,
-            since: item.since,
+            origin: item.origin,
+            written: item.written,
             event,
             readers: RefCell::new(Vec::new()),
+            lent: core::cell::Cell::new(0),
             _borrow: PhantomData,
             _invariant: PhantomData,
         })
@@ -480,8 +526,8 @@ impl<'scope, 'sid> LaneCore<'scope, 'sid> {
         if !shared.readers.borrow().contains(&self.stream) {
             self.bind()?;
             super::super::stream_wait_event(self.queue(), shared.event)?;
-            self.core.book.cross();
             shared.readers.borrow_mut().push(self.stream);
+            shared.lent.set(shared.lent.get() | self.bit());
             self.after_scope_wait(&[shared.event])?;
         }
         Ok(SharedReader {
@@ -500,7 +546,6 @@ impl<'scope, 'sid> LaneCore<'scope, 'sid> {
     ) -> Result<Parked<'scope, 'sid, D>> {
         self.bind()?;
         super::super::stream_wait_event(self.queue(), shared.event)?;
-        self.core.book.cross();
         let mut waited = vec![shared.event];
         for &reader in shared.readers.borrow().iter() {
             if reader == self.stream {
@@ -521,7 +566,9 @@ impl<'scope, 'sid> LaneCore<'scope, 'sid> {
             ptr: shared.ptr,
             region: shared.region,
             stream: self.stream,
-            since: shared.since,
+            lane: self.lane,
+            origin: shared.origin(self.bit()),
+            written: shared.written,
             book: &self.core.book,
             _borrow: PhantomData,
             _sid: PhantomData,
@@ -638,6 +685,16 @@ impl<'scope, 'sid> LaneCore<'scope, 'sid> {
         faults::enter(faults::key(self.stream), e);
     }
 
+    /// The origin of memory `region`, shared for the whole scope: none of
+    /// the scope's work wrote it ([`Origin::OUTSIDE`]) unless its contents
+    /// came back unchecked from such work (`CoreBook::suspect_origin`).
+    fn outside(&self, region: Region) -> Origin {
+        self.core
+            .book
+            .suspect_origin(region, false)
+            .unwrap_or(Origin::OUTSIDE)
+    }
+
     /// Whether all work queued on this lane has finished.
     pub(crate) fn is_complete(&self) -> Result<bool> {
         self.bind()?;
@@ -646,6 +703,12 @@ impl<'scope, 'sid> LaneCore<'scope, 'sid> {
 }
 
 impl<'scope, 'sid, D: ?Sized> Parked<'scope, 'sid, D> {
+    /// Its lane's bit in an [`Origin`].
+    #[inline(always)]
+    pub(in crate::ffi) fn bit(&self) -> u64 {
+        lane_bit(usize::from(self.lane))
+    }
+
     /// The parked memory: exclusively borrowed for `'scope`, its work
     /// queued on the lane branded `'sid`.
     pub(in crate::ffi) fn region(&self) -> Region {
@@ -657,18 +720,22 @@ impl<'scope, 'sid, D: ?Sized> Parked<'scope, 'sid, D> {
         self.region.ptr
     }
 
-    /// Work about to be queued writes it, from memory whose contents'
-    /// work began at failure clock `reads` (the earliest over what it reads;
-    /// `u64::MAX`: nothing of the scope's). `overwrite`: every byte is
-    /// written (a copy, a memset, a kernel's `Out`), so its old contents
-    /// no longer matter: its contents' work begins now (before the work is
-    /// queued) or at `reads`, whichever is earlier. Otherwise (`InOut`,
-    /// foreign work) the old contents may stay: the earlier of its own
-    /// time and `reads`.
+    /// Work about to be queued writes it, from memory of origin `reads`
+    /// (joined over what it reads; [`Origin::OUTSIDE`]: nothing of the
+    /// scope's). `overwrite`: every byte is written (a copy, a memset, a
+    /// kernel's `Out`), so its old contents no longer matter: its
+    /// contents' work begins now (before the work is queued) or when that
+    /// of `reads` did, whichever is earlier, and marks of contents that
+    /// came back unchecked end there. Otherwise (`InOut`, foreign work) the
+    /// old contents may stay: the earlier of its own time and `reads`'.
+    /// The lanes of `reads` join its own either way ([`Origin::derive`]).
     #[inline]
-    pub(crate) fn derive(&mut self, overwrite: bool, reads: u64) {
-        let own = if overwrite { faults::now() } else { self.since };
-        self.since = own.min(reads);
+    pub(crate) fn derive(&mut self, overwrite: bool, reads: Origin) {
+        self.origin = self.origin.derive(overwrite, faults::now(), reads);
+        self.written = true;
+        if overwrite {
+            self.book.overwritten(self.region);
+        }
     }
 
     /// The stream its work is queued on.
@@ -709,27 +776,38 @@ impl<'scope, 'sid, D: ?Sized> Parked<'scope, 'sid, D> {
     /// the scope's end reports it). Other errors (an abort, a stream that
     /// cannot be made idle) give the buffer back still parked.
     pub(crate) fn reuse_or_keep(self) -> core::result::Result<&'scope mut D, (Error, Self)> {
-        if let Err(e) = self.book.idle_for_give_back(self.stream) {
+        if let Err(e) = self.book.idle_for_give_back(self.bit(), self.origin.lanes) {
             return Err((e, self));
         }
+        self.unchecked();
         // SAFETY: every stream that could touch the region is idle
-        // (`idle_for_give_back`: its own, or every lane of the scope once
-        // buffers crossed lanes) without an abort of the scope, so no
-        // asynchronous access remains.
+        // (`idle_for_give_back`: its own and every lane of its origin, which
+        // holds every lane it came through) without an abort of the scope,
+        // so no asynchronous access remains.
         Ok(unsafe { self.into_mut() })
     }
 
+    /// It goes back to the user unchecked: contents that scope work wrote
+    /// keep their origin in the scope (`CoreBook::mark_suspect`).
+    #[inline(always)]
+    fn unchecked(&self) {
+        if self.written {
+            self.book.mark_suspect(self.region, self.origin);
+        }
+    }
+
     /// The checked synchronisation of [`wait_or_keep`](Self::wait_or_keep):
-    /// `Ok` when the stream was synchronised (every lane, once buffers
-    /// crossed lanes), no abort of the scope discarded work, and no failure
-    /// sticks to the scope or was seen since the buffer's work began.
-    /// Once buffers crossed lanes, the lanes are made idle by the give-back
-    /// primitive ([`CoreBook::idle_for_give_back`]); a failure it meets is
-    /// in the record, so `check_after_sync` reports it.
+    /// `Ok` when the stream was synchronised (and every lane of the
+    /// buffer's origin), no abort of the scope discarded work, and no
+    /// failure sticks to the scope or was seen since the buffer's work
+    /// began. When its origin holds other lanes, they are made idle by the
+    /// give-back primitive ([`CoreBook::idle_for_give_back`]); a failure it
+    /// meets is in the record, so `check_after_sync` reports it.
     #[inline]
     fn sync_checked(&self) -> Result<()> {
-        if self.book.crossed() {
-            self.book.idle_for_give_back(self.stream)?;
+        if !own_lane_only(self.bit(), self.origin.lanes) {
+            self.book
+                .idle_for_give_back(self.bit(), self.origin.lanes)?;
         } else {
             // No context is made current: `aclrtSynchronizeStream` switches
             // to the stream's context by itself (acl-facts 5.4).
@@ -748,7 +826,7 @@ impl<'scope, 'sid, D: ?Sized> Parked<'scope, 'sid, D> {
             // The work was (partly) discarded: its result is not there.
             return Err(Error::WorkAborted);
         }
-        match self.book.failure(self.since, Some(self.stream)) {
+        match self.book.failure(self.origin) {
             Some(fault) => Err(fault),
             None => Ok(()),
         }
@@ -865,10 +943,13 @@ impl<'scope, 'sid, D: ?Sized> FenceCore<'scope, 'sid, D> {
         // A synchronisation of the lane by this scope that began after the
         // record already waited for it (a checked wait of a later fence of
         // the lane, typically): then only the faults are looked up. Not
-        // when buffers crossed lanes (the other lanes are synchronised by
-        // the checked wait).
+        // when the buffer left its lane (the other lanes of its origin are
+        // synchronised by the checked wait).
         let book = self.item.book;
-        let checked = if !book.crossed() && book.synced_after(self.item.stream, self.ticket) {
+        let item = &self.item;
+        let checked = if own_lane_only(item.bit(), item.origin.lanes)
+            && book.synced_after(item.stream, self.ticket)
+        {
             self.item.check_after_sync()
         } else {
             self.item.sync_checked()
@@ -888,17 +969,20 @@ impl<'scope, 'sid, D: ?Sized> FenceCore<'scope, 'sid, D> {
     /// Wait for the event (`aclrtSynchronizeEvent`) only, and give the
     /// exclusive borrow back whatever the work before it did (a failure is
     /// not reported by this wait: a checked wait or the scope's end reports
-    /// it); on error, the fence back. Once buffers crossed lanes, an event
-    /// orders nothing a failed wait task should have ordered: then every
-    /// lane is made idle instead ([`CoreBook::idle_for_give_back`]).
+    /// it); on error, the fence back. Once the buffer left its lane, an
+    /// event orders nothing a failed wait task should have ordered: then
+    /// every lane of its origin is made idle instead
+    /// ([`CoreBook::idle_for_give_back`]).
     pub(crate) fn reuse_or_keep(self) -> core::result::Result<&'scope mut D, (Error, Self)> {
         let book = self.item.book;
-        if !event_may_give_back(book.crossed()) {
-            if let Err(e) = book.idle_for_give_back(self.item.stream) {
+        let (bit, lanes) = (self.item.bit(), self.item.origin.lanes);
+        if !event_may_give_back(bit, lanes) {
+            if let Err(e) = book.idle_for_give_back(bit, lanes) {
                 return Err((e, self));
             }
             self.free_event();
-            // SAFETY: every lane of the scope is idle, without an abort of
+            self.item.unchecked();
+            // SAFETY: every lane of its origin is idle, without an abort of
             // the scope (`idle_for_give_back`), so no asynchronous access
             // remains.
             return Ok(unsafe { self.item.into_mut() });
@@ -926,7 +1010,8 @@ impl<'scope, 'sid, D: ?Sized> FenceCore<'scope, 'sid, D> {
             return Err((Error::WorkAborted, self));
         }
         self.free_event();
-        // SAFETY: buffers never crossed lanes in this scope (checked above),
+        self.item.unchecked();
+        // SAFETY: the buffer never left its lane (its origin, checked above),
         // so every piece of work that used the region was queued on the
         // item's stream before the event's record (the fence took the item
         // over, so nothing was queued on it since); the stream runs its
@@ -948,10 +1033,10 @@ impl<'a, 'sid> Source<'a, 'sid> {
         self.stream
     }
 
-    /// The fault clock when the work behind the memory's contents began
-    /// (`u64::MAX`: memory no work of the scope writes).
-    pub(crate) fn since(&self) -> u64 {
-        self.since
+    /// Where the memory's contents came from ([`Origin::OUTSIDE`]: memory
+    /// no work of the scope wrote).
+    pub(crate) fn origin(&self) -> Origin {
+        self.origin
     }
 
     /// `src`, runtime memory shared for the whole scope of `lane`.
@@ -959,11 +1044,11 @@ impl<'a, 'sid> Source<'a, 'sid> {
         lane: &LaneCore<'a, 'sid>,
         src: &'a S,
     ) -> Source<'a, 'sid> {
-        let _ = lane;
+        let region = RawSource::raw(src).region();
         Source {
-            region: RawSource::raw(src).region(),
+            region,
             stream: None,
-            since: u64::MAX,
+            origin: lane.outside(region),
             _borrow: PhantomData,
             _sid: PhantomData,
         }
@@ -972,11 +1057,11 @@ impl<'a, 'sid> Source<'a, 'sid> {
     /// The memory of a read-only device view (its `Mem`, which borrows its
     /// buffer for the whole scope of `lane`).
     pub(crate) fn view(lane: &LaneCore<'a, 'sid>, view: Mem<'a>) -> Source<'a, 'sid> {
-        let _ = lane;
+        let region = view.region();
         Source {
-            region: view.region(),
+            region,
             stream: None,
-            since: u64::MAX,
+            origin: lane.outside(region),
             _borrow: PhantomData,
             _sid: PhantomData,
         }
@@ -991,7 +1076,7 @@ impl<'a, 'sid> Source<'a, 'sid> {
         Source {
             region: reader.shared.region,
             stream: Some(reader.stream),
-            since: reader.shared.since,
+            origin: reader.shared.origin(0),
             _borrow: PhantomData,
             _sid: PhantomData,
         }
@@ -1003,7 +1088,7 @@ impl<'a, 'sid> Source<'a, 'sid> {
         Source {
             region: item.region,
             stream: Some(item.stream),
-            since: item.since,
+            origin: item.origin,
             _borrow: PhantomData,
             _sid: PhantomData,
         }

@@ -1,21 +1,20 @@
 //! Awaited waits (`ffi::completion`, `crate::future`): what each wait of a
 //! scope waits for, so that its future is woken when that is over and the
 //! blocking form's own call then returns at once. The sets follow the
-//! give-back rule ([`give_back_set`], [`event_may_give_back`]): whatever
+//! give-back rule ([`give_back_lanes`], [`event_may_give_back`]): whatever
 //! the blocking form synchronises, the watch waits to be idle.
 #![deny(unsafe_code)]
 
-use super::super::super::Raw;
 use super::super::super::completion::{Target, Watch};
-use super::super::super::protocol::failure::{event_may_give_back, give_back_set};
+use super::super::super::protocol::failure::{event_may_give_back, give_back_lanes};
 use super::super::{CoreBook, ScopeCore};
 use super::{FenceCore, LaneCore, Parked};
 
 impl CoreBook {
     /// The streams a checked wait (or a give-back) of a buffer of lane
-    /// `own` makes idle, as a watch of this scope.
-    fn watch(&self, own: Raw) -> Watch {
-        let streams = give_back_set(own, self.crossed(), &self.streams());
+    /// `own` and origin lanes `lanes` makes idle, as a watch of this scope.
+    fn watch(&self, own: u64, lanes: u64) -> Watch {
+        let streams = self.streams_of(give_back_lanes(own, lanes));
         Watch::new(
             Some(self.ctx),
             self.id,
@@ -59,18 +58,18 @@ impl<D: ?Sized> Parked<'_, '_, D> {
     /// What a checked wait ([`wait_or_keep`](Self::wait_or_keep)) or a
     /// give-back ([`reuse_or_keep`](Self::reuse_or_keep)) makes idle.
     pub(crate) fn watch(&self) -> Watch {
-        self.book.watch(self.stream)
+        self.book.watch(self.bit(), self.origin.lanes)
     }
 }
 
 impl<D: ?Sized> FenceCore<'_, '_, D> {
     /// What [`reuse_or_keep`](Self::reuse_or_keep) waits for: the event
     /// (or its stream idle: an abort discarded the record), or, once
-    /// buffers crossed lanes, every stream the give-back makes idle.
+    /// the buffer left its lane, every stream the give-back makes idle.
     pub(crate) fn watch_reuse(&self) -> Watch {
-        let book = self.item.book;
-        if !event_may_give_back(book.crossed()) {
-            return book.watch(self.item.stream);
+        let (book, item) = (self.item.book, &self.item);
+        if !event_may_give_back(item.bit(), item.origin.lanes) {
+            return book.watch(item.bit(), item.origin.lanes);
         }
         Watch::new(
             Some(book.ctx),
