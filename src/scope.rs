@@ -357,8 +357,11 @@ impl<'scope, 'env, 'id, M: RunMode> Scope<'scope, 'env, 'id, M> {
     /// and return the first (`Ok(None)`: there was none). From then on the failure no longer sticks to the scope: checked
     /// waits of work queued after this call, and the scope's end, are
     /// judged on failures seen after it. A buffer whose contents come from
-    /// work queued before a failure keeps failing its checked waits (take
-    /// it back with [`InFlight::reuse`] and write it afresh).
+    /// work queued before a failure keeps failing its checked waits, and so
+    /// does what is derived from it — also after it came back with
+    /// [`InFlight::reuse`] and was parked or read again — until work of the
+    /// scope overwrites it whole (a copy into it, a memset, a kernel's
+    /// `Out`).
     ///
     /// The host functions queued so far are released; if one panicked, its
     /// panic is resumed here (once). If a lane cannot be made idle, its
@@ -492,11 +495,17 @@ impl<'scope, 'sid, D: ?Sized> InFlight<'scope, 'sid, D> {
     /// overwritten (a staging buffer), or after a failed [`wait`](Self::wait).
     /// If the work faulted, the contents are whatever it left.
     ///
-    /// Once buffers crossed lanes (a hand-off, a shared read), every lane of
-    /// the scope is made idle first: a hand-off whose wait task failed
-    /// orders nothing. A failure is not returned here: it sticks to the
-    /// scope (checked waits and the scope's end report it until
-    /// [`Scope::recover`]). Other errors ([`Error::WorkAborted`](crate::Error::WorkAborted),
+    /// Every lane the buffer's contents came through or it was lent to (a
+    /// hand-off, a copy or kernel reading another lane's buffer, a shared
+    /// read) is made idle first, and no other: a hand-off whose wait task
+    /// failed orders nothing. A failure is not returned here: it sticks to
+    /// the scope (checked waits and the scope's end report it until
+    /// [`Scope::recover`]). Contents given back this way stay suspect in
+    /// the scope: parked again or read again (`&buffer`, a view), what is
+    /// derived from them fails its checked wait if a failure may concern
+    /// them, also after [`Scope::recover`], until work of the scope
+    /// overwrites them whole (a copy into them, a memset, a kernel's
+    /// `Out`); a host write through the returned `&mut` is not seen. Other errors ([`Error::WorkAborted`](crate::Error::WorkAborted),
     /// a failed synchronisation) leave the buffer borrowed until the scope
     /// ends; [`reuse_or_keep`](Self::reuse_or_keep) gives it back instead.
     #[doc(alias = "aclrtSynchronizeStream")]
@@ -636,9 +645,12 @@ impl<'scope, 'sid, D: ?Sized> Fence<'scope, 'sid, D> {
     /// refills), or after a failed [`wait`](Self::wait). A failure is
     /// not reported by this wait (nor by `aclrtSynchronizeEvent`, on the
     /// hardware): it sticks to the scope, and checked waits and the scope's
-    /// end report it until [`Scope::recover`]. Once buffers crossed lanes
-    /// in the scope, an event orders nothing a failed wait task should have
-    /// ordered: then this synchronises every lane of the scope instead.
+    /// end report it until [`Scope::recover`]. Once the buffer left its
+    /// lane (a hand-off, a copy or kernel reading another lane's buffer, a
+    /// shared read), an event orders nothing a failed wait task should have
+    /// ordered: then this synchronises every lane the buffer's contents came
+    /// through instead. The contents stay suspect in the scope as after
+    /// [`InFlight::reuse`].
     ///
     /// On error ([`Error::WorkAborted`](crate::Error::WorkAborted), a failed
     /// synchronisation) the buffer stays borrowed until the scope ends;
