@@ -134,8 +134,9 @@ impl<'a, 'scope, 'sid, D: ?Sized> SharedReader<'a, 'scope, 'sid, D> {
 }
 
 impl<D: ?Sized> SharedCore<'_, D> {
-    /// Its origin, with the lanes it was lent to and lane `bit`.
-    fn origin(&self, bit: u64) -> Origin {
+    /// Its origin once taken back by lane `bit` for writing: with every lane
+    /// it was lent to, which may still read it if a wait task failed.
+    fn reclaimed(&self, bit: u64) -> Origin {
         Origin {
             since: self.origin.since,
             lanes: self.origin.lanes | self.lent.get() | bit,
@@ -567,7 +568,7 @@ impl<'scope, 'sid> LaneCore<'scope, 'sid> {
             region: shared.region,
             stream: self.stream,
             lane: self.lane,
-            origin: shared.origin(self.bit()),
+            origin: shared.reclaimed(self.bit()),
             written: shared.written,
             book: &self.core.book,
             _borrow: PhantomData,
@@ -1076,7 +1077,8 @@ impl<'a, 'sid> Source<'a, 'sid> {
         Source {
             region: reader.shared.region,
             stream: Some(reader.stream),
-            origin: reader.shared.origin(0),
+            // What the producers wrote: the other readers only read it.
+            origin: reader.shared.origin,
             _borrow: PhantomData,
             _sid: PhantomData,
         }
