@@ -726,17 +726,14 @@ impl<'scope, 'sid, D: ?Sized> Parked<'scope, 'sid, D> {
     /// scope's). `overwrite`: every byte is written (a copy, a memset, a
     /// kernel's `Out`), so its old contents no longer matter: its
     /// contents' work begins now (before the work is queued) or when that
-    /// of `reads` did, whichever is earlier, and marks of contents that
-    /// came back unchecked end there. Otherwise (`InOut`, foreign work) the
+    /// of `reads` did, whichever is earlier (an origin taken from a mark
+    /// of contents that came back unchecked ends there). Otherwise (`InOut`, foreign work) the
     /// old contents may stay: the earlier of its own time and `reads`'.
     /// The lanes of `reads` join its own either way ([`Origin::derive`]).
     #[inline]
     pub(crate) fn derive(&mut self, overwrite: bool, reads: Origin) {
         self.origin = self.origin.derive(overwrite, faults::now(), reads);
         self.written = true;
-        if overwrite {
-            self.book.overwritten(self.region);
-        }
     }
 
     /// The stream its work is queued on.
