@@ -206,8 +206,8 @@ impl<'scope, 'sid> LaneCore<'scope, 'sid> {
         // * `src.region` is runtime memory readable for `src.region.bytes`
         //   bytes until this stream's work is done: shared for `'scope`, or
         //   parked on this lane (whose release waits for this stream);
-        // * `run` synchronises this stream (enlisted by `new`, in `flow`)
-        //   before either borrow ends (module argument);
+        // * `run` (in `scope::end`) synchronises this stream (enlisted by
+        //   `new`, in `flow`) before either borrow ends (module argument);
         // * `count` = the source's size; the runtime rejects
         //   `count > destMax` (the destination's size);
         // * `kind` describes where both lie (crate contract); the stream is
@@ -241,7 +241,8 @@ impl<'scope, 'sid> LaneCore<'scope, 'sid> {
         // SAFETY: `region` is runtime memory (`D: Stable`, the memory
         // `aclrtMemsetAsync` is defined for) exclusively borrowed for
         // `'scope` by `dst`, whose earlier work is queued on this stream;
-        // `run` synchronises the stream before the borrow ends;
+        // `run` (in `scope::end`) synchronises the stream before the borrow
+        // ends;
         // count == maxCount == its size; the stream is live and its context
         // current.
         let code = unsafe {
@@ -274,8 +275,9 @@ impl<'scope, 'sid> LaneCore<'scope, 'sid> {
         });
         // SAFETY: this only erases a lifetime. The closure may borrow data for
         // `'scope`. It is called by the trampoline before the stream's
-        // synchronisation in `ScopeCore::finish` completes, or dropped by
-        // `finish` after it (the slot is in the book, below); both happen
+        // synchronisation in `ScopeCore::finish` (in `scope::end`)
+        // completes, or dropped by `finish` after it (the slot is in the
+        // book, below); both happen
         // before `'scope` ends (module argument). The slot is dropped earlier
         // only if `bind` (in `flow`) fails, when the runtime never saw it.
         let f: Box<dyn FnOnce() + Send + 'static> = unsafe { core::mem::transmute(f) };
@@ -288,8 +290,8 @@ impl<'scope, 'sid> LaneCore<'scope, 'sid> {
         open::host_fns_on(self.core.book.id, self.stream);
         // SAFETY: the book holds an `Arc` of `slot` (pushed above) until
         // after the final synchronisation of this stream (enlisted by `new`,
-        // in `flow`), or its abort, in `ScopeCore::finish`; the stream's
-        // context is current.
+        // in `flow`), or its abort, in `ScopeCore::finish` (in
+        // `scope::end`); the stream's context is current.
         unsafe { host_fn::enqueue(self.queue(), &slot) }
     }
 

@@ -17,8 +17,8 @@ use generativity::{Guard, Id};
 use super::super::super::faults;
 use super::super::super::protocol::failure::{Origin, lane_bit};
 use super::super::super::{HandleOwner, Raw, Region};
-use super::super::book::wrong_lane;
-use super::super::{ScopeCore, escalate, open};
+use super::super::book::{escalate, wrong_lane};
+use super::super::{ScopeCore, open};
 use super::{Handover, LaneCore, Parked, ScopeEvent, SharedCore, SharedReader, Source};
 use crate::error::{Error, Result};
 

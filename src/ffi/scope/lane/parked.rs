@@ -114,8 +114,10 @@ impl<'scope, 'sid, D: ?Sized> Parked<'scope, 'sid, D> {
     /// buffer's origin), no abort of the scope discarded work, and no
     /// failure sticks to the scope or was seen since the buffer's work
     /// began. When its origin holds other lanes, they are made idle by the
-    /// give-back primitive ([`CoreBook::idle_for_give_back`]); a failure it
-    /// meets is in the record, so `check_after_sync` reports it.
+    /// give-back primitive
+    /// ([`CoreBook::idle_for_give_back`](super::super::CoreBook::idle_for_give_back));
+    /// a failure it meets is in the record, so `check_after_sync` reports
+    /// it.
     #[inline]
     pub(super) fn sync_checked(&self) -> Result<()> {
         if !own_lane_only(self.bit(), self.origin.lanes) {
