@@ -60,7 +60,8 @@ pub struct Parked<'scope, 'sid, D: ?Sized> {
     ptr: NonNull<D>,
     region: Region,
     stream: Raw,
-    /// Its lane's index in the scope, at most 63 ([`lane_bit`](super::super::protocol::failure::lane_bit)).
+    /// Its lane's index in the scope, at most 63
+    /// ([`lane_bit`](super::super::protocol::failure::lane_bit)).
     lane: u8,
     /// Where its contents came from: the failure clock when the work
     /// behind them began (when it was parked, or earlier, when its contents
