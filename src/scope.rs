@@ -106,7 +106,7 @@ impl<M: RunMode> core::fmt::Debug for Scope<'_, '_, '_, M> {
 }
 
 /// The closure of [`Context::scope`](crate::Context::scope), as
-/// `ffi::scope::run` runs it.
+/// `ffi::scope::end::run` runs it.
 /// What a [`Body`] produces, for its `PhantomData`.
 type BodyOut<M, R, E> = (M, fn() -> (R, E));
 
@@ -166,7 +166,7 @@ where
     E: From<crate::Error>,
     F: for<'scope> FnOnce(&'scope Scope<'scope, 'env, 'id, M>) -> core::result::Result<R, E>,
 {
-    ffi::scope::run(
+    ffi::scope::end::run(
         ctx,
         timeout,
         Body {

@@ -23,6 +23,10 @@
 //! watch lock that the queries are made under. A slot whose future was
 //! dropped is never fired (`WakeSlot::cancel`), so a waker is called at
 //! most once, and never after its future gave up interest.
+//!
+//! Bookkeeping with no `unsafe`: the queries go through the safe wrappers
+//! of `ffi`.
+#![deny(unsafe_code)]
 
 use core::cell::Cell;
 use core::sync::atomic::{AtomicU64, AtomicUsize, Ordering};

@@ -7,9 +7,10 @@
 //! # The argument
 //! A launch is asynchronous work like a copy, so it rides on the scope
 //! argument of [`super::scope`]: it is queued only on a lane's stream, and
-//! its memory operands are a [`Source`] (shared for `'scope`, or parked on
-//! the same lane) or a [`Parked`] buffer (exclusive for `'scope`, on the same
-//! lane). What a copy gets from the memcpy kind (which bytes the runtime
+//! its memory operands are a [`Source`](super::scope::Source) (shared for
+//! `'scope`, or parked on the same lane) or a
+//! [`Parked`](super::scope::Parked) buffer (exclusive for `'scope`, on the
+//! same lane). What a copy gets from the memcpy kind (which bytes the runtime
 //! touches), a launch gets from the kernel's **declared signature**: the
 //! only `unsafe` step, `Binary::kernel`, where the caller promises that
 //! the device code reads only its `In`/`InOut` buffers, writes only its
@@ -24,8 +25,9 @@
 //! object, so two lists built at once on one thread clobber each other.
 //! [`ArgsClaim`] is the one right to build a list on a thread: a `!Send`
 //! token, at most one live per thread (a thread-local flag; a second claim
-//! is [`Error::KernelArgsBusy`]). A typed launch stages its whole list
-//! inside one call while holding a claim, and the public builder
+//! is [`Error::KernelArgsBusy`](crate::Error::KernelArgsBusy)). A typed
+//! launch stages its whole list inside one call while holding a claim, and
+//! the public builder
 //! (`KernelArgs`) holds one for its whole life; host functions run on the
 //! runtime's own thread, which has its own list, and re-entry on the same
 //! thread finds the flag set. A forgotten builder leaves the flag set: later
@@ -35,8 +37,18 @@
 //! the kernel borrowed for `'scope`; scopes synchronise before they return,
 //! so when a `Binary` can be unloaded no launch of it is pending
 //! (`aclrtBinaryUnLoad` does not wait for them, K.5).
+//!
+//! # Where it lives
+//! This file holds the types and the runtime calls (each in its `unsafe`
+//! block, with its argument), with the two free helpers those calls use
+//! (`with_options`, `append_item`). The bookkeeping beside them is in
+//! child modules that deny `unsafe`: `claim` (the per-thread claim and the
+//! safe steps of a list) and `staged` (the staging of a typed launch, with
+//! its unit tests).
 
-use core::cell::Cell;
+mod claim;
+mod staged;
+
 use core::ffi::{CStr, c_void};
 use core::marker::PhantomData;
 use core::mem::MaybeUninit;
@@ -45,9 +57,9 @@ use aclrt_sys as sys;
 use generativity::Id;
 
 use super::protocol::failure::Origin;
-use super::scope::{LaneCore, Parked, Source};
+use super::scope::LaneCore;
 use super::{Raw, Region, check, raw};
-use crate::error::{Error, Result};
+use crate::error::Result;
 
 // ------------------------------------------------------------ binaries ---
 
@@ -132,67 +144,11 @@ pub(crate) fn get_function(ctx: Raw, bin: Raw, name: &CStr) -> Result<Raw> {
 
 // ---------------------------------------------------- the args handle ---
 
-std::thread_local! {
-    /// Whether this thread's runtime argument list is being built, and
-    /// how many claims were made on this thread (placeholders name theirs).
-    static ARGS_CLAIM: Cell<(bool, u64)> = const { Cell::new((false, 0)) };
-}
-
 /// The right to build this thread's runtime argument list (K.6): at most
 /// one per thread, never sent to another.
 pub(crate) struct ArgsClaim {
     serial: u64,
     _thread: PhantomData<*mut ()>,
-}
-
-impl ArgsClaim {
-    /// Claim this thread's list, or [`Error::KernelArgsBusy`] while another
-    /// claim of this thread lives.
-    #[inline]
-    pub(crate) fn take() -> Result<ArgsClaim> {
-        Self::take_as(true)
-    }
-
-    /// [`take`](Self::take) for a typed launch, which makes no placeholder:
-    /// the serial (which only placeholders name) is not advanced, so the
-    /// claim costs one thread-local flag (issue 15). A builder claimed
-    /// later still gets a serial no earlier placeholder has.
-    #[inline]
-    pub(crate) fn take_for_launch() -> Result<ArgsClaim> {
-        Self::take_as(false)
-    }
-
-    #[inline(always)]
-    fn take_as(numbered: bool) -> Result<ArgsClaim> {
-        let serial = ARGS_CLAIM.with(|c| {
-            let (claimed, serial) = c.get();
-            if claimed {
-                return None;
-            }
-            let serial = serial + u64::from(numbered);
-            c.set((true, serial));
-            Some(serial)
-        });
-        let Some(serial) = serial else {
-            return Err(Error::KernelArgsBusy);
-        };
-        Ok(ArgsClaim {
-            serial,
-            _thread: PhantomData,
-        })
-    }
-
-    /// Which claim this is, on its thread.
-    pub(crate) fn serial(&self) -> u64 {
-        self.serial
-    }
-}
-
-impl Drop for ArgsClaim {
-    #[inline]
-    fn drop(&mut self) {
-        ARGS_CLAIM.with(|c| c.set((false, c.get().1)));
-    }
 }
 
 /// This thread's argument list, initialised for `func` while `claim` is held.
@@ -220,10 +176,6 @@ impl RawArgs {
             ctx,
             claim,
         })
-    }
-
-    pub(crate) fn serial(&self) -> u64 {
-        self.claim.serial()
     }
 
     /// `aclrtKernelArgsAppend` of `bytes` (copied at once, K.6).
@@ -279,12 +231,6 @@ impl RawArgs {
             core::ptr::copy_nonoverlapping(data.as_ptr(), buf.as_ptr().cast::<u8>(), data.len());
         }
         Ok(())
-    }
-
-    /// `aclrtKernelArgsFinalize` (needs a current context, K.6).
-    pub(crate) fn finalize(&mut self) -> Result<()> {
-        super::make_current(self.ctx)?;
-        self.finalize_current()
     }
 
     /// `aclrtKernelArgsFinalize`, the list's context being still current
@@ -377,30 +323,15 @@ enum Item {
 }
 
 impl Item {
-    /// A scalar's bytes in place (the caller checked `v.len() <= SMALL`;
-    /// more would be cut).
-    #[inline(always)]
-    fn small(v: &[u8]) -> Item {
-        let len = v.len().min(SMALL);
-        let mut bytes = [MaybeUninit::<u8>::uninit(); SMALL];
-        for (slot, b) in bytes.iter_mut().zip(&v[..len]) {
-            slot.write(*b);
-        }
-        Item::Small {
-            bytes,
-            len: len as u8,
-        }
-    }
-
     /// The bytes of a `Small` item.
     #[inline(always)]
     fn small_bytes(bytes: &[MaybeUninit<u8>; SMALL], len: u8) -> &[u8] {
         let len = usize::from(len);
-        // SAFETY: a `Small` item is made only by `small`, which initialises
-        // its first `len <= SMALL` bytes (and the items are `Copy`, so
-        // copies keep them); `MaybeUninit<u8>` has the layout of `u8`; the
-        // slice borrows `bytes`. (Unchecked: the launch loop then has no
-        // bounds check.)
+        // SAFETY: a `Small` item is made only by `small` (in `staged`), which
+        // initialises its first `len <= SMALL` bytes (and the items are
+        // `Copy`, so copies keep them); `MaybeUninit<u8>` has the layout of
+        // `u8`; the slice borrows `bytes`. (Unchecked: the launch loop then
+        // has no bounds check.)
         unsafe { core::slice::from_raw_parts(bytes.as_ptr().cast::<u8>(), len) }
     }
 }
@@ -435,88 +366,29 @@ struct Items {
 }
 
 impl Items {
-    fn new() -> Self {
-        Items {
-            inline: [const { MaybeUninit::uninit() }; INLINE],
-            len: 0,
-            overflow: None,
-            shortest: usize::MAX,
-            largest_count: 0,
-        }
-    }
-
-    #[inline]
-    fn push(&mut self, item: Item) {
-        match item {
-            Item::Buffer { len, .. } => self.shortest = self.shortest.min(len),
-            Item::Count(n) => self.largest_count = self.largest_count.max(n),
-            _ => {}
-        }
-        match self.inline.get_mut(self.len) {
-            Some(slot) => {
-                // The slot is written before `len` covers it.
-                *slot = MaybeUninit::new(item);
-                self.len += 1;
-            }
-            None => self.overflow().spill.push(item),
-        }
-    }
-
     /// The items kept in place.
     #[inline]
     fn inline_items(&self) -> &[Item] {
-        // SAFETY: `len <= INLINE`: `push` raises it only after writing slot
-        // `len`, which exists (`get_mut` returned it), and nothing else
-        // raises it. (Unchecked: the launch loop then has no bounds check.)
+        // SAFETY: `len <= INLINE`: `push` (in `staged`) raises it only after
+        // writing slot `len`, which exists (`get_mut` returned it), and
+        // nothing else raises it. (Unchecked: the launch loop then has no
+        // bounds check.)
         let init: &[MaybeUninit<Item>] = unsafe { self.inline.get_unchecked(..self.len) };
         // SAFETY: `push` initialises slot `len` before raising `len` by one,
         // and nothing else raises `len` or de-initialises a slot (an `Items`
-        // is only ever replaced whole), so every slot of `init` holds an
-        // initialised `Item`; `MaybeUninit<Item>` has the size, alignment
-        // and layout of `Item`, so the slice reads as `[Item]` of the same
-        // length, borrowed from `self` like `init`.
+        // is only ever replaced whole: `take_regions`, in `staged`), so
+        // every slot of `init` holds an initialised `Item`;
+        // `MaybeUninit<Item>` has the size, alignment and layout of `Item`,
+        // so the slice reads as `[Item]` of the same length, borrowed from
+        // `self` like `init`.
         unsafe { &*(core::ptr::from_ref(init) as *const [Item]) }
-    }
-
-    /// The items past [`INLINE`].
-    #[inline]
-    fn spill(&self) -> &[Item] {
-        self.overflow.as_deref().map_or(&[], |o| &o.spill)
-    }
-
-    /// The overflow storage, allocated on first use.
-    fn overflow(&mut self) -> &mut Overflow {
-        self.overflow.get_or_insert_with(Box::default)
-    }
-
-    /// The bytes of the scalars larger than [`SMALL`].
-    #[inline]
-    fn large(&self) -> &[u8] {
-        self.overflow.as_deref().map_or(&[], |o| &o.large)
-    }
-
-    #[inline]
-    fn iter(&self) -> impl Iterator<Item = &Item> {
-        self.inline_items().iter().chain(self.spill())
-    }
-
-    /// The staged buffers' regions, in order; then forgets every item.
-    fn take_regions(&mut self) -> Vec<Region> {
-        let regions = self
-            .iter()
-            .filter_map(|i| match i {
-                Item::Buffer { region, .. } => Some(*region),
-                _ => None,
-            })
-            .collect();
-        *self = Items::new();
-        regions
     }
 }
 
 /// The arguments of one typed launch on the lane branded `'sid`, staged in
-/// the kernel's parameter order: buffers only as a [`Source`] or a
-/// [`Parked`] of this lane, so each stays borrowed for `'scope` and its
+/// the kernel's parameter order: buffers only as a
+/// [`Source`](super::scope::Source) or a [`Parked`](super::scope::Parked)
+/// of this lane, so each stays borrowed for `'scope` and its
 /// work is ordered on this lane. Staging allocates nothing for up to
 /// [`INLINE`] arguments and scalars up to [`SMALL`] bytes.
 pub struct Staged<'sid> {
@@ -531,155 +403,6 @@ pub struct Staged<'sid> {
     /// is read.
     reads: Origin,
     _sid: PhantomData<Id<'sid>>,
-}
-
-impl<'sid> Staged<'sid> {
-    #[inline]
-    pub(crate) fn new() -> Self {
-        Staged {
-            items: Items::new(),
-            bound: [None, None],
-            reads: Origin::OUTSIDE,
-            _sid: PhantomData,
-        }
-    }
-
-    /// Note that a staged operand is bound to `stream`.
-    #[inline(always)]
-    fn bind_to(&mut self, stream: Raw) {
-        match self.bound[0] {
-            None => self.bound[0] = Some(stream),
-            Some(first) if first != stream && self.bound[1].is_none() => {
-                self.bound[1] = Some(stream);
-            }
-            Some(_) => {}
-        }
-    }
-
-    /// [`Error::WrongLane`](crate::Error::WrongLane) unless every staged
-    /// operand bound to a stream is bound to `lane`'s (lanes made together
-    /// share a brand: see [`LaneCore::check_lane`]).
-    #[inline(always)]
-    pub(crate) fn check_lane(&self, lane: &LaneCore<'_, 'sid>) -> Result<()> {
-        for stream in self.bound.into_iter().flatten() {
-            lane.check_lane(stream)?;
-        }
-        Ok(())
-    }
-
-    /// A buffer the kernel reads (`In`): shared for `'scope`, or parked on
-    /// this lane.
-    #[inline]
-    pub(crate) fn read(&mut self, src: Source<'_, 'sid>, len: usize) {
-        if let Some(stream) = src.stream() {
-            self.bind_to(stream);
-        }
-        self.reads = self.reads.join(src.origin());
-        self.items.push(Item::Buffer {
-            region: src.region(),
-            len,
-        });
-    }
-
-    /// The launch reads memory whose contents are of origin `origin` (a
-    /// read staged later, or one known before staging).
-    #[inline(always)]
-    pub(crate) fn reads(&mut self, origin: Origin) {
-        self.reads = self.reads.join(origin);
-    }
-
-    /// Where what the launch reads so far came from.
-    #[inline(always)]
-    pub(crate) fn reads_origin(&self) -> Origin {
-        self.reads
-    }
-
-    /// A buffer the kernel writes (`Out`, `InOut`): parked on this lane.
-    #[inline]
-    pub(crate) fn write<D: ?Sized>(&mut self, dst: &Parked<'_, 'sid, D>, len: usize) {
-        self.bind_to(dst.stream());
-        self.items.push(Item::Buffer {
-            region: dst.region(),
-            len,
-        });
-    }
-
-    /// The device alias of registered host memory (`aclrtHostRegister`'s
-    /// `devPtr`), which the kernel reads or writes. Only its address goes to
-    /// the runtime; the CPU never dereferences it. The typed layer passes an
-    /// alias that borrows its registration for the scope (shared to read,
-    /// exclusively to write), so the memory stays registered and untouched
-    /// by others until the scope has synchronised.
-    pub(crate) fn alias<T>(&mut self, addr: usize, len: usize) {
-        // Never NULL: `Registration::new` refuses a NULL alias.
-        let Some(ptr) = core::ptr::NonNull::new(core::ptr::without_provenance_mut::<u8>(addr))
-        else {
-            return;
-        };
-        self.items.push(Item::Buffer {
-            region: Region {
-                ptr,
-                bytes: len * core::mem::size_of::<T>(),
-            },
-            len,
-        });
-    }
-
-    /// A scalar, by value.
-    #[inline]
-    pub(crate) fn value<T: bytemuck::Pod>(&mut self, v: T) {
-        let v = bytemuck::bytes_of(&v);
-        let item = if v.len() <= SMALL {
-            Item::small(v)
-        } else {
-            let large = &mut self.items.overflow().large;
-            let off = large.len();
-            large.extend_from_slice(v);
-            Item::Large { off, len: v.len() }
-        };
-        self.items.push(item);
-    }
-
-    /// The staged buffers' regions, in order; then forgets every item (for
-    /// foreign work, which gets the operands rather than a list).
-    pub(crate) fn take_regions(&mut self) -> Vec<Region> {
-        self.items.take_regions()
-    }
-
-    /// A count of elements, checked against every buffer at launch.
-    #[inline]
-    pub(crate) fn count(&mut self, n: usize) {
-        self.items.push(Item::Count(n as u64));
-    }
-
-    /// [`Error::KernelCount`] when a count exceeds a buffer's length.
-    #[inline]
-    fn check_counts(&self) -> Result<()> {
-        // Most launches pass: the running extremes decide without a pass.
-        if self.items.largest_count <= self.items.shortest as u64 {
-            return Ok(());
-        }
-        // Report the first count that exceeds the shortest buffer.
-        let shortest = self
-            .items
-            .iter()
-            .filter_map(|i| match i {
-                Item::Buffer { len, .. } => Some(*len),
-                _ => None,
-            })
-            .min();
-        for item in self.items.iter() {
-            if let (Item::Count(n), Some(len)) = (item, shortest) {
-                if *n > len as u64 {
-                    return Err(Error::KernelCount {
-                        count: *n as usize,
-                        len,
-                    });
-                }
-            }
-        }
-        Ok(())
-    }
 }
 
 /// `aclrtKernelArgsAppend` of one staged item (`large`: the staged bytes
@@ -762,83 +485,4 @@ pub(crate) fn launch<'scope, 'sid>(
     // every count was just checked against every buffer's length; the scope
     // synchronises this stream before `'scope` ends.
     unsafe { launch_list(lane, kernel.func, blocks, attrs, &args, false) }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn region(addr: usize, bytes: usize) -> Region {
-        Region {
-            ptr: core::ptr::NonNull::new(core::ptr::without_provenance_mut::<u8>(addr)).unwrap(),
-            bytes,
-        }
-    }
-
-    /// The first `INLINE` items stay in place, the rest spill, large
-    /// scalars go to the overflow bytes: all come back in staging order,
-    /// and `take_regions` returns the buffers in order and empties it all.
-    #[test]
-    fn staging_keeps_order_across_inline_spill_and_large() {
-        let mut staged = Staged::<'static>::new();
-        assert!(staged.items.overflow.is_none(), "nothing allocated yet");
-        let n = INLINE + 3;
-        for i in 0..n {
-            match i % 3 {
-                0 => staged.items.push(Item::Buffer {
-                    region: region(0x1000 * (i + 1), 64),
-                    len: 16 + i,
-                }),
-                1 => staged.value([i as u8; SMALL + 4]),
-                _ => staged.count(i),
-            }
-        }
-        assert_eq!(staged.items.inline_items().len(), INLINE);
-        assert_eq!(staged.items.spill().len(), n - INLINE);
-        assert_eq!(staged.items.large().len(), (n / 3) * (SMALL + 4));
-        let large = staged.items.large();
-        for (i, item) in staged.items.iter().enumerate() {
-            match (i % 3, item) {
-                (0, Item::Buffer { region, len }) => {
-                    assert_eq!(region.ptr.as_ptr() as usize, 0x1000 * (i + 1));
-                    assert_eq!(*len, 16 + i);
-                }
-                (1, Item::Large { off, len }) => {
-                    assert_eq!(&large[*off..*off + *len], &[i as u8; SMALL + 4]);
-                }
-                (2, Item::Count(c)) => assert_eq!(*c, i as u64),
-                _ => panic!("item {i} out of order"),
-            }
-        }
-        assert_eq!(staged.items.iter().count(), n);
-        // 0, 3, ... , 12 are buffers: the shortest is the first.
-        assert_eq!(staged.items.shortest, 16);
-        let largest = (0..n).filter(|i| i % 3 == 2).max().unwrap();
-        assert_eq!(staged.items.largest_count, largest as u64);
-        let regions = staged.items.take_regions();
-        let addrs: Vec<usize> = regions.iter().map(|r| r.ptr.as_ptr() as usize).collect();
-        let expected: Vec<usize> = (0..n).step_by(3).map(|i| 0x1000 * (i + 1)).collect();
-        assert_eq!(addrs, expected);
-        assert_eq!(staged.items.iter().count(), 0);
-        assert!(staged.items.overflow.is_none());
-    }
-
-    /// Small scalars keep their exact bytes and length in place.
-    #[test]
-    fn small_scalars_stay_in_place() {
-        let mut staged = Staged::<'static>::new();
-        staged.value(0xabcdu16);
-        staged.value([7u8; SMALL]);
-        assert!(staged.items.overflow.is_none());
-        match staged.items.inline_items() {
-            [
-                Item::Small { bytes: a, len: 2 },
-                Item::Small { bytes: b, len: 16 },
-            ] => {
-                assert_eq!(Item::small_bytes(a, 2), &0xabcdu16.to_ne_bytes());
-                assert_eq!(Item::small_bytes(b, 16), &[7u8; SMALL]);
-            }
-            other => panic!("unexpected staging: {} items", other.len()),
-        }
-    }
 }

@@ -11,6 +11,14 @@
 //!   the application's CPU owns).
 //! * [`Mem<'a>`] / [`MemMut<'a>`] describe `bytes` bytes that stay valid (and,
 //!   for `MemMut`, exclusively borrowed) for `'a`.
+//!
+//! This file holds the types and the code that needs `unsafe` (the runtime
+//! calls, the CPU accesses, the sub-regions); the safe methods beside them
+//! are in child modules that deny `unsafe`: `region` (of [`Mem`] and
+//! [`MemMut`]) and `owned` (of the allocations).
+
+mod owned;
+mod region;
 
 use core::ffi::c_void;
 use core::marker::PhantomData;
@@ -47,34 +55,6 @@ pub struct MemMut<'a> {
 }
 
 impl<'a> Mem<'a> {
-    /// The bytes of a plain-data slice.
-    pub(crate) fn from_slice<T: bytemuck::Pod>(s: &'a [T]) -> Self {
-        let bytes: &'a [u8] = bytemuck::cast_slice(s);
-        Mem {
-            ptr: NonNull::from(bytes).cast(),
-            bytes: bytes.len(),
-            _borrow: PhantomData,
-        }
-    }
-
-    /// Length in bytes.
-    pub(crate) fn len(&self) -> usize {
-        self.bytes
-    }
-
-    /// The address and size, without the borrow.
-    pub(crate) fn region(&self) -> Region {
-        Region {
-            ptr: self.ptr,
-            bytes: self.bytes,
-        }
-    }
-
-    /// The start address, for diagnostics and the runtime.
-    pub(crate) fn as_ptr(&self) -> *const c_void {
-        self.ptr.as_ptr().cast()
-    }
-
     /// A sub-region `[offset, offset + bytes)`; the caller checked the range.
     pub(crate) fn slice(self, offset: usize, bytes: usize) -> Mem<'a> {
         assert!(
@@ -89,13 +69,6 @@ impl<'a> Mem<'a> {
             bytes,
             _borrow: PhantomData,
         }
-    }
-}
-
-impl<'a> Mem<'a> {
-    /// The bytes `[0, at)` and `[at, len)`; the caller checked `at <= len`.
-    pub(crate) fn split_at(self, at: usize) -> (Mem<'a>, Mem<'a>) {
-        (self.slice(0, at), self.slice(at, self.bytes - at))
     }
 }
 
@@ -119,21 +92,6 @@ impl<'a> MemMut<'a> {
         (head, rest)
     }
 
-    /// The bytes of a mutable plain-data slice.
-    pub(crate) fn from_slice<T: bytemuck::Pod>(s: &'a mut [T]) -> Self {
-        let bytes: &'a mut [u8] = bytemuck::cast_slice_mut(s);
-        MemMut {
-            bytes: bytes.len(),
-            ptr: NonNull::from(bytes).cast(),
-            _borrow: PhantomData,
-        }
-    }
-
-    /// Length in bytes.
-    pub(crate) fn len(&self) -> usize {
-        self.bytes
-    }
-
     /// A sub-region `[offset, offset + bytes)`; the caller checked the range.
     pub(crate) fn slice(self, offset: usize, bytes: usize) -> MemMut<'a> {
         assert!(
@@ -148,29 +106,6 @@ impl<'a> MemMut<'a> {
             bytes,
             _borrow: PhantomData,
         }
-    }
-
-    /// A shorter-lived copy of this region.
-    pub(crate) fn reborrow_mut(&mut self) -> MemMut<'_> {
-        MemMut {
-            ptr: self.ptr,
-            bytes: self.bytes,
-            _borrow: PhantomData,
-        }
-    }
-
-    /// The same region, read-only, for as long as `self` is borrowed.
-    pub(crate) fn reborrow(&self) -> Mem<'_> {
-        Mem {
-            ptr: self.ptr,
-            bytes: self.bytes,
-            _borrow: PhantomData,
-        }
-    }
-
-    /// The start address, for the runtime.
-    pub(crate) fn as_mut_ptr(&mut self) -> *mut c_void {
-        self.ptr.as_ptr().cast()
     }
 }
 
@@ -238,34 +173,6 @@ impl DeviceAlloc<'_> {
         })
     }
 
-    /// Size in bytes.
-    pub(crate) fn len(&self) -> usize {
-        self.bytes
-    }
-
-    /// The device address (never dereferenced by Rust).
-    pub(crate) fn as_ptr(&self) -> *const c_void {
-        self.ptr.as_ptr().cast()
-    }
-
-    /// The whole allocation as a readable region.
-    pub(crate) fn mem(&self) -> Mem<'_> {
-        Mem {
-            ptr: self.ptr,
-            bytes: self.bytes,
-            _borrow: PhantomData,
-        }
-    }
-
-    /// The whole allocation as a writable region.
-    pub(crate) fn mem_mut(&mut self) -> MemMut<'_> {
-        MemMut {
-            ptr: self.ptr,
-            bytes: self.bytes,
-            _borrow: PhantomData,
-        }
-    }
-
     /// `aclrtFree`, reporting its error.
     pub(crate) fn free(self) -> Result<()> {
         let this = core::mem::ManuallyDrop::new(self);
@@ -327,8 +234,9 @@ unsafe impl Send for HostAlloc<'_> {}
 unsafe impl Sync for HostAlloc<'_> {}
 
 fn free_host(ptr: NonNull<u8>) -> Result<()> {
-    // SAFETY: `ptr` came from aclrtMallocHost and the callers free it exactly
-    // once; no borrow of it is alive (they consume or drop the owner).
+    // SAFETY: `ptr` came from aclrtMallocHost and the callers (`free` and
+    // `Drop` of the host allocations, in `owned`) free it exactly once; no
+    // borrow of it is alive (they consume or drop the owner).
     let code = unsafe { sys::aclrtFreeHost(ptr.as_ptr().cast()) };
     check(code, "aclrtFreeHost")?;
     super::live::child_released(ptr.as_ptr() as usize);
@@ -361,20 +269,6 @@ impl<'ctx> HostAllocUninit<'ctx> {
         Ok(this)
     }
 
-    /// Size in bytes.
-    pub(crate) fn len(&self) -> usize {
-        self.bytes
-    }
-
-    fn into_init(self) -> HostAlloc<'ctx> {
-        let this = core::mem::ManuallyDrop::new(self);
-        HostAlloc {
-            ptr: this.ptr,
-            bytes: this.bytes,
-            _ctx: PhantomData,
-        }
-    }
-
     /// Fill with zero bytes.
     pub(crate) fn zeroed(self) -> HostAlloc<'ctx> {
         // SAFETY: the allocation is CPU-addressable and writable for
@@ -394,71 +288,9 @@ impl<'ctx> HostAllocUninit<'ctx> {
         }
         self.into_init()
     }
-
-    /// Initialise by a synchronous runtime copy of all of `src` (which must
-    /// have exactly `len()` bytes); on failure the memory stays uninitialised.
-    pub(crate) fn copy_from(
-        mut self,
-        src: Mem<'_>,
-        kind: sys::aclrtMemcpyKind,
-    ) -> core::result::Result<HostAlloc<'ctx>, (Self, crate::Error)> {
-        assert_eq!(src.len(), self.bytes, "full initialisation required");
-        let dst = MemMut {
-            ptr: self.ptr,
-            bytes: self.bytes,
-            _borrow: PhantomData,
-        };
-        match memcpy(dst, src, kind) {
-            Ok(()) => Ok(self.into_init()),
-            Err(e) => {
-                let _ = &mut self;
-                Err((self, e))
-            }
-        }
-    }
-
-    /// Initialise by a runtime memset of every byte.
-    pub(crate) fn fill(
-        self,
-        value: u8,
-    ) -> core::result::Result<HostAlloc<'ctx>, (Self, crate::Error)> {
-        // The buffer is `Send`: this may run on a thread where another
-        // context (or none) is current.
-        if let Err(e) = super::make_current(self.owner) {
-            return Err((self, e));
-        }
-        let dst = MemMut {
-            ptr: self.ptr,
-            bytes: self.bytes,
-            _borrow: PhantomData,
-        };
-        match memset(dst, value) {
-            Ok(()) => Ok(self.into_init()),
-            Err(e) => Err((self, e)),
-        }
-    }
-
-    /// `aclrtFreeHost`, reporting its error.
-    pub(crate) fn free(self) -> Result<()> {
-        let this = core::mem::ManuallyDrop::new(self);
-        free_host(this.ptr)
-    }
-}
-
-impl Drop for HostAllocUninit<'_> {
-    fn drop(&mut self) {
-        if free_host(self.ptr).is_err() {
-            // Drop must not panic; the message was consumed by `check`.
-        }
-    }
 }
 
 impl HostAlloc<'_> {
-    /// Size in bytes.
-    pub(crate) fn len(&self) -> usize {
-        self.bytes
-    }
-
     /// The bytes, for typed views.
     pub(crate) fn as_bytes(&self) -> &[u8] {
         // SAFETY: the allocation is CPU-addressable, initialised (type
@@ -470,37 +302,5 @@ impl HostAlloc<'_> {
     pub(crate) fn as_bytes_mut(&mut self) -> &mut [u8] {
         // SAFETY: as in `as_bytes`, and exclusively borrowed through `&mut self`.
         unsafe { core::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.bytes) }
-    }
-
-    /// The whole allocation as a readable region.
-    pub(crate) fn mem(&self) -> Mem<'_> {
-        Mem {
-            ptr: self.ptr,
-            bytes: self.bytes,
-            _borrow: PhantomData,
-        }
-    }
-
-    /// The whole allocation as a writable region.
-    pub(crate) fn mem_mut(&mut self) -> MemMut<'_> {
-        MemMut {
-            ptr: self.ptr,
-            bytes: self.bytes,
-            _borrow: PhantomData,
-        }
-    }
-
-    /// `aclrtFreeHost`, reporting its error.
-    pub(crate) fn free(self) -> Result<()> {
-        let this = core::mem::ManuallyDrop::new(self);
-        free_host(this.ptr)
-    }
-}
-
-impl Drop for HostAlloc<'_> {
-    fn drop(&mut self) {
-        if free_host(self.ptr).is_err() {
-            // Drop must not panic; the message was consumed by `check`.
-        }
     }
 }

@@ -23,6 +23,18 @@
 //! * [`ManagedAlloc`] owns one live `aclrtMemAllocManaged` allocation of
 //!   `bytes > 0` initialised bytes (zeroed at allocation), CPU-addressable,
 //!   freed with `aclrtFree` exactly once.
+//!
+//! This file holds the types and the code that needs `unsafe`; the safe
+//! methods beside them are in child modules that deny `unsafe`: `owned`
+//! (of the registration and the managed allocation) and `book` (the live
+//! managed ranges and the registration key, which need nothing of this
+//! file).
+
+mod book;
+mod owned;
+
+pub(crate) use book::clear_managed;
+use book::{managed, managed_overlaps, reg_key};
 
 use core::ffi::c_void;
 use core::marker::PhantomData;
@@ -31,7 +43,7 @@ use std::alloc::{Layout, alloc_zeroed, dealloc};
 
 use aclrt_sys as sys;
 
-use super::mem::{Mem, MemMut};
+use super::mem::MemMut;
 use super::{Raw, check, live, make_current, refuse_in_callback};
 use crate::error::{Error, Result};
 
@@ -148,8 +160,9 @@ impl<'a> Registration<'a> {
         // SAFETY:
         // - `mem` is an exclusive borrow of `mem.len()` bytes of host memory
         //   for `'a`, and this registration (which owns that borrow) is
-        //   unregistered before `'a` ends, unless leaked (module invariant:
-        //   then the runtime never accesses the range by itself);
+        //   unregistered before `'a` ends (`unregister`, or its `Drop` in
+        //   `owned`), unless leaked (module invariant: then the runtime
+        //   never accesses the range by itself);
         // - `dev` is a valid, writable pointer slot for the whole call.
         let code = unsafe {
             sys::aclrtHostRegister(
@@ -176,16 +189,6 @@ impl<'a> Registration<'a> {
         Ok(reg)
     }
 
-    /// The registered bytes, readable.
-    pub(crate) fn mem(&self) -> Mem<'_> {
-        self.mem.reborrow()
-    }
-
-    /// The registered bytes, writable.
-    pub(crate) fn mem_mut(&mut self) -> MemMut<'_> {
-        self.mem.reborrow_mut()
-    }
-
     /// The registered bytes as a host slice.
     pub(crate) fn as_bytes(&self) -> &[u8] {
         let m = self.mem.reborrow();
@@ -202,16 +205,6 @@ impl<'a> Registration<'a> {
         let p = self.mem.as_mut_ptr();
         // SAFETY: as in `as_bytes`, exclusively borrowed through `&mut self`.
         unsafe { core::slice::from_raw_parts_mut(p.cast::<u8>(), len) }
-    }
-
-    /// The device alias.
-    pub(crate) fn alias(&self) -> usize {
-        self.alias
-    }
-
-    /// The context it was registered in.
-    pub(crate) fn ctx(&self) -> Raw {
-        self.ctx
     }
 
     fn unregister_raw(&mut self) -> Result<()> {
@@ -249,40 +242,7 @@ impl<'a> Registration<'a> {
     }
 }
 
-impl Drop for Registration<'_> {
-    fn drop(&mut self) {
-        // Drop cannot report; `unregister` does. If it fails (the runtime
-        // was torn down meanwhile), the borrow ends anyway: see the module
-        // invariants for why a stale registration entry is harmless.
-        let _ = self.unregister_raw();
-    }
-}
-
 // ------------------------------------------------------------ managed memory
-
-/// The live managed allocations made through the crate, as (address, bytes):
-/// their memory reaches safe code as a `&mut [T]`, which must not be taken
-/// for host memory by [`Registration::new`]. Entries leave when the
-/// allocation is freed (a forgotten `ManagedBuffer` keeps its entry: its
-/// range is refused until the next `aclInit`, [`clear_managed`]).
-static MANAGED: std::sync::Mutex<Vec<(usize, usize)>> = std::sync::Mutex::new(Vec::new());
-
-fn managed() -> super::locks::Held<'static, Vec<(usize, usize)>> {
-    super::locks::lock(&MANAGED, super::locks::Rank::Managed)
-}
-
-/// Whether `address..address + bytes` overlaps a live managed allocation.
-fn managed_overlaps(address: usize, bytes: usize) -> bool {
-    let end = address.saturating_add(bytes);
-    managed()
-        .iter()
-        .any(|&(start, len)| address < start.saturating_add(len) && start < end)
-}
-
-/// A fresh runtime (`aclInit`): no managed allocation of this crate lives.
-pub(crate) fn clear_managed() {
-    managed().clear();
-}
 
 /// Managed memory from `aclrtMemAllocManaged`, freed with `aclrtFree`;
 /// `'ctx` as for `DeviceAlloc`.
@@ -325,16 +285,6 @@ impl ManagedAlloc<'_> {
         })
     }
 
-    /// Size in bytes.
-    pub(crate) fn len(&self) -> usize {
-        self.bytes
-    }
-
-    /// The device address.
-    pub(crate) fn as_ptr(&self) -> *const c_void {
-        self.ptr.as_ptr().cast()
-    }
-
     /// The bytes as a host slice.
     pub(crate) fn as_bytes(&self) -> &[u8] {
         // SAFETY: host-accessible (ATTACH_GLOBAL), initialised (zeroed at
@@ -350,40 +300,18 @@ impl ManagedAlloc<'_> {
         unsafe { core::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.bytes) }
     }
 
-    /// The whole allocation as a readable region.
-    pub(crate) fn mem(&self) -> Mem<'_> {
-        Mem::from_slice(self.as_bytes())
-    }
-
-    /// The whole allocation as a writable region.
-    pub(crate) fn mem_mut(&mut self) -> MemMut<'_> {
-        MemMut::from_slice(self.as_bytes_mut())
-    }
-
     fn free_raw(&self) -> Result<()> {
         // SAFETY: allocated by aclrtMemAllocManaged (freed with aclrtFree,
         // per the header), freed exactly once by the callers (`free`
-        // consumes, `drop` runs once), not borrowed, no async use in flight
-        // (scopes are synchronised before their borrows end).
+        // consumes, `drop` runs once; both in `owned`), not borrowed, no
+        // async use in flight (scopes are synchronised before their borrows
+        // end).
         let code = unsafe { sys::aclrtFree(self.ptr.as_ptr().cast()) };
         check(code, "aclrtFree")?;
         live::child_released(self.ptr.as_ptr() as usize);
         let at = self.ptr.as_ptr() as usize;
         managed().retain(|&(start, _)| start != at);
         Ok(())
-    }
-
-    /// `aclrtFree`, reporting its error.
-    pub(crate) fn free(self) -> Result<()> {
-        let this = core::mem::ManuallyDrop::new(self);
-        this.free_raw()
-    }
-}
-
-impl Drop for ManagedAlloc<'_> {
-    fn drop(&mut self) {
-        // Drop cannot report; `free` does.
-        let _ = self.free_raw();
     }
 }
 
@@ -469,18 +397,4 @@ pub(crate) fn reset_device_force(id: i32) -> Result<()> {
     let done = check(code, "aclrtResetDeviceForce");
     live::force_reset_end(id, done.is_ok());
     done
-}
-
-/// The key of a host registration in the book of live children: its start
-/// address with the low bit set. A registration starts on a page boundary,
-/// and a pinned block of the runtime (`aclrtMallocHost`, page aligned on
-/// the real runtime and on the simulator) registered from its first byte
-/// starts at the very same address: the two must not share a key (the
-/// registration's release would drop the block's entry, and the block's
-/// free would then find none, leaving its context with a live child).
-/// No other child's key is odd with a low nibble of 1: allocation
-/// addresses are even, and event handles are pointers on the real runtime
-/// and end in the nibble 3 on the simulator (`id << 4 | 3`).
-fn reg_key(address: usize) -> usize {
-    address | 1
 }

@@ -22,43 +22,30 @@
 //! `aclrtProcessReport` (a blocking callback would block the stream
 //! forever), and the runtime never sees a subscription of a destroyed
 //! stream.
+//!
+//! This file holds the runtime calls (each in its `unsafe` block) and the
+//! book's statics; the bookkeeping beside them is in child modules that
+//! deny `unsafe`: `subs` (undoing and counting subscriptions) and `panics`
+//! (where the callbacks' panics go), re-exported here.
+
+mod panics;
+mod subs;
+
+pub(crate) use panics::{PanicSlot, keep_panic, take_panic};
+pub(crate) use subs::{context_destroying, count, stream_destroying, thread_exiting, unsubscribe};
 
 use core::ffi::c_void;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::{Condvar, Mutex};
 
 use aclrt_sys as sys;
 
-use super::host_fn::Panic;
 use super::locks::{self, Rank, lock};
 use super::mix;
-use super::protocol::sub_book::{self, Sub, SubBook, Undo};
+use super::protocol::sub_book::{self, SubBook, Undo};
 use super::{CallbackMark, Raw, check, make_current, refuse_in_callback};
 use crate::error::Result;
-
-/// Where the panics of a reporter's callbacks go.
-pub(crate) type PanicSlot = Arc<Mutex<Option<Panic>>>;
-
-/// Keep the first panic of a reporter's callbacks; a later one is dropped
-/// after the slot's lock is released (its payload is a user value).
-pub(crate) fn keep_panic(panics: &PanicSlot, p: Panic) {
-    let extra = {
-        let mut slot = lock(panics, Rank::ReporterPanics);
-        if slot.is_none() {
-            *slot = Some(p);
-            None
-        } else {
-            Some(p)
-        }
-    };
-    drop(extra);
-}
-
-/// Take the first panic of a reporter's callbacks.
-pub(crate) fn take_panic(panics: &PanicSlot) -> Option<Panic> {
-    lock(panics, Rank::ReporterPanics).take()
-}
 
 /// What `userData` points to.
 struct Payload {
@@ -213,67 +200,4 @@ pub(crate) fn subscribe(tid: u64, stream: Raw, ctx: Raw) -> Result<()> {
         },
         |stream| mix::set_subscribed(stream, true),
     )
-}
-
-/// Undo the subscription of `stream` by `tid`, if it is still in the book
-/// (it may have been undone already by a destruction, or be being undone
-/// by the reporter's exit). Queued callbacks run on this thread, holding no
-/// crate lock.
-pub(crate) fn unsubscribe(tid: u64, stream: Raw) -> Result<()> {
-    refuse_in_callback("aclrtUnSubscribeReport")?;
-    sub_book::unsubscribe(&SUBS, &UNDONE, (stream, tid), unsubscribe_raw, |s| {
-        mix::set_subscribed(s, false)
-    })
-}
-
-/// Undo every subscription in the book matching `pred` (errors ignored: the
-/// runtime forgets a stream's subscription when it is destroyed anyway),
-/// holding no lock while the runtime runs their queued callbacks. With
-/// `wait`, first waits until no matching entry is being undone by another
-/// thread (a destruction must not free a handle that thread still uses).
-fn undo_where(pred: impl Fn(&Sub<Raw>) -> bool, wait: bool) {
-    sub_book::undo_where(&SUBS, &UNDONE, pred, wait, unsubscribe_raw, |s| {
-        mix::set_subscribed(s, false)
-    });
-}
-
-/// `stream` is about to be destroyed (not in a callback).
-#[inline]
-pub(crate) fn stream_destroying(stream: Raw) {
-    if ANY_SUB.load(Ordering::Acquire) {
-        undo_stream(stream);
-    }
-}
-
-#[inline(never)]
-fn undo_stream(stream: Raw) {
-    if sub_book::is_empty(&SUBS) {
-        return;
-    }
-    undo_where(|s| s.stream == stream, true);
-}
-
-/// `ctx` is about to be destroyed (not in a callback): its streams'
-/// subscriptions go (the default stream's too, which only the context's
-/// destruction releases).
-pub(crate) fn context_destroying(ctx: Raw) {
-    if !ANY_SUB.load(Ordering::Acquire) || sub_book::is_empty(&SUBS) {
-        return;
-    }
-    undo_where(|s| s.ctx == ctx, true);
-}
-
-/// The reporting thread `tid` is about to stop calling `aclrtProcessReport`:
-/// the subscriptions a leaked `Subscription` left are undone (their queued
-/// callbacks run on this thread). Entries another thread is undoing are
-/// left to it, without waiting: that thread may be running a callback that
-/// waits for this one to exit (it stops or drops this reporter).
-pub(crate) fn thread_exiting(tid: u64) {
-    undo_where(|s| s.tid == tid, false);
-}
-
-/// How many subscriptions `tid` has in the book (not counting those being
-/// undone).
-pub(crate) fn count(tid: u64) -> usize {
-    sub_book::count(&SUBS, tid)
 }

@@ -11,8 +11,9 @@
 //!
 //! # The argument
 //! * **`'scope` outlives the work.** A [`ScopeCore<'scope>`](ScopeCore) is
-//!   only made by [`run`], in its own stack frame; the code above gets it
-//!   only as `&'scope ScopeCore<'scope>`, through [`ScopeBody::wrap`] and
+//!   only made by [`run`](end::run), in its own stack frame; the code
+//!   above gets it only as `&'scope ScopeCore<'scope>`, through
+//!   [`ScopeBody::wrap`] and
 //!   [`ScopeBody::call`], where `'scope` is a generic parameter. So the core
 //!   cannot be leaked (`mem::forget`) or outlive `run`, and whatever is
 //!   borrowed for `'scope` was alive before `run` was called and stays
@@ -88,12 +89,24 @@
 //! its owner; `CpuVisible`: initialised memory the CPU may address as
 //! elements of `Item`; `RawDest`: the buffer's own bytes); and the memcpy
 //! kind given to [`LaneCore::copy`] describes where both operands lie.
+//!
+//! # Where it lives
+//! This file holds the types and the calls that need `unsafe` (a fresh
+//! brand, [`ScopeCore::keep`] and the release of what it kept); `lane`
+//! holds the lanes and their queueing calls. The bookkeeping beside them
+//! is in child modules that deny `unsafe`: `end` ([`run`](end::run) and
+//! the final synchronisation), `enlisted` (the enlisted streams and the
+//! recovery
+//! point), `book` (the scope's book, failures and escalation), `open` (the
+//! registry of open scopes), and the `flow`, `parked` and `awaited`
+//! modules of `lane`.
 
 mod book;
+pub(crate) mod end;
+mod enlisted;
 mod lane;
 mod open;
 
-use book::{escalate, millis_left};
 pub(crate) use lane::{
     FenceCore, Handover, LaneCore, Parked, ScopeEvent, SharedCore, SharedReader, Source,
 };
@@ -105,23 +118,19 @@ pub(crate) use open::{
 
 use core::cell::RefCell;
 use core::marker::PhantomData;
-use core::mem::ManuallyDrop;
 use core::ptr::NonNull;
-use core::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, Ordering};
-use core::time::Duration;
-use std::panic::resume_unwind;
+use core::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64};
 use std::sync::Arc;
-use std::time::Instant;
 
 use generativity::{Guard, Id};
 
 use super::Raw;
-use super::faults;
-use super::host_fn::{HostFnSlot, Panic};
+use super::host_fn::HostFnSlot;
 use super::protocol::failure::{Sticky, Suspects};
-use crate::error::{Error, Result};
+use crate::error::Error;
 
-/// What [`run`] runs: the typed layer's closure, and its view of the core.
+/// What [`run`](end::run) runs: the typed layer's closure, and its view of
+/// the core.
 ///
 /// `run` makes the [`ScopeCore`] in its own frame, wraps a borrow of it with
 /// [`wrap`](Self::wrap) (the public [`Scope`](crate::Scope)) and hands the
@@ -164,104 +173,9 @@ pub(crate) fn with_fresh_guard<R>(f: impl for<'sid> FnOnce(Guard<'sid>) -> R) ->
     f(unsafe { Guard::new(Id::new()) })
 }
 
-/// Open a scope on context `ctx`, run `body`, and synchronise every stream
-/// it enlisted before returning (also on error and on panic). With a
-/// `timeout`, the synchronisation is bounded: see [`Escalation`].
-pub(crate) fn run<B: ScopeBody>(
-    ctx: Raw,
-    timeout: Option<Duration>,
-    body: B,
-) -> core::result::Result<B::Output, B::Error> {
-    super::refuse_in_callback("Context::scope")?;
-    // Not dropped: `finish` and `release_kept` (below, or the unwind guard)
-    // leave it owning nothing (its book is taken out by them), so its drop
-    // would only check that (issue 15).
-    let owned = ManuallyDrop::new(ScopeCore {
-        book: CoreBook {
-            ctx,
-            id: open::register(),
-            first: AtomicPtr::new(core::ptr::null_mut()),
-            first_settled: AtomicBool::new(false),
-            any_settled: AtomicBool::new(false),
-            slotted: AtomicBool::new(false),
-            suspect: AtomicBool::new(false),
-            fences: AtomicU64::new(0),
-            first_synced: AtomicU64::new(0),
-            inner: RefCell::new(ScopeBook(None, Sticky::new(faults::now()))),
-        },
-        _scope: PhantomData,
-        _thread: PhantomData,
-    });
-    let core: &ScopeCore<'_> = &owned;
-    // A deadline too far to represent is no deadline.
-    let deadline = timeout.and_then(|t| Some((t, Instant::now().checked_add(t)?)));
-    struct FinishOnUnwind<'a, 'scope>(&'a ScopeCore<'scope>, &'a Option<(Duration, Instant)>);
-    impl Drop for FinishOnUnwind<'_, '_> {
-        fn drop(&mut self) {
-            // Only reached while unwinding: errors and panics of host
-            // functions cannot be reported, but the synchronisation happens.
-            let _ = self.0.finish(self.1);
-            self.0.release_kept();
-            self.0.drop_sticky();
-        }
-    }
-    let guard = FinishOnUnwind(core, &deadline);
-    // Not dropped: a drop that could use `'scope` would keep `core` borrowed
-    // past the end of this function (the wrapper holds only that borrow).
-    let scope = ManuallyDrop::new(B::wrap(core));
-    super::locks::user_code("a scope's body");
-    let result = body.call(&scope);
-    core::mem::forget(guard);
-    match core.end_settled() {
-        // Nothing to synchronise or release (issue 15: a one-lane scope
-        // that waited for its work), but a failure since the scope opened
-        // or last recovered is reported (the failure rule).
-        Some(false) => {
-            let result = core.book.end_failure(result, || core.book.streams());
-            core.drop_sticky();
-            return result;
-        }
-        // Another scope's deadline aborted a stream this one shares (or one
-        // it depends on): some of this scope's work was discarded.
-        Some(true) => {
-            core.drop_sticky();
-            return result.and_then(|_| Err(Error::WorkAborted.into()));
-        }
-        None => {}
-    }
-    let (finished, panic, streams) = core.finish(&deadline);
-    core.release_kept();
-    if let Some(payload) = panic {
-        core.drop_sticky();
-        resume_unwind(payload);
-    }
-    // A failure the final synchronisation did not return (another thread's
-    // synchronisation took it, or the body ignored a failed checked wait).
-    let result = match (result, finished) {
-        (Err(e), Ok(())) => Err(e),
-        // A timeout of the end wins: the caller must learn that the work
-        // was stopped.
-        (Err(e), Err(fin)) => Err(if matches!(fin, Error::ScopeTimeout { .. }) {
-            fin.into()
-        } else {
-            e
-        }),
-        (Ok(_), Err(e)) => Err(e.into()),
-        (Ok(r), Ok(())) => Ok(r),
-    };
-    let result = core.book.end_failure(result, || {
-        let first = Raw::new(core.book.first.load(Ordering::Relaxed));
-        first
-            .into_iter()
-            .chain(streams.iter().map(|e| e.stream))
-            .collect()
-    });
-    core.drop_sticky();
-    result
-}
-
 /// The part of a scope that owns what must be synchronised and released
-/// when it ends. Only [`run`] makes one; see the module's argument.
+/// when it ends. Only [`run`](end::run) makes one; see the module's
+/// argument.
 ///
 /// Neither `Send` nor `Sync`: a scope is driven by the thread that opened it.
 pub(crate) struct ScopeCore<'scope> {
@@ -354,29 +268,6 @@ struct Enlisted {
     synced: u64,
 }
 
-impl Book {
-    /// Work of this scope may be queued on `stream` from now on.
-    fn unsettle(&mut self, stream: Raw) {
-        for e in self.streams.iter_mut() {
-            if e.stream == stream {
-                e.settled = false;
-            }
-        }
-    }
-
-    /// A synchronisation of `stream` by this scope succeeded, and nothing
-    /// was queued on it since the synchronisation began (the scope's thread
-    /// was blocked in it; nothing else queues for the scope).
-    fn settle(&mut self, stream: Raw, fences: u64) {
-        for e in self.streams.iter_mut() {
-            if e.stream == stream {
-                e.settled = true;
-                e.synced = fences;
-            }
-        }
-    }
-}
-
 /// What [`Scope::keep`](crate::Scope::keep) accepts: aclrt's events,
 /// streams, buffers and views.
 ///
@@ -425,64 +316,6 @@ unsafe fn drop_kept<T>(ptr: NonNull<()>) {
 struct ScopeStaysOnItsThread(#[allow(dead_code)] *mut ());
 
 impl<'scope> ScopeCore<'scope> {
-    /// The scope's context.
-    pub(crate) fn context(&self) -> Raw {
-        self.book.ctx
-    }
-
-    /// The recovery point: make every enlisted stream idle, release the
-    /// host functions (resuming the first panic of one, once), and return
-    /// the failure that stuck to the scope, which no longer sticks: work
-    /// queued from now on is judged on failures seen after this point.
-    /// Buffers whose contents' work began before a failure keep failing
-    /// their checked waits. If a stream cannot be made idle, or an
-    /// escalation aborted the scope's work, that error is returned and the
-    /// scope has not recovered.
-    pub(crate) fn recover(&self) -> Result<Option<Error>> {
-        super::refuse_in_callback("Scope::recover")?;
-        self.book.make_idle_all(self.book.streams())?;
-        // Every host function queued so far ran, or never will.
-        let host_fns = self
-            .book
-            .inner
-            .borrow_mut()
-            .0
-            .as_mut()
-            .map(|b| core::mem::take(&mut b.host_fns))
-            .unwrap_or_default();
-        let mut panic = None;
-        for slot in host_fns {
-            if let (Some(p), _) = slot.settle() {
-                panic.get_or_insert(p);
-            }
-        }
-        if let Some(p) = panic {
-            // The failure stays: the scope's end reports it if the body
-            // catches the panic.
-            resume_unwind(p);
-        }
-        if self.book.aborted() {
-            return Err(Error::WorkAborted);
-        }
-        let streams = self.book.streams();
-        let mine = |k: usize| streams.iter().any(|&s| k == faults::key(s));
-        faults::quiesce(mine);
-        self.book.settle_suspects();
-        Ok(self.book.inner.borrow_mut().1.recover(faults::log(), mine))
-    }
-
-    /// How many streams are enlisted.
-    pub(crate) fn stream_count(&self) -> usize {
-        usize::from(!self.book.first.load(Ordering::Relaxed).is_null())
-            + self
-                .book
-                .inner
-                .borrow()
-                .0
-                .as_ref()
-                .map_or(0, |b| b.streams.len())
-    }
-
     /// Move `value` to the heap until the scope ends, and lend it for
     /// `'scope`: the way to give a value made inside the scope (a view, an
     /// event recorded there) the scope's lifetime.
@@ -505,9 +338,9 @@ impl<'scope> ScopeCore<'scope> {
         // * `ptr` is a fresh heap allocation holding `value`, and the only
         //   other copy of the pointer is in the book, which is not
         //   dereferenced (the `Kept` holds it raw, so growing the book moves
-        //   no `Box`) until `release_kept`;
-        // * `release_kept` runs in `run` after `call` has returned (or
-        //   unwound) and after the final synchronisation: a `&'scope`
+        //   no `Box`) until `release_kept` (in `end`);
+        // * `release_kept` runs in `run` (in `end`) after `call` has returned
+        //   (or unwound) and after the final synchronisation: a `&'scope`
         //   reference cannot be used after `call` (module argument), and no
         //   work queued in the scope still uses the value then;
         // * `T: 'scope`, so everything the value borrows outlives the
@@ -516,25 +349,6 @@ impl<'scope> ScopeCore<'scope> {
         //   reverse, and `T: Keep` has no `Drop` that reaches other kept
         //   values otherwise).
         unsafe { &mut *ptr.as_ptr() }
-    }
-
-    /// Drop the kept values, last kept first, and the book. Called by `run`
-    /// after `finish` (on both its paths), when no reference to them can be
-    /// used any more.
-    #[inline(always)]
-    fn release_kept(&self) {
-        if self.book.inner.borrow().0.is_some() {
-            self.release_book();
-        }
-    }
-
-    #[inline(never)]
-    /// The core is never dropped: the failure that sticks to the scope (an
-    /// `Error`, with heap text), the one thing its book still owns once
-    /// the scope's result was computed, is dropped here on every way out.
-    fn drop_sticky(&self) {
-        let sticky = core::mem::replace(&mut self.book.inner.borrow_mut().1, Sticky::new(0));
-        drop(sticky);
     }
 
     fn release_book(&self) {
@@ -549,180 +363,4 @@ impl<'scope> ScopeCore<'scope> {
             unsafe { (k.drop)(k.ptr) };
         }
     }
-
-    /// Enlist `stream` (once): its lane's index (the first stream is lane
-    /// 0, the book's `i`th lane `i + 1`), at most 63: lanes from the 63rd
-    /// on share one bit in an `Origin` (`lane_bit`).
-    #[inline(always)]
-    fn enlist(&self, stream: Raw) -> u8 {
-        let first = self.book.first.load(Ordering::Relaxed);
-        if first.is_null() {
-            self.book.first.store(stream.as_ptr(), Ordering::Relaxed);
-            if open::enter_slot(self.book.id, stream, self.book.ctx) {
-                self.book.slotted.store(true, Ordering::Relaxed);
-            } else {
-                open::enlist(self.book.id, stream, self.book.ctx);
-            }
-            0
-        } else if first == stream.as_ptr() {
-            0
-        } else {
-            let streams = &mut self.book.book().streams;
-            match streams.iter().position(|e| e.stream == stream) {
-                Some(i) => lane_index(i + 1),
-                None => {
-                    streams.push(Enlisted {
-                        stream,
-                        settled: false,
-                        synced: 0,
-                    });
-                    let bit = lane_index(streams.len());
-                    self.book.promote();
-                    open::enlist(self.book.id, stream, self.book.ctx);
-                    bit
-                }
-            }
-        }
-    }
-
-    /// The common end of a scope, where [`finish`](Self::finish) would
-    /// have nothing to do but leave the registry: one stream, which the
-    /// scope synchronised after its last work there (`Parked::wait`,
-    /// `LaneCore::synchronize`), and no book (no more streams, events, host
-    /// functions or kept values). Then it leaves the registry (which it
-    /// entered with that stream) and says whether an escalation aborted it;
-    /// otherwise it does nothing and returns `None`.
-    #[inline(always)]
-    fn end_settled(&self) -> Option<bool> {
-        if self.book.first_settled.load(Ordering::Relaxed) && self.book.inner.borrow().0.is_none() {
-            Some(self.book.leave(1))
-        } else {
-            None
-        }
-    }
-
-    /// Synchronise every enlisted stream (within the deadline, if any);
-    /// where that fails, escalate (see [`Escalation`]) so that no borrow can
-    /// end while the device may still use it; then destroy the scope's
-    /// events and release the host functions. Also returns the enlisted
-    /// streams after the first (the book no longer holds them).
-    #[inline(never)]
-    fn finish(
-        &self,
-        deadline: &Option<(Duration, Instant)>,
-    ) -> (Result<()>, Option<Panic>, Vec<Enlisted>) {
-        let deadline = *deadline;
-        let mut first_err = None;
-        let first = self.book.first.load(Ordering::Relaxed);
-        let mut book = self.book.inner.borrow_mut().0.take().unwrap_or_default();
-        let streams = core::mem::take(&mut book.streams);
-        let first = Raw::new(first).map(|stream| Enlisted {
-            stream,
-            synced: 0,
-            settled: self.book.first_settled.load(Ordering::Relaxed),
-        });
-        let mut end = Synced::Done;
-        for e in first.iter().chain(streams.iter()) {
-            if e.settled {
-                // Synchronised by the scope after its last work there.
-                continue;
-            }
-            end = self.synchronize_at_end(e.stream, deadline, &mut first_err);
-            if end != Synced::Done {
-                break;
-            }
-        }
-        if end != Synced::Done {
-            // The escalation starts from the scope's entries.
-            self.book.promote();
-            let escalation = escalate(self.book.id);
-            if end == Synced::TimedOut {
-                let millis = deadline.map_or(0, |(t, _)| t.as_millis());
-                first_err = Some(Error::ScopeTimeout { millis, escalation });
-            }
-        }
-        // Only a scope that enlisted a stream entered the registry.
-        if first.is_some() && self.book.leave(1 + streams.len()) && end == Synced::Done {
-            // Another scope's deadline aborted a stream this one shares (or
-            // one it depends on): some of this scope's work was discarded.
-            first_err = Some(Error::WorkAborted);
-        }
-        let mut panic = None;
-        let events = core::mem::take(&mut book.events);
-        let host_fns = core::mem::take(&mut book.host_fns);
-        // The kept values are released by `release_kept`, after this.
-        if !book.kept.is_empty() {
-            self.book.inner.borrow_mut().0 = Some(book);
-        }
-        for event in events {
-            if let Err(e) = super::destroy_event(event) {
-                first_err.get_or_insert(e);
-            }
-        }
-        for slot in host_fns {
-            // A host function skipped by a device fault or discarded by an
-            // abort is dropped here, on this thread, after the streams are idle.
-            if let (Some(p), _) = slot.settle() {
-                panic.get_or_insert(p);
-            }
-        }
-        (first_err.map_or(Ok(()), Err), panic, streams)
-    }
-
-    /// Synchronise `stream` at the scope's end, within the deadline if any;
-    /// the first error goes to `first_err`.
-    fn synchronize_at_end(
-        &self,
-        stream: Raw,
-        deadline: Option<(Duration, Instant)>,
-        first_err: &mut Option<Error>,
-    ) -> Synced {
-        let mut tries = 0;
-        loop {
-            // aclrtSynchronizeStream switches to the stream's context by
-            // itself; making it current first is a courtesy.
-            let _ = super::make_current(self.book.ctx);
-            let synced = match deadline {
-                None => super::synchronize_stream(stream),
-                Some((_, at)) => match millis_left(at) {
-                    Some(ms) => super::synchronize_stream_timeout(stream, ms),
-                    // The deadline has passed: only a stream already idle
-                    // is done.
-                    None => match super::stream_is_complete(stream) {
-                        Ok(true) => super::synchronize_stream(stream),
-                        _ => return Synced::TimedOut,
-                    },
-                },
-            };
-            match synced {
-                Ok(()) => return Synced::Done,
-                Err(e) if deadline.is_some() && e.is_timeout() => return Synced::TimedOut,
-                Err(e) => {
-                    // A device fault is reported once, then cleared.
-                    first_err.get_or_insert(e);
-                    tries += 1;
-                    if tries >= 3 {
-                        return Synced::Stuck;
-                    }
-                }
-            }
-        }
-    }
-}
-
-/// How the end of a scope left one stream.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Synced {
-    /// Idle: synchronised.
-    Done,
-    /// Not idle by the deadline.
-    TimedOut,
-    /// Its synchronisation failed repeatedly.
-    Stuck,
-}
-
-/// A lane's index as kept in a `Parked` (one byte): 63 for every lane from
-/// the 63rd on, which share `EVERY_LANE`.
-fn lane_index(i: usize) -> u8 {
-    u8::try_from(i.min(63)).unwrap_or(63)
 }

@@ -245,10 +245,9 @@ pub(crate) fn event_may_give_back(own: u64, lanes: u64) -> bool {
 /// (`start..end`) with the origin of the contents: memory parked or read
 /// again in the same scope keeps that origin, so work derived from it
 /// fails its checked wait after the scope's recovery point as the contents
-/// themselves would. A mark ends when memory holding the whole span is
-/// parked again (its origin moves into the parked buffer, where a whole
-/// overwrite ends it: [`Origin::derive`]), or at the recovery point if no
-/// failure followed its work.
+/// themselves would. A mark ends when scope work overwrites the whole span,
+/// when the span is parked again (its origin moves into the parked buffer),
+/// or at the recovery point if no failure followed its work.
 #[derive(Default)]
 pub(crate) struct Suspects {
     marks: Vec<(usize, usize, Origin)>,
@@ -280,6 +279,11 @@ impl Suspects {
             }
         });
         found
+    }
+
+    /// Scope work overwrites all of `start..end`.
+    pub(crate) fn overwritten(&mut self, start: usize, end: usize) {
+        self.marks.retain(|m| !(start <= m.0 && m.1 <= end));
     }
 
     /// The recovery point, every lane idle: marks whose work no failure

@@ -169,6 +169,18 @@ impl CoreBook {
         found
     }
 
+    /// Scope work about to be queued overwrites all of `region`: the marks
+    /// it covers end.
+    #[inline(always)]
+    pub(super) fn overwritten(&self, region: Region) {
+        if self.suspect.load(Ordering::Relaxed) {
+            let (start, end) = span(region);
+            if let Some(book) = self.inner.borrow_mut().0.as_mut() {
+                book.suspects.overwritten(start, end);
+            }
+        }
+    }
+
     /// The recovery point, every lane idle and every failure entered: the
     /// marks whose work no failure followed end ([`Suspects::settle`]).
     pub(super) fn settle_suspects(&self) {

@@ -2,8 +2,19 @@
 //! the buffers parked on it ([`Parked`], [`Source`], [`Handover`],
 //! [`SharedCore`], [`FenceCore`]) and the ways they come back. Part of the
 //! scope's unsafe core: the argument is in the parent module's docs.
+//!
+//! This file holds the types and the calls that need `unsafe`: parking a
+//! buffer, the queueing calls (a copy, a memset, host functions) and the
+//! ways back to the exclusive borrow (`Parked::into_mut` and the waits that
+//! call it). The bookkeeping around them is in child modules that deny
+//! `unsafe`: `flow` (the lane's own methods: enlisting, checks, hand-offs
+//! between lanes, marks, user events, synchronisation), `parked` (what a
+//! lane holds: accessors, origins, fences, the checks of a checked wait)
+//! and `awaited` (what awaited waits wait for).
 
 mod awaited;
+mod flow;
+mod parked;
 
 use core::cell::RefCell;
 use core::marker::PhantomData;
@@ -12,17 +23,16 @@ use std::panic::resume_unwind;
 use std::sync::Arc;
 
 use aclrt_sys as sys;
-use generativity::{Guard, Id};
+use generativity::Id;
 
-use super::super::access::{CpuVisible, RawDest, RawSource, Stable};
+use super::super::access::{CpuVisible, RawDest, Stable};
 use super::super::faults;
 use super::super::host_fn::{self, HostFnSlot};
 use super::super::protocol::failure::{
-    Origin, event_may_give_back, host_fn_panic_is_failure, lane_bit, own_lane_only,
+    Origin, event_may_give_back, host_fn_panic_is_failure, own_lane_only,
 };
-use super::super::{HandleOwner, Mem, Raw, Region, check};
-use super::book::wrong_lane;
-use super::{CoreBook, ScopeCore, escalate, open};
+use super::super::{Raw, Region, check};
+use super::{CoreBook, ScopeCore, open};
 use crate::error::{Error, Result};
 
 /// A stream enlisted in a scope, branded `'sid`: the only place where
@@ -33,7 +43,7 @@ pub struct LaneCore<'scope, 'sid> {
     core: &'scope ScopeCore<'scope>,
     stream: Raw,
     /// Its lane's index in the scope (`CoreBook::streams_of`), at most 63
-    /// ([`lane_bit`]).
+    /// ([`lane_bit`](super::super::protocol::failure::lane_bit)).
     lane: u8,
     _sid: PhantomData<Id<'sid>>,
 }
@@ -50,7 +60,8 @@ pub struct Parked<'scope, 'sid, D: ?Sized> {
     ptr: NonNull<D>,
     region: Region,
     stream: Raw,
-    /// Its lane's index in the scope, at most 63 ([`lane_bit`]).
+    /// Its lane's index in the scope, at most 63
+    /// ([`lane_bit`](super::super::protocol::failure::lane_bit)).
     lane: u8,
     /// Where its contents came from: the failure clock when the work
     /// behind them began (when it was parked, or earlier, when its contents
@@ -126,34 +137,6 @@ pub struct SharedReader<'a, 'scope, 'sid, D: ?Sized> {
     _sid: PhantomData<Id<'sid>>,
 }
 
-impl<'a, 'scope, 'sid, D: ?Sized> SharedReader<'a, 'scope, 'sid, D> {
-    /// The shared buffer.
-    pub(crate) fn shared(&self) -> &'a SharedCore<'scope, D> {
-        self.shared
-    }
-}
-
-impl<D: ?Sized> SharedCore<'_, D> {
-    /// Its origin once taken back by lane `bit` for writing: with every lane
-    /// it was lent to, which may still read it if a wait task failed.
-    fn reclaimed(&self, bit: u64) -> Origin {
-        Origin {
-            since: self.origin.since,
-            lanes: self.origin.lanes | self.lent.get() | bit,
-        }
-    }
-
-    /// The start address.
-    pub(crate) fn address(&self) -> NonNull<u8> {
-        self.region.ptr
-    }
-
-    /// How many lanes read it so far.
-    pub(crate) fn reader_count(&self) -> usize {
-        self.readers.borrow().len()
-    }
-}
-
 /// An event the scope recorded on one of its lanes (a point others may
 /// wait for); the scope destroys it after its final synchronisation.
 ///
@@ -167,12 +150,6 @@ pub struct ScopeEvent<'scope> {
     _scope: PhantomData<fn(&'scope ()) -> &'scope ()>,
 }
 
-impl core::fmt::Debug for ScopeEvent<'_> {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        self.event.fmt(f)
-    }
-}
-
 /// A `Region` moved into a host function.
 struct SendRegion(Region);
 // SAFETY: the region is only dereferenced inside the host function, under
@@ -181,100 +158,6 @@ struct SendRegion(Region);
 unsafe impl Send for SendRegion {}
 
 impl<'scope, 'sid> LaneCore<'scope, 'sid> {
-    /// Enlist `stream` in the scope, branded `'sid` by `guard`. The stream is
-    /// borrowed for `'scope`, so it outlives the scope's final
-    /// synchronisation.
-    pub(crate) fn new(
-        core: &'scope ScopeCore<'scope>,
-        stream: &'scope impl HandleOwner,
-        guard: Guard<'sid>,
-    ) -> Self {
-        Self::in_set(core, stream, Id::from(guard))
-    }
-
-    /// Enlist `stream` as one lane of a set branded `'sid` by one guard
-    /// ([`Scope::lanes`](crate::Scope::lanes)): the brand then names the set,
-    /// not one stream, and every operand bound to a stream (a [`Parked`],
-    /// a shared read) is checked against the lane's stream before work on
-    /// it is queued ([`check_lane`](Self::check_lane)).
-    pub(crate) fn in_set(
-        core: &'scope ScopeCore<'scope>,
-        stream: &'scope impl HandleOwner,
-        brand: Id<'sid>,
-    ) -> Self {
-        let _ = brand;
-        let stream = stream.handle();
-        let lane = core.enlist(stream);
-        LaneCore {
-            core,
-            stream,
-            lane,
-            _sid: PhantomData,
-        }
-    }
-
-    /// Its lane's bit in an [`Origin`].
-    #[inline(always)]
-    fn bit(&self) -> u64 {
-        lane_bit(usize::from(self.lane))
-    }
-
-    /// The stream, to queue work on it: every path that queues work of the
-    /// scope on a lane's stream takes the handle through this (or
-    /// [`queue`](Self::queue)), which notes that the scope's end must
-    /// synchronise the stream again (see `Enlisted::settled`).
-    #[inline(always)]
-    pub(crate) fn stream(&self) -> Raw {
-        self.queue()
-    }
-
-    /// The stream, about to have work queued on it: the scope's end must
-    /// synchronise it (see `Enlisted::settled`).
-    #[inline(always)]
-    fn queue(&self) -> Raw {
-        self.core.book.unsettle(self.stream);
-        self.stream
-    }
-
-    /// [`Error::WrongLane`] unless an operand bound to `stream` (a buffer
-    /// parked there, or a shared read made there) may be used by work on
-    /// this lane: only on its own stream. Lanes made together
-    /// ([`Scope::lanes`](crate::Scope::lanes)) share one brand, so the brand
-    /// alone does not tell their streams apart; every path that queues work
-    /// on a bound operand checks it here, before anything is queued.
-    #[inline(always)]
-    pub(crate) fn check_lane(&self, stream: Raw) -> Result<()> {
-        if stream == self.stream {
-            Ok(())
-        } else {
-            Err(wrong_lane(self.stream, stream))
-        }
-    }
-
-    /// [`check_lane`](Self::check_lane) of a source bound to a stream.
-    #[inline(always)]
-    pub(crate) fn check_source(&self, src: &Source<'_, 'sid>) -> Result<()> {
-        match src.stream {
-            Some(stream) => self.check_lane(stream),
-            None => Ok(()),
-        }
-    }
-
-    /// The scope this lane belongs to.
-    pub(crate) fn scope(&self) -> &'scope ScopeCore<'scope> {
-        self.core
-    }
-
-    #[inline]
-    pub(in crate::ffi) fn bind(&self) -> Result<()> {
-        super::super::make_current(self.core.book.ctx)
-    }
-
-    /// The scope's context.
-    pub(in crate::ffi) fn context(&self) -> Raw {
-        self.core.book.ctx
-    }
-
     /// Park `dst` on this lane; nothing is queued yet.
     pub(crate) fn park<D: RawDest + ?Sized>(&self, dst: &'scope mut D) -> Parked<'scope, 'sid, D> {
         let mut ptr = NonNull::from(dst);
@@ -324,12 +207,13 @@ impl<'scope, 'sid> LaneCore<'scope, 'sid> {
         // * `src.region` is runtime memory readable for `src.region.bytes`
         //   bytes until this stream's work is done: shared for `'scope`, or
         //   parked on this lane (whose release waits for this stream);
-        // * `run` synchronises this stream (enlisted by `new`) before either
-        //   borrow ends (module argument);
+        // * `run` (in `scope::end`) synchronises this stream (enlisted by
+        //   `new`, in `flow`) before either borrow ends (module argument);
         // * `count` = the source's size; the runtime rejects
         //   `count > destMax` (the destination's size);
         // * `kind` describes where both lie (crate contract); the stream is
-        //   live (borrowed for `'scope`) and its context current (`bind`).
+        //   live (borrowed for `'scope`) and its context current (`bind`, in
+        //   `flow`).
         let code = unsafe {
             sys::aclrtMemcpyAsync(
                 dst.region.ptr.as_ptr().cast(),
@@ -358,7 +242,8 @@ impl<'scope, 'sid> LaneCore<'scope, 'sid> {
         // SAFETY: `region` is runtime memory (`D: Stable`, the memory
         // `aclrtMemsetAsync` is defined for) exclusively borrowed for
         // `'scope` by `dst`, whose earlier work is queued on this stream;
-        // `run` synchronises the stream before the borrow ends;
+        // `run` (in `scope::end`) synchronises the stream before the borrow
+        // ends;
         // count == maxCount == its size; the stream is live and its context
         // current.
         let code = unsafe {
@@ -391,10 +276,11 @@ impl<'scope, 'sid> LaneCore<'scope, 'sid> {
         });
         // SAFETY: this only erases a lifetime. The closure may borrow data for
         // `'scope`. It is called by the trampoline before the stream's
-        // synchronisation in `ScopeCore::finish` completes, or dropped by
-        // `finish` after it (the slot is in the book, below); both happen
+        // synchronisation in `ScopeCore::finish` (in `scope::end`)
+        // completes, or dropped by `finish` after it (the slot is in the
+        // book, below); both happen
         // before `'scope` ends (module argument). The slot is dropped earlier
-        // only if `bind` fails, when the runtime never saw it.
+        // only if `bind` (in `flow`) fails, when the runtime never saw it.
         let f: Box<dyn FnOnce() + Send + 'static> = unsafe { core::mem::transmute(f) };
         let slot = HostFnSlot::new(f);
         self.bind()?;
@@ -404,9 +290,9 @@ impl<'scope, 'sid> LaneCore<'scope, 'sid> {
         self.core.book.promote();
         open::host_fns_on(self.core.book.id, self.stream);
         // SAFETY: the book holds an `Arc` of `slot` (pushed above) until
-        // after the final synchronisation of this stream (enlisted by `new`),
-        // or its abort, in `ScopeCore::finish`; the stream's context is
-        // current.
+        // after the final synchronisation of this stream (enlisted by `new`,
+        // in `flow`), or its abort, in `ScopeCore::finish` (in
+        // `scope::end`); the stream's context is current.
         unsafe { host_fn::enqueue(self.queue(), &slot) }
     }
 
@@ -447,308 +333,9 @@ impl<'scope, 'sid> LaneCore<'scope, 'sid> {
         }))?;
         Ok(target)
     }
-
-    fn record_scope_event(&self) -> Result<Raw> {
-        self.bind()?;
-        let event = super::super::create_event_with_flag(self.core.book.ctx, sys::ACL_EVENT_SYNC)?;
-        self.core.book.book().events.push(event);
-        super::super::record_event(event, self.queue())?;
-        Ok(event)
-    }
-
-    /// Record an event after the last use of `item` on this lane (its
-    /// stream: the brand `'sid` says so), to hand it to another lane.
-    pub(crate) fn signal<D: ?Sized>(
-        &self,
-        item: Parked<'scope, 'sid, D>,
-    ) -> Result<Handover<'scope, 'sid, D>> {
-        self.check_lane(item.stream)?;
-        let event = self.record_scope_event()?;
-        Ok(Handover { event, item })
-    }
-
-    /// Make this lane wait for `handover` (`aclrtStreamWaitEvent`) and park
-    /// its buffer here: work queued here afterwards, and [`Parked::wait`] on
-    /// this lane, come after the work queued on the other lane before it.
-    pub(crate) fn wait_for<'other, D: ?Sized>(
-        &self,
-        handover: Handover<'scope, 'other, D>,
-    ) -> Result<Parked<'scope, 'sid, D>> {
-        self.bind()?;
-        super::super::stream_wait_event(self.queue(), handover.event)?;
-        self.after_scope_wait(&[handover.event])?;
-        let item = handover.item;
-        Ok(Parked {
-            ptr: item.ptr,
-            region: item.region,
-            stream: self.stream,
-            lane: self.lane,
-            // It came through the other lane, which may still touch it if
-            // this wait task fails.
-            origin: Origin {
-                since: item.origin.since,
-                lanes: item.origin.lanes | self.bit(),
-            },
-            written: item.written,
-            book: item.book,
-            _borrow: PhantomData,
-            _sid: PhantomData,
-        })
-    }
-
-    /// Record an event after the last use of `item` on this lane, so that
-    /// any lane of the scope may read it ([`read_shared`](Self::read_shared)).
-    pub(crate) fn share<D: ?Sized>(
-        &self,
-        item: Parked<'scope, 'sid, D>,
-    ) -> Result<SharedCore<'scope, D>> {
-        self.check_lane(item.stream)?;
-        let event = self.record_scope_event()?;
-        Ok(SharedCore {
-            ptr: item.ptr,
-            region: item.region,
-            origin: item.origin,
-            written: item.written,
-            event,
-            readers: RefCell::new(Vec::new()),
-            lent: core::cell::Cell::new(0),
-            _borrow: PhantomData,
-            _invariant: PhantomData,
-        })
-    }
-
-    /// Make this lane wait for the producer of `shared` (once per lane) and
-    /// note it as a reader; the token lets work queued here read the buffer
-    /// ([`Source::shared_read`]).
-    pub(crate) fn read_shared<'a, D: ?Sized>(
-        &self,
-        shared: &'a SharedCore<'scope, D>,
-    ) -> Result<SharedReader<'a, 'scope, 'sid, D>> {
-        if !shared.readers.borrow().contains(&self.stream) {
-            self.bind()?;
-            super::super::stream_wait_event(self.queue(), shared.event)?;
-            shared.readers.borrow_mut().push(self.stream);
-            shared.lent.set(shared.lent.get() | self.bit());
-            self.after_scope_wait(&[shared.event])?;
-        }
-        Ok(SharedReader {
-            shared,
-            stream: self.stream,
-            _sid: PhantomData,
-        })
-    }
-
-    /// Take `shared` back to this lane for writing: this lane waits for its
-    /// producer and for an event recorded on every reader's stream after
-    /// the reads queued there.
-    pub(crate) fn reclaim<D: ?Sized>(
-        &self,
-        shared: SharedCore<'scope, D>,
-    ) -> Result<Parked<'scope, 'sid, D>> {
-        self.bind()?;
-        super::super::stream_wait_event(self.queue(), shared.event)?;
-        let mut waited = vec![shared.event];
-        for &reader in shared.readers.borrow().iter() {
-            if reader == self.stream {
-                continue;
-            }
-            let event =
-                super::super::create_event_with_flag(self.core.book.ctx, sys::ACL_EVENT_SYNC)?;
-            self.core.book.book().events.push(event);
-            self.core.book.unsettle(reader);
-            // `reader` is the stream of a lane of this scope (enlisted), so
-            // it is live until the scope's end.
-            super::super::record_event(event, reader)?;
-            super::super::stream_wait_event(self.queue(), event)?;
-            waited.push(event);
-        }
-        self.after_scope_wait(&waited)?;
-        Ok(Parked {
-            ptr: shared.ptr,
-            region: shared.region,
-            stream: self.stream,
-            lane: self.lane,
-            origin: shared.reclaimed(self.bit()),
-            written: shared.written,
-            book: &self.core.book,
-            _borrow: PhantomData,
-            _sid: PhantomData,
-        })
-    }
-
-    /// Record a point on this lane that other lanes may wait for.
-    pub(crate) fn mark(&self) -> Result<ScopeEvent<'scope>> {
-        Ok(ScopeEvent {
-            event: self.record_scope_event()?,
-            _scope: PhantomData,
-        })
-    }
-
-    /// Make this lane wait for `mark` (`aclrtStreamWaitEvent`).
-    pub(crate) fn wait_mark(&self, mark: ScopeEvent<'scope>) -> Result<()> {
-        self.bind()?;
-        super::super::stream_wait_event(self.queue(), mark.event)?;
-        self.after_scope_wait(&[mark.event])
-    }
-
-    /// This lane was just made to wait for `events`, events of this scope
-    /// recorded on its lanes. A stream wait for a record that an abort
-    /// discarded never ends (acl-facts K.8), and the escalation of another
-    /// scope may have discarded these records: it aborts a stream of this
-    /// scope only after marking this scope aborted, so if the scope is not
-    /// marked now, any such abort comes after the wait was queued, and it
-    /// aborts this lane's stream too (enlisted before: the scope's streams
-    /// join the escalation's group, see `open::abort_group`), dropping the
-    /// wait. If it is marked and a record has not executed, the wait may
-    /// have been queued after the abort and never end: the scope escalates
-    /// itself, which aborts this stream (and the wait) and every stream of
-    /// the scope, and the wait reports [`Error::WorkAborted`]. One load
-    /// while no escalation ever ran (or, in the registry, an escalation's
-    /// lock after one did).
-    #[inline]
-    fn after_scope_wait(&self, events: &[Raw]) -> Result<()> {
-        if self.core.book.aborted() {
-            return self.scope_wait_aborted(events);
-        }
-        Ok(())
-    }
-
-    #[cold]
-    #[inline(never)]
-    fn scope_wait_aborted(&self, events: &[Raw]) -> Result<()> {
-        // An error asking counts as not executed.
-        if events
-            .iter()
-            .all(|&e| super::super::event_is_complete(e).unwrap_or(false))
-        {
-            // Executed records cannot be discarded: the wait ends.
-            return Ok(());
-        }
-        // The escalation starts from the scope's entries.
-        self.core.book.promote();
-        let _ = escalate(self.core.book.id);
-        Err(Error::WorkAborted)
-    }
-
-    /// Make this lane wait for a recorded user event (`aclrtStreamWaitEvent`),
-    /// borrowed until the scope has synchronised. An escalation that aborts
-    /// the stream of the record waited for aborts this scope too, and a
-    /// record such an escalation may have discarded is not waited for
-    /// ([`Error::WorkAborted`]): see [`open::wait_for_event`].
-    pub(crate) fn wait_event(&self, event: &'scope impl HandleOwner) -> Result<()> {
-        self.bind()?;
-        let event = event.handle();
-        let stream = self.queue();
-        self.core.book.promote();
-        open::wait_for_event(
-            self.core.book.id,
-            self.core.book.ctx,
-            event,
-            || super::super::event_is_complete(event),
-            || super::super::stream_wait_event(stream, event),
-        )
-    }
-
-    /// Record a user event on this lane (`aclrtRecordEvent`); an escalation
-    /// records it again once the stream is idle.
-    pub(crate) fn record(&self, event: &impl HandleOwner) -> Result<()> {
-        self.bind()?;
-        let event = event.handle();
-        self.core.book.promote();
-        let ticket = open::scope_record_ticket();
-        super::super::record_event(event, self.queue())?;
-        open::recorded(
-            self.core.book.id,
-            event,
-            self.stream,
-            self.core.book.ctx,
-            ticket,
-        );
-        Ok(())
-    }
-
-    /// Block until all work queued on this lane has finished; an abort by
-    /// another scope's deadline is [`Error::WorkAborted`].
-    pub(crate) fn synchronize(&self) -> Result<()> {
-        self.bind()?;
-        super::super::synchronize_stream(self.stream)?;
-        self.core.book.settle(self.stream);
-        if self.core.book.aborted() {
-            return Err(Error::WorkAborted);
-        }
-        Ok(())
-    }
-
-    /// Work this lane was to do failed with `e` before it was queued (a
-    /// launch refused with its outputs given back): a failure of the lane,
-    /// so that what it was to write is not trusted (the failure rule).
-    pub(crate) fn failed(&self, e: &Error) {
-        faults::enter(faults::key(self.stream), e);
-    }
-
-    /// The origin of memory `region`, shared for the whole scope: none of
-    /// the scope's work wrote it ([`Origin::OUTSIDE`]) unless its contents
-    /// came back unchecked from such work (`CoreBook::suspect_origin`).
-    fn outside(&self, region: Region) -> Origin {
-        self.core
-            .book
-            .suspect_origin(region, false)
-            .unwrap_or(Origin::OUTSIDE)
-    }
-
-    /// Whether all work queued on this lane has finished.
-    pub(crate) fn is_complete(&self) -> Result<bool> {
-        self.bind()?;
-        super::super::stream_is_complete(self.stream)
-    }
 }
 
 impl<'scope, 'sid, D: ?Sized> Parked<'scope, 'sid, D> {
-    /// Its lane's bit in an [`Origin`].
-    #[inline(always)]
-    pub(in crate::ffi) fn bit(&self) -> u64 {
-        lane_bit(usize::from(self.lane))
-    }
-
-    /// The parked memory: exclusively borrowed for `'scope`, its work
-    /// queued on the lane branded `'sid`.
-    pub(in crate::ffi) fn region(&self) -> Region {
-        self.region
-    }
-
-    /// The start address.
-    pub(crate) fn address(&self) -> NonNull<u8> {
-        self.region.ptr
-    }
-
-    /// Work about to be queued writes it, from memory of origin `reads`
-    /// (joined over what it reads; [`Origin::OUTSIDE`]: nothing of the
-    /// scope's). `overwrite`: every byte is written (a copy, a memset, a
-    /// kernel's `Out`), so its old contents no longer matter: its
-    /// contents' work begins now (before the work is queued) or when that
-    /// of `reads` did, whichever is earlier (an origin taken from a mark
-    /// of contents that came back unchecked ends there). Otherwise (`InOut`, foreign work) the
-    /// old contents may stay: the earlier of its own time and `reads`'.
-    /// The lanes of `reads` join its own either way ([`Origin::derive`]).
-    #[inline]
-    pub(crate) fn derive(&mut self, overwrite: bool, reads: Origin) {
-        self.origin = self.origin.derive(overwrite, faults::now(), reads);
-        self.written = true;
-    }
-
-    /// The stream its work is queued on.
-    pub(crate) fn stream(&self) -> Raw {
-        self.stream
-    }
-
-    /// Synchronise its stream (`aclrtSynchronizeStream`) and give the
-    /// exclusive borrow back for the rest of the scope, if its work did not
-    /// fault. On error the buffer stays borrowed until the scope ends.
-    #[inline]
-    pub(crate) fn wait(self) -> Result<&'scope mut D> {
-        self.wait_or_keep().map_err(|(e, _)| e)
-    }
-
     /// [`wait`](Self::wait), which on error gives the buffer back, still
     /// parked on its lane (nothing about it changed: it may be waited for
     /// again, or used by more work on its lane).
@@ -762,7 +349,8 @@ impl<'scope, 'sid, D: ?Sized> Parked<'scope, 'sid, D> {
     pub(crate) fn wait_or_keep(self) -> core::result::Result<&'scope mut D, (Error, Self)> {
         match self.sync_checked() {
             // SAFETY: the stream was synchronised without an abort of the
-            // scope (`sync_checked`), so no asynchronous access remains.
+            // scope (`sync_checked`, in `parked`), so no asynchronous access
+            // remains.
             Ok(()) => Ok(unsafe { self.into_mut() }),
             Err(e) => Err((e, self)),
         }
@@ -783,51 +371,6 @@ impl<'scope, 'sid, D: ?Sized> Parked<'scope, 'sid, D> {
         // holds every lane it came through) without an abort of the scope,
         // so no asynchronous access remains.
         Ok(unsafe { self.into_mut() })
-    }
-
-    /// It goes back to the user unchecked: contents that scope work wrote
-    /// keep their origin in the scope (`CoreBook::mark_suspect`).
-    #[inline(always)]
-    fn unchecked(&self) {
-        if self.written {
-            self.book.mark_suspect(self.region, self.origin);
-        }
-    }
-
-    /// The checked synchronisation of [`wait_or_keep`](Self::wait_or_keep):
-    /// `Ok` when the stream was synchronised (and every lane of the
-    /// buffer's origin), no abort of the scope discarded work, and no
-    /// failure sticks to the scope or was seen since the buffer's work
-    /// began. When its origin holds other lanes, they are made idle by the
-    /// give-back primitive ([`CoreBook::idle_for_give_back`]); a failure it
-    /// meets is in the record, so `check_after_sync` reports it.
-    #[inline]
-    fn sync_checked(&self) -> Result<()> {
-        if !own_lane_only(self.bit(), self.origin.lanes) {
-            self.book
-                .idle_for_give_back(self.bit(), self.origin.lanes)?;
-        } else {
-            // No context is made current: `aclrtSynchronizeStream` switches
-            // to the stream's context by itself (acl-facts 5.4).
-            super::super::synchronize_stream(self.stream)?;
-            self.book.settle(self.stream);
-        }
-        self.check_after_sync()
-    }
-
-    /// The rest of a checked wait once the stream was synchronised after
-    /// the buffer's last work: no abort discarded work, and no failure
-    /// concerns it.
-    #[inline]
-    fn check_after_sync(&self) -> Result<()> {
-        if self.book.aborted() {
-            // The work was (partly) discarded: its result is not there.
-            return Err(Error::WorkAborted);
-        }
-        match self.book.failure(self.origin) {
-            Some(fault) => Err(fault),
-            None => Ok(()),
-        }
     }
 
     /// The exclusive borrow back, once.
@@ -851,50 +394,6 @@ impl<'scope, 'sid, D: ?Sized> Parked<'scope, 'sid, D> {
     }
 }
 
-impl<'scope, 'sid, D: ?Sized> Parked<'scope, 'sid, D> {
-    /// Record an event on its stream after the work queued there so far
-    /// (`aclrtRecordEvent`): the last use of the buffer, since the fence
-    /// takes it over and nothing can queue more work on it.
-    pub(crate) fn fence(self) -> core::result::Result<FenceCore<'scope, 'sid, D>, (Error, Self)> {
-        match self.record_fence() {
-            Ok(event) => Ok(FenceCore {
-                ticket: self.book.fence_ticket(),
-                item: self,
-                event,
-            }),
-            Err(e) => Err((e, self)),
-        }
-    }
-
-    fn record_fence(&self) -> Result<Raw> {
-        super::super::make_current(self.book.ctx)?;
-        let reused = self
-            .book
-            .inner
-            .borrow_mut()
-            .0
-            .as_mut()
-            .and_then(|b| b.free_fences.pop());
-        let event = match reused {
-            Some(event) => event,
-            None => {
-                let event =
-                    super::super::create_event_with_flag(self.book.ctx, sys::ACL_EVENT_SYNC)?;
-                // Destroyed by `finish`, after the final synchronisation.
-                self.book.book().events.push(event);
-                event
-            }
-        };
-        // Work is queued on the stream: the scope's end synchronises it.
-        self.book.unsettle(self.stream);
-        if let Err(e) = super::super::record_event(event, self.stream) {
-            self.book.book().free_fences.push(event);
-            return Err(e);
-        }
-        Ok(event)
-    }
-}
-
 /// A parked buffer and an event recorded on its stream after its last use
 /// there ([`Parked::fence`]): the buffer comes back when that event
 /// completes (`aclrtSynchronizeEvent`), while later work of the stream may
@@ -908,30 +407,6 @@ pub struct FenceCore<'scope, 'sid, D: ?Sized> {
 }
 
 impl<'scope, 'sid, D: ?Sized> FenceCore<'scope, 'sid, D> {
-    /// The fenced buffer.
-    pub(crate) fn item(&self) -> &Parked<'scope, 'sid, D> {
-        &self.item
-    }
-
-    /// Whether the work before the fence has finished (`aclrtQueryEventStatus`).
-    pub(crate) fn is_complete(&self) -> Result<bool> {
-        super::super::event_is_complete(self.event)
-    }
-
-    /// Back to a parked buffer on its lane, for more work there; the event
-    /// may be recorded again by another fence (nothing waits for this
-    /// record: a fence is consumed by its wait).
-    pub(crate) fn resume(self) -> Parked<'scope, 'sid, D> {
-        self.free_event();
-        self.item
-    }
-
-    fn free_event(&self) {
-        if let Some(book) = self.item.book.inner.borrow_mut().0.as_mut() {
-            book.free_fences.push(self.event);
-        }
-    }
-
     /// A checked wait ([`Parked::wait_or_keep`]): synchronise the stream
     /// (`aclrtSynchronizeStream`: the runtime reports a device fault to a
     /// stream synchronisation only, never to `aclrtSynchronizeEvent`, see
@@ -960,7 +435,7 @@ impl<'scope, 'sid, D: ?Sized> FenceCore<'scope, 'sid, D> {
         // synchronisation of this scope that began after the record) after
         // every piece of work that used the region was queued (on the
         // item's stream before the record, or on a stream it waited for),
-        // without an abort of the scope (`check_after_sync`).
+        // without an abort of the scope (`check_after_sync`, in `parked`).
         Ok(unsafe { self.item.into_mut() })
     }
 
@@ -1017,91 +492,5 @@ impl<'scope, 'sid, D: ?Sized> FenceCore<'scope, 'sid, D> {
         // (checked above: an abort marks the scope before it discards
         // anything), so no asynchronous access remains.
         Ok(unsafe { self.item.into_mut() })
-    }
-}
-
-impl<'a, 'sid> Source<'a, 'sid> {
-    /// The memory read: readable until the lane branded `'sid` is idle.
-    pub(in crate::ffi) fn region(&self) -> Region {
-        self.region
-    }
-
-    /// The stream this read must be queued on, if it is bound to one.
-    pub(in crate::ffi) fn stream(&self) -> Option<Raw> {
-        self.stream
-    }
-
-    /// Where the memory's contents came from ([`Origin::OUTSIDE`]: memory
-    /// no work of the scope wrote).
-    pub(crate) fn origin(&self) -> Origin {
-        self.origin
-    }
-
-    /// `src`, runtime memory shared for the whole scope of `lane`.
-    pub(crate) fn shared<S: Stable + ?Sized>(
-        lane: &LaneCore<'a, 'sid>,
-        src: &'a S,
-    ) -> Source<'a, 'sid> {
-        let region = RawSource::raw(src).region();
-        Source {
-            region,
-            stream: None,
-            origin: lane.outside(region),
-            _borrow: PhantomData,
-            _sid: PhantomData,
-        }
-    }
-
-    /// The memory of a read-only device view (its `Mem`, which borrows its
-    /// buffer for the whole scope of `lane`).
-    pub(crate) fn view(lane: &LaneCore<'a, 'sid>, view: Mem<'a>) -> Source<'a, 'sid> {
-        let region = view.region();
-        Source {
-            region,
-            stream: None,
-            origin: lane.outside(region),
-            _borrow: PhantomData,
-            _sid: PhantomData,
-        }
-    }
-
-    /// A shared buffer, read on the lane branded `'sid`, which has waited
-    /// for its producer and is one of its readers (the token says so), so
-    /// [`LaneCore::reclaim`] waits for this read.
-    pub(crate) fn shared_read<D: ?Sized>(
-        reader: &'a SharedReader<'_, '_, 'sid, D>,
-    ) -> Source<'a, 'sid> {
-        Source {
-            region: reader.shared.region,
-            stream: Some(reader.stream),
-            // What the producers wrote: the other readers only read it.
-            origin: reader.shared.origin,
-            _borrow: PhantomData,
-            _sid: PhantomData,
-        }
-    }
-
-    /// A buffer parked on the lane branded `'sid`, read there: the read is
-    /// queued on its stream, so its release waits for it.
-    pub(crate) fn in_flight<D: Stable + ?Sized>(item: &'a Parked<'_, 'sid, D>) -> Source<'a, 'sid> {
-        Source {
-            region: item.region,
-            stream: Some(item.stream),
-            origin: item.origin,
-            _borrow: PhantomData,
-            _sid: PhantomData,
-        }
-    }
-}
-
-impl<'scope, 'sid, D: ?Sized> Handover<'scope, 'sid, D> {
-    /// The event.
-    pub(crate) fn event(&self) -> Raw {
-        self.event
-    }
-
-    /// The buffer.
-    pub(crate) fn item(&self) -> &Parked<'scope, 'sid, D> {
-        &self.item
     }
 }
