@@ -20,6 +20,11 @@ mod failure_rule;
 #[path = "rule_review.rs"]
 mod rule_review;
 
+/// A second independent review's attacks on the failure rule (buffer
+/// origins and the marks of contents given back unchecked), here too.
+#[path = "rule_review2.rs"]
+mod rule_review2;
+
 use std::time::Duration;
 
 use aclrt::kernel::{Count, In, InOut, Out};

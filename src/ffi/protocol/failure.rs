@@ -245,8 +245,8 @@ pub(crate) fn event_may_give_back(own: u64, lanes: u64) -> bool {
 /// (`start..end`) with the origin of the contents: memory parked or read
 /// again in the same scope keeps that origin, so work derived from it
 /// fails its checked wait after the scope's recovery point as the contents
-/// themselves would. A mark ends when scope work overwrites the whole span,
-/// when the span is parked again (its origin moves into the parked buffer),
+/// themselves would. A mark ends where scope work overwrites it (the bytes
+/// of its span not written keep it), when the span is parked again (its origin moves into the parked buffer),
 /// or at the recovery point if no failure followed its work.
 #[derive(Default)]
 pub(crate) struct Suspects {
@@ -281,9 +281,25 @@ impl Suspects {
         found
     }
 
-    /// Scope work overwrites all of `start..end`.
+    /// Scope work overwrites all of `start..end`: those bytes are no longer
+    /// marked (their new origin is the writer's); the rest of a mark that
+    /// overlaps them keeps its origin, so memory written afresh in parts
+    /// is clean once every part was written.
     pub(crate) fn overwritten(&mut self, start: usize, end: usize) {
-        self.marks.retain(|m| !(start <= m.0 && m.1 <= end));
+        let mut rest = Vec::new();
+        self.marks.retain(|m| {
+            if m.0 >= end || start >= m.1 {
+                return true;
+            }
+            if m.0 < start {
+                rest.push((m.0, start, m.2));
+            }
+            if end < m.1 {
+                rest.push((end, m.1, m.2));
+            }
+            false
+        });
+        self.marks.extend(rest);
     }
 
     /// The recovery point, every lane idle: marks whose work no failure

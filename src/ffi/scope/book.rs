@@ -169,8 +169,8 @@ impl CoreBook {
         found
     }
 
-    /// Scope work about to be queued overwrites all of `region`: the marks
-    /// it covers end.
+    /// Scope work about to be queued overwrites all of `region`: no mark
+    /// covers its bytes any more (the rest of a mark it overlaps stays).
     #[inline(always)]
     pub(super) fn overwritten(&self, region: Region) {
         if self.suspect.load(Ordering::Relaxed) {
