@@ -569,6 +569,13 @@ pub trait KernelArg<'scope, 'id, 'sid, M: RunMode, P: Param> {
         let _ = lane;
         Origin::OUTSIDE
     }
+    /// The count this argument passes (a [`Count`]), taken before any
+    /// argument is staged, so a launch knows how much of each `Out` it
+    /// writes.
+    #[doc(hidden)]
+    fn passed_count(&self) -> Option<usize> {
+        None
+    }
 }
 
 impl<'scope, 'id, 'sid, M, T, S> KernelArg<'scope, 'id, 'sid, M, In<T>> for S
@@ -589,9 +596,9 @@ where
     }
 }
 
-/// Stage a buffer the launch writes; `overwrite`: every element is written
-/// (`Out`), so its contents come from what the launch reads only
-/// (`Parked::derive`).
+/// Stage a buffer the launch writes; `overwrite`: every element the kernel
+/// may touch is written (`Out`), so where that is the whole buffer its
+/// contents come from what the launch reads only (`Parked::derive`).
 fn stage_dest<'scope, 'id, 'sid, X>(
     x: X,
     lane: &LaneCore<'scope, 'sid>,
@@ -602,7 +609,11 @@ where
     X: AsyncDest<'scope, 'id, 'sid>,
 {
     let (mut parked, len) = x.into_parked(lane);
-    parked.derive(overwrite, staged.reads_origin());
+    // An `Out` is written whole only where no count of the launch stops
+    // short of its length (the kernel's contract: every element it may
+    // touch).
+    let whole = overwrite && staged.writes_whole(len);
+    parked.derive(whole, staged.reads_origin());
     staged.write(&parked, len);
     InFlight::from_parked(parked, len)
 }
@@ -695,6 +706,9 @@ impl<'scope, 'id, 'sid, M: RunMode> KernelArg<'scope, 'id, 'sid, M, Count> for u
     fn stage(self, _lane: &LaneCore<'scope, 'sid>, staged: &mut Staged<'sid>) {
         staged.count(self);
     }
+    fn passed_count(&self) -> Option<usize> {
+        Some(*self)
+    }
 }
 
 /// The arguments of a launch of a kernel with signature `P`: a tuple with
@@ -727,6 +741,7 @@ macro_rules! tuples {
                 // What every input's contents came from, before any output
                 // is staged (outputs may come first in the parameter order).
                 $(staged.reads($a.reads_origin(lane));)+
+                $(if let Some(n) = <$A as KernelArg<'scope, 'id, 'sid, M, $P>>::passed_count(&$a) { staged.counted(n); })+
                 ($($a.stage(lane, staged),)+)
             }
         }

@@ -357,8 +357,8 @@ impl<'scope, 'env, 'id, M: RunMode> Scope<'scope, 'env, 'id, M> {
     /// and return the first (`Ok(None)`: there was none). From then on the failure no longer sticks to the scope: checked
     /// waits of work queued after this call, and the scope's end, are
     /// judged on failures seen after it. A buffer whose contents come from
-    /// work queued before a failure keeps failing its checked waits, and so
-    /// does what is derived from it — also after it came back with
+    /// work of a failed lane queued before the failure keeps failing its
+    /// checked waits, and so does what is derived from it — also after it came back with
     /// [`InFlight::reuse`] and was parked or read again — until work of the
     /// scope overwrites it whole (a copy into it, a memset, a kernel's
     /// `Out`).

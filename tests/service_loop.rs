@@ -25,6 +25,9 @@ mod rule_review;
 #[path = "rule_review2.rs"]
 mod rule_review2;
 
+#[path = "failure_marks.rs"]
+mod failure_marks;
+
 use std::time::Duration;
 
 use aclrt::kernel::{Count, In, InOut, Out};

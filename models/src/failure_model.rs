@@ -18,8 +18,8 @@
 //! flight.
 
 use crate::failure::{
-    EVERY_LANE, Log, Origin, Sticky, Suspects, event_may_give_back, give_back_lanes,
-    host_fn_panic_is_failure, lane_bit,
+    EVERY_LANE, Lanes, Log, Origin, Sticky, Suspects, event_may_give_back, give_back_lanes,
+    host_fn_panic_is_failure, lane_bit, mark_origin,
 };
 use crate::fault_watch::Watch;
 use crate::harness::{assert_bites_spinning_bounded, explore_spinning_bounded};
@@ -49,12 +49,12 @@ fn index(stream: usize) -> usize {
 }
 
 /// A stream's lane in an `Origin` (the scope enlisted `A`, `B`, `C`).
-fn bit(stream: usize) -> u64 {
+fn bit(stream: usize) -> Lanes {
     lane_bit(index(stream))
 }
 
 /// The streams of the lanes in `lanes` (`CoreBook::streams_of`).
-fn streams_of(lanes: u64) -> Vec<usize> {
+fn streams_of(lanes: Lanes) -> Vec<usize> {
     STREAMS
         .iter()
         .copied()
@@ -94,6 +94,12 @@ fn mine(k: usize) -> bool {
     STREAMS.contains(&k)
 }
 
+/// Whether stream `k` is one of the lanes `lanes` (a checked wait's
+/// `from`: the lanes whose failures concern the contents).
+fn on(lanes: Lanes) -> impl Fn(usize) -> bool {
+    move |k| streams_of(lanes).contains(&k)
+}
+
 /// A task on `A` fails with an unlisted code; another thread's
 /// synchronisation of `A` may take it first. The checked wait (its own
 /// synchronisation, `quiesce`, `Sticky::check`) fails, and so does every
@@ -111,11 +117,14 @@ fn seen_by_another_thread() {
     };
     sync(&w, A);
     w.watch.quiesce(|k| k == A);
-    let first = sticky.check(&w.log, since, mine);
+    let first = sticky.check(&w.log, since, on(bit(A)), mine);
     other.join().unwrap();
     assert_eq!(first, Some(UNLISTED), "the checked wait missed the failure");
     // Sticky: a buffer parked after it fails too.
-    assert_eq!(sticky.check(&w.log, w.log.now(), mine), Some(UNLISTED));
+    assert_eq!(
+        sticky.check(&w.log, w.log.now(), on(bit(B)), mine),
+        Some(UNLISTED)
+    );
 }
 
 /// Lane `A`'s host function still writes the buffer; lane `B`'s wait task
@@ -187,7 +196,7 @@ fn host_fn_panic_and_recovery() {
     sync(&w, A);
     w.watch.quiesce(|k| k == A);
     assert_eq!(
-        sticky.check(&w.log, before, mine),
+        sticky.check(&w.log, before, on(bit(A)), mine),
         Some(PANICKED),
         "the panic was missed"
     );
@@ -198,17 +207,17 @@ fn host_fn_panic_and_recovery() {
     assert_eq!(sticky.recover(&w.log, mine), Some(PANICKED));
     let after = w.log.now(); // a buffer parked after the recovery
     assert_eq!(
-        sticky.check(&w.log, after, mine),
+        sticky.check(&w.log, after, on(bit(A)), mine),
         None,
         "work after recovery is clean"
     );
     assert_eq!(
-        sticky.check(&w.log, before, mine),
+        sticky.check(&w.log, before, on(bit(A)), mine),
         Some(PANICKED),
         "older contents still fail"
     );
     assert_eq!(
-        sticky.check(&w.log, after, mine),
+        sticky.check(&w.log, after, on(bit(A)), mine),
         None,
         "and that does not stick again"
     );
@@ -231,12 +240,63 @@ fn give_back_leaves_other_lanes() {
             w.done[2].store(true, Ordering::SeqCst);
         })
     };
-    let origin = Origin::new(w.log.now(), bit(B));
+    // The buffer never met `C`; its memory came from a mark of contents
+    // that passed `C` before (given back by a `reuse` that made `C` idle):
+    // `C`'s failures concern it, but nothing waits for `C` again.
+    let passed = Origin {
+        since: w.log.now(),
+        lanes: bit(B) | bit(C),
+        from: 0,
+    };
+    let marked = mark_origin(passed, true, bit(B));
+    let origin = Origin::new(w.log.now(), bit(B)).join(marked);
     for stream in streams_of(give_back_lanes(bit(B), origin.lanes)) {
         sync(&w, stream);
     }
+    // A checked wait then waits for other threads' synchronisations of the
+    // lanes its contents concern (none here) and looks their failures up.
+    w.watch.quiesce(on(origin.concern()));
     served.store(true, Ordering::SeqCst);
     host_fn.join().unwrap();
+}
+
+/// A request on `C` fails (another thread's synchronisation of `C` takes
+/// it); contents of `B` from before it (weights loaded once) are not
+/// concerned: after the recovery point their checked waits pass, and
+/// their mark ends there, while contents of `C` from before it still fail.
+fn older_contents_judged_by_their_lanes() {
+    let w = world();
+    let mut sticky = Sticky::new(w.log.now());
+    let mut suspects = Suspects::default();
+    let weights = Origin::new(w.log.now(), bit(B));
+    let request = Origin::new(w.log.now(), bit(C));
+    suspects.mark(0x1000, 0x2000, mark_origin(weights, true, bit(B)));
+    w.stored[2].store(u64::from(UNLISTED), Ordering::SeqCst);
+    let other = {
+        let w = w.clone();
+        thread::spawn(move || {
+            sync(&w, C);
+        })
+    };
+    // The recovery point.
+    for s in STREAMS {
+        sync(&w, s);
+    }
+    w.watch.quiesce(mine);
+    suspects.settle(|o| w.log.since(o.since, on(o.concern())).is_some());
+    assert_eq!(sticky.recover(&w.log, mine), Some(UNLISTED));
+    other.join().unwrap();
+    assert_eq!(
+        sticky.check(&w.log, request.since, on(request.concern()), mine),
+        Some(UNLISTED),
+        "contents of the failed lane passed"
+    );
+    assert_eq!(
+        sticky.check(&w.log, weights.since, on(weights.concern()), mine),
+        None,
+        "contents of another lane failed"
+    );
+    assert_eq!(suspects.origin(0x1000, 0x2000, false), None, "mark kept");
 }
 
 /// A kernel on `A` writes a buffer and fails; a fence's `reuse` gives the
@@ -251,8 +311,8 @@ fn reused_contents_after_recovery() {
     let (start, end) = (0x1000, 0x2000);
     let written = Origin::new(w.log.now(), bit(A)); // the kernel's output
     w.stored[0].store(u64::from(UNLISTED), Ordering::SeqCst);
-    // The fence's give-back: unchecked, so marked.
-    suspects.mark(start, end, written);
+    // The fence's give-back, at its event: unchecked, so marked.
+    suspects.mark(start, end, mark_origin(written, false, bit(A)));
     let other = {
         let w = w.clone();
         thread::spawn(move || {
@@ -265,7 +325,7 @@ fn reused_contents_after_recovery() {
         sync(&w, s);
     }
     w.watch.quiesce(mine);
-    suspects.settle(|o| w.log.since(o.since, mine).is_some());
+    suspects.settle(|o| w.log.since(o.since, on(o.concern())).is_some());
     assert_eq!(sticky.recover(&w.log, mine), Some(UNLISTED));
     other.join().unwrap();
     // Parked again after the recovery point, then copied on `B`.
@@ -275,13 +335,39 @@ fn reused_contents_after_recovery() {
         .map_or(fresh, |m| fresh.join(m));
     let copy = Origin::new(w.log.now(), bit(B)).derive(true, w.log.now(), parked);
     assert_eq!(
-        sticky.check(&w.log, copy.since, mine),
+        sticky.check(&w.log, copy.since, on(copy.concern()), mine),
         Some(UNLISTED),
         "work derived from reused contents passed after the recovery point"
     );
     // Contents written after the recovery point are clean.
     let clean = Origin::new(w.log.now(), bit(B));
-    assert_eq!(sticky.check(&w.log, clean.since, mine), None);
+    assert_eq!(
+        sticky.check(&w.log, clean.since, on(clean.concern()), mine),
+        None
+    );
+}
+
+#[test]
+fn failure_older_contents_judged_by_their_lanes() {
+    explore_spinning_bounded(
+        "failure_older_contents_judged_by_their_lanes",
+        3,
+        older_contents_judged_by_their_lanes,
+    );
+}
+
+#[test]
+fn mutant_failure_older_contents_any_lane() {
+    assert_bites_spinning_bounded(
+        "failure-older-contents-any-lane",
+        3,
+        older_contents_judged_by_their_lanes,
+    );
+}
+
+#[test]
+fn mutant_failure_mark_keeps_lanes() {
+    assert_bites_spinning_bounded("failure-mark-keeps-lanes", 4, give_back_leaves_other_lanes);
 }
 
 #[test]

@@ -402,6 +402,9 @@ pub struct Staged<'sid> {
     /// ([`Staged::reads`]); `Origin::OUTSIDE` while nothing of the scope's
     /// is read.
     reads: Origin,
+    /// The smallest count the launch passes (`usize::MAX`: none), known
+    /// before its outputs are staged ([`Staged::counted`]).
+    counted: usize,
     _sid: PhantomData<Id<'sid>>,
 }
 

@@ -32,7 +32,11 @@ impl<'ctx, 'id> Binary<'ctx, 'id> {
     ///   runtime passes it: a buffer as its 8-byte device address, a
     ///   scalar or count as its bytes, each 8-byte aligned (acl-facts K.6);
     /// * reads only the buffers declared `In` or `InOut`, and writes only
-    ///   the buffers declared `Out` or `InOut`;
+    ///   the buffers declared `Out` or `InOut`; it writes every element of
+    ///   an `Out` that it may touch (below), so that nothing of its old
+    ///   contents is left — a buffer it may write in part is `InOut`
+    ///   (the failure rule counts on it: a checked wait judges a whole
+    ///   `Out` by the launch's inputs alone);
     /// * touches each buffer only within its length in elements of the
     ///   declared type — and where the signature has a `Count`, only the
     ///   elements below that count (the launch checks that the count fits

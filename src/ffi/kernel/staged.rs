@@ -103,6 +103,7 @@ impl<'sid> Staged<'sid> {
             items: Items::new(),
             bound: [None, None],
             reads: Origin::OUTSIDE,
+            counted: usize::MAX,
             _sid: PhantomData,
         }
     }
@@ -155,6 +156,20 @@ impl<'sid> Staged<'sid> {
     #[inline(always)]
     pub(crate) fn reads_origin(&self) -> Origin {
         self.reads
+    }
+
+    /// The launch passes the count `n` (known before staging).
+    #[inline(always)]
+    pub(crate) fn counted(&mut self, n: usize) {
+        self.counted = self.counted.min(n);
+    }
+
+    /// Whether the kernel writes every element of an `Out` of `len`
+    /// elements: it writes every element it may touch (its contract), which
+    /// is all of them unless a count of the launch is smaller.
+    #[inline(always)]
+    pub(crate) fn writes_whole(&self, len: usize) -> bool {
+        self.counted >= len
     }
 
     /// A buffer the kernel writes (`Out`, `InOut`): parked on this lane.

@@ -119,24 +119,33 @@ impl<E: Clone> Sticky<E> {
     }
 
     /// The failure a checked wait reports for contents whose work began at
-    /// clock value `since`, the scope's streams being those `mine`
-    /// accepts: the sticky one, or the earliest entered after `since` or
-    /// the base (whichever is earlier), which then sticks if it came after
-    /// the base (one the scope recovered from fails only older contents).
+    /// clock value `since` on the streams `from` accepts, the scope's
+    /// streams being those `mine` accepts: the sticky one, or one entered
+    /// on any of the scope's streams after the base (which then sticks), or
+    /// — for contents older than the base — one entered on a stream of
+    /// their own after `since` (a failure the scope recovered from fails
+    /// only the contents it may concern).
     pub(crate) fn check(
         &mut self,
         log: &Log<E>,
         since: u64,
+        from: impl Fn(usize) -> bool,
         mine: impl Fn(usize) -> bool,
     ) -> Option<E> {
         if let Some(e) = &self.failure {
             return Some(e.clone());
         }
-        let (at, found) = log.since(since.min(self.base), mine)?;
-        if at > self.base {
+        if let Some((_, found)) = log.since(self.base, &mine) {
             self.failure = Some(found.clone());
+            return Some(found);
         }
-        Some(found)
+        if since >= self.base {
+            return None;
+        }
+        if mutant("failure-older-contents-any-lane") {
+            return log.since(since, mine).map(|f| f.1);
+        }
+        log.since(since, |k| from(k) && mine(k)).map(|f| f.1)
     }
 
     /// The recovery point, once every stream of the scope is idle: the
@@ -144,34 +153,44 @@ impl<E: Clone> Sticky<E> {
     /// sticks; the base moves to now.
     pub(crate) fn recover(&mut self, log: &Log<E>, mine: impl Fn(usize) -> bool) -> Option<E> {
         let now = log.now();
-        let failure = self.check(log, u64::MAX, mine);
+        let failure = self.check(log, u64::MAX, |_| false, mine);
         self.base = now.max(self.base);
         self.failure = None;
         failure
     }
 }
 
-/// The lane of a scope's `index`th enlisted stream, as a bit of
-/// [`Origin::lanes`]; a scope's lanes past the 63rd share [`EVERY_LANE`].
+/// A set of a scope's lanes: bit `i` for its `i`th enlisted stream
+/// ([`lane_bit`]).
+pub(crate) type Lanes = u32;
+
+/// The lane of a scope's `index`th enlisted stream, as a bit of a
+/// [`Lanes`] set; a scope's lanes from the 31st on share [`EVERY_LANE`].
 #[inline(always)]
-pub(crate) const fn lane_bit(index: usize) -> u64 {
-    if index < 63 { 1 << index } else { EVERY_LANE }
+pub(crate) const fn lane_bit(index: usize) -> Lanes {
+    if index < 31 { 1 << index } else { EVERY_LANE }
 }
 
-/// Every lane of the scope (a set that names a lane past the 63rd).
-pub(crate) const EVERY_LANE: u64 = 1 << 63;
+/// Every lane of the scope (a set that names a lane from the 31st on).
+pub(crate) const EVERY_LANE: Lanes = 1 << 31;
 
 /// Where a buffer's contents came from: when the work behind them began
-/// (`since`, a value of the [`Log`]'s clock) and the lanes (bits of
-/// [`lane_bit`]) that may have written them or may still touch the memory:
-/// its own, every lane its contents came through (a hand-off, a copy or a
-/// kernel reading another buffer), every lane it was lent to (a shared
-/// read). A set only grows: a lane the buffer passed through may still
-/// touch it when the wait task of the hand-off failed.
+/// (`since`, a value of the [`Log`]'s clock) and two sets of lanes.
+/// `lanes`: those a checked wait or a give-back makes idle — its own,
+/// every lane the memory passed through (a hand-off) or was lent to (a
+/// shared read), which may still touch it when a wait task failed, and
+/// every lane whose work its contents come from that may not have been
+/// synchronised yet (a copy or a kernel reading another lane's buffer).
+/// `from`: lanes whose failures concern the contents but whose work on
+/// them is known to be over (contents given back unchecked by a give-back
+/// that made them idle, `mark_origin`): a checked wait looks their
+/// failures up, and waits for other threads' synchronisations of them in
+/// flight, but does not synchronise them. `lanes` only grows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Origin {
     pub(crate) since: u64,
-    pub(crate) lanes: u64,
+    pub(crate) lanes: Lanes,
+    pub(crate) from: Lanes,
 }
 
 impl Origin {
@@ -179,12 +198,17 @@ impl Origin {
     pub(crate) const OUTSIDE: Origin = Origin {
         since: u64::MAX,
         lanes: 0,
+        from: 0,
     };
 
     /// Contents whose work begins at clock value `since` on lane `lane`.
     #[inline(always)]
-    pub(crate) const fn new(since: u64, lane: u64) -> Origin {
-        Origin { since, lanes: lane }
+    pub(crate) const fn new(since: u64, lane: Lanes) -> Origin {
+        Origin {
+            since,
+            lanes: lane,
+            from: 0,
+        }
     }
 
     /// Contents that come from both.
@@ -193,7 +217,14 @@ impl Origin {
         Origin {
             since: self.since.min(other.since),
             lanes: self.lanes | other.lanes,
+            from: self.from | other.from,
         }
+    }
+
+    /// Every lane whose failures concern the contents.
+    #[inline(always)]
+    pub(crate) fn concern(self) -> Lanes {
+        self.lanes | self.from
     }
 
     /// Work queued now (clock value `now`) writes the buffer from memory of
@@ -202,11 +233,39 @@ impl Origin {
     /// through them).
     #[inline(always)]
     pub(crate) fn derive(self, overwrite: bool, now: u64, reads: Origin) -> Origin {
-        let own = if overwrite { now } else { self.since };
+        let (own, from) = if overwrite {
+            (now, 0)
+        } else {
+            (self.since, self.from)
+        };
         Origin {
             since: own.min(reads.since),
             lanes: self.lanes | reads.lanes,
+            from: from | reads.from,
         }
+    }
+}
+
+/// The origin a mark keeps for contents of origin `origin`, given back
+/// unchecked by a give-back that made every lane of `origin.lanes` idle
+/// (`synced`), or at an event of lane `own` (a fence's `reuse` of a buffer
+/// that never left it). Memory parked or read again from the mark joins
+/// it. After a synchronisation no lane of the origin touches the memory
+/// any more and the failures of its work are in the record (or in a
+/// synchronisation of another thread in flight): they move to `from`, so
+/// that nothing waits for those lanes again (one may be waiting for this
+/// thread). After an event, lane `own`'s failure may not be known to
+/// anyone yet: it stays a lane to synchronise.
+#[inline(always)]
+pub(crate) fn mark_origin(origin: Origin, synced: bool, own: Lanes) -> Origin {
+    if mutant("failure-mark-keeps-lanes") {
+        return origin;
+    }
+    let lanes = if synced { 0 } else { own };
+    Origin {
+        since: origin.since,
+        lanes,
+        from: origin.concern() & !lanes,
     }
 }
 
@@ -215,7 +274,7 @@ impl Origin {
 /// event or a hand-off orders nothing when the wait task behind it failed
 /// — and a lane the buffer never met may be waiting for this very thread.
 #[inline(always)]
-pub(crate) fn give_back_lanes(own: u64, lanes: u64) -> u64 {
+pub(crate) fn give_back_lanes(own: Lanes, lanes: Lanes) -> Lanes {
     if mutant("failure-skip-source-lane") {
         own
     } else if mutant("failure-idle-every-lane") {
@@ -228,7 +287,7 @@ pub(crate) fn give_back_lanes(own: u64, lanes: u64) -> u64 {
 /// Whether the buffer's contents and memory never left lane `own`: then
 /// its own stream (or a fence's event on it) is all a wait needs.
 #[inline(always)]
-pub(crate) fn own_lane_only(own: u64, lanes: u64) -> bool {
+pub(crate) fn own_lane_only(own: Lanes, lanes: Lanes) -> bool {
     own != EVERY_LANE && lanes & !own == 0
 }
 
@@ -236,7 +295,7 @@ pub(crate) fn own_lane_only(own: u64, lanes: u64) -> bool {
 /// only): not once the buffer left its lane, where a failed wait task
 /// orders nothing ([`give_back_lanes`] instead).
 #[inline(always)]
-pub(crate) fn event_may_give_back(own: u64, lanes: u64) -> bool {
+pub(crate) fn event_may_give_back(own: Lanes, lanes: Lanes) -> bool {
     own_lane_only(own, lanes) || mutant("failure-trust-hand-off")
 }
 
@@ -246,8 +305,9 @@ pub(crate) fn event_may_give_back(own: u64, lanes: u64) -> bool {
 /// again in the same scope keeps that origin, so work derived from it
 /// fails its checked wait after the scope's recovery point as the contents
 /// themselves would. A mark ends where scope work overwrites it (the bytes
-/// of its span not written keep it), when the span is parked again (its origin moves into the parked buffer),
-/// or at the recovery point if no failure followed its work.
+/// of its span not written keep it), when memory holding its whole span is
+/// parked again (its origin moves into the parked buffer), or at the
+/// recovery point if no failure followed its work on its lanes.
 #[derive(Default)]
 pub(crate) struct Suspects {
     marks: Vec<(usize, usize, Origin)>,

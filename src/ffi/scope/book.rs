@@ -8,7 +8,7 @@ use core::sync::atomic::Ordering;
 use std::time::Instant;
 
 use super::super::faults;
-use super::super::protocol::failure::{EVERY_LANE, Origin, give_back_lanes, lane_bit};
+use super::super::protocol::failure::{EVERY_LANE, Lanes, Origin, give_back_lanes, lane_bit};
 use super::super::{Raw, Region};
 use super::{Book, CoreBook, open};
 use crate::error::{Error, ErrorKind, Escalation, Result};
@@ -40,23 +40,8 @@ impl CoreBook {
 
     /// The streams of the lanes in `lanes` (bits of an `Origin`): every
     /// stream of the scope if it has [`EVERY_LANE`].
-    pub(super) fn streams_of(&self, lanes: u64) -> Vec<Raw> {
-        if lanes & EVERY_LANE != 0 {
-            return self.streams();
-        }
-        let first = Raw::new(self.first.load(Ordering::Relaxed));
-        let book = self.inner.borrow();
-        let rest = book
-            .0
-            .iter()
-            .flat_map(|b| b.streams.iter().map(|e| e.stream));
-        first
-            .into_iter()
-            .chain(rest)
-            .enumerate()
-            .filter(|&(i, _)| lanes & lane_bit(i) != 0)
-            .map(|(_, s)| s)
-            .collect()
+    pub(super) fn streams_of(&self, lanes: Lanes) -> Vec<Raw> {
+        select(&self.streams(), lanes)
     }
 
     /// The failure a checked wait of contents of origin `origin` reports
@@ -69,14 +54,14 @@ impl CoreBook {
         if faults::watch_idle() && self.inner.borrow().1.quiet(faults::log(), origin.since) {
             return None;
         }
-        self.failure_on(origin.since, &self.streams(), Some(origin.lanes))
+        self.failure_on(origin.since, &self.streams(), Some(origin.concern()))
     }
 
     /// [`failure`](Self::failure) on `streams` (the scope's: at its end,
-    /// taken before `finish` empties the book). Synchronisations in flight
-    /// on other threads are waited for on the streams the contents may
-    /// come from: those of `lanes`, or with `None` (the scope's end) every
-    /// stream of the scope. A failure of another lane that such a
+    /// taken before `finish` empties the book), of contents whose failures
+    /// are those of the lanes `concern` (`None`: every stream, the scope's
+    /// end). Synchronisations in flight on other threads are waited for on
+    /// those streams only. A failure of another lane that such a
     /// synchronisation holds is not waited for here: the scope's end
     /// reports it.
     #[cold]
@@ -85,19 +70,21 @@ impl CoreBook {
         &self,
         since: u64,
         streams: &[Raw],
-        lanes: Option<u64>,
+        concern: Option<Lanes>,
     ) -> Option<Error> {
         let mine = |k: usize| streams.iter().any(|&s| k == faults::key(s));
+        let from = concern.map(|lanes| self.streams_of(lanes));
+        let from = |k: usize| match &from {
+            Some(from) => from.iter().any(|&s| k == faults::key(s)),
+            None => mine(k),
+        };
         // First the synchronisations in flight on other threads: one may
         // have taken a failure it has not entered yet.
-        match lanes {
-            Some(lanes) => {
-                let from = self.streams_of(lanes);
-                faults::quiesce(|k| from.iter().any(|&s| k == faults::key(s)));
-            }
-            None => faults::quiesce(mine),
-        }
-        self.inner.borrow_mut().1.check(faults::log(), since, mine)
+        faults::quiesce(from);
+        self.inner
+            .borrow_mut()
+            .1
+            .check(faults::log(), since, from, mine)
     }
 
     /// The scope's result at its end: `result`, or the failure that sticks
@@ -127,7 +114,7 @@ impl CoreBook {
     /// behind it failed; and no other, since a lane the buffer never met
     /// may be running a host function that waits for this thread.
     /// `WorkAborted` if an escalation aborted the scope.
-    pub(super) fn idle_for_give_back(&self, own: u64, lanes: u64) -> Result<()> {
+    pub(super) fn idle_for_give_back(&self, own: Lanes, lanes: Lanes) -> Result<()> {
         self.make_idle_all(self.streams_of(give_back_lanes(own, lanes)))?;
         if self.aborted() {
             return Err(Error::WorkAborted);
@@ -192,7 +179,8 @@ impl CoreBook {
         let mut inner = self.inner.borrow_mut();
         if let Some(book) = inner.0.as_mut() {
             book.suspects.settle(|o| {
-                log.since(o.since, |k| streams.iter().any(|&s| k == faults::key(s)))
+                let from = select(&streams, o.concern());
+                log.since(o.since, |k| from.iter().any(|&s| k == faults::key(s)))
                     .is_some()
             });
         }
@@ -440,4 +428,15 @@ pub(super) fn millis_left(deadline: Instant) -> Option<i32> {
 fn span(region: Region) -> (usize, usize) {
     let start = region.ptr.as_ptr() as usize;
     (start, start.saturating_add(region.bytes))
+}
+
+/// The streams of `all` (the scope's, in enlisting order) in the lanes
+/// `lanes`: all of them if it has [`EVERY_LANE`].
+fn select(all: &[Raw], lanes: Lanes) -> Vec<Raw> {
+    let every = lanes & EVERY_LANE != 0;
+    all.iter()
+        .enumerate()
+        .filter(|&(i, _)| every || lanes & lane_bit(i) != 0)
+        .map(|(_, &s)| s)
+        .collect()
 }

@@ -96,7 +96,7 @@ impl<'scope> ScopeCore<'scope> {
     }
 
     /// Enlist `stream` (once): its lane's index (the first stream is lane
-    /// 0, the book's `i`th lane `i + 1`), at most 63: lanes from the 63rd
+    /// 0, the book's `i`th lane `i + 1`), at most 31: lanes from the 31st
     /// on share one bit in an `Origin` (`lane_bit`).
     #[inline(always)]
     pub(super) fn enlist(&self, stream: Raw) -> u8 {
@@ -131,8 +131,8 @@ impl<'scope> ScopeCore<'scope> {
     }
 }
 
-/// A lane's index as kept in a `Parked` (one byte): 63 for every lane from
-/// the 63rd on, which share `EVERY_LANE`.
+/// A lane's index as kept in a `Parked` (one byte): 31 for every lane from
+/// the 31st on, which share `EVERY_LANE`.
 fn lane_index(i: usize) -> u8 {
-    u8::try_from(i.min(63)).unwrap_or(63)
+    u8::try_from(i.min(31)).unwrap_or(31)
 }

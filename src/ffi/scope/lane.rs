@@ -29,7 +29,7 @@ use super::super::access::{CpuVisible, RawDest, Stable};
 use super::super::faults;
 use super::super::host_fn::{self, HostFnSlot};
 use super::super::protocol::failure::{
-    Origin, event_may_give_back, host_fn_panic_is_failure, own_lane_only,
+    Lanes, Origin, event_may_give_back, host_fn_panic_is_failure, own_lane_only,
 };
 use super::super::{Raw, Region, check};
 use super::{CoreBook, ScopeCore, open};
@@ -42,7 +42,7 @@ use crate::error::{Error, Result};
 pub struct LaneCore<'scope, 'sid> {
     core: &'scope ScopeCore<'scope>,
     stream: Raw,
-    /// Its lane's index in the scope (`CoreBook::streams_of`), at most 63
+    /// Its lane's index in the scope (`CoreBook::streams_of`), at most 31
     /// ([`lane_bit`](super::super::protocol::failure::lane_bit)).
     lane: u8,
     _sid: PhantomData<Id<'sid>>,
@@ -60,7 +60,7 @@ pub struct Parked<'scope, 'sid, D: ?Sized> {
     ptr: NonNull<D>,
     region: Region,
     stream: Raw,
-    /// Its lane's index in the scope, at most 63
+    /// Its lane's index in the scope, at most 31
     /// ([`lane_bit`](super::super::protocol::failure::lane_bit)).
     lane: u8,
     /// Where its contents came from: the failure clock when the work
@@ -122,7 +122,7 @@ pub struct SharedCore<'scope, D: ?Sized> {
     event: Raw,
     readers: RefCell<Vec<Raw>>,
     /// The bits of the lanes in `readers` (it was lent to them).
-    lent: core::cell::Cell<u64>,
+    lent: core::cell::Cell<Lanes>,
     _borrow: PhantomData<&'scope mut D>,
     _invariant: PhantomData<fn(&'scope ()) -> &'scope ()>,
 }
@@ -365,7 +365,7 @@ impl<'scope, 'sid, D: ?Sized> Parked<'scope, 'sid, D> {
         if let Err(e) = self.book.idle_for_give_back(self.bit(), self.origin.lanes) {
             return Err((e, self));
         }
-        self.unchecked();
+        self.unchecked(true);
         // SAFETY: every stream that could touch the region is idle
         // (`idle_for_give_back`: its own and every lane of its origin, which
         // holds every lane it came through) without an abort of the scope,
@@ -454,7 +454,7 @@ impl<'scope, 'sid, D: ?Sized> FenceCore<'scope, 'sid, D> {
                 return Err((e, self));
             }
             self.free_event();
-            self.item.unchecked();
+            self.item.unchecked(true);
             // SAFETY: every lane of its origin is idle, without an abort of
             // the scope (`idle_for_give_back`), so no asynchronous access
             // remains.
@@ -483,7 +483,7 @@ impl<'scope, 'sid, D: ?Sized> FenceCore<'scope, 'sid, D> {
             return Err((Error::WorkAborted, self));
         }
         self.free_event();
-        self.item.unchecked();
+        self.item.unchecked(false);
         // SAFETY: the buffer never left its lane (its origin, checked above),
         // so every piece of work that used the region was queued on the
         // item's stream before the event's record (the fence took the item

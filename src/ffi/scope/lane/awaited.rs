@@ -6,14 +6,14 @@
 #![deny(unsafe_code)]
 
 use super::super::super::completion::{Target, Watch};
-use super::super::super::protocol::failure::{event_may_give_back, give_back_lanes};
+use super::super::super::protocol::failure::{Lanes, event_may_give_back, give_back_lanes};
 use super::super::{CoreBook, ScopeCore};
 use super::{FenceCore, LaneCore, Parked};
 
 impl CoreBook {
     /// The streams a checked wait (or a give-back) of a buffer of lane
     /// `own` and origin lanes `lanes` makes idle, as a watch of this scope.
-    fn watch(&self, own: u64, lanes: u64) -> Watch {
+    fn watch(&self, own: Lanes, lanes: Lanes) -> Watch {
         let streams = self.streams_of(give_back_lanes(own, lanes));
         Watch::new(
             Some(self.ctx),

@@ -15,7 +15,7 @@ use aclrt_sys as sys;
 use generativity::{Guard, Id};
 
 use super::super::super::faults;
-use super::super::super::protocol::failure::{Origin, lane_bit};
+use super::super::super::protocol::failure::{Lanes, Origin, lane_bit};
 use super::super::super::{HandleOwner, Raw, Region};
 use super::super::book::{escalate, wrong_lane};
 use super::super::{ScopeCore, open};
@@ -57,7 +57,7 @@ impl<'scope, 'sid> LaneCore<'scope, 'sid> {
 
     /// Its lane's bit in an [`Origin`].
     #[inline(always)]
-    pub(super) fn bit(&self) -> u64 {
+    pub(super) fn bit(&self) -> Lanes {
         lane_bit(usize::from(self.lane))
     }
 
@@ -156,8 +156,8 @@ impl<'scope, 'sid> LaneCore<'scope, 'sid> {
             // It came through the other lane, which may still touch it if
             // this wait task fails.
             origin: Origin {
-                since: item.origin.since,
                 lanes: item.origin.lanes | self.bit(),
+                ..item.origin
             },
             written: item.written,
             book: item.book,

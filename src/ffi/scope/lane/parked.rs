@@ -13,7 +13,7 @@ use aclrt_sys as sys;
 
 use super::super::super::access::{RawSource, Stable};
 use super::super::super::faults;
-use super::super::super::protocol::failure::{Origin, lane_bit, own_lane_only};
+use super::super::super::protocol::failure::{Lanes, Origin, lane_bit, mark_origin, own_lane_only};
 use super::super::super::{Mem, Raw, Region};
 use super::{FenceCore, Handover, LaneCore, Parked, ScopeEvent, SharedCore, SharedReader, Source};
 use crate::error::{Error, Result};
@@ -28,10 +28,11 @@ impl<'a, 'scope, 'sid, D: ?Sized> SharedReader<'a, 'scope, 'sid, D> {
 impl<D: ?Sized> SharedCore<'_, D> {
     /// Its origin once taken back by lane `bit` for writing: with every lane
     /// it was lent to, which may still read it if a wait task failed.
-    pub(super) fn reclaimed(&self, bit: u64) -> Origin {
+    pub(super) fn reclaimed(&self, bit: Lanes) -> Origin {
         Origin {
             since: self.origin.since,
             lanes: self.origin.lanes | self.lent.get() | bit,
+            from: self.origin.from,
         }
     }
 
@@ -55,7 +56,7 @@ impl core::fmt::Debug for ScopeEvent<'_> {
 impl<'scope, 'sid, D: ?Sized> Parked<'scope, 'sid, D> {
     /// Its lane's bit in an [`Origin`].
     #[inline(always)]
-    pub(in crate::ffi) fn bit(&self) -> u64 {
+    pub(in crate::ffi) fn bit(&self) -> Lanes {
         lane_bit(usize::from(self.lane))
     }
 
@@ -101,12 +102,15 @@ impl<'scope, 'sid, D: ?Sized> Parked<'scope, 'sid, D> {
         self.wait_or_keep().map_err(|(e, _)| e)
     }
 
-    /// It goes back to the user unchecked: contents that scope work wrote
-    /// keep their origin in the scope (`CoreBook::mark_suspect`).
+    /// It goes back to the user unchecked, after a give-back that made
+    /// every lane of its origin idle (`synced`) or at an event of its own
+    /// lane: contents that scope work wrote keep their origin in the scope
+    /// (`CoreBook::mark_suspect`, [`mark_origin`]).
     #[inline(always)]
-    pub(super) fn unchecked(&self) {
+    pub(super) fn unchecked(&self, synced: bool) {
         if self.written {
-            self.book.mark_suspect(self.region, self.origin);
+            let origin = mark_origin(self.origin, synced, self.bit());
+            self.book.mark_suspect(self.region, origin);
         }
     }
 
