@@ -42,9 +42,9 @@ use crate::error::{Error, Result};
 pub struct LaneCore<'scope, 'sid> {
     core: &'scope ScopeCore<'scope>,
     stream: Raw,
-    /// Its lane's index in the scope (`CoreBook::streams_of`), at most 31
-    /// ([`lane_bit`](super::super::protocol::failure::lane_bit)).
-    lane: u8,
+    /// Its lane's bit in a set of the scope's lanes (`CoreBook::streams_of`,
+    /// [`lane_bit`](super::super::protocol::failure::lane_bit)).
+    bit: Lanes,
     _sid: PhantomData<Id<'sid>>,
 }
 
@@ -60,9 +60,9 @@ pub struct Parked<'scope, 'sid, D: ?Sized> {
     ptr: NonNull<D>,
     region: Region,
     stream: Raw,
-    /// Its lane's index in the scope, at most 31
+    /// Its lane's bit in a set of the scope's lanes
     /// ([`lane_bit`](super::super::protocol::failure::lane_bit)).
-    lane: u8,
+    bit: Lanes,
     /// Where its contents came from: the failure clock when the work
     /// behind them began (when it was parked, or earlier, when its contents
     /// come from other buffers': a copy or a kernel reading them,
@@ -174,7 +174,7 @@ impl<'scope, 'sid> LaneCore<'scope, 'sid> {
             ptr,
             region,
             stream: self.stream,
-            lane: self.lane,
+            bit: self.bit,
             origin: marked.map_or(origin, |m| origin.join(m)),
             written: marked.is_some(),
             book: &self.core.book,

@@ -26,6 +26,7 @@ impl<'scope, 'sid> LaneCore<'scope, 'sid> {
     /// Enlist `stream` in the scope, branded `'sid` by `guard`. The stream is
     /// borrowed for `'scope`, so it outlives the scope's final
     /// synchronisation.
+    #[inline]
     pub(crate) fn new(
         core: &'scope ScopeCore<'scope>,
         stream: &'scope impl HandleOwner,
@@ -39,6 +40,7 @@ impl<'scope, 'sid> LaneCore<'scope, 'sid> {
     /// not one stream, and every operand bound to a stream (a [`Parked`],
     /// a shared read) is checked against the lane's stream before work on
     /// it is queued ([`check_lane`](Self::check_lane)).
+    #[inline]
     pub(crate) fn in_set(
         core: &'scope ScopeCore<'scope>,
         stream: &'scope impl HandleOwner,
@@ -46,11 +48,11 @@ impl<'scope, 'sid> LaneCore<'scope, 'sid> {
     ) -> Self {
         let _ = brand;
         let stream = stream.handle();
-        let lane = core.enlist(stream);
+        let bit = lane_bit(usize::from(core.enlist(stream)));
         LaneCore {
             core,
             stream,
-            lane,
+            bit,
             _sid: PhantomData,
         }
     }
@@ -58,7 +60,7 @@ impl<'scope, 'sid> LaneCore<'scope, 'sid> {
     /// Its lane's bit in an [`Origin`].
     #[inline(always)]
     pub(super) fn bit(&self) -> Lanes {
-        lane_bit(usize::from(self.lane))
+        self.bit
     }
 
     /// The stream, to queue work on it: every path that queues work of the
@@ -152,7 +154,7 @@ impl<'scope, 'sid> LaneCore<'scope, 'sid> {
             ptr: item.ptr,
             region: item.region,
             stream: self.stream,
-            lane: self.lane,
+            bit: self.bit,
             // It came through the other lane, which may still touch it if
             // this wait task fails.
             origin: Origin {
@@ -239,7 +241,7 @@ impl<'scope, 'sid> LaneCore<'scope, 'sid> {
             ptr: shared.ptr,
             region: shared.region,
             stream: self.stream,
-            lane: self.lane,
+            bit: self.bit,
             origin: shared.reclaimed(self.bit()),
             written: shared.written,
             book: &self.core.book,
@@ -361,6 +363,7 @@ impl<'scope, 'sid> LaneCore<'scope, 'sid> {
     /// The origin of memory `region`, shared for the whole scope: none of
     /// the scope's work wrote it ([`Origin::OUTSIDE`]) unless its contents
     /// came back unchecked from such work (`CoreBook::suspect_origin`).
+    #[inline(always)]
     pub(super) fn outside(&self, region: Region) -> Origin {
         self.core
             .book

@@ -13,7 +13,7 @@ use aclrt_sys as sys;
 
 use super::super::super::access::{RawSource, Stable};
 use super::super::super::faults;
-use super::super::super::protocol::failure::{Lanes, Origin, lane_bit, mark_origin, own_lane_only};
+use super::super::super::protocol::failure::{Lanes, Origin, mark_origin, own_lane_only};
 use super::super::super::{Mem, Raw, Region};
 use super::{FenceCore, Handover, LaneCore, Parked, ScopeEvent, SharedCore, SharedReader, Source};
 use crate::error::{Error, Result};
@@ -57,7 +57,7 @@ impl<'scope, 'sid, D: ?Sized> Parked<'scope, 'sid, D> {
     /// Its lane's bit in an [`Origin`].
     #[inline(always)]
     pub(in crate::ffi) fn bit(&self) -> Lanes {
-        lane_bit(usize::from(self.lane))
+        self.bit
     }
 
     /// The parked memory: exclusively borrowed for `'scope`, its work
