@@ -1,0 +1,214 @@
+//! A third independent review of the failure rule (SAFETY.md section 4.1),
+//! after origins came to split the lanes a wait makes idle (`lanes`) from
+//! those whose failures only concern the contents (`from`), contents older
+//! than the recovery point came to be judged by their own lanes' failures,
+//! and a kernel `Out` came to count as written whole only where no count
+//! of the launch is shorter. Safe-code attacks; watchdogs make a hang fail
+//! the test instead of the suite. The attacks that broke the rule are not
+//! here: see the review's report.
+
+use std::time::Duration;
+
+use crate::common::*;
+use aclrt::kernel::{Count, Out};
+use aclrt::{Result, sim};
+
+/// The simulator's kernel for these tests: `x[i] = 1.0`, `y[i] = 2.0`
+/// below the smaller of its two counts (every element it may touch).
+fn register_fill2() -> Vec<u8> {
+    sim::register_kernel("rr3_fill2", |block, blocks, args| {
+        let (x, y) = (args.u64(0)?, args.u64(1)?);
+        let n = args.u64(2)?.min(args.u64(3)?);
+        for i in (block as usize..n as usize).step_by(blocks as usize) {
+            args.write_f32(x, i, 1.0)?;
+            args.write_f32(y, i, 2.0)?;
+        }
+        Ok(())
+    });
+    sim::binary_image(&["rr3_fill2"])
+}
+
+/// Change (4), a kernel `Out` written whole only where no count of the
+/// launch is shorter: two `Out`s and two `Count`s. Reused faulted contents
+/// (a mark) are written by the kernel after the recovery point; a checked
+/// wait of a copy of them fails unless every element was written: counts
+/// `(64, 16)` (the second count shorter), `(16, 64)`, `(0, 64)` (a count
+/// of 0) fail; `(64, 64)` (counts equal to the length) pass; an `Out` of
+/// 16 elements beside the 64-element one, counts `(16, 16)`, is written
+/// whole (its copy passes) while the longer one is not.
+#[test]
+fn several_counts_and_outs_of_different_lengths_judge_each_out() -> Result<()> {
+    in_host_context(|ctx| {
+        let binary = ctx.load_binary(&register_fill2())?;
+        // SAFETY: `rr3_fill2` writes both `Out`s below the smaller count,
+        // every element there, and nothing else.
+        let fill =
+            unsafe { binary.kernel_ref::<(Out<f32>, Out<f32>, Count, Count)>(c"rr3_fill2")? };
+        let stream = ctx.create_stream()?;
+        let input = ctx.alloc_host_from(&[7.0f32; 64])?;
+        let mut d = ctx.alloc::<f32>(64)?;
+        let mut y64 = ctx.alloc::<f32>(64)?;
+        let mut y16 = ctx.alloc::<f32>(16)?;
+        let mut out = ctx.alloc_host_zeroed::<f32>(64)?;
+        let mut out16 = ctx.alloc_host_zeroed::<f32>(16)?;
+        // (counts, second Out short, whether the marked Out is written whole)
+        let cases: [((usize, usize), bool, bool); 5] = [
+            ((64, 16), false, false),
+            ((16, 64), false, false),
+            ((0, 64), false, false),
+            ((64, 64), false, true),
+            ((16, 16), true, false),
+        ];
+        for (case, ((n, m), short, whole)) in cases.into_iter().enumerate() {
+            ctx.scope(|s| {
+                s.with_lane(&stream, |lane| {
+                    let d = lane.memset(&mut d, 0)?.wait()?;
+                    sim::inject_stream_task_fault(stream.as_raw(), 1, 507_000);
+                    let back = lane.copy(&input, d)?.reuse()?; // faulted
+                    assert!(s.recover()?.is_some());
+                    let (x, y_ok) = if short {
+                        let (x, y, (), ()) =
+                            lane.launch_in(&binary, fill, 1, (back, &mut y16, n, m))?;
+                        let y_ok = lane
+                            .copy(&y, &mut out16)?
+                            .wait()
+                            .map(|o| o.iter().all(|v| v == 2.0));
+                        (x, Some(y_ok))
+                    } else {
+                        let (x, _y, (), ()) =
+                            lane.launch_in(&binary, fill, 1, (back, &mut y64, n, m))?;
+                        (x, None)
+                    };
+                    let checked = lane.copy(&x, &mut out)?.wait_or_keep();
+                    match (whole, checked) {
+                        (true, Ok(o)) => assert!(o.iter().all(|v| v == 1.0), "case {case}"),
+                        (true, Err(e)) => panic!("case {case}: written whole, yet {}", e.error()),
+                        (false, Ok(o)) => panic!(
+                            "case {case}: counts ({n}, {m}): Ok with elements {:?} never written",
+                            &o[n.min(m)..(n.min(m) + 4).min(64)]
+                        ),
+                        (false, Err(_)) => {}
+                    }
+                    if let Some(y_ok) = y_ok {
+                        assert!(y_ok?, "case {case}: the short Out's contents");
+                    }
+                    Ok(())
+                })
+            })?;
+        }
+        stream.destroy()?;
+        binary.unload()
+    })
+}
+
+/// Change (3), older contents judged by their own lanes after the recovery
+/// point, against a hand-off chain a -> b -> c whose middle lane's wait
+/// task fails, the failure taken by another thread's `Context::synchronize`
+/// (or `Stream::synchronize` of lane b) before this thread gives the buffer
+/// back on lane c. The failure is keyed to lane b, which the buffer only
+/// passed through: after the recovery point the contents, parked again on
+/// lane a (which the writer never failed on) and copied there, still fail
+/// the checked wait, since lane b is in the mark's `from`.
+#[test]
+fn a_middle_lanes_failure_taken_by_another_thread_keeps_the_mark() -> Result<()> {
+    in_host_context(|ctx| {
+        let (a, b, c) = (
+            ctx.create_stream()?,
+            ctx.create_stream()?,
+            ctx.create_stream()?,
+        );
+        let mut h = ctx.alloc_host_zeroed::<u8>(64)?;
+        let mut outs = [
+            ctx.alloc_host_zeroed::<u8>(64)?,
+            ctx.alloc_host_zeroed::<u8>(64)?,
+        ];
+        let mut d = ctx.alloc::<u8>(64)?;
+        for observer in 0..2 {
+            let [o0, o1] = &mut outs;
+            let r = ctx.scope(|s| {
+                aclrt::make_guard!(ga);
+                aclrt::make_guard!(gb);
+                aclrt::make_guard!(gc);
+                let (la, lb, lc) = (s.lane(&a, ga), s.lane(&b, gb), s.lane(&c, gc));
+                let x = la.host_fn_with(&mut h, |p| {
+                    std::thread::sleep(Duration::from_millis(10));
+                    p.fill(0x5a);
+                })?;
+                sim::inject_stream_task_fault(b.as_raw(), 1, 507_000);
+                let x = lb.wait_for(la.signal(x)?)?;
+                let x = lc.wait_for(lb.signal(x)?)?;
+                let seen = std::thread::scope(|t| {
+                    t.spawn(|| {
+                        if observer == 0 {
+                            ctx.synchronize()
+                        } else {
+                            b.synchronize()
+                        }
+                    })
+                    .join()
+                    .unwrap()
+                });
+                assert_eq!(
+                    seen.unwrap_err().code(),
+                    Some(507_000),
+                    "observer {observer}"
+                );
+                let back = x.reuse()?;
+                assert!(s.recover()?.is_some(), "observer {observer}");
+                // Parked again on lane a, copied into device memory there,
+                // then out.
+                let y = la.copy(&*la.park(back)?.reuse()?, &mut d)?;
+                let failed = la.copy(&y, o0)?.wait_or_keep();
+                assert!(
+                    failed.is_err(),
+                    "observer {observer}: Ok after the middle lane failed"
+                );
+                // A read of a buffer lane b never met, after the recovery
+                // point, is not failed by lane b (the control).
+                let z = la.memset(y.reuse()?, 3)?;
+                let ok = la.copy(&z, o1)?.wait()?;
+                assert!(ok.iter().all(|v| v == 3), "observer {observer}");
+                Ok(())
+            });
+            assert!(r.is_ok(), "observer {observer}: {r:?}");
+        }
+        a.destroy()?;
+        b.destroy()?;
+        c.destroy()
+    })
+}
+
+/// Change (3) against a host function's panic: the panic is entered on its
+/// lane and `Scope::recover` resumes it; caught in the body, a second
+/// recovery point passes. Contents the panicking function was to write,
+/// given back unchecked before the recovery, keep failing after it where
+/// they go: parked again on lane b and copied there.
+#[test]
+fn contents_of_a_panicked_host_function_fail_after_a_caught_recover() -> Result<()> {
+    in_host_context(|ctx| {
+        let (a, b) = (ctx.create_stream()?, ctx.create_stream()?);
+        let mut h = ctx.alloc_host_zeroed::<u8>(64)?;
+        let mut d = ctx.alloc::<u8>(64)?;
+        let r = ctx.scope(|s| {
+            aclrt::make_guard!(ga);
+            aclrt::make_guard!(gb);
+            let (la, lb) = (s.lane(&a, ga), s.lane(&b, gb));
+            let x = la.host_fn_with(&mut h, |_| panic!("rr3: the host function fails"))?;
+            let back = x.reuse()?;
+            let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| s.recover()));
+            assert!(caught.is_err(), "the host function's panic is resumed");
+            assert!(s.recover()?.is_some(), "the panic is the scope's failure");
+            let y = lb.copy(&*lb.park(back)?.reuse()?, &mut d)?;
+            let failed = y.wait_or_keep();
+            assert!(
+                failed.is_err(),
+                "Ok for a copy of what a panicked host function was to write"
+            );
+            let _ = failed.unwrap_err().into_item().reuse()?;
+            Ok(())
+        });
+        assert!(r.is_ok(), "{r:?}");
+        a.destroy()?;
+        b.destroy()
+    })
+}
