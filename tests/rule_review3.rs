@@ -212,3 +212,68 @@ fn contents_of_a_panicked_host_function_fail_after_a_caught_recover() -> Result<
         b.destroy()
     })
 }
+
+/// Rule 1 (every failure a synchronisation of the crate returns is
+/// entered), against the release of a second `Device` reference while a
+/// scope is open on the device's default context: with a stream wait
+/// outside any scope in the book, the release synchronises the default
+/// context (`waits::flush_context`) and takes the failure of the scope's
+/// faulted copy from the runtime. It was `aclrtSynchronizeDevice`, whose
+/// error was entered nowhere: the copy's checked wait then passed (the
+/// review's finding, fixed: the flush synchronises stream by stream and
+/// enters what it sees). Both forms (without the release, the control;
+/// with it) fail the checked wait with the injected code, and the scope.
+#[test]
+fn a_device_references_release_does_not_swallow_a_scopes_failure() -> Result<()> {
+    let _sim = take(host_config());
+    let acl = aclrt::Acl::init()?;
+    {
+        let host = acl.require::<aclrt::HostMode>()?;
+        let device = host.device(0)?;
+        aclrt::make_guard!(g);
+        let ctx = device.default_context(g);
+        let outside = ctx.create_stream()?;
+        let other = ctx.create_stream()?;
+        let lane_stream = ctx.create_stream()?;
+        let input = ctx.alloc_host_from(&[7u8; 64])?;
+        let mut d = ctx.alloc::<u8>(64)?;
+        for release in [false, true] {
+            let ev = other.record(ctx.create_event()?)?;
+            // In the book of outside waits until `outside` is synchronised.
+            outside.wait_event(&ev)?;
+            let mut checked = None;
+            let r = ctx.scope(|s| {
+                s.with_lane(&lane_stream, |lane| {
+                    sim::inject_stream_task_fault(lane_stream.as_raw(), 1, 507_000);
+                    let x = lane.copy(&input, &mut d)?;
+                    if release {
+                        // It reports the failure it synchronised (then its
+                        // drop releases the reference).
+                        let released = host.device(0)?.reset();
+                        assert_eq!(released.map_err(|e| e.code()), Err(Some(507_000)));
+                    }
+                    checked = Some(x.wait().map(|_| ()));
+                    Ok(())
+                })
+            });
+            let checked = checked.expect("the body ran");
+            assert_eq!(
+                checked.map_err(|e| e.code()),
+                Err(Some(507_000)),
+                "release {release}: the checked wait of a faulted copy"
+            );
+            assert!(r.is_err(), "release {release}: the scope's end");
+            outside.synchronize()?;
+            drop(ev);
+        }
+        drop(d);
+        drop(input);
+        lane_stream.destroy()?;
+        other.destroy()?;
+        outside.destroy()?;
+        device.reset()?;
+    }
+    acl.finalize()?;
+    assert_clean();
+    Ok(())
+}
