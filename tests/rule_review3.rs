@@ -7,6 +7,8 @@
 //! the test instead of the suite. The attacks that broke the rule are not
 //! here: see the review's report.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
 use std::time::Duration;
 
 use crate::common::*;
@@ -276,4 +278,126 @@ fn a_device_references_release_does_not_swallow_a_scopes_failure() -> Result<()>
     acl.finalize()?;
     assert_clean();
     Ok(())
+}
+
+/// Runs `body` with a gate receiver for a host function and says whether
+/// a watchdog had to open the gate (after 1 s) for `body` to end.
+fn gated<'s, 'e, T>(
+    t: &'s std::thread::Scope<'s, 'e>,
+    body: impl FnOnce(mpsc::Receiver<()>) -> Result<T>,
+) -> Result<(T, bool)> {
+    let (gate_tx, gate_rx) = mpsc::channel::<()>();
+    let (done_tx, done_rx) = mpsc::channel::<()>();
+    let by = std::sync::Arc::new(AtomicBool::new(false));
+    let (gate, by2) = (gate_tx.clone(), by.clone());
+    let watchdog = t.spawn(move || {
+        if done_rx.recv_timeout(Duration::from_secs(1)).is_err() {
+            by2.store(true, Ordering::SeqCst);
+            let _ = gate.send(());
+        }
+    });
+    let r = body(gate_rx);
+    let stalled = by.load(Ordering::SeqCst);
+    let _ = done_tx.send(());
+    let _ = gate_tx.send(());
+    watchdog.join().unwrap();
+    Ok((r?, stalled))
+}
+
+/// A mark left by `Fence::reuse` (the event path: the buffer never left
+/// lane b) keeps lane b to synchronise only until the scope synchronises
+/// lane b (the review's finding: every later read of the weights on lane
+/// a synchronised lane b, for as long as the mark lived, so a host
+/// function on lane b waiting for this thread held each of them). Lane b
+/// is synchronised by `Lane::synchronize` (form 0), by a checked wait of
+/// other work on lane b taken back (form 1), or before the fence is reused
+/// (form 2, `synced_after`); a synchronisation that reports a failure does
+/// not count (until a later one of the lane returns `Ok`, or the recovery
+/// point, the mark keeps the lane to synchronise); then a host function on lane b waits for this thread,
+/// and reads of the weights on lane a do not wait for it. With the
+/// weights' copy faulted (the failure taken by lane b's synchronisation),
+/// the reads fail, also after the recovery point: the lane's failures are
+/// still the contents' (`from`).
+#[test]
+fn a_fence_reused_mark_stops_synchronising_its_lane_once_the_scope_did() -> Result<()> {
+    in_host_context(|ctx| {
+        let (a, b) = (ctx.create_stream()?, ctx.create_stream()?);
+        let host_w = ctx.alloc_host_from(&[3u8; 64])?;
+        let mut weights = ctx.alloc::<u8>(64)?;
+        let mut other = ctx.alloc::<u8>(64)?;
+        let mut outs = [
+            ctx.alloc_host_zeroed::<u8>(64)?,
+            ctx.alloc_host_zeroed::<u8>(64)?,
+            ctx.alloc_host_zeroed::<u8>(64)?,
+        ];
+        let mut stalls = Vec::new();
+        for faulted in [false, true] {
+            for form in 0..3 {
+                let [o0, o1, o2] = &mut outs;
+                let r = std::thread::scope(|t| {
+                    ctx.scope(|s| {
+                        aclrt::make_guard!(ga);
+                        aclrt::make_guard!(gb);
+                        let (la, lb) = (s.lane(&a, ga), s.lane(&b, gb));
+                        if faulted {
+                            sim::inject_stream_task_fault(b.as_raw(), 1, 507_000);
+                        }
+                        let fence = lb.copy(&host_w, &mut weights)?.fence()?;
+                        // Form 2: lane b synchronised before the fence's
+                        // reuse, after its record.
+                        let mut fence = Some(fence);
+                        let mut w = None;
+                        if form != 2 {
+                            w = Some(fence.take().unwrap().reuse()?);
+                        }
+                        if form == 1 {
+                            let x = lb.memset(&mut other, 1)?;
+                            match x.wait_or_keep() {
+                                Ok(_) => assert!(!faulted),
+                                Err(e) => {
+                                    assert!(faulted);
+                                    let _ = e.into_item().reuse()?;
+                                }
+                            }
+                        } else if let Err(e) = lb.synchronize() {
+                            // A synchronisation that reports a failure does
+                            // not settle the lane; the next one does.
+                            assert!(faulted, "{e}");
+                            lb.synchronize()?;
+                        }
+                        let w = match w {
+                            Some(w) => w,
+                            None => fence.take().unwrap().reuse()?,
+                        };
+                        let (read, stalled) = gated(t, |gate| {
+                            lb.host_fn(move || {
+                                let _ = gate.recv_timeout(Duration::from_secs(5));
+                            })?;
+                            Ok(la.copy(&*w, o0)?.wait().map(|o| o[0]))
+                        })?;
+                        if stalled {
+                            stalls.push((faulted, form));
+                        }
+                        match read {
+                            Ok(v) => assert!(!faulted && v == 3, "faulted {faulted} form {form}"),
+                            Err(e) => assert!(faulted, "faulted {faulted} form {form}: {e}"),
+                        }
+                        assert_eq!(s.recover()?.is_some(), faulted);
+                        let read = la.copy(&*w, o1)?.wait().map(|o| o[0]);
+                        assert_eq!(read.is_err(), faulted, "faulted {faulted} form {form}");
+                        let _ = o2;
+                        Ok(())
+                    })
+                });
+                assert!(r.is_ok(), "faulted {faulted} form {form}: {r:?}");
+            }
+        }
+        a.destroy()?;
+        b.destroy()?;
+        assert!(
+            stalls.is_empty(),
+            "(faulted, form) {stalls:?}: a read of fence-reused weights on lane a waited for lane b's gate"
+        );
+        Ok(())
+    })
 }
