@@ -28,6 +28,11 @@ mod rule_review2;
 #[path = "failure_marks.rs"]
 mod failure_marks;
 
+/// A third independent review's attacks on the failure rule (origins'
+/// `from` lanes, older contents after the recovery point, kernel counts).
+#[path = "rule_review3.rs"]
+mod rule_review3;
+
 use std::time::Duration;
 
 use aclrt::kernel::{Count, In, InOut, Out};

@@ -92,6 +92,31 @@ fn sync(w: &World, stream: usize) -> bool {
     code != 0
 }
 
+/// [`sync`] by a thread that, having taken the stored failure, is slow to
+/// enter it (`yields` pauses between the two): under shuttle's random
+/// schedules a check of the scope otherwise rarely runs in that window.
+fn sync_slowly(w: &World, stream: usize, yields: u32) {
+    let ticket = w.watch.begin(stream);
+    while !w.done[index(stream)].load(Ordering::SeqCst) {
+        pause();
+    }
+    let code = w.stored[index(stream)].swap(0, Ordering::SeqCst);
+    if code != 0 {
+        for _ in 0..yields {
+            pause();
+        }
+        w.log.enter(stream, &(code as u32), false);
+    }
+    w.watch.end(ticket);
+}
+
+/// The pauses of [`sync_slowly`]: none under loom, which explores every
+/// interleaving anyway.
+#[cfg(loom)]
+const SLOW_ENTER: u32 = 0;
+#[cfg(not(loom))]
+const SLOW_ENTER: u32 = 24;
+
 fn mine(k: usize) -> bool {
     STREAMS.contains(&k)
 }
@@ -351,6 +376,65 @@ fn reused_contents_after_recovery() {
         sticky.check(&w.log, clean.since, on(clean.concern()), mine),
         None
     );
+}
+
+/// A kernel on `A` writes a buffer and fails; a fence's `reuse` gives it
+/// back at its event (marked: `A` stays a lane to synchronise); another
+/// thread's synchronisation of `A` may take the failure while the scope
+/// synchronises `A`, after which the mark's `A` moves to its `from`
+/// (`Suspects::lane_synced`). The contents, parked again on `B` and copied
+/// there: the checked wait synchronises `B` only (no wait for `A` again,
+/// which may run a host function waiting for this thread) and fails.
+fn mark_lane_synced() {
+    let w = world();
+    let mut sticky = Sticky::new(w.log.now());
+    let mut suspects = Suspects::default();
+    let (start, end) = (0x1000, 0x2000);
+    let written = Origin::new(w.log.now(), bit(A));
+    w.stored[0].store(u64::from(UNLISTED), Ordering::SeqCst);
+    suspects.mark(start, end, mark_origin(written, false, bit(A)));
+    let other = {
+        let w = w.clone();
+        thread::spawn(move || {
+            sync_slowly(&w, A, SLOW_ENTER);
+        })
+    };
+    // The scope synchronises `A` (`CoreBook::settle`).
+    sync(&w, A);
+    suspects.lane_synced(bit(A));
+    let fresh = Origin::new(w.log.now(), bit(B));
+    let parked = suspects
+        .origin(start, end, true)
+        .map_or(fresh, |m| fresh.join(m));
+    let copy = Origin::new(w.log.now(), bit(B)).derive(true, w.log.now(), parked);
+    let idle = streams_of(give_back_lanes(bit(B), copy.lanes));
+    for &s in &idle {
+        sync(&w, s);
+    }
+    w.watch.quiesce(on(copy.concern()));
+    let found = sticky.check(&w.log, copy.since, on(copy.concern()), mine);
+    other.join().unwrap();
+    assert_eq!(idle, vec![B], "the checked wait synchronises A again");
+    assert_eq!(
+        found,
+        Some(UNLISTED),
+        "a copy of contents whose kernel failed passed"
+    );
+}
+
+#[test]
+fn failure_mark_lane_synced() {
+    explore_spinning_bounded("failure_mark_lane_synced", 3, mark_lane_synced);
+}
+
+#[test]
+fn mutant_failure_sweep_drops_lane() {
+    assert_bites_spinning_bounded("failure-sweep-drops-lane", 3, mark_lane_synced);
+}
+
+#[test]
+fn mutant_failure_mark_keeps_lanes_after_sync() {
+    assert_bites_spinning_bounded("failure-mark-keeps-lanes", 3, mark_lane_synced);
 }
 
 #[test]

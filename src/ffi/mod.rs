@@ -340,17 +340,6 @@ pub(crate) fn reset_device(id: i32) -> Result<()> {
     Ok(())
 }
 
-/// `aclrtSynchronizeDevice` with `ctx` current (the current context's
-/// device), for the release of a context only (no scope of it is open, so
-/// a failure it reports concerns none: it is not entered in [`faults`]).
-pub(crate) fn synchronize_device(ctx: Raw) -> Result<()> {
-    refuse_in_callback("aclrtSynchronizeDevice")?;
-    make_current(ctx)?;
-    // SAFETY: no arguments.
-    let code = unsafe { sys::aclrtSynchronizeDevice() };
-    check(code, "aclrtSynchronizeDevice")
-}
-
 /// `aclrtDeviceCanAccessPeer`.
 pub(crate) fn can_access_peer(device: i32, peer: i32) -> Result<bool> {
     let mut can = 0i32;

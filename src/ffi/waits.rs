@@ -165,7 +165,11 @@ pub(crate) fn flush_context(ctx: Raw) -> Result<()> {
         return Ok(());
     }
     let ticket = ticket();
-    super::synchronize_device(ctx)?;
+    // Stream by stream, entering every failure (`faults`): a scope may be
+    // open on the default context while another reference on its device is
+    // released, and a failure this synchronisation takes from the runtime
+    // is then one of the scope's (SAFETY.md 4.1, rule 1).
+    super::faults::synchronize_context(ctx, None)?;
     synchronized_context_since(ctx, ticket);
     Ok(())
 }

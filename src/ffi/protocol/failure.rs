@@ -362,6 +362,28 @@ impl Suspects {
         self.marks.extend(rest);
     }
 
+    /// The scope synchronised lane `bit` (a synchronisation that began
+    /// after every mark was made: the scope's thread makes both): the work
+    /// of every mark on it is over and its failures are in the record (or
+    /// in a synchronisation of another thread in flight, which a check
+    /// waits for), as after a synchronising give-back ([`mark_origin`]):
+    /// the lane moves from the marks' `lanes` to their `from`, so that no
+    /// later wait synchronises it again for them. Not [`EVERY_LANE`],
+    /// which one synchronisation does not cover.
+    pub(crate) fn lane_synced(&mut self, bit: Lanes) {
+        if bit == EVERY_LANE || mutant("failure-mark-keeps-lanes") {
+            return;
+        }
+        for m in &mut self.marks {
+            if m.2.lanes & bit != 0 {
+                m.2.lanes &= !bit;
+                if !mutant("failure-sweep-drops-lane") {
+                    m.2.from |= bit;
+                }
+            }
+        }
+    }
+
     /// The recovery point, every lane idle: marks whose work no failure
     /// followed (`failed` says whether one did) end.
     pub(crate) fn settle(&mut self, failed: impl Fn(Origin) -> bool) {

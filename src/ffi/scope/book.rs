@@ -262,6 +262,21 @@ impl CoreBook {
                 book.settle(stream, fences);
             }
         }
+        if self.suspect.load(Ordering::Relaxed) {
+            self.lane_synced(stream);
+        }
+    }
+
+    /// A synchronisation of `stream` by this scope returned, every failure
+    /// it saw entered: marks stop making waits synchronise its lane
+    /// ([`Suspects::lane_synced`](super::super::protocol::failure::Suspects::lane_synced)).
+    #[cold]
+    #[inline(never)]
+    fn lane_synced(&self, stream: Raw) {
+        let index = self.streams().iter().position(|&s| s == stream);
+        if let (Some(index), Some(book)) = (index, self.inner.borrow_mut().0.as_mut()) {
+            book.suspects.lane_synced(lane_bit(index));
+        }
     }
 
     /// A fence was recorded: its ticket.

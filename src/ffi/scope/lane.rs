@@ -483,7 +483,11 @@ impl<'scope, 'sid, D: ?Sized> FenceCore<'scope, 'sid, D> {
             return Err((Error::WorkAborted, self));
         }
         self.free_event();
-        self.item.unchecked(false);
+        // A synchronisation of the lane by this scope that began after the
+        // record saw the failures of the work before it: the mark need not
+        // synchronise the lane again (`mark_origin`).
+        self.item
+            .unchecked(book.synced_after(self.item.stream, self.ticket));
         // SAFETY: the buffer never left its lane (its origin, checked above),
         // so every piece of work that used the region was queued on the
         // item's stream before the event's record (the fence took the item
