@@ -28,6 +28,9 @@ mod rule_review2;
 #[path = "failure_marks.rs"]
 mod failure_marks;
 
+#[path = "failure_lanes.rs"]
+mod failure_lanes;
+
 /// A third independent review's attacks on the failure rule (origins'
 /// `from` lanes, older contents after the recovery point, kernel counts).
 #[path = "rule_review3.rs"]

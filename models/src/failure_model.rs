@@ -18,8 +18,8 @@
 //! flight.
 
 use crate::failure::{
-    EVERY_LANE, Lanes, Log, Origin, Sticky, Suspects, event_may_give_back, give_back_lanes,
-    host_fn_panic_is_failure, lane_bit, mark_origin,
+    Lanes, Log, Origin, Sticky, Suspects, check_quiesces, event_may_give_back, give_back_lanes,
+    host_fn_panic_is_failure, lane_bit, mark_origin, quiesce_when_marked,
 };
 use crate::fault_watch::Watch;
 use crate::harness::{assert_bites_spinning_bounded, explore_spinning_bounded};
@@ -60,7 +60,7 @@ fn streams_of(lanes: Lanes) -> Vec<usize> {
     STREAMS
         .iter()
         .copied()
-        .filter(|&s| lanes & EVERY_LANE != 0 || lanes & bit(s) != 0)
+        .filter(|&s| lanes & bit(s) != 0)
         .collect()
 }
 
@@ -281,14 +281,66 @@ fn give_back_leaves_other_lanes() {
     };
     let marked = mark_origin(passed, true, bit(B));
     let origin = Origin::new(w.log.now(), bit(B)).join(marked);
+    // Another thread synchronises `C`, behind the host function.
+    let observer = {
+        let w = w.clone();
+        thread::spawn(move || {
+            sync(&w, C);
+        })
+    };
     for stream in streams_of(give_back_lanes(bit(B), origin.lanes)) {
         sync(&w, stream);
     }
     // A checked wait then waits for other threads' synchronisations of the
-    // lanes its contents concern (none here) and looks their failures up.
-    w.watch.quiesce(on(origin.concern()));
+    // lanes it synchronised (not `C`'s, which stalls behind the host
+    // function) and looks the failures of its contents' lanes up.
+    w.watch.quiesce(on(check_quiesces(origin)));
     served.store(true, Ordering::SeqCst);
     host_fn.join().unwrap();
+    observer.join().unwrap();
+}
+
+/// Contents written on `A`, whose task failed; another thread's
+/// synchronisation of `A` takes the failure; the give-back (`reuse`)
+/// synchronises `A` (and may find nothing left), then marks the contents,
+/// moving `A` to the mark's `from`. A read of them parked on `B` checks
+/// without waiting for `A`'s synchronisations: the give-back must have
+/// waited for them, or the failure is missed.
+fn reuse_while_another_thread_takes_the_failure() {
+    let w = world();
+    let mut sticky = Sticky::new(w.log.now());
+    let mut suspects = Suspects::default();
+    let written = Origin::new(w.log.now(), bit(A));
+    w.stored[0].store(u64::from(UNLISTED), Ordering::SeqCst);
+    let other = {
+        let w = w.clone();
+        thread::spawn(move || {
+            sync_slowly(&w, A, SLOW_ENTER);
+        })
+    };
+    for stream in streams_of(give_back_lanes(bit(A), written.lanes)) {
+        sync(&w, stream);
+    }
+    if quiesce_when_marked() {
+        w.watch.quiesce(on(give_back_lanes(bit(A), written.lanes)));
+    }
+    suspects.mark(0x1000, 0x2000, mark_origin(written, true, bit(A)));
+    // Parked again on `B` and read there: its checked wait.
+    let fresh = Origin::new(w.log.now(), bit(B));
+    let parked = suspects
+        .origin(0x1000, 0x2000, true)
+        .map_or(fresh, |m| fresh.join(m));
+    for stream in streams_of(give_back_lanes(bit(B), parked.lanes)) {
+        sync(&w, stream);
+    }
+    w.watch.quiesce(on(check_quiesces(parked)));
+    let seen = sticky.check(&w.log, parked.since, on(parked.concern()), mine);
+    other.join().unwrap();
+    assert_eq!(
+        seen,
+        Some(UNLISTED),
+        "a read of reused contents missed the failure another thread took"
+    );
 }
 
 /// A request on `C` fails (another thread's synchronisation of `C` takes
@@ -435,6 +487,29 @@ fn mutant_failure_sweep_drops_lane() {
 #[test]
 fn mutant_failure_mark_keeps_lanes_after_sync() {
     assert_bites_spinning_bounded("failure-mark-keeps-lanes", 3, mark_lane_synced);
+}
+
+#[test]
+fn failure_reuse_while_another_thread_takes_the_failure() {
+    explore_spinning_bounded(
+        "failure_reuse_while_another_thread_takes_the_failure",
+        3,
+        reuse_while_another_thread_takes_the_failure,
+    );
+}
+
+#[test]
+fn mutant_failure_no_quiesce_at_mark() {
+    assert_bites_spinning_bounded(
+        "failure-no-quiesce-at-mark",
+        3,
+        reuse_while_another_thread_takes_the_failure,
+    );
+}
+
+#[test]
+fn mutant_failure_quiesce_from() {
+    assert_bites_spinning_bounded("failure-quiesce-from", 4, give_back_leaves_other_lanes);
 }
 
 #[test]

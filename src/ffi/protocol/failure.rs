@@ -165,13 +165,15 @@ impl<E: Clone> Sticky<E> {
 pub(crate) type Lanes = u32;
 
 /// The lane of a scope's `index`th enlisted stream, as a bit of a
-/// [`Lanes`] set; a scope's lanes from the 31st on share [`EVERY_LANE`].
+/// [`Lanes`] set; a scope's lanes from the 31st on share [`EVERY_LANE`]
+/// (so a buffer of one of them synchronises all of them, never one of
+/// the first 31 it did not meet).
 #[inline(always)]
 pub(crate) const fn lane_bit(index: usize) -> Lanes {
     if index < 31 { 1 << index } else { EVERY_LANE }
 }
 
-/// Every lane of the scope (a set that names a lane from the 31st on).
+/// The scope's lanes from the 31st on, one bit for all of them.
 pub(crate) const EVERY_LANE: Lanes = 1 << 31;
 
 /// Where a buffer's contents came from: when the work behind them began
@@ -269,6 +271,32 @@ pub(crate) fn mark_origin(origin: Origin, synced: bool, own: Lanes) -> Origin {
     }
 }
 
+/// The lanes whose synchronisations in flight on other threads a checked
+/// wait of contents of origin `origin` waits for before it looks failures
+/// up: those it synchronises (`lanes`), not `from`, whose synchronisations
+/// in flight were waited for when they moved there (at the give-back that
+/// made them idle, or the scope's synchronisation of the lane:
+/// [`quiesce_when_marked`]); a `from` lane may since run a host function
+/// that waits for the checking thread, with another thread's
+/// synchronisation of it in flight.
+#[inline(always)]
+pub(crate) fn check_quiesces(origin: Origin) -> Lanes {
+    if mutant("failure-quiesce-from") {
+        origin.concern()
+    } else {
+        origin.lanes
+    }
+}
+
+/// Whether a give-back (or the scope's synchronisation of a lane) that
+/// moves lanes to a mark's `from` first waits for the synchronisations of
+/// those lanes in flight on other threads (always: they are idle then, so
+/// those end; after it, every failure of the marked work is in the record).
+#[inline(always)]
+pub(crate) fn quiesce_when_marked() -> bool {
+    !mutant("failure-no-quiesce-at-mark")
+}
+
 /// The lanes a checked wait or a give-back of a buffer of lane `own` and
 /// origin lanes `lanes` makes idle: all of them, and only them, since an
 /// event or a hand-off orders nothing when the wait task behind it failed
@@ -278,7 +306,7 @@ pub(crate) fn give_back_lanes(own: Lanes, lanes: Lanes) -> Lanes {
     if mutant("failure-skip-source-lane") {
         own
     } else if mutant("failure-idle-every-lane") {
-        EVERY_LANE
+        Lanes::MAX
     } else {
         own | lanes
     }

@@ -8,7 +8,9 @@ use core::sync::atomic::Ordering;
 use std::time::Instant;
 
 use super::super::faults;
-use super::super::protocol::failure::{EVERY_LANE, Lanes, Origin, give_back_lanes, lane_bit};
+use super::super::protocol::failure::{
+    Lanes, Origin, check_quiesces, give_back_lanes, lane_bit, quiesce_when_marked,
+};
 use super::super::{Raw, Region};
 use super::{Book, CoreBook, open};
 use crate::error::{Error, ErrorKind, Escalation, Result};
@@ -38,8 +40,8 @@ impl CoreBook {
         first.into_iter().chain(rest).collect()
     }
 
-    /// The streams of the lanes in `lanes` (bits of an `Origin`): every
-    /// stream of the scope if it has [`EVERY_LANE`].
+    /// The streams of the lanes in `lanes` (bits of an `Origin`; with
+    /// `EVERY_LANE`, every lane from the 31st on).
     pub(super) fn streams_of(&self, lanes: Lanes) -> Vec<Raw> {
         select(&self.streams(), lanes)
     }
@@ -54,14 +56,31 @@ impl CoreBook {
         if faults::watch_idle() && self.inner.borrow().1.quiet(faults::log(), origin.since) {
             return None;
         }
-        self.failure_on(origin.since, &self.streams(), Some(origin.concern()))
+        self.failure_on(
+            origin.since,
+            &self.streams(),
+            Some((check_quiesces(origin), origin.concern())),
+        )
+    }
+
+    /// Wait for the synchronisations of the lanes `lanes` in flight on
+    /// other threads (they were just made idle: those end), before the
+    /// lanes move to a mark's `from` ([`quiesce_when_marked`]).
+    #[cold]
+    #[inline(never)]
+    pub(super) fn quiesce_lanes(&self, lanes: Lanes) {
+        if quiesce_when_marked() {
+            let streams = self.streams_of(lanes);
+            faults::quiesce(|k| streams.iter().any(|&s| k == faults::key(s)));
+        }
     }
 
     /// [`failure`](Self::failure) on `streams` (the scope's: at its end,
     /// taken before `finish` empties the book), of contents whose failures
-    /// are those of the lanes `concern` (`None`: every stream, the scope's
-    /// end). Synchronisations in flight on other threads are waited for on
-    /// those streams only. A failure of another lane that such a
+    /// are those of the lanes `concern` of `(quiesce, concern)` (`None`:
+    /// every stream, the scope's end). Synchronisations in flight on other
+    /// threads are waited for on the lanes `quiesce` only
+    /// ([`check_quiesces`]). A failure of another lane that such a
     /// synchronisation holds is not waited for here: the scope's end
     /// reports it.
     #[cold]
@@ -70,17 +89,21 @@ impl CoreBook {
         &self,
         since: u64,
         streams: &[Raw],
-        concern: Option<Lanes>,
+        concern: Option<(Lanes, Lanes)>,
     ) -> Option<Error> {
         let mine = |k: usize| streams.iter().any(|&s| k == faults::key(s));
-        let from = concern.map(|lanes| self.streams_of(lanes));
-        let from = |k: usize| match &from {
-            Some(from) => from.iter().any(|&s| k == faults::key(s)),
+        let sets = concern.map(|(q, c)| (self.streams_of(q), self.streams_of(c)));
+        let among = |k: usize, set: &[Raw]| set.iter().any(|&s| k == faults::key(s));
+        let from = |k: usize| match &sets {
+            Some((_, from)) => among(k, from),
             None => mine(k),
         };
         // First the synchronisations in flight on other threads: one may
         // have taken a failure it has not entered yet.
-        faults::quiesce(from);
+        faults::quiesce(|k| match &sets {
+            Some((quiesce, _)) => among(k, quiesce),
+            None => mine(k),
+        });
         self.inner
             .borrow_mut()
             .1
@@ -273,6 +296,9 @@ impl CoreBook {
     #[cold]
     #[inline(never)]
     fn lane_synced(&self, stream: Raw) {
+        if quiesce_when_marked() {
+            faults::quiesce(|k| k == faults::key(stream));
+        }
         let index = self.streams().iter().position(|&s| s == stream);
         if let (Some(index), Some(book)) = (index, self.inner.borrow_mut().0.as_mut()) {
             book.suspects.lane_synced(lane_bit(index));
@@ -446,12 +472,11 @@ fn span(region: Region) -> (usize, usize) {
 }
 
 /// The streams of `all` (the scope's, in enlisting order) in the lanes
-/// `lanes`: all of them if it has [`EVERY_LANE`].
+/// `lanes`; `EVERY_LANE` stands for every lane from the 31st on.
 fn select(all: &[Raw], lanes: Lanes) -> Vec<Raw> {
-    let every = lanes & EVERY_LANE != 0;
     all.iter()
         .enumerate()
-        .filter(|&(i, _)| every || lanes & lane_bit(i) != 0)
+        .filter(|&(i, _)| lanes & lane_bit(i) != 0)
         .map(|(_, &s)| s)
         .collect()
 }

@@ -13,7 +13,9 @@ use aclrt_sys as sys;
 
 use super::super::super::access::{RawSource, Stable};
 use super::super::super::faults;
-use super::super::super::protocol::failure::{Lanes, Origin, mark_origin, own_lane_only};
+use super::super::super::protocol::failure::{
+    Lanes, Origin, give_back_lanes, mark_origin, own_lane_only,
+};
 use super::super::super::{Mem, Raw, Region};
 use super::{FenceCore, Handover, LaneCore, Parked, ScopeEvent, SharedCore, SharedReader, Source};
 use crate::error::{Error, Result};
@@ -109,6 +111,13 @@ impl<'scope, 'sid, D: ?Sized> Parked<'scope, 'sid, D> {
     #[inline(always)]
     pub(super) fn unchecked(&self, synced: bool) {
         if self.written {
+            if synced {
+                // The lanes move to the mark's `from`: a check of what is
+                // derived from it will not wait for their synchronisations
+                // in flight, so this give-back does, while they are idle.
+                self.book
+                    .quiesce_lanes(give_back_lanes(self.bit(), self.origin.lanes));
+            }
             let origin = mark_origin(self.origin, synced, self.bit());
             self.book.mark_suspect(self.region, origin);
         }
