@@ -14,7 +14,7 @@ use aclrt::{Context, Device, Error, Result, RunMode, sim, sys};
 
 /// A host function that writes `value` into its buffer for `ms`
 /// milliseconds (every millisecond), then says it has stopped.
-fn writer(
+pub(crate) fn writer(
     done: &AtomicBool,
     value: u8,
     ms: u64,
@@ -30,7 +30,7 @@ fn writer(
 
 /// A borrow handed back: the writer must have stopped, and the value
 /// must not change while the borrow lasts.
-fn assert_still(back: &[u8], done: &AtomicBool, what: &str) {
+pub(crate) fn assert_still(back: &[u8], done: &AtomicBool, what: &str) {
     assert!(
         done.load(Ordering::SeqCst),
         "&mut back while a lane writes it: {what}"

@@ -18,33 +18,7 @@ use aclrt::future::block_on;
 use aclrt::kernel::{Count, In, Out};
 use aclrt::{Error, Result, sim, sys};
 
-/// A host function that writes `value` into its buffer for `ms`
-/// milliseconds (every millisecond), then says it has stopped.
-fn writer(
-    done: &AtomicBool,
-    value: u8,
-    ms: u64,
-) -> impl FnOnce(&mut aclrt::PinnedSlice<'_, u8, aclrt::HostMode>) + Send + '_ {
-    move |p| {
-        for _ in 0..ms {
-            p.fill(value);
-            std::thread::sleep(Duration::from_millis(1));
-        }
-        done.store(true, Ordering::SeqCst);
-    }
-}
-
-/// A borrow handed back: the writer must have stopped, and the value must
-/// not change while the borrow lasts.
-fn assert_still(back: &[u8], done: &AtomicBool, what: &str) {
-    assert!(
-        done.load(Ordering::SeqCst),
-        "&mut back while a lane writes it: {what}"
-    );
-    let first = back.to_vec();
-    std::thread::sleep(Duration::from_millis(3));
-    assert_eq!(back, &first[..], "changed under the borrow: {what}");
-}
+use crate::rule_review::{assert_still, writer};
 
 /// A shared buffer's lent lanes: lane a produces it, lane b reads it (a
 /// host function holds lane b for 40 ms before the read, so lane b still
