@@ -111,6 +111,9 @@ struct Envelope<Req, Rep> {
 pub struct Handle<Req, Rep> {
     tx: async_channel::Sender<Envelope<Req, Rep>>,
     shared: Arc<Shared>,
+    /// Closed when the actor's thread ends (nothing is ever sent on it):
+    /// its sender is owned by the thread's own frame ([`Life`]).
+    alive: async_channel::Receiver<()>,
 }
 
 impl<Req, Rep> Clone for Handle<Req, Rep> {
@@ -118,6 +121,7 @@ impl<Req, Rep> Clone for Handle<Req, Rep> {
         Handle {
             tx: self.tx.clone(),
             shared: self.shared.clone(),
+            alive: self.alive.clone(),
         }
     }
 }
@@ -158,14 +162,15 @@ impl<Req: Send + 'static, Rep: Send + 'static> Handle<Req, Rep> {
             Err(async_channel::TrySendError::Closed(_)) => return Err(self.shared.closed()),
         }
         let shared = self.shared.clone();
-        Ok(async move { reply_of(&shared, rx).await })
+        let alive = self.alive.clone();
+        Ok(async move { reply_of(&shared, &alive, rx).await })
     }
 
     async fn reply(
         &self,
         rx: async_channel::Receiver<Result<Rep, ActorError>>,
     ) -> Result<Rep, ActorError> {
-        reply_of(&self.shared, rx).await
+        reply_of(&self.shared, &self.alive, rx).await
     }
 
     /// Whether the actor still takes requests.
@@ -174,18 +179,62 @@ impl<Req: Send + 'static, Rep: Send + 'static> Handle<Req, Rep> {
     }
 }
 
+/// The reply on `rx`, or, once the actor's thread ended (`alive` closed)
+/// with none sent, why there is none: a reply sender that `serve` forgot
+/// (with its inbox or a batch's replies) is never dropped, so the end of
+/// the thread, not the drop of the sender, decides.
 async fn reply_of<Rep>(
     shared: &Shared,
+    alive: &async_channel::Receiver<()>,
     rx: async_channel::Receiver<Result<Rep, ActorError>>,
 ) -> Result<Rep, ActorError> {
-    match rx.recv().await {
-        Ok(r) => r,
+    let mut reply = pin!(rx.recv());
+    let mut ended = pin!(alive.recv());
+    // (the reply if any, whether the thread ended)
+    let (got, ended) = core::future::poll_fn(|cx| {
+        if let Poll::Ready(r) = reply.as_mut().poll(cx) {
+            return Poll::Ready((r.ok(), false));
+        }
+        if ended.as_mut().poll(cx).is_ready() {
+            // A reply sent before the thread ended still counts.
+            return Poll::Ready((rx.try_recv().ok(), true));
+        }
+        Poll::Pending
+    })
+    .await;
+    match got {
+        Some(r) => r,
         // Dropped unanswered: by the actor's code, or with its thread.
-        Err(_) => Err(match shared.state.load(Ordering::Acquire) {
+        None => Err(match shared.state.load(Ordering::Acquire) {
             GONE => ActorError::Gone,
             REFUSING => ActorError::ShutDown,
+            DRAINING if ended => ActorError::ShutDown,
             _ => ActorError::NoReply,
         }),
+    }
+}
+
+/// Owned by the actor thread's own frame (never by `serve`, which cannot
+/// forget it): when the thread ends, however `serve` ended (returned,
+/// failed, panicked, forgot its inbox or a batch's replies), the queue
+/// closes, the requests still in it are refused, and `alive` closes, which
+/// every pending call sees.
+struct Life<Req, Rep> {
+    rx: async_channel::Receiver<Envelope<Req, Rep>>,
+    shared: Arc<Shared>,
+    _alive: async_channel::Sender<()>,
+}
+
+impl<Req, Rep> Drop for Life<Req, Rep> {
+    fn drop(&mut self) {
+        let _ =
+            self.shared
+                .state
+                .compare_exchange(RUNNING, GONE, Ordering::AcqRel, Ordering::Acquire);
+        self.rx.close();
+        while let Ok(env) = self.rx.try_recv() {
+            let _ = env.reply.try_send(Err(self.shared.closed()));
+        }
     }
 }
 
@@ -535,10 +584,13 @@ where
     E: Send + 'static,
     F: FnOnce(Inbox<Req, Rep>) -> Result<(), E> + Send + 'static,
 {
-    let (handle, inbox, close) = channel(config);
+    let (handle, inbox, close, life) = channel(config);
     let thread = std::thread::Builder::new()
         .name("aclrt-device-actor".into())
-        .spawn(move || serve(inbox))?;
+        .spawn(move || {
+            let _life = life;
+            serve(inbox)
+        })?;
     Ok((handle.clone(), actor(Joiner::Owned(thread), &handle, close)))
 }
 
@@ -561,10 +613,13 @@ where
     E: Send + 's,
     F: FnOnce(Inbox<Req, Rep>) -> Result<(), E> + Send + 's,
 {
-    let (handle, inbox, close) = channel(config);
+    let (handle, inbox, close, life) = channel(config);
     let thread = std::thread::Builder::new()
         .name("aclrt-device-actor".into())
-        .spawn_scoped(scope, move || serve(inbox))?;
+        .spawn_scoped(scope, move || {
+            let _life = life;
+            serve(inbox)
+        })?;
     Ok((
         handle.clone(),
         actor(Joiner::Scoped(thread), &handle, close),
@@ -575,13 +630,20 @@ type Channel<Req, Rep> = (
     Handle<Req, Rep>,
     Inbox<Req, Rep>,
     async_channel::Sender<Envelope<Req, Rep>>,
+    Life<Req, Rep>,
 );
 
 fn channel<Req, Rep>(config: ActorConfig) -> Channel<Req, Rep> {
     let (tx, rx) = async_channel::bounded(config.queue.max(1));
+    let (alive_tx, alive) = async_channel::bounded(1);
     let shared = Arc::new(Shared {
         state: AtomicU8::new(RUNNING),
     });
+    let life = Life {
+        rx: rx.clone(),
+        shared: shared.clone(),
+        _alive: alive_tx,
+    };
     let inbox = Inbox {
         rx,
         partial: Vec::new(),
@@ -593,9 +655,11 @@ fn channel<Req, Rep>(config: ActorConfig) -> Channel<Req, Rep> {
         Handle {
             tx: tx.clone(),
             shared,
+            alive,
         },
         inbox,
         tx,
+        life,
     )
 }
 

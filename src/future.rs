@@ -312,7 +312,7 @@ impl<'scope, 'env, 'id, M: RunMode> Scope<'scope, 'env, 'id, M> {
     }
 }
 
-/// The watch of a stream or event outside scopes: queried in its context.
+/// The watch of an event outside scopes: queried in its context.
 fn watch_outside(handle: crate::ffi::Raw, target: Target) -> Watch {
     let ctx = crate::ffi::live::owner_of(handle.as_ptr() as usize);
     Watch::new(ctx, 0, vec![target])
@@ -331,7 +331,7 @@ impl Future for StreamSync<'_, '_, '_> {
         use crate::ffi::HandleOwner;
         self.w.poll_with(
             cx,
-            |s| watch_outside(s.handle(), Target::Stream(s.handle())),
+            |s| Watch::new(Some(s.ctx_raw()), 0, vec![Target::Stream(s.handle())]),
             |s| s.synchronize(),
         )
     }

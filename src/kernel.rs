@@ -986,11 +986,16 @@ impl<'scope, 'env, 'id, 'sid, M: RunMode> Lane<'scope, 'env, 'id, 'sid, M> {
     /// service loop can launch again, or take them back with `reuse`,
     /// without leaving the scope; `?` turns it into the [`Error`](crate::Error).
     ///
-    /// The outputs given back hold whatever they held before, which the
-    /// launch was staged to replace: the error is entered as a failure of
-    /// this lane (SAFETY.md, the failure rule), so their checked waits fail
-    /// until they are written afresh, and the scope passes its recovery
-    /// point ([`Scope::recover`](crate::Scope::recover)) before it goes on.
+    /// A refusal before anything is queued (a kernel reference of another
+    /// binary, [`Error::ForeignKernel`](crate::Error::ForeignKernel)) is no
+    /// failure of work: the outputs come back holding what they held, and
+    /// the same launch with the right kernel may follow at once. Any other
+    /// error (the runtime's launch call failed) gives back outputs holding
+    /// whatever they held before, which the launch was staged to replace:
+    /// that error is entered as a failure of this lane (SAFETY.md, the
+    /// failure rule), so their checked waits fail until they are written
+    /// afresh, and the scope passes its recovery point
+    /// ([`Scope::recover`](crate::Scope::recover)) before it goes on.
     #[doc(alias = "aclrtLaunchKernelWithConfig")]
     pub fn launch_in_or_keep<P, A>(
         &self,
@@ -1004,7 +1009,12 @@ impl<'scope, 'env, 'id, 'sid, M: RunMode> Lane<'scope, 'env, 'id, 'sid, M> {
         A: LaunchArgs<'scope, 'id, 'sid, M, P>,
     {
         self.launch_in_staged(binary, kernel, config, args)
-            .inspect_err(|failed| self.core().failed(failed.error()))
+            .inspect_err(|failed| {
+                // A refusal that queued nothing judges no work.
+                if *failed.error() != crate::Error::ForeignKernel {
+                    self.core().failed(failed.error());
+                }
+            })
     }
 
     fn launch_in_staged<P, A>(

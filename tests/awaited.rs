@@ -755,3 +755,269 @@ fn awaited_recovery_point_returns_what_the_blocking_one_returns() -> Result<()> 
     assert_eq!(run(true)?, blocking);
     Ok(())
 }
+
+// ------------------------------------------- the edges of the awaited waits
+
+/// Poll `fut` (with a waker that does nothing) until its early phase is
+/// over and its watch went to the completion service, then forget it.
+fn register_and_forget<F: Future>(fut: F) {
+    let mut fut = Box::pin(fut);
+    let waker = Waker::noop();
+    let mut cx = TaskContext::from_waker(waker);
+    assert!(fut.as_mut().poll(&mut cx).is_pending(), "idle too early");
+    std::thread::sleep(Duration::from_millis(1));
+    assert!(fut.as_mut().poll(&mut cx).is_pending(), "idle too early");
+    core::mem::forget(fut);
+}
+
+/// A forgotten `synchronize_async` of a context's default stream, polled
+/// past its early phase while the stream was busy, then the context
+/// destroyed (or, for the device's implicit context, the device reset):
+/// the completion service queries nothing released (the simulator's
+/// audit stays clean), in both run modes, round after round. Before, the
+/// default stream's watch named no context, no destroy path forgot it, and
+/// the service went on querying the released stream. (Found by the fifth
+/// outside review, finding 1.)
+#[test]
+fn a_forgotten_default_stream_watch_ends_with_its_context() -> Result<()> {
+    fn round<M: aclrt::RunMode>(acl: &aclrt::Acl, implicit: bool) -> Result<()> {
+        let device = acl.require::<M>()?.device(0)?;
+        let busy = |ctx: &aclrt::Context<'_, '_, M>| -> Result<()> {
+            let stream = ctx.default_stream()?;
+            ctx.scope(|s| {
+                aclrt::make_guard!(g);
+                let lane = s.lane(&stream, g);
+                lane.host_fn(hold(20))?;
+                // Another watch, with the context, so that the service
+                // thread has it current when it queries the default stream.
+                register_and_forget(lane.synchronize_async());
+                register_and_forget(stream.synchronize_async());
+                Ok(())
+            })
+        };
+        if implicit {
+            aclrt::make_guard!(g);
+            let ctx = device.default_context(g);
+            busy(&ctx)?;
+        } else {
+            aclrt::make_guard!(g);
+            let ctx = device.create_context(g)?;
+            busy(&ctx)?;
+            ctx.destroy()?;
+        }
+        device.reset()?;
+        // Time for the service's next rounds.
+        std::thread::sleep(Duration::from_millis(5));
+        Ok(())
+    }
+    for (config, device_mode) in [(host_config(), false), (device_config(), true)] {
+        for implicit in [false, true] {
+            for _ in 0..4 {
+                let _sim = take(config.clone());
+                let acl = aclrt::Acl::init()?;
+                if device_mode {
+                    round::<aclrt::DeviceMode>(&acl, implicit)?;
+                } else {
+                    round::<aclrt::HostMode>(&acl, implicit)?;
+                }
+                acl.finalize()?;
+                std::thread::sleep(Duration::from_millis(2));
+                assert_clean();
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `Stream::synchronize_async` of a stream that is a lane of an open scope,
+/// awaited while the lane is busy (from this thread, and from another
+/// thread), and `block_on` of it inside a host function of another lane:
+/// none of these is a failure of the lane's work. The next checked wait of
+/// correct work on the lane succeeds, the recovery point reports nothing,
+/// and the scope ends `Ok`, in both run modes. Before, a query error that
+/// described the querying thread (no current context, 107002) was entered
+/// as a failure of the stream. (Found by the fifth outside review, finding 3.)
+#[test]
+fn a_query_error_of_the_caller_is_no_failure_of_the_stream() -> Result<()> {
+    fn flow<M: aclrt::RunMode>(acl: &aclrt::Acl) -> Result<()> {
+        let device = acl.require::<M>()?.device(0)?;
+        aclrt::make_guard!(g);
+        let ctx = device.create_context(g)?;
+        let (a, b) = (ctx.create_stream()?, ctx.create_stream()?);
+        let src = ctx.alloc_host_from(&pattern_u32(256, 5))?;
+        let mut d = ctx.alloc::<u32>(256)?;
+        let mut out = ctx.alloc_host_zeroed::<u32>(256)?;
+        let seen = AtomicUsize::new(0);
+        for _ in 0..3 {
+            ctx.scope(|s| {
+                aclrt::make_guard!(ga);
+                aclrt::make_guard!(gb);
+                let (la, lb) = (s.lane(&a, ga), s.lane(&b, gb));
+                // Awaited on this thread while the lane is busy.
+                la.host_fn(hold(3))?;
+                block_on(a.synchronize_async())?;
+                // Awaited from another thread while the lane is busy.
+                la.host_fn(hold(3))?;
+                std::thread::scope(|t| {
+                    t.spawn(|| block_on(a.synchronize_async()))
+                        .join()
+                        .expect("the health check")
+                })?;
+                // From a host function of lane b (the runtime's callback
+                // thread): refused there, as every wait is.
+                la.host_fn(hold(3))?;
+                let a_ref = &a;
+                let seen = &seen;
+                seen.store(0, Ordering::SeqCst);
+                lb.host_fn(move || {
+                    let r = match block_on(a_ref.synchronize_async()) {
+                        Err(aclrt::Error::InCallback { .. }) => 1,
+                        Ok(()) => 2,
+                        Err(_) => 3,
+                    };
+                    seen.store(r, Ordering::SeqCst);
+                })?;
+                assert!(wait_until(|| seen.load(Ordering::SeqCst) != 0));
+                let r = seen.load(Ordering::SeqCst);
+                assert!(r == 1 || r == 2, "{r}");
+                // Correct work on the lane: its checked wait succeeds.
+                let x = la.copy(&src, &mut d)?;
+                let o = la.copy(&x, &mut out)?.wait()?;
+                assert_eq!(&o[..], &pattern_u32(256, 5)[..]);
+                assert_eq!(s.recover()?, None, "a failure was entered");
+                Ok(())
+            })?;
+        }
+        drop((src, d, out));
+        a.destroy()?;
+        b.destroy()?;
+        ctx.destroy()?;
+        device.reset()
+    }
+    for (config, device_mode) in [(host_config(), false), (device_config(), true)] {
+        let _sim = take(config);
+        let acl = aclrt::Acl::init()?;
+        if device_mode {
+            flow::<aclrt::DeviceMode>(&acl)?;
+        } else {
+            flow::<aclrt::HostMode>(&acl)?;
+        }
+        acl.finalize()?;
+        assert_clean();
+    }
+    Ok(())
+}
+
+/// The actor's liveness lives in its thread: whatever `serve` does with
+/// its inbox and replies — forgets the inbox and returns, forgets one
+/// batch's replies and returns, takes a batch and panics, forgets the inbox
+/// and fails — every call pending then, and every later one, gets `Gone`
+/// or `ShutDown`, never a hang, and the handle says it is closed. Before,
+/// liveness rested on the `Drop`s of the inbox and the replies, which
+/// `mem::forget` skips. (Found by the fifth outside review, finding 2.)
+#[test]
+fn an_actor_whose_serve_forgets_its_inbox_or_replies_never_hangs_a_call() {
+    #[derive(Clone, Copy, Debug)]
+    enum Ends {
+        ForgetsInbox,
+        ForgetsReplies,
+        ForgetsBatchAndPanics,
+        ForgetsInboxAndFails,
+    }
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_time()
+        .build()
+        .expect("a tokio runtime");
+    for ends in [
+        Ends::ForgetsInbox,
+        Ends::ForgetsReplies,
+        Ends::ForgetsBatchAndPanics,
+        Ends::ForgetsInboxAndFails,
+    ] {
+        let started = Arc::new(std::sync::Barrier::new(2));
+        let go = started.clone();
+        let (handle, actor) = actor::spawn(
+            ActorConfig {
+                queue: 8,
+                max_batch: 2,
+                window: Duration::from_millis(1),
+            },
+            move |mut inbox: Inbox<u32, u32>| {
+                go.wait();
+                match ends {
+                    Ends::ForgetsInbox => {
+                        // Let calls queue, then forget the inbox.
+                        std::thread::sleep(Duration::from_millis(20));
+                        core::mem::forget(inbox);
+                        Ok(())
+                    }
+                    Ends::ForgetsInboxAndFails => {
+                        let batch = inbox.next_batch().expect("a batch");
+                        core::mem::forget(inbox);
+                        core::mem::forget(batch);
+                        Err(aclrt::Error::WorkAborted)
+                    }
+                    Ends::ForgetsReplies => {
+                        let batch = inbox.next_batch().expect("a batch");
+                        let (_, replies) = batch.into_parts();
+                        core::mem::forget(replies);
+                        core::mem::forget(inbox);
+                        Ok(())
+                    }
+                    Ends::ForgetsBatchAndPanics => {
+                        let batch = inbox.next_batch().expect("a batch");
+                        core::mem::forget(batch);
+                        core::mem::forget(inbox);
+                        panic!("serve panics");
+                    }
+                }
+            },
+        )
+        .expect("the actor thread");
+        let calls: Vec<_> = (0..6)
+            .map(|i| {
+                let h = handle.clone();
+                rt.spawn(async move { h.call(i).await })
+            })
+            .collect();
+        started.wait();
+        let outcomes: Vec<_> = rt.block_on(async {
+            let mut out = Vec::new();
+            for c in calls {
+                let r = tokio::time::timeout(HANG_GUARD, c)
+                    .await
+                    .unwrap_or_else(|_| panic!("{ends:?}: a call hung"))
+                    .expect("the task");
+                out.push(r);
+            }
+            out
+        });
+        assert!(
+            outcomes
+                .iter()
+                .all(|r| matches!(r, Err(ActorError::Gone | ActorError::ShutDown))),
+            "{ends:?}: {outcomes:?}"
+        );
+        assert!(!handle.is_open(), "{ends:?}: the handle says open");
+        let later = rt.block_on(async {
+            tokio::time::timeout(HANG_GUARD, handle.call(9))
+                .await
+                .unwrap_or_else(|_| panic!("{ends:?}: a later call hung"))
+        });
+        assert!(
+            matches!(later, Err(ActorError::Gone | ActorError::ShutDown)),
+            "{ends:?}: {later:?}"
+        );
+        let joined = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            actor.shutdown(Shutdown::Drain)
+        }));
+        match ends {
+            Ends::ForgetsBatchAndPanics => assert!(joined.is_err(), "the panic is resumed"),
+            Ends::ForgetsInboxAndFails => {
+                assert_eq!(joined.ok(), Some(Err(aclrt::Error::WorkAborted)))
+            }
+            _ => assert_eq!(joined.ok(), Some(Ok(()))),
+        }
+    }
+}

@@ -462,9 +462,76 @@ fn op_timeouts_are_set_through_safe_wrappers() -> Result<()> {
     Ok(())
 }
 
-/// A failed `launch_in_or_keep` (here a kernel reference of another binary)
-/// gives its operands back, so a service loop can launch again in the same
-/// scope once it passed its recovery point.
+/// A `launch_in_or_keep` refused before anything is queued
+/// (`ForeignKernel`), of an input written on the lane before the refusal,
+/// then the recovery point, then the same launch with the right kernel and
+/// the operands the refusal gave back: the launch runs and its checked
+/// wait succeeds, in both run modes. Before, the refusal was entered as a
+/// failure of the lane, which concerned the input (written before it), so
+/// the retry failed again with `ForeignKernel`. (Found by the fifth outside
+/// review, finding 4.)
+#[test]
+fn a_launch_refused_before_queueing_can_be_retried() -> Result<()> {
+    fn flow<M: RunMode>(ctx: &Context<'_, '_, M>) -> Result<()> {
+        let image = register_inc();
+        let (first, second) = (ctx.load_binary(&image)?, ctx.load_binary(&image)?);
+        // SAFETY: `fr_inc` reads and writes its `InOut` below `Count`, nothing else.
+        let inc = unsafe { first.kernel_ref::<(InOut<f32>, Count)>(c"fr_inc")? };
+        let stream = ctx.create_stream()?;
+        let input = ctx.alloc_host_from(&[1.0f32; 16])?;
+        let mut d = ctx.alloc::<f32>(16)?;
+        let mut out = ctx.alloc_host_zeroed::<f32>(16)?;
+        ctx.scope(|s| {
+            s.with_lane(&stream, |lane| {
+                let x = lane.copy(&input, &mut d)?;
+                let failed = lane
+                    .launch_in_or_keep(&second, inc, 1, (x, 16))
+                    .unwrap_err();
+                assert_eq!(failed.error(), &Error::ForeignKernel);
+                let (x, ()) = failed.into_item();
+                assert_eq!(s.recover()?, None);
+                let (x, ()) = lane
+                    .launch_in_or_keep(&first, inc, 1, (x, 16))
+                    .map_err(|f| f.error().clone())?;
+                let o = lane.copy(&x, &mut out)?.wait()?;
+                assert!(o.iter().all(|v| v == 2.0));
+                Ok(())
+            })
+        })?;
+        first.unload()?;
+        second.unload()?;
+        stream.destroy()
+    }
+    for (config, device_mode) in [(host_config(), false), (device_config(), true)] {
+        let _sim = take(config);
+        let acl = aclrt::Acl::init()?;
+        {
+            aclrt::make_guard!(g);
+            if device_mode {
+                let device = acl.require::<aclrt::DeviceMode>()?.device(0)?;
+                let ctx = device.create_context(g)?;
+                flow(&ctx)?;
+                ctx.destroy()?;
+                device.reset()?;
+            } else {
+                let device = acl.require::<aclrt::HostMode>()?.device(0)?;
+                let ctx = device.create_context(g)?;
+                flow(&ctx)?;
+                ctx.destroy()?;
+                device.reset()?;
+            }
+        }
+        acl.finalize()?;
+        assert_clean();
+    }
+    Ok(())
+}
+
+/// A refused `launch_in_or_keep` (here a kernel reference of another
+/// binary, refused before anything is queued) gives its operands back,
+/// unchanged and trusted: the refusal is no failure of work, so their
+/// checked wait succeeds and the recovery point reports nothing; the
+/// service loop launches again with the right kernel.
 #[test]
 fn a_failed_launch_gives_its_operands_back() -> Result<()> {
     in_host_context(|ctx| {
@@ -484,10 +551,10 @@ fn a_failed_launch_gives_its_operands_back() -> Result<()> {
                     .unwrap_err();
                 assert_eq!(failed.error(), &Error::ForeignKernel);
                 let (x, ()) = failed.into_item();
-                // What the launch was to write is not trusted: a checked wait
-                // of it fails, until the scope recovers and it is written afresh.
-                let x = x.wait_or_keep().unwrap_err().into_item();
-                assert_eq!(s.recover()?, Some(Error::ForeignKernel));
+                // Nothing was queued: what it holds is what the copy wrote.
+                let x = x.wait_or_keep().expect("a refusal failed the lane");
+                assert!(x.len() == 16);
+                assert_eq!(s.recover()?, None);
                 let x = lane.copy(&input, x)?;
                 let (x, ()) = lane.launch_in(&first, inc, 1, (x, 16))?;
                 let o = lane.copy(&x, &mut out)?.wait()?;

@@ -97,8 +97,10 @@ impl Watch {
         }
     }
 
-    /// Whether every target is complete now (runtime queries; a query that
-    /// fails counts as complete: the future's wait then reports it).
+    /// Whether every target is complete now (runtime queries, made with
+    /// the watch's context current; a query that fails counts as complete:
+    /// the future's checked wait then judges the work, so a query here
+    /// enters nothing in the failure rule, whatever it answers).
     pub(crate) fn is_ready(&self, now: Instant) -> bool {
         if let Some(ctx) = self.ctx {
             if super::make_current(ctx).is_err() {
@@ -106,14 +108,14 @@ impl Watch {
             }
         }
         self.targets.iter().all(|t| match *t {
-            Target::Stream(s) => super::stream_is_complete(s).unwrap_or(true),
+            Target::Stream(s) => super::stream_query(s).unwrap_or(true),
             Target::Event(e, discarded) => match super::event_is_complete(e) {
                 Ok(true) | Err(_) => true,
                 Ok(false) => discarded(e),
             },
             Target::EventOrStream(e, s) => {
                 super::event_is_complete(e).unwrap_or(true)
-                    || super::stream_is_complete(s).unwrap_or(true)
+                    || super::stream_query(s).unwrap_or(true)
             }
             Target::Deadline(at) => now >= at,
         })
@@ -326,6 +328,11 @@ fn forget(gone: impl Fn(&Watch) -> bool) {
 /// have a watch on it (a live one borrows its owner).
 pub(crate) fn handle_gone(handle: Raw) {
     forget(|w| w.names(handle));
+}
+
+/// Every watch (the runtime is being finalised: no handle stays valid).
+pub(crate) fn all_gone() {
+    forget(|_| true);
 }
 
 /// The body of scope `scope` returned: the watches its futures left (they

@@ -237,7 +237,8 @@ pub(crate) fn device_open_end(id: i32, opened: bool) {
 /// ([`Error::LiveChildren`]); otherwise opens of `id` are refused until
 /// [`force_reset_end`]. The check and the mark are one step, so no
 /// `aclrtSetDevice` of this crate slips in between the check and the reset.
-pub(crate) fn force_reset_begin(id: i32) -> Result<()> {
+/// `Ok` with the contexts of the device the reset releases.
+pub(crate) fn force_reset_begin(id: i32) -> Result<Vec<Raw>> {
     with(|b| {
         let handles = b.devices.get(&id).map_or(0, |d| d.0);
         let others = handles.saturating_sub(1) + b.opening.get(&id).copied().unwrap_or(0);
@@ -256,7 +257,7 @@ pub(crate) fn force_reset_begin(id: i32) -> Result<()> {
             }
         }
         b.resetting.push(id);
-        Ok(())
+        Ok(b.contexts_of(id))
     })
 }
 
@@ -285,16 +286,18 @@ pub(crate) fn default_context(id: i32, ctx: Raw) {
 
 /// Whether releasing one `Device` handle of `id` keeps the rule: if it is
 /// the last one, nothing made on the device may be alive.
-pub(crate) fn check_device_reset(id: i32) -> Result<()> {
+/// `Ok` with the contexts of the device (its default one) that the reset
+/// releases: none unless it is the last one.
+pub(crate) fn check_device_reset(id: i32) -> Result<Vec<Raw>> {
     with(|b| match b.devices.get(&id) {
         Some(&(1, _)) => match b.device_live(id) {
-            0 => Ok(()),
+            0 => Ok(b.contexts_of(id)),
             live => Err(Error::LiveChildren {
                 function: "aclrtResetDevice",
                 live,
             }),
         },
-        _ => Ok(()),
+        _ => Ok(Vec::new()),
     })
 }
 
@@ -304,6 +307,15 @@ pub(crate) fn device_reset(id: i32) {
 }
 
 impl Book {
+    /// The contexts of device `id` in the book.
+    fn contexts_of(&self, id: i32) -> Vec<Raw> {
+        self.contexts
+            .iter()
+            .filter(|&(_, &s)| self.slots[s as usize].device == id)
+            .filter_map(|(&ctx, _)| Raw::new(ctx as *mut core::ffi::c_void))
+            .collect()
+    }
+
     fn device_reset(&mut self, id: i32) {
         let Some(d) = self.devices.get_mut(&id) else {
             return;

@@ -242,6 +242,8 @@ pub(crate) fn finalize() -> Result<()> {
     refuse_in_callback("aclFinalize")?;
     live::check_finalize()?;
     invalidate_current_contexts();
+    // A forgotten future's watch no longer queries anything.
+    completion::all_gone();
     // SAFETY: no arguments; the typed layer calls this once, after every
     // device handle (and so every resource) has been released.
     let code = unsafe { sys::aclFinalize() };
@@ -330,7 +332,11 @@ pub(crate) fn set_device(id: i32) -> Result<()> {
 /// and something made on the device is still alive ([`Error::LiveChildren`]).
 pub(crate) fn reset_device(id: i32) -> Result<()> {
     refuse_in_callback("aclrtResetDevice")?;
-    live::check_device_reset(id)?;
+    // The contexts the reset releases, if it is the last reference.
+    for ctx in live::check_device_reset(id)? {
+        // A forgotten future's watch no longer queries their streams.
+        completion::handle_gone(ctx);
+    }
     invalidate_current_contexts();
     // SAFETY: plain integer argument; the typed layer only resets devices it
     // set, after everything created through them is gone.
@@ -804,17 +810,39 @@ pub(crate) fn abort_stream(ctx: Raw, stream: Raw) -> Result<()> {
     check(code, "aclrtStreamAbort")
 }
 
-/// `aclrtStreamQuery`: `true` when every queued task has finished.
+/// `aclrtStreamQuery`: `true` when every queued task has finished; a
+/// failure it reports is entered in [`faults`], unless it describes the
+/// calling thread ([`describes_caller`]).
 pub(crate) fn stream_is_complete(stream: Raw) -> Result<bool> {
+    stream_query(stream).inspect_err(|e| {
+        if !describes_caller(e) {
+            // A failure of queued work a query reports is one too.
+            faults::enter(faults::key(stream), e);
+        }
+    })
+}
+
+/// `aclrtStreamQuery`, judging nothing: its error is returned, not entered
+/// (the completion service's queries, whose future's checked wait judges).
+pub(crate) fn stream_query(stream: Raw) -> Result<bool> {
     let mut status: sys::aclrtStreamStatus = sys::ACL_STREAM_STATUS_RESERVED;
     // SAFETY: `stream` is live; `status` is a valid, writable slot.
     let code = unsafe { sys::aclrtStreamQuery(stream.as_ptr(), &mut status) };
-    if let Err(e) = check(code, "aclrtStreamQuery") {
-        // A failure of queued work a query reports is one too.
-        faults::enter(faults::key(stream), &e);
-        return Err(e);
-    }
+    check(code, "aclrtStreamQuery")?;
     Ok(status == sys::ACL_STREAM_STATUS_COMPLETE)
+}
+
+/// Whether `e` describes the calling thread rather than the stream's work:
+/// no current context (107002), another context current (107003), or a
+/// wait refused on a thread that runs a host function.
+pub(crate) fn describes_caller(e: &Error) -> bool {
+    match e {
+        Error::Acl { code, .. } => {
+            *code == sys::ACL_ERROR_RT_CONTEXT_NULL || *code == sys::ACL_ERROR_RT_STREAM_CONTEXT
+        }
+        Error::InCallback { .. } => true,
+        _ => false,
+    }
 }
 
 /// `aclrtGetStreamAvailableNum` for the current device.

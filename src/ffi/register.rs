@@ -358,6 +358,8 @@ pub(crate) fn destroy_stream_force(stream: Raw, owner: Raw) -> Result<()> {
     super::report::stream_destroying(stream);
     // An escalation aborting it (for an outside wait) still holds its handle.
     super::scope::wait_not_aborting(stream);
+    // A forgotten future's watch no longer queries it.
+    super::completion::handle_gone(stream);
     // No context synchronisation uses the handle from now on.
     super::faults::stream_destroying(stream);
     // SAFETY: `stream` is a live explicit stream of the current context,
@@ -388,7 +390,10 @@ pub(crate) fn reset_device_force(id: i32) -> Result<()> {
     // and refuses opens of the device until the reset has returned (no lock
     // is held across the call, which waits for the device's tasks: one of
     // them may open a device).
-    live::force_reset_begin(id)?;
+    for ctx in live::force_reset_begin(id)? {
+        // A forgotten future's watch no longer queries their streams.
+        super::completion::handle_gone(ctx);
+    }
     super::invalidate_current_contexts();
     // SAFETY: plain integer argument; the typed layer only force-resets a
     // device through its last `Device` handle, after everything created
