@@ -15,6 +15,19 @@ untangling can be compared with the same method.
    signature and printed), counted whole:
    an upper bound of the lines that can run with a crate lock held (what a
    callee runs under the caller's lock is not added).
+3. Cited: the functions of src/ that the `// SAFETY:` comments of src/
+   name (in backticks: `Type::function` or `module::function`, resolved
+   in all of src/; or a bare `function` that is neither a variable nor an
+   import of the comment's file, resolved in the basement only: the one in
+   the comment's file, else the only one under its directory, else the
+   only one in src/ffi; a bare name of a method of std is left out that
+   way), each to its definition, its lines summed: `cited: N lines in M
+   functions`; a name that stays ambiguous is listed, not summed. The
+   trusted set is the unsafe-allowed files of the crate plus the cited
+   functions outside them. A cited function outside the counted files
+   (the basement `src/ffi`, and the few typed-layer functions listed in
+   TRUSTED_ABOVE, which are counted) fails the script (exit 1): a SAFETY
+   argument may rely only on what is counted.
 
 Usage: python3 .ci/trusted_base.py   (from the repository root)
 """
@@ -130,6 +143,153 @@ def locked_fn_lines(path):
     return out
 
 
+# Typed-layer functions whose signatures a SAFETY argument of the basement
+# relies on (the borrows they take); counted in the trusted set. Adding one
+# is a reviewed change of the trusted base.
+TRUSTED_ABOVE = {
+    ("src/kernel.rs", "launch"),
+    ("src/kernel.rs", "launch_in"),
+    ("src/register.rs", "register_host"),
+}
+
+IDENT_PATH = re.compile(r"^(?:[A-Za-z_]\w*::)*[A-Za-z_]\w*$")
+BASEMENT = "src/ffi/"
+
+
+def impl_type(head):
+    """The type an `impl` header (after `impl`) is for."""
+    head = head.strip()
+    if head.startswith("<"):
+        depth = 0
+        for i, ch in enumerate(head):
+            depth += ch == "<"
+            depth -= ch == ">"
+            if depth == 0:
+                head = head[i + 1 :]
+                break
+    if " for " in head:
+        head = head.split(" for ", 1)[1]
+    m = re.match(r"\s*(?:[\w]+::)*(\w+)", head)
+    return m.group(1) if m else None
+
+
+def fn_defs(root):
+    """name -> [(file, impl type or None, first line, lines)] of every fn."""
+    defs = {}
+    for f in rs_files(root):
+        lines = open(f, encoding="utf-8").read().splitlines()
+        ty = None
+        depth = 0
+        for i, line in enumerate(lines):
+            code = line.split("//")[0]
+            im = re.match(r"^(?:unsafe\s+)?impl\b(.*)$", line)
+            if im and depth == 0:
+                ty = impl_type(im.group(1))
+            m = FN.match(line)
+            if m:
+                d = 0
+                start = None
+                j = i
+                while j < len(lines):
+                    c = lines[j].split("//")[0]
+                    for ch in c:
+                        if ch == "{":
+                            d += 1
+                            start = j if start is None else start
+                        elif ch == "}":
+                            d -= 1
+                    if start is not None and d == 0:
+                        break
+                    if start is None and c.rstrip().endswith(";"):
+                        break
+                    j += 1
+                defs.setdefault(m.group(6), []).append((f, ty if depth > 0 else None, i + 1, j - i + 1))
+            depth += code.count("{") - code.count("}")
+            if depth == 0:
+                ty = None
+    return defs
+
+
+def safety_blocks(root):
+    """(file, line, text) of every `// SAFETY:` comment of `root`."""
+    for f in rs_files(root):
+        lines = open(f, encoding="utf-8").read().splitlines()
+        i = 0
+        while i < len(lines):
+            if lines[i].strip().startswith("// SAFETY:"):
+                start = i
+                block = []
+                while i < len(lines) and lines[i].strip().startswith("//"):
+                    block.append(lines[i].strip()[2:])
+                    i += 1
+                yield f, start + 1, " ".join(block)
+            else:
+                i += 1
+
+
+def variables(text):
+    """Names a file binds as parameters, locals or closure arguments."""
+    names = set(re.findall(r"\blet\s+(?:mut\s+)?(\w+)", text))
+    names |= set(re.findall(r"[(,]\s*(?:mut\s+)?(\w+)\s*:\s*[^:]", text))
+    names |= set(re.findall(r"\|(\w+)\|", text))
+    # Imports of std, core and alloc (`use std::alloc::{alloc_zeroed, ..}`).
+    for m in re.finditer(r"^use\s+(?:std|core|alloc)::([^;]*);", text, re.M):
+        names |= set(re.findall(r"\w+", m.group(1)))
+    return names
+
+
+def cited_fns(root="src"):
+    """{(file, line, name): (lines, {cited from})}, and the ambiguous names."""
+    defs = fn_defs(root)
+    out = {}
+    ambiguous = {}
+    for f, line, text in safety_blocks(root):
+        vars_ = variables(open(f, encoding="utf-8").read())
+        for tok in re.findall(r"`([^`]+)`", text):
+            tok = tok.strip()
+            if tok.endswith("()"):
+                tok = tok[:-2]
+            if not IDENT_PATH.match(tok):
+                continue
+            parts = tok.split("::")
+            name = parts[-1]
+            module = os.path.join(BASEMENT, *parts) + ".rs"
+            if len(parts) > 1 and os.path.exists(module):
+                # A module cited whole (`scope::end`): its file.
+                n = len(open(module, encoding="utf-8").read().splitlines())
+                out.setdefault((module, 1, "(module)"), (n, set()))[1].add(f"{f}:{line}")
+                continue
+            if name not in defs or not name[0].islower():
+                continue
+            cands = defs[name]
+            if len(parts) > 1:
+                q = parts[-2]
+                cands = [
+                    c
+                    for c in cands
+                    if c[1] == q
+                    or os.path.splitext(os.path.basename(c[0]))[0] == q
+                    or ("/" + q + "/") in c[0]
+                ]
+            else:
+                if name in vars_:
+                    continue
+                cands = [c for c in cands if c[0].startswith(BASEMENT)]
+                if not cands:
+                    continue
+                here = [c for c in cands if c[0] == f]
+                near = [c for c in cands if c[0].startswith(os.path.dirname(f) + "/")]
+                cands = here or (near if len(near) == 1 else cands if len(cands) == 1 else [])
+                if not cands:
+                    ambiguous.setdefault(tok, set()).add(f"{f}:{line}")
+                    continue
+            if not cands:
+                ambiguous.setdefault(tok, set()).add(f"{f}:{line}")
+            for c in cands:
+                out.setdefault((c[0], c[2], name), (c[3], set()))[1].add(f"{f}:{line}")
+    return out, ambiguous
+
+
 def main():
     global GUARDS
     os.chdir(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
@@ -166,6 +326,48 @@ def main():
         grand += sub
         nfn += n
     print(f"   total: {nfn} functions, {grand} code lines")
+    print("3. functions the // SAFETY: comments of src/ cite (lines of each)")
+    cited, ambiguous = cited_fns("src")
+    counted = set(f for f in unsafe_allowed() if f.startswith("src/"))
+    n_lines = 0
+    outside_counted = 0
+    outside_basement = []
+    whole = {f for (f, _, name) in cited if name == "(module)"}
+    # A function of a module cited whole is in its file's count already.
+    cited = {k: v for k, v in cited.items() if k[2] == "(module)" or k[0] not in whole}
+    for (f, line, name), (n, frm) in sorted(cited.items()):
+        n_lines += n
+        mark = ""
+        if f not in counted:
+            outside_counted += n
+            mark = " (outside the unsafe-allowed files)"
+        if not f.startswith(BASEMENT):
+            if (f, name) in TRUSTED_ABOVE:
+                mark = " (typed layer, TRUSTED_ABOVE)"
+            else:
+                outside_basement.append((f, line, name, frm))
+                mark = " (OUTSIDE THE COUNTED FILES)"
+        print(f"   {f}:{line} {name}: {n}{mark}")
+    for tok, frm in sorted(ambiguous.items()):
+        print(f"   ambiguous, not summed: `{tok}` (cited at {', '.join(sorted(frm))})")
+    print(f"   cited: {n_lines} lines in {len(cited)} functions")
+    aclrt_unsafe = sum(len(open(f, encoding="utf-8").read().splitlines()) for f in counted)
+    print(
+        f"   trusted (aclrt): {aclrt_unsafe + outside_counted} lines = "
+        f"{aclrt_unsafe} unsafe-allowed + {outside_counted} cited outside them"
+    )
+    ffi = sum(len(open(f, encoding="utf-8").read().splitlines()) for f in rs_files("src/ffi"))
+    print(f"   src/ffi: {ffi} lines")
+    if outside_basement:
+        for f, line, name, frm in outside_basement:
+            print(
+                f"error: `{name}` ({f}:{line}) is cited by a SAFETY comment "
+                f"({', '.join(sorted(frm))}) but lies outside the counted files "
+                f"({BASEMENT} and TRUSTED_ABOVE)",
+                file=sys.stderr,
+            )
+        return 1
+    return 0
 
 
 if __name__ == "__main__":

@@ -348,9 +348,9 @@ impl<'scope, 'sid, D: ?Sized> Parked<'scope, 'sid, D> {
     #[inline]
     pub(crate) fn wait_or_keep(self) -> core::result::Result<&'scope mut D, (Error, Self)> {
         match self.sync_checked() {
-            // SAFETY: the stream was synchronised without an abort of the
-            // scope (`sync_checked`, in `parked`), so no asynchronous access
-            // remains.
+            // SAFETY: the stream was synchronised (`sync_checked`, in
+            // `parked`) after every piece of work that used the region was
+            // queued, so no asynchronous access remains.
             Ok(()) => Ok(unsafe { self.into_mut() }),
             Err(e) => Err((e, self)),
         }
@@ -368,8 +368,8 @@ impl<'scope, 'sid, D: ?Sized> Parked<'scope, 'sid, D> {
         self.unchecked(true);
         // SAFETY: every stream that could touch the region is idle
         // (`idle_for_give_back`: its own and every lane of its origin, which
-        // holds every lane it came through) without an abort of the scope,
-        // so no asynchronous access remains.
+        // holds every lane it came through), so no asynchronous access
+        // remains.
         Ok(unsafe { self.into_mut() })
     }
 
@@ -434,8 +434,9 @@ impl<'scope, 'sid, D: ?Sized> FenceCore<'scope, 'sid, D> {
         // SAFETY: the stream was synchronised (here, or by a
         // synchronisation of this scope that began after the record) after
         // every piece of work that used the region was queued (on the
-        // item's stream before the record, or on a stream it waited for),
-        // without an abort of the scope (`check_after_sync`, in `parked`).
+        // item's stream before the record, or on a stream it waited for;
+        // `check_after_sync`, in `parked`), so no asynchronous access
+        // remains.
         Ok(unsafe { self.item.into_mut() })
     }
 
@@ -455,9 +456,8 @@ impl<'scope, 'sid, D: ?Sized> FenceCore<'scope, 'sid, D> {
             }
             self.free_event();
             self.item.unchecked(true);
-            // SAFETY: every lane of its origin is idle, without an abort of
-            // the scope (`idle_for_give_back`), so no asynchronous access
-            // remains.
+            // SAFETY: every lane of its origin is idle
+            // (`idle_for_give_back`), so no asynchronous access remains.
             return Ok(unsafe { self.item.into_mut() });
         }
         // A record that an abort discarded never completes, and a host wait
