@@ -349,7 +349,7 @@ macro_rules! not_sim {
 #[cfg_attr(docsrs, doc(cfg(feature = "sim")))]
 pub use aclrt_sim as sim;
 
-/// Test hooks of the lock-discipline check (issue 23; `ffi::locks`): not
+/// Test hooks of the lock-discipline check (`ffi::locks`): not
 /// part of the API, no stability promise.
 #[doc(hidden)]
 pub mod __lock_check {
@@ -364,8 +364,8 @@ pub mod __lock_check {
 
     /// Break the discipline on purpose (`true`) or restore it (`false`):
     /// while on, unsubscribing a report stream holds the subscription
-    /// book's lock across `aclrtUnSubscribeReport`, as the crate did before
-    /// issue 23, so the check must fire in the callbacks that run there.
+    /// book's lock across `aclrtUnSubscribeReport`, as the crate once
+    /// did, so the check must fire in the callbacks that run there.
     /// Debug builds only: in a release build the breach is never made.
     pub fn break_on_purpose(on: bool) {
         crate::ffi::locks::BREAK_ON_PURPOSE.store(on, core::sync::atomic::Ordering::SeqCst);
@@ -423,7 +423,7 @@ mod assertions {
     #[cfg(unix)]
     assert_impl_all!(Subscription<'static, 'static, 'static, 'static>: Send, Sync);
     assert_impl_all!(MemAttr: Send, Sync, Copy);
-    // Issue 16 types: registrations hold a `&mut [T]` (Send + Sync like it);
+    // Registration types: registrations hold a `&mut [T]` (Send + Sync like it);
     // managed buffers are device buffers; the alias is a plain address.
     assert_impl_all!(PageAlignedBuf<f32>: Send, Sync);
     assert_impl_all!(HostRegistration<'static, 'static, 'static, f32, HostMode>: Send, Sync);

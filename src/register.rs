@@ -1,4 +1,4 @@
-//! Issue 16: zero-copy host registration ([`HostRegistration`],
+//! Zero-copy host registration ([`HostRegistration`],
 //! [`PageAlignedBuf`], [`DeviceAlias`]), managed memory ([`ManagedBuffer`]),
 //! stop-on-failure ([`Context::set_stop_on_failure`]), the per-thread last
 //! error ([`last_error`], [`take_last_error`]) and the forced releases

@@ -201,7 +201,7 @@ impl<'ctx, 'id> Stream<'ctx, 'id> {
             std::panic::resume_unwind(payload);
         }
         // A host function that never ran although the stream completed: an
-        // escalation's abort discarded it (issue 23).
+        // escalation's abort discarded it.
         if aborted || settled.lost {
             return Err(crate::Error::WorkAborted);
         }

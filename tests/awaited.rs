@@ -919,10 +919,10 @@ fn a_query_error_of_the_caller_is_no_failure_of_the_stream() -> Result<()> {
 fn an_actor_whose_serve_forgets_its_inbox_or_replies_never_hangs_a_call() {
     #[derive(Clone, Copy, Debug)]
     enum Ends {
-        ForgetsInbox,
-        ForgetsReplies,
-        ForgetsBatchAndPanics,
-        ForgetsInboxAndFails,
+        InboxForgotten,
+        RepliesForgotten,
+        BatchForgottenAndPanics,
+        InboxForgottenAndFails,
     }
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -930,10 +930,10 @@ fn an_actor_whose_serve_forgets_its_inbox_or_replies_never_hangs_a_call() {
         .build()
         .expect("a tokio runtime");
     for ends in [
-        Ends::ForgetsInbox,
-        Ends::ForgetsReplies,
-        Ends::ForgetsBatchAndPanics,
-        Ends::ForgetsInboxAndFails,
+        Ends::InboxForgotten,
+        Ends::RepliesForgotten,
+        Ends::BatchForgottenAndPanics,
+        Ends::InboxForgottenAndFails,
     ] {
         let started = Arc::new(std::sync::Barrier::new(2));
         let go = started.clone();
@@ -946,26 +946,26 @@ fn an_actor_whose_serve_forgets_its_inbox_or_replies_never_hangs_a_call() {
             move |mut inbox: Inbox<u32, u32>| {
                 go.wait();
                 match ends {
-                    Ends::ForgetsInbox => {
+                    Ends::InboxForgotten => {
                         // Let calls queue, then forget the inbox.
                         std::thread::sleep(Duration::from_millis(20));
                         core::mem::forget(inbox);
                         Ok(())
                     }
-                    Ends::ForgetsInboxAndFails => {
+                    Ends::InboxForgottenAndFails => {
                         let batch = inbox.next_batch().expect("a batch");
                         core::mem::forget(inbox);
                         core::mem::forget(batch);
                         Err(aclrt::Error::WorkAborted)
                     }
-                    Ends::ForgetsReplies => {
+                    Ends::RepliesForgotten => {
                         let batch = inbox.next_batch().expect("a batch");
                         let (_, replies) = batch.into_parts();
                         core::mem::forget(replies);
                         core::mem::forget(inbox);
                         Ok(())
                     }
-                    Ends::ForgetsBatchAndPanics => {
+                    Ends::BatchForgottenAndPanics => {
                         let batch = inbox.next_batch().expect("a batch");
                         core::mem::forget(batch);
                         core::mem::forget(inbox);
@@ -1013,8 +1013,8 @@ fn an_actor_whose_serve_forgets_its_inbox_or_replies_never_hangs_a_call() {
             actor.shutdown(Shutdown::Drain)
         }));
         match ends {
-            Ends::ForgetsBatchAndPanics => assert!(joined.is_err(), "the panic is resumed"),
-            Ends::ForgetsInboxAndFails => {
+            Ends::BatchForgottenAndPanics => assert!(joined.is_err(), "the panic is resumed"),
+            Ends::InboxForgottenAndFails => {
                 assert_eq!(joined.ok(), Some(Err(aclrt::Error::WorkAborted)))
             }
             _ => assert_eq!(joined.ok(), Some(Ok(()))),

@@ -142,7 +142,7 @@ pub(crate) fn has_unsettled_static(stream: Raw) -> bool {
 /// abort of the stream discarded it, or a device fault skipped it).
 ///
 /// Inlined: while no unscoped host function was ever queued it is one
-/// atomic load (issue 15: a stream destroy called it out of line).
+/// atomic load (a stream destroy called it out of line).
 #[inline]
 pub(crate) fn settle_static_host_fns(stream: Option<Raw>) -> Settled {
     if !ANY_PENDING_STATIC.load(core::sync::atomic::Ordering::Acquire) {

@@ -412,8 +412,7 @@ pub struct Staged<'sid> {
 /// of the scalars larger than [`SMALL`]).
 ///
 /// One call site for every kind: the match only picks the bytes, so the
-/// launch loop has a single call and a single error check per item
-/// (issue 15).
+/// launch loop has a single call and a single error check per item.
 #[inline(always)]
 fn append_item(args: &mut RawArgs, item: &Item, large: &[u8]) -> Result<()> {
     let word;

@@ -28,7 +28,7 @@ use crate::error::{Error, Result};
 
 /// The book's keys are handles, addresses and device ids that this process
 /// chose: no adversary picks them, so the default SipHash (a third of the
-/// cost of a stream create + destroy, issue 15) buys nothing. One
+/// cost of a stream create + destroy) buys nothing. One
 /// multiply-and-rotate spreads them (handles and 32-byte-aligned addresses
 /// differ in their middle bits).
 #[derive(Default)]
@@ -81,7 +81,7 @@ struct Slot {
 
 /// The book. Creating a child costs one hash insert (its owner's slot comes
 /// from a one-entry cache, `last`) and releasing one a hash remove, plus
-/// one counter each (issue 15: the three hash updates per call this
+/// one counter each (the three hash updates per call this
 /// replaced were most of the safe/raw difference of a stream create +
 /// destroy). A device's count of live children is not kept: the rare
 /// questions about a device (reset, finalize) add up its contexts' slots.
@@ -433,7 +433,7 @@ fn slot_of(b: &mut Book, owner: usize) -> Option<SlotId> {
 /// The live-children counter of a context's slot, for streams: unlike
 /// [`child_created`], nothing is entered for a stream itself (its release
 /// names its owner, the `Stream` keeps its context), so only the owner's
-/// counter moves, without the book's lock (issue 15: a stream create +
+/// counter moves, without the book's lock (a stream create +
 /// destroy took the lock twice for it).
 ///
 /// A thread gets the counter of a context from [`counter`] (under the lock)

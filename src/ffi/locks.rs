@@ -210,7 +210,7 @@ impl<T> Drop for Held<'_, T> {
 /// A deliberate breach for the tests of the check itself
 /// (`aclrt::__lock_check`): while set, the unsubscription of a report
 /// stream holds the subscription book's lock across
-/// `aclrtUnSubscribeReport` (what the crate did before issue 23), so the
+/// `aclrtUnSubscribeReport` (what the crate once did), so the
 /// callbacks it runs enter user code with a crate lock held.
 pub(crate) static BREAK_ON_PURPOSE: core::sync::atomic::AtomicBool =
     core::sync::atomic::AtomicBool::new(false);

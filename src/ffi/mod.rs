@@ -689,7 +689,7 @@ pub(crate) fn stream_priority_range() -> Result<(i32, i32)> {
 /// (with its own flag) before the first such thing is made, and never
 /// clears it; that thing is made on a borrowed stream, so before the
 /// stream's destruction, which then reads `true`. While it is `false` a
-/// destruction skips all three with one load (issue 15).
+/// destruction skips all three with one load.
 static STREAM_HOOKS: core::sync::atomic::AtomicBool = core::sync::atomic::AtomicBool::new(false);
 
 /// Something [`STREAM_HOOKS`] covers is about to be made.

@@ -1,4 +1,4 @@
-//! Raw calls of issue 16: host registration (`aclrtHostRegister`,
+//! Raw calls of host registration (`aclrtHostRegister`,
 //! `aclrtHostUnregister`), page-aligned host memory to register, managed
 //! memory (`aclrtMemAllocManaged`), the stream failure mode, the per-thread
 //! last error, and the forced releases.

@@ -141,8 +141,8 @@ static UNDONE: Condvar = Condvar::new();
 
 /// Whether `SUBS` may be non-empty: set (holding `SUBS`'s lock) before the
 /// first subscription is made, never cleared, so that destroying a stream
-/// or a context skips the lock while no subscription was ever made
-/// (issue 15). A subscription of a stream happens before the stream's
+/// or a context skips the lock while no subscription was ever made.
+/// A subscription of a stream happens before the stream's
 /// destruction (it borrows the stream), so the destruction then reads
 /// `true`.
 static ANY_SUB: AtomicBool = AtomicBool::new(false);
@@ -152,7 +152,7 @@ static ANY_SUB: AtomicBool = AtomicBool::new(false);
 /// callbacks of the stream may run on this thread meanwhile.
 fn unsubscribe_raw(u: &Undo<Raw>) -> Result<()> {
     // The breach the lock-discipline check must catch (tests only): the
-    // book's lock held across the call, as before issue 23.
+    // book's lock held across the call, as the crate once did.
     // Debug builds only: a release build never holds the lock here.
     let _held = (cfg!(debug_assertions) && locks::BREAK_ON_PURPOSE.load(Ordering::Relaxed))
         .then(|| lock(&SUBS, Rank::Subs));
@@ -183,7 +183,7 @@ pub(crate) fn subscribe(tid: u64, stream: Raw, ctx: Raw) -> Result<()> {
         });
     }
     // Waits for another thread's unsubscription of this stream first, as
-    // the lock made callers wait before issue 23 (the simulator forgets the
+    // the lock once made callers wait (the simulator forgets the
     // subscription before it runs the queued callbacks; a runtime that
     // lists it until the call returns would answer 100033 otherwise).
     sub_book::subscribe(

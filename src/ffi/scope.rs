@@ -187,11 +187,11 @@ pub(crate) struct ScopeCore<'scope> {
 /// The scope's context and id, its first stream, and its book; whether any
 /// lane is settled (see `Enlisted`) is readable without borrowing the book:
 /// queueing work then costs one load while no lane of the scope was
-/// synchronised (issue 15: kernel launches).
+/// synchronised (kernel launches).
 ///
 /// The first enlisted stream is held outside the book (most scopes enlist
 /// one): enlisting it, settling it and the scope's end then borrow nothing
-/// (issue 15: a one-lane scope). The atomics are only there so as not to
+/// (a one-lane scope). The atomics are only there so as not to
 /// add more non-`Sync` fields to the scope (its `Send`/`Sync` errors name
 /// the book); the scope's thread alone uses them, so `Relaxed`.
 struct CoreBook {
@@ -260,7 +260,7 @@ struct Enlisted {
     /// ([`LaneCore::stream`], `LaneCore::queue`, and the reader streams of
     /// [`LaneCore::reclaim`]). While it is set, everything this scope queued
     /// on the stream has finished, so [`ScopeCore::finish`] need not
-    /// synchronise it again (issue 15: that second synchronisation was a
+    /// synchronise it again (that second synchronisation was a
     /// sixth of a one-copy scope).
     settled: bool,
     /// `CoreBook::fences` when a synchronisation of the stream by this

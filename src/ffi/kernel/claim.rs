@@ -26,7 +26,7 @@ impl ArgsClaim {
 
     /// [`take`](Self::take) for a typed launch, which makes no placeholder:
     /// the serial (which only placeholders name) is not advanced, so the
-    /// claim costs one thread-local flag (issue 15). A builder claimed
+    /// claim costs one thread-local flag. A builder claimed
     /// later still gets a serial no earlier placeholder has.
     #[inline]
     pub(crate) fn take_for_launch() -> Result<ArgsClaim> {

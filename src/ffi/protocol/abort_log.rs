@@ -1,5 +1,5 @@
 //! The protocol core of the escalations' log of aborted streams
-//! (`scope::open`, model-checked for issue 23): whether a record of a user
+//! (`scope::open`, model-checked): whether a record of a user
 //! event, queued on a stream, may have been discarded by an escalation.
 //!
 //! A wait for a record that an abort discarded never ends (acl-facts K.8),

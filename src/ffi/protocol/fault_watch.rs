@@ -1,4 +1,4 @@
-//! The protocol core of `ffi::faults` (issue 25): which synchronisations
+//! The protocol core of `ffi::faults`: which synchronisations
 //! are in flight, so that a checked wait cannot miss a device fault that
 //! another thread's synchronisation took from the runtime.
 //!

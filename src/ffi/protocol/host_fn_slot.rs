@@ -1,5 +1,5 @@
-//! The protocol core of a host function's slot (`host_fn`, model-checked
-//! for issue 23): the runtime's callback thread runs the function at most
+//! The protocol core of a host function's slot (`host_fn`, model-checked):
+//! the runtime's callback thread runs the function at most
 //! once, its owner settles the slot once the stream is idle (or gone), and
 //! no borrow the function holds ends while it runs.
 //!

@@ -1,5 +1,5 @@
-//! The protocol core of the live book's counters (`live`, model-checked for
-//! issue 23): a context's count of live children, moved by streams without
+//! The protocol core of the live book's counters (`live`, model-checked): a
+//! context's count of live children, moved by streams without
 //! the book's lock and by events and allocations under it.
 //!
 //! Every move is one read-modify-write, so the counter's modification order
@@ -27,7 +27,7 @@ pub(crate) fn create(live: &AtomicUsize) {
 /// A stream was released (without the book's lock): saturates at zero,
 /// in one read-modify-write.
 ///
-/// (Issue 23, found by the model `live_saturating`: this was a decrement
+/// (Found by the model `live_saturating`: this was a decrement
 /// undone by an increment when it had found zero. Between the two, another
 /// thread's stream could be made and released, its own release finding
 /// zero and undoing too: the count then ended at one with nothing alive,

@@ -1,5 +1,5 @@
 //! The protocol core of a thread's scope slot and of the escalation flag
-//! (`scope::open`, issue 15; model-checked for issue 23).
+//! (`scope::open`; model-checked).
 //!
 //! A scope with one stream, no user event and no host function does not
 //! enter the locked registry of open scopes: it enters its thread's

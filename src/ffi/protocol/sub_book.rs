@@ -1,5 +1,5 @@
-//! The protocol core of the book of report subscriptions (`report`,
-//! issue 23 items 1 and 7): who undoes a subscription, and when a stream's
+//! The protocol core of the book of report subscriptions (`report`):
+//! who undoes a subscription, and when a stream's
 //! destruction may go on.
 //!
 //! `aclrtUnSubscribeReport` runs the stream's queued callbacks on the
@@ -111,7 +111,7 @@ fn undo<K: Copy, E>(
     removed: &mut impl FnMut(K),
 ) -> Result<(), E> {
     let done = if mutant("subs-unsubscribe-under-lock") {
-        // The bug of issue 23 item 1: the lock held across the call.
+        // The old bug: the lock held across the call.
         let _held = lock(book, Rank::Subs);
         call(u)
     } else {

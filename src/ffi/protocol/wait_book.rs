@@ -1,5 +1,5 @@
-//! The protocol core of the book of outside waits (`waits`, model-checked
-//! for issue 23): stream waits queued outside scopes, and the events whose
+//! The protocol core of the book of outside waits (`waits`, model-checked):
+//! stream waits queued outside scopes, and the events whose
 //! destruction waits for them.
 //!
 //! The rule kept: an event is destroyed only once no queued wait refers to

@@ -448,7 +448,7 @@ pub(super) fn escalate(id: u64) -> Escalation {
 /// An escalation's abort of `stream` returned: report callbacks launched
 /// there and not run yet are lost (or, `NO_BLOCK` ones already handed to
 /// the reporter, about to run), so the stream's next synchronisation
-/// reports [`Error::WorkAborted`] (issue 23).
+/// reports [`Error::WorkAborted`].
 pub(super) fn note_lost_callbacks(stream: Raw) {
     if super::super::mix::take_unrun(stream) {
         open::note_work_lost(stream);

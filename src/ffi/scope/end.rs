@@ -34,7 +34,7 @@ pub(crate) fn run<B: ScopeBody>(
     super::super::refuse_in_callback("Context::scope")?;
     // Not dropped: `finish` and `release_kept` (below, or the unwind guard)
     // leave it owning nothing (its book is taken out by them), so its drop
-    // would only check that (issue 15).
+    // would only check that.
     let owned = ManuallyDrop::new(ScopeCore {
         book: CoreBook {
             ctx,
@@ -72,7 +72,7 @@ pub(crate) fn run<B: ScopeBody>(
     let result = body.call(&scope);
     core::mem::forget(guard);
     match core.end_settled() {
-        // Nothing to synchronise or release (issue 15: a one-lane scope
+        // Nothing to synchronise or release (a one-lane scope
         // that waited for its work), but a failure since the scope opened
         // or last recovered is reported (the failure rule).
         Some(false) => {

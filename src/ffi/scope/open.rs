@@ -8,7 +8,7 @@
 //! [`Error::WorkAborted`](crate::Error::WorkAborted) instead of a result
 //! that was never computed.
 //!
-//! Cost (issue 15): a scope enters the registry when it enlists its first
+//! Cost: a scope enters the registry when it enlists its first
 //! stream (a scope without lanes never takes its lock); an entry is one
 //! flat (scope, stream, context) triple, so entering and leaving is a push
 //! and a swap-remove under the lock, with nothing allocated per scope once
@@ -162,7 +162,7 @@ fn latest() -> Held<'static, Vec<Latest>> {
 /// [`record_made`].
 ///
 /// Inlined: while no scope ever recorded or waited for a user event, it
-/// costs one atomic load (issue 15, `Stream::record`).
+/// costs one atomic load (`Stream::record`).
 #[inline]
 pub(crate) fn record_ticket() -> Option<u64> {
     if !TRACKING.load(Ordering::Acquire) {
@@ -199,7 +199,7 @@ static NEXT: AtomicU64 = AtomicU64::new(1);
 // A thread's place for one open scope that has exactly one stream, records
 // and waits for no user event and queues no host function: such a scope
 // needs nothing of the registry but to be found, and marked aborted, by an
-// escalation that aborts its stream (issue 15: the registry's lock was
+// escalation that aborts its stream (the registry's lock was
 // half of what a one-copy scope cost beyond the raw calls). The slot and
 // the argument why an escalation finds every slotted scope on the streams
 // it aborts are the protocol core `crate::ffi::protocol::slot`, which the
