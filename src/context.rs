@@ -201,6 +201,7 @@ impl<'dev, 'id, M: RunMode> Context<'dev, 'id, M> {
     pub fn default_stream(&self) -> Result<DefaultStream<'_, 'id>> {
         ffi::make_current(self.raw)?;
         let raw = ffi::current_default_stream()?;
+        ffi::live::note_default_stream(self.raw, raw);
         Ok(DefaultStream::new(raw, self.raw))
     }
 

@@ -379,6 +379,21 @@ pub mod __lock_check {
     }
 }
 
+/// Test hooks of the books keyed by a stream's handle: not part of the
+/// API, no stability promise.
+#[doc(hidden)]
+pub mod __books {
+    /// How many entries keyed by `stream` (a handle from
+    /// [`Stream::as_raw`](crate::Stream::as_raw)) the crate's books hold:
+    /// 0 once the stream was released, on every path.
+    pub fn entries_of(stream: *mut core::ffi::c_void) -> usize {
+        match core::ptr::NonNull::new(stream) {
+            Some(_) => crate::ffi::released::entries_of(crate::ffi::Raw::from_live(stream)),
+            None => 0,
+        }
+    }
+}
+
 mod assertions {
     use super::*;
     use core::mem::size_of;

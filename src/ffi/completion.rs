@@ -330,6 +330,17 @@ pub(crate) fn handle_gone(handle: Raw) {
     forget(|w| w.names(handle));
 }
 
+/// How many watches name `handle` (a test hook's).
+pub(crate) fn watches_naming(handle: Raw) -> usize {
+    match SERVICE.get() {
+        Some(Some(svc)) => lock(&svc.entries, Rank::Watches)
+            .iter()
+            .filter(|e| e.watch.names(handle))
+            .count(),
+        _ => 0,
+    }
+}
+
 /// Every watch (the runtime is being finalised: no handle stays valid).
 pub(crate) fn all_gone() {
     forget(|_| true);

@@ -105,6 +105,12 @@ pub(crate) fn forget_stream(stream: Raw) {
     LOG.forget(|k| k == key(stream));
 }
 
+/// Whether the record holds an entry of `stream` (a test hook's).
+pub(crate) fn holds(stream: Raw) -> bool {
+    LOG.since(0, |k| k == key(stream)).is_some()
+        || streams(|s| s.iter().any(|e| e.0 == key(stream)))
+}
+
 /// The runtime was finalised or re-initialised: no handle in the log (or
 /// in the stream registry) is valid any more. The clock keeps running.
 pub(crate) fn clear() {

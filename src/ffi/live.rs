@@ -108,6 +108,9 @@ struct Book {
     /// Devices whose `aclrtResetDeviceForce` is in flight
     /// ([`force_reset_begin`]).
     resetting: Vec<i32>,
+    /// Context → its default stream, once the crate handed it out
+    /// ([`note_default_stream`]): released with the context.
+    default_streams: HashMap<usize, usize>,
 }
 
 impl Book {
@@ -154,6 +157,7 @@ impl Book {
     }
 
     fn leave_context(&mut self, ctx: usize) -> Option<i32> {
+        self.default_streams.remove(&ctx);
         let id = self.contexts.remove(&ctx)?;
         let device = self.slots[id as usize].device;
         self.leave_slot(id);
@@ -237,8 +241,9 @@ pub(crate) fn device_open_end(id: i32, opened: bool) {
 /// ([`Error::LiveChildren`]); otherwise opens of `id` are refused until
 /// [`force_reset_end`]. The check and the mark are one step, so no
 /// `aclrtSetDevice` of this crate slips in between the check and the reset.
-/// `Ok` with the contexts of the device the reset releases.
-pub(crate) fn force_reset_begin(id: i32) -> Result<Vec<Raw>> {
+/// `Ok` with the contexts of the device the reset releases (and their
+/// default streams, as [`check_device_reset`]).
+pub(crate) fn force_reset_begin(id: i32) -> Result<Vec<(Raw, Option<Raw>)>> {
     with(|b| {
         let handles = b.devices.get(&id).map_or(0, |d| d.0);
         let others = handles.saturating_sub(1) + b.opening.get(&id).copied().unwrap_or(0);
@@ -286,9 +291,27 @@ pub(crate) fn default_context(id: i32, ctx: Raw) {
 
 /// Whether releasing one `Device` handle of `id` keeps the rule: if it is
 /// the last one, nothing made on the device may be alive.
+/// The default stream of context `ctx` was handed out (it is released with
+/// the context: [`default_stream_of`]).
+pub(crate) fn note_default_stream(ctx: Raw, stream: Raw) {
+    with(|b| {
+        b.default_streams
+            .insert(ctx.as_ptr() as usize, stream.as_ptr() as usize);
+    });
+}
+
+/// The default stream of `ctx`, if the crate handed it out.
+pub(crate) fn default_stream_of(ctx: Raw) -> Option<Raw> {
+    with(|b| {
+        let s = *b.default_streams.get(&(ctx.as_ptr() as usize))?;
+        Raw::new(s as *mut core::ffi::c_void)
+    })
+}
+
 /// `Ok` with the contexts of the device (its default one) that the reset
-/// releases: none unless it is the last one.
-pub(crate) fn check_device_reset(id: i32) -> Result<Vec<Raw>> {
+/// releases, each with its default stream if the crate handed it out: none
+/// unless it is the last one.
+pub(crate) fn check_device_reset(id: i32) -> Result<Vec<(Raw, Option<Raw>)>> {
     with(|b| match b.devices.get(&id) {
         Some(&(1, _)) => match b.device_live(id) {
             0 => Ok(b.contexts_of(id)),
@@ -307,12 +330,19 @@ pub(crate) fn device_reset(id: i32) {
 }
 
 impl Book {
-    /// The contexts of device `id` in the book.
-    fn contexts_of(&self, id: i32) -> Vec<Raw> {
+    /// The contexts of device `id` in the book, with their default
+    /// streams if handed out.
+    fn contexts_of(&self, id: i32) -> Vec<(Raw, Option<Raw>)> {
         self.contexts
             .iter()
             .filter(|&(_, &s)| self.slots[s as usize].device == id)
-            .filter_map(|(&ctx, _)| Raw::new(ctx as *mut core::ffi::c_void))
+            .filter_map(|(&ctx, _)| {
+                let stream = self
+                    .default_streams
+                    .get(&ctx)
+                    .and_then(|&s| Raw::new(s as *mut core::ffi::c_void));
+                Some((Raw::new(ctx as *mut core::ffi::c_void)?, stream))
+            })
             .collect()
     }
 

@@ -19,6 +19,7 @@
 //! | 10 | `Reporter` stop flag | `report.rs` (per reporter) |
 //! | 20 | `SUBS`, the book of subscriptions | `ffi/report.rs` |
 //! | 25 | `SUBSCRIBED`, its copy for callbacks | `ffi/mix.rs` |
+//! | 26 | `HOST_FN_STREAMS`, streams that ran a host function | `ffi/mix.rs` |
 //! | 27 | `CALLBACKS`, launched report callbacks not run yet | `ffi/mix.rs` |
 //! | 30 | a device's peer-access tokens | `device.rs` (per device) |
 //! | 35 | `WATCHES`, awaited completions being watched | `ffi/completion.rs` |
@@ -58,6 +59,7 @@ pub(crate) enum Rank {
     ReporterStop = 10,
     Subs = 20,
     Subscribed = 25,
+    HostFnStreams = 26,
     Callbacks = 27,
     PeerTokens = 30,
     Watches = 35,

@@ -22,16 +22,14 @@ use super::locks::{Held, Rank, lock};
 /// of the stream's life and refuses `aclrtSubscribeReport` on it (107011,
 /// fidelity row CB-MIX-2), so [`super::report::subscribe`] refuses first
 /// with [`Error::CallbackMix`](crate::error::Error::CallbackMix). An entry
-/// leaves when its stream is destroyed or the runtime is finalized
-/// ([`forget_host_fn_streams`]); a default stream's
-/// entry stays until then (were its address reused by a later stream of
-/// the same runtime, that stream's subscription would be refused too: a
-/// false refusal, never a missed one).
+/// leaves when its stream is released (`released::stream_released`: a
+/// destroy, or a default stream with its context) or the runtime is
+/// finalized ([`forget_host_fn_streams`]).
 static HOST_FN_STREAMS: Mutex<Vec<usize>> = Mutex::new(Vec::new());
 
 pub(super) fn mark_host_fn_stream(stream: Raw) {
     let key = stream.as_ptr() as usize;
-    let mut set = HOST_FN_STREAMS.lock().unwrap_or_else(|e| e.into_inner());
+    let mut set = lock(&HOST_FN_STREAMS, Rank::HostFnStreams);
     if !set.contains(&key) {
         // The destruction hook must run for this stream from now on.
         super::stream_hooks_on();
@@ -44,10 +42,7 @@ pub(super) fn mark_host_fn_stream(stream: Raw) {
 #[cfg_attr(not(unix), allow(dead_code))]
 pub(crate) fn ever_had_host_fn(stream: Raw) -> bool {
     let key = stream.as_ptr() as usize;
-    HOST_FN_STREAMS
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .contains(&key)
+    lock(&HOST_FN_STREAMS, Rank::HostFnStreams).contains(&key)
 }
 
 /// `stream` is being destroyed (a later stream may get its address), or,
@@ -55,7 +50,7 @@ pub(crate) fn ever_had_host_fn(stream: Raw) -> bool {
 /// streams included, which are never destroyed one by one).
 pub(crate) fn forget_host_fn_streams(stream: Option<Raw>) {
     let key = stream.map(|s| s.as_ptr() as usize);
-    let mut set = HOST_FN_STREAMS.lock().unwrap_or_else(|e| e.into_inner());
+    let mut set = lock(&HOST_FN_STREAMS, Rank::HostFnStreams);
     set.retain(|&k| key.is_some_and(|key| k != key));
 }
 
@@ -119,6 +114,11 @@ pub(crate) fn take_unrun(stream: Raw) -> bool {
     let before = c.len();
     c.retain(|&(s, _)| s != stream);
     c.len() != before
+}
+
+/// Whether report callbacks launched on `stream` have not run yet.
+pub(crate) fn has_unrun(stream: Raw) -> bool {
+    ANY_CALLBACK.load(Ordering::Acquire) && callbacks().iter().any(|&(s, _)| s == stream)
 }
 
 /// `stream` was destroyed: callbacks launched on it that never ran (a

@@ -25,13 +25,7 @@
 //!
 //! # Locks
 //! Every `Mutex` of the crate is taken through [`locks::lock`] with its
-//! rank, lowest first (the table is in [`locks`]):
-//! `Reporter` stop flag (10) → `SUBS` (20) → `SUBSCRIBED` (25) →
-//! `CALLBACKS` (27) → a device's peer tokens (30) → `OPEN` (40) → the book
-//! of outside waits (45) → `ABORTING` (50) → `OUTSIDE_ABORTED` (52) →
-//! `SLOTS` (55) → `FREE_SLOTS` (56) → `RECORDED` (60) → `LATEST` (62) → the
-//! live book (70) → `PENDING_STATIC` (75) → `MANAGED` (80) → a host-function
-//! slot's closure (85) and panic (86) → a reporter's panic slot (87).
+//! rank; the one lock table is the module docs of [`locks`].
 //! A thread only takes a lock of a higher rank than every lock it holds.
 //!
 //! No user code runs while a crate lock is held: host functions, report
@@ -79,6 +73,7 @@ pub(crate) mod mix;
 mod pinned;
 pub(crate) mod protocol;
 pub(crate) mod register;
+pub(crate) mod released;
 #[cfg(unix)]
 pub(crate) mod report;
 pub(crate) mod scope;
@@ -333,7 +328,8 @@ pub(crate) fn set_device(id: i32) -> Result<()> {
 pub(crate) fn reset_device(id: i32) -> Result<()> {
     refuse_in_callback("aclrtResetDevice")?;
     // The contexts the reset releases, if it is the last reference.
-    for ctx in live::check_device_reset(id)? {
+    let gone = live::check_device_reset(id)?;
+    for &(ctx, _) in &gone {
         // A forgotten future's watch no longer queries their streams.
         completion::handle_gone(ctx);
     }
@@ -343,6 +339,9 @@ pub(crate) fn reset_device(id: i32) -> Result<()> {
     let code = unsafe { sys::aclrtResetDevice(id) };
     check(code, "aclrtResetDevice")?;
     live::device_reset(id);
+    for (_, default) in gone {
+        released::context_released(default);
+    }
     Ok(())
 }
 
@@ -614,6 +613,7 @@ pub(crate) fn destroy_context(ctx: Raw) -> Result<()> {
     // Events whose destruction waits for a stream wait go first.
     waits::flush_context(ctx)?;
     live::check_context_destroy(ctx)?;
+    let default = live::default_stream_of(ctx);
     // A forgotten future's watch no longer makes it current.
     completion::handle_gone(ctx);
     invalidate_current_contexts();
@@ -623,6 +623,7 @@ pub(crate) fn destroy_context(ctx: Raw) -> Result<()> {
     let code = unsafe { sys::aclrtDestroyContext(ctx.as_ptr()) };
     check(code, "aclrtDestroyContext")?;
     live::context_destroyed(ctx);
+    released::context_released(default);
     Ok(())
 }
 
@@ -683,18 +684,12 @@ pub(crate) fn stream_priority_range() -> Result<(i32, i32)> {
     Ok((least, greatest))
 }
 
-/// Whether a stream may have something that its destruction must settle:
-/// a report subscription ([`report`]), a stream wait outside a scope
-/// ([`waits`]) or an unscoped host function ([`host_fn`]). Each sets it
-/// (with its own flag) before the first such thing is made, and never
-/// clears it; that thing is made on a borrowed stream, so before the
-/// stream's destruction, which then reads `true`. While it is `false` a
-/// destruction skips all three with one load.
-static STREAM_HOOKS: core::sync::atomic::AtomicBool = core::sync::atomic::AtomicBool::new(false);
-
-/// Something [`STREAM_HOOKS`] covers is about to be made.
+/// Something a stream's destruction must settle is about to be made (a
+/// report subscription, a stream wait outside a scope, an unscoped host
+/// function): see [`released::hooks_on`]. Made on a borrowed stream, so
+/// before the stream's destruction, which then reads it.
 pub(crate) fn stream_hooks_on() {
-    STREAM_HOOKS.store(true, core::sync::atomic::Ordering::Release);
+    released::hooks_on();
 }
 
 /// `aclrtDestroyStream(stream)` with its context, `owner`, made current
@@ -703,7 +698,7 @@ pub(crate) fn stream_hooks_on() {
 #[inline]
 pub(crate) fn destroy_stream(stream: Raw, owner: Raw) -> Result<()> {
     let counter = make_current_counted_refusing(owner, "aclrtDestroyStream")?;
-    let hooks = STREAM_HOOKS.load(core::sync::atomic::Ordering::Acquire);
+    let hooks = released::hooks();
     // A subscription a leaked `Subscription` left goes first.
     #[cfg(unix)]
     if hooks {
@@ -713,7 +708,6 @@ pub(crate) fn destroy_stream(stream: Raw, owner: Raw) -> Result<()> {
         // An escalation that is aborting it (for an outside wait) still
         // holds its handle: the handle is freed only after that.
         scope::wait_not_aborting(stream);
-        mix::forget_host_fn_streams(Some(stream));
     }
     // A forgotten future's watch no longer queries it.
     completion::handle_gone(stream);
@@ -728,17 +722,9 @@ pub(crate) fn destroy_stream(stream: Raw, owner: Raw) -> Result<()> {
         return Err(e);
     }
     counter.released();
-    if hooks {
-        // It waited for its queued work, stream waits and host functions
-        // included.
-        waits::stream_destroyed(stream);
-        // An escalation's abort of it is not reported any more (and must
-        // not be, to a later stream with the same handle).
-        let _ = scope::take_outside_aborted(stream);
-        drop(host_fn::settle_static_host_fns(Some(stream)));
-        mix::stream_destroyed(stream);
-        faults::forget_stream(stream);
-    }
+    // It waited for its queued work, stream waits and host functions
+    // included: every book forgets it.
+    released::stream_released(stream, false);
     Ok(())
 }
 

@@ -375,11 +375,9 @@ pub(crate) fn destroy_stream_force(stream: Raw, owner: Raw) -> Result<()> {
     counter.released();
     // Its queued stream waits were dropped with it: they leave the book of
     // outside waits (no escalation may pick the dead handle), and events
-    // deferred only for them are destroyed.
-    super::waits::stream_destroyed(stream);
-    let _ = super::scope::take_outside_aborted(stream);
-    super::host_fn::park_static_host_fns(stream);
-    super::mix::stream_destroyed(stream);
+    // deferred only for them are destroyed; its unscoped host functions
+    // are parked; every book forgets it.
+    super::released::stream_released(stream, true);
     Ok(())
 }
 
@@ -390,7 +388,8 @@ pub(crate) fn reset_device_force(id: i32) -> Result<()> {
     // and refuses opens of the device until the reset has returned (no lock
     // is held across the call, which waits for the device's tasks: one of
     // them may open a device).
-    for ctx in live::force_reset_begin(id)? {
+    let gone = live::force_reset_begin(id)?;
+    for &(ctx, _) in &gone {
         // A forgotten future's watch no longer queries their streams.
         super::completion::handle_gone(ctx);
     }
@@ -401,5 +400,10 @@ pub(crate) fn reset_device_force(id: i32) -> Result<()> {
     let code = unsafe { sys::aclrtResetDeviceForce(id) };
     let done = check(code, "aclrtResetDeviceForce");
     live::force_reset_end(id, done.is_ok());
+    if done.is_ok() {
+        for (_, default) in gone {
+            super::released::context_released(default);
+        }
+    }
     done
 }

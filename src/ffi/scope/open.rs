@@ -687,6 +687,11 @@ pub(super) fn note_work_lost(stream: Raw) {
 
 /// The runtime was finalised or re-initialised: no stream is reported any
 /// more.
+/// Whether an escalation's abort of `stream` is noted and not taken yet.
+pub(crate) fn outside_aborted_holds(stream: Raw) -> bool {
+    ANY_OUTSIDE_ABORTED.load(Ordering::Acquire) && outside_aborted().contains(&stream)
+}
+
 pub(crate) fn clear_outside_aborted() {
     outside_aborted().clear();
 }

@@ -1,0 +1,82 @@
+//! What the crate's books forget when the runtime releases a stream: the
+//! one place every release path goes through, so that no book keyed by a
+//! stream's handle can miss a path (a later stream may get the same
+//! handle: it must start clean).
+//!
+//! The paths: [`super::destroy_stream`], `register::destroy_stream_force`,
+//! and a context's default stream, released with its context
+//! ([`super::destroy_context`]) or with the last reset of its device
+//! ([`super::reset_device`], `register::reset_device_force`), and finalize
+//! (every book cleared). Before the runtime call each path also forgets the
+//! completion service's watches naming the stream or its context
+//! (`completion::handle_gone`).
+//!
+//! Bookkeeping only: no runtime call and no `unsafe` here.
+#![deny(unsafe_code)]
+
+use core::sync::atomic::{AtomicBool, Ordering};
+
+use super::Raw;
+
+/// Whether a stream may have something in a book that only some features
+/// fill: a report subscription, a stream wait outside a scope, an unscoped
+/// host function, a host-function mark, an escalation's abort. Each sets
+/// it ([`hooks_on`]) before the first such thing is made, and it is never
+/// cleared; while it is `false` a release skips those books with one load.
+static HOOKS: AtomicBool = AtomicBool::new(false);
+
+/// Something [`HOOKS`] covers is about to be made.
+pub(crate) fn hooks_on() {
+    HOOKS.store(true, Ordering::Release);
+}
+
+/// Whether anything [`HOOKS`] covers was ever made.
+#[inline(always)]
+pub(crate) fn hooks() -> bool {
+    HOOKS.load(Ordering::Acquire)
+}
+
+/// The runtime released `stream` after every task queued on it finished
+/// (a destroy, or its context's release): every book forgets it. `parked`:
+/// the stream was force-destroyed, so its unscoped host functions may
+/// still run and are parked until finalize instead of settled.
+#[inline]
+pub(crate) fn stream_released(stream: Raw, forced: bool) {
+    if hooks() {
+        // Its queued stream waits executed (or were dropped with it).
+        super::waits::stream_destroyed(stream);
+        // An escalation's abort of it is not reported any more (and must
+        // not be, to a later stream with the same handle).
+        let _ = super::scope::take_outside_aborted(stream);
+        if forced {
+            super::host_fn::park_static_host_fns(stream);
+        } else {
+            drop(super::host_fn::settle_static_host_fns(Some(stream)));
+        }
+        super::mix::stream_destroyed(stream);
+        super::mix::forget_host_fn_streams(Some(stream));
+    }
+    // One load while no failure was ever entered.
+    super::faults::forget_stream(stream);
+}
+
+/// The runtime released context `ctx` (destroyed, or its device's last
+/// reset): its default stream, if the crate ever handed it out, leaves
+/// every book.
+pub(crate) fn context_released(default_stream: Option<Raw>) {
+    if let Some(stream) = default_stream {
+        stream_released(stream, false);
+    }
+}
+
+/// How many entries keyed by `stream` the books hold now (a test hook:
+/// after a release it is 0).
+pub(crate) fn entries_of(stream: Raw) -> usize {
+    usize::from(super::faults::holds(stream))
+        + usize::from(super::mix::ever_had_host_fn(stream))
+        + usize::from(super::mix::is_subscribed(stream))
+        + usize::from(super::mix::has_unrun(stream))
+        + usize::from(super::host_fn::has_unsettled_static(stream))
+        + usize::from(super::scope::outside_aborted_holds(stream))
+        + super::completion::watches_naming(stream)
+}
