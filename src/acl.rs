@@ -231,7 +231,6 @@ impl Acl {
         if result.is_ok() {
             // Every stream is gone: host functions that never ran can go too.
             drop(ffi::host_fn::settle_static_host_fns(None));
-            ffi::mix::forget_host_fn_streams(None);
         }
         LIVE.store(false, Ordering::Release);
         result
@@ -244,7 +243,6 @@ impl Drop for Acl {
             // Drop cannot report; `finalize` does.
             if ffi::finalize().is_ok() {
                 drop(ffi::host_fn::settle_static_host_fns(None));
-                ffi::mix::forget_host_fn_streams(None);
             }
             LIVE.store(false, Ordering::Release);
         }

@@ -202,6 +202,7 @@ impl<'dev, 'id, M: RunMode> Context<'dev, 'id, M> {
         ffi::make_current(self.raw)?;
         let raw = ffi::current_default_stream()?;
         ffi::live::note_default_stream(self.raw, raw);
+        ffi::record::default_made(raw, self.raw);
         Ok(DefaultStream::new(raw, self.raw))
     }
 

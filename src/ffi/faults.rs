@@ -28,17 +28,15 @@
 #![deny(unsafe_code)]
 
 use super::Raw;
-use super::locks::{Rank, lock};
 pub(crate) use super::protocol::failure::Log;
 pub(crate) use super::protocol::fault_watch::Ticket;
 use super::protocol::fault_watch::Watch;
 use crate::error::{Error, ErrorKind, Result};
-use std::sync::Mutex;
 
 /// The key of `stream` in the record and the watch: its handle's address.
 /// A failure is seen on a stream, by its synchronisation or query (or a
 /// host function on it); a context's synchronisation is made stream by
-/// stream ([`each_stream_of`]), so every failure has its stream.
+/// stream (`record::each_stream_of`), so every failure has its stream.
 #[inline(always)]
 pub(crate) fn key(stream: Raw) -> usize {
     stream.as_ptr() as usize
@@ -105,82 +103,20 @@ pub(crate) fn forget_stream(stream: Raw) {
     LOG.forget(|k| k == key(stream));
 }
 
-/// Whether the record holds an entry of `stream` (a test hook's).
+/// Whether the failure record holds an entry of `stream` (a test hook's).
 pub(crate) fn holds(stream: Raw) -> bool {
     LOG.since(0, |k| k == key(stream)).is_some()
-        || streams(|s| s.iter().any(|e| e.0 == key(stream)))
 }
 
 /// The runtime was finalised or re-initialised: no handle in the log (or
-/// in the stream registry) is valid any more. The clock keeps running.
+/// in the streams' records) is valid any more. The clock keeps running.
 pub(crate) fn clear() {
-    streams(Vec::clear);
+    super::record::clear();
     LOG.forget(|_| true);
 }
 
-/// The streams the crate made: (stream, its context, how many context
-/// synchronisations are synchronising it now).
-static STREAMS: Mutex<Vec<(usize, usize, u32)>> = Mutex::new(Vec::new());
-
-/// Run `f` on the registry of streams, under its lock (`f` is the crate's
-/// own bookkeeping: no runtime call, no user code).
-fn streams<R>(f: impl FnOnce(&mut Vec<(usize, usize, u32)>) -> R) -> R {
-    f(&mut lock(&STREAMS, Rank::Streams))
-}
-
-/// `stream` of context `ctx` was made.
-pub(crate) fn stream_made(stream: Raw, ctx: Raw) {
-    let entry = (stream.as_ptr() as usize, ctx.as_ptr() as usize, 0);
-    streams(|s| s.push(entry));
-}
-
-/// `stream` is about to be destroyed: it leaves the registry once no
-/// context synchronisation is synchronising it (which waits only for the
-/// stream's own work, as its destruction does).
-pub(crate) fn stream_destroying(stream: Raw) {
-    let key = stream.as_ptr() as usize;
-    while !streams(|s| match s.iter().position(|e| e.0 == key) {
-        Some(i) if s[i].2 == 0 => {
-            s.swap_remove(i);
-            true
-        }
-        Some(_) => false,
-        None => true,
-    }) {
-        std::thread::yield_now();
-    }
-}
-
-/// Call `f` with each stream of context `ctx` the crate made (made during
-/// the pass too), one at a time, each kept from destruction while `f`
-/// runs; stops when `f` says so (`false`).
-pub(crate) fn each_stream_of(ctx: Raw, mut f: impl FnMut(Raw) -> bool) {
-    let ctx = ctx.as_ptr() as usize;
-    let mut done = Vec::new();
-    loop {
-        let next = streams(|s| {
-            let e = s.iter_mut().find(|e| e.1 == ctx && !done.contains(&e.0));
-            e.map(|e| {
-                e.2 += 1;
-                e.0
-            })
-        });
-        let Some(stream) = next else { return };
-        done.push(stream);
-        let go_on = Raw::new(stream as *mut _).is_some_and(&mut f);
-        streams(|s| {
-            if let Some(e) = s.iter_mut().find(|e| e.0 == stream) {
-                e.2 -= 1;
-            }
-        });
-        if !go_on {
-            return;
-        }
-    }
-}
-
 /// Synchronise context `ctx`: every stream the crate made in it, one by
-/// one ([`each_stream_of`]), then its default stream; within `ms`
+/// one (`record::each_stream_of`), then its default stream; within `ms`
 /// milliseconds in all if given (the pass stops at the first stream that
 /// does not finish in time). Stream by stream, so that every failure is
 /// entered for its stream and a checked wait never waits for another
@@ -213,7 +149,7 @@ pub(crate) fn synchronize_context(ctx: Raw, ms: Option<i32>) -> Result<()> {
         }
     };
     let mut go_on = true;
-    each_stream_of(ctx, |stream| {
+    super::record::each_stream_of(ctx, |stream| {
         go_on = sync(stream);
         go_on
     });

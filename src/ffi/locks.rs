@@ -18,15 +18,12 @@
 //! |-----:|------|-------|
 //! | 10 | `Reporter` stop flag | `report.rs` (per reporter) |
 //! | 20 | `SUBS`, the book of subscriptions | `ffi/report.rs` |
-//! | 25 | `SUBSCRIBED`, its copy for callbacks | `ffi/mix.rs` |
-//! | 26 | `HOST_FN_STREAMS`, streams that ran a host function | `ffi/mix.rs` |
 //! | 27 | `CALLBACKS`, launched report callbacks not run yet | `ffi/mix.rs` |
 //! | 30 | a device's peer-access tokens | `device.rs` (per device) |
 //! | 35 | `WATCHES`, awaited completions being watched | `ffi/completion.rs` |
 //! | 40 | `OPEN`, the open-scope registry | `ffi/scope/open.rs` |
 //! | 45 | the book of outside waits | `ffi/waits.rs` |
 //! | 50 | `ABORTING` | `ffi/scope/open.rs` |
-//! | 52 | `OUTSIDE_ABORTED` | `ffi/scope/open.rs` |
 //! | 55 | `SLOTS` | `ffi/scope/open.rs` |
 //! | 56 | `FREE_SLOTS` | `ffi/scope/open.rs` |
 //! | 60 | `RECORDED` | `ffi/scope/open.rs` |
@@ -39,7 +36,7 @@
 //! | 87 | a reporter's panic slot | `ffi/report.rs` (per reporter) |
 //! | 88 | `LOG`, the failures seen | `ffi/faults.rs` |
 //! | 89 | the overflow list of synchronisations in flight | `ffi/protocol/fault_watch.rs` |
-//! | 90 | `STREAMS`, the streams the crate made, by context | `ffi/faults.rs` |
+//! | 90 | `RECORDS`, one record per stream | `ffi/record.rs` |
 //! | 91 | an awaited completion's wake slot | `ffi/protocol/wake_slot.rs` (per wait) |
 //!
 //! Runtime calls are made under some of them (`aclrtSubscribeReport` under
@@ -58,15 +55,12 @@ use std::sync::{Condvar, Mutex, MutexGuard};
 pub(crate) enum Rank {
     ReporterStop = 10,
     Subs = 20,
-    Subscribed = 25,
-    HostFnStreams = 26,
     Callbacks = 27,
     PeerTokens = 30,
     Watches = 35,
     Open = 40,
     Waits = 45,
     Aborting = 50,
-    OutsideAborted = 52,
     Slots = 55,
     FreeSlots = 56,
     Recorded = 60,

@@ -1,10 +1,11 @@
-//! Which callback mechanism each stream has used, and the report callbacks
-//! not run yet: the books that keep `aclrtLaunchHostFunc` and the
-//! report-callback mechanism (`aclrtSubscribeReport` /
-//! `aclrtLaunchCallback`) apart on one stream (acl-facts 5.8: do not mix
-//! them), read by both [`super::host_fn`] and [`super::report`] and
-//! written by each for its own mechanism; and the report callbacks an
-//! escalation's abort may have discarded ([`take_unrun`]).
+//! Which callback mechanism each stream has used (marks in the stream's
+//! record, `record`), and the report callbacks not run yet: what keeps
+//! `aclrtLaunchHostFunc` and the report-callback mechanism
+//! (`aclrtSubscribeReport` / `aclrtLaunchCallback`) apart on one stream
+//! (acl-facts 5.8: do not mix them), read by both [`super::host_fn`] and
+//! [`super::report`] and written by each for its own mechanism; and the
+//! report callbacks an escalation's abort may have discarded
+//! ([`take_unrun`]).
 //!
 //! Bookkeeping only: no runtime call and no `unsafe` here.
 #![deny(unsafe_code)]
@@ -15,68 +16,42 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use super::Raw;
 use super::locks::{Held, Rank, lock};
 
-// ---------------------------------------------------------------- host functions
+// ---------------------------------------------------------------- marks
 
-/// Streams on which `aclrtLaunchHostFunc` succeeded at least once: the
-/// runtime then serves the stream with its own callback thread for the rest
-/// of the stream's life and refuses `aclrtSubscribeReport` on it (107011,
-/// fidelity row CB-MIX-2), so [`super::report::subscribe`] refuses first
-/// with [`Error::CallbackMix`](crate::error::Error::CallbackMix). An entry
-/// leaves when its stream is released (`released::stream_released`: a
-/// destroy, or a default stream with its context) or the runtime is
-/// finalized ([`forget_host_fn_streams`]).
-static HOST_FN_STREAMS: Mutex<Vec<usize>> = Mutex::new(Vec::new());
-
+/// `aclrtLaunchHostFunc` succeeded on `stream`: the runtime then serves the
+/// stream with its own callback thread for the rest of the stream's life
+/// and refuses `aclrtSubscribeReport` on it (107011, fidelity row
+/// CB-MIX-2), so [`super::report::subscribe`] refuses first with
+/// [`Error::CallbackMix`](crate::error::Error::CallbackMix). The mark is in
+/// the stream's record (`record`), released with the stream.
 pub(super) fn mark_host_fn_stream(stream: Raw) {
-    let key = stream.as_ptr() as usize;
-    let mut set = lock(&HOST_FN_STREAMS, Rank::HostFnStreams);
-    if !set.contains(&key) {
-        // The destruction hook must run for this stream from now on.
+    if !super::released::hooks() {
+        // The destruction hook must run for such streams from now on.
         super::stream_hooks_on();
-        set.push(key);
     }
+    super::record::mark_host_fn(stream);
 }
 
-/// Whether `aclrtLaunchHostFunc` was ever used on `stream` (see
-/// [`HOST_FN_STREAMS`]).
+/// Whether `aclrtLaunchHostFunc` was ever used on `stream`.
 #[cfg_attr(not(unix), allow(dead_code))]
 pub(crate) fn ever_had_host_fn(stream: Raw) -> bool {
-    let key = stream.as_ptr() as usize;
-    lock(&HOST_FN_STREAMS, Rank::HostFnStreams).contains(&key)
-}
-
-/// `stream` is being destroyed (a later stream may get its address), or,
-/// with `None`, the runtime was finalized: every stream is gone (default
-/// streams included, which are never destroyed one by one).
-pub(crate) fn forget_host_fn_streams(stream: Option<Raw>) {
-    let key = stream.map(|s| s.as_ptr() as usize);
-    let mut set = lock(&HOST_FN_STREAMS, Rank::HostFnStreams);
-    set.retain(|&k| key.is_some_and(|key| k != key));
+    super::record::ever_had_host_fn(stream)
 }
 
 // ---------------------------------------------------------------- report callbacks
 
-/// The subscribed stream handles, a copy of those in the book of
-/// subscriptions (`report::SUBS`), kept in step with it by [`super::report`]
-/// (locked only briefly, never across a call), for [`is_subscribed`], which
-/// callbacks may reach (a host-function launch).
-static SUBSCRIBED: Mutex<Vec<usize>> = Mutex::new(Vec::new());
-
+/// `stream` was subscribed (through the crate) to a reporter (`on`), or
+/// unsubscribed: kept in the stream's record in step with the book of
+/// subscriptions (`report::SUBS`), for [`is_subscribed`], which callbacks
+/// may reach (a host-function launch).
 #[cfg_attr(not(unix), allow(dead_code))]
 pub(super) fn set_subscribed(stream: Raw, on: bool) {
-    let mut set = lock(&SUBSCRIBED, Rank::Subscribed);
-    let key = stream.as_ptr() as usize;
-    if on {
-        set.push(key);
-    } else if let Some(i) = set.iter().position(|&k| k == key) {
-        set.swap_remove(i);
-    }
+    super::record::set_subscribed(stream, on);
 }
 
 /// Whether `stream` is subscribed (through the crate) to a reporter.
 pub(crate) fn is_subscribed(stream: Raw) -> bool {
-    let key = stream.as_ptr() as usize;
-    lock(&SUBSCRIBED, Rank::Subscribed).contains(&key)
+    super::record::is_subscribed(stream)
 }
 
 /// Report callbacks launched through the crate that have not run yet:

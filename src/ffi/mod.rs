@@ -18,7 +18,12 @@
 //!   bytes to the runtime;
 //! * [`live`]: the book of live resources (no `unsafe`; it decides which
 //!   releases may be attempted);
-//! * [`mix`]: which callback mechanism each stream used, and the report
+//! * [`record`]: one record per stream (its context, the context
+//!   synchronisations using it, the callback mechanism it used, an outside
+//!   abort not reported yet), made and released with the stream, and
+//!   [`released`], what every path that releases a stream forgets (no
+//!   `unsafe`);
+//! * [`mix`]: the callback-mechanism rule over the records, and the report
 //!   callbacks not run yet (no `unsafe`);
 //! * [`locks`]: the crate's one lock order and the debug-build check of
 //!   the lock discipline.
@@ -72,6 +77,7 @@ pub(crate) mod mem;
 pub(crate) mod mix;
 mod pinned;
 pub(crate) mod protocol;
+pub(crate) mod record;
 pub(crate) mod register;
 pub(crate) mod released;
 #[cfg(unix)]
@@ -208,7 +214,6 @@ pub(crate) fn init() -> Result<bool> {
     live::clear();
     waits::clear();
     faults::clear();
-    scope::clear_outside_aborted();
     register::clear_managed();
     Ok(false)
 }
@@ -226,7 +231,6 @@ pub(crate) fn init_with_config(path: &CStr) -> Result<bool> {
     live::clear();
     waits::clear();
     faults::clear();
-    scope::clear_outside_aborted();
     register::clear_managed();
     Ok(false)
 }
@@ -245,7 +249,6 @@ pub(crate) fn finalize() -> Result<()> {
     check(code, "aclFinalize")?;
     waits::clear();
     faults::clear();
-    scope::clear_outside_aborted();
     Ok(())
 }
 
@@ -648,7 +651,7 @@ pub(crate) fn create_stream(owner: Raw) -> Result<Raw> {
     check(code, "aclrtCreateStream")?;
     let stream = raw(stream, "aclrtCreateStream")?;
     counter.created();
-    faults::stream_made(stream, owner);
+    record::made(stream, owner);
     Ok(stream)
 }
 
@@ -661,7 +664,7 @@ pub(crate) fn create_stream_with_config(owner: Raw, priority: u32, flags: u32) -
     check(code, "aclrtCreateStreamWithConfig")?;
     let stream = raw(stream, "aclrtCreateStreamWithConfig")?;
     counter.created();
-    faults::stream_made(stream, owner);
+    record::made(stream, owner);
     Ok(stream)
 }
 
@@ -711,14 +714,14 @@ pub(crate) fn destroy_stream(stream: Raw, owner: Raw) -> Result<()> {
     }
     // A forgotten future's watch no longer queries it.
     completion::handle_gone(stream);
-    // No context synchronisation uses the handle from now on.
-    faults::stream_destroying(stream);
+    // Its record goes, once no context synchronisation uses the handle.
+    let rec = record::destroying(stream);
     // SAFETY: `stream` is a live explicit stream of the current context with
     // no borrowed buffers in flight; it is not used afterwards.
     let code = unsafe { sys::aclrtDestroyStream(stream.as_ptr()) };
     if let Err(e) = check(code, "aclrtDestroyStream") {
-        // Still alive: still the context's.
-        faults::stream_made(stream, owner);
+        // Still alive: its record comes back whole.
+        record::restore(rec);
         return Err(e);
     }
     counter.released();

@@ -360,8 +360,8 @@ pub(crate) fn destroy_stream_force(stream: Raw, owner: Raw) -> Result<()> {
     super::scope::wait_not_aborting(stream);
     // A forgotten future's watch no longer queries it.
     super::completion::handle_gone(stream);
-    // No context synchronisation uses the handle from now on.
-    super::faults::stream_destroying(stream);
+    // Its record goes, once no context synchronisation uses the handle.
+    let rec = super::record::destroying(stream);
     // SAFETY: `stream` is a live explicit stream of the current context,
     // consumed by the caller; no borrowed buffer has work queued on it (every
     // scope that lent buffers to it was synchronised before the stream could
@@ -369,7 +369,7 @@ pub(crate) fn destroy_stream_force(stream: Raw, owner: Raw) -> Result<()> {
     // still run stay owned by the registry (parked below).
     let code = unsafe { sys::aclrtDestroyStreamForce(stream.as_ptr()) };
     if let Err(e) = check(code, "aclrtDestroyStreamForce") {
-        super::faults::stream_made(stream, owner);
+        super::record::restore(rec);
         return Err(e);
     }
     counter.released();

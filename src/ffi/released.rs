@@ -54,7 +54,6 @@ pub(crate) fn stream_released(stream: Raw, forced: bool) {
             drop(super::host_fn::settle_static_host_fns(Some(stream)));
         }
         super::mix::stream_destroyed(stream);
-        super::mix::forget_host_fn_streams(Some(stream));
     }
     // One load while no failure was ever entered.
     super::faults::forget_stream(stream);
@@ -66,6 +65,7 @@ pub(crate) fn stream_released(stream: Raw, forced: bool) {
 pub(crate) fn context_released(default_stream: Option<Raw>) {
     if let Some(stream) = default_stream {
         stream_released(stream, false);
+        super::record::released(stream);
     }
 }
 
@@ -73,10 +73,8 @@ pub(crate) fn context_released(default_stream: Option<Raw>) {
 /// after a release it is 0).
 pub(crate) fn entries_of(stream: Raw) -> usize {
     usize::from(super::faults::holds(stream))
-        + usize::from(super::mix::ever_had_host_fn(stream))
-        + usize::from(super::mix::is_subscribed(stream))
+        + usize::from(super::record::holds(stream))
         + usize::from(super::mix::has_unrun(stream))
         + usize::from(super::host_fn::has_unsettled_static(stream))
-        + usize::from(super::scope::outside_aborted_holds(stream))
         + super::completion::watches_naming(stream)
 }

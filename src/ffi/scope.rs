@@ -112,9 +112,8 @@ pub(crate) use lane::{
 };
 
 pub(crate) use open::{
-    clear_outside_aborted, event_destroyed, host_fns_pending, outside_aborted_holds,
-    record_discarded, record_made, record_ticket, take_outside_aborted, wait_event_outside,
-    wait_not_aborting,
+    event_destroyed, host_fns_pending, record_discarded, record_made, record_ticket,
+    take_outside_aborted, wait_event_outside, wait_not_aborting,
 };
 
 use core::cell::RefCell;

@@ -78,33 +78,16 @@ static DONE: AtomicU64 = AtomicU64::new(0);
 /// Streams outside every scope that an escalation aborted because a wait
 /// queued on them ([`Stream::wait_event`](crate::Stream::wait_event)) was
 /// for a record the escalation may discard: such a wait never ends unless
-/// its stream is aborted too (K.8). The next synchronisation of the stream
+/// its stream is aborted too (K.8). Noted in the stream's record
+/// (`record::note_outside_aborted`); the next synchronisation of the stream
 /// through the crate reports it ([`take_outside_aborted`]).
-static OUTSIDE_ABORTED: Mutex<Vec<Raw>> = Mutex::new(Vec::new());
-
-/// Whether [`OUTSIDE_ABORTED`] was ever written (set before it is).
-static ANY_OUTSIDE_ABORTED: AtomicBool = AtomicBool::new(false);
-
-fn outside_aborted() -> Held<'static, Vec<Raw>> {
-    lock(&OUTSIDE_ABORTED, Rank::OutsideAborted)
-}
-
-/// Whether an escalation aborted `stream` (a stream outside scopes, see
-/// [`OUTSIDE_ABORTED`]) since this was last asked; forgets it. One atomic
-/// load until that has ever happened.
+///
+/// Whether an escalation aborted `stream` (a stream outside scopes) since
+/// this was last asked; forgets it. One atomic load until that has ever
+/// happened.
 #[inline]
 pub(crate) fn take_outside_aborted(stream: Raw) -> bool {
-    if !ANY_OUTSIDE_ABORTED.load(Ordering::Acquire) {
-        return false;
-    }
-    let mut v = outside_aborted();
-    match v.iter().position(|s| *s == stream) {
-        Some(i) => {
-            v.swap_remove(i);
-            true
-        }
-        None => false,
-    }
+    super::super::record::take_outside_aborted(stream)
 }
 
 static OPEN: Mutex<Registry> = Mutex::new(Registry {
@@ -676,24 +659,9 @@ pub(crate) fn wait_not_aborting(stream: Raw) {
 
 /// Work queued on `stream` outside scopes was lost to an escalation's
 /// abort: the stream's next synchronisation reports it, as for the streams
-/// of [`OUTSIDE_ABORTED`].
+/// of the streams' records.
 pub(super) fn note_work_lost(stream: Raw) {
-    ANY_OUTSIDE_ABORTED.store(true, Ordering::SeqCst);
-    let mut marked = outside_aborted();
-    if !marked.contains(&stream) {
-        marked.push(stream);
-    }
-}
-
-/// The runtime was finalised or re-initialised: no stream is reported any
-/// more.
-/// Whether an escalation's abort of `stream` is noted and not taken yet.
-pub(crate) fn outside_aborted_holds(stream: Raw) -> bool {
-    ANY_OUTSIDE_ABORTED.load(Ordering::Acquire) && outside_aborted().contains(&stream)
-}
-
-pub(crate) fn clear_outside_aborted() {
-    outside_aborted().clear();
+    super::super::record::note_outside_aborted(stream);
 }
 
 /// Whether an escalation aborted (some of) scope `id`'s work.
@@ -711,7 +679,7 @@ pub(super) fn aborted(id: u64) -> bool {
 /// `Stream::wait_event`, still in the book of outside waits) are for a
 /// record on one of those streams that has not executed (or, not knowing
 /// where, on one of their contexts): returned last, and noted in
-/// [`OUTSIDE_ABORTED`]. Their own waits may pull in more scopes and streams.
+/// the streams' records. Their own waits may pull in more scopes and streams.
 #[allow(clippy::type_complexity)]
 pub(super) fn abort_group(id: u64) -> AbortGroup {
     let mut all = open();
@@ -802,14 +770,8 @@ pub(super) fn abort_group(id: u64) -> AbortGroup {
     // Outside streams that a scope of the group also enlisted are aborted
     // as the scope's.
     outside.retain(|o| !streams.iter().any(|t| t.0 == o.0));
-    if !outside.is_empty() {
-        ANY_OUTSIDE_ABORTED.store(true, Ordering::SeqCst);
-        let mut marked = outside_aborted();
-        for o in &outside {
-            if !marked.contains(&o.0) {
-                marked.push(o.0);
-            }
-        }
+    for o in &outside {
+        super::super::record::note_outside_aborted(o.0);
     }
     // Scopes in their threads' slots have one stream each: on one of these,
     // their work is discarded too.
