@@ -53,6 +53,10 @@ pub(crate) mod sub_book;
 pub(crate) mod live_count;
 
 #[cfg(any(loom, shuttle))]
+#[path = "../../src/ffi/protocol/records.rs"]
+pub(crate) mod records;
+
+#[cfg(any(loom, shuttle))]
 #[path = "../../src/ffi/protocol/fault_watch.rs"]
 pub(crate) mod fault_watch;
 
@@ -93,6 +97,9 @@ mod sub_book_model;
 
 #[cfg(all(test, any(loom, shuttle)))]
 mod live_model;
+
+#[cfg(all(test, any(loom, shuttle)))]
+mod records_model;
 
 #[cfg(all(test, any(loom, shuttle)))]
 mod fault_watch_model;

@@ -102,6 +102,7 @@ pub(crate) enum Rank {
     SlotPanic,
     Faults,
     FaultWatch,
+    Streams,
     WakeSlot,
 }
 

@@ -1,0 +1,119 @@
+//! The streams' records (`protocol::records`): a context synchronisation's
+//! pass over the context's streams and a stream's destruction, on two
+//! threads, and a destruction the runtime refuses.
+//!
+//! The properties: the pass never uses a stream's handle once its
+//! destruction took the record out (the "runtime" here marks the handle
+//! dead right after, and the pass asserts it is alive while it holds it);
+//! a destruction that takes the record out waits for a pass using it; a
+//! refused destruction puts the record back whole (its callback-mechanism
+//! mark survives), so a later check of the mark still refuses the other
+//! mechanism.
+
+use crate::harness::{assert_bites_spinning_bounded, explore_spinning_bounded};
+use crate::records::Records;
+use crate::sync::{Arc, AtomicBool, Ordering, thread};
+
+const CTX: usize = 0x10;
+const S1: usize = 0x20;
+const S2: usize = 0x30;
+
+struct World {
+    records: Records,
+    /// Whether the runtime's handle of S1 / S2 is alive.
+    alive: [AtomicBool; 2],
+}
+
+fn slot(stream: usize) -> usize {
+    if stream == S1 { 0 } else { 1 }
+}
+
+fn world() -> Arc<World> {
+    let w = World {
+        records: Records::new(),
+        alive: [AtomicBool::new(true), AtomicBool::new(true)],
+    };
+    w.records.made(S1, CTX);
+    w.records.made(S2, CTX);
+    Arc::new(w)
+}
+
+/// A context synchronisation's pass on one thread; the destruction of S1
+/// on another (the record out, then the handle destroyed).
+fn pass_and_destroy() {
+    let w = world();
+    let w1 = w.clone();
+    let pass = thread::spawn(move || {
+        w1.records.each_stream_of(CTX, |s| {
+            // The synchronisation uses the handle.
+            assert!(
+                w1.alive[slot(s)].load(Ordering::SeqCst),
+                "a pass used a destroyed stream"
+            );
+            thread::yield_now();
+            assert!(
+                w1.alive[slot(s)].load(Ordering::SeqCst),
+                "a stream was destroyed while a pass used it"
+            );
+            true
+        });
+    });
+    let rec = w.records.destroying(S1);
+    assert!(rec.is_some(), "the record was there");
+    w.alive[slot(S1)].store(false, Ordering::SeqCst);
+    pass.join().unwrap();
+    assert!(w.records.read(S1, |_| ()).is_none(), "the record is gone");
+    assert!(w.records.read(S2, |_| ()).is_some(), "the other stays");
+}
+
+/// A stream that ran a host function; its destruction is refused (the
+/// record comes back) while another thread checks the mark, as a
+/// subscription does: the mark is never lost once the destruction is over.
+fn refused_destroy_keeps_the_mark() {
+    let w = world();
+    w.records.update(S1, |r| r.host_fn_used = true);
+    let w1 = w.clone();
+    let check = thread::spawn(move || {
+        // Either the record is out (a destruction in flight: the handle is
+        // not usable by a subscription anyway) or it carries the mark.
+        w1.records.read(S1, |r| r.host_fn_used).unwrap_or(true)
+    });
+    let rec = w.records.destroying(S1);
+    // The runtime refuses the destruction: the stream lives on.
+    w.records.restore(rec);
+    assert!(check.join().unwrap(), "a subscription would mix mechanisms");
+    assert_eq!(
+        w.records.read(S1, |r| r.host_fn_used),
+        Some(true),
+        "the refused destruction lost the stream's mark"
+    );
+}
+
+#[test]
+fn records_pass_and_destroy() {
+    explore_spinning_bounded("records_pass_and_destroy", 3, pass_and_destroy);
+}
+
+#[test]
+fn records_refused_destroy_keeps_the_mark() {
+    explore_spinning_bounded(
+        "records_refused_destroy_keeps_the_mark",
+        3,
+        refused_destroy_keeps_the_mark,
+    );
+}
+
+#[test]
+fn mutant_records_destroy_while_syncing() {
+    assert_bites_spinning_bounded("records-destroy-while-syncing", 3, pass_and_destroy);
+}
+
+#[test]
+fn mutant_records_pass_uncounted() {
+    assert_bites_spinning_bounded("records-pass-uncounted", 3, pass_and_destroy);
+}
+
+#[test]
+fn mutant_records_restore_fresh() {
+    assert_bites_spinning_bounded("records-restore-fresh", 3, refused_destroy_keeps_the_mark);
+}

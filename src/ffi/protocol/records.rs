@@ -1,0 +1,182 @@
+//! The protocol core of the streams' records (`ffi::record`, model-checked
+//! in `models/src/records_model.rs`): one record per stream, made with it,
+//! taken out whole by its destruction once no context synchronisation is
+//! using the handle, put back whole if the runtime refuses the
+//! destruction, released with a default stream's context.
+//!
+//! The argument: a context synchronisation reaches a stream only through
+//! [`Records::each_stream_of`], which counts itself on the record
+//! (`syncing`) under the lock before it lets go of it and uses the handle;
+//! [`Records::destroying`] takes the record out only while that count is
+//! zero, under the same lock, and the handle is destroyed only after. So
+//! no pass uses a handle after (or while) it is destroyed, and a pass that
+//! starts after the record is out never finds the stream.
+#![deny(unsafe_code)]
+
+use super::sync::{Mutex, Rank, lock, mutant, pause};
+
+/// What the crate knows about one stream.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Record {
+    stream: usize,
+    ctx: usize,
+    /// A context's default stream (synchronised by the context's own pass,
+    /// released with the context).
+    default: bool,
+    /// How many context synchronisations are synchronising it now.
+    syncing: u32,
+    /// `aclrtLaunchHostFunc` succeeded on it.
+    pub(crate) host_fn_used: bool,
+    /// Subscribed (through the crate) to a reporter.
+    pub(crate) subscribed: bool,
+    /// An escalation's abort discarded work queued on it outside scopes.
+    pub(crate) outside_aborted: bool,
+}
+
+impl Record {
+    fn new(stream: usize, ctx: usize, default: bool) -> Record {
+        Record {
+            stream,
+            ctx,
+            default,
+            syncing: 0,
+            host_fn_used: false,
+            subscribed: false,
+            outside_aborted: false,
+        }
+    }
+}
+
+/// The records of every stream the crate made (keys: the streams' and
+/// contexts' handles).
+pub(crate) struct Records {
+    all: Mutex<Vec<Record>>,
+}
+
+impl Records {
+    /// No records, for a `static`.
+    #[cfg(not(any(loom, shuttle)))]
+    pub(crate) const fn new_static() -> Self {
+        Records {
+            all: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// No records.
+    #[cfg(any(loom, shuttle))]
+    pub(crate) fn new() -> Self {
+        Records {
+            all: Mutex::new(Vec::new()),
+        }
+    }
+
+    fn with<R>(&self, f: impl FnOnce(&mut Vec<Record>) -> R) -> R {
+        f(&mut lock(&self.all, Rank::Streams))
+    }
+
+    /// Stream `stream` of context `ctx` was made.
+    pub(crate) fn made(&self, stream: usize, ctx: usize) {
+        self.with(|r| r.push(Record::new(stream, ctx, false)));
+    }
+
+    /// The default stream `stream` of `ctx` was handed out: its record,
+    /// made once.
+    pub(crate) fn default_made(&self, stream: usize, ctx: usize) {
+        self.with(|r| {
+            if !r.iter().any(|e| e.stream == stream) {
+                r.push(Record::new(stream, ctx, true));
+            }
+        });
+    }
+
+    /// Run `f` on the record of `stream`; one is made (with no context,
+    /// like a default stream's) if there is none, so that no mark is lost.
+    pub(crate) fn update<R>(&self, stream: usize, f: impl FnOnce(&mut Record) -> R) -> R {
+        self.with(|r| {
+            let i = match r.iter().position(|e| e.stream == stream) {
+                Some(i) => i,
+                None => {
+                    r.push(Record::new(stream, 0, true));
+                    r.len() - 1
+                }
+            };
+            f(&mut r[i])
+        })
+    }
+
+    /// `f` of the record of `stream`; `None` without one.
+    pub(crate) fn read<R>(&self, stream: usize, f: impl FnOnce(&Record) -> R) -> Option<R> {
+        self.with(|r| r.iter().find(|e| e.stream == stream).map(f))
+    }
+
+    /// `stream` is about to be destroyed: its record is taken out once no
+    /// context synchronisation is using the handle; give it back with
+    /// [`restore`](Self::restore) if the destruction fails.
+    pub(crate) fn destroying(&self, stream: usize) -> Option<Record> {
+        loop {
+            let taken = self.with(|r| match r.iter().position(|e| e.stream == stream) {
+                Some(i) if r[i].syncing == 0 || mutant("records-destroy-while-syncing") => {
+                    Some(Some(r.swap_remove(i)))
+                }
+                Some(_) => None,
+                None => Some(None),
+            });
+            match taken {
+                Some(rec) => return rec,
+                None => pause(),
+            }
+        }
+    }
+
+    /// The runtime refused to destroy the stream of `rec`: it is alive,
+    /// and its record comes back whole.
+    pub(crate) fn restore(&self, rec: Option<Record>) {
+        if let Some(mut rec) = rec {
+            if mutant("records-restore-fresh") {
+                rec = Record::new(rec.stream, rec.ctx, rec.default);
+            }
+            self.with(|r| r.push(rec));
+        }
+    }
+
+    /// The runtime released `stream` (a default stream with its context).
+    pub(crate) fn released(&self, stream: usize) {
+        self.with(|r| r.retain(|e| e.stream != stream));
+    }
+
+    /// Forget every record (the runtime was finalised or re-initialised).
+    pub(crate) fn clear(&self) {
+        self.with(Vec::clear);
+    }
+
+    /// Call `f` with each explicit stream of context `ctx` (made during the
+    /// pass too), one at a time, each counted on its record while `f` runs
+    /// (so it is not destroyed meanwhile); stops when `f` says so.
+    pub(crate) fn each_stream_of(&self, ctx: usize, mut f: impl FnMut(usize) -> bool) {
+        let mut done = Vec::new();
+        loop {
+            let next = self.with(|r| {
+                let e = r
+                    .iter_mut()
+                    .find(|e| e.ctx == ctx && !e.default && !done.contains(&e.stream));
+                e.map(|e| {
+                    if !mutant("records-pass-uncounted") {
+                        e.syncing += 1;
+                    }
+                    e.stream
+                })
+            });
+            let Some(stream) = next else { return };
+            done.push(stream);
+            let go_on = f(stream);
+            self.with(|r| {
+                if let Some(e) = r.iter_mut().find(|e| e.stream == stream) {
+                    e.syncing = e.syncing.saturating_sub(1);
+                }
+            });
+            if !go_on {
+                return;
+            }
+        }
+    }
+}
