@@ -36,9 +36,9 @@ pub(crate) fn hooks() -> bool {
     HOOKS.load(Ordering::Acquire)
 }
 
-/// The runtime released `stream` after every task queued on it finished
-/// (a destroy, or its context's release): every book forgets it. `parked`:
-/// the stream was force-destroyed, so its unscoped host functions may
+/// The runtime destroyed `stream` (its record was taken out by
+/// `record::destroying`): every book forgets it. `forced`: the stream was
+/// force-destroyed, so its unscoped host functions may
 /// still run and are parked until finalize instead of settled.
 #[inline]
 pub(crate) fn stream_released(stream: Raw, forced: bool) {
@@ -60,11 +60,17 @@ pub(crate) fn stream_released(stream: Raw, forced: bool) {
 }
 
 /// The runtime released context `ctx` (destroyed, or its device's last
-/// reset): its default stream, if the crate ever handed it out, leaves
-/// every book.
+/// reset): its default stream, if the crate ever handed it out, leaves the
+/// books of marks (its record, its failures, an outside abort not reported,
+/// report callbacks not run). Its outside waits were flushed before the
+/// release (`waits::flush_context`); its unscoped host functions stay
+/// parked until finalize, as they always were for default streams (nothing
+/// here says their queue has run).
 pub(crate) fn context_released(default_stream: Option<Raw>) {
     if let Some(stream) = default_stream {
-        stream_released(stream, false);
+        let _ = super::scope::take_outside_aborted(stream);
+        super::mix::stream_destroyed(stream);
+        super::faults::forget_stream(stream);
         super::record::released(stream);
     }
 }
