@@ -66,7 +66,7 @@ extern "C" fn trampoline(args: *mut c_void) {
 pub(super) unsafe fn enqueue(stream: Raw, slot: &Arc<HostFnSlot>) -> Result<()> {
     // The documentation: do not mix `aclrtLaunchHostFunc` with the
     // `aclrtLaunchCallback` mechanism on one stream (acl-facts 5.8).
-    if super::mix::is_subscribed(stream) {
+    if super::record::is_subscribed(stream) {
         return Err(crate::error::Error::CallbackMix {
             operation: "aclrtLaunchHostFunc",
         });

@@ -32,27 +32,7 @@ pub(super) fn mark_host_fn_stream(stream: Raw) {
     super::record::mark_host_fn(stream);
 }
 
-/// Whether `aclrtLaunchHostFunc` was ever used on `stream`.
-#[cfg_attr(not(unix), allow(dead_code))]
-pub(crate) fn ever_had_host_fn(stream: Raw) -> bool {
-    super::record::ever_had_host_fn(stream)
-}
-
 // ---------------------------------------------------------------- report callbacks
-
-/// `stream` was subscribed (through the crate) to a reporter (`on`), or
-/// unsubscribed: kept in the stream's record in step with the book of
-/// subscriptions (`report::SUBS`), for [`is_subscribed`], which callbacks
-/// may reach (a host-function launch).
-#[cfg_attr(not(unix), allow(dead_code))]
-pub(super) fn set_subscribed(stream: Raw, on: bool) {
-    super::record::set_subscribed(stream, on);
-}
-
-/// Whether `stream` is subscribed (through the crate) to a reporter.
-pub(crate) fn is_subscribed(stream: Raw) -> bool {
-    super::record::is_subscribed(stream)
-}
 
 /// Report callbacks launched through the crate that have not run yet:
 /// (stream, id). A callback leaves when the trampoline starts it; an

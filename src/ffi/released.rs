@@ -43,11 +43,9 @@ pub(crate) fn hooks() -> bool {
 #[inline]
 pub(crate) fn stream_released(stream: Raw, forced: bool) {
     if hooks() {
-        // Its queued stream waits executed (or were dropped with it).
+        // Its queued stream waits executed (or were dropped with it). (An
+        // escalation's abort of it not reported yet went with its record.)
         super::waits::stream_destroyed(stream);
-        // An escalation's abort of it is not reported any more (and must
-        // not be, to a later stream with the same handle).
-        let _ = super::scope::take_outside_aborted(stream);
         if forced {
             super::host_fn::park_static_host_fns(stream);
         } else {
@@ -68,7 +66,6 @@ pub(crate) fn stream_released(stream: Raw, forced: bool) {
 /// here says their queue has run).
 pub(crate) fn context_released(default_stream: Option<Raw>) {
     if let Some(stream) = default_stream {
-        let _ = super::scope::take_outside_aborted(stream);
         super::mix::stream_destroyed(stream);
         super::faults::forget_stream(stream);
         super::record::released(stream);

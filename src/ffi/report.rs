@@ -176,7 +176,7 @@ pub(crate) fn subscribe(tid: u64, stream: Raw, ctx: Raw) -> Result<()> {
     // its own callback thread for good (107011 on hardware).
     if super::host_fn::has_unsettled_static(stream)
         || super::scope::host_fns_pending(stream)
-        || mix::ever_had_host_fn(stream)
+        || super::record::ever_had_host_fn(stream)
     {
         return Err(crate::error::Error::CallbackMix {
             operation: "aclrtSubscribeReport",
@@ -198,6 +198,6 @@ pub(crate) fn subscribe(tid: u64, stream: Raw, ctx: Raw) -> Result<()> {
             let code = unsafe { sys::aclrtSubscribeReport(tid, stream.as_ptr()) };
             check(code, "aclrtSubscribeReport")
         },
-        |stream| mix::set_subscribed(stream, true),
+        |stream| super::record::set_subscribed(stream, true),
     )
 }

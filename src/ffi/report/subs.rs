@@ -7,8 +7,8 @@
 
 use std::sync::atomic::Ordering;
 
-use super::super::mix;
 use super::super::protocol::sub_book::{self, Sub};
+use super::super::record;
 use super::super::{Raw, refuse_in_callback};
 use super::{ANY_SUB, SUBS, UNDONE, unsubscribe_raw};
 use crate::error::Result;
@@ -20,7 +20,7 @@ use crate::error::Result;
 pub(crate) fn unsubscribe(tid: u64, stream: Raw) -> Result<()> {
     refuse_in_callback("aclrtUnSubscribeReport")?;
     sub_book::unsubscribe(&SUBS, &UNDONE, (stream, tid), unsubscribe_raw, |s| {
-        mix::set_subscribed(s, false)
+        record::set_subscribed(s, false)
     })
 }
 
@@ -31,7 +31,7 @@ pub(crate) fn unsubscribe(tid: u64, stream: Raw) -> Result<()> {
 /// thread (a destruction must not free a handle that thread still uses).
 fn undo_where(pred: impl Fn(&Sub<Raw>) -> bool, wait: bool) {
     sub_book::undo_where(&SUBS, &UNDONE, pred, wait, unsubscribe_raw, |s| {
-        mix::set_subscribed(s, false)
+        record::set_subscribed(s, false)
     });
 }
 
