@@ -81,9 +81,7 @@ struct Slot {
 
 /// The book. Creating a child costs one hash insert (its owner's slot comes
 /// from a one-entry cache, `last`) and releasing one a hash remove, plus
-/// one counter each (the three hash updates per call this
-/// replaced were most of the safe/raw difference of a stream create +
-/// destroy). A device's count of live children is not kept: the rare
+/// one counter each (no hash update per call). A device's count of live children is not kept: the rare
 /// questions about a device (reset, finalize) add up its contexts' slots.
 #[derive(Default)]
 struct Book {

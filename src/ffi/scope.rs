@@ -260,8 +260,7 @@ struct Enlisted {
     /// ([`LaneCore::stream`], `LaneCore::queue`, and the reader streams of
     /// [`LaneCore::reclaim`]). While it is set, everything this scope queued
     /// on the stream has finished, so [`ScopeCore::finish`] need not
-    /// synchronise it again (that second synchronisation was a
-    /// sixth of a one-copy scope).
+    /// synchronise it again.
     settled: bool,
     /// `CoreBook::fences` when a synchronisation of the stream by this
     /// scope last succeeded: fences with a ticket up to it finished.

@@ -182,8 +182,8 @@ static NEXT: AtomicU64 = AtomicU64::new(1);
 // A thread's place for one open scope that has exactly one stream, records
 // and waits for no user event and queues no host function: such a scope
 // needs nothing of the registry but to be found, and marked aborted, by an
-// escalation that aborts its stream (the registry's lock was
-// half of what a one-copy scope cost beyond the raw calls). The slot and
+// escalation that aborts its stream (the registry's lock is the larger
+// part of what a one-copy scope costs beyond the raw calls). The slot and
 // the argument why an escalation finds every slotted scope on the streams
 // it aborts are the protocol core `crate::ffi::protocol::slot`, which the
 // model tests (`models/`) check under loom and shuttle.
