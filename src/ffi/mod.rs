@@ -727,7 +727,7 @@ pub(crate) fn destroy_stream(stream: Raw, owner: Raw) -> Result<()> {
     counter.released();
     // It waited for its queued work, stream waits and host functions
     // included: every book forgets it.
-    released::stream_released(stream, false);
+    released::stream_released(stream, false, hooks);
     Ok(())
 }
 

@@ -36,6 +36,7 @@ fn key(handle: Raw) -> usize {
 }
 
 /// `stream` of context `ctx` was made.
+#[inline]
 pub(crate) fn made(stream: Raw, ctx: Raw) {
     RECORDS.made(key(stream), key(ctx));
 }
@@ -48,6 +49,7 @@ pub(crate) fn default_made(stream: Raw, ctx: Raw) {
 /// `stream` is about to be destroyed: its record is taken out once no
 /// context synchronisation uses the handle ([`restore`] it if the
 /// destruction fails).
+#[inline]
 pub(crate) fn destroying(stream: Raw) -> Option<Record> {
     RECORDS.destroying(key(stream))
 }

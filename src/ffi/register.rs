@@ -377,7 +377,7 @@ pub(crate) fn destroy_stream_force(stream: Raw, owner: Raw) -> Result<()> {
     // outside waits (no escalation may pick the dead handle), and events
     // deferred only for them are destroyed; its unscoped host functions
     // are parked; every book forgets it.
-    super::released::stream_released(stream, true);
+    super::released::stream_released(stream, true, super::released::hooks());
     Ok(())
 }
 

@@ -40,9 +40,12 @@ pub(crate) fn hooks() -> bool {
 /// `record::destroying`): every book forgets it. `forced`: the stream was
 /// force-destroyed, so its unscoped host functions may
 /// still run and are parked until finalize instead of settled.
-#[inline]
-pub(crate) fn stream_released(stream: Raw, forced: bool) {
-    if hooks() {
+///
+/// `hooks`: [`hooks`] as the destruction read it before the runtime call
+/// (what it covers is made on a borrowed stream, so before that read).
+#[inline(always)]
+pub(crate) fn stream_released(stream: Raw, forced: bool, hooks: bool) {
+    if hooks {
         // Its queued stream waits executed (or were dropped with it). (An
         // escalation's abort of it not reported yet went with its record.)
         super::waits::stream_destroyed(stream);

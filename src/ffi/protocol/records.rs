@@ -75,6 +75,7 @@ impl Records {
     }
 
     /// Stream `stream` of context `ctx` was made.
+    #[inline]
     pub(crate) fn made(&self, stream: usize, ctx: usize) {
         self.with(|r| r.push(Record::new(stream, ctx, false)));
     }
@@ -112,7 +113,25 @@ impl Records {
     /// `stream` is about to be destroyed: its record is taken out once no
     /// context synchronisation is using the handle; give it back with
     /// [`restore`](Self::restore) if the destruction fails.
+    #[inline]
     pub(crate) fn destroying(&self, stream: usize) -> Option<Record> {
+        {
+            // No pass is using it (the common case): out at once.
+            let mut r = lock(&self.all, Rank::Streams);
+            match r.iter().position(|e| e.stream == stream) {
+                Some(i) if r[i].syncing == 0 || mutant("records-destroy-while-syncing") => {
+                    return Some(r.swap_remove(i));
+                }
+                Some(_) => {}
+                None => return None,
+            }
+        }
+        self.destroying_slow(stream)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn destroying_slow(&self, stream: usize) -> Option<Record> {
         loop {
             let taken = self.with(|r| match r.iter().position(|e| e.stream == stream) {
                 Some(i) if r[i].syncing == 0 || mutant("records-destroy-while-syncing") => {
