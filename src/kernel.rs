@@ -613,7 +613,9 @@ where
     // short of its length (the kernel's contract: every element it may
     // touch).
     let whole = overwrite && staged.writes_whole(len);
-    parked.derive(whole, staged.reads_origin());
+    if staged.derives() {
+        parked.derive(whole, staged.reads_origin());
+    }
     staged.write(&parked, len);
     InFlight::from_parked(parked, len)
 }
@@ -1029,11 +1031,17 @@ impl<'scope, 'env, 'id, 'sid, M: RunMode> Lane<'scope, 'env, 'id, 'sid, M> {
         A: LaunchArgs<'scope, 'id, 'sid, M, P>,
     {
         let config = config.into();
-        let mut staged = Staged::new();
+        let kernel = kernel.of(binary);
+        // A reference of another binary is refused before anything is
+        // staged to run: its outputs come back as they were.
+        let mut staged = if kernel.is_ok() {
+            Staged::new()
+        } else {
+            Staged::refused()
+        };
         let output = args.stage(self.core(), &mut staged);
-        let launched = kernel
-            .of(binary)
-            .and_then(|kernel| launch_staged(self.core(), &kernel, &config, &staged));
+        let launched =
+            kernel.and_then(|kernel| launch_staged(self.core(), &kernel, &config, &staged));
         match launched {
             Ok(()) => Ok(output),
             Err(e) => Err(crate::WaitFailed::new(e, output)),

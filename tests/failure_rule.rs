@@ -742,3 +742,68 @@ fn a_kernel_past_the_op_execute_timeout_fails_its_checked_wait() -> Result<()> {
     assert_clean();
     Ok(())
 }
+
+/// A refusal before anything is queued does not launder suspect contents:
+/// a buffer whose copy faulted, taken back unchecked with `reuse`, the
+/// scope past its recovery point, then given as the `Out` of a launch
+/// refused with `ForeignKernel`: what it holds is still what the faulted
+/// copy left, so a copy of it fails its checked wait (the refusal judged
+/// no work, and staged nothing that counts as written). Written afresh by
+/// a launch that runs, it is clean.
+#[test]
+fn a_refused_launch_does_not_launder_suspect_contents() -> Result<()> {
+    use aclrt::kernel::{In, Out};
+    in_host_context(|ctx| {
+        sim::register_kernel("fr_add", |block, blocks, args| {
+            let (x, y, z, n) = (args.u64(0)?, args.u64(1)?, args.u64(2)?, args.u64(3)?);
+            for i in (block as usize..n as usize).step_by(blocks as usize) {
+                args.write_f32(z, i, args.read_f32(x, i)? + args.read_f32(y, i)?)?;
+            }
+            Ok(())
+        });
+        let image = sim::binary_image(&["fr_add"]);
+        let (first, second) = (ctx.load_binary(&image)?, ctx.load_binary(&image)?);
+        // SAFETY: `fr_add` reads its `In`s and writes its `Out` below `Count`.
+        let add = unsafe { first.kernel_ref::<(In<f32>, In<f32>, Out<f32>, Count)>(c"fr_add")? };
+        let stream = ctx.create_stream()?;
+        let one = ctx.alloc_host_from(&[1.0f32; 32])?;
+        let zin = ctx.alloc::<f32>(32)?;
+        let mut z = ctx.alloc::<f32>(32)?;
+        let mut outs = [
+            ctx.alloc_host_zeroed::<f32>(32)?,
+            ctx.alloc_host_zeroed::<f32>(32)?,
+        ];
+        ctx.scope(|s| {
+            s.with_lane(&stream, |lane| {
+                sim::inject_stream_task_fault(
+                    stream.as_raw(),
+                    1,
+                    sys::ACL_ERROR_RT_AICORE_EXCEPTION,
+                );
+                let faulted = lane.copy(&one, &mut z)?;
+                let back = faulted.reuse()?;
+                assert!(s.recover()?.is_some(), "the fault was not seen");
+                let x = lane.park(back)?;
+                let failed = lane
+                    .launch_in_or_keep(&second, add, 1, (&zin, &zin, x, 32))
+                    .unwrap_err();
+                assert_eq!(failed.error(), &Error::ForeignKernel);
+                let ((), (), x, ()) = failed.into_item();
+                let [o0, o1] = &mut outs;
+                let o = lane.copy(&x, o0)?;
+                assert!(
+                    o.wait_or_keep().is_err(),
+                    "Ok for what the faulted copy left, after a refused launch"
+                );
+                let x = lane.copy(&one, x)?;
+                let o = lane.copy(&x, o1)?.wait()?;
+                assert!(o.iter().all(|v| v == 1.0));
+                Ok(())
+            })
+        })?;
+        sim::clear_faults();
+        first.unload()?;
+        second.unload()?;
+        stream.destroy()
+    })
+}

@@ -405,6 +405,10 @@ pub struct Staged<'sid> {
     /// The smallest count the launch passes (`usize::MAX`: none), known
     /// before its outputs are staged ([`Staged::counted`]).
     counted: usize,
+    /// The launch was refused before anything is staged to run (a kernel
+    /// reference of another binary): its outputs are given back as they
+    /// were, not as what the launch would have written ([`Staged::derives`]).
+    refused: bool,
     _sid: PhantomData<Id<'sid>>,
 }
 

@@ -104,8 +104,26 @@ impl<'sid> Staged<'sid> {
             bound: [None, None],
             reads: Origin::OUTSIDE,
             counted: usize::MAX,
+            refused: false,
             _sid: PhantomData,
         }
+    }
+
+    /// The staging of a launch refused before anything is queued: nothing
+    /// it stages counts as written.
+    #[inline]
+    pub(crate) fn refused() -> Self {
+        Staged {
+            refused: true,
+            ..Staged::new()
+        }
+    }
+
+    /// Whether the outputs staged here take their contents' origin from
+    /// the launch (not for a refused one).
+    #[inline(always)]
+    pub(crate) fn derives(&self) -> bool {
+        !self.refused
     }
 
     /// Note that a staged operand is bound to `stream`.
