@@ -105,6 +105,16 @@ impl<T> Waiting<T> {
             // Fired: the watch is over; its interest is given up.
             self.interest = None;
         }
+        if crate::ffi::in_callback() {
+            // A host function's thread: the work may wait for this very
+            // function, so nothing is watched; the blocking form answers at
+            // once (a wait refuses there).
+            let item = self
+                .item
+                .take()
+                .expect("an aclrt future polled after it completed");
+            return Poll::Ready(finish(item));
+        }
         let item = self
             .item
             .as_ref()

@@ -880,6 +880,20 @@ fn a_query_error_of_the_caller_is_no_failure_of_the_stream() -> Result<()> {
                 assert!(wait_until(|| seen.load(Ordering::SeqCst) != 0));
                 let r = seen.load(Ordering::SeqCst);
                 assert!(r == 1 || r == 2, "{r}");
+                // From a host function of lane a itself: the stream cannot
+                // go idle while the host function waits, so the wait is
+                // refused at once, never a hang.
+                seen.store(0, Ordering::SeqCst);
+                la.host_fn(move || {
+                    let r = match block_on(a_ref.synchronize_async()) {
+                        Err(aclrt::Error::InCallback { .. }) => 1,
+                        Ok(()) => 2,
+                        Err(_) => 3,
+                    };
+                    seen.store(r, Ordering::SeqCst);
+                })?;
+                assert!(wait_until(|| seen.load(Ordering::SeqCst) != 0), "a hang");
+                assert_eq!(seen.load(Ordering::SeqCst), 1);
                 // Correct work on the lane: its checked wait succeeds.
                 let x = la.copy(&src, &mut d)?;
                 let o = la.copy(&x, &mut out)?.wait()?;

@@ -443,6 +443,12 @@ impl Drop for CallbackMark {
     }
 }
 
+/// Whether the calling thread is running a host function of this crate.
+#[inline]
+pub(crate) fn in_callback() -> bool {
+    IN_CALLBACK.with(|c| c.get()) != 0
+}
+
 /// Refuse `operation` (a call that waits for the device, or opens a scope)
 /// on a thread that is running a host function: it could wait for the very
 /// stream the host function runs on, which never finishes while it waits.
