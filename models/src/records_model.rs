@@ -71,7 +71,7 @@ fn pass_and_destroy() {
 /// subscription does: the mark is never lost once the destruction is over.
 fn refused_destroy_keeps_the_mark() {
     let w = world();
-    w.records.update(S1, |r| r.host_fn_used = true);
+    w.records.mark(S1, |r| r.host_fn_used = true);
     let w1 = w.clone();
     let check = thread::spawn(move || {
         // Either the record is out (a destruction in flight: the handle is

@@ -84,7 +84,7 @@ pub(crate) fn each_stream_of(ctx: Raw, mut f: impl FnMut(Raw) -> bool) {
 
 /// `aclrtLaunchHostFunc` succeeded on `stream`.
 pub(crate) fn mark_host_fn(stream: Raw) {
-    RECORDS.update(key(stream), |r| r.host_fn_used = true);
+    RECORDS.mark(key(stream), |r| r.host_fn_used = true);
 }
 
 /// Whether `aclrtLaunchHostFunc` ever succeeded on `stream`.
@@ -96,7 +96,11 @@ pub(crate) fn ever_had_host_fn(stream: Raw) -> bool {
 
 /// `stream` was subscribed to a reporter (`on`) or unsubscribed.
 pub(crate) fn set_subscribed(stream: Raw, on: bool) {
-    RECORDS.update(key(stream), |r| r.subscribed = on);
+    if on {
+        RECORDS.mark(key(stream), |r| r.subscribed = true);
+    } else {
+        RECORDS.update(key(stream), |r| r.subscribed = false);
+    }
 }
 
 /// Whether `stream` is subscribed (through the crate) to a reporter.
@@ -107,7 +111,7 @@ pub(crate) fn is_subscribed(stream: Raw) -> bool {
 /// An escalation's abort discarded work queued on `stream` outside scopes.
 pub(crate) fn note_outside_aborted(stream: Raw) {
     ANY_OUTSIDE_ABORTED.store(true, Ordering::SeqCst);
-    RECORDS.update(key(stream), |r| r.outside_aborted = true);
+    RECORDS.mark(key(stream), |r| r.outside_aborted = true);
 }
 
 /// Whether an escalation's abort discarded work queued on `stream` outside
@@ -118,9 +122,8 @@ pub(crate) fn take_outside_aborted(stream: Raw) -> bool {
         return false;
     }
     RECORDS
-        .read(key(stream), |r| r.outside_aborted)
-        .unwrap_or(false)
-        && RECORDS.update(key(stream), |r| {
+        .update(key(stream), |r| {
             core::mem::replace(&mut r.outside_aborted, false)
         })
+        .unwrap_or(false)
 }

@@ -90,9 +90,16 @@ impl Records {
         });
     }
 
-    /// Run `f` on the record of `stream`; one is made (with no context,
-    /// like a default stream's) if there is none, so that no mark is lost.
-    pub(crate) fn update<R>(&self, stream: usize, f: impl FnOnce(&mut Record) -> R) -> R {
+    /// Run `f` on the record of `stream`, if there is one (a stream being
+    /// destroyed has none: an unsubscription racing its destruction).
+    pub(crate) fn update<R>(&self, stream: usize, f: impl FnOnce(&mut Record) -> R) -> Option<R> {
+        self.with(|r| r.iter_mut().find(|e| e.stream == stream).map(f))
+    }
+
+    /// Set a mark on the record of the live stream `stream` with `f`; one
+    /// is made (with no context, like a default stream's) if there is
+    /// none, so that no mark is lost.
+    pub(crate) fn mark<R>(&self, stream: usize, f: impl FnOnce(&mut Record) -> R) -> R {
         self.with(|r| {
             let i = match r.iter().position(|e| e.stream == stream) {
                 Some(i) => i,
