@@ -341,9 +341,10 @@ pub(crate) fn watches_naming(handle: Raw) -> usize {
     }
 }
 
-/// Every watch (the runtime is being finalised: no handle stays valid).
+/// Every watch that names a handle (the runtime is being finalised: no
+/// handle stays valid); a watch of a deadline only stays.
 pub(crate) fn all_gone() {
-    forget(|_| true);
+    forget(|w| w.ctx.is_some() || w.targets.iter().any(|t| !matches!(t, Target::Deadline(_))));
 }
 
 /// The body of scope `scope` returned: the watches its futures left (they
