@@ -274,7 +274,10 @@ fn every_declared_function_links_from_libascendcl() {
         .filter(|l| !l.is_empty() && !l.starts_with('#'))
         .collect();
     for p in &pending {
-        assert!(declared.contains(p), "pending_exports.txt names {p}, which is not declared");
+        assert!(
+            declared.contains(p),
+            "pending_exports.txt names {p}, which is not declared"
+        );
     }
     let names: Vec<&str> = declared
         .into_iter()
