@@ -700,3 +700,144 @@ pub(crate) fn launch_callback(
     };
     rt_api::callback_launch(f, block, stream, make)
 }
+
+// ------------------------------- devices, streams and threads (2) ---
+
+/// `aclrtGetDeviceInfoImpl`: NULL output 100000.
+pub(crate) fn get_device_info(id: u32, attr: u32, out: Out<i64>) -> Res<()> {
+    not_null(out.is_null(), "value")?;
+    rt_api::device_get_info(id, attr, out)
+}
+
+/// `aclrtGetDeviceCapabilityImpl`: NULL output 100000.
+pub(crate) fn get_device_capability(id: i32, feature: i32, out: Out<i32>) -> Res<()> {
+    not_null(out.is_null(), "value")?;
+    rt_api::device_get_capability(id, feature, out)
+}
+
+/// `aclrtQueryDeviceStatusImpl`: NULL output 100000.
+pub(crate) fn query_device_status(id: i32, out: Out<u32>) -> Res<()> {
+    not_null(out.is_null(), "deviceStatus")?;
+    rt_api::device_status_query(id, out)
+}
+
+/// What `aclrtGetDeviceUtilizationRateImpl` writes: cube, vector and AI
+/// CPU utilisation (each −1 when the runtime cannot tell), memory always
+/// −1 (not supported).
+pub(crate) struct Utilization {
+    pub cube: i32,
+    pub vector: i32,
+    pub aicpu: i32,
+    pub memory: i32,
+}
+
+/// `aclrtGetDeviceUtilizationRateImpl`: NULL output 100000, a non-NULL
+/// reserved `utilizationExtend` 100000; then one runtime query per kind,
+/// whose failure is the kind's −1 (never an error of the call).
+pub(crate) fn get_device_utilization(
+    id: i32,
+    out_null: bool,
+    extend_null: bool,
+) -> Res<Utilization> {
+    not_null(out_null, "utilizationInfo")?;
+    if !extend_null {
+        return refuse(param(
+            "utilizationInfo->utilizationExtend is reserved and must be NULL",
+        ));
+    }
+    let rate = || rt_api::utilization(id).unwrap_or(-1);
+    Ok(Utilization {
+        cube: rate(),
+        vector: rate(),
+        aicpu: rate(),
+        memory: -1,
+    })
+}
+
+/// `aclrtGetDeviceResLimitImpl`: NULL output 100000.
+pub(crate) fn get_device_res_limit(id: i32, kind: u32, out: Out<u32>) -> Res<()> {
+    not_null(out.is_null(), "value")?;
+    rt_api::get_device_res_limit(id, kind, out)
+}
+
+/// `aclrtSetDeviceResLimitImpl` (no check of its own).
+pub(crate) fn set_device_res_limit(id: i32, kind: u32, value: u32) -> Res<()> {
+    rt_api::set_device_res_limit(id, kind, value)
+}
+
+/// `aclrtResetDeviceResLimitImpl` (no check of its own).
+pub(crate) fn reset_device_res_limit(id: i32) -> Res<()> {
+    rt_api::reset_device_res_limit(id)
+}
+
+/// `aclrtGetResInCurrentThreadImpl`: NULL output 100000.
+pub(crate) fn get_res_in_current_thread(kind: u32, out: Out<u32>) -> Res<()> {
+    not_null(out.is_null(), "value")?;
+    rt_api::res_in_current_thread(kind, out)
+}
+
+/// `aclrtSetDeviceSatModeImpl` (no check of its own).
+pub(crate) fn set_device_sat_mode(mode: u32) -> Res<()> {
+    rt_api::set_device_sat_mode(mode)
+}
+
+/// `aclrtGetDeviceSatModeImpl`: NULL output 100000.
+pub(crate) fn get_device_sat_mode(out: Out<u32>) -> Res<()> {
+    not_null(out.is_null(), "mode")?;
+    rt_api::get_device_sat_mode(out)
+}
+
+/// `aclrtCheckArchCompatibilityImpl` (no check of its own).
+pub(crate) fn check_arch_compatibility(om_soc: Option<&str>, out: Out<i32>) -> Res<()> {
+    rt_api::check_arch_compatibility(om_soc, out)
+}
+
+/// `aclrtDeviceGetBareTgidImpl`: NULL output 100000.
+pub(crate) fn device_get_bare_tgid(out: Out<i32>) -> Res<()> {
+    not_null(out.is_null(), "pid")?;
+    rt_api::device_get_bare_tgid(out)
+}
+
+/// `aclrtGetErrorVerboseImpl`: NULL output 100000; then the runtime's
+/// answer, of which the ACL layer copies `tryRepair`, `hasDetail`,
+/// `errorType` and the AI Core error kind (the detail of a memory error
+/// only for one). Returns `(tryRepair, hasDetail, errorType,
+/// aicoreErrType)` to write.
+pub(crate) fn get_error_verbose(id: i32, out_null: bool) -> Res<(u8, u8, u32, u32)> {
+    not_null(out_null, "errorInfo")?;
+    rt_api::get_error_verbose(id)?;
+    Ok((0, 0, ffi::ACL_RT_NO_ERROR, ffi::ACL_RT_AICORE_ERROR_UNKNOWN))
+}
+
+/// `aclrtGetThreadLastTaskIdImpl`: NULL output 100000.
+pub(crate) fn get_thread_last_task_id(out: Out<u32>) -> Res<()> {
+    not_null(out.is_null(), "taskId")?;
+    rt_api::thread_last_task_id(out)
+}
+
+/// `aclrtStreamGetIdImpl`: NULL output 100000.
+pub(crate) fn stream_get_id(h: usize, out: Out<i32>) -> Res<()> {
+    not_null(out.is_null(), "streamId")?;
+    rt_api::stream_get_id(h, out)
+}
+
+/// `aclrtStreamGetFlagsImpl`: NULL output 100000; the runtime's flags
+/// translated to the ACL bits (the same values here).
+pub(crate) fn stream_get_flags(h: usize, out: Out<u32>) -> Res<()> {
+    not_null(out.is_null(), "flags")?;
+    rt_api::stream_get_flags(h, out)
+}
+
+/// `aclrtSetStreamOverflowSwitchImpl`: a flag other than 0 or 1 100000.
+pub(crate) fn set_stream_overflow_switch(h: usize, flag: u32) -> Res<()> {
+    if flag > 1 {
+        return refuse(param(format!("flag {flag} must be 0 or 1")));
+    }
+    rt_api::set_stream_overflow_switch(h, flag)
+}
+
+/// `aclrtGetStreamOverflowSwitchImpl`: NULL output 100000.
+pub(crate) fn get_stream_overflow_switch(h: usize, out: Out<u32>) -> Res<()> {
+    not_null(out.is_null(), "flag")?;
+    rt_api::get_stream_overflow_switch(h, out)
+}

@@ -565,6 +565,7 @@ mod base_types;
 mod callback;
 mod context;
 mod device;
+mod devinfo;
 mod diag;
 mod event;
 mod failmode;

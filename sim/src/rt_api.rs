@@ -808,3 +808,244 @@ pub(crate) fn callback_launch(
         callback::launch_callback(f, block, stream, make)
     })())
 }
+
+// ------------------------------------- devices, streams and threads (2) ---
+
+/// `rtsDeviceGetInfo` → E `GetDeviceInfoByAttr`: a NULL output 107000; a
+/// device id beyond the count 107000 (not 107001: E's own range check);
+/// then I.
+pub(crate) fn device_get_info(id: u32, attr: u32, out: Out<i64>) -> Res<()> {
+    answer((|| {
+        if out.is_null() {
+            return Err(rt_param("value is NULL"));
+        }
+        let count = rt().devices.len();
+        let dev = i32::try_from(id)
+            .ok()
+            .filter(|&d| (d as usize) < count)
+            .ok_or_else(|| {
+                rt_param(format!(
+                    "deviceId {id} is not in [0, {count}) (querying device information)"
+                ))
+            })?;
+        out.write(crate::devinfo::device_info(dev, attr)?);
+        Ok(())
+    })())
+}
+
+/// `rtsDeviceGetCapability`: a feature type outside [0, max) 107000
+/// (stored); a feature type inside but unknown to the C API 107000 returned
+/// without being stored (its last branch); then E `GetDeviceCapability`
+/// (a NULL output 107000, the device id 107001) and I.
+pub(crate) fn device_get_capability(id: i32, feature: i32, out: Out<i32>) -> Res<()> {
+    const FEATURE_MAX: i32 = 20_002;
+    answer((|| {
+        if !(0..FEATURE_MAX).contains(&feature) {
+            return Err(rt_param(format!(
+                "devFeatureType {feature} is not in [0, {FEATURE_MAX})"
+            )));
+        }
+        let known = crate::devinfo::device_capability(feature)?;
+        let Some(value) = known else {
+            return Err(Error {
+                stored: Stored::No,
+                ..rt_param(format!("devFeatureType {feature} is not a device feature"))
+            });
+        };
+        if out.is_null() {
+            return Err(rt_param("value is NULL"));
+        }
+        rt().check_device(id)?;
+        out.write(value);
+        Ok(())
+    })())
+}
+
+/// `rtDeviceStatusQuery` → E `DeviceStatusQuery`: a NULL output 107000,
+/// the device id 107001; then I.
+pub(crate) fn device_status_query(id: i32, out: Out<u32>) -> Res<()> {
+    answer((|| {
+        if out.is_null() {
+            return Err(rt_param("deviceStatus is NULL"));
+        }
+        out.write(crate::devinfo::device_status(id)?);
+        Ok(())
+    })())
+}
+
+/// `rtGetAllUtilizations(kind)` → E (the kind, the output: never wrong
+/// from the ACL layer) → I → the driver. The ACL layer keeps only the
+/// value; a failure is its "not supported" (−1), never stored here.
+pub(crate) fn utilization(id: i32) -> Option<i32> {
+    crate::devinfo::utilization(id).ok()
+}
+
+/// `rtsGetDeviceResLimit` → E `GetDeviceResLimit`: the kind (107000), the
+/// output (107000), the device id (107001); then I (the device must be
+/// set: 507033).
+pub(crate) fn get_device_res_limit(id: i32, kind: u32, out: Out<u32>) -> Res<()> {
+    answer((|| {
+        let kind = crate::devinfo::res_kind(kind)?;
+        if out.is_null() {
+            return Err(rt_param("value is NULL"));
+        }
+        rt().check_device(id)?;
+        out.write(crate::devinfo::get_res_limit(id, kind)?);
+        Ok(())
+    })())
+}
+
+/// `rtsSetDeviceResLimit` → E `SetDeviceResLimit`: the kind (107000), the
+/// device id (107001); then I (set device 507033, value ≤ the cores 107000).
+pub(crate) fn set_device_res_limit(id: i32, kind: u32, value: u32) -> Res<()> {
+    answer((|| {
+        let kind = crate::devinfo::res_kind(kind)?;
+        rt().check_device(id)?;
+        crate::devinfo::set_res_limit(id, kind, value)
+    })())
+}
+
+/// `rtsResetDeviceResLimit` → E `ResetDeviceResLimit`: the device id
+/// (107001); then I.
+pub(crate) fn reset_device_res_limit(id: i32) -> Res<()> {
+    answer((|| {
+        rt().check_device(id)?;
+        crate::devinfo::reset_res_limit(id)
+    })())
+}
+
+/// `rtsGetResInCurrentThread` → E `GetResInCurrentThread`: the kind
+/// (107000), the output (107000); then I.
+pub(crate) fn res_in_current_thread(kind: u32, out: Out<u32>) -> Res<()> {
+    answer((|| {
+        let kind = crate::devinfo::res_kind(kind)?;
+        if out.is_null() {
+            return Err(rt_param("value is NULL"));
+        }
+        out.write(crate::devinfo::res_in_current_thread(kind)?);
+        Ok(())
+    })())
+}
+
+/// `rtSetDeviceSatMode`: a valid mode the chip cannot take 207000 (a
+/// saturation-only chip answers success to saturation without going
+/// further); then E `SetDeviceSatMode` (a mode outside [0, 2): 107000) and
+/// I.
+pub(crate) fn set_device_sat_mode(mode: u32) -> Res<()> {
+    answer((|| {
+        let soc = rt().cfg.soc;
+        if mode == ffi::ACL_RT_OVERFLOW_MODE_INFNAN && !soc.infnan_mode() {
+            return Err(Error::new(
+                NOT_SUPPORTED,
+                "this chip supports only the saturation mode",
+            ));
+        }
+        if mode == ffi::ACL_RT_OVERFLOW_MODE_SATURATION && !soc.infnan_mode() {
+            return Ok(());
+        }
+        if mode >= ffi::ACL_RT_OVERFLOW_MODE_UNDEF {
+            return Err(rt_param(format!(
+                "floatOverflowMode {mode} is not in [0, 2)"
+            )));
+        }
+        crate::devinfo::set_sat_mode(mode);
+        Ok(())
+    })())
+}
+
+/// `rtGetDeviceSatMode` → E (the output: never NULL from the ACL layer) →
+/// I.
+pub(crate) fn get_device_sat_mode(out: Out<u32>) -> Res<()> {
+    out.write(crate::devinfo::sat_mode());
+    Ok(())
+}
+
+/// `rtCheckArchCompatibility` → E `CheckArchCompatibility`: a NULL name
+/// 107000, a NULL output 107000, an empty name 107000; then I.
+pub(crate) fn check_arch_compatibility(om_soc: Option<&str>, out: Out<i32>) -> Res<()> {
+    answer((|| {
+        let Some(name) = om_soc else {
+            return Err(rt_param("omSocVersion is NULL"));
+        };
+        if out.is_null() {
+            return Err(rt_param("canCompatible is NULL"));
+        }
+        if name.is_empty() {
+            return Err(rt_param("omSocVersion is empty"));
+        }
+        out.write(i32::from(crate::devinfo::arch_compatible(name)?));
+        Ok(())
+    })())
+}
+
+/// `rtDeviceGetBareTgid` → E (the output: never NULL from the ACL layer)
+/// → I → the driver.
+pub(crate) fn device_get_bare_tgid(out: Out<i32>) -> Res<()> {
+    out.write(crate::devinfo::bare_tgid());
+    Ok(())
+}
+
+/// `rtsGetErrorVerbose`: only where the chip supports error details
+/// (207000, stored); then E `GetErrorVerbose` (the output 107000, the
+/// device id 107001) and I: no device fault of a kind it reports (memory
+/// UCE, link) is modelled, so the answer is "no error".
+pub(crate) fn get_error_verbose(id: i32) -> Res<()> {
+    answer((|| {
+        if !rt().cfg.soc.error_verbose() {
+            return Err(Error::new(
+                NOT_SUPPORTED,
+                "this chip does not report error details (aclrtGetErrorVerbose)",
+            ));
+        }
+        rt().check_device(id)?;
+        Ok(())
+    })())
+}
+
+/// `rtsGetThreadLastTaskId` → E (the output: never NULL from the ACL
+/// layer) → I: the calling thread's last task.
+pub(crate) fn thread_last_task_id(out: Out<u32>) -> Res<()> {
+    out.write(rt::exec::thread_last_task());
+    Ok(())
+}
+
+/// `rtsStreamGetId`: the handle guard; E `GetStreamId` (the output: never
+/// NULL from the ACL layer); I.
+pub(crate) fn stream_get_id(h: usize, out: Out<i32>) -> Res<()> {
+    answer((|| {
+        guard_stream(h)?;
+        out.write(stream::get_id(h)?);
+        Ok(())
+    })())
+}
+
+/// `rtStreamGetFlags`: the handle guard; E `StreamGetFlags`; I.
+pub(crate) fn stream_get_flags(h: usize, out: Out<u32>) -> Res<()> {
+    answer((|| {
+        guard_stream(h)?;
+        out.write(stream::get_flags(h)?);
+        Ok(())
+    })())
+}
+
+/// `rtSetStreamOverflowSwitch`: success at once on a chip without the
+/// per-stream switch (no STARS); the handle guard; E (the value: never
+/// wrong from the ACL layer); I.
+pub(crate) fn set_stream_overflow_switch(h: usize, flag: u32) -> Res<()> {
+    answer((|| {
+        if !rt().cfg.soc.stars() {
+            return Ok(());
+        }
+        guard_stream(h)?;
+        stream::set_overflow_switch(h, flag)
+    })())
+}
+
+/// `rtGetStreamOverflowSwitch`: the handle guard; E; I.
+pub(crate) fn get_stream_overflow_switch(h: usize, out: Out<u32>) -> Res<()> {
+    answer((|| {
+        guard_stream(h)?;
+        out.write(stream::overflow_switch(h)?);
+        Ok(())
+    })())
+}

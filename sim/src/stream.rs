@@ -94,6 +94,47 @@ pub(crate) fn get_priority(h: usize, out: Out<u32>) -> Res<()> {
     Ok(())
 }
 
+/// `aclrtStreamGetId`, I `GetStreamId`: a NULL stream is the current
+/// context's default stream (107002 without a context); the stream's own
+/// context is not checked. The id is the stream's number on its device
+/// (the K of "device N stream K" in the trace).
+pub(crate) fn get_id(h: usize) -> Res<i32> {
+    Ok(rt().stream(h)?.shared.id as i32)
+}
+
+/// `aclrtStreamGetFlags`, I `StreamGetFlags`: a current context first
+/// (107002), then the stream (NULL: the default stream); the flags it was
+/// created with, as the ACL layer translates them back (the known bits).
+pub(crate) fn get_flags(h: usize) -> Res<u32> {
+    let rt = rt();
+    rt.current()?;
+    Ok(rt.stream(h)?.shared.flags & KNOWN_FLAGS)
+}
+
+/// `aclrtSetStreamOverflowSwitch`, I `SetStreamOverflowSwitch`: a current
+/// context (107002), the stream (NULL: the default stream) of that context
+/// (107003).
+pub(crate) fn set_overflow_switch(h: usize, flag: u32) -> Res<()> {
+    let mut rt = rt();
+    let handle = rt.stream_in_current(h)?.1.handle;
+    if let Some(st) = rt.streams.get_mut(&handle) {
+        st.overflow_switch = flag;
+    }
+    Ok(())
+}
+
+/// `aclrtGetStreamOverflowSwitch`, I `GetStreamOverflowSwitch`: as the
+/// setter; the stream's switch on a chip with STARS, else always 1.
+pub(crate) fn overflow_switch(h: usize) -> Res<u32> {
+    let rt = rt();
+    let st = rt.stream_in_current(h)?.1;
+    Ok(if rt.cfg.soc.stars() {
+        st.overflow_switch
+    } else {
+        1
+    })
+}
+
 /// `aclrtDeviceGetStreamPriorityRange`: least 7, greatest 0; either pointer
 /// may be NULL (nothing checks them).
 pub(crate) fn priority_range(least: Out<i32>, greatest: Out<i32>) -> Res<()> {

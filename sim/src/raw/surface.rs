@@ -17,9 +17,247 @@
 
 #![allow(clippy::too_many_arguments)]
 
+use core::ffi::c_char;
+
+use crate::acl_layer;
 use crate::diag::{self, Api, call};
 #[allow(clippy::wildcard_imports)]
 use crate::ffi::*;
+use crate::prim::Out;
+
+// ------------------------------------------------------------ modelled ---
+
+/// `aclrtGetDeviceInfo`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtGetDeviceInfo(
+    device_id: u32,
+    attr: aclrtDevAttr,
+    value: *mut i64,
+) -> aclError {
+    // SAFETY: C contract: `value` is NULL or writable.
+    let out = unsafe { Out::new(value) };
+    call(Api::aclrtGetDeviceInfo, || {
+        acl_layer::get_device_info(device_id, attr, out)
+    })
+}
+
+/// `aclrtGetDeviceCapability`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtGetDeviceCapability(
+    device_id: i32,
+    dev_feature_type: aclrtDevFeatureType,
+    value: *mut i32,
+) -> aclError {
+    // SAFETY: C contract: `value` is NULL or writable.
+    let out = unsafe { Out::new(value) };
+    call(Api::aclrtGetDeviceCapability, || {
+        acl_layer::get_device_capability(device_id, dev_feature_type as i32, out)
+    })
+}
+
+/// `aclrtQueryDeviceStatus`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtQueryDeviceStatus(
+    device_id: i32,
+    device_status: *mut aclrtDeviceStatus,
+) -> aclError {
+    // SAFETY: C contract: `deviceStatus` is NULL or writable.
+    let out = unsafe { Out::new(device_status) };
+    call(Api::aclrtQueryDeviceStatus, || {
+        acl_layer::query_device_status(device_id, out)
+    })
+}
+
+/// `aclrtGetDeviceUtilizationRate`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtGetDeviceUtilizationRate(
+    device_id: i32,
+    utilization_info: *mut aclrtUtilizationInfo,
+) -> aclError {
+    let info = utilization_info;
+    let extend_null = info.is_null()
+        // SAFETY: C contract: a non-NULL `utilizationInfo` points to a
+        // readable and writable `aclrtUtilizationInfo`.
+        || unsafe { core::ptr::read(&raw const (*info).utilizationExtend) }.is_null();
+    call(Api::aclrtGetDeviceUtilizationRate, || {
+        let u = acl_layer::get_device_utilization(device_id, info.is_null(), extend_null)?;
+        // SAFETY: `info` is not NULL (checked by the ACL layer above) and
+        // points to a writable `aclrtUtilizationInfo` (C contract).
+        unsafe {
+            (&raw mut (*info).cubeUtilization).write(u.cube);
+            (&raw mut (*info).vectorUtilization).write(u.vector);
+            (&raw mut (*info).aicpuUtilization).write(u.aicpu);
+            (&raw mut (*info).memoryUtilization).write(u.memory);
+        }
+        Ok(())
+    })
+}
+
+/// `aclrtGetDeviceResLimit`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtGetDeviceResLimit(
+    device_id: i32,
+    type_: aclrtDevResLimitType,
+    value: *mut u32,
+) -> aclError {
+    // SAFETY: C contract: `value` is NULL or writable.
+    let out = unsafe { Out::new(value) };
+    call(Api::aclrtGetDeviceResLimit, || {
+        acl_layer::get_device_res_limit(device_id, type_, out)
+    })
+}
+
+/// `aclrtSetDeviceResLimit`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtSetDeviceResLimit(
+    device_id: i32,
+    type_: aclrtDevResLimitType,
+    value: u32,
+) -> aclError {
+    call(Api::aclrtSetDeviceResLimit, || {
+        acl_layer::set_device_res_limit(device_id, type_, value)
+    })
+}
+
+/// `aclrtResetDeviceResLimit`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtResetDeviceResLimit(device_id: i32) -> aclError {
+    call(Api::aclrtResetDeviceResLimit, || {
+        acl_layer::reset_device_res_limit(device_id)
+    })
+}
+
+/// `aclrtGetResInCurrentThread`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtGetResInCurrentThread(
+    type_: aclrtDevResLimitType,
+    value: *mut u32,
+) -> aclError {
+    // SAFETY: C contract: `value` is NULL or writable.
+    let out = unsafe { Out::new(value) };
+    call(Api::aclrtGetResInCurrentThread, || {
+        acl_layer::get_res_in_current_thread(type_, out)
+    })
+}
+
+/// `aclrtSetDeviceSatMode`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtSetDeviceSatMode(mode: aclrtFloatOverflowMode) -> aclError {
+    call(Api::aclrtSetDeviceSatMode, || {
+        acl_layer::set_device_sat_mode(mode)
+    })
+}
+
+/// `aclrtGetDeviceSatMode`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtGetDeviceSatMode(mode: *mut aclrtFloatOverflowMode) -> aclError {
+    // SAFETY: C contract: `mode` is NULL or writable.
+    let out = unsafe { Out::new(mode) };
+    call(Api::aclrtGetDeviceSatMode, || {
+        acl_layer::get_device_sat_mode(out)
+    })
+}
+
+/// `aclrtCheckArchCompatibility`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtCheckArchCompatibility(
+    soc_version: *const c_char,
+    can_compatible: *mut i32,
+) -> aclError {
+    // SAFETY: C contract: `socVersion` is NULL or a NUL-terminated string.
+    let name = unsafe { super::c_str(soc_version) };
+    // SAFETY: C contract: `canCompatible` is NULL or writable.
+    let out = unsafe { Out::new(can_compatible) };
+    call(Api::aclrtCheckArchCompatibility, || {
+        // A name that is not UTF-8 is no SoC version the runtime knows.
+        let name = name.map(|n| n.to_str().unwrap_or("\u{fffd}"));
+        acl_layer::check_arch_compatibility(name, out)
+    })
+}
+
+/// `aclrtDeviceGetBareTgid`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtDeviceGetBareTgid(pid: *mut i32) -> aclError {
+    // SAFETY: C contract: `pid` is NULL or writable.
+    let out = unsafe { Out::new(pid) };
+    call(Api::aclrtDeviceGetBareTgid, || {
+        acl_layer::device_get_bare_tgid(out)
+    })
+}
+
+/// `aclrtGetErrorVerbose`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtGetErrorVerbose(
+    device_id: i32,
+    error_info: *mut aclrtErrorInfo,
+) -> aclError {
+    let info = error_info;
+    call(Api::aclrtGetErrorVerbose, || {
+        let (try_repair, has_detail, error_type, aicore) =
+            acl_layer::get_error_verbose(device_id, info.is_null())?;
+        // SAFETY: `info` is not NULL (checked by the ACL layer above) and
+        // points to a writable `aclrtErrorInfo` (C contract); only the
+        // fields the runtime writes are written.
+        unsafe {
+            (&raw mut (*info).tryRepair).write(try_repair);
+            (&raw mut (*info).hasDetail).write(has_detail);
+            (&raw mut (*info).errorType).write(error_type);
+            (&raw mut (*info).detail.aicoreErrType).write(aicore);
+        }
+        Ok(())
+    })
+}
+
+/// `aclrtGetThreadLastTaskId`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtGetThreadLastTaskId(task_id: *mut u32) -> aclError {
+    // SAFETY: C contract: `taskId` is NULL or writable.
+    let out = unsafe { Out::new(task_id) };
+    call(Api::aclrtGetThreadLastTaskId, || {
+        acl_layer::get_thread_last_task_id(out)
+    })
+}
+
+/// `aclrtStreamGetId`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtStreamGetId(stream: aclrtStream, stream_id: *mut i32) -> aclError {
+    // SAFETY: C contract: `streamId` is NULL or writable.
+    let out = unsafe { Out::new(stream_id) };
+    call(Api::aclrtStreamGetId, || {
+        acl_layer::stream_get_id(super::h(stream), out)
+    })
+}
+
+/// `aclrtStreamGetFlags`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtStreamGetFlags(stream: aclrtStream, flags: *mut u32) -> aclError {
+    // SAFETY: C contract: `flags` is NULL or writable.
+    let out = unsafe { Out::new(flags) };
+    call(Api::aclrtStreamGetFlags, || {
+        acl_layer::stream_get_flags(super::h(stream), out)
+    })
+}
+
+/// `aclrtSetStreamOverflowSwitch`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtSetStreamOverflowSwitch(stream: aclrtStream, flag: u32) -> aclError {
+    call(Api::aclrtSetStreamOverflowSwitch, || {
+        acl_layer::set_stream_overflow_switch(super::h(stream), flag)
+    })
+}
+
+/// `aclrtGetStreamOverflowSwitch`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtGetStreamOverflowSwitch(
+    stream: aclrtStream,
+    flag: *mut u32,
+) -> aclError {
+    // SAFETY: C contract: `flag` is NULL or writable.
+    let out = unsafe { Out::new(flag) };
+    call(Api::aclrtGetStreamOverflowSwitch, || {
+        acl_layer::get_stream_overflow_switch(super::h(stream), out)
+    })
+}
 
 // ------------------------------------------------- not modelled (207000) ---
 
@@ -151,12 +389,6 @@ pub unsafe extern "C" fn aclrtBinarySetExceptionCallback(
     })
 }
 
-/// `aclrtGetThreadLastTaskId`: not modelled (207000, rule `UNSUPPORTED`).
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn aclrtGetThreadLastTaskId(_task_id: *mut u32) -> aclError {
-    call(Api::aclrtGetThreadLastTaskId, || Err(diag::unsupported()))
-}
-
 /// `aclrtGetMemUceInfo`: not modelled (207000, rule `UNSUPPORTED`).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclrtGetMemUceInfo(
@@ -194,15 +426,6 @@ pub unsafe extern "C" fn aclrtSetDeviceTaskAbortCallback(
     call(Api::aclrtSetDeviceTaskAbortCallback, || {
         Err(diag::unsupported())
     })
-}
-
-/// `aclrtGetErrorVerbose`: not modelled (207000, rule `UNSUPPORTED`).
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn aclrtGetErrorVerbose(
-    _device_id: i32,
-    _error_info: *mut aclrtErrorInfo,
-) -> aclError {
-    call(Api::aclrtGetErrorVerbose, || Err(diag::unsupported()))
 }
 
 /// `aclrtRepairError`: not modelled (207000, rule `UNSUPPORTED`).
@@ -259,18 +482,6 @@ pub unsafe extern "C" fn aclrtCtxGetFloatOverflowAddr(
     call(Api::aclrtCtxGetFloatOverflowAddr, || {
         Err(diag::unsupported())
     })
-}
-
-/// `aclrtSetDeviceSatMode`: not modelled (207000, rule `UNSUPPORTED`).
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn aclrtSetDeviceSatMode(_mode: aclrtFloatOverflowMode) -> aclError {
-    call(Api::aclrtSetDeviceSatMode, || Err(diag::unsupported()))
-}
-
-/// `aclrtGetDeviceSatMode`: not modelled (207000, rule `UNSUPPORTED`).
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn aclrtGetDeviceSatMode(_mode: *mut aclrtFloatOverflowMode) -> aclError {
-    call(Api::aclrtGetDeviceSatMode, || Err(diag::unsupported()))
 }
 
 /// `aclrtGetOverflowStatus`: not modelled (207000, rule `UNSUPPORTED`).
@@ -334,12 +545,6 @@ pub unsafe extern "C" fn aclrtNpuClearFloatOverFlowStatus(
     })
 }
 
-/// `aclrtStreamGetId`: not modelled (207000, rule `UNSUPPORTED`).
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn aclrtStreamGetId(_stream: aclrtStream, _stream_id: *mut i32) -> aclError {
-    call(Api::aclrtStreamGetId, || Err(diag::unsupported()))
-}
-
 /// `aclrtCreateStreamConfigHandle`: not modelled (207000, rule `UNSUPPORTED`).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclrtCreateStreamConfigHandle() -> *mut aclrtStreamConfigHandle {
@@ -376,12 +581,6 @@ pub unsafe extern "C" fn aclrtCreateStreamV2(
     call(Api::aclrtCreateStreamV2, || Err(diag::unsupported()))
 }
 
-/// `aclrtStreamGetFlags`: not modelled (207000, rule `UNSUPPORTED`).
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn aclrtStreamGetFlags(_stream: aclrtStream, _flags: *mut u32) -> aclError {
-    call(Api::aclrtStreamGetFlags, || Err(diag::unsupported()))
-}
-
 /// `aclrtStreamWaitEventWithTimeout`: not modelled (207000, rule `UNSUPPORTED`).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclrtStreamWaitEventWithTimeout(
@@ -390,28 +589,6 @@ pub unsafe extern "C" fn aclrtStreamWaitEventWithTimeout(
     _timeout: i32,
 ) -> aclError {
     call(Api::aclrtStreamWaitEventWithTimeout, || {
-        Err(diag::unsupported())
-    })
-}
-
-/// `aclrtSetStreamOverflowSwitch`: not modelled (207000, rule `UNSUPPORTED`).
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn aclrtSetStreamOverflowSwitch(
-    _stream: aclrtStream,
-    _flag: u32,
-) -> aclError {
-    call(Api::aclrtSetStreamOverflowSwitch, || {
-        Err(diag::unsupported())
-    })
-}
-
-/// `aclrtGetStreamOverflowSwitch`: not modelled (207000, rule `UNSUPPORTED`).
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn aclrtGetStreamOverflowSwitch(
-    _stream: aclrtStream,
-    _flag: *mut u32,
-) -> aclError {
-    call(Api::aclrtGetStreamOverflowSwitch, || {
         Err(diag::unsupported())
     })
 }
@@ -532,17 +709,6 @@ pub unsafe extern "C" fn aclrtSetTsDevice(_ts_id: aclrtTsId) -> aclError {
     call(Api::aclrtSetTsDevice, || Err(diag::unsupported()))
 }
 
-/// `aclrtGetDeviceUtilizationRate`: not modelled (207000, rule `UNSUPPORTED`).
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn aclrtGetDeviceUtilizationRate(
-    _device_id: i32,
-    _utilization_info: *mut aclrtUtilizationInfo,
-) -> aclError {
-    call(Api::aclrtGetDeviceUtilizationRate, || {
-        Err(diag::unsupported())
-    })
-}
-
 /// `aclrtHostMemMapCapabilities`: not modelled (207000, rule `UNSUPPORTED`).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclrtHostMemMapCapabilities(
@@ -597,41 +763,6 @@ pub unsafe extern "C" fn aclrtGetGroupInfoDetail(
     _param_ret_size: *mut usize,
 ) -> aclError {
     call(Api::aclrtGetGroupInfoDetail, || Err(diag::unsupported()))
-}
-
-/// `aclrtQueryDeviceStatus`: not modelled (207000, rule `UNSUPPORTED`).
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn aclrtQueryDeviceStatus(
-    _device_id: i32,
-    _device_status: *mut aclrtDeviceStatus,
-) -> aclError {
-    call(Api::aclrtQueryDeviceStatus, || Err(diag::unsupported()))
-}
-
-/// `aclrtDeviceGetBareTgid`: not modelled (207000, rule `UNSUPPORTED`).
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn aclrtDeviceGetBareTgid(_pid: *mut i32) -> aclError {
-    call(Api::aclrtDeviceGetBareTgid, || Err(diag::unsupported()))
-}
-
-/// `aclrtGetDeviceInfo`: not modelled (207000, rule `UNSUPPORTED`).
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn aclrtGetDeviceInfo(
-    _device_id: u32,
-    _attr: aclrtDevAttr,
-    _value: *mut i64,
-) -> aclError {
-    call(Api::aclrtGetDeviceInfo, || Err(diag::unsupported()))
-}
-
-/// `aclrtGetDeviceCapability`: not modelled (207000, rule `UNSUPPORTED`).
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn aclrtGetDeviceCapability(
-    _device_id: i32,
-    _dev_feature_type: aclrtDevFeatureType,
-    _value: *mut i32,
-) -> aclError {
-    call(Api::aclrtGetDeviceCapability, || Err(diag::unsupported()))
 }
 
 /// `aclrtDeviceGetUuid`: not modelled (207000, rule `UNSUPPORTED`).
@@ -699,41 +830,6 @@ pub unsafe extern "C" fn aclrtDeviceGetP2PAtomicCapabilities(
     call(Api::aclrtDeviceGetP2PAtomicCapabilities, || {
         Err(diag::unsupported())
     })
-}
-
-/// `aclrtGetDeviceResLimit`: not modelled (207000, rule `UNSUPPORTED`).
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn aclrtGetDeviceResLimit(
-    _device_id: i32,
-    _type_: aclrtDevResLimitType,
-    _value: *mut u32,
-) -> aclError {
-    call(Api::aclrtGetDeviceResLimit, || Err(diag::unsupported()))
-}
-
-/// `aclrtSetDeviceResLimit`: not modelled (207000, rule `UNSUPPORTED`).
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn aclrtSetDeviceResLimit(
-    _device_id: i32,
-    _type_: aclrtDevResLimitType,
-    _value: u32,
-) -> aclError {
-    call(Api::aclrtSetDeviceResLimit, || Err(diag::unsupported()))
-}
-
-/// `aclrtResetDeviceResLimit`: not modelled (207000, rule `UNSUPPORTED`).
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn aclrtResetDeviceResLimit(_device_id: i32) -> aclError {
-    call(Api::aclrtResetDeviceResLimit, || Err(diag::unsupported()))
-}
-
-/// `aclrtGetResInCurrentThread`: not modelled (207000, rule `UNSUPPORTED`).
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn aclrtGetResInCurrentThread(
-    _type_: aclrtDevResLimitType,
-    _value: *mut u32,
-) -> aclError {
-    call(Api::aclrtGetResInCurrentThread, || Err(diag::unsupported()))
 }
 
 /// `aclrtGetDevicesTopo`: not modelled (207000, rule `UNSUPPORTED`).
@@ -836,18 +932,6 @@ pub unsafe extern "C" fn aclrtDevicePeerAccessStatus(
 ) -> aclError {
     call(
         Api::aclrtDevicePeerAccessStatus,
-        || Err(diag::unsupported()),
-    )
-}
-
-/// `aclrtCheckArchCompatibility`: not modelled (207000, rule `UNSUPPORTED`).
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn aclrtCheckArchCompatibility(
-    _soc_version: *const ::core::ffi::c_char,
-    _can_compatible: *mut i32,
-) -> aclError {
-    call(
-        Api::aclrtCheckArchCompatibility,
         || Err(diag::unsupported()),
     )
 }
