@@ -841,3 +841,38 @@ pub(crate) fn get_stream_overflow_switch(h: usize, out: Out<u32>) -> Res<()> {
     not_null(out.is_null(), "flag")?;
     rt_api::get_stream_overflow_switch(h, out)
 }
+
+/// `aclrtActiveStreamImpl`: NULL `activeStream`, then NULL `stream`,
+/// 100000.
+pub(crate) fn active_stream(active: usize, stream: usize) -> Res<()> {
+    not_null(active == 0, "activeStream")?;
+    not_null(stream == 0, "stream")?;
+    rt_api::stream_active(active, stream)
+}
+
+/// `aclrtSwitchStreamImpl`: NULL `leftValue`, `rightValue`, `trueStream`,
+/// `stream` 100000 (in that order), a non-NULL reserved `falseStream`
+/// 100000.
+pub(crate) fn switch_stream(
+    left_null: bool,
+    cond: u32,
+    right_null: bool,
+    data_type: u32,
+    true_stream: usize,
+    false_stream: usize,
+    stream: usize,
+) -> Res<()> {
+    not_null(left_null, "leftValue")?;
+    not_null(right_null, "rightValue")?;
+    not_null(true_stream == 0, "trueStream")?;
+    not_null(stream == 0, "stream")?;
+    if false_stream != 0 {
+        return refuse(param("falseStream is reserved and must be NULL"));
+    }
+    rt_api::stream_switch(cond, data_type, true_stream, stream)
+}
+
+/// `aclrtStreamStopImpl` (no check of its own).
+pub(crate) fn stream_stop(h: usize) -> Res<()> {
+    rt_api::stream_stop(h)
+}

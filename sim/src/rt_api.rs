@@ -1049,3 +1049,48 @@ pub(crate) fn get_stream_overflow_switch(h: usize, out: Out<u32>) -> Res<()> {
         Ok(())
     })())
 }
+
+/// `rtStreamActive`: the handle guard (the active stream, then the
+/// stream); E `StreamActive` (NULLs: never from the ACL layer); I.
+pub(crate) fn stream_active(active: usize, stream: usize) -> Res<()> {
+    answer((|| {
+        guard_stream(active)?;
+        guard_stream(stream)?;
+        stream::active_stream(stream)
+    })())
+}
+
+/// `rtsSwitchStream` → `rtStreamSwitchEx`: the handle guard (the true
+/// stream, then the stream); E `StreamSwitchEx`: the condition outside
+/// `ACL_RT_EQUAL..=ACL_RT_LESS_OR_EQUAL` 107000, the data type outside
+/// `INT32..=INT64` 107000; then I.
+pub(crate) fn stream_switch(
+    cond: u32,
+    data_type: u32,
+    true_stream: usize,
+    stream: usize,
+) -> Res<()> {
+    answer((|| {
+        guard_stream(true_stream)?;
+        guard_stream(stream)?;
+        if cond > ffi::ACL_RT_LESS_OR_EQUAL {
+            return Err(rt_param(format!("cond {cond} is not in [0, 5]")));
+        }
+        if data_type > ffi::ACL_RT_SWITCH_INT64 {
+            return Err(rt_param(format!("dataType {data_type} is not in [0, 1]")));
+        }
+        stream::switch_stream(true_stream)
+    })())
+}
+
+/// `rtsStreamStop`: the handle guard; E `StreamStop` (a NULL stream
+/// 107000: not the default stream); then I.
+pub(crate) fn stream_stop(h: usize) -> Res<()> {
+    answer((|| {
+        guard_stream(h)?;
+        if h == 0 {
+            return Err(rt_param("stream is NULL"));
+        }
+        stream::stream_stop()
+    })())
+}

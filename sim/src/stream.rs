@@ -327,3 +327,45 @@ pub(crate) fn set_op_wait_timeout(secs: u32) -> Res<()> {
     rt().op_wait_timeout = (secs > 0).then(|| Duration::from_secs(u64::from(secs)));
     Ok(())
 }
+
+/// 107005 `ACL_ERROR_RT_STREAM_MODEL` for a stream that is not bound to a
+/// model runtime instance: no stream of the simulator is (binding one,
+/// `aclmdlRIBindStream`, is not modelled), so the stream-to-stream tasks
+/// of model instances (`aclrtActiveStream`, `aclrtSwitchStream`) all end
+/// here.
+fn not_model_stream(h: usize) -> Error {
+    Error::new(
+        ffi::ACL_ERROR_RT_STREAM_MODEL,
+        format!("stream {h:#x} is not bound to a model runtime instance"),
+    )
+}
+
+/// `aclrtActiveStream`, I `StreamActive`: a current context (107002), then
+/// both streams must be model streams (107005).
+pub(crate) fn active_stream(stream: usize) -> Res<()> {
+    rt().current()?;
+    Err(not_model_stream(stream))
+}
+
+/// `aclrtSwitchStream`, I `StreamSwitchEx`: the true stream, then the
+/// stream, must be model streams (107005), before the context is looked
+/// at.
+pub(crate) fn switch_stream(true_stream: usize) -> Res<()> {
+    Err(not_model_stream(true_stream))
+}
+
+/// `aclrtStreamStop`, I `StreamClear(STOP)`: a current context (107002); a
+/// chip without STARS cannot clear streams (207000); the TS firmware must
+/// have the MC2-enhance feature, which the simulated firmware has not
+/// (207000, the answer of such firmware); the stream's context is checked
+/// only after that.
+pub(crate) fn stream_stop() -> Res<()> {
+    let rt = rt();
+    rt.current()?;
+    let why = if rt.cfg.soc.stars() {
+        "the simulated task scheduler firmware has no stream clearing (TS_FEATURE_MC2_ENHANCE)"
+    } else {
+        "this chip clears streams only on STARS platforms, which it is not"
+    };
+    Err(Error::new(ffi::ACL_ERROR_RT_FEATURE_NOT_SUPPORT, why))
+}

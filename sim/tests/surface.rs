@@ -594,3 +594,98 @@ fn stream_ovf_1_overflow_switch_per_chip() {
         assert_clean();
     });
 }
+
+#[test]
+fn stream_model_1_active_and_switch_need_model_streams_stop_is_not_supported() {
+    let _sim = aclrt_sim::exclusive();
+    for soc in [aclrt_sim::Soc::Ascend910B, aclrt_sim::Soc::Ascend310P] {
+        on_soc_in_both_run_modes(soc, |_| {
+            init_device0();
+            let a = create_stream();
+            let b = create_stream();
+            // No stream is bound to a model runtime instance: 107005.
+            assert_eq!(acl!(aclrtActiveStream(a, b)), ACL_ERROR_RT_STREAM_MODEL);
+            assert_eq!(take(), ACL_ERROR_RT_STREAM_MODEL);
+            assert_eq!(
+                acl!(aclrtActiveStream(null_mut(), b)),
+                ACL_ERROR_INVALID_PARAM
+            );
+            assert_eq!(peek(), 0);
+            let mut left = 1i32;
+            let mut right = 1i32;
+            let (l, r) = (
+                (&raw mut left).cast::<c_void>(),
+                (&raw mut right).cast::<c_void>(),
+            );
+            assert_eq!(
+                acl!(aclrtSwitchStream(
+                    l,
+                    ACL_RT_EQUAL,
+                    r,
+                    ACL_RT_SWITCH_INT32,
+                    a,
+                    null_mut(),
+                    b
+                )),
+                ACL_ERROR_RT_STREAM_MODEL
+            );
+            // E's value checks come before I's stream checks.
+            assert_eq!(
+                acl!(aclrtSwitchStream(
+                    l,
+                    6,
+                    r,
+                    ACL_RT_SWITCH_INT32,
+                    a,
+                    null_mut(),
+                    b
+                )),
+                ACL_ERROR_RT_PARAM_INVALID
+            );
+            assert_eq!(
+                acl!(aclrtSwitchStream(l, ACL_RT_EQUAL, r, 2, a, null_mut(), b)),
+                ACL_ERROR_RT_PARAM_INVALID
+            );
+            // The ACL layer's: the reserved false stream, a NULL value.
+            assert_eq!(
+                acl!(aclrtSwitchStream(
+                    l,
+                    ACL_RT_EQUAL,
+                    r,
+                    ACL_RT_SWITCH_INT32,
+                    a,
+                    b,
+                    b
+                )),
+                ACL_ERROR_INVALID_PARAM
+            );
+            assert_eq!(
+                acl!(aclrtSwitchStream(
+                    null_mut(),
+                    ACL_RT_EQUAL,
+                    r,
+                    0,
+                    a,
+                    null_mut(),
+                    b
+                )),
+                ACL_ERROR_INVALID_PARAM
+            );
+            // Stop: the NULL stream is E's 107000; a stream 207000 (no
+            // stream clearing on either chip here).
+            assert_eq!(
+                acl!(aclrtStreamStop(null_mut())),
+                ACL_ERROR_RT_PARAM_INVALID
+            );
+            assert_eq!(acl!(aclrtStreamStop(a)), ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+            assert_eq!(take(), ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+            destroy_stream(b);
+            // A destroyed stream: the guard's 107017 first.
+            assert_eq!(acl!(aclrtActiveStream(a, b)), ACL_ERROR_RT_INVALID_HANDLE);
+            assert_eq!(acl!(aclrtStreamStop(b)), ACL_ERROR_RT_INVALID_HANDLE);
+            destroy_stream(a);
+            teardown_device0();
+            aclrt_sim::reset();
+        });
+    }
+}

@@ -17,7 +17,7 @@
 
 #![allow(clippy::too_many_arguments)]
 
-use core::ffi::c_char;
+use core::ffi::{c_char, c_void};
 
 use crate::acl_layer;
 use crate::diag::{self, Api, call};
@@ -256,6 +256,50 @@ pub unsafe extern "C" fn aclrtGetStreamOverflowSwitch(
     let out = unsafe { Out::new(flag) };
     call(Api::aclrtGetStreamOverflowSwitch, || {
         acl_layer::get_stream_overflow_switch(super::h(stream), out)
+    })
+}
+
+/// `aclrtActiveStream`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtActiveStream(
+    active_stream: aclrtStream,
+    stream: aclrtStream,
+) -> aclError {
+    call(Api::aclrtActiveStream, || {
+        acl_layer::active_stream(super::h(active_stream), super::h(stream))
+    })
+}
+
+/// `aclrtSwitchStream`. The compared values are not read: no stream can
+/// take the task (see `acl_layer::switch_stream`).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtSwitchStream(
+    left_value: *mut c_void,
+    cond: aclrtCondition,
+    right_value: *mut c_void,
+    data_type: aclrtCompareDataType,
+    true_stream: aclrtStream,
+    false_stream: aclrtStream,
+    stream: aclrtStream,
+) -> aclError {
+    call(Api::aclrtSwitchStream, || {
+        acl_layer::switch_stream(
+            left_value.is_null(),
+            cond,
+            right_value.is_null(),
+            data_type,
+            super::h(true_stream),
+            super::h(false_stream),
+            super::h(stream),
+        )
+    })
+}
+
+/// `aclrtStreamStop`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtStreamStop(stream: aclrtStream) -> aclError {
+    call(Api::aclrtStreamStop, || {
+        acl_layer::stream_stop(super::h(stream))
     })
 }
 
@@ -655,29 +699,6 @@ pub unsafe extern "C" fn aclrtUnuseStreamResInCurrentThread(_stream: aclrtStream
     })
 }
 
-/// `aclrtActiveStream`: not modelled (207000, rule `UNSUPPORTED`).
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn aclrtActiveStream(
-    _active_stream: aclrtStream,
-    _stream: aclrtStream,
-) -> aclError {
-    call(Api::aclrtActiveStream, || Err(diag::unsupported()))
-}
-
-/// `aclrtSwitchStream`: not modelled (207000, rule `UNSUPPORTED`).
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn aclrtSwitchStream(
-    _left_value: *mut ::core::ffi::c_void,
-    _cond: aclrtCondition,
-    _right_value: *mut ::core::ffi::c_void,
-    _data_type: aclrtCompareDataType,
-    _true_stream: aclrtStream,
-    _false_stream: aclrtStream,
-    _stream: aclrtStream,
-) -> aclError {
-    call(Api::aclrtSwitchStream, || Err(diag::unsupported()))
-}
-
 /// `aclrtRegStreamStateCallback`: not modelled (207000, rule `UNSUPPORTED`).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclrtRegStreamStateCallback(
@@ -689,12 +710,6 @@ pub unsafe extern "C" fn aclrtRegStreamStateCallback(
         Api::aclrtRegStreamStateCallback,
         || Err(diag::unsupported()),
     )
-}
-
-/// `aclrtStreamStop`: not modelled (207000, rule `UNSUPPORTED`).
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn aclrtStreamStop(_stream: aclrtStream) -> aclError {
-    call(Api::aclrtStreamStop, || Err(diag::unsupported()))
 }
 
 /// `aclrtPersistentTaskClean`: not modelled (207000, rule `UNSUPPORTED`).
