@@ -149,6 +149,10 @@ pub const FUNCS: &[&str] = &[
     "aclrtActiveStream",
     "aclrtSwitchStream",
     "aclrtStreamStop",
+    "aclrtCreateStreamConfigHandle",
+    "aclrtDestroyStreamConfigHandle",
+    "aclrtSetStreamConfigOpt",
+    "aclrtCreateStreamV2",
 ];
 
 /// One call: a function (index into [`FUNCS`]) and raw selectors.
@@ -336,6 +340,9 @@ pub struct Exec {
     args: Vec<usize>,
     params: Vec<usize>,
     registered: Vec<usize>,
+    /// Live handles of `aclrtCreateStreamConfigHandle` (taken out when
+    /// destroyed: a destroyed one is never written through).
+    configs: Vec<usize>,
     threads: Vec<u64>,
     server: Option<Server>,
     /// The binary image as a file for `aclrtBinaryLoadFromFile` (see
@@ -492,6 +499,7 @@ impl Exec {
             args: Vec::new(),
             params: Vec::new(),
             registered: Vec::new(),
+            configs: Vec::new(),
             threads: vec![0, 0x5EED_0000_1234, finished, own_thread_id()],
             server: None,
             image_file,
@@ -972,6 +980,73 @@ impl Exec {
                 ))
             }
             "aclrtStreamStop" => c!(aclrtStreamStop(self.stream(a[0]))),
+            "aclrtCreateStreamConfigHandle" => {
+                let h = c!(aclrtCreateStreamConfigHandle());
+                if !h.is_null() {
+                    self.configs.push(h as usize);
+                }
+                0
+            }
+            "aclrtDestroyStreamConfigHandle" => {
+                let h = match a[0] % 4 {
+                    0 => null_mut(),
+                    // Never made by the runtime: refused without use.
+                    1 => (a[0] >> 8) as usize as *mut c::aclrtStreamConfigHandle,
+                    _ if self.configs.is_empty() => null_mut(),
+                    _ => self
+                        .configs
+                        .swap_remove(pick(a[0] >> 3, self.configs.len()))
+                        as *mut c::aclrtStreamConfigHandle,
+                };
+                c!(aclrtDestroyStreamConfigHandle(h))
+            }
+            "aclrtSetStreamConfigOpt" => {
+                let mut local = c::aclrtStreamConfigHandle {
+                    workptr: null_mut(),
+                    workSize: 0,
+                    flag: 0,
+                    priority: 0,
+                };
+                let h = match a[0] % 4 {
+                    0 => null_mut(),
+                    1 if !self.configs.is_empty() => {
+                        self.configs[pick(a[0] >> 3, self.configs.len())]
+                            as *mut c::aclrtStreamConfigHandle
+                    }
+                    _ => &raw mut local,
+                };
+                let value = a[2] >> 8;
+                let size = [0usize, 1, 4, 8, 16][pick(a[3], 5)];
+                c!(aclrtSetStreamConfigOpt(
+                    h,
+                    kind(a[1]),
+                    if nul(a[2]) {
+                        null()
+                    } else {
+                        (&raw const value).cast()
+                    },
+                    size
+                ))
+            }
+            "aclrtCreateStreamV2" => {
+                let local = c::aclrtStreamConfigHandle {
+                    workptr: null_mut(),
+                    workSize: 0,
+                    flag: flag(a[1]) as usize,
+                    priority: int(a[2], KINDS) as u32,
+                };
+                let mut s: aclrtStream = null_mut();
+                let code = c!(aclrtCreateStreamV2(
+                    if nul(a[0]) { null_mut() } else { &mut s },
+                    if a[1] % 3 == 0 {
+                        null()
+                    } else {
+                        &raw const local
+                    }
+                ));
+                Self::keep(&mut self.streams, code, s as usize);
+                code
+            }
             "aclrtStreamGetPriority" => {
                 let mut p = 0u32;
                 c!(aclrtStreamGetPriority(

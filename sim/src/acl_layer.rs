@@ -876,3 +876,122 @@ pub(crate) fn switch_stream(
 pub(crate) fn stream_stop(h: usize) -> Res<()> {
     rt_api::stream_stop(h)
 }
+
+// ------------------------------------------- stream configuration handles ---
+//
+// `aclrtCreateStreamConfigHandle`, `aclrtSetStreamConfigOpt`,
+// `aclrtDestroyStreamConfigHandle` and `aclrtCreateStreamV2` are the ACL
+// layer's own (`src/acl/aclrt_c/runtime/stream.c` of the runtime's source,
+// with the compact runtime's `rtStreamCreateWithConfig`): no check of the
+// runtime's decides them, so none of their refusals is stored.
+
+/// The handles `aclrtCreateStreamConfigHandle` gave out and
+/// `aclrtDestroyStreamConfigHandle` has not taken back (by address).
+static CONFIG_HANDLES: std::sync::Mutex<Vec<usize>> = std::sync::Mutex::new(Vec::new());
+
+/// Records a handle made by `aclrtCreateStreamConfigHandle`.
+pub(crate) fn config_handle_created(addr: usize) {
+    crate::sync::lock(&CONFIG_HANDLES).push(addr);
+}
+
+/// `aclrtDestroyStreamConfigHandle`: NULL 100000; a handle this runtime did
+/// not make (or already destroyed) would be freed blindly by the runtime
+/// (`mmFree`): the simulator refuses it with 100000 and records it (rule
+/// STRICT-FOREIGN-FREE). `Ok` means the caller frees it now.
+pub(crate) fn config_handle_destroyed(addr: usize) -> Res<()> {
+    not_null(addr == 0, "handle")?;
+    let mut live = crate::sync::lock(&CONFIG_HANDLES);
+    match live.iter().position(|&a| a == addr) {
+        Some(i) => {
+            live.swap_remove(i);
+            Ok(())
+        }
+        None => refuse(
+            Error::violation(
+                crate::model::ViolationKind::ForeignFree,
+                ffi::ACL_ERROR_INVALID_PARAM,
+                format!(
+                    "handle {addr:#x} was not made by aclrtCreateStreamConfigHandle, or was \
+                     destroyed already"
+                ),
+            )
+            .on(addr),
+        ),
+    }
+}
+
+/// The field of a stream configuration `aclrtSetStreamConfigOpt` sets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ConfigField {
+    /// `workptr`: a pointer.
+    WorkPtr,
+    /// `workSize`: a `size_t`.
+    WorkSize,
+    /// `flag`: a `size_t`.
+    Flag,
+    /// `priority`: a `uint32_t` in 0..=7.
+    Priority,
+}
+
+impl ConfigField {
+    /// The bytes the value must have.
+    pub(crate) fn size(self) -> usize {
+        match self {
+            ConfigField::Priority => size_of::<u32>(),
+            ConfigField::WorkPtr => size_of::<*mut c_void>(),
+            ConfigField::WorkSize | ConfigField::Flag => size_of::<usize>(),
+        }
+    }
+}
+
+/// `aclrtSetStreamConfigOpt`, before the value is read: NULL handle or
+/// value 100000; an attribute beyond `ACL_RT_STREAM_PRIORITY` 100000; a
+/// value of the wrong size 100000.
+pub(crate) fn stream_config_field(
+    handle_null: bool,
+    value_null: bool,
+    attr: u32,
+    size: usize,
+) -> Res<ConfigField> {
+    if handle_null || value_null {
+        return refuse(param(if handle_null {
+            "handle is NULL"
+        } else {
+            "attrValue is NULL"
+        }));
+    }
+    let field = match attr {
+        ffi::ACL_RT_STREAM_WORK_ADDR_PTR => ConfigField::WorkPtr,
+        ffi::ACL_RT_STREAM_WORK_SIZE => ConfigField::WorkSize,
+        ffi::ACL_RT_STREAM_FLAG => ConfigField::Flag,
+        ffi::ACL_RT_STREAM_PRIORITY => ConfigField::Priority,
+        _ => {
+            return refuse(param(format!(
+                "attr {attr} is not a stream configuration attribute"
+            )));
+        }
+    };
+    if size != field.size() {
+        return refuse(param(format!(
+            "valueSize {size} is invalid for attr {attr}: it should be {}",
+            field.size()
+        )));
+    }
+    Ok(field)
+}
+
+/// `aclrtSetStreamConfigOpt` for the priority, once read: 0..=7 (100000).
+pub(crate) fn stream_config_priority(value: u32) -> Res<()> {
+    if value > crate::stream::LEAST_PRIORITY as u32 {
+        return refuse(param(format!("priority {value} is not in [0, 7]")));
+    }
+    Ok(())
+}
+
+/// `aclrtCreateStreamV2`: NULL output 100000; then a stream of the current
+/// context (107002 without one) with the configuration's priority (the
+/// flags and the work area are not used by the stream it creates).
+pub(crate) fn create_stream_v2(out: Out<usize>, priority: u32) -> Res<()> {
+    not_null(out.is_null(), "stream")?;
+    rt_api::stream_create(out, 0, Some(priority))
+}

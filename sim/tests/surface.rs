@@ -689,3 +689,96 @@ fn stream_model_1_active_and_switch_need_model_streams_stop_is_not_supported() {
         });
     }
 }
+
+#[test]
+fn stream_cfg_v2_1_configuration_handles_and_streams_made_from_them() {
+    let _sim = aclrt_sim::exclusive();
+    in_both_run_modes(|_| {
+        init();
+        let h = acl!(aclrtCreateStreamConfigHandle());
+        assert!(!h.is_null());
+        // SAFETY: a live handle of the simulator, read on this thread.
+        let fresh = unsafe { &*h };
+        assert_eq!(
+            (fresh.workSize, fresh.flag, fresh.priority),
+            (0, 0, 0),
+            "zeroed"
+        );
+        let prio = 5u32;
+        let size = size_of::<u32>();
+        let p = (&raw const prio).cast::<c_void>();
+        ok!(aclrtSetStreamConfigOpt(h, ACL_RT_STREAM_PRIORITY, p, size));
+        let flag = ACL_STREAM_FAST_SYNC as usize;
+        ok!(aclrtSetStreamConfigOpt(
+            h,
+            ACL_RT_STREAM_FLAG,
+            (&raw const flag).cast(),
+            size_of::<usize>()
+        ));
+        // SAFETY: as above.
+        assert_eq!(unsafe { ((*h).priority, (*h).flag) }, (5, flag));
+        // The ACL layer's checks, none stored.
+        let bad = 8u32;
+        for (attr, value, len) in [
+            (
+                ACL_RT_STREAM_PRIORITY,
+                (&raw const bad).cast::<c_void>(),
+                size,
+            ),
+            (ACL_RT_STREAM_PRIORITY, p, 8),
+            (4, p, size),
+            (ACL_RT_STREAM_FLAG, p, size),
+            (ACL_RT_STREAM_PRIORITY, null(), size),
+        ] {
+            assert_eq!(
+                acl!(aclrtSetStreamConfigOpt(h, attr, value, len)),
+                ACL_ERROR_INVALID_PARAM
+            );
+        }
+        assert_eq!(
+            acl!(aclrtSetStreamConfigOpt(
+                null_mut(),
+                ACL_RT_STREAM_PRIORITY,
+                p,
+                size
+            )),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(peek(), 0);
+        let mut s: aclrtStream = null_mut();
+        // No context yet: 107002.
+        assert_eq!(
+            acl!(aclrtCreateStreamV2(&mut s, h)),
+            ACL_ERROR_RT_CONTEXT_NULL
+        );
+        ok!(aclrtSetDevice(0));
+        ok!(aclrtCreateStreamV2(&mut s, h));
+        let mut got = 0u32;
+        ok!(aclrtStreamGetPriority(s, &mut got));
+        assert_eq!(got, 5);
+        let mut plain: aclrtStream = null_mut();
+        ok!(aclrtCreateStreamV2(&mut plain, null()));
+        ok!(aclrtStreamGetPriority(plain, &mut got));
+        assert_eq!(got, 0);
+        assert_eq!(
+            acl!(aclrtCreateStreamV2(null_mut(), h)),
+            ACL_ERROR_INVALID_PARAM
+        );
+        destroy_stream(s);
+        destroy_stream(plain);
+        ok!(aclrtDestroyStreamConfigHandle(h));
+        assert!(aclrt_sim::audit().violations.is_empty());
+        // Twice, or a handle of the caller's own: refused and recorded.
+        assert_eq!(
+            acl!(aclrtDestroyStreamConfigHandle(h)),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(
+            acl!(aclrtDestroyStreamConfigHandle(null_mut())),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(violation_kinds(), [ViolationKind::ForeignFree]);
+        teardown_device0();
+        aclrt_sim::reset();
+    });
+}

@@ -303,6 +303,115 @@ pub unsafe extern "C" fn aclrtStreamStop(stream: aclrtStream) -> aclError {
     })
 }
 
+/// `aclrtCreateStreamConfigHandle`: a zeroed configuration owned by the
+/// caller until `aclrtDestroyStreamConfigHandle`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtCreateStreamConfigHandle() -> *mut aclrtStreamConfigHandle {
+    diag::never_unwind(core::ptr::null_mut(), || {
+        diag::count_only(Api::aclrtCreateStreamConfigHandle);
+        let handle = Box::into_raw(Box::new(aclrtStreamConfigHandle {
+            workptr: core::ptr::null_mut(),
+            workSize: 0,
+            flag: 0,
+            priority: 0,
+        }));
+        acl_layer::config_handle_created(handle.addr());
+        handle
+    })
+}
+
+/// `aclrtDestroyStreamConfigHandle`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtDestroyStreamConfigHandle(
+    handle: *mut aclrtStreamConfigHandle,
+) -> aclError {
+    call(Api::aclrtDestroyStreamConfigHandle, || {
+        acl_layer::config_handle_destroyed(handle.addr())?;
+        // SAFETY: `handle` came from `Box::into_raw` in
+        // `aclrtCreateStreamConfigHandle` and was still registered, so it
+        // is freed here exactly once (the registration is gone).
+        drop(unsafe { Box::from_raw(handle) });
+        Ok(())
+    })
+}
+
+/// `aclrtSetStreamConfigOpt`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtSetStreamConfigOpt(
+    handle: *mut aclrtStreamConfigHandle,
+    attr: aclrtStreamConfigAttr,
+    attr_value: *const c_void,
+    value_size: usize,
+) -> aclError {
+    call(Api::aclrtSetStreamConfigOpt, || {
+        let field = acl_layer::stream_config_field(
+            handle.is_null(),
+            attr_value.is_null(),
+            attr,
+            value_size,
+        )?;
+        // The value is read and written in each arm. Every arm relies on:
+        // `attrValue` is not NULL (checked above) and points to `valueSize`
+        // readable bytes (C contract), the size of the type read (checked
+        // above); `handle` is not NULL and points to a writable
+        // `aclrtStreamConfigHandle` (C contract).
+        match field {
+            acl_layer::ConfigField::WorkPtr => {
+                // SAFETY: see above the match.
+                unsafe {
+                    let v = attr_value.cast::<*mut c_void>().read_unaligned();
+                    (&raw mut (*handle).workptr).write(v);
+                }
+            }
+            acl_layer::ConfigField::WorkSize => {
+                // SAFETY: see above the match.
+                unsafe {
+                    let v = attr_value.cast::<usize>().read_unaligned();
+                    (&raw mut (*handle).workSize).write(v);
+                }
+            }
+            acl_layer::ConfigField::Flag => {
+                // SAFETY: see above the match.
+                unsafe {
+                    let v = attr_value.cast::<usize>().read_unaligned();
+                    (&raw mut (*handle).flag).write(v);
+                }
+            }
+            acl_layer::ConfigField::Priority => {
+                // SAFETY: see above the match.
+                let v = unsafe { attr_value.cast::<u32>().read_unaligned() };
+                acl_layer::stream_config_priority(v)?;
+                // SAFETY: see above the match.
+                unsafe { (&raw mut (*handle).priority).write(v) };
+            }
+        }
+        Ok(())
+    })
+}
+
+/// `aclrtCreateStreamV2`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtCreateStreamV2(
+    stream: *mut aclrtStream,
+    handle: *const aclrtStreamConfigHandle,
+) -> aclError {
+    // SAFETY: C contract: `stream` is NULL or writable.
+    let out = unsafe { Out::new(stream) };
+    let priority = if handle.is_null() {
+        0
+    } else {
+        // SAFETY: C contract: a non-NULL `handle` points to a readable
+        // `aclrtStreamConfigHandle`.
+        unsafe { (&raw const (*handle).priority).read() }
+    };
+    call(Api::aclrtCreateStreamV2, || {
+        let mut v = 0;
+        acl_layer::create_stream_v2(super::handle_slot(&out, &mut v), priority)?;
+        out.write(super::handle_ptr(v));
+        Ok(())
+    })
+}
+
 // ------------------------------------------------- not modelled (207000) ---
 
 /// `aclCreateDataBuffer`: not modelled (207000, rule `UNSUPPORTED`).
@@ -587,42 +696,6 @@ pub unsafe extern "C" fn aclrtNpuClearFloatOverFlowStatus(
     call(Api::aclrtNpuClearFloatOverFlowStatus, || {
         Err(diag::unsupported())
     })
-}
-
-/// `aclrtCreateStreamConfigHandle`: not modelled (207000, rule `UNSUPPORTED`).
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn aclrtCreateStreamConfigHandle() -> *mut aclrtStreamConfigHandle {
-    diag::unsupported_value(Api::aclrtCreateStreamConfigHandle, core::ptr::null_mut())
-}
-
-/// `aclrtDestroyStreamConfigHandle`: not modelled (207000, rule `UNSUPPORTED`).
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn aclrtDestroyStreamConfigHandle(
-    _handle: *mut aclrtStreamConfigHandle,
-) -> aclError {
-    call(Api::aclrtDestroyStreamConfigHandle, || {
-        Err(diag::unsupported())
-    })
-}
-
-/// `aclrtSetStreamConfigOpt`: not modelled (207000, rule `UNSUPPORTED`).
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn aclrtSetStreamConfigOpt(
-    _handle: *mut aclrtStreamConfigHandle,
-    _attr: aclrtStreamConfigAttr,
-    _attr_value: *const ::core::ffi::c_void,
-    _value_size: usize,
-) -> aclError {
-    call(Api::aclrtSetStreamConfigOpt, || Err(diag::unsupported()))
-}
-
-/// `aclrtCreateStreamV2`: not modelled (207000, rule `UNSUPPORTED`).
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn aclrtCreateStreamV2(
-    _stream: *mut aclrtStream,
-    _handle: *const aclrtStreamConfigHandle,
-) -> aclError {
-    call(Api::aclrtCreateStreamV2, || Err(diag::unsupported()))
 }
 
 /// `aclrtStreamWaitEventWithTimeout`: not modelled (207000, rule `UNSUPPORTED`).
