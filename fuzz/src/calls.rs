@@ -153,6 +153,7 @@ pub const FUNCS: &[&str] = &[
     "aclrtDestroyStreamConfigHandle",
     "aclrtSetStreamConfigOpt",
     "aclrtCreateStreamV2",
+    "aclrtRegStreamStateCallback",
 ];
 
 /// One call: a function (index into [`FUNCS`]) and raw selectors.
@@ -282,6 +283,13 @@ pub static ABORTED: AtomicBool = AtomicBool::new(false);
 
 /// Host function / callback doing nothing.
 unsafe extern "C" fn cb_nop(_: *mut c_void) {}
+
+/// A stream state callback that asks the runtime about the stream (the
+/// simulator holds no lock while it runs).
+unsafe extern "C" fn cb_state(stm: aclrtStream, _: c::aclrtStreamState, _: *mut c_void) {
+    let mut id = 0i32;
+    let _ = c!(aclrtStreamGetId(stm, &mut id));
+}
 
 /// Host function / callback sleeping a millisecond.
 unsafe extern "C" fn cb_sleep(_: *mut c_void) {
@@ -980,6 +988,18 @@ impl Exec {
                 ))
             }
             "aclrtStreamStop" => c!(aclrtStreamStop(self.stream(a[0]))),
+            "aclrtRegStreamStateCallback" => {
+                let names = [c"fuzz-a", c"fuzz-b", c""];
+                c!(aclrtRegStreamStateCallback(
+                    if nul(a[0]) {
+                        null()
+                    } else {
+                        names[pick(a[0] >> 3, names.len())].as_ptr()
+                    },
+                    if a[1] % 3 == 0 { None } else { Some(cb_state) },
+                    null_mut()
+                ))
+            }
             "aclrtCreateStreamConfigHandle" => {
                 let h = c!(aclrtCreateStreamConfigHandle());
                 if !h.is_null() {

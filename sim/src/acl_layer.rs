@@ -995,3 +995,14 @@ pub(crate) fn create_stream_v2(out: Out<usize>, priority: u32) -> Res<()> {
     not_null(out.is_null(), "stream")?;
     rt_api::stream_create(out, 0, Some(priority))
 }
+
+/// `aclrtRegStreamStateCallbackImpl`: NULL name 100000.
+pub(crate) fn reg_stream_state_callback(
+    name: Option<&[u8]>,
+    callback: Option<crate::prim::StateCall>,
+) -> Res<()> {
+    let Some(name) = name else {
+        return refuse(param("regName is NULL"));
+    };
+    rt_api::reg_stream_state_callback(name, callback)
+}

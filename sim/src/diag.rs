@@ -384,6 +384,9 @@ pub(crate) fn call(api: Api, f: impl FnOnce() -> Res<()>) -> i32 {
     // The reports of violations found during the call, with no lock of the
     // runtime held.
     never_unwind((), crate::report::flush);
+    // The stream state callbacks of the streams the call created (no lock
+    // held either).
+    never_unwind((), crate::stream_state::flush_created);
     code
 }
 

@@ -589,6 +589,7 @@ mod report;
 mod rt;
 mod rt_api;
 mod stream;
+mod stream_state;
 mod sync;
 pub mod trace;
 

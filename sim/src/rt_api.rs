@@ -113,6 +113,16 @@ pub(crate) fn set_device(id: i32) -> Res<()> {
 /// `rtDeviceReset` → E `DeviceReset` → I; `rtDeviceResetForce`, whose
 /// failures are not stored as the thread's last error.
 pub(crate) fn reset_device(id: i32, force: bool) -> Res<()> {
+    // The last reset releases the default context: its streams' state
+    // callbacks hear of it first.
+    let last = rt()
+        .device(id)
+        .ok()
+        .filter(|d| d.refcount == 1 || (force && d.refcount > 0))
+        .and_then(|d| d.default_ctx);
+    if let Some(ctx) = last {
+        crate::stream_state::destroying(&streams_of(ctx));
+    }
     let r = device::reset_device(id, force);
     if force {
         r.map_err(|e| Error {
@@ -186,8 +196,13 @@ pub(crate) fn ctx_create(out: Out<usize>, device: i32) -> Res<()> {
     answer(context::create_context(out, device))
 }
 
-/// `rtCtxDestroy` → I `ContextDestroy`.
+/// `rtCtxDestroy` → I `ContextDestroy` (the stream state callbacks hear
+/// of each of its streams first).
 pub(crate) fn ctx_destroy(h: usize) -> Res<()> {
+    let explicit = rt().contexts.get(&h).is_some_and(|c| !c.is_default);
+    if explicit {
+        crate::stream_state::destroying(&streams_of(h));
+    }
     answer(context::destroy_context(h))
 }
 
@@ -294,12 +309,31 @@ pub(crate) fn stream_set_mode(h: usize, mode: u64) -> Res<()> {
     )
 }
 
-/// `rtStreamDestroy` / `rtStreamDestroyForce`: the handle guard, then I.
+/// `rtStreamDestroy` / `rtStreamDestroyForce`: the handle guard, then I
+/// (whose destruction tells the stream state callbacks first).
 pub(crate) fn stream_destroy(h: usize, force: bool) -> Res<()> {
     answer((|| {
         guard_stream(h)?;
+        let explicit = rt().stream(h).is_ok_and(|s| !s.is_default);
+        if explicit {
+            crate::stream_state::destroying(&[h]);
+        }
         stream::destroy_stream(h, force)
     })())
+}
+
+/// The streams of context `ctx` (its default stream first), for the
+/// stream state callbacks of a teardown.
+fn streams_of(ctx: usize) -> Vec<usize> {
+    let rt = rt();
+    let mut all: Vec<(bool, usize)> = rt
+        .streams
+        .values()
+        .filter(|s| s.ctx == ctx)
+        .map(|s| (!s.is_default, s.handle))
+        .collect();
+    all.sort_unstable();
+    all.into_iter().map(|(_, h)| h).collect()
 }
 
 /// `rtStreamAbort`: the handle guard, then E/I (`StreamAbort`).
@@ -1093,4 +1127,13 @@ pub(crate) fn stream_stop(h: usize) -> Res<()> {
         }
         stream::stream_stop()
     })())
+}
+
+/// `rtsRegStreamStateCallback` → E (the name: never NULL from the ACL
+/// layer) → I `RegStreamStateCallback`.
+pub(crate) fn reg_stream_state_callback(
+    name: &[u8],
+    callback: Option<crate::prim::StateCall>,
+) -> Res<()> {
+    answer(crate::stream_state::register(name, callback))
 }

@@ -782,3 +782,109 @@ fn stream_cfg_v2_1_configuration_handles_and_streams_made_from_them() {
         aclrt_sim::reset();
     });
 }
+
+/// Stream state events seen by [`record_state`], with the stream's id as
+/// the callback read it (or -1 where the query failed).
+type StateLog = std::sync::Mutex<Vec<(usize, aclrtStreamState, i32)>>;
+
+unsafe extern "C" fn record_state(stm: aclrtStream, state: aclrtStreamState, args: *mut c_void) {
+    // SAFETY: the tests register this callback with a `StateLog` that
+    // outlives the registration.
+    let log = unsafe { &*args.cast::<StateLog>() };
+    let mut id = -1;
+    // The callback may call the runtime: no lock of the simulator is held.
+    // SAFETY: `id` is a local of the C type.
+    if unsafe { aclrt_sim::ffi::aclrtStreamGetId(stm, &mut id) } != ACL_SUCCESS {
+        id = -1;
+    }
+    log.lock().unwrap().push((stm as usize, state, id));
+}
+
+#[test]
+fn stream_state_1_callbacks_hear_of_every_stream_created_and_destroyed() {
+    let _sim = aclrt_sim::exclusive();
+    in_both_run_modes(|_| {
+        init();
+        let log: StateLog = std::sync::Mutex::new(Vec::new());
+        let arg = (&raw const log).cast_mut().cast::<c_void>();
+        ok!(aclrtRegStreamStateCallback(
+            c"test".as_ptr(),
+            Some(record_state),
+            arg
+        ));
+        // The name is taken: 107000, stored.
+        assert_eq!(
+            acl!(aclrtRegStreamStateCallback(
+                c"test".as_ptr(),
+                Some(record_state),
+                arg
+            )),
+            ACL_ERROR_RT_PARAM_INVALID
+        );
+        assert_eq!(take(), ACL_ERROR_RT_PARAM_INVALID);
+        assert_eq!(
+            acl!(aclrtRegStreamStateCallback(null(), Some(record_state), arg)),
+            ACL_ERROR_INVALID_PARAM
+        );
+        // The device's default context brings its default stream.
+        ok!(aclrtSetDevice(0));
+        let mut dflt: aclrtStream = null_mut();
+        ok!(aclrtCtxGetCurrentDefaultStream(&mut dflt));
+        let s = create_stream();
+        let mut sid = -1;
+        ok!(aclrtStreamGetId(s, &mut sid));
+        destroy_stream(s);
+        ok!(aclrtResetDevice(0));
+        let seen = std::mem::take(&mut *log.lock().unwrap());
+        assert_eq!(seen.len(), 4, "{seen:?}");
+        assert_eq!(
+            (seen[0].0, seen[0].1),
+            (dflt as usize, ACL_RT_STREAM_STATE_CREATE_POST)
+        );
+        assert_eq!(seen[1], (s as usize, ACL_RT_STREAM_STATE_CREATE_POST, sid));
+        assert_eq!(seen[2], (s as usize, ACL_RT_STREAM_STATE_DESTROY_PRE, sid));
+        assert_eq!(
+            (seen[3].0, seen[3].1),
+            (dflt as usize, ACL_RT_STREAM_STATE_DESTROY_PRE)
+        );
+        assert!(
+            seen[3].2 >= 0,
+            "the stream still exists when told: {seen:?}"
+        );
+        // An explicit context: its default stream and its streams.
+        let ctx = create_context(1);
+        let t = create_stream();
+        ok!(aclrtDestroyContext(ctx));
+        let seen = std::mem::take(&mut *log.lock().unwrap());
+        let states: Vec<_> = seen.iter().map(|e| e.1).collect();
+        assert_eq!(
+            states,
+            [
+                ACL_RT_STREAM_STATE_CREATE_POST,
+                ACL_RT_STREAM_STATE_CREATE_POST,
+                ACL_RT_STREAM_STATE_DESTROY_PRE,
+                ACL_RT_STREAM_STATE_DESTROY_PRE
+            ],
+            "{seen:?}"
+        );
+        assert_eq!(seen[1].0, t as usize);
+        assert_eq!(seen[3].0, t as usize);
+        // Unregistered (a NULL callback): silent again; an unknown name too.
+        ok!(aclrtRegStreamStateCallback(
+            c"test".as_ptr(),
+            None,
+            null_mut()
+        ));
+        ok!(aclrtRegStreamStateCallback(
+            c"other".as_ptr(),
+            None,
+            null_mut()
+        ));
+        ok!(aclrtSetDevice(0));
+        let u = create_stream();
+        destroy_stream(u);
+        assert!(log.lock().unwrap().is_empty());
+        teardown_device0();
+        aclrt_sim::reset();
+    });
+}

@@ -412,6 +412,24 @@ pub unsafe extern "C" fn aclrtCreateStreamV2(
     })
 }
 
+/// `aclrtRegStreamStateCallback`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtRegStreamStateCallback(
+    reg_name: *const c_char,
+    callback: aclrtStreamStateCallback,
+    args: *mut c_void,
+) -> aclError {
+    // SAFETY: C contract: `regName` is NULL or a NUL-terminated string.
+    let name = unsafe { super::c_str(reg_name) };
+    // SAFETY: the contract of aclrtRegStreamStateCallback: the runtime may
+    // call `callback(stream, state, args)` whenever a stream is created or
+    // destroyed, on the thread that does it.
+    let callback = callback.map(|f| unsafe { crate::prim::StateCall::new(f, args) });
+    call(Api::aclrtRegStreamStateCallback, || {
+        acl_layer::reg_stream_state_callback(name.map(|n| n.to_bytes()), callback)
+    })
+}
+
 // ------------------------------------------------- not modelled (207000) ---
 
 /// `aclCreateDataBuffer`: not modelled (207000, rule `UNSUPPORTED`).
@@ -770,19 +788,6 @@ pub unsafe extern "C" fn aclrtUnuseStreamResInCurrentThread(_stream: aclrtStream
     call(Api::aclrtUnuseStreamResInCurrentThread, || {
         Err(diag::unsupported())
     })
-}
-
-/// `aclrtRegStreamStateCallback`: not modelled (207000, rule `UNSUPPORTED`).
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn aclrtRegStreamStateCallback(
-    _reg_name: *const ::core::ffi::c_char,
-    _callback: aclrtStreamStateCallback,
-    _args: *mut ::core::ffi::c_void,
-) -> aclError {
-    call(
-        Api::aclrtRegStreamStateCallback,
-        || Err(diag::unsupported()),
-    )
 }
 
 /// `aclrtPersistentTaskClean`: not modelled (207000, rule `UNSUPPORTED`).

@@ -513,6 +513,7 @@ impl Runtime {
                 overflow_switch: 0,
             },
         );
+        crate::stream_state::created(handle);
         Ok(handle)
     }
 
