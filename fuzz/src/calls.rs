@@ -154,6 +154,8 @@ pub const FUNCS: &[&str] = &[
     "aclrtSetStreamConfigOpt",
     "aclrtCreateStreamV2",
     "aclrtRegStreamStateCallback",
+    "aclrtGetOverflowStatus",
+    "aclrtResetOverflowStatus",
 ];
 
 /// One call: a function (index into [`FUNCS`]) and raw selectors.
@@ -988,6 +990,16 @@ impl Exec {
                 ))
             }
             "aclrtStreamStop" => c!(aclrtStreamStop(self.stream(a[0]))),
+            "aclrtGetOverflowStatus" => {
+                let (p, host) = self.ptr(a[0]);
+                let mut len = [64usize, 64, 64, 32, 0, 65][pick(a[1], 6)];
+                if let Some(h) = host {
+                    // Never claim more of an application buffer than there is.
+                    len = len.min(h);
+                }
+                c!(aclrtGetOverflowStatus(p, len, self.stream(a[2])))
+            }
+            "aclrtResetOverflowStatus" => c!(aclrtResetOverflowStatus(self.stream(a[0]))),
             "aclrtRegStreamStateCallback" => {
                 let names = [c"fuzz-a", c"fuzz-b", c""];
                 c!(aclrtRegStreamStateCallback(

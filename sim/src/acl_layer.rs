@@ -1006,3 +1006,14 @@ pub(crate) fn reg_stream_state_callback(
     };
     rt_api::reg_stream_state_callback(name, callback)
 }
+
+/// `aclrtGetOverflowStatusImpl`: NULL `outputAddr` 100000.
+pub(crate) fn get_overflow_status(dst: UserMem, size: usize, stream: usize) -> Res<()> {
+    not_null(dst.is_null(), "outputAddr")?;
+    rt_api::get_overflow_status(dst, size as u64, stream)
+}
+
+/// `aclrtResetOverflowStatusImpl` (no check of its own).
+pub(crate) fn reset_overflow_status(stream: usize) -> Res<()> {
+    rt_api::reset_overflow_status(stream)
+}

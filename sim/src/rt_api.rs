@@ -1137,3 +1137,38 @@ pub(crate) fn reg_stream_state_callback(
 ) -> Res<()> {
     answer(crate::stream_state::register(name, callback))
 }
+
+/// Bytes of the overflow status `aclrtGetOverflowStatus` copies
+/// (`OVERFLOW_OUTPUT_SIZE`).
+pub(crate) const OVERFLOW_OUTPUT_SIZE: u64 = 64;
+
+/// `rtGetDeviceSatStatus`: the handle guard; both chips have a status
+/// (CFG `deviceSatStatusImpl`); E `GetDeviceSatStatus`: a size other than
+/// 64 107000; I: the stream ([`stream::overflow_target`]), then an
+/// asynchronous copy of the context's status area to `dst` on the stream.
+/// No simulated operator overflows, so the area is zeros: the copy is a
+/// memset of `dst` to 0 on the stream (with the checks of a device
+/// write).
+pub(crate) fn get_overflow_status(dst: UserMem, size: u64, stream: usize) -> Res<()> {
+    answer((|| {
+        guard_stream(stream)?;
+        if size != OVERFLOW_OUTPUT_SIZE {
+            return Err(rt_param(format!(
+                "outputSize {size} is invalid: only {OVERFLOW_OUTPUT_SIZE} bytes are supported"
+            )));
+        }
+        stream::overflow_target(stream)?;
+        let n = OVERFLOW_OUTPUT_SIZE as usize;
+        memory::memset(dst, n, 0, n, Some(stream))
+    })())
+}
+
+/// `rtCleanDeviceSatStatus`: the handle guard; E (capture: not modelled);
+/// I: the stream ([`stream::overflow_target`]); the context's status area
+/// is cleared (nothing to clear: it stays zeros).
+pub(crate) fn reset_overflow_status(stream: usize) -> Res<()> {
+    answer((|| {
+        guard_stream(stream)?;
+        stream::overflow_target(stream)
+    })())
+}

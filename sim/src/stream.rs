@@ -369,3 +369,11 @@ pub(crate) fn stream_stop() -> Res<()> {
     };
     Err(Error::new(ffi::ACL_ERROR_RT_FEATURE_NOT_SUPPORT, why))
 }
+
+/// The stream the overflow status functions work on
+/// (`aclrtGetOverflowStatus`, `aclrtResetOverflowStatus`; I
+/// `GetDeviceSatStatus`, `CleanDeviceSatStatus`): a current context
+/// (107002), NULL its default stream, a stream of that context (107003).
+pub(crate) fn overflow_target(h: usize) -> Res<()> {
+    rt().stream_in_current(h).map(|_| ())
+}

@@ -888,3 +888,50 @@ fn stream_state_1_callbacks_hear_of_every_stream_created_and_destroyed() {
         aclrt_sim::reset();
     });
 }
+
+#[test]
+fn stream_ovf_2_overflow_status_reads_zeros_and_resets() {
+    let _sim = aclrt_sim::exclusive();
+    for soc in [aclrt_sim::Soc::Ascend910B, aclrt_sim::Soc::Ascend310P] {
+        on_soc_in_both_run_modes(soc, |_| {
+            init_device0();
+            let s = create_stream();
+            let out = malloc(64);
+            h2d(out, &[0xAB; 64]);
+            ok!(aclrtGetOverflowStatus(out, 64, s));
+            ok!(aclrtSynchronizeStream(s));
+            assert_eq!(read_device(out, 64), vec![0u8; 64], "no overflow happened");
+            ok!(aclrtGetOverflowStatus(out, 64, null_mut()));
+            ok!(aclrtSynchronizeStream(null_mut()));
+            // E: only 64 bytes; the ACL layer: NULL output.
+            assert_eq!(
+                acl!(aclrtGetOverflowStatus(out, 32, s)),
+                ACL_ERROR_RT_PARAM_INVALID
+            );
+            assert_eq!(take(), ACL_ERROR_RT_PARAM_INVALID);
+            assert_eq!(
+                acl!(aclrtGetOverflowStatus(null_mut(), 64, s)),
+                ACL_ERROR_INVALID_PARAM
+            );
+            ok!(aclrtResetOverflowStatus(s));
+            ok!(aclrtResetOverflowStatus(null_mut()));
+            // Another context's stream: 107003.
+            let ctx = create_context(1);
+            assert_eq!(
+                acl!(aclrtResetOverflowStatus(s)),
+                ACL_ERROR_RT_STREAM_CONTEXT
+            );
+            assert_eq!(
+                acl!(aclrtGetOverflowStatus(out, 64, s)),
+                ACL_ERROR_RT_STREAM_CONTEXT
+            );
+            ok!(aclrtDestroyContext(ctx));
+            ok!(aclrtSetDevice(0));
+            free(out);
+            destroy_stream(s);
+            ok!(aclrtResetDevice(0));
+            teardown_device0();
+            aclrt_sim::reset();
+        });
+    }
+}

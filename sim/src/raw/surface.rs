@@ -23,7 +23,7 @@ use crate::acl_layer;
 use crate::diag::{self, Api, call};
 #[allow(clippy::wildcard_imports)]
 use crate::ffi::*;
-use crate::prim::Out;
+use crate::prim::{Out, UserMem};
 
 // ------------------------------------------------------------ modelled ---
 
@@ -430,6 +430,30 @@ pub unsafe extern "C" fn aclrtRegStreamStateCallback(
     })
 }
 
+/// `aclrtGetOverflowStatus`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtGetOverflowStatus(
+    output_addr: *mut c_void,
+    output_size: usize,
+    stream: aclrtStream,
+) -> aclError {
+    // SAFETY: C contract: if `outputAddr` is not runtime memory it is
+    // writable for `outputSize` bytes during the call (the runtime finishes
+    // such a task before returning).
+    let dst = unsafe { UserMem::new(output_addr, true) };
+    call(Api::aclrtGetOverflowStatus, || {
+        acl_layer::get_overflow_status(dst, output_size, super::h(stream))
+    })
+}
+
+/// `aclrtResetOverflowStatus`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtResetOverflowStatus(stream: aclrtStream) -> aclError {
+    call(Api::aclrtResetOverflowStatus, || {
+        acl_layer::reset_overflow_status(super::h(stream))
+    })
+}
+
 // ------------------------------------------------- not modelled (207000) ---
 
 /// `aclCreateDataBuffer`: not modelled (207000, rule `UNSUPPORTED`).
@@ -653,22 +677,6 @@ pub unsafe extern "C" fn aclrtCtxGetFloatOverflowAddr(
     call(Api::aclrtCtxGetFloatOverflowAddr, || {
         Err(diag::unsupported())
     })
-}
-
-/// `aclrtGetOverflowStatus`: not modelled (207000, rule `UNSUPPORTED`).
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn aclrtGetOverflowStatus(
-    _output_addr: *mut ::core::ffi::c_void,
-    _output_size: usize,
-    _stream: aclrtStream,
-) -> aclError {
-    call(Api::aclrtGetOverflowStatus, || Err(diag::unsupported()))
-}
-
-/// `aclrtResetOverflowStatus`: not modelled (207000, rule `UNSUPPORTED`).
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn aclrtResetOverflowStatus(_stream: aclrtStream) -> aclError {
-    call(Api::aclrtResetOverflowStatus, || Err(diag::unsupported()))
 }
 
 /// `aclrtGetFloatOverflowStatus`: not modelled (207000, rule `UNSUPPORTED`).
