@@ -27,6 +27,9 @@ use crate::rt::mem::AllocKind;
 use crate::{acl_layer, init, kernel, misc, stream};
 
 mod base;
+mod surface;
+#[allow(clippy::wildcard_imports, unused_imports)]
+use surface::*;
 
 /// Reads an optional C string argument.
 ///
