@@ -8,7 +8,8 @@ use crate::ffi;
 use crate::model::{RunMode, ViolationKind};
 use crate::prim::Out;
 use crate::rt::exec::{StreamShared, SyncEnd, fault_error};
-use crate::rt::{ForcedWorker, rt, stop_streams, tls_set, wait_forced};
+use crate::rt::thread::{self, Transition};
+use crate::rt::{ForcedWorker, rt, stop_streams, wait_forced};
 use crate::sync::{self};
 
 /// `aclrtSetDevice`.
@@ -24,7 +25,9 @@ pub(crate) fn set_device(id: i32) -> Res<()> {
         }
     };
     rt.device_mut(id)?.refcount += 1;
-    tls_set(Some(ctx), 0);
+    // I `SetDevice`: the primary context's reference, no explicit context
+    // (row THREAD-SET-DEVICE).
+    thread::apply(Transition::SetDevice { primary: ctx });
     Ok(())
 }
 
@@ -94,6 +97,12 @@ pub(crate) fn reset_device(id: i32, force: bool) -> Res<()> {
         dev.peers.clear();
         let ctx = dev.default_ctx.take();
         removed.extend(ctx.and_then(|c| rt.remove_context(c)));
+        // RT `ExecutePrimaryTearDown`: the calling thread's device binding
+        // goes whichever device it names; its explicit context stays unless
+        // it was this default context (row THREAD-RESET).
+        thread::apply(Transition::PrimaryTearDown {
+            primary: ctx.unwrap_or(0),
+        });
         removed
     };
     stop_streams(removed);
