@@ -141,10 +141,18 @@ pub(crate) fn check_not_host_func_stream(stream: usize, call: &str) -> Res<()> {
     refuse_if_host_funcs(&sh, call)
 }
 
-/// `aclrtSubscribeReport`, I `SubscribeReport`.
+/// `aclrtSubscribeReport`, I `SubscribeReport`: NULL is the current
+/// context's default stream (107002 without one); a stream handle is not
+/// checked against the current context (row CB-SUB-CTX), but a chip with
+/// the STARS scheduler (the 910B) creates the event of the stream's
+/// blocking callbacks in the current context first (I `EventCreate`:
+/// 107002 without one).
 pub(crate) fn subscribe(tid: u64, stream: usize) -> Res<()> {
     let mut rt = rt();
-    let st = rt.stream_in_current(stream)?.1;
+    if stream != 0 && rt.cfg.soc.has_stars() {
+        rt.current()?;
+    }
+    let st = rt.stream(stream)?;
     let (sh, handle, device) = (st.shared.clone(), st.handle, st.device);
     refuse_if_host_funcs(&sh, "aclrtSubscribeReport")?;
     let mut sub = lock(&sh.subscriber);
@@ -192,13 +200,15 @@ pub(crate) fn subscribe(tid: u64, stream: usize) -> Res<()> {
     Ok(())
 }
 
-/// Removes the subscription of stream `sh` (if any) from the registry;
-/// returns the reports of that stream still queued (to be run by the caller
-/// `aclrtUnSubscribeReport`.
+/// `aclrtUnSubscribeReport`, I `UnSubscribeReport`: removes the
+/// subscription of the stream from the registry and runs the reports of
+/// that stream still queued. NULL is the current context's default stream
+/// (107002 without one); a stream handle is not checked against the
+/// current context (row CB-SUB-CTX).
 pub(crate) fn unsubscribe(tid: u64, stream: usize) -> Res<()> {
     let orphans = {
         let mut rt = rt();
-        let st = rt.stream_in_current(stream)?.1;
+        let st = rt.stream(stream)?;
         let sh = st.shared.clone();
         if stream == 0 && sh.host_funcs.load(Ordering::Relaxed) {
             // A literal NULL skips the mix check; the runtime's callback

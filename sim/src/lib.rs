@@ -366,7 +366,7 @@
 //!   meanwhile. Waiting on a never-recorded (or reset) event is a no-op.
 //!   `aclrtEventElapsedTime` of a never-recorded event returns 507000, without
 //!   `ACL_EVENT_TIME_LINE` on either event 107006, with an event recorded but
-//!   not yet complete 507006, and may be negative. `aclrtEventGetTimestamp`
+//!   whose record has not executed yet 107006, and may be negative. `aclrtEventGetTimestamp`
 //!   gives the microseconds from the simulated device's boot (the process's
 //!   first event creation; never reset, so monotonic) to the execution of
 //!   the last record, the same instants `aclrtEventElapsedTime` uses; 507000

@@ -130,7 +130,15 @@ impl Raw {
     }
 }
 
-/// The text of the calling thread's most recent failure, cleared by reading.
+std::thread_local! {
+    /// The text `aclGetRecentErrMsg` returned last on this thread.
+    static SEEN_MESSAGE: core::cell::RefCell<String> = const { core::cell::RefCell::new(String::new()) };
+}
+
+/// The text of the calling thread's failures since the last call here.
+/// `aclGetRecentErrMsg` does not clear its text when read: it returns the
+/// same text again until a new failure's message is put in front of it
+/// (followed by a newline), so the part already seen is cut off here.
 pub(crate) fn recent_error_message() -> String {
     // SAFETY: `aclGetRecentErrMsg` takes no arguments and has no
     // preconditions; it may be called at any time, even before `aclInit`.
@@ -141,9 +149,26 @@ pub(crate) fn recent_error_message() -> String {
     // SAFETY: a non-null return is a NUL-terminated string that stays valid
     // until the next `aclGetRecentErrMsg` call on this thread; it is copied out
     // here before any other call can be made.
-    unsafe { CStr::from_ptr(ptr) }
+    let text = unsafe { CStr::from_ptr(ptr) }
         .to_string_lossy()
-        .into_owned()
+        .into_owned();
+    SEEN_MESSAGE
+        .try_with(|seen| {
+            let mut seen = seen.borrow_mut();
+            let new = if *seen == text {
+                String::new()
+            } else {
+                match text.strip_suffix(seen.as_str()) {
+                    Some(head) if !seen.is_empty() && head.ends_with('\n') => {
+                        head[..head.len() - 1].to_owned()
+                    }
+                    _ => text.clone(),
+                }
+            };
+            *seen = text.clone();
+            new
+        })
+        .unwrap_or(text)
 }
 
 /// Turn an `aclError` into a `Result`, capturing the runtime's message.
