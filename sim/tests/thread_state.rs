@@ -1,0 +1,535 @@
+//! The calling thread's binding (current context, device) and the rows of
+//! `sim/FIDELITY.md` found by reading the runtime's thread-local container
+//! and the layers no earlier audit read. Every test runs on both chips in
+//! both run modes; the row id is the test name's prefix
+//! (`thread_destroy_...` pins row THREAD-DESTROY).
+
+mod common;
+use common::*;
+
+use aclrt_sim::{Soc, Strictness};
+
+/// `f` on both chips, in both run modes, each time on a fresh simulator
+/// configured by `extra` too. The caller holds [`aclrt_sim::exclusive`].
+fn in_every_profile_with(
+    extra: impl Fn(&mut SimConfig),
+    mut f: impl FnMut(Soc, RunMode),
+) {
+    for soc in [Soc::Ascend910B, Soc::Ascend310P] {
+        for mode in [RunMode::Host, RunMode::Device] {
+            aclrt_sim::reset();
+            configure(|c| {
+                c.run_mode = mode;
+                c.soc = soc;
+                extra(c);
+            });
+            f(soc, mode);
+        }
+    }
+}
+
+fn in_every_profile(f: impl FnMut(Soc, RunMode)) {
+    in_every_profile_with(|_| {}, f);
+}
+
+// ------------------------------------------------------------ the state machine
+
+/// One call of a transition table row.
+#[derive(Clone, Copy, Debug)]
+enum Step {
+    /// `aclrtSetDevice(d)`; remembers the device's default context.
+    SetDevice(i32),
+    /// `aclrtCreateContext(&slot, d)` into slot `X` (0) or `Y` (1).
+    Create(usize, i32),
+    /// `aclrtSetCurrentContext` of a named context.
+    SetCurrent(Ctx),
+    /// `aclrtDestroyContext` of a named context.
+    Destroy(Ctx),
+    /// `aclrtResetDevice(d)`, expecting `code`.
+    Reset(i32, aclError),
+    /// `aclrtResetDeviceForce(d)`.
+    ResetForce(i32),
+    /// `aclFinalize`.
+    Finalize,
+}
+
+/// A context of a row: the default context of device 0 or 1, or the
+/// explicit context in slot `X` (0) or `Y` (1).
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Ctx {
+    Default(i32),
+    Explicit(usize),
+}
+
+const X: usize = 0;
+const Y: usize = 1;
+
+/// What the thread is bound to after the row: `None` for nothing (every
+/// call needing a context answers 107002), else the context and its device.
+type Expect = Option<(Ctx, i32)>;
+
+struct Names {
+    defaults: [aclrtContext; 2],
+    explicit: [aclrtContext; 2],
+}
+
+impl Names {
+    fn get(&self, c: Ctx) -> aclrtContext {
+        match c {
+            Ctx::Default(d) => self.defaults[d as usize],
+            Ctx::Explicit(i) => self.explicit[i],
+        }
+    }
+}
+
+fn run_row(steps: &[Step], names: &mut Names) {
+    for step in steps {
+        match *step {
+            Step::SetDevice(d) => {
+                ok!(aclrtSetDevice(d));
+                names.defaults[d as usize] = current_context();
+            }
+            Step::Create(i, d) => names.explicit[i] = create_context(d),
+            Step::SetCurrent(c) => ok!(aclrtSetCurrentContext(names.get(c))),
+            Step::Destroy(c) => ok!(aclrtDestroyContext(names.get(c))),
+            Step::Reset(d, code) => assert_eq!(acl!(aclrtResetDevice(d)), code, "{step:?}"),
+            Step::ResetForce(d) => ok!(aclrtResetDeviceForce(d)),
+            Step::Finalize => ok!(aclFinalize()),
+        }
+    }
+}
+
+/// Observes the binding with the three calls that read it.
+fn assert_bound(expect: Expect, names: &Names, row: &str) {
+    let mut c: aclrtContext = null_mut();
+    let mut d = -1;
+    let mut s: aclrtStream = null_mut();
+    match expect {
+        None => {
+            assert_eq!(
+                acl!(aclrtGetCurrentContext(&mut c)),
+                ACL_ERROR_RT_CONTEXT_NULL,
+                "{row}: a current context is left"
+            );
+            assert_eq!(acl!(aclrtGetDevice(&mut d)), ACL_ERROR_RT_CONTEXT_NULL, "{row}");
+            assert_eq!(acl!(aclrtCreateStream(&mut s)), ACL_ERROR_RT_CONTEXT_NULL, "{row}");
+        }
+        Some((ctx, dev)) => {
+            ok!(aclrtGetCurrentContext(&mut c));
+            assert_eq!(c, names.get(ctx), "{row}: current context");
+            ok!(aclrtGetDevice(&mut d));
+            assert_eq!(d, dev, "{row}: device");
+            ok!(aclrtCreateStream(&mut s));
+            ok!(aclrtDestroyStream(s));
+        }
+    }
+}
+
+#[test]
+fn thread_every_transition_of_the_binding_is_the_runtimes() {
+    use Ctx::{Default as D, Explicit as E};
+    use Step::*;
+    const RELEASE: aclError = ACL_ERROR_RT_CONTEXT_RELEASE_ERROR;
+    // (row id, calls, binding after them)
+    let table: &[(&str, &[Step], Expect)] = &[
+        ("THREAD-SET-DEVICE", &[SetDevice(0)], Some((D(0), 0))),
+        ("THREAD-SET-DEVICE", &[SetDevice(0), SetDevice(1)], Some((D(1), 1))),
+        (
+            "THREAD-SET-DEVICE",
+            &[SetDevice(0), Create(X, 1), SetDevice(0)],
+            Some((D(0), 0)),
+        ),
+        ("THREAD-CREATE", &[SetDevice(0), Create(X, 0)], Some((E(X), 0))),
+        ("THREAD-CREATE", &[SetDevice(0), Create(Y, 1)], Some((E(Y), 1))),
+        ("THREAD-CREATE", &[Create(X, 1)], Some((E(X), 1))),
+        (
+            "THREAD-SET-CURRENT",
+            &[SetDevice(1), Create(X, 0), SetCurrent(D(1))],
+            Some((D(1), 1)),
+        ),
+        (
+            "THREAD-SET-CURRENT",
+            &[SetDevice(0), SetDevice(1), SetCurrent(D(0))],
+            Some((D(0), 0)),
+        ),
+        ("THREAD-DESTROY", &[SetDevice(0), Create(X, 0), Destroy(E(X))], None),
+        ("THREAD-DESTROY", &[Create(X, 1), Destroy(E(X))], None),
+        (
+            "THREAD-DESTROY",
+            &[SetDevice(0), Create(X, 0), SetDevice(0), Destroy(E(X))],
+            Some((D(0), 0)),
+        ),
+        (
+            "THREAD-DESTROY",
+            &[SetDevice(0), Create(X, 0), Create(Y, 1), Destroy(E(X))],
+            Some((E(Y), 1)),
+        ),
+        (
+            "THREAD-RESET",
+            &[SetDevice(0), SetDevice(1), Reset(0, ACL_SUCCESS)],
+            None,
+        ),
+        ("THREAD-RESET", &[SetDevice(0), Reset(0, ACL_SUCCESS)], None),
+        (
+            "THREAD-RESET",
+            &[SetDevice(0), SetDevice(0), Reset(0, ACL_SUCCESS)],
+            Some((D(0), 0)),
+        ),
+        (
+            "THREAD-RESET",
+            &[SetDevice(0), Create(Y, 1), Reset(0, ACL_SUCCESS)],
+            Some((E(Y), 1)),
+        ),
+        (
+            "THREAD-RESET",
+            &[
+                SetDevice(0),
+                SetDevice(1),
+                SetCurrent(D(0)),
+                Reset(0, ACL_SUCCESS),
+            ],
+            None,
+        ),
+        (
+            "THREAD-RESET",
+            &[SetDevice(0), SetDevice(1), SetCurrent(D(0)), Reset(1, ACL_SUCCESS)],
+            Some((D(0), 0)),
+        ),
+        ("THREAD-RESET", &[SetDevice(0), Reset(1, RELEASE)], Some((D(0), 0))),
+        (
+            "THREAD-RESET-FORCE",
+            &[SetDevice(0), SetDevice(0), ResetForce(0)],
+            None,
+        ),
+        ("THREAD-RESET-FORCE", &[SetDevice(0), SetDevice(1), ResetForce(0)], None),
+        (
+            "THREAD-RESET-FORCE",
+            &[SetDevice(1), Create(Y, 0), ResetForce(1)],
+            Some((E(Y), 0)),
+        ),
+        ("THREAD-FINALIZE", &[SetDevice(0), Finalize], None),
+        ("THREAD-FINALIZE", &[SetDevice(0), Create(X, 1), Finalize], None),
+    ];
+    let _sim = aclrt_sim::exclusive();
+    let mut checked = 0;
+    in_every_profile(|soc, mode| {
+        for (row, steps, expect) in table {
+            aclrt_sim::reset();
+            configure(|c| {
+                c.run_mode = mode;
+                c.soc = soc;
+            });
+            init();
+            let mut names = Names {
+                defaults: [null_mut(); 2],
+                explicit: [null_mut(); 2],
+            };
+            run_row(steps, &mut names);
+            assert_bound(*expect, &names, &format!("{row} {steps:?} ({soc:?}, {mode:?})"));
+            checked += 1;
+        }
+    });
+    assert_eq!(checked, 4 * table.len());
+    aclrt_sim::reset();
+}
+
+/// The binding is the calling thread's: another thread's destroy or reset
+/// leaves it, but a context that is gone is gone for every thread.
+#[test]
+fn thread_destroy_another_threads_destroy_leaves_this_binding_dangling_not_moved() {
+    let _sim = aclrt_sim::exclusive();
+    in_every_profile(|_, _| {
+        init_device0();
+        let dflt = current_context();
+        let x = create_context(0);
+        let x_addr = x as usize;
+        // Another thread destroys x (current here).
+        std::thread::spawn(move || ok!(aclrtDestroyContext(x_addr as aclrtContext)))
+            .join()
+            .unwrap();
+        let mut c: aclrtContext = null_mut();
+        assert_eq!(
+            acl!(aclrtGetCurrentContext(&mut c)),
+            ACL_ERROR_RT_CONTEXT_NULL
+        );
+        ok!(aclrtSetCurrentContext(dflt));
+        teardown_device0();
+        assert_clean();
+    });
+}
+
+// ------------------------------------------------------------ fixes
+
+#[test]
+fn thread_destroy_destroying_the_current_context_leaves_no_context() {
+    let _sim = aclrt_sim::exclusive();
+    in_every_profile(|_, _| {
+        init_device0();
+        let dflt = current_context();
+        let x = create_context(0);
+        ok!(aclrtDestroyContext(x));
+        let mut c: aclrtContext = null_mut();
+        let mut d = -1;
+        let mut s: aclrtStream = null_mut();
+        assert_eq!(
+            acl!(aclrtGetCurrentContext(&mut c)),
+            ACL_ERROR_RT_CONTEXT_NULL
+        );
+        assert_eq!(acl!(aclrtGetDevice(&mut d)), ACL_ERROR_RT_CONTEXT_NULL);
+        assert_eq!(acl!(aclrtCreateStream(&mut s)), ACL_ERROR_RT_CONTEXT_NULL);
+        ok!(aclrtSetCurrentContext(dflt));
+        teardown_device0();
+        assert_clean();
+    });
+}
+
+#[test]
+fn thread_reset_the_last_reset_of_any_device_clears_the_binding() {
+    let _sim = aclrt_sim::exclusive();
+    in_every_profile(|_, _| {
+        init();
+        ok!(aclrtSetDevice(0));
+        ok!(aclrtSetDevice(1));
+        ok!(aclrtResetDevice(0));
+        let mut d = -1;
+        let mut s: aclrtStream = null_mut();
+        assert_eq!(acl!(aclrtGetDevice(&mut d)), ACL_ERROR_RT_CONTEXT_NULL);
+        assert_eq!(acl!(aclrtCreateStream(&mut s)), ACL_ERROR_RT_CONTEXT_NULL);
+        // Device 1 is still set (its count is 1): binding to it again and
+        // resetting it once leaves nothing.
+        rebind(1);
+        ok!(aclrtGetDevice(&mut d));
+        assert_eq!(d, 1);
+        ok!(aclrtResetDevice(1));
+        finalize();
+        assert_clean();
+    });
+}
+
+#[test]
+fn copy_kind_buf_the_staging_kind_needs_a_host_source_and_a_device_destination() {
+    let _sim = aclrt_sim::exclusive();
+    for strictness in [Strictness::Report, Strictness::Refuse] {
+        in_every_profile_with(
+            |c| c.strictness = strictness,
+            |_, mode| {
+                init_device0();
+                let s = create_stream();
+                let a = malloc(64);
+                let b = malloc(64);
+                let code = acl!(aclrtMemcpyAsync(
+                    b,
+                    64,
+                    a,
+                    64,
+                    ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE,
+                    s
+                ));
+                match (mode, strictness) {
+                    // E `MemcpyAsyncCheckExLocation` (online only).
+                    (RunMode::Host, Strictness::Report) => {
+                        assert_eq!(code, ACL_ERROR_RT_PARAM_INVALID)
+                    }
+                    (RunMode::Host, _) => assert_eq!(code, ACL_ERROR_RT_INVALID_MEMORY_TYPE),
+                    // Offline: no location check, the copy is made.
+                    (RunMode::Device, _) => assert_eq!(code, ACL_SUCCESS),
+                }
+                // A host source is accepted everywhere.
+                let host = malloc_host(64);
+                ok!(aclrtMemcpyAsync(
+                    b,
+                    64,
+                    host,
+                    64,
+                    ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE,
+                    s
+                ));
+                ok!(aclrtSynchronizeStream(s));
+                free_host(host);
+                free(a);
+                free(b);
+                destroy_stream(s);
+                teardown_device0();
+                let kinds = violation_kinds();
+                if mode == RunMode::Host {
+                    assert_eq!(kinds, vec![ViolationKind::KindMismatch]);
+                } else {
+                    assert!(kinds.is_empty(), "{kinds:?}");
+                }
+            },
+        );
+    }
+}
+
+#[test]
+fn cb_sub_ctx_a_stream_of_another_context_is_subscribed_and_unsubscribed() {
+    let _sim = aclrt_sim::exclusive();
+    in_every_profile(|_, _| {
+        init_device0();
+        let s = create_stream();
+        let x = create_context(0);
+        let tid = aclrt_sim::thread_report_id();
+        // x is current, s is the default context's: no context check.
+        ok!(aclrtSubscribeReport(tid, s));
+        ok!(aclrtUnSubscribeReport(tid, s));
+        ok!(aclrtDestroyContext(x));
+        rebind(0);
+        destroy_stream(s);
+        teardown_device0();
+        assert_clean();
+    });
+}
+
+#[test]
+fn cb_sub_ctx_a_thread_without_a_context_subscribes_where_no_event_is_made() {
+    let _sim = aclrt_sim::exclusive();
+    in_every_profile(|soc, _| {
+        init_device0();
+        let s = create_stream();
+        let s_addr = s as usize;
+        let (sub, unsub) = std::thread::spawn(move || {
+            let s = s_addr as aclrtStream;
+            let tid = aclrt_sim::thread_report_id();
+            let sub = acl!(aclrtSubscribeReport(tid, s));
+            let unsub = acl!(aclrtUnSubscribeReport(tid, s));
+            // NULL needs the current context's default stream.
+            assert_eq!(
+                acl!(aclrtSubscribeReport(tid, null_mut())),
+                ACL_ERROR_RT_CONTEXT_NULL
+            );
+            (sub, unsub)
+        })
+        .join()
+        .unwrap();
+        if soc == Soc::Ascend910B {
+            // I `SubscribeReport` creates an event in the current context
+            // on a STARS chip.
+            assert_eq!(sub, ACL_ERROR_RT_CONTEXT_NULL);
+            assert_eq!(unsub, ACL_ERROR_RT_STREAM_SUBSCRIBE);
+        } else {
+            assert_eq!((sub, unsub), (ACL_SUCCESS, ACL_SUCCESS));
+        }
+        destroy_stream(s);
+        teardown_device0();
+        assert_clean();
+    });
+}
+
+#[test]
+fn event_r_2_an_event_of_aclrt_create_event_is_reset() {
+    let _sim = aclrt_sim::exclusive();
+    for strictness in [Strictness::Report, Strictness::Refuse] {
+        in_every_profile_with(
+            |c| c.strictness = strictness,
+            |_, _| {
+                init_device0();
+                let s = create_stream();
+                let e = create_event();
+                ok!(aclrtRecordEvent(e, s));
+                ok!(aclrtSynchronizeEvent(e));
+                assert_eq!(event_status(e), ACL_EVENT_RECORDED_STATUS_COMPLETE);
+                ok!(aclrtResetEvent(e, s));
+                ok!(aclrtSynchronizeStream(s));
+                assert_eq!(event_status(e), ACL_EVENT_RECORDED_STATUS_NOT_READY);
+                // Recorded again, it completes again.
+                ok!(aclrtRecordEvent(e, s));
+                ok!(aclrtSynchronizeEvent(e));
+                assert_eq!(event_status(e), ACL_EVENT_RECORDED_STATUS_COMPLETE);
+                destroy_event(e);
+                destroy_stream(s);
+                teardown_device0();
+                assert_clean();
+            },
+        );
+    }
+}
+
+#[test]
+fn event_t_3_an_end_record_not_yet_executed_has_no_timestamp() {
+    let _sim = aclrt_sim::exclusive();
+    in_every_profile(|_, _| {
+        init_device0();
+        let s = create_stream();
+        let start = create_event();
+        let end = create_event();
+        ok!(aclrtRecordEvent(start, s));
+        ok!(aclrtSynchronizeEvent(start));
+        let gate = std::sync::Arc::new(AtomicBool::new(false));
+        unsafe extern "C" fn wait_gate(arg: *mut c_void) {
+            // SAFETY: the test passes an `AtomicBool` kept alive (by the
+            // `Arc` it holds) until the stream is synchronised.
+            let gate = unsafe { &*arg.cast::<AtomicBool>() };
+            while !gate.load(Ordering::SeqCst) {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+        }
+        ok!(aclrtLaunchHostFunc(
+            s,
+            Some(wait_gate),
+            std::sync::Arc::as_ptr(&gate).cast_mut().cast()
+        ));
+        ok!(aclrtRecordEvent(end, s));
+        let mut ms = -1.0f32;
+        assert_eq!(
+            acl!(aclrtEventElapsedTime(&mut ms, start, end)),
+            ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID
+        );
+        // Never recorded wins over not executed (both events are looked at
+        // for a record first).
+        let never = create_event();
+        assert_eq!(
+            acl!(aclrtEventElapsedTime(&mut ms, never, end)),
+            ACL_ERROR_RT_INTERNAL_ERROR
+        );
+        gate.store(true, Ordering::SeqCst);
+        ok!(aclrtSynchronizeStream(s));
+        ok!(aclrtEventElapsedTime(&mut ms, start, end));
+        assert!(ms >= 0.0);
+        destroy_event(never);
+        destroy_event(start);
+        destroy_event(end);
+        destroy_stream(s);
+        teardown_device0();
+        let kinds = violation_kinds();
+        assert_eq!(kinds, vec![ViolationKind::EventNotRecorded]);
+    });
+}
+
+#[test]
+fn init_order_2_a_repeated_init_is_counted_before_the_path_is_read() {
+    let _sim = aclrt_sim::exclusive();
+    in_every_profile(|_, _| {
+        init();
+        let missing = c"/nonexistent/aclrt-sim/acl.json";
+        assert_eq!(
+            acl!(aclInit(missing.as_ptr())),
+            ACL_ERROR_REPEAT_INITIALIZE
+        );
+        // Not initialised: the path is read, and cannot be.
+        finalize();
+        assert_eq!(acl!(aclInit(missing.as_ptr())), ACL_ERROR_INVALID_FILE);
+        assert_clean();
+    });
+}
+
+#[test]
+fn misc_1_the_recent_message_is_kept_and_a_new_one_goes_in_front() {
+    let _sim = aclrt_sim::exclusive();
+    in_every_profile(|_, _| {
+        init();
+        assert_eq!(recent_err_msg(), None);
+        assert_eq!(acl!(aclrtSetDevice(99)), ACL_ERROR_RT_INVALID_DEVICEID);
+        let first = recent_err_msg().expect("a message");
+        assert_eq!(recent_err_msg().as_deref(), Some(first.as_str()));
+        let mut p: *mut c_void = null_mut();
+        assert_eq!(
+            acl!(aclrtMallocHost(&mut p, 0)),
+            ACL_ERROR_INVALID_PARAM
+        );
+        let both = recent_err_msg().expect("a message");
+        assert!(both.ends_with(&format!("\n{first}")), "{both:?}");
+        assert_ne!(both, format!("\n{first}"));
+        finalize();
+        assert_clean();
+    });
+}
