@@ -43,6 +43,7 @@ pub(crate) fn launch_host_func(
                 Op::Callback {
                     call: make(f),
                     block: true,
+                    via: "aclrtLaunchHostFunc",
                 },
                 ticket,
             )?;
@@ -124,6 +125,7 @@ pub(crate) fn launch_callback(
         Op::Callback {
             call: make(f),
             block,
+            via: "aclrtLaunchCallback",
         },
         ticket,
     )?;

@@ -172,6 +172,9 @@ pub(crate) fn synchronize_device(
                 "called from a callback running on a stream of this context; it would wait for itself",
             ));
         }
+        s.check_self_served(Some(s.submitted()))?;
+    }
+    for s in &streams {
         match s.sync(deadline) {
             SyncEnd::Done => {}
             SyncEnd::TimedOut => {

@@ -427,6 +427,7 @@ pub(crate) fn synchronize(h: usize, deadline: Option<Instant>, timeout: Option<i
              would wait for itself",
         ));
     }
+    rec.stream.check_self_served(Some(rec.seq))?;
     if !rec.stream.wait_seq(rec.seq, deadline) {
         return Err(Error::new(
             ffi::ACL_ERROR_RT_EVENT_SYNC_TIMEOUT,

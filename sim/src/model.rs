@@ -331,6 +331,11 @@ pub enum ViolationKind {
     /// callback queued before a teardown (`aclFinalize`: 100037; any other
     /// function: 107002).
     UseAfterFinalize,
+    /// A thread waits for a stream subscribed to it (`aclrtSubscribeReport`)
+    /// while a blocking callback of that stream, which only this thread can
+    /// run (`aclrtProcessReport`), is due before the wait ends: it never
+    /// ends, on the hardware as here.
+    SelfServedWait,
 }
 
 /// One misuse found by a named rule, as recorded.
@@ -408,6 +413,7 @@ pub fn rule_name(kind: ViolationKind, function: &str, code: i32) -> &'static str
         K::EventFlagMismatch => "EVENT-FLAGS",
         K::EventNotRecorded => "EVENT-NOT-RECORDED",
         K::UseAfterFinalize => "USE-AFTER-FINALIZE",
+        K::SelfServedWait => "STRICT-SELF-SERVE",
     }
 }
 

@@ -533,3 +533,177 @@ fn misc_1_the_recent_message_is_kept_and_a_new_one_goes_in_front() {
         assert_clean();
     });
 }
+
+// ------------------------------------------------------------ self-served waits
+
+unsafe extern "C" fn count_call(user: *mut c_void) {
+    // SAFETY: the tests pass a counter that outlives the stream's work.
+    unsafe { &*user.cast::<AtomicUsize>() }.fetch_add(1, Ordering::SeqCst);
+}
+
+fn counter(c: &AtomicUsize) -> *mut c_void {
+    (c as *const AtomicUsize).cast_mut().cast()
+}
+
+/// The last violation recorded.
+fn last_violation() -> Violation {
+    aclrt_sim::audit()
+        .violations
+        .last()
+        .cloned()
+        .expect("a violation")
+}
+
+#[test]
+fn strict_self_serve_a_wait_only_the_waiting_thread_could_end_is_reported_at_once() {
+    let _sim = aclrt_sim::exclusive();
+    for strictness in [Strictness::Report, Strictness::Refuse] {
+        in_every_profile_with(
+            |c| c.strictness = strictness,
+            |soc, _| {
+                init_device0();
+                let s = create_stream();
+                let tid = aclrt_sim::thread_report_id();
+                ok!(aclrtSubscribeReport(tid, s));
+                let ran = AtomicUsize::new(0);
+                ok!(aclrtLaunchCallback(
+                    Some(count_call),
+                    counter(&ran),
+                    ACL_CALLBACK_BLOCK,
+                    s
+                ));
+                let e = create_event();
+                ok!(aclrtRecordEvent(e, s));
+                // Every wait for the stream: refused, or reported at once
+                // and then waiting as the hardware does (a timeout ends it).
+                let waits: Vec<(&str, Box<dyn Fn() -> aclError>)> = vec![
+                    (
+                        "aclrtSynchronizeStreamWithTimeout",
+                        Box::new(move || acl!(aclrtSynchronizeStreamWithTimeout(s, 50))),
+                    ),
+                    (
+                        "aclrtSynchronizeEventWithTimeout",
+                        Box::new(move || acl!(aclrtSynchronizeEventWithTimeout(e, 50))),
+                    ),
+                ];
+                for (function, wait) in &waits {
+                    let before = aclrt_sim::audit().violations.len();
+                    let code = wait();
+                    let v = last_violation();
+                    assert_eq!(aclrt_sim::audit().violations.len(), before + 1, "{function}");
+                    assert_eq!(v.kind, ViolationKind::SelfServedWait, "{function}");
+                    assert_eq!(v.rule, "STRICT-SELF-SERVE");
+                    assert_eq!(v.function, *function);
+                    assert!(v.message.contains("aclrtLaunchCallback"), "{}", v.message);
+                    match strictness {
+                        Strictness::Refuse => {
+                            assert_eq!(code, ACL_ERROR_RT_PARAM_INVALID, "{function}");
+                            assert!(v.refused);
+                        }
+                        _ => {
+                            assert_ne!(code, ACL_SUCCESS, "{function}: timed out");
+                            assert!(!v.refused);
+                        }
+                    }
+                }
+                if strictness == Strictness::Refuse {
+                    // Waits without a timeout would hang on the hardware:
+                    // refused here.
+                    assert_eq!(acl!(aclrtSynchronizeStream(s)), ACL_ERROR_RT_PARAM_INVALID);
+                    assert_eq!(acl!(aclrtSynchronizeDevice()), ACL_ERROR_RT_PARAM_INVALID);
+                    // A copy of pageable memory waits for the stream.
+                    let dev = malloc(16);
+                    let mut page = [0u8; 16];
+                    assert_eq!(
+                        acl!(aclrtMemcpyAsync(
+                            page.as_mut_ptr().cast(),
+                            16,
+                            dev,
+                            16,
+                            ACL_MEMCPY_DEVICE_TO_HOST,
+                            s
+                        )),
+                        ACL_ERROR_RT_PARAM_INVALID
+                    );
+                    free(dev);
+                    if soc == Soc::Ascend910B {
+                        // Once the callback was handed to this thread, an
+                        // abort would wait for it.
+                        let t0 = Instant::now();
+                        while aclrt_sim::audit().unserved_callbacks.is_empty() {
+                            assert!(t0.elapsed() < Duration::from_secs(10));
+                            std::thread::sleep(Duration::from_millis(1));
+                        }
+                        assert_eq!(acl!(aclrtStreamAbort(s)), ACL_ERROR_RT_PARAM_INVALID);
+                        assert_eq!(last_violation().function, "aclrtStreamAbort");
+                    }
+                }
+                // Served, the waits end.
+                ok!(aclrtProcessReport(5000));
+                assert_eq!(ran.load(Ordering::SeqCst), 1);
+                ok!(aclrtSynchronizeStream(s));
+                ok!(aclrtSynchronizeEvent(e));
+                // Another thread's wait is no self-served wait.
+                ok!(aclrtLaunchCallback(
+                    Some(count_call),
+                    counter(&ran),
+                    ACL_CALLBACK_BLOCK,
+                    s
+                ));
+                let s_addr = s as usize;
+                let waiter = std::thread::spawn(move || {
+                    ok!(aclrtSetDevice(0));
+                    let code = acl!(aclrtSynchronizeStream(s_addr as aclrtStream));
+                    ok!(aclrtResetDevice(0));
+                    code
+                });
+                ok!(aclrtProcessReport(5000));
+                assert_eq!(waiter.join().unwrap(), ACL_SUCCESS);
+                ok!(aclrtUnSubscribeReport(tid, s));
+                destroy_event(e);
+                destroy_stream(s);
+                teardown_device0();
+                let audit = aclrt_sim::audit();
+                assert!(audit.leaks.is_empty(), "{:?}", audit.leaks);
+                assert!(
+                    audit
+                        .violations
+                        .iter()
+                        .all(|v| v.kind == ViolationKind::SelfServedWait),
+                    "{:?}",
+                    audit.violations
+                );
+            },
+        );
+    }
+}
+
+#[test]
+fn strict_self_serve_a_host_function_on_the_subscribed_default_stream_is_named() {
+    let _sim = aclrt_sim::exclusive();
+    in_every_profile_with(
+        |c| c.strictness = Strictness::Refuse,
+        |_, _| {
+            init_device0();
+            let tid = aclrt_sim::thread_report_id();
+            ok!(aclrtSubscribeReport(tid, null_mut()));
+            let ran = AtomicUsize::new(0);
+            // A host function on the subscribed default stream becomes a
+            // blocking callback for this thread.
+            ok!(aclrtLaunchHostFunc(null_mut(), Some(count_call), counter(&ran)));
+            assert_eq!(
+                acl!(aclrtSynchronizeStream(null_mut())),
+                ACL_ERROR_RT_PARAM_INVALID
+            );
+            let v = last_violation();
+            assert_eq!(v.kind, ViolationKind::SelfServedWait);
+            assert!(v.message.contains("aclrtLaunchHostFunc"), "{}", v.message);
+            ok!(aclrtProcessReport(5000));
+            ok!(aclrtSynchronizeStream(null_mut()));
+            assert_eq!(ran.load(Ordering::SeqCst), 1);
+            ok!(aclrtUnSubscribeReport(tid, null_mut()));
+            teardown_device0();
+            assert_eq!(violation_kinds(), vec![ViolationKind::SelfServedWait]);
+        },
+    );
+}

@@ -248,8 +248,13 @@ pub(crate) enum Op {
     Memset { dst: Span, value: u8 },
     /// `aclrtLaunchHostFunc`: runs on the worker.
     HostFunc(HostCall),
-    /// `aclrtLaunchCallback`: handed to the subscribed thread.
-    Callback { call: HostCall, block: bool },
+    /// `aclrtLaunchCallback` (or `aclrtLaunchHostFunc` on a subscribed
+    /// default stream, `via` names which): handed to the subscribed thread.
+    Callback {
+        call: HostCall,
+        block: bool,
+        via: &'static str,
+    },
     /// `aclrtRecordEvent`: stamps the event (generation `generation`).
     Record {
         ev: Arc<EventShared>,
@@ -304,7 +309,7 @@ impl Op {
     fn origin(&self) -> &'static str {
         match self {
             Op::HostFunc(_) => "aclrtLaunchHostFunc",
-            Op::Callback { .. } => "aclrtLaunchCallback",
+            Op::Callback { via, .. } => via,
             _ => "stream worker",
         }
     }
@@ -535,6 +540,11 @@ impl StreamShared {
                  host memory; the call would wait for itself",
             ));
         }
+        if borrows {
+            // The call returns after the copy: a wait for the stream, refused
+            // (under that setting) before anything is queued.
+            self.check_self_served(Some(self.submitted() + 1))?;
+        }
         let done = borrows.then(Done::new);
         let mut task = Task {
             seq: 0,
@@ -580,7 +590,7 @@ impl StreamShared {
             }
         }
         if let Some(d) = done {
-            d.wait();
+            d.wait_checking(UNSERVED_CHECK_EVERY, || self.warn_if_unserved());
             if self.is_dropped(seq) {
                 return Err(self.abort_error("the task was dropped before it ran"));
             }
@@ -799,40 +809,102 @@ impl StreamShared {
     /// (never past `deadline`) and parks on `done_cv` only after that: see
     /// [`SYNC_SPIN_FOR`]. Pool workers (a wait task for another stream) park
     /// at once, leaving the core to the workers they wait for.
-    /// The thread this stream is subscribed to and the time its oldest
-    /// blocking callback still waiting for that thread was queued (`None`:
-    /// no such callback).
-    pub(crate) fn unserved_callback(&self) -> Option<(u64, Instant)> {
+    /// The thread this stream is subscribed to, the time its oldest
+    /// blocking callback still waiting for that thread was queued and the C
+    /// function that queued it (`None`: no such callback).
+    pub(crate) fn unserved_callback(&self) -> Option<(u64, Instant, &'static str)> {
         let (tid, queue) = {
             let sub = lock(&self.subscriber);
             let (tid, q) = sub.as_ref()?;
             (*tid, q.clone())
         };
-        queue.blocking_since(self.id).map(|t| (tid, t))
+        queue
+            .blocking_since(self.id)
+            .map(|(t, via)| (tid, t, via))
     }
 
-    /// Called while a synchronisation without deadline waits for this
-    /// stream: says once (on stderr) that the stream is blocked on a
-    /// callback nobody has served for [`UNSERVED_WARN_AFTER`], so that a
-    /// hanging program or test shows its reason (the audit lists it too).
-    fn warn_if_unserved(&self) {
+    /// Called while a synchronisation (any wait for this stream: with or
+    /// without a deadline, a copy of pageable memory, an abort) waits: says
+    /// once (on stderr) that the stream is blocked on a callback nobody has
+    /// served for [`UNSERVED_WARN_AFTER`], so that a hanging program or test
+    /// shows its reason (the audit lists it too).
+    pub(crate) fn warn_if_unserved(&self) {
         if self.warned_unserved.load(Ordering::Relaxed) {
             return;
         }
-        let Some((tid, since)) = self.unserved_callback() else {
+        let Some((tid, since, via)) = self.unserved_callback() else {
             return;
         };
         if since.elapsed() >= UNSERVED_WARN_AFTER
             && !self.warned_unserved.swap(true, Ordering::Relaxed)
         {
             eprintln!(
-                "aclrt-sim: stream {:#x} is blocked on an unserved callback: a blocking \
-                 aclrtLaunchCallback has waited {:.1} s for thread {tid:#x} (aclrtSubscribeReport) \
-                 and no aclrtProcessReport of that thread has taken it; synchronising the stream \
+                "aclrt-sim: stream {:#x} is blocked on an unserved callback: a blocking callback \
+                 queued by {via}{} has waited {:.1} s for thread {tid:#x} (aclrtSubscribeReport) \
+                 and no aclrtProcessReport of that thread has taken it; waiting for the stream \
                  waits until one does (aclrt_sim::audit().unserved_callbacks lists it)",
                 self.handle,
+                if via == "aclrtLaunchHostFunc" {
+                    " (a host function on a subscribed default stream becomes one)"
+                } else {
+                    ""
+                },
                 since.elapsed().as_secs_f64()
             );
+        }
+    }
+
+    /// The wait of the calling thread for task `upto` of this stream (for
+    /// the running task only: `None`) if it can never end: the stream is
+    /// subscribed to the calling thread (`aclrtSubscribeReport`), and a
+    /// blocking callback of it due before `upto` waits for that thread's
+    /// `aclrtProcessReport` (or is queued and will), which the thread
+    /// cannot call while it waits (rule STRICT-SELF-SERVE; the hardware
+    /// hangs the same way).
+    pub(crate) fn self_served_wait(&self, upto: Option<u64>) -> Option<Error> {
+        let tid = lock(&self.subscriber).as_ref()?.0;
+        if tid != prim::os_thread_id() || upto.is_some_and(|u| self.reached(u)) {
+            return None;
+        }
+        let via = match (self.unserved_callback(), upto) {
+            (Some((_, _, via)), _) => via,
+            (None, None) => return None,
+            (None, Some(upto)) => self.queue().tasks.iter().find_map(|t| match t.op {
+                Op::Callback {
+                    block: true, via, ..
+                } if t.seq <= upto => Some(via),
+                _ => None,
+            })?,
+        };
+        Some(
+            Error::violation(
+                ViolationKind::SelfServedWait,
+                ffi::ACL_ERROR_RT_PARAM_INVALID,
+                format!(
+                    "stream {:#x} waits for a blocking callback (queued by {via}) that only this \
+                     thread can run, with aclrtProcessReport, as the stream is subscribed to it \
+                     (aclrtSubscribeReport); this wait would never end (run aclrtProcessReport \
+                     first, or serve the stream from another thread)",
+                    self.handle
+                ),
+            )
+            .on(self.handle),
+        )
+    }
+
+    /// [`self_served_wait`](Self::self_served_wait) as a strict rule of
+    /// the C function being called: refused with
+    /// [`Strictness::Refuse`](crate::model::Strictness::Refuse); reported at
+    /// once otherwise, and the wait goes on (as the hardware's does). Call
+    /// without the runtime's lock.
+    pub(crate) fn check_self_served(&self, upto: Option<u64>) -> Res<()> {
+        match self.self_served_wait(upto) {
+            None => Ok(()),
+            Some(err) => diag::strict_rule(
+                crate::rt::rt().cfg.strictness,
+                diag::current_api().unwrap_or("a synchronisation"),
+                err,
+            ),
         }
     }
 
@@ -867,11 +939,16 @@ impl StreamShared {
                     if now >= d {
                         return false;
                     }
-                    q = self
+                    let (g, timeout) = self
                         .done_cv
-                        .wait_timeout(q, d - now)
-                        .unwrap_or_else(PoisonError::into_inner)
-                        .0;
+                        .wait_timeout(q, (d - now).min(UNSERVED_CHECK_EVERY))
+                        .unwrap_or_else(PoisonError::into_inner);
+                    q = g;
+                    if timeout.timed_out() {
+                        drop(q);
+                        self.warn_if_unserved();
+                        q = self.queue();
+                    }
                 }
             }
         }
@@ -1199,9 +1276,9 @@ impl StreamShared {
                     Ok(r) => Ok(r),
                 };
             }
-            Op::Callback { call, block } => {
+            Op::Callback { call, block, via } => {
                 let _blocking = Blocking::enter();
-                reports::dispatch(&self.subscriber, self.id, self.generation, call, block);
+                reports::dispatch(&self.subscriber, self.id, self.generation, call, block, via);
             }
             Op::Record { ev, generation } => ev.stamp(generation, Instant::now()),
             Op::ResetEvent { ev, generation } => ev.shared().clear_record(generation),

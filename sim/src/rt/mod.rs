@@ -842,7 +842,7 @@ pub(crate) fn audit() -> Audit {
     let unserved_callbacks = subscribed
         .into_iter()
         .filter_map(|(stream, device, sh)| {
-            let (thread, since) = sh.unserved_callback()?;
+            let (thread, since, _) = sh.unserved_callback()?;
             Some(crate::model::UnservedCallback {
                 stream,
                 device,

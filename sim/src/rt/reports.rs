@@ -21,6 +21,9 @@ pub(crate) struct Report {
     pub generation: u64,
     /// When it was queued.
     pub queued_at: Instant,
+    /// The C function that queued it: `aclrtLaunchCallback`, or
+    /// `aclrtLaunchHostFunc` on a subscribed default stream.
+    pub via: &'static str,
     /// Declared last: signalled after the call has run (or the report was
     /// dropped unrun at teardown), releasing a `ACL_CALLBACK_BLOCK` stream.
     pub done: Option<DoneGuard>,
@@ -91,13 +94,13 @@ impl ReportQueue {
 
     /// When the oldest blocking report of stream `id` still queued (not
     /// taken by a reporting thread) was queued.
-    pub(crate) fn blocking_since(&self, id: u64) -> Option<Instant> {
+    pub(crate) fn blocking_since(&self, id: u64) -> Option<(Instant, &'static str)> {
         lock(&self.q)
             .0
             .iter()
             .filter(|r| r.stream == id && r.done.is_some())
-            .map(|r| r.queued_at)
-            .min()
+            .map(|r| (r.queued_at, r.via))
+            .min_by_key(|(t, _)| *t)
     }
 
     /// Whether the queue was closed (its thread unsubscribed).
@@ -165,6 +168,7 @@ pub(crate) fn dispatch(
     generation: u64,
     call: HostCall,
     block: bool,
+    via: &'static str,
 ) {
     let done = block.then(Done::new);
     let report = Report {
@@ -172,6 +176,7 @@ pub(crate) fn dispatch(
         stream,
         generation,
         queued_at: Instant::now(),
+        via,
         done: done.clone().map(DoneGuard::new),
     };
     let unqueued = {
@@ -191,7 +196,7 @@ pub(crate) fn dispatch(
                 done,
                 ..
             } = r;
-            run_callback(call, generation, "aclrtLaunchCallback");
+            run_callback(call, generation, via);
             drop(done);
         }
         None => {
