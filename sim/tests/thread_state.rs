@@ -707,3 +707,60 @@ fn strict_self_serve_a_host_function_on_the_subscribed_default_stream_is_named()
         },
     );
 }
+
+// ------------------------------------------------------------ host data
+
+#[test]
+fn kbin_data_the_device_alias_of_registered_memory_is_not_host_data() {
+    use std::alloc::{Layout, alloc_zeroed, dealloc};
+    let _sim = aclrt_sim::exclusive();
+    in_every_profile(|_, _| {
+        init_device0();
+        let img = aclrt_sim::binary_image(&["k"]);
+        let layout = Layout::from_size_align(8192, 4096).unwrap();
+        // SAFETY: a non-zero size.
+        let pages = unsafe { alloc_zeroed(layout) };
+        assert!(!pages.is_null());
+        // SAFETY: `img` fits the 8192 fresh bytes, nothing else uses them.
+        unsafe { std::ptr::copy_nonoverlapping(img.as_ptr(), pages, img.len()) };
+        let mut alias = null_mut();
+        ok!(aclrtHostRegister(
+            pages.cast(),
+            8192,
+            ACL_HOST_REGISTER_MAPPED,
+            &mut alias
+        ));
+        let mut bin: aclrtBinHandle = null_mut();
+        // The alias is device memory for device code only: refused, never
+        // read (it is no host address).
+        assert_eq!(
+            acl!(aclrtBinaryLoadFromData(alias, img.len(), null(), &mut bin)),
+            ACL_ERROR_RT_PARAM_INVALID
+        );
+        assert!(bin.is_null());
+        // Freed device memory likewise.
+        let dev = malloc(64);
+        free(dev);
+        assert_eq!(
+            acl!(aclrtBinaryLoadFromData(dev, 64, null(), &mut bin)),
+            ACL_ERROR_RT_PARAM_INVALID
+        );
+        // The host address itself is host data.
+        ok!(aclrtBinaryLoadFromData(
+            pages.cast(),
+            img.len(),
+            null(),
+            &mut bin
+        ));
+        ok!(aclrtBinaryUnLoad(bin));
+        ok!(aclrtHostUnregister(pages.cast()));
+        // SAFETY: allocated above with this layout, no longer registered.
+        unsafe { dealloc(pages, layout) };
+        teardown_device0();
+        let kinds = violation_kinds();
+        assert_eq!(
+            kinds,
+            vec![ViolationKind::KindMismatch, ViolationKind::UseAfterFree],
+        );
+    });
+}
