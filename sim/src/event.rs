@@ -222,6 +222,9 @@ pub(crate) fn record(h: usize, stream: usize) -> Res<()> {
     if let Some(latch) = sh.fail.get() {
         latch.check("no task may be submitted to any stream of the context")?;
     }
+    // Room in the stream's submission queue first, without the event's
+    // lock (the worker takes it to stamp a record).
+    sh.wait_for_room()?;
     let ticket = sh.ticket();
     let mut st = lock(&ev.st);
     let generation = st.generation + 1;

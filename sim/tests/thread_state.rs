@@ -764,3 +764,104 @@ fn kbin_data_the_device_alias_of_registered_memory_is_not_host_data() {
         );
     });
 }
+
+// ------------------------------------------------------------ task queue
+
+unsafe extern "C" fn wait_flag(arg: *mut c_void) {
+    // SAFETY: the tests pass an `AtomicBool` that outlives the stream's work.
+    let flag = unsafe { &*arg.cast::<AtomicBool>() };
+    while !flag.load(Ordering::SeqCst) {
+        std::thread::sleep(Duration::from_millis(1));
+    }
+}
+
+#[test]
+fn stream_sq_a_submission_to_a_full_stream_waits_for_room() {
+    let _sim = aclrt_sim::exclusive();
+    in_every_profile(|_, _| {
+        init_device0();
+        let s = create_stream();
+        let p = malloc(64);
+        let gate: &'static AtomicBool = Box::leak(Box::new(AtomicBool::new(false)));
+        let gate_arg = (gate as *const AtomicBool).cast_mut().cast();
+        ok!(aclrtLaunchHostFunc(s, Some(wait_flag), gate_arg));
+        // 2047 tasks not yet executed fit (the host function and 2046 more).
+        for _ in 0..2046 {
+            ok!(aclrtMemsetAsync(p, 64, 1, 64, s));
+        }
+        let (s_addr, p_addr) = (s as usize, p as usize);
+        let returned: &'static AtomicBool = Box::leak(Box::new(AtomicBool::new(false)));
+        let submitter = std::thread::spawn(move || {
+            ok!(aclrtSetDevice(0));
+            let code = acl!(aclrtMemsetAsync(
+                p_addr as *mut c_void,
+                64,
+                2,
+                64,
+                s_addr as aclrtStream
+            ));
+            returned.store(true, Ordering::SeqCst);
+            ok!(aclrtResetDevice(0));
+            code
+        });
+        std::thread::sleep(Duration::from_millis(100));
+        assert!(
+            !returned.load(Ordering::SeqCst),
+            "a submission to a full stream returned before the stream had room"
+        );
+        gate.store(true, Ordering::SeqCst);
+        assert_eq!(submitter.join().unwrap(), ACL_SUCCESS);
+        ok!(aclrtSynchronizeStream(s));
+        assert_eq!(read_device(p, 64), vec![2; 64]);
+        // A host function of a full stream submitting to it would wait for
+        // itself: refused.
+        gate.store(false, Ordering::SeqCst);
+        unsafe extern "C" fn submit_to_own(arg: *mut c_void) {
+            // SAFETY: the test passes a `[usize; 5]` (context, stream,
+            // memory, gate, code slot) that outlives the stream's work.
+            let a = unsafe { &*arg.cast::<[usize; 5]>() };
+            // SAFETY: as above.
+            let gate = unsafe { &*(a[3] as *const AtomicBool) };
+            while !gate.load(Ordering::SeqCst) {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            ok!(aclrtSetCurrentContext(a[0] as aclrtContext));
+            let code = acl!(aclrtMemsetAsync(
+                a[2] as *mut c_void,
+                64,
+                3,
+                64,
+                a[1] as aclrtStream
+            ));
+            // SAFETY: as above.
+            let slot = unsafe { &*(a[4] as *const AtomicUsize) };
+            slot.store(code as usize, Ordering::SeqCst);
+        }
+        let code_slot: &'static AtomicUsize = Box::leak(Box::new(AtomicUsize::new(usize::MAX)));
+        let args: &'static [usize; 5] = Box::leak(Box::new([
+            current_context() as usize,
+            s as usize,
+            p as usize,
+            gate as *const AtomicBool as usize,
+            code_slot as *const AtomicUsize as usize,
+        ]));
+        ok!(aclrtLaunchHostFunc(
+            s,
+            Some(submit_to_own),
+            (args as *const [usize; 5]).cast_mut().cast()
+        ));
+        for _ in 0..2046 {
+            ok!(aclrtMemsetAsync(p, 64, 1, 64, s));
+        }
+        gate.store(true, Ordering::SeqCst);
+        ok!(aclrtSynchronizeStream(s));
+        assert_eq!(
+            code_slot.load(Ordering::SeqCst),
+            ACL_ERROR_RT_PARAM_INVALID as usize
+        );
+        free(p);
+        destroy_stream(s);
+        teardown_device0();
+        assert_clean();
+    });
+}

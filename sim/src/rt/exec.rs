@@ -345,6 +345,12 @@ struct Queue {
     aborting: bool,
 }
 
+/// How many tasks a stream holds not yet executed: its submission queue is
+/// a ring of 2048 entries on both chips (CFG `rtsqDepth` of `910_B_93` and
+/// `dc`), one of which stays empty. A submission to a full stream waits
+/// until a task has executed (RT `StarsEngine::AddTaskToStream`).
+pub(crate) const SQ_ROOM: u64 = 2047;
+
 /// How long a synchronisation waits between checks for an unserved callback.
 const UNSERVED_CHECK_EVERY: Duration = Duration::from_secs(1);
 /// How long a blocking callback may wait for its thread before a waiting
@@ -533,6 +539,10 @@ impl StreamShared {
         if let Some(latch) = self.fail.get() {
             latch.check("no task may be submitted to any stream of the context")?;
         }
+        if !matches!(op, Op::Record { .. }) {
+            // A record waits before it takes its event's lock.
+            self.wait_for_room()?;
+        }
         let borrows = op.borrows_app();
         if borrows && sync::on_worker_of(self.id) {
             return Err(diag::rt_param(
@@ -596,6 +606,37 @@ impl StreamShared {
             }
         }
         Ok(seq)
+    }
+
+    /// Waits while the stream holds [`SQ_ROOM`] tasks not yet executed, as
+    /// the runtime's submission waits for room in the stream's submission
+    /// queue (RT `StarsEngine::AddTaskToStream`: it retries until the
+    /// device has executed a task, with no time limit). A wait that can
+    /// never end is refused (a host function or callback of this stream
+    /// submitting to it: 107000, as every wait for itself) or reported
+    /// (STRICT-SELF-SERVE).
+    pub(crate) fn wait_for_room(&self) -> Res<()> {
+        loop {
+            let submitted = self.submitted();
+            if submitted < SQ_ROOM {
+                return Ok(());
+            }
+            // The task whose execution leaves room for one more.
+            let frees = submitted + 1 - SQ_ROOM;
+            if self.reached(frees) {
+                return Ok(());
+            }
+            if sync::on_worker_of(self.id) {
+                return Err(diag::rt_param(format!(
+                    "called from a callback running on stream {:#x}, whose submission queue is \
+                     full ({SQ_ROOM} tasks not yet executed); the submission would wait for \
+                     itself",
+                    self.handle
+                )));
+            }
+            self.check_self_served(Some(frees))?;
+            self.wait_seq(frees, None);
+        }
     }
 
     /// 107023 for this stream.
