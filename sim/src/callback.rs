@@ -262,19 +262,27 @@ pub(crate) fn process(timeout: i32) -> Res<()> {
     };
     let deadline = (timeout > 0).then(|| Instant::now() + Duration::from_millis(timeout as u64));
     match queue.pop(deadline) {
-        Some(r) => {
-            let Report {
-                call,
-                stream,
-                generation,
-                done,
-                ..
-            } = r;
-            let blocking = done.is_some().then_some(stream);
-            crate::sync::blocking_for(blocking, || {
-                run_callback(call, generation, "aclrtProcessReport")
-            });
-            drop(done);
+        Some(first) => {
+            // I `ProcessReport`: one wake-up of the thread's report queue
+            // (the driver's `CqReportIrqWait`) runs every report queued by
+            // then, in order (row CB-REPORT-ALL); later ones wait for the
+            // next call.
+            let mut all = vec![first];
+            all.extend(queue.take_of(None));
+            for r in all {
+                let Report {
+                    call,
+                    stream,
+                    generation,
+                    done,
+                    ..
+                } = r;
+                let blocking = done.is_some().then_some(stream);
+                crate::sync::blocking_for(blocking, || {
+                    run_callback(call, generation, "aclrtProcessReport")
+                });
+                drop(done);
+            }
             Ok(())
         }
         None if queue.is_closed() => Err(Error::new(

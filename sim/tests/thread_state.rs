@@ -865,3 +865,35 @@ fn stream_sq_a_submission_to_a_full_stream_waits_for_room() {
         assert_clean();
     });
 }
+
+// ------------------------------------------------------------ report thread
+
+#[test]
+fn cb_report_all_one_process_report_runs_every_report_queued_by_then() {
+    let _sim = aclrt_sim::exclusive();
+    in_every_profile(|_, _| {
+        init_device0();
+        let s = create_stream();
+        let tid = aclrt_sim::thread_report_id();
+        ok!(aclrtSubscribeReport(tid, s));
+        let ran = AtomicUsize::new(0);
+        for _ in 0..3 {
+            ok!(aclrtLaunchCallback(
+                Some(count_call),
+                counter(&ran),
+                ACL_CALLBACK_NO_BLOCK,
+                s
+            ));
+        }
+        // Non-blocking: the stream does not wait for them.
+        ok!(aclrtSynchronizeStream(s));
+        ok!(aclrtProcessReport(1000));
+        assert_eq!(ran.load(Ordering::SeqCst), 3);
+        // Nothing left: the next call waits its timeout out.
+        assert_eq!(acl!(aclrtProcessReport(20)), ACL_ERROR_RT_REPORT_TIMEOUT);
+        ok!(aclrtUnSubscribeReport(tid, s));
+        destroy_stream(s);
+        teardown_device0();
+        assert_clean();
+    });
+}
