@@ -153,3 +153,46 @@ fn the_safe_layer_works_after_another_devices_last_reset() -> Result<()> {
         Ok(())
     })
 }
+
+fn scope_wait_after_destroy<M: RunMode>(rt: aclrt::Runtime<'_, M>) -> Result<()> {
+    let device = rt.device(0)?;
+    make_guard!(g);
+    let dflt = device.default_context(g);
+    let ds = dflt.default_stream()?;
+    let src = dflt.alloc_host_from(&pattern_u32(64, 4))?;
+    let mut d = dflt.alloc::<u32>(64)?;
+    let mut out = dflt.alloc_host_zeroed::<u32>(64)?;
+    let got = dflt.scope(|s| {
+        make_guard!(l);
+        let lane = s.lane(&ds, l);
+        let x = lane.copy(&src, &mut d)?;
+        let y = lane.copy(&x, &mut out)?;
+        {
+            make_guard!(g2);
+            let other = device.create_context(g2)?;
+            other.destroy()?;
+        }
+        // Nothing is bound: the wait (on the default stream, which the
+        // crate did not make) needs a context all the same.
+        assert_eq!(raw_binding(), UNBOUND);
+        y.wait().map(|o| o.to_vec())
+    })?;
+    assert_eq!(got, pattern_u32(64, 4));
+    drop((src, d, out));
+    Ok(())
+}
+
+#[test]
+fn a_scope_waits_on_a_default_stream_after_the_current_context_is_destroyed() -> Result<()> {
+    both(|config| {
+        let _sim = take(config);
+        let acl = Acl::init()?;
+        match acl.detect() {
+            aclrt::Detected::Host(rt) => scope_wait_after_destroy(rt)?,
+            aclrt::Detected::Device(rt) => scope_wait_after_destroy(rt)?,
+        }
+        acl.finalize()?;
+        assert_clean();
+        Ok(())
+    })
+}

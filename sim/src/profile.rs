@@ -44,6 +44,13 @@ impl Soc {
         self == Soc::Ascend910B
     }
 
+    /// Whether the driver maps host memory for the device
+    /// (`RT_FEATURE_MEM_HOST_REGISTER` in the chip's feature list: the
+    /// 910B, not the 310P).
+    pub(crate) fn host_register(self) -> bool {
+        self == Soc::Ascend910B
+    }
+
     /// Whether the device memory is HBM (910B) rather than DDR (310P).
     pub fn has_hbm(self) -> bool {
         self == Soc::Ascend910B

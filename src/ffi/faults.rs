@@ -128,6 +128,13 @@ pub(crate) fn stream_made(stream: Raw, ctx: Raw) {
     streams(|s| s.push(entry));
 }
 
+/// The context of `stream`, if the crate made it.
+pub(crate) fn context_of(stream: Raw) -> Option<Raw> {
+    let key = stream.as_ptr() as usize;
+    let ctx = streams(|s| s.iter().find(|e| e.0 == key).map(|e| e.1))?;
+    Raw::new(ctx as *mut core::ffi::c_void)
+}
+
 /// `stream` is about to be destroyed: it leaves the registry once no
 /// context synchronisation is synchronising it (which waits only for the
 /// stream's own work, as its destruction does).

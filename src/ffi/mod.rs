@@ -761,6 +761,29 @@ pub(crate) fn destroy_stream(stream: Raw, owner: Raw) -> Result<()> {
     Ok(())
 }
 
+/// `call` (a synchronisation or query of `stream`), made again once with
+/// a context current if it found none (107002). The runtime needs *a*
+/// current context for these (any one: it switches to the stream's for the
+/// wait), and the thread has none after its current context was destroyed
+/// or a device's last reset dropped its binding; then the stream's context
+/// (if the crate made the stream), else a live context of the book, is
+/// made current. A thread with a context keeps it, as before.
+fn with_some_context(stream: Raw, mut call: impl FnMut() -> sys::aclError) -> sys::aclError {
+    let code = call();
+    if code != sys::ACL_ERROR_RT_CONTEXT_NULL || !matches!(current_context(), Ok(None)) {
+        return code;
+    }
+    let Some(ctx) = faults::context_of(stream).or_else(live::any_context) else {
+        return code;
+    };
+    if force_current(ctx).is_err() {
+        return code;
+    }
+    // The first call's message is not this call's.
+    let _ = recent_error_message();
+    call()
+}
+
 /// `aclrtSynchronizeStream(stream)`; a failure it reports is entered
 /// in [`faults`], and the call is watched while it runs
 /// ([`faults::begin`]).
@@ -768,8 +791,10 @@ pub(crate) fn destroy_stream(stream: Raw, owner: Raw) -> Result<()> {
 pub(crate) fn synchronize_stream(stream: Raw) -> Result<()> {
     refuse_in_callback("aclrtSynchronizeStream")?;
     let watch = faults::begin(faults::key(stream));
-    // SAFETY: `stream` is live (module invariant).
-    let code = unsafe { sys::aclrtSynchronizeStream(stream.as_ptr()) };
+    let code = with_some_context(stream, || {
+        // SAFETY: `stream` is live (module invariant).
+        unsafe { sys::aclrtSynchronizeStream(stream.as_ptr()) }
+    });
     if code == sys::ACL_SUCCESS {
         faults::end(watch);
         return Ok(());
@@ -781,8 +806,11 @@ pub(crate) fn synchronize_stream(stream: Raw) -> Result<()> {
 pub(crate) fn synchronize_stream_timeout(stream: Raw, ms: i32) -> Result<()> {
     refuse_in_callback("aclrtSynchronizeStreamWithTimeout")?;
     let watch = faults::begin(faults::key(stream));
-    // SAFETY: `stream` is live (module invariant); `ms` is a plain integer.
-    let code = unsafe { sys::aclrtSynchronizeStreamWithTimeout(stream.as_ptr(), ms) };
+    let code = with_some_context(stream, || {
+        // SAFETY: `stream` is live (module invariant); `ms` is a plain
+        // integer.
+        unsafe { sys::aclrtSynchronizeStreamWithTimeout(stream.as_ptr(), ms) }
+    });
     if code == sys::ACL_SUCCESS {
         faults::end(watch);
         return Ok(());
@@ -832,8 +860,11 @@ pub(crate) fn abort_stream(ctx: Raw, stream: Raw) -> Result<()> {
 /// `aclrtStreamQuery`: `true` when every queued task has finished.
 pub(crate) fn stream_is_complete(stream: Raw) -> Result<bool> {
     let mut status: sys::aclrtStreamStatus = sys::ACL_STREAM_STATUS_RESERVED;
-    // SAFETY: `stream` is live; `status` is a valid, writable slot.
-    let code = unsafe { sys::aclrtStreamQuery(stream.as_ptr(), &mut status) };
+    let code = with_some_context(stream, || {
+        // SAFETY: `stream` is live; `status` is a valid, writable slot for
+        // the whole call.
+        unsafe { sys::aclrtStreamQuery(stream.as_ptr(), &mut status) }
+    });
     if let Err(e) = check(code, "aclrtStreamQuery") {
         // A failure of queued work a query reports is one too.
         faults::enter(faults::key(stream), &e);
