@@ -582,7 +582,11 @@ pub(crate) fn take_recent_message() -> *const c_char {
             .try_with(|e| e.borrow_mut().take())
             .unwrap_or_else(|_| with_orphan(|o| o.message.take()));
         let kept = RETURNED
-            .try_with(|r| r.borrow().as_ref().map(|c| c.to_string_lossy().into_owned()))
+            .try_with(|r| {
+                r.borrow()
+                    .as_ref()
+                    .map(|c| c.to_string_lossy().into_owned())
+            })
             .unwrap_or_else(|_| {
                 with_orphan(|o| {
                     o.returned

@@ -11,10 +11,7 @@ use aclrt_sim::{Soc, Strictness};
 
 /// `f` on both chips, in both run modes, each time on a fresh simulator
 /// configured by `extra` too. The caller holds [`aclrt_sim::exclusive`].
-fn in_every_profile_with(
-    extra: impl Fn(&mut SimConfig),
-    mut f: impl FnMut(Soc, RunMode),
-) {
+fn in_every_profile_with(extra: impl Fn(&mut SimConfig), mut f: impl FnMut(Soc, RunMode)) {
     for soc in [Soc::Ascend910B, Soc::Ascend310P] {
         for mode in [RunMode::Host, RunMode::Device] {
             aclrt_sim::reset();
@@ -111,8 +108,16 @@ fn assert_bound(expect: Expect, names: &Names, row: &str) {
                 ACL_ERROR_RT_CONTEXT_NULL,
                 "{row}: a current context is left"
             );
-            assert_eq!(acl!(aclrtGetDevice(&mut d)), ACL_ERROR_RT_CONTEXT_NULL, "{row}");
-            assert_eq!(acl!(aclrtCreateStream(&mut s)), ACL_ERROR_RT_CONTEXT_NULL, "{row}");
+            assert_eq!(
+                acl!(aclrtGetDevice(&mut d)),
+                ACL_ERROR_RT_CONTEXT_NULL,
+                "{row}"
+            );
+            assert_eq!(
+                acl!(aclrtCreateStream(&mut s)),
+                ACL_ERROR_RT_CONTEXT_NULL,
+                "{row}"
+            );
         }
         Some((ctx, dev)) => {
             ok!(aclrtGetCurrentContext(&mut c));
@@ -133,14 +138,26 @@ fn thread_every_transition_of_the_binding_is_the_runtimes() {
     // (row id, calls, binding after them)
     let table: &[(&str, &[Step], Expect)] = &[
         ("THREAD-SET-DEVICE", &[SetDevice(0)], Some((D(0), 0))),
-        ("THREAD-SET-DEVICE", &[SetDevice(0), SetDevice(1)], Some((D(1), 1))),
+        (
+            "THREAD-SET-DEVICE",
+            &[SetDevice(0), SetDevice(1)],
+            Some((D(1), 1)),
+        ),
         (
             "THREAD-SET-DEVICE",
             &[SetDevice(0), Create(X, 1), SetDevice(0)],
             Some((D(0), 0)),
         ),
-        ("THREAD-CREATE", &[SetDevice(0), Create(X, 0)], Some((E(X), 0))),
-        ("THREAD-CREATE", &[SetDevice(0), Create(Y, 1)], Some((E(Y), 1))),
+        (
+            "THREAD-CREATE",
+            &[SetDevice(0), Create(X, 0)],
+            Some((E(X), 0)),
+        ),
+        (
+            "THREAD-CREATE",
+            &[SetDevice(0), Create(Y, 1)],
+            Some((E(Y), 1)),
+        ),
         ("THREAD-CREATE", &[Create(X, 1)], Some((E(X), 1))),
         (
             "THREAD-SET-CURRENT",
@@ -152,7 +169,11 @@ fn thread_every_transition_of_the_binding_is_the_runtimes() {
             &[SetDevice(0), SetDevice(1), SetCurrent(D(0))],
             Some((D(0), 0)),
         ),
-        ("THREAD-DESTROY", &[SetDevice(0), Create(X, 0), Destroy(E(X))], None),
+        (
+            "THREAD-DESTROY",
+            &[SetDevice(0), Create(X, 0), Destroy(E(X))],
+            None,
+        ),
         ("THREAD-DESTROY", &[Create(X, 1), Destroy(E(X))], None),
         (
             "THREAD-DESTROY",
@@ -192,23 +213,40 @@ fn thread_every_transition_of_the_binding_is_the_runtimes() {
         ),
         (
             "THREAD-RESET",
-            &[SetDevice(0), SetDevice(1), SetCurrent(D(0)), Reset(1, ACL_SUCCESS)],
+            &[
+                SetDevice(0),
+                SetDevice(1),
+                SetCurrent(D(0)),
+                Reset(1, ACL_SUCCESS),
+            ],
             Some((D(0), 0)),
         ),
-        ("THREAD-RESET", &[SetDevice(0), Reset(1, RELEASE)], Some((D(0), 0))),
+        (
+            "THREAD-RESET",
+            &[SetDevice(0), Reset(1, RELEASE)],
+            Some((D(0), 0)),
+        ),
         (
             "THREAD-RESET-FORCE",
             &[SetDevice(0), SetDevice(0), ResetForce(0)],
             None,
         ),
-        ("THREAD-RESET-FORCE", &[SetDevice(0), SetDevice(1), ResetForce(0)], None),
+        (
+            "THREAD-RESET-FORCE",
+            &[SetDevice(0), SetDevice(1), ResetForce(0)],
+            None,
+        ),
         (
             "THREAD-RESET-FORCE",
             &[SetDevice(1), Create(Y, 0), ResetForce(1)],
             Some((E(Y), 0)),
         ),
         ("THREAD-FINALIZE", &[SetDevice(0), Finalize], None),
-        ("THREAD-FINALIZE", &[SetDevice(0), Create(X, 1), Finalize], None),
+        (
+            "THREAD-FINALIZE",
+            &[SetDevice(0), Create(X, 1), Finalize],
+            None,
+        ),
     ];
     let _sim = aclrt_sim::exclusive();
     let mut checked = 0;
@@ -225,7 +263,11 @@ fn thread_every_transition_of_the_binding_is_the_runtimes() {
                 explicit: [null_mut(); 2],
             };
             run_row(steps, &mut names);
-            assert_bound(*expect, &names, &format!("{row} {steps:?} ({soc:?}, {mode:?})"));
+            assert_bound(
+                *expect,
+                &names,
+                &format!("{row} {steps:?} ({soc:?}, {mode:?})"),
+            );
             checked += 1;
         }
     });
@@ -501,10 +543,7 @@ fn init_order_2_a_repeated_init_is_counted_before_the_path_is_read() {
     in_every_profile(|_, _| {
         init();
         let missing = c"/nonexistent/aclrt-sim/acl.json";
-        assert_eq!(
-            acl!(aclInit(missing.as_ptr())),
-            ACL_ERROR_REPEAT_INITIALIZE
-        );
+        assert_eq!(acl!(aclInit(missing.as_ptr())), ACL_ERROR_REPEAT_INITIALIZE);
         // Not initialised: the path is read, and cannot be.
         finalize();
         assert_eq!(acl!(aclInit(missing.as_ptr())), ACL_ERROR_INVALID_FILE);
@@ -522,10 +561,7 @@ fn misc_1_the_recent_message_is_kept_and_a_new_one_goes_in_front() {
         let first = recent_err_msg().expect("a message");
         assert_eq!(recent_err_msg().as_deref(), Some(first.as_str()));
         let mut p: *mut c_void = null_mut();
-        assert_eq!(
-            acl!(aclrtMallocHost(&mut p, 0)),
-            ACL_ERROR_INVALID_PARAM
-        );
+        assert_eq!(acl!(aclrtMallocHost(&mut p, 0)), ACL_ERROR_INVALID_PARAM);
         let both = recent_err_msg().expect("a message");
         assert!(both.ends_with(&format!("\n{first}")), "{both:?}");
         assert_ne!(both, format!("\n{first}"));
@@ -544,6 +580,9 @@ unsafe extern "C" fn count_call(user: *mut c_void) {
 fn counter(c: &AtomicUsize) -> *mut c_void {
     (c as *const AtomicUsize).cast_mut().cast()
 }
+
+/// A wait of a test, as a call returning its code.
+type Wait = Box<dyn Fn() -> aclError>;
 
 /// The last violation recorded.
 fn last_violation() -> Violation {
@@ -576,7 +615,7 @@ fn strict_self_serve_a_wait_only_the_waiting_thread_could_end_is_reported_at_onc
                 ok!(aclrtRecordEvent(e, s));
                 // Every wait for the stream: refused, or reported at once
                 // and then waiting as the hardware does (a timeout ends it).
-                let waits: Vec<(&str, Box<dyn Fn() -> aclError>)> = vec![
+                let waits: Vec<(&str, Wait)> = vec![
                     (
                         "aclrtSynchronizeStreamWithTimeout",
                         Box::new(move || acl!(aclrtSynchronizeStreamWithTimeout(s, 50))),
@@ -590,7 +629,11 @@ fn strict_self_serve_a_wait_only_the_waiting_thread_could_end_is_reported_at_onc
                     let before = aclrt_sim::audit().violations.len();
                     let code = wait();
                     let v = last_violation();
-                    assert_eq!(aclrt_sim::audit().violations.len(), before + 1, "{function}");
+                    assert_eq!(
+                        aclrt_sim::audit().violations.len(),
+                        before + 1,
+                        "{function}"
+                    );
                     assert_eq!(v.kind, ViolationKind::SelfServedWait, "{function}");
                     assert_eq!(v.rule, "STRICT-SELF-SERVE");
                     assert_eq!(v.function, *function);
@@ -690,7 +733,11 @@ fn strict_self_serve_a_host_function_on_the_subscribed_default_stream_is_named()
             let ran = AtomicUsize::new(0);
             // A host function on the subscribed default stream becomes a
             // blocking callback for this thread.
-            ok!(aclrtLaunchHostFunc(null_mut(), Some(count_call), counter(&ran)));
+            ok!(aclrtLaunchHostFunc(
+                null_mut(),
+                Some(count_call),
+                counter(&ran)
+            ));
             assert_eq!(
                 acl!(aclrtSynchronizeStream(null_mut())),
                 ACL_ERROR_RT_PARAM_INVALID
@@ -919,7 +966,11 @@ fn reg_soc_host_memory_is_mapped_for_the_device_only_where_the_chip_can() {
             ACL_HOST_REGISTER_MAPPED,
             &mut alias
         ));
-        let mapped = acl!(aclrtHostRegisterV2(pages.cast(), 8192, ACL_HOST_REG_MAPPED as u32));
+        let mapped = acl!(aclrtHostRegisterV2(
+            pages.cast(),
+            8192,
+            ACL_HOST_REG_MAPPED as u32
+        ));
         if soc == Soc::Ascend910B {
             assert_eq!(v1, ACL_SUCCESS);
             // Registered already.
@@ -930,7 +981,11 @@ fn reg_soc_host_memory_is_mapped_for_the_device_only_where_the_chip_can() {
             assert_eq!(mapped, ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
         }
         // Pinning only is the runtime's own, on both chips.
-        ok!(aclrtHostRegisterV2(pages.cast(), 8192, ACL_HOST_REG_PINNED as u32));
+        ok!(aclrtHostRegisterV2(
+            pages.cast(),
+            8192,
+            ACL_HOST_REG_PINNED as u32
+        ));
         ok!(aclrtHostUnregister(pages.cast()));
         // SAFETY: allocated above with this layout, no longer registered.
         unsafe { dealloc(pages, layout) };

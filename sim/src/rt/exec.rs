@@ -859,9 +859,7 @@ impl StreamShared {
             let (tid, q) = sub.as_ref()?;
             (*tid, q.clone())
         };
-        queue
-            .blocking_since(self.id)
-            .map(|(t, via)| (tid, t, via))
+        queue.blocking_since(self.id).map(|(t, via)| (tid, t, via))
     }
 
     /// Called while a synchronisation (any wait for this stream: with or

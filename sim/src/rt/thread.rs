@@ -87,7 +87,6 @@ pub(crate) fn apply(t: Transition) {
 mod tests {
     use super::Binding::*;
     use super::Transition::*;
-    use super::*;
 
     /// Every transition from every kind of state, as the runtime makes it.
     #[test]
