@@ -342,11 +342,14 @@
 //!   is not corrected, so `DEFAULT` is 107000 there). Memset uses the low
 //!   byte of `value`.
 //! * **Devices and contexts**: `aclrtResetDevice` of a device that is not set
-//!   returns 507007 (like the force variant). A thread's current context is
-//!   the explicit one (`aclrtCreateContext`, `aclrtSetCurrentContext`) if
-//!   set, else the default context bound by its last `aclrtSetDevice`;
-//!   destroying the explicit one falls back to the bound one. A thread whose
-//!   current context was destroyed by another thread gets 107002. Resetting a
+//!   returns 507007 (like the force variant). A thread is bound either to a
+//!   context made current (`aclrtCreateContext`, `aclrtSetCurrentContext`)
+//!   or to the default context of its last `aclrtSetDevice`, never both:
+//!   each of these calls drops the other binding, so destroying the current
+//!   context leaves the thread with none (no fallback), and the last reset
+//!   of any device drops the calling thread's device binding (FIDELITY rows
+//!   THREAD-*). A thread whose current context was destroyed by another
+//!   thread gets 107002. Resetting a
 //!   device clears its outgoing peer access. Peer enable/disable are
 //!   idempotent. A context created on a device that was never set does not
 //!   set it.
