@@ -16,18 +16,17 @@ use crate::sync::{self};
 pub(crate) fn set_device(id: i32) -> Res<()> {
     let mut rt = rt();
     rt.check_device(id)?;
-    let ctx = match rt.device(id)?.default_ctx {
-        Some(c) => c,
-        None => {
-            let c = rt.new_context(id, true)?;
-            rt.device_mut(id)?.default_ctx = Some(c);
-            c
-        }
-    };
+    if rt.device(id)?.default_ctx.is_none() {
+        let c = rt.new_context(id, true)?;
+        rt.device_mut(id)?.default_ctx = Some(c);
+    }
     rt.device_mut(id)?.refcount += 1;
-    // I `SetDevice`: the primary context's reference, no explicit context
-    // (row THREAD-SET-DEVICE).
-    thread::apply(Transition::SetDevice { primary: ctx });
+    // I `SetDevice`: a reference to the device's primary-context slot, no
+    // explicit context (row THREAD-SET-DEVICE).
+    thread::apply(Transition::SetDevice {
+        device: id,
+        generation: sync::generation(),
+    });
     Ok(())
 }
 

@@ -993,3 +993,40 @@ fn reg_soc_host_memory_is_mapped_for_the_device_only_where_the_chip_can() {
         assert_clean();
     });
 }
+
+/// A device binding names the device's default-context slot (the
+/// runtime's `CurRef`): another thread's last reset empties it, a new
+/// `aclrtSetDevice` of the device, by any thread, fills it again.
+#[test]
+fn thread_slot_a_device_binding_follows_the_devices_default_context() {
+    let _sim = aclrt_sim::exclusive();
+    in_every_profile(|_, _| {
+        init_device0();
+        let before = current_context();
+        // Another thread makes the last reset of device 0.
+        std::thread::spawn(|| ok!(aclrtResetDevice(0)))
+            .join()
+            .unwrap();
+        let mut d = -1;
+        let mut c: aclrtContext = null_mut();
+        assert_eq!(acl!(aclrtGetDevice(&mut d)), ACL_ERROR_RT_CONTEXT_NULL);
+        assert_eq!(
+            acl!(aclrtGetCurrentContext(&mut c)),
+            ACL_ERROR_RT_CONTEXT_NULL
+        );
+        // Another thread sets the device again: this thread is bound to
+        // the new default context, without a call of its own.
+        let again = std::thread::spawn(|| {
+            ok!(aclrtSetDevice(0));
+            current_context() as usize
+        })
+        .join()
+        .unwrap();
+        assert_ne!(again, before as usize);
+        assert_eq!(current_context() as usize, again);
+        ok!(aclrtGetDevice(&mut d));
+        assert_eq!(d, 0);
+        teardown_device0();
+        assert_clean();
+    });
+}

@@ -315,7 +315,12 @@ impl Runtime {
 
     /// The calling thread's current context (107002 if none).
     pub(crate) fn current(&self) -> Res<&Context> {
-        let h = thread::binding().context();
+        let h = thread::binding().context(sync::generation(), |d| {
+            usize::try_from(d)
+                .ok()
+                .and_then(|i| self.devices.get(i))
+                .and_then(|dev| dev.default_ctx)
+        });
         if h == 0 {
             return Err(Error::new(
                 ffi::ACL_ERROR_RT_CONTEXT_NULL,

@@ -1,9 +1,17 @@
 //! The calling thread's binding: which context its calls use. One state
 //! machine, whose states and transitions are those of the runtime's
 //! thread-local container (a current context set explicitly, or a
-//! reference to a device's primary context taken by `aclrtSetDevice`;
+//! reference to a device's primary-context slot taken by `aclrtSetDevice`;
 //! never both), so every function that changes the binding changes it
 //! here, the same way (fidelity rows THREAD-*).
+//!
+//! A device binding names the device's slot, not one context: the runtime
+//! keeps a pointer to the device's primary-context holder, so after another
+//! thread's last reset the binding finds no context (107002), and after a
+//! new `aclrtSetDevice` of the device (by any thread) it finds the new
+//! default context. Within one runtime generation only: the simulator's
+//! teardown at `aclFinalize` starts a new one, and a binding of an earlier
+//! generation finds nothing.
 
 use std::cell::Cell;
 
@@ -13,9 +21,10 @@ pub(crate) enum Binding {
     /// Nothing: no device bound, no context current (107002 for every call
     /// that needs a context).
     Unbound,
-    /// Bound to a device by `aclrtSetDevice`: the device's default
-    /// (primary) context, the handle here.
-    Device(usize),
+    /// Bound to a device by `aclrtSetDevice`: whatever default (primary)
+    /// context the device has, while the runtime generation `generation`
+    /// lasts.
+    Device { device: i32, generation: u64 },
     /// A context made current by `aclrtCreateContext` or
     /// `aclrtSetCurrentContext` (the default context of a device too, when
     /// set current by handle).
@@ -25,9 +34,10 @@ pub(crate) enum Binding {
 /// A change of the thread's binding, named after the call that makes it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Transition {
-    /// `aclrtSetDevice`: the device's default context `primary` (made or
-    /// retained); any explicit context is dropped.
-    SetDevice { primary: usize },
+    /// `aclrtSetDevice(device)` in runtime generation `generation`: bound
+    /// to the device's default context (made or retained); any explicit
+    /// context is dropped.
+    SetDevice { device: i32, generation: u64 },
     /// `aclrtCreateContext` (the new context) or `aclrtSetCurrentContext`:
     /// the context becomes current and the device binding is dropped.
     SetCurrent { ctx: usize },
@@ -49,7 +59,7 @@ impl Binding {
     pub(crate) fn after(self, t: Transition) -> Binding {
         use Binding::*;
         match (t, self) {
-            (Transition::SetDevice { primary }, _) => Device(primary),
+            (Transition::SetDevice { device, generation }, _) => Device { device, generation },
             (Transition::SetCurrent { ctx }, _) => Context(ctx),
             (Transition::DestroyContext { ctx }, Context(c)) if c == ctx => Unbound,
             (Transition::DestroyContext { .. }, s) => s,
@@ -60,11 +70,21 @@ impl Binding {
         }
     }
 
-    /// The context the thread's calls use (0: none).
-    pub(crate) fn context(self) -> usize {
+    /// The context the thread's calls use (0: none), `default_of` giving a
+    /// device's default context in the current generation (if it has one).
+    pub(crate) fn context(
+        self,
+        generation: u64,
+        default_of: impl Fn(i32) -> Option<usize>,
+    ) -> usize {
         match self {
             Binding::Unbound => 0,
-            Binding::Device(c) | Binding::Context(c) => c,
+            Binding::Device {
+                device,
+                generation: g,
+            } if g == generation => default_of(device).unwrap_or(0),
+            Binding::Device { .. } => 0,
+            Binding::Context(c) => c,
         }
     }
 }
@@ -91,32 +111,49 @@ mod tests {
     /// Every transition from every kind of state, as the runtime makes it.
     #[test]
     fn every_transition_from_every_state() {
-        let (p0, p1, x) = (0x10, 0x20, 0x30);
+        let (p0, x) = (0x10, 0x30);
+        let d0 = Device {
+            device: 0,
+            generation: 1,
+        };
+        let d1 = Device {
+            device: 1,
+            generation: 1,
+        };
+        let set0 = SetDevice {
+            device: 0,
+            generation: 1,
+        };
         let table = [
-            (Unbound, SetDevice { primary: p0 }, Device(p0)),
-            (Device(p1), SetDevice { primary: p0 }, Device(p0)),
-            (Context(x), SetDevice { primary: p0 }, Device(p0)),
+            (Unbound, set0, d0),
+            (d1, set0, d0),
+            (Context(x), set0, d0),
             (Unbound, SetCurrent { ctx: x }, Context(x)),
-            (Device(p0), SetCurrent { ctx: x }, Context(x)),
+            (d0, SetCurrent { ctx: x }, Context(x)),
             (Context(p0), SetCurrent { ctx: x }, Context(x)),
             (Context(x), DestroyContext { ctx: x }, Unbound),
             (Context(p0), DestroyContext { ctx: x }, Context(p0)),
-            (Device(p0), DestroyContext { ctx: x }, Device(p0)),
+            (d0, DestroyContext { ctx: x }, d0),
             (Unbound, DestroyContext { ctx: x }, Unbound),
-            (Device(p0), PrimaryTearDown { primary: p0 }, Unbound),
-            (Device(p1), PrimaryTearDown { primary: p0 }, Unbound),
+            (d0, PrimaryTearDown { primary: p0 }, Unbound),
+            (d1, PrimaryTearDown { primary: p0 }, Unbound),
             (Context(p0), PrimaryTearDown { primary: p0 }, Unbound),
             (Context(x), PrimaryTearDown { primary: p0 }, Context(x)),
             (Unbound, PrimaryTearDown { primary: p0 }, Unbound),
-            (Device(p0), Finalize, Unbound),
+            (d0, Finalize, Unbound),
             (Context(x), Finalize, Unbound),
             (Unbound, Finalize, Unbound),
         ];
         for (from, t, to) in table {
             assert_eq!(from.after(t), to, "{from:?} --{t:?}-->");
         }
-        assert_eq!(Device(p0).context(), p0);
-        assert_eq!(Context(x).context(), x);
-        assert_eq!(Unbound.context(), 0);
+        // A device binding finds the device's default context of the same
+        // generation, whichever it is now.
+        let default_of = |d: i32| (d == 0).then_some(p0);
+        assert_eq!(d0.context(1, default_of), p0);
+        assert_eq!(d1.context(1, default_of), 0);
+        assert_eq!(d0.context(2, default_of), 0);
+        assert_eq!(Context(x).context(1, default_of), x);
+        assert_eq!(Unbound.context(1, default_of), 0);
     }
 }
