@@ -1030,3 +1030,73 @@ fn thread_slot_a_device_binding_follows_the_devices_default_context() {
         assert_clean();
     });
 }
+
+/// The child of [`cb_sub_1_a_bounded_wait_says_which_function_queued_the_unserved_callback`]:
+/// does nothing unless run by it.
+#[test]
+fn unserved_warning_child() {
+    if std::env::var_os("ACLRT_UNSERVED_CHILD").is_none() {
+        return;
+    }
+    init_device0();
+    let (subscribed_tx, subscribed_rx) = std::sync::mpsc::channel();
+    let (release_tx, release_rx) = std::sync::mpsc::channel::<()>();
+    // Thread B subscribes the default stream of device 0 and serves nothing
+    // until released.
+    let b = std::thread::spawn(move || {
+        ok!(aclrtSetDevice(0));
+        let tid = aclrt_sim::thread_report_id();
+        ok!(aclrtSubscribeReport(tid, null_mut()));
+        subscribed_tx.send(()).unwrap();
+        release_rx.recv().unwrap();
+        // Unsubscribing runs the queued callback here.
+        ok!(aclrtUnSubscribeReport(tid, null_mut()));
+        ok!(aclrtResetDevice(0));
+    });
+    subscribed_rx.recv().unwrap();
+    let ran = AtomicUsize::new(0);
+    // A host function on the subscribed default stream: a blocking callback
+    // for thread B.
+    ok!(aclrtLaunchHostFunc(
+        null_mut(),
+        Some(count_call),
+        counter(&ran)
+    ));
+    assert_eq!(
+        acl!(aclrtSynchronizeStreamWithTimeout(null_mut(), 6500)),
+        ACL_ERROR_RT_STREAM_SYNC_TIMEOUT
+    );
+    release_tx.send(()).unwrap();
+    b.join().unwrap();
+    ok!(aclrtSynchronizeStream(null_mut()));
+    assert_eq!(ran.load(Ordering::SeqCst), 1);
+    teardown_device0();
+    println!("child: done");
+}
+
+/// CB-SUB-1: a wait with a timeout says on stderr (after 5 s) that the
+/// stream is blocked on an unserved callback, naming the function that
+/// queued it: `aclrtLaunchHostFunc` for a host function on a subscribed
+/// default stream.
+#[test]
+fn cb_sub_1_a_bounded_wait_says_which_function_queued_the_unserved_callback() {
+    let exe = std::env::current_exe().expect("the test binary");
+    let out = std::process::Command::new(exe)
+        .args(["--exact", "unserved_warning_child", "--nocapture"])
+        .env("ACLRT_UNSERVED_CHILD", "1")
+        .env("ACLRT_SIM_REPORT", "none")
+        .output()
+        .expect("spawn the child");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success() && stdout.contains("child: done"),
+        "child: {:?}\n--- stdout\n{stdout}\n--- stderr\n{stderr}",
+        out.status
+    );
+    assert!(
+        stderr.contains("blocked on an unserved callback")
+            && stderr.contains("queued by aclrtLaunchHostFunc"),
+        "no warning naming aclrtLaunchHostFunc:\n{stderr}"
+    );
+}
