@@ -155,7 +155,7 @@
 //! | strict check | code | [`ViolationKind`] |
 //! | --- | --- | --- |
 //! | a copy or memset reaches past its allocation (bound: the *requested* size, not the padding), or application memory runs into runtime memory | 107000 `ACL_ERROR_RT_PARAM_INVALID` | `OutOfBounds` |
-//! | a memcpy kind contradicts where the memory lies (host run mode; e.g. H2D from device memory, D2D from pinned host memory; rule STRICT-KIND, **report**: the copy goes on with the kind the real runtime corrects to, or its 107000), or a memset of pageable application memory (undefined on the real runtime) | 107016 `ACL_ERROR_RT_INVALID_MEMORY_TYPE` *(choice)* | `KindMismatch` |
+//! | a memcpy kind contradicts where the memory lies (host run mode; e.g. H2D from device memory, D2D from pinned host memory; rule STRICT-KIND, **report**: the copy goes on with the kind the real runtime corrects to, or its 107000), or a memset of pageable application memory (refused in both: the runtime queues it unchecked, and the device writes an address it does not map) | 107016 `ACL_ERROR_RT_INVALID_MEMORY_TYPE` *(choice)* | `KindMismatch` |
 //! | freeing memory that is already freed (still in the quarantine), or that a runtime teardown quarantined | 207002 `ACL_ERROR_RT_MEMORY_FREE` *(choice)* | `DoubleFree` |
 //! | freeing memory the runtime did not allocate, an interior pointer, or with the wrong function (`aclrtFree` on `aclrtMallocHost` memory or vice versa) | 107000 (documented for `aclrtFreeHost`) | `ForeignFree` |
 //! | a copy or memset through a pointer into freed memory (or memory quarantined by a teardown) | 107000 | `UseAfterFree` |
