@@ -44,6 +44,7 @@ pub(crate) fn launch_host_func(
                     call: make(f),
                     block: true,
                     via: "aclrtLaunchHostFunc",
+                    mark: None,
                 },
                 ticket,
             )?;
@@ -126,6 +127,7 @@ pub(crate) fn launch_callback(
             call: make(f),
             block,
             via: "aclrtLaunchCallback",
+            mark: None,
         },
         ticket,
     )?;

@@ -254,6 +254,8 @@ pub(crate) enum Op {
         call: HostCall,
         block: bool,
         via: &'static str,
+        /// A blocking callback's ledger entry (set when it is queued).
+        mark: Option<BlockMark>,
     },
     /// `aclrtRecordEvent`: stamps the event (generation `generation`).
     Record {
@@ -322,6 +324,24 @@ struct Task {
     /// Declared last: dropped after `op`, so a borrowing caller wakes only
     /// once the task no longer holds application memory.
     done: Option<DoneGuard>,
+}
+
+/// The blocking callbacks of a stream queued and not yet done: sequence
+/// number → the C function that queued it.
+type BlockLedger = Arc<Mutex<BTreeMap<u64, &'static str>>>;
+
+/// A blocking callback task's entry in its stream's [`BlockLedger`]: held
+/// by the task, then by the report handed to the subscribed thread, and
+/// removed once the callback has run (or was dropped unrun).
+pub(crate) struct BlockMark {
+    ledger: BlockLedger,
+    seq: u64,
+}
+
+impl Drop for BlockMark {
+    fn drop(&mut self) {
+        lock(&self.ledger).remove(&self.seq);
+    }
 }
 
 /// A device fault waiting to be reported by a synchronisation.
@@ -411,6 +431,10 @@ pub(crate) struct StreamShared {
     pub fail: crate::rt::latch::StreamLatch,
     /// Whether the unserved-callback warning was printed for this stream.
     warned_unserved: AtomicBool,
+    /// The blocking callbacks queued and not yet done (for
+    /// [`StreamShared::self_served_wait`]: a task in the worker's batch is
+    /// neither queued nor handed to its thread yet).
+    blocking: BlockLedger,
     /// The runtime generation the stream was created in (its host
     /// functions and callbacks run marked with it, see
     /// `sync::in_generation`).
@@ -458,6 +482,7 @@ impl StreamShared {
             cut_cv: Condvar::new(),
             generation: sync::generation(),
             warned_unserved: AtomicBool::new(false),
+            blocking: Arc::default(),
             dropped: Mutex::new(BTreeMap::new()),
             any_dropped: AtomicBool::new(false),
             dropped_count: AtomicU64::new(0),
@@ -581,6 +606,19 @@ impl StreamShared {
             q.submitted += 1;
             seq = q.submitted;
             task.seq = seq;
+            if let Op::Callback {
+                block: true,
+                via,
+                mark,
+                ..
+            } = &mut task.op
+            {
+                lock(&self.blocking).insert(seq, via);
+                *mark = Some(BlockMark {
+                    ledger: self.blocking.clone(),
+                    seq,
+                });
+            }
             q.tasks.push_back(task);
             if !q.scheduled {
                 // Still under the queue lock (lock order: queue, then pool),
@@ -844,12 +882,6 @@ impl StreamShared {
         self.reached(submitted)
     }
 
-    /// Waits until `seq` has executed; `false` on reaching `deadline`.
-    ///
-    /// A host thread first watches `completed` for up to [`SYNC_SPIN_NS`]
-    /// (never past `deadline`) and parks on `done_cv` only after that: see
-    /// [`SYNC_SPIN_FOR`]. Pool workers (a wait task for another stream) park
-    /// at once, leaving the core to the workers they wait for.
     /// The thread this stream is subscribed to, the time its oldest
     /// blocking callback still waiting for that thread was queued and the C
     /// function that queued it (`None`: no such callback).
@@ -905,15 +937,14 @@ impl StreamShared {
         if tid != prim::os_thread_id() || upto.is_some_and(|u| self.reached(u)) {
             return None;
         }
-        let via = match (self.unserved_callback(), upto) {
-            (Some((_, _, via)), _) => via,
-            (None, None) => return None,
-            (None, Some(upto)) => self.queue().tasks.iter().find_map(|t| match t.op {
-                Op::Callback {
-                    block: true, via, ..
-                } if t.seq <= upto => Some(via),
-                _ => None,
-            })?,
+        let via = match upto {
+            // The running task only: a callback already handed to the
+            // thread (an abort drops the others).
+            None => self.unserved_callback()?.2,
+            Some(upto) => lock(&self.blocking)
+                .range(..=upto)
+                .next()
+                .map(|(_, via)| *via)?,
         };
         Some(
             Error::violation(
@@ -947,6 +978,14 @@ impl StreamShared {
         }
     }
 
+    /// Waits until `seq` has executed; `false` on reaching `deadline`.
+    ///
+    /// A host thread first watches `completed` for up to [`SYNC_SPIN_NS`]
+    /// (never past `deadline`) and parks on `done_cv` only after that: see
+    /// [`SYNC_SPIN_FOR`]. Pool workers (a wait task for another stream) park
+    /// at once, leaving the core to the workers they wait for.
+    /// Every [`UNSERVED_CHECK_EVERY`] it looks for an unserved callback
+    /// ([`warn_if_unserved`](Self::warn_if_unserved)).
     pub(crate) fn wait_seq(&self, seq: u64, deadline: Option<Instant>) -> bool {
         if self.reached(seq) {
             return true;
@@ -1315,9 +1354,20 @@ impl StreamShared {
                     Ok(r) => Ok(r),
                 };
             }
-            Op::Callback { call, block, via } => {
+            Op::Callback {
+                call,
+                block,
+                via,
+                mark,
+            } => {
                 let _blocking = Blocking::enter();
-                reports::dispatch(&self.subscriber, self.id, self.generation, call, block, via);
+                reports::dispatch(
+                    &self.subscriber,
+                    self.id,
+                    self.generation,
+                    (call, block, via),
+                    mark,
+                );
             }
             Op::Record { ev, generation } => ev.stamp(generation, Instant::now()),
             Op::ResetEvent { ev, generation } => ev.shared().clear_record(generation),

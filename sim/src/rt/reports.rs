@@ -11,6 +11,7 @@ use crate::diag;
 use crate::ffi;
 use crate::model::{Violation, ViolationKind};
 use crate::prim::HostCall;
+use crate::rt::exec::BlockMark;
 use crate::sync::{Done, DoneGuard, lock};
 
 /// One callback handed to a reporting thread.
@@ -24,6 +25,10 @@ pub(crate) struct Report {
     /// The C function that queued it: `aclrtLaunchCallback`, or
     /// `aclrtLaunchHostFunc` on a subscribed default stream.
     pub via: &'static str,
+    /// A blocking callback's entry in its stream's ledger, held only for
+    /// its drop: removed when the report is dropped (after the call has
+    /// run, or unrun).
+    pub _mark: Option<BlockMark>,
     /// Declared last: signalled after the call has run (or the report was
     /// dropped unrun at teardown), releasing a `ACL_CALLBACK_BLOCK` stream.
     pub done: Option<DoneGuard>,
@@ -166,9 +171,8 @@ pub(crate) fn dispatch(
     subscriber: &Mutex<Option<(u64, Arc<ReportQueue>)>>,
     stream: u64,
     generation: u64,
-    call: HostCall,
-    block: bool,
-    via: &'static str,
+    (call, block, via): (HostCall, bool, &'static str),
+    mark: Option<BlockMark>,
 ) {
     let done = block.then(Done::new);
     let report = Report {
@@ -177,6 +181,7 @@ pub(crate) fn dispatch(
         generation,
         queued_at: Instant::now(),
         via,
+        _mark: mark,
         done: done.clone().map(DoneGuard::new),
     };
     let unqueued = {
