@@ -43,6 +43,8 @@ pub(crate) fn launch_host_func(
                 Op::Callback {
                     call: make(f),
                     block: true,
+                    via: "aclrtLaunchHostFunc",
+                    mark: None,
                 },
                 ticket,
             )?;
@@ -124,6 +126,8 @@ pub(crate) fn launch_callback(
         Op::Callback {
             call: make(f),
             block,
+            via: "aclrtLaunchCallback",
+            mark: None,
         },
         ticket,
     )?;
@@ -141,10 +145,18 @@ pub(crate) fn check_not_host_func_stream(stream: usize, call: &str) -> Res<()> {
     refuse_if_host_funcs(&sh, call)
 }
 
-/// `aclrtSubscribeReport`, I `SubscribeReport`.
+/// `aclrtSubscribeReport`, I `SubscribeReport`: NULL is the current
+/// context's default stream (107002 without one); a stream handle is not
+/// checked against the current context (row CB-SUB-CTX), but a chip with
+/// the STARS scheduler (the 910B) creates the event of the stream's
+/// blocking callbacks in the current context first (I `EventCreate`:
+/// 107002 without one).
 pub(crate) fn subscribe(tid: u64, stream: usize) -> Res<()> {
     let mut rt = rt();
-    let st = rt.stream_in_current(stream)?.1;
+    if stream != 0 && rt.cfg.soc.has_stars() {
+        rt.current()?;
+    }
+    let st = rt.stream(stream)?;
     let (sh, handle, device) = (st.shared.clone(), st.handle, st.device);
     refuse_if_host_funcs(&sh, "aclrtSubscribeReport")?;
     let mut sub = lock(&sh.subscriber);
@@ -192,13 +204,15 @@ pub(crate) fn subscribe(tid: u64, stream: usize) -> Res<()> {
     Ok(())
 }
 
-/// Removes the subscription of stream `sh` (if any) from the registry;
-/// returns the reports of that stream still queued (to be run by the caller
-/// `aclrtUnSubscribeReport`.
+/// `aclrtUnSubscribeReport`, I `UnSubscribeReport`: removes the
+/// subscription of the stream from the registry and runs the reports of
+/// that stream still queued. NULL is the current context's default stream
+/// (107002 without one); a stream handle is not checked against the
+/// current context (row CB-SUB-CTX).
 pub(crate) fn unsubscribe(tid: u64, stream: usize) -> Res<()> {
     let orphans = {
         let mut rt = rt();
-        let st = rt.stream_in_current(stream)?.1;
+        let st = rt.stream(stream)?;
         let sh = st.shared.clone();
         if stream == 0 && sh.host_funcs.load(Ordering::Relaxed) {
             // A literal NULL skips the mix check; the runtime's callback
@@ -250,19 +264,27 @@ pub(crate) fn process(timeout: i32) -> Res<()> {
     };
     let deadline = (timeout > 0).then(|| Instant::now() + Duration::from_millis(timeout as u64));
     match queue.pop(deadline) {
-        Some(r) => {
-            let Report {
-                call,
-                stream,
-                generation,
-                done,
-                ..
-            } = r;
-            let blocking = done.is_some().then_some(stream);
-            crate::sync::blocking_for(blocking, || {
-                run_callback(call, generation, "aclrtProcessReport")
-            });
-            drop(done);
+        Some(first) => {
+            // I `ProcessReport`: one wake-up of the thread's report queue
+            // (the driver's `CqReportIrqWait`) runs every report queued by
+            // then, in order (row CB-REPORT-ALL); later ones wait for the
+            // next call.
+            let mut all = vec![first];
+            all.extend(queue.take_of(None));
+            for r in all {
+                let Report {
+                    call,
+                    stream,
+                    generation,
+                    done,
+                    ..
+                } = r;
+                let blocking = done.is_some().then_some(stream);
+                crate::sync::blocking_for(blocking, || {
+                    run_callback(call, generation, "aclrtProcessReport")
+                });
+                drop(done);
+            }
             Ok(())
         }
         None if queue.is_closed() => Err(Error::new(

@@ -5,7 +5,8 @@ use crate::diag::{Error, Res};
 use crate::ffi;
 use crate::model::ViolationKind;
 use crate::prim::Out;
-use crate::rt::{rt, stop_streams, tls_set};
+use crate::rt::thread::{self, Transition};
+use crate::rt::{rt, stop_streams};
 use crate::sync;
 
 /// `aclrtCreateContext`, I `ContextCreate`.
@@ -13,7 +14,8 @@ pub(crate) fn create_context(out: Out<usize>, device: i32) -> Res<()> {
     let mut rt = rt();
     rt.check_device(device)?;
     let h = rt.new_context(device, false)?;
-    tls_set(None, h);
+    // I `ContextCreate` ends with `ContextSetCurrent` (row THREAD-CREATE).
+    thread::apply(Transition::SetCurrent { ctx: h });
     out.write(h);
     Ok(())
 }
@@ -78,6 +80,10 @@ pub(crate) fn destroy_context(h: usize) -> Res<()> {
             }
         }
         removed.extend(rt.remove_context(h));
+        // I `ContextDestroy` restores the thread's context after the
+        // teardown, except the destroyed one: a thread whose current context
+        // it was has none now (row THREAD-DESTROY).
+        thread::apply(Transition::DestroyContext { ctx: h });
         removed
     };
     stop_streams(removed);
@@ -91,7 +97,8 @@ pub(crate) fn set_current_context(h: usize) -> Res<()> {
     let rt = rt();
     rt.context(h)
         .map_err(|e| e.with_code(ffi::ACL_ERROR_RT_CONTEXT_NULL))?;
-    tls_set(None, h);
+    // The device binding is dropped (row THREAD-SET-CURRENT).
+    thread::apply(Transition::SetCurrent { ctx: h });
     Ok(())
 }
 

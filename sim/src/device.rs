@@ -8,23 +8,25 @@ use crate::ffi;
 use crate::model::{RunMode, ViolationKind};
 use crate::prim::Out;
 use crate::rt::exec::{StreamShared, SyncEnd, fault_error};
-use crate::rt::{ForcedWorker, rt, stop_streams, tls_set, wait_forced};
+use crate::rt::thread::{self, Transition};
+use crate::rt::{ForcedWorker, rt, stop_streams, wait_forced};
 use crate::sync::{self};
 
 /// `aclrtSetDevice`.
 pub(crate) fn set_device(id: i32) -> Res<()> {
     let mut rt = rt();
     rt.check_device(id)?;
-    let ctx = match rt.device(id)?.default_ctx {
-        Some(c) => c,
-        None => {
-            let c = rt.new_context(id, true)?;
-            rt.device_mut(id)?.default_ctx = Some(c);
-            c
-        }
-    };
+    if rt.device(id)?.default_ctx.is_none() {
+        let c = rt.new_context(id, true)?;
+        rt.device_mut(id)?.default_ctx = Some(c);
+    }
     rt.device_mut(id)?.refcount += 1;
-    tls_set(Some(ctx), 0);
+    // I `SetDevice`: a reference to the device's primary-context slot, no
+    // explicit context (row THREAD-SET-DEVICE).
+    thread::apply(Transition::SetDevice {
+        device: id,
+        generation: sync::generation(),
+    });
     Ok(())
 }
 
@@ -95,6 +97,12 @@ pub(crate) fn reset_device(id: i32, force: bool) -> Res<()> {
         dev.res_limit = [None; 2];
         let ctx = dev.default_ctx.take();
         removed.extend(ctx.and_then(|c| rt.remove_context(c)));
+        // RT `ExecutePrimaryTearDown`: the calling thread's device binding
+        // goes whichever device it names; its explicit context stays unless
+        // it was this default context (row THREAD-RESET).
+        thread::apply(Transition::PrimaryTearDown {
+            primary: ctx.unwrap_or(0),
+        });
         removed
     };
     stop_streams(removed);
@@ -164,6 +172,9 @@ pub(crate) fn synchronize_device(
                 "called from a callback running on a stream of this context; it would wait for itself",
             ));
         }
+        s.check_self_served(Some(s.submitted()))?;
+    }
+    for s in &streams {
         match s.sync(deadline) {
             SyncEnd::Done => {}
             SyncEnd::TimedOut => {

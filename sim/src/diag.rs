@@ -670,36 +670,65 @@ pub(crate) fn set_last_error(msg: String) {
     }
 }
 
-/// Clears the calling thread's recent error message.
+/// Clears the calling thread's recent error message and the text
+/// `aclGetRecentErrMsg` keeps (a fresh simulator, `aclrt_sim::reset`).
 pub(crate) fn clear_last_error() {
     if LAST_ERROR.try_with(|e| *e.borrow_mut() = None).is_err() {
         with_orphan(|o| o.message = None);
     }
+    if RETURNED.try_with(|r| *r.borrow_mut() = None).is_err() {
+        with_orphan(|o| o.returned = None);
+    }
 }
 
-/// `aclGetRecentErrMsg`: takes the calling thread's message and returns a
-/// pointer that stays valid until the next call on this thread, or null.
+/// `aclGetRecentErrMsg`, ACL `aclGetRecentErrMsgImpl` (row MISC-1): the
+/// messages of failures since the last call are taken from the error
+/// manager (which clears them, `ErrorManager::GetErrorMessage`) and put in
+/// front of the thread's kept text (a thread-local string the call never
+/// clears); the kept text is returned, so a second call without a new
+/// failure returns the same text, and null only while nothing ever failed
+/// on this thread. The pointer stays valid until the next call on this
+/// thread.
 pub(crate) fn take_recent_message() -> *const c_char {
     never_unwind(std::ptr::null(), || {
-        let msg = LAST_ERROR
+        let new = LAST_ERROR
             .try_with(|e| e.borrow_mut().take())
             .unwrap_or_else(|_| with_orphan(|o| o.message.take()));
-        let Some(msg) = msg else {
-            return std::ptr::null();
+        let kept = RETURNED
+            .try_with(|r| {
+                r.borrow()
+                    .as_ref()
+                    .map(|c| c.to_string_lossy().into_owned())
+            })
+            .unwrap_or_else(|_| {
+                with_orphan(|o| {
+                    o.returned
+                        .as_ref()
+                        .map(|c| c.to_string_lossy().into_owned())
+                })
+            });
+        let text = match (new, kept) {
+            (None, None) => return std::ptr::null(),
+            (None, Some(_)) => None,
+            (Some(n), None) => Some(n),
+            (Some(n), Some(k)) => Some(format!("{n}\n{k}")),
         };
-        let c = CString::new(msg.replace('\0', " ")).unwrap_or_default();
-        let mut c = Some(c);
+        let mut c = text.map(|t| CString::new(t.replace('\0', " ")).unwrap_or_default());
         RETURNED
             .try_with(|r| {
                 let mut slot = r.borrow_mut();
-                *slot = c.take();
+                if c.is_some() {
+                    *slot = c.take();
+                }
                 slot.as_ref().map_or(std::ptr::null(), |c| c.as_ptr())
             })
             .unwrap_or_else(|_| {
                 // The text lives in the fallback until this thread's next
                 // call replaces it (a `CString`'s buffer does not move).
                 with_orphan(|o| {
-                    o.returned = c.take();
+                    if c.is_some() {
+                        o.returned = c.take();
+                    }
                     o.returned.as_ref().map_or(std::ptr::null(), |c| c.as_ptr())
                 })
             })

@@ -222,6 +222,9 @@ pub(crate) fn record(h: usize, stream: usize) -> Res<()> {
     if let Some(latch) = sh.fail.get() {
         latch.check("no task may be submitted to any stream of the context")?;
     }
+    // Room in the stream's submission queue first, without the event's
+    // lock (the worker takes it to stamp a record).
+    sh.wait_for_room()?;
     let ticket = sh.ticket();
     let mut st = lock(&ev.st);
     let generation = st.generation + 1;
@@ -262,16 +265,14 @@ pub(crate) fn reset(h: usize, stream: usize) -> Res<()> {
         (ev, st.shared.clone())
     };
     match ev.api {
+        // `aclrtCreateEvent` is `rtEventCreate`, which creates with the
+        // default flags; they include the synchronising one, so the reset
+        // passes E `EventReset` and is queued (row EVENT-R-2).
+        EventApi::Plain => {}
         EventApi::WithFlag if ev.flags & ffi::ACL_EVENT_SYNC != 0 => {}
         EventApi::WithFlag => {
             return Err(flag_mismatch(format!(
                 "event {h:#x} was created without ACL_EVENT_SYNC; only such events can be reset"
-            )));
-        }
-        EventApi::Plain => {
-            return Err(flag_mismatch(format!(
-                "event {h:#x} comes from aclrtCreateEvent; resetting it is undefined \
-                 (only aclrtCreateEventWithFlag(ACL_EVENT_SYNC) events can be reset)"
             )));
         }
         EventApi::Ex => {
@@ -429,6 +430,7 @@ pub(crate) fn synchronize(h: usize, deadline: Option<Instant>, timeout: Option<i
              would wait for itself",
         ));
     }
+    rec.stream.check_self_served(Some(rec.seq))?;
     if !rec.stream.wait_seq(rec.seq, deadline) {
         return Err(Error::new(
             ffi::ACL_ERROR_RT_EVENT_SYNC_TIMEOUT,
@@ -453,7 +455,10 @@ pub(crate) fn synchronize(h: usize, deadline: Option<Instant>, timeout: Option<i
     Ok(())
 }
 
-/// `aclrtEventElapsedTime`.
+/// `aclrtEventElapsedTime`, EV `Event::ElapsedTime`: both events recorded
+/// (507000 otherwise), then both timestamps taken: a record that has not
+/// executed (or never will, after a fault) has none yet, 107006 (row
+/// EVENT-T-3).
 pub(crate) fn elapsed(out: Out<f32>, start: usize, end: usize) -> Res<()> {
     let (a, b) = {
         let rt = rt();
@@ -462,8 +467,7 @@ pub(crate) fn elapsed(out: Out<f32>, start: usize, end: usize) -> Res<()> {
             rt.event(end)?.shared.clone(),
         )
     };
-    let mut times = [Instant::now(); 2];
-    for (i, ev) in [&a, &b].into_iter().enumerate() {
+    for ev in [&a, &b] {
         if ev.flags & (ffi::ACL_EVENT_EXTERNAL | ffi::ACL_EVENT_IPC) != 0 {
             return Err(Error::new(
                 ffi::ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
@@ -473,6 +477,14 @@ pub(crate) fn elapsed(out: Out<f32>, start: usize, end: usize) -> Res<()> {
                 ),
             ));
         }
+    }
+    for ev in [&a, &b] {
+        if lock(&ev.st).rec.is_none() {
+            return Err(not_recorded(ev));
+        }
+    }
+    let mut times = [Instant::now(); 2];
+    for (i, ev) in [&a, &b].into_iter().enumerate() {
         let st = lock(&ev.st);
         let Some(rec) = st.rec.clone() else {
             return Err(not_recorded(ev));
@@ -480,23 +492,21 @@ pub(crate) fn elapsed(out: Out<f32>, start: usize, end: usize) -> Res<()> {
         if ev.flags & ffi::ACL_EVENT_TIME_LINE == 0 {
             return Err(no_time_line(ev));
         }
-        if !rec.stream.executed(rec.seq) {
-            return Err(Error::new(
-                ffi::ACL_ERROR_RT_EVENT_NOT_COMPLETE,
-                format!(
-                    "event {:#x} has not completed yet; synchronize it (or its stream) first",
-                    ev.handle
-                ),
-            ));
-        }
+        let executed = rec.stream.executed(rec.seq);
         match st.time {
-            Some(t) => times[i] = t,
-            None => {
+            Some(t) if executed => times[i] = t,
+            _ => {
                 return Err(Error::new(
-                    ffi::ACL_ERROR_RT_INTERNAL_ERROR,
+                    ffi::ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID,
                     format!(
-                        "the record of event {:#x} did not execute (device fault)",
-                        ev.handle
+                        "the record of event {:#x} {}, so it has no timestamp; synchronize \
+                         the event (or its stream) first",
+                        ev.handle,
+                        if executed {
+                            "did not run (device fault)"
+                        } else {
+                            "has not executed yet"
+                        }
                     ),
                 ));
             }

@@ -44,6 +44,27 @@ fn register(ptr: UserMem, size: u64, how: How) -> Res<usize> {
     let mut rt = rt();
     let ctx = rt.current()?;
     let (ctx, device) = (ctx.handle, ctx.device);
+    // The driver maps host memory for the device only on chips with the
+    // host-registration feature (CFG `RT_FEATURE_MEM_HOST_REGISTER`: the
+    // 910B, not the 310P): `NpuDriver::HostRegister` answers 207000
+    // otherwise, for every V1 registration and a V2 one that maps (row
+    // REG-SOC); a V2 registration that only pins is the runtime's own.
+    let maps = match how {
+        How::V1 => true,
+        How::V2 { flag } => {
+            flag & (ACL_HOST_REG_MAPPED | ACL_HOST_REG_IOMEMORY | ACL_HOST_REG_READONLY) != 0
+        }
+    };
+    if maps && !rt.cfg.soc.host_register() {
+        return Err(Error::new(
+            ffi::ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+            format!(
+                "the simulated chip ({:?}) cannot map host memory for the device \
+                 (no host-registration feature)",
+                rt.cfg.soc
+            ),
+        ));
+    }
     if addr.checked_add(size).is_none() || addr & ALIAS_BIT != 0 {
         return Err(rt_param(format!(
             "ptr {addr:#x} + {size} bytes is not a host address range"

@@ -13,6 +13,22 @@ pub(crate) fn init(config: Option<&str>) -> Res<()> {
     // The exit summary of the reporter, registered as early as the program
     // shows that it uses the runtime.
     crate::report::arm();
+    {
+        // ACL `aclInitImpl` counts a repeated call before it reads the
+        // configuration, so an unreadable path is not noticed then (row
+        // INIT-ORDER-2).
+        let mut rt = rt();
+        if rt.init_refcount > 0 {
+            rt.init_refcount += 1;
+            return Err(Error::new(
+                ffi::ACL_ERROR_REPEAT_INITIALIZE,
+                format!(
+                    "already initialized (reference count now {}); this code may be ignored",
+                    rt.init_refcount
+                ),
+            ));
+        }
+    }
     let content = match config {
         None | Some("") => None,
         Some(path) => Some(std::fs::read(path).map_err(|e| {

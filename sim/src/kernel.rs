@@ -373,6 +373,34 @@ fn parse(data: &[u8]) -> Res<Vec<String>> {
 
 /// `aclrtBinaryLoadFromData` (`Ok(data)`) / `aclrtBinaryLoadFromFile`
 /// (`Err(path)`); returns the handle.
+/// The `len` bytes of host data at `data` (`aclrtBinaryLoadFromData`),
+/// copied. The memory table classifies the range first: the device alias
+/// of registered host memory (`aclrtHostRegister`'s `devPtr`), freed
+/// runtime memory or a range running out of a runtime allocation is not
+/// host data the runtime can read: 107000, the runtime's invalid argument
+/// (row KBIN-DATA), never a read.
+pub(crate) fn host_data(data: crate::prim::UserMem, len: usize) -> Res<Vec<u8>> {
+    if len == 0 {
+        return Ok(Vec::new());
+    }
+    let a = rt()
+        .mem
+        .access(data, len, "data")
+        .map_err(|e| e.with_code(ffi::ACL_ERROR_RT_PARAM_INVALID))?;
+    let mut buf = Vec::new();
+    if buf.try_reserve_exact(len).is_err() {
+        return Err(rt_param(format!("length {len} is larger than any binary")));
+    }
+    buf.resize(len, 0);
+    if !crate::prim::read_into(&a.span, &mut buf) {
+        return Err(Error::new(
+            ffi::ACL_ERROR_RT_INTERNAL_ERROR,
+            "internal error reading the binary's data",
+        ));
+    }
+    Ok(buf)
+}
+
 pub(crate) fn binary_load(source: Result<&[u8], &str>, options: LoadOptions) -> Res<usize> {
     check_options(options, source.is_err())?;
     let names = match source {

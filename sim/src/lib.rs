@@ -16,10 +16,14 @@
 //!   107003 for a stream of another context, event status semantics, both run
 //!   modes, the `aclrtMalloc` size rounding, timeouts, callbacks, versions.
 //! * **Strict**: every pointer is resolved against the live allocation table
-//!   and every handle against the handle tables. Misuse the real runtime
-//!   would not notice (or would turn into memory corruption) is rejected with
-//!   an error code *and* recorded as a [`Violation`], so a test can assert
-//!   "zero violations" with [`audit`]. See [the table](#strict-checks).
+//!   and every handle against the handle tables, and every misuse found is
+//!   recorded as a [`Violation`] (and reported on stderr), so a test can
+//!   assert "zero violations" with [`audit`]. By default
+//!   ([`Strictness::Report`]) a misuse the real runtime lets through is
+//!   answered as the runtime answers it (a checker must not change the
+//!   program's path); `ACLRT_SIM_STRICTNESS=refuse` refuses it instead.
+//!   Only a misuse whose answer on the hardware is memory corruption or a
+//!   hang is refused in both settings. See [the table](#strict-checks).
 //! * **Concurrent**: every stream executes its tasks in order; a pool of
 //!   worker threads runs streams in parallel (a stream blocked on an event,
 //!   a delay or a host function never holds up the others); async calls
@@ -50,7 +54,7 @@
 //! | `ACLRT_SIM_TRACE` | path of a Chrome-trace JSON written at `aclFinalize` | none |
 //! | `ACLRT_SIM_TASK_DELAY` | latency added before every queued task (`250us`, `2ms`, `1s`, `100ns`; a plain number is µs) | `0` |
 //! | `ACLRT_SIM_SOC` | the simulated chip ([`Soc`]): `910b` or `310p` | `910b` |
-//! | `ACLRT_SIM_STRICTNESS` | [`Strictness`]: `strict`, or `hardware` (switchable strict rules answer as the hardware does and are still recorded) | `strict` |
+//! | `ACLRT_SIM_STRICTNESS` | [`Strictness`]: `report` (alias `hardware`: the rules the hardware lets through answer as the hardware does and are recorded and reported), or `refuse` (alias `strict`: they are refused with the rule's code) | `report` |
 //! | `ACLRT_SIM_PEER` | [`PeerTopology`]: `all`, `none`, or pairs `0-1,2-3` (both directions) | `all` |
 //!
 //! A configuration stays in force until `aclFinalize` (or [`reset`]); a
@@ -147,14 +151,14 @@
 //! with [`Strictness::Refuse`]. Every other check rejects the call in both
 //! settings (the runtime state is left unchanged), returns the code below
 //! and leaves the message for `aclGetRecentErrMsg`: the hardware refuses it
-//! too, or its answer is memory corruption, a hang or a driver code nobody
-//! knows. Codes marked *(choice)* are this simulator's picks where the real
-//! runtime documents none.
+//! too, or its answer is memory corruption or a hang (`sim/FIDELITY.md`
+//! cites the runtime behaviour for each). Codes marked *(choice)* are this
+//! simulator's picks where the real runtime documents none.
 //!
 //! | strict check | code | [`ViolationKind`] |
 //! | --- | --- | --- |
 //! | a copy or memset reaches past its allocation (bound: the *requested* size, not the padding), or application memory runs into runtime memory | 107000 `ACL_ERROR_RT_PARAM_INVALID` | `OutOfBounds` |
-//! | a memcpy kind contradicts where the memory lies (host run mode; e.g. H2D from device memory, D2D from pinned host memory; rule STRICT-KIND, **report**: the copy goes on with the kind the real runtime corrects to, or its 107000), or a memset of pageable application memory (undefined on the real runtime) | 107016 `ACL_ERROR_RT_INVALID_MEMORY_TYPE` *(choice)* | `KindMismatch` |
+//! | a memcpy kind contradicts where the memory lies (host run mode; e.g. H2D from device memory, D2D from pinned host memory; rule STRICT-KIND, **report**: the copy goes on with the kind the real runtime corrects to, or its 107000), or a memset of pageable application memory (refused in both: the runtime queues it unchecked, and the device writes an address it does not map) | 107016 `ACL_ERROR_RT_INVALID_MEMORY_TYPE` *(choice)* | `KindMismatch` |
 //! | freeing memory that is already freed (still in the quarantine), or that a runtime teardown quarantined | 207002 `ACL_ERROR_RT_MEMORY_FREE` *(choice)* | `DoubleFree` |
 //! | freeing memory the runtime did not allocate, an interior pointer, or with the wrong function (`aclrtFree` on `aclrtMallocHost` memory or vice versa) | 107000 (documented for `aclrtFreeHost`) | `ForeignFree` |
 //! | a copy or memset through a pointer into freed memory (or memory quarantined by a teardown) | 107000 | `UseAfterFree` |
@@ -172,10 +176,12 @@
 //! | `aclrtBinaryGetFunction` of a name the binary does not list or no kernel is registered under (the real runtime returns 107000 for every lookup failure) | 107000 | `UnknownKernel` |
 //! | a launch, `aclrtKernelArgsInit` or `aclrtBinaryGetFunction`/`aclrtBinaryUnLoad` with a handle of an unloaded binary | 107017 | `UseAfterFree` |
 //! | `aclrtBinaryUnLoad` while launches of its kernels are queued or running (the binary stays loaded) | 507004 *(choice)* | `ReleaseWhileInUse` |
+//! | `aclrtBinaryLoadFromData` whose data is not host memory the runtime can read: the device alias of registered host memory, freed runtime memory, a range running out of a runtime allocation (never read) | 107000 | `KindMismatch` / `UseAfterFree` / `OutOfBounds` |
+//! | a wait for a stream subscribed to the waiting thread while a blocking callback of it waits for that thread's `aclrtProcessReport` (`aclrtSynchronizeStream[WithTimeout]`, `aclrtSynchronizeEvent[WithTimeout]`, `aclrtSynchronizeDevice[WithTimeout]`, a copy of pageable memory, `aclrtStreamAbort`, a submission to a full stream): a hang on the hardware too (rule STRICT-SELF-SERVE, **report**: reported at once, then the call waits as the hardware's does) | 107000 *(choice)* | `SelfServedWait` |
 //! | a kernel touches memory (through [`KernelArgs::read`]/[`write`](KernelArgs::write)) that is not device memory of its stream's device, is out of bounds or freed: the task faults with 507015 at the next synchronisation | 507015 *(choice)* | `KernelBadAccess` |
 //! | `aclrtLaunchKernel` whose `argsData` block is not device memory of the stream's device (or out of bounds, or freed) | 107000 *(choice)* | `KernelBadAccess` |
 //! | a launch on a destroyed stream | 107017 | `UseAfterFree` |
-//! | `aclrtStreamWaitEvent` on an event without `ACL_EVENT_SYNC` (or the hidden 0x4, EXTERNAL, IPC); `aclrtResetEvent` on an event other than `aclrtCreateEventWithFlag(ACL_EVENT_SYNC…)`; `aclrtQueryEvent`/`aclrtQueryEventWaitStatus` on an `aclrtCreateEventExWithFlag` event | 207000 `ACL_ERROR_RT_FEATURE_NOT_SUPPORT` | `EventFlagMismatch` |
+//! | `aclrtStreamWaitEvent` on an event without `ACL_EVENT_SYNC` (or the hidden 0x4, EXTERNAL, IPC); `aclrtResetEvent` on an event without a wait task (`aclrtCreateEventWithFlag` without `ACL_EVENT_SYNC`) or of `aclrtCreateEventExWithFlag` (an `aclrtCreateEvent` event is reset: its default flags include the synchronising one); `aclrtQueryEvent`/`aclrtQueryEventWaitStatus` on an `aclrtCreateEventExWithFlag` event | 207000 `ACL_ERROR_RT_FEATURE_NOT_SUPPORT` | `EventFlagMismatch` |
 //! | `aclrtEventElapsedTime`/`aclrtEventGetTimestamp` of a recorded event created without `ACL_EVENT_TIME_LINE` | 107006 `ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID` | `EventFlagMismatch` |
 //! | `aclrtEventElapsedTime`/`aclrtEventGetTimestamp` of an event never recorded (or reset since) | 507000 `ACL_ERROR_RT_INTERNAL_ERROR` ("recorder null") | `EventNotRecorded` |
 //! | a copy or memset through the device alias of registered host memory (`devPtr` of `aclrtHostRegister`; only device code may use it) | 107016 *(choice)* | `KindMismatch` |
@@ -339,11 +345,14 @@
 //!   is not corrected, so `DEFAULT` is 107000 there). Memset uses the low
 //!   byte of `value`.
 //! * **Devices and contexts**: `aclrtResetDevice` of a device that is not set
-//!   returns 507007 (like the force variant). A thread's current context is
-//!   the explicit one (`aclrtCreateContext`, `aclrtSetCurrentContext`) if
-//!   set, else the default context bound by its last `aclrtSetDevice`;
-//!   destroying the explicit one falls back to the bound one. A thread whose
-//!   current context was destroyed by another thread gets 107002. Resetting a
+//!   returns 507007 (like the force variant). A thread is bound either to a
+//!   context made current (`aclrtCreateContext`, `aclrtSetCurrentContext`)
+//!   or to the default context of its last `aclrtSetDevice`, never both:
+//!   each of these calls drops the other binding, so destroying the current
+//!   context leaves the thread with none (no fallback), and the last reset
+//!   of any device drops the calling thread's device binding (FIDELITY rows
+//!   THREAD-*). A thread whose current context was destroyed by another
+//!   thread gets 107002. Resetting a
 //!   device clears its outgoing peer access. Peer enable/disable are
 //!   idempotent. A context created on a device that was never set does not
 //!   set it.
@@ -369,7 +378,7 @@
 //!   meanwhile. Waiting on a never-recorded (or reset) event is a no-op.
 //!   `aclrtEventElapsedTime` of a never-recorded event returns 507000, without
 //!   `ACL_EVENT_TIME_LINE` on either event 107006, with an event recorded but
-//!   not yet complete 507006, and may be negative. `aclrtEventGetTimestamp`
+//!   whose record has not executed yet 107006, and may be negative. `aclrtEventGetTimestamp`
 //!   gives the microseconds from the simulated device's boot (the process's
 //!   first event creation; never reset, so monotonic) to the execution of
 //!   the last record, the same instants `aclrtEventElapsedTime` uses; 507000

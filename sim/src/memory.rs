@@ -332,12 +332,18 @@ fn loc(p: Place) -> Loc {
 /// between runtime host memory and device memory the kind is forced to the
 /// direction of the pointers; with pageable memory on one side the kind
 /// must be one of the directions that side allows (`Err` otherwise, 107000
-/// there), and `DEFAULT` takes the listed default. Other kinds (the staging
-/// `HOST_TO_BUF_TO_DEVICE`) are left alone.
+/// there), and `DEFAULT` takes the listed default. The staging kind
+/// `HOST_TO_BUF_TO_DEVICE` is not corrected, only checked.
 fn resolve(kind: Kind, src: Place, dst: Place) -> Result<Kind, ()> {
     use Kind::{D2D, D2H, Default, H2D, H2H};
     if kind == Kind::H2BufD {
-        return Ok(kind);
+        // E `MemcpyAsyncCheckExLocation`: a source that is not device memory
+        // and a device destination, 107000 otherwise (row COPY-KIND-BUF).
+        return if loc(src) != Loc::Dev && loc(dst) == Loc::Dev {
+            Ok(kind)
+        } else {
+            Err(())
+        };
     }
     let (forced, allowed, default): (Option<Kind>, &[Kind], Kind) = match (loc(src), loc(dst)) {
         (Loc::Host, Loc::Dev) => (Some(H2D), &[], H2D),
@@ -367,6 +373,10 @@ fn unsupported_direction(call: &str, kind: Kind, resolved: Option<Kind>) -> Erro
              support",
             kind.name(),
             r.name()
+        ),
+        None if kind == Kind::H2BufD => format!(
+            "{call}: kind {} needs a host source and a device destination",
+            kind.name()
         ),
         None => format!(
             "{call}: kind {} does not fit pageable host memory on that side of the copy",

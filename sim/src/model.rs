@@ -335,6 +335,11 @@ pub enum ViolationKind {
     /// answered with the runtime's own "feature not supported" code
     /// (207000), so that a program that depends on it learns so at once.
     Unsupported,
+    /// A thread waits for a stream subscribed to it (`aclrtSubscribeReport`)
+    /// while a blocking callback of that stream, which only this thread can
+    /// run (`aclrtProcessReport`), is due before the wait ends: it never
+    /// ends, on the hardware as here.
+    SelfServedWait,
 }
 
 /// One misuse found by a named rule, as recorded.
@@ -413,6 +418,7 @@ pub fn rule_name(kind: ViolationKind, function: &str, code: i32) -> &'static str
         K::EventNotRecorded => "EVENT-NOT-RECORDED",
         K::UseAfterFinalize => "USE-AFTER-FINALIZE",
         K::Unsupported => "UNSUPPORTED",
+        K::SelfServedWait => "STRICT-SELF-SERVE",
     }
 }
 

@@ -37,6 +37,20 @@ impl Soc {
         std::time::Duration::from_secs(u64::from(secs))
     }
 
+    /// Whether the chip's task scheduler is STARS (the 910B; the runtime's
+    /// `ChipIsHaveStars`): there `aclrtSubscribeReport` creates an event in
+    /// the current context.
+    pub(crate) fn has_stars(self) -> bool {
+        self == Soc::Ascend910B
+    }
+
+    /// Whether the driver maps host memory for the device
+    /// (`RT_FEATURE_MEM_HOST_REGISTER` in the chip's feature list: the
+    /// 910B, not the 310P).
+    pub(crate) fn host_register(self) -> bool {
+        self == Soc::Ascend910B
+    }
+
     /// Whether the device memory is HBM (910B) rather than DDR (310P).
     pub fn has_hbm(self) -> bool {
         self == Soc::Ascend910B

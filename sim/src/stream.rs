@@ -232,6 +232,7 @@ pub(crate) fn synchronize_stream(
             "called from a callback running on this very stream; it would wait for itself",
         ));
     }
+    sh.check_self_served(Some(sh.submitted()))?;
     match sh.sync(deadline) {
         SyncEnd::Done => {}
         SyncEnd::TimedOut => {
@@ -281,6 +282,9 @@ pub(crate) fn stream_abort(h: usize) -> Res<()> {
             "called from a callback running on this very stream; the abort would wait for itself",
         ));
     }
+    // The queued tasks are dropped; a blocking callback already handed to
+    // this very thread is not.
+    sh.check_self_served(None)?;
     sh.abort(exec::ABORT_LIMIT).map(drop).map_err(|_| {
         Error::new(
             ffi::ACL_ERROR_RT_WAIT_TIMEOUT,

@@ -73,6 +73,23 @@ impl Done {
         }
     }
 
+    /// Blocks until signalled, calling `tick` every `every` meanwhile.
+    pub(crate) fn wait_checking(&self, every: std::time::Duration, mut tick: impl FnMut()) {
+        let mut d = lock(&self.done);
+        while !*d {
+            let (g, timeout) = self
+                .cv
+                .wait_timeout(d, every)
+                .unwrap_or_else(PoisonError::into_inner);
+            d = g;
+            if timeout.timed_out() && !*d {
+                drop(d);
+                tick();
+                d = lock(&self.done);
+            }
+        }
+    }
+
     fn signal(&self) {
         *lock(&self.done) = true;
         self.cv.notify_all();

@@ -299,6 +299,7 @@ fn host_func_on_stream_of_other_context_returns_107003() {
     let _sim = aclrt_sim::exclusive();
     init_device0();
     let s = create_stream();
+    let dflt = current_context();
     let ctx = create_context(0);
     let args = SumArgs {
         input: null(),
@@ -314,6 +315,8 @@ fn host_func_on_stream_of_other_context_returns_107003() {
         ACL_ERROR_RT_STREAM_CONTEXT
     );
     ok!(aclrtDestroyContext(ctx));
+    // The destroyed context was current: the thread has none now.
+    ok!(aclrtSetCurrentContext(dflt));
     destroy_stream(s);
     teardown_device0();
     expect_violations(&[ViolationKind::WrongContext]);

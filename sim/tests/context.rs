@@ -119,12 +119,22 @@ fn destroy_context_null_returns_100000() {
 }
 
 #[test]
-fn destroying_the_current_context_falls_back_to_the_default_context() {
+fn destroying_the_current_context_leaves_the_thread_without_one() {
     let session = device0();
     let default_ctx = current_context();
     let ctx = create_context(0);
     assert_eq!(current_context(), ctx);
     ok!(aclrtDestroyContext(ctx));
+    // No fallback to the device's default context: creating the context
+    // dropped the device binding (I `ContextSetCurrent`).
+    let mut c: aclrtContext = null_mut();
+    assert_eq!(
+        acl!(aclrtGetCurrentContext(&mut c)),
+        ACL_ERROR_RT_CONTEXT_NULL
+    );
+    let mut d = -1;
+    assert_eq!(acl!(aclrtGetDevice(&mut d)), ACL_ERROR_RT_CONTEXT_NULL);
+    ok!(aclrtSetCurrentContext(default_ctx));
     assert_eq!(current_context(), default_ctx);
     session.finish();
 }

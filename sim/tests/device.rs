@@ -453,6 +453,8 @@ fn synchronize_device_waits_only_for_the_current_context() {
     // Returned while the other context's stream was still held.
     assert!(!gate.left(), "waited for another context's stream");
     ok!(aclrtDestroyContext(ctx));
+    // The destroyed context was current: the thread has none now.
+    rebind(0);
     // Back in the default context: its stream was still busy.
     assert_eq!(stream_status(s), ACL_STREAM_STATUS_NOT_READY);
     gate.open();

@@ -1510,7 +1510,7 @@ fn last_err_layer_special_answers_are_not_the_threads_last_error() {
             acl!(aclrtQueryEvent(ex, &mut st)),
             ACL_ERROR_RT_FEATURE_NOT_SUPPORT
         );
-        let plain = create_event();
+        let plain = create_event_with_flag(ACL_EVENT_TIME_LINE);
         assert_eq!(
             acl!(aclrtResetEvent(plain, null_mut())),
             ACL_ERROR_RT_FEATURE_NOT_SUPPORT

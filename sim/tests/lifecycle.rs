@@ -93,9 +93,9 @@ fn device_refcount_default_context_and_get_device() {
         "{msg}"
     );
     assert_eq!(
-        recent_err_msg(),
-        None,
-        "the message is cleared once returned"
+        recent_err_msg().as_deref(),
+        Some(msg.as_str()),
+        "the message is kept (not cleared on read)"
     );
     ok!(aclrtSetDevice(1));
     ok!(aclrtSetDevice(1));
@@ -120,7 +120,7 @@ fn device_refcount_default_context_and_get_device() {
 }
 
 #[test]
-fn explicit_context_is_current_and_falls_back_to_the_device_context() {
+fn explicit_context_is_current_and_leaves_no_context_when_destroyed() {
     let _sim = aclrt_sim::exclusive();
     init_device0();
     let mut primary = null_mut();
@@ -134,7 +134,14 @@ fn explicit_context_is_current_and_falls_back_to_the_device_context() {
     ok!(aclrtGetDevice(&mut d));
     assert_eq!(d, 1);
     ok!(aclrtDestroyContext(ctx));
-    // The explicit context is gone; the one bound by aclrtSetDevice remains.
+    // The explicit context is gone, and with it the thread's context:
+    // creating it dropped the binding of aclrtSetDevice.
+    assert_eq!(
+        acl!(aclrtGetCurrentContext(&mut cur)),
+        ACL_ERROR_RT_CONTEXT_NULL
+    );
+    assert_eq!(acl!(aclrtGetDevice(&mut d)), ACL_ERROR_RT_CONTEXT_NULL);
+    ok!(aclrtSetCurrentContext(primary));
     ok!(aclrtGetCurrentContext(&mut cur));
     assert_eq!(cur, primary);
     assert_eq!(acl!(aclrtDestroyContext(ctx)), ACL_ERROR_RT_CONTEXT_NULL);

@@ -98,6 +98,8 @@ fn stream_of_other_context_returns_107003() {
     );
     assert_eq!(ACL_ERROR_RT_STREAM_CONTEXT, 107003);
     ok!(aclrtDestroyContext(ctx));
+    // The destroyed context was current: the thread has none now.
+    rebind(0);
     free(a);
     free(b);
     destroy_stream(s_default_ctx);
@@ -112,6 +114,8 @@ fn destroy_stream_of_other_context_returns_107003() {
     let ctx = create_context(0);
     assert_eq!(acl!(aclrtDestroyStream(s)), ACL_ERROR_RT_STREAM_CONTEXT);
     ok!(aclrtDestroyContext(ctx));
+    // The destroyed context was current: the thread has none now.
+    rebind(0);
     // Back in the default context the stream can be destroyed.
     destroy_stream(s);
     teardown_device0();
@@ -131,6 +135,8 @@ fn synchronize_stream_switches_to_the_streams_context() {
     // The current context was not changed by the call.
     assert_eq!(current_context(), ctx);
     ok!(aclrtDestroyContext(ctx));
+    // The destroyed context was current: the thread has none now.
+    rebind(0);
     assert_eq!(stream_status(s), ACL_STREAM_STATUS_COMPLETE);
     assert_eq!(read_device(p, 128), vec![9; 128]);
     free(p);
@@ -440,6 +446,8 @@ fn stream_query_of_other_context_stream_is_answered() {
     ok!(aclrtStreamQuery(s, &mut st));
     assert_eq!(st, ACL_STREAM_STATUS_COMPLETE);
     ok!(aclrtDestroyContext(ctx));
+    // The destroyed context was current: the thread has none now.
+    rebind(0);
     destroy_stream(s);
     teardown_device0();
     assert_clean();

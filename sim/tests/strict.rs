@@ -605,6 +605,8 @@ fn stream_of_another_context_is_recorded_as_wrong_context() {
     assert_eq!(v.function, "aclrtMemsetAsync");
     free(p);
     ok!(aclrtDestroyContext(ctx));
+    // The destroyed context was current: the thread has none now.
+    rebind(0);
     destroy_stream(s);
     teardown_device0();
     expect_violations(&[ViolationKind::WrongContext]);
@@ -1030,6 +1032,8 @@ fn handles_wrong_context_invalid_destroyed() {
     // Synchronize switches context temporarily: allowed.
     ok!(aclrtSynchronizeStream(s));
     ok!(aclrtDestroyContext(ctx));
+    // The destroyed context was current: the thread has none now.
+    rebind(0);
     // An event handle passed as a stream.
     assert_eq!(acl!(aclrtSynchronizeStream(e)), ACL_ERROR_RT_INVALID_HANDLE);
     let mut junk = [0u64; 2];

@@ -287,6 +287,15 @@ pub(crate) fn default_context(id: i32, ctx: Raw) {
     });
 }
 
+/// A live context of the book (the default context of an open device, or
+/// an explicit context), if any.
+pub(crate) fn any_context() -> Option<Raw> {
+    with(|b| {
+        let c = b.contexts.keys().copied().min()?;
+        Raw::new(c as *mut core::ffi::c_void)
+    })
+}
+
 /// Whether releasing one `Device` handle of `id` keeps the rule: if it is
 /// the last one, nothing made on the device may be alive.
 /// The default stream of context `ctx` was handed out (it is released with

@@ -131,7 +131,15 @@ impl Raw {
     }
 }
 
-/// The text of the calling thread's most recent failure, cleared by reading.
+std::thread_local! {
+    /// The text `aclGetRecentErrMsg` returned last on this thread.
+    static SEEN_MESSAGE: core::cell::RefCell<String> = const { core::cell::RefCell::new(String::new()) };
+}
+
+/// The text of the calling thread's failures since the last call here.
+/// `aclGetRecentErrMsg` does not clear its text when read: it returns the
+/// same text again until a new failure's message is put in front of it
+/// (followed by a newline), so the part already seen is cut off here.
 pub(crate) fn recent_error_message() -> String {
     // SAFETY: `aclGetRecentErrMsg` takes no arguments and has no
     // preconditions; it may be called at any time, even before `aclInit`.
@@ -142,9 +150,26 @@ pub(crate) fn recent_error_message() -> String {
     // SAFETY: a non-null return is a NUL-terminated string that stays valid
     // until the next `aclGetRecentErrMsg` call on this thread; it is copied out
     // here before any other call can be made.
-    unsafe { CStr::from_ptr(ptr) }
+    let text = unsafe { CStr::from_ptr(ptr) }
         .to_string_lossy()
-        .into_owned()
+        .into_owned();
+    SEEN_MESSAGE
+        .try_with(|seen| {
+            let mut seen = seen.borrow_mut();
+            let new = if *seen == text {
+                String::new()
+            } else {
+                match text.strip_suffix(seen.as_str()) {
+                    Some(head) if !seen.is_empty() && head.ends_with('\n') => {
+                        head[..head.len() - 1].to_owned()
+                    }
+                    _ => text.clone(),
+                }
+            };
+            *seen = text.clone();
+            new
+        })
+        .unwrap_or(text)
 }
 
 /// Turn an `aclError` into a `Result`, capturing the runtime's message.
@@ -737,6 +762,29 @@ pub(crate) fn destroy_stream(stream: Raw, owner: Raw) -> Result<()> {
     Ok(())
 }
 
+/// `call` (a synchronisation or query of `stream`), made again once with
+/// a context current if it found none (107002). The runtime needs *a*
+/// current context for these (any one: it switches to the stream's for the
+/// wait), and the thread has none after its current context was destroyed
+/// or a device's last reset dropped its binding; then the stream's context
+/// (if the crate made the stream), else a live context of the book, is
+/// made current. A thread with a context keeps it, as before.
+fn with_some_context(stream: Raw, mut call: impl FnMut() -> sys::aclError) -> sys::aclError {
+    let code = call();
+    if code != sys::ACL_ERROR_RT_CONTEXT_NULL || !matches!(current_context(), Ok(None)) {
+        return code;
+    }
+    let Some(ctx) = record::context_of(stream).or_else(live::any_context) else {
+        return code;
+    };
+    if force_current(ctx).is_err() {
+        return code;
+    }
+    // The first call's message is not this call's.
+    let _ = recent_error_message();
+    call()
+}
+
 /// `aclrtSynchronizeStream(stream)`; a failure it reports is entered
 /// in [`faults`], and the call is watched while it runs
 /// ([`faults::begin`]).
@@ -744,8 +792,10 @@ pub(crate) fn destroy_stream(stream: Raw, owner: Raw) -> Result<()> {
 pub(crate) fn synchronize_stream(stream: Raw) -> Result<()> {
     refuse_in_callback("aclrtSynchronizeStream")?;
     let watch = faults::begin(faults::key(stream));
-    // SAFETY: `stream` is live (module invariant).
-    let code = unsafe { sys::aclrtSynchronizeStream(stream.as_ptr()) };
+    let code = with_some_context(stream, || {
+        // SAFETY: `stream` is live (module invariant).
+        unsafe { sys::aclrtSynchronizeStream(stream.as_ptr()) }
+    });
     if code == sys::ACL_SUCCESS {
         faults::end(watch);
         return Ok(());
@@ -757,8 +807,11 @@ pub(crate) fn synchronize_stream(stream: Raw) -> Result<()> {
 pub(crate) fn synchronize_stream_timeout(stream: Raw, ms: i32) -> Result<()> {
     refuse_in_callback("aclrtSynchronizeStreamWithTimeout")?;
     let watch = faults::begin(faults::key(stream));
-    // SAFETY: `stream` is live (module invariant); `ms` is a plain integer.
-    let code = unsafe { sys::aclrtSynchronizeStreamWithTimeout(stream.as_ptr(), ms) };
+    let code = with_some_context(stream, || {
+        // SAFETY: `stream` is live (module invariant); `ms` is a plain
+        // integer.
+        unsafe { sys::aclrtSynchronizeStreamWithTimeout(stream.as_ptr(), ms) }
+    });
     if code == sys::ACL_SUCCESS {
         faults::end(watch);
         return Ok(());
@@ -821,8 +874,11 @@ pub(crate) fn stream_is_complete(stream: Raw) -> Result<bool> {
 /// (the completion service's queries, whose future's checked wait judges).
 pub(crate) fn stream_query(stream: Raw) -> Result<bool> {
     let mut status: sys::aclrtStreamStatus = sys::ACL_STREAM_STATUS_RESERVED;
-    // SAFETY: `stream` is live; `status` is a valid, writable slot.
-    let code = unsafe { sys::aclrtStreamQuery(stream.as_ptr(), &mut status) };
+    let code = with_some_context(stream, || {
+        // SAFETY: `stream` is live; `status` is a valid, writable slot for
+        // the whole call.
+        unsafe { sys::aclrtStreamQuery(stream.as_ptr(), &mut status) }
+    });
     check(code, "aclrtStreamQuery")?;
     Ok(status == sys::ACL_STREAM_STATUS_COMPLETE)
 }

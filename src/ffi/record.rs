@@ -69,6 +69,13 @@ pub(crate) fn clear() {
     RECORDS.clear();
 }
 
+/// The context of `stream`, if the crate made the stream (or handed it
+/// out as a context's default stream).
+pub(crate) fn context_of(stream: Raw) -> Option<Raw> {
+    let ctx = RECORDS.read(key(stream), |r| r.context())?;
+    Raw::new(ctx as *mut core::ffi::c_void)
+}
+
 /// Whether the crate holds a record of `stream` (a test hook's).
 pub(crate) fn holds(stream: Raw) -> bool {
     RECORDS.read(key(stream), |_| ()).is_some()

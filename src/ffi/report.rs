@@ -116,8 +116,8 @@ pub(crate) fn launch_callback(
     launched
 }
 
-/// `aclrtProcessReport(ms)`: run one callback of the calling thread's
-/// subscribed streams, waiting up to `ms`.
+/// `aclrtProcessReport(ms)`: wait up to `ms` for the calling thread's
+/// subscribed streams to report, then run every callback reported by then.
 pub(crate) fn process_report(ms: i32) -> Result<()> {
     // SAFETY: plain integer argument (−1 or > 0, checked by the runtime).
     let code = unsafe { sys::aclrtProcessReport(ms) };

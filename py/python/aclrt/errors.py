@@ -1,5 +1,7 @@
 """Exceptions of the Pythonic layer."""
 
+import threading
+
 import acl
 from acl._native import AclUsageError  # raised by checks in Rust and in Python alike
 
@@ -38,9 +40,26 @@ class CallbackError(RuntimeError):
     stream's next ``synchronize()`` (the original is ``__cause__``)."""
 
 
+_seen = threading.local()
+
+
+def _new_message():
+    """The part of ``acl.get_recent_err_msg()`` this thread has not read yet:
+    the runtime keeps its text when it is read and puts a new failure's
+    message in front of it (followed by a newline)."""
+    text = acl.get_recent_err_msg()
+    seen = getattr(_seen, "text", None)
+    _seen.text = text
+    if text is None or text == seen:
+        return None
+    if seen and text.endswith("\n" + seen):
+        return text[: -len(seen) - 1]
+    return text
+
+
 def check(ret, function):
     """Raises :class:`AclError` when ``ret`` is not 0 (:class:`AclMemoryError`
     for an allocation failure)."""
     if ret != 0:
         cls = AclMemoryError if ret in _OUT_OF_MEMORY else AclError
-        raise cls(ret, function, acl.get_recent_err_msg())
+        raise cls(ret, function, _new_message())

@@ -964,15 +964,15 @@ pub unsafe extern "C" fn aclrtBinaryLoadFromData(
     let opts = unsafe { load_options(options) };
     // SAFETY: C contract: `binHandle` is NULL or writable.
     let out = unsafe { Out::new(bin_handle) };
-    let bytes = (!data.is_null()).then(|| {
-        // SAFETY: C contract: non-null `data` is host memory readable for
-        // `length` bytes during the call; the runtime copies what it keeps.
-        unsafe { core::slice::from_raw_parts(data.cast::<u8>(), length) }
-    });
+    // SAFETY: C contract: non-null `data` is host memory readable for
+    // `length` bytes during the call; the memory table decides what it is
+    // before anything is read (`kernel::host_data`).
+    let data = (!data.is_null()).then(|| unsafe { UserMem::new(data, false) });
     call(Api::aclrtBinaryLoadFromData, || {
-        let bytes = bytes.ok_or_else(|| diag::param("data is NULL"))?;
+        let data = data.ok_or_else(|| diag::param("data is NULL"))?;
         require_out(&out, "binHandle")?;
-        let h = kernel::binary_load(Ok(bytes), opts)?;
+        let bytes = kernel::host_data(data, length)?;
+        let h = kernel::binary_load(Ok(&bytes), opts)?;
         out.write(handle_ptr(h));
         Ok(())
     })

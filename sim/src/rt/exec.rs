@@ -248,8 +248,15 @@ pub(crate) enum Op {
     Memset { dst: Span, value: u8 },
     /// `aclrtLaunchHostFunc`: runs on the worker.
     HostFunc(HostCall),
-    /// `aclrtLaunchCallback`: handed to the subscribed thread.
-    Callback { call: HostCall, block: bool },
+    /// `aclrtLaunchCallback` (or `aclrtLaunchHostFunc` on a subscribed
+    /// default stream, `via` names which): handed to the subscribed thread.
+    Callback {
+        call: HostCall,
+        block: bool,
+        via: &'static str,
+        /// A blocking callback's ledger entry (set when it is queued).
+        mark: Option<BlockMark>,
+    },
     /// `aclrtRecordEvent`: stamps the event (generation `generation`).
     Record {
         ev: Arc<EventShared>,
@@ -304,7 +311,7 @@ impl Op {
     fn origin(&self) -> &'static str {
         match self {
             Op::HostFunc(_) => "aclrtLaunchHostFunc",
-            Op::Callback { .. } => "aclrtLaunchCallback",
+            Op::Callback { via, .. } => via,
             _ => "stream worker",
         }
     }
@@ -317,6 +324,24 @@ struct Task {
     /// Declared last: dropped after `op`, so a borrowing caller wakes only
     /// once the task no longer holds application memory.
     done: Option<DoneGuard>,
+}
+
+/// The blocking callbacks of a stream queued and not yet done: sequence
+/// number → the C function that queued it.
+type BlockLedger = Arc<Mutex<BTreeMap<u64, &'static str>>>;
+
+/// A blocking callback task's entry in its stream's [`BlockLedger`]: held
+/// by the task, then by the report handed to the subscribed thread, and
+/// removed once the callback has run (or was dropped unrun).
+pub(crate) struct BlockMark {
+    ledger: BlockLedger,
+    seq: u64,
+}
+
+impl Drop for BlockMark {
+    fn drop(&mut self) {
+        lock(&self.ledger).remove(&self.seq);
+    }
 }
 
 /// A device fault waiting to be reported by a synchronisation.
@@ -339,6 +364,12 @@ struct Queue {
     /// An `aclrtStreamAbort` is in progress: submissions fail with 107023.
     aborting: bool,
 }
+
+/// How many tasks a stream holds not yet executed: its submission queue is
+/// a ring of 2048 entries on both chips (CFG `rtsqDepth` of `910_B_93` and
+/// `dc`), one of which stays empty. A submission to a full stream waits
+/// until a task has executed (RT `StarsEngine::AddTaskToStream`).
+pub(crate) const SQ_ROOM: u64 = 2047;
 
 /// How long a synchronisation waits between checks for an unserved callback.
 const UNSERVED_CHECK_EVERY: Duration = Duration::from_secs(1);
@@ -400,6 +431,10 @@ pub(crate) struct StreamShared {
     pub fail: crate::rt::latch::StreamLatch,
     /// Whether the unserved-callback warning was printed for this stream.
     warned_unserved: AtomicBool,
+    /// The blocking callbacks queued and not yet done (for
+    /// [`StreamShared::self_served_wait`]: a task in the worker's batch is
+    /// neither queued nor handed to its thread yet).
+    blocking: BlockLedger,
     /// The runtime generation the stream was created in (its host
     /// functions and callbacks run marked with it, see
     /// `sync::in_generation`).
@@ -447,6 +482,7 @@ impl StreamShared {
             cut_cv: Condvar::new(),
             generation: sync::generation(),
             warned_unserved: AtomicBool::new(false),
+            blocking: Arc::default(),
             dropped: Mutex::new(BTreeMap::new()),
             any_dropped: AtomicBool::new(false),
             dropped_count: AtomicU64::new(0),
@@ -528,12 +564,21 @@ impl StreamShared {
         if let Some(latch) = self.fail.get() {
             latch.check("no task may be submitted to any stream of the context")?;
         }
+        if !matches!(op, Op::Record { .. }) {
+            // A record waits before it takes its event's lock.
+            self.wait_for_room()?;
+        }
         let borrows = op.borrows_app();
         if borrows && sync::on_worker_of(self.id) {
             return Err(diag::rt_param(
                 "called from a callback running on this very stream with pageable \
                  host memory; the call would wait for itself",
             ));
+        }
+        if borrows {
+            // The call returns after the copy: a wait for the stream, refused
+            // (under that setting) before anything is queued.
+            self.check_self_served(Some(self.submitted() + 1))?;
         }
         let done = borrows.then(Done::new);
         let mut task = Task {
@@ -562,6 +607,19 @@ impl StreamShared {
             seq = q.submitted;
             task.seq = seq;
             set_last_task(seq);
+            if let Op::Callback {
+                block: true,
+                via,
+                mark,
+                ..
+            } = &mut task.op
+            {
+                lock(&self.blocking).insert(seq, via);
+                *mark = Some(BlockMark {
+                    ledger: self.blocking.clone(),
+                    seq,
+                });
+            }
             q.tasks.push_back(task);
             if !q.scheduled {
                 // Still under the queue lock (lock order: queue, then pool),
@@ -581,12 +639,43 @@ impl StreamShared {
             }
         }
         if let Some(d) = done {
-            d.wait();
+            d.wait_checking(UNSERVED_CHECK_EVERY, || self.warn_if_unserved());
             if self.is_dropped(seq) {
                 return Err(self.abort_error("the task was dropped before it ran"));
             }
         }
         Ok(seq)
+    }
+
+    /// Waits while the stream holds [`SQ_ROOM`] tasks not yet executed, as
+    /// the runtime's submission waits for room in the stream's submission
+    /// queue (RT `StarsEngine::AddTaskToStream`: it retries until the
+    /// device has executed a task, with no time limit). A wait that can
+    /// never end is refused (a host function or callback of this stream
+    /// submitting to it: 107000, as every wait for itself) or reported
+    /// (STRICT-SELF-SERVE).
+    pub(crate) fn wait_for_room(&self) -> Res<()> {
+        loop {
+            let submitted = self.submitted();
+            if submitted < SQ_ROOM {
+                return Ok(());
+            }
+            // The task whose execution leaves room for one more.
+            let frees = submitted + 1 - SQ_ROOM;
+            if self.reached(frees) {
+                return Ok(());
+            }
+            if sync::on_worker_of(self.id) {
+                return Err(diag::rt_param(format!(
+                    "called from a callback running on stream {:#x}, whose submission queue is \
+                     full ({SQ_ROOM} tasks not yet executed); the submission would wait for \
+                     itself",
+                    self.handle
+                )));
+            }
+            self.check_self_served(Some(frees))?;
+            self.wait_seq(frees, None);
+        }
     }
 
     /// 107023 for this stream.
@@ -795,49 +884,110 @@ impl StreamShared {
         self.reached(submitted)
     }
 
-    /// Waits until `seq` has executed; `false` on reaching `deadline`.
-    ///
-    /// A host thread first watches `completed` for up to [`SYNC_SPIN_NS`]
-    /// (never past `deadline`) and parks on `done_cv` only after that: see
-    /// [`SYNC_SPIN_FOR`]. Pool workers (a wait task for another stream) park
-    /// at once, leaving the core to the workers they wait for.
-    /// The thread this stream is subscribed to and the time its oldest
-    /// blocking callback still waiting for that thread was queued (`None`:
-    /// no such callback).
-    pub(crate) fn unserved_callback(&self) -> Option<(u64, Instant)> {
+    /// The thread this stream is subscribed to, the time its oldest
+    /// blocking callback still waiting for that thread was queued and the C
+    /// function that queued it (`None`: no such callback).
+    pub(crate) fn unserved_callback(&self) -> Option<(u64, Instant, &'static str)> {
         let (tid, queue) = {
             let sub = lock(&self.subscriber);
             let (tid, q) = sub.as_ref()?;
             (*tid, q.clone())
         };
-        queue.blocking_since(self.id).map(|t| (tid, t))
+        queue.blocking_since(self.id).map(|(t, via)| (tid, t, via))
     }
 
-    /// Called while a synchronisation without deadline waits for this
-    /// stream: says once (on stderr) that the stream is blocked on a
-    /// callback nobody has served for [`UNSERVED_WARN_AFTER`], so that a
-    /// hanging program or test shows its reason (the audit lists it too).
-    fn warn_if_unserved(&self) {
+    /// Called while a synchronisation (any wait for this stream: with or
+    /// without a deadline, a copy of pageable memory, an abort) waits: says
+    /// once (on stderr) that the stream is blocked on a callback nobody has
+    /// served for [`UNSERVED_WARN_AFTER`], so that a hanging program or test
+    /// shows its reason (the audit lists it too).
+    pub(crate) fn warn_if_unserved(&self) {
         if self.warned_unserved.load(Ordering::Relaxed) {
             return;
         }
-        let Some((tid, since)) = self.unserved_callback() else {
+        let Some((tid, since, via)) = self.unserved_callback() else {
             return;
         };
         if since.elapsed() >= UNSERVED_WARN_AFTER
             && !self.warned_unserved.swap(true, Ordering::Relaxed)
         {
             eprintln!(
-                "aclrt-sim: stream {:#x} is blocked on an unserved callback: a blocking \
-                 aclrtLaunchCallback has waited {:.1} s for thread {tid:#x} (aclrtSubscribeReport) \
-                 and no aclrtProcessReport of that thread has taken it; synchronising the stream \
+                "aclrt-sim: stream {:#x} is blocked on an unserved callback: a blocking callback \
+                 queued by {via}{} has waited {:.1} s for thread {tid:#x} (aclrtSubscribeReport) \
+                 and no aclrtProcessReport of that thread has taken it; waiting for the stream \
                  waits until one does (aclrt_sim::audit().unserved_callbacks lists it)",
                 self.handle,
+                if via == "aclrtLaunchHostFunc" {
+                    " (a host function on a subscribed default stream becomes one)"
+                } else {
+                    ""
+                },
                 since.elapsed().as_secs_f64()
             );
         }
     }
 
+    /// The wait of the calling thread for task `upto` of this stream (for
+    /// the running task only: `None`) if it can never end: the stream is
+    /// subscribed to the calling thread (`aclrtSubscribeReport`), and a
+    /// blocking callback of it due before `upto` waits for that thread's
+    /// `aclrtProcessReport` (or is queued and will), which the thread
+    /// cannot call while it waits (rule STRICT-SELF-SERVE; the hardware
+    /// hangs the same way).
+    pub(crate) fn self_served_wait(&self, upto: Option<u64>) -> Option<Error> {
+        let tid = lock(&self.subscriber).as_ref()?.0;
+        if tid != prim::os_thread_id() || upto.is_some_and(|u| self.reached(u)) {
+            return None;
+        }
+        let via = match upto {
+            // The running task only: a callback already handed to the
+            // thread (an abort drops the others).
+            None => self.unserved_callback()?.2,
+            Some(upto) => lock(&self.blocking)
+                .range(..=upto)
+                .next()
+                .map(|(_, via)| *via)?,
+        };
+        Some(
+            Error::violation(
+                ViolationKind::SelfServedWait,
+                ffi::ACL_ERROR_RT_PARAM_INVALID,
+                format!(
+                    "stream {:#x} waits for a blocking callback (queued by {via}) that only this \
+                     thread can run, with aclrtProcessReport, as the stream is subscribed to it \
+                     (aclrtSubscribeReport); this wait would never end (run aclrtProcessReport \
+                     first, or serve the stream from another thread)",
+                    self.handle
+                ),
+            )
+            .on(self.handle),
+        )
+    }
+
+    /// [`self_served_wait`](Self::self_served_wait) as a strict rule of
+    /// the C function being called: refused with
+    /// [`Strictness::Refuse`](crate::model::Strictness::Refuse); reported at
+    /// once otherwise, and the wait goes on (as the hardware's does). Call
+    /// without the runtime's lock.
+    pub(crate) fn check_self_served(&self, upto: Option<u64>) -> Res<()> {
+        match self.self_served_wait(upto) {
+            None => Ok(()),
+            Some(err) => diag::strict_rule(
+                crate::rt::rt().cfg.strictness,
+                diag::current_api().unwrap_or("a synchronisation"),
+                err,
+            ),
+        }
+    }
+
+    /// Waits until `seq` has executed; `false` on reaching `deadline`.
+    ///
+    /// A host thread first watches `completed` for up to [`SYNC_SPIN_NS`]
+    /// (never past `deadline`) and parks on `done_cv` only after that: see
+    /// [`SYNC_SPIN_FOR`]. Pool workers (a wait task for another stream) park
+    /// at once, leaving the core to the workers they wait for.
+    /// Every [`UNSERVED_CHECK_EVERY`] it looks for an unserved callback
+    /// ([`warn_if_unserved`](Self::warn_if_unserved)).
     pub(crate) fn wait_seq(&self, seq: u64, deadline: Option<Instant>) -> bool {
         if self.reached(seq) {
             return true;
@@ -869,11 +1019,16 @@ impl StreamShared {
                     if now >= d {
                         return false;
                     }
-                    q = self
+                    let (g, timeout) = self
                         .done_cv
-                        .wait_timeout(q, d - now)
-                        .unwrap_or_else(PoisonError::into_inner)
-                        .0;
+                        .wait_timeout(q, (d - now).min(UNSERVED_CHECK_EVERY))
+                        .unwrap_or_else(PoisonError::into_inner);
+                    q = g;
+                    if timeout.timed_out() {
+                        drop(q);
+                        self.warn_if_unserved();
+                        q = self.queue();
+                    }
                 }
             }
         }
@@ -1201,9 +1356,20 @@ impl StreamShared {
                     Ok(r) => Ok(r),
                 };
             }
-            Op::Callback { call, block } => {
+            Op::Callback {
+                call,
+                block,
+                via,
+                mark,
+            } => {
                 let _blocking = Blocking::enter();
-                reports::dispatch(&self.subscriber, self.id, self.generation, call, block);
+                reports::dispatch(
+                    &self.subscriber,
+                    self.id,
+                    self.generation,
+                    (call, block, via),
+                    mark,
+                );
             }
             Op::Record { ev, generation } => ev.stamp(generation, Instant::now()),
             Op::ResetEvent { ev, generation } => ev.shared().clear_record(generation),

@@ -13,7 +13,6 @@
 //! while a thread waits for a stream (copies run on pinned `Arc`s after the
 //! lock is released; workers never take it).
 
-use std::cell::Cell;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -33,6 +32,7 @@ pub(crate) mod mem;
 pub(crate) mod pool;
 pub(crate) mod registry;
 pub(crate) mod reports;
+pub(crate) mod thread;
 
 use exec::{EventShared, StreamShared};
 use mem::{AllocKind, MemTable};
@@ -99,37 +99,6 @@ static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 pub(crate) fn new_handle(kind: HandleKind) -> (u64, usize) {
     let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
     (id, ((id as usize) << 4) | kind as usize)
-}
-
-thread_local! {
-    /// (context bound by aclrtSetDevice, explicitly set current context).
-    static THREAD_CTX: Cell<(usize, usize)> = const { Cell::new((0, 0)) };
-}
-
-/// The calling thread's current context handle (0: none).
-pub(crate) fn tls_current() -> usize {
-    let (bound, explicit) = THREAD_CTX.with(Cell::get);
-    if explicit != 0 { explicit } else { bound }
-}
-
-pub(crate) fn tls_set(bound: Option<usize>, explicit: usize) {
-    THREAD_CTX.with(|c| {
-        let (b, _) = c.get();
-        c.set((bound.unwrap_or(b), explicit));
-    });
-}
-
-/// Forgets the calling thread's contexts.
-pub(crate) fn tls_clear() {
-    THREAD_CTX.with(|c| c.set((0, 0)));
-}
-
-/// Forgets `ctx` wherever the calling thread refers to it.
-pub(crate) fn tls_forget(ctx: usize) {
-    THREAD_CTX.with(|c| {
-        let (b, e) = c.get();
-        c.set((if b == ctx { 0 } else { b }, if e == ctx { 0 } else { e }));
-    });
 }
 
 /// One simulated device.
@@ -357,7 +326,12 @@ impl Runtime {
 
     /// The calling thread's current context (107002 if none).
     pub(crate) fn current(&self) -> Res<&Context> {
-        let h = tls_current();
+        let h = thread::binding().context(sync::generation(), |d| {
+            usize::try_from(d)
+                .ok()
+                .and_then(|i| self.devices.get(i))
+                .and_then(|dev| dev.default_ctx)
+        });
         if h == 0 {
             return Err(Error::new(
                 ffi::ACL_ERROR_RT_CONTEXT_NULL,
@@ -552,7 +526,6 @@ impl Runtime {
     /// Removes a context and its default stream.
     pub(crate) fn remove_context(&mut self, h: usize) -> Option<(Arc<StreamShared>, Vec<Report>)> {
         let ctx = self.contexts.remove(&h)?;
-        tls_forget(h);
         self.remove_stream(ctx.default_stream)
     }
 
@@ -722,7 +695,7 @@ impl Runtime {
         self.devices.clear();
         self.started = false;
         sync::next_generation();
-        tls_clear();
+        thread::apply(thread::Transition::Finalize);
         Teardown {
             streams,
             reports,
@@ -887,7 +860,7 @@ pub(crate) fn audit() -> Audit {
     let unserved_callbacks = subscribed
         .into_iter()
         .filter_map(|(stream, device, sh)| {
-            let (thread, since) = sh.unserved_callback()?;
+            let (thread, since, _) = sh.unserved_callback()?;
             Some(crate::model::UnservedCallback {
                 stream,
                 device,
@@ -926,5 +899,5 @@ pub(crate) fn reset() {
         td
     };
     td.finish();
-    tls_clear();
+    thread::apply(thread::Transition::Finalize);
 }

@@ -11,6 +11,7 @@ use crate::diag;
 use crate::ffi;
 use crate::model::{Violation, ViolationKind};
 use crate::prim::HostCall;
+use crate::rt::exec::BlockMark;
 use crate::sync::{Done, DoneGuard, lock};
 
 /// One callback handed to a reporting thread.
@@ -21,6 +22,13 @@ pub(crate) struct Report {
     pub generation: u64,
     /// When it was queued.
     pub queued_at: Instant,
+    /// The C function that queued it: `aclrtLaunchCallback`, or
+    /// `aclrtLaunchHostFunc` on a subscribed default stream.
+    pub via: &'static str,
+    /// A blocking callback's entry in its stream's ledger, held only for
+    /// its drop: removed when the report is dropped (after the call has
+    /// run, or unrun).
+    pub _mark: Option<BlockMark>,
     /// Declared last: signalled after the call has run (or the report was
     /// dropped unrun at teardown), releasing a `ACL_CALLBACK_BLOCK` stream.
     pub done: Option<DoneGuard>,
@@ -91,13 +99,13 @@ impl ReportQueue {
 
     /// When the oldest blocking report of stream `id` still queued (not
     /// taken by a reporting thread) was queued.
-    pub(crate) fn blocking_since(&self, id: u64) -> Option<Instant> {
+    pub(crate) fn blocking_since(&self, id: u64) -> Option<(Instant, &'static str)> {
         lock(&self.q)
             .0
             .iter()
             .filter(|r| r.stream == id && r.done.is_some())
-            .map(|r| r.queued_at)
-            .min()
+            .map(|r| (r.queued_at, r.via))
+            .min_by_key(|(t, _)| *t)
     }
 
     /// Whether the queue was closed (its thread unsubscribed).
@@ -163,8 +171,8 @@ pub(crate) fn dispatch(
     subscriber: &Mutex<Option<(u64, Arc<ReportQueue>)>>,
     stream: u64,
     generation: u64,
-    call: HostCall,
-    block: bool,
+    (call, block, via): (HostCall, bool, &'static str),
+    mark: Option<BlockMark>,
 ) {
     let done = block.then(Done::new);
     let report = Report {
@@ -172,6 +180,8 @@ pub(crate) fn dispatch(
         stream,
         generation,
         queued_at: Instant::now(),
+        via,
+        _mark: mark,
         done: done.clone().map(DoneGuard::new),
     };
     let unqueued = {
@@ -191,7 +201,7 @@ pub(crate) fn dispatch(
                 done,
                 ..
             } = r;
-            run_callback(call, generation, "aclrtLaunchCallback");
+            run_callback(call, generation, via);
             drop(done);
         }
         None => {

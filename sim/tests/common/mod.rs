@@ -574,3 +574,12 @@ pub unsafe extern "C" fn meet_first(arg: *mut c_void) {
 pub unsafe extern "C" fn meet_second(arg: *mut c_void) {
     meet(arg, 1);
 }
+
+/// Binds the calling thread to device `dev`'s default context again,
+/// leaving the device's reference count as it was (`aclrtSetDevice` and a
+/// reset that is not the last). A thread whose current context was
+/// destroyed has none (the runtime does not fall back to the device's).
+pub fn rebind(dev: i32) {
+    ok!(aclrtSetDevice(dev));
+    ok!(aclrtResetDevice(dev));
+}

@@ -34,6 +34,11 @@ pub(crate) struct Record {
 }
 
 impl Record {
+    /// The handle of the stream's context.
+    pub(crate) fn context(&self) -> usize {
+        self.ctx
+    }
+
     fn new(stream: usize, ctx: usize, default: bool) -> Record {
         Record {
             stream,

@@ -355,6 +355,124 @@ static void devices(void)
     }
 }
 
+static volatile int gate_open;
+
+static void wait_gate(void *arg)
+{
+    (void)arg;
+    while (!__atomic_load_n(&gate_open, __ATOMIC_SEQ_CST)) {
+    }
+}
+
+/* The thread's binding (rows THREAD-*, CTX-DESTROY-4, DEV-2) and the rows
+ * read with it (EVENT-R-2, EVENT-T-3, INIT-ORDER-2, COPY-KIND-BUF,
+ * CB-SUB-CTX). Starts and ends with device 0 set once and current. */
+static void thread_binding(void)
+{
+    aclrtContext dflt = NULL;
+    aclrtContext c = NULL;
+    aclrtContext cur = NULL;
+    int32_t dev = -1;
+    aclrtStream s = NULL;
+    (void)aclrtGetCurrentContext(&dflt);
+    if (aclrtCreateContext(&c, 0) != ACL_SUCCESS) {
+        skip("THREAD-DESTROY", "aclrtCreateContext failed");
+        return;
+    }
+    (void)aclrtDestroyContext(c);
+    /* No fallback to the device's default context. */
+    ROW("THREAD-DESTROY", aclrtGetCurrentContext(&cur), ACL_ERROR_RT_CONTEXT_NULL);
+    ROW("THREAD-DESTROY", aclrtGetDevice(&dev), ACL_ERROR_RT_CONTEXT_NULL);
+    ROW("THREAD-DESTROY", aclrtCreateStream(&s), ACL_ERROR_RT_CONTEXT_NULL);
+    ROW("THREAD-SET-CURRENT", aclrtSetCurrentContext(dflt), ACL_SUCCESS);
+
+    /* EVENT-R-2: an aclrtCreateEvent event is reset. */
+    aclrtEvent e = NULL;
+    if (aclrtCreateEvent(&e) == ACL_SUCCESS) {
+        (void)aclrtRecordEvent(e, NULL);
+        (void)aclrtSynchronizeEvent(e);
+        ROW("EVENT-R-2", aclrtResetEvent(e, NULL), ACL_SUCCESS);
+        (void)aclrtSynchronizeStream(NULL);
+        (void)aclrtDestroyEvent(e);
+    }
+
+    /* EVENT-T-3: an end record not yet executed has no timestamp. */
+    aclrtEvent start = NULL;
+    aclrtEvent end = NULL;
+    aclrtStream held = NULL;
+    if (aclrtCreateEvent(&start) == ACL_SUCCESS && aclrtCreateEvent(&end) == ACL_SUCCESS &&
+        aclrtCreateStream(&held) == ACL_SUCCESS) {
+        float ms = 0.0f;
+        __atomic_store_n(&gate_open, 0, __ATOMIC_SEQ_CST);
+        (void)aclrtRecordEvent(start, held);
+        (void)aclrtSynchronizeEvent(start);
+        (void)aclrtLaunchHostFunc(held, wait_gate, NULL);
+        (void)aclrtRecordEvent(end, held);
+        ROW("EVENT-T-3", aclrtEventElapsedTime(&ms, start, end), ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID);
+        __atomic_store_n(&gate_open, 1, __ATOMIC_SEQ_CST);
+        (void)aclrtSynchronizeStream(held);
+    } else {
+        skip("EVENT-T-3", "setup failed");
+    }
+    if (held != NULL) {
+        (void)aclrtDestroyStream(held);
+    }
+    if (start != NULL) {
+        (void)aclrtDestroyEvent(start);
+    }
+    if (end != NULL) {
+        (void)aclrtDestroyEvent(end);
+    }
+
+    /* INIT-ORDER-2: counted before the path is read. */
+    ROW("INIT-ORDER-2", aclInit("/nonexistent/aclrt-fidelity/acl.json"), ACL_ERROR_REPEAT_INITIALIZE);
+
+    /* COPY-KIND-BUF: the staging kind from device memory. */
+    void *a = NULL;
+    void *b = NULL;
+    aclrtRunMode mode = ACL_HOST;
+    (void)aclrtGetRunMode(&mode);
+    if (aclrtMalloc(&a, 64, ACL_MEM_MALLOC_HUGE_FIRST) == ACL_SUCCESS &&
+        aclrtMalloc(&b, 64, ACL_MEM_MALLOC_HUGE_FIRST) == ACL_SUCCESS) {
+        ROW("COPY-KIND-BUF", aclrtMemcpyAsync(b, 64, a, 64, ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE, NULL),
+            mode == ACL_HOST ? ACL_ERROR_RT_PARAM_INVALID : ACL_SUCCESS);
+        (void)aclrtSynchronizeStream(NULL);
+    }
+    (void)aclrtFree(a);
+    (void)aclrtFree(b);
+
+    /* CB-SUB-CTX: a stream of another context is subscribed. */
+    aclrtStream s0 = NULL;
+    aclrtContext other = NULL;
+    uint64_t tid = my_tid();
+    if (aclrtCreateStream(&s0) == ACL_SUCCESS && aclrtCreateContext(&other, 0) == ACL_SUCCESS) {
+        ROW("CB-SUB-CTX", aclrtSubscribeReport(tid, s0), ACL_SUCCESS);
+        ROW("CB-SUB-CTX", aclrtUnSubscribeReport(tid, s0), ACL_SUCCESS);
+    } else {
+        skip("CB-SUB-CTX", "setup failed");
+    }
+    if (other != NULL) {
+        (void)aclrtDestroyContext(other);
+    }
+    (void)aclrtSetCurrentContext(dflt);
+    if (s0 != NULL) {
+        (void)aclrtDestroyStream(s0);
+    }
+
+    /* THREAD-RESET: the last reset of any device drops the binding. */
+    uint32_t count = 0;
+    (void)aclrtGetDeviceCount(&count);
+    if (count < 2) {
+        skip("THREAD-RESET", "one device");
+        return;
+    }
+    (void)aclrtSetDevice(1);
+    ROW("THREAD-RESET", aclrtResetDevice(0), ACL_SUCCESS);
+    ROW("THREAD-RESET", aclrtGetDevice(&dev), ACL_ERROR_RT_CONTEXT_NULL);
+    (void)aclrtResetDevice(1);
+    (void)aclrtSetDevice(0);
+}
+
 int main(void)
 {
     if (aclInit(NULL) != ACL_SUCCESS || aclrtSetDevice(0) != ACL_SUCCESS) {
@@ -370,6 +488,7 @@ int main(void)
     contexts();
     layers();
     devices();
+    thread_binding();
     (void)aclrtResetDevice(0);
     (void)aclFinalize();
     printf("fidelity: %d agree, %d differ, %d skipped\n", agreed, differed, skipped);
