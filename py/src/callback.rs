@@ -2,7 +2,98 @@
 #![deny(unsafe_code)]
 
 use crate::ffi;
+use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
+use std::cell::Cell;
+use std::collections::HashMap;
+use std::sync::{LazyLock, Mutex};
+
+/// Which thread serves each stream's callbacks (`subscribe_report` through
+/// this module), and which stream each event was last recorded on: what a
+/// wait from a callback needs to know whether only the waiting thread could
+/// serve it. Plain maps under a lock held for one lookup or update, never
+/// across a runtime call or Python code.
+#[derive(Default)]
+struct Served {
+    subscriber: HashMap<u64, u64>,
+    recorded_on: HashMap<u64, u64>,
+}
+
+static SERVED: LazyLock<Mutex<Served>> = LazyLock::new(Mutex::default);
+
+thread_local! {
+    /// The stream whose callback this thread is running (0 and `false`
+    /// outside callbacks).
+    static IN_CALLBACK: Cell<(bool, u64)> = const { Cell::new((false, 0)) };
+}
+
+fn served() -> std::sync::MutexGuard<'static, Served> {
+    SERVED.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// `thread` now serves the callbacks of stream `s` (a subscription the
+/// runtime accepted).
+pub fn subscribed(thread: u64, s: u64) {
+    served().subscriber.insert(s, thread);
+}
+
+/// Stream `s` is no longer served (an unsubscription the runtime accepted).
+pub fn unsubscribed(s: u64) {
+    served().subscriber.remove(&s);
+}
+
+/// Event `e` was recorded on stream `s`.
+pub fn recorded(e: u64, s: u64) {
+    served().recorded_on.insert(e, s);
+}
+
+/// The stream event `e` was last recorded on, if known.
+pub fn stream_of_event(e: u64) -> Option<u64> {
+    served().recorded_on.get(&e).copied()
+}
+
+/// What a wait waits for.
+pub enum Waits {
+    /// One stream's work.
+    Stream(u64),
+    /// The work of every stream of the device.
+    Device,
+}
+
+/// Refuses a wait made from inside a callback that only the waiting thread
+/// could let finish: on a stream that thread serves (its callback's own,
+/// or any other stream subscribed to the same thread), or on the whole
+/// device while it serves any stream. The thread is busy running the
+/// callback, so a callback queued on such a stream could never run.
+pub fn refuse_wait_served(what: &str, waits: Waits) -> PyResult<()> {
+    let (inside, cb_stream) = IN_CALLBACK.with(Cell::get);
+    if !inside {
+        return Ok(());
+    }
+    let g = served();
+    let Some(&me) = g.subscriber.get(&cb_stream) else {
+        return Ok(());
+    };
+    let blocked = match waits {
+        Waits::Stream(s) => s == cb_stream || g.subscriber.get(&s) == Some(&me),
+        Waits::Device => true,
+    };
+    drop(g);
+    if blocked {
+        let target = match waits {
+            Waits::Stream(s) if s == cb_stream => "the stream of this callback".to_owned(),
+            Waits::Stream(s) => format!("stream {s:#x}, which this thread serves too"),
+            Waits::Device => "every stream of the device, some of which this thread serves".to_owned(),
+        };
+        return Err(PyRuntimeError::new_err(format!(
+            "{what} from inside a stream callback would deadlock (never return): it waits for {target}, \
+             and the thread that runs those streams' callbacks (acl.rt.subscribe_report) \
+             is this one, busy in this callback; wait from another thread, or give the \
+             stream its own callback thread"
+        )));
+    }
+    Ok(())
+}
 
 /// Queues `func(data)` on stream `s`. The runtime calls it on the thread
 /// subscribed to the stream (which waits in `process_report` with the GIL
@@ -15,6 +106,7 @@ pub fn launch(func: Py<PyAny>, data: Py<PyAny>, block: u32, s: u64) -> i32 {
     ffi::launch_callback(
         move || {
             let mut objs = Some((func, data));
+            let outer = IN_CALLBACK.with(|c| c.replace((true, s)));
             let ran = crate::gil::attach_unless_exiting(|py| {
                 if let Some((func, data)) = objs.take() {
                     if let Err(e) = func.call1(py, (data,)) {
@@ -22,6 +114,7 @@ pub fn launch(func: Py<PyAny>, data: Py<PyAny>, block: u32, s: u64) -> i32 {
                     }
                 }
             });
+            IN_CALLBACK.with(|c| c.set(outer));
             if ran.is_none() {
                 std::mem::forget(objs.take());
             }

@@ -43,6 +43,8 @@ pub struct Handle {
     serial: u64,
     parent: Option<Py<Handle>>,
     what: String,
+    /// Set once by the one caller that releases a waiting node (`_claim`).
+    claimed: AtomicBool,
 }
 
 impl Handle {
@@ -78,6 +80,12 @@ impl Handle {
     /// A child's release ended (or its creation failed).
     pub fn remove_child(&self) {
         self.core.remove_child();
+    }
+
+    /// This handle's serial: never reused (unlike runtime handles); the
+    /// work book's name of a stream or event.
+    pub fn serial(&self) -> u64 {
+        self.serial
     }
 
     /// The value, whatever the state (for a child that keeps it alive).
@@ -134,6 +142,11 @@ impl<'a> UseGuard<'a> {
 }
 
 impl UseGuard<'_> {
+    /// The serial of the handle used.
+    pub fn serial(&self) -> u64 {
+        self.handle.serial
+    }
+
     /// [`Handle::bind`] of the handle used.
     pub fn bind(&self) -> PyResult<i32> {
         if self.handle.what != "context" {
@@ -171,6 +184,7 @@ impl Handle {
             parent: parent.map(Bound::unbind),
             serial: NEXT_SERIAL.fetch_add(1, Ordering::Relaxed),
             what,
+            claimed: AtomicBool::new(false),
         })
     }
 
@@ -248,6 +262,20 @@ impl Handle {
         {
             p.get().remove_child();
         }
+    }
+
+    /// True for exactly one caller: the one that releases a node whose
+    /// release waited for its last child (the node marking itself waiting,
+    /// or the last child going on another thread; both check first that it
+    /// waits with no child left, then ask here).
+    fn _claim(&self) -> bool {
+        !self.claimed.swap(true, Ordering::AcqRel)
+    }
+
+    /// The serial (see [`Handle::serial`]).
+    #[getter]
+    fn _serial(&self) -> u64 {
+        self.serial
     }
 
     /// [`Handle::bind`] for the Pythonic layer: the runtime's ret.

@@ -29,6 +29,9 @@ use crate::errors::AclUsageError;
 use crate::ffi;
 use crate::handle::{Handle, UseGuard};
 use crate::protocol::memory_core::{Free, MemoryCore, Refused, State};
+use crate::protocol::work_book::{Forked, WorkBook};
+use pyo3::exceptions::PyRuntimeError;
+use std::sync::LazyLock;
 use pyo3::exceptions::{PyBufferError, PyTypeError, PyValueError};
 use pyo3::ffi as pyffi;
 use pyo3::prelude::*;
@@ -47,6 +50,49 @@ pub struct Memory {
     /// The counted state (`protocol::memory_core`): `on_release`
     /// callables, the context handle that counts it.
     core: MemoryCore<Py<PyAny>, Py<Handle>>,
+    /// The work book's name of this memory (never reused).
+    id: u64,
+}
+
+/// The id of the next [`Memory`].
+static NEXT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+
+impl Memory {
+    /// The work book's name of this memory.
+    pub fn id(&self) -> u64 {
+        self.id
+    }
+
+    /// Marks the memory as used (or no longer used) by queued work (the
+    /// work book's setter, called under its lock).
+    pub fn set_busy(&self, busy: bool) {
+        self.core.set_busy(busy);
+    }
+}
+
+/// The Pythonic layer's record of queued work (see [`crate::book`]).
+pub(crate) static BOOK: LazyLock<WorkBook<Py<Memory>>> = LazyLock::new(WorkBook::new);
+
+/// The book's flag setter: a buffer is (no longer) used by queued work.
+pub(crate) fn busy(m: &Py<Memory>, b: bool) {
+    m.get().set_busy(b);
+}
+
+/// The error of a forked child.
+pub(crate) fn forked(_: Forked) -> PyErr {
+    PyRuntimeError::new_err(crate::fork::MESSAGE)
+}
+
+/// Books the uses of `bufs` by work the runtime just queued on the stream
+/// of serial `stream` (the caller holds each buffer until this returns).
+pub fn queued<'py>(
+    stream: u64,
+    bufs: impl IntoIterator<Item = Bound<'py, Memory>>,
+) -> PyResult<()> {
+    let bufs = bufs.into_iter().map(|b| (b.get().id(), b.unbind()));
+    BOOK.queued(crate::fork::forked(), stream, bufs, busy)
+        .map_err(forked)?;
+    Ok(())
 }
 
 fn refuse_copy(obj: &Bound<'_, PyAny>) -> PyErr {
@@ -69,6 +115,7 @@ impl Memory {
     fn new(_args: &Bound<'_, PyAny>, _kwargs: Option<&Bound<'_, PyAny>>) -> Self {
         Memory {
             core: MemoryCore::new(),
+            id: NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
         }
     }
 
@@ -126,6 +173,7 @@ impl Memory {
     /// `Some(ret)` once freed (`Some(0)` when there was nothing to free).
     #[pyo3(signature = (defer, on_release = None))]
     fn _free(&self, defer: bool, on_release: Option<Py<PyAny>>) -> PyResult<Option<i32>> {
+        crate::fork::check()?;
         match self.core.free(defer, on_release) {
             Free::Nothing => Ok(Some(0)),
             Free::Exported => Ok(None),
@@ -166,7 +214,7 @@ impl Memory {
     /// between. A synchronous memset of memory queued work uses is refused.
     #[pyo3(signature = (ctx, value, count, stream = None))]
     fn _memset(
-        &self,
+        slf: &Bound<'_, Self>,
         ctx: Bound<'_, Handle>,
         value: i32,
         count: usize,
@@ -174,25 +222,27 @@ impl Memory {
     ) -> PyResult<i32> {
         crate::fork::check()?;
         let ctx = UseGuard::new(ctx.get())?;
-        let stream = stream
+        let stream_guard = stream
             .as_ref()
             .map(|s| UseGuard::new(s.get()))
             .transpose()?;
-        let stream = stream.as_ref().map(|s| s.value);
-        let (ptr, nbytes) = {
-            let g = self.core.lock();
-            if g.state != State::Open {
-                return Err(AclUsageError::new_err(
-                    "the buffer was used after it was released",
-                ));
-            }
-            if g.busy && stream.is_none() {
-                return Err(AclUsageError::new_err(
-                    "the buffer is used by queued stream work; synchronize first",
-                ));
-            }
-            (g.ptr, g.nbytes)
-        };
+        let stream = stream_guard.as_ref().map(|s| s.value);
+        // Held (as an export) until the call returned: no free meanwhile,
+        // even with the GIL released around the queueing.
+        let (ptr, nbytes) = slf.get().core.export(
+            true,
+            |_| Ok(()),
+            |_| AclUsageError::new_err("the buffer was used after it was released"),
+            |g| {
+                if g.busy && stream.is_none() {
+                    return Err(AclUsageError::new_err(
+                        "the buffer is used by queued stream work; synchronize first",
+                    ));
+                }
+                Ok((g.ptr, g.nbytes))
+            },
+        )?;
+        let _pin = Pin(slf.clone());
         if count > nbytes {
             return Err(PyValueError::new_err(format!(
                 "memset: {count} bytes do not fit {nbytes}"
@@ -205,17 +255,23 @@ impl Memory {
         let (max, n) = (nbytes as u64, count as u64);
         let ret = match stream {
             None => ffi::memset(ptr, max, value, n),
-            Some(st) => ffi::memset_async(ptr, max, value, n, st),
+            // Queueing may wait for the stream's queue: GIL released.
+            Some(st) => crate::gil::blocking(slf.py(), move || {
+                ffi::memset_async(ptr, max, value, n, st)
+            }),
         };
-        if ret == 0 && stream.is_some() {
-            self.core.set_busy(true);
+        if ret == 0
+            && let Some(st) = &stream_guard
+        {
+            queued(st.serial(), [slf.clone()])?;
         }
         Ok(ret)
     }
 
-    /// Marks the memory as used (or no longer used) by queued stream work.
-    fn _set_busy(&self, busy: bool) {
-        self.core.set_busy(busy);
+    /// True while queued stream work uses the memory (the work book's flag).
+    #[getter]
+    fn _busy(&self) -> bool {
+        self.core.lock().busy
     }
 
     /// Refused: see the module docs.
@@ -340,8 +396,16 @@ fn unpin(slf: &Bound<'_, Memory>) {
     let me = slf.get();
     if let Some(cb) = me.core.release_export() {
         let py = slf.py();
+        // The end of an export may come from a deallocation while an
+        // exception propagates (the last view dies with its frame): Python
+        // code must not run with that exception set. It is set aside for
+        // the release and put back after it.
+        let pending = PyErr::take(py);
         if let Err(e) = cb.call0(py) {
             e.write_unraisable(py, Some(slf.as_any()));
+        }
+        if let Some(e) = pending {
+            e.restore(py);
         }
     }
 }
@@ -595,7 +659,12 @@ fn count(nbytes: Option<&Bound<'_, PyAny>>, limit: usize) -> PyResult<usize> {
         ));
     }
     // `__index__`: Python and numpy integers, not floats.
-    let v: i128 = n.extract().map_err(|_| {
+    // A KeyboardInterrupt (or SystemExit) raised by an `__index__` goes on
+    // as it is.
+    let v: i128 = n.extract().map_err(|e: PyErr| {
+        if !e.is_instance_of::<pyo3::exceptions::PyException>(n.py()) {
+            return e;
+        }
         PyTypeError::new_err(format!(
             "copy: nbytes must be an integer, not {}",
             type_name(n)
@@ -638,7 +707,6 @@ pub fn _copy(
     // a `__buffer__`) cannot release any of them.
     let ctx = UseGuard::new(ctx.get())?;
     let stream = stream.map(|s| UseGuard::new(s.get())).transpose()?;
-    let stream = stream.as_ref().map(|s| s.value);
     let asynchronous = stream.is_some();
     let d = side(dst, device, true, asynchronous)?;
     let s = side(src, device, false, asynchronous)?;
@@ -663,14 +731,24 @@ pub fn _copy(
     if n == 0 {
         return Ok(0);
     }
-    let ret = match stream {
+    let ret = match &stream {
         None => ffi::memcpy(d.ptr, d.len as u64, s.ptr, n as u64, kind),
-        Some(st) => ffi::memcpy_async(d.ptr, d.len as u64, s.ptr, n as u64, kind, st),
-    };
-    if ret == 0 && asynchronous {
-        for m in [&d.memory, &s.memory].into_iter().flatten() {
-            m.0.get().core.set_busy(true);
+        Some(st) => {
+            // The queueing may wait (a full stream queue) for a callback that
+            // needs the GIL: released around the call; both sides stay held.
+            let (dp, dl, sp, v) = (d.ptr, d.len as u64, s.ptr, st.value);
+            crate::gil::blocking(dst.py(), move || {
+                ffi::memcpy_async(dp, dl, sp, n as u64, kind, v)
+            })
         }
+    };
+    if ret == 0
+        && let Some(st) = &stream
+    {
+        // Booked while both sides are still held (`Pin`): no free between
+        // the runtime's acceptance and the record of the use.
+        let sides = [&d.memory, &s.memory].into_iter().flatten();
+        queued(st.serial(), sides.map(|m| m.0.clone()))?;
     }
     Ok(ret)
 }

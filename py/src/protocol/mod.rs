@@ -12,3 +12,4 @@
 pub mod handle_core;
 pub mod memory_core;
 pub(crate) mod sync;
+pub mod work_book;
