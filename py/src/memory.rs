@@ -28,6 +28,7 @@
 use crate::errors::AclUsageError;
 use crate::ffi;
 use crate::handle::{Handle, UseGuard};
+use crate::protocol::aside::with_error_aside;
 use crate::protocol::memory_core::{Free, MemoryCore, Refused, State};
 use crate::protocol::work_book::{Forked, WorkBook};
 use pyo3::exceptions::PyRuntimeError;
@@ -400,13 +401,15 @@ fn unpin(slf: &Bound<'_, Memory>) {
         // exception propagates (the last view dies with its frame): Python
         // code must not run with that exception set. It is set aside for
         // the release and put back after it.
-        let pending = PyErr::take(py);
-        if let Err(e) = cb.call0(py) {
-            e.write_unraisable(py, Some(slf.as_any()));
-        }
-        if let Some(e) = pending {
-            e.restore(py);
-        }
+        with_error_aside(
+            || PyErr::take(py),
+            |e| e.restore(py),
+            || {
+                if let Err(e) = cb.call0(py) {
+                    e.write_unraisable(py, Some(slf.as_any()));
+                }
+            },
+        );
     }
 }
 

@@ -560,7 +560,7 @@ class _Reporter:
     (``subscribe_report`` per stream, one ``process_report`` loop)."""
 
     def __init__(self):
-        self._stop = threading.Event()
+        self._stopping = False  # a plain flag: no lock a fork could inherit held
         self._streams = {}  # stream -> True once subscribed
         self._thread = threading.Thread(target=self._loop, name="aclrt callbacks", daemon=True)
         self._thread.start()
@@ -590,7 +590,7 @@ class _Reporter:
         check(ret, "acl.rt.unsubscribe_report")
 
     def _loop(self):
-        while not self._stop.is_set():
+        while not self._stopping:
             acl.rt.process_report(50)
 
     def stop(self):
@@ -600,8 +600,9 @@ class _Reporter:
                 self.remove(stream)
             except Exception as e:  # noqa: BLE001 - report the first after joining
                 err = err or e
-        self._stop.set()
-        self._thread.join()
+        self._stopping = True
+        if self._thread is not threading.current_thread():
+            self._thread.join()
         if err is not None:
             raise err
 
