@@ -45,6 +45,8 @@ pub struct Handle {
     what: String,
     /// Set once by the one caller that releases a waiting node (`_claim`).
     claimed: AtomicBool,
+    /// Awaited waits in flight (`crate::waiter`), among the uses.
+    awaits: AtomicU64,
 }
 
 impl Handle {
@@ -70,6 +72,21 @@ impl Handle {
                 }
             });
         }
+    }
+
+    /// Counts an awaited wait in flight (`up`), or its end.
+    pub fn count_await(&self, up: bool) {
+        if up {
+            self.awaits.fetch_add(1, Ordering::AcqRel);
+        } else {
+            self.awaits.fetch_sub(1, Ordering::AcqRel);
+        }
+    }
+
+    /// Ends a use taken by [`Handle::begin_use`] without the GIL: a release
+    /// that waited for it is handed back, for the caller to run attached.
+    pub fn end_use_detached(&self) -> Option<Py<PyAny>> {
+        self.core.end_use()
     }
 
     /// Counts a new child; refused unless open.
@@ -185,6 +202,7 @@ impl Handle {
             serial: NEXT_SERIAL.fetch_add(1, Ordering::Relaxed),
             what,
             claimed: AtomicBool::new(false),
+            awaits: AtomicU64::new(0),
         })
     }
 
@@ -299,6 +317,13 @@ impl Handle {
     #[getter]
     fn _uses(&self) -> usize {
         self.core.uses()
+    }
+
+    /// Awaited waits in flight (each also a use): they end on their own,
+    /// once the work they wait for is done.
+    #[getter]
+    fn _awaits(&self) -> u64 {
+        self.awaits.load(Ordering::Acquire)
     }
 
     /// Live children.

@@ -85,6 +85,31 @@ def _no_wait_in_callback(what, stream=None):
     )
 
 
+def _awaited_wait(kind, ctx_h, target_h):
+    """A future of the running event loop, resolved with the runtime's ret
+    once the stream (``kind`` 0) or event (1) of ``target_h`` is done: the
+    wait runs on a waiting thread of ``acl._native`` (GIL released), which
+    settles the work it covers and hands the result to the loop."""
+    import asyncio
+
+    loop = asyncio.get_running_loop()
+    fut = loop.create_future()
+
+    def notify(ret):
+        try:
+            loop.call_soon_threadsafe(_resolve, fut, ret)
+        except RuntimeError:  # the loop is closed: nobody awaits any more
+            pass
+
+    _native._wait_async(kind, ctx_h, target_h, notify)
+    return fut
+
+
+def _resolve(fut, ret):
+    if not fut.done():  # a cancelled await drops only the result
+        fut.set_result(ret)
+
+
 def _np():
     global _np_module
     if _np_module is None:
@@ -220,6 +245,8 @@ class _Node:
     def close(self):
         """Releases this object; its children must be released already (or
         be waiting for their last view: then this waits with them)."""
+        if self._h is not None and not self._closed:
+            self._quiesce_awaits()
         self._close(False)
 
     def _close(self, defer):
@@ -239,9 +266,25 @@ class _Node:
         self._do_release()
         self._released()
 
+    def _quiesce_awaits(self):
+        """Awaited waits in flight on this handle (a cancelled ``await``
+        leaves its wait to finish) end once the work they wait for is done:
+        wait for that work (blocking), then for them to end, so that the
+        release is not refused for them."""
+        if not self._h._awaits:
+            return
+        self._wait_for_release()
+        deadline = time.monotonic() + 5
+        while self._h._awaits and time.monotonic() < deadline:
+            time.sleep(0.0002)
+
+    def _wait_for_release(self):
+        pass
+
     def _do_release(self):
         """The release, granted by the handle (no use in flight, no child
         left) in the step that closes it to new uses."""
+        self._quiesce_awaits()
         self._h._begin_release()
         ok = False
         try:
@@ -726,6 +769,41 @@ class Stream(_Node):
             self._callback_errors.clear()
             raise CallbackError(f"a stream callback raised {type(err).__name__}: {err}") from err
 
+    async def synchronize_async(self):
+        """``await stream.synchronize_async()``: :meth:`synchronize` for
+        ``asyncio``; the event loop's thread never blocks (the wait runs on
+        a waiting thread, GIL released). Cancel-safe: a cancelled await
+        leaves the wait to finish (the buffers its work uses are settled
+        then, and the stream cannot be released meanwhile)."""
+        self._check_open()
+        ret = await _awaited_wait(0, self._parent._h, self._h)
+        check(ret, "acl.rt.synchronize_stream")
+        if self._callback_errors:
+            err = self._callback_errors.pop(0)
+            self._callback_errors.clear()
+            raise CallbackError(f"a stream callback raised {type(err).__name__}: {err}") from err
+
+    async def to_numpy_async(self, src, dtype="uint8", shape=None):
+        """``await stream.to_numpy_async(buf)``: a new numpy array holding a
+        copy of runtime buffer ``src``, queued on this stream (after the
+        work queued before it) and awaited. Cancel-safe: a cancelled await
+        leaves the copy's staging buffer to be released once the stream's
+        work is done."""
+        dt = _plain_dtype(dtype)
+        ctx = self._parent
+        src = _runtime_buffer(ctx, src, "to_numpy_async")
+        staging = ctx.pinned(src.nbytes)
+        try:
+            self.copy(staging, src)
+            await self.synchronize_async()
+            return staging.to_numpy(dt, shape)
+        except BaseException:
+            _release_when_done(self, staging)
+            raise
+        finally:
+            if not staging._busy:
+                staging.close()
+
     def close(self):
         if self.default and not self._closed:
             raise AclUsageError("the default stream cannot be destroyed")
@@ -741,6 +819,9 @@ class Stream(_Node):
                     self._released()
         else:
             self._close(True)
+
+    def _wait_for_release(self):
+        _native._sync_stream(self._parent._h, self._h)
 
     def _stop_reporter(self):
         self._parent._unsubscribe(self)
@@ -834,10 +915,23 @@ class Event(_Node):
         check(ret, "acl.rt.event_elapsed_time")
         return ms
 
+    async def synchronize_async(self):
+        """``await event`` / ``await event.synchronize_async()``:
+        :meth:`synchronize` for ``asyncio`` (the event loop never blocks;
+        cancel-safe, as :meth:`Stream.synchronize_async`)."""
+        self._check_open()
+        check(await _awaited_wait(1, self._parent._h, self._h), "acl.rt.synchronize_event")
+
+    def __await__(self):
+        return self.synchronize_async().__await__()
+
     def __sub__(self, start):
         if not isinstance(start, Event):
             return NotImplemented
         return self.elapsed_since(start)
+
+    def _wait_for_release(self):
+        _native._sync_event(self._parent._h, self._h)
 
     def _release(self):
         _bind_to(self._parent._h)  # alive: it counts this event
@@ -1022,6 +1116,24 @@ def _index(n, what):
     if isinstance(n, bool):
         raise TypeError(f"{what} must be an integer, not {n!r}")
     return operator.index(n)
+
+
+def _release_when_done(stream, buf):
+    """Releases ``buf`` once ``stream``'s work queued so far is done (a
+    cancelled await's staging buffer), from a waiting thread."""
+    if buf._closed or not buf._busy:
+        return
+
+    def release(_ret):
+        try:
+            buf.close()
+        except Exception:  # noqa: BLE001 - freed with its context then
+            pass
+
+    try:
+        _native._wait_async(0, stream._parent._h, stream._h, release)
+    except Exception:  # noqa: BLE001 - the stream is gone: freed with its context
+        pass
 
 
 def _count(nbytes, limit, what):
