@@ -110,6 +110,30 @@ fn rerecord_during_wait() {
     assert!(!w.busy.load(Ordering::SeqCst));
 }
 
+/// Two threads record the event at once (one after queueing a second
+/// copy); the runtime keeps whichever record came last, so the book keeps
+/// no mark unless one record was alone; then a wait.
+fn racing_records() {
+    let w = world();
+    w.copy();
+    let (w1, w2) = (w.clone(), w.clone());
+    let a = thread::spawn(move || w1.record());
+    let b = thread::spawn(move || {
+        w2.copy();
+        w2.record();
+    });
+    a.join().unwrap();
+    b.join().unwrap();
+    w.wait_event();
+    if !w.busy.load(Ordering::SeqCst) {
+        assert_eq!(
+            w.done.load(Ordering::SeqCst),
+            w.queued.load(Ordering::SeqCst),
+            "the book calls the buffer idle while a copy of it is not done"
+        );
+    }
+}
+
 /// A thread forks while another holds the book's lock (inside the busy
 /// setter, which runs under it); the child's close asks the book: refused
 /// at once, never blocked on the lock (whose holder never runs again in the
@@ -188,6 +212,16 @@ fn release_with_error_pending() {
 #[test]
 fn py_book_rerecord_during_wait() {
     explore("py_book_rerecord_during_wait", None, rerecord_during_wait);
+}
+
+#[test]
+fn py_book_racing_records() {
+    explore("py_book_racing_records", None, racing_records);
+}
+
+#[test]
+fn mutant_book_record_ignores_overlap() {
+    assert_bites("book-record-ignores-overlap", None, racing_records);
 }
 
 #[test]

@@ -17,8 +17,8 @@
 //! * an event's record takes a ticket before the runtime call
 //!   ([`WorkBook::record_begin`]) and sets the mark after it
 //!   ([`WorkBook::record_end`]) only when no other record of the event
-//!   began or was in flight meanwhile (racing records leave no mark: the
-//!   runtime's order of the two is unknown);
+//!   overlapped it (racing records leave no mark: the runtime's order of
+//!   the two is unknown) and none began since;
 //! * an event's wait takes its mark *before* the runtime wait
 //!   ([`WorkBook::wait_begin`]) and settles that mark's work afterwards
 //!   ([`WorkBook::wait_end`]) only when no record of the event began in
@@ -52,6 +52,11 @@ struct Mark {
     records: u64,
     /// Records begun and not ended.
     inflight: u32,
+    /// The records up to this count overlapped another record of the
+    /// event (begun while one was in flight, or in flight when one began):
+    /// the runtime's order of the two is unknown, so none of them leaves a
+    /// mark.
+    raced: u64,
     /// The stream and point the last record covers, when known.
     at: Option<(u64, u64)>,
 }
@@ -204,6 +209,9 @@ impl<B> WorkBook<B> {
         let seq = g.streams.get(&stream).map_or(0, |l| l.seq);
         let m = g.events.entry(event).or_default();
         m.records += 1;
+        if m.inflight > 0 {
+            m.raced = m.records;
+        }
         m.inflight += 1;
         Ok(RecordTicket {
             records: m.records,
@@ -213,15 +221,17 @@ impl<B> WorkBook<B> {
     }
 
     /// The record of `t` ended (`ok`: the runtime accepted it). The mark is
-    /// set only when no other record of the event began meanwhile or is in
-    /// flight; otherwise (or on failure) the event has no known mark.
+    /// set only when this record overlapped no other record of the event
+    /// and is the last one begun, with none in flight; otherwise (or on
+    /// failure) the event has no known mark.
     pub fn record_end(&self, event: u64, t: RecordTicket, ok: bool) {
         // Reached only after record_begin succeeded: not in a forked child
         // of this call's process (the fork copies only the forking thread).
         let Ok(mut g) = self.lock(false) else { return };
         let m = g.events.entry(event).or_default();
         m.inflight = m.inflight.saturating_sub(1);
-        m.at = if ok && m.records == t.records && m.inflight == 0 {
+        let alone = t.records > m.raced || mutant("book-record-ignores-overlap");
+        m.at = if ok && m.records == t.records && m.inflight == 0 && alone {
             Some((t.stream, t.seq))
         } else {
             None
