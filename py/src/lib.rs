@@ -100,7 +100,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(memory::_kind_of, m)?)?;
     add!(m; book::_sync_stream, book::_sync_device, book::_forget_stream, book::_forget_event,
         book::_record, book::_recorded_on, book::_sync_event, book::_query_event,
-        waiter::_wait_async);
+        waiter::_wait_now, waiter::_wait_async);
     m.add("AclUsageError", m.py().get_type::<errors::AclUsageError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
 

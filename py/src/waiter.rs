@@ -30,6 +30,11 @@ use std::time::Duration;
 /// How long a waiting thread stays for the next wait.
 const IDLE: Duration = Duration::from_secs(10);
 
+/// How long `_wait_now` polls for work that is about to finish before the
+/// wait is handed to a waiting thread (a hand-off costs tens of
+/// microseconds: a thread's wake-up and the event loop's).
+const SPIN: Duration = Duration::from_micros(50);
+
 type Job = Box<dyn FnOnce() + Send>;
 
 #[derive(Default)]
@@ -93,6 +98,54 @@ fn serve() {
             return;
         }
     }
+}
+
+/// Whether the stream (`kind` 0) or the event of runtime handle `value` is
+/// done, polled (GIL released) for up to [`SPIN`].
+fn done_soon(py: Python<'_>, kind: u8, value: u64) -> bool {
+    crate::gil::blocking(py, move || {
+        let start = std::time::Instant::now();
+        loop {
+            let done = match kind {
+                0 => ffi::stream_query(value) == (0, 0), // ACL_STREAM_STATUS_COMPLETE
+                _ => ffi::query_event_status(value) == (1, 0), // ..._STATUS_COMPLETE
+            };
+            if done || start.elapsed() >= SPIN {
+                return done;
+            }
+            std::hint::spin_loop();
+        }
+    })
+}
+
+/// `_wait_now(kind, ctx, target) -> ret or None`: the fast path of an
+/// awaited wait: when the stream (`kind` 0) or event (1) of handle `target`
+/// is done, or about to be (polled briefly), its wait is made here (it
+/// returns at once) and settles what it covers, as `_sync_stream` and
+/// `_sync_event` do: the runtime's ret; otherwise `None` (nothing done:
+/// hand it to `_wait_async`).
+#[pyfunction]
+pub fn _wait_now(
+    py: Python<'_>,
+    kind: u8,
+    ctx: &Bound<'_, Handle>,
+    target: &Bound<'_, Handle>,
+) -> PyResult<Option<i32>> {
+    crate::fork::check()?;
+    let value = target.get().begin_use()?;
+    let done = done_soon(py, kind, value);
+    if let Some(cb) = target.get().end_use_detached()
+        && let Err(e) = cb.call0(py)
+    {
+        e.write_unraisable(py, None);
+    }
+    if !done {
+        return Ok(None);
+    }
+    Ok(Some(match kind {
+        0 => crate::book::_sync_stream(py, ctx, target)?,
+        _ => crate::book::_sync_event(py, ctx, target)?,
+    }))
 }
 
 /// What a wait waits for.

@@ -85,14 +85,16 @@ def _no_wait_in_callback(what, stream=None):
     )
 
 
-def _awaited_wait(kind, ctx_h, target_h):
-    """A future of the running event loop, resolved with the runtime's ret
-    once the stream (``kind`` 0) or event (1) of ``target_h`` is done: the
-    wait runs on a waiting thread of ``acl._native`` (GIL released), which
-    settles the work it covers and hands the result to the loop."""
-    import asyncio
-
-    loop = asyncio.get_running_loop()
+async def _awaited_wait(kind, ctx_h, target_h):
+    """The runtime's ret once the stream (``kind`` 0) or event (1) of
+    ``target_h`` is done, awaited: work done (or about to be: polled
+    briefly) is waited for at once; otherwise the wait runs on a waiting
+    thread of ``acl._native`` (GIL released), which settles the work it
+    covers and hands the result to the loop."""
+    loop = _asyncio().get_running_loop()
+    ret = _native._wait_now(kind, ctx_h, target_h)
+    if ret is not None:
+        return ret
     fut = loop.create_future()
 
     def notify(ret):
@@ -102,7 +104,19 @@ def _awaited_wait(kind, ctx_h, target_h):
             pass
 
     _native._wait_async(kind, ctx_h, target_h, notify)
-    return fut
+    return await fut
+
+
+_asyncio_module = None
+
+
+def _asyncio():
+    global _asyncio_module
+    if _asyncio_module is None:
+        import asyncio
+
+        _asyncio_module = asyncio
+    return _asyncio_module
 
 
 def _resolve(fut, ret):
