@@ -6,8 +6,12 @@
 //! around every call that may wait for device work (the synchronize family,
 //! `stream_wait_event`, `process_report`, as pyACL does, and also the
 //! releases that wait for a stream's tasks: destroying streams and contexts,
-//! resetting devices, finalizing), so a callback that needs the GIL can run
-//! while another thread waits.
+//! resetting devices, finalizing) and every call that queues work
+//! (`memcpy_async`, `memset_async`, `memcpy2d_async`, `record_event`,
+//! `reset_event`, `launch_callback`: on the hardware a full stream queue
+//! makes them wait, possibly for a callback of that stream that needs the
+//! GIL), so a callback that needs the GIL can run while another thread
+//! waits.
 #![deny(unsafe_code)]
 
 use crate::args::{no_keywords, parse, parse_error};
@@ -176,7 +180,7 @@ pyfn!(record_event, "acl.rt.record_event", "record_event(event, stream) -> ret: 
         ret
     });
 pyfn!(reset_event, "acl.rt.reset_event", "reset_event(event, stream) -> ret: aclrtResetEvent.",
-    (e: u64, s: u64) -> i32, |py| ffi::reset_event(e, s));
+    (e: u64, s: u64) -> i32, |py| crate::gil::blocking(py, move || ffi::reset_event(e, s)));
 pyfn!(query_event, "acl.rt.query_event",
     "query_event(event) -> (status, ret): aclrtQueryEvent (deprecated by the runtime).",
     (e: u64) -> (u32, i32), |py| ffi::query_event(e));
@@ -324,10 +328,10 @@ pub fn launch_callback(
     if !func.is_callable() {
         return Err(PyTypeError::new_err("parameter must be callable"));
     }
-    Ok(crate::callback::launch(
-        func.unbind(),
-        data.unbind(),
-        block,
-        s,
-    ))
+    // Queueing may wait (a full stream queue) for a callback that needs
+    // the GIL: released around the call.
+    let (func, data) = (func.unbind(), data.unbind());
+    Ok(crate::gil::blocking(py, move || {
+        crate::callback::launch(func, data, block, s)
+    }))
 }
