@@ -10,7 +10,6 @@
 //! lock is never held across a runtime call or Python code.
 #![deny(unsafe_code)]
 
-use crate::callback::Waits;
 use crate::ffi;
 use crate::handle::{Handle, UseGuard};
 use crate::memory::{BOOK, Memory, busy, forked};
@@ -35,7 +34,7 @@ pub fn _sync_stream(py: Python<'_>, ctx: &Bound<'_, Handle>, stream: &Bound<'_, 
     if ret != 0 {
         return Ok(ret);
     }
-    crate::callback::refuse_wait_served("stream.synchronize()", Waits::Stream(s.value))?;
+    crate::callback::refuse_wait_served("stream.synchronize()", s.value)?;
     let upto = BOOK.point(false, s.serial()).map_err(forked)?;
     let v = s.value;
     let ret = crate::gil::blocking(py, move || ffi::synchronize_stream(v));
@@ -56,7 +55,6 @@ pub fn _sync_device(py: Python<'_>, ctx: &Bound<'_, Handle>, streams: Vec<Bound<
     if ret != 0 {
         return Ok(ret);
     }
-    crate::callback::refuse_wait_served("synchronize_device", Waits::Device)?;
     let mut points = Vec::with_capacity(streams.len());
     for s in &streams {
         let serial = s.get().serial();
@@ -134,8 +132,10 @@ pub fn _sync_event(py: Python<'_>, ctx: &Bound<'_, Handle>, event: &Bound<'_, Ha
     if ret != 0 {
         return Ok(ret);
     }
-    if let Some(s) = crate::callback::stream_of_event(e.value) {
-        crate::callback::refuse_wait_served("event.synchronize()", Waits::Stream(s))?;
+    if let Some(s) = crate::callback::stream_of_event(e.value)
+        && ffi::query_event_status(e.value) != (1, 0) // not complete yet
+    {
+        crate::callback::refuse_wait_served("event.synchronize()", s)?;
     }
     let t = BOOK.wait_begin(false, e.serial()).map_err(forked)?;
     let v = e.value;

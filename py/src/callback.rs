@@ -52,20 +52,13 @@ pub fn stream_of_event(e: u64) -> Option<u64> {
     served().recorded_on.get(&e).copied()
 }
 
-/// What a wait waits for.
-pub enum Waits {
-    /// One stream's work.
-    Stream(u64),
-    /// The work of every stream of the device.
-    Device,
-}
-
-/// Refuses a wait made from inside a callback that only the waiting thread
-/// could let finish: on a stream that thread serves (its callback's own,
-/// or any other stream subscribed to the same thread), or on the whole
-/// device while it serves any stream. The thread is busy running the
-/// callback, so a callback queued on such a stream could never run.
-pub fn refuse_wait_served(what: &str, waits: Waits) -> PyResult<()> {
+/// Refuses a wait made from inside a callback on another stream that the
+/// waiting thread serves (subscribed to the same thread): that thread is
+/// busy running this callback, so a callback queued on the other stream
+/// could never run, and the runtime would wait for ever. (A wait for the
+/// callback's own stream, or the whole device, the runtime itself refuses
+/// at once with 107000.)
+pub fn refuse_wait_served(what: &str, s: u64) -> PyResult<()> {
     let (inside, cb_stream) = IN_CALLBACK.with(Cell::get);
     if !inside {
         return Ok(());
@@ -74,22 +67,14 @@ pub fn refuse_wait_served(what: &str, waits: Waits) -> PyResult<()> {
     let Some(&me) = g.subscriber.get(&cb_stream) else {
         return Ok(());
     };
-    let blocked = match waits {
-        Waits::Stream(s) => s == cb_stream || g.subscriber.get(&s) == Some(&me),
-        Waits::Device => true,
-    };
+    let blocked = s != cb_stream && g.subscriber.get(&s) == Some(&me);
     drop(g);
     if blocked {
-        let target = match waits {
-            Waits::Stream(s) if s == cb_stream => "the stream of this callback".to_owned(),
-            Waits::Stream(s) => format!("stream {s:#x}, which this thread serves too"),
-            Waits::Device => "every stream of the device, some of which this thread serves".to_owned(),
-        };
         return Err(PyRuntimeError::new_err(format!(
-            "{what} from inside a stream callback would deadlock (never return): it waits for {target}, \
-             and the thread that runs those streams' callbacks (acl.rt.subscribe_report) \
-             is this one, busy in this callback; wait from another thread, or give the \
-             stream its own callback thread"
+            "{what} from inside a stream callback would deadlock (never return): it waits \
+             for stream {s:#x}, whose callbacks this thread serves too \
+             (acl.rt.subscribe_report), and this thread is busy in this callback; wait \
+             from another thread, or give the stream its own callback thread"
         )));
     }
     Ok(())

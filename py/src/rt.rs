@@ -15,7 +15,6 @@
 #![deny(unsafe_code)]
 
 use crate::args::{no_keywords, parse, parse_error};
-use crate::callback::Waits;
 use crate::ffi;
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
@@ -101,7 +100,6 @@ pyfn!(get_run_mode, "acl.rt.get_run_mode",
 pyfn!(synchronize_device, "acl.rt.synchronize_device",
     "synchronize_device() -> ret: aclrtSynchronizeDevice (GIL released).",
     () -> i32, |py| {
-        crate::callback::refuse_wait_served("acl.rt.synchronize_device", Waits::Device)?;
         crate::gil::blocking(py, ffi::synchronize_device)
     });
 pyfn!(synchronize_device_with_timeout, "acl.rt.synchronize_device_with_timeout",
@@ -135,7 +133,7 @@ pyfn!(create_stream_with_config, "acl.rt.create_stream_with_config",
 pyfn!(destroy_stream, "acl.rt.destroy_stream",
     "destroy_stream(stream) -> ret: aclrtDestroyStream (GIL released: it waits for the stream).",
     (s: u64) -> i32, |py| {
-        crate::callback::refuse_wait_served("acl.rt.destroy_stream", Waits::Stream(s))?;
+        crate::callback::refuse_wait_served("acl.rt.destroy_stream", s)?;
         crate::gil::blocking(py, move || ffi::destroy_stream(s))
     });
 pyfn!(destroy_stream_force, "acl.rt.destroy_stream_force",
@@ -144,7 +142,7 @@ pyfn!(destroy_stream_force, "acl.rt.destroy_stream_force",
 pyfn!(synchronize_stream, "acl.rt.synchronize_stream",
     "synchronize_stream(stream) -> ret: aclrtSynchronizeStream (GIL released; 0 = default stream).",
     (s: u64) -> i32, |py| {
-        crate::callback::refuse_wait_served("acl.rt.synchronize_stream", Waits::Stream(s))?;
+        crate::callback::refuse_wait_served("acl.rt.synchronize_stream", s)?;
         crate::gil::blocking(py, move || ffi::synchronize_stream(s))
     });
 pyfn!(synchronize_stream_with_timeout, "acl.rt.synchronize_stream_with_timeout",
@@ -193,8 +191,10 @@ pyfn!(query_event_wait_status, "acl.rt.query_event_wait_status",
 pyfn!(synchronize_event, "acl.rt.synchronize_event",
     "synchronize_event(event) -> ret: aclrtSynchronizeEvent (GIL released).",
     (e: u64) -> i32, |py| {
-        if let Some(s) = crate::callback::stream_of_event(e) {
-            crate::callback::refuse_wait_served("acl.rt.synchronize_event", Waits::Stream(s))?;
+        if let Some(s) = crate::callback::stream_of_event(e)
+            && ffi::query_event_status(e) != (1, 0) // not complete yet
+        {
+            crate::callback::refuse_wait_served("acl.rt.synchronize_event", s)?;
         }
         crate::gil::blocking(py, move || ffi::synchronize_event(e))
     });

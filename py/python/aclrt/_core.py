@@ -895,8 +895,10 @@ class Event(_Node):
         the buffers that work used may be viewed, copied synchronously and
         freed again (the double-buffering idiom)."""
         self._check_open()
-        if self._stream is not None:
-            _no_wait_in_callback("event.synchronize()", self._stream)
+        if self._stream is not None and getattr(_tls, "callback_stream", None) is not None:
+            # From a callback: refused unless the recorded work is done.
+            if not _native._query_event(self._parent._h, self._h)[0]:
+                _no_wait_in_callback("event.synchronize()", self._stream)
         # The mark is taken before the wait and settled after it, in Rust
         # (a re-record meanwhile settles nothing); GIL released.
         check(_native._sync_event(self._parent._h, self._h), "acl.rt.synchronize_event")
