@@ -208,6 +208,7 @@ impl Handle {
 
     /// The runtime object exists: `value` is its handle (or device id).
     fn _open(&self, value: u64) -> PyResult<()> {
+        crate::fork::check()?;
         if !self.core.open(value) {
             return Err(AclUsageError::new_err(format!(
                 "the {} handle was already opened",
@@ -230,6 +231,7 @@ impl Handle {
     /// handle cannot be released until it ends.
     #[pyo3(name = "use")]
     fn use_(slf: &Bound<'_, Self>) -> PyResult<Use> {
+        crate::fork::check()?;
         slf.get().begin_use()?;
         Ok(Use {
             handle: slf.clone().unbind(),
@@ -239,8 +241,10 @@ impl Handle {
 
     /// No new uses (the owner released it; the release comes with its last
     /// child). Uses in flight go on.
-    fn _retire(&self) {
+    fn _retire(&self) -> PyResult<()> {
+        crate::fork::check()?;
         self.core.retire();
+        Ok(())
     }
 
     /// Grants the release to this caller and closes the handle to uses, in
@@ -252,6 +256,7 @@ impl Handle {
     /// asks again), so a release that its last child triggers is never lost.
     #[pyo3(signature = (on_idle = None))]
     fn _begin_release(&self, on_idle: Option<Py<PyAny>>) -> PyResult<Option<u64>> {
+        crate::fork::check()?;
         match self.core.begin_release(on_idle) {
             Ok(Release::Granted(value)) => Ok(Some(value)),
             Ok(Release::Deferred) => Ok(None),
@@ -298,25 +303,29 @@ impl Handle {
 
     /// [`Handle::bind`] for the Pythonic layer: the runtime's ret.
     fn _bind(&self) -> PyResult<i32> {
+        crate::fork::check()?;
         self.bind()
     }
 
     /// The raw value (a handle, a device id), whatever the state.
     #[getter]
-    fn value(&self) -> u64 {
-        self.raw()
+    fn value(&self) -> PyResult<u64> {
+        crate::fork::check()?;
+        Ok(self.raw())
     }
 
     /// True while usable.
     #[getter]
-    fn open(&self) -> bool {
-        self.core.state() == State::Open
+    fn open(&self) -> PyResult<bool> {
+        crate::fork::check()?;
+        Ok(self.core.state() == State::Open)
     }
 
     /// Uses in flight.
     #[getter]
-    fn _uses(&self) -> usize {
-        self.core.uses()
+    fn _uses(&self) -> PyResult<usize> {
+        crate::fork::check()?;
+        Ok(self.core.uses())
     }
 
     /// Awaited waits in flight (each also a use): they end on their own,
@@ -328,8 +337,9 @@ impl Handle {
 
     /// Live children.
     #[getter]
-    fn _children(&self) -> usize {
-        self.core.children()
+    fn _children(&self) -> PyResult<usize> {
+        crate::fork::check()?;
+        Ok(self.core.children())
     }
 
     /// Refused: see the module docs.

@@ -187,26 +187,30 @@ impl Memory {
 
     /// The address while allocated and not released, else 0.
     #[getter]
-    fn _ptr(&self) -> u64 {
-        self.core.ptr()
+    fn _ptr(&self) -> PyResult<u64> {
+        crate::fork::check()?;
+        Ok(self.core.ptr())
     }
 
     /// The size in bytes.
     #[getter]
-    fn nbytes(&self) -> usize {
-        self.core.lock().nbytes
+    fn nbytes(&self) -> PyResult<usize> {
+        crate::fork::check()?;
+        Ok(self.core.lock().nbytes)
     }
 
     /// The number of live buffer-protocol exports (numpy arrays, memoryviews).
     #[getter]
-    fn _exports(&self) -> usize {
-        self.core.exports()
+    fn _exports(&self) -> PyResult<usize> {
+        crate::fork::check()?;
+        Ok(self.core.exports())
     }
 
     /// True while a release waits for the last export.
     #[getter]
-    fn _deferred(&self) -> bool {
-        self.core.state() == State::Deferred
+    fn _deferred(&self) -> PyResult<bool> {
+        crate::fork::check()?;
+        Ok(self.core.state() == State::Deferred)
     }
 
     /// `acl.rt.memset` (or `memset_async` on `stream`) of the first `count`
@@ -271,8 +275,9 @@ impl Memory {
 
     /// True while queued stream work uses the memory (the work book's flag).
     #[getter]
-    fn _busy(&self) -> bool {
-        self.core.lock().busy
+    fn _busy(&self) -> PyResult<bool> {
+        crate::fork::check()?;
+        Ok(self.core.lock().busy)
     }
 
     /// Refused: see the module docs.
