@@ -26,7 +26,11 @@ fn drop_settled(r: Result<Vec<Py<Memory>>, Forked>) -> PyResult<()> {
 /// released) in `ctx`; on success the work booked on the stream before the
 /// wait began is settled.
 #[pyfunction]
-pub fn _sync_stream(py: Python<'_>, ctx: &Bound<'_, Handle>, stream: &Bound<'_, Handle>) -> PyResult<i32> {
+pub fn _sync_stream(
+    py: Python<'_>,
+    ctx: &Bound<'_, Handle>,
+    stream: &Bound<'_, Handle>,
+) -> PyResult<i32> {
     crate::fork::check()?;
     let c = UseGuard::new(ctx.get())?;
     let s = UseGuard::new(stream.get())?;
@@ -48,7 +52,11 @@ pub fn _sync_stream(py: Python<'_>, ctx: &Bound<'_, Handle>, stream: &Bound<'_, 
 /// released) in `ctx`; on success the work booked on each of `streams`
 /// before the wait began is settled.
 #[pyfunction]
-pub fn _sync_device(py: Python<'_>, ctx: &Bound<'_, Handle>, streams: Vec<Bound<'_, Handle>>) -> PyResult<i32> {
+pub fn _sync_device(
+    py: Python<'_>,
+    ctx: &Bound<'_, Handle>,
+    streams: Vec<Bound<'_, Handle>>,
+) -> PyResult<i32> {
     crate::fork::check()?;
     let c = UseGuard::new(ctx.get())?;
     let ret = c.bind()?;
@@ -102,7 +110,9 @@ pub fn _record(
     if ret != 0 {
         return Ok(ret);
     }
-    let t = BOOK.record_begin(false, e.serial(), s.serial()).map_err(forked)?;
+    let t = BOOK
+        .record_begin(false, e.serial(), s.serial())
+        .map_err(forked)?;
     let (ev, st) = (e.value, s.value);
     let ret = crate::gil::blocking(py, move || ffi::record_event(ev, st));
     BOOK.record_end(e.serial(), t, ret == 0);
@@ -124,7 +134,11 @@ pub fn _recorded_on(event: &Bound<'_, Handle>) -> PyResult<Option<u64>> {
 /// released) in `ctx`; on success the work of the mark taken before the
 /// wait is settled (nothing if the event was recorded again meanwhile).
 #[pyfunction]
-pub fn _sync_event(py: Python<'_>, ctx: &Bound<'_, Handle>, event: &Bound<'_, Handle>) -> PyResult<i32> {
+pub fn _sync_event(
+    py: Python<'_>,
+    ctx: &Bound<'_, Handle>,
+    event: &Bound<'_, Handle>,
+) -> PyResult<i32> {
     crate::fork::check()?;
     let c = UseGuard::new(ctx.get())?;
     let e = UseGuard::new(event.get())?;
@@ -133,7 +147,8 @@ pub fn _sync_event(py: Python<'_>, ctx: &Bound<'_, Handle>, event: &Bound<'_, Ha
         return Ok(ret);
     }
     if let Some(s) = crate::callback::stream_of_event(e.value)
-        && ffi::query_event_status(e.value) != (1, 0) // not complete yet
+        && ffi::query_event_status(e.value) != (1, 0)
+    // not complete yet
     {
         crate::callback::refuse_wait_served("event.synchronize()", s)?;
     }

@@ -32,11 +32,11 @@ use crate::protocol::aside::with_error_aside;
 use crate::protocol::memory_core::{Free, MemoryCore, Refused, State};
 use crate::protocol::work_book::{Forked, WorkBook};
 use pyo3::exceptions::PyRuntimeError;
-use std::sync::LazyLock;
 use pyo3::exceptions::{PyBufferError, PyTypeError, PyValueError};
 use pyo3::ffi as pyffi;
 use pyo3::prelude::*;
 use std::ffi::{CStr, c_int};
+use std::sync::LazyLock;
 
 /// One runtime allocation that Python code can see (`acl._native.Memory`,
 /// the base of `aclrt.DeviceBuffer` and `aclrt.HostBuffer`).
@@ -261,9 +261,9 @@ impl Memory {
         let ret = match stream {
             None => ffi::memset(ptr, max, value, n),
             // Queueing may wait for the stream's queue: GIL released.
-            Some(st) => crate::gil::blocking(slf.py(), move || {
-                ffi::memset_async(ptr, max, value, n, st)
-            }),
+            Some(st) => {
+                crate::gil::blocking(slf.py(), move || ffi::memset_async(ptr, max, value, n, st))
+            }
         };
         if ret == 0
             && let Some(st) = &stream_guard

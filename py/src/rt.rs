@@ -98,10 +98,10 @@ pyfn!(get_run_mode, "acl.rt.get_run_mode",
     "get_run_mode() -> (run_mode, ret): aclrtGetRunMode (ACL_DEVICE = 0, ACL_HOST = 1).",
     () -> (u32, i32), |py| ffi::get_run_mode());
 pyfn!(synchronize_device, "acl.rt.synchronize_device",
-    "synchronize_device() -> ret: aclrtSynchronizeDevice (GIL released).",
-    () -> i32, |py| {
-        crate::gil::blocking(py, ffi::synchronize_device)
-    });
+"synchronize_device() -> ret: aclrtSynchronizeDevice (GIL released).",
+() -> i32, |py| {
+    crate::gil::blocking(py, ffi::synchronize_device)
+});
 pyfn!(synchronize_device_with_timeout, "acl.rt.synchronize_device_with_timeout",
     "synchronize_device_with_timeout(timeout) -> ret: aclrtSynchronizeDeviceWithTimeout (GIL released).",
     (t: i32) -> i32, |py| crate::gil::blocking(py, move || ffi::synchronize_device_with_timeout(t)));
@@ -131,20 +131,20 @@ pyfn!(create_stream_with_config, "acl.rt.create_stream_with_config",
     "create_stream_with_config(priority, flag) -> (stream, ret): aclrtCreateStreamWithConfig.",
     (priority: u32, flag: u32) -> (u64, i32), |py| ffi::create_stream_with_config(priority, flag));
 pyfn!(destroy_stream, "acl.rt.destroy_stream",
-    "destroy_stream(stream) -> ret: aclrtDestroyStream (GIL released: it waits for the stream).",
-    (s: u64) -> i32, |py| {
-        crate::callback::refuse_wait_served("acl.rt.destroy_stream", s)?;
-        crate::gil::blocking(py, move || ffi::destroy_stream(s))
-    });
+"destroy_stream(stream) -> ret: aclrtDestroyStream (GIL released: it waits for the stream).",
+(s: u64) -> i32, |py| {
+    crate::callback::refuse_wait_served("acl.rt.destroy_stream", s)?;
+    crate::gil::blocking(py, move || ffi::destroy_stream(s))
+});
 pyfn!(destroy_stream_force, "acl.rt.destroy_stream_force",
     "destroy_stream_force(stream) -> ret: aclrtDestroyStreamForce (GIL released).",
     (s: u64) -> i32, |py| crate::gil::blocking(py, move || ffi::destroy_stream_force(s)));
 pyfn!(synchronize_stream, "acl.rt.synchronize_stream",
-    "synchronize_stream(stream) -> ret: aclrtSynchronizeStream (GIL released; 0 = default stream).",
-    (s: u64) -> i32, |py| {
-        crate::callback::refuse_wait_served("acl.rt.synchronize_stream", s)?;
-        crate::gil::blocking(py, move || ffi::synchronize_stream(s))
-    });
+"synchronize_stream(stream) -> ret: aclrtSynchronizeStream (GIL released; 0 = default stream).",
+(s: u64) -> i32, |py| {
+    crate::callback::refuse_wait_served("acl.rt.synchronize_stream", s)?;
+    crate::gil::blocking(py, move || ffi::synchronize_stream(s))
+});
 pyfn!(synchronize_stream_with_timeout, "acl.rt.synchronize_stream_with_timeout",
     "synchronize_stream_with_timeout(stream, timeout) -> ret: aclrtSynchronizeStreamWithTimeout (GIL released).",
     (s: u64, t: i32) -> i32, |py| crate::gil::blocking(py, move || ffi::synchronize_stream_with_timeout(s, t)));
@@ -170,13 +170,13 @@ pyfn!(create_event_ex_with_flag, "acl.rt.create_event_ex_with_flag",
 pyfn!(destroy_event, "acl.rt.destroy_event", "destroy_event(event) -> ret: aclrtDestroyEvent.",
     (e: u64) -> i32, |py| ffi::destroy_event(e));
 pyfn!(record_event, "acl.rt.record_event", "record_event(event, stream) -> ret: aclrtRecordEvent.",
-    (e: u64, s: u64) -> i32, |py| {
-        let ret = crate::gil::blocking(py, move || ffi::record_event(e, s));
-        if ret == 0 {
-            crate::callback::recorded(e, s);
-        }
-        ret
-    });
+(e: u64, s: u64) -> i32, |py| {
+    let ret = crate::gil::blocking(py, move || ffi::record_event(e, s));
+    if ret == 0 {
+        crate::callback::recorded(e, s);
+    }
+    ret
+});
 pyfn!(reset_event, "acl.rt.reset_event", "reset_event(event, stream) -> ret: aclrtResetEvent.",
     (e: u64, s: u64) -> i32, |py| crate::gil::blocking(py, move || ffi::reset_event(e, s)));
 pyfn!(query_event, "acl.rt.query_event",
@@ -189,15 +189,15 @@ pyfn!(query_event_wait_status, "acl.rt.query_event_wait_status",
     "query_event_wait_status(event) -> (status, ret): aclrtQueryEventWaitStatus.",
     (e: u64) -> (u32, i32), |py| ffi::query_event_wait_status(e));
 pyfn!(synchronize_event, "acl.rt.synchronize_event",
-    "synchronize_event(event) -> ret: aclrtSynchronizeEvent (GIL released).",
-    (e: u64) -> i32, |py| {
-        if let Some(s) = crate::callback::stream_of_event(e)
-            && ffi::query_event_status(e) != (1, 0) // not complete yet
-        {
-            crate::callback::refuse_wait_served("acl.rt.synchronize_event", s)?;
-        }
-        crate::gil::blocking(py, move || ffi::synchronize_event(e))
-    });
+"synchronize_event(event) -> ret: aclrtSynchronizeEvent (GIL released).",
+(e: u64) -> i32, |py| {
+    if let Some(s) = crate::callback::stream_of_event(e)
+        && ffi::query_event_status(e) != (1, 0) // not complete yet
+    {
+        crate::callback::refuse_wait_served("acl.rt.synchronize_event", s)?;
+    }
+    crate::gil::blocking(py, move || ffi::synchronize_event(e))
+});
 pyfn!(synchronize_event_with_timeout, "acl.rt.synchronize_event_with_timeout",
     "synchronize_event_with_timeout(event, timeout) -> ret: aclrtSynchronizeEventWithTimeout (GIL released).",
     (e: u64, t: i32) -> i32, |py| crate::gil::blocking(py, move || ffi::synchronize_event_with_timeout(e, t)));
@@ -283,23 +283,23 @@ pyfn!(peek_at_last_error, "acl.rt.peek_at_last_error",
 // ---- callbacks -----------------------------------------------------------
 
 pyfn!(subscribe_report, "acl.rt.subscribe_report",
-    "subscribe_report(thread_id, stream) -> ret: aclrtSubscribeReport. thread_id: threading.Thread.ident or an acl.util.start_thread id.",
-    (thread: u64, s: u64) -> i32, |py| {
-        let ret = ffi::subscribe_report(thread, s);
-        if ret == 0 {
-            crate::callback::subscribed(thread, s);
-        }
-        ret
-    });
+"subscribe_report(thread_id, stream) -> ret: aclrtSubscribeReport. thread_id: threading.Thread.ident or an acl.util.start_thread id.",
+(thread: u64, s: u64) -> i32, |py| {
+    let ret = ffi::subscribe_report(thread, s);
+    if ret == 0 {
+        crate::callback::subscribed(thread, s);
+    }
+    ret
+});
 pyfn!(unsubscribe_report, "acl.rt.unsubscribe_report",
-    "unsubscribe_report(thread_id, stream) -> ret: aclrtUnSubscribeReport (GIL released).",
-    (thread: u64, s: u64) -> i32, |py| {
-        let ret = crate::gil::blocking(py, move || ffi::unsubscribe_report(thread, s));
-        if ret == 0 {
-            crate::callback::unsubscribed(s);
-        }
-        ret
-    });
+"unsubscribe_report(thread_id, stream) -> ret: aclrtUnSubscribeReport (GIL released).",
+(thread: u64, s: u64) -> i32, |py| {
+    let ret = crate::gil::blocking(py, move || ffi::unsubscribe_report(thread, s));
+    if ret == 0 {
+        crate::callback::unsubscribed(s);
+    }
+    ret
+});
 pyfn!(process_report, "acl.rt.process_report",
     "process_report(timeout_ms) -> ret: aclrtProcessReport (GIL released; callbacks run here with the GIL re-acquired).",
     (t: i32) -> i32, |py| crate::gil::blocking(py, move || ffi::process_report(t)));

@@ -248,7 +248,10 @@ fn run(
     // The uses end before this thread needs the GIL: a release that follows
     // the same work on the loop's thread (a with-block's end) finds none.
     target.get().count_await(false);
-    let idle = [target.get().end_use_detached(), ctx.get().end_use_detached()];
+    let idle = [
+        target.get().end_use_detached(),
+        ctx.get().end_use_detached(),
+    ];
     let mut objs = Some((settled, idle, notify, ctx, target));
     let ran = crate::gil::attach_unless_exiting(|py| {
         if let Some((settled, idle, notify, _ctx, _target)) = objs.take() {
