@@ -11,7 +11,7 @@
 //! settlement to happen, and drops only the result.
 //!
 //! Waiting threads: one per wait in flight at most, reused (an idle one
-//! takes the next wait; one idle for [`IDLE`] ends). A wait never queues
+//! takes the next wait; one idle for `IDLE` ends). A wait never queues
 //! behind another (a wait can last for ever: a stream behind a callback
 //! that waits for another task), so a new thread starts whenever none is
 //! idle. The pool's lock is held only to push and pop a wait, never across
