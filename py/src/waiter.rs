@@ -24,16 +24,42 @@ use crate::memory::{BOOK, Memory, busy};
 use crate::protocol::work_book::WaitTicket;
 use pyo3::prelude::*;
 use std::collections::VecDeque;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::{Condvar, LazyLock, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// How long a waiting thread stays for the next wait.
 const IDLE: Duration = Duration::from_secs(10);
 
-/// How long `_wait_now` polls for work that is about to finish before the
-/// wait is handed to a waiting thread (a hand-off costs tens of
-/// microseconds: a thread's wake-up and the event loop's).
-const SPIN: Duration = Duration::from_micros(50);
+/// The longest `_wait_now` polls for work that is about to finish before
+/// the wait is handed to a waiting thread (a hand-off costs tens of
+/// microseconds on an idle machine, far more on a loaded one: two threads'
+/// wake-ups). It polls about twice the recent waits' typical length, and
+/// not at all once they are longer than this: long work is handed off at
+/// once, so the event loop is never held for long.
+const SPIN_MAX: Duration = Duration::from_micros(200);
+
+/// The recent waits' typical length in nanoseconds (a moving average of
+/// the time from an awaited wait's start to its work's end).
+static TYPICAL_NS: AtomicU64 = AtomicU64::new(0);
+
+/// Counts one awaited wait that lasted `d` in the moving average.
+fn observe(d: Duration) {
+    let ns = u64::try_from(d.as_nanos()).unwrap_or(u64::MAX);
+    let old = TYPICAL_NS.load(Relaxed);
+    let new = if old == 0 { ns } else { old - old / 8 + ns / 8 };
+    TYPICAL_NS.store(new, Relaxed);
+}
+
+/// How long to poll now.
+fn spin_budget() -> Duration {
+    let typical = Duration::from_nanos(TYPICAL_NS.load(Relaxed));
+    if typical > SPIN_MAX {
+        Duration::ZERO
+    } else {
+        (typical * 2).clamp(Duration::from_micros(20), SPIN_MAX)
+    }
+}
 
 type Job = Box<dyn FnOnce() + Send>;
 
@@ -101,17 +127,21 @@ fn serve() {
 }
 
 /// Whether the stream (`kind` 0) or the event of runtime handle `value` is
-/// done, polled (GIL released) for up to [`SPIN`].
-fn done_soon(py: Python<'_>, kind: u8, value: u64) -> bool {
+/// done, polled (GIL released) for up to [`spin_budget`].
+fn done_soon(py: Python<'_>, kind: u8, value: u64, start: Instant) -> bool {
+    let budget = spin_budget();
     crate::gil::blocking(py, move || {
-        let start = std::time::Instant::now();
         loop {
             let done = match kind {
                 0 => ffi::stream_query(value) == (0, 0), // ACL_STREAM_STATUS_COMPLETE
                 _ => ffi::query_event_status(value) == (1, 0), // ..._STATUS_COMPLETE
             };
-            if done || start.elapsed() >= SPIN {
-                return done;
+            if done {
+                observe(start.elapsed());
+                return true;
+            }
+            if start.elapsed() >= budget {
+                return false;
             }
             std::hint::spin_loop();
         }
@@ -133,7 +163,7 @@ pub fn _wait_now(
 ) -> PyResult<Option<i32>> {
     crate::fork::check()?;
     let value = target.get().begin_use()?;
-    let done = done_soon(py, kind, value);
+    let done = done_soon(py, kind, value, Instant::now());
     if let Some(cb) = target.get().end_use_detached()
         && let Err(e) = cb.call0(py)
     {
@@ -195,7 +225,8 @@ pub fn _wait_async(
         }
     };
     let (ctx, target) = (ctx.unbind(), target.unbind());
-    let job: Job = Box::new(move || run(ctx, target, value, serial, what, notify));
+    let start = Instant::now();
+    let job: Job = Box::new(move || run(ctx, target, value, serial, what, notify, start));
     if let Err(e) = submit(job) {
         // The job (and its handles) went with the failed spawn, unrun: its
         // uses stay counted (the handles can no longer be released), which
@@ -225,6 +256,7 @@ fn run(
     serial: u64,
     what: Target,
     notify: Py<PyAny>,
+    start: Instant,
 ) {
     let ret = match ctx.get().bind() {
         Ok(0) => match what {
@@ -235,6 +267,7 @@ fn run(
         // Unreachable: a context in use is open.
         Err(_) => ffi::set_context(ctx.get().raw()),
     };
+    observe(start.elapsed());
     let forked = crate::fork::forked();
     let settled: Vec<Py<Memory>> = if ret == 0 {
         match what {
