@@ -1,8 +1,9 @@
 //! Awaiting the runtime from `asyncio`: a wait (a stream's synchronisation,
 //! an event's) runs on a waiting thread of this module, GIL released, and
 //! its end calls the Python `notify(ret)` (which hands the result to the
-//! event loop with `loop.call_soon_threadsafe`). The event loop's thread
-//! never blocks.
+//! event loop with `loop.call_soon_threadsafe`). Work that is done, or
+//! about to be, is waited for at once instead (`_wait_now`, a short poll):
+//! the event loop's thread waits no longer than that poll.
 //!
 //! A wait holds uses of its handles from the call that queues it to its
 //! end (a release meanwhile is refused, as for a blocking wait), and settles

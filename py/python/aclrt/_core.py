@@ -785,8 +785,9 @@ class Stream(_Node):
 
     async def synchronize_async(self):
         """``await stream.synchronize_async()``: :meth:`synchronize` for
-        ``asyncio``; the event loop's thread never blocks (the wait runs on
-        a waiting thread, GIL released). Cancel-safe: a cancelled await
+        ``asyncio``; the event loop's thread waits no longer than a short
+        poll (then the wait runs on a waiting thread, GIL released).
+        Cancel-safe: a cancelled await
         leaves the wait to finish (the buffers its work uses are settled
         then, and the stream cannot be released meanwhile)."""
         self._check_open()
@@ -933,8 +934,8 @@ class Event(_Node):
 
     async def synchronize_async(self):
         """``await event`` / ``await event.synchronize_async()``:
-        :meth:`synchronize` for ``asyncio`` (the event loop never blocks;
-        cancel-safe, as :meth:`Stream.synchronize_async`)."""
+        :meth:`synchronize` for ``asyncio`` (the event loop waits no longer
+        than a short poll; cancel-safe, as :meth:`Stream.synchronize_async`)."""
         self._check_open()
         check(await _awaited_wait(1, self._parent._h, self._h), "acl.rt.synchronize_event")
 
