@@ -53,6 +53,36 @@ pub struct Memory {
     core: MemoryCore<Py<PyAny>, Py<Handle>>,
     /// The work book's name of this memory (never reused).
     id: u64,
+    /// Asynchronous calls queueing work that uses this memory, in flight
+    /// (the GIL released around the runtime call, the use not booked yet):
+    /// counted as busy, so no view or synchronous use begins meanwhile.
+    /// Changed and read with the GIL held.
+    queueing: std::sync::atomic::AtomicUsize,
+}
+
+/// A count in [`Memory`]'s `queueing`, for the duration of a queueing call.
+struct Queueing<'py>(Vec<Bound<'py, Memory>>);
+
+impl<'py> Queueing<'py> {
+    fn new(mems: impl IntoIterator<Item = Bound<'py, Memory>>) -> Self {
+        let mems: Vec<_> = mems.into_iter().collect();
+        for m in &mems {
+            m.get()
+                .queueing
+                .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        }
+        Queueing(mems)
+    }
+}
+
+impl Drop for Queueing<'_> {
+    fn drop(&mut self) {
+        for m in &self.0 {
+            m.get()
+                .queueing
+                .fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
+        }
+    }
 }
 
 /// The id of the next [`Memory`].
@@ -68,6 +98,11 @@ impl Memory {
     /// work book's setter, called under its lock).
     pub fn set_busy(&self, busy: bool) {
         self.core.set_busy(busy);
+    }
+
+    /// True while a call queueing work that uses the memory is in flight.
+    fn queueing(&self) -> bool {
+        self.queueing.load(std::sync::atomic::Ordering::SeqCst) > 0
     }
 }
 
@@ -117,6 +152,7 @@ impl Memory {
         Memory {
             core: MemoryCore::new(),
             id: NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+            queueing: std::sync::atomic::AtomicUsize::new(0),
         }
     }
 
@@ -239,7 +275,7 @@ impl Memory {
             |_| Ok(()),
             |_| AclUsageError::new_err("the buffer was used after it was released"),
             |g| {
-                if g.busy && stream.is_none() {
+                if (g.busy || slf.get().queueing()) && stream.is_none() {
                     return Err(AclUsageError::new_err(
                         "the buffer is used by queued stream work; synchronize first",
                     ));
@@ -248,6 +284,7 @@ impl Memory {
             },
         )?;
         let _pin = Pin(slf.clone());
+        let _queueing = stream.map(|_| Queueing::new([slf.clone()]));
         if count > nbytes {
             return Err(PyValueError::new_err(format!(
                 "memset: {count} bytes do not fit {nbytes}"
@@ -277,7 +314,7 @@ impl Memory {
     #[getter]
     fn _busy(&self) -> PyResult<bool> {
         crate::fork::check()?;
-        Ok(self.core.lock().busy)
+        Ok(self.core.lock().busy || self.queueing())
     }
 
     /// Refused: see the module docs.
@@ -312,7 +349,12 @@ impl Memory {
         me.core.export(
             false,
             |g| {
-                if g.host {
+                if me.queueing() {
+                    Err(PyBufferError::new_err(
+                        "queued stream work still uses the pinned buffer: synchronize the stream \
+                         (or an event recorded after the work) first",
+                    ))
+                } else if g.host {
                     Ok(())
                 } else {
                     Err(PyBufferError::new_err(
@@ -568,7 +610,7 @@ fn side<'py>(
                         "a buffer of another device (no peer access in this layer)",
                     ));
                 }
-                if g.busy && !asynchronous {
+                if (g.busy || m.get().queueing()) && !asynchronous {
                     return Err(AclUsageError::new_err(
                         "a synchronous copy of a buffer that queued stream work still uses; synchronize first",
                     ));
@@ -694,9 +736,12 @@ fn count(nbytes: Option<&Bound<'_, PyAny>>, limit: usize) -> PyResult<usize> {
 /// `_copy(ctx, device, run_mode, dst, src, nbytes=None, stream=None) -> ret`:
 /// the Pythonic layer's copy. Makes `ctx` current on the calling thread,
 /// resolves both sides (see the module docs), and calls `acl.rt.memcpy`, or
-/// `memcpy_async` on `stream` (runtime memory only; both sides are then
-/// marked busy). A zero-byte copy does nothing. The GIL is held throughout,
-/// so no release can happen between the checks and the call.
+/// `memcpy_async` on `stream` (runtime memory only; the GIL is released
+/// around the queueing, which may wait for a full queue; the use of both
+/// sides is then booked in the work book, while they are still held). A
+/// zero-byte copy does nothing. Both sides are held (an export, or a
+/// `Memory`'s hold) from the checks to the end, so no release can happen
+/// between the checks and the call.
 #[pyfunction]
 #[pyo3(signature = (ctx, device, run_mode, dst, src, nbytes = None, stream = None))]
 #[allow(clippy::too_many_arguments)] // the layer's whole request, one call
@@ -743,7 +788,10 @@ pub fn _copy(
         None => ffi::memcpy(d.ptr, d.len as u64, s.ptr, n as u64, kind),
         Some(st) => {
             // The queueing may wait (a full stream queue) for a callback that
-            // needs the GIL: released around the call; both sides stay held.
+            // needs the GIL: released around the call; both sides stay held,
+            // and count as busy from now on (booked after the call).
+            let sides = [&d.memory, &s.memory].into_iter().flatten();
+            let _queueing = Queueing::new(sides.map(|m| m.0.clone()));
             let (dp, dl, sp, v) = (d.ptr, d.len as u64, s.ptr, st.value);
             crate::gil::blocking(dst.py(), move || {
                 ffi::memcpy_async(dp, dl, sp, n as u64, kind, v)
