@@ -47,6 +47,11 @@ pub fn recorded(e: u64, s: u64) {
     served().recorded_on.insert(e, s);
 }
 
+/// Event `e` is destroyed (its address may come back for a new one).
+pub fn forget_event(e: u64) {
+    served().recorded_on.remove(&e);
+}
+
 /// The stream event `e` was last recorded on, if known.
 pub fn stream_of_event(e: u64) -> Option<u64> {
     served().recorded_on.get(&e).copied()

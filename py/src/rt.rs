@@ -134,11 +134,21 @@ pyfn!(destroy_stream, "acl.rt.destroy_stream",
 "destroy_stream(stream) -> ret: aclrtDestroyStream (GIL released: it waits for the stream).",
 (s: u64) -> i32, |py| {
     crate::callback::refuse_wait_served("acl.rt.destroy_stream", s)?;
-    crate::gil::blocking(py, move || ffi::destroy_stream(s))
+    let ret = crate::gil::blocking(py, move || ffi::destroy_stream(s));
+    if ret == 0 {
+        crate::callback::unsubscribed(s);
+    }
+    ret
 });
 pyfn!(destroy_stream_force, "acl.rt.destroy_stream_force",
-    "destroy_stream_force(stream) -> ret: aclrtDestroyStreamForce (GIL released).",
-    (s: u64) -> i32, |py| crate::gil::blocking(py, move || ffi::destroy_stream_force(s)));
+"destroy_stream_force(stream) -> ret: aclrtDestroyStreamForce (GIL released).",
+(s: u64) -> i32, |py| {
+    let ret = crate::gil::blocking(py, move || ffi::destroy_stream_force(s));
+    if ret == 0 {
+        crate::callback::unsubscribed(s);
+    }
+    ret
+});
 pyfn!(synchronize_stream, "acl.rt.synchronize_stream",
 "synchronize_stream(stream) -> ret: aclrtSynchronizeStream (GIL released; 0 = default stream).",
 (s: u64) -> i32, |py| {
@@ -168,7 +178,13 @@ pyfn!(create_event_ex_with_flag, "acl.rt.create_event_ex_with_flag",
     "create_event_ex_with_flag(flag) -> (event, ret): aclrtCreateEventExWithFlag.",
     (f: u32) -> (u64, i32), |py| ffi::create_event_ex_with_flag(f));
 pyfn!(destroy_event, "acl.rt.destroy_event", "destroy_event(event) -> ret: aclrtDestroyEvent.",
-    (e: u64) -> i32, |py| ffi::destroy_event(e));
+(e: u64) -> i32, |py| {
+    let ret = ffi::destroy_event(e);
+    if ret == 0 {
+        crate::callback::forget_event(e);
+    }
+    ret
+});
 pyfn!(record_event, "acl.rt.record_event", "record_event(event, stream) -> ret: aclrtRecordEvent.",
 (e: u64, s: u64) -> i32, |py| {
     let ret = crate::gil::blocking(py, move || ffi::record_event(e, s));
