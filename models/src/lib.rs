@@ -2,7 +2,7 @@
 //!
 //! This crate compiles the library's own protocol files
 //! (`src/ffi/protocol/*.rs`, the atomics-and-locks cores of the trusted
-//! base, and the Python face's `py/src/protocol/{handle,memory}_core.rs`)
+//! base, and the Python face's `py/src/protocol/{handle_core,memory_core,work_book,aside}.rs`)
 //! a second time, next to the model tests. Those files take threads,
 //! atomics and locks only from their shim (`sync.rs`), which is `std` in
 //! the library and here, `loom`'s under `--cfg loom` and `shuttle`'s under
@@ -74,6 +74,14 @@ pub(crate) mod handle_core;
 pub(crate) mod memory_core;
 
 #[cfg(any(loom, shuttle))]
+#[path = "../../py/src/protocol/work_book.rs"]
+pub(crate) mod work_book;
+
+#[cfg(any(loom, shuttle))]
+#[path = "../../py/src/protocol/aside.rs"]
+pub(crate) mod aside;
+
+#[cfg(any(loom, shuttle))]
 #[path = "../../src/ffi/protocol/wake_slot.rs"]
 pub(crate) mod wake_slot;
 
@@ -112,6 +120,9 @@ mod py_handle_model;
 
 #[cfg(all(test, any(loom, shuttle)))]
 mod py_memory_model;
+
+#[cfg(all(test, any(loom, shuttle)))]
+mod py_book_model;
 
 #[cfg(all(test, any(loom, shuttle)))]
 mod wake_slot_model;

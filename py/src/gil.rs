@@ -8,15 +8,21 @@
 //! `acl.rt.process_report` (or any other call that released the GIL) when
 //! the script ends would hit exactly that on its way back.
 //!
-//! So: an `atexit` handler (registered when the module loads, so it runs
-//! after every later-registered handler, and after the interpreter joined the
-//! non-daemon threads) sets `SHUTTING_DOWN`; a thread coming back from a
+//! So: once the interpreter has run every `atexit` handler (and joined the
+//! non-daemon threads), `SHUTTING_DOWN` is set; a thread coming back from a
 //! blocking call after that never re-enters the interpreter (it parks until
 //! the process ends, as CPython 3.14 itself does with such threads), and a
 //! callback is skipped. Threads that came back just before are counted in
-//! `RETURNING`; the handler waits (GIL released) until they are back in
-//! Python, so none is still waiting for the GIL when finalization starts.
-//! The thread that runs the handler is never parked.
+//! `RETURNING`; the finalizing thread waits (GIL released) until they are
+//! back in Python, so none is still waiting for the GIL when finalization
+//! starts. The thread that finalizes is never parked.
+//!
+//! The moment "after every handler" is the release of an [`ExitFence`]: the
+//! module registers a handler with a fence as its argument, and the
+//! interpreter drops the handlers' arguments only after it ran all of them,
+//! whatever the order they were registered in, so a handler registered
+//! before `import acl` (which runs after the module's) may still join a
+//! thread that waits in a blocking call.
 #![deny(unsafe_code)]
 
 use pyo3::prelude::*;
@@ -72,9 +78,9 @@ pub fn attach_unless_exiting<R>(f: impl for<'py> FnOnce(Python<'py>) -> R) -> Op
     r
 }
 
-/// The `atexit` handler (`acl._native._at_exit`).
-#[pyfunction]
-pub fn _at_exit(py: Python<'_>) {
+/// Stops re-entries into the interpreter (see the module docs) and waits,
+/// GIL released, for the threads on their way back.
+fn shut_down(py: Python<'_>) {
     let _ = FINALIZER.set(std::thread::current().id());
     SHUTTING_DOWN.store(true, SeqCst);
     // Let the threads already on their way back get the GIL and return to
@@ -86,3 +92,25 @@ pub fn _at_exit(py: Python<'_>) {
         }
     });
 }
+
+/// The argument of the module's `atexit` handler: released by the
+/// interpreter once every handler has run, which shuts the re-entries.
+#[pyclass(module = "acl._native", name = "_ExitFence", frozen)]
+pub struct ExitFence;
+
+impl Drop for ExitFence {
+    fn drop(&mut self) {
+        Python::attach(shut_down);
+    }
+}
+
+/// A new fence (for the module's registration).
+pub fn fence() -> ExitFence {
+    ExitFence
+}
+
+/// The `atexit` handler (`acl._native._at_exit(fence)`): nothing to do
+/// itself; its argument's release after the last handler is the shutdown.
+#[pyfunction]
+#[pyo3(signature = (*_fence))]
+pub fn _at_exit(_fence: &Bound<'_, pyo3::types::PyTuple>) {}

@@ -43,6 +43,10 @@ pub struct Handle {
     serial: u64,
     parent: Option<Py<Handle>>,
     what: String,
+    /// Set once by the one caller that releases a waiting node (`_claim`).
+    claimed: AtomicBool,
+    /// Awaited waits in flight (`crate::waiter`), among the uses.
+    awaits: AtomicU64,
 }
 
 impl Handle {
@@ -70,6 +74,21 @@ impl Handle {
         }
     }
 
+    /// Counts an awaited wait in flight (`up`), or its end.
+    pub fn count_await(&self, up: bool) {
+        if up {
+            self.awaits.fetch_add(1, Ordering::AcqRel);
+        } else {
+            self.awaits.fetch_sub(1, Ordering::AcqRel);
+        }
+    }
+
+    /// Ends a use taken by [`Handle::begin_use`] without the GIL: a release
+    /// that waited for it is handed back, for the caller to run attached.
+    pub fn end_use_detached(&self) -> Option<Py<PyAny>> {
+        self.core.end_use()
+    }
+
     /// Counts a new child; refused unless open.
     pub fn add_child(&self) -> PyResult<u64> {
         self.core.add_child().map_err(|s| self.closed_error(s))
@@ -78,6 +97,12 @@ impl Handle {
     /// A child's release ended (or its creation failed).
     pub fn remove_child(&self) {
         self.core.remove_child();
+    }
+
+    /// This handle's serial: never reused (unlike runtime handles); the
+    /// work book's name of a stream or event.
+    pub fn serial(&self) -> u64 {
+        self.serial
     }
 
     /// The value, whatever the state (for a child that keeps it alive).
@@ -134,6 +159,11 @@ impl<'a> UseGuard<'a> {
 }
 
 impl UseGuard<'_> {
+    /// The serial of the handle used.
+    pub fn serial(&self) -> u64 {
+        self.handle.serial
+    }
+
     /// [`Handle::bind`] of the handle used.
     pub fn bind(&self) -> PyResult<i32> {
         if self.handle.what != "context" {
@@ -171,11 +201,14 @@ impl Handle {
             parent: parent.map(Bound::unbind),
             serial: NEXT_SERIAL.fetch_add(1, Ordering::Relaxed),
             what,
+            claimed: AtomicBool::new(false),
+            awaits: AtomicU64::new(0),
         })
     }
 
     /// The runtime object exists: `value` is its handle (or device id).
     fn _open(&self, value: u64) -> PyResult<()> {
+        crate::fork::check()?;
         if !self.core.open(value) {
             return Err(AclUsageError::new_err(format!(
                 "the {} handle was already opened",
@@ -198,6 +231,7 @@ impl Handle {
     /// handle cannot be released until it ends.
     #[pyo3(name = "use")]
     fn use_(slf: &Bound<'_, Self>) -> PyResult<Use> {
+        crate::fork::check()?;
         slf.get().begin_use()?;
         Ok(Use {
             handle: slf.clone().unbind(),
@@ -207,8 +241,10 @@ impl Handle {
 
     /// No new uses (the owner released it; the release comes with its last
     /// child). Uses in flight go on.
-    fn _retire(&self) {
+    fn _retire(&self) -> PyResult<()> {
+        crate::fork::check()?;
         self.core.retire();
+        Ok(())
     }
 
     /// Grants the release to this caller and closes the handle to uses, in
@@ -220,6 +256,7 @@ impl Handle {
     /// asks again), so a release that its last child triggers is never lost.
     #[pyo3(signature = (on_idle = None))]
     fn _begin_release(&self, on_idle: Option<Py<PyAny>>) -> PyResult<Option<u64>> {
+        crate::fork::check()?;
         match self.core.begin_release(on_idle) {
             Ok(Release::Granted(value)) => Ok(Some(value)),
             Ok(Release::Deferred) => Ok(None),
@@ -250,33 +287,59 @@ impl Handle {
         }
     }
 
+    /// True for exactly one caller: the one that releases a node whose
+    /// release waited for its last child (the node marking itself waiting,
+    /// or the last child going on another thread; both check first that it
+    /// waits with no child left, then ask here).
+    fn _claim(&self) -> bool {
+        !self.claimed.swap(true, Ordering::AcqRel)
+    }
+
+    /// The serial (see [`Handle::serial`]).
+    #[getter]
+    fn _serial(&self) -> u64 {
+        self.serial
+    }
+
     /// [`Handle::bind`] for the Pythonic layer: the runtime's ret.
     fn _bind(&self) -> PyResult<i32> {
+        crate::fork::check()?;
         self.bind()
     }
 
     /// The raw value (a handle, a device id), whatever the state.
     #[getter]
-    fn value(&self) -> u64 {
-        self.raw()
+    fn value(&self) -> PyResult<u64> {
+        crate::fork::check()?;
+        Ok(self.raw())
     }
 
     /// True while usable.
     #[getter]
-    fn open(&self) -> bool {
-        self.core.state() == State::Open
+    fn open(&self) -> PyResult<bool> {
+        crate::fork::check()?;
+        Ok(self.core.state() == State::Open)
     }
 
     /// Uses in flight.
     #[getter]
-    fn _uses(&self) -> usize {
-        self.core.uses()
+    fn _uses(&self) -> PyResult<usize> {
+        crate::fork::check()?;
+        Ok(self.core.uses())
+    }
+
+    /// Awaited waits in flight (each also a use): they end on their own,
+    /// once the work they wait for is done.
+    #[getter]
+    fn _awaits(&self) -> u64 {
+        self.awaits.load(Ordering::Acquire)
     }
 
     /// Live children.
     #[getter]
-    fn _children(&self) -> usize {
-        self.core.children()
+    fn _children(&self) -> PyResult<usize> {
+        crate::fork::check()?;
+        Ok(self.core.children())
     }
 
     /// Refused: see the module docs.

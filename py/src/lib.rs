@@ -22,6 +22,7 @@
 //! `system` calls the real `libascendcl` (see py/README.md).
 
 pub mod args;
+pub mod book;
 pub mod callback;
 pub mod errors;
 pub mod ffi;
@@ -33,6 +34,7 @@ pub mod memory;
 pub mod protocol;
 pub mod rt;
 pub mod util;
+pub mod waiter;
 
 use pyo3::prelude::*;
 use pyo3::wrap_pyfunction;
@@ -96,6 +98,9 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<handle::Use>()?;
     m.add_function(wrap_pyfunction!(memory::_copy, m)?)?;
     m.add_function(wrap_pyfunction!(memory::_kind_of, m)?)?;
+    add!(m; book::_sync_stream, book::_sync_device, book::_forget_stream, book::_forget_event,
+        book::_record, book::_recorded_on, book::_sync_event, book::_query_event,
+        waiter::_wait_now, waiter::_wait_async);
     m.add("AclUsageError", m.py().get_type::<errors::AclUsageError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
 
@@ -109,9 +114,10 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     }
 
     m.add_function(wrap_pyfunction!(gil::_at_exit, m)?)?;
-    m.py()
-        .import("atexit")?
-        .call_method1("register", (m.getattr("_at_exit")?,))?;
+    m.py().import("atexit")?.call_method1(
+        "register",
+        (m.getattr("_at_exit")?, Py::new(m.py(), gil::fence())?),
+    )?;
 
     let u = submodule(m, "util")?;
     add!(&u; util::bytes_to_ptr, util::ptr_to_bytes, util::numpy_to_ptr,

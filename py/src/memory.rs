@@ -28,11 +28,15 @@
 use crate::errors::AclUsageError;
 use crate::ffi;
 use crate::handle::{Handle, UseGuard};
+use crate::protocol::aside::with_error_aside;
 use crate::protocol::memory_core::{Free, MemoryCore, Refused, State};
+use crate::protocol::work_book::{Forked, WorkBook};
+use pyo3::exceptions::PyRuntimeError;
 use pyo3::exceptions::{PyBufferError, PyTypeError, PyValueError};
 use pyo3::ffi as pyffi;
 use pyo3::prelude::*;
 use std::ffi::{CStr, c_int};
+use std::sync::LazyLock;
 
 /// One runtime allocation that Python code can see (`acl._native.Memory`,
 /// the base of `aclrt.DeviceBuffer` and `aclrt.HostBuffer`).
@@ -47,6 +51,84 @@ pub struct Memory {
     /// The counted state (`protocol::memory_core`): `on_release`
     /// callables, the context handle that counts it.
     core: MemoryCore<Py<PyAny>, Py<Handle>>,
+    /// The work book's name of this memory (never reused).
+    id: u64,
+    /// Asynchronous calls queueing work that uses this memory, in flight
+    /// (the GIL released around the runtime call, the use not booked yet):
+    /// counted as busy, so no view or synchronous use begins meanwhile.
+    /// Changed and read with the GIL held.
+    queueing: std::sync::atomic::AtomicUsize,
+}
+
+/// A count in [`Memory`]'s `queueing`, for the duration of a queueing call.
+struct Queueing<'py>(Vec<Bound<'py, Memory>>);
+
+impl<'py> Queueing<'py> {
+    fn new(mems: impl IntoIterator<Item = Bound<'py, Memory>>) -> Self {
+        let mems: Vec<_> = mems.into_iter().collect();
+        for m in &mems {
+            m.get()
+                .queueing
+                .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        }
+        Queueing(mems)
+    }
+}
+
+impl Drop for Queueing<'_> {
+    fn drop(&mut self) {
+        for m in &self.0 {
+            m.get()
+                .queueing
+                .fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
+        }
+    }
+}
+
+/// The id of the next [`Memory`].
+static NEXT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+
+impl Memory {
+    /// The work book's name of this memory.
+    pub fn id(&self) -> u64 {
+        self.id
+    }
+
+    /// Marks the memory as used (or no longer used) by queued work (the
+    /// work book's setter, called under its lock).
+    pub fn set_busy(&self, busy: bool) {
+        self.core.set_busy(busy);
+    }
+
+    /// True while a call queueing work that uses the memory is in flight.
+    fn queueing(&self) -> bool {
+        self.queueing.load(std::sync::atomic::Ordering::SeqCst) > 0
+    }
+}
+
+/// The Pythonic layer's record of queued work (see [`crate::book`]).
+pub(crate) static BOOK: LazyLock<WorkBook<Py<Memory>>> = LazyLock::new(WorkBook::new);
+
+/// The book's flag setter: a buffer is (no longer) used by queued work.
+pub(crate) fn busy(m: &Py<Memory>, b: bool) {
+    m.get().set_busy(b);
+}
+
+/// The error of a forked child.
+pub(crate) fn forked(_: Forked) -> PyErr {
+    PyRuntimeError::new_err(crate::fork::MESSAGE)
+}
+
+/// Books the uses of `bufs` by work the runtime just queued on the stream
+/// of serial `stream` (the caller holds each buffer until this returns).
+pub fn queued<'py>(
+    stream: u64,
+    bufs: impl IntoIterator<Item = Bound<'py, Memory>>,
+) -> PyResult<()> {
+    let bufs = bufs.into_iter().map(|b| (b.get().id(), b.unbind()));
+    BOOK.queued(crate::fork::forked(), stream, bufs, busy)
+        .map_err(forked)?;
+    Ok(())
 }
 
 fn refuse_copy(obj: &Bound<'_, PyAny>) -> PyErr {
@@ -69,6 +151,8 @@ impl Memory {
     fn new(_args: &Bound<'_, PyAny>, _kwargs: Option<&Bound<'_, PyAny>>) -> Self {
         Memory {
             core: MemoryCore::new(),
+            id: NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+            queueing: std::sync::atomic::AtomicUsize::new(0),
         }
     }
 
@@ -126,6 +210,7 @@ impl Memory {
     /// `Some(ret)` once freed (`Some(0)` when there was nothing to free).
     #[pyo3(signature = (defer, on_release = None))]
     fn _free(&self, defer: bool, on_release: Option<Py<PyAny>>) -> PyResult<Option<i32>> {
+        crate::fork::check()?;
         match self.core.free(defer, on_release) {
             Free::Nothing => Ok(Some(0)),
             Free::Exported => Ok(None),
@@ -138,26 +223,30 @@ impl Memory {
 
     /// The address while allocated and not released, else 0.
     #[getter]
-    fn _ptr(&self) -> u64 {
-        self.core.ptr()
+    fn _ptr(&self) -> PyResult<u64> {
+        crate::fork::check()?;
+        Ok(self.core.ptr())
     }
 
     /// The size in bytes.
     #[getter]
-    fn nbytes(&self) -> usize {
-        self.core.lock().nbytes
+    fn nbytes(&self) -> PyResult<usize> {
+        crate::fork::check()?;
+        Ok(self.core.lock().nbytes)
     }
 
     /// The number of live buffer-protocol exports (numpy arrays, memoryviews).
     #[getter]
-    fn _exports(&self) -> usize {
-        self.core.exports()
+    fn _exports(&self) -> PyResult<usize> {
+        crate::fork::check()?;
+        Ok(self.core.exports())
     }
 
     /// True while a release waits for the last export.
     #[getter]
-    fn _deferred(&self) -> bool {
-        self.core.state() == State::Deferred
+    fn _deferred(&self) -> PyResult<bool> {
+        crate::fork::check()?;
+        Ok(self.core.state() == State::Deferred)
     }
 
     /// `acl.rt.memset` (or `memset_async` on `stream`) of the first `count`
@@ -166,7 +255,7 @@ impl Memory {
     /// between. A synchronous memset of memory queued work uses is refused.
     #[pyo3(signature = (ctx, value, count, stream = None))]
     fn _memset(
-        &self,
+        slf: &Bound<'_, Self>,
         ctx: Bound<'_, Handle>,
         value: i32,
         count: usize,
@@ -174,25 +263,28 @@ impl Memory {
     ) -> PyResult<i32> {
         crate::fork::check()?;
         let ctx = UseGuard::new(ctx.get())?;
-        let stream = stream
+        let stream_guard = stream
             .as_ref()
             .map(|s| UseGuard::new(s.get()))
             .transpose()?;
-        let stream = stream.as_ref().map(|s| s.value);
-        let (ptr, nbytes) = {
-            let g = self.core.lock();
-            if g.state != State::Open {
-                return Err(AclUsageError::new_err(
-                    "the buffer was used after it was released",
-                ));
-            }
-            if g.busy && stream.is_none() {
-                return Err(AclUsageError::new_err(
-                    "the buffer is used by queued stream work; synchronize first",
-                ));
-            }
-            (g.ptr, g.nbytes)
-        };
+        let stream = stream_guard.as_ref().map(|s| s.value);
+        // Held (as an export) until the call returned: no free meanwhile,
+        // even with the GIL released around the queueing.
+        let (ptr, nbytes) = slf.get().core.export(
+            true,
+            |_| Ok(()),
+            |_| AclUsageError::new_err("the buffer was used after it was released"),
+            |g| {
+                if (g.busy || slf.get().queueing()) && stream.is_none() {
+                    return Err(AclUsageError::new_err(
+                        "the buffer is used by queued stream work; synchronize first",
+                    ));
+                }
+                Ok((g.ptr, g.nbytes))
+            },
+        )?;
+        let _pin = Pin(slf.clone());
+        let _queueing = stream.map(|_| Queueing::new([slf.clone()]));
         if count > nbytes {
             return Err(PyValueError::new_err(format!(
                 "memset: {count} bytes do not fit {nbytes}"
@@ -205,17 +297,24 @@ impl Memory {
         let (max, n) = (nbytes as u64, count as u64);
         let ret = match stream {
             None => ffi::memset(ptr, max, value, n),
-            Some(st) => ffi::memset_async(ptr, max, value, n, st),
+            // Queueing may wait for the stream's queue: GIL released.
+            Some(st) => {
+                crate::gil::blocking(slf.py(), move || ffi::memset_async(ptr, max, value, n, st))
+            }
         };
-        if ret == 0 && stream.is_some() {
-            self.core.set_busy(true);
+        if ret == 0
+            && let Some(st) = &stream_guard
+        {
+            queued(st.serial(), [slf.clone()])?;
         }
         Ok(ret)
     }
 
-    /// Marks the memory as used (or no longer used) by queued stream work.
-    fn _set_busy(&self, busy: bool) {
-        self.core.set_busy(busy);
+    /// True while queued stream work uses the memory (the work book's flag).
+    #[getter]
+    fn _busy(&self) -> PyResult<bool> {
+        crate::fork::check()?;
+        Ok(self.core.lock().busy || self.queueing())
     }
 
     /// Refused: see the module docs.
@@ -250,7 +349,12 @@ impl Memory {
         me.core.export(
             false,
             |g| {
-                if g.host {
+                if me.queueing() {
+                    Err(PyBufferError::new_err(
+                        "queued stream work still uses the pinned buffer: synchronize the stream \
+                         (or an event recorded after the work) first",
+                    ))
+                } else if g.host {
                     Ok(())
                 } else {
                     Err(PyBufferError::new_err(
@@ -340,9 +444,19 @@ fn unpin(slf: &Bound<'_, Memory>) {
     let me = slf.get();
     if let Some(cb) = me.core.release_export() {
         let py = slf.py();
-        if let Err(e) = cb.call0(py) {
-            e.write_unraisable(py, Some(slf.as_any()));
-        }
+        // The end of an export may come from a deallocation while an
+        // exception propagates (the last view dies with its frame): Python
+        // code must not run with that exception set. It is set aside for
+        // the release and put back after it.
+        with_error_aside(
+            || PyErr::take(py),
+            |e| e.restore(py),
+            || {
+                if let Err(e) = cb.call0(py) {
+                    e.write_unraisable(py, Some(slf.as_any()));
+                }
+            },
+        );
     }
 }
 
@@ -496,7 +610,7 @@ fn side<'py>(
                         "a buffer of another device (no peer access in this layer)",
                     ));
                 }
-                if g.busy && !asynchronous {
+                if (g.busy || m.get().queueing()) && !asynchronous {
                     return Err(AclUsageError::new_err(
                         "a synchronous copy of a buffer that queued stream work still uses; synchronize first",
                     ));
@@ -595,7 +709,12 @@ fn count(nbytes: Option<&Bound<'_, PyAny>>, limit: usize) -> PyResult<usize> {
         ));
     }
     // `__index__`: Python and numpy integers, not floats.
-    let v: i128 = n.extract().map_err(|_| {
+    // A KeyboardInterrupt (or SystemExit) raised by an `__index__` goes on
+    // as it is.
+    let v: i128 = n.extract().map_err(|e: PyErr| {
+        if !e.is_instance_of::<pyo3::exceptions::PyException>(n.py()) {
+            return e;
+        }
         PyTypeError::new_err(format!(
             "copy: nbytes must be an integer, not {}",
             type_name(n)
@@ -617,9 +736,12 @@ fn count(nbytes: Option<&Bound<'_, PyAny>>, limit: usize) -> PyResult<usize> {
 /// `_copy(ctx, device, run_mode, dst, src, nbytes=None, stream=None) -> ret`:
 /// the Pythonic layer's copy. Makes `ctx` current on the calling thread,
 /// resolves both sides (see the module docs), and calls `acl.rt.memcpy`, or
-/// `memcpy_async` on `stream` (runtime memory only; both sides are then
-/// marked busy). A zero-byte copy does nothing. The GIL is held throughout,
-/// so no release can happen between the checks and the call.
+/// `memcpy_async` on `stream` (runtime memory only; the GIL is released
+/// around the queueing, which may wait for a full queue; the use of both
+/// sides is then booked in the work book, while they are still held). A
+/// zero-byte copy does nothing. Both sides are held (an export, or a
+/// `Memory`'s hold) from the checks to the end, so no release can happen
+/// between the checks and the call.
 #[pyfunction]
 #[pyo3(signature = (ctx, device, run_mode, dst, src, nbytes = None, stream = None))]
 #[allow(clippy::too_many_arguments)] // the layer's whole request, one call
@@ -638,7 +760,6 @@ pub fn _copy(
     // a `__buffer__`) cannot release any of them.
     let ctx = UseGuard::new(ctx.get())?;
     let stream = stream.map(|s| UseGuard::new(s.get())).transpose()?;
-    let stream = stream.as_ref().map(|s| s.value);
     let asynchronous = stream.is_some();
     let d = side(dst, device, true, asynchronous)?;
     let s = side(src, device, false, asynchronous)?;
@@ -663,14 +784,27 @@ pub fn _copy(
     if n == 0 {
         return Ok(0);
     }
-    let ret = match stream {
+    let ret = match &stream {
         None => ffi::memcpy(d.ptr, d.len as u64, s.ptr, n as u64, kind),
-        Some(st) => ffi::memcpy_async(d.ptr, d.len as u64, s.ptr, n as u64, kind, st),
-    };
-    if ret == 0 && asynchronous {
-        for m in [&d.memory, &s.memory].into_iter().flatten() {
-            m.0.get().core.set_busy(true);
+        Some(st) => {
+            // The queueing may wait (a full stream queue) for a callback that
+            // needs the GIL: released around the call; both sides stay held,
+            // and count as busy from now on (booked after the call).
+            let sides = [&d.memory, &s.memory].into_iter().flatten();
+            let _queueing = Queueing::new(sides.map(|m| m.0.clone()));
+            let (dp, dl, sp, v) = (d.ptr, d.len as u64, s.ptr, st.value);
+            crate::gil::blocking(dst.py(), move || {
+                ffi::memcpy_async(dp, dl, sp, n as u64, kind, v)
+            })
         }
+    };
+    if ret == 0
+        && let Some(st) = &stream
+    {
+        // Booked while both sides are still held (`Pin`): no free between
+        // the runtime's acceptance and the record of the use.
+        let sides = [&d.memory, &s.memory].into_iter().flatten();
+        queued(st.serial(), sides.map(|m| m.0.clone()))?;
     }
     Ok(ret)
 }

@@ -6,8 +6,12 @@
 //! around every call that may wait for device work (the synchronize family,
 //! `stream_wait_event`, `process_report`, as pyACL does, and also the
 //! releases that wait for a stream's tasks: destroying streams and contexts,
-//! resetting devices, finalizing), so a callback that needs the GIL can run
-//! while another thread waits.
+//! resetting devices, finalizing) and every call that queues work
+//! (`memcpy_async`, `memset_async`, `memcpy2d_async`, `record_event`,
+//! `reset_event`, `launch_callback`: on the hardware a full stream queue
+//! makes them wait, possibly for a callback of that stream that needs the
+//! GIL), so a callback that needs the GIL can run while another thread
+//! waits.
 #![deny(unsafe_code)]
 
 use crate::args::{no_keywords, parse, parse_error};
@@ -94,8 +98,10 @@ pyfn!(get_run_mode, "acl.rt.get_run_mode",
     "get_run_mode() -> (run_mode, ret): aclrtGetRunMode (ACL_DEVICE = 0, ACL_HOST = 1).",
     () -> (u32, i32), |py| ffi::get_run_mode());
 pyfn!(synchronize_device, "acl.rt.synchronize_device",
-    "synchronize_device() -> ret: aclrtSynchronizeDevice (GIL released).",
-    () -> i32, |py| crate::gil::blocking(py, ffi::synchronize_device));
+"synchronize_device() -> ret: aclrtSynchronizeDevice (GIL released).",
+() -> i32, |py| {
+    crate::gil::blocking(py, ffi::synchronize_device)
+});
 pyfn!(synchronize_device_with_timeout, "acl.rt.synchronize_device_with_timeout",
     "synchronize_device_with_timeout(timeout) -> ret: aclrtSynchronizeDeviceWithTimeout (GIL released).",
     (t: i32) -> i32, |py| crate::gil::blocking(py, move || ffi::synchronize_device_with_timeout(t)));
@@ -125,14 +131,30 @@ pyfn!(create_stream_with_config, "acl.rt.create_stream_with_config",
     "create_stream_with_config(priority, flag) -> (stream, ret): aclrtCreateStreamWithConfig.",
     (priority: u32, flag: u32) -> (u64, i32), |py| ffi::create_stream_with_config(priority, flag));
 pyfn!(destroy_stream, "acl.rt.destroy_stream",
-    "destroy_stream(stream) -> ret: aclrtDestroyStream (GIL released: it waits for the stream).",
-    (s: u64) -> i32, |py| crate::gil::blocking(py, move || ffi::destroy_stream(s)));
+"destroy_stream(stream) -> ret: aclrtDestroyStream (GIL released: it waits for the stream).",
+(s: u64) -> i32, |py| {
+    crate::callback::refuse_wait_served("acl.rt.destroy_stream", s)?;
+    let ret = crate::gil::blocking(py, move || ffi::destroy_stream(s));
+    if ret == 0 {
+        crate::callback::unsubscribed(s);
+    }
+    ret
+});
 pyfn!(destroy_stream_force, "acl.rt.destroy_stream_force",
-    "destroy_stream_force(stream) -> ret: aclrtDestroyStreamForce (GIL released).",
-    (s: u64) -> i32, |py| crate::gil::blocking(py, move || ffi::destroy_stream_force(s)));
+"destroy_stream_force(stream) -> ret: aclrtDestroyStreamForce (GIL released).",
+(s: u64) -> i32, |py| {
+    let ret = crate::gil::blocking(py, move || ffi::destroy_stream_force(s));
+    if ret == 0 {
+        crate::callback::unsubscribed(s);
+    }
+    ret
+});
 pyfn!(synchronize_stream, "acl.rt.synchronize_stream",
-    "synchronize_stream(stream) -> ret: aclrtSynchronizeStream (GIL released; 0 = default stream).",
-    (s: u64) -> i32, |py| crate::gil::blocking(py, move || ffi::synchronize_stream(s)));
+"synchronize_stream(stream) -> ret: aclrtSynchronizeStream (GIL released; 0 = default stream).",
+(s: u64) -> i32, |py| {
+    crate::callback::refuse_wait_served("acl.rt.synchronize_stream", s)?;
+    crate::gil::blocking(py, move || ffi::synchronize_stream(s))
+});
 pyfn!(synchronize_stream_with_timeout, "acl.rt.synchronize_stream_with_timeout",
     "synchronize_stream_with_timeout(stream, timeout) -> ret: aclrtSynchronizeStreamWithTimeout (GIL released).",
     (s: u64, t: i32) -> i32, |py| crate::gil::blocking(py, move || ffi::synchronize_stream_with_timeout(s, t)));
@@ -156,11 +178,23 @@ pyfn!(create_event_ex_with_flag, "acl.rt.create_event_ex_with_flag",
     "create_event_ex_with_flag(flag) -> (event, ret): aclrtCreateEventExWithFlag.",
     (f: u32) -> (u64, i32), |py| ffi::create_event_ex_with_flag(f));
 pyfn!(destroy_event, "acl.rt.destroy_event", "destroy_event(event) -> ret: aclrtDestroyEvent.",
-    (e: u64) -> i32, |py| ffi::destroy_event(e));
+(e: u64) -> i32, |py| {
+    let ret = ffi::destroy_event(e);
+    if ret == 0 {
+        crate::callback::forget_event(e);
+    }
+    ret
+});
 pyfn!(record_event, "acl.rt.record_event", "record_event(event, stream) -> ret: aclrtRecordEvent.",
-    (e: u64, s: u64) -> i32, |py| ffi::record_event(e, s));
+(e: u64, s: u64) -> i32, |py| {
+    let ret = crate::gil::blocking(py, move || ffi::record_event(e, s));
+    if ret == 0 {
+        crate::callback::recorded(e, s);
+    }
+    ret
+});
 pyfn!(reset_event, "acl.rt.reset_event", "reset_event(event, stream) -> ret: aclrtResetEvent.",
-    (e: u64, s: u64) -> i32, |py| ffi::reset_event(e, s));
+    (e: u64, s: u64) -> i32, |py| crate::gil::blocking(py, move || ffi::reset_event(e, s)));
 pyfn!(query_event, "acl.rt.query_event",
     "query_event(event) -> (status, ret): aclrtQueryEvent (deprecated by the runtime).",
     (e: u64) -> (u32, i32), |py| ffi::query_event(e));
@@ -171,8 +205,15 @@ pyfn!(query_event_wait_status, "acl.rt.query_event_wait_status",
     "query_event_wait_status(event) -> (status, ret): aclrtQueryEventWaitStatus.",
     (e: u64) -> (u32, i32), |py| ffi::query_event_wait_status(e));
 pyfn!(synchronize_event, "acl.rt.synchronize_event",
-    "synchronize_event(event) -> ret: aclrtSynchronizeEvent (GIL released).",
-    (e: u64) -> i32, |py| crate::gil::blocking(py, move || ffi::synchronize_event(e)));
+"synchronize_event(event) -> ret: aclrtSynchronizeEvent (GIL released).",
+(e: u64) -> i32, |py| {
+    if let Some(s) = crate::callback::stream_of_event(e)
+        && ffi::query_event_status(e) != (1, 0) // not complete yet
+    {
+        crate::callback::refuse_wait_served("acl.rt.synchronize_event", s)?;
+    }
+    crate::gil::blocking(py, move || ffi::synchronize_event(e))
+});
 pyfn!(synchronize_event_with_timeout, "acl.rt.synchronize_event_with_timeout",
     "synchronize_event_with_timeout(event, timeout) -> ret: aclrtSynchronizeEventWithTimeout (GIL released).",
     (e: u64, t: i32) -> i32, |py| crate::gil::blocking(py, move || ffi::synchronize_event_with_timeout(e, t)));
@@ -217,14 +258,14 @@ pyfn!(memset, "acl.rt.memset", "memset(dev_ptr, max_count, value, count) -> ret:
 pyfn!(memset_async, "acl.rt.memset_async",
     "memset_async(dev_ptr, max_count, value, count, stream) -> ret: aclrtMemsetAsync.",
     (ptr: u64, max: u64, value: i32, count: u64, s: u64) -> i32,
-    |py| ffi::memset_async(ptr, max, value, count, s));
+    |py| crate::gil::blocking(py, move || ffi::memset_async(ptr, max, value, count, s)));
 pyfn!(memcpy, "acl.rt.memcpy", "memcpy(dst, dest_max, src, count, kind) -> ret: aclrtMemcpy.",
     (dst: u64, max: u64, src: u64, count: u64, kind: u32) -> i32,
     |py| ffi::memcpy(dst, max, src, count, kind));
 pyfn!(memcpy_async, "acl.rt.memcpy_async",
     "memcpy_async(dst, dest_max, src, count, kind, stream) -> ret: aclrtMemcpyAsync.",
     (dst: u64, max: u64, src: u64, count: u64, kind: u32, s: u64) -> i32,
-    |py| ffi::memcpy_async(dst, max, src, count, kind, s));
+    |py| crate::gil::blocking(py, move || ffi::memcpy_async(dst, max, src, count, kind, s)));
 pyfn!(get_mem_info, "acl.rt.get_mem_info",
     "get_mem_info(attr) -> (free, total, ret): aclrtGetMemInfo.",
     (attr: u32) -> (u64, u64, i32), |py| ffi::get_mem_info(attr));
@@ -235,7 +276,7 @@ pyfn!(memcpy2d, "acl.rt.memcpy2d",
 pyfn!(memcpy2d_async, "acl.rt.memcpy2d_async",
     "memcpy2d_async(dst, dpitch, src, spitch, width, height, kind, stream) -> ret: aclrtMemcpy2dAsync.",
     (dst: u64, dpitch: u64, src: u64, spitch: u64, w: u64, h: u64, kind: u32, s: u64) -> i32,
-    |py| ffi::memcpy2d_async(dst, dpitch, src, spitch, w, h, kind, s));
+    |py| crate::gil::blocking(py, move || ffi::memcpy2d_async(dst, dpitch, src, spitch, w, h, kind, s)));
 
 // ---- peer access and last error -----------------------------------------
 
@@ -258,11 +299,23 @@ pyfn!(peek_at_last_error, "acl.rt.peek_at_last_error",
 // ---- callbacks -----------------------------------------------------------
 
 pyfn!(subscribe_report, "acl.rt.subscribe_report",
-    "subscribe_report(thread_id, stream) -> ret: aclrtSubscribeReport. thread_id: threading.Thread.ident or an acl.util.start_thread id.",
-    (thread: u64, s: u64) -> i32, |py| ffi::subscribe_report(thread, s));
+"subscribe_report(thread_id, stream) -> ret: aclrtSubscribeReport. thread_id: threading.Thread.ident or an acl.util.start_thread id.",
+(thread: u64, s: u64) -> i32, |py| {
+    let ret = ffi::subscribe_report(thread, s);
+    if ret == 0 {
+        crate::callback::subscribed(thread, s);
+    }
+    ret
+});
 pyfn!(unsubscribe_report, "acl.rt.unsubscribe_report",
-    "unsubscribe_report(thread_id, stream) -> ret: aclrtUnSubscribeReport (GIL released).",
-    (thread: u64, s: u64) -> i32, |py| crate::gil::blocking(py, move || ffi::unsubscribe_report(thread, s)));
+"unsubscribe_report(thread_id, stream) -> ret: aclrtUnSubscribeReport (GIL released).",
+(thread: u64, s: u64) -> i32, |py| {
+    let ret = crate::gil::blocking(py, move || ffi::unsubscribe_report(thread, s));
+    if ret == 0 {
+        crate::callback::unsubscribed(s);
+    }
+    ret
+});
 pyfn!(process_report, "acl.rt.process_report",
     "process_report(timeout_ms) -> ret: aclrtProcessReport (GIL released; callbacks run here with the GIL re-acquired).",
     (t: i32) -> i32, |py| crate::gil::blocking(py, move || ffi::process_report(t)));
@@ -291,10 +344,10 @@ pub fn launch_callback(
     if !func.is_callable() {
         return Err(PyTypeError::new_err("parameter must be callable"));
     }
-    Ok(crate::callback::launch(
-        func.unbind(),
-        data.unbind(),
-        block,
-        s,
-    ))
+    // Queueing may wait (a full stream queue) for a callback that needs
+    // the GIL: released around the call.
+    let (func, data) = (func.unbind(), data.unbind());
+    Ok(crate::gil::blocking(py, move || {
+        crate::callback::launch(func, data, block, s)
+    }))
 }

@@ -6,7 +6,7 @@ import glob
 import os
 import unittest
 
-from support import EXAMPLES, run_python
+from support import EXAMPLES, HAVE_NUMPY, run_python
 
 
 class Examples(unittest.TestCase):
@@ -22,6 +22,9 @@ class Examples(unittest.TestCase):
         if os.environ.get("ACLRT_PY_EXAMPLES_BOTH_MODES") == "1":
             modes = ["host", "device"]
         for script in scripts:
+            with open(script) as f:
+                if not HAVE_NUMPY and "\nimport numpy" in f.read():
+                    continue  # (numpy-dependent: skipped, as the numpy cases are)
             for mode in modes:
                 with self.subTest(script=os.path.basename(script), mode=mode):
                     p = run_python(script, mode, timeout=120)

@@ -6,6 +6,7 @@ it on another. Each outcome must be success or a clean ``AclUsageError``
 a ``close()`` while a ``synchronize()`` waits (GIL released) on another
 thread must not destroy the handle under it."""
 
+import contextlib
 import sys
 import threading
 import time
@@ -327,23 +328,31 @@ class Bookkeeping(unittest.TestCase):
     """Which buffers queued work uses, with other threads queueing meanwhile
     (their interleaving forced by a hook around the runtime call)."""
 
+    @contextlib.contextmanager
     def hooked(self, name, inject):
-        real = getattr(acl.rt, name)
+        """Runs ``inject()`` (as another thread would) right after the first
+        return of the layer's native call ``name`` (the wait or record with
+        its bookkeeping, both in Rust), before the layer's Python code goes
+        on; the hook must have fired."""
         done = []
 
-        def hook(*args):
-            ret = real(*args)
-            if not done:
+        def hook(frame, event, arg):
+            if event == "c_return" and not done and getattr(arg, "__name__", "") == name:
                 done.append(1)
-                inject()  # as another thread would, right after the call
-            return ret
+                sys.setprofile(None)
+                inject()
 
-        return mock.patch.object(acl.rt, name, hook)
+        sys.setprofile(hook)
+        try:
+            yield
+        finally:
+            sys.setprofile(None)
+        self.assertTrue(done, f"the hook on {name} never fired")
 
     def test_work_queued_during_a_synchronize_stays_pending(self):
         with aclrt.Runtime() as rt, rt.device(0) as dev, dev.context() as ctx:
             s, d, h = ctx.stream(), ctx.alloc(64), ctx.pinned(64)
-            with self.hooked("synchronize_stream", lambda: s.copy(d, h)):
+            with self.hooked("_sync_stream", lambda: s.copy(d, h)):
                 s.synchronize()
             with self.assertRaisesRegex(AclUsageError, "queued"):
                 d.close()  # the copy queued after the wait may still run
@@ -356,7 +365,7 @@ class Bookkeeping(unittest.TestCase):
         with aclrt.Runtime() as rt, rt.device(0) as dev, dev.context() as ctx:
             s, d, h = ctx.stream(), ctx.alloc(64), ctx.pinned(64)
             e = ctx.event()
-            with self.hooked("record_event", lambda: s.copy(d, h)):
+            with self.hooked("_record", lambda: s.copy(d, h)):
                 s.record(e)
             e.synchronize()
             with self.assertRaisesRegex(AclUsageError, "queued"):
@@ -367,7 +376,7 @@ class Bookkeeping(unittest.TestCase):
     def test_work_queued_during_a_context_synchronize_stays_pending(self):
         with aclrt.Runtime() as rt, rt.device(0) as dev, dev.context() as ctx:
             s, d, h = ctx.stream(), ctx.alloc(64), ctx.pinned(64)
-            with self.hooked("synchronize_device", lambda: s.copy(d, h)):
+            with self.hooked("_sync_device", lambda: s.copy(d, h)):
                 ctx.synchronize()
             with self.assertRaisesRegex(AclUsageError, "queued"):
                 d.close()

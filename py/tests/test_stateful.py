@@ -2,11 +2,19 @@
 copy and memset (synchronous and on a stream), view, close, synchronise,
 record and query events in random order, each step on the main thread or a
 worker thread, and close streams and events while the worker uses them;
-every result is checked against a numpy model, every refusal against the
-model's idea of which buffers are busy, viewed or released, and nothing may
-crash or hang. Sized to keep the suite fast (a few seconds)."""
+with exceptions in flight (the last view of a buffer whose release was
+deferred dies while an exception propagates), events recorded again from
+another thread or a signal handler while they are waited for, and forks
+(the child must get the documented RuntimeError); every result is checked
+against a numpy model, every refusal against the model's idea of which
+buffers are busy, viewed or released, and nothing may crash or hang. Sized
+to keep the suite fast (a few seconds)."""
 
 import gc
+import os
+import signal
+import threading
+import time
 import unittest
 from concurrent.futures import ThreadPoolExecutor
 
@@ -201,6 +209,152 @@ if HAVE_HYPOTHESIS and HAVE_NUMPY:
                 obj.close()
             assert obj.closed
             tmp.close()
+
+        def queueable(self, dst, src):
+            host_to_host = (isinstance(dst, aclrt.HostBuffer) and isinstance(src, aclrt.HostBuffer)
+                            and run_mode() == ACL_HOST)
+            return not host_to_host and not self.refused(dst, src, synchronous=False)
+
+        def queued_copy(self, dst, src):
+            """The model of a stream copy the layer accepted."""
+            n = min(dst.nbytes, src.nbytes)
+            self.seq += 1
+            self.last_use[dst] = self.last_use[src] = self.seq
+            self.model[dst] = self.model[dst].copy()
+            self.model[dst][:n] = self.model[src][:n]
+
+        def consistent_unless_busy(self, *bufs):
+            """A buffer the layer no longer calls busy holds what the model
+            says (its queued work is done): a settlement never runs ahead of
+            the work. Then a full synchronisation brings model and layer
+            together again."""
+            for b in bufs:
+                if b not in self.closed and not b._busy:
+                    np.testing.assert_array_equal(b.to_numpy(), self.model[b])
+            self.stream.synchronize()
+            self.settle()
+
+        @rule(b=consumes(buffers), thread=st.booleans())
+        def last_view_dies_with_an_exception_in_flight(self, b, thread):
+            """A with-block ends while a view lives (the release is deferred);
+            the view is the argument of a call whose other argument raises,
+            so it dies while the exception propagates."""
+            if not isinstance(b, aclrt.HostBuffer) or b in self.closed or self.refused(b):
+                return
+            if self.views.get(b):
+                return
+
+            def scenario():
+                def view():
+                    with b:  # its end defers the release to the last view
+                        return b.numpy()
+
+                def combine(v, _n):
+                    return v
+
+                try:
+                    combine(view(), int("not a number"))
+                except ValueError:
+                    return True
+                return False
+
+            assert self.on(thread, scenario)
+            self.closed.add(b)
+            assert b.closed and b._exports == 0
+
+        @rule(dst=buffers, src=buffers, thread=st.booleans())
+        def rerecord_from_another_thread(self, dst, src, thread):
+            """An event is waited for while another thread queues a copy and
+            records the event again."""
+            if not self.queueable(dst, src):
+                return
+            ev = self.ctx.event()
+            self.stream.record(ev)
+
+            n = min(dst.nbytes, src.nbytes)
+
+            def other():
+                self.stream.copy(dst, src, n)
+                self.stream.record(ev)
+
+            fut = self.pool.submit(other)
+            (ev.synchronize if thread else ev.query)()
+            fut.result()
+            self.queued_copy(dst, src)
+            self.consistent_unless_busy(dst, src)
+            ev.close()
+
+        @rule(dst=buffers, src=buffers)
+        def rerecord_from_a_signal_handler(self, dst, src):
+            """As above, from a signal handler that interrupts the waits."""
+            if not self.queueable(dst, src) or threading.current_thread() is not threading.main_thread():
+                return
+            if not hasattr(signal, "setitimer"):
+                return
+            ev = self.ctx.event()
+            self.stream.record(ev)
+            fired = []
+            n = min(dst.nbytes, src.nbytes)
+
+            def handler(_sig, _frame):
+                if not fired:
+                    fired.append(1)
+                    self.stream.copy(dst, src, n)
+                    self.stream.record(ev)
+
+            old = signal.signal(signal.SIGALRM, handler)
+            try:
+                signal.setitimer(signal.ITIMER_REAL, 0.0005)
+                deadline = time.monotonic() + 5
+                while not fired and time.monotonic() < deadline:
+                    ev.synchronize()
+                    ev.query()
+            finally:
+                signal.setitimer(signal.ITIMER_REAL, 0)
+                signal.signal(signal.SIGALRM, old)
+            if fired:
+                self.queued_copy(dst, src)
+            self.consistent_unless_busy(dst, src)
+            ev.close()
+
+        @rule(b=buffers, what=st.sampled_from(["close", "synchronize", "numpy", "copy"]))
+        def fork_child_refuses(self, b, what):
+            """A forked child (the worker thread alive in the parent) gets
+            the documented RuntimeError from any runtime use, never a hang."""
+            if not hasattr(os, "fork"):
+                return
+            fn = {
+                "close": b.close,
+                "synchronize": self.stream.synchronize,
+                "numpy": lambda: b.to_numpy(),
+                "copy": lambda: self.ctx.copy(b, bytes(b.nbytes)),
+            }[what]
+            pid = os.fork()
+            if pid == 0:  # the child: never returns into the test
+                released = b in self.closed
+                code = 3
+                try:
+                    fn()
+                    if released and what == "close":
+                        code = 0  # closing a released buffer again: nothing to do
+                except AclUsageError:
+                    code = 0 if released else 5  # used after its release
+                except RuntimeError as e:
+                    code = 0 if "forked child" in str(e) else 4
+                except BaseException:  # noqa: BLE001 - reported by the exit code
+                    code = 6
+                os._exit(code)
+            deadline = time.monotonic() + 20
+            while True:
+                done, status = os.waitpid(pid, os.WNOHANG)
+                if done:
+                    break
+                if time.monotonic() > deadline:
+                    os.kill(pid, signal.SIGKILL)
+                    os.waitpid(pid, 0)
+                    raise AssertionError(f"the forked child hung in {what}")
+                time.sleep(0.001)
+            assert os.waitstatus_to_exitcode(status) == 0, (what, status)
 
         @invariant()
         def contents_match_the_model(self):

@@ -37,6 +37,7 @@ uses. A ``close()`` racing a use on another thread therefore raises
 
 import operator
 import threading
+import time
 
 import acl
 from acl import _native
@@ -61,13 +62,66 @@ _tls = threading.local()  # .callback_stream: set while a stream callback runs
 
 
 def _no_wait_in_callback(what, stream=None):
-    """A blocking callback holds its stream until it returns: waiting for
-    that stream (or the whole device) from inside it can never finish."""
+    """A blocking callback holds its stream until it returns, and the thread
+    that runs it is the one thread that runs the callbacks of every stream
+    of its context that has any: a wait from inside it for such a stream
+    (``stream``), or for the whole device (``None``), could only be served
+    by the waiting thread itself, so it is refused at once."""
     cb = getattr(_tls, "callback_stream", None)
-    if cb is not None and (stream is None or stream is cb):
-        raise AclUsageError(
-            f"{what} from inside a callback of the stream it waits for would deadlock"
-        )
+    if cb is None:
+        return
+    if stream is None:
+        target = "every stream of the device"
+    elif stream is cb:
+        target = "the stream of this callback"
+    elif stream._parent is cb._parent and stream._subscribed:
+        target = "another stream of this context with callbacks"
+    else:
+        return
+    raise AclUsageError(
+        f"{what} from inside a stream callback would deadlock (never return): it waits for "
+        f"{target}, whose callbacks only this thread runs (the streams of a context "
+        "share one callback thread, busy in this callback); wait from another thread"
+    )
+
+
+async def _awaited_wait(kind, ctx_h, target_h):
+    """The runtime's ret once the stream (``kind`` 0) or event (1) of
+    ``target_h`` is done, awaited: work done (or about to be: polled
+    briefly) is waited for at once; otherwise the wait runs on a waiting
+    thread of ``acl._native`` (GIL released), which settles the work it
+    covers and hands the result to the loop."""
+    loop = _asyncio().get_running_loop()
+    ret = _native._wait_now(kind, ctx_h, target_h)
+    if ret is not None:
+        return ret
+    fut = loop.create_future()
+
+    def notify(ret):
+        try:
+            loop.call_soon_threadsafe(_resolve, fut, ret)
+        except RuntimeError:  # the loop is closed: nobody awaits any more
+            pass
+
+    _native._wait_async(kind, ctx_h, target_h, notify)
+    return await fut
+
+
+_asyncio_module = None
+
+
+def _asyncio():
+    global _asyncio_module
+    if _asyncio_module is None:
+        import asyncio
+
+        _asyncio_module = asyncio
+    return _asyncio_module
+
+
+def _resolve(fut, ret):
+    if not fut.done():  # a cancelled await drops only the result
+        fut.set_result(ret)
 
 
 def _np():
@@ -115,23 +169,9 @@ def _size(nbytes, what="a buffer"):
     return n
 
 
-# Decides which of two threads releases a waiting parent: the one that marks
-# it waiting, or the one whose last child goes meanwhile (a view dying on
-# another thread). Held only for the check, never across a runtime call.
-_claim_lock = threading.Lock()
-
-
-# Guards the layer's record of which buffers queued stream work uses (each
-# stream's pending uses, each buffer's streams, the busy flag in Rust): an
-# asynchronous call and its record, a settlement, and a buffer's check-and-free
-# are each one step. Held only around bookkeeping and non-blocking runtime
-# calls made with the GIL held, never around Python code of the caller.
-_book_lock = threading.Lock()
-
-
 def _plain_int(n):
-    """``n`` as a plain ``int`` when it is an integer (so no ``__index__``
-    runs under ``_book_lock``); otherwise as is, for Rust's own message."""
+    """``n`` as a plain ``int`` when it is an integer (its ``__index__`` run
+    here, before any runtime call); otherwise as is, for Rust's own message."""
     if n is None or isinstance(n, bool):
         return n
     try:
@@ -141,12 +181,11 @@ def _plain_int(n):
 
 
 def _claim(node):
-    """True for exactly one caller, once ``node`` waits and has no child left."""
-    with _claim_lock:
-        if node._waiting and not node._children and not node._claimed:
-            node._claimed = True
-            return True
-        return False
+    """True for exactly one caller, once ``node`` waits and has no child left
+    (the one that marks it waiting, or the one whose last child goes
+    meanwhile, a view dying on another thread): both see the conditions,
+    and Rust's handle grants the release to one of them."""
+    return node._waiting and not node._children and node._h._claim()
 
 
 class _Node:
@@ -178,7 +217,6 @@ class _Node:
         # Released by a with-block while a descendant buffer still has views:
         # the release happens when the last of them dies.
         self._waiting = False
-        self._claimed = False
         if parent is not None:
             parent._children.append(self)
 
@@ -221,6 +259,8 @@ class _Node:
     def close(self):
         """Releases this object; its children must be released already (or
         be waiting for their last view: then this waits with them)."""
+        if self._h is not None and not self._closed:
+            self._quiesce_awaits()
         self._close(False)
 
     def _close(self, defer):
@@ -240,9 +280,25 @@ class _Node:
         self._do_release()
         self._released()
 
+    def _quiesce_awaits(self):
+        """Awaited waits in flight on this handle (a cancelled ``await``
+        leaves its wait to finish) end once the work they wait for is done:
+        wait for that work (blocking), then for them to end, so that the
+        release is not refused for them."""
+        if not self._h._awaits:
+            return
+        self._wait_for_release()
+        deadline = time.monotonic() + 5
+        while self._h._awaits and time.monotonic() < deadline:
+            time.sleep(0.0002)
+
+    def _wait_for_release(self):
+        pass
+
     def _do_release(self):
         """The release, granted by the handle (no use in flight, no child
         left) in the step that closes it to new uses."""
+        self._quiesce_awaits()
         self._h._begin_release()
         ok = False
         try:
@@ -417,8 +473,9 @@ class Context(_Node):
         self._device = device
         self._dev_id = device.id
         self._mode = device.run_mode
-        self._reporter = None
-        self._sub_lock = threading.Lock()
+        # The context's callback thread, once a stream has callbacks: key 0
+        # (a dict, so that of two threads starting one, one wins atomically).
+        self._reporters = {}
 
     @property
     def device(self):
@@ -488,40 +545,38 @@ class Context(_Node):
             check(ret, "acl.rt.memcpy")
 
     def _subscribe(self, stream):
-        """The context's one callback thread, shared by all its streams
-        (subscribed once, whatever threads ask at the same time: the lock
-        covers only ``subscribe_report``, which does not block)."""
-        with self._sub_lock:
-            if stream._subscribed:
-                return
-            if self._reporter is None:
-                self._reporter = _Reporter()
-            self._reporter.add(stream)
-            stream._subscribed = True
+        """The context's one callback thread, shared by all its streams. No
+        lock: threads asking at once each start a thread, one wins
+        (``dict.setdefault``) and the others stop theirs; each subscribes the
+        stream, and the runtime accepts one subscription (a refusal because
+        the winner's came first is success)."""
+        if stream._subscribed:
+            return
+        reporter = self._reporters.get(0)
+        if reporter is None:
+            mine = _Reporter()
+            reporter = self._reporters.setdefault(0, mine)
+            if reporter is not mine:
+                mine.stop()
+        reporter.add(stream)
+        stream._subscribed = True
 
     def _unsubscribe(self, stream):
-        with self._sub_lock:  # decided under the lock, done outside it
-            if not stream._subscribed:
-                return
-            stream._subscribed = False
-            reporter = self._reporter
-            if reporter is None or stream not in reporter._streams:
-                return
-            reporter._streams.discard(stream)
-        reporter.unsubscribe(stream)
+        if not stream._subscribed:
+            return
+        stream._subscribed = False
+        reporter = self._reporters.get(0)
+        if reporter is not None:
+            reporter.remove(stream)
 
     def synchronize(self):
         """Waits for all work of this context's device (``acl.rt.synchronize_device``)."""
         _no_wait_in_callback("synchronize_device")
         self._check_open()
-        # What was queued before the wait is done after it.
-        marks = [(c, c._seq) for c in list(self._children) if isinstance(c, Stream)]
-        with self._h.use():  # no release while it waits (GIL released)
-            _bind_to(self._h)
-            ret = acl.rt.synchronize_device()
-        check(ret, "acl.rt.synchronize_device")
-        for stream, seq in marks:
-            stream._settle(seq)
+        # What was queued on its streams before the wait is settled after it
+        # (in Rust, in the same call as the wait; GIL released).
+        streams = [c._h for c in list(self._children) if isinstance(c, Stream)]
+        check(_native._sync_device(self._h, streams), "acl.rt.synchronize_device")
 
     def close(self):
         if self.default and not self._closed:
@@ -544,8 +599,7 @@ class Context(_Node):
             self._close(True)
 
     def _stop_reporter(self):
-        with self._sub_lock:
-            reporter, self._reporter = self._reporter, None
+        reporter = self._reporters.pop(0, None)  # one caller gets it
         if reporter is not None:
             reporter.stop()
 
@@ -555,24 +609,37 @@ class Context(_Node):
             check(acl.rt.destroy_context(self._h.value), "acl.rt.destroy_context")
 
 
+_SUBSCRIBED_ALREADY = 107011  # ACL_ERROR_RT_STREAM_SUBSCRIBE
+
+
 class _Reporter:
     """One thread that serves the callbacks of several streams
     (``subscribe_report`` per stream, one ``process_report`` loop)."""
 
     def __init__(self):
-        self._stop = threading.Event()
-        self._streams = set()
+        self._stopping = False  # a plain flag: no lock a fork could inherit held
+        self._streams = {}  # stream -> True once subscribed
         self._thread = threading.Thread(target=self._loop, name="aclrt callbacks", daemon=True)
         self._thread.start()
 
     def add(self, stream):
-        if stream not in self._streams:
-            check(acl.rt.subscribe_report(self._thread.ident, stream.handle), "acl.rt.subscribe_report")
-            self._streams.add(stream)
+        if stream in self._streams:
+            return
+        ret = acl.rt.subscribe_report(self._thread.ident, stream.handle)
+        if ret == _SUBSCRIBED_ALREADY:
+            # A racing thread's subscription of it to this thread came first:
+            # it is booked within a few bytecodes (bounded: a signal handler
+            # racing the very thread it interrupted gets the error instead).
+            for _ in range(200):
+                if self._streams.get(stream):
+                    return
+                time.sleep(0.001)
+        if ret == 0:
+            self._streams[stream] = True
+        check(ret, "acl.rt.subscribe_report")
 
     def remove(self, stream):
-        if stream in self._streams:
-            self._streams.discard(stream)
+        if self._streams.pop(stream, None):  # one caller gets it
             self.unsubscribe(stream)
 
     def unsubscribe(self, stream):
@@ -580,18 +647,19 @@ class _Reporter:
         check(ret, "acl.rt.unsubscribe_report")
 
     def _loop(self):
-        while not self._stop.is_set():
+        while not self._stopping:
             acl.rt.process_report(50)
 
     def stop(self):
         err = None
-        for stream in list(self._streams):
+        for stream in list(self._streams.keys()):
             try:
                 self.remove(stream)
             except Exception as e:  # noqa: BLE001 - report the first after joining
                 err = err or e
-        self._stop.set()
-        self._thread.join()
+        self._stopping = True
+        if self._thread is not threading.current_thread():
+            self._thread.join()
         if err is not None:
             raise err
 
@@ -605,8 +673,6 @@ class Stream(_Node):
     def __init__(self, ctx, default=False):
         super().__init__(ctx)
         self.default = default
-        self._pending = {}  # buffer -> the sequence number of its last use here
-        self._seq = 0
         self._subscribed = False
         self._callback_errors = []
         if default:
@@ -633,24 +699,6 @@ class Stream(_Node):
         ``acl`` calls: unchecked)."""
         return self._h.value
 
-    def _use(self, buf):  # under _book_lock
-        self._seq += 1
-        self._pending[buf] = self._seq
-        buf._streams.add(self)
-        buf._set_busy(True)
-
-    def _settle(self, upto=None):
-        """Forgets the uses of buffers up to sequence number ``upto`` (all of
-        them by default): their work is known to be done. A use queued
-        after ``upto`` (on another thread, meanwhile) stays."""
-        with _book_lock:
-            for buf, seq in list(self._pending.items()):
-                if upto is None or seq <= upto:
-                    del self._pending[buf]
-                    buf._streams.discard(self)
-                    if not buf._streams:
-                        buf._set_busy(False)
-
     def copy(self, dst, src, nbytes=None):
         """An asynchronous copy (``acl.rt.memcpy_async``) between runtime
         buffers (device or pinned); both stay in use until a synchronisation
@@ -659,13 +707,8 @@ class Stream(_Node):
         ctx = self._parent
         self._check_open()
         nbytes = _plain_int(nbytes)
-        # The record inside the use and with the call, in one step: a release
-        # or a settlement between them would forget the buffers' new use.
-        with self._h.use(), _book_lock:
-            ret = _copy(ctx._h, ctx._dev_id, ctx._mode, dst, src, nbytes, self._h)
-            if ret == 0:
-                self._use(dst)
-                self._use(src)
+        # Rust books the buffers' use with the call (both held until then).
+        ret = _copy(ctx._h, ctx._dev_id, ctx._mode, dst, src, nbytes, self._h)
         check(ret, "acl.rt.memcpy_async")
 
     def memset(self, buf, value, nbytes=None):
@@ -675,23 +718,18 @@ class Stream(_Node):
         b = _runtime_buffer(ctx, buf, "memset")
         n = b.nbytes if nbytes is None else _count(nbytes, b.nbytes, "memset")
         value = _plain_int(value)
-        with self._h.use(), _book_lock:
-            ret = b._memset(ctx._h, value, n, self._h)
-            if ret == 0:
-                self._use(b)
+        ret = b._memset(ctx._h, value, n, self._h)  # booked in Rust with the call
         check(ret, "acl.rt.memset_async")
 
     def record(self, event):
         """Records ``event`` here (``acl.rt.record_event``)."""
         self._check_open()
         event._check_same_device(self)
-        seq = self._seq  # the work this record covers: what was queued before
-        with self._h.use() as s, event._h.use() as e:
-            _bind_to(self._parent._h)  # alive: it counts this stream
-            ret = acl.rt.record_event(e, s)
+        # The event's mark (the work it covers) is taken in Rust with the record.
+        ret = _native._record(self._parent._h, self._h, event._h)
         check(ret, "acl.rt.record_event")
         event._recorded = True
-        event._mark = (self, seq)
+        event._stream = self
         return event
 
     def wait(self, event):
@@ -736,16 +774,50 @@ class Stream(_Node):
         """Waits for all work queued here (``acl.rt.synchronize_stream``)."""
         self._check_open()
         _no_wait_in_callback("stream.synchronize()", self)
-        upto = self._seq  # what was queued before the wait is done after it
-        with self._h.use() as s:  # no release while it waits (GIL released)
-            _bind_to(self._parent._h)
-            ret = acl.rt.synchronize_stream(s)
+        # No release while it waits (GIL released); what was queued before
+        # the wait is settled after it, in the same Rust call.
+        ret = _native._sync_stream(self._parent._h, self._h)
         check(ret, "acl.rt.synchronize_stream")
-        self._settle(upto)
         if self._callback_errors:
             err = self._callback_errors.pop(0)
             self._callback_errors.clear()
             raise CallbackError(f"a stream callback raised {type(err).__name__}: {err}") from err
+
+    async def synchronize_async(self):
+        """``await stream.synchronize_async()``: :meth:`synchronize` for
+        ``asyncio``; the event loop's thread waits no longer than a short
+        poll (then the wait runs on a waiting thread, GIL released).
+        Cancel-safe: a cancelled await
+        leaves the wait to finish (the buffers its work uses are settled
+        then, and the stream cannot be released meanwhile)."""
+        self._check_open()
+        ret = await _awaited_wait(0, self._parent._h, self._h)
+        check(ret, "acl.rt.synchronize_stream")
+        if self._callback_errors:
+            err = self._callback_errors.pop(0)
+            self._callback_errors.clear()
+            raise CallbackError(f"a stream callback raised {type(err).__name__}: {err}") from err
+
+    async def to_numpy_async(self, src, dtype="uint8", shape=None):
+        """``await stream.to_numpy_async(buf)``: a new numpy array holding a
+        copy of runtime buffer ``src``, queued on this stream (after the
+        work queued before it) and awaited. Cancel-safe: a cancelled await
+        leaves the copy's staging buffer to be released once the stream's
+        work is done."""
+        dt = _plain_dtype(dtype)
+        ctx = self._parent
+        src = _runtime_buffer(ctx, src, "to_numpy_async")
+        staging = ctx.pinned(src.nbytes)
+        try:
+            self.copy(staging, src)
+            await self.synchronize_async()
+            return staging.to_numpy(dt, shape)
+        except BaseException:
+            _release_when_done(self, staging)
+            raise
+        finally:
+            if not staging._busy:
+                staging.close()
 
     def close(self):
         if self.default and not self._closed:
@@ -763,6 +835,9 @@ class Stream(_Node):
         else:
             self._close(True)
 
+    def _wait_for_release(self):
+        _native._sync_stream(self._parent._h, self._h)
+
     def _stop_reporter(self):
         self._parent._unsubscribe(self)
 
@@ -771,7 +846,8 @@ class Stream(_Node):
         _bind_to(self._parent._h)  # alive: it counts this stream
         handle = self._h.value  # granted to this release: no use in flight
         ret = acl.rt.synchronize_stream(handle)
-        self._settle()
+        if ret == 0:
+            _native._forget_stream(self._h)
         self._stop_reporter()
         check(ret, "acl.rt.synchronize_stream")
         if not self.default:
@@ -788,7 +864,7 @@ class Event(_Node):
         super().__init__(ctx)
         self.timing = timing
         self._recorded = False
-        self._mark = None
+        self._stream = None  # the stream of the last record (for messages)
         flags = C.ACL_EVENT_SYNC | (C.ACL_EVENT_TIME_LINE if timing else 0)
         try:  # the context is alive: it counts this event
             _bind_to(ctx._h)
@@ -815,44 +891,34 @@ class Event(_Node):
     def recorded(self):
         return self._recorded
 
-    def _done(self):
-        """The recorded work is done: the buffers it used are free again."""
-        if self._mark is not None:
-            stream, seq = self._mark
-            if not stream._closed:
-                stream._settle(seq)
-
     def synchronize(self):
         """Waits until the recorded work is done (``acl.rt.synchronize_event``);
         the buffers that work used may be viewed, copied synchronously and
         freed again (the double-buffering idiom)."""
         self._check_open()
-        if self._mark is not None:
-            _no_wait_in_callback("event.synchronize()", self._mark[0])
-        with self._h.use() as e:  # no release while it waits (GIL released)
-            _bind_to(self._parent._h)
-            ret = acl.rt.synchronize_event(e)
-        check(ret, "acl.rt.synchronize_event")
-        self._done()
+        if self._stream is not None and getattr(_tls, "callback_stream", None) is not None:
+            # From a callback: refused unless the recorded work is done.
+            if not _native._query_event(self._parent._h, self._h)[0]:
+                _no_wait_in_callback("event.synchronize()", self._stream)
+        # The mark is taken before the wait and settled after it, in Rust
+        # (a re-record meanwhile settles nothing); GIL released.
+        check(_native._sync_event(self._parent._h, self._h), "acl.rt.synchronize_event")
 
     def query(self):
         """True when the last record has completed (``acl.rt.query_event_status``);
         then, as after ``synchronize()``, the buffers its work used are free again."""
         self._check_open()
-        with self._h.use() as e:
-            _bind_to(self._parent._h)
-            status, ret = acl.rt.query_event_status(e)
+        done, ret = _native._query_event(self._parent._h, self._h)
         check(ret, "acl.rt.query_event_status")
-        done = status == C.ACL_EVENT_RECORDED_STATUS_COMPLETE
-        if done:
-            self._done()
         return done
 
     def elapsed_since(self, start):
         """Milliseconds from ``start``'s record to this one's
         (``acl.rt.event_elapsed_time``); both must be timing events, recorded."""
         if not isinstance(start, Event):
-            return NotImplemented
+            raise TypeError(
+                f"elapsed_since takes the start Event, not {type(start).__name__}"
+            )
         self._check_open()
         start._check_open()
         for e, name in ((start, "start"), (self, "end")):
@@ -866,12 +932,28 @@ class Event(_Node):
         check(ret, "acl.rt.event_elapsed_time")
         return ms
 
+    async def synchronize_async(self):
+        """``await event`` / ``await event.synchronize_async()``:
+        :meth:`synchronize` for ``asyncio`` (the event loop waits no longer
+        than a short poll; cancel-safe, as :meth:`Stream.synchronize_async`)."""
+        self._check_open()
+        check(await _awaited_wait(1, self._parent._h, self._h), "acl.rt.synchronize_event")
+
+    def __await__(self):
+        return self.synchronize_async().__await__()
+
     def __sub__(self, start):
+        if not isinstance(start, Event):
+            return NotImplemented
         return self.elapsed_since(start)
+
+    def _wait_for_release(self):
+        _native._sync_event(self._parent._h, self._h)
 
     def _release(self):
         _bind_to(self._parent._h)  # alive: it counts this event
         check(acl.rt.destroy_event(self._h.value), "acl.rt.destroy_event")
+        _native._forget_event(self._h)
 
 
 class _Buffer(_Node):
@@ -886,7 +968,6 @@ class _Buffer(_Node):
         n = _size(nbytes)
         super().__init__(ctx)  # checks ctx first
         self._device = ctx._device
-        self._streams = set()
         try:  # refused once the context is released (atomically, in Rust)
             ret = self._alloc(self._host, n, policy, ctx._dev_id, ctx._h)
         except BaseException:
@@ -906,21 +987,14 @@ class _Buffer(_Node):
         self._check_open()
         return self._ptr
 
-    def _check_free(self):
-        if self._streams:
-            raise AclUsageError(
-                f"cannot free the {self._what}: work queued on {len(self._streams)} "
-                "stream(s) still uses it; synchronize first"
-            )
-
     def _close(self, defer):
         """Frees the memory; with live views, ``close()`` raises and a
         with-block's release waits for the last view (``defer``)."""
         if self._closed:
             return
-        with _book_lock:  # no stream work queued between the check and the free
-            self._check_free()
-            ret = self._free(defer, self._last_view_gone if defer else None)
+        # Refused (in Rust, in the step that would free) while queued stream
+        # work uses it.
+        ret = self._free(defer, self._last_view_gone if defer else None)
         if ret is None:
             if not defer:
                 raise AclUsageError(
@@ -968,10 +1042,18 @@ class DeviceBuffer(_Buffer, _native.Memory):
     where = "device"
     _host = False
 
+    def __array__(self, dtype=None, copy=None):
+        """Refused: device memory cannot be viewed from the host (numpy would
+        otherwise wrap the buffer in a 0-d object array)."""
+        self._check_open()
+        raise TypeError(
+            "device memory cannot be viewed from the host: copy it (to_numpy(), ctx.copy)"
+        )
+
     def fill(self, value):
         """Sets every byte (``acl.rt.memset``)."""
         self._check_open()
-        if self._streams:
+        if self._busy:
             raise AclUsageError("the device buffer is used by queued stream work; synchronize first")
         ctx = self._parent
         if ctx._closed:
@@ -994,7 +1076,7 @@ class HostBuffer(_Buffer, _native.Memory):
 
     def _view(self):
         self._check_open()
-        if self._streams:
+        if self._busy:
             raise AclUsageError(
                 "the pinned buffer is used by queued stream work; synchronize before touching it"
             )
@@ -1021,20 +1103,54 @@ class HostBuffer(_Buffer, _native.Memory):
                 f"not element format {data.format!r}"
             )
         data = data.cast("B")
-        offset = operator.index(offset)
+        offset = _index(offset, "offset")
         if offset < 0 or offset + len(data) > self.nbytes:
             raise ValueError(f"{len(data)} bytes at offset {offset} do not fit {self.nbytes}")
         with self._view() as raw:
             raw[offset : offset + len(data)] = data
 
+    def __array__(self, dtype=None, copy=None):
+        """``np.asarray(buf)``: the view of :meth:`numpy` (``uint8``), so a
+        closed or busy buffer raises as ``memoryview(buf)`` does (numpy
+        would otherwise wrap the refused buffer in a 0-d object array)."""
+        if copy:
+            return self.to_numpy(dtype or "uint8")
+        arr = self.numpy()
+        return arr if dtype is None else arr.astype(dtype, copy=False)
+
     def tobytes(self, nbytes=None, offset=0):
         """A copy of the contents."""
-        offset = operator.index(offset)
-        n = self.nbytes - offset if nbytes is None else operator.index(nbytes)
+        offset = _index(offset, "offset")
+        n = self.nbytes - offset if nbytes is None else _index(nbytes, "nbytes")
         if offset < 0 or n < 0 or offset + n > self.nbytes:
             raise ValueError(f"{n} bytes at offset {offset} do not fit {self.nbytes}")
         with self._view() as raw:
             return bytes(raw[offset : offset + n])
+
+
+def _index(n, what):
+    """An integer argument (``__index__``), not a bool."""
+    if isinstance(n, bool):
+        raise TypeError(f"{what} must be an integer, not {n!r}")
+    return operator.index(n)
+
+
+def _release_when_done(stream, buf):
+    """Releases ``buf`` once ``stream``'s work queued so far is done (a
+    cancelled await's staging buffer), from a waiting thread."""
+    if buf._closed or not buf._busy:
+        return
+
+    def release(_ret):
+        try:
+            buf.close()
+        except Exception:  # noqa: BLE001 - freed with its context then
+            pass
+
+    try:
+        _native._wait_async(0, stream._parent._h, stream._h, release)
+    except Exception:  # noqa: BLE001 - the stream is gone: freed with its context
+        pass
 
 
 def _count(nbytes, limit, what):
