@@ -4,7 +4,7 @@
 
 use std::sync::atomic::AtomicUsize;
 use std::sync::{Arc, Mutex, OnceLock};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use crate::diag::{Error, Res, rt_param};
 use crate::ffi;
@@ -295,6 +295,12 @@ pub(crate) fn reset(h: usize, stream: usize) -> Res<()> {
 /// `aclrtStreamWaitEvent`, I `StreamWaitEvent` (the event's flags were
 /// checked by [`check_host_wait`]).
 pub(crate) fn stream_wait(stream: usize, h: usize) -> Res<()> {
+    stream_wait_within(stream, h, None)
+}
+
+/// [`stream_wait`] with the wait task's own limit (`aclrtStreamWaitEventWithFlag`'s
+/// timeout; `None`: the op-wait timeout of `aclrtSetOpWaitTimeout`).
+pub(crate) fn stream_wait_within(stream: usize, h: usize, limit: Option<Duration>) -> Res<()> {
     let (ev, sh, timeout) = {
         let rt = rt();
         let ev = rt.event(h)?.shared.clone();
@@ -311,7 +317,7 @@ pub(crate) fn stream_wait(stream: usize, h: usize) -> Res<()> {
                 ),
             ));
         }
-        (ev, sh, rt.op_wait_timeout)
+        (ev, sh, limit.or(rt.op_wait_timeout))
     };
     let Some(rec) = ev.record_point() else {
         // Never recorded (or reset): nothing to wait for.

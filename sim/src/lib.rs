@@ -579,6 +579,7 @@ pub use log::app_log_records;
 mod memory;
 mod misc;
 mod model;
+mod notify;
 #[allow(unsafe_code)]
 mod prim;
 mod profile;
@@ -590,6 +591,7 @@ mod rt_api;
 mod stream;
 mod sync;
 pub mod trace;
+mod value;
 
 /// The declarations of the C API this crate implements, generated from the
 /// project's own header (see `ffi.rs`).

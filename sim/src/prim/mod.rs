@@ -51,6 +51,9 @@ pub(crate) struct HeapBlock {
     ptr: NonNull<u8>,
     /// The accessible length (`len.max(1)` of the request).
     size: usize,
+    /// For a window into a larger block ([`HeapBlock::window`]): that block,
+    /// which owns the memory (the window releases nothing).
+    parent: Option<Arc<HeapBlock>>,
 }
 
 // SAFETY: a `HeapBlock` exclusively owns its arena block (like a
@@ -71,7 +74,33 @@ impl HeapBlock {
         let size = len.max(1);
         let ptr = NonNull::new(arena::alloc(size)?)?;
         debug_assert_eq!(ptr.as_ptr().addr() % ALIGN, 0);
-        Some(Arc::new(HeapBlock { ptr, size }))
+        Some(Arc::new(HeapBlock {
+            ptr,
+            size,
+            parent: None,
+        }))
+    }
+
+    /// The bytes `[off, off + len)` of this block as a block of their own
+    /// (a mapping of reserved virtual memory): it keeps this block alive and
+    /// releases nothing itself. `None` when the range is empty or out of
+    /// bounds.
+    pub(crate) fn window(self: &Arc<Self>, off: usize, len: usize) -> Option<Arc<HeapBlock>> {
+        let end = off.checked_add(len)?;
+        if len == 0 || end > self.size {
+            return None;
+        }
+        let ptr = NonNull::new(self.ptr.as_ptr().wrapping_add(off))?;
+        Some(Arc::new(HeapBlock {
+            ptr,
+            size: len,
+            parent: Some(Arc::clone(self)),
+        }))
+    }
+
+    /// The length in bytes.
+    pub(crate) fn len(&self) -> usize {
+        self.size
     }
 
     /// The start address.
@@ -87,6 +116,10 @@ impl HeapBlock {
 
 impl Drop for HeapBlock {
     fn drop(&mut self) {
+        if self.parent.is_some() {
+            // A window: the parent block owns (and releases) the memory.
+            return;
+        }
         // SAFETY: `ptr` was returned by `arena::alloc(self.size)`, this is
         // the only place that releases it (once, when the last `Arc` owner
         // goes away), and no span of it exists any more (each holds an
@@ -513,6 +546,11 @@ impl OutBuf {
         self.ptr.is_null()
     }
 
+    /// The capacity in bytes (the terminating NUL included).
+    pub(crate) fn capacity(&self) -> usize {
+        self.cap
+    }
+
     /// Writes `text` NUL-terminated, truncated to fit the capacity.
     pub(crate) fn write_str(self, text: &str) {
         if self.ptr.is_null() || self.cap == 0 {
@@ -564,6 +602,45 @@ impl HostCall {
         // SAFETY: allowed once, on any thread, by the contract of
         // `HostCall::new`.
         unsafe { (self.f)(self.arg) }
+    }
+}
+
+/// The facts of one task failure handed to an exception callback
+/// (`aclrtSetExceptionInfoCallback`): the C API's `aclrtExceptionInfo`, an
+/// opaque type read only through the `aclrtGet*FromExceptionInfo` getters.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct ExceptionInfo {
+    pub task_id: u32,
+    pub stream_id: u32,
+    pub thread_id: u32,
+    pub device_id: u32,
+    pub error_code: u32,
+}
+
+/// An application's exception callback, called once per task failure with
+/// an [`ExceptionInfo`] valid for the duration of the call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct ExceptionHook(unsafe extern "C" fn(*mut c_void));
+
+impl ExceptionHook {
+    /// Wraps a callback.
+    ///
+    /// # Safety
+    /// Calling `f(info)` any number of times, on any thread, with a pointer
+    /// to an [`ExceptionInfo`] valid for the call, must be allowed: the
+    /// contract of `aclrtSetExceptionInfoCallback` (the callback receives
+    /// an `aclrtExceptionInfo*`, the getters read it during the call).
+    pub(crate) unsafe fn new(f: unsafe extern "C" fn(*mut c_void)) -> ExceptionHook {
+        ExceptionHook(f)
+    }
+
+    /// Calls the callback with `info`.
+    pub(crate) fn call(self, info: ExceptionInfo) {
+        let mut info = info;
+        // SAFETY: allowed on any thread by the contract of
+        // `ExceptionHook::new`; `info` is a live local for the whole call.
+        unsafe { (self.0)(ptr::from_mut(&mut info).cast()) }
     }
 }
 

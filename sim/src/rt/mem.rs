@@ -24,6 +24,12 @@ pub(crate) enum AllocKind {
     Host,
     /// `aclrtMemAllocManaged` (freed with `aclrtFree`).
     Managed,
+    /// A mapping of physical memory into reserved virtual memory
+    /// (`aclrtMapMem`; removed with `aclrtUnmapMem`).
+    Mapped,
+    /// Memory of another process imported by key (`aclrtIpcMemImportByKey`;
+    /// released with `aclrtIpcMemClose`).
+    Ipc,
 }
 
 impl AllocKind {
@@ -32,12 +38,16 @@ impl AllocKind {
             AllocKind::Device => "aclrtMalloc",
             AllocKind::Host => "aclrtMallocHost",
             AllocKind::Managed => "aclrtMemAllocManaged",
+            AllocKind::Mapped => "aclrtMapMem",
+            AllocKind::Ipc => "aclrtIpcMemImportByKey",
         }
     }
     pub(crate) fn free_fn(self) -> &'static str {
         match self {
             AllocKind::Device | AllocKind::Managed => "aclrtFree",
             AllocKind::Host => "aclrtFreeHost",
+            AllocKind::Mapped => "aclrtUnmapMem",
+            AllocKind::Ipc => "aclrtIpcMemClose",
         }
     }
 }

@@ -28,6 +28,7 @@ use crate::trace;
 
 pub(crate) mod access;
 pub(crate) mod exec;
+pub(crate) mod ext;
 pub(crate) mod latch;
 pub(crate) mod mem;
 pub(crate) mod pool;
@@ -71,6 +72,8 @@ pub(crate) enum HandleKind {
     Context = 1,
     Stream = 2,
     Event = 3,
+    Notify = 4,
+    Physical = 5,
 }
 
 impl HandleKind {
@@ -79,6 +82,8 @@ impl HandleKind {
             HandleKind::Context => "context",
             HandleKind::Stream => "stream",
             HandleKind::Event => "event",
+            HandleKind::Notify => "notify",
+            HandleKind::Physical => "physical memory handle",
         }
     }
     fn of(h: usize) -> Option<HandleKind> {
@@ -86,6 +91,8 @@ impl HandleKind {
             1 => Some(HandleKind::Context),
             2 => Some(HandleKind::Stream),
             3 => Some(HandleKind::Event),
+            4 => Some(HandleKind::Notify),
+            5 => Some(HandleKind::Physical),
             _ => None,
         }
     }
@@ -209,6 +216,8 @@ pub(crate) struct Runtime {
     /// running: device synchronisation, `aclrtFree*WithDevSync` and teardown
     /// wait for them.
     pub forced: Vec<ForcedWorker>,
+    /// Notifies, virtual memory, IPC keys, stream allocators.
+    pub ext: ext::ExtState,
 }
 
 /// A worker left running by `aclrtDestroyStreamForce`.
@@ -281,6 +290,7 @@ impl Runtime {
             epoch: Instant::now(),
             trace_lanes: Vec::new(),
             forced: Vec::new(),
+            ext: ext::ExtState::default(),
         }
     }
 
@@ -385,6 +395,8 @@ impl Runtime {
                     HandleKind::Context => self.contexts.contains_key(&h),
                     HandleKind::Stream => self.streams.contains_key(&h),
                     HandleKind::Event => self.events.contains_key(&h),
+                    HandleKind::Notify => self.ext.notifies.contains_key(&h),
+                    HandleKind::Physical => self.ext.physical.contains_key(&h),
                 };
                 Error::violation(
                     ViolationKind::InvalidHandle,
@@ -668,6 +680,8 @@ impl Runtime {
                     AllocKind::Device => ResourceKind::DeviceMemory,
                     AllocKind::Host => ResourceKind::HostMemory,
                     AllocKind::Managed => ResourceKind::ManagedMemory,
+            AllocKind::Mapped | AllocKind::Ipc => ResourceKind::DeviceMemory,
+                    AllocKind::Mapped | AllocKind::Ipc => ResourceKind::DeviceMemory,
                 },
                 device: a.device,
                 address: *addr,
@@ -702,6 +716,7 @@ impl Runtime {
         };
         let mem = std::mem::take(&mut self.mem);
         let forced = std::mem::take(&mut self.forced);
+        let ext = std::mem::take(&mut self.ext);
         self.contexts.clear();
         self.streams.clear();
         self.events.clear();
@@ -716,6 +731,7 @@ impl Runtime {
             trace,
             mem,
             forced,
+            ext,
         }
     }
 }
@@ -734,6 +750,7 @@ pub(crate) struct Teardown {
     trace: Option<(PathBuf, Vec<Arc<StreamShared>>)>,
     mem: MemTable,
     forced: Vec<ForcedWorker>,
+    ext: ext::ExtState,
 }
 
 impl Teardown {
@@ -757,6 +774,9 @@ impl Teardown {
         exec::join_until(workers, Instant::now() + Duration::from_secs(5));
         pool::stop_idle_workers(Instant::now() + Duration::from_millis(250));
         mem::quarantine_torn_down(self.mem);
+        // Reservations and physical stores: kept like torn-down blocks (a
+        // mapping's address may still be in the application's hands).
+        ext::keep_torn_down(self.ext);
         if let Some((path, lanes)) = self.trace {
             let lanes = lanes.iter().map(|s| s.trace_lane()).collect();
             if let Err(e) = trace::finish(trace::Trace::new(lanes), &path) {
@@ -858,6 +878,7 @@ pub(crate) fn audit() -> Audit {
             AllocKind::Device => ResourceKind::DeviceMemory,
             AllocKind::Host => ResourceKind::HostMemory,
             AllocKind::Managed => ResourceKind::ManagedMemory,
+            AllocKind::Mapped | AllocKind::Ipc => ResourceKind::DeviceMemory,
         };
         add(k, a.device, 1);
     }

@@ -1,0 +1,395 @@
+//! The runtime's C API for the newer objects (notifies, host-function
+//! threads, virtual and IPC memory, value writes and waits, allocators,
+//! exception callbacks, random numbers and reductions): the handle guard,
+//! then the checking decorator E's checks in its order, then the
+//! implementation modules. Every failure that leaves here is stored as the
+//! thread's last error unless marked (see the parent module).
+
+use std::time::Duration;
+
+use crate::diag::{Error, Res, rt_param};
+use crate::ffi;
+use crate::model::Soc;
+use crate::prim::{ExceptionHook, ExceptionInfo, Out, OutBuf, UserMem};
+use crate::rt::exec::EventApi;
+use crate::rt::rt;
+use crate::{callback, event, notify, value};
+
+use super::{NOT_SUPPORTED, answer, answer_nolog, current_device, guard_event, guard_stream};
+
+// ------------------------------------------------------------- notifies ---
+
+/// `rtsNotifyCreate`: a flag other than DEFAULT or DOWNLOAD_TO_DEV 107000;
+/// the thread's device (`rtGetDevice`: none is 107002, returned as is);
+/// E `NotifyCreate` (NULL output 107000); I.
+pub(crate) fn notify_create(out: Out<usize>, flag: u64) -> Res<()> {
+    if flag != 0 && flag != notify::FLAG_DOWNLOAD_TO_DEV {
+        return answer(Err(rt_param(format!(
+            "flag {flag:#x} is neither RT_NOTIFY_FLAG_DEFAULT (0) nor \
+             RT_NOTIFY_FLAG_DOWNLOAD_TO_DEV (1)"
+        ))));
+    }
+    let device = current_device()?;
+    answer_nolog(
+        NOT_SUPPORTED,
+        (|| {
+            if out.is_null() {
+                return Err(rt_param("notify is NULL"));
+            }
+            notify::create(device, out)
+        })(),
+    )
+}
+
+/// E's NULL check of a notify (after the guard let NULL through).
+fn notify_not_null(h: usize) -> Res<()> {
+    if h == 0 {
+        return Err(rt_param("notify is NULL"));
+    }
+    Ok(())
+}
+
+/// `rtNotifyDestroy`: the guard; E `NotifyDestroy` (NULL 107000); I.
+pub(crate) fn notify_destroy(h: usize) -> Res<()> {
+    answer((|| {
+        notify::guard(h)?;
+        notify_not_null(h)?;
+        notify::destroy(h)
+    })())
+}
+
+/// `rtNotifyRecord`: the guard (notify, then stream); E `NotifyRecord`
+/// (NULL 107000); I.
+pub(crate) fn notify_record(h: usize, stream: usize) -> Res<()> {
+    answer((|| {
+        notify::guard(h)?;
+        guard_stream(stream)?;
+        notify_not_null(h)?;
+        notify::record(h, stream)
+    })())
+}
+
+/// `rtsNotifyWaitAndReset`: `UINT32_MAX` waits without a limit
+/// (`rtNotifyWait`; the chip's NOTIFY_WAIT feature: no default limit),
+/// other values are the limit (`rtNotifyWaitWithTimeOut`, both chips have
+/// NOTIFY_WAIT_TIMEOUT; 0 is no limit); the guard (notify, then stream);
+/// E `NotifyWait` (NULL 107000); I.
+pub(crate) fn notify_wait(h: usize, stream: usize, timeout: u32) -> Res<()> {
+    let limit = (timeout != u32::MAX).then_some(timeout);
+    answer((|| {
+        notify::guard(h)?;
+        guard_stream(stream)?;
+        notify_not_null(h)?;
+        notify::wait(h, stream, limit)
+    })())
+}
+
+/// `rtGetNotifyID`: the guard; E `GetNotifyID` (NULL notify or output
+/// 107000); I.
+pub(crate) fn notify_id(h: usize, out: Out<u32>) -> Res<()> {
+    answer((|| {
+        notify::guard(h)?;
+        notify_not_null(h)?;
+        if out.is_null() {
+            return Err(rt_param("notifyId is NULL"));
+        }
+        notify::id(h, out)
+    })())
+}
+
+/// `rtsNotifyGetExportKey`: the guard; E `IpcSetNotifyName` (NULL notify,
+/// NULL key, `len` 0: 107000; the chip's IPC_NOTIFY feature, which both
+/// modelled chips have; a flag other than 0 or DISABLE_PID_VALIDATION
+/// 107000); I.
+pub(crate) fn notify_export_key(h: usize, key: OutBuf, flags: u64) -> Res<()> {
+    answer_nolog(
+        NOT_SUPPORTED,
+        (|| {
+            notify::guard(h)?;
+            notify_not_null(h)?;
+            if key.is_null() {
+                return Err(rt_param("key is NULL"));
+            }
+            if key.capacity() == 0 {
+                return Err(rt_param("len is 0"));
+            }
+            if flags != 0 && flags != notify::EXPORT_DISABLE_PID_VALIDATION {
+                return Err(rt_param(format!(
+                    "flags {flags:#x}: expected 0 or \
+                     RT_NOTIFY_EXPORT_FLAG_DISABLE_PID_VALIDATION (2)"
+                )));
+            }
+            notify::export_key(h, key, flags)
+        })(),
+    )
+}
+
+/// `rtsNotifyImportByKey` → `rtIpcOpenNotifyWithFlag`: E `IpcOpenNotify`
+/// (NULL output or key 107000; flags above DOWNLOAD_TO_DEV |
+/// ENABLE_PEER_ACCESS 107000); I.
+pub(crate) fn notify_import(out: Out<usize>, key: Option<&str>, flags: u64) -> Res<()> {
+    answer_nolog(
+        NOT_SUPPORTED,
+        (|| {
+            if out.is_null() {
+                return Err(rt_param("notify is NULL"));
+            }
+            let Some(key) = key else {
+                return Err(rt_param("key is NULL or not UTF-8"));
+            };
+            if flags > notify::IMPORT_FLAGS_MAX {
+                return Err(rt_param(format!(
+                    "flags {flags:#x}: expected at most {:#x}",
+                    notify::IMPORT_FLAGS_MAX
+                )));
+            }
+            notify::import(out, key)
+        })(),
+    )
+}
+
+/// `rtsNotifySetImportPid`: the guard; E `SetIpcNotifyPid` (NULL pid,
+/// `num` 0 or above `INT32_MAX`: 107000); I.
+pub(crate) fn notify_set_import_pid(h: usize, pids: Option<&[i32]>) -> Res<()> {
+    answer((|| {
+        notify::guard(h)?;
+        notify_not_null(h)?;
+        let Some(pids) = pids else {
+            return Err(rt_param("pid is NULL"));
+        };
+        if pids.is_empty() || pids.len() > i32::MAX as usize {
+            return Err(rt_param(format!(
+                "num {} is outside (0, {}]",
+                pids.len(),
+                i32::MAX
+            )));
+        }
+        notify::set_import_pid(h, pids)
+    })())
+}
+
+// ------------------------------------------------- event operation flags ---
+
+/// `ACL_EVENT_RECORD_EXTERNAL` / `ACL_EVENT_WAIT_EXTERNAL`.
+pub(crate) const EVENT_OP_EXTERNAL: u32 = 1;
+
+/// `ACL_ERROR_RT_STREAM_NOT_CAPTURED` (107029): an EXTERNAL record or wait
+/// outside a stream capture.
+const STREAM_NOT_CAPTURED: i32 = 107_029;
+
+/// E's operation-flag checks of `EventRecord` (`record`) or
+/// `StreamWaitEvent`: the flag is DEFAULT or EXTERNAL (107000); EXTERNAL
+/// needs an `aclrtCreateEventExWithFlag(ACL_EVENT_SYNC)` event (207000);
+/// the flag must be the one the event's first record (wait) used (107000),
+/// which it then keeps.
+fn check_op_flag(ev: usize, flag: u32, record: bool) -> Res<()> {
+    let what = if record { "record" } else { "wait" };
+    if flag > EVENT_OP_EXTERNAL {
+        return Err(rt_param(format!(
+            "{what} flag {flag} is neither DEFAULT (0) nor EXTERNAL (1)"
+        )));
+    }
+    let mut rt = rt();
+    let e = rt.event(ev)?;
+    if flag == EVENT_OP_EXTERNAL
+        && !(e.shared.api == EventApi::Ex && e.shared.flags == ffi::ACL_EVENT_SYNC)
+    {
+        return Err(Error::new(
+            NOT_SUPPORTED,
+            format!(
+                "EXTERNAL {what} of event {ev:#x}, which was not created by \
+                 aclrtCreateEventExWithFlag(ACL_EVENT_SYNC)"
+            ),
+        ));
+    }
+    let slot = rt.ext.event_op_flags.entry(ev).or_default();
+    let current = if record { &mut slot.0 } else { &mut slot.1 };
+    match *current {
+        Some(f) if f != flag => Err(rt_param(format!(
+            "the {what} flag of event {ev:#x} must stay {f}; {flag} was passed"
+        ))),
+        _ => {
+            *current = Some(flag);
+            Ok(())
+        }
+    }
+}
+
+/// The record flag of a plain `aclrtRecordEvent` (DEFAULT), checked and
+/// kept as E `EventRecord` does.
+pub(crate) fn plain_record_flag(ev: usize) -> Res<()> {
+    check_op_flag(ev, 0, true)
+}
+
+/// The wait flag of a plain `aclrtStreamWaitEvent` (DEFAULT).
+pub(crate) fn plain_wait_flag(ev: usize) -> Res<()> {
+    check_op_flag(ev, 0, false)
+}
+
+/// I's EXTERNAL branch: a current context (107002), the stream of it
+/// (107003), and a stream capture, which the simulator does not model
+/// (107029).
+fn external_outside_capture(stream: usize, what: &str) -> Res<()> {
+    let rt = rt();
+    let (_, st) = rt.stream_in_current(stream)?;
+    Err(Error::new(
+        STREAM_NOT_CAPTURED,
+        format!(
+            "{what} EXTERNAL on stream {:#x}, which is not capturing (the simulator models no \
+             stream capture)",
+            st.handle
+        ),
+    ))
+}
+
+/// `rtEventRecordWithFlag` (EXTERNAL; DEFAULT is `aclrtRecordEvent`'s
+/// path): the guard (event, then stream); E `EventRecord` (device-only
+/// event 107000, the flag checks); I.
+pub(crate) fn event_record_external(ev: usize, stream: usize) -> Res<()> {
+    answer_nolog(
+        NOT_SUPPORTED,
+        (|| {
+            guard_event(ev)?;
+            guard_stream(stream)?;
+            event::check_host_use(ev, "aclrtRecordEventWithFlag")?;
+            check_op_flag(ev, EVENT_OP_EXTERNAL, true)?;
+            external_outside_capture(stream, "aclrtRecordEventWithFlag")
+        })(),
+    )
+}
+
+/// `rtStreamWaitEventWithFlag`: DEFAULT is `rtStreamWaitEventWithTimeout`
+/// (the guard, E `StreamWaitEvent`, I with the wait task's limit in
+/// seconds; 0: the op-wait timeout); EXTERNAL: the guard (stream, then
+/// event), a timeout other than 0 107000, E, I.
+pub(crate) fn stream_wait_event_with_flag(
+    stream: usize,
+    ev: usize,
+    timeout: u32,
+    flag: u32,
+) -> Res<()> {
+    answer_nolog(
+        NOT_SUPPORTED,
+        (|| {
+            guard_stream(stream)?;
+            guard_event(ev)?;
+            if flag == EVENT_OP_EXTERNAL && timeout != 0 {
+                return Err(rt_param(format!(
+                    "timeout {timeout}: only 0 is supported with ACL_EVENT_WAIT_EXTERNAL"
+                )));
+            }
+            event::check_host_wait(ev)?;
+            check_op_flag(ev, flag, false)?;
+            if flag == EVENT_OP_EXTERNAL {
+                return external_outside_capture(stream, "aclrtStreamWaitEventWithFlag");
+            }
+            let limit = (timeout != 0 && timeout != u32::MAX)
+                .then(|| Duration::from_secs(timeout.into()));
+            event::stream_wait_within(stream, ev, limit)
+        })(),
+    )
+}
+
+// ------------------------------------------------ value writes and waits ---
+
+/// The chip's TASK_VALUE_WAIT feature (`910_B_93` has it, `dc` not):
+/// `rtsValueWrite`/`rtsValueWait` return 207000 without it (stored).
+fn check_value_feature(call: &str) -> Res<()> {
+    if rt().cfg.soc == Soc::Ascend310P {
+        return Err(Error::new(
+            NOT_SUPPORTED,
+            format!("{call}: the chip has no TASK_VALUE_WAIT feature"),
+        ));
+    }
+    Ok(())
+}
+
+/// `rtsValueWrite`: the chip feature; the guard; E `MemWriteValue` (NULL
+/// address, a flag other than 0: 107000; the address must be device
+/// memory: 107000); I.
+pub(crate) fn value_write(addr: UserMem, value: u64, flag: u32, stream: usize) -> Res<()> {
+    answer((|| {
+        check_value_feature("aclrtValueWrite")?;
+        guard_stream(stream)?;
+        if addr.is_null() {
+            return Err(rt_param("devAddr is NULL"));
+        }
+        if flag != 0 {
+            return Err(rt_param(format!("flag {flag}: must be 0")));
+        }
+        value::write(addr, value, stream)
+    })())
+}
+
+/// `rtsValueWait`: the chip feature; the guard; E `MemWaitValue` (NULL
+/// address, a flag of `MEM_WAIT_VALUE_TYPE_MAX` (4) or more: 107000; the
+/// address must be device memory: 107000); I.
+pub(crate) fn value_wait(addr: UserMem, value: u64, flag: u32, stream: usize) -> Res<()> {
+    answer((|| {
+        check_value_feature("aclrtValueWait")?;
+        guard_stream(stream)?;
+        if addr.is_null() {
+            return Err(rt_param("devAddr is NULL"));
+        }
+        if flag >= value::WAIT_MODES {
+            return Err(rt_param(format!(
+                "flag {flag}: expected a wait mode in [0, {})",
+                value::WAIT_MODES
+            )));
+        }
+        value::wait(addr, value, flag, stream)
+    })())
+}
+
+// ----------------------------------------------- host-function threads ---
+
+/// `rtSubscribeHostFunc` (`aclrt_c/runtime/host_func.c`: the ACL face
+/// calls it directly): the handle guard; the subscription checks of
+/// `SubscribeReport` (a stream served by the runtime's own host-function
+/// thread 107011); then I.
+pub(crate) fn subscribe_host_func(tid: u64, stream: usize) -> Res<()> {
+    answer((|| {
+        guard_stream(stream)?;
+        callback::check_not_host_func_stream(stream, "aclrtSubscribeHostFunc")?;
+        callback::subscribe_host_func(tid, stream)
+    })())
+}
+
+/// `rtUnSubscribeHostFunc`: as [`subscribe_host_func`].
+pub(crate) fn unsubscribe_host_func(tid: u64, stream: usize) -> Res<()> {
+    answer((|| {
+        guard_stream(stream)?;
+        callback::check_not_host_func_stream(stream, "aclrtUnSubscribeHostFunc")?;
+        callback::unsubscribe_host_func(tid, stream)
+    })())
+}
+
+/// `rtProcessHostFunc`: its timeout check (107000), the thread's
+/// subscription (107012), the wait.
+pub(crate) fn process_host_func(timeout: i32) -> Res<()> {
+    answer(callback::process_host_func(timeout))
+}
+
+// ---------------------------------------------------- exception callbacks ---
+
+/// `rtRegTaskFailCallbackByModule` (the ACL module's registration): sets
+/// the process's exception callback (NULL clears it); no check decides it.
+pub(crate) fn set_exception_callback(hook: Option<ExceptionHook>) -> Res<()> {
+    crate::rt::ext::set_exception_hook(hook);
+    Ok(())
+}
+
+/// `rtGetFuncHandleFromExceptionInfo`: E `GetFuncHandleFromExceptionInfo`
+/// (NULL info 107000); I: only an AI Core or AI CPU failure names a kernel,
+/// and the simulator's failures carry no such expanded information (107000).
+pub(crate) fn func_handle_from_exception_info(info: Option<&ExceptionInfo>) -> Res<()> {
+    answer((|| {
+        let Some(info) = info else {
+            return Err(rt_param("info is NULL"));
+        };
+        Err(rt_param(format!(
+            "the failure of task {} on stream {} carries no kernel information",
+            info.task_id, info.stream_id
+        )))
+    })())
+}
