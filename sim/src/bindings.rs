@@ -15,30 +15,64 @@ pub const ACL_ERROR_RT_STREAM_MODEL: ::core::ffi::c_int = 107005;
 pub const ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID: ::core::ffi::c_int = 107006;
 pub const ACL_ERROR_RT_EVENT_TIMESTAMP_REVERSAL: ::core::ffi::c_int = 107007;
 pub const ACL_ERROR_RT_ADDR_UNALIGNED: ::core::ffi::c_int = 107008;
+pub const ACL_ERROR_RT_FILE_OPEN: ::core::ffi::c_int = 107009;
+pub const ACL_ERROR_RT_FILE_WRITE: ::core::ffi::c_int = 107010;
 pub const ACL_ERROR_RT_STREAM_SUBSCRIBE: ::core::ffi::c_int = 107011;
 pub const ACL_ERROR_RT_THREAD_SUBSCRIBE: ::core::ffi::c_int = 107012;
+pub const ACL_ERROR_RT_GROUP_NOT_SET: ::core::ffi::c_int = 107013;
+pub const ACL_ERROR_RT_GROUP_NOT_CREATE: ::core::ffi::c_int = 107014;
 pub const ACL_ERROR_RT_STREAM_NO_CB_REG: ::core::ffi::c_int = 107015;
 pub const ACL_ERROR_RT_INVALID_MEMORY_TYPE: ::core::ffi::c_int = 107016;
 pub const ACL_ERROR_RT_INVALID_HANDLE: ::core::ffi::c_int = 107017;
 pub const ACL_ERROR_RT_INVALID_MALLOC_TYPE: ::core::ffi::c_int = 107018;
 pub const ACL_ERROR_RT_WAIT_TIMEOUT: ::core::ffi::c_int = 107019;
 pub const ACL_ERROR_RT_TASK_TIMEOUT: ::core::ffi::c_int = 107020;
+pub const ACL_ERROR_RT_SYSPARAMOPT_NOT_SET: ::core::ffi::c_int = 107021;
 pub const ACL_ERROR_RT_DEVICE_TASK_ABORT: ::core::ffi::c_int = 107022;
 pub const ACL_ERROR_RT_STREAM_ABORT: ::core::ffi::c_int = 107023;
+pub const ACL_ERROR_RT_CAPTURE_DEPENDENCY: ::core::ffi::c_int = 107024;
+pub const ACL_ERROR_RT_STREAM_UNJOINED: ::core::ffi::c_int = 107025;
+pub const ACL_ERROR_RT_MODEL_CAPTURED: ::core::ffi::c_int = 107026;
 pub const ACL_ERROR_RT_STREAM_CAPTURED: ::core::ffi::c_int = 107027;
 pub const ACL_ERROR_RT_EVENT_CAPTURED: ::core::ffi::c_int = 107028;
+pub const ACL_ERROR_RT_STREAM_NOT_CAPTURED: ::core::ffi::c_int = 107029;
+pub const ACL_ERROR_RT_CAPTURE_MODE_NOT_SUPPORT: ::core::ffi::c_int = 107030;
+pub const ACL_ERROR_RT_STREAM_CAPTURE_IMPLICIT: ::core::ffi::c_int = 107031;
+pub const ACL_ERROR_STREAM_CAPTURE_CONFLICT: ::core::ffi::c_int = 107032;
+pub const ACL_ERROR_STREAM_TASK_GROUP_STATUS: ::core::ffi::c_int = 107033;
+pub const ACL_ERROR_STREAM_TASK_GROUP_INTR: ::core::ffi::c_int = 107034;
+pub const ACL_ERROR_RT_TASK_ABORT_STOP: ::core::ffi::c_int = 107035;
+pub const ACL_ERROR_RT_STREAM_CAPTURE_UNMATCHED: ::core::ffi::c_int = 107036;
+pub const ACL_ERROR_RT_MODEL_RUNNING: ::core::ffi::c_int = 107037;
+pub const ACL_ERROR_RT_STREAM_CAPTURE_WRONG_THREAD: ::core::ffi::c_int = 107038;
+pub const ACL_ERROR_RT_INSUFFICIENT_INPUT_ARRAY: ::core::ffi::c_int = 107039;
+pub const ACL_ERROR_RT_MODEL_UPDATE_FAILED: ::core::ffi::c_int = 107040;
+pub const ACL_ERROR_RT_SYMBOL_NOT_FOUND: ::core::ffi::c_int = 107042;
+pub const ACL_ERROR_RT_INVALID_SYMBOL: ::core::ffi::c_int = 107043;
 pub const ACL_ERROR_RT_INVALID_DEVICE_FUNCTION: ::core::ffi::c_int = 107044;
+pub const ACL_ERROR_RT_SUB_ACLGRAPH_IS_CAPTURING: ::core::ffi::c_int = 107045;
 pub const ACL_ERROR_RT_FEATURE_NOT_SUPPORT: ::core::ffi::c_int = 207000;
 pub const ACL_ERROR_RT_MEMORY_ALLOCATION: ::core::ffi::c_int = 207001;
 pub const ACL_ERROR_RT_MEMORY_FREE: ::core::ffi::c_int = 207002;
+pub const ACL_ERROR_RT_AICORE_OVER_FLOW: ::core::ffi::c_int = 207003;
 pub const ACL_ERROR_RT_NO_DEVICE: ::core::ffi::c_int = 207004;
 pub const ACL_ERROR_RT_RESOURCE_ALLOC_FAIL: ::core::ffi::c_int = 207005;
 pub const ACL_ERROR_RT_NO_PERMISSION: ::core::ffi::c_int = 207006;
 pub const ACL_ERROR_RT_NO_EVENT_RESOURCE: ::core::ffi::c_int = 207007;
 pub const ACL_ERROR_RT_NO_STREAM_RESOURCE: ::core::ffi::c_int = 207008;
+pub const ACL_ERROR_RT_NO_NOTIFY_RESOURCE: ::core::ffi::c_int = 207009;
+pub const ACL_ERROR_RT_NO_MODEL_RESOURCE: ::core::ffi::c_int = 207010;
+pub const ACL_ERROR_RT_NO_CDQ_RESOURCE: ::core::ffi::c_int = 207011;
 pub const ACL_ERROR_RT_OVER_LIMIT: ::core::ffi::c_int = 207012;
+pub const ACL_ERROR_RT_QUEUE_EMPTY: ::core::ffi::c_int = 207013;
+pub const ACL_ERROR_RT_QUEUE_FULL: ::core::ffi::c_int = 207014;
 pub const ACL_ERROR_RT_REPEATED_INIT: ::core::ffi::c_int = 207015;
+pub const ACL_ERROR_RT_AIVEC_OVER_FLOW: ::core::ffi::c_int = 207016;
+pub const ACL_ERROR_RT_OVER_FLOW: ::core::ffi::c_int = 207017;
 pub const ACL_ERROR_RT_DEVICE_OOM: ::core::ffi::c_int = 207018;
+pub const ACL_ERROR_RT_FEATURE_NOT_SUPPORT_UPDATE_OP: ::core::ffi::c_int = 207019;
+pub const ACL_ERROR_RT_TIMEOUT: ::core::ffi::c_int = 207020;
+pub const ACL_ERROR_RT_LINK_TYPE_NOT_SUPPORTED: ::core::ffi::c_int = 207021;
 pub const ACL_ERROR_RT_INTERNAL_ERROR: ::core::ffi::c_int = 507000;
 pub const ACL_ERROR_RT_TS_ERROR: ::core::ffi::c_int = 507001;
 pub const ACL_ERROR_RT_STREAM_TASK_FULL: ::core::ffi::c_int = 507002;
@@ -47,17 +81,74 @@ pub const ACL_ERROR_RT_STREAM_NOT_COMPLETE: ::core::ffi::c_int = 507004;
 pub const ACL_ERROR_RT_END_OF_SEQUENCE: ::core::ffi::c_int = 507005;
 pub const ACL_ERROR_RT_EVENT_NOT_COMPLETE: ::core::ffi::c_int = 507006;
 pub const ACL_ERROR_RT_CONTEXT_RELEASE_ERROR: ::core::ffi::c_int = 507007;
+pub const ACL_ERROR_RT_SOC_VERSION: ::core::ffi::c_int = 507008;
+pub const ACL_ERROR_RT_TASK_TYPE_NOT_SUPPORT: ::core::ffi::c_int = 507009;
+pub const ACL_ERROR_RT_LOST_HEARTBEAT: ::core::ffi::c_int = 507010;
+pub const ACL_ERROR_RT_MODEL_EXECUTE: ::core::ffi::c_int = 507011;
 pub const ACL_ERROR_RT_REPORT_TIMEOUT: ::core::ffi::c_int = 507012;
+pub const ACL_ERROR_RT_SYS_DMA: ::core::ffi::c_int = 507013;
 pub const ACL_ERROR_RT_AICORE_TIMEOUT: ::core::ffi::c_int = 507014;
 pub const ACL_ERROR_RT_AICORE_EXCEPTION: ::core::ffi::c_int = 507015;
+pub const ACL_ERROR_RT_AICORE_TRAP_EXCEPTION: ::core::ffi::c_int = 507016;
+pub const ACL_ERROR_RT_AICPU_TIMEOUT: ::core::ffi::c_int = 507017;
+pub const ACL_ERROR_RT_AICPU_EXCEPTION: ::core::ffi::c_int = 507018;
+pub const ACL_ERROR_RT_AICPU_DATADUMP_RSP_ERR: ::core::ffi::c_int = 507019;
+pub const ACL_ERROR_RT_AICPU_MODEL_RSP_ERR: ::core::ffi::c_int = 507020;
+pub const ACL_ERROR_RT_PROFILING_ERROR: ::core::ffi::c_int = 507021;
+pub const ACL_ERROR_RT_IPC_ERROR: ::core::ffi::c_int = 507022;
+pub const ACL_ERROR_RT_MODEL_ABORT_NORMAL: ::core::ffi::c_int = 507023;
+pub const ACL_ERROR_RT_KERNEL_UNREGISTERING: ::core::ffi::c_int = 507024;
+pub const ACL_ERROR_RT_RINGBUFFER_NOT_INIT: ::core::ffi::c_int = 507025;
+pub const ACL_ERROR_RT_RINGBUFFER_NO_DATA: ::core::ffi::c_int = 507026;
 pub const ACL_ERROR_RT_KERNEL_LOOKUP: ::core::ffi::c_int = 507027;
+pub const ACL_ERROR_RT_KERNEL_DUPLICATE: ::core::ffi::c_int = 507028;
+pub const ACL_ERROR_RT_DEBUG_REGISTER_FAIL: ::core::ffi::c_int = 507029;
+pub const ACL_ERROR_RT_DEBUG_UNREGISTER_FAIL: ::core::ffi::c_int = 507030;
+pub const ACL_ERROR_RT_LABEL_CONTEXT: ::core::ffi::c_int = 507031;
 pub const ACL_ERROR_RT_PROGRAM_USE_OUT: ::core::ffi::c_int = 507032;
 pub const ACL_ERROR_RT_DEV_SETUP_ERROR: ::core::ffi::c_int = 507033;
+pub const ACL_ERROR_RT_VECTOR_CORE_TIMEOUT: ::core::ffi::c_int = 507034;
+pub const ACL_ERROR_RT_VECTOR_CORE_EXCEPTION: ::core::ffi::c_int = 507035;
+pub const ACL_ERROR_RT_VECTOR_CORE_TRAP_EXCEPTION: ::core::ffi::c_int = 507036;
+pub const ACL_ERROR_RT_CDQ_BATCH_ABNORMAL: ::core::ffi::c_int = 507037;
+pub const ACL_ERROR_RT_DIE_MODE_CHANGE_ERROR: ::core::ffi::c_int = 507038;
+pub const ACL_ERROR_RT_DIE_SET_ERROR: ::core::ffi::c_int = 507039;
+pub const ACL_ERROR_RT_INVALID_DIEID: ::core::ffi::c_int = 507040;
+pub const ACL_ERROR_RT_DIE_MODE_NOT_SET: ::core::ffi::c_int = 507041;
+pub const ACL_ERROR_RT_AICORE_TRAP_READ_OVERFLOW: ::core::ffi::c_int = 507042;
+pub const ACL_ERROR_RT_AICORE_TRAP_WRITE_OVERFLOW: ::core::ffi::c_int = 507043;
+pub const ACL_ERROR_RT_VECTOR_CORE_TRAP_READ_OVERFLOW: ::core::ffi::c_int = 507044;
+pub const ACL_ERROR_RT_VECTOR_CORE_TRAP_WRITE_OVERFLOW: ::core::ffi::c_int = 507045;
 pub const ACL_ERROR_RT_STREAM_SYNC_TIMEOUT: ::core::ffi::c_int = 507046;
 pub const ACL_ERROR_RT_EVENT_SYNC_TIMEOUT: ::core::ffi::c_int = 507047;
+pub const ACL_ERROR_RT_FFTS_PLUS_TIMEOUT: ::core::ffi::c_int = 507048;
+pub const ACL_ERROR_RT_FFTS_PLUS_EXCEPTION: ::core::ffi::c_int = 507049;
+pub const ACL_ERROR_RT_FFTS_PLUS_TRAP_EXCEPTION: ::core::ffi::c_int = 507050;
+pub const ACL_ERROR_RT_SEND_MSG: ::core::ffi::c_int = 507051;
+pub const ACL_ERROR_RT_COPY_DATA: ::core::ffi::c_int = 507052;
+pub const ACL_ERROR_RT_DEVICE_MEM_ERROR: ::core::ffi::c_int = 507053;
+pub const ACL_ERROR_RT_HBM_MULTI_BIT_ECC_ERROR: ::core::ffi::c_int = 507054;
+pub const ACL_ERROR_RT_SUSPECT_DEVICE_MEM_ERROR: ::core::ffi::c_int = 507055;
+pub const ACL_ERROR_RT_LINK_ERROR: ::core::ffi::c_int = 507056;
+pub const ACL_ERROR_RT_SUSPECT_REMOTE_ERROR: ::core::ffi::c_int = 507057;
 pub const ACL_ERROR_RT_DRV_INTERNAL_ERROR: ::core::ffi::c_int = 507899;
+pub const ACL_ERROR_RT_AICPU_INTERNAL_ERROR: ::core::ffi::c_int = 507900;
+pub const ACL_ERROR_RT_SOCKET_CLOSE: ::core::ffi::c_int = 507901;
+pub const ACL_ERROR_RT_AICPU_INFO_LOAD_RSP_ERR: ::core::ffi::c_int = 507902;
+pub const ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED: ::core::ffi::c_int = 507903;
+pub const ACL_ERROR_RT_COMM_OP_RETRY_FAIL: ::core::ffi::c_int = 507904;
+pub const ACL_ERROR_SNAPSHOT_LOCK_TIMEOUT: ::core::ffi::c_int = 507905;
+pub const ACL_ERROR_SNAPSHOT_LOCK_FAILED: ::core::ffi::c_int = 507906;
+pub const ACL_ERROR_SNAPSHOT_UNLOCK_FAILED: ::core::ffi::c_int = 507907;
+pub const ACL_ERROR_SNAPSHOT_BACKUP_FAILED: ::core::ffi::c_int = 507908;
+pub const ACL_ERROR_SNAPSHOT_RESTORE_FAILED: ::core::ffi::c_int = 507909;
 pub const ACL_ERROR_HOST_MEMORY_ALREADY_REGISTERED: ::core::ffi::c_int = 507910;
 pub const ACL_ERROR_HOST_MEMORY_NOT_REGISTERED: ::core::ffi::c_int = 507911;
+pub const ACL_ERROR_SNAPSHOT_CALLBACK_FAILED: ::core::ffi::c_int = 507912;
+pub const ACL_ERROR_SNAPSHOT_REGISTER_CALLBACK_FAILED: ::core::ffi::c_int = 507913;
+pub const ACL_ERROR_RT_L3_PORT_ERROR: ::core::ffi::c_int = 507914;
+pub const ACL_ERROR_RT_CCU_TIMEOUT: ::core::ffi::c_int = 507915;
+pub const ACL_ERROR_RT_CCU_EXCEPTION: ::core::ffi::c_int = 507916;
 pub const ACL_MAJOR_VERSION: ::core::ffi::c_int = 1;
 pub const ACL_MINOR_VERSION: ::core::ffi::c_int = 17;
 pub const ACL_PATCH_VERSION: ::core::ffi::c_int = 0;
@@ -73,19 +164,66 @@ pub const ACL_EVENT_RECORD_DEFAULT: u32 = 0;
 pub const ACL_EVENT_RECORD_EXTERNAL: u32 = 1;
 pub const ACL_EVENT_WAIT_DEFAULT: u32 = 0;
 pub const ACL_EVENT_WAIT_EXTERNAL: u32 = 1;
+pub const ACL_IPC_EVENT_HANDLE_SIZE: usize = 64;
 pub const ACL_STREAM_FAST_LAUNCH: u32 = 1;
 pub const ACL_STREAM_FAST_SYNC: u32 = 2;
 pub const ACL_STREAM_PERSISTENT: u32 = 4;
 pub const ACL_STREAM_HUGE: u32 = 8;
 pub const ACL_STREAM_CPU_SCHEDULE: u32 = 16;
 pub const ACL_STREAM_DEVICE_USE_ONLY: u32 = 32;
+pub const ACL_STREAM_WAIT_VALUE_GEQ: u32 = 0;
+pub const ACL_STREAM_WAIT_VALUE_EQ: u32 = 1;
+pub const ACL_STREAM_WAIT_VALUE_AND: u32 = 2;
+pub const ACL_STREAM_WAIT_VALUE_NOR: u32 = 3;
 pub const ACL_CONTINUE_ON_FAILURE: ::core::ffi::c_int = 0;
 pub const ACL_STOP_ON_FAILURE: ::core::ffi::c_int = 1;
+pub const ACL_NOTIFY_DEFAULT: u32 = 0;
+pub const ACL_NOTIFY_DEVICE_USE_ONLY: u32 = 1;
+pub const ACL_RT_NOTIFY_EXPORT_FLAG_DEFAULT: u64 = 0;
+pub const ACL_RT_NOTIFY_EXPORT_FLAG_DISABLE_PID_VALIDATION: u64 = 2;
+pub const ACL_RT_NOTIFY_IMPORT_FLAG_DEFAULT: u64 = 0;
+pub const ACL_RT_NOTIFY_IMPORT_FLAG_ENABLE_PEER_ACCESS: u64 = 2;
+pub const ACL_DEV_FEATURE_SUPPORT: ::core::ffi::c_int = 1;
+pub const ACL_DEV_FEATURE_NOT_SUPPORT: ::core::ffi::c_int = 0;
+pub const ACL_DEVICE_FORM_FACTOR_POD: ::core::ffi::c_int = 0;
+pub const ACL_DEVICE_FORM_FACTOR_A_K: ::core::ffi::c_int = 1;
+pub const ACL_DEVICE_FORM_FACTOR_A_X: ::core::ffi::c_int = 2;
+pub const ACL_DEVICE_FORM_FACTOR_PCIE_CARD: ::core::ffi::c_int = 3;
+pub const ACL_HOST_DEVICE_CONNECT_TYPE_PCIE: ::core::ffi::c_int = 0;
+pub const ACL_HOST_DEVICE_CONNECT_TYPE_HCCS: ::core::ffi::c_int = 1;
+pub const ACL_HOST_DEVICE_CONNECT_TYPE_UB: ::core::ffi::c_int = 2;
+pub const ACL_RT_DEVS_TOPOLOGY_HCCS: u64 = 1;
+pub const ACL_RT_DEVS_TOPOLOGY_PIX: u64 = 2;
+pub const ACL_RT_DEVS_TOPOLOGY_PIB: u64 = 4;
+pub const ACL_RT_DEVS_TOPOLOGY_PHB: u64 = 8;
+pub const ACL_RT_DEVS_TOPOLOGY_SYS: u64 = 16;
+pub const ACL_RT_DEVS_TOPOLOGY_SIO: u64 = 32;
+pub const ACL_RT_DEVS_TOPOLOGY_HCCS_SW: u64 = 64;
+pub const ACL_RT_IPC_MEM_EXPORT_FLAG_DEFAULT: u64 = 0;
+pub const ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION: u64 = 1;
+pub const ACL_RT_IPC_MEM_IMPORT_FLAG_DEFAULT: u64 = 0;
+pub const ACL_RT_IPC_MEM_IMPORT_FLAG_ENABLE_PEER_ACCESS: u64 = 1;
+pub const ACL_RT_VMM_EXPORT_FLAG_DEFAULT: u64 = 0;
+pub const ACL_RT_VMM_EXPORT_FLAG_DISABLE_PID_VALIDATION: u64 = 1;
+pub const ACL_RT_IPC_MEM_ATTR_ACCESS_LINK_SIO: ::core::ffi::c_int = 0;
+pub const ACL_RT_IPC_MEM_ATTR_ACCESS_LINK_HCCS: ::core::ffi::c_int = 1;
+pub const ACL_RT_IPC_MEM_ATTR_ACCESS_LINK_UB_ONE_PORT_PATH: ::core::ffi::c_int = 2;
+pub const ACL_RT_IPC_MEM_ATTR_ACCESS_LINK_UB_MULTI_PORT_PATH: ::core::ffi::c_int = 3;
+pub const ACL_RT_MEM_LINK_IDX_0: u32 = 0;
+pub const ACL_RT_MEM_LINK_IDX_1: u32 = 1;
 pub const ACL_HOST_REG_MAPPED: ::core::ffi::c_int = 2;
 pub const ACL_HOST_REG_IOMEMORY: ::core::ffi::c_int = 4;
 pub const ACL_HOST_REG_READONLY: ::core::ffi::c_int = 8;
 pub const ACL_HOST_REG_PINNED: ::core::ffi::c_int = 268435456;
 pub const ACL_RT_MEM_ATTACH_GLOBAL: ::core::ffi::c_int = 1;
+pub const ACL_RT_MEM_TYPE_DEV: u32 = 2;
+pub const ACL_RT_MEM_TYPE_DVPP: u32 = 8;
+pub const ACL_RT_MEM_TYPE_RSVD: u32 = 16;
+pub const ACL_RT_MAX_RECORD_PA_NUM_PER_DEV: ::core::ffi::c_int = 20;
+pub const ACL_RT_MEM_UCE_INFO_MAX_NUM: ::core::ffi::c_int = 20;
+pub const ACL_RT_CMO_MAX_BARRIER_NUM: ::core::ffi::c_int = 6;
+pub const ACL_MDLRI_DEBUG_JSON_PRINT_SUMMARY: u32 = 0;
+pub const ACL_MDLRI_DEBUG_JSON_PRINT_VERBOSE: u32 = 1;
 pub const ACL_RT_BINARY_MAGIC_ELF_AICORE: ::core::ffi::c_int = 1129660997;
 pub const ACL_RT_BINARY_MAGIC_ELF_VECTOR_CORE: ::core::ffi::c_int = 1094799942;
 pub const ACL_RT_BINARY_MAGIC_ELF_CUBE_CORE: ::core::ffi::c_int = 1095320387;
@@ -102,6 +240,19 @@ pub type aclrtArgsHandle = *mut ::core::ffi::c_void;
 pub type aclrtParamHandle = *mut ::core::ffi::c_void;
 pub type aclrtBinary = *mut ::core::ffi::c_void;
 pub type aclrtDrvMemHandle = *mut ::core::ffi::c_void;
+pub type aclrtCntNotify = *mut ::core::ffi::c_void;
+pub type aclrtLabelList = *mut ::core::ffi::c_void;
+pub type aclrtTaskGrp = *mut ::core::ffi::c_void;
+pub type aclmdlRITask = *mut ::core::ffi::c_void;
+pub type aclrtAllocatorDesc = *mut ::core::ffi::c_void;
+pub type aclrtAllocator = *mut ::core::ffi::c_void;
+pub type aclrtAllocatorBlock = *mut ::core::ffi::c_void;
+pub type aclrtAllocatorAddr = *mut ::core::ffi::c_void;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct aclDataBuffer {
+    _unused: [u8; 0],
+}
 pub type aclFloat16 = u16;
 pub const ACL_SUCCESS: ::core::ffi::c_int = 0;
 pub const ACL_ERROR_NONE: ::core::ffi::c_int = 0;
@@ -109,11 +260,56 @@ pub const ACL_ERROR_INVALID_PARAM: ::core::ffi::c_int = 100000;
 pub const ACL_ERROR_UNINITIALIZE: ::core::ffi::c_int = 100001;
 pub const ACL_ERROR_REPEAT_INITIALIZE: ::core::ffi::c_int = 100002;
 pub const ACL_ERROR_INVALID_FILE: ::core::ffi::c_int = 100003;
+pub const ACL_ERROR_WRITE_FILE: ::core::ffi::c_int = 100004;
+pub const ACL_ERROR_INVALID_FILE_SIZE: ::core::ffi::c_int = 100005;
+pub const ACL_ERROR_PARSE_FILE: ::core::ffi::c_int = 100006;
+pub const ACL_ERROR_FILE_MISSING_ATTR: ::core::ffi::c_int = 100007;
+pub const ACL_ERROR_FILE_ATTR_INVALID: ::core::ffi::c_int = 100008;
+pub const ACL_ERROR_INVALID_DUMP_CONFIG: ::core::ffi::c_int = 100009;
+pub const ACL_ERROR_INVALID_PROFILING_CONFIG: ::core::ffi::c_int = 100010;
+pub const ACL_ERROR_INVALID_MODEL_ID: ::core::ffi::c_int = 100011;
+pub const ACL_ERROR_DESERIALIZE_MODEL: ::core::ffi::c_int = 100012;
+pub const ACL_ERROR_PARSE_MODEL: ::core::ffi::c_int = 100013;
+pub const ACL_ERROR_READ_MODEL_FAILURE: ::core::ffi::c_int = 100014;
+pub const ACL_ERROR_MODEL_SIZE_INVALID: ::core::ffi::c_int = 100015;
+pub const ACL_ERROR_MODEL_MISSING_ATTR: ::core::ffi::c_int = 100016;
+pub const ACL_ERROR_MODEL_INPUT_NOT_MATCH: ::core::ffi::c_int = 100017;
+pub const ACL_ERROR_MODEL_OUTPUT_NOT_MATCH: ::core::ffi::c_int = 100018;
+pub const ACL_ERROR_MODEL_NOT_DYNAMIC: ::core::ffi::c_int = 100019;
+pub const ACL_ERROR_OP_TYPE_NOT_MATCH: ::core::ffi::c_int = 100020;
+pub const ACL_ERROR_OP_INPUT_NOT_MATCH: ::core::ffi::c_int = 100021;
+pub const ACL_ERROR_OP_OUTPUT_NOT_MATCH: ::core::ffi::c_int = 100022;
+pub const ACL_ERROR_OP_ATTR_NOT_MATCH: ::core::ffi::c_int = 100023;
+pub const ACL_ERROR_OP_NOT_FOUND: ::core::ffi::c_int = 100024;
+pub const ACL_ERROR_OP_LOAD_FAILED: ::core::ffi::c_int = 100025;
+pub const ACL_ERROR_UNSUPPORTED_DATA_TYPE: ::core::ffi::c_int = 100026;
+pub const ACL_ERROR_FORMAT_NOT_MATCH: ::core::ffi::c_int = 100027;
+pub const ACL_ERROR_BIN_SELECTOR_NOT_REGISTERED: ::core::ffi::c_int = 100028;
+pub const ACL_ERROR_KERNEL_NOT_FOUND: ::core::ffi::c_int = 100029;
+pub const ACL_ERROR_BIN_SELECTOR_ALREADY_REGISTERED: ::core::ffi::c_int = 100030;
+pub const ACL_ERROR_KERNEL_ALREADY_REGISTERED: ::core::ffi::c_int = 100031;
+pub const ACL_ERROR_INVALID_QUEUE_ID: ::core::ffi::c_int = 100032;
 pub const ACL_ERROR_REPEAT_SUBSCRIBE: ::core::ffi::c_int = 100033;
 pub const ACL_ERROR_STREAM_NOT_SUBSCRIBE: ::core::ffi::c_int = 100034;
 pub const ACL_ERROR_THREAD_NOT_SUBSCRIBE: ::core::ffi::c_int = 100035;
 pub const ACL_ERROR_WAIT_CALLBACK_TIMEOUT: ::core::ffi::c_int = 100036;
 pub const ACL_ERROR_REPEAT_FINALIZE: ::core::ffi::c_int = 100037;
+pub const ACL_ERROR_NOT_STATIC_AIPP: ::core::ffi::c_int = 100038;
+pub const ACL_ERROR_COMPILING_STUB_MODE: ::core::ffi::c_int = 100039;
+pub const ACL_ERROR_GROUP_NOT_SET: ::core::ffi::c_int = 100040;
+pub const ACL_ERROR_GROUP_NOT_CREATE: ::core::ffi::c_int = 100041;
+pub const ACL_ERROR_PROF_ALREADY_RUN: ::core::ffi::c_int = 100042;
+pub const ACL_ERROR_PROF_NOT_RUN: ::core::ffi::c_int = 100043;
+pub const ACL_ERROR_DUMP_ALREADY_RUN: ::core::ffi::c_int = 100044;
+pub const ACL_ERROR_DUMP_NOT_RUN: ::core::ffi::c_int = 100045;
+pub const ACL_ERROR_PROF_REPEAT_SUBSCRIBE: ::core::ffi::c_int = 148046;
+pub const ACL_ERROR_PROF_API_CONFLICT: ::core::ffi::c_int = 148047;
+pub const ACL_ERROR_INVALID_MAX_OPQUEUE_NUM_CONFIG: ::core::ffi::c_int = 148048;
+pub const ACL_ERROR_INVALID_OPP_PATH: ::core::ffi::c_int = 148049;
+pub const ACL_ERROR_OP_UNSUPPORTED_DYNAMIC: ::core::ffi::c_int = 148050;
+pub const ACL_ERROR_RELATIVE_RESOURCE_NOT_CLEARED: ::core::ffi::c_int = 148051;
+pub const ACL_ERROR_UNSUPPORTED_JPEG: ::core::ffi::c_int = 148052;
+pub const ACL_ERROR_INVALID_BUNDLE_MODEL_ID: ::core::ffi::c_int = 148053;
 pub const ACL_ERROR_BAD_ALLOC: ::core::ffi::c_int = 200000;
 pub const ACL_ERROR_API_NOT_SUPPORT: ::core::ffi::c_int = 200001;
 pub const ACL_ERROR_INVALID_DEVICE: ::core::ffi::c_int = 200002;
@@ -121,6 +317,7 @@ pub const ACL_ERROR_MEMORY_ADDRESS_UNALIGNED: ::core::ffi::c_int = 200003;
 pub const ACL_ERROR_RESOURCE_NOT_MATCH: ::core::ffi::c_int = 200004;
 pub const ACL_ERROR_INVALID_RESOURCE_HANDLE: ::core::ffi::c_int = 200005;
 pub const ACL_ERROR_FEATURE_UNSUPPORTED: ::core::ffi::c_int = 200006;
+pub const ACL_ERROR_PROF_MODULES_UNSUPPORTED: ::core::ffi::c_int = 200007;
 pub const ACL_ERROR_STORAGE_OVER_LIMIT: ::core::ffi::c_int = 300000;
 pub const ACL_ERROR_INTERNAL_ERROR: ::core::ffi::c_int = 500000;
 pub const ACL_ERROR_FAILURE: ::core::ffi::c_int = 500001;
@@ -187,9 +384,62 @@ pub const ACL_MEMTYPE_DEVICE: aclMemType = 0;
 pub const ACL_MEMTYPE_HOST: aclMemType = 1;
 pub const ACL_MEMTYPE_HOST_COMPILE_INDEPENDENT: aclMemType = 2;
 pub type aclMemType = ::core::ffi::c_uint;
+pub const ACL_OPT_DETERMINISTIC: aclSysParamOpt = 0;
+pub const ACL_OPT_ENABLE_DEBUG_KERNEL: aclSysParamOpt = 1;
+pub const ACL_OPT_STRONG_CONSISTENCY: aclSysParamOpt = 2;
+pub const ACL_OPT_ENABLE_KERNEL_EARLY_START: aclSysParamOpt = 3;
+pub type aclSysParamOpt = ::core::ffi::c_uint;
+pub const ACL_CANN_ATTR_UNDEFINED: aclCannAttr = -1;
+pub const ACL_CANN_ATTR_INF_NAN: aclCannAttr = 0;
+pub const ACL_CANN_ATTR_BF16: aclCannAttr = 1;
+pub const ACL_CANN_ATTR_JIT_COMPILE: aclCannAttr = 2;
+pub type aclCannAttr = ::core::ffi::c_int;
+pub const ACL_DEVICE_INFO_UNDEFINED: aclDeviceInfo = -1;
+pub const ACL_DEVICE_INFO_AI_CORE_NUM: aclDeviceInfo = 0;
+pub const ACL_DEVICE_INFO_VECTOR_CORE_NUM: aclDeviceInfo = 1;
+pub const ACL_DEVICE_INFO_L2_SIZE: aclDeviceInfo = 2;
+pub type aclDeviceInfo = ::core::ffi::c_int;
+pub type aclrtAllocatorAllocFunc = ::core::option::Option<
+    unsafe extern "C" fn(allocator: aclrtAllocator, size: usize) -> *mut ::core::ffi::c_void,
+>;
+pub type aclrtAllocatorFreeFunc = ::core::option::Option<
+    unsafe extern "C" fn(allocator: aclrtAllocator, block: aclrtAllocatorBlock),
+>;
+pub type aclrtAllocatorAllocAdviseFunc = ::core::option::Option<
+    unsafe extern "C" fn(
+        allocator: aclrtAllocator,
+        size: usize,
+        addr: aclrtAllocatorAddr,
+    ) -> *mut ::core::ffi::c_void,
+>;
+pub type aclrtAllocatorGetAddrFromBlockFunc = ::core::option::Option<
+    unsafe extern "C" fn(block: aclrtAllocatorBlock) -> *mut ::core::ffi::c_void,
+>;
 pub const ACL_DEVICE: aclrtRunMode = 0;
 pub const ACL_HOST: aclrtRunMode = 1;
 pub type aclrtRunMode = ::core::ffi::c_uint;
+pub const ACL_TS_ID_AICORE: aclrtTsId = 0;
+pub const ACL_TS_ID_AIVECTOR: aclrtTsId = 1;
+pub const ACL_TS_ID_RESERVED: aclrtTsId = 2;
+pub type aclrtTsId = ::core::ffi::c_uint;
+pub const ACL_EVENT_STATUS_COMPLETE: aclrtEventStatus = 0;
+pub const ACL_EVENT_STATUS_NOT_READY: aclrtEventStatus = 1;
+pub const ACL_EVENT_STATUS_RESERVED: aclrtEventStatus = 2;
+pub type aclrtEventStatus = ::core::ffi::c_uint;
+pub const ACL_EVENT_RECORDED_STATUS_NOT_READY: aclrtEventRecordedStatus = 0;
+pub const ACL_EVENT_RECORDED_STATUS_COMPLETE: aclrtEventRecordedStatus = 1;
+pub type aclrtEventRecordedStatus = ::core::ffi::c_uint;
+pub const ACL_EVENT_WAIT_STATUS_COMPLETE: aclrtEventWaitStatus = 0;
+pub const ACL_EVENT_WAIT_STATUS_NOT_READY: aclrtEventWaitStatus = 1;
+pub const ACL_EVENT_WAIT_STATUS_RESERVED: aclrtEventWaitStatus = 65535;
+pub type aclrtEventWaitStatus = ::core::ffi::c_uint;
+pub const ACL_STREAM_STATUS_COMPLETE: aclrtStreamStatus = 0;
+pub const ACL_STREAM_STATUS_NOT_READY: aclrtStreamStatus = 1;
+pub const ACL_STREAM_STATUS_RESERVED: aclrtStreamStatus = 65535;
+pub type aclrtStreamStatus = ::core::ffi::c_uint;
+pub const ACL_CALLBACK_NO_BLOCK: aclrtCallbackBlockType = 0;
+pub const ACL_CALLBACK_BLOCK: aclrtCallbackBlockType = 1;
+pub type aclrtCallbackBlockType = ::core::ffi::c_uint;
 pub const ACL_MEMCPY_HOST_TO_HOST: aclrtMemcpyKind = 0;
 pub const ACL_MEMCPY_HOST_TO_DEVICE: aclrtMemcpyKind = 1;
 pub const ACL_MEMCPY_DEVICE_TO_HOST: aclrtMemcpyKind = 2;
@@ -199,6 +449,35 @@ pub const ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE: aclrtMemcpyKind = 5;
 pub const ACL_MEMCPY_INNER_DEVICE_TO_DEVICE: aclrtMemcpyKind = 6;
 pub const ACL_MEMCPY_INTER_DEVICE_TO_DEVICE: aclrtMemcpyKind = 7;
 pub type aclrtMemcpyKind = ::core::ffi::c_uint;
+pub const ACL_MEM_ADVISE_SET_READ_MOSTLY: aclrtMemManagedAdviseType = 0;
+pub const ACL_MEM_ADVISE_UNSET_READ_MOSTLY: aclrtMemManagedAdviseType = 1;
+pub const ACL_MEM_ADVISE_SET_PREFERRED_LOCATION: aclrtMemManagedAdviseType = 2;
+pub const ACL_MEM_ADVISE_UNSET_PREFERRED_LOCATION: aclrtMemManagedAdviseType = 3;
+pub const ACL_MEM_ADVISE_SET_ACCESSED_BY: aclrtMemManagedAdviseType = 4;
+pub const ACL_MEM_ADVISE_UNSET_ACCESSED_BY: aclrtMemManagedAdviseType = 5;
+pub type aclrtMemManagedAdviseType = ::core::ffi::c_uint;
+pub const ACL_MEM_LOCATIONTYPE_INVALID: aclrtMemManagedLocationType = 0;
+pub const ACL_MEM_LOCATIONTYPE_DEVICE: aclrtMemManagedLocationType = 1;
+pub const ACL_MEM_LOCATIONTYPE_HOST: aclrtMemManagedLocationType = 2;
+pub const ACL_MEM_LOCATIONTYPE_HOST_NUMA: aclrtMemManagedLocationType = 3;
+pub const ACL_MEM_LOCATIONTYPE_HOST_NUMA_CURRENT: aclrtMemManagedLocationType = 4;
+pub type aclrtMemManagedLocationType = ::core::ffi::c_uint;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct aclrtMemManagedLocation {
+    pub type_: aclrtMemManagedLocationType,
+    pub id: i32,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of aclrtMemManagedLocation"][::core::mem::size_of::<aclrtMemManagedLocation>() - 8usize];
+    ["Alignment of aclrtMemManagedLocation"]
+        [::core::mem::align_of::<aclrtMemManagedLocation>() - 4usize];
+    ["Offset of field: aclrtMemManagedLocation::type_"]
+        [::core::mem::offset_of!(aclrtMemManagedLocation, type_) - 0usize];
+    ["Offset of field: aclrtMemManagedLocation::id"]
+        [::core::mem::offset_of!(aclrtMemManagedLocation, id) - 4usize];
+};
 pub const ACL_MEM_MALLOC_HUGE_FIRST: aclrtMemMallocPolicy = 0;
 pub const ACL_MEM_MALLOC_HUGE_ONLY: aclrtMemMallocPolicy = 1;
 pub const ACL_MEM_MALLOC_NORMAL_ONLY: aclrtMemMallocPolicy = 2;
@@ -211,6 +490,83 @@ pub const ACL_MEM_TYPE_LOW_BAND_WIDTH: aclrtMemMallocPolicy = 256;
 pub const ACL_MEM_TYPE_HIGH_BAND_WIDTH: aclrtMemMallocPolicy = 4096;
 pub const ACL_MEM_ACCESS_USER_SPACE_READONLY: aclrtMemMallocPolicy = 1048576;
 pub type aclrtMemMallocPolicy = ::core::ffi::c_uint;
+pub const ACL_HOST_REGISTER_MAPPED: aclrtHostRegisterType = 0;
+pub const ACL_HOST_REGISTER_IOMEMORY: aclrtHostRegisterType = 4;
+pub const ACL_HOST_REGISTER_READONLY: aclrtHostRegisterType = 8;
+pub type aclrtHostRegisterType = ::core::ffi::c_uint;
+pub const ACL_RT_MEM_ATTR_RSV: aclrtMallocAttrType = 0;
+pub const ACL_RT_MEM_ATTR_MODULE_ID: aclrtMallocAttrType = 1;
+pub const ACL_RT_MEM_ATTR_DEVICE_ID: aclrtMallocAttrType = 2;
+pub const ACL_RT_MEM_ATTR_VA_FLAG: aclrtMallocAttrType = 3;
+pub type aclrtMallocAttrType = ::core::ffi::c_uint;
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub union aclrtMallocAttrValue {
+    pub moduleId: u16,
+    pub deviceId: u32,
+    pub vaFlag: u32,
+    pub rsv: [u8; 8usize],
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of aclrtMallocAttrValue"][::core::mem::size_of::<aclrtMallocAttrValue>() - 8usize];
+    ["Alignment of aclrtMallocAttrValue"][::core::mem::align_of::<aclrtMallocAttrValue>() - 4usize];
+    ["Offset of field: aclrtMallocAttrValue::moduleId"]
+        [::core::mem::offset_of!(aclrtMallocAttrValue, moduleId) - 0usize];
+    ["Offset of field: aclrtMallocAttrValue::deviceId"]
+        [::core::mem::offset_of!(aclrtMallocAttrValue, deviceId) - 0usize];
+    ["Offset of field: aclrtMallocAttrValue::vaFlag"]
+        [::core::mem::offset_of!(aclrtMallocAttrValue, vaFlag) - 0usize];
+    ["Offset of field: aclrtMallocAttrValue::rsv"]
+        [::core::mem::offset_of!(aclrtMallocAttrValue, rsv) - 0usize];
+};
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct aclrtMallocAttribute {
+    pub attr: aclrtMallocAttrType,
+    pub value: aclrtMallocAttrValue,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of aclrtMallocAttribute"][::core::mem::size_of::<aclrtMallocAttribute>() - 12usize];
+    ["Alignment of aclrtMallocAttribute"][::core::mem::align_of::<aclrtMallocAttribute>() - 4usize];
+    ["Offset of field: aclrtMallocAttribute::attr"]
+        [::core::mem::offset_of!(aclrtMallocAttribute, attr) - 0usize];
+    ["Offset of field: aclrtMallocAttribute::value"]
+        [::core::mem::offset_of!(aclrtMallocAttribute, value) - 4usize];
+};
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct aclrtMallocConfig {
+    pub attrs: *mut aclrtMallocAttribute,
+    pub numAttrs: usize,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of aclrtMallocConfig"][::core::mem::size_of::<aclrtMallocConfig>() - 16usize];
+    ["Alignment of aclrtMallocConfig"][::core::mem::align_of::<aclrtMallocConfig>() - 8usize];
+    ["Offset of field: aclrtMallocConfig::attrs"]
+        [::core::mem::offset_of!(aclrtMallocConfig, attrs) - 0usize];
+    ["Offset of field: aclrtMallocConfig::numAttrs"]
+        [::core::mem::offset_of!(aclrtMallocConfig, numAttrs) - 8usize];
+};
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct aclrtServerPid {
+    pub sdid: u32,
+    pub pid: *mut i32,
+    pub num: usize,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of aclrtServerPid"][::core::mem::size_of::<aclrtServerPid>() - 24usize];
+    ["Alignment of aclrtServerPid"][::core::mem::align_of::<aclrtServerPid>() - 8usize];
+    ["Offset of field: aclrtServerPid::sdid"]
+        [::core::mem::offset_of!(aclrtServerPid, sdid) - 0usize];
+    ["Offset of field: aclrtServerPid::pid"][::core::mem::offset_of!(aclrtServerPid, pid) - 8usize];
+    ["Offset of field: aclrtServerPid::num"]
+        [::core::mem::offset_of!(aclrtServerPid, num) - 16usize];
+};
 pub const ACL_DDR_MEM: aclrtMemAttr = 0;
 pub const ACL_HBM_MEM: aclrtMemAttr = 1;
 pub const ACL_DDR_MEM_HUGE: aclrtMemAttr = 2;
@@ -230,71 +586,330 @@ pub const ACL_MEM_P2P_NORMAL: aclrtMemAttr = 15;
 pub const ACL_MEM_P2P_HUGE: aclrtMemAttr = 16;
 pub const ACL_MEM_P2P_HUGE1G: aclrtMemAttr = 17;
 pub type aclrtMemAttr = ::core::ffi::c_uint;
-pub const ACL_EVENT_STATUS_COMPLETE: aclrtEventStatus = 0;
-pub const ACL_EVENT_STATUS_NOT_READY: aclrtEventStatus = 1;
-pub const ACL_EVENT_STATUS_RESERVED: aclrtEventStatus = 2;
-pub type aclrtEventStatus = ::core::ffi::c_uint;
-pub const ACL_EVENT_RECORDED_STATUS_NOT_READY: aclrtEventRecordedStatus = 0;
-pub const ACL_EVENT_RECORDED_STATUS_COMPLETE: aclrtEventRecordedStatus = 1;
-pub type aclrtEventRecordedStatus = ::core::ffi::c_uint;
-pub const ACL_EVENT_WAIT_STATUS_COMPLETE: aclrtEventWaitStatus = 0;
-pub const ACL_EVENT_WAIT_STATUS_NOT_READY: aclrtEventWaitStatus = 1;
-pub const ACL_EVENT_WAIT_STATUS_RESERVED: aclrtEventWaitStatus = 65535;
-pub type aclrtEventWaitStatus = ::core::ffi::c_uint;
-pub const ACL_RT_THREAD_LEVEL: aclrtLastErrLevel = 0;
-pub type aclrtLastErrLevel = ::core::ffi::c_uint;
-pub const ACL_HOST_REGISTER_MAPPED: aclrtHostRegisterType = 0;
-pub const ACL_HOST_REGISTER_IOMEMORY: aclrtHostRegisterType = 4;
-pub const ACL_HOST_REGISTER_READONLY: aclrtHostRegisterType = 8;
-pub type aclrtHostRegisterType = ::core::ffi::c_uint;
-pub const ACL_STREAM_STATUS_COMPLETE: aclrtStreamStatus = 0;
-pub const ACL_STREAM_STATUS_NOT_READY: aclrtStreamStatus = 1;
-pub const ACL_STREAM_STATUS_RESERVED: aclrtStreamStatus = 65535;
-pub type aclrtStreamStatus = ::core::ffi::c_uint;
-pub const ACL_CALLBACK_NO_BLOCK: aclrtCallbackBlockType = 0;
-pub const ACL_CALLBACK_BLOCK: aclrtCallbackBlockType = 1;
-pub type aclrtCallbackBlockType = ::core::ffi::c_uint;
-pub const ACL_TS_ID_AICORE: aclrtTsId = 0;
-pub const ACL_TS_ID_AIVECTOR: aclrtTsId = 1;
-pub const ACL_TS_ID_RESERVED: aclrtTsId = 2;
-pub type aclrtTsId = ::core::ffi::c_uint;
-pub const ACL_PKG_NAME_CANN: aclCANNPackageName = 0;
-pub const ACL_PKG_NAME_RUNTIME: aclCANNPackageName = 1;
-pub const ACL_PKG_NAME_COMPILER: aclCANNPackageName = 2;
-pub const ACL_PKG_NAME_HCCL: aclCANNPackageName = 3;
-pub const ACL_PKG_NAME_TOOLKIT: aclCANNPackageName = 4;
-pub const ACL_PKG_NAME_OPP: aclCANNPackageName = 5;
-pub const ACL_PKG_NAME_OPP_KERNEL: aclCANNPackageName = 6;
-pub const ACL_PKG_NAME_DRIVER: aclCANNPackageName = 7;
-pub type aclCANNPackageName = ::core::ffi::c_uint;
+pub const NORMAL_PAGE_TYPE: aclrtMemPgType = 0;
+pub const HUGE_PAGE_TYPE: aclrtMemPgType = 1;
+pub const HUGE1G_PAGE_TYPE: aclrtMemPgType = 2;
+pub type aclrtMemPgType = ::core::ffi::c_uint;
+pub const HBM_TYPE: aclrtMemType = 0;
+pub const DDR_TYPE: aclrtMemType = 1;
+pub const P2P_HBM_TYPE: aclrtMemType = 2;
+pub const P2P_DDR_TYPE: aclrtMemType = 3;
+pub type aclrtMemType = ::core::ffi::c_uint;
+pub const ACL_RT_IPC_MEM_ATTR_ACCESS_LINK: aclrtIpcMemAttrType = 0;
+pub type aclrtIpcMemAttrType = ::core::ffi::c_uint;
+pub const ACL_GROUP_AICORE_INT: aclrtGroupAttr = 0;
+pub const ACL_GROUP_AIV_INT: aclrtGroupAttr = 1;
+pub const ACL_GROUP_AIC_INT: aclrtGroupAttr = 2;
+pub const ACL_GROUP_SDMANUM_INT: aclrtGroupAttr = 3;
+pub const ACL_GROUP_ASQNUM_INT: aclrtGroupAttr = 4;
+pub const ACL_GROUP_GROUPID_INT: aclrtGroupAttr = 5;
+pub type aclrtGroupAttr = ::core::ffi::c_uint;
+pub const ACL_RT_OVERFLOW_MODE_SATURATION: aclrtFloatOverflowMode = 0;
+pub const ACL_RT_OVERFLOW_MODE_INFNAN: aclrtFloatOverflowMode = 1;
+pub const ACL_RT_OVERFLOW_MODE_UNDEF: aclrtFloatOverflowMode = 2;
+pub type aclrtFloatOverflowMode = ::core::ffi::c_uint;
+pub const ACL_RT_STREAM_WORK_ADDR_PTR: aclrtStreamConfigAttr = 0;
+pub const ACL_RT_STREAM_WORK_SIZE: aclrtStreamConfigAttr = 1;
+pub const ACL_RT_STREAM_FLAG: aclrtStreamConfigAttr = 2;
+pub const ACL_RT_STREAM_PRIORITY: aclrtStreamConfigAttr = 3;
+pub type aclrtStreamConfigAttr = ::core::ffi::c_uint;
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
-pub struct aclCANNPackageVersion {
-    pub version: [::core::ffi::c_char; 128usize],
-    pub majorVersion: [::core::ffi::c_char; 64usize],
-    pub minorVersion: [::core::ffi::c_char; 64usize],
-    pub releaseVersion: [::core::ffi::c_char; 64usize],
-    pub patchVersion: [::core::ffi::c_char; 64usize],
-    pub reserved: [::core::ffi::c_char; 128usize],
+pub struct aclrtStreamConfigHandle {
+    pub workptr: *mut ::core::ffi::c_void,
+    pub workSize: usize,
+    pub flag: usize,
+    pub priority: u32,
 }
 #[allow(clippy::unnecessary_operation, clippy::identity_op)]
 const _: () = {
-    ["Size of aclCANNPackageVersion"][::core::mem::size_of::<aclCANNPackageVersion>() - 512usize];
-    ["Alignment of aclCANNPackageVersion"]
-        [::core::mem::align_of::<aclCANNPackageVersion>() - 1usize];
-    ["Offset of field: aclCANNPackageVersion::version"]
-        [::core::mem::offset_of!(aclCANNPackageVersion, version) - 0usize];
-    ["Offset of field: aclCANNPackageVersion::majorVersion"]
-        [::core::mem::offset_of!(aclCANNPackageVersion, majorVersion) - 128usize];
-    ["Offset of field: aclCANNPackageVersion::minorVersion"]
-        [::core::mem::offset_of!(aclCANNPackageVersion, minorVersion) - 192usize];
-    ["Offset of field: aclCANNPackageVersion::releaseVersion"]
-        [::core::mem::offset_of!(aclCANNPackageVersion, releaseVersion) - 256usize];
-    ["Offset of field: aclCANNPackageVersion::patchVersion"]
-        [::core::mem::offset_of!(aclCANNPackageVersion, patchVersion) - 320usize];
-    ["Offset of field: aclCANNPackageVersion::reserved"]
-        [::core::mem::offset_of!(aclCANNPackageVersion, reserved) - 384usize];
+    ["Size of aclrtStreamConfigHandle"]
+        [::core::mem::size_of::<aclrtStreamConfigHandle>() - 32usize];
+    ["Alignment of aclrtStreamConfigHandle"]
+        [::core::mem::align_of::<aclrtStreamConfigHandle>() - 8usize];
+    ["Offset of field: aclrtStreamConfigHandle::workptr"]
+        [::core::mem::offset_of!(aclrtStreamConfigHandle, workptr) - 0usize];
+    ["Offset of field: aclrtStreamConfigHandle::workSize"]
+        [::core::mem::offset_of!(aclrtStreamConfigHandle, workSize) - 8usize];
+    ["Offset of field: aclrtStreamConfigHandle::flag"]
+        [::core::mem::offset_of!(aclrtStreamConfigHandle, flag) - 16usize];
+    ["Offset of field: aclrtStreamConfigHandle::priority"]
+        [::core::mem::offset_of!(aclrtStreamConfigHandle, priority) - 24usize];
 };
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct aclrtUtilizationExtendInfo {
+    _unused: [u8; 0],
+}
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct aclrtUtilizationInfo {
+    pub cubeUtilization: i32,
+    pub vectorUtilization: i32,
+    pub aicpuUtilization: i32,
+    pub memoryUtilization: i32,
+    pub utilizationExtend: *mut aclrtUtilizationExtendInfo,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of aclrtUtilizationInfo"][::core::mem::size_of::<aclrtUtilizationInfo>() - 24usize];
+    ["Alignment of aclrtUtilizationInfo"][::core::mem::align_of::<aclrtUtilizationInfo>() - 8usize];
+    ["Offset of field: aclrtUtilizationInfo::cubeUtilization"]
+        [::core::mem::offset_of!(aclrtUtilizationInfo, cubeUtilization) - 0usize];
+    ["Offset of field: aclrtUtilizationInfo::vectorUtilization"]
+        [::core::mem::offset_of!(aclrtUtilizationInfo, vectorUtilization) - 4usize];
+    ["Offset of field: aclrtUtilizationInfo::aicpuUtilization"]
+        [::core::mem::offset_of!(aclrtUtilizationInfo, aicpuUtilization) - 8usize];
+    ["Offset of field: aclrtUtilizationInfo::memoryUtilization"]
+        [::core::mem::offset_of!(aclrtUtilizationInfo, memoryUtilization) - 12usize];
+    ["Offset of field: aclrtUtilizationInfo::utilizationExtend"]
+        [::core::mem::offset_of!(aclrtUtilizationInfo, utilizationExtend) - 16usize];
+};
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct tagRtGroupInfo {
+    _unused: [u8; 0],
+}
+pub type aclrtGroupInfo = tagRtGroupInfo;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct rtExceptionInfo {
+    _unused: [u8; 0],
+}
+pub type aclrtExceptionInfo = rtExceptionInfo;
+pub const ACL_MEM_LOCATION_TYPE_HOST: aclrtMemLocationType = 0;
+pub const ACL_MEM_LOCATION_TYPE_DEVICE: aclrtMemLocationType = 1;
+pub const ACL_MEM_LOCATION_TYPE_UNREGISTERED: aclrtMemLocationType = 2;
+pub const ACL_MEM_LOCATION_TYPE_MANAGED: aclrtMemLocationType = 3;
+pub const ACL_MEM_LOCATION_TYPE_HOST_NUMA: aclrtMemLocationType = 4;
+pub type aclrtMemLocationType = ::core::ffi::c_uint;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct aclrtMemLocation {
+    pub id: u32,
+    pub type_: aclrtMemLocationType,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of aclrtMemLocation"][::core::mem::size_of::<aclrtMemLocation>() - 8usize];
+    ["Alignment of aclrtMemLocation"][::core::mem::align_of::<aclrtMemLocation>() - 4usize];
+    ["Offset of field: aclrtMemLocation::id"]
+        [::core::mem::offset_of!(aclrtMemLocation, id) - 0usize];
+    ["Offset of field: aclrtMemLocation::type_"]
+        [::core::mem::offset_of!(aclrtMemLocation, type_) - 4usize];
+};
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct aclrtPtrAttributes {
+    pub location: aclrtMemLocation,
+    pub pageSize: u32,
+    pub rsv: [u32; 4usize],
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of aclrtPtrAttributes"][::core::mem::size_of::<aclrtPtrAttributes>() - 28usize];
+    ["Alignment of aclrtPtrAttributes"][::core::mem::align_of::<aclrtPtrAttributes>() - 4usize];
+    ["Offset of field: aclrtPtrAttributes::location"]
+        [::core::mem::offset_of!(aclrtPtrAttributes, location) - 0usize];
+    ["Offset of field: aclrtPtrAttributes::pageSize"]
+        [::core::mem::offset_of!(aclrtPtrAttributes, pageSize) - 8usize];
+    ["Offset of field: aclrtPtrAttributes::rsv"]
+        [::core::mem::offset_of!(aclrtPtrAttributes, rsv) - 12usize];
+};
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct aclrtMemUsageInfo {
+    pub name: [::core::ffi::c_char; 32usize],
+    pub curMemSize: u64,
+    pub memPeakSize: u64,
+    pub reserved: [usize; 8usize],
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of aclrtMemUsageInfo"][::core::mem::size_of::<aclrtMemUsageInfo>() - 112usize];
+    ["Alignment of aclrtMemUsageInfo"][::core::mem::align_of::<aclrtMemUsageInfo>() - 8usize];
+    ["Offset of field: aclrtMemUsageInfo::name"]
+        [::core::mem::offset_of!(aclrtMemUsageInfo, name) - 0usize];
+    ["Offset of field: aclrtMemUsageInfo::curMemSize"]
+        [::core::mem::offset_of!(aclrtMemUsageInfo, curMemSize) - 32usize];
+    ["Offset of field: aclrtMemUsageInfo::memPeakSize"]
+        [::core::mem::offset_of!(aclrtMemUsageInfo, memPeakSize) - 40usize];
+    ["Offset of field: aclrtMemUsageInfo::reserved"]
+        [::core::mem::offset_of!(aclrtMemUsageInfo, reserved) - 48usize];
+};
+pub const ACL_MEM_RANGE_ATTRIBUTE_READ_MOSTLY: aclrtMemManagedRangeAttribute = 1;
+pub const ACL_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION: aclrtMemManagedRangeAttribute = 2;
+pub const ACL_MEM_RANGE_ATTRIBUTE_ACCESSED_BY: aclrtMemManagedRangeAttribute = 3;
+pub const ACL_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION_TYPE: aclrtMemManagedRangeAttribute = 4;
+pub const ACL_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION_ID: aclrtMemManagedRangeAttribute = 5;
+pub const ACL_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION: aclrtMemManagedRangeAttribute = 6;
+pub const ACL_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION_TYPE: aclrtMemManagedRangeAttribute = 7;
+pub const ACL_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION_ID: aclrtMemManagedRangeAttribute = 8;
+pub type aclrtMemManagedRangeAttribute = ::core::ffi::c_uint;
+pub const ACL_MEM_ALLOCATION_TYPE_PINNED: aclrtMemAllocationType = 0;
+pub type aclrtMemAllocationType = ::core::ffi::c_uint;
+pub const ACL_MEM_HANDLE_TYPE_NONE: aclrtMemHandleType = 0;
+pub const ACL_MEM_HANDLE_TYPE_POSIX: aclrtMemHandleType = 2;
+pub type aclrtMemHandleType = ::core::ffi::c_uint;
+pub const ACL_MEM_SHARE_HANDLE_TYPE_DEFAULT: aclrtMemSharedHandleType = 1;
+pub const ACL_MEM_SHARE_HANDLE_TYPE_FABRIC: aclrtMemSharedHandleType = 2;
+pub type aclrtMemSharedHandleType = ::core::ffi::c_uint;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct aclrtMemFabricHandle {
+    pub data: [u8; 128usize],
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of aclrtMemFabricHandle"][::core::mem::size_of::<aclrtMemFabricHandle>() - 128usize];
+    ["Alignment of aclrtMemFabricHandle"][::core::mem::align_of::<aclrtMemFabricHandle>() - 1usize];
+    ["Offset of field: aclrtMemFabricHandle::data"]
+        [::core::mem::offset_of!(aclrtMemFabricHandle, data) - 0usize];
+};
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct aclrtPhysicalMemProp {
+    pub handleType: aclrtMemHandleType,
+    pub allocationType: aclrtMemAllocationType,
+    pub memAttr: aclrtMemAttr,
+    pub location: aclrtMemLocation,
+    pub reserve: u64,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of aclrtPhysicalMemProp"][::core::mem::size_of::<aclrtPhysicalMemProp>() - 32usize];
+    ["Alignment of aclrtPhysicalMemProp"][::core::mem::align_of::<aclrtPhysicalMemProp>() - 8usize];
+    ["Offset of field: aclrtPhysicalMemProp::handleType"]
+        [::core::mem::offset_of!(aclrtPhysicalMemProp, handleType) - 0usize];
+    ["Offset of field: aclrtPhysicalMemProp::allocationType"]
+        [::core::mem::offset_of!(aclrtPhysicalMemProp, allocationType) - 4usize];
+    ["Offset of field: aclrtPhysicalMemProp::memAttr"]
+        [::core::mem::offset_of!(aclrtPhysicalMemProp, memAttr) - 8usize];
+    ["Offset of field: aclrtPhysicalMemProp::location"]
+        [::core::mem::offset_of!(aclrtPhysicalMemProp, location) - 12usize];
+    ["Offset of field: aclrtPhysicalMemProp::reserve"]
+        [::core::mem::offset_of!(aclrtPhysicalMemProp, reserve) - 24usize];
+};
+pub const ACL_RT_MEM_ALLOC_GRANULARITY_MINIMUM: aclrtMemGranularityOptions = 0;
+pub const ACL_RT_MEM_ALLOC_GRANULARITY_RECOMMENDED: aclrtMemGranularityOptions = 1;
+pub const ACL_RT_MEM_ALLOC_GRANULARITY_UNDEF: aclrtMemGranularityOptions = 65535;
+pub type aclrtMemGranularityOptions = ::core::ffi::c_uint;
+pub type aclrtCallback =
+    ::core::option::Option<unsafe extern "C" fn(userData: *mut ::core::ffi::c_void)>;
+pub type aclrtHostFunc =
+    ::core::option::Option<unsafe extern "C" fn(args: *mut ::core::ffi::c_void)>;
+pub type aclrtExceptionInfoCallback =
+    ::core::option::Option<unsafe extern "C" fn(exceptionInfo: *mut aclrtExceptionInfo)>;
+pub type aclrtOpExceptionCallback = ::core::option::Option<
+    unsafe extern "C" fn(
+        exceptionInfo: *mut aclrtExceptionInfo,
+        userData: *mut ::core::ffi::c_void,
+    ),
+>;
+pub const ACL_RT_DEVICE_STATUS_NORMAL: aclrtDeviceStatus = 0;
+pub const ACL_RT_DEVICE_STATUS_ABNORMAL: aclrtDeviceStatus = 1;
+pub const ACL_RT_DEVICE_STATUS_END: aclrtDeviceStatus = 65535;
+pub type aclrtDeviceStatus = ::core::ffi::c_uint;
+pub type aclmdlRI = *mut ::core::ffi::c_void;
+pub const ACL_MODEL_RI_CAPTURE_MODE_GLOBAL: aclmdlRICaptureMode = 0;
+pub const ACL_MODEL_RI_CAPTURE_MODE_THREAD_LOCAL: aclmdlRICaptureMode = 1;
+pub const ACL_MODEL_RI_CAPTURE_MODE_RELAXED: aclmdlRICaptureMode = 2;
+pub type aclmdlRICaptureMode = ::core::ffi::c_uint;
+pub const ACL_MODEL_RI_CAPTURE_STATUS_NONE: aclmdlRICaptureStatus = 0;
+pub const ACL_MODEL_RI_CAPTURE_STATUS_ACTIVE: aclmdlRICaptureStatus = 1;
+pub const ACL_MODEL_RI_CAPTURE_STATUS_INVALIDATED: aclmdlRICaptureStatus = 2;
+pub type aclmdlRICaptureStatus = ::core::ffi::c_uint;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct aclrtMemUceInfo {
+    pub addr: *mut ::core::ffi::c_void,
+    pub len: usize,
+    pub reserved: [usize; 14usize],
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of aclrtMemUceInfo"][::core::mem::size_of::<aclrtMemUceInfo>() - 128usize];
+    ["Alignment of aclrtMemUceInfo"][::core::mem::align_of::<aclrtMemUceInfo>() - 8usize];
+    ["Offset of field: aclrtMemUceInfo::addr"]
+        [::core::mem::offset_of!(aclrtMemUceInfo, addr) - 0usize];
+    ["Offset of field: aclrtMemUceInfo::len"]
+        [::core::mem::offset_of!(aclrtMemUceInfo, len) - 8usize];
+    ["Offset of field: aclrtMemUceInfo::reserved"]
+        [::core::mem::offset_of!(aclrtMemUceInfo, reserved) - 16usize];
+};
+pub const ACL_RT_NO_ERROR: aclrtErrorType = 0;
+pub const ACL_RT_ERROR_MEMORY: aclrtErrorType = 1;
+pub const ACL_RT_ERROR_L2: aclrtErrorType = 2;
+pub const ACL_RT_ERROR_AICORE: aclrtErrorType = 3;
+pub const ACL_RT_ERROR_LINK: aclrtErrorType = 4;
+pub const ACL_RT_ERROR_L3_PORT: aclrtErrorType = 5;
+pub const ACL_RT_ERROR_OTHERS: aclrtErrorType = 65535;
+pub type aclrtErrorType = ::core::ffi::c_uint;
+pub const ACL_RT_AICORE_ERROR_UNKNOWN: aclrtAicoreErrorType = 0;
+pub const ACL_RT_AICORE_ERROR_SW: aclrtAicoreErrorType = 1;
+pub const ACL_RT_AICORE_ERROR_HW_LOCAL: aclrtAicoreErrorType = 2;
+pub type aclrtAicoreErrorType = ::core::ffi::c_uint;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct aclrtMemUceInfoArray {
+    pub arraySize: usize,
+    pub memUceInfoArray: [aclrtMemUceInfo; 20usize],
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of aclrtMemUceInfoArray"][::core::mem::size_of::<aclrtMemUceInfoArray>() - 2568usize];
+    ["Alignment of aclrtMemUceInfoArray"][::core::mem::align_of::<aclrtMemUceInfoArray>() - 8usize];
+    ["Offset of field: aclrtMemUceInfoArray::arraySize"]
+        [::core::mem::offset_of!(aclrtMemUceInfoArray, arraySize) - 0usize];
+    ["Offset of field: aclrtMemUceInfoArray::memUceInfoArray"]
+        [::core::mem::offset_of!(aclrtMemUceInfoArray, memUceInfoArray) - 8usize];
+};
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub union aclrtErrorInfoDetail {
+    pub uceInfo: aclrtMemUceInfoArray,
+    pub aicoreErrType: aclrtAicoreErrorType,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of aclrtErrorInfoDetail"][::core::mem::size_of::<aclrtErrorInfoDetail>() - 2568usize];
+    ["Alignment of aclrtErrorInfoDetail"][::core::mem::align_of::<aclrtErrorInfoDetail>() - 8usize];
+    ["Offset of field: aclrtErrorInfoDetail::uceInfo"]
+        [::core::mem::offset_of!(aclrtErrorInfoDetail, uceInfo) - 0usize];
+    ["Offset of field: aclrtErrorInfoDetail::aicoreErrType"]
+        [::core::mem::offset_of!(aclrtErrorInfoDetail, aicoreErrType) - 0usize];
+};
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct aclrtErrorInfo {
+    pub tryRepair: u8,
+    pub hasDetail: u8,
+    pub reserved: [u8; 2usize],
+    pub errorType: aclrtErrorType,
+    pub detail: aclrtErrorInfoDetail,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of aclrtErrorInfo"][::core::mem::size_of::<aclrtErrorInfo>() - 2576usize];
+    ["Alignment of aclrtErrorInfo"][::core::mem::align_of::<aclrtErrorInfo>() - 8usize];
+    ["Offset of field: aclrtErrorInfo::tryRepair"]
+        [::core::mem::offset_of!(aclrtErrorInfo, tryRepair) - 0usize];
+    ["Offset of field: aclrtErrorInfo::hasDetail"]
+        [::core::mem::offset_of!(aclrtErrorInfo, hasDetail) - 1usize];
+    ["Offset of field: aclrtErrorInfo::reserved"]
+        [::core::mem::offset_of!(aclrtErrorInfo, reserved) - 2usize];
+    ["Offset of field: aclrtErrorInfo::errorType"]
+        [::core::mem::offset_of!(aclrtErrorInfo, errorType) - 4usize];
+    ["Offset of field: aclrtErrorInfo::detail"]
+        [::core::mem::offset_of!(aclrtErrorInfo, detail) - 8usize];
+};
+pub const ACL_RT_CMO_TYPE_PREFETCH: aclrtCmoType = 0;
+pub const ACL_RT_CMO_TYPE_WRITEBACK: aclrtCmoType = 1;
+pub const ACL_RT_CMO_TYPE_INVALID: aclrtCmoType = 2;
+pub const ACL_RT_CMO_TYPE_FLUSH: aclrtCmoType = 3;
+pub type aclrtCmoType = ::core::ffi::c_uint;
+pub const ACL_RT_THREAD_LEVEL: aclrtLastErrLevel = 0;
+pub type aclrtLastErrLevel = ::core::ffi::c_uint;
 pub const ACL_RT_BINARY_LOAD_OPT_LAZY_LOAD: aclrtBinaryLoadOptionType = 1;
 pub const ACL_RT_BINARY_LOAD_OPT_LAZY_MAGIC: aclrtBinaryLoadOptionType = 2;
 pub const ACL_RT_BINARY_LOAD_OPT_MAGIC: aclrtBinaryLoadOptionType = 2;
@@ -358,9 +973,24 @@ const _: () = {
 pub const ACL_RT_ENGINE_TYPE_AIC: aclrtEngineType = 0;
 pub const ACL_RT_ENGINE_TYPE_AIV: aclrtEngineType = 1;
 pub type aclrtEngineType = ::core::ffi::c_uint;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct dim3 {
+    pub x: u32,
+    pub y: u32,
+    pub z: u32,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of dim3"][::core::mem::size_of::<dim3>() - 12usize];
+    ["Alignment of dim3"][::core::mem::align_of::<dim3>() - 4usize];
+    ["Offset of field: dim3::x"][::core::mem::offset_of!(dim3, x) - 0usize];
+    ["Offset of field: dim3::y"][::core::mem::offset_of!(dim3, y) - 4usize];
+    ["Offset of field: dim3::z"][::core::mem::offset_of!(dim3, z) - 8usize];
+};
 pub const ACL_RT_LAUNCH_KERNEL_ATTR_SCHEM_MODE: aclrtLaunchKernelAttrId = 1;
-pub const ACL_RT_LAUNCH_KERNEL_ATTR_DYN_UBUF_SIZE: aclrtLaunchKernelAttrId = 2;
 pub const ACL_RT_LAUNCH_KERNEL_ATTR_LOCAL_MEMORY_SIZE: aclrtLaunchKernelAttrId = 2;
+pub const ACL_RT_LAUNCH_KERNEL_ATTR_DYN_UBUF_SIZE: aclrtLaunchKernelAttrId = 2;
 pub const ACL_RT_LAUNCH_KERNEL_ATTR_ENGINE_TYPE: aclrtLaunchKernelAttrId = 3;
 pub const ACL_RT_LAUNCH_KERNEL_ATTR_BLOCKDIM_OFFSET: aclrtLaunchKernelAttrId = 4;
 pub const ACL_RT_LAUNCH_KERNEL_ATTR_BLOCK_TASK_PREFETCH: aclrtLaunchKernelAttrId = 5;
@@ -388,8 +1018,8 @@ const _: () = {
 #[derive(Copy, Clone)]
 pub union aclrtLaunchKernelAttrValue {
     pub schemMode: u8,
-    pub dynUBufSize: u32,
     pub localMemorySize: u32,
+    pub dynUBufSize: u32,
     pub engineType: aclrtEngineType,
     pub blockDimOffset: u32,
     pub isBlockTaskPrefetch: u8,
@@ -407,10 +1037,10 @@ const _: () = {
         [::core::mem::align_of::<aclrtLaunchKernelAttrValue>() - 4usize];
     ["Offset of field: aclrtLaunchKernelAttrValue::schemMode"]
         [::core::mem::offset_of!(aclrtLaunchKernelAttrValue, schemMode) - 0usize];
-    ["Offset of field: aclrtLaunchKernelAttrValue::dynUBufSize"]
-        [::core::mem::offset_of!(aclrtLaunchKernelAttrValue, dynUBufSize) - 0usize];
     ["Offset of field: aclrtLaunchKernelAttrValue::localMemorySize"]
         [::core::mem::offset_of!(aclrtLaunchKernelAttrValue, localMemorySize) - 0usize];
+    ["Offset of field: aclrtLaunchKernelAttrValue::dynUBufSize"]
+        [::core::mem::offset_of!(aclrtLaunchKernelAttrValue, dynUBufSize) - 0usize];
     ["Offset of field: aclrtLaunchKernelAttrValue::engineType"]
         [::core::mem::offset_of!(aclrtLaunchKernelAttrValue, engineType) - 0usize];
     ["Offset of field: aclrtLaunchKernelAttrValue::blockDimOffset"]
@@ -459,10 +1089,898 @@ const _: () = {
     ["Offset of field: aclrtLaunchKernelCfg::numAttrs"]
         [::core::mem::offset_of!(aclrtLaunchKernelCfg, numAttrs) - 8usize];
 };
-pub type aclrtCallback =
-    ::core::option::Option<unsafe extern "C" fn(userData: *mut ::core::ffi::c_void)>;
-pub type aclrtHostFunc =
-    ::core::option::Option<unsafe extern "C" fn(args: *mut ::core::ffi::c_void)>;
+pub const ACL_STREAM_ATTR_FAILURE_MODE: aclrtStreamAttr = 1;
+pub const ACL_STREAM_ATTR_FLOAT_OVERFLOW_CHECK: aclrtStreamAttr = 2;
+pub const ACL_STREAM_ATTR_USER_CUSTOM_TAG: aclrtStreamAttr = 3;
+pub const ACL_STREAM_ATTR_CACHE_OP_INFO: aclrtStreamAttr = 4;
+pub const ACL_STREAM_ATTR_PRIORITY: aclrtStreamAttr = 5;
+pub type aclrtStreamAttr = ::core::ffi::c_uint;
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub union aclrtStreamAttrValue {
+    pub failureMode: u64,
+    pub overflowSwitch: u32,
+    pub userCustomTag: u32,
+    pub cacheOpInfoSwitch: u32,
+    pub streamPriority: u32,
+    pub reserve: [u32; 4usize],
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of aclrtStreamAttrValue"][::core::mem::size_of::<aclrtStreamAttrValue>() - 16usize];
+    ["Alignment of aclrtStreamAttrValue"][::core::mem::align_of::<aclrtStreamAttrValue>() - 8usize];
+    ["Offset of field: aclrtStreamAttrValue::failureMode"]
+        [::core::mem::offset_of!(aclrtStreamAttrValue, failureMode) - 0usize];
+    ["Offset of field: aclrtStreamAttrValue::overflowSwitch"]
+        [::core::mem::offset_of!(aclrtStreamAttrValue, overflowSwitch) - 0usize];
+    ["Offset of field: aclrtStreamAttrValue::userCustomTag"]
+        [::core::mem::offset_of!(aclrtStreamAttrValue, userCustomTag) - 0usize];
+    ["Offset of field: aclrtStreamAttrValue::cacheOpInfoSwitch"]
+        [::core::mem::offset_of!(aclrtStreamAttrValue, cacheOpInfoSwitch) - 0usize];
+    ["Offset of field: aclrtStreamAttrValue::streamPriority"]
+        [::core::mem::offset_of!(aclrtStreamAttrValue, streamPriority) - 0usize];
+    ["Offset of field: aclrtStreamAttrValue::reserve"]
+        [::core::mem::offset_of!(aclrtStreamAttrValue, reserve) - 0usize];
+};
+pub const ACL_MODEL_RI_TASK_DEFAULT: aclmdlRITaskType = 0;
+pub const ACL_MODEL_RI_TASK_KERNEL: aclmdlRITaskType = 1;
+pub const ACL_MODEL_RI_TASK_EVENT_RECORD: aclmdlRITaskType = 2;
+pub const ACL_MODEL_RI_TASK_EVENT_WAIT: aclmdlRITaskType = 3;
+pub const ACL_MODEL_RI_TASK_EVENT_RESET: aclmdlRITaskType = 4;
+pub const ACL_MODEL_RI_TASK_VALUE_WRITE: aclmdlRITaskType = 5;
+pub const ACL_MODEL_RI_TASK_VALUE_WAIT: aclmdlRITaskType = 6;
+pub type aclmdlRITaskType = ::core::ffi::c_uint;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct aclmdlRIKernelTaskParams {
+    pub funcHandle: aclrtFuncHandle,
+    pub cfg: *mut aclrtLaunchKernelCfg,
+    pub args: *mut ::core::ffi::c_void,
+    pub isHostArgs: u32,
+    pub argsSize: usize,
+    pub numBlocks: u32,
+    pub rsv: [u32; 10usize],
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of aclmdlRIKernelTaskParams"]
+        [::core::mem::size_of::<aclmdlRIKernelTaskParams>() - 88usize];
+    ["Alignment of aclmdlRIKernelTaskParams"]
+        [::core::mem::align_of::<aclmdlRIKernelTaskParams>() - 8usize];
+    ["Offset of field: aclmdlRIKernelTaskParams::funcHandle"]
+        [::core::mem::offset_of!(aclmdlRIKernelTaskParams, funcHandle) - 0usize];
+    ["Offset of field: aclmdlRIKernelTaskParams::cfg"]
+        [::core::mem::offset_of!(aclmdlRIKernelTaskParams, cfg) - 8usize];
+    ["Offset of field: aclmdlRIKernelTaskParams::args"]
+        [::core::mem::offset_of!(aclmdlRIKernelTaskParams, args) - 16usize];
+    ["Offset of field: aclmdlRIKernelTaskParams::isHostArgs"]
+        [::core::mem::offset_of!(aclmdlRIKernelTaskParams, isHostArgs) - 24usize];
+    ["Offset of field: aclmdlRIKernelTaskParams::argsSize"]
+        [::core::mem::offset_of!(aclmdlRIKernelTaskParams, argsSize) - 32usize];
+    ["Offset of field: aclmdlRIKernelTaskParams::numBlocks"]
+        [::core::mem::offset_of!(aclmdlRIKernelTaskParams, numBlocks) - 40usize];
+    ["Offset of field: aclmdlRIKernelTaskParams::rsv"]
+        [::core::mem::offset_of!(aclmdlRIKernelTaskParams, rsv) - 44usize];
+};
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct aclmdlRIEventRecordTaskParams {
+    pub event: aclrtEvent,
+    pub eventFlag: u32,
+    pub recordFlag: u32,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of aclmdlRIEventRecordTaskParams"]
+        [::core::mem::size_of::<aclmdlRIEventRecordTaskParams>() - 16usize];
+    ["Alignment of aclmdlRIEventRecordTaskParams"]
+        [::core::mem::align_of::<aclmdlRIEventRecordTaskParams>() - 8usize];
+    ["Offset of field: aclmdlRIEventRecordTaskParams::event"]
+        [::core::mem::offset_of!(aclmdlRIEventRecordTaskParams, event) - 0usize];
+    ["Offset of field: aclmdlRIEventRecordTaskParams::eventFlag"]
+        [::core::mem::offset_of!(aclmdlRIEventRecordTaskParams, eventFlag) - 8usize];
+    ["Offset of field: aclmdlRIEventRecordTaskParams::recordFlag"]
+        [::core::mem::offset_of!(aclmdlRIEventRecordTaskParams, recordFlag) - 12usize];
+};
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct aclmdlRIEventWaitTaskParams {
+    pub event: aclrtEvent,
+    pub eventFlag: u32,
+    pub waitFlag: u32,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of aclmdlRIEventWaitTaskParams"]
+        [::core::mem::size_of::<aclmdlRIEventWaitTaskParams>() - 16usize];
+    ["Alignment of aclmdlRIEventWaitTaskParams"]
+        [::core::mem::align_of::<aclmdlRIEventWaitTaskParams>() - 8usize];
+    ["Offset of field: aclmdlRIEventWaitTaskParams::event"]
+        [::core::mem::offset_of!(aclmdlRIEventWaitTaskParams, event) - 0usize];
+    ["Offset of field: aclmdlRIEventWaitTaskParams::eventFlag"]
+        [::core::mem::offset_of!(aclmdlRIEventWaitTaskParams, eventFlag) - 8usize];
+    ["Offset of field: aclmdlRIEventWaitTaskParams::waitFlag"]
+        [::core::mem::offset_of!(aclmdlRIEventWaitTaskParams, waitFlag) - 12usize];
+};
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct aclmdlRIEventResetTaskParams {
+    pub event: aclrtEvent,
+    pub eventFlag: u32,
+    pub resetFlag: u32,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of aclmdlRIEventResetTaskParams"]
+        [::core::mem::size_of::<aclmdlRIEventResetTaskParams>() - 16usize];
+    ["Alignment of aclmdlRIEventResetTaskParams"]
+        [::core::mem::align_of::<aclmdlRIEventResetTaskParams>() - 8usize];
+    ["Offset of field: aclmdlRIEventResetTaskParams::event"]
+        [::core::mem::offset_of!(aclmdlRIEventResetTaskParams, event) - 0usize];
+    ["Offset of field: aclmdlRIEventResetTaskParams::eventFlag"]
+        [::core::mem::offset_of!(aclmdlRIEventResetTaskParams, eventFlag) - 8usize];
+    ["Offset of field: aclmdlRIEventResetTaskParams::resetFlag"]
+        [::core::mem::offset_of!(aclmdlRIEventResetTaskParams, resetFlag) - 12usize];
+};
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct aclmdlRIValueWriteTaskParams {
+    pub devAddr: *mut ::core::ffi::c_void,
+    pub value: u64,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of aclmdlRIValueWriteTaskParams"]
+        [::core::mem::size_of::<aclmdlRIValueWriteTaskParams>() - 16usize];
+    ["Alignment of aclmdlRIValueWriteTaskParams"]
+        [::core::mem::align_of::<aclmdlRIValueWriteTaskParams>() - 8usize];
+    ["Offset of field: aclmdlRIValueWriteTaskParams::devAddr"]
+        [::core::mem::offset_of!(aclmdlRIValueWriteTaskParams, devAddr) - 0usize];
+    ["Offset of field: aclmdlRIValueWriteTaskParams::value"]
+        [::core::mem::offset_of!(aclmdlRIValueWriteTaskParams, value) - 8usize];
+};
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct aclmdlRIValueWaitTaskParams {
+    pub devAddr: *mut ::core::ffi::c_void,
+    pub value: u64,
+    pub flag: u32,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of aclmdlRIValueWaitTaskParams"]
+        [::core::mem::size_of::<aclmdlRIValueWaitTaskParams>() - 24usize];
+    ["Alignment of aclmdlRIValueWaitTaskParams"]
+        [::core::mem::align_of::<aclmdlRIValueWaitTaskParams>() - 8usize];
+    ["Offset of field: aclmdlRIValueWaitTaskParams::devAddr"]
+        [::core::mem::offset_of!(aclmdlRIValueWaitTaskParams, devAddr) - 0usize];
+    ["Offset of field: aclmdlRIValueWaitTaskParams::value"]
+        [::core::mem::offset_of!(aclmdlRIValueWaitTaskParams, value) - 8usize];
+    ["Offset of field: aclmdlRIValueWaitTaskParams::flag"]
+        [::core::mem::offset_of!(aclmdlRIValueWaitTaskParams, flag) - 16usize];
+};
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct aclmdlRITaskParams {
+    pub type_: aclmdlRITaskType,
+    pub rsv0: [u32; 3usize],
+    pub taskGrp: aclrtTaskGrp,
+    pub opInfoPtr: *mut ::core::ffi::c_void,
+    pub opInfoSize: usize,
+    pub rsv1: [u8; 32usize],
+    pub __bindgen_anon_1: aclmdlRITaskParams__bindgen_ty_1,
+}
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub union aclmdlRITaskParams__bindgen_ty_1 {
+    pub rsv2: [u8; 128usize],
+    pub kernelTaskParams: aclmdlRIKernelTaskParams,
+    pub eventRecordTaskParams: aclmdlRIEventRecordTaskParams,
+    pub eventWaitTaskParams: aclmdlRIEventWaitTaskParams,
+    pub eventResetTaskParams: aclmdlRIEventResetTaskParams,
+    pub valueWriteTaskParams: aclmdlRIValueWriteTaskParams,
+    pub valueWaitTaskParams: aclmdlRIValueWaitTaskParams,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of aclmdlRITaskParams__bindgen_ty_1"]
+        [::core::mem::size_of::<aclmdlRITaskParams__bindgen_ty_1>() - 128usize];
+    ["Alignment of aclmdlRITaskParams__bindgen_ty_1"]
+        [::core::mem::align_of::<aclmdlRITaskParams__bindgen_ty_1>() - 8usize];
+    ["Offset of field: aclmdlRITaskParams__bindgen_ty_1::rsv2"]
+        [::core::mem::offset_of!(aclmdlRITaskParams__bindgen_ty_1, rsv2) - 0usize];
+    ["Offset of field: aclmdlRITaskParams__bindgen_ty_1::kernelTaskParams"]
+        [::core::mem::offset_of!(aclmdlRITaskParams__bindgen_ty_1, kernelTaskParams) - 0usize];
+    ["Offset of field: aclmdlRITaskParams__bindgen_ty_1::eventRecordTaskParams"]
+        [::core::mem::offset_of!(aclmdlRITaskParams__bindgen_ty_1, eventRecordTaskParams) - 0usize];
+    ["Offset of field: aclmdlRITaskParams__bindgen_ty_1::eventWaitTaskParams"]
+        [::core::mem::offset_of!(aclmdlRITaskParams__bindgen_ty_1, eventWaitTaskParams) - 0usize];
+    ["Offset of field: aclmdlRITaskParams__bindgen_ty_1::eventResetTaskParams"]
+        [::core::mem::offset_of!(aclmdlRITaskParams__bindgen_ty_1, eventResetTaskParams) - 0usize];
+    ["Offset of field: aclmdlRITaskParams__bindgen_ty_1::valueWriteTaskParams"]
+        [::core::mem::offset_of!(aclmdlRITaskParams__bindgen_ty_1, valueWriteTaskParams) - 0usize];
+    ["Offset of field: aclmdlRITaskParams__bindgen_ty_1::valueWaitTaskParams"]
+        [::core::mem::offset_of!(aclmdlRITaskParams__bindgen_ty_1, valueWaitTaskParams) - 0usize];
+};
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of aclmdlRITaskParams"][::core::mem::size_of::<aclmdlRITaskParams>() - 200usize];
+    ["Alignment of aclmdlRITaskParams"][::core::mem::align_of::<aclmdlRITaskParams>() - 8usize];
+    ["Offset of field: aclmdlRITaskParams::type_"]
+        [::core::mem::offset_of!(aclmdlRITaskParams, type_) - 0usize];
+    ["Offset of field: aclmdlRITaskParams::rsv0"]
+        [::core::mem::offset_of!(aclmdlRITaskParams, rsv0) - 4usize];
+    ["Offset of field: aclmdlRITaskParams::taskGrp"]
+        [::core::mem::offset_of!(aclmdlRITaskParams, taskGrp) - 16usize];
+    ["Offset of field: aclmdlRITaskParams::opInfoPtr"]
+        [::core::mem::offset_of!(aclmdlRITaskParams, opInfoPtr) - 24usize];
+    ["Offset of field: aclmdlRITaskParams::opInfoSize"]
+        [::core::mem::offset_of!(aclmdlRITaskParams, opInfoSize) - 32usize];
+    ["Offset of field: aclmdlRITaskParams::rsv1"]
+        [::core::mem::offset_of!(aclmdlRITaskParams, rsv1) - 40usize];
+};
+pub const ACL_DEV_ATTR_AICPU_CORE_NUM: aclrtDevAttr = 1;
+pub const ACL_DEV_ATTR_AICORE_CORE_NUM: aclrtDevAttr = 101;
+pub const ACL_DEV_ATTR_CUBE_CORE_NUM: aclrtDevAttr = 102;
+pub const ACL_DEV_ATTR_VECTOR_CORE_NUM: aclrtDevAttr = 201;
+pub const ACL_DEV_ATTR_WARP_SIZE: aclrtDevAttr = 202;
+pub const ACL_DEV_ATTR_MAX_THREAD_PER_VECTOR_CORE: aclrtDevAttr = 203;
+pub const ACL_DEV_ATTR_LOCAL_MEM_PER_VECTOR_CORE: aclrtDevAttr = 204;
+pub const ACL_DEV_ATTR_UBUF_PER_VECTOR_CORE: aclrtDevAttr = 204;
+pub const ACL_DEV_ATTR_MAX_GRID_DIM_X: aclrtDevAttr = 205;
+pub const ACL_DEV_ATTR_MAX_GRID_DIM_Y: aclrtDevAttr = 206;
+pub const ACL_DEV_ATTR_MAX_GRID_DIM_Z: aclrtDevAttr = 207;
+pub const ACL_DEV_ATTR_MAX_BLOCK_PER_GRID: aclrtDevAttr = 208;
+pub const ACL_DEV_ATTR_MAX_THREADS_PER_BLOCK: aclrtDevAttr = 209;
+pub const ACL_DEV_ATTR_MAX_BLOCK_DIM_X: aclrtDevAttr = 210;
+pub const ACL_DEV_ATTR_MAX_BLOCK_DIM_Y: aclrtDevAttr = 211;
+pub const ACL_DEV_ATTR_MAX_BLOCK_DIM_Z: aclrtDevAttr = 212;
+pub const ACL_DEV_ATTR_TOTAL_GLOBAL_MEM_SIZE: aclrtDevAttr = 301;
+pub const ACL_DEV_ATTR_L2_CACHE_SIZE: aclrtDevAttr = 302;
+pub const ACL_DEV_ATTR_SMP_ID: aclrtDevAttr = 401;
+pub const ACL_DEV_ATTR_PHY_CHIP_ID: aclrtDevAttr = 402;
+pub const ACL_DEV_ATTR_SUPER_POD_DEVIDE_ID: aclrtDevAttr = 403;
+pub const ACL_DEV_ATTR_SUPER_POD_DEVICE_ID: aclrtDevAttr = 403;
+pub const ACL_DEV_ATTR_SUPER_POD_SERVER_ID: aclrtDevAttr = 404;
+pub const ACL_DEV_ATTR_SUPER_POD_ID: aclrtDevAttr = 405;
+pub const ACL_DEV_ATTR_CUST_OP_PRIVILEGE: aclrtDevAttr = 406;
+pub const ACL_DEV_ATTR_MAINBOARD_ID: aclrtDevAttr = 407;
+pub const ACL_DEV_ATTR_HD_CONNECT_TYPE: aclrtDevAttr = 408;
+pub const ACL_DEV_ATTR_DEVICE_FORM_FACTOR: aclrtDevAttr = 409;
+pub const ACL_DEV_ATTR_IS_VIRTUAL: aclrtDevAttr = 501;
+pub const ACL_DEV_ATTR_NPU_ARCH: aclrtDevAttr = 601;
+pub type aclrtDevAttr = ::core::ffi::c_uint;
+pub const ACL_FEATURE_TSCPU_TASK_UPDATE_SUPPORT_AIC_AIV: aclrtDevFeatureType = 1;
+pub const ACL_FEATURE_SYSTEM_MEMQ_EVENT_CROSS_DEV: aclrtDevFeatureType = 21;
+pub type aclrtDevFeatureType = ::core::ffi::c_uint;
+pub const ACL_RT_MEMCPY_SDMA_AUTOMATIC_SUM: aclrtReduceKind = 10;
+pub const ACL_RT_MEMCPY_SDMA_AUTOMATIC_MAX: aclrtReduceKind = 11;
+pub const ACL_RT_MEMCPY_SDMA_AUTOMATIC_MIN: aclrtReduceKind = 12;
+pub const ACL_RT_MEMCPY_SDMA_AUTOMATIC_EQUAL: aclrtReduceKind = 13;
+pub type aclrtReduceKind = ::core::ffi::c_uint;
+pub const ACL_RT_DEV_RES_CUBE_CORE: aclrtDevResLimitType = 0;
+pub const ACL_RT_DEV_RES_VECTOR_CORE: aclrtDevResLimitType = 1;
+pub type aclrtDevResLimitType = ::core::ffi::c_uint;
+pub const ACL_RT_EQUAL: aclrtCondition = 0;
+pub const ACL_RT_NOT_EQUAL: aclrtCondition = 1;
+pub const ACL_RT_GREATER: aclrtCondition = 2;
+pub const ACL_RT_GREATER_OR_EQUAL: aclrtCondition = 3;
+pub const ACL_RT_LESS: aclrtCondition = 4;
+pub const ACL_RT_LESS_OR_EQUAL: aclrtCondition = 5;
+pub type aclrtCondition = ::core::ffi::c_uint;
+pub const ACL_RT_SWITCH_INT32: aclrtCompareDataType = 0;
+pub const ACL_RT_SWITCH_INT64: aclrtCompareDataType = 1;
+pub type aclrtCompareDataType = ::core::ffi::c_uint;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct aclrtBarrierCmoInfo {
+    pub cmoType: aclrtCmoType,
+    pub barrierId: u32,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of aclrtBarrierCmoInfo"][::core::mem::size_of::<aclrtBarrierCmoInfo>() - 8usize];
+    ["Alignment of aclrtBarrierCmoInfo"][::core::mem::align_of::<aclrtBarrierCmoInfo>() - 4usize];
+    ["Offset of field: aclrtBarrierCmoInfo::cmoType"]
+        [::core::mem::offset_of!(aclrtBarrierCmoInfo, cmoType) - 0usize];
+    ["Offset of field: aclrtBarrierCmoInfo::barrierId"]
+        [::core::mem::offset_of!(aclrtBarrierCmoInfo, barrierId) - 4usize];
+};
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct aclrtBarrierTaskInfo {
+    pub barrierNum: usize,
+    pub cmoInfo: [aclrtBarrierCmoInfo; 6usize],
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of aclrtBarrierTaskInfo"][::core::mem::size_of::<aclrtBarrierTaskInfo>() - 56usize];
+    ["Alignment of aclrtBarrierTaskInfo"][::core::mem::align_of::<aclrtBarrierTaskInfo>() - 8usize];
+    ["Offset of field: aclrtBarrierTaskInfo::barrierNum"]
+        [::core::mem::offset_of!(aclrtBarrierTaskInfo, barrierNum) - 0usize];
+    ["Offset of field: aclrtBarrierTaskInfo::cmoInfo"]
+        [::core::mem::offset_of!(aclrtBarrierTaskInfo, cmoInfo) - 8usize];
+};
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct aclrtMemcpyBatchAttr {
+    pub dstLoc: aclrtMemLocation,
+    pub srcLoc: aclrtMemLocation,
+    pub rsv: [u8; 16usize],
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of aclrtMemcpyBatchAttr"][::core::mem::size_of::<aclrtMemcpyBatchAttr>() - 32usize];
+    ["Alignment of aclrtMemcpyBatchAttr"][::core::mem::align_of::<aclrtMemcpyBatchAttr>() - 4usize];
+    ["Offset of field: aclrtMemcpyBatchAttr::dstLoc"]
+        [::core::mem::offset_of!(aclrtMemcpyBatchAttr, dstLoc) - 0usize];
+    ["Offset of field: aclrtMemcpyBatchAttr::srcLoc"]
+        [::core::mem::offset_of!(aclrtMemcpyBatchAttr, srcLoc) - 8usize];
+    ["Offset of field: aclrtMemcpyBatchAttr::rsv"]
+        [::core::mem::offset_of!(aclrtMemcpyBatchAttr, rsv) - 16usize];
+};
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct aclrtPlaceHolderInfo {
+    pub addrOffset: u32,
+    pub dataOffset: u32,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of aclrtPlaceHolderInfo"][::core::mem::size_of::<aclrtPlaceHolderInfo>() - 8usize];
+    ["Alignment of aclrtPlaceHolderInfo"][::core::mem::align_of::<aclrtPlaceHolderInfo>() - 4usize];
+    ["Offset of field: aclrtPlaceHolderInfo::addrOffset"]
+        [::core::mem::offset_of!(aclrtPlaceHolderInfo, addrOffset) - 0usize];
+    ["Offset of field: aclrtPlaceHolderInfo::dataOffset"]
+        [::core::mem::offset_of!(aclrtPlaceHolderInfo, dataOffset) - 4usize];
+};
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct aclrtRandomParaInfo {
+    pub isAddr: u8,
+    pub valueOrAddr: [u8; 8usize],
+    pub size: u8,
+    pub rsv: [u8; 6usize],
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of aclrtRandomParaInfo"][::core::mem::size_of::<aclrtRandomParaInfo>() - 16usize];
+    ["Alignment of aclrtRandomParaInfo"][::core::mem::align_of::<aclrtRandomParaInfo>() - 1usize];
+    ["Offset of field: aclrtRandomParaInfo::isAddr"]
+        [::core::mem::offset_of!(aclrtRandomParaInfo, isAddr) - 0usize];
+    ["Offset of field: aclrtRandomParaInfo::valueOrAddr"]
+        [::core::mem::offset_of!(aclrtRandomParaInfo, valueOrAddr) - 1usize];
+    ["Offset of field: aclrtRandomParaInfo::size"]
+        [::core::mem::offset_of!(aclrtRandomParaInfo, size) - 9usize];
+    ["Offset of field: aclrtRandomParaInfo::rsv"]
+        [::core::mem::offset_of!(aclrtRandomParaInfo, rsv) - 10usize];
+};
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct aclrtDropoutBitmaskInfo {
+    pub dropoutRation: aclrtRandomParaInfo,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of aclrtDropoutBitmaskInfo"]
+        [::core::mem::size_of::<aclrtDropoutBitmaskInfo>() - 16usize];
+    ["Alignment of aclrtDropoutBitmaskInfo"]
+        [::core::mem::align_of::<aclrtDropoutBitmaskInfo>() - 1usize];
+    ["Offset of field: aclrtDropoutBitmaskInfo::dropoutRation"]
+        [::core::mem::offset_of!(aclrtDropoutBitmaskInfo, dropoutRation) - 0usize];
+};
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct aclrtUniformDisInfo {
+    pub min: aclrtRandomParaInfo,
+    pub max: aclrtRandomParaInfo,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of aclrtUniformDisInfo"][::core::mem::size_of::<aclrtUniformDisInfo>() - 32usize];
+    ["Alignment of aclrtUniformDisInfo"][::core::mem::align_of::<aclrtUniformDisInfo>() - 1usize];
+    ["Offset of field: aclrtUniformDisInfo::min"]
+        [::core::mem::offset_of!(aclrtUniformDisInfo, min) - 0usize];
+    ["Offset of field: aclrtUniformDisInfo::max"]
+        [::core::mem::offset_of!(aclrtUniformDisInfo, max) - 16usize];
+};
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct aclrtNormalDisInfo {
+    pub mean: aclrtRandomParaInfo,
+    pub stddev: aclrtRandomParaInfo,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of aclrtNormalDisInfo"][::core::mem::size_of::<aclrtNormalDisInfo>() - 32usize];
+    ["Alignment of aclrtNormalDisInfo"][::core::mem::align_of::<aclrtNormalDisInfo>() - 1usize];
+    ["Offset of field: aclrtNormalDisInfo::mean"]
+        [::core::mem::offset_of!(aclrtNormalDisInfo, mean) - 0usize];
+    ["Offset of field: aclrtNormalDisInfo::stddev"]
+        [::core::mem::offset_of!(aclrtNormalDisInfo, stddev) - 16usize];
+};
+pub const ACL_RT_RANDOM_NUM_FUNC_TYPE_DROPOUT_BITMASK: aclrtRandomNumFuncType = 0;
+pub const ACL_RT_RANDOM_NUM_FUNC_TYPE_UNIFORM_DIS: aclrtRandomNumFuncType = 1;
+pub const ACL_RT_RANDOM_NUM_FUNC_TYPE_NORMAL_DIS: aclrtRandomNumFuncType = 2;
+pub const ACL_RT_RANDOM_NUM_FUNC_TYPE_TRUNCATED_NORMAL_DIS: aclrtRandomNumFuncType = 3;
+pub type aclrtRandomNumFuncType = ::core::ffi::c_uint;
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct aclrtRandomNumFuncParaInfo {
+    pub funcType: aclrtRandomNumFuncType,
+    pub paramInfo: aclrtRandomNumFuncParaInfo__bindgen_ty_1,
+}
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub union aclrtRandomNumFuncParaInfo__bindgen_ty_1 {
+    pub dropoutBitmaskInfo: aclrtDropoutBitmaskInfo,
+    pub uniformDisInfo: aclrtUniformDisInfo,
+    pub normalDisInfo: aclrtNormalDisInfo,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of aclrtRandomNumFuncParaInfo__bindgen_ty_1"]
+        [::core::mem::size_of::<aclrtRandomNumFuncParaInfo__bindgen_ty_1>() - 32usize];
+    ["Alignment of aclrtRandomNumFuncParaInfo__bindgen_ty_1"]
+        [::core::mem::align_of::<aclrtRandomNumFuncParaInfo__bindgen_ty_1>() - 1usize];
+    ["Offset of field: aclrtRandomNumFuncParaInfo__bindgen_ty_1::dropoutBitmaskInfo"][::core::mem::offset_of!(
+        aclrtRandomNumFuncParaInfo__bindgen_ty_1,
+        dropoutBitmaskInfo
+    ) - 0usize];
+    ["Offset of field: aclrtRandomNumFuncParaInfo__bindgen_ty_1::uniformDisInfo"][::core::mem::offset_of!(
+        aclrtRandomNumFuncParaInfo__bindgen_ty_1,
+        uniformDisInfo
+    ) - 0usize];
+    ["Offset of field: aclrtRandomNumFuncParaInfo__bindgen_ty_1::normalDisInfo"]
+        [::core::mem::offset_of!(aclrtRandomNumFuncParaInfo__bindgen_ty_1, normalDisInfo) - 0usize];
+};
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of aclrtRandomNumFuncParaInfo"]
+        [::core::mem::size_of::<aclrtRandomNumFuncParaInfo>() - 36usize];
+    ["Alignment of aclrtRandomNumFuncParaInfo"]
+        [::core::mem::align_of::<aclrtRandomNumFuncParaInfo>() - 4usize];
+    ["Offset of field: aclrtRandomNumFuncParaInfo::funcType"]
+        [::core::mem::offset_of!(aclrtRandomNumFuncParaInfo, funcType) - 0usize];
+    ["Offset of field: aclrtRandomNumFuncParaInfo::paramInfo"]
+        [::core::mem::offset_of!(aclrtRandomNumFuncParaInfo, paramInfo) - 4usize];
+};
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct aclrtRandomNumTaskInfo {
+    pub dataType: aclDataType,
+    pub randomNumFuncParaInfo: aclrtRandomNumFuncParaInfo,
+    pub randomParaAddr: *mut ::core::ffi::c_void,
+    pub randomResultAddr: *mut ::core::ffi::c_void,
+    pub randomCounterAddr: *mut ::core::ffi::c_void,
+    pub randomSeed: aclrtRandomParaInfo,
+    pub randomNum: aclrtRandomParaInfo,
+    pub rsv: [u8; 8usize],
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of aclrtRandomNumTaskInfo"][::core::mem::size_of::<aclrtRandomNumTaskInfo>() - 104usize];
+    ["Alignment of aclrtRandomNumTaskInfo"]
+        [::core::mem::align_of::<aclrtRandomNumTaskInfo>() - 8usize];
+    ["Offset of field: aclrtRandomNumTaskInfo::dataType"]
+        [::core::mem::offset_of!(aclrtRandomNumTaskInfo, dataType) - 0usize];
+    ["Offset of field: aclrtRandomNumTaskInfo::randomNumFuncParaInfo"]
+        [::core::mem::offset_of!(aclrtRandomNumTaskInfo, randomNumFuncParaInfo) - 4usize];
+    ["Offset of field: aclrtRandomNumTaskInfo::randomParaAddr"]
+        [::core::mem::offset_of!(aclrtRandomNumTaskInfo, randomParaAddr) - 40usize];
+    ["Offset of field: aclrtRandomNumTaskInfo::randomResultAddr"]
+        [::core::mem::offset_of!(aclrtRandomNumTaskInfo, randomResultAddr) - 48usize];
+    ["Offset of field: aclrtRandomNumTaskInfo::randomCounterAddr"]
+        [::core::mem::offset_of!(aclrtRandomNumTaskInfo, randomCounterAddr) - 56usize];
+    ["Offset of field: aclrtRandomNumTaskInfo::randomSeed"]
+        [::core::mem::offset_of!(aclrtRandomNumTaskInfo, randomSeed) - 64usize];
+    ["Offset of field: aclrtRandomNumTaskInfo::randomNum"]
+        [::core::mem::offset_of!(aclrtRandomNumTaskInfo, randomNum) - 80usize];
+    ["Offset of field: aclrtRandomNumTaskInfo::rsv"]
+        [::core::mem::offset_of!(aclrtRandomNumTaskInfo, rsv) - 96usize];
+};
+pub const ACL_RT_DEVICE_TASK_ABORT_PRE: aclrtDeviceTaskAbortStage = 0;
+pub const ACL_RT_DEVICE_TASK_ABORT_POST: aclrtDeviceTaskAbortStage = 1;
+pub type aclrtDeviceTaskAbortStage = ::core::ffi::c_uint;
+pub const ACL_RT_UPDATE_RANDOM_TASK: aclrtUpdateTaskAttrId = 1;
+pub const ACL_RT_UPDATE_AIC_AIV_TASK: aclrtUpdateTaskAttrId = 2;
+pub type aclrtUpdateTaskAttrId = ::core::ffi::c_uint;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct aclrtRandomTaskUpdateAttr {
+    pub srcAddr: *mut ::core::ffi::c_void,
+    pub size: usize,
+    pub rsv: [u32; 4usize],
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of aclrtRandomTaskUpdateAttr"]
+        [::core::mem::size_of::<aclrtRandomTaskUpdateAttr>() - 32usize];
+    ["Alignment of aclrtRandomTaskUpdateAttr"]
+        [::core::mem::align_of::<aclrtRandomTaskUpdateAttr>() - 8usize];
+    ["Offset of field: aclrtRandomTaskUpdateAttr::srcAddr"]
+        [::core::mem::offset_of!(aclrtRandomTaskUpdateAttr, srcAddr) - 0usize];
+    ["Offset of field: aclrtRandomTaskUpdateAttr::size"]
+        [::core::mem::offset_of!(aclrtRandomTaskUpdateAttr, size) - 8usize];
+    ["Offset of field: aclrtRandomTaskUpdateAttr::rsv"]
+        [::core::mem::offset_of!(aclrtRandomTaskUpdateAttr, rsv) - 16usize];
+};
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct aclrtAicAivTaskUpdateAttr {
+    pub binHandle: *mut ::core::ffi::c_void,
+    pub funcEntryAddr: *mut ::core::ffi::c_void,
+    pub blockDimAddr: *mut ::core::ffi::c_void,
+    pub rsv: [u32; 4usize],
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of aclrtAicAivTaskUpdateAttr"]
+        [::core::mem::size_of::<aclrtAicAivTaskUpdateAttr>() - 40usize];
+    ["Alignment of aclrtAicAivTaskUpdateAttr"]
+        [::core::mem::align_of::<aclrtAicAivTaskUpdateAttr>() - 8usize];
+    ["Offset of field: aclrtAicAivTaskUpdateAttr::binHandle"]
+        [::core::mem::offset_of!(aclrtAicAivTaskUpdateAttr, binHandle) - 0usize];
+    ["Offset of field: aclrtAicAivTaskUpdateAttr::funcEntryAddr"]
+        [::core::mem::offset_of!(aclrtAicAivTaskUpdateAttr, funcEntryAddr) - 8usize];
+    ["Offset of field: aclrtAicAivTaskUpdateAttr::blockDimAddr"]
+        [::core::mem::offset_of!(aclrtAicAivTaskUpdateAttr, blockDimAddr) - 16usize];
+    ["Offset of field: aclrtAicAivTaskUpdateAttr::rsv"]
+        [::core::mem::offset_of!(aclrtAicAivTaskUpdateAttr, rsv) - 24usize];
+};
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub union aclrtUpdateTaskAttrVal {
+    pub randomTaskAttr: aclrtRandomTaskUpdateAttr,
+    pub aicAivTaskAttr: aclrtAicAivTaskUpdateAttr,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of aclrtUpdateTaskAttrVal"][::core::mem::size_of::<aclrtUpdateTaskAttrVal>() - 40usize];
+    ["Alignment of aclrtUpdateTaskAttrVal"]
+        [::core::mem::align_of::<aclrtUpdateTaskAttrVal>() - 8usize];
+    ["Offset of field: aclrtUpdateTaskAttrVal::randomTaskAttr"]
+        [::core::mem::offset_of!(aclrtUpdateTaskAttrVal, randomTaskAttr) - 0usize];
+    ["Offset of field: aclrtUpdateTaskAttrVal::aicAivTaskAttr"]
+        [::core::mem::offset_of!(aclrtUpdateTaskAttrVal, aicAivTaskAttr) - 0usize];
+};
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct aclrtTaskUpdateInfo {
+    pub id: aclrtUpdateTaskAttrId,
+    pub val: aclrtUpdateTaskAttrVal,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of aclrtTaskUpdateInfo"][::core::mem::size_of::<aclrtTaskUpdateInfo>() - 48usize];
+    ["Alignment of aclrtTaskUpdateInfo"][::core::mem::align_of::<aclrtTaskUpdateInfo>() - 8usize];
+    ["Offset of field: aclrtTaskUpdateInfo::id"]
+        [::core::mem::offset_of!(aclrtTaskUpdateInfo, id) - 0usize];
+    ["Offset of field: aclrtTaskUpdateInfo::val"]
+        [::core::mem::offset_of!(aclrtTaskUpdateInfo, val) - 8usize];
+};
+pub const ACL_RT_DEVICE_STATE_SET_PRE: aclrtDeviceState = 0;
+pub const ACL_RT_DEVICE_STATE_SET_POST: aclrtDeviceState = 1;
+pub const ACL_RT_DEVICE_STATE_RESET_PRE: aclrtDeviceState = 2;
+pub const ACL_RT_DEVICE_STATE_RESET_POST: aclrtDeviceState = 3;
+pub type aclrtDeviceState = ::core::ffi::c_uint;
+pub type aclrtDeviceStateCallback = ::core::option::Option<
+    unsafe extern "C" fn(deviceId: i32, state: aclrtDeviceState, args: *mut ::core::ffi::c_void),
+>;
+pub const ACL_RT_SNAPSHOT_LOCK_PRE: aclrtSnapShotStage = 0;
+pub const ACL_RT_SNAPSHOT_BACKUP_PRE: aclrtSnapShotStage = 1;
+pub const ACL_RT_SNAPSHOT_BACKUP_POST: aclrtSnapShotStage = 2;
+pub const ACL_RT_SNAPSHOT_RESTORE_PRE: aclrtSnapShotStage = 3;
+pub const ACL_RT_SNAPSHOT_RESTORE_POST: aclrtSnapShotStage = 4;
+pub const ACL_RT_SNAPSHOT_UNLOCK_POST: aclrtSnapShotStage = 5;
+pub type aclrtSnapShotStage = ::core::ffi::c_uint;
+pub type aclrtSnapShotCallBack = ::core::option::Option<
+    unsafe extern "C" fn(deviceId: i32, args: *mut ::core::ffi::c_void) -> u32,
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct aclrtSnapShotBackupArgs {
+    pub backupFlags: u32,
+    pub reserved: [::core::ffi::c_char; 60usize],
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of aclrtSnapShotBackupArgs"]
+        [::core::mem::size_of::<aclrtSnapShotBackupArgs>() - 64usize];
+    ["Alignment of aclrtSnapShotBackupArgs"]
+        [::core::mem::align_of::<aclrtSnapShotBackupArgs>() - 4usize];
+    ["Offset of field: aclrtSnapShotBackupArgs::backupFlags"]
+        [::core::mem::offset_of!(aclrtSnapShotBackupArgs, backupFlags) - 0usize];
+    ["Offset of field: aclrtSnapShotBackupArgs::reserved"]
+        [::core::mem::offset_of!(aclrtSnapShotBackupArgs, reserved) - 4usize];
+};
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct aclrtSnapShotRestoreArgs {
+    pub restoreFlags: u32,
+    pub reserved: [::core::ffi::c_char; 60usize],
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of aclrtSnapShotRestoreArgs"]
+        [::core::mem::size_of::<aclrtSnapShotRestoreArgs>() - 64usize];
+    ["Alignment of aclrtSnapShotRestoreArgs"]
+        [::core::mem::align_of::<aclrtSnapShotRestoreArgs>() - 4usize];
+    ["Offset of field: aclrtSnapShotRestoreArgs::restoreFlags"]
+        [::core::mem::offset_of!(aclrtSnapShotRestoreArgs, restoreFlags) - 0usize];
+    ["Offset of field: aclrtSnapShotRestoreArgs::reserved"]
+        [::core::mem::offset_of!(aclrtSnapShotRestoreArgs, reserved) - 4usize];
+};
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct aclrtUuid {
+    pub bytes: [::core::ffi::c_char; 16usize],
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of aclrtUuid"][::core::mem::size_of::<aclrtUuid>() - 16usize];
+    ["Alignment of aclrtUuid"][::core::mem::align_of::<aclrtUuid>() - 1usize];
+    ["Offset of field: aclrtUuid::bytes"][::core::mem::offset_of!(aclrtUuid, bytes) - 0usize];
+};
+pub const ACL_RT_STREAM_STATE_CREATE_POST: aclrtStreamState = 1;
+pub const ACL_RT_STREAM_STATE_DESTROY_PRE: aclrtStreamState = 2;
+pub type aclrtStreamState = ::core::ffi::c_uint;
+pub type aclrtStreamStateCallback = ::core::option::Option<
+    unsafe extern "C" fn(stm: aclrtStream, state: aclrtStreamState, args: *mut ::core::ffi::c_void),
+>;
+pub type aclrtDeviceTaskAbortCallback = ::core::option::Option<
+    unsafe extern "C" fn(
+        deviceId: i32,
+        stage: aclrtDeviceTaskAbortStage,
+        timeout: u32,
+        args: *mut ::core::ffi::c_void,
+    ) -> i32,
+>;
+pub const ACL_FUNC_ATTR_KERNEL_TYPE: aclrtFuncAttribute = 1;
+pub const ACL_FUNC_ATTR_KERNEL_RATIO: aclrtFuncAttribute = 2;
+pub const ACL_FUNC_ATTR_KERNEL_SCHED_MODE: aclrtFuncAttribute = 3;
+pub type aclrtFuncAttribute = ::core::ffi::c_uint;
+pub const ACL_KERNEL_TYPE_AICORE: aclrtKernelType = 0;
+pub const ACL_KERNEL_TYPE_CUBE: aclrtKernelType = 1;
+pub const ACL_KERNEL_TYPE_VECTOR: aclrtKernelType = 2;
+pub const ACL_KERNEL_TYPE_MIX: aclrtKernelType = 3;
+pub const ACL_KERNEL_TYPE_AICPU: aclrtKernelType = 100;
+pub type aclrtKernelType = ::core::ffi::c_uint;
+pub const ACL_RT_CNT_NOTIFY_RECORD_SET_VALUE_MODE: aclrtCntNotifyRecordMode = 0;
+pub const ACL_RT_CNT_NOTIFY_RECORD_ADD_MODE: aclrtCntNotifyRecordMode = 1;
+pub const ACL_RT_CNT_NOTIFY_RECORD_BIT_OR_MODE: aclrtCntNotifyRecordMode = 2;
+pub const ACL_RT_CNT_NOTIFY_RECORD_BIT_AND_MODE: aclrtCntNotifyRecordMode = 4;
+pub type aclrtCntNotifyRecordMode = ::core::ffi::c_uint;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct aclrtCntNotifyRecordInfo {
+    pub mode: aclrtCntNotifyRecordMode,
+    pub value: u32,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of aclrtCntNotifyRecordInfo"]
+        [::core::mem::size_of::<aclrtCntNotifyRecordInfo>() - 8usize];
+    ["Alignment of aclrtCntNotifyRecordInfo"]
+        [::core::mem::align_of::<aclrtCntNotifyRecordInfo>() - 4usize];
+    ["Offset of field: aclrtCntNotifyRecordInfo::mode"]
+        [::core::mem::offset_of!(aclrtCntNotifyRecordInfo, mode) - 0usize];
+    ["Offset of field: aclrtCntNotifyRecordInfo::value"]
+        [::core::mem::offset_of!(aclrtCntNotifyRecordInfo, value) - 4usize];
+};
+pub const ACL_RT_CNT_NOTIFY_WAIT_LESS_MODE: aclrtCntNotifyWaitMode = 0;
+pub const ACL_RT_CNT_NOTIFY_WAIT_EQUAL_MODE: aclrtCntNotifyWaitMode = 1;
+pub const ACL_RT_CNT_NOTIFY_WAIT_BIGGER_MODE: aclrtCntNotifyWaitMode = 2;
+pub const ACL_RT_CNT_NOTIFY_WAIT_BIGGER_OR_EQUAL_MODE: aclrtCntNotifyWaitMode = 3;
+pub const ACL_RT_CNT_NOTIFY_WAIT_EQUAL_WITH_BITMASK_MODE: aclrtCntNotifyWaitMode = 4;
+pub type aclrtCntNotifyWaitMode = ::core::ffi::c_uint;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct aclrtCntNotifyWaitInfo {
+    pub mode: aclrtCntNotifyWaitMode,
+    pub value: u32,
+    pub timeout: u32,
+    pub isClear: u8,
+    pub rsv: [u8; 3usize],
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of aclrtCntNotifyWaitInfo"][::core::mem::size_of::<aclrtCntNotifyWaitInfo>() - 16usize];
+    ["Alignment of aclrtCntNotifyWaitInfo"]
+        [::core::mem::align_of::<aclrtCntNotifyWaitInfo>() - 4usize];
+    ["Offset of field: aclrtCntNotifyWaitInfo::mode"]
+        [::core::mem::offset_of!(aclrtCntNotifyWaitInfo, mode) - 0usize];
+    ["Offset of field: aclrtCntNotifyWaitInfo::value"]
+        [::core::mem::offset_of!(aclrtCntNotifyWaitInfo, value) - 4usize];
+    ["Offset of field: aclrtCntNotifyWaitInfo::timeout"]
+        [::core::mem::offset_of!(aclrtCntNotifyWaitInfo, timeout) - 8usize];
+    ["Offset of field: aclrtCntNotifyWaitInfo::isClear"]
+        [::core::mem::offset_of!(aclrtCntNotifyWaitInfo, isClear) - 12usize];
+    ["Offset of field: aclrtCntNotifyWaitInfo::rsv"]
+        [::core::mem::offset_of!(aclrtCntNotifyWaitInfo, rsv) - 13usize];
+};
+pub const ACL_RT_MEM_ACCESS_FLAGS_NONE: aclrtMemAccessFlags = 0;
+pub const ACL_RT_MEM_ACCESS_FLAGS_READ: aclrtMemAccessFlags = 1;
+pub const ACL_RT_MEM_ACCESS_FLAGS_READWRITE: aclrtMemAccessFlags = 3;
+pub type aclrtMemAccessFlags = ::core::ffi::c_uint;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct aclrtMemAccessDesc {
+    pub flags: aclrtMemAccessFlags,
+    pub location: aclrtMemLocation,
+    pub rsv: [u8; 12usize],
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of aclrtMemAccessDesc"][::core::mem::size_of::<aclrtMemAccessDesc>() - 24usize];
+    ["Alignment of aclrtMemAccessDesc"][::core::mem::align_of::<aclrtMemAccessDesc>() - 4usize];
+    ["Offset of field: aclrtMemAccessDesc::flags"]
+        [::core::mem::offset_of!(aclrtMemAccessDesc, flags) - 0usize];
+    ["Offset of field: aclrtMemAccessDesc::location"]
+        [::core::mem::offset_of!(aclrtMemAccessDesc, location) - 4usize];
+    ["Offset of field: aclrtMemAccessDesc::rsv"]
+        [::core::mem::offset_of!(aclrtMemAccessDesc, rsv) - 12usize];
+};
+pub const ACL_PKG_NAME_CANN: aclCANNPackageName = 0;
+pub const ACL_PKG_NAME_RUNTIME: aclCANNPackageName = 1;
+pub const ACL_PKG_NAME_COMPILER: aclCANNPackageName = 2;
+pub const ACL_PKG_NAME_HCCL: aclCANNPackageName = 3;
+pub const ACL_PKG_NAME_TOOLKIT: aclCANNPackageName = 4;
+pub const ACL_PKG_NAME_OPP: aclCANNPackageName = 5;
+pub const ACL_PKG_NAME_OPP_KERNEL: aclCANNPackageName = 6;
+pub const ACL_PKG_NAME_DRIVER: aclCANNPackageName = 7;
+pub type aclCANNPackageName = ::core::ffi::c_uint;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct aclCANNPackageVersion {
+    pub version: [::core::ffi::c_char; 128usize],
+    pub majorVersion: [::core::ffi::c_char; 64usize],
+    pub minorVersion: [::core::ffi::c_char; 64usize],
+    pub releaseVersion: [::core::ffi::c_char; 64usize],
+    pub patchVersion: [::core::ffi::c_char; 64usize],
+    pub reserved: [::core::ffi::c_char; 128usize],
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of aclCANNPackageVersion"][::core::mem::size_of::<aclCANNPackageVersion>() - 512usize];
+    ["Alignment of aclCANNPackageVersion"]
+        [::core::mem::align_of::<aclCANNPackageVersion>() - 1usize];
+    ["Offset of field: aclCANNPackageVersion::version"]
+        [::core::mem::offset_of!(aclCANNPackageVersion, version) - 0usize];
+    ["Offset of field: aclCANNPackageVersion::majorVersion"]
+        [::core::mem::offset_of!(aclCANNPackageVersion, majorVersion) - 128usize];
+    ["Offset of field: aclCANNPackageVersion::minorVersion"]
+        [::core::mem::offset_of!(aclCANNPackageVersion, minorVersion) - 192usize];
+    ["Offset of field: aclCANNPackageVersion::releaseVersion"]
+        [::core::mem::offset_of!(aclCANNPackageVersion, releaseVersion) - 256usize];
+    ["Offset of field: aclCANNPackageVersion::patchVersion"]
+        [::core::mem::offset_of!(aclCANNPackageVersion, patchVersion) - 320usize];
+    ["Offset of field: aclCANNPackageVersion::reserved"]
+        [::core::mem::offset_of!(aclCANNPackageVersion, reserved) - 384usize];
+};
+pub const ACL_RT_HAC_TYPE_STARS: aclrtHacType = 0;
+pub const ACL_RT_HAC_TYPE_AICPU: aclrtHacType = 1;
+pub const ACL_RT_HAC_TYPE_AIC: aclrtHacType = 2;
+pub const ACL_RT_HAC_TYPE_AIV: aclrtHacType = 3;
+pub const ACL_RT_HAC_TYPE_PCIEDMA: aclrtHacType = 4;
+pub const ACL_RT_HAC_TYPE_RDMA: aclrtHacType = 5;
+pub const ACL_RT_HAC_TYPE_SDMA: aclrtHacType = 6;
+pub const ACL_RT_HAC_TYPE_DVPP: aclrtHacType = 7;
+pub const ACL_RT_HAC_TYPE_UDMA: aclrtHacType = 8;
+pub const ACL_RT_HAC_TYPE_CCU: aclrtHacType = 9;
+pub type aclrtHacType = ::core::ffi::c_uint;
+pub const ACL_RT_HOST_MEM_MAP_NOT_SUPPORTED: aclrtHostMemMapCapability = 0;
+pub const ACL_RT_HOST_MEM_MAP_SUPPORTED: aclrtHostMemMapCapability = 1;
+pub type aclrtHostMemMapCapability = ::core::ffi::c_uint;
+pub const ACL_RT_MEM_ACCESS_LINK_SIO: aclrtMemLinkType = 0;
+pub const ACL_RT_MEM_ACCESS_LINK_HCCS: aclrtMemLinkType = 1;
+pub const ACL_RT_MEM_ACCESS_UB_ONE_PORT_PATH: aclrtMemLinkType = 2;
+pub const ACL_RT_MEM_ACCESS_UB_MULTI_PORT_PATH: aclrtMemLinkType = 3;
+pub type aclrtMemLinkType = ::core::ffi::c_uint;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct aclrtIpcEventHandle {
+    pub reserved: [::core::ffi::c_char; 64usize],
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of aclrtIpcEventHandle"][::core::mem::size_of::<aclrtIpcEventHandle>() - 64usize];
+    ["Alignment of aclrtIpcEventHandle"][::core::mem::align_of::<aclrtIpcEventHandle>() - 1usize];
+    ["Offset of field: aclrtIpcEventHandle::reserved"]
+        [::core::mem::offset_of!(aclrtIpcEventHandle, reserved) - 0usize];
+};
+pub const ACL_RT_ATOMIC_CAPABILITY_SIGNED: aclrtAtomicOperationCapability = 1;
+pub const ACL_RT_ATOMIC_CAPABILITY_UNSIGNED: aclrtAtomicOperationCapability = 2;
+pub const ACL_RT_ATOMIC_CAPABILITY_REDUCATION: aclrtAtomicOperationCapability = 4;
+pub const ACL_RT_ATOMIC_CAPABILITY_REDUCTION: aclrtAtomicOperationCapability = 4;
+pub const ACL_RT_ATOMIC_CAPABILITY_SCALAR8: aclrtAtomicOperationCapability = 8;
+pub const ACL_RT_ATOMIC_CAPABILITY_SCALAR16: aclrtAtomicOperationCapability = 16;
+pub const ACL_RT_ATOMIC_CAPABILITY_SCALAR32: aclrtAtomicOperationCapability = 32;
+pub const ACL_RT_ATOMIC_CAPABILITY_SCALAR64: aclrtAtomicOperationCapability = 64;
+pub const ACL_RT_ATOMIC_CAPABILITY_SCALAR128: aclrtAtomicOperationCapability = 128;
+pub const ACL_RT_ATOMIC_CAPABILITY_VECTOR32X4: aclrtAtomicOperationCapability = 256;
+pub type aclrtAtomicOperationCapability = ::core::ffi::c_uint;
+pub const ACL_RT_ATOMIC_OPERATION_INTEGER_ADD: aclrtAtomicOperation = 0;
+pub const ACL_RT_ATOMIC_OPERATION_INTEGER_MIN: aclrtAtomicOperation = 1;
+pub const ACL_RT_ATOMIC_OPERATION_INTEGER_MAX: aclrtAtomicOperation = 2;
+pub const ACL_RT_ATOMIC_OPERATION_INTEGER_INCREMENT: aclrtAtomicOperation = 3;
+pub const ACL_RT_ATOMIC_OPERATION_INTEGER_DECREMENT: aclrtAtomicOperation = 4;
+pub const ACL_RT_ATOMIC_OPERATION_AND: aclrtAtomicOperation = 5;
+pub const ACL_RT_ATOMIC_OPERATION_OR: aclrtAtomicOperation = 6;
+pub const ACL_RT_ATOMIC_OPERATION_XOR: aclrtAtomicOperation = 7;
+pub const ACL_RT_ATOMIC_OPERATION_EXCHANGE: aclrtAtomicOperation = 8;
+pub const ACL_RT_ATOMIC_OPERATION_CAS: aclrtAtomicOperation = 9;
+pub const ACL_RT_ATOMIC_OPERATION_FLOAT_ADD: aclrtAtomicOperation = 10;
+pub const ACL_RT_ATOMIC_OPERATION_FLOAT_MIN: aclrtAtomicOperation = 11;
+pub const ACL_RT_ATOMIC_OPERATION_FLOAT_MAX: aclrtAtomicOperation = 12;
+pub const ACL_RT_ATOMIC_OPERATION_DMA_ADD: aclrtAtomicOperation = 30;
+pub const ACL_RT_ATOMIC_OPERATION_DMA_MIN: aclrtAtomicOperation = 31;
+pub const ACL_RT_ATOMIC_OPERATION_DMA_MAX: aclrtAtomicOperation = 32;
+pub const ACL_RT_ATOMIC_OPERATION_SIMD_SCALAR_ADD: aclrtAtomicOperation = 40;
+pub const ACL_RT_ATOMIC_OPERATION_SIMD_SCALAR_MIN: aclrtAtomicOperation = 41;
+pub const ACL_RT_ATOMIC_OPERATION_SIMD_SCALAR_MAX: aclrtAtomicOperation = 42;
+pub const ACL_RT_ATOMIC_OPERATION_SIMD_SCALAR_CAS: aclrtAtomicOperation = 43;
+pub const ACL_RT_ATOMIC_OPERATION_SIMD_SCALAR_EXCH: aclrtAtomicOperation = 44;
+pub type aclrtAtomicOperation = ::core::ffi::c_uint;
+pub type aclmdlRICondHandle = *mut ::core::ffi::c_void;
+pub const ACL_MODEL_RI_COND_HANDLE_ASSIGN_DEFAULT: aclmdlRICondHandleFlag = 1;
+pub type aclmdlRICondHandleFlag = ::core::ffi::c_uint;
+pub const ACL_MODEL_RI_COND_TYPE_IF: aclmdlRICondTaskType = 0;
+pub const ACL_MODEL_RI_COND_TYPE_WHILE: aclmdlRICondTaskType = 1;
+pub const ACL_MODEL_RI_COND_TYPE_SWITCH: aclmdlRICondTaskType = 2;
+pub type aclmdlRICondTaskType = ::core::ffi::c_uint;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct tagAclmdlRICondTaskParams {
+    pub handle: aclmdlRICondHandle,
+    pub type_: aclmdlRICondTaskType,
+    pub size: u32,
+    pub modelRIArray: *mut aclmdlRI,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of tagAclmdlRICondTaskParams"]
+        [::core::mem::size_of::<tagAclmdlRICondTaskParams>() - 24usize];
+    ["Alignment of tagAclmdlRICondTaskParams"]
+        [::core::mem::align_of::<tagAclmdlRICondTaskParams>() - 8usize];
+    ["Offset of field: tagAclmdlRICondTaskParams::handle"]
+        [::core::mem::offset_of!(tagAclmdlRICondTaskParams, handle) - 0usize];
+    ["Offset of field: tagAclmdlRICondTaskParams::type_"]
+        [::core::mem::offset_of!(tagAclmdlRICondTaskParams, type_) - 8usize];
+    ["Offset of field: tagAclmdlRICondTaskParams::size"]
+        [::core::mem::offset_of!(tagAclmdlRICondTaskParams, size) - 12usize];
+    ["Offset of field: tagAclmdlRICondTaskParams::modelRIArray"]
+        [::core::mem::offset_of!(tagAclmdlRICondTaskParams, modelRIArray) - 16usize];
+};
+pub type aclmdlRICondTaskParams = tagAclmdlRICondTaskParams;
+pub const ACL_RT_DEV_LIMIT_SIMT_STACK_SIZE: aclrtDeviceLimit = 0;
+pub const ACL_RT_DEV_LIMIT_SIMT_DVG_WARP_STACK_SIZE: aclrtDeviceLimit = 1;
+pub const ACL_RT_DEV_LIMIT_SIMD_STACK_SIZE: aclrtDeviceLimit = 2;
+pub const ACL_RT_DEV_LIMIT_SIMD_PRINTF_FIFO_SIZE_PER_CORE: aclrtDeviceLimit = 3;
+pub const ACL_RT_DEV_LIMIT_SIMT_PRINTF_FIFO_SIZE: aclrtDeviceLimit = 4;
+pub type aclrtDeviceLimit = ::core::ffi::c_uint;
+pub const ACL_REG_TYPE_ACL_MODEL: aclRegisterCallbackType = 0;
+pub const ACL_REG_TYPE_ACL_OP_EXECUTOR: aclRegisterCallbackType = 1;
+pub const ACL_REG_TYPE_ACL_OP_CBLAS: aclRegisterCallbackType = 2;
+pub const ACL_REG_TYPE_ACL_OP_COMPILER: aclRegisterCallbackType = 3;
+pub const ACL_REG_TYPE_ACL_TDT_CHANNEL: aclRegisterCallbackType = 4;
+pub const ACL_REG_TYPE_ACL_TDT_QUEUE: aclRegisterCallbackType = 5;
+pub const ACL_REG_TYPE_ACL_DVPP: aclRegisterCallbackType = 6;
+pub const ACL_REG_TYPE_ACL_RETR: aclRegisterCallbackType = 7;
+pub const ACL_REG_TYPE_OTHER: aclRegisterCallbackType = 65535;
+pub type aclRegisterCallbackType = ::core::ffi::c_uint;
+pub type aclInitCallbackFunc = ::core::option::Option<
+    unsafe extern "C" fn(
+        configStr: *const ::core::ffi::c_char,
+        len: usize,
+        userData: *mut ::core::ffi::c_void,
+    ) -> aclError,
+>;
+pub type aclFinalizeCallbackFunc =
+    ::core::option::Option<unsafe extern "C" fn(userData: *mut ::core::ffi::c_void) -> aclError>;
+pub const ACL_RT_PROCESS_STATE_RUNNING: aclrtProcessState = 0;
+pub const ACL_RT_PROCESS_STATE_LOCKED: aclrtProcessState = 1;
+pub type aclrtProcessState = ::core::ffi::c_uint;
 unsafe extern "C" {
     pub fn aclFloat16ToFloat(value: aclFloat16) -> f32;
     pub fn aclFloatToFloat16(value: f32) -> aclFloat16;
@@ -475,32 +1993,191 @@ unsafe extern "C" {
         fmt: *const ::core::ffi::c_char,
         ...
     );
+    pub fn aclCreateDataBuffer(data: *mut ::core::ffi::c_void, size: usize) -> *mut aclDataBuffer;
+    pub fn aclDestroyDataBuffer(dataBuffer: *const aclDataBuffer) -> aclError;
+    pub fn aclUpdateDataBuffer(
+        dataBuffer: *mut aclDataBuffer,
+        data: *mut ::core::ffi::c_void,
+        size: usize,
+    ) -> aclError;
+    pub fn aclGetDataBufferAddr(dataBuffer: *const aclDataBuffer) -> *mut ::core::ffi::c_void;
+    pub fn aclGetDataBufferSize(dataBuffer: *const aclDataBuffer) -> u32;
+    pub fn aclGetDataBufferSizeV2(dataBuffer: *const aclDataBuffer) -> usize;
+    pub fn aclGetCannAttributeList(
+        cannAttrList: *mut *const aclCannAttr,
+        num: *mut usize,
+    ) -> aclError;
+    pub fn aclGetCannAttribute(cannAttr: aclCannAttr, value: *mut i32) -> aclError;
+    pub fn aclGetDeviceCapability(
+        deviceId: u32,
+        deviceInfo: aclDeviceInfo,
+        value: *mut i64,
+    ) -> aclError;
     pub fn aclGetRecentErrMsg() -> *const ::core::ffi::c_char;
     pub fn aclrtGetSocName() -> *const ::core::ffi::c_char;
+    pub fn aclrtAllocatorCreateDesc() -> aclrtAllocatorDesc;
+    pub fn aclrtAllocatorDestroyDesc(allocatorDesc: aclrtAllocatorDesc) -> aclError;
+    pub fn aclrtAllocatorSetObjToDesc(
+        allocatorDesc: aclrtAllocatorDesc,
+        allocator: aclrtAllocator,
+    ) -> aclError;
+    pub fn aclrtAllocatorSetAllocFuncToDesc(
+        allocatorDesc: aclrtAllocatorDesc,
+        func: aclrtAllocatorAllocFunc,
+    ) -> aclError;
+    pub fn aclrtAllocatorSetFreeFuncToDesc(
+        allocatorDesc: aclrtAllocatorDesc,
+        func: aclrtAllocatorFreeFunc,
+    ) -> aclError;
+    pub fn aclrtAllocatorSetAllocAdviseFuncToDesc(
+        allocatorDesc: aclrtAllocatorDesc,
+        func: aclrtAllocatorAllocAdviseFunc,
+    ) -> aclError;
+    pub fn aclrtAllocatorSetGetAddrFromBlockFuncToDesc(
+        allocatorDesc: aclrtAllocatorDesc,
+        func: aclrtAllocatorGetAddrFromBlockFunc,
+    ) -> aclError;
+    pub fn aclrtAllocatorRegister(
+        stream: aclrtStream,
+        allocatorDesc: aclrtAllocatorDesc,
+    ) -> aclError;
+    pub fn aclrtAllocatorGetByStream(
+        stream: aclrtStream,
+        allocatorDesc: *mut aclrtAllocatorDesc,
+        allocator: *mut aclrtAllocator,
+        allocFunc: *mut aclrtAllocatorAllocFunc,
+        freeFunc: *mut aclrtAllocatorFreeFunc,
+        allocAdviseFunc: *mut aclrtAllocatorAllocAdviseFunc,
+        getAddrFromBlockFunc: *mut aclrtAllocatorGetAddrFromBlockFunc,
+    ) -> aclError;
+    pub fn aclrtAllocatorUnregister(stream: aclrtStream) -> aclError;
     pub fn aclInit(configPath: *const ::core::ffi::c_char) -> aclError;
     pub fn aclFinalize() -> aclError;
     pub fn aclFinalizeReference(refCount: *mut u64) -> aclError;
-    pub fn aclrtSetDevice(deviceId: i32) -> aclError;
-    pub fn aclrtResetDevice(deviceId: i32) -> aclError;
-    pub fn aclrtResetDeviceForce(deviceId: i32) -> aclError;
-    pub fn aclrtGetDevice(deviceId: *mut i32) -> aclError;
-    pub fn aclrtGetDeviceCount(count: *mut u32) -> aclError;
-    pub fn aclrtGetRunMode(runMode: *mut aclrtRunMode) -> aclError;
-    pub fn aclrtSynchronizeDevice() -> aclError;
-    pub fn aclrtSynchronizeDeviceWithTimeout(timeout: i32) -> aclError;
-    pub fn aclrtDeviceCanAccessPeer(
-        canAccessPeer: *mut i32,
-        deviceId: i32,
-        peerDeviceId: i32,
+    pub fn aclsysGetCANNVersion(
+        name: aclCANNPackageName,
+        version: *mut aclCANNPackageVersion,
     ) -> aclError;
-    pub fn aclrtDeviceEnablePeerAccess(peerDeviceId: i32, flags: u32) -> aclError;
-    pub fn aclrtDeviceDisablePeerAccess(peerDeviceId: i32) -> aclError;
+    pub fn aclsysGetVersionStr(
+        pkgName: *mut ::core::ffi::c_char,
+        versionStr: *mut ::core::ffi::c_char,
+    ) -> aclError;
+    pub fn aclsysGetVersionNum(pkgName: *mut ::core::ffi::c_char, versionNum: *mut i32)
+    -> aclError;
+    pub fn aclrtGetVersion(
+        majorVersion: *mut i32,
+        minorVersion: *mut i32,
+        patchVersion: *mut i32,
+    ) -> aclError;
+    pub fn aclInitCallbackRegister(
+        type_: aclRegisterCallbackType,
+        cbFunc: aclInitCallbackFunc,
+        userData: *mut ::core::ffi::c_void,
+    ) -> aclError;
+    pub fn aclInitCallbackUnRegister(
+        type_: aclRegisterCallbackType,
+        cbFunc: aclInitCallbackFunc,
+    ) -> aclError;
+    pub fn aclFinalizeCallbackRegister(
+        type_: aclRegisterCallbackType,
+        cbFunc: aclFinalizeCallbackFunc,
+        userData: *mut ::core::ffi::c_void,
+    ) -> aclError;
+    pub fn aclFinalizeCallbackUnRegister(
+        type_: aclRegisterCallbackType,
+        cbFunc: aclFinalizeCallbackFunc,
+    ) -> aclError;
+    pub fn aclrtPeekAtLastError(level: aclrtLastErrLevel) -> aclError;
+    pub fn aclrtGetLastError(level: aclrtLastErrLevel) -> aclError;
+    pub fn aclrtSetExceptionInfoCallback(callback: aclrtExceptionInfoCallback) -> aclError;
+    pub fn aclrtExceptionInfoCallbackRegister(callback: aclrtExceptionInfoCallback) -> aclError;
+    pub fn aclrtExceptionInfoCallbackUnregister(callback: aclrtExceptionInfoCallback) -> aclError;
+    pub fn aclrtGetTaskIdFromExceptionInfo(info: *const aclrtExceptionInfo) -> u32;
+    pub fn aclrtGetStreamIdFromExceptionInfo(info: *const aclrtExceptionInfo) -> u32;
+    pub fn aclrtGetThreadIdFromExceptionInfo(info: *const aclrtExceptionInfo) -> u32;
+    pub fn aclrtGetDeviceIdFromExceptionInfo(info: *const aclrtExceptionInfo) -> u32;
+    pub fn aclrtGetErrorCodeFromExceptionInfo(info: *const aclrtExceptionInfo) -> u32;
+    pub fn aclrtGetArgsFromExceptionInfo(
+        info: *const aclrtExceptionInfo,
+        devArgsPtr: *mut *mut ::core::ffi::c_void,
+        devArgsLen: *mut u32,
+    ) -> aclError;
+    pub fn aclrtGetFuncHandleFromExceptionInfo(
+        info: *const aclrtExceptionInfo,
+        func: *mut aclrtFuncHandle,
+    ) -> aclError;
+    pub fn aclrtBinarySetExceptionCallback(
+        binHandle: aclrtBinHandle,
+        callback: aclrtOpExceptionCallback,
+        userData: *mut ::core::ffi::c_void,
+    ) -> aclError;
+    pub fn aclrtGetThreadLastTaskId(taskId: *mut u32) -> aclError;
+    pub fn aclrtGetMemUceInfo(
+        deviceId: i32,
+        memUceInfoArray: *mut aclrtMemUceInfo,
+        arraySize: usize,
+        retSize: *mut usize,
+    ) -> aclError;
+    pub fn aclrtDeviceTaskAbort(deviceId: i32, timeout: u32) -> aclError;
+    pub fn aclrtMemUceRepair(
+        deviceId: i32,
+        memUceInfoArray: *mut aclrtMemUceInfo,
+        arraySize: usize,
+    ) -> aclError;
+    pub fn aclrtSetDeviceTaskAbortCallback(
+        regName: *const ::core::ffi::c_char,
+        callback: aclrtDeviceTaskAbortCallback,
+        args: *mut ::core::ffi::c_void,
+    ) -> aclError;
+    pub fn aclrtGetErrorVerbose(deviceId: i32, errorInfo: *mut aclrtErrorInfo) -> aclError;
+    pub fn aclrtRepairError(deviceId: i32, errorInfo: *const aclrtErrorInfo) -> aclError;
     pub fn aclrtCreateContext(context: *mut aclrtContext, deviceId: i32) -> aclError;
     pub fn aclrtDestroyContext(context: aclrtContext) -> aclError;
     pub fn aclrtSetCurrentContext(context: aclrtContext) -> aclError;
     pub fn aclrtGetCurrentContext(context: *mut aclrtContext) -> aclError;
+    pub fn aclrtCtxGetSysParamOpt(opt: aclSysParamOpt, value: *mut i64) -> aclError;
+    pub fn aclrtCtxSetSysParamOpt(opt: aclSysParamOpt, value: i64) -> aclError;
+    pub fn aclrtGetSysParamOpt(opt: aclSysParamOpt, value: *mut i64) -> aclError;
+    pub fn aclrtSetSysParamOpt(opt: aclSysParamOpt, value: i64) -> aclError;
     pub fn aclrtCtxGetCurrentDefaultStream(stream: *mut aclrtStream) -> aclError;
+    pub fn aclrtGetPrimaryCtxState(deviceId: i32, flags: *mut u32, active: *mut i32) -> aclError;
+    pub fn aclrtCtxGetFloatOverflowAddr(overflowAddr: *mut *mut ::core::ffi::c_void) -> aclError;
+    pub fn aclrtSetDeviceSatMode(mode: aclrtFloatOverflowMode) -> aclError;
+    pub fn aclrtGetDeviceSatMode(mode: *mut aclrtFloatOverflowMode) -> aclError;
+    pub fn aclrtGetOverflowStatus(
+        outputAddr: *mut ::core::ffi::c_void,
+        outputSize: usize,
+        stream: aclrtStream,
+    ) -> aclError;
+    pub fn aclrtResetOverflowStatus(stream: aclrtStream) -> aclError;
+    pub fn aclrtGetFloatOverflowStatus(
+        outputAddr: *mut ::core::ffi::c_void,
+        outputSize: u64,
+        stream: aclrtStream,
+    ) -> aclError;
+    pub fn aclrtResetFloatOverflowStatus(stream: aclrtStream) -> aclError;
+    pub fn aclrtNpuGetFloatOverFlowStatus(
+        outputAddr: *mut ::core::ffi::c_void,
+        outputSize: u64,
+        checkMode: u32,
+        stream: aclrtStream,
+    ) -> aclError;
+    pub fn aclrtNpuClearFloatOverFlowStatus(checkMode: u32, stream: aclrtStream) -> aclError;
+    pub fn aclrtSetStreamFailureMode(stream: aclrtStream, mode: u64) -> aclError;
+    pub fn aclrtStreamGetId(stream: aclrtStream, streamId: *mut i32) -> aclError;
+    pub fn aclrtCreateStreamConfigHandle() -> *mut aclrtStreamConfigHandle;
+    pub fn aclrtDestroyStreamConfigHandle(handle: *mut aclrtStreamConfigHandle) -> aclError;
+    pub fn aclrtSetStreamConfigOpt(
+        handle: *mut aclrtStreamConfigHandle,
+        attr: aclrtStreamConfigAttr,
+        attrValue: *const ::core::ffi::c_void,
+        valueSize: usize,
+    ) -> aclError;
     pub fn aclrtCreateStream(stream: *mut aclrtStream) -> aclError;
+    pub fn aclrtCreateStreamV2(
+        stream: *mut aclrtStream,
+        handle: *const aclrtStreamConfigHandle,
+    ) -> aclError;
     pub fn aclrtCreateStreamWithConfig(
         stream: *mut aclrtStream,
         priority: u32,
@@ -511,20 +2188,184 @@ unsafe extern "C" {
     pub fn aclrtSynchronizeStream(stream: aclrtStream) -> aclError;
     pub fn aclrtSynchronizeStreamWithTimeout(stream: aclrtStream, timeout: i32) -> aclError;
     pub fn aclrtStreamQuery(stream: aclrtStream, status: *mut aclrtStreamStatus) -> aclError;
-    pub fn aclrtStreamWaitEvent(stream: aclrtStream, event: aclrtEvent) -> aclError;
-    pub fn aclrtGetStreamAvailableNum(streamCount: *mut u32) -> aclError;
-    pub fn aclrtSetStreamFailureMode(stream: aclrtStream, mode: u64) -> aclError;
     pub fn aclrtStreamGetPriority(stream: aclrtStream, priority: *mut u32) -> aclError;
+    pub fn aclrtStreamGetFlags(stream: aclrtStream, flags: *mut u32) -> aclError;
+    pub fn aclrtStreamWaitEvent(stream: aclrtStream, event: aclrtEvent) -> aclError;
+    pub fn aclrtStreamWaitEventWithFlag(
+        stream: aclrtStream,
+        event: aclrtEvent,
+        timeout: u32,
+        flag: u32,
+    ) -> aclError;
+    pub fn aclrtStreamWaitEventWithTimeout(
+        stream: aclrtStream,
+        event: aclrtEvent,
+        timeout: i32,
+    ) -> aclError;
+    pub fn aclrtSetStreamOverflowSwitch(stream: aclrtStream, flag: u32) -> aclError;
+    pub fn aclrtGetStreamOverflowSwitch(stream: aclrtStream, flag: *mut u32) -> aclError;
+    pub fn aclrtStreamAbort(stream: aclrtStream) -> aclError;
+    pub fn aclrtGetStreamAvailableNum(streamCount: *mut u32) -> aclError;
+    pub fn aclrtSetStreamAttribute(
+        stream: aclrtStream,
+        stmAttrType: aclrtStreamAttr,
+        value: *mut aclrtStreamAttrValue,
+    ) -> aclError;
+    pub fn aclrtGetStreamAttribute(
+        stream: aclrtStream,
+        stmAttrType: aclrtStreamAttr,
+        value: *mut aclrtStreamAttrValue,
+    ) -> aclError;
     pub fn aclrtDeviceGetStreamPriorityRange(
         leastPriority: *mut i32,
         greatestPriority: *mut i32,
     ) -> aclError;
-    pub fn aclrtStreamAbort(stream: aclrtStream) -> aclError;
+    pub fn aclrtGetStreamResLimit(
+        stream: aclrtStream,
+        type_: aclrtDevResLimitType,
+        value: *mut u32,
+    ) -> aclError;
+    pub fn aclrtSetStreamResLimit(
+        stream: aclrtStream,
+        type_: aclrtDevResLimitType,
+        value: u32,
+    ) -> aclError;
+    pub fn aclrtResetStreamResLimit(stream: aclrtStream) -> aclError;
+    pub fn aclrtUseStreamResInCurrentThread(stream: aclrtStream) -> aclError;
+    pub fn aclrtUnuseStreamResInCurrentThread(stream: aclrtStream) -> aclError;
+    pub fn aclrtActiveStream(activeStream: aclrtStream, stream: aclrtStream) -> aclError;
+    pub fn aclrtSwitchStream(
+        leftValue: *mut ::core::ffi::c_void,
+        cond: aclrtCondition,
+        rightValue: *mut ::core::ffi::c_void,
+        dataType: aclrtCompareDataType,
+        trueStream: aclrtStream,
+        falseStream: aclrtStream,
+        stream: aclrtStream,
+    ) -> aclError;
+    pub fn aclrtRegStreamStateCallback(
+        regName: *const ::core::ffi::c_char,
+        callback: aclrtStreamStateCallback,
+        args: *mut ::core::ffi::c_void,
+    ) -> aclError;
+    pub fn aclrtStreamStop(stream: aclrtStream) -> aclError;
+    pub fn aclrtPersistentTaskClean(stream: aclrtStream) -> aclError;
+    pub fn aclrtSetDevice(deviceId: i32) -> aclError;
+    pub fn aclrtResetDevice(deviceId: i32) -> aclError;
+    pub fn aclrtResetDeviceForce(deviceId: i32) -> aclError;
+    pub fn aclrtGetDevice(deviceId: *mut i32) -> aclError;
+    pub fn aclrtGetRunMode(runMode: *mut aclrtRunMode) -> aclError;
+    pub fn aclrtSynchronizeDevice() -> aclError;
+    pub fn aclrtSynchronizeDeviceWithTimeout(timeout: i32) -> aclError;
+    pub fn aclrtSetTsDevice(tsId: aclrtTsId) -> aclError;
+    pub fn aclrtGetDeviceUtilizationRate(
+        deviceId: i32,
+        utilizationInfo: *mut aclrtUtilizationInfo,
+    ) -> aclError;
+    pub fn aclrtGetDeviceCount(count: *mut u32) -> aclError;
+    pub fn aclrtHostGetDevicePointer(
+        pHost: *mut ::core::ffi::c_void,
+        pDevice: *mut *mut ::core::ffi::c_void,
+        flag: u32,
+    ) -> aclError;
+    pub fn aclrtHostMemMapCapabilities(
+        deviceId: u32,
+        hacType: aclrtHacType,
+        capabilities: *mut aclrtHostMemMapCapability,
+    ) -> aclError;
+    pub fn aclrtSetGroup(groupId: i32) -> aclError;
+    pub fn aclrtGetGroupCount(count: *mut u32) -> aclError;
+    pub fn aclrtCreateGroupInfo() -> *mut aclrtGroupInfo;
+    pub fn aclrtDestroyGroupInfo(groupInfo: *mut aclrtGroupInfo) -> aclError;
+    pub fn aclrtGetAllGroupInfo(groupInfo: *mut aclrtGroupInfo) -> aclError;
+    pub fn aclrtGetGroupInfoDetail(
+        groupInfo: *const aclrtGroupInfo,
+        groupIndex: i32,
+        attr: aclrtGroupAttr,
+        attrValue: *mut ::core::ffi::c_void,
+        valueLen: usize,
+        paramRetSize: *mut usize,
+    ) -> aclError;
+    pub fn aclrtDeviceCanAccessPeer(
+        canAccessPeer: *mut i32,
+        deviceId: i32,
+        peerDeviceId: i32,
+    ) -> aclError;
+    pub fn aclrtDeviceEnablePeerAccess(peerDeviceId: i32, flags: u32) -> aclError;
+    pub fn aclrtDeviceDisablePeerAccess(peerDeviceId: i32) -> aclError;
+    pub fn aclrtQueryDeviceStatus(deviceId: i32, deviceStatus: *mut aclrtDeviceStatus) -> aclError;
+    pub fn aclrtDeviceGetBareTgid(pid: *mut i32) -> aclError;
+    pub fn aclrtGetDeviceInfo(deviceId: u32, attr: aclrtDevAttr, value: *mut i64) -> aclError;
+    pub fn aclrtGetDeviceCapability(
+        deviceId: i32,
+        devFeatureType: aclrtDevFeatureType,
+        value: *mut i32,
+    ) -> aclError;
+    pub fn aclrtDeviceGetUuid(deviceId: i32, uuid: *mut aclrtUuid) -> aclError;
+    pub fn aclrtDeviceSetLimit(limit: aclrtDeviceLimit, value: usize) -> aclError;
+    pub fn aclrtDeviceGetLimit(limit: aclrtDeviceLimit, value: *mut usize) -> aclError;
+    pub fn aclrtDeviceGetPCIBusId(
+        deviceId: i32,
+        pciBusId: *mut ::core::ffi::c_char,
+        len: i32,
+    ) -> aclError;
+    pub fn aclrtDeviceGetByPCIBusId(
+        pciBusId: *const ::core::ffi::c_char,
+        deviceId: *mut i32,
+    ) -> aclError;
+    pub fn aclrtDeviceGetHostAtomicCapabilities(
+        capabilities: *mut u32,
+        operations: *const aclrtAtomicOperation,
+        count: u32,
+        deviceId: i32,
+    ) -> aclError;
+    pub fn aclrtDeviceGetP2PAtomicCapabilities(
+        capabilities: *mut u32,
+        operations: *const aclrtAtomicOperation,
+        count: u32,
+        srcDeviceId: i32,
+        dstDeviceId: i32,
+    ) -> aclError;
+    pub fn aclrtGetDeviceResLimit(
+        deviceId: i32,
+        type_: aclrtDevResLimitType,
+        value: *mut u32,
+    ) -> aclError;
+    pub fn aclrtSetDeviceResLimit(
+        deviceId: i32,
+        type_: aclrtDevResLimitType,
+        value: u32,
+    ) -> aclError;
+    pub fn aclrtResetDeviceResLimit(deviceId: i32) -> aclError;
+    pub fn aclrtGetResInCurrentThread(type_: aclrtDevResLimitType, value: *mut u32) -> aclError;
+    pub fn aclrtGetDevicesTopo(deviceId: u32, otherDeviceId: u32, value: *mut u64) -> aclError;
+    pub fn aclrtGetLogicDevIdByUserDevId(userDevid: i32, logicDevId: *mut i32) -> aclError;
+    pub fn aclrtGetUserDevIdByLogicDevId(logicDevId: i32, userDevid: *mut i32) -> aclError;
+    pub fn aclrtGetLogicDevIdByPhyDevId(phyDevId: i32, logicDevId: *mut i32) -> aclError;
+    pub fn aclrtGetPhyDevIdByLogicDevId(logicDevId: i32, phyDevId: *mut i32) -> aclError;
+    pub fn aclrtGetUserDevIdByPhyDevId(phyDevId: i32, userDevId: *mut i32) -> aclError;
+    pub fn aclrtGetPhyDevIdByUserDevId(userDevId: i32, phyDevId: *mut i32) -> aclError;
+    pub fn aclrtRegDeviceStateCallback(
+        regName: *const ::core::ffi::c_char,
+        callback: aclrtDeviceStateCallback,
+        args: *mut ::core::ffi::c_void,
+    ) -> aclError;
+    pub fn aclrtDevicePeerAccessStatus(
+        deviceId: i32,
+        peerDeviceId: i32,
+        status: *mut i32,
+    ) -> aclError;
+    pub fn aclrtCheckArchCompatibility(
+        socVersion: *const ::core::ffi::c_char,
+        canCompatible: *mut i32,
+    ) -> aclError;
+    pub fn aclrtDeviceL2CacheFlush(rsv: *mut ::core::ffi::c_void) -> aclError;
     pub fn aclrtCreateEvent(event: *mut aclrtEvent) -> aclError;
     pub fn aclrtCreateEventWithFlag(event: *mut aclrtEvent, flag: u32) -> aclError;
     pub fn aclrtCreateEventExWithFlag(event: *mut aclrtEvent, flag: u32) -> aclError;
     pub fn aclrtDestroyEvent(event: aclrtEvent) -> aclError;
     pub fn aclrtRecordEvent(event: aclrtEvent, stream: aclrtStream) -> aclError;
+    pub fn aclrtRecordEventWithFlag(event: aclrtEvent, stream: aclrtStream, flag: u32) -> aclError;
     pub fn aclrtResetEvent(event: aclrtEvent, stream: aclrtStream) -> aclError;
     pub fn aclrtQueryEvent(event: aclrtEvent, status: *mut aclrtEventStatus) -> aclError;
     pub fn aclrtQueryEventStatus(
@@ -542,40 +2383,208 @@ unsafe extern "C" {
         startEvent: aclrtEvent,
         endEvent: aclrtEvent,
     ) -> aclError;
-    pub fn aclrtGetEventAvailNum(eventCount: *mut u32) -> aclError;
     pub fn aclrtEventGetTimestamp(event: aclrtEvent, timestamp: *mut u64) -> aclError;
-    pub fn aclrtMalloc(
-        devPtr: *mut *mut ::core::ffi::c_void,
-        size: usize,
-        policy: aclrtMemMallocPolicy,
-    ) -> aclError;
-    pub fn aclrtMallocAlign32(
-        devPtr: *mut *mut ::core::ffi::c_void,
-        size: usize,
-        policy: aclrtMemMallocPolicy,
-    ) -> aclError;
-    pub fn aclrtMallocCached(
-        devPtr: *mut *mut ::core::ffi::c_void,
-        size: usize,
-        policy: aclrtMemMallocPolicy,
-    ) -> aclError;
-    pub fn aclrtFree(devPtr: *mut ::core::ffi::c_void) -> aclError;
-    pub fn aclrtFreeWithDevSync(devPtr: *mut ::core::ffi::c_void) -> aclError;
-    pub fn aclrtMallocHost(hostPtr: *mut *mut ::core::ffi::c_void, size: usize) -> aclError;
-    pub fn aclrtFreeHost(hostPtr: *mut ::core::ffi::c_void) -> aclError;
-    pub fn aclrtFreeHostWithDevSync(hostPtr: *mut ::core::ffi::c_void) -> aclError;
-    pub fn aclrtMemset(
-        devPtr: *mut ::core::ffi::c_void,
-        maxCount: usize,
-        value: i32,
-        count: usize,
-    ) -> aclError;
-    pub fn aclrtMemsetAsync(
-        devPtr: *mut ::core::ffi::c_void,
-        maxCount: usize,
-        value: i32,
-        count: usize,
+    pub fn aclrtGetEventId(event: aclrtEvent, eventId: *mut u32) -> aclError;
+    pub fn aclrtGetEventAvailNum(eventCount: *mut u32) -> aclError;
+    pub fn aclrtIpcGetEventHandle(event: aclrtEvent, handle: *mut aclrtIpcEventHandle) -> aclError;
+    pub fn aclrtIpcOpenEventHandle(handle: aclrtIpcEventHandle, event: *mut aclrtEvent)
+    -> aclError;
+    pub fn aclrtCreateNotify(notify: *mut aclrtNotify, flag: u64) -> aclError;
+    pub fn aclrtDestroyNotify(notify: aclrtNotify) -> aclError;
+    pub fn aclrtCntNotifyCreate(cntNotify: *mut aclrtCntNotify, flag: u64) -> aclError;
+    pub fn aclrtCntNotifyDestroy(cntNotify: aclrtCntNotify) -> aclError;
+    pub fn aclrtRecordNotify(notify: aclrtNotify, stream: aclrtStream) -> aclError;
+    pub fn aclrtWaitAndResetNotify(
+        notify: aclrtNotify,
         stream: aclrtStream,
+        timeout: u32,
+    ) -> aclError;
+    pub fn aclrtGetNotifyId(notify: aclrtNotify, notifyId: *mut u32) -> aclError;
+    pub fn aclrtNotifyBatchReset(notifies: *mut aclrtNotify, num: usize) -> aclError;
+    pub fn aclrtNotifyGetExportKey(
+        notify: aclrtNotify,
+        key: *mut ::core::ffi::c_char,
+        len: usize,
+        flags: u64,
+    ) -> aclError;
+    pub fn aclrtNotifyImportByKey(
+        notify: *mut aclrtNotify,
+        key: *const ::core::ffi::c_char,
+        flags: u64,
+    ) -> aclError;
+    pub fn aclrtNotifySetImportPid(notify: aclrtNotify, pid: *mut i32, num: usize) -> aclError;
+    pub fn aclrtNotifySetImportPidInterServer(
+        notify: aclrtNotify,
+        serverPids: *mut aclrtServerPid,
+        num: usize,
+    ) -> aclError;
+    pub fn aclrtCntNotifyRecord(
+        cntNotify: aclrtCntNotify,
+        stream: aclrtStream,
+        info: *mut aclrtCntNotifyRecordInfo,
+    ) -> aclError;
+    pub fn aclrtCntNotifyWaitWithTimeout(
+        cntNotify: aclrtCntNotify,
+        stream: aclrtStream,
+        info: *mut aclrtCntNotifyWaitInfo,
+    ) -> aclError;
+    pub fn aclrtCntNotifyReset(cntNotify: aclrtCntNotify, stream: aclrtStream) -> aclError;
+    pub fn aclrtCntNotifyGetId(cntNotify: aclrtCntNotify, notifyId: *mut u32) -> aclError;
+    pub fn aclrtCreateLabel(label: *mut aclrtLabel) -> aclError;
+    pub fn aclrtSetLabel(label: aclrtLabel, stream: aclrtStream) -> aclError;
+    pub fn aclrtDestroyLabel(label: aclrtLabel) -> aclError;
+    pub fn aclrtCreateLabelList(
+        labels: *mut aclrtLabel,
+        num: usize,
+        labelList: *mut aclrtLabelList,
+    ) -> aclError;
+    pub fn aclrtDestroyLabelList(labelList: aclrtLabelList) -> aclError;
+    pub fn aclrtSwitchLabelByIndex(
+        ptr: *mut ::core::ffi::c_void,
+        maxValue: u32,
+        labelList: aclrtLabelList,
+        stream: aclrtStream,
+    ) -> aclError;
+    pub fn aclrtReserveMemAddress(
+        virPtr: *mut *mut ::core::ffi::c_void,
+        size: usize,
+        alignment: usize,
+        expectPtr: *mut ::core::ffi::c_void,
+        flags: u64,
+    ) -> aclError;
+    pub fn aclrtReleaseMemAddress(virPtr: *mut ::core::ffi::c_void) -> aclError;
+    pub fn aclrtMallocPhysical(
+        handle: *mut aclrtDrvMemHandle,
+        size: usize,
+        prop: *const aclrtPhysicalMemProp,
+        flags: u64,
+    ) -> aclError;
+    pub fn aclrtFreePhysical(handle: aclrtDrvMemHandle) -> aclError;
+    pub fn aclrtMapMem(
+        virPtr: *mut ::core::ffi::c_void,
+        size: usize,
+        offset: usize,
+        handle: aclrtDrvMemHandle,
+        flags: u64,
+    ) -> aclError;
+    pub fn aclrtUnmapMem(virPtr: *mut ::core::ffi::c_void) -> aclError;
+    pub fn aclrtMemMapNoAccess(
+        virPtr: *mut ::core::ffi::c_void,
+        size: usize,
+        offset: usize,
+        handle: aclrtDrvMemHandle,
+        flags: u64,
+    ) -> aclError;
+    pub fn aclrtMemExportToShareableHandle(
+        handle: aclrtDrvMemHandle,
+        handleType: aclrtMemHandleType,
+        flags: u64,
+        shareableHandle: *mut u64,
+    ) -> aclError;
+    pub fn aclrtMemExportToShareableHandleV2(
+        handle: aclrtDrvMemHandle,
+        flags: u64,
+        shareType: aclrtMemSharedHandleType,
+        shareableHandle: *mut ::core::ffi::c_void,
+    ) -> aclError;
+    pub fn aclrtMemImportFromShareableHandle(
+        shareableHandle: u64,
+        deviceId: i32,
+        handle: *mut aclrtDrvMemHandle,
+    ) -> aclError;
+    pub fn aclrtMemImportFromShareableHandleV2(
+        shareableHandle: *mut ::core::ffi::c_void,
+        shareType: aclrtMemSharedHandleType,
+        flags: u64,
+        handle: *mut aclrtDrvMemHandle,
+    ) -> aclError;
+    pub fn aclrtMemSetPidToShareableHandle(
+        shareableHandle: u64,
+        pid: *mut i32,
+        pidNum: usize,
+    ) -> aclError;
+    pub fn aclrtMemSetPidToShareableHandleV2(
+        shareableHandle: *mut ::core::ffi::c_void,
+        shareType: aclrtMemSharedHandleType,
+        pid: *mut i32,
+        pidNum: usize,
+    ) -> aclError;
+    pub fn aclrtMemGetAllocationGranularity(
+        prop: *mut aclrtPhysicalMemProp,
+        option: aclrtMemGranularityOptions,
+        granularity: *mut usize,
+    ) -> aclError;
+    pub fn aclrtMemSetAccess(
+        virPtr: *mut ::core::ffi::c_void,
+        size: usize,
+        desc: *mut aclrtMemAccessDesc,
+        count: usize,
+    ) -> aclError;
+    pub fn aclrtMemGetAccess(
+        virPtr: *mut ::core::ffi::c_void,
+        location: *mut aclrtMemLocation,
+        flag: *mut u64,
+    ) -> aclError;
+    pub fn aclrtMemRetainAllocationHandle(
+        virPtr: *mut ::core::ffi::c_void,
+        handle: *mut aclrtDrvMemHandle,
+    ) -> aclError;
+    pub fn aclrtMemGetAllocationPropertiesFromHandle(
+        handle: aclrtDrvMemHandle,
+        prop: *mut aclrtPhysicalMemProp,
+    ) -> aclError;
+    pub fn aclrtReserveMemAddressNoUCMemory(
+        virPtr: *mut *mut ::core::ffi::c_void,
+        size: usize,
+        alignment: usize,
+        expectPtr: *mut ::core::ffi::c_void,
+        flags: u64,
+    ) -> aclError;
+    pub fn aclrtMemGetAddressRange(
+        ptr: *mut ::core::ffi::c_void,
+        pbase: *mut *mut ::core::ffi::c_void,
+        psize: *mut usize,
+    ) -> aclError;
+    pub fn aclrtMemP2PMap(
+        devPtr: *mut ::core::ffi::c_void,
+        size: usize,
+        dstDevId: i32,
+        flags: u64,
+    ) -> aclError;
+    pub fn aclrtMemMapSelectedLink(
+        virPtrDst: *mut ::core::ffi::c_void,
+        size: usize,
+        virPtrSrc: *mut ::core::ffi::c_void,
+        linkIdx: u32,
+    ) -> aclError;
+    pub fn aclrtMemMapSetLink(handle: aclrtDrvMemHandle, adviceLink: aclrtMemLinkType) -> aclError;
+    pub fn aclrtIpcMemGetExportKey(
+        devPtr: *mut ::core::ffi::c_void,
+        size: usize,
+        key: *mut ::core::ffi::c_char,
+        len: usize,
+        flags: u64,
+    ) -> aclError;
+    pub fn aclrtIpcMemClose(key: *const ::core::ffi::c_char) -> aclError;
+    pub fn aclrtIpcMemImportByKey(
+        devPtr: *mut *mut ::core::ffi::c_void,
+        key: *const ::core::ffi::c_char,
+        flags: u64,
+    ) -> aclError;
+    pub fn aclrtIpcMemSetImportPid(
+        key: *const ::core::ffi::c_char,
+        pid: *mut i32,
+        num: usize,
+    ) -> aclError;
+    pub fn aclrtIpcMemSetAttr(
+        key: *const ::core::ffi::c_char,
+        type_: aclrtIpcMemAttrType,
+        attr: u64,
+    ) -> aclError;
+    pub fn aclrtIpcMemImportPidInterServer(
+        key: *const ::core::ffi::c_char,
+        serverPids: *mut aclrtServerPid,
+        num: usize,
     ) -> aclError;
     pub fn aclrtMemcpy(
         dst: *mut ::core::ffi::c_void,
@@ -584,7 +2593,34 @@ unsafe extern "C" {
         count: usize,
         kind: aclrtMemcpyKind,
     ) -> aclError;
+    pub fn aclrtMemset(
+        devPtr: *mut ::core::ffi::c_void,
+        maxCount: usize,
+        value: i32,
+        count: usize,
+    ) -> aclError;
     pub fn aclrtMemcpyAsync(
+        dst: *mut ::core::ffi::c_void,
+        destMax: usize,
+        src: *const ::core::ffi::c_void,
+        count: usize,
+        kind: aclrtMemcpyKind,
+        stream: aclrtStream,
+    ) -> aclError;
+    pub fn aclrtMemsetD32(
+        ptr: *mut ::core::ffi::c_void,
+        memSize: usize,
+        value: u32,
+        N: usize,
+    ) -> aclError;
+    pub fn aclrtMemsetD32Async(
+        ptr: *mut ::core::ffi::c_void,
+        memSize: usize,
+        value: u32,
+        N: usize,
+        stream: aclrtStream,
+    ) -> aclError;
+    pub fn aclrtMemcpyAsyncWithCondition(
         dst: *mut ::core::ffi::c_void,
         destMax: usize,
         src: *const ::core::ffi::c_void,
@@ -611,7 +2647,215 @@ unsafe extern "C" {
         kind: aclrtMemcpyKind,
         stream: aclrtStream,
     ) -> aclError;
-    pub fn aclrtGetMemInfo(attr: aclrtMemAttr, free: *mut usize, total: *mut usize) -> aclError;
+    pub fn aclrtMemcpyFromSymbol(
+        dst: *mut ::core::ffi::c_void,
+        dstMax: usize,
+        symbol: *const ::core::ffi::c_void,
+        count: usize,
+        offset: usize,
+        kind: aclrtMemcpyKind,
+    ) -> aclError;
+    pub fn aclrtMemcpyFromSymbolAsync(
+        dst: *mut ::core::ffi::c_void,
+        dstMax: usize,
+        symbol: *const ::core::ffi::c_void,
+        count: usize,
+        offset: usize,
+        kind: aclrtMemcpyKind,
+        stream: aclrtStream,
+    ) -> aclError;
+    pub fn aclrtMemcpyToSymbol(
+        symbol: *const ::core::ffi::c_void,
+        src: *const ::core::ffi::c_void,
+        count: usize,
+        offset: usize,
+        kind: aclrtMemcpyKind,
+    ) -> aclError;
+    pub fn aclrtMemcpyToSymbolAsync(
+        symbol: *const ::core::ffi::c_void,
+        src: *const ::core::ffi::c_void,
+        count: usize,
+        offset: usize,
+        kind: aclrtMemcpyKind,
+        stream: aclrtStream,
+    ) -> aclError;
+    pub fn aclrtMemsetAsync(
+        devPtr: *mut ::core::ffi::c_void,
+        maxCount: usize,
+        value: i32,
+        count: usize,
+        stream: aclrtStream,
+    ) -> aclError;
+    pub fn aclrtCmoAsync(
+        src: *mut ::core::ffi::c_void,
+        size: usize,
+        cmoType: aclrtCmoType,
+        stream: aclrtStream,
+    ) -> aclError;
+    pub fn aclrtGetMemcpyDescSize(kind: aclrtMemcpyKind, descSize: *mut usize) -> aclError;
+    pub fn aclrtSetMemcpyDesc(
+        desc: *mut ::core::ffi::c_void,
+        kind: aclrtMemcpyKind,
+        srcAddr: *mut ::core::ffi::c_void,
+        dstAddr: *mut ::core::ffi::c_void,
+        count: usize,
+        config: *mut ::core::ffi::c_void,
+    ) -> aclError;
+    pub fn aclrtMemcpyAsyncWithOffset(
+        dst: *mut *mut ::core::ffi::c_void,
+        destMax: usize,
+        dstDataOffset: usize,
+        src: *mut *const ::core::ffi::c_void,
+        count: usize,
+        srcDataOffset: usize,
+        kind: aclrtMemcpyKind,
+        stream: aclrtStream,
+    ) -> aclError;
+    pub fn aclrtMemcpyAsyncWithDesc(
+        desc: *mut ::core::ffi::c_void,
+        kind: aclrtMemcpyKind,
+        stream: aclrtStream,
+    ) -> aclError;
+    pub fn aclrtValueWrite(
+        devAddr: *mut ::core::ffi::c_void,
+        value: u64,
+        flag: u32,
+        stream: aclrtStream,
+    ) -> aclError;
+    pub fn aclrtValueWait(
+        devAddr: *mut ::core::ffi::c_void,
+        value: u64,
+        flag: u32,
+        stream: aclrtStream,
+    ) -> aclError;
+    pub fn aclrtReduceAsync(
+        dst: *mut ::core::ffi::c_void,
+        src: *const ::core::ffi::c_void,
+        count: u64,
+        kind: aclrtReduceKind,
+        type_: aclDataType,
+        stream: aclrtStream,
+        reserve: *mut ::core::ffi::c_void,
+    ) -> aclError;
+    pub fn aclrtCmoAsyncWithBarrier(
+        src: *mut ::core::ffi::c_void,
+        size: usize,
+        cmoType: aclrtCmoType,
+        barrierId: u32,
+        stream: aclrtStream,
+    ) -> aclError;
+    pub fn aclrtCmoWaitBarrier(
+        taskInfo: *mut aclrtBarrierTaskInfo,
+        stream: aclrtStream,
+        flag: u32,
+    ) -> aclError;
+    pub fn aclrtMemcpyBatch(
+        dsts: *mut *mut ::core::ffi::c_void,
+        destMaxs: *mut usize,
+        srcs: *mut *mut ::core::ffi::c_void,
+        sizes: *mut usize,
+        numBatches: usize,
+        attrs: *mut aclrtMemcpyBatchAttr,
+        attrsIndexes: *mut usize,
+        numAttrs: usize,
+        failIndex: *mut usize,
+    ) -> aclError;
+    pub fn aclrtMemcpyBatchV2(
+        dsts: *mut *mut ::core::ffi::c_void,
+        destMaxs: *mut usize,
+        srcs: *mut *mut ::core::ffi::c_void,
+        sizes: *mut usize,
+        numBatches: usize,
+        attrs: *mut aclrtMemcpyBatchAttr,
+        attrsIndexes: *mut usize,
+        numAttrs: usize,
+    ) -> aclError;
+    pub fn aclrtMemcpyBatchAsync(
+        dsts: *mut *mut ::core::ffi::c_void,
+        destMaxs: *mut usize,
+        srcs: *mut *mut ::core::ffi::c_void,
+        sizes: *mut usize,
+        numBatches: usize,
+        attrs: *mut aclrtMemcpyBatchAttr,
+        attrsIndexes: *mut usize,
+        numAttrs: usize,
+        failIndex: *mut usize,
+        stream: aclrtStream,
+    ) -> aclError;
+    pub fn aclrtMemcpyBatchAsyncV2(
+        dsts: *mut *mut ::core::ffi::c_void,
+        destMaxs: *mut usize,
+        srcs: *mut *mut ::core::ffi::c_void,
+        sizes: *mut usize,
+        numBatches: usize,
+        attrs: *mut aclrtMemcpyBatchAttr,
+        attrsIndexes: *mut usize,
+        numAttrs: usize,
+        stream: aclrtStream,
+    ) -> aclError;
+    pub fn aclrtCmoGetDescSize(size: *mut usize) -> aclError;
+    pub fn aclrtCmoSetDesc(
+        cmoDesc: *mut ::core::ffi::c_void,
+        src: *mut ::core::ffi::c_void,
+        size: usize,
+    ) -> aclError;
+    pub fn aclrtCmoAsyncWithDesc(
+        cmoDesc: *mut ::core::ffi::c_void,
+        cmoType: aclrtCmoType,
+        stream: aclrtStream,
+        reserve: *const ::core::ffi::c_void,
+    ) -> aclError;
+    pub fn aclrtMalloc(
+        devPtr: *mut *mut ::core::ffi::c_void,
+        size: usize,
+        policy: aclrtMemMallocPolicy,
+    ) -> aclError;
+    pub fn aclrtMallocAlign32(
+        devPtr: *mut *mut ::core::ffi::c_void,
+        size: usize,
+        policy: aclrtMemMallocPolicy,
+    ) -> aclError;
+    pub fn aclrtMallocCached(
+        devPtr: *mut *mut ::core::ffi::c_void,
+        size: usize,
+        policy: aclrtMemMallocPolicy,
+    ) -> aclError;
+    pub fn aclrtMallocWithCfg(
+        devPtr: *mut *mut ::core::ffi::c_void,
+        size: usize,
+        policy: aclrtMemMallocPolicy,
+        cfg: *mut aclrtMallocConfig,
+    ) -> aclError;
+    pub fn aclrtMallocForTaskScheduler(
+        devPtr: *mut *mut ::core::ffi::c_void,
+        size: usize,
+        policy: aclrtMemMallocPolicy,
+        cfg: *mut aclrtMallocConfig,
+    ) -> aclError;
+    pub fn aclrtMallocHostWithCfg(
+        ptr: *mut *mut ::core::ffi::c_void,
+        size: u64,
+        cfg: *mut aclrtMallocConfig,
+    ) -> aclError;
+    pub fn aclrtPointerGetAttributes(
+        ptr: *const ::core::ffi::c_void,
+        attributes: *mut aclrtPtrAttributes,
+    ) -> aclError;
+    pub fn aclrtMemManagedGetAttr(
+        attribute: aclrtMemManagedRangeAttribute,
+        ptr: *const ::core::ffi::c_void,
+        size: usize,
+        data: *mut ::core::ffi::c_void,
+        dataSize: usize,
+    ) -> aclError;
+    pub fn aclrtMemManagedGetAttrs(
+        attributes: *mut aclrtMemManagedRangeAttribute,
+        numAttributes: usize,
+        ptr: *const ::core::ffi::c_void,
+        size: usize,
+        data: *mut *mut ::core::ffi::c_void,
+        dataSizes: *mut usize,
+    ) -> aclError;
     pub fn aclrtHostRegister(
         ptr: *mut ::core::ffi::c_void,
         size: u64,
@@ -619,44 +2863,92 @@ unsafe extern "C" {
         devPtr: *mut *mut ::core::ffi::c_void,
     ) -> aclError;
     pub fn aclrtHostRegisterV2(ptr: *mut ::core::ffi::c_void, size: u64, flag: u32) -> aclError;
-    pub fn aclrtHostGetDevicePointer(
-        pHost: *mut ::core::ffi::c_void,
-        pDevice: *mut *mut ::core::ffi::c_void,
-        flag: u32,
-    ) -> aclError;
     pub fn aclrtHostUnregister(ptr: *mut ::core::ffi::c_void) -> aclError;
+    pub fn aclrtMemFlush(devPtr: *mut ::core::ffi::c_void, size: usize) -> aclError;
+    pub fn aclrtMemInvalidate(devPtr: *mut ::core::ffi::c_void, size: usize) -> aclError;
+    pub fn aclrtFree(devPtr: *mut ::core::ffi::c_void) -> aclError;
+    pub fn aclrtMallocHost(hostPtr: *mut *mut ::core::ffi::c_void, size: usize) -> aclError;
     pub fn aclrtMemAllocManaged(
         ptr: *mut *mut ::core::ffi::c_void,
         size: u64,
         flag: u32,
     ) -> aclError;
+    pub fn aclrtFreeHost(hostPtr: *mut ::core::ffi::c_void) -> aclError;
+    pub fn aclrtFreeWithDevSync(devPtr: *mut ::core::ffi::c_void) -> aclError;
+    pub fn aclrtFreeHostWithDevSync(hostPtr: *mut ::core::ffi::c_void) -> aclError;
+    pub fn aclrtGetSymbolAddress(
+        symbol: *const ::core::ffi::c_void,
+        devPtr: *mut *mut ::core::ffi::c_void,
+    ) -> aclError;
+    pub fn aclrtGetSymbolSize(symbol: *const ::core::ffi::c_void, size: *mut usize) -> aclError;
+    pub fn aclrtMemManagedAdvise(
+        ptr: *const ::core::ffi::c_void,
+        size: u64,
+        advise: aclrtMemManagedAdviseType,
+        location: aclrtMemManagedLocation,
+    ) -> aclError;
+    pub fn aclrtGetMemInfo(attr: aclrtMemAttr, free: *mut usize, total: *mut usize) -> aclError;
+    pub fn aclrtGetMemUsageInfo(
+        deviceId: i32,
+        memUsageInfo: *mut aclrtMemUsageInfo,
+        inputNum: usize,
+        outputNum: *mut usize,
+    ) -> aclError;
+    pub fn aclrtGetFuncBySymbol(
+        symbol: *const ::core::ffi::c_void,
+        funcHandle: *mut aclrtFuncHandle,
+    ) -> aclError;
+    pub fn aclrtFreeBuf(buf: aclrtMbuf) -> aclError;
+    pub fn aclrtCheckMemType(
+        addrList: *mut *mut ::core::ffi::c_void,
+        size: u32,
+        memType: u32,
+        checkResult: *mut u32,
+        reserve: u32,
+    ) -> aclError;
+    pub fn aclrtMemManagedPrefetchAsync(
+        ptr: *const ::core::ffi::c_void,
+        size: usize,
+        location: aclrtMemManagedLocation,
+        flags: u32,
+        stream: aclrtStream,
+    ) -> aclError;
+    pub fn aclrtMemManagedPrefetchBatchAsync(
+        ptrs: *mut *const ::core::ffi::c_void,
+        sizes: *mut usize,
+        count: usize,
+        prefetchLocs: *mut aclrtMemManagedLocation,
+        prefetchLocIdxs: *mut usize,
+        numPrefetchLocs: usize,
+        flags: u64,
+        stream: aclrtStream,
+    ) -> aclError;
+    pub fn aclrtSubscribeReport(threadId: u64, stream: aclrtStream) -> aclError;
     pub fn aclrtLaunchCallback(
         fn_: aclrtCallback,
         userData: *mut ::core::ffi::c_void,
         blockType: aclrtCallbackBlockType,
         stream: aclrtStream,
     ) -> aclError;
-    pub fn aclrtSubscribeReport(threadId: u64, stream: aclrtStream) -> aclError;
     pub fn aclrtProcessReport(timeout: i32) -> aclError;
     pub fn aclrtUnSubscribeReport(threadId: u64, stream: aclrtStream) -> aclError;
+    pub fn aclrtSetOpWaitTimeout(timeout: u32) -> aclError;
+    pub fn aclrtSetOpExecuteTimeOut(timeout: u32) -> aclError;
+    pub fn aclrtSetOpExecuteTimeOutWithMs(timeout: u32) -> aclError;
+    pub fn aclrtSetOpExecuteTimeOutV2(timeout: u64, actualTimeout: *mut u64) -> aclError;
+    pub fn aclrtGetOpTimeOutInterval(interval: *mut u64) -> aclError;
+    pub fn aclrtSubscribeHostFunc(hostFuncThreadId: u64, exeStream: aclrtStream) -> aclError;
+    pub fn aclrtProcessHostFunc(timeout: i32) -> aclError;
+    pub fn aclrtUnSubscribeHostFunc(hostFuncThreadId: u64, exeStream: aclrtStream) -> aclError;
     pub fn aclrtLaunchHostFunc(
         stream: aclrtStream,
         fn_: aclrtHostFunc,
         args: *mut ::core::ffi::c_void,
     ) -> aclError;
-    pub fn aclrtSetOpWaitTimeout(timeout: u32) -> aclError;
-    pub fn aclrtSetOpExecuteTimeOut(timeout: u32) -> aclError;
-    pub fn aclrtBinaryLoadFromFile(
-        binPath: *const ::core::ffi::c_char,
-        options: *mut aclrtBinaryLoadOptions,
-        binHandle: *mut aclrtBinHandle,
-    ) -> aclError;
-    pub fn aclrtBinaryLoadFromData(
-        data: *const ::core::ffi::c_void,
-        length: usize,
-        options: *const aclrtBinaryLoadOptions,
-        binHandle: *mut aclrtBinHandle,
-    ) -> aclError;
+    pub fn aclrtGetOpExecuteTimeout(timeoutMs: *mut u32) -> aclError;
+    pub fn aclrtCreateBinary(data: *const ::core::ffi::c_void, dataLen: usize) -> aclrtBinary;
+    pub fn aclrtDestroyBinary(binary: aclrtBinary) -> aclError;
+    pub fn aclrtBinaryLoad(binary: aclrtBinary, binHandle: *mut aclrtBinHandle) -> aclError;
     pub fn aclrtBinaryUnLoad(binHandle: aclrtBinHandle) -> aclError;
     pub fn aclrtBinaryGetFunction(
         binHandle: aclrtBinHandle,
@@ -670,17 +2962,55 @@ unsafe extern "C" {
         argsSize: usize,
         stream: aclrtStream,
     ) -> aclError;
-    pub fn aclrtLaunchKernelWithConfig(
+    pub fn aclrtBinaryLoadFromFile(
+        binPath: *const ::core::ffi::c_char,
+        options: *mut aclrtBinaryLoadOptions,
+        binHandle: *mut aclrtBinHandle,
+    ) -> aclError;
+    pub fn aclrtBinaryGetDevAddress(
+        binHandle: aclrtBinHandle,
+        binAddr: *mut *mut ::core::ffi::c_void,
+        binSize: *mut usize,
+    ) -> aclError;
+    pub fn aclrtBinaryGetFunctionByEntry(
+        binHandle: aclrtBinHandle,
+        funcEntry: u64,
+        funcHandle: *mut aclrtFuncHandle,
+    ) -> aclError;
+    pub fn aclrtBinaryGetGlobal(
+        binHandle: aclrtBinHandle,
+        name: *const ::core::ffi::c_char,
+        dptr: *mut *mut ::core::ffi::c_void,
+        size: *mut usize,
+    ) -> aclError;
+    pub fn aclrtGetFunctionAddr(
         funcHandle: aclrtFuncHandle,
-        numBlocks: u32,
-        stream: aclrtStream,
-        cfg: *mut aclrtLaunchKernelCfg,
-        argsHandle: aclrtArgsHandle,
-        reserve: *mut ::core::ffi::c_void,
+        aicAddr: *mut *mut ::core::ffi::c_void,
+        aivAddr: *mut *mut ::core::ffi::c_void,
+    ) -> aclError;
+    pub fn aclrtGetFunctionSize(
+        funcHandle: aclrtFuncHandle,
+        aicSize: *mut usize,
+        aivSize: *mut usize,
+    ) -> aclError;
+    pub fn aclrtKernelArgsGetHandleMemSize(
+        funcHandle: aclrtFuncHandle,
+        memSize: *mut usize,
+    ) -> aclError;
+    pub fn aclrtKernelArgsGetMemSize(
+        funcHandle: aclrtFuncHandle,
+        userArgsSize: usize,
+        actualArgsSize: *mut usize,
     ) -> aclError;
     pub fn aclrtKernelArgsInit(
         funcHandle: aclrtFuncHandle,
         argsHandle: *mut aclrtArgsHandle,
+    ) -> aclError;
+    pub fn aclrtKernelArgsInitByUserMem(
+        funcHandle: aclrtFuncHandle,
+        argsHandle: aclrtArgsHandle,
+        userHostMem: *mut ::core::ffi::c_void,
+        actualArgsSize: usize,
     ) -> aclError;
     pub fn aclrtKernelArgsAppend(
         argsHandle: aclrtArgsHandle,
@@ -698,22 +3028,262 @@ unsafe extern "C" {
         dataSize: usize,
         bufferAddr: *mut *mut ::core::ffi::c_void,
     ) -> aclError;
+    pub fn aclrtKernelArgsParaUpdate(
+        argsHandle: aclrtArgsHandle,
+        paramHandle: aclrtParamHandle,
+        param: *mut ::core::ffi::c_void,
+        paramSize: usize,
+    ) -> aclError;
+    pub fn aclrtLaunchKernelWithConfig(
+        funcHandle: aclrtFuncHandle,
+        numBlocks: u32,
+        stream: aclrtStream,
+        cfg: *mut aclrtLaunchKernelCfg,
+        argsHandle: aclrtArgsHandle,
+        reserve: *mut ::core::ffi::c_void,
+    ) -> aclError;
     pub fn aclrtKernelArgsFinalize(argsHandle: aclrtArgsHandle) -> aclError;
-    pub fn aclrtPeekAtLastError(level: aclrtLastErrLevel) -> aclError;
-    pub fn aclrtGetLastError(level: aclrtLastErrLevel) -> aclError;
-    pub fn aclrtGetVersion(
-        majorVersion: *mut i32,
-        minorVersion: *mut i32,
-        patchVersion: *mut i32,
+    pub fn aclrtGetFunctionName(
+        funcHandle: aclrtFuncHandle,
+        maxLen: u32,
+        name: *mut ::core::ffi::c_char,
     ) -> aclError;
-    pub fn aclsysGetVersionStr(
-        pkgName: *mut ::core::ffi::c_char,
-        versionStr: *mut ::core::ffi::c_char,
+    pub fn aclrtBinaryLoadFromData(
+        data: *const ::core::ffi::c_void,
+        length: usize,
+        options: *const aclrtBinaryLoadOptions,
+        binHandle: *mut aclrtBinHandle,
     ) -> aclError;
-    pub fn aclsysGetVersionNum(pkgName: *mut ::core::ffi::c_char, versionNum: *mut i32)
+    pub fn aclrtRegisterCpuFunc(
+        handle: aclrtBinHandle,
+        funcName: *const ::core::ffi::c_char,
+        kernelName: *const ::core::ffi::c_char,
+        funcHandle: *mut aclrtFuncHandle,
+    ) -> aclError;
+    pub fn aclrtProfTrace(
+        userdata: *mut ::core::ffi::c_void,
+        length: i32,
+        stream: aclrtStream,
+    ) -> aclError;
+    pub fn aclrtLaunchKernelV2(
+        funcHandle: aclrtFuncHandle,
+        numBlocks: u32,
+        argsData: *const ::core::ffi::c_void,
+        argsSize: usize,
+        cfg: *mut aclrtLaunchKernelCfg,
+        stream: aclrtStream,
+    ) -> aclError;
+    pub fn aclrtLaunchKernelWithHostArgs(
+        funcHandle: aclrtFuncHandle,
+        numBlocks: u32,
+        stream: aclrtStream,
+        cfg: *mut aclrtLaunchKernelCfg,
+        hostArgs: *mut ::core::ffi::c_void,
+        argsSize: usize,
+        placeHolderArray: *mut aclrtPlaceHolderInfo,
+        placeHolderNum: usize,
+    ) -> aclError;
+    pub fn aclrtLaunchKernelWithArgsArray(
+        func: *mut ::core::ffi::c_void,
+        numBlocks: u32,
+        stream: aclrtStream,
+        cfg: *mut aclrtLaunchKernelCfg,
+        args: *mut *mut ::core::ffi::c_void,
+    ) -> aclError;
+    pub fn aclrtLaunchSIMTKernelWithArgsArray(
+        func: *mut ::core::ffi::c_void,
+        gridDim: dim3,
+        blockDim: dim3,
+        dynUbufSize: usize,
+        stream: aclrtStream,
+        cfg: *mut aclrtLaunchKernelCfg,
+        args: *mut *mut ::core::ffi::c_void,
+    ) -> aclError;
+    pub fn aclrtLaunchSIMTKernelWithHostArgs(
+        func: *mut ::core::ffi::c_void,
+        gridDim: dim3,
+        blockDim: dim3,
+        dynUbufSize: usize,
+        stream: aclrtStream,
+        cfg: *mut aclrtLaunchKernelCfg,
+        hostArgs: *mut ::core::ffi::c_void,
+        argsSize: usize,
+        placeHolderArray: *mut aclrtPlaceHolderInfo,
+        placeHolderNum: usize,
+    ) -> aclError;
+    pub fn aclrtGetHardwareSyncAddr(addr: *mut *mut ::core::ffi::c_void) -> aclError;
+    pub fn aclrtRandomNumAsync(
+        taskInfo: *const aclrtRandomNumTaskInfo,
+        stream: aclrtStream,
+        reserve: *mut ::core::ffi::c_void,
+    ) -> aclError;
+    pub fn aclrtTaskUpdateAsync(
+        taskStream: aclrtStream,
+        taskId: u32,
+        info: *mut aclrtTaskUpdateInfo,
+        execStream: aclrtStream,
+    ) -> aclError;
+    pub fn aclrtCacheLastTaskOpInfo(
+        infoPtr: *const ::core::ffi::c_void,
+        infoSize: usize,
+    ) -> aclError;
+    pub fn aclrtCacheLastTaskExtendInfo(
+        extendInfoPtr: *const ::core::ffi::c_char,
+        infoSize: usize,
+    ) -> aclError;
+    pub fn aclrtGetFunctionAttribute(
+        funcHandle: aclrtFuncHandle,
+        attrType: aclrtFuncAttribute,
+        attrValue: *mut i64,
+    ) -> aclError;
+    pub fn aclrtFunctionGetBinary(
+        funcHandle: aclrtFuncHandle,
+        binHandle: *mut aclrtBinHandle,
+    ) -> aclError;
+    pub fn aclrtFunctionGetParamCount(
+        func: *const ::core::ffi::c_void,
+        paramCount: *mut usize,
+    ) -> aclError;
+    pub fn aclrtFunctionGetParamInfo(
+        func: *const ::core::ffi::c_void,
+        paramIndex: usize,
+        paramOffset: *mut usize,
+        paramSize: *mut usize,
+    ) -> aclError;
+    pub fn aclrtFunctionGetAvailDynUbufPerBlock(
+        func: *mut ::core::ffi::c_void,
+        flags: u32,
+        dynamicUbufSize: *mut usize,
+    ) -> aclError;
+    pub fn aclrtGetBufFromChain(headBuf: aclrtMbuf, index: u32, buf: *mut aclrtMbuf) -> aclError;
+    pub fn aclrtGetBufChainNum(headBuf: aclrtMbuf, num: *mut u32) -> aclError;
+    pub fn aclrtAppendBufChain(headBuf: aclrtMbuf, buf: aclrtMbuf) -> aclError;
+    pub fn aclrtCopyBufRef(buf: aclrtMbuf, newBuf: *mut aclrtMbuf) -> aclError;
+    pub fn aclrtGetBufUserData(
+        buf: aclrtMbuf,
+        dataPtr: *mut ::core::ffi::c_void,
+        size: usize,
+        offset: usize,
+    ) -> aclError;
+    pub fn aclrtSetBufUserData(
+        buf: aclrtMbuf,
+        dataPtr: *const ::core::ffi::c_void,
+        size: usize,
+        offset: usize,
+    ) -> aclError;
+    pub fn aclrtGetBufData(
+        buf: aclrtMbuf,
+        dataPtr: *mut *mut ::core::ffi::c_void,
+        size: *mut usize,
+    ) -> aclError;
+    pub fn aclrtGetBufDataLen(buf: aclrtMbuf, len: *mut usize) -> aclError;
+    pub fn aclrtSetBufDataLen(buf: aclrtMbuf, len: usize) -> aclError;
+    pub fn aclrtAllocBuf(buf: *mut aclrtMbuf, size: usize) -> aclError;
+    pub fn aclrtSnapShotProcessLock(
+        pid: ::core::ffi::c_int,
+        reserve: *mut ::core::ffi::c_void,
+    ) -> aclError;
+    pub fn aclrtSnapShotProcessUnlock(
+        pid: ::core::ffi::c_int,
+        reserve: *mut ::core::ffi::c_void,
+    ) -> aclError;
+    pub fn aclrtSnapShotProcessBackup(
+        pid: ::core::ffi::c_int,
+        args: *mut aclrtSnapShotBackupArgs,
+    ) -> aclError;
+    pub fn aclrtSnapShotProcessRestore(
+        pid: ::core::ffi::c_int,
+        args: *mut aclrtSnapShotRestoreArgs,
+    ) -> aclError;
+    pub fn aclrtSnapShotCallbackRegister(
+        stage: aclrtSnapShotStage,
+        callback: aclrtSnapShotCallBack,
+        args: *mut ::core::ffi::c_void,
+    ) -> aclError;
+    pub fn aclrtSnapShotCallbackUnregister(
+        stage: aclrtSnapShotStage,
+        callback: aclrtSnapShotCallBack,
+    ) -> aclError;
+    pub fn aclmdlRITaskGetParams(task: aclmdlRITask, params: *mut aclmdlRITaskParams) -> aclError;
+    pub fn aclmdlRITaskSetParams(task: aclmdlRITask, params: *mut aclmdlRITaskParams) -> aclError;
+    pub fn aclmdlRIKernelTaskGetAttribute(
+        task: aclmdlRITask,
+        attrId: aclrtLaunchKernelAttrId,
+        attrValue: *mut aclrtLaunchKernelAttrValue,
+    ) -> aclError;
+    pub fn aclmdlRIUpdate(modelRI: aclmdlRI) -> aclError;
+    pub fn aclmdlRITaskDisable(task: aclmdlRITask) -> aclError;
+    pub fn aclmdlRICaptureBegin(stream: aclrtStream, mode: aclmdlRICaptureMode) -> aclError;
+    pub fn aclmdlRICaptureGetInfo(
+        stream: aclrtStream,
+        status: *mut aclmdlRICaptureStatus,
+        modelRI: *mut aclmdlRI,
+    ) -> aclError;
+    pub fn aclmdlRICaptureEnd(stream: aclrtStream, modelRI: *mut aclmdlRI) -> aclError;
+    pub fn aclmdlRIDebugPrint(modelRI: aclmdlRI) -> aclError;
+    pub fn aclmdlRIDebugJsonPrint(
+        modelRI: aclmdlRI,
+        path: *const ::core::ffi::c_char,
+        flags: u32,
+    ) -> aclError;
+    pub fn aclmdlRICaptureThreadExchangeMode(mode: *mut aclmdlRICaptureMode) -> aclError;
+    pub fn aclmdlRIExecuteAsync(modelRI: aclmdlRI, stream: aclrtStream) -> aclError;
+    pub fn aclmdlRIExecute(modelRI: aclmdlRI, timeout: i32) -> aclError;
+    pub fn aclmdlRIDestroy(modelRI: aclmdlRI) -> aclError;
+    pub fn aclmdlRICaptureTaskGrpBegin(stream: aclrtStream) -> aclError;
+    pub fn aclmdlRICaptureTaskGrpEnd(stream: aclrtStream, handle: *mut aclrtTaskGrp) -> aclError;
+    pub fn aclmdlRICaptureTaskUpdateBegin(stream: aclrtStream, handle: aclrtTaskGrp) -> aclError;
+    pub fn aclmdlRICaptureTaskUpdateEnd(stream: aclrtStream) -> aclError;
+    pub fn aclmdlRIBuildBegin(modelRI: *mut aclmdlRI, flag: u32) -> aclError;
+    pub fn aclmdlRIBindStream(modelRI: aclmdlRI, stream: aclrtStream, flag: u32) -> aclError;
+    pub fn aclmdlRIEndTask(modelRI: aclmdlRI, stream: aclrtStream) -> aclError;
+    pub fn aclmdlRIBuildEnd(modelRI: aclmdlRI, reserve: *mut ::core::ffi::c_void) -> aclError;
+    pub fn aclmdlRIUnbindStream(modelRI: aclmdlRI, stream: aclrtStream) -> aclError;
+    pub fn aclmdlRISetName(modelRI: aclmdlRI, name: *const ::core::ffi::c_char) -> aclError;
+    pub fn aclmdlRIGetName(
+        modelRI: aclmdlRI,
+        maxLen: u32,
+        name: *mut ::core::ffi::c_char,
+    ) -> aclError;
+    pub fn aclmdlRIGetId(modelRI: aclmdlRI, modelRIId: *mut u32) -> aclError;
+    pub fn aclmdlRIDestroyRegisterCallback(
+        modelRI: aclmdlRI,
+        func: aclrtCallback,
+        userData: *mut ::core::ffi::c_void,
+    ) -> aclError;
+    pub fn aclmdlRIDestroyUnregisterCallback(modelRI: aclmdlRI, func: aclrtCallback) -> aclError;
+    pub fn aclmdlInitDump() -> aclError;
+    pub fn aclmdlSetDump(dumpCfgPath: *const ::core::ffi::c_char) -> aclError;
+    pub fn aclmdlFinalizeDump() -> aclError;
+    pub fn aclmdlRIGetStreams(
+        modelRI: aclmdlRI,
+        streams: *mut aclrtStream,
+        numStreams: *mut u32,
+    ) -> aclError;
+    pub fn aclmdlRIGetTasksByStream(
+        stream: aclrtStream,
+        tasks: *mut aclmdlRITask,
+        numTasks: *mut u32,
+    ) -> aclError;
+    pub fn aclmdlRITaskGetType(task: aclmdlRITask, type_: *mut aclmdlRITaskType) -> aclError;
+    pub fn aclmdlRITaskGetSeqId(task: aclmdlRITask, id: *mut u32) -> aclError;
+    pub fn aclmdlRIAbort(modelRI: aclmdlRI) -> aclError;
+    pub fn aclmdlRICondHandleCreate(
+        modelRI: aclmdlRI,
+        defaultLaunchValue: u32,
+        flag: aclmdlRICondHandleFlag,
+        handle: *mut aclmdlRICondHandle,
+    ) -> aclError;
+    pub fn aclmdlRICondHandleGetCondPtr(handle: aclmdlRICondHandle, ptr: *mut *mut u64)
     -> aclError;
-    pub fn aclsysGetCANNVersion(
-        name: aclCANNPackageName,
-        version: *mut aclCANNPackageVersion,
+    pub fn aclmdlRIAddCondTask(
+        params: aclmdlRICondTaskParams,
+        stream: aclrtStream,
+        flags: u32,
+    ) -> aclError;
+    pub fn aclmdlRICaptureToModelRIBegin(
+        stream: aclrtStream,
+        modelRI: aclmdlRI,
+        mode: aclmdlRICaptureMode,
     ) -> aclError;
 }

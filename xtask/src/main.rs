@@ -75,7 +75,24 @@ impl bindgen::callbacks::ParseCallbacks for MacroTypes {
         } else if name.starts_with("ACL_EVENT_") || name.starts_with("ACL_STREAM_") {
             // Flags are passed as `uint32_t`.
             Some(IntKind::U32)
-        } else if name.starts_with("ACL_PKG_VERSION_") {
+        } else if name.starts_with("ACL_NOTIFY_")
+            || name.starts_with("ACL_RT_MEM_TYPE_")
+            || name.starts_with("ACL_RT_MEM_LINK_IDX_")
+            || name.starts_with("ACL_MDLRI_DEBUG_JSON_PRINT_")
+        {
+            // Notify creation flags, memory-kind masks, link indexes and
+            // debug-print forms are passed as `uint32_t`.
+            Some(IntKind::U32)
+        } else if name.starts_with("ACL_RT_NOTIFY_EXPORT_FLAG_")
+            || name.starts_with("ACL_RT_NOTIFY_IMPORT_FLAG_")
+            || name.starts_with("ACL_RT_IPC_MEM_EXPORT_FLAG_")
+            || name.starts_with("ACL_RT_IPC_MEM_IMPORT_FLAG_")
+            || name.starts_with("ACL_RT_VMM_EXPORT_FLAG_")
+            || name.starts_with("ACL_RT_DEVS_TOPOLOGY_")
+        {
+            // Export/import flags and topology bits are `uint64_t`.
+            Some(IntKind::U64)
+        } else if name.starts_with("ACL_PKG_VERSION_") || name == "ACL_IPC_EVENT_HANDLE_SIZE" {
             Some(IntKind::Custom {
                 name: "usize",
                 is_signed: false,

@@ -1,5 +1,5 @@
 /*
- * aclrt project header: umbrella include for the AscendCL runtime subset.
+ * aclrt project header: umbrella include for the AscendCL runtime C API.
  * Programs written against the vendor API include "acl/acl.h"; this file
  * gives them the same names. Written from the published facts only.
  * Licence: MIT OR Apache-2.0.

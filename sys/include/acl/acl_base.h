@@ -1,6 +1,6 @@
 /*
- * aclrt project header: base types and ACL-layer error codes of the AscendCL
- * runtime C API.
+ * aclrt project header: base types, ACL-layer error codes and base functions
+ * of the AscendCL runtime C API (the runtime part of the real acl_base.h).
  *
  * Written for the aclrt project from the published facts about the API
  * (names, prototypes, constant values); see shared/acl-facts.md. It contains
@@ -24,6 +24,16 @@ extern "C" {
 #define ACL_FUNC_VISIBILITY
 #endif
 
+/* Marks deprecated declarations (GCC 6 and later, and compilers that claim
+ * to be; empty elsewhere). */
+#if defined(__GNUC__) && (__GNUC__ >= 6)
+#define ACL_DEPRECATED __attribute__((deprecated))
+#define ACL_DEPRECATED_MESSAGE(message) __attribute__((deprecated(message)))
+#else
+#define ACL_DEPRECATED
+#define ACL_DEPRECATED_MESSAGE(message)
+#endif
+
 /* Every API function returns an aclError; 0 means success. */
 typedef int aclError;
 
@@ -40,21 +50,84 @@ typedef void *aclrtArgsHandle;
 typedef void *aclrtParamHandle;
 typedef void *aclrtBinary;
 typedef void *aclrtDrvMemHandle;
+typedef void *aclrtCntNotify;
+typedef void *aclrtLabelList;
+typedef void *aclrtTaskGrp;
+typedef void *aclmdlRITask;
+
+/* Handles of the allocators a program lends to a stream (acl_rt_allocator.h). */
+typedef void *aclrtAllocatorDesc;
+typedef void *aclrtAllocator;
+typedef void *aclrtAllocatorBlock;
+typedef void *aclrtAllocatorAddr;
+
+/* A described buffer: an address and a size (aclCreateDataBuffer). */
+typedef struct aclDataBuffer aclDataBuffer;
 
 typedef uint16_t aclFloat16;
 
 /* ACL-layer error codes (plain constants, as in the real API). */
 static const int ACL_SUCCESS = 0;
 static const int ACL_ERROR_NONE = 0;
+/* 1000xx: the caller passed something the ACL layer rejects. */
 static const int ACL_ERROR_INVALID_PARAM = 100000;
 static const int ACL_ERROR_UNINITIALIZE = 100001;
 static const int ACL_ERROR_REPEAT_INITIALIZE = 100002;
 static const int ACL_ERROR_INVALID_FILE = 100003;
+static const int ACL_ERROR_WRITE_FILE = 100004;
+static const int ACL_ERROR_INVALID_FILE_SIZE = 100005;
+static const int ACL_ERROR_PARSE_FILE = 100006;
+static const int ACL_ERROR_FILE_MISSING_ATTR = 100007;
+static const int ACL_ERROR_FILE_ATTR_INVALID = 100008;
+static const int ACL_ERROR_INVALID_DUMP_CONFIG = 100009;
+static const int ACL_ERROR_INVALID_PROFILING_CONFIG = 100010;
+static const int ACL_ERROR_INVALID_MODEL_ID = 100011;
+static const int ACL_ERROR_DESERIALIZE_MODEL = 100012;
+static const int ACL_ERROR_PARSE_MODEL = 100013;
+static const int ACL_ERROR_READ_MODEL_FAILURE = 100014;
+static const int ACL_ERROR_MODEL_SIZE_INVALID = 100015;
+static const int ACL_ERROR_MODEL_MISSING_ATTR = 100016;
+static const int ACL_ERROR_MODEL_INPUT_NOT_MATCH = 100017;
+static const int ACL_ERROR_MODEL_OUTPUT_NOT_MATCH = 100018;
+static const int ACL_ERROR_MODEL_NOT_DYNAMIC = 100019;
+static const int ACL_ERROR_OP_TYPE_NOT_MATCH = 100020;
+static const int ACL_ERROR_OP_INPUT_NOT_MATCH = 100021;
+static const int ACL_ERROR_OP_OUTPUT_NOT_MATCH = 100022;
+static const int ACL_ERROR_OP_ATTR_NOT_MATCH = 100023;
+static const int ACL_ERROR_OP_NOT_FOUND = 100024;
+static const int ACL_ERROR_OP_LOAD_FAILED = 100025;
+static const int ACL_ERROR_UNSUPPORTED_DATA_TYPE = 100026;
+static const int ACL_ERROR_FORMAT_NOT_MATCH = 100027;
+static const int ACL_ERROR_BIN_SELECTOR_NOT_REGISTERED = 100028;
+static const int ACL_ERROR_KERNEL_NOT_FOUND = 100029;
+static const int ACL_ERROR_BIN_SELECTOR_ALREADY_REGISTERED = 100030;
+static const int ACL_ERROR_KERNEL_ALREADY_REGISTERED = 100031;
+static const int ACL_ERROR_INVALID_QUEUE_ID = 100032;
 static const int ACL_ERROR_REPEAT_SUBSCRIBE = 100033;
 static const int ACL_ERROR_STREAM_NOT_SUBSCRIBE = 100034;
 static const int ACL_ERROR_THREAD_NOT_SUBSCRIBE = 100035;
 static const int ACL_ERROR_WAIT_CALLBACK_TIMEOUT = 100036;
 static const int ACL_ERROR_REPEAT_FINALIZE = 100037;
+static const int ACL_ERROR_NOT_STATIC_AIPP = 100038;
+static const int ACL_ERROR_COMPILING_STUB_MODE = 100039;
+static const int ACL_ERROR_GROUP_NOT_SET = 100040;
+static const int ACL_ERROR_GROUP_NOT_CREATE = 100041;
+static const int ACL_ERROR_PROF_ALREADY_RUN = 100042;
+static const int ACL_ERROR_PROF_NOT_RUN = 100043;
+static const int ACL_ERROR_DUMP_ALREADY_RUN = 100044;
+static const int ACL_ERROR_DUMP_NOT_RUN = 100045;
+
+/* 148xxx: ACL-layer conflicts and configuration errors. */
+static const int ACL_ERROR_PROF_REPEAT_SUBSCRIBE = 148046;
+static const int ACL_ERROR_PROF_API_CONFLICT = 148047;
+static const int ACL_ERROR_INVALID_MAX_OPQUEUE_NUM_CONFIG = 148048;
+static const int ACL_ERROR_INVALID_OPP_PATH = 148049;
+static const int ACL_ERROR_OP_UNSUPPORTED_DYNAMIC = 148050;
+static const int ACL_ERROR_RELATIVE_RESOURCE_NOT_CLEARED = 148051;
+static const int ACL_ERROR_UNSUPPORTED_JPEG = 148052;
+static const int ACL_ERROR_INVALID_BUNDLE_MODEL_ID = 148053;
+
+/* 2000xx: resources and features. */
 static const int ACL_ERROR_BAD_ALLOC = 200000;
 static const int ACL_ERROR_API_NOT_SUPPORT = 200001;
 static const int ACL_ERROR_INVALID_DEVICE = 200002;
@@ -62,7 +135,12 @@ static const int ACL_ERROR_MEMORY_ADDRESS_UNALIGNED = 200003;
 static const int ACL_ERROR_RESOURCE_NOT_MATCH = 200004;
 static const int ACL_ERROR_INVALID_RESOURCE_HANDLE = 200005;
 static const int ACL_ERROR_FEATURE_UNSUPPORTED = 200006;
+static const int ACL_ERROR_PROF_MODULES_UNSUPPORTED = 200007;
+
+/* 3000xx: storage. */
 static const int ACL_ERROR_STORAGE_OVER_LIMIT = 300000;
+
+/* 5000xx: internal failures of a layer. */
 static const int ACL_ERROR_INTERNAL_ERROR = 500000;
 static const int ACL_ERROR_FAILURE = 500001;
 static const int ACL_ERROR_GE_FAILURE = 500002;
@@ -144,6 +222,32 @@ typedef enum {
     ACL_MEMTYPE_HOST_COMPILE_INDEPENDENT = 2
 } aclMemType;
 
+/* Options of aclrtSetSysParamOpt / aclrtCtxSetSysParamOpt. DETERMINISTIC
+ * takes 0 (off), 1 (deterministic), 2 (strong consistency) or 3 (batch
+ * consistency); STRONG_CONSISTENCY is its deprecated older spelling. */
+typedef enum {
+    ACL_OPT_DETERMINISTIC = 0,
+    ACL_OPT_ENABLE_DEBUG_KERNEL = 1,
+    ACL_OPT_STRONG_CONSISTENCY = 2,
+    ACL_OPT_ENABLE_KERNEL_EARLY_START = 3
+} aclSysParamOpt;
+
+/* Capabilities of the installed software (aclGetCannAttribute). */
+typedef enum {
+    ACL_CANN_ATTR_UNDEFINED = -1,
+    ACL_CANN_ATTR_INF_NAN = 0,
+    ACL_CANN_ATTR_BF16 = 1,
+    ACL_CANN_ATTR_JIT_COMPILE = 2
+} aclCannAttr;
+
+/* Device figures of aclGetDeviceCapability. */
+typedef enum {
+    ACL_DEVICE_INFO_UNDEFINED = -1,
+    ACL_DEVICE_INFO_AI_CORE_NUM = 0,
+    ACL_DEVICE_INFO_VECTOR_CORE_NUM = 1,
+    ACL_DEVICE_INFO_L2_SIZE = 2
+} aclDeviceInfo;
+
 /* Half precision to single precision. Saturating convention of the real
  * runtime: the half infinities read as +-65536.0 and a half NaN as 98304.0. */
 ACL_FUNC_VISIBILITY float aclFloat16ToFloat(aclFloat16 value);
@@ -169,6 +273,23 @@ ACL_FUNC_VISIBILITY void aclAppLog(aclLogLevel logLevel, const char *func, const
 /* aclAppLog with the calling function, file and line filled in. */
 #define ACL_APP_LOG(level, fmt, ...) \
     aclAppLog(level, __FUNCTION__, __FILE__, __LINE__, fmt, ##__VA_ARGS__)
+
+/* ---- data buffers ------------------------------------------------------ */
+/* Describes `size` bytes at `data` (the memory stays the caller's); NULL on
+ * failure. */
+ACL_FUNC_VISIBILITY aclDataBuffer *aclCreateDataBuffer(void *data, size_t size);
+ACL_FUNC_VISIBILITY aclError aclDestroyDataBuffer(const aclDataBuffer *dataBuffer);
+ACL_FUNC_VISIBILITY aclError aclUpdateDataBuffer(aclDataBuffer *dataBuffer, void *data, size_t size);
+ACL_FUNC_VISIBILITY void *aclGetDataBufferAddr(const aclDataBuffer *dataBuffer);
+/* Deprecated: the size cut to 32 bits; use aclGetDataBufferSizeV2. */
+ACL_FUNC_VISIBILITY uint32_t aclGetDataBufferSize(const aclDataBuffer *dataBuffer);
+ACL_FUNC_VISIBILITY size_t aclGetDataBufferSizeV2(const aclDataBuffer *dataBuffer);
+
+/* ---- installed software and devices ------------------------------------ */
+ACL_FUNC_VISIBILITY aclError aclGetCannAttributeList(const aclCannAttr **cannAttrList, size_t *num);
+ACL_FUNC_VISIBILITY aclError aclGetCannAttribute(aclCannAttr cannAttr, int32_t *value);
+ACL_FUNC_VISIBILITY aclError aclGetDeviceCapability(uint32_t deviceId, aclDeviceInfo deviceInfo,
+                                                    int64_t *value);
 
 /* Returns the text of the calling thread's most recent failure and clears
  * it; NULL when there is none. Only the latest returned pointer is valid. */
