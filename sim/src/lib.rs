@@ -561,15 +561,18 @@ pub mod control;
 pub use control::*;
 
 mod acl_layer;
+mod allocator;
 mod base_types;
 mod callback;
 mod context;
 mod device;
 mod diag;
+mod dsa;
 mod event;
 mod failmode;
 mod hostreg;
 mod init;
+mod ipc;
 mod kernel;
 mod log;
 pub use kernel::{
@@ -592,6 +595,7 @@ mod stream;
 mod sync;
 pub mod trace;
 mod value;
+mod vmm;
 
 /// The declarations of the C API this crate implements, generated from the
 /// project's own header (see `ffi.rs`).

@@ -29,6 +29,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 pub(crate) mod arena;
 pub(crate) mod exit;
+pub(crate) mod shm;
 
 /// Locks a mutex of this module (a leaf lock: nothing is called while it is
 /// held), ignoring poisoning.
@@ -51,9 +52,19 @@ pub(crate) struct HeapBlock {
     ptr: NonNull<u8>,
     /// The accessible length (`len.max(1)` of the request).
     size: usize,
-    /// For a window into a larger block ([`HeapBlock::window`]): that block,
-    /// which owns the memory (the window releases nothing).
-    parent: Option<Arc<HeapBlock>>,
+    /// Who releases the memory.
+    owner: Owner,
+}
+
+/// Who owns a [`HeapBlock`]'s memory.
+enum Owner {
+    /// The block itself: an arena block, released to the arena.
+    Arena,
+    /// A window into a larger block ([`HeapBlock::window`]), which owns the
+    /// memory (the window releases nothing).
+    Window(#[allow(dead_code)] Arc<HeapBlock>),
+    /// A shared mapping of a file ([`shm`]), unmapped on drop.
+    Shared,
 }
 
 // SAFETY: a `HeapBlock` exclusively owns its arena block (like a
@@ -77,7 +88,7 @@ impl HeapBlock {
         Some(Arc::new(HeapBlock {
             ptr,
             size,
-            parent: None,
+            owner: Owner::Arena,
         }))
     }
 
@@ -94,14 +105,24 @@ impl HeapBlock {
         Some(Arc::new(HeapBlock {
             ptr,
             size: len,
-            parent: Some(Arc::clone(self)),
+            owner: Owner::Window(Arc::clone(self)),
         }))
     }
 
-    /// The length in bytes.
-    pub(crate) fn len(&self) -> usize {
-        self.size
+    /// `len` bytes of the shared file `path` (created with that length and
+    /// zero-filled when `create`), mapped into this process: the memory
+    /// that two processes share (IPC memory). `None` where the platform has
+    /// no such mapping, or the file cannot be opened or mapped.
+    pub(crate) fn shared(path: &std::path::Path, len: usize, create: bool) -> Option<Arc<HeapBlock>> {
+        let size = len.max(1);
+        let ptr = NonNull::new(shm::map(path, size, create)?)?;
+        Some(Arc::new(HeapBlock {
+            ptr,
+            size,
+            owner: Owner::Shared,
+        }))
     }
+
 
     /// The start address.
     pub(crate) fn addr(&self) -> usize {
@@ -116,9 +137,17 @@ impl HeapBlock {
 
 impl Drop for HeapBlock {
     fn drop(&mut self) {
-        if self.parent.is_some() {
+        match self.owner {
             // A window: the parent block owns (and releases) the memory.
-            return;
+            Owner::Window(_) => return,
+            Owner::Shared => {
+                // SAFETY: `ptr` and `size` are the mapping `shm::map` made,
+                // released only here, once, when the last owner goes away
+                // (no span of it exists any more: each holds an `Arc`).
+                unsafe { shm::unmap(self.ptr.as_ptr(), self.size) };
+                return;
+            }
+            Owner::Arena => {}
         }
         // SAFETY: `ptr` was returned by `arena::alloc(self.size)`, this is
         // the only place that releases it (once, when the last `Arc` owner
@@ -620,7 +649,7 @@ pub(crate) struct ExceptionInfo {
 
 /// An application's exception callback, called once per task failure with
 /// an [`ExceptionInfo`] valid for the duration of the call.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug)]
 pub(crate) struct ExceptionHook(unsafe extern "C" fn(*mut c_void));
 
 impl ExceptionHook {
@@ -633,6 +662,11 @@ impl ExceptionHook {
     /// an `aclrtExceptionInfo*`, the getters read it during the call).
     pub(crate) unsafe fn new(f: unsafe extern "C" fn(*mut c_void)) -> ExceptionHook {
         ExceptionHook(f)
+    }
+
+    /// Whether both wrap the same function (by address).
+    pub(crate) fn same(self, other: ExceptionHook) -> bool {
+        ptr::fn_addr_eq(self.0, other.0)
     }
 
     /// Calls the callback with `info`.

@@ -1,8 +1,8 @@
 //! The state of the runtime's newer objects: notifies (and their export
 //! keys), virtual-memory reservations and physical allocations (and their
-//! shareable handles), IPC memory export keys, the allocators registered on
-//! streams, and the process's exception callback. The object modules above
-//! (`notify`, `vmm`, `ipc`, `allocator`, `exception`) implement their rules
+//! shareable handles), IPC memory export keys, and the process's exception
+//! callback. The object modules above
+//! (`notify`, `vmm`, `ipc`, `callback`, `value`) implement their rules
 //! on it; the runtime lock guards everything here except the exception
 //! callback, which stream workers read (workers never take the runtime
 //! lock).
@@ -115,8 +115,6 @@ pub(crate) struct NotifyExport {
 pub(crate) struct Reservation {
     pub block: Arc<HeapBlock>,
     pub size: usize,
-    /// The device current at the reservation.
-    pub device: i32,
     /// Mappings by start address: (size, physical handle, offset).
     pub maps: BTreeMap<usize, (usize, usize, usize)>,
 }
@@ -129,6 +127,8 @@ pub(crate) struct Physical {
     pub device: i32,
     /// Bytes charged to the device (0 for an import).
     pub charged: u64,
+    /// The granularity of its page type (mappings are multiples of it).
+    pub granularity: usize,
     /// Live mappings of it.
     pub mapped: u32,
     /// The shareable handle it was exported as.
@@ -140,10 +140,10 @@ pub(crate) struct Physical {
 
 /// An exported physical allocation (`aclrtMemExportToShareableHandle`).
 pub(crate) struct Shareable {
-    pub physical: usize,
     pub store: Arc<HeapBlock>,
     pub size: usize,
     pub device: i32,
+    pub granularity: usize,
     pub pids: BTreeSet<i32>,
     pub any_pid: bool,
 }
@@ -156,25 +156,10 @@ pub(crate) type AccessDesc = (u32, u32, u64);
 /// Memory exported by key (`aclrtIpcMemGetExportKey`).
 pub(crate) struct IpcExport {
     pub addr: usize,
-    pub size: usize,
-    pub device: i32,
     pub pids: BTreeSet<i32>,
     pub any_pid: bool,
     /// Addresses this process imported it at (closed by `aclrtIpcMemClose`).
     pub imports: u32,
-}
-
-// ------------------------------------------------------------ allocators ---
-
-/// The allocator callbacks and object registered on a stream
-/// (`aclrtAllocatorRegister`), copied from the descriptor.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct AllocatorReg {
-    pub obj: usize,
-    pub alloc: usize,
-    pub free: usize,
-    pub alloc_advise: usize,
-    pub get_addr: usize,
 }
 
 /// Everything above, in the runtime's state.
@@ -189,7 +174,9 @@ pub(crate) struct ExtState {
     pub ipc_mem: BTreeMap<String, IpcExport>,
     /// Imported IPC addresses: address -> key.
     pub ipc_imports: BTreeMap<usize, String>,
-    pub allocators: BTreeMap<usize, AllocatorReg>,
+    /// Blocks whose addresses IPC memory occupies (an exporter's original
+    /// block, an importer's placeholder): kept so no allocation reuses them.
+    pub ipc_kept: Vec<Arc<HeapBlock>>,
     /// The operation flags an event's records and waits keep (the first
     /// record's and the first wait's): (record, wait).
     pub event_op_flags: BTreeMap<usize, (Option<u32>, Option<u32>)>,
@@ -200,26 +187,40 @@ pub(crate) struct ExtState {
 
 // ---------------------------------------------------- exception callback ---
 
-/// The process's exception callback (`aclrtSetExceptionInfoCallback`),
-/// read by stream workers when a task fails.
-static EXCEPTION_HOOK: Mutex<Option<ExceptionHook>> = Mutex::new(None);
+/// The process's exception callbacks, read by stream workers when a task
+/// fails: the one of `aclrtSetExceptionInfoCallback` (the ACL module's
+/// registration), then those of `aclrtExceptionInfoCallbackRegister` (one
+/// registration per callback).
+static EXCEPTION_HOOKS: Mutex<(Option<ExceptionHook>, Vec<ExceptionHook>)> =
+    Mutex::new((None, Vec::new()));
 
-/// Sets (or clears) the exception callback.
+/// Sets (or clears) the ACL module's exception callback.
 pub(crate) fn set_exception_hook(hook: Option<ExceptionHook>) {
-    *lock(&EXCEPTION_HOOK) = hook;
+    lock(&EXCEPTION_HOOKS).0 = hook;
 }
 
-/// The exception callback in force.
-pub(crate) fn exception_hook() -> Option<ExceptionHook> {
-    *lock(&EXCEPTION_HOOK)
+/// Registers (`true`) or unregisters a callback under its own name.
+pub(crate) fn register_exception_hook(hook: ExceptionHook, on: bool) {
+    let mut hooks = lock(&EXCEPTION_HOOKS);
+    hooks.1.retain(|h| !h.same(hook));
+    if on {
+        hooks.1.push(hook);
+    }
+}
+
+/// The exception callbacks in force.
+fn exception_hooks() -> Vec<ExceptionHook> {
+    let hooks = lock(&EXCEPTION_HOOKS);
+    hooks.0.iter().chain(hooks.1.iter()).copied().collect()
 }
 
 /// A task failed on a stream worker: calls the exception callback (if one
 /// is set) with the failure's facts, outside every lock.
 pub(crate) fn task_failed(device: i32, stream_id: u64, seq: u64, code: i32) {
-    let Some(hook) = exception_hook() else {
+    let hooks = exception_hooks();
+    if hooks.is_empty() {
         return;
-    };
+    }
     let info = ExceptionInfo {
         task_id: seq as u32,
         stream_id: stream_id as u32,
@@ -227,7 +228,9 @@ pub(crate) fn task_failed(device: i32, stream_id: u64, seq: u64, code: i32) {
         device_id: device as u32,
         error_code: code as u32,
     };
-    crate::sync::as_callback(|| hook.call(info));
+    for hook in hooks {
+        crate::sync::as_callback(|| hook.call(info));
+    }
 }
 
 /// Blocks of reservations and physical allocations alive at a teardown:
@@ -238,7 +241,13 @@ static TORN_DOWN: Mutex<Vec<Arc<HeapBlock>>> = Mutex::new(Vec::new());
 
 /// Keeps the blocks of a torn-down state (see [`TORN_DOWN`]).
 pub(crate) fn keep_torn_down(state: ExtState) {
+    for key in state.ipc_mem.keys() {
+        let dir = crate::prim::shm::dir();
+        let _ = std::fs::remove_file(dir.join(key));
+        let _ = std::fs::remove_file(dir.join(key).with_extension("pids"));
+    }
     let mut kept = lock(&TORN_DOWN);
     kept.extend(state.reservations.into_values().map(|r| r.block));
     kept.extend(state.physical.into_values().map(|p| p.store));
+    kept.extend(state.ipc_kept);
 }

@@ -680,7 +680,6 @@ impl Runtime {
                     AllocKind::Device => ResourceKind::DeviceMemory,
                     AllocKind::Host => ResourceKind::HostMemory,
                     AllocKind::Managed => ResourceKind::ManagedMemory,
-            AllocKind::Mapped | AllocKind::Ipc => ResourceKind::DeviceMemory,
                     AllocKind::Mapped | AllocKind::Ipc => ResourceKind::DeviceMemory,
                 },
                 device: a.device,

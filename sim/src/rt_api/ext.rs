@@ -13,7 +13,7 @@ use crate::model::Soc;
 use crate::prim::{ExceptionHook, ExceptionInfo, Out, OutBuf, UserMem};
 use crate::rt::exec::EventApi;
 use crate::rt::rt;
-use crate::{callback, event, notify, value};
+use crate::{callback, dsa, event, ipc, notify, value, vmm};
 
 use super::{NOT_SUPPORTED, answer, answer_nolog, current_device, guard_event, guard_stream};
 
@@ -391,5 +391,324 @@ pub(crate) fn func_handle_from_exception_info(info: Option<&ExceptionInfo>) -> R
             "the failure of task {} on stream {} carries no kernel information",
             info.task_id, info.stream_id
         )))
+    })())
+}
+
+// --------------------------------------------------------- virtual memory ---
+
+/// `rtReserveMemAddress`: E `ReserveMemAddress` (NULL output 107000); I.
+/// "Not supported" is returned without storing it.
+pub(crate) fn reserve_mem_address(
+    out: Out<usize>,
+    size: usize,
+    alignment: usize,
+    expect: usize,
+) -> Res<()> {
+    answer_nolog(
+        NOT_SUPPORTED,
+        (|| {
+            if out.is_null() {
+                return Err(rt_param("virPtr is NULL"));
+            }
+            vmm::reserve(out, size, alignment, expect)
+        })(),
+    )
+}
+
+/// `rtReleaseMemAddress`: E `ReleaseMemAddress` (no check); I.
+pub(crate) fn release_mem_address(addr: usize) -> Res<()> {
+    answer(vmm::release(addr))
+}
+
+/// `rtMallocPhysical`: E `MallocPhysical` (a device location: the device
+/// id, 107001); I.
+pub(crate) fn malloc_physical(out: Out<usize>, size: usize, prop: vmm::Prop) -> Res<()> {
+    answer_nolog(
+        NOT_SUPPORTED,
+        (|| {
+            if prop.loc_type == ffi::ACL_MEM_LOCATION_TYPE_DEVICE {
+                rt().check_device(prop.loc_id as i32)?;
+            }
+            vmm::malloc_physical(out, size, prop)
+        })(),
+    )
+}
+
+/// `rtFreePhysical`: E `FreePhysical` (no check); I.
+pub(crate) fn free_physical(h: usize) -> Res<()> {
+    answer(vmm::free_physical(h))
+}
+
+/// `rtMapMem`: E `MapMem` (no check); I (flags were the ACL layer's).
+pub(crate) fn map_mem(addr: usize, size: usize, offset: usize, h: usize) -> Res<()> {
+    answer(vmm::map(addr, size, offset, h))
+}
+
+/// `rtUnmapMem`: E `UnmapMem` (no check); I.
+pub(crate) fn unmap_mem(addr: usize) -> Res<()> {
+    answer(vmm::unmap(addr))
+}
+
+/// `rtMemSetAccess`: E `MemSetAccess` (NULL address or descriptors
+/// 107000); I. "Not supported" unstored.
+pub(crate) fn mem_set_access(addr: usize, size: usize, descs: Option<&[(u32, u32, u64)]>) -> Res<()> {
+    answer_nolog(
+        NOT_SUPPORTED,
+        (|| {
+            if addr == 0 {
+                return Err(rt_param("virPtr is NULL"));
+            }
+            let Some(descs) = descs else {
+                return Err(rt_param("desc is NULL"));
+            };
+            vmm::set_access(addr, size, descs)
+        })(),
+    )
+}
+
+/// `rtMemGetAccess`: E `MemGetAccess` (NULLs 107000, the ACL layer's
+/// already); I.
+pub(crate) fn mem_get_access(addr: usize) -> Res<(u32, u32, u64)> {
+    answer(vmm::get_access(addr))
+}
+
+/// `rtMemGetAllocationGranularity`: E `GetAllocationGranularity` (a device
+/// location: the device id 107001); I.
+pub(crate) fn allocation_granularity(prop: vmm::Prop, option: u32) -> Res<usize> {
+    answer((|| {
+        if prop.loc_type == ffi::ACL_MEM_LOCATION_TYPE_DEVICE {
+            rt().check_device(prop.loc_id as i32)?;
+        }
+        vmm::granularity(prop, option)
+    })())
+}
+
+/// `rtsMemExportToShareableHandle`: I.
+pub(crate) fn export_shareable(h: usize, flags: u64, out: Out<u64>) -> Res<()> {
+    answer(vmm::export(h, flags, out))
+}
+
+/// `rtMemImportFromShareableHandle`: E (the device id 107001); I.
+pub(crate) fn import_shareable(s: u64, device: i32, out: Out<usize>) -> Res<()> {
+    answer_nolog(NOT_SUPPORTED, vmm::import(s, device, out))
+}
+
+/// `rtMemSetPidToShareableHandle`: I.
+pub(crate) fn set_pid_to_shareable(s: u64, pids: &[i32]) -> Res<()> {
+    answer(vmm::set_pids(s, pids))
+}
+
+/// `rtMemGetAllocationPropertiesFromHandle`: I.
+pub(crate) fn allocation_properties(h: usize) -> Res<vmm::Prop> {
+    answer(vmm::properties(h))
+}
+
+/// `rtMemRetainAllocationHandle`: I.
+pub(crate) fn retain_allocation_handle(addr: usize) -> Res<usize> {
+    answer(vmm::retain(addr))
+}
+
+/// A function of the group the simulator does not model: 207000 (not
+/// stored, as the C API answers "not supported"), with the reason.
+pub(crate) fn not_modelled(call: &str, why: &str) -> Res<()> {
+    answer_nolog(
+        NOT_SUPPORTED,
+        Err(Error::new(NOT_SUPPORTED, format!("{call}: {why}"))),
+    )
+}
+
+// ------------------------------------------------------------ IPC memory ---
+
+/// `rtsIpcMemGetExportKey` → E `IpcSetMemoryName` (NULL pointer or key,
+/// size 0, len 0: 107000; flags above DISABLE_PID_VALIDATION 107000); I.
+pub(crate) fn ipc_mem_export(addr: usize, size: usize, key: OutBuf, flags: u64) -> Res<()> {
+    answer_nolog(
+        NOT_SUPPORTED,
+        (|| {
+            if addr == 0 {
+                return Err(rt_param("devPtr is NULL"));
+            }
+            if key.is_null() {
+                return Err(rt_param("key is NULL"));
+            }
+            if size == 0 {
+                return Err(rt_param("size is 0"));
+            }
+            if key.capacity() == 0 {
+                return Err(rt_param("len is 0"));
+            }
+            if flags > ipc::EXPORT_DISABLE_PID_VALIDATION {
+                return Err(rt_param(format!("flags {flags:#x}: expected [0, 1]")));
+            }
+            ipc::export(addr, size, key, flags)
+        })(),
+    )
+}
+
+/// `rtsIpcMemSetImportPid` → E `SetIpcMemPid` (NULL key or pid, `num` 0 or
+/// above `INT32_MAX`: 107000); I.
+pub(crate) fn ipc_mem_set_import_pid(key: Option<&str>, pids: Option<&[i32]>) -> Res<()> {
+    answer((|| {
+        let Some(key) = key else {
+            return Err(rt_param("key is NULL or not UTF-8"));
+        };
+        let Some(pids) = pids else {
+            return Err(rt_param("pid is NULL"));
+        };
+        if pids.is_empty() || pids.len() > i32::MAX as usize {
+            return Err(rt_param(format!(
+                "num {} is outside (0, {}]",
+                pids.len(),
+                i32::MAX
+            )));
+        }
+        ipc::set_import_pid(key, pids)
+    })())
+}
+
+/// `rtsIpcMemImportByKey` → E `IpcOpenMemory` (NULL output or key; flags
+/// above ENABLE_PEER_ACCESS: 107000); I. "Not supported" unstored.
+pub(crate) fn ipc_mem_import(out: Out<usize>, key: Option<&str>, flags: u64) -> Res<()> {
+    answer_nolog(
+        NOT_SUPPORTED,
+        (|| {
+            if out.is_null() {
+                return Err(rt_param("devPtr is NULL"));
+            }
+            let Some(key) = key else {
+                return Err(rt_param("key is NULL or not UTF-8"));
+            };
+            if flags > ipc::IMPORT_ENABLE_PEER_ACCESS {
+                return Err(rt_param(format!("flags {flags:#x}: expected [0, 1]")));
+            }
+            ipc::import(out, key)
+        })(),
+    )
+}
+
+/// `rtsIpcMemClose`: the chip's IPC_MEMORY feature (both chips); E
+/// `IpcCloseMemoryByName` (NULL key 107000); I.
+pub(crate) fn ipc_mem_close(key: Option<&str>) -> Res<()> {
+    answer((|| {
+        let Some(key) = key else {
+            return Err(rt_param("key is NULL or not UTF-8"));
+        };
+        ipc::close(key)
+    })())
+}
+
+/// `rtsIpcMemSetAttr` → E `IpcSetMemoryAttr` (NULL key; a type of
+/// `RT_ATTR_TYPE_MAX` (1) or more; a value of `RT_IPC_MEM_ATTR_MAX` (4) or
+/// more: 107000); I.
+pub(crate) fn ipc_mem_set_attr(key: Option<&str>, ty: u32, attr: u64) -> Res<()> {
+    answer((|| {
+        let Some(key) = key else {
+            return Err(rt_param("key is NULL or not UTF-8"));
+        };
+        if ty >= 1 {
+            return Err(rt_param(format!("type {ty}: expected [0, 1)")));
+        }
+        if attr >= 4 {
+            return Err(rt_param(format!("attr {attr}: expected [0, 4)")));
+        }
+        ipc::set_attr(key)
+    })())
+}
+
+/// `rtIpcGetEventHandle`: the chip's IPC_EVENT feature (207000 on the
+/// 310P, stored); the guard; I.
+pub(crate) fn ipc_get_event_handle(ev: usize) -> Res<[u8; 64]> {
+    answer((|| {
+        ipc::ipc_event_feature("aclrtIpcGetEventHandle")?;
+        guard_event(ev)?;
+        ipc::event_handle(ev)
+    })())
+}
+
+/// `rtIpcOpenEventHandle`: the chip feature; I.
+pub(crate) fn ipc_open_event_handle(handle: &[u8; 64], out: Out<usize>) -> Res<()> {
+    answer((|| {
+        ipc::ipc_event_feature("aclrtIpcOpenEventHandle")?;
+        ipc::open_event_handle(handle, out)
+    })())
+}
+
+// ------------------------------------------- reductions, random numbers ---
+
+/// `rtsLaunchReduceAsyncTask`: a non-NULL `reserve` 107000; the guard; E
+/// `ReduceAsync` (NULL pointers, count 0, a kind outside [SUM, EQUAL], a
+/// type outside the engine's: 107000); I.
+pub(crate) fn reduce_async(
+    dst: UserMem,
+    src: UserMem,
+    count: u64,
+    kind: u32,
+    ty: i32,
+    stream: usize,
+) -> Res<()> {
+    answer_nolog(
+        NOT_SUPPORTED,
+        (|| {
+            guard_stream(stream)?;
+            if dst.is_null() || src.is_null() {
+                return Err(rt_param("dst or src is NULL"));
+            }
+            if count == 0 {
+                return Err(rt_param("count is 0"));
+            }
+            if !dsa::REDUCE_KINDS.contains(&kind) {
+                return Err(rt_param(format!("kind {kind}: expected [10, 14)")));
+            }
+            let count = usize::try_from(count).map_err(|_| rt_param("count too large"))?;
+            dsa::reduce(dst, src, count, kind, ty, stream)
+        })(),
+    )
+}
+
+/// `rtsLaunchRandomNumTask`: the chip's TASK_RAND_GENERATOR feature
+/// (`910_B_93` only; 207000 returned without storing); the guard; E
+/// `LaunchRandomNumTask` (NULL task, non-NULL reserve: 107000); I.
+pub(crate) fn random_num(task: Option<dsa::RandomTask>, stream: usize, reserve: bool) -> Res<()> {
+    answer_nolog(
+        NOT_SUPPORTED,
+        (|| {
+            if rt().cfg.soc == Soc::Ascend310P {
+                return Err(Error::new(
+                    NOT_SUPPORTED,
+                    "aclrtRandomNumAsync: the chip has no TASK_RAND_GENERATOR feature",
+                ));
+            }
+            guard_stream(stream)?;
+            let Some(task) = task else {
+                return Err(rt_param("taskInfo is NULL"));
+            };
+            if reserve {
+                return Err(rt_param("reserve must be NULL"));
+            }
+            dsa::random(task, stream)
+        })(),
+    )
+}
+
+/// `rtRegTaskFailCallbackByModule` under the callback's own name
+/// (`aclrtExceptionInfoCallbackRegister` / `…Unregister`): no check
+/// decides it.
+pub(crate) fn register_exception_callback(hook: ExceptionHook, on: bool) -> Res<()> {
+    crate::rt::ext::register_exception_hook(hook, on);
+    Ok(())
+}
+
+/// `rtMemGetAddressRange`: I: the live allocation holding `addr` (107000
+/// elsewhere).
+pub(crate) fn mem_address_range(addr: usize) -> Res<(usize, usize)> {
+    answer((|| {
+        let rt = rt();
+        rt.mem
+            .live
+            .range(..=addr)
+            .next_back()
+            .filter(|&(&s, a)| addr < s + a.size.max(1))
+            .map(|(&s, a)| (s, a.size))
+            .ok_or_else(|| rt_param(format!("{addr:#x} is not inside an allocation of the runtime")))
     })())
 }
