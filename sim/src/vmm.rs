@@ -127,7 +127,10 @@ pub(crate) fn reserve(out: Out<usize>, size: usize, alignment: usize, expect: us
             "alignment {alignment:#x} is not a power of two"
         )));
     }
-    let extra = alignment.saturating_sub(crate::prim::arena::PAGE);
+    // A reservation starts on a granule (or the requested alignment, if
+    // larger), so that mappings at granule offsets are granule aligned.
+    let alignment = alignment.max(HUGE_GRANULARITY);
+    let extra = alignment - crate::prim::arena::PAGE;
     let block = size
         .checked_add(extra)
         .and_then(HeapBlock::new)
@@ -137,11 +140,7 @@ pub(crate) fn reserve(out: Out<usize>, size: usize, alignment: usize, expect: us
                 format!("cannot reserve {size:#x} bytes of address space"),
             )
         })?;
-    let base = if alignment > 1 {
-        block.addr().next_multiple_of(alignment)
-    } else {
-        block.addr()
-    };
+    let base = block.addr().next_multiple_of(alignment);
     let window = block
         .window(base - block.addr(), size)
         .ok_or_else(|| rt_param("internal: reservation window"))?;
