@@ -703,3 +703,320 @@ pub(crate) fn launch_callback(
     };
     rt_api::callback_launch(f, block, stream, make)
 }
+
+// ------------------------------- devices, streams and threads (2) ---
+
+/// `aclrtGetDeviceInfoImpl`: NULL output 100000.
+pub(crate) fn get_device_info(id: u32, attr: u32, out: Out<i64>) -> Res<()> {
+    not_null(out.is_null(), "value")?;
+    rt_api::device_get_info(id, attr, out)
+}
+
+/// `aclrtGetDeviceCapabilityImpl`: NULL output 100000.
+pub(crate) fn get_device_capability(id: i32, feature: i32, out: Out<i32>) -> Res<()> {
+    not_null(out.is_null(), "value")?;
+    rt_api::device_get_capability(id, feature, out)
+}
+
+/// `aclrtQueryDeviceStatusImpl`: NULL output 100000.
+pub(crate) fn query_device_status(id: i32, out: Out<u32>) -> Res<()> {
+    not_null(out.is_null(), "deviceStatus")?;
+    rt_api::device_status_query(id, out)
+}
+
+/// What `aclrtGetDeviceUtilizationRateImpl` writes: cube, vector and AI
+/// CPU utilisation (each −1 when the runtime cannot tell), memory always
+/// −1 (not supported).
+pub(crate) struct Utilization {
+    pub cube: i32,
+    pub vector: i32,
+    pub aicpu: i32,
+    pub memory: i32,
+}
+
+/// `aclrtGetDeviceUtilizationRateImpl`: NULL output 100000, a non-NULL
+/// reserved `utilizationExtend` 100000; then one runtime query per kind,
+/// whose failure is the kind's −1 (never an error of the call).
+pub(crate) fn get_device_utilization(
+    id: i32,
+    out_null: bool,
+    extend_null: bool,
+) -> Res<Utilization> {
+    not_null(out_null, "utilizationInfo")?;
+    if !extend_null {
+        return refuse(param(
+            "utilizationInfo->utilizationExtend is reserved and must be NULL",
+        ));
+    }
+    let rate = || rt_api::utilization(id).unwrap_or(-1);
+    Ok(Utilization {
+        cube: rate(),
+        vector: rate(),
+        aicpu: rate(),
+        memory: -1,
+    })
+}
+
+/// `aclrtGetDeviceResLimitImpl`: NULL output 100000.
+pub(crate) fn get_device_res_limit(id: i32, kind: u32, out: Out<u32>) -> Res<()> {
+    not_null(out.is_null(), "value")?;
+    rt_api::get_device_res_limit(id, kind, out)
+}
+
+/// `aclrtSetDeviceResLimitImpl` (no check of its own).
+pub(crate) fn set_device_res_limit(id: i32, kind: u32, value: u32) -> Res<()> {
+    rt_api::set_device_res_limit(id, kind, value)
+}
+
+/// `aclrtResetDeviceResLimitImpl` (no check of its own).
+pub(crate) fn reset_device_res_limit(id: i32) -> Res<()> {
+    rt_api::reset_device_res_limit(id)
+}
+
+/// `aclrtGetResInCurrentThreadImpl`: NULL output 100000.
+pub(crate) fn get_res_in_current_thread(kind: u32, out: Out<u32>) -> Res<()> {
+    not_null(out.is_null(), "value")?;
+    rt_api::res_in_current_thread(kind, out)
+}
+
+/// `aclrtSetDeviceSatModeImpl` (no check of its own).
+pub(crate) fn set_device_sat_mode(mode: u32) -> Res<()> {
+    rt_api::set_device_sat_mode(mode)
+}
+
+/// `aclrtGetDeviceSatModeImpl`: NULL output 100000.
+pub(crate) fn get_device_sat_mode(out: Out<u32>) -> Res<()> {
+    not_null(out.is_null(), "mode")?;
+    rt_api::get_device_sat_mode(out)
+}
+
+/// `aclrtCheckArchCompatibilityImpl` (no check of its own).
+pub(crate) fn check_arch_compatibility(om_soc: Option<&str>, out: Out<i32>) -> Res<()> {
+    rt_api::check_arch_compatibility(om_soc, out)
+}
+
+/// `aclrtDeviceGetBareTgidImpl`: NULL output 100000.
+pub(crate) fn device_get_bare_tgid(out: Out<i32>) -> Res<()> {
+    not_null(out.is_null(), "pid")?;
+    rt_api::device_get_bare_tgid(out)
+}
+
+/// `aclrtGetErrorVerboseImpl`: NULL output 100000; then the runtime's
+/// answer, of which the ACL layer copies `tryRepair`, `hasDetail`,
+/// `errorType` and the AI Core error kind (the detail of a memory error
+/// only for one). Returns `(tryRepair, hasDetail, errorType,
+/// aicoreErrType)` to write.
+pub(crate) fn get_error_verbose(id: i32, out_null: bool) -> Res<(u8, u8, u32, u32)> {
+    not_null(out_null, "errorInfo")?;
+    rt_api::get_error_verbose(id)?;
+    Ok((0, 0, ffi::ACL_RT_NO_ERROR, ffi::ACL_RT_AICORE_ERROR_UNKNOWN))
+}
+
+/// `aclrtGetThreadLastTaskIdImpl`: NULL output 100000.
+pub(crate) fn get_thread_last_task_id(out: Out<u32>) -> Res<()> {
+    not_null(out.is_null(), "taskId")?;
+    rt_api::thread_last_task_id(out)
+}
+
+/// `aclrtStreamGetIdImpl`: NULL output 100000.
+pub(crate) fn stream_get_id(h: usize, out: Out<i32>) -> Res<()> {
+    not_null(out.is_null(), "streamId")?;
+    rt_api::stream_get_id(h, out)
+}
+
+/// `aclrtStreamGetFlagsImpl`: NULL output 100000; the runtime's flags
+/// translated to the ACL bits (the same values here).
+pub(crate) fn stream_get_flags(h: usize, out: Out<u32>) -> Res<()> {
+    not_null(out.is_null(), "flags")?;
+    rt_api::stream_get_flags(h, out)
+}
+
+/// `aclrtSetStreamOverflowSwitchImpl`: a flag other than 0 or 1 100000.
+pub(crate) fn set_stream_overflow_switch(h: usize, flag: u32) -> Res<()> {
+    if flag > 1 {
+        return refuse(param(format!("flag {flag} must be 0 or 1")));
+    }
+    rt_api::set_stream_overflow_switch(h, flag)
+}
+
+/// `aclrtGetStreamOverflowSwitchImpl`: NULL output 100000.
+pub(crate) fn get_stream_overflow_switch(h: usize, out: Out<u32>) -> Res<()> {
+    not_null(out.is_null(), "flag")?;
+    rt_api::get_stream_overflow_switch(h, out)
+}
+
+/// `aclrtActiveStreamImpl`: NULL `activeStream`, then NULL `stream`,
+/// 100000.
+pub(crate) fn active_stream(active: usize, stream: usize) -> Res<()> {
+    not_null(active == 0, "activeStream")?;
+    not_null(stream == 0, "stream")?;
+    rt_api::stream_active(active, stream)
+}
+
+/// `aclrtSwitchStreamImpl`: NULL `leftValue`, `rightValue`, `trueStream`,
+/// `stream` 100000 (in that order), a non-NULL reserved `falseStream`
+/// 100000.
+pub(crate) fn switch_stream(
+    left_null: bool,
+    cond: u32,
+    right_null: bool,
+    data_type: u32,
+    true_stream: usize,
+    false_stream: usize,
+    stream: usize,
+) -> Res<()> {
+    not_null(left_null, "leftValue")?;
+    not_null(right_null, "rightValue")?;
+    not_null(true_stream == 0, "trueStream")?;
+    not_null(stream == 0, "stream")?;
+    if false_stream != 0 {
+        return refuse(param("falseStream is reserved and must be NULL"));
+    }
+    rt_api::stream_switch(cond, data_type, true_stream, stream)
+}
+
+/// `aclrtStreamStopImpl` (no check of its own).
+pub(crate) fn stream_stop(h: usize) -> Res<()> {
+    rt_api::stream_stop(h)
+}
+
+// ------------------------------------------- stream configuration handles ---
+//
+// `aclrtCreateStreamConfigHandle`, `aclrtSetStreamConfigOpt`,
+// `aclrtDestroyStreamConfigHandle` and `aclrtCreateStreamV2` are the ACL
+// layer's own (`src/acl/aclrt_c/runtime/stream.c` of the runtime's source,
+// with the compact runtime's `rtStreamCreateWithConfig`): no check of the
+// runtime's decides them, so none of their refusals is stored.
+
+/// The handles `aclrtCreateStreamConfigHandle` gave out and
+/// `aclrtDestroyStreamConfigHandle` has not taken back (by address).
+static CONFIG_HANDLES: std::sync::Mutex<Vec<usize>> = std::sync::Mutex::new(Vec::new());
+
+/// Records a handle made by `aclrtCreateStreamConfigHandle`.
+pub(crate) fn config_handle_created(addr: usize) {
+    crate::sync::lock(&CONFIG_HANDLES).push(addr);
+}
+
+/// `aclrtDestroyStreamConfigHandle`: NULL 100000; a handle this runtime did
+/// not make (or already destroyed) would be freed blindly by the runtime
+/// (`mmFree`): the simulator refuses it with 100000 and records it (rule
+/// STRICT-FOREIGN-FREE). `Ok` means the caller frees it now.
+pub(crate) fn config_handle_destroyed(addr: usize) -> Res<()> {
+    not_null(addr == 0, "handle")?;
+    let mut live = crate::sync::lock(&CONFIG_HANDLES);
+    match live.iter().position(|&a| a == addr) {
+        Some(i) => {
+            live.swap_remove(i);
+            Ok(())
+        }
+        None => refuse(
+            Error::violation(
+                crate::model::ViolationKind::ForeignFree,
+                ffi::ACL_ERROR_INVALID_PARAM,
+                format!(
+                    "handle {addr:#x} was not made by aclrtCreateStreamConfigHandle, or was \
+                     destroyed already"
+                ),
+            )
+            .on(addr),
+        ),
+    }
+}
+
+/// The field of a stream configuration `aclrtSetStreamConfigOpt` sets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ConfigField {
+    /// `workptr`: a pointer.
+    WorkPtr,
+    /// `workSize`: a `size_t`.
+    WorkSize,
+    /// `flag`: a `size_t`.
+    Flag,
+    /// `priority`: a `uint32_t` in 0..=7.
+    Priority,
+}
+
+impl ConfigField {
+    /// The bytes the value must have.
+    pub(crate) fn size(self) -> usize {
+        match self {
+            ConfigField::Priority => size_of::<u32>(),
+            ConfigField::WorkPtr => size_of::<*mut c_void>(),
+            ConfigField::WorkSize | ConfigField::Flag => size_of::<usize>(),
+        }
+    }
+}
+
+/// `aclrtSetStreamConfigOpt`, before the value is read: NULL handle or
+/// value 100000; an attribute beyond `ACL_RT_STREAM_PRIORITY` 100000; a
+/// value of the wrong size 100000.
+pub(crate) fn stream_config_field(
+    handle_null: bool,
+    value_null: bool,
+    attr: u32,
+    size: usize,
+) -> Res<ConfigField> {
+    if handle_null || value_null {
+        return refuse(param(if handle_null {
+            "handle is NULL"
+        } else {
+            "attrValue is NULL"
+        }));
+    }
+    let field = match attr {
+        ffi::ACL_RT_STREAM_WORK_ADDR_PTR => ConfigField::WorkPtr,
+        ffi::ACL_RT_STREAM_WORK_SIZE => ConfigField::WorkSize,
+        ffi::ACL_RT_STREAM_FLAG => ConfigField::Flag,
+        ffi::ACL_RT_STREAM_PRIORITY => ConfigField::Priority,
+        _ => {
+            return refuse(param(format!(
+                "attr {attr} is not a stream configuration attribute"
+            )));
+        }
+    };
+    if size != field.size() {
+        return refuse(param(format!(
+            "valueSize {size} is invalid for attr {attr}: it should be {}",
+            field.size()
+        )));
+    }
+    Ok(field)
+}
+
+/// `aclrtSetStreamConfigOpt` for the priority, once read: 0..=7 (100000).
+pub(crate) fn stream_config_priority(value: u32) -> Res<()> {
+    if value > crate::stream::LEAST_PRIORITY as u32 {
+        return refuse(param(format!("priority {value} is not in [0, 7]")));
+    }
+    Ok(())
+}
+
+/// `aclrtCreateStreamV2`: NULL output 100000; then a stream of the current
+/// context (107002 without one) with the configuration's priority (the
+/// flags and the work area are not used by the stream it creates).
+pub(crate) fn create_stream_v2(out: Out<usize>, priority: u32) -> Res<()> {
+    not_null(out.is_null(), "stream")?;
+    rt_api::stream_create(out, 0, Some(priority))
+}
+
+/// `aclrtRegStreamStateCallbackImpl`: NULL name 100000.
+pub(crate) fn reg_stream_state_callback(
+    name: Option<&[u8]>,
+    callback: Option<crate::prim::StateCall>,
+) -> Res<()> {
+    let Some(name) = name else {
+        return refuse(param("regName is NULL"));
+    };
+    rt_api::reg_stream_state_callback(name, callback)
+}
+
+/// `aclrtGetOverflowStatusImpl`: NULL `outputAddr` 100000.
+pub(crate) fn get_overflow_status(dst: UserMem, size: usize, stream: usize) -> Res<()> {
+    not_null(dst.is_null(), "outputAddr")?;
+    rt_api::get_overflow_status(dst, size as u64, stream)
+}
+
+/// `aclrtResetOverflowStatusImpl` (no check of its own).
+pub(crate) fn reset_overflow_status(stream: usize) -> Res<()> {
+    rt_api::reset_overflow_status(stream)
+}

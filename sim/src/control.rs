@@ -238,6 +238,7 @@ pub fn reset() {
     diag::clear_last_error();
     diag::clear_last_code();
     exec::reset_tasks();
+    crate::stream_state::clear();
 }
 
 thread_local! {

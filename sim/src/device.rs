@@ -92,6 +92,7 @@ pub(crate) fn reset_device(id: i32, force: bool) -> Res<()> {
         let dev = rt.device_mut(id)?;
         dev.refcount = 0;
         dev.peers.clear();
+        dev.res_limit = [None; 2];
         let ctx = dev.default_ctx.take();
         removed.extend(ctx.and_then(|c| rt.remove_context(c)));
         removed

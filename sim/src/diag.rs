@@ -113,6 +113,30 @@ pub(crate) fn rt_param(msg: impl Into<String>) -> Error {
     Error::new(ffi::ACL_ERROR_RT_PARAM_INVALID, msg)
 }
 
+/// The answer of a function of the runtime's surface that the simulator
+/// does not model: the runtime's own "feature not supported" code (207000
+/// `ACL_ERROR_RT_FEATURE_NOT_SUPPORT`, what its C API returns where a chip
+/// lacks a feature), stored as the thread's last error as that answer is,
+/// and recorded and reported under the rule `UNSUPPORTED` so that a test or
+/// a user sees which function their program needs.
+pub(crate) fn unsupported() -> Error {
+    Error::violation(
+        ViolationKind::Unsupported,
+        ffi::ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+        "not modelled by the simulator: answered with 207000 \
+         (ACL_ERROR_RT_FEATURE_NOT_SUPPORT), as the runtime answers a feature the chip lacks",
+    )
+    .answered_by_runtime()
+}
+
+/// [`unsupported`] for a C function of `api` that returns `fallback` (a
+/// NULL pointer, a zero) instead of an error code: counted, recorded and
+/// reported like the others, its message left for `aclGetRecentErrMsg`.
+pub(crate) fn unsupported_value<R>(api: Api, fallback: R) -> R {
+    let _ = call(api, || Err(unsupported()));
+    fallback
+}
+
 /// 100000 unless `ok`.
 pub(crate) fn require(ok: bool, msg: impl FnOnce() -> String) -> Res<()> {
     if ok { Ok(()) } else { Err(param(msg())) }
@@ -179,6 +203,80 @@ macro_rules! with_api_list {
             aclrtReserveMemAddressNoUCMemory, aclrtSetExceptionInfoCallback,
             aclrtStreamWaitEventWithFlag, aclrtSubscribeHostFunc, aclrtUnSubscribeHostFunc,
             aclrtUnmapMem, aclrtValueWait, aclrtValueWrite, aclrtWaitAndResetNotify,
+            // The rest of the surface (raw/surface.rs).
+            aclCreateDataBuffer, aclDestroyDataBuffer, aclUpdateDataBuffer, aclGetDataBufferAddr,
+            aclGetDataBufferSize, aclGetDataBufferSizeV2, aclGetCannAttributeList,
+            aclGetCannAttribute, aclGetDeviceCapability, aclInitCallbackRegister,
+            aclInitCallbackUnRegister, aclFinalizeCallbackRegister, aclFinalizeCallbackUnRegister,
+            aclrtBinarySetExceptionCallback, aclrtGetThreadLastTaskId, aclrtGetMemUceInfo,
+            aclrtDeviceTaskAbort, aclrtMemUceRepair, aclrtSetDeviceTaskAbortCallback,
+            aclrtGetErrorVerbose, aclrtRepairError, aclrtCtxGetSysParamOpt, aclrtCtxSetSysParamOpt,
+            aclrtGetSysParamOpt, aclrtSetSysParamOpt, aclrtGetPrimaryCtxState,
+            aclrtCtxGetFloatOverflowAddr, aclrtSetDeviceSatMode, aclrtGetDeviceSatMode,
+            aclrtGetOverflowStatus, aclrtResetOverflowStatus, aclrtGetFloatOverflowStatus,
+            aclrtResetFloatOverflowStatus, aclrtNpuGetFloatOverFlowStatus,
+            aclrtNpuClearFloatOverFlowStatus, aclrtStreamGetId, aclrtCreateStreamConfigHandle,
+            aclrtDestroyStreamConfigHandle, aclrtSetStreamConfigOpt, aclrtCreateStreamV2,
+            aclrtStreamGetFlags, aclrtStreamWaitEventWithTimeout, aclrtSetStreamOverflowSwitch,
+            aclrtGetStreamOverflowSwitch, aclrtSetStreamAttribute, aclrtGetStreamAttribute,
+            aclrtGetStreamResLimit, aclrtSetStreamResLimit, aclrtResetStreamResLimit,
+            aclrtUseStreamResInCurrentThread, aclrtUnuseStreamResInCurrentThread, aclrtActiveStream,
+            aclrtSwitchStream, aclrtRegStreamStateCallback, aclrtStreamStop,
+            aclrtPersistentTaskClean, aclrtSetTsDevice, aclrtGetDeviceUtilizationRate,
+            aclrtHostMemMapCapabilities, aclrtSetGroup, aclrtGetGroupCount, aclrtCreateGroupInfo,
+            aclrtDestroyGroupInfo, aclrtGetAllGroupInfo, aclrtGetGroupInfoDetail,
+            aclrtQueryDeviceStatus, aclrtDeviceGetBareTgid, aclrtGetDeviceInfo,
+            aclrtGetDeviceCapability, aclrtDeviceGetUuid, aclrtDeviceSetLimit, aclrtDeviceGetLimit,
+            aclrtDeviceGetPCIBusId, aclrtDeviceGetByPCIBusId, aclrtDeviceGetHostAtomicCapabilities,
+            aclrtDeviceGetP2PAtomicCapabilities, aclrtGetDeviceResLimit, aclrtSetDeviceResLimit,
+            aclrtResetDeviceResLimit, aclrtGetResInCurrentThread, aclrtGetDevicesTopo,
+            aclrtGetLogicDevIdByUserDevId, aclrtGetUserDevIdByLogicDevId,
+            aclrtGetLogicDevIdByPhyDevId, aclrtGetPhyDevIdByLogicDevId, aclrtGetUserDevIdByPhyDevId,
+            aclrtGetPhyDevIdByUserDevId, aclrtRegDeviceStateCallback, aclrtDevicePeerAccessStatus,
+            aclrtCheckArchCompatibility, aclrtDeviceL2CacheFlush, aclrtGetEventId,
+            aclrtCntNotifyCreate, aclrtCntNotifyDestroy, aclrtCntNotifyRecord,
+            aclrtCntNotifyWaitWithTimeout, aclrtCntNotifyReset, aclrtCntNotifyGetId,
+            aclrtCreateLabel, aclrtSetLabel, aclrtDestroyLabel, aclrtCreateLabelList,
+            aclrtDestroyLabelList, aclrtSwitchLabelByIndex, aclrtMemsetD32, aclrtMemsetD32Async,
+            aclrtMemcpyAsyncWithCondition, aclrtMemcpyFromSymbol, aclrtMemcpyFromSymbolAsync,
+            aclrtMemcpyToSymbol, aclrtMemcpyToSymbolAsync, aclrtCmoAsync, aclrtGetMemcpyDescSize,
+            aclrtSetMemcpyDesc, aclrtMemcpyAsyncWithOffset, aclrtMemcpyAsyncWithDesc,
+            aclrtCmoAsyncWithBarrier, aclrtCmoWaitBarrier, aclrtMemcpyBatch, aclrtMemcpyBatchV2,
+            aclrtMemcpyBatchAsync, aclrtMemcpyBatchAsyncV2, aclrtCmoGetDescSize, aclrtCmoSetDesc,
+            aclrtCmoAsyncWithDesc, aclrtMallocWithCfg, aclrtMallocForTaskScheduler,
+            aclrtMallocHostWithCfg, aclrtPointerGetAttributes, aclrtMemManagedGetAttr,
+            aclrtMemManagedGetAttrs, aclrtMemFlush, aclrtMemInvalidate, aclrtGetSymbolAddress,
+            aclrtGetSymbolSize, aclrtMemManagedAdvise, aclrtGetMemUsageInfo, aclrtGetFuncBySymbol,
+            aclrtFreeBuf, aclrtCheckMemType, aclrtMemManagedPrefetchAsync,
+            aclrtMemManagedPrefetchBatchAsync, aclrtSetOpExecuteTimeOutWithMs,
+            aclrtSetOpExecuteTimeOutV2, aclrtGetOpTimeOutInterval, aclrtGetOpExecuteTimeout,
+            aclrtCreateBinary, aclrtDestroyBinary, aclrtBinaryLoad, aclrtBinaryGetDevAddress,
+            aclrtBinaryGetFunctionByEntry, aclrtBinaryGetGlobal, aclrtGetFunctionAddr,
+            aclrtGetFunctionSize, aclrtKernelArgsGetHandleMemSize, aclrtKernelArgsGetMemSize,
+            aclrtKernelArgsInitByUserMem, aclrtKernelArgsParaUpdate, aclrtGetFunctionName,
+            aclrtRegisterCpuFunc, aclrtProfTrace, aclrtLaunchKernelV2,
+            aclrtLaunchKernelWithHostArgs, aclrtLaunchKernelWithArgsArray,
+            aclrtLaunchSIMTKernelWithArgsArray, aclrtLaunchSIMTKernelWithHostArgs,
+            aclrtGetHardwareSyncAddr, aclrtTaskUpdateAsync, aclrtCacheLastTaskOpInfo,
+            aclrtCacheLastTaskExtendInfo, aclrtGetFunctionAttribute, aclrtFunctionGetBinary,
+            aclrtFunctionGetParamCount, aclrtFunctionGetParamInfo,
+            aclrtFunctionGetAvailDynUbufPerBlock, aclrtGetBufFromChain, aclrtGetBufChainNum,
+            aclrtAppendBufChain, aclrtCopyBufRef, aclrtGetBufUserData, aclrtSetBufUserData,
+            aclrtGetBufData, aclrtGetBufDataLen, aclrtSetBufDataLen, aclrtAllocBuf,
+            aclrtSnapShotProcessLock, aclrtSnapShotProcessUnlock, aclrtSnapShotProcessBackup,
+            aclrtSnapShotProcessRestore, aclrtSnapShotCallbackRegister,
+            aclrtSnapShotCallbackUnregister, aclmdlRITaskGetParams, aclmdlRITaskSetParams,
+            aclmdlRIKernelTaskGetAttribute, aclmdlRIUpdate, aclmdlRITaskDisable,
+            aclmdlRICaptureBegin, aclmdlRICaptureGetInfo, aclmdlRICaptureEnd, aclmdlRIDebugPrint,
+            aclmdlRIDebugJsonPrint, aclmdlRICaptureThreadExchangeMode, aclmdlRIExecuteAsync,
+            aclmdlRIExecute, aclmdlRIDestroy, aclmdlRICaptureTaskGrpBegin,
+            aclmdlRICaptureTaskGrpEnd, aclmdlRICaptureTaskUpdateBegin, aclmdlRICaptureTaskUpdateEnd,
+            aclmdlRIBuildBegin, aclmdlRIBindStream, aclmdlRIEndTask, aclmdlRIBuildEnd,
+            aclmdlRIUnbindStream, aclmdlRISetName, aclmdlRIGetName, aclmdlRIGetId,
+            aclmdlRIDestroyRegisterCallback, aclmdlRIDestroyUnregisterCallback, aclmdlInitDump,
+            aclmdlSetDump, aclmdlFinalizeDump, aclmdlRIGetStreams, aclmdlRIGetTasksByStream,
+            aclmdlRITaskGetType, aclmdlRITaskGetSeqId, aclmdlRIAbort, aclmdlRICondHandleCreate,
+            aclmdlRICondHandleGetCondPtr, aclmdlRIAddCondTask, aclmdlRICaptureToModelRIBegin,
         }
     };
 }
@@ -314,6 +412,9 @@ pub(crate) fn call(api: Api, f: impl FnOnce() -> Res<()>) -> i32 {
     // The reports of violations found during the call, with no lock of the
     // runtime held.
     never_unwind((), crate::report::flush);
+    // The stream state callbacks of the streams the call created (no lock
+    // held either).
+    never_unwind((), crate::stream_state::flush_created);
     code
 }
 

@@ -2,7 +2,10 @@
 //!
 //! This crate implements the C ABI of the AscendCL runtime (the `acl*` /
 //! `aclrt*` functions declared in the project's header
-//! `sys/include/acl/{acl_base.h, acl_rt.h}`) in plain Rust, with no NPU. It is
+//! `sys/include/acl/{acl_base.h, acl_rt.h, acl_rt_allocator.h}`) in plain
+//! Rust, with no NPU; a function of that surface it does not model answers
+//! the runtime's own "not supported" (207000) and is reported (rule
+//! `UNSUPPORTED`), never a missing symbol. It is
 //! the default backend of `aclrt` (via `aclrt-sys`'s `sim` feature) and the
 //! project's test oracle:
 //!
@@ -566,6 +569,7 @@ mod base_types;
 mod callback;
 mod context;
 mod device;
+mod devinfo;
 mod diag;
 mod dsa;
 mod event;
@@ -592,6 +596,7 @@ mod report;
 mod rt;
 mod rt_api;
 mod stream;
+mod stream_state;
 mod sync;
 pub mod trace;
 mod value;

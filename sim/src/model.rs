@@ -331,6 +331,10 @@ pub enum ViolationKind {
     /// callback queued before a teardown (`aclFinalize`: 100037; any other
     /// function: 107002).
     UseAfterFinalize,
+    /// A function of the runtime's surface the simulator does not model:
+    /// answered with the runtime's own "feature not supported" code
+    /// (207000), so that a program that depends on it learns so at once.
+    Unsupported,
 }
 
 /// One misuse found by a named rule, as recorded.
@@ -408,6 +412,7 @@ pub fn rule_name(kind: ViolationKind, function: &str, code: i32) -> &'static str
         K::EventFlagMismatch => "EVENT-FLAGS",
         K::EventNotRecorded => "EVENT-NOT-RECORDED",
         K::UseAfterFinalize => "USE-AFTER-FINALIZE",
+        K::Unsupported => "UNSUPPORTED",
     }
 }
 

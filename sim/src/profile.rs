@@ -74,6 +74,119 @@ impl Soc {
     }
 }
 
+/// The figures of one chip that its platform configuration file gives
+/// (`src/platform/platform_config/cann/<SoC_version>.ini` of the runtime's
+/// source, section `SoCInfo` and `version`): the simulated 910B is an
+/// `Ascend910B2`, the simulated 310P an `Ascend310P3`.
+pub(crate) struct ChipFacts {
+    /// `SoC_version`.
+    pub soc_version: &'static str,
+    /// `NpuArch`.
+    pub npu_arch: i64,
+    /// `ai_core_cnt`.
+    pub ai_cores: u32,
+    /// `cube_core_cnt` (absent from the 310P's file).
+    pub cube_cores: Option<u32>,
+    /// `vector_core_cnt`.
+    pub vector_cores: u32,
+    /// `ai_cpu_cnt`.
+    pub ai_cpus: u32,
+    /// `l2_size` in bytes.
+    pub l2_size: i64,
+}
+
+/// `(SoC_version, NpuArch)` of every platform configuration file of a
+/// standard installation (`platform_config/cann/*.ini`): the names
+/// `aclrtCheckArchCompatibility` knows.
+pub(crate) const NPU_ARCHS: &[(&str, i64)] = &[
+    ("Ascend031", 3004),
+    ("Ascend035", 3505),
+    ("Ascend035A", 3505),
+    ("Ascend035B", 3505),
+    ("Ascend310B1", 3002),
+    ("Ascend310B2", 3002),
+    ("Ascend310B3", 3002),
+    ("Ascend310B4", 3002),
+    ("Ascend310P1", 2002),
+    ("Ascend310P3", 2002),
+    ("Ascend310P5", 2002),
+    ("Ascend310P7", 2002),
+    ("Ascend910A", 1001),
+    ("Ascend910B", 1001),
+    ("Ascend910B1", 2201),
+    ("Ascend910B2", 2201),
+    ("Ascend910B2C", 2201),
+    ("Ascend910B3", 2201),
+    ("Ascend910B4-1", 2201),
+    ("Ascend910B4", 2201),
+    ("Ascend910PremiumA", 1001),
+    ("Ascend910ProA", 1001),
+    ("Ascend910ProB", 1001),
+    ("Ascend910_9362", 2201),
+    ("Ascend910_9363", 2201),
+    ("Ascend910_9372", 2201),
+    ("Ascend910_9381", 2201),
+    ("Ascend910_9382", 2201),
+    ("Ascend910_9391", 2201),
+    ("Ascend910_9392", 2201),
+];
+
+impl Soc {
+    /// The chip's platform figures ([`ChipFacts`]).
+    pub(crate) fn facts(self) -> ChipFacts {
+        match self {
+            Soc::Ascend310P => ChipFacts {
+                soc_version: "Ascend310P3",
+                npu_arch: 2002,
+                ai_cores: 8,
+                cube_cores: None,
+                vector_cores: 7,
+                ai_cpus: 7,
+                l2_size: 16_777_216,
+            },
+            _ => ChipFacts {
+                soc_version: "Ascend910B2",
+                npu_arch: 2201,
+                ai_cores: 24,
+                cube_cores: Some(24),
+                vector_cores: 48,
+                ai_cpus: 6,
+                l2_size: 201_326_592,
+            },
+        }
+    }
+
+    /// The chip's default floating-point overflow mode: Inf/NaN where the
+    /// chip has the overflow-mode feature (910B: `RT_FEATURE_OVERFLOW_MODE`
+    /// in its feature list, set by `Runtime::Init`), saturation elsewhere.
+    pub(crate) fn default_sat_mode(self) -> u32 {
+        match self {
+            Soc::Ascend310P => ffi::ACL_RT_OVERFLOW_MODE_SATURATION,
+            _ => ffi::ACL_RT_OVERFLOW_MODE_INFNAN,
+        }
+    }
+
+    /// Whether the chip can be switched to the Inf/NaN overflow mode
+    /// (`supportOverflowMode` of its properties: both modes on the 910B,
+    /// saturation only on the 310P).
+    pub(crate) fn infnan_mode(self) -> bool {
+        self == Soc::Ascend910B
+    }
+
+    /// Whether the chip schedules tasks with STARS (the 910B; the 310P
+    /// does not): the per-stream overflow switch exists only there
+    /// (`RT_FEATURE_STREAM_ATTR_OVERFLOW_CHECK`).
+    pub(crate) fn stars(self) -> bool {
+        self == Soc::Ascend910B
+    }
+
+    /// Whether `aclrtGetErrorVerbose` is supported
+    /// (`RT_FEATURE_DFX_ERR_GET_AND_REPAIR`: the 910B).
+    pub(crate) fn error_verbose(self) -> bool {
+        self == Soc::Ascend910B
+    }
+}
+
 impl SimConfig {
     /// Bytes of memory of each simulated device: [`memory_per_device`](Self::memory_per_device)
     /// when set, else the chip's ([`Soc::device_memory`]).

@@ -116,6 +116,16 @@ pub(crate) fn set_device(id: i32) -> Res<()> {
 /// `rtDeviceReset` → E `DeviceReset` → I; `rtDeviceResetForce`, whose
 /// failures are not stored as the thread's last error.
 pub(crate) fn reset_device(id: i32, force: bool) -> Res<()> {
+    // The last reset releases the default context: its streams' state
+    // callbacks hear of it first.
+    let last = rt()
+        .device(id)
+        .ok()
+        .filter(|d| d.refcount == 1 || (force && d.refcount > 0))
+        .and_then(|d| d.default_ctx);
+    if let Some(ctx) = last {
+        crate::stream_state::destroying(&streams_of(ctx));
+    }
     let r = device::reset_device(id, force);
     if force {
         r.map_err(|e| Error {
@@ -189,8 +199,13 @@ pub(crate) fn ctx_create(out: Out<usize>, device: i32) -> Res<()> {
     answer(context::create_context(out, device))
 }
 
-/// `rtCtxDestroy` → I `ContextDestroy`.
+/// `rtCtxDestroy` → I `ContextDestroy` (the stream state callbacks hear
+/// of each of its streams first).
 pub(crate) fn ctx_destroy(h: usize) -> Res<()> {
+    let explicit = rt().contexts.get(&h).is_some_and(|c| !c.is_default);
+    if explicit {
+        crate::stream_state::destroying(&streams_of(h));
+    }
     answer(context::destroy_context(h))
 }
 
@@ -298,12 +313,31 @@ pub(crate) fn stream_set_mode(h: usize, mode: u64) -> Res<()> {
     )
 }
 
-/// `rtStreamDestroy` / `rtStreamDestroyForce`: the handle guard, then I.
+/// `rtStreamDestroy` / `rtStreamDestroyForce`: the handle guard, then I
+/// (whose destruction tells the stream state callbacks first).
 pub(crate) fn stream_destroy(h: usize, force: bool) -> Res<()> {
     answer((|| {
         guard_stream(h)?;
+        let explicit = rt().stream(h).is_ok_and(|s| !s.is_default);
+        if explicit {
+            crate::stream_state::destroying(&[h]);
+        }
         stream::destroy_stream(h, force)
     })())
+}
+
+/// The streams of context `ctx` (its default stream first), for the
+/// stream state callbacks of a teardown.
+fn streams_of(ctx: usize) -> Vec<usize> {
+    let rt = rt();
+    let mut all: Vec<(bool, usize)> = rt
+        .streams
+        .values()
+        .filter(|s| s.ctx == ctx)
+        .map(|s| (!s.is_default, s.handle))
+        .collect();
+    all.sort_unstable();
+    all.into_iter().map(|(_, h)| h).collect()
 }
 
 /// `rtStreamAbort`: the handle guard, then E/I (`StreamAbort`).
@@ -811,5 +845,335 @@ pub(crate) fn callback_launch(
         guard_stream(stream)?;
         let f = require_fn(f)?;
         callback::launch_callback(f, block, stream, make)
+    })())
+}
+
+// ------------------------------------- devices, streams and threads (2) ---
+
+/// `rtsDeviceGetInfo` → E `GetDeviceInfoByAttr`: a NULL output 107000; a
+/// device id beyond the count 107000 (not 107001: E's own range check);
+/// then I.
+pub(crate) fn device_get_info(id: u32, attr: u32, out: Out<i64>) -> Res<()> {
+    answer((|| {
+        if out.is_null() {
+            return Err(rt_param("value is NULL"));
+        }
+        let count = rt().devices.len();
+        let dev = i32::try_from(id)
+            .ok()
+            .filter(|&d| (d as usize) < count)
+            .ok_or_else(|| {
+                rt_param(format!(
+                    "deviceId {id} is not in [0, {count}) (querying device information)"
+                ))
+            })?;
+        out.write(crate::devinfo::device_info(dev, attr)?);
+        Ok(())
+    })())
+}
+
+/// `rtsDeviceGetCapability`: a feature type outside [0, max) 107000
+/// (stored); a feature type inside but unknown to the C API 107000 returned
+/// without being stored (its last branch); then E `GetDeviceCapability`
+/// (a NULL output 107000, the device id 107001) and I.
+pub(crate) fn device_get_capability(id: i32, feature: i32, out: Out<i32>) -> Res<()> {
+    const FEATURE_MAX: i32 = 20_002;
+    answer((|| {
+        if !(0..FEATURE_MAX).contains(&feature) {
+            return Err(rt_param(format!(
+                "devFeatureType {feature} is not in [0, {FEATURE_MAX})"
+            )));
+        }
+        let known = crate::devinfo::device_capability(feature)?;
+        let Some(value) = known else {
+            return Err(Error {
+                stored: Stored::No,
+                ..rt_param(format!("devFeatureType {feature} is not a device feature"))
+            });
+        };
+        if out.is_null() {
+            return Err(rt_param("value is NULL"));
+        }
+        rt().check_device(id)?;
+        out.write(value);
+        Ok(())
+    })())
+}
+
+/// `rtDeviceStatusQuery` → E `DeviceStatusQuery`: a NULL output 107000,
+/// the device id 107001; then I.
+pub(crate) fn device_status_query(id: i32, out: Out<u32>) -> Res<()> {
+    answer((|| {
+        if out.is_null() {
+            return Err(rt_param("deviceStatus is NULL"));
+        }
+        out.write(crate::devinfo::device_status(id)?);
+        Ok(())
+    })())
+}
+
+/// `rtGetAllUtilizations(kind)` → E (the kind, the output: never wrong
+/// from the ACL layer) → I → the driver. The ACL layer keeps only the
+/// value; a failure is its "not supported" (−1), never stored here.
+pub(crate) fn utilization(id: i32) -> Option<i32> {
+    crate::devinfo::utilization(id).ok()
+}
+
+/// `rtsGetDeviceResLimit` → E `GetDeviceResLimit`: the kind (107000), the
+/// output (107000), the device id (107001); then I (the device must be
+/// set: 507033).
+pub(crate) fn get_device_res_limit(id: i32, kind: u32, out: Out<u32>) -> Res<()> {
+    answer((|| {
+        let kind = crate::devinfo::res_kind(kind)?;
+        if out.is_null() {
+            return Err(rt_param("value is NULL"));
+        }
+        rt().check_device(id)?;
+        out.write(crate::devinfo::get_res_limit(id, kind)?);
+        Ok(())
+    })())
+}
+
+/// `rtsSetDeviceResLimit` → E `SetDeviceResLimit`: the kind (107000), the
+/// device id (107001); then I (set device 507033, value ≤ the cores 107000).
+pub(crate) fn set_device_res_limit(id: i32, kind: u32, value: u32) -> Res<()> {
+    answer((|| {
+        let kind = crate::devinfo::res_kind(kind)?;
+        rt().check_device(id)?;
+        crate::devinfo::set_res_limit(id, kind, value)
+    })())
+}
+
+/// `rtsResetDeviceResLimit` → E `ResetDeviceResLimit`: the device id
+/// (107001); then I.
+pub(crate) fn reset_device_res_limit(id: i32) -> Res<()> {
+    answer((|| {
+        rt().check_device(id)?;
+        crate::devinfo::reset_res_limit(id)
+    })())
+}
+
+/// `rtsGetResInCurrentThread` → E `GetResInCurrentThread`: the kind
+/// (107000), the output (107000); then I.
+pub(crate) fn res_in_current_thread(kind: u32, out: Out<u32>) -> Res<()> {
+    answer((|| {
+        let kind = crate::devinfo::res_kind(kind)?;
+        if out.is_null() {
+            return Err(rt_param("value is NULL"));
+        }
+        out.write(crate::devinfo::res_in_current_thread(kind)?);
+        Ok(())
+    })())
+}
+
+/// `rtSetDeviceSatMode`: a valid mode the chip cannot take 207000 (a
+/// saturation-only chip answers success to saturation without going
+/// further); then E `SetDeviceSatMode` (a mode outside [0, 2): 107000) and
+/// I.
+pub(crate) fn set_device_sat_mode(mode: u32) -> Res<()> {
+    answer((|| {
+        let soc = rt().cfg.soc;
+        if mode == ffi::ACL_RT_OVERFLOW_MODE_INFNAN && !soc.infnan_mode() {
+            return Err(Error::new(
+                NOT_SUPPORTED,
+                "this chip supports only the saturation mode",
+            ));
+        }
+        if mode == ffi::ACL_RT_OVERFLOW_MODE_SATURATION && !soc.infnan_mode() {
+            return Ok(());
+        }
+        if mode >= ffi::ACL_RT_OVERFLOW_MODE_UNDEF {
+            return Err(rt_param(format!(
+                "floatOverflowMode {mode} is not in [0, 2)"
+            )));
+        }
+        crate::devinfo::set_sat_mode(mode);
+        Ok(())
+    })())
+}
+
+/// `rtGetDeviceSatMode` → E (the output: never NULL from the ACL layer) →
+/// I.
+pub(crate) fn get_device_sat_mode(out: Out<u32>) -> Res<()> {
+    out.write(crate::devinfo::sat_mode());
+    Ok(())
+}
+
+/// `rtCheckArchCompatibility` → E `CheckArchCompatibility`: a NULL name
+/// 107000, a NULL output 107000, an empty name 107000; then I.
+pub(crate) fn check_arch_compatibility(om_soc: Option<&str>, out: Out<i32>) -> Res<()> {
+    answer((|| {
+        let Some(name) = om_soc else {
+            return Err(rt_param("omSocVersion is NULL"));
+        };
+        if out.is_null() {
+            return Err(rt_param("canCompatible is NULL"));
+        }
+        if name.is_empty() {
+            return Err(rt_param("omSocVersion is empty"));
+        }
+        out.write(i32::from(crate::devinfo::arch_compatible(name)?));
+        Ok(())
+    })())
+}
+
+/// `rtDeviceGetBareTgid` → E (the output: never NULL from the ACL layer)
+/// → I → the driver.
+pub(crate) fn device_get_bare_tgid(out: Out<i32>) -> Res<()> {
+    out.write(crate::devinfo::bare_tgid());
+    Ok(())
+}
+
+/// `rtsGetErrorVerbose`: only where the chip supports error details
+/// (207000, stored); then E `GetErrorVerbose` (the output 107000, the
+/// device id 107001) and I: no device fault of a kind it reports (memory
+/// UCE, link) is modelled, so the answer is "no error".
+pub(crate) fn get_error_verbose(id: i32) -> Res<()> {
+    answer((|| {
+        if !rt().cfg.soc.error_verbose() {
+            return Err(Error::new(
+                NOT_SUPPORTED,
+                "this chip does not report error details (aclrtGetErrorVerbose)",
+            ));
+        }
+        rt().check_device(id)?;
+        Ok(())
+    })())
+}
+
+/// `rtsGetThreadLastTaskId` → E (the output: never NULL from the ACL
+/// layer) → I: the calling thread's last task.
+pub(crate) fn thread_last_task_id(out: Out<u32>) -> Res<()> {
+    out.write(rt::exec::thread_last_task());
+    Ok(())
+}
+
+/// `rtsStreamGetId`: the handle guard; E `GetStreamId` (the output: never
+/// NULL from the ACL layer); I.
+pub(crate) fn stream_get_id(h: usize, out: Out<i32>) -> Res<()> {
+    answer((|| {
+        guard_stream(h)?;
+        out.write(stream::get_id(h)?);
+        Ok(())
+    })())
+}
+
+/// `rtStreamGetFlags`: the handle guard; E `StreamGetFlags`; I.
+pub(crate) fn stream_get_flags(h: usize, out: Out<u32>) -> Res<()> {
+    answer((|| {
+        guard_stream(h)?;
+        out.write(stream::get_flags(h)?);
+        Ok(())
+    })())
+}
+
+/// `rtSetStreamOverflowSwitch`: success at once on a chip without the
+/// per-stream switch (no STARS); the handle guard; E (the value: never
+/// wrong from the ACL layer); I.
+pub(crate) fn set_stream_overflow_switch(h: usize, flag: u32) -> Res<()> {
+    answer((|| {
+        if !rt().cfg.soc.stars() {
+            return Ok(());
+        }
+        guard_stream(h)?;
+        stream::set_overflow_switch(h, flag)
+    })())
+}
+
+/// `rtGetStreamOverflowSwitch`: the handle guard; E; I.
+pub(crate) fn get_stream_overflow_switch(h: usize, out: Out<u32>) -> Res<()> {
+    answer((|| {
+        guard_stream(h)?;
+        out.write(stream::overflow_switch(h)?);
+        Ok(())
+    })())
+}
+
+/// `rtStreamActive`: the handle guard (the active stream, then the
+/// stream); E `StreamActive` (NULLs: never from the ACL layer); I.
+pub(crate) fn stream_active(active: usize, stream: usize) -> Res<()> {
+    answer((|| {
+        guard_stream(active)?;
+        guard_stream(stream)?;
+        stream::active_stream(stream)
+    })())
+}
+
+/// `rtsSwitchStream` → `rtStreamSwitchEx`: the handle guard (the true
+/// stream, then the stream); E `StreamSwitchEx`: the condition outside
+/// `ACL_RT_EQUAL..=ACL_RT_LESS_OR_EQUAL` 107000, the data type outside
+/// `INT32..=INT64` 107000; then I.
+pub(crate) fn stream_switch(
+    cond: u32,
+    data_type: u32,
+    true_stream: usize,
+    stream: usize,
+) -> Res<()> {
+    answer((|| {
+        guard_stream(true_stream)?;
+        guard_stream(stream)?;
+        if cond > ffi::ACL_RT_LESS_OR_EQUAL {
+            return Err(rt_param(format!("cond {cond} is not in [0, 5]")));
+        }
+        if data_type > ffi::ACL_RT_SWITCH_INT64 {
+            return Err(rt_param(format!("dataType {data_type} is not in [0, 1]")));
+        }
+        stream::switch_stream(true_stream)
+    })())
+}
+
+/// `rtsStreamStop`: the handle guard; E `StreamStop` (a NULL stream
+/// 107000: not the default stream); then I.
+pub(crate) fn stream_stop(h: usize) -> Res<()> {
+    answer((|| {
+        guard_stream(h)?;
+        if h == 0 {
+            return Err(rt_param("stream is NULL"));
+        }
+        stream::stream_stop()
+    })())
+}
+
+/// `rtsRegStreamStateCallback` → E (the name: never NULL from the ACL
+/// layer) → I `RegStreamStateCallback`.
+pub(crate) fn reg_stream_state_callback(
+    name: &[u8],
+    callback: Option<crate::prim::StateCall>,
+) -> Res<()> {
+    answer(crate::stream_state::register(name, callback))
+}
+
+/// Bytes of the overflow status `aclrtGetOverflowStatus` copies
+/// (`OVERFLOW_OUTPUT_SIZE`).
+pub(crate) const OVERFLOW_OUTPUT_SIZE: u64 = 64;
+
+/// `rtGetDeviceSatStatus`: the handle guard; both chips have a status
+/// (CFG `deviceSatStatusImpl`); E `GetDeviceSatStatus`: a size other than
+/// 64 107000; I: the stream ([`stream::overflow_target`]), then an
+/// asynchronous copy of the context's status area to `dst` on the stream.
+/// No simulated operator overflows, so the area is zeros: the copy is a
+/// memset of `dst` to 0 on the stream (with the checks of a device
+/// write).
+pub(crate) fn get_overflow_status(dst: UserMem, size: u64, stream: usize) -> Res<()> {
+    answer((|| {
+        guard_stream(stream)?;
+        if size != OVERFLOW_OUTPUT_SIZE {
+            return Err(rt_param(format!(
+                "outputSize {size} is invalid: only {OVERFLOW_OUTPUT_SIZE} bytes are supported"
+            )));
+        }
+        stream::overflow_target(stream)?;
+        let n = OVERFLOW_OUTPUT_SIZE as usize;
+        memory::memset(dst, n, 0, n, Some(stream))
+    })())
+}
+
+/// `rtCleanDeviceSatStatus`: the handle guard; E (capture: not modelled);
+/// I: the stream ([`stream::overflow_target`]); the context's status area
+/// is cleared (nothing to clear: it stays zeros).
+pub(crate) fn reset_overflow_status(stream: usize) -> Res<()> {
+    answer((|| {
+        guard_stream(stream)?;
+        stream::overflow_target(stream)
     })())
 }

@@ -94,6 +94,47 @@ pub(crate) fn get_priority(h: usize, out: Out<u32>) -> Res<()> {
     Ok(())
 }
 
+/// `aclrtStreamGetId`, I `GetStreamId`: a NULL stream is the current
+/// context's default stream (107002 without a context); the stream's own
+/// context is not checked. The id is the stream's number on its device
+/// (the K of "device N stream K" in the trace).
+pub(crate) fn get_id(h: usize) -> Res<i32> {
+    Ok(rt().stream(h)?.shared.id as i32)
+}
+
+/// `aclrtStreamGetFlags`, I `StreamGetFlags`: a current context first
+/// (107002), then the stream (NULL: the default stream); the flags it was
+/// created with, as the ACL layer translates them back (the known bits).
+pub(crate) fn get_flags(h: usize) -> Res<u32> {
+    let rt = rt();
+    rt.current()?;
+    Ok(rt.stream(h)?.shared.flags & KNOWN_FLAGS)
+}
+
+/// `aclrtSetStreamOverflowSwitch`, I `SetStreamOverflowSwitch`: a current
+/// context (107002), the stream (NULL: the default stream) of that context
+/// (107003).
+pub(crate) fn set_overflow_switch(h: usize, flag: u32) -> Res<()> {
+    let mut rt = rt();
+    let handle = rt.stream_in_current(h)?.1.handle;
+    if let Some(st) = rt.streams.get_mut(&handle) {
+        st.overflow_switch = flag;
+    }
+    Ok(())
+}
+
+/// `aclrtGetStreamOverflowSwitch`, I `GetStreamOverflowSwitch`: as the
+/// setter; the stream's switch on a chip with STARS, else always 1.
+pub(crate) fn overflow_switch(h: usize) -> Res<u32> {
+    let rt = rt();
+    let st = rt.stream_in_current(h)?.1;
+    Ok(if rt.cfg.soc.stars() {
+        st.overflow_switch
+    } else {
+        1
+    })
+}
+
 /// `aclrtDeviceGetStreamPriorityRange`: least 7, greatest 0; either pointer
 /// may be NULL (nothing checks them).
 pub(crate) fn priority_range(least: Out<i32>, greatest: Out<i32>) -> Res<()> {
@@ -285,4 +326,54 @@ pub(crate) fn set_op_execute_timeout(secs: u32) -> Res<()> {
 pub(crate) fn set_op_wait_timeout(secs: u32) -> Res<()> {
     rt().op_wait_timeout = (secs > 0).then(|| Duration::from_secs(u64::from(secs)));
     Ok(())
+}
+
+/// 107005 `ACL_ERROR_RT_STREAM_MODEL` for a stream that is not bound to a
+/// model runtime instance: no stream of the simulator is (binding one,
+/// `aclmdlRIBindStream`, is not modelled), so the stream-to-stream tasks
+/// of model instances (`aclrtActiveStream`, `aclrtSwitchStream`) all end
+/// here.
+fn not_model_stream(h: usize) -> Error {
+    Error::new(
+        ffi::ACL_ERROR_RT_STREAM_MODEL,
+        format!("stream {h:#x} is not bound to a model runtime instance"),
+    )
+}
+
+/// `aclrtActiveStream`, I `StreamActive`: a current context (107002), then
+/// both streams must be model streams (107005).
+pub(crate) fn active_stream(stream: usize) -> Res<()> {
+    rt().current()?;
+    Err(not_model_stream(stream))
+}
+
+/// `aclrtSwitchStream`, I `StreamSwitchEx`: the true stream, then the
+/// stream, must be model streams (107005), before the context is looked
+/// at.
+pub(crate) fn switch_stream(true_stream: usize) -> Res<()> {
+    Err(not_model_stream(true_stream))
+}
+
+/// `aclrtStreamStop`, I `StreamClear(STOP)`: a current context (107002); a
+/// chip without STARS cannot clear streams (207000); the TS firmware must
+/// have the MC2-enhance feature, which the simulated firmware has not
+/// (207000, the answer of such firmware); the stream's context is checked
+/// only after that.
+pub(crate) fn stream_stop() -> Res<()> {
+    let rt = rt();
+    rt.current()?;
+    let why = if rt.cfg.soc.stars() {
+        "the simulated task scheduler firmware has no stream clearing (TS_FEATURE_MC2_ENHANCE)"
+    } else {
+        "this chip clears streams only on STARS platforms, which it is not"
+    };
+    Err(Error::new(ffi::ACL_ERROR_RT_FEATURE_NOT_SUPPORT, why))
+}
+
+/// The stream the overflow status functions work on
+/// (`aclrtGetOverflowStatus`, `aclrtResetOverflowStatus`; I
+/// `GetDeviceSatStatus`, `CleanDeviceSatStatus`): a current context
+/// (107002), NULL its default stream, a stream of that context (107003).
+pub(crate) fn overflow_target(h: usize) -> Res<()> {
+    rt().stream_in_current(h).map(|_| ())
 }

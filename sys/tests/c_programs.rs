@@ -102,6 +102,21 @@ fn c_device_sync_in_both_run_modes() {
 }
 
 #[test]
+fn c_error_handling_with_verbose_info_in_both_run_modes() {
+    build_and_run_both_modes("error_verbose.c", "error_verbose");
+}
+
+#[test]
+fn c_context_and_thread_queries_in_both_run_modes() {
+    build_and_run_both_modes("thread_queries.c", "thread_queries");
+}
+
+#[test]
+fn c_device_information_from_several_threads_in_both_run_modes() {
+    build_and_run_both_modes("device_info_threads.c", "device_info_threads");
+}
+
+#[test]
 fn c_run_mode_dependent_transfer_follows_the_environment() {
     let exe = build("run_mode.c");
     let host = run(&exe, "host");
@@ -274,7 +289,10 @@ fn every_declared_function_links_from_libascendcl() {
         .filter(|l| !l.is_empty() && !l.starts_with('#'))
         .collect();
     for p in &pending {
-        assert!(declared.contains(p), "pending_exports.txt names {p}, which is not declared");
+        assert!(
+            declared.contains(p),
+            "pending_exports.txt names {p}, which is not declared"
+        );
     }
     let names: Vec<&str> = declared
         .into_iter()

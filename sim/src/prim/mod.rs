@@ -678,6 +678,43 @@ impl ExceptionHook {
     }
 }
 
+/// A stream state callback registered with `aclrtRegStreamStateCallback`,
+/// with its argument.
+#[derive(Clone, Copy)]
+pub(crate) struct StateCall {
+    f: unsafe extern "C" fn(*mut c_void, u32, *mut c_void),
+    args: *mut c_void,
+}
+
+// SAFETY: `aclrtRegStreamStateCallback` hands the callback and its argument
+// to the runtime to be invoked whenever a stream is created or destroyed, on
+// whichever thread does it; `StateCall::new` makes the caller promise that.
+unsafe impl Send for StateCall {}
+// SAFETY: as for `Send`: the value is two addresses, read-only here.
+unsafe impl Sync for StateCall {}
+
+impl StateCall {
+    /// Wraps a stream state callback.
+    ///
+    /// # Safety
+    /// Calling `f(stream, state, args)` any number of times, on any thread,
+    /// with a stream handle and an `aclrtStreamState`, must be allowed: the
+    /// contract of `aclrtRegStreamStateCallback`.
+    pub(crate) unsafe fn new(
+        f: unsafe extern "C" fn(*mut c_void, u32, *mut c_void),
+        args: *mut c_void,
+    ) -> StateCall {
+        StateCall { f, args }
+    }
+
+    /// Invokes the callback for `stream` in `state`.
+    pub(crate) fn call(&self, stream: usize, state: u32) {
+        // SAFETY: allowed any number of times, on any thread, by the
+        // contract of `StateCall::new`.
+        unsafe { (self.f)(core::ptr::without_provenance_mut(stream), state, self.args) }
+    }
+}
+
 /// The operating system's id of the calling thread: on Unix `pthread_self()`,
 /// the `threadId` the ACL documentation passes to `aclrtSubscribeReport`.
 #[cfg(unix)]

@@ -29,6 +29,9 @@ use crate::{acl_layer, init, kernel, misc, stream};
 mod base;
 mod ext;
 pub use ext::*;
+mod surface;
+#[allow(clippy::wildcard_imports, unused_imports)]
+use surface::*;
 
 /// Reads an optional C string argument.
 ///

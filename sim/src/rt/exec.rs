@@ -575,6 +575,7 @@ impl StreamShared {
             q.submitted += 1;
             seq = q.submitted;
             task.seq = seq;
+            set_last_task(seq);
             q.tasks.push_back(task);
             if !q.scheduled {
                 // Still under the queue lock (lock order: queue, then pool),
@@ -626,6 +627,7 @@ impl StreamShared {
         }
         q.submitted += 1;
         self.completed.store(q.submitted, Ordering::SeqCst);
+        set_last_task(q.submitted);
         Some(q.submitted)
     }
 
@@ -1275,6 +1277,24 @@ impl StreamShared {
         }
         Ok(None)
     }
+}
+
+thread_local! {
+    /// The sequence number of the last task the calling thread queued
+    /// (`aclrtGetThreadLastTaskId`; 0 before its first).
+    static LAST_TASK: Cell<u32> = const { Cell::new(0) };
+}
+
+/// Remembers `seq` as the calling thread's last queued task.
+fn set_last_task(seq: u64) {
+    // Task ids are 32-bit in the C API; the sequence wraps the same way.
+    let _ = LAST_TASK.try_with(|c| c.set(seq as u32));
+}
+
+/// The id of the last task the calling thread queued on any stream (0
+/// before its first).
+pub(crate) fn thread_last_task() -> u32 {
+    LAST_TASK.try_with(Cell::get).unwrap_or(0)
 }
 
 thread_local! {

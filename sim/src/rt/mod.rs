@@ -155,6 +155,9 @@ pub(crate) struct Device {
     pub events: u32,
     /// Devices this one may access (enabled from this one).
     pub peers: BTreeSet<i32>,
+    /// `aclrtSetDeviceResLimit` per resource kind (cube cores, vector
+    /// cores) while the device is set; `None`: the chip's whole count.
+    pub res_limit: [Option<u32>; 2],
 }
 
 /// A context.
@@ -177,6 +180,8 @@ pub(crate) struct StreamRec {
     /// Priority 0 (highest, the default) ..= 7 (lowest), as clamped at
     /// `aclrtCreateStreamWithConfig`.
     pub priority: u32,
+    /// `aclrtSetStreamOverflowSwitch` (0 off, the default; 1 on).
+    pub overflow_switch: u32,
 }
 
 /// Registry entry of an event.
@@ -210,6 +215,9 @@ pub(crate) struct Runtime {
     pub op_wait_timeout: Option<Duration>,
     /// `aclrtSetOpExecuteTimeOut` in seconds (0: the chip's default).
     pub op_execute_timeout: u32,
+    /// `aclrtSetDeviceSatMode`: the process's floating-point overflow mode
+    /// (`ACL_RT_OVERFLOW_MODE_*`; the chip's default at start).
+    pub sat_mode: u32,
     pub epoch: Instant,
     pub trace_lanes: Vec<Arc<StreamShared>>,
     /// Workers of force-destroyed streams still finishing the task they were
@@ -287,6 +295,7 @@ impl Runtime {
             subs: BTreeMap::new(),
             op_wait_timeout: None,
             op_execute_timeout: 0,
+            sat_mode: 0,
             epoch: Instant::now(),
             trace_lanes: Vec::new(),
             forced: Vec::new(),
@@ -306,8 +315,10 @@ impl Runtime {
                 streams: 0,
                 events: 0,
                 peers: BTreeSet::new(),
+                res_limit: [None; 2],
             })
             .collect();
+        self.sat_mode = self.cfg.soc.default_sat_mode();
         exec::set_task_delay(self.cfg.task_delay);
         self.epoch = Instant::now();
         self.started = true;
@@ -511,8 +522,10 @@ impl Runtime {
                 is_default,
                 shared,
                 priority: 0,
+                overflow_switch: 0,
             },
         );
+        crate::stream_state::created(handle);
         Ok(handle)
     }
 
