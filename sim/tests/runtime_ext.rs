@@ -595,3 +595,22 @@ fn reductions_combine_into_the_destination_and_random_numbers_fill_it() {
         aclrt_sim::reset();
     });
 }
+
+#[test]
+fn the_functions_of_the_group_not_modelled_answer_207000_stored_and_reported() {
+    let _sim = aclrt_sim::exclusive();
+    in_both_run_modes(|_| {
+        init_device0();
+        let mut x = 0u8;
+        let p: *mut c_void = std::ptr::from_mut(&mut x).cast();
+        assert_eq!(acl!(aclrtMemP2PMap(p, 1, 1, 0)), ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+        assert_eq!(take_last_error(), ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+        assert_eq!(acl!(aclrtNotifyBatchReset(null_mut(), 1)), ACL_ERROR_INVALID_PARAM);
+        let mut n = create_notify();
+        assert_eq!(acl!(aclrtNotifyBatchReset(&mut n, 1)), ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+        let _ = take_last_error();
+        ok!(aclrtDestroyNotify(n));
+        teardown_device0();
+        expect_violations(&[ViolationKind::Unsupported, ViolationKind::Unsupported]);
+    });
+}

@@ -508,13 +508,13 @@ pub(crate) fn retain_allocation_handle(addr: usize) -> Res<usize> {
     answer(vmm::retain(addr))
 }
 
-/// A function of the group the simulator does not model: 207000 (not
-/// stored, as the C API answers "not supported"), with the reason.
+/// A function of the group the simulator does not model: the answer of
+/// every function it does not model (`diag::unsupported`: 207000, stored,
+/// reported under the rule UNSUPPORTED), with the reason.
 pub(crate) fn not_modelled(call: &str, why: &str) -> Res<()> {
-    answer_nolog(
-        NOT_SUPPORTED,
-        Err(Error::new(NOT_SUPPORTED, format!("{call}: {why}"))),
-    )
+    let e = crate::diag::unsupported();
+    let msg = format!("{call}: {why}; {}", e.msg);
+    Err(Error { msg, ..e })
 }
 
 // ------------------------------------------------------------ IPC memory ---
