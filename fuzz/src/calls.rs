@@ -1036,7 +1036,7 @@ impl Exec {
             "aclrtCreateNotify" => {
                 let mut n = null_mut();
                 let out = if nul(a[0]) { null_mut() } else { &mut n };
-                let code = c!(aclrtCreateNotify(out, (a[1] % 3) as u64));
+                let code = c!(aclrtCreateNotify(out, a[1] % 3));
                 Self::keep(&mut self.ext, code, n as usize);
                 code
             }
@@ -1054,7 +1054,12 @@ impl Exec {
             }
             "aclrtValueWrite" => {
                 let p = self.ptr(a[0]).0;
-                c!(aclrtValueWrite(p, a[1], (a[2] % 3) as u32, self.stream(a[3])))
+                c!(aclrtValueWrite(
+                    p,
+                    a[1],
+                    (a[2] % 3) as u32,
+                    self.stream(a[3])
+                ))
             }
             "aclrtRecordEventWithFlag" => c!(aclrtRecordEventWithFlag(
                 self.event(a[0]),
@@ -1070,8 +1075,12 @@ impl Exec {
             "aclrtReserveMemAddress" => {
                 let mut p = null_mut();
                 let out = if nul(a[0]) { null_mut() } else { &mut p };
-                let n = if a[1] % 3 == 0 { size(a[1]) } else { (2 << 20) * (1 + (a[1] >> 8) as usize % 4) };
-                let code = c!(aclrtReserveMemAddress(out, n, 0, null_mut(), (a[2] % 3) as u64));
+                let n = if a[1] % 3 == 0 {
+                    size(a[1])
+                } else {
+                    (2 << 20) * (1 + (a[1] >> 8) as usize % 4)
+                };
+                let code = c!(aclrtReserveMemAddress(out, n, 0, null_mut(), a[2] % 3));
                 if code == 0 && !p.is_null() {
                     self.ptrs.push((p as usize, n));
                 }
@@ -1081,7 +1090,12 @@ impl Exec {
             "aclrtMallocPhysical" => {
                 let mut h = null_mut();
                 let out = if nul(a[0]) { null_mut() } else { &mut h };
-                let attrs = [c::ACL_HBM_MEM_HUGE, c::ACL_HBM_MEM_NORMAL, c::ACL_DDR_MEM_HUGE, 99];
+                let attrs = [
+                    c::ACL_HBM_MEM_HUGE,
+                    c::ACL_HBM_MEM_NORMAL,
+                    c::ACL_DDR_MEM_HUGE,
+                    99,
+                ];
                 let prop = c::aclrtPhysicalMemProp {
                     handleType: (a[2] % 4 == 0) as u32,
                     allocationType: 0,
@@ -1092,8 +1106,17 @@ impl Exec {
                     },
                     reserve: 0,
                 };
-                let n = if a[1] % 3 == 0 { size(a[1]) } else { (2 << 20) * (1 + (a[1] >> 8) as usize % 2) };
-                let code = c!(aclrtMallocPhysical(out, n, if nul(a[5]) { null() } else { &prop }, 0));
+                let n = if a[1] % 3 == 0 {
+                    size(a[1])
+                } else {
+                    (2 << 20) * (1 + (a[1] >> 8) as usize % 2)
+                };
+                let code = c!(aclrtMallocPhysical(
+                    out,
+                    n,
+                    if nul(a[5]) { null() } else { &prop },
+                    0
+                ));
                 Self::keep(&mut self.ext, code, h as usize);
                 code
             }
@@ -1150,9 +1173,13 @@ impl Exec {
                     null_mut()
                 ))
             }
-            "aclrtSetExceptionInfoCallback" => c!(aclrtSetExceptionInfoCallback(
-                if a[0] % 2 == 0 { None } else { Some(cb_exception) }
-            )),
+            "aclrtSetExceptionInfoCallback" => {
+                c!(aclrtSetExceptionInfoCallback(if a[0] % 2 == 0 {
+                    None
+                } else {
+                    Some(cb_exception)
+                }))
+            }
             "aclrtRegStreamStateCallback" => {
                 let names = [c"fuzz-a", c"fuzz-b", c""];
                 c!(aclrtRegStreamStateCallback(
@@ -1834,7 +1861,11 @@ mod tests {
             .skip(1)
             .map(|rest| rest.split('(').next().unwrap().trim())
             .collect();
-        let drawn_ext: Vec<&str> = FUNCS.iter().copied().filter(|f| ext_names.contains(f)).collect();
+        let drawn_ext: Vec<&str> = FUNCS
+            .iter()
+            .copied()
+            .filter(|f| ext_names.contains(f))
+            .collect();
         assert!(drawn_ext.len() >= 20, "{drawn_ext:?}");
         let mut exported: Vec<&str> = raw
             .split("extern \"C\" fn ")

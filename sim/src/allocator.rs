@@ -66,7 +66,8 @@ pub(crate) fn create_desc() -> usize {
 
 /// The refusal of a descriptor handle that is not live.
 fn bad_desc(h: usize) -> Error {
-    let issued = h & 0xF == DESC_TAG && (h >> 4) != 0 && (h >> 4) < NEXT_DESC.load(Ordering::Relaxed);
+    let issued =
+        h & 0xF == DESC_TAG && (h >> 4) != 0 && (h >> 4) < NEXT_DESC.load(Ordering::Relaxed);
     if issued {
         Error::violation(
             ViolationKind::UseAfterFree,

@@ -68,9 +68,9 @@ fn to_f32(ty: i32, b: &[u8]) -> f64 {
     match ty {
         t if t == ffi::ACL_FLOAT => f64::from(f32::from_le_bytes([b[0], b[1], b[2], b[3]])),
         t if t == ffi::ACL_FLOAT16 => f64::from(f16_to_f32(u16::from_le_bytes([b[0], b[1]]))),
-        t if t == ffi::ACL_BF16 => {
-            f64::from(f32::from_bits(u32::from(u16::from_le_bytes([b[0], b[1]])) << 16))
-        }
+        t if t == ffi::ACL_BF16 => f64::from(f32::from_bits(
+            u32::from(u16::from_le_bytes([b[0], b[1]])) << 16,
+        )),
         t if t == ffi::ACL_INT32 => f64::from(i32::from_le_bytes([b[0], b[1], b[2], b[3]])),
         t if t == ffi::ACL_UINT32 => f64::from(u32::from_le_bytes([b[0], b[1], b[2], b[3]])),
         t if t == ffi::ACL_INT16 => f64::from(i16::from_le_bytes([b[0], b[1]])),
@@ -236,7 +236,8 @@ fn param_f64(p: Param) -> Res<f64> {
 /// elements (107000); the function type one of the four (107000).
 pub(crate) fn random(task: RandomTask, stream: usize) -> Res<()> {
     let size = random_elem(task.ty).ok_or_else(|| rt_param("internal: random type"))?;
-    let num = usize::try_from(param_value(task.num)?).map_err(|_| rt_param("randomNum too large"))?;
+    let num =
+        usize::try_from(param_value(task.num)?).map_err(|_| rt_param("randomNum too large"))?;
     let seed = param_value(task.seed)?;
     if task.func > 3 {
         return Err(rt_param(format!(
@@ -248,7 +249,8 @@ pub(crate) fn random(task: RandomTask, stream: usize) -> Res<()> {
     let bytes = if task.func == 0 {
         num.div_ceil(8)
     } else {
-        num.checked_mul(size).ok_or_else(|| rt_param("randomNum too large"))?
+        num.checked_mul(size)
+            .ok_or_else(|| rt_param("randomNum too large"))?
     };
     let (a, b) = (param_f64(task.p1)?, param_f64(task.p2)?);
     let span = {

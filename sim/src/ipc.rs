@@ -349,7 +349,9 @@ pub(crate) fn open_event_handle(handle: &[u8; 64], out: Out<usize>) -> Res<()> {
     let end = handle.iter().position(|&b| b == 0).unwrap_or(64);
     let text = std::str::from_utf8(&handle[..end]).unwrap_or("");
     let Some(rest) = text.strip_prefix(EVENT_PREFIX) else {
-        return Err(rt_param("the handle is not an IPC event handle of aclrtIpcGetEventHandle"));
+        return Err(rt_param(
+            "the handle is not an IPC event handle of aclrtIpcGetEventHandle",
+        ));
     };
     let mut parts = rest.split('_');
     let pid: u32 = parts.next().and_then(|p| p.parse().ok()).unwrap_or(0);

@@ -137,7 +137,9 @@ pub(crate) fn wait(h: usize, stream: usize, timeout: Option<u32>) -> Res<()> {
         }
         (n, st.shared.clone())
     };
-    let limit = timeout.filter(|&t| t > 0).map(|t| Duration::from_secs(t.into()));
+    let limit = timeout
+        .filter(|&t| t > 0)
+        .map(|t| Duration::from_secs(t.into()));
     let ticket = sh.ticket();
     sh.submit(
         Op::Native {

@@ -26,8 +26,7 @@ fn every_declared_function_is_exported() {
         "aclDataTypeSize",
         "aclAppLog",
     ];
-    for name in declared.iter().filter(|n| !not_failable.contains(n))
-    {
+    for name in declared.iter().filter(|n| !not_failable.contains(n)) {
         // inject_fault panics for names the simulator does not export.
         aclrt_sim::inject_fault(name, 1, 1);
     }

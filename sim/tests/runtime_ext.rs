@@ -33,7 +33,14 @@ fn a_notify_orders_two_streams_and_a_wait_issued_first_blocks() {
         // The wait is issued before the record: it holds s2 until s1's
         // record executes (after s1's delayed memset).
         ok!(aclrtWaitAndResetNotify(n, s2, 0));
-        ok!(aclrtMemcpyAsync(b, 4096, a, 4096, ACL_MEMCPY_DEVICE_TO_DEVICE, s2));
+        ok!(aclrtMemcpyAsync(
+            b,
+            4096,
+            a,
+            4096,
+            ACL_MEMCPY_DEVICE_TO_DEVICE,
+            s2
+        ));
         stream_delay(s1, 50);
         ok!(aclrtMemsetAsync(a, 4096, 7, 4096, s1));
         ok!(aclrtRecordNotify(n, s1));
@@ -51,12 +58,25 @@ fn a_notify_orders_two_streams_and_a_wait_issued_first_blocks() {
         ok!(aclrtGetNotifyId(n, &mut i));
         ok!(aclrtGetNotifyId(m, &mut j));
         assert_ne!(i, j);
-        assert_eq!(acl!(aclrtCreateNotify(null_mut(), 0)), ACL_ERROR_INVALID_PARAM);
-        assert_eq!(take_last_error(), ACL_SUCCESS, "the ACL layer's refusal is not stored");
+        assert_eq!(
+            acl!(aclrtCreateNotify(null_mut(), 0)),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(
+            take_last_error(),
+            ACL_SUCCESS,
+            "the ACL layer's refusal is not stored"
+        );
         let mut x = null_mut();
-        assert_eq!(acl!(aclrtCreateNotify(&mut x, 2)), ACL_ERROR_RT_PARAM_INVALID);
+        assert_eq!(
+            acl!(aclrtCreateNotify(&mut x, 2)),
+            ACL_ERROR_RT_PARAM_INVALID
+        );
         assert_eq!(take_last_error(), ACL_ERROR_RT_PARAM_INVALID);
-        assert_eq!(acl!(aclrtRecordNotify(null_mut(), s1)), ACL_ERROR_INVALID_PARAM);
+        assert_eq!(
+            acl!(aclrtRecordNotify(null_mut(), s1)),
+            ACL_ERROR_INVALID_PARAM
+        );
         ok!(aclrtDestroyNotify(m));
         assert_eq!(acl!(aclrtRecordNotify(m, s1)), ACL_ERROR_RT_INVALID_HANDLE);
         assert_eq!(take_last_error(), ACL_ERROR_RT_INVALID_HANDLE);
@@ -70,7 +90,12 @@ fn a_notify_orders_two_streams_and_a_wait_issued_first_blocks() {
         ok!(aclrtSynchronizeStream(s2));
         let mut small = [0 as std::ffi::c_char; 4];
         assert_eq!(
-            acl!(aclrtNotifyGetExportKey(n, small.as_mut_ptr(), small.len(), 0)),
+            acl!(aclrtNotifyGetExportKey(
+                n,
+                small.as_mut_ptr(),
+                small.len(),
+                0
+            )),
             ACL_ERROR_RT_PARAM_INVALID
         );
         let mut pid = [1i32];
@@ -116,7 +141,9 @@ fn host_functions_of_a_subscribed_stream_run_on_the_programs_thread() {
         std::thread::scope(|scope| {
             let stop = &stop;
             let server = scope.spawn(move || {
-                ok!(aclrtSetCurrentContext(std::ptr::with_exposed_provenance_mut(ctx)));
+                ok!(aclrtSetCurrentContext(
+                    std::ptr::with_exposed_provenance_mut(ctx)
+                ));
                 tx.send(aclrt_sim::thread_report_id()).unwrap();
                 // Served only once subscribed (before, 107012).
                 go_rx.recv().unwrap();
@@ -136,22 +163,37 @@ fn host_functions_of_a_subscribed_stream_run_on_the_programs_thread() {
             let tid = rx.recv().unwrap();
             ok!(aclrtSubscribeHostFunc(tid, s));
             go_tx.send(()).unwrap();
-            ok!(aclrtLaunchHostFunc(s, Some(note_thread), std::ptr::from_ref(&ran_on).cast_mut().cast()));
+            ok!(aclrtLaunchHostFunc(
+                s,
+                Some(note_thread),
+                std::ptr::from_ref(&ran_on).cast_mut().cast()
+            ));
             ok!(aclrtSynchronizeStream(s));
-            assert_eq!(ran_on.load(Ordering::SeqCst), tid, "{mode:?}: served by the program's thread");
+            assert_eq!(
+                ran_on.load(Ordering::SeqCst),
+                tid,
+                "{mode:?}: served by the program's thread"
+            );
             ok!(aclrtUnSubscribeHostFunc(tid, s));
             stop.store(true, Ordering::SeqCst);
             assert_eq!(server.join().unwrap(), 1);
         });
         // Unsubscribed, host functions run on the runtime's own thread again.
         ran_on.store(0, Ordering::SeqCst);
-        ok!(aclrtLaunchHostFunc(s, Some(note_thread), std::ptr::from_ref(&ran_on).cast_mut().cast()));
+        ok!(aclrtLaunchHostFunc(
+            s,
+            Some(note_thread),
+            std::ptr::from_ref(&ran_on).cast_mut().cast()
+        ));
         ok!(aclrtSynchronizeStream(s));
         assert_ne!(ran_on.load(Ordering::SeqCst), 0);
         // The runtime's checks: a timeout of 0, a thread serving nothing.
         assert_eq!(acl!(aclrtProcessHostFunc(0)), ACL_ERROR_RT_PARAM_INVALID);
         assert_eq!(take_last_error(), ACL_ERROR_RT_PARAM_INVALID);
-        assert_eq!(acl!(aclrtProcessHostFunc(10)), ACL_ERROR_RT_THREAD_SUBSCRIBE);
+        assert_eq!(
+            acl!(aclrtProcessHostFunc(10)),
+            ACL_ERROR_RT_THREAD_SUBSCRIBE
+        );
         let _ = take_last_error();
         destroy_stream(s);
         teardown_device0();
@@ -181,7 +223,11 @@ fn mapped_physical_memory_is_device_memory_and_two_mappings_share_it() {
         init_device0();
         let mut prop = device_prop();
         let mut g = 0usize;
-        ok!(aclrtMemGetAllocationGranularity(&mut prop, ACL_RT_MEM_ALLOC_GRANULARITY_MINIMUM, &mut g));
+        ok!(aclrtMemGetAllocationGranularity(
+            &mut prop,
+            ACL_RT_MEM_ALLOC_GRANULARITY_MINIMUM,
+            &mut g
+        ));
         assert_eq!(g, 2 << 20);
         let mut va = null_mut();
         ok!(aclrtReserveMemAddress(&mut va, 2 * g, 0, null_mut(), 0));
@@ -189,14 +235,21 @@ fn mapped_physical_memory_is_device_memory_and_two_mappings_share_it() {
         ok!(aclrtMallocPhysical(&mut phys, g, &prop, 0));
         // Granularity checked: half a granule is refused.
         let mut bad = null_mut();
-        assert_eq!(acl!(aclrtMallocPhysical(&mut bad, g / 2, &prop, 0)), ACL_ERROR_RT_PARAM_INVALID);
+        assert_eq!(
+            acl!(aclrtMallocPhysical(&mut bad, g / 2, &prop, 0)),
+            ACL_ERROR_RT_PARAM_INVALID
+        );
         let _ = take_last_error();
         ok!(aclrtMapMem(va, g, 0, phys, 0));
         let second = va.cast::<u8>().wrapping_add(g).cast::<c_void>();
         ok!(aclrtMapMem(second, g, 0, phys, 0));
         let data = pattern(4096, 3);
         h2d(va, &data);
-        assert_eq!(read_device(second, 4096), data, "{mode:?}: one physical allocation");
+        assert_eq!(
+            read_device(second, 4096),
+            data,
+            "{mode:?}: one physical allocation"
+        );
         ok!(aclrtMemsetAsync(second, 16, 9, 16, null_mut()));
         ok!(aclrtSynchronizeStream(null_mut()));
         assert_eq!(read_device(va, 16), vec![9u8; 16]);
@@ -204,10 +257,16 @@ fn mapped_physical_memory_is_device_memory_and_two_mappings_share_it() {
         let mut loc = aclrtMemLocation { id: 9, type_: 9 };
         let mut flags = 0u64;
         ok!(aclrtMemGetAccess(va, &mut loc, &mut flags));
-        assert_eq!((loc.type_, loc.id, flags), (ACL_MEM_LOCATION_TYPE_DEVICE, 0, 3));
+        assert_eq!(
+            (loc.type_, loc.id, flags),
+            (ACL_MEM_LOCATION_TYPE_DEVICE, 0, 3)
+        );
         let mut desc = aclrtMemAccessDesc {
             flags: ACL_RT_MEM_ACCESS_FLAGS_READ,
-            location: aclrtMemLocation { id: 0, type_: ACL_MEM_LOCATION_TYPE_DEVICE },
+            location: aclrtMemLocation {
+                id: 0,
+                type_: ACL_MEM_LOCATION_TYPE_DEVICE,
+            },
             rsv: [0; 12],
         };
         ok!(aclrtMemSetAccess(va, g, &mut desc, 1));
@@ -221,7 +280,13 @@ fn mapped_physical_memory_is_device_memory_and_two_mappings_share_it() {
         // The unmapped half is no memory any more.
         let mut sink = [0u8; 4];
         assert_eq!(
-            acl!(aclrtMemcpy(sink.as_mut_ptr().cast(), 4, second, 4, ACL_MEMCPY_DEVICE_TO_HOST)),
+            acl!(aclrtMemcpy(
+                sink.as_mut_ptr().cast(),
+                4,
+                second,
+                4,
+                ACL_MEMCPY_DEVICE_TO_HOST
+            )),
             ACL_ERROR_RT_PARAM_INVALID
         );
         ok!(aclrtUnmapMem(va));
@@ -258,7 +323,12 @@ fn a_shareable_handle_imports_the_same_bytes_in_the_process() {
         let mut phys = null_mut();
         ok!(aclrtMallocPhysical(&mut phys, g, &prop, 0));
         let mut s = 0u64;
-        ok!(aclrtMemExportToShareableHandle(phys, ACL_MEM_HANDLE_TYPE_NONE, 0, &mut s));
+        ok!(aclrtMemExportToShareableHandle(
+            phys,
+            ACL_MEM_HANDLE_TYPE_NONE,
+            0,
+            &mut s
+        ));
         let mut pid = [std::process::id() as i32];
         ok!(aclrtMemSetPidToShareableHandle(s, pid.as_mut_ptr(), 1));
         let mut imported = null_mut();
@@ -290,7 +360,13 @@ fn ipc_memory_imported_by_key_shares_the_bytes() {
         let p = malloc(8192);
         h2d(p, &pattern(8192, 1));
         let mut key = [0 as std::ffi::c_char; 128];
-        ok!(aclrtIpcMemGetExportKey(p, 8192, key.as_mut_ptr(), key.len(), 0));
+        ok!(aclrtIpcMemGetExportKey(
+            p,
+            8192,
+            key.as_mut_ptr(),
+            key.len(),
+            0
+        ));
         // The exporter's own bytes survived the move to the shared file.
         assert_eq!(read_device(p, 8192), pattern(8192, 1), "{mode:?}");
         let mut pid = [std::process::id() as i32];
@@ -306,7 +382,10 @@ fn ipc_memory_imported_by_key_shares_the_bytes() {
         let _ = take_last_error();
         ok!(aclrtIpcMemClose(key.as_ptr()));
         ok!(aclrtIpcMemClose(key.as_ptr()));
-        assert_eq!(acl!(aclrtIpcMemClose(key.as_ptr())), ACL_ERROR_RT_PARAM_INVALID);
+        assert_eq!(
+            acl!(aclrtIpcMemClose(key.as_ptr())),
+            ACL_ERROR_RT_PARAM_INVALID
+        );
         let _ = take_last_error();
         free(p);
         teardown_device0();
@@ -329,7 +408,10 @@ fn ipc_event_handles_open_the_same_event_on_the_910b_and_not_on_the_310p() {
         ok!(aclrtStreamWaitEvent(null_mut(), opened));
         ok!(aclrtSynchronizeDevice());
         let plain = create_event();
-        assert_eq!(acl!(aclrtIpcGetEventHandle(plain, &mut handle)), ACL_ERROR_RT_PARAM_INVALID);
+        assert_eq!(
+            acl!(aclrtIpcGetEventHandle(plain, &mut handle)),
+            ACL_ERROR_RT_PARAM_INVALID
+        );
         let _ = take_last_error();
         destroy_event(plain);
         destroy_event(opened);
@@ -343,7 +425,10 @@ fn ipc_event_handles_open_the_same_event_on_the_910b_and_not_on_the_310p() {
     init_device0();
     let mut handle = aclrtIpcEventHandle { reserved: [0; 64] };
     let ev = create_event();
-    assert_eq!(acl!(aclrtIpcGetEventHandle(ev, &mut handle)), ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+    assert_eq!(
+        acl!(aclrtIpcGetEventHandle(ev, &mut handle)),
+        ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+    );
     assert_eq!(take_last_error(), ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
     destroy_event(ev);
     teardown_device0();
@@ -375,16 +460,28 @@ fn an_allocator_registered_on_a_stream_is_handed_back_and_serves_it() {
         let desc = unsafe { aclrtAllocatorCreateDesc() };
         assert!(!desc.is_null());
         let obj: aclrtAllocator = std::ptr::from_ref(&count).cast_mut().cast();
-        assert_eq!(acl!(aclrtAllocatorRegister(s, desc)), ACL_ERROR_INVALID_PARAM, "incomplete");
+        assert_eq!(
+            acl!(aclrtAllocatorRegister(s, desc)),
+            ACL_ERROR_INVALID_PARAM,
+            "incomplete"
+        );
         ok!(aclrtAllocatorSetObjToDesc(desc, obj));
         ok!(aclrtAllocatorSetAllocFuncToDesc(desc, Some(my_alloc)));
         ok!(aclrtAllocatorSetFreeFuncToDesc(desc, Some(my_free)));
-        ok!(aclrtAllocatorSetGetAddrFromBlockFuncToDesc(desc, Some(my_addr)));
-        assert_eq!(acl!(aclrtAllocatorRegister(null_mut(), desc)), ACL_ERROR_INVALID_PARAM);
+        ok!(aclrtAllocatorSetGetAddrFromBlockFuncToDesc(
+            desc,
+            Some(my_addr)
+        ));
+        assert_eq!(
+            acl!(aclrtAllocatorRegister(null_mut(), desc)),
+            ACL_ERROR_INVALID_PARAM
+        );
         ok!(aclrtAllocatorRegister(s, desc));
         let (mut d, mut o) = (null_mut(), null_mut());
         let (mut af, mut ff, mut aa, mut ga) = (None, None, None, None);
-        ok!(aclrtAllocatorGetByStream(s, &mut d, &mut o, &mut af, &mut ff, &mut aa, &mut ga));
+        ok!(aclrtAllocatorGetByStream(
+            s, &mut d, &mut o, &mut af, &mut ff, &mut aa, &mut ga
+        ));
         assert_eq!((d, o), (desc, obj));
         assert!(aa.is_none());
         // SAFETY: the functions registered above, with their object.
@@ -399,12 +496,23 @@ fn an_allocator_registered_on_a_stream_is_handed_back_and_serves_it() {
         assert_eq!(count.load(Ordering::SeqCst), 1);
         ok!(aclrtAllocatorUnregister(s));
         assert_eq!(
-            acl!(aclrtAllocatorGetByStream(s, &mut d, null_mut(), null_mut(), null_mut(), null_mut(), null_mut())),
+            acl!(aclrtAllocatorGetByStream(
+                s,
+                &mut d,
+                null_mut(),
+                null_mut(),
+                null_mut(),
+                null_mut(),
+                null_mut()
+            )),
             ACL_ERROR_INVALID_PARAM
         );
         assert_eq!(take_last_error(), ACL_SUCCESS);
         ok!(aclrtAllocatorDestroyDesc(desc));
-        assert_eq!(acl!(aclrtAllocatorSetObjToDesc(desc, obj)), ACL_ERROR_INVALID_PARAM);
+        assert_eq!(
+            acl!(aclrtAllocatorSetObjToDesc(desc, obj)),
+            ACL_ERROR_INVALID_PARAM
+        );
         destroy_stream(s);
         teardown_device0();
         expect_violations(&[ViolationKind::UseAfterFree]);
@@ -438,12 +546,18 @@ fn a_failed_task_calls_the_exception_callback_with_its_facts() {
         aclrt_sim::inject_stream_task_fault(s, 2, ACL_ERROR_RT_AICORE_EXCEPTION);
         ok!(aclrtMemsetAsync(p, 64, 0, 64, s));
         ok!(aclrtMemsetAsync(p, 64, 1, 64, s));
-        assert_eq!(acl!(aclrtSynchronizeStream(s)), ACL_ERROR_RT_AICORE_EXCEPTION);
+        assert_eq!(
+            acl!(aclrtSynchronizeStream(s)),
+            ACL_ERROR_RT_AICORE_EXCEPTION
+        );
         let _ = take_last_error();
         let seen = SEEN.lock().unwrap().clone();
         assert_eq!(seen.len(), 1, "{mode:?}");
         let (dev, _stream, task, code) = seen[0];
-        assert_eq!((dev, task, code), (0, 2, ACL_ERROR_RT_AICORE_EXCEPTION as u32));
+        assert_eq!(
+            (dev, task, code),
+            (0, 2, ACL_ERROR_RT_AICORE_EXCEPTION as u32)
+        );
         // SAFETY: NULL info is answered, not read.
         assert_eq!(unsafe { aclrtGetTaskIdFromExceptionInfo(null()) }, u32::MAX);
         ok!(aclrtSetExceptionInfoCallback(None));
@@ -470,11 +584,22 @@ fn a_value_wait_holds_its_stream_until_the_write_and_the_310p_has_none() {
         ok!(aclrtSynchronizeStream(s2));
         assert_eq!(read_device(out, 64), vec![3u8; 64], "{mode:?}");
         assert_eq!(read_device(flag, 8), 5u64.to_le_bytes());
-        assert_eq!(acl!(aclrtValueWrite(flag, 1, 1, s1)), ACL_ERROR_RT_PARAM_INVALID);
-        assert_eq!(acl!(aclrtValueWait(flag, 1, 4, s1)), ACL_ERROR_RT_PARAM_INVALID);
+        assert_eq!(
+            acl!(aclrtValueWrite(flag, 1, 1, s1)),
+            ACL_ERROR_RT_PARAM_INVALID
+        );
+        assert_eq!(
+            acl!(aclrtValueWait(flag, 1, 4, s1)),
+            ACL_ERROR_RT_PARAM_INVALID
+        );
         let mut host = 0u64;
         assert_eq!(
-            acl!(aclrtValueWrite(std::ptr::from_mut(&mut host).cast(), 1, 0, s1)),
+            acl!(aclrtValueWrite(
+                std::ptr::from_mut(&mut host).cast(),
+                1,
+                0,
+                s1
+            )),
             ACL_ERROR_RT_PARAM_INVALID
         );
         let _ = take_last_error();
@@ -490,7 +615,10 @@ fn a_value_wait_holds_its_stream_until_the_write_and_the_310p_has_none() {
     configure(|c| c.soc = aclrt_sim::Soc::Ascend310P);
     init_device0();
     let flag = malloc(8);
-    assert_eq!(acl!(aclrtValueWrite(flag, 1, 0, null_mut())), ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+    assert_eq!(
+        acl!(aclrtValueWrite(flag, 1, 0, null_mut())),
+        ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+    );
     free(flag);
     teardown_device0();
 }
@@ -503,11 +631,24 @@ fn event_operation_flags_default_and_external() {
         let s = create_stream();
         let ev = create_event();
         ok!(aclrtRecordEventWithFlag(ev, s, ACL_EVENT_RECORD_DEFAULT));
-        ok!(aclrtStreamWaitEventWithFlag(null_mut(), ev, 0, ACL_EVENT_WAIT_DEFAULT));
+        ok!(aclrtStreamWaitEventWithFlag(
+            null_mut(),
+            ev,
+            0,
+            ACL_EVENT_WAIT_DEFAULT
+        ));
         ok!(aclrtSynchronizeDevice());
-        assert_eq!(acl!(aclrtRecordEventWithFlag(ev, s, 2)), ACL_ERROR_INVALID_PARAM);
         assert_eq!(
-            acl!(aclrtStreamWaitEventWithFlag(s, ev, 5, ACL_EVENT_WAIT_EXTERNAL)),
+            acl!(aclrtRecordEventWithFlag(ev, s, 2)),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(
+            acl!(aclrtStreamWaitEventWithFlag(
+                s,
+                ev,
+                5,
+                ACL_EVENT_WAIT_EXTERNAL
+            )),
             ACL_ERROR_INVALID_PARAM
         );
         // EXTERNAL needs an ExWithFlag(SYNC) event, then a capturing stream.
@@ -543,22 +684,63 @@ fn reductions_combine_into_the_destination_and_random_numbers_fill_it() {
         let f = |v: [f32; 4]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
         h2d(a, &f([1.0, 2.0, 3.0, 4.0]));
         h2d(b, &f([10.0, -20.0, 30.0, -40.0]));
-        ok!(aclrtReduceAsync(a, b, 16, ACL_RT_MEMCPY_SDMA_AUTOMATIC_SUM, ACL_FLOAT, null_mut(), null_mut()));
-        ok!(aclrtReduceAsync(a, b, 16, ACL_RT_MEMCPY_SDMA_AUTOMATIC_MAX, ACL_FLOAT, null_mut(), null_mut()));
+        ok!(aclrtReduceAsync(
+            a,
+            b,
+            16,
+            ACL_RT_MEMCPY_SDMA_AUTOMATIC_SUM,
+            ACL_FLOAT,
+            null_mut(),
+            null_mut()
+        ));
+        ok!(aclrtReduceAsync(
+            a,
+            b,
+            16,
+            ACL_RT_MEMCPY_SDMA_AUTOMATIC_MAX,
+            ACL_FLOAT,
+            null_mut(),
+            null_mut()
+        ));
         ok!(aclrtSynchronizeStream(null_mut()));
-        assert_eq!(read_device(a, 16), f([11.0, -18.0, 33.0, -36.0]), "{mode:?}");
         assert_eq!(
-            acl!(aclrtReduceAsync(a, b, 16, 9, ACL_FLOAT, null_mut(), null_mut())),
+            read_device(a, 16),
+            f([11.0, -18.0, 33.0, -36.0]),
+            "{mode:?}"
+        );
+        assert_eq!(
+            acl!(aclrtReduceAsync(
+                a,
+                b,
+                16,
+                9,
+                ACL_FLOAT,
+                null_mut(),
+                null_mut()
+            )),
             ACL_ERROR_RT_PARAM_INVALID
         );
         assert_eq!(
-            acl!(aclrtReduceAsync(a, b, 16, 10, ACL_STRING, null_mut(), null_mut())),
+            acl!(aclrtReduceAsync(
+                a,
+                b,
+                16,
+                10,
+                ACL_STRING,
+                null_mut(),
+                null_mut()
+            )),
             ACL_ERROR_INVALID_PARAM
         );
         let _ = take_last_error();
         // 1000 uniform floats in [2, 3).
         let out = malloc(4000);
-        let para = |v: [u8; 8], size: u8| aclrtRandomParaInfo { isAddr: 0, valueOrAddr: v, size, rsv: [0; 6] };
+        let para = |v: [u8; 8], size: u8| aclrtRandomParaInfo {
+            isAddr: 0,
+            valueOrAddr: v,
+            size,
+            rsv: [0; 6],
+        };
         let mut lo = [0u8; 8];
         lo[..4].copy_from_slice(&2.0f32.to_le_bytes());
         let mut hi = [0u8; 8];
@@ -568,7 +750,10 @@ fn reductions_combine_into_the_destination_and_random_numbers_fill_it() {
             randomNumFuncParaInfo: aclrtRandomNumFuncParaInfo {
                 funcType: ACL_RT_RANDOM_NUM_FUNC_TYPE_UNIFORM_DIS,
                 paramInfo: aclrtRandomNumFuncParaInfo__bindgen_ty_1 {
-                    uniformDisInfo: aclrtUniformDisInfo { min: para(lo, 4), max: para(hi, 4) },
+                    uniformDisInfo: aclrtUniformDisInfo {
+                        min: para(lo, 4),
+                        max: para(hi, 4),
+                    },
                 },
             },
             randomParaAddr: null_mut(),
@@ -603,11 +788,20 @@ fn the_functions_of_the_group_not_modelled_answer_207000_stored_and_reported() {
         init_device0();
         let mut x = 0u8;
         let p: *mut c_void = std::ptr::from_mut(&mut x).cast();
-        assert_eq!(acl!(aclrtMemP2PMap(p, 1, 1, 0)), ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+        assert_eq!(
+            acl!(aclrtMemP2PMap(p, 1, 1, 0)),
+            ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+        );
         assert_eq!(take_last_error(), ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
-        assert_eq!(acl!(aclrtNotifyBatchReset(null_mut(), 1)), ACL_ERROR_INVALID_PARAM);
+        assert_eq!(
+            acl!(aclrtNotifyBatchReset(null_mut(), 1)),
+            ACL_ERROR_INVALID_PARAM
+        );
         let mut n = create_notify();
-        assert_eq!(acl!(aclrtNotifyBatchReset(&mut n, 1)), ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+        assert_eq!(
+            acl!(aclrtNotifyBatchReset(&mut n, 1)),
+            ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+        );
         let _ = take_last_error();
         ok!(aclrtDestroyNotify(n));
         teardown_device0();

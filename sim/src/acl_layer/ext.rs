@@ -175,7 +175,10 @@ pub(crate) fn args_from_exception_info(
     len_null: bool,
 ) -> Res<()> {
     if info.is_none() {
-        return refuse(crate::diag::Error::new(INVALID_EXCEPTION_INFO as i32, "info is NULL"));
+        return refuse(crate::diag::Error::new(
+            INVALID_EXCEPTION_INFO as i32,
+            "info is NULL",
+        ));
     }
     not_null(args_null, "devArgsPtr")?;
     not_null(len_null, "devArgsLen")?;
@@ -192,7 +195,10 @@ pub(crate) fn func_handle_from_exception_info(
     func_null: bool,
 ) -> Res<()> {
     if info.is_none() {
-        return refuse(crate::diag::Error::new(INVALID_EXCEPTION_INFO as i32, "info is NULL"));
+        return refuse(crate::diag::Error::new(
+            INVALID_EXCEPTION_INFO as i32,
+            "info is NULL",
+        ));
     }
     not_null(func_null, "func")?;
     rt_api::func_handle_from_exception_info(info)
@@ -318,16 +324,16 @@ pub(crate) fn unmap_mem(addr: usize) -> Res<()> {
 }
 
 /// `aclrtMemSetAccessImpl` (no check of its own).
-pub(crate) fn mem_set_access(addr: usize, size: usize, descs: Option<&[(u32, u32, u64)]>) -> Res<()> {
+pub(crate) fn mem_set_access(
+    addr: usize,
+    size: usize,
+    descs: Option<&[(u32, u32, u64)]>,
+) -> Res<()> {
     rt_api::mem_set_access(addr, size, descs)
 }
 
 /// `aclrtMemGetAccessImpl`: NULL address, location or flag 100000.
-pub(crate) fn mem_get_access(
-    addr: usize,
-    loc_null: bool,
-    flag_null: bool,
-) -> Res<(u32, u32, u64)> {
+pub(crate) fn mem_get_access(addr: usize, loc_null: bool, flag_null: bool) -> Res<(u32, u32, u64)> {
     not_null(addr == 0, "virPtr")?;
     not_null(loc_null, "location")?;
     not_null(flag_null, "flag")?;
@@ -482,7 +488,11 @@ pub(crate) fn reduce_async(
 
 /// `aclrtRandomNumAsyncImpl`: NULL task 100000, a data type the layer does
 /// not translate 100000.
-pub(crate) fn random_num_async(task: Option<dsa::RandomTask>, stream: usize, reserve: bool) -> Res<()> {
+pub(crate) fn random_num_async(
+    task: Option<dsa::RandomTask>,
+    stream: usize,
+    reserve: bool,
+) -> Res<()> {
     let Some(t) = task else {
         return refuse(param("taskInfo is NULL"));
     };

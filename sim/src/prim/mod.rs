@@ -113,7 +113,11 @@ impl HeapBlock {
     /// zero-filled when `create`), mapped into this process: the memory
     /// that two processes share (IPC memory). `None` where the platform has
     /// no such mapping, or the file cannot be opened or mapped.
-    pub(crate) fn shared(path: &std::path::Path, len: usize, create: bool) -> Option<Arc<HeapBlock>> {
+    pub(crate) fn shared(
+        path: &std::path::Path,
+        len: usize,
+        create: bool,
+    ) -> Option<Arc<HeapBlock>> {
         let size = len.max(1);
         let ptr = NonNull::new(shm::map(path, size, create)?)?;
         Some(Arc::new(HeapBlock {
@@ -122,7 +126,6 @@ impl HeapBlock {
             owner: Owner::Shared,
         }))
     }
-
 
     /// The start address.
     pub(crate) fn addr(&self) -> usize {

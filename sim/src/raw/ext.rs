@@ -61,10 +61,7 @@ unsafe fn prop_arg(prop: *const aclrtPhysicalMemProp) -> Option<vmm::Prop> {
 
 /// A handle output: the runtime writes a local slot, the caller's pointer
 /// receives the handle on success.
-fn with_handle_out(
-    out: Out<*mut c_void>,
-    f: impl FnOnce(Out<usize>) -> Res<()>,
-) -> Res<()> {
+fn with_handle_out(out: Out<*mut c_void>, f: impl FnOnce(Out<usize>) -> Res<()>) -> Res<()> {
     let mut v = 0;
     f(handle_slot(&out, &mut v))?;
     out.write(handle_ptr(v));
@@ -708,7 +705,9 @@ pub unsafe extern "C" fn aclrtIpcOpenEventHandle(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclrtAllocatorCreateDesc() -> aclrtAllocatorDesc {
     diag::count_only(Api::aclrtAllocatorCreateDesc);
-    diag::never_unwind(core::ptr::null_mut(), || handle_ptr(allocator::create_desc()))
+    diag::never_unwind(core::ptr::null_mut(), || {
+        handle_ptr(allocator::create_desc())
+    })
 }
 
 /// `aclrtAllocatorDestroyDesc`.
@@ -739,7 +738,9 @@ pub unsafe extern "C" fn aclrtAllocatorSetAllocFuncToDesc(
     func: aclrtAllocatorAllocFunc,
 ) -> aclError {
     call(Api::aclrtAllocatorSetAllocFuncToDesc, || {
-        allocator::set(h(allocator_desc), func.is_none(), "func", |d| d.alloc = func)
+        allocator::set(h(allocator_desc), func.is_none(), "func", |d| {
+            d.alloc = func
+        })
     })
 }
 
@@ -1057,7 +1058,10 @@ pub unsafe extern "C" fn aclrtRandomNumAsync(
         // SAFETY: see above: every member of the union is plain bytes.
         let (p1, p2) = unsafe {
             match f.funcType {
-                0 => (para(&f.paramInfo.dropoutBitmaskInfo.dropoutRation), dsa::Param::default()),
+                0 => (
+                    para(&f.paramInfo.dropoutBitmaskInfo.dropoutRation),
+                    dsa::Param::default(),
+                ),
                 1 => (
                     para(&f.paramInfo.uniformDisInfo.min),
                     para(&f.paramInfo.uniformDisInfo.max),

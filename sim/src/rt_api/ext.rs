@@ -283,8 +283,8 @@ pub(crate) fn stream_wait_event_with_flag(
             if flag == EVENT_OP_EXTERNAL {
                 return external_outside_capture(stream, "aclrtStreamWaitEventWithFlag");
             }
-            let limit = (timeout != 0 && timeout != u32::MAX)
-                .then(|| Duration::from_secs(timeout.into()));
+            let limit =
+                (timeout != 0 && timeout != u32::MAX).then(|| Duration::from_secs(timeout.into()));
             event::stream_wait_within(stream, ev, limit)
         })(),
     )
@@ -451,7 +451,11 @@ pub(crate) fn unmap_mem(addr: usize) -> Res<()> {
 
 /// `rtMemSetAccess`: E `MemSetAccess` (NULL address or descriptors
 /// 107000); I. "Not supported" unstored.
-pub(crate) fn mem_set_access(addr: usize, size: usize, descs: Option<&[(u32, u32, u64)]>) -> Res<()> {
+pub(crate) fn mem_set_access(
+    addr: usize,
+    size: usize,
+    descs: Option<&[(u32, u32, u64)]>,
+) -> Res<()> {
     answer_nolog(
         NOT_SUPPORTED,
         (|| {
@@ -701,7 +705,7 @@ pub(crate) fn register_exception_callback(hook: ExceptionHook, on: bool) -> Res<
 /// `rtMemGetAddressRange`: I: the live allocation holding `addr` (107000
 /// elsewhere).
 pub(crate) fn mem_address_range(addr: usize) -> Res<(usize, usize)> {
-    answer((|| {
+    let found = {
         let rt = rt();
         rt.mem
             .live
@@ -709,6 +713,10 @@ pub(crate) fn mem_address_range(addr: usize) -> Res<(usize, usize)> {
             .next_back()
             .filter(|&(&s, a)| addr < s + a.size.max(1))
             .map(|(&s, a)| (s, a.size))
-            .ok_or_else(|| rt_param(format!("{addr:#x} is not inside an allocation of the runtime")))
-    })())
+    };
+    answer(found.ok_or_else(|| {
+        rt_param(format!(
+            "{addr:#x} is not inside an allocation of the runtime"
+        ))
+    }))
 }
