@@ -2,7 +2,7 @@
 //! status, synchronisation, waits, resets and elapsed time (the event state
 //! itself lives with the engine, in `rt::exec`).
 
-use std::sync::atomic::AtomicUsize;
+use std::sync::atomic::{AtomicU32, AtomicUsize};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
@@ -127,6 +127,7 @@ pub(crate) fn create(out: Out<usize>, flag: Option<u32>, api: EventApi) -> Res<(
         }),
         pending: AtomicUsize::new(0),
         waits: AtomicUsize::new(0),
+        op_flags: [AtomicU32::new(u32::MAX), AtomicU32::new(u32::MAX)],
     });
     rt.events.insert(handle, EventRec { ctx, shared });
     out.write(handle);

@@ -25,7 +25,7 @@
 use std::cell::Cell;
 use std::collections::{BTreeMap, VecDeque};
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -1469,6 +1469,9 @@ pub(crate) struct EventShared {
     /// Queued wait tasks (`aclrtStreamWaitEvent`) on this event that have
     /// not executed yet (`aclrtQueryEventWaitStatus`).
     pub waits: AtomicUsize,
+    /// The operation flags the event keeps once used (DEFAULT or EXTERNAL,
+    /// `u32::MAX` before the first): its records' and its waits'.
+    pub op_flags: [AtomicU32; 2],
 }
 
 /// What a status query sees.

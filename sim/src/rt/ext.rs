@@ -177,9 +177,6 @@ pub(crate) struct ExtState {
     /// Blocks whose addresses IPC memory occupies (an exporter's original
     /// block, an importer's placeholder): kept so no allocation reuses them.
     pub ipc_kept: Vec<Arc<HeapBlock>>,
-    /// The operation flags an event's records and waits keep (the first
-    /// record's and the first wait's): (record, wait).
-    pub event_op_flags: BTreeMap<usize, (Option<u32>, Option<u32>)>,
     /// Streams subscribed with `aclrtSubscribeHostFunc` (their host
     /// functions are served by the subscribed thread).
     pub host_func_streams: BTreeSet<usize>,

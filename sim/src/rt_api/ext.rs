@@ -5,6 +5,7 @@
 //! implementation modules. Every failure that leaves here is stored as the
 //! thread's last error unless marked (see the parent module).
 
+use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use crate::diag::{Error, Res, rt_param};
@@ -189,10 +190,9 @@ fn check_op_flag(ev: usize, flag: u32, record: bool) -> Res<()> {
             "{what} flag {flag} is neither DEFAULT (0) nor EXTERNAL (1)"
         )));
     }
-    let mut rt = rt();
-    let e = rt.event(ev)?;
+    let shared = rt().event(ev)?.shared.clone();
     if flag == EVENT_OP_EXTERNAL
-        && !(e.shared.api == EventApi::Ex && e.shared.flags == ffi::ACL_EVENT_SYNC)
+        && !(shared.api == EventApi::Ex && shared.flags == ffi::ACL_EVENT_SYNC)
     {
         return Err(Error::new(
             NOT_SUPPORTED,
@@ -202,16 +202,13 @@ fn check_op_flag(ev: usize, flag: u32, record: bool) -> Res<()> {
             ),
         ));
     }
-    let slot = rt.ext.event_op_flags.entry(ev).or_default();
-    let current = if record { &mut slot.0 } else { &mut slot.1 };
-    match *current {
-        Some(f) if f != flag => Err(rt_param(format!(
+    let slot = &shared.op_flags[usize::from(!record)];
+    match slot.compare_exchange(u32::MAX, flag, Ordering::AcqRel, Ordering::Acquire) {
+        Ok(_) => Ok(()),
+        Err(f) if f == flag => Ok(()),
+        Err(f) => Err(rt_param(format!(
             "the {what} flag of event {ev:#x} must stay {f}; {flag} was passed"
         ))),
-        _ => {
-            *current = Some(flag);
-            Ok(())
-        }
     }
 }
 
