@@ -527,11 +527,15 @@
 //!    unsafe primitives), [`trace`], [`ffi`];
 //! 2. runtime state: `rt` (registries, handles, current contexts, start,
 //!    teardown, audit), with the execution engine `rt::exec` (stream workers,
-//!    event state), the allocation table `rt::mem` and the callback queues
-//!    `rt::reports`;
+//!    event state), the allocation table `rt::mem`, the callback queues
+//!    `rt::reports`, and the state of the newer objects `rt::ext`
+//!    (notifies, reservations and physical memory, IPC keys, the exception
+//!    callbacks);
 //! 3. one module per object of the C API, each implementing its rules on the
 //!    state: `init`, `device`, `context`, `stream`, `memory`, `event`,
-//!    `callback`, `misc` (none imports another);
+//!    `callback`, `misc`, and for the newer objects `notify`, `vmm`, `ipc`,
+//!    `allocator`, `value`, `dsa` (none imports another, except that `dsa`
+//!    uses the half-precision conversions of `base_types`);
 //! 4. the C entry layer `raw`: one `extern "C"` function per declaration;
 //! 5. the control API on top: [`control`] (re-exported at the crate root).
 //!
