@@ -113,7 +113,7 @@ fn not_multiple(what: &str, v: usize, g: usize) -> Error {
 /// (107000).
 pub(crate) fn reserve(out: Out<usize>, size: usize, alignment: usize, expect: usize) -> Res<()> {
     let mut rt = rt();
-    rt.current()?;
+    let device = rt.current()?.device;
     if expect != 0 {
         return Err(rt_param(format!(
             "expectPtr {expect:#x}: a fixed address cannot be requested (must be NULL)"
@@ -149,6 +149,7 @@ pub(crate) fn reserve(out: Out<usize>, size: usize, alignment: usize, expect: us
         Reservation {
             block: window,
             size,
+            device,
             maps: Default::default(),
         },
     );

@@ -808,3 +808,36 @@ fn the_functions_of_the_group_not_modelled_answer_207000_stored_and_reported() {
         expect_violations(&[ViolationKind::Unsupported, ViolationKind::Unsupported]);
     });
 }
+
+#[test]
+fn notifies_reservations_and_physical_memory_alive_at_finalize_are_leaks() {
+    let _sim = aclrt_sim::exclusive();
+    init_device0();
+    let _n = create_notify();
+    let mut va = null_mut();
+    ok!(aclrtReserveMemAddress(&mut va, 2 << 20, 0, null_mut(), 0));
+    let mut phys = null_mut();
+    ok!(aclrtMallocPhysical(&mut phys, 2 << 20, &device_prop(), 0));
+    assert_eq!(live(ResourceKind::Notify, 0), 1);
+    assert_eq!(live(ResourceKind::Reservation, 0), 1);
+    assert_eq!(live(ResourceKind::PhysicalMemory, 0), 1);
+    teardown_device0();
+    let audit = aclrt_sim::audit();
+    let mut kinds: Vec<ResourceKind> = audit.leaks.iter().map(|l| l.kind).collect();
+    kinds.sort();
+    assert_eq!(
+        kinds,
+        [
+            ResourceKind::Notify,
+            ResourceKind::Reservation,
+            ResourceKind::PhysicalMemory
+        ]
+    );
+    assert!(
+        audit
+            .leaks
+            .iter()
+            .any(|l| l.address == va.addr() && l.bytes == 2 << 20)
+    );
+    aclrt_sim::reset();
+}

@@ -115,6 +115,8 @@ pub(crate) struct NotifyExport {
 pub(crate) struct Reservation {
     pub block: Arc<HeapBlock>,
     pub size: usize,
+    /// The device of the context current at the reservation.
+    pub device: i32,
     /// Mappings by start address: (size, physical handle, offset).
     pub maps: BTreeMap<usize, (usize, usize, usize)>,
 }

@@ -334,6 +334,9 @@ impl Runtime {
             && self.streams.is_empty()
             && self.events.is_empty()
             && self.mem.live.is_empty()
+            && self.ext.notifies.is_empty()
+            && self.ext.reservations.is_empty()
+            && self.ext.physical.is_empty()
             && self.devices.iter().all(|d| d.refcount == 0)
     }
 
@@ -708,6 +711,30 @@ impl Runtime {
                 bytes: r.size,
             });
         }
+        for (h, n) in &self.ext.notifies {
+            out.push(Leak {
+                kind: ResourceKind::Notify,
+                device: n.shared.device,
+                address: *h,
+                bytes: 0,
+            });
+        }
+        for (addr, r) in &self.ext.reservations {
+            out.push(Leak {
+                kind: ResourceKind::Reservation,
+                device: r.device,
+                address: *addr,
+                bytes: r.size,
+            });
+        }
+        for (h, p) in &self.ext.physical {
+            out.push(Leak {
+                kind: ResourceKind::PhysicalMemory,
+                device: p.device,
+                address: *h,
+                bytes: p.size,
+            });
+        }
         out
     }
 
@@ -893,6 +920,15 @@ pub(crate) fn audit() -> Audit {
             AllocKind::Mapped | AllocKind::Ipc => ResourceKind::DeviceMemory,
         };
         add(k, a.device, 1);
+    }
+    for n in rt.ext.notifies.values() {
+        add(ResourceKind::Notify, n.shared.device, 1);
+    }
+    for r in rt.ext.reservations.values() {
+        add(ResourceKind::Reservation, r.device, 1);
+    }
+    for p in rt.ext.physical.values() {
+        add(ResourceKind::PhysicalMemory, p.device, 1);
     }
     for r in rt.mem.reg.live.values() {
         add(ResourceKind::HostRegistration, r.device, 1);
