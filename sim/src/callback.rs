@@ -238,6 +238,8 @@ pub(crate) fn unsubscribe(tid: u64, stream: usize) -> Res<()> {
             }
             Some(_) => {}
         }
+        // Either unsubscription ends a host-function subscription too.
+        rt.ext.host_func_streams.remove(&sh.handle);
         detach(&mut rt.subs, &sh)
     };
     run_orphans(orphans);
@@ -297,10 +299,7 @@ pub(crate) fn subscribe_host_func(tid: u64, stream: usize) -> Res<()> {
 /// `rtUnSubscribeHostFunc`: the report unsubscription's checks; host
 /// functions still queued run on the unsubscribing thread.
 pub(crate) fn unsubscribe_host_func(tid: u64, stream: usize) -> Res<()> {
-    let h = rt().stream(stream)?.handle;
-    unsubscribe(tid, stream)?;
-    rt().ext.host_func_streams.remove(&h);
-    Ok(())
+    unsubscribe(tid, stream)
 }
 
 /// `rtProcessHostFunc`: a timeout of 0 or below -1 107000; a thread that
