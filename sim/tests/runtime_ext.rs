@@ -88,6 +88,15 @@ fn a_notify_orders_two_streams_and_a_wait_issued_first_blocks() {
         ok!(aclrtRecordNotify(n, s1));
         ok!(aclrtWaitAndResetNotify(imported, s2, 5));
         ok!(aclrtSynchronizeStream(s2));
+        // A key of another process: notifies are not shared between
+        // processes here.
+        let foreign =
+            std::ffi::CString::new(format!("aclsim_notify_{}_7", std::process::id() + 1)).unwrap();
+        let mut other = null_mut();
+        assert_eq!(
+            acl!(aclrtNotifyImportByKey(&mut other, foreign.as_ptr(), 0)),
+            ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+        );
         let mut small = [0 as std::ffi::c_char; 4];
         assert_eq!(
             acl!(aclrtNotifyGetExportKey(
@@ -560,6 +569,16 @@ fn a_failed_task_calls_the_exception_callback_with_its_facts() {
         );
         // SAFETY: NULL info is answered, not read.
         assert_eq!(unsafe { aclrtGetTaskIdFromExceptionInfo(null()) }, u32::MAX);
+        let (mut args, mut len) = (null_mut(), 0u32);
+        assert_eq!(
+            acl!(aclrtGetArgsFromExceptionInfo(null(), &mut args, &mut len)),
+            u32::MAX as aclError
+        );
+        assert_eq!(
+            take_last_error(),
+            ACL_SUCCESS,
+            "the ACL layer's answer is not stored"
+        );
         ok!(aclrtSetExceptionInfoCallback(None));
         free(p);
         destroy_stream(s);
