@@ -176,6 +176,12 @@ pub const FUNCS: &[&str] = &[
     "aclrtAllocatorUnregister",
     "aclrtReduceAsync",
     "aclrtSetExceptionInfoCallback",
+    "aclCreateDataBuffer",
+    "aclDestroyDataBuffer",
+    "aclUpdateDataBuffer",
+    "aclGetDataBufferAddr",
+    "aclGetDataBufferSize",
+    "aclGetDataBufferSizeV2",
 ];
 
 /// One call: a function (index into [`FUNCS`]) and raw selectors.
@@ -376,6 +382,9 @@ pub struct Exec {
     /// Notifies, physical memory handles and allocator descriptors (live
     /// or not: the simulator looks every handle up).
     ext: Vec<usize>,
+    /// Data buffers made (live or destroyed: the simulator never reads
+    /// through them).
+    buffers: Vec<usize>,
     threads: Vec<u64>,
     server: Option<Server>,
     /// The binary image as a file for `aclrtBinaryLoadFromFile` (see
@@ -543,6 +552,7 @@ impl Exec {
             registered: Vec::new(),
             configs: Vec::new(),
             ext: Vec::new(),
+            buffers: Vec::new(),
             threads: vec![0, 0x5EED_0000_1234, finished, own_thread_id()],
             server: None,
             image_file,
@@ -555,6 +565,15 @@ impl Exec {
             0 => null_mut(),
             1 => (a >> 8) as usize as aclrtStream,
             _ => self.streams[pick(a >> 3, self.streams.len())] as aclrtStream,
+        }
+    }
+    /// A data buffer: NULL, a random address, or one made (live or not).
+    fn buffer(&self, a: u64) -> *const c::aclDataBuffer {
+        match a % 6 {
+            0 => null(),
+            1 => (a >> 8) as usize as *const c::aclDataBuffer,
+            _ if self.buffers.is_empty() => null(),
+            _ => self.buffers[pick(a >> 3, self.buffers.len())] as *const c::aclDataBuffer,
         }
     }
     fn event(&self, a: u64) -> aclrtEvent {
@@ -1023,6 +1042,34 @@ impl Exec {
                 ))
             }
             "aclrtStreamStop" => c!(aclrtStreamStop(self.stream(a[0]))),
+            "aclCreateDataBuffer" => {
+                let b = c!(aclCreateDataBuffer(
+                    (a[0] >> 4) as usize as *mut c_void,
+                    size(a[1])
+                ));
+                if !b.is_null() {
+                    self.buffers.push(b as usize);
+                }
+                0
+            }
+            "aclDestroyDataBuffer" => c!(aclDestroyDataBuffer(self.buffer(a[0]))),
+            "aclUpdateDataBuffer" => c!(aclUpdateDataBuffer(
+                self.buffer(a[0]).cast_mut(),
+                (a[1] >> 4) as usize as *mut c_void,
+                size(a[2])
+            )),
+            "aclGetDataBufferAddr" => {
+                let _ = c!(aclGetDataBufferAddr(self.buffer(a[0])));
+                0
+            }
+            "aclGetDataBufferSize" => {
+                let _ = c!(aclGetDataBufferSize(self.buffer(a[0])));
+                0
+            }
+            "aclGetDataBufferSizeV2" => {
+                let _ = c!(aclGetDataBufferSizeV2(self.buffer(a[0])));
+                0
+            }
             "aclrtGetOverflowStatus" => {
                 let (p, host) = self.ptr(a[0]);
                 let mut len = [64usize, 64, 64, 32, 0, 65][pick(a[1], 6)];

@@ -1020,3 +1020,76 @@ pub(crate) fn get_overflow_status(dst: UserMem, size: usize, stream: usize) -> R
 pub(crate) fn reset_overflow_status(stream: usize) -> Res<()> {
     rt_api::reset_overflow_status(stream)
 }
+
+// -------------------------------------------------------- data buffers ---
+//
+// `aclCreateDataBuffer` and its kin are the ACL layer's alone
+// (`data_buffer.cpp`): a buffer is an address and a length, nothing the
+// runtime checks. The simulator keeps every buffer it made in a table and
+// answers through it, never through the caller's pointer: a pointer it did
+// not make (or destroyed) is refused and recorded (the runtime would read
+// or free it blindly).
+
+/// One `aclDataBuffer`.
+struct DataBuffer {
+    data: usize,
+    length: usize,
+}
+
+/// The live buffers by the address handed out (each box's own address).
+static DATA_BUFFERS: std::sync::Mutex<std::collections::BTreeMap<usize, Box<DataBuffer>>> =
+    std::sync::Mutex::new(std::collections::BTreeMap::new());
+
+/// The refusal of a data buffer pointer this runtime did not make.
+fn not_a_data_buffer(addr: usize) -> Error {
+    Error::violation(
+        crate::model::ViolationKind::InvalidHandle,
+        ffi::ACL_ERROR_INVALID_PARAM,
+        format!("{addr:#x} is not a data buffer made by aclCreateDataBuffer (or it was destroyed)"),
+    )
+    .on(addr)
+    .answered_by_acl()
+}
+
+/// `aclCreateDataBufferImpl`: any address and length (NULL and 0 too);
+/// returns the buffer's address.
+pub(crate) fn create_data_buffer(data: usize, length: usize) -> usize {
+    let b = Box::new(DataBuffer { data, length });
+    let addr = core::ptr::from_ref::<DataBuffer>(&b).addr();
+    crate::sync::lock(&DATA_BUFFERS).insert(addr, b);
+    addr
+}
+
+/// `aclDestroyDataBufferImpl`: NULL 100000.
+pub(crate) fn destroy_data_buffer(addr: usize) -> Res<()> {
+    not_null(addr == 0, "dataBuffer")?;
+    match crate::sync::lock(&DATA_BUFFERS).remove(&addr) {
+        Some(_) => Ok(()),
+        None => Err(not_a_data_buffer(addr)),
+    }
+}
+
+/// `aclUpdateDataBufferImpl`: NULL 100000; the new address and length.
+pub(crate) fn update_data_buffer(addr: usize, data: usize, length: usize) -> Res<()> {
+    not_null(addr == 0, "dataBuffer")?;
+    match crate::sync::lock(&DATA_BUFFERS).get_mut(&addr) {
+        Some(b) => {
+            b.data = data;
+            b.length = length;
+            Ok(())
+        }
+        None => Err(not_a_data_buffer(addr)),
+    }
+}
+
+/// `aclGetDataBufferAddrImpl` / `aclGetDataBufferSize[V2]Impl`: `(address,
+/// length)`; NULL answers `(0, 0)` without a message.
+pub(crate) fn data_buffer(addr: usize) -> Res<(usize, usize)> {
+    if addr == 0 {
+        return Ok((0, 0));
+    }
+    crate::sync::lock(&DATA_BUFFERS)
+        .get(&addr)
+        .map(|b| (b.data, b.length))
+        .ok_or_else(|| not_a_data_buffer(addr))
+}

@@ -137,6 +137,18 @@ pub(crate) fn unsupported_value<R>(api: Api, fallback: R) -> R {
     fallback
 }
 
+/// Runs one C call that returns a value instead of a code (a pointer, a
+/// size) as [`call`] does: `f`'s value, or `fallback` when it fails (its
+/// message, violation and last error recorded as for any call).
+pub(crate) fn value_call<R>(api: Api, fallback: R, f: impl FnOnce() -> Res<R>) -> R {
+    let mut value = None;
+    let _ = call(api, || {
+        value = Some(f()?);
+        Ok(())
+    });
+    value.unwrap_or(fallback)
+}
+
 /// 100000 unless `ok`.
 pub(crate) fn require(ok: bool, msg: impl FnOnce() -> String) -> Res<()> {
     if ok { Ok(()) } else { Err(param(msg())) }

@@ -935,3 +935,42 @@ fn stream_ovf_2_overflow_status_reads_zeros_and_resets() {
         });
     }
 }
+
+#[test]
+fn base_buf_1_data_buffers_describe_memory_and_refuse_strangers() {
+    let _sim = aclrt_sim::exclusive();
+    in_both_run_modes(|_| {
+        // No runtime needed: the ACL layer's own objects.
+        let mut bytes = [0u8; 100];
+        let p = bytes.as_mut_ptr().cast::<c_void>();
+        let b = acl!(aclCreateDataBuffer(p, 100));
+        assert!(!b.is_null());
+        assert_eq!(acl!(aclGetDataBufferAddr(b)), p);
+        assert_eq!(acl!(aclGetDataBufferSizeV2(b)), 100);
+        assert_eq!(acl!(aclGetDataBufferSize(b)), 100);
+        // Any address and length, NULL and 0 included.
+        let empty = acl!(aclCreateDataBuffer(null_mut(), 0));
+        assert!(!empty.is_null() && empty != b);
+        ok!(aclUpdateDataBuffer(b, null_mut(), (1usize << 33) + 5));
+        assert!(acl!(aclGetDataBufferAddr(b)).is_null());
+        assert_eq!(acl!(aclGetDataBufferSizeV2(b)), (1 << 33) + 5);
+        assert_eq!(acl!(aclGetDataBufferSize(b)), 5, "cut to 32 bits");
+        // NULL: 0 and NULL quietly, 100000 where the call returns a code.
+        assert!(acl!(aclGetDataBufferAddr(null())).is_null());
+        assert_eq!(acl!(aclGetDataBufferSizeV2(null())), 0);
+        assert_eq!(acl!(aclDestroyDataBuffer(null())), ACL_ERROR_INVALID_PARAM);
+        assert_eq!(
+            acl!(aclUpdateDataBuffer(null_mut(), p, 1)),
+            ACL_ERROR_INVALID_PARAM
+        );
+        ok!(aclDestroyDataBuffer(b));
+        ok!(aclDestroyDataBuffer(empty));
+        assert!(aclrt_sim::audit().violations.is_empty());
+        // Destroyed: refused and recorded, never read.
+        assert_eq!(acl!(aclDestroyDataBuffer(b)), ACL_ERROR_INVALID_PARAM);
+        assert_eq!(acl!(aclGetDataBufferSizeV2(b)), 0);
+        assert_eq!(peek(), 0, "the ACL layer's refusals are not stored");
+        assert_eq!(violation_kinds(), [ViolationKind::InvalidHandle; 2]);
+        aclrt_sim::reset();
+    });
+}

@@ -454,52 +454,62 @@ pub unsafe extern "C" fn aclrtResetOverflowStatus(stream: aclrtStream) -> aclErr
     })
 }
 
-// ------------------------------------------------- not modelled (207000) ---
-
-/// `aclCreateDataBuffer`: not modelled (207000, rule `UNSUPPORTED`).
+/// `aclCreateDataBuffer`.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn aclCreateDataBuffer(
-    _data: *mut ::core::ffi::c_void,
-    _size: usize,
-) -> *mut aclDataBuffer {
-    diag::unsupported_value(Api::aclCreateDataBuffer, core::ptr::null_mut())
+pub unsafe extern "C" fn aclCreateDataBuffer(data: *mut c_void, size: usize) -> *mut aclDataBuffer {
+    diag::value_call(Api::aclCreateDataBuffer, core::ptr::null_mut(), || {
+        let addr = acl_layer::create_data_buffer(data.expose_provenance(), size);
+        Ok(core::ptr::without_provenance_mut(addr))
+    })
 }
 
-/// `aclDestroyDataBuffer`: not modelled (207000, rule `UNSUPPORTED`).
+/// `aclDestroyDataBuffer`.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn aclDestroyDataBuffer(_data_buffer: *const aclDataBuffer) -> aclError {
-    call(Api::aclDestroyDataBuffer, || Err(diag::unsupported()))
+pub unsafe extern "C" fn aclDestroyDataBuffer(data_buffer: *const aclDataBuffer) -> aclError {
+    call(Api::aclDestroyDataBuffer, || {
+        acl_layer::destroy_data_buffer(data_buffer.addr())
+    })
 }
 
-/// `aclUpdateDataBuffer`: not modelled (207000, rule `UNSUPPORTED`).
+/// `aclUpdateDataBuffer`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclUpdateDataBuffer(
-    _data_buffer: *mut aclDataBuffer,
-    _data: *mut ::core::ffi::c_void,
-    _size: usize,
+    data_buffer: *mut aclDataBuffer,
+    data: *mut c_void,
+    size: usize,
 ) -> aclError {
-    call(Api::aclUpdateDataBuffer, || Err(diag::unsupported()))
+    call(Api::aclUpdateDataBuffer, || {
+        acl_layer::update_data_buffer(data_buffer.addr(), data.expose_provenance(), size)
+    })
 }
 
-/// `aclGetDataBufferAddr`: not modelled (207000, rule `UNSUPPORTED`).
+/// `aclGetDataBufferAddr`. The address handed back is the caller's own,
+/// exposed when it was given.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn aclGetDataBufferAddr(
-    _data_buffer: *const aclDataBuffer,
-) -> *mut ::core::ffi::c_void {
-    diag::unsupported_value(Api::aclGetDataBufferAddr, core::ptr::null_mut())
+pub unsafe extern "C" fn aclGetDataBufferAddr(data_buffer: *const aclDataBuffer) -> *mut c_void {
+    diag::value_call(Api::aclGetDataBufferAddr, core::ptr::null_mut(), || {
+        let (data, _) = acl_layer::data_buffer(data_buffer.addr())?;
+        Ok(core::ptr::with_exposed_provenance_mut(data))
+    })
 }
 
-/// `aclGetDataBufferSize`: not modelled (207000, rule `UNSUPPORTED`).
+/// `aclGetDataBufferSize` (the length cut to 32 bits).
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn aclGetDataBufferSize(_data_buffer: *const aclDataBuffer) -> u32 {
-    diag::unsupported_value(Api::aclGetDataBufferSize, 0)
+pub unsafe extern "C" fn aclGetDataBufferSize(data_buffer: *const aclDataBuffer) -> u32 {
+    diag::value_call(Api::aclGetDataBufferSize, 0, || {
+        Ok(acl_layer::data_buffer(data_buffer.addr())?.1 as u32)
+    })
 }
 
-/// `aclGetDataBufferSizeV2`: not modelled (207000, rule `UNSUPPORTED`).
+/// `aclGetDataBufferSizeV2`.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn aclGetDataBufferSizeV2(_data_buffer: *const aclDataBuffer) -> usize {
-    diag::unsupported_value(Api::aclGetDataBufferSizeV2, 0)
+pub unsafe extern "C" fn aclGetDataBufferSizeV2(data_buffer: *const aclDataBuffer) -> usize {
+    diag::value_call(Api::aclGetDataBufferSizeV2, 0, || {
+        Ok(acl_layer::data_buffer(data_buffer.addr())?.1)
+    })
 }
+
+// ------------------------------------------------- not modelled (207000) ---
 
 /// `aclGetCannAttributeList`: not modelled (207000, rule `UNSUPPORTED`).
 #[unsafe(no_mangle)]
