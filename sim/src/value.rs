@@ -98,3 +98,21 @@ pub(crate) fn wait(addr: UserMem, value: u64, mode: u32, stream: usize) -> Res<(
     )?;
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::satisfied;
+
+    #[test]
+    fn the_four_wait_modes() {
+        // GEQ
+        assert!(satisfied(0, 5, 5) && satisfied(0, 6, 5) && !satisfied(0, 4, 5));
+        // EQ
+        assert!(satisfied(1, 5, 5) && !satisfied(1, 6, 5));
+        // AND: some bit in common
+        assert!(satisfied(2, 0b0110, 0b0100) && !satisfied(2, 0b0011, 0b0100));
+        // NOR: some bit set in neither
+        assert!(satisfied(3, 0, 0) && !satisfied(3, u64::MAX, 0) && !satisfied(3, 0, u64::MAX));
+        assert!(satisfied(3, 0xF0, 0x0F));
+    }
+}

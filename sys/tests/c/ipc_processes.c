@@ -2,7 +2,8 @@
  * IPC memory between two processes: the parent exports device memory by
  * key and allows the child's pid; the child (a second process with its own
  * runtime) imports it, checks the parent's bytes, writes its own, and
- * closes it; the parent then reads the child's bytes.
+ * closes it; the parent then reads the child's bytes. A second child, not
+ * on the trustlist, is refused.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <string.h>
@@ -42,11 +43,38 @@ static int child(int key_fd, int done_fd)
     return 0;
 }
 
+/* A process not on the trustlist: its import is refused. */
+static int stranger(int key_fd)
+{
+    char key[128] = {0};
+    if (read(key_fd, key, sizeof key) <= 0) {
+        return 2;
+    }
+    CHECK_ACL(aclInit(NULL));
+    CHECK_ACL(aclrtSetDevice(0));
+    void *p = NULL;
+    aclError ret = aclrtIpcMemImportByKey(&p, key, 0);
+    if (ret != ACL_ERROR_RT_NO_PERMISSION) {
+        fprintf(stderr, "stranger: import answered %d\n", ret);
+        return 3;
+    }
+    CHECK_ACL(aclrtResetDevice(0));
+    CHECK_ACL(aclFinalize());
+    return 0;
+}
+
 int main(void)
 {
-    int key_pipe[2], done_pipe[2];
-    if (pipe(key_pipe) != 0 || pipe(done_pipe) != 0) {
+    int key_pipe[2], done_pipe[2], stranger_pipe[2];
+    if (pipe(key_pipe) != 0 || pipe(done_pipe) != 0 || pipe(stranger_pipe) != 0) {
         return 1;
+    }
+    pid_t other = fork();
+    if (other < 0) {
+        return 1;
+    }
+    if (other == 0) {
+        _exit(stranger(stranger_pipe[0]));
     }
     pid_t pid = fork();
     if (pid < 0) {
@@ -68,7 +96,14 @@ int main(void)
     CHECK_ACL(aclrtIpcMemGetExportKey(p, N, key, sizeof key, 0));
     int32_t child_pid = (int32_t)pid;
     CHECK_ACL(aclrtIpcMemSetImportPid(key, &child_pid, 1));
-    if (write(key_pipe[1], key, sizeof key) != (ssize_t)sizeof key) {
+    if (write(key_pipe[1], key, sizeof key) != (ssize_t)sizeof key ||
+        write(stranger_pipe[1], key, sizeof key) != (ssize_t)sizeof key) {
+        return 1;
+    }
+    int other_status = 0;
+    waitpid(other, &other_status, 0);
+    if (!WIFEXITED(other_status) || WEXITSTATUS(other_status) != 0) {
+        fprintf(stderr, "the stranger was not refused: status %d\n", other_status);
         return 1;
     }
     char done = 0;
