@@ -206,9 +206,36 @@ fn host_functions_of_a_subscribed_stream_run_on_the_programs_thread() {
         let _ = take_last_error();
         destroy_stream(s);
         teardown_device0();
-        assert!(aclrt_sim::audit().leaks.is_empty());
+        let audit = aclrt_sim::audit();
+        assert!(audit.leaks.is_empty());
+        // Served, and reported: the modelled chips do not offer the
+        // host-function threads (the documentation lists IPV350 only).
+        let reported: Vec<_> = audit
+            .violations
+            .iter()
+            .filter(|v| v.kind == ViolationKind::Unsupported)
+            .collect();
+        assert_eq!(reported.len(), 1, "{mode:?}: {reported:?}");
+        assert!(!reported[0].refused && reported[0].function == "aclrtSubscribeHostFunc");
         aclrt_sim::reset();
     });
+    // With refusals asked for, the chips' own answer.
+    configure(|c| c.strictness = aclrt_sim::Strictness::Refuse);
+    init_device0();
+    let s = create_stream();
+    assert_eq!(
+        acl!(aclrtSubscribeHostFunc(aclrt_sim::thread_report_id(), s)),
+        ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+    );
+    assert_eq!(take_last_error(), ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+    assert_eq!(
+        acl!(aclrtProcessHostFunc(10)),
+        ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+    );
+    let _ = take_last_error();
+    destroy_stream(s);
+    teardown_device0();
+    aclrt_sim::reset();
 }
 
 /// A device physical-memory property.

@@ -340,12 +340,41 @@ pub(crate) fn value_wait(addr: UserMem, value: u64, flag: u32, stream: usize) ->
 
 // ----------------------------------------------- host-function threads ---
 
+/// The documentation lists the host-function threads for IPV350 only: the
+/// Atlas A2 and inference series (the modelled chips) do not offer them,
+/// and their full runtime has no implementation (only the compact
+/// runtime, `runtime_compact/feature/src/host_func.c`, serves them). With
+/// `Strictness::Refuse` the call answers 207000 as those chips would; by
+/// default the simulator serves it with the compact runtime's behaviour, so
+/// that the program can be tested, and reports the rule `UNSUPPORTED`
+/// (`report`: only the subscription reports, not every serving call).
+fn host_func_threads_on_this_chip(function: &'static str, report: bool) -> Res<()> {
+    let strictness = rt().cfg.strictness;
+    if !report && strictness != crate::model::Strictness::Refuse {
+        return Ok(());
+    }
+    crate::diag::strict_rule(
+        strictness,
+        function,
+        Error::violation(
+            crate::model::ViolationKind::Unsupported,
+            NOT_SUPPORTED,
+            "the runtime's documentation lists the host-function threads \
+             (aclrtSubscribeHostFunc, aclrtProcessHostFunc, aclrtUnSubscribeHostFunc) for \
+             IPV350 only; the Atlas A2 and inference series answer that the feature is not \
+             supported. The simulator serves them as the compact runtime does (set \
+             ACLRT_SIM_STRICTNESS=refuse for the chips' 207000)",
+        ),
+    )
+}
+
 /// `rtSubscribeHostFunc` (`aclrt_c/runtime/host_func.c`: the ACL face
-/// calls it directly): the handle guard; the subscription checks of
-/// `SubscribeReport` (a stream served by the runtime's own host-function
-/// thread 107011); then I.
+/// calls it directly): the chip ([`host_func_threads_on_this_chip`]); the
+/// handle guard; the subscription checks of `SubscribeReport` (a stream
+/// served by the runtime's own host-function thread 107011); then I.
 pub(crate) fn subscribe_host_func(tid: u64, stream: usize) -> Res<()> {
     answer((|| {
+        host_func_threads_on_this_chip("aclrtSubscribeHostFunc", true)?;
         guard_stream(stream)?;
         callback::check_not_host_func_stream(stream, "aclrtSubscribeHostFunc")?;
         callback::subscribe_host_func(tid, stream)
@@ -355,16 +384,20 @@ pub(crate) fn subscribe_host_func(tid: u64, stream: usize) -> Res<()> {
 /// `rtUnSubscribeHostFunc`: as [`subscribe_host_func`].
 pub(crate) fn unsubscribe_host_func(tid: u64, stream: usize) -> Res<()> {
     answer((|| {
+        host_func_threads_on_this_chip("aclrtUnSubscribeHostFunc", false)?;
         guard_stream(stream)?;
         callback::check_not_host_func_stream(stream, "aclrtUnSubscribeHostFunc")?;
         callback::unsubscribe_host_func(tid, stream)
     })())
 }
 
-/// `rtProcessHostFunc`: its timeout check (107000), the thread's
-/// subscription (107012), the wait.
+/// `rtProcessHostFunc`: the chip; its timeout check (107000), the
+/// thread's subscription (107012), the wait.
 pub(crate) fn process_host_func(timeout: i32) -> Res<()> {
-    answer(callback::process_host_func(timeout))
+    answer((|| {
+        host_func_threads_on_this_chip("aclrtProcessHostFunc", false)?;
+        callback::process_host_func(timeout)
+    })())
 }
 
 // ---------------------------------------------------- exception callbacks ---

@@ -2,7 +2,9 @@
  * Host functions served by a thread the program owns: the thread subscribes
  * to a stream with aclrtSubscribeHostFunc and serves it with
  * aclrtProcessHostFunc; host functions launched on that stream run on it,
- * in order, and hold the stream until they return.
+ * in order, and hold the stream until they return. (The runtime's
+ * documentation offers these functions on IPV350 only; the simulator serves
+ * them on its chips too and reports that at exit.)
  */
 #include <pthread.h>
 #include <stdatomic.h>
