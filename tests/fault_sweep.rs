@@ -209,6 +209,7 @@ fn parent_kinds(kind: ResourceKind) -> &'static [ResourceKind] {
         | R::Stream
         | R::Event => &[R::Context, R::Device],
         R::Context => &[R::Device],
+        R::Notify | R::Reservation | R::PhysicalMemory => &[R::Device],
         R::Device => &[],
     }
 }

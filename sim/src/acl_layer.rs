@@ -42,6 +42,9 @@ use crate::rt::exec::EventApi;
 use crate::rt::mem::AllocKind;
 use crate::rt_api;
 
+mod ext;
+pub(crate) use ext::*;
+
 /// A refusal of the ACL layer itself (never the thread's last error).
 fn refuse<T>(e: Error) -> Res<T> {
     Err(e.answered_by_acl())

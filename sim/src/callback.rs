@@ -28,13 +28,20 @@ pub(crate) fn launch_host_func(
     f: unsafe extern "C" fn(*mut c_void),
     make: impl FnOnce(unsafe extern "C" fn(*mut c_void)) -> HostCall,
 ) -> Res<()> {
-    let sh = {
+    let (sh, served) = {
         let rt = rt();
-        rt.stream_in_current(stream)?.1.shared.clone()
+        let st = rt.stream_in_current(stream)?.1;
+        (
+            st.shared.clone(),
+            rt.ext.host_func_streams.contains(&st.handle),
+        )
     };
     if lock(&sh.subscriber).is_some() {
-        if stream == 0 {
-            // A literal NULL: the runtime layer's mix check looks at the
+        if stream == 0 || served {
+            // A stream subscribed with aclrtSubscribeHostFunc: the host
+            // function is served by the subscribed thread's
+            // aclrtProcessHostFunc, and holds the stream until it returns.
+            // Or a literal NULL: the runtime layer's mix check looks at the
             // handle only, and the default stream, already served by a
             // report thread, takes the host function as a blocking callback
             // task for that thread (fidelity row CB-MIX-NULL).
@@ -245,6 +252,8 @@ pub(crate) fn unsubscribe(tid: u64, stream: usize) -> Res<()> {
             }
             Some(_) => {}
         }
+        // Either unsubscription ends a host-function subscription too.
+        rt.ext.host_func_streams.remove(&sh.handle);
         detach(&mut rt.subs, &sh)
     };
     run_orphans(orphans);
@@ -296,4 +305,35 @@ pub(crate) fn process(timeout: i32) -> Res<()> {
             format!("no callback arrived within {timeout} ms"),
         )),
     }
+}
+
+/// `rtSubscribeHostFunc` (the compact runtime's `SubscribeReport` with the
+/// host-function kind): the report subscription's checks, and the stream's
+/// host functions are then served by thread `tid`.
+pub(crate) fn subscribe_host_func(tid: u64, stream: usize) -> Res<()> {
+    subscribe(tid, stream)?;
+    let mut rt = rt();
+    let h = rt.stream(stream)?.handle;
+    rt.ext.host_func_streams.insert(h);
+    Ok(())
+}
+
+/// `rtUnSubscribeHostFunc`: the report unsubscription's checks; host
+/// functions still queued run on the unsubscribing thread.
+pub(crate) fn unsubscribe_host_func(tid: u64, stream: usize) -> Res<()> {
+    unsubscribe(tid, stream)
+}
+
+/// `rtProcessHostFunc`: a timeout of 0 or below -1 107000; a thread that
+/// serves no stream 107012; then one host function (or callback) of the
+/// thread's streams runs on it, waiting `timeout` ms for one (-1: for
+/// ever; none in time: 107010).
+pub(crate) fn process_host_func(timeout: i32) -> Res<()> {
+    if timeout == 0 || timeout < -1 {
+        return Err(Error::new(
+            ffi::ACL_ERROR_RT_PARAM_INVALID,
+            format!("timeout {timeout}: expected -1 or a positive number of ms"),
+        ));
+    }
+    process(timeout)
 }

@@ -2,9 +2,9 @@
 //! status, synchronisation, waits, resets and elapsed time (the event state
 //! itself lives with the engine, in `rt::exec`).
 
-use std::sync::atomic::AtomicUsize;
+use std::sync::atomic::{AtomicU32, AtomicUsize};
 use std::sync::{Arc, Mutex, OnceLock};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use crate::diag::{Error, Res, rt_param};
 use crate::ffi;
@@ -127,6 +127,7 @@ pub(crate) fn create(out: Out<usize>, flag: Option<u32>, api: EventApi) -> Res<(
         }),
         pending: AtomicUsize::new(0),
         waits: AtomicUsize::new(0),
+        op_flags: [AtomicU32::new(u32::MAX), AtomicU32::new(u32::MAX)],
     });
     rt.events.insert(handle, EventRec { ctx, shared });
     out.write(handle);
@@ -296,6 +297,12 @@ pub(crate) fn reset(h: usize, stream: usize) -> Res<()> {
 /// `aclrtStreamWaitEvent`, I `StreamWaitEvent` (the event's flags were
 /// checked by [`check_host_wait`]).
 pub(crate) fn stream_wait(stream: usize, h: usize) -> Res<()> {
+    stream_wait_within(stream, h, None)
+}
+
+/// [`stream_wait`] with the wait task's own limit (`aclrtStreamWaitEventWithFlag`'s
+/// timeout; `None`: the op-wait timeout of `aclrtSetOpWaitTimeout`).
+pub(crate) fn stream_wait_within(stream: usize, h: usize, limit: Option<Duration>) -> Res<()> {
     let (ev, sh, timeout) = {
         let rt = rt();
         let ev = rt.event(h)?.shared.clone();
@@ -312,7 +319,7 @@ pub(crate) fn stream_wait(stream: usize, h: usize) -> Res<()> {
                 ),
             ));
         }
-        (ev, sh, rt.op_wait_timeout)
+        (ev, sh, limit.or(rt.op_wait_timeout))
     };
     let Some(rec) = ev.record_point() else {
         // Never recorded (or reset): nothing to wait for.

@@ -162,7 +162,7 @@
 //! | freeing memory that is already freed (still in the quarantine), or that a runtime teardown quarantined | 207002 `ACL_ERROR_RT_MEMORY_FREE` *(choice)* | `DoubleFree` |
 //! | freeing memory the runtime did not allocate, an interior pointer, or with the wrong function (`aclrtFree` on `aclrtMallocHost` memory or vice versa) | 107000 (documented for `aclrtFreeHost`) | `ForeignFree` |
 //! | a copy or memset through a pointer into freed memory (or memory quarantined by a teardown) | 107000 | `UseAfterFree` |
-//! | a destroyed context, stream or event handle (contexts, looked up in a set as the real runtime does: 107000 from `aclrtSetCurrentContext`, whose argument check refuses an untracked context, 107002 `ACL_ERROR_RT_CONTEXT_NULL` from `aclrtDestroyContext`) | 107017 `ACL_ERROR_RT_INVALID_HANDLE` | `UseAfterFree` |
+//! | a destroyed context, stream, event, notify or physical-memory handle (contexts, looked up in a set as the real runtime does: 107000 from `aclrtSetCurrentContext`, whose argument check refuses an untracked context, 107002 `ACL_ERROR_RT_CONTEXT_NULL` from `aclrtDestroyContext`) | 107017 `ACL_ERROR_RT_INVALID_HANDLE` | `UseAfterFree` |
 //! | freeing memory a queued or running task (or a concurrent copy) still uses (rule STRICT-FREE-IN-USE, **report**: freed at once, as the real `aclrtFree` does: the task keeps the block, now quarantined, until it ends) | 507004 `ACL_ERROR_RT_STREAM_NOT_COMPLETE` *(choice)* | `ReleaseWhileInUse` |
 //! | destroying an event a queued `aclrtStreamWaitEvent`/`aclrtResetEvent` task still depends on (rule STRICT-EVENT-IN-USE, **report**: destroyed, as documented for the real runtime, and the queued tasks finish) | 507006 `ACL_ERROR_RT_EVENT_NOT_COMPLETE` *(choice)* | `ReleaseWhileInUse` |
 //! | `aclrtDestroyStreamForce` on a stream whose unfinished tasks other streams' queued waits depend on | 507004 *(choice)* | `ReleaseWhileInUse` |
@@ -191,6 +191,8 @@
 //! | the last `aclrtResetDevice` (or destroying the context) while a host registration of it is alive | 507007 *(choice)* | `ResetWithLiveResources` / `ReleaseWithLiveChildren` |
 //! | a copy or memset range (or a host registration) that reaches the simulator's own address range outside every live block (past the end of an allocation, in the gap between two) | 107000 | `OutOfBounds` |
 //! | resources created after `aclFinalize` still alive at the next `aclInit`: torn down by it (one [`Leak`] each); `aclInit` itself succeeds, as the real runtime's does | 0 | `UseAfterFinalize` |
+//! | `aclrtReleaseMemAddress` of a reservation with mappings left, `aclrtFreePhysical` of mapped physical memory (unmap first) | 107000 *(choice)* | `ReleaseWhileInUse` |
+//! | an allocator descriptor used after `aclrtAllocatorDestroyDesc` (a use after free on the device) | 100000 | `UseAfterFree` |
 //! | a call from a host function or callback whose runtime was torn down (`aclFinalize`, [`reset`]) after it was queued: refused, so that it cannot reach the next runtime | 100037 for `aclFinalize`/`aclFinalizeReference`, 107002 otherwise *(choice)* | `UseAfterFinalize` |
 //!
 //! ### Which pointers the simulator checks
@@ -536,11 +538,15 @@
 //!    unsafe primitives), [`trace`], [`ffi`];
 //! 2. runtime state: `rt` (registries, handles, current contexts, start,
 //!    teardown, audit), with the execution engine `rt::exec` (stream workers,
-//!    event state), the allocation table `rt::mem` and the callback queues
-//!    `rt::reports`;
+//!    event state), the allocation table `rt::mem`, the callback queues
+//!    `rt::reports`, and the state of the newer objects `rt::ext`
+//!    (notifies, reservations and physical memory, IPC keys, the exception
+//!    callbacks);
 //! 3. one module per object of the C API, each implementing its rules on the
 //!    state: `init`, `device`, `context`, `stream`, `memory`, `event`,
-//!    `callback`, `misc` (none imports another);
+//!    `callback`, `misc`, and for the newer objects `notify`, `vmm`, `ipc`,
+//!    `allocator`, `value`, `dsa` (none imports another, except that `dsa`
+//!    uses the half-precision conversions of `base_types`);
 //! 4. the C entry layer `raw`: one `extern "C"` function per declaration;
 //! 5. the control API on top: [`control`] (re-exported at the crate root).
 //!
@@ -573,16 +579,19 @@ pub mod control;
 pub use control::*;
 
 mod acl_layer;
+mod allocator;
 mod base_types;
 mod callback;
 mod context;
 mod device;
 mod devinfo;
 mod diag;
+mod dsa;
 mod event;
 mod failmode;
 mod hostreg;
 mod init;
+mod ipc;
 mod kernel;
 mod log;
 pub use kernel::{
@@ -592,6 +601,7 @@ pub use log::app_log_records;
 mod memory;
 mod misc;
 mod model;
+mod notify;
 #[allow(unsafe_code)]
 mod prim;
 mod profile;
@@ -604,6 +614,8 @@ mod stream;
 mod stream_state;
 mod sync;
 pub mod trace;
+mod value;
+mod vmm;
 
 /// The declarations of the C API this crate implements, generated from the
 /// project's own header (see `ffi.rs`).

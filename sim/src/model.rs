@@ -442,6 +442,15 @@ pub enum ResourceKind {
     /// A host registration (`aclrtHostRegister*`; its address is the
     /// registered start).
     HostRegistration,
+    /// A notify (`aclrtCreateNotify`, `aclrtNotifyImportByKey`; its address
+    /// is the handle).
+    Notify,
+    /// A reserved virtual address range (`aclrtReserveMemAddress`; its
+    /// address is the start).
+    Reservation,
+    /// Physical memory (`aclrtMallocPhysical`, or an import of a shareable
+    /// handle; its address is the handle).
+    PhysicalMemory,
 }
 
 /// A resource alive at `aclFinalize`.

@@ -42,6 +42,9 @@ use crate::rt::mem::AllocKind;
 use crate::rt::{self, rt};
 use crate::{callback, context, device, event, hostreg, stream};
 
+mod ext;
+pub(crate) use ext::*;
+
 /// A failure as the runtime's C API returns it: stored as the thread's last
 /// error (unless marked otherwise below).
 fn answer<T>(r: Res<T>) -> Res<T> {
@@ -253,6 +256,7 @@ pub(crate) fn stream_wait_event(stream: usize, ev: usize) -> Res<()> {
             guard_stream(stream)?;
             guard_event(ev)?;
             event::check_host_wait(ev)?;
+            plain_wait_flag(ev)?;
             event::stream_wait(stream, ev)
         })(),
     )
@@ -393,6 +397,7 @@ pub(crate) fn event_record(ev: usize, stream: usize) -> Res<()> {
             guard_event(ev)?;
             guard_stream(stream)?;
             event::check_host_use(ev, "aclrtRecordEvent")?;
+            plain_record_flag(ev)?;
             event::record(ev, stream)
         })(),
     )

@@ -26,17 +26,7 @@ fn every_declared_function_is_exported() {
         "aclDataTypeSize",
         "aclAppLog",
     ];
-    // The functions still exported on another branch (listed in
-    // sys/tests/pending_exports.txt) are skipped, exactly those.
-    let pending: Vec<&str> = include_str!("../../sys/tests/pending_exports.txt")
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty() && !l.starts_with('#'))
-        .collect();
-    for name in declared
-        .iter()
-        .filter(|n| !not_failable.contains(n) && !pending.contains(n))
-    {
+    for name in declared.iter().filter(|n| !not_failable.contains(n)) {
         // inject_fault panics for names the simulator does not export.
         aclrt_sim::inject_fault(name, 1, 1);
     }

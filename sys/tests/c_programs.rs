@@ -510,3 +510,33 @@ fn c_sloppy_teardown_at_the_default_strictness_completes_with_a_report() {
         assert!(stderr.contains("STRICT-RESET-LIVE"), "{mode}:\n{stderr}");
     }
 }
+
+#[test]
+fn c_two_streams_ordered_by_a_notify_in_both_run_modes() {
+    build_and_run_both_modes("notify_streams.c", "notify_streams");
+}
+
+#[test]
+fn c_host_functions_served_by_the_programs_thread_in_both_run_modes() {
+    build_and_run_both_modes("host_func_thread.c", "host_func_thread");
+}
+
+#[test]
+fn c_virtual_memory_in_both_run_modes() {
+    build_and_run_both_modes("virtual_memory.c", "virtual_memory");
+}
+
+#[test]
+fn c_ipc_memory_between_two_processes_in_both_run_modes() {
+    build_and_run_both_modes("ipc_processes.c", "ipc_processes");
+}
+
+#[test]
+fn c_exception_callback_in_both_run_modes() {
+    build_and_run_both_modes("exception_callback.c", "exception_callback");
+}
+
+#[test]
+fn c_allocator_on_a_stream_in_both_run_modes() {
+    build_and_run_both_modes("allocator_stream.c", "allocator_stream");
+}

@@ -29,6 +29,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 pub(crate) mod arena;
 pub(crate) mod exit;
+pub(crate) mod shm;
 
 /// Locks a mutex of this module (a leaf lock: nothing is called while it is
 /// held), ignoring poisoning.
@@ -51,6 +52,19 @@ pub(crate) struct HeapBlock {
     ptr: NonNull<u8>,
     /// The accessible length (`len.max(1)` of the request).
     size: usize,
+    /// Who releases the memory.
+    owner: Owner,
+}
+
+/// Who owns a [`HeapBlock`]'s memory.
+enum Owner {
+    /// The block itself: an arena block, released to the arena.
+    Arena,
+    /// A window into a larger block ([`HeapBlock::window`]), which owns the
+    /// memory (the window releases nothing).
+    Window(#[allow(dead_code)] Arc<HeapBlock>),
+    /// A shared mapping of a file ([`shm`]), unmapped on drop.
+    Shared,
 }
 
 // SAFETY: a `HeapBlock` exclusively owns its arena block (like a
@@ -71,7 +85,46 @@ impl HeapBlock {
         let size = len.max(1);
         let ptr = NonNull::new(arena::alloc(size)?)?;
         debug_assert_eq!(ptr.as_ptr().addr() % ALIGN, 0);
-        Some(Arc::new(HeapBlock { ptr, size }))
+        Some(Arc::new(HeapBlock {
+            ptr,
+            size,
+            owner: Owner::Arena,
+        }))
+    }
+
+    /// The bytes `[off, off + len)` of this block as a block of their own
+    /// (a mapping of reserved virtual memory): it keeps this block alive and
+    /// releases nothing itself. `None` when the range is empty or out of
+    /// bounds.
+    pub(crate) fn window(self: &Arc<Self>, off: usize, len: usize) -> Option<Arc<HeapBlock>> {
+        let end = off.checked_add(len)?;
+        if len == 0 || end > self.size {
+            return None;
+        }
+        let ptr = NonNull::new(self.ptr.as_ptr().wrapping_add(off))?;
+        Some(Arc::new(HeapBlock {
+            ptr,
+            size: len,
+            owner: Owner::Window(Arc::clone(self)),
+        }))
+    }
+
+    /// `len` bytes of the shared file `path` (created with that length and
+    /// zero-filled when `create`), mapped into this process: the memory
+    /// that two processes share (IPC memory). `None` where the platform has
+    /// no such mapping, or the file cannot be opened or mapped.
+    pub(crate) fn shared(
+        path: &std::path::Path,
+        len: usize,
+        create: bool,
+    ) -> Option<Arc<HeapBlock>> {
+        let size = len.max(1);
+        let ptr = NonNull::new(shm::map(path, size, create)?)?;
+        Some(Arc::new(HeapBlock {
+            ptr,
+            size,
+            owner: Owner::Shared,
+        }))
     }
 
     /// The start address.
@@ -87,6 +140,18 @@ impl HeapBlock {
 
 impl Drop for HeapBlock {
     fn drop(&mut self) {
+        match self.owner {
+            // A window: the parent block owns (and releases) the memory.
+            Owner::Window(_) => return,
+            Owner::Shared => {
+                // SAFETY: `ptr` and `size` are the mapping `shm::map` made,
+                // released only here, once, when the last owner goes away
+                // (no span of it exists any more: each holds an `Arc`).
+                unsafe { shm::unmap(self.ptr.as_ptr(), self.size) };
+                return;
+            }
+            Owner::Arena => {}
+        }
         // SAFETY: `ptr` was returned by `arena::alloc(self.size)`, this is
         // the only place that releases it (once, when the last `Arc` owner
         // goes away), and no span of it exists any more (each holds an
@@ -513,6 +578,11 @@ impl OutBuf {
         self.ptr.is_null()
     }
 
+    /// The capacity in bytes (the terminating NUL included).
+    pub(crate) fn capacity(&self) -> usize {
+        self.cap
+    }
+
     /// Writes `text` NUL-terminated, truncated to fit the capacity.
     pub(crate) fn write_str(self, text: &str) {
         if self.ptr.is_null() || self.cap == 0 {
@@ -564,6 +634,50 @@ impl HostCall {
         // SAFETY: allowed once, on any thread, by the contract of
         // `HostCall::new`.
         unsafe { (self.f)(self.arg) }
+    }
+}
+
+/// The facts of one task failure handed to an exception callback
+/// (`aclrtSetExceptionInfoCallback`): the C API's `aclrtExceptionInfo`, an
+/// opaque type read only through the `aclrtGet*FromExceptionInfo` getters.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct ExceptionInfo {
+    pub task_id: u32,
+    pub stream_id: u32,
+    pub thread_id: u32,
+    pub device_id: u32,
+    pub error_code: u32,
+}
+
+/// An application's exception callback, called once per task failure with
+/// an [`ExceptionInfo`] valid for the duration of the call.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ExceptionHook(unsafe extern "C" fn(*mut c_void));
+
+impl ExceptionHook {
+    /// Wraps a callback.
+    ///
+    /// # Safety
+    /// Calling `f(info)` any number of times, on any thread, with a pointer
+    /// to an [`ExceptionInfo`] valid for the call, must be allowed: the
+    /// contract of `aclrtSetExceptionInfoCallback` (the callback receives
+    /// an `aclrtExceptionInfo*`, the getters read it during the call).
+    pub(crate) unsafe fn new(f: unsafe extern "C" fn(*mut c_void)) -> ExceptionHook {
+        ExceptionHook(f)
+    }
+
+    /// Whether both wrap the same function (by address).
+    pub(crate) fn same(self, other: ExceptionHook) -> bool {
+        ptr::fn_addr_eq(self.0, other.0)
+    }
+
+    /// Calls the callback with `info`.
+    pub(crate) fn call(self, info: ExceptionInfo) {
+        let mut info = info;
+        // SAFETY: allowed on any thread by the contract of
+        // `ExceptionHook::new`; `info` is a live local for the whole call.
+        unsafe { (self.0)(ptr::from_mut(&mut info).cast()) }
     }
 }
 

@@ -27,6 +27,8 @@ use crate::rt::mem::AllocKind;
 use crate::{acl_layer, init, kernel, misc, stream};
 
 mod base;
+mod ext;
+pub use ext::*;
 mod surface;
 #[allow(clippy::wildcard_imports, unused_imports)]
 use surface::*;

@@ -25,7 +25,7 @@
 use std::cell::Cell;
 use std::collections::{BTreeMap, VecDeque};
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -269,6 +269,19 @@ pub(crate) enum Op {
     /// stopped it between two blocks (it asks the given function before
     /// each block).
     Kernel(KernelRun),
+    /// A task whose body the object modules above define (notifies, value
+    /// writes and waits, allocator-backed and reduction tasks): `run` is
+    /// called on the stream worker with a function that says whether an
+    /// abort or a teardown stops the task (a body that waits asks it
+    /// between slices), and returns a device fault (code, reason), or
+    /// [`KernelCut`] when it was stopped. `blocking`: the body may wait for
+    /// other streams or threads, so the pool may start another worker.
+    Native {
+        name: &'static str,
+        category: &'static str,
+        blocking: bool,
+        run: KernelRun,
+    },
     /// `aclrtStreamWaitEvent`: holds the stream until `target` reaches `seq`.
     Wait {
         target: StreamDep,
@@ -300,6 +313,7 @@ impl Op {
             Op::HostFunc(_) => ("host func", "host", 0, 0, None),
             Op::Callback { .. } => ("callback", "host", 0, 0, None),
             Op::Kernel(_) => ("kernel", "kernel", 0, 0, None),
+            Op::Native { name, category, .. } => (name, category, 0, 0, None),
             Op::Record { ev, .. } => ("record event", "event", 0, ev.id, None),
             Op::ResetEvent { ev, .. } => ("reset event", "event", 0, ev.id(), None),
             Op::Wait {
@@ -1273,6 +1287,9 @@ impl StreamShared {
             if let Some(latch) = self.fail.get() {
                 latch.on_fault(self.id, self.handle, seq, code);
             }
+            // The exception callback (aclrtSetExceptionInfoCallback) hears
+            // of every task failure, on the worker, outside every lock.
+            super::ext::task_failed(self.device, self.id, seq, code);
         }
         if cut {
             self.mark_dropped(seq, seq);
@@ -1354,6 +1371,14 @@ impl StreamShared {
                     }
                     Err(KernelCut) => Err(Cut),
                     Ok(r) => Ok(r),
+                };
+            }
+            Op::Native { blocking, run, .. } => {
+                let _blocking = blocking.then(Blocking::enter);
+                let stopped = || self.cut_off(seq) || self.discard.load(Ordering::SeqCst);
+                return match run(&stopped) {
+                    Ok(r) => Ok(r),
+                    Err(KernelCut) => Err(Cut),
                 };
             }
             Op::Callback {
@@ -1610,6 +1635,9 @@ pub(crate) struct EventShared {
     /// Queued wait tasks (`aclrtStreamWaitEvent`) on this event that have
     /// not executed yet (`aclrtQueryEventWaitStatus`).
     pub waits: AtomicUsize,
+    /// The operation flags the event keeps once used (DEFAULT or EXTERNAL,
+    /// `u32::MAX` before the first): its records' and its waits'.
+    pub op_flags: [AtomicU32; 2],
 }
 
 /// What a status query sees.

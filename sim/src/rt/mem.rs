@@ -24,6 +24,12 @@ pub(crate) enum AllocKind {
     Host,
     /// `aclrtMemAllocManaged` (freed with `aclrtFree`).
     Managed,
+    /// A mapping of physical memory into reserved virtual memory
+    /// (`aclrtMapMem`; removed with `aclrtUnmapMem`).
+    Mapped,
+    /// Memory of another process imported by key (`aclrtIpcMemImportByKey`;
+    /// released with `aclrtIpcMemClose`).
+    Ipc,
 }
 
 impl AllocKind {
@@ -32,12 +38,16 @@ impl AllocKind {
             AllocKind::Device => "aclrtMalloc",
             AllocKind::Host => "aclrtMallocHost",
             AllocKind::Managed => "aclrtMemAllocManaged",
+            AllocKind::Mapped => "aclrtMapMem",
+            AllocKind::Ipc => "aclrtIpcMemImportByKey",
         }
     }
     pub(crate) fn free_fn(self) -> &'static str {
         match self {
             AllocKind::Device | AllocKind::Managed => "aclrtFree",
             AllocKind::Host => "aclrtFreeHost",
+            AllocKind::Mapped => "aclrtUnmapMem",
+            AllocKind::Ipc => "aclrtIpcMemClose",
         }
     }
 }
@@ -189,9 +199,16 @@ impl MemTable {
                         ),
                     ));
                 }
-                let span = um
-                    .span_in_block(a.block.clone(), off, len)
-                    .ok_or_else(|| rt_param(format!("{role}: internal bounds error")))?;
+                // A block that does not lie at its address (a mapping of
+                // physical memory into reserved virtual memory, memory
+                // shared with another process) is reached through its own
+                // pointer; every other one through the application's.
+                let span = if a.block.addr() == start {
+                    um.span_in_block(a.block.clone(), off, len)
+                } else {
+                    Span::in_block(a.block.clone(), off, len)
+                }
+                .ok_or_else(|| rt_param(format!("{role}: internal bounds error")))?;
                 let place = if a.kind == AllocKind::Managed {
                     Place::Managed(a.device)
                 } else if a.on_device {

@@ -27,6 +27,7 @@ use crate::trace;
 
 pub(crate) mod access;
 pub(crate) mod exec;
+pub(crate) mod ext;
 pub(crate) mod latch;
 pub(crate) mod mem;
 pub(crate) mod pool;
@@ -71,6 +72,8 @@ pub(crate) enum HandleKind {
     Context = 1,
     Stream = 2,
     Event = 3,
+    Notify = 4,
+    Physical = 5,
 }
 
 impl HandleKind {
@@ -79,6 +82,8 @@ impl HandleKind {
             HandleKind::Context => "context",
             HandleKind::Stream => "stream",
             HandleKind::Event => "event",
+            HandleKind::Notify => "notify",
+            HandleKind::Physical => "physical memory handle",
         }
     }
     fn of(h: usize) -> Option<HandleKind> {
@@ -86,6 +91,8 @@ impl HandleKind {
             1 => Some(HandleKind::Context),
             2 => Some(HandleKind::Stream),
             3 => Some(HandleKind::Event),
+            4 => Some(HandleKind::Notify),
+            5 => Some(HandleKind::Physical),
             _ => None,
         }
     }
@@ -186,6 +193,8 @@ pub(crate) struct Runtime {
     /// running: device synchronisation, `aclrtFree*WithDevSync` and teardown
     /// wait for them.
     pub forced: Vec<ForcedWorker>,
+    /// Notifies, virtual memory, IPC keys, stream allocators.
+    pub ext: ext::ExtState,
 }
 
 /// A worker left running by `aclrtDestroyStreamForce`.
@@ -259,6 +268,7 @@ impl Runtime {
             epoch: Instant::now(),
             trace_lanes: Vec::new(),
             forced: Vec::new(),
+            ext: ext::ExtState::default(),
         }
     }
 
@@ -293,6 +303,9 @@ impl Runtime {
             && self.streams.is_empty()
             && self.events.is_empty()
             && self.mem.live.is_empty()
+            && self.ext.notifies.is_empty()
+            && self.ext.reservations.is_empty()
+            && self.ext.physical.is_empty()
             && self.devices.iter().all(|d| d.refcount == 0)
     }
 
@@ -370,6 +383,8 @@ impl Runtime {
                     HandleKind::Context => self.contexts.contains_key(&h),
                     HandleKind::Stream => self.streams.contains_key(&h),
                     HandleKind::Event => self.events.contains_key(&h),
+                    HandleKind::Notify => self.ext.notifies.contains_key(&h),
+                    HandleKind::Physical => self.ext.physical.contains_key(&h),
                 };
                 Error::violation(
                     ViolationKind::InvalidHandle,
@@ -654,6 +669,7 @@ impl Runtime {
                     AllocKind::Device => ResourceKind::DeviceMemory,
                     AllocKind::Host => ResourceKind::HostMemory,
                     AllocKind::Managed => ResourceKind::ManagedMemory,
+                    AllocKind::Mapped | AllocKind::Ipc => ResourceKind::DeviceMemory,
                 },
                 device: a.device,
                 address: *addr,
@@ -666,6 +682,30 @@ impl Runtime {
                 device: r.device,
                 address: *addr,
                 bytes: r.size,
+            });
+        }
+        for (h, n) in &self.ext.notifies {
+            out.push(Leak {
+                kind: ResourceKind::Notify,
+                device: n.shared.device,
+                address: *h,
+                bytes: 0,
+            });
+        }
+        for (addr, r) in &self.ext.reservations {
+            out.push(Leak {
+                kind: ResourceKind::Reservation,
+                device: r.device,
+                address: *addr,
+                bytes: r.size,
+            });
+        }
+        for (h, p) in &self.ext.physical {
+            out.push(Leak {
+                kind: ResourceKind::PhysicalMemory,
+                device: p.device,
+                address: *h,
+                bytes: p.size,
             });
         }
         out
@@ -688,6 +728,7 @@ impl Runtime {
         };
         let mem = std::mem::take(&mut self.mem);
         let forced = std::mem::take(&mut self.forced);
+        let ext = std::mem::take(&mut self.ext);
         self.contexts.clear();
         self.streams.clear();
         self.events.clear();
@@ -702,6 +743,7 @@ impl Runtime {
             trace,
             mem,
             forced,
+            ext,
         }
     }
 }
@@ -720,6 +762,7 @@ pub(crate) struct Teardown {
     trace: Option<(PathBuf, Vec<Arc<StreamShared>>)>,
     mem: MemTable,
     forced: Vec<ForcedWorker>,
+    ext: ext::ExtState,
 }
 
 impl Teardown {
@@ -743,6 +786,9 @@ impl Teardown {
         exec::join_until(workers, Instant::now() + Duration::from_secs(5));
         pool::stop_idle_workers(Instant::now() + Duration::from_millis(250));
         mem::quarantine_torn_down(self.mem);
+        // Reservations and physical stores: kept like torn-down blocks (a
+        // mapping's address may still be in the application's hands).
+        ext::keep_torn_down(self.ext);
         if let Some((path, lanes)) = self.trace {
             let lanes = lanes.iter().map(|s| s.trace_lane()).collect();
             if let Err(e) = trace::finish(trace::Trace::new(lanes), &path) {
@@ -844,8 +890,18 @@ pub(crate) fn audit() -> Audit {
             AllocKind::Device => ResourceKind::DeviceMemory,
             AllocKind::Host => ResourceKind::HostMemory,
             AllocKind::Managed => ResourceKind::ManagedMemory,
+            AllocKind::Mapped | AllocKind::Ipc => ResourceKind::DeviceMemory,
         };
         add(k, a.device, 1);
+    }
+    for n in rt.ext.notifies.values() {
+        add(ResourceKind::Notify, n.shared.device, 1);
+    }
+    for r in rt.ext.reservations.values() {
+        add(ResourceKind::Reservation, r.device, 1);
+    }
+    for p in rt.ext.physical.values() {
+        add(ResourceKind::PhysicalMemory, p.device, 1);
     }
     for r in rt.mem.reg.live.values() {
         add(ResourceKind::HostRegistration, r.device, 1);
