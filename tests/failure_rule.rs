@@ -71,17 +71,6 @@ const OBSERVERS: [Observer; 9] = [
 /// host function holds lane a until the wait is queued.
 const TASKS: usize = 5;
 
-/// Opens its gate when dropped: a host function held by it is let go even
-/// when the chain returns early (an error, a failed assertion) before it
-/// opens the gate itself.
-struct OpenOnDrop<'a>(&'a HeldGate);
-
-impl Drop for OpenOnDrop<'_> {
-    fn drop(&mut self) {
-        self.0.open();
-    }
-}
-
 /// Run the chain in one scope with task `nth` of lane `lane` failing with
 /// `code` (none: `None`), the failure seen first by `observer`; check the
 /// rule; recover; run the chain again clean in the same scope.
@@ -118,7 +107,7 @@ fn chain<'id, M: RunMode>(
             // which would leave lane b one task short, and the fault meant
             // for its `nth` task on the next one, or on none this round.
             let gate = HeldGate::new();
-            let opener = OpenOnDrop(&gate);
+            let opener = gate.opener();
             let hold = gate.body();
             let x = la.memset(d.take().unwrap(), 0)?;
             let x = la.copy(&input, x)?;
@@ -652,10 +641,20 @@ fn give_back_table() -> Result<()> {
                         }
                         let x = lane.memset(x, 0xab)?;
                         if outcome == Outcome::Aborted {
-                            let slow = || std::thread::sleep(Duration::from_millis(50));
+                            // The nested scope's task is held back far past
+                            // its deadline (the stream's delay, which the
+                            // abort cuts short): a sleeping host function
+                            // could end before a descheduled test thread
+                            // reached the deadline, and the scope would
+                            // rightly end Ok.
                             let t = Duration::from_millis(10);
                             let nested = ctx.scope_with_timeout(t, |s2| {
-                                s2.with_lane(last, |l| l.host_fn(slow).map(drop))
+                                s2.with_lane(last, |l| {
+                                    sim::set_stream_delay(last.as_raw(), Duration::from_secs(30));
+                                    let queued = l.host_fn(|| {}).map(drop);
+                                    sim::set_stream_delay(last.as_raw(), Duration::ZERO);
+                                    queued
+                                })
                             });
                             assert!(nested.is_err(), "{case}: the nested scope timed out");
                         }
