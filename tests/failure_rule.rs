@@ -66,7 +66,9 @@ const OBSERVERS: [Observer; 9] = [
 
 /// Tasks each lane queues in [`chain`]: lane a memset, copy, kernel, host
 /// function, event record (the hand-off); lane b event wait, kernel, copy
-/// to the host, host function, event record (the fence).
+/// to the host, host function, event record (the fence). Lane b's event
+/// wait is a task only while lane a's record has not executed, so lane a's
+/// host function holds lane a until the wait is queued.
 const TASKS: usize = 5;
 
 /// Run the chain in one scope with task `nth` of lane `lane` failing with
@@ -99,17 +101,27 @@ fn chain<'id, M: RunMode>(
         let mut h = Some(la.park(&mut h)?);
         let mut out = Some(lb.park(&mut out)?);
         for round in 0..2 {
+            // Lane a's host function holds lane a until lane b's wait for
+            // the hand-off is queued: the runtime queues no wait task for a
+            // record that has already executed (the simulator follows it),
+            // which would leave lane b one task short, and the fault meant
+            // for its `nth` task on the next one, or on none this round.
+            let gate = HeldGate::new();
+            let opener = gate.opener();
+            let hold = gate.body();
             let x = la.memset(d.take().unwrap(), 0)?;
             let x = la.copy(&input, x)?;
             let (x, _) = la.launch_in(&binary, inc, 2, (x, n))?;
             let ran = &host_ran;
             let hh = la.host_fn_with(h.take().unwrap(), move |p| {
+                hold();
                 ran.fetch_add(1, Ordering::SeqCst);
                 for i in 0..p.len() {
                     p.set(i, 2.0).unwrap();
                 }
             })?;
             let x = lb.wait_for(la.signal(x)?)?;
+            drop(opener);
             let (x, _) = lb.launch_in(&binary, inc, 2, (x, n))?;
             let o = lb.copy(&x, out.take().unwrap())?;
             lb.host_fn(move || {
@@ -629,10 +641,20 @@ fn give_back_table() -> Result<()> {
                         }
                         let x = lane.memset(x, 0xab)?;
                         if outcome == Outcome::Aborted {
-                            let slow = || std::thread::sleep(Duration::from_millis(50));
+                            // The nested scope's task is held back far past
+                            // its deadline (the stream's delay, which the
+                            // abort cuts short): a sleeping host function
+                            // could end before a descheduled test thread
+                            // reached the deadline, and the scope would
+                            // rightly end Ok.
                             let t = Duration::from_millis(10);
                             let nested = ctx.scope_with_timeout(t, |s2| {
-                                s2.with_lane(last, |l| l.host_fn(slow).map(drop))
+                                s2.with_lane(last, |l| {
+                                    sim::set_stream_delay(last.as_raw(), Duration::from_secs(30));
+                                    let queued = l.host_fn(|| {}).map(drop);
+                                    sim::set_stream_delay(last.as_raw(), Duration::ZERO);
+                                    queued
+                                })
                             });
                             assert!(nested.is_err(), "{case}: the nested scope timed out");
                         }

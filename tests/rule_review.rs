@@ -808,12 +808,18 @@ fn another_threads_bounded_sync_giving_up_neither_fails_nor_hides_work() -> Resu
                 let what = format!("fault {fault}, context {whole}");
                 let r = ctx.scope(|s| {
                     s.with_lane(&stream, |lane| {
-                        sim::set_stream_delay(stream.as_raw(), Duration::from_millis(30));
+                        // The copy is held back (behind a host function
+                        // that waits for the gate) until the other thread's
+                        // bounded synchronisation has given up: a delay
+                        // could run out first on a loaded machine, and that
+                        // synchronisation would then rightly take the fault.
+                        let gate = HeldGate::new();
+                        let opener = gate.opener();
+                        lane.host_fn(gate.body())?;
                         if fault {
                             sim::inject_stream_task_fault(stream.as_raw(), 1, 507_000);
                         }
                         let x = lane.copy(&input, &mut d)?;
-                        sim::set_stream_delay(stream.as_raw(), Duration::ZERO);
                         let gave_up = std::thread::scope(|t| {
                             t.spawn(|| {
                                 let limit = Duration::from_millis(1);
@@ -826,6 +832,7 @@ fn another_threads_bounded_sync_giving_up_neither_fails_nor_hides_work() -> Resu
                             .join()
                             .unwrap()
                         });
+                        drop(opener);
                         assert_eq!(
                             gave_up.unwrap_err().kind(),
                             aclrt::ErrorKind::Timeout,

@@ -44,11 +44,15 @@ fn a_reclaimed_buffer_waits_for_a_reader_whose_wait_task_on_the_reclaiming_lane_
             let r = ctx.scope(|s| {
                 aclrt::make_guard!(g);
                 let l = s.lanes(&streams, g);
-                // Slow enough that neither record has completed when lane c
-                // queues its waits (a wait for a completed record may
-                // queue no task, which would move the injected fault).
-                let x = l[0].host_fn_with(&mut h, |p| {
-                    std::thread::sleep(Duration::from_millis(15));
+                // Held until lane c has queued its waits, so that neither
+                // record has completed then (a wait for a completed record
+                // queues no task, which would move the injected fault):
+                // lane b waits for lane a's record too.
+                let gate = HeldGate::new();
+                let opener = gate.opener();
+                let hold = gate.body();
+                let x = l[0].host_fn_with(&mut h, move |p| {
+                    hold();
                     p.fill(0x5a);
                 })?;
                 let shared = l[0].share(x)?;
@@ -63,6 +67,7 @@ fn a_reclaimed_buffer_waits_for_a_reader_whose_wait_task_on_the_reclaiming_lane_
                 // record (1), the wait for lane b's reads (2): it fails.
                 sim::inject_stream_task_fault(streams[2].as_raw(), 2, 507_000);
                 let x = l[2].reclaim(shared)?;
+                drop(opener);
                 let back = match path {
                     0 => x.reuse()?,
                     1 => x.fence()?.reuse()?,

@@ -55,7 +55,10 @@ pub fn inject_fault(function: &str, nth: u64, code: i32) {
 ///
 /// Every queued task counts: copies, memsets, host functions, callbacks,
 /// event records, resets and waits (a record on an idle stream, which
-/// completes at once, counts too).
+/// completes at once, counts too). A wait for a record that has already
+/// executed is no task (as on the runtime) and does not count: to number
+/// the tasks of a stream that waits for another, hold the other stream
+/// (a host function at a gate) until the wait is queued.
 ///
 /// # Panics
 /// If `nth` is 0.

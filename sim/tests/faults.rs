@@ -239,3 +239,63 @@ fn out_of_memory_injection_surfaces_as_malloc_error() {
     teardown_device0();
     assert_clean();
 }
+
+/// `aclrtStreamWaitEvent` for a record that has already executed queues no
+/// task (the runtime's `Event::WaitSendCheck`: "record has been execute,
+/// wait return suc"), so it takes no number of `inject_stream_task_fault`:
+/// the fault meant for "the next task" lands on the task after the wait.
+/// For a record still pending, the wait is a task and takes the fault.
+/// Tests that number a lane's tasks across a hand-off must hold the
+/// recording stream (a gate) until the wait is queued.
+#[test]
+fn a_wait_for_an_executed_record_is_no_task_and_takes_no_fault_number() {
+    let _sim = aclrt_sim::exclusive();
+    in_both_run_modes(|mode| {
+        init_device0();
+        let (a, b) = (create_stream(), create_stream());
+        let e = create_event();
+        let (p, q) = (malloc(64), malloc(64));
+        ok!(aclrtMemset(p, 64, 0, 64));
+        ok!(aclrtMemset(q, 64, 0, 64));
+        // Executed: the wait queues nothing; the memset is b's first task.
+        ok!(aclrtRecordEvent(e, a));
+        ok!(aclrtSynchronizeStream(a));
+        aclrt_sim::inject_stream_task_fault(b, 1, ACL_ERROR_RT_AICORE_EXCEPTION);
+        ok!(aclrtStreamWaitEvent(b, e));
+        ok!(aclrtMemsetAsync(p, 64, 1, 64, b));
+        assert_eq!(
+            acl!(aclrtSynchronizeStream(b)),
+            ACL_ERROR_RT_AICORE_EXCEPTION,
+            "{mode:?}"
+        );
+        assert_eq!(read_device(p, 64), vec![0; 64], "{mode:?}: the memset ran");
+        // Pending (a held at a gate): the wait is b's first task and fails;
+        // the memset after it runs.
+        let gate = Gate::new();
+        ok!(aclrtLaunchHostFunc(a, Some(pass_gate), gate.arg()));
+        ok!(aclrtRecordEvent(e, a));
+        aclrt_sim::inject_stream_task_fault(b, 1, ACL_ERROR_RT_AICORE_EXCEPTION);
+        ok!(aclrtStreamWaitEvent(b, e));
+        ok!(aclrtMemsetAsync(q, 64, 2, 64, b));
+        gate.open();
+        assert_eq!(
+            acl!(aclrtSynchronizeStream(b)),
+            ACL_ERROR_RT_AICORE_EXCEPTION,
+            "{mode:?}"
+        );
+        ok!(aclrtSynchronizeStream(a));
+        assert!(gate.left_opened());
+        assert_eq!(
+            read_device(q, 64),
+            vec![2; 64],
+            "{mode:?}: the wait took the fault"
+        );
+        free(p);
+        free(q);
+        destroy_event(e);
+        destroy_stream(a);
+        destroy_stream(b);
+        teardown_device0();
+        assert_clean();
+    });
+}

@@ -131,6 +131,13 @@ impl HeldGate {
         self.open.store(true, std::sync::atomic::Ordering::SeqCst);
     }
 
+    /// A guard that opens the gate when dropped: a test drops it where the
+    /// held host function may go on, and a test that returns early (an
+    /// error, a failed assertion) lets the function go too.
+    pub fn opener(&self) -> GateOpener<'_> {
+        GateOpener(self)
+    }
+
     pub fn entered(&self) -> bool {
         self.entered.load(std::sync::atomic::Ordering::SeqCst)
     }
@@ -142,6 +149,15 @@ impl HeldGate {
     /// Whether it returned because the gate was opened (not at the guard).
     pub fn passed(&self) -> bool {
         self.passed.load(std::sync::atomic::Ordering::SeqCst)
+    }
+}
+
+/// Opens its [`HeldGate`] when dropped ([`HeldGate::opener`]).
+pub struct GateOpener<'a>(&'a HeldGate);
+
+impl Drop for GateOpener<'_> {
+    fn drop(&mut self) {
+        self.0.open();
     }
 }
 
