@@ -101,6 +101,9 @@ mod register;
 mod report;
 mod scope;
 mod stream;
+#[cfg(unix)]
+mod host_thread;
+mod device_info;
 
 pub use acl::{Acl, Detected, Runtime};
 pub use base::{DataType, Float16, LogLevel, app_log};
@@ -122,6 +125,11 @@ pub use register::{
 #[cfg(unix)]
 pub use report::{Reporter, Subscription};
 pub use scope::{Fence, InFlight, Lane, Mark, Reading, Scope, Shared, Signal};
+#[cfg(unix)]
+pub use host_thread::{HostFnServer, Processed};
+pub use device_info::{
+    DeviceAttr, DeviceFeature, DeviceStatus, ResourceLimit, SaturationMode, Utilization,
+};
 pub use stream::{DefaultStream, Stream, StreamFlags, StreamPriority, StreamPriorityRange};
 
 pub mod bounds {

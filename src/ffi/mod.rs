@@ -69,6 +69,9 @@ pub(crate) mod base;
 pub(crate) mod completion;
 pub(crate) mod faults;
 pub(crate) mod host_fn;
+#[cfg(unix)]
+pub(crate) mod host_thread;
+pub(crate) mod device_info;
 pub(crate) mod kernel;
 mod kernel_unsafe;
 pub(crate) mod live;
