@@ -163,7 +163,11 @@ impl<'ctx, 'id> Stream<'ctx, 'id> {
     /// runs (`aclrtSubscribeHostFunc` before, `aclrtUnSubscribeHostFunc`
     /// after, even if `f` panics): host functions queued on the stream
     /// ([`launch_host_fn`](Self::launch_host_fn), from any thread) run
-    /// inside [`HostFnServer::process`] on this thread, in order.
+    /// inside [`HostFnServer::process`] on this thread, in order. None is
+    /// lost when `f` returns with some unserved: one already due runs
+    /// during the unsubscription (on this thread), a later one on the
+    /// runtime's own thread; a panic among them is resumed by the stream's
+    /// next [`synchronize`](Self::synchronize) as usual.
     ///
     /// Errors (before `f` runs): 207000 ([`ErrorKind::NotSupported`]) on
     /// chips without host-function threads (all but IPV350, and the

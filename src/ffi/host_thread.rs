@@ -45,9 +45,13 @@ pub(crate) fn process_host_func(timeout_ms: i32) -> Result<()> {
     check(code, "aclrtProcessHostFunc")
 }
 
-/// `aclrtUnSubscribeHostFunc(tid, stream)`.
+/// `aclrtUnSubscribeHostFunc(tid, stream)`: host functions of `stream`
+/// still queued run inside it, on the calling thread (user code: the
+/// caller holds no crate lock).
 pub(crate) fn unsubscribe_host_func(tid: u64, stream: Raw) -> Result<()> {
-    // SAFETY: `stream` is live (module invariant); `tid` is a plain integer.
+    super::locks::user_code("aclrtUnSubscribeHostFunc (host functions still queued)");
+    // SAFETY: `stream` is live (module invariant); `tid` is a plain integer;
+    // the host functions it may run are as in `process_host_func`.
     let code = unsafe { sys::aclrtUnSubscribeHostFunc(tid, stream.as_ptr()) };
     check(code, "aclrtUnSubscribeHostFunc")
 }
