@@ -46,6 +46,9 @@
 //!   of every wait, an async body inside a scope, the device actor.
 //! * [`guide::python`]: pyACL on aclrt (the `acl` Python module in `py/`)
 //!   and its Pythonic layer; the pyACL ↔ Pythonic ↔ Rust concept table.
+//! * [`guide::runtime_resources`]: the runtime's newer resources (virtual
+//!   memory, IPC, notifies, host-function threads, exception callbacks,
+//!   device information and control) and how their lives are typed.
 //!
 //! # Design notes
 //! * The crate root exports what you write: handles, buffers, the run modes
@@ -282,6 +285,9 @@ pub mod guide {
     pub mod async_services {}
     #[doc = include_str!("guide/python.md")]
     pub mod python {}
+    #[cfg_attr(aclrt_backend = "sim", doc = include_str!("guide/runtime_resources.md"))]
+    /// Runtime resources (this chapter's examples need the `sim` backend).
+    pub mod runtime_resources {}
 }
 
 /// The raw declarations (crate `aclrt-sys`).
