@@ -53,7 +53,11 @@ fn describe<M: RunMode>(rt: Runtime<'_, M>) -> aclrt::Result<()> {
     let ctx = device.create_context(g)?;
     let stream = ctx.create_stream()?;
     assert_eq!(stream.flags()?, StreamFlags::NONE);
-    println!("  stream id {}, priority {:?}", stream.id()?, stream.priority()?);
+    println!(
+        "  stream id {}, priority {:?}",
+        stream.id()?,
+        stream.priority()?
+    );
     match stream.resource_limit(ResourceLimit::VectorCores) {
         Ok(n) => println!("  vector cores for this stream: {n}"),
         // Chips (and the simulator) without per-stream limits say so.

@@ -28,8 +28,7 @@ impl DeviceAttr {
     /// `ACL_DEV_ATTR_VECTOR_CORE_NUM`: vector cores.
     pub const VECTOR_CORES: DeviceAttr = DeviceAttr(sys::ACL_DEV_ATTR_VECTOR_CORE_NUM);
     /// `ACL_DEV_ATTR_TOTAL_GLOBAL_MEM_SIZE`: bytes of global memory.
-    pub const TOTAL_GLOBAL_MEMORY: DeviceAttr =
-        DeviceAttr(sys::ACL_DEV_ATTR_TOTAL_GLOBAL_MEM_SIZE);
+    pub const TOTAL_GLOBAL_MEMORY: DeviceAttr = DeviceAttr(sys::ACL_DEV_ATTR_TOTAL_GLOBAL_MEM_SIZE);
     /// `ACL_DEV_ATTR_L2_CACHE_SIZE`: bytes of L2 cache.
     pub const L2_CACHE_SIZE: DeviceAttr = DeviceAttr(sys::ACL_DEV_ATTR_L2_CACHE_SIZE);
     /// `ACL_DEV_ATTR_PHY_CHIP_ID`: the physical chip id.

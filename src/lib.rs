@@ -94,9 +94,12 @@ mod event;
 pub mod kernel;
 // The only module with `unsafe` code: its own docs say what each
 // `unsafe` relies on, and `deny(unsafe_code)` keeps it the only one.
+mod device_info;
 #[allow(unsafe_code)]
 mod ffi;
 pub mod future;
+#[cfg(unix)]
+mod host_thread;
 mod memory;
 mod mode;
 mod register;
@@ -104,19 +107,21 @@ mod register;
 mod report;
 mod scope;
 mod stream;
-#[cfg(unix)]
-mod host_thread;
-mod device_info;
 
 pub use acl::{Acl, Detected, Runtime};
 pub use base::{DataType, Float16, LogLevel, app_log};
 pub use context::{Context, DefaultContext, MallocPolicy};
 pub use device::{Device, MemAttr, MemoryInfo, PeerAccess};
+pub use device_info::{
+    DeviceAttr, DeviceFeature, DeviceStatus, ResourceLimit, SaturationMode, Utilization,
+};
 pub use error::{Error, ErrorKind, Escalation, Result, WaitFailed};
 pub use event::{
     Event, ExProgress, ExProgressTimed, ExSync, ExSyncProgress, ExSyncProgressTimed, ExSyncTimed,
     ExTimeLine, Recorded, SyncOnly, Timing, Unrecorded,
 };
+#[cfg(unix)]
+pub use host_thread::{HostFnServer, Processed};
 pub use memory::{
     DeviceBuffer, DeviceRepr, DeviceView, DeviceViewMut, HostBuffer, HostBufferUninit, PinnedSlice,
 };
@@ -128,11 +133,6 @@ pub use register::{
 #[cfg(unix)]
 pub use report::{Reporter, Subscription};
 pub use scope::{Fence, InFlight, Lane, Mark, Reading, Scope, Shared, Signal};
-#[cfg(unix)]
-pub use host_thread::{HostFnServer, Processed};
-pub use device_info::{
-    DeviceAttr, DeviceFeature, DeviceStatus, ResourceLimit, SaturationMode, Utilization,
-};
 pub use stream::{DefaultStream, Stream, StreamFlags, StreamPriority, StreamPriorityRange};
 
 pub mod bounds {

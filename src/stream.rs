@@ -196,7 +196,10 @@ impl<'ctx, 'id> Stream<'ctx, 'id> {
     #[doc(alias = "aclrtSynchronizeStream")]
     pub fn synchronize(&self) -> Result<()> {
         #[cfg(unix)]
-        crate::host_thread::refuse_if_serving(self.raw, "Stream::synchronize of a stream this thread serves")?;
+        crate::host_thread::refuse_if_serving(
+            self.raw,
+            "Stream::synchronize of a stream this thread serves",
+        )?;
         self.bind()?;
         let ticket = ffi::waits::ticket();
         let synced = ffi::synchronize_stream(self.raw);

@@ -93,10 +93,7 @@ fn by_default_the_chips_answer_not_supported_and_the_closure_never_runs() {
                     .serve_host_fns(|_| ran.fetch_add(1, Ordering::SeqCst))
                     .unwrap_err();
                 assert_eq!(err.kind(), ErrorKind::NotSupported, "{err}");
-                assert!(
-                    matches!(err, Error::Acl { code: 207000, .. }),
-                    "{err:?}"
-                );
+                assert!(matches!(err, Error::Acl { code: 207000, .. }), "{err:?}");
                 assert_eq!(ran.load(Ordering::SeqCst), 0);
                 // Host functions still run, on the runtime's thread.
                 let (tx, rx) = mpsc::channel();
@@ -183,10 +180,9 @@ fn a_panicking_host_function_fails_the_streams_work_not_the_server() {
                 })??;
                 // The failure belongs to the stream's work: its next
                 // synchronisation resumes the panic.
-                let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    stream.synchronize()
-                }))
-                .unwrap_err();
+                let caught =
+                    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| stream.synchronize()))
+                        .unwrap_err();
                 assert_eq!(panic_message(&*caught), "host function failed");
                 stream.synchronize()?;
                 stream.destroy()
@@ -272,9 +268,7 @@ fn a_stream_is_served_by_one_thread_at_a_time() {
                     // Another thread subscribing the same stream: the
                     // runtime's refusal, typed.
                     let err = std::thread::scope(|s| {
-                        s.spawn(|| stream.serve_host_fns(|_| ()))
-                            .join()
-                            .unwrap()
+                        s.spawn(|| stream.serve_host_fns(|_| ())).join().unwrap()
                     })
                     .unwrap_err();
                     assert!(matches!(err, Error::Acl { .. }), "{err:?}");

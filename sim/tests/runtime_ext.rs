@@ -6,8 +6,8 @@
 //! objects").
 
 mod common;
-use common::*;
 use aclrt_sim::HostFuncThreads;
+use common::*;
 
 /// The thread's last error, cleared.
 fn take_last_error() -> aclError {
@@ -912,10 +912,7 @@ fn host_func_threads_answer_not_supported_by_default() {
                 c.run_mode = mode;
                 c.soc = soc;
             });
-            assert_eq!(
-                aclrt_sim::config().host_func_threads,
-                HostFuncThreads::Chip
-            );
+            assert_eq!(aclrt_sim::config().host_func_threads, HostFuncThreads::Chip);
             init_device0();
             let s = create_stream();
             let tid = aclrt_sim::thread_report_id();
