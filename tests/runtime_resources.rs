@@ -258,6 +258,43 @@ fn a_panic_in_the_serving_closure_unsubscribes_and_unserved_work_still_runs() {
 }
 
 #[test]
+fn a_host_function_cannot_start_serving_nor_synchronise() {
+    both_modes(
+        compact,
+        &|acl, device_mode| {
+            in_mode!(acl, device_mode, |ctx| {
+                let stream = ctx.create_stream()?;
+                let other = ctx.create_stream()?;
+                let refused = std::sync::Mutex::new(Vec::new());
+                ctx.scope(|s| {
+                    make_guard!(l);
+                    let lane = s.lane(&stream, l);
+                    // Re-entering from a host function: serving (it would
+                    // subscribe the runtime's callback thread) is refused.
+                    lane.host_fn(|| {
+                        refused
+                            .lock()
+                            .unwrap()
+                            .push(other.serve_host_fns(|_| ()).unwrap_err());
+                    })?;
+                    Ok(())
+                })?;
+                let refused = refused.into_inner().unwrap();
+                assert_eq!(refused.len(), 1);
+                assert!(
+                    matches!(refused[0], Error::InCallback { .. }),
+                    "{:?}",
+                    refused[0]
+                );
+                other.destroy()?;
+                stream.destroy()
+            })
+        },
+        clean,
+    );
+}
+
+#[test]
 fn a_stream_is_served_by_one_thread_at_a_time() {
     both_modes(
         compact,
@@ -374,4 +411,83 @@ fn resource_limits_per_device_and_per_stream_and_the_saturation_mode() {
         },
         only_unsupported(1),
     );
+}
+
+// ------------------------------------------------------- process exit ---
+
+/// Run in a child process by
+/// [`the_process_may_exit_while_a_thread_serves_a_stream`]: exits from
+/// inside the serving closure, with a host function queued and another
+/// running nothing, the stream still subscribed.
+#[test]
+#[ignore = "run as a child process by the_process_may_exit_while_a_thread_serves_a_stream"]
+fn exit_while_serving_child() {
+    if std::env::var_os("ACLRT_TEST_EXIT_WHILE_SERVING").is_none() {
+        return;
+    }
+    let device_mode = std::env::var("ACLRT_SIM_RUN_MODE").as_deref() == Ok("device");
+    let _sim = take(compact(if device_mode {
+        device_config()
+    } else {
+        host_config()
+    }));
+    let acl = Acl::init().expect("aclInit");
+    let flow = |acl: &Acl| -> Result<()> {
+        in_mode!(acl, device_mode, |ctx| {
+            let stream = ctx.create_stream()?;
+            stream.serve_host_fns(|server| -> Result<()> {
+                stream.launch_host_fn(|| println!("child: served"))?;
+                while server.process(Duration::from_millis(10))? != Processed::Ran {}
+                stream.launch_host_fn(|| println!("child: never served"))?;
+                println!("child: exiting while serving");
+                std::process::exit(0);
+            })??;
+            unreachable!("the process exited")
+        })
+    };
+    flow(&acl).expect("flow");
+}
+
+#[test]
+fn the_process_may_exit_while_a_thread_serves_a_stream() {
+    let exe = std::env::current_exe().expect("the test binary's path");
+    for mode in ["host", "device"] {
+        let mut child = std::process::Command::new(&exe)
+            .args([
+                "exit_while_serving_child",
+                "--exact",
+                "--include-ignored",
+                "--nocapture",
+                "--test-threads=1",
+            ])
+            .env("ACLRT_TEST_EXIT_WHILE_SERVING", "1")
+            .env("ACLRT_SIM_RUN_MODE", mode)
+            .env_remove("ACLRT_SIM_ERROR_EXITCODE")
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("the test binary runs");
+        // Hang guard, not a bound on the property under test.
+        let t0 = std::time::Instant::now();
+        while child.try_wait().expect("the child's status").is_none() {
+            if t0.elapsed() > Duration::from_secs(60) {
+                let _ = child.kill();
+                panic!("{mode}: the child hangs at exit");
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let out = child.wait_with_output().expect("the child's output");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success(),
+            "{mode}: {}\n{stdout}\n{}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(stdout.contains("child: served"), "{mode}: {stdout}");
+        assert!(
+            stdout.contains("child: exiting while serving"),
+            "{mode}: {stdout}"
+        );
+    }
 }
