@@ -46,6 +46,9 @@
 //!   of every wait, an async body inside a scope, the device actor.
 //! * [`guide::python`]: pyACL on aclrt (the `acl` Python module in `py/`)
 //!   and its Pythonic layer; the pyACL ↔ Pythonic ↔ Rust concept table.
+//! * [`guide::runtime_resources`]: the runtime's newer resources (virtual
+//!   memory, IPC, notifies, host-function threads, exception callbacks,
+//!   device information and control) and how their lives are typed.
 //!
 //! # Design notes
 //! * The crate root exports what you write: handles, buffers, the run modes
@@ -91,9 +94,12 @@ mod event;
 pub mod kernel;
 // The only module with `unsafe` code: its own docs say what each
 // `unsafe` relies on, and `deny(unsafe_code)` keeps it the only one.
+mod device_info;
 #[allow(unsafe_code)]
 mod ffi;
 pub mod future;
+#[cfg(unix)]
+mod host_thread;
 mod memory;
 mod mode;
 mod register;
@@ -106,11 +112,16 @@ pub use acl::{Acl, Detected, Runtime};
 pub use base::{DataType, Float16, LogLevel, app_log};
 pub use context::{Context, DefaultContext, MallocPolicy};
 pub use device::{Device, MemAttr, MemoryInfo, PeerAccess};
+pub use device_info::{
+    DeviceAttr, DeviceFeature, DeviceStatus, ResourceLimit, SaturationMode, Utilization,
+};
 pub use error::{Error, ErrorKind, Escalation, Result, WaitFailed};
 pub use event::{
     Event, ExProgress, ExProgressTimed, ExSync, ExSyncProgress, ExSyncProgressTimed, ExSyncTimed,
     ExTimeLine, Recorded, SyncOnly, Timing, Unrecorded,
 };
+#[cfg(unix)]
+pub use host_thread::{HostFnServer, Processed};
 pub use memory::{
     DeviceBuffer, DeviceRepr, DeviceView, DeviceViewMut, HostBuffer, HostBufferUninit, PinnedSlice,
 };
@@ -274,6 +285,9 @@ pub mod guide {
     pub mod async_services {}
     #[doc = include_str!("guide/python.md")]
     pub mod python {}
+    #[cfg_attr(aclrt_backend = "sim", doc = include_str!("guide/runtime_resources.md"))]
+    /// Runtime resources (this chapter's examples need the `sim` backend).
+    pub mod runtime_resources {}
 }
 
 /// The raw declarations (crate `aclrt-sys`).

@@ -28,6 +28,11 @@ impl StreamFlags {
         self.0
     }
 
+    /// The flags of a C bit mask (as the runtime reports them).
+    pub const fn from_bits(bits: u32) -> StreamFlags {
+        StreamFlags(bits)
+    }
+
     /// Both sets of flags.
     pub const fn union(self, other: StreamFlags) -> StreamFlags {
         StreamFlags(self.0 | other.0)
@@ -190,6 +195,11 @@ impl<'ctx, 'id> Stream<'ctx, 'id> {
     /// reported when callbacks *may* have been lost).
     #[doc(alias = "aclrtSynchronizeStream")]
     pub fn synchronize(&self) -> Result<()> {
+        #[cfg(unix)]
+        crate::host_thread::refuse_if_serving(
+            self.raw,
+            "Stream::synchronize of a stream this thread serves",
+        )?;
         self.bind()?;
         let ticket = ffi::waits::ticket();
         let synced = ffi::synchronize_stream(self.raw);

@@ -10,8 +10,8 @@ use std::time::Duration;
 
 use crate::diag::{self, Api};
 pub use crate::model::{
-    Audit, Leak, PeerTopology, ResourceKind, RunMode, SimConfig, Soc, Strictness, UnservedCallback,
-    Violation, ViolationKind, rule_name,
+    Audit, HostFuncThreads, Leak, PeerTopology, ResourceKind, RunMode, SimConfig, Soc, Strictness,
+    UnservedCallback, Violation, ViolationKind, rule_name,
 };
 pub use crate::report::ReportOutput;
 use crate::rt;

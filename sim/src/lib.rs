@@ -56,6 +56,7 @@
 //! | `ACLRT_SIM_SOC` | the simulated chip ([`Soc`]): `910b` or `310p` | `910b` |
 //! | `ACLRT_SIM_STRICTNESS` | [`Strictness`]: `report` (alias `hardware`: the rules the hardware lets through answer as the hardware does and are recorded and reported), or `refuse` (alias `strict`: they are refused with the rule's code) | `report` |
 //! | `ACLRT_SIM_PEER` | [`PeerTopology`]: `all`, `none`, or pairs `0-1,2-3` (both directions) | `all` |
+//! | `ACLRT_SIM_HOST_FUNC_THREADS` | [`HostFuncThreads`]: `chip` (the modelled chips' answer to `aclrtSubscribeHostFunc`/`aclrtProcessHostFunc`/`aclrtUnSubscribeHostFunc`: 207000, feature not supported) or `compact` (served as the compact runtime does, reported under `UNSUPPORTED`) | `chip` |
 //!
 //! A configuration stays in force until `aclFinalize` (or [`reset`]); a
 //! change made meanwhile applies from the next `aclInit` on.

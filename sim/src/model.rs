@@ -93,6 +93,26 @@ pub enum Strictness {
     Refuse,
 }
 
+/// Who serves the host-function threads (`aclrtSubscribeHostFunc`,
+/// `aclrtProcessHostFunc`, `aclrtUnSubscribeHostFunc`;
+/// `ACLRT_SIM_HOST_FUNC_THREADS`). The runtime documents them for IPV350
+/// only: the modelled chips (Atlas A2, Atlas inference series) answer
+/// 207000 (feature not supported).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum HostFuncThreads {
+    /// The modelled chip's answer: each of the three calls fails with
+    /// 207000 (stored as the thread's last error) and the subscription is
+    /// reported under `UNSUPPORTED` (default; `chip`).
+    #[default]
+    Chip,
+    /// Served with the compact runtime's behaviour (the runtime built for
+    /// the chips that offer the feature), so that a program written for
+    /// them can be tested; each subscription is still reported under
+    /// `UNSUPPORTED` (`compact`).
+    Compact,
+}
+
 /// Which ordered device pairs `aclrtDeviceCanAccessPeer` reports as able to
 /// reach each other (`ACLRT_SIM_PEER`).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
@@ -159,6 +179,10 @@ pub struct SimConfig {
     /// Peer-access topology (`ACLRT_SIM_PEER` = `all` | `none` | `0-1,2-3`,
     /// default all).
     pub peer: PeerTopology,
+    /// Host-function threads: the modelled chip's 207000, or the compact
+    /// runtime's service (`ACLRT_SIM_HOST_FUNC_THREADS` = `chip` |
+    /// `compact`, default chip; see [`HostFuncThreads`]).
+    pub host_func_threads: HostFuncThreads,
 }
 
 impl Default for SimConfig {
@@ -173,6 +197,7 @@ impl Default for SimConfig {
             soc: Soc::Ascend910B,
             strictness: Strictness::Report,
             peer: PeerTopology::All,
+            host_func_threads: HostFuncThreads::Chip,
         }
     }
 }
@@ -190,6 +215,7 @@ impl SimConfig {
     /// | `ACLRT_SIM_SOC` | `910b` or `310p` ([`Soc`]) |
     /// | `ACLRT_SIM_STRICTNESS` | `report` (alias `hardware`) or `refuse` (alias `strict`) ([`Strictness`]) |
     /// | `ACLRT_SIM_PEER` | `all`, `none`, or pairs `0-1,2-3` ([`PeerTopology`]) |
+    /// | `ACLRT_SIM_HOST_FUNC_THREADS` | `chip` or `compact` ([`HostFuncThreads`]) |
     ///
     /// An unparsable value is reported on stderr and the default is kept.
     pub fn from_env() -> Self {
@@ -241,6 +267,13 @@ impl SimConfig {
             match PeerTopology::parse(&v) {
                 Some(t) => c.peer = t,
                 None => warn("ACLRT_SIM_PEER", &v),
+            }
+        }
+        if let Some(v) = var("ACLRT_SIM_HOST_FUNC_THREADS") {
+            match v.trim().to_ascii_lowercase().as_str() {
+                "chip" => c.host_func_threads = HostFuncThreads::Chip,
+                "compact" => c.host_func_threads = HostFuncThreads::Compact,
+                _ => warn("ACLRT_SIM_HOST_FUNC_THREADS", &v),
             }
         }
         c

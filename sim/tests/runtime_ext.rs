@@ -6,6 +6,7 @@
 //! objects").
 
 mod common;
+use aclrt_sim::HostFuncThreads;
 use common::*;
 
 /// The thread's last error, cleared.
@@ -140,6 +141,11 @@ unsafe extern "C" fn note_thread(arg: *mut c_void) {
 fn host_functions_of_a_subscribed_stream_run_on_the_programs_thread() {
     let _sim = aclrt_sim::exclusive();
     in_both_run_modes(|mode| {
+        // Served only when the compact runtime's service is asked for.
+        configure(|c| {
+            c.run_mode = mode;
+            c.host_func_threads = HostFuncThreads::Compact;
+        });
         init_device0();
         let s = create_stream();
         let ran_on = std::sync::atomic::AtomicU64::new(0);
@@ -219,8 +225,12 @@ fn host_functions_of_a_subscribed_stream_run_on_the_programs_thread() {
         assert!(!reported[0].refused && reported[0].function == "aclrtSubscribeHostFunc");
         aclrt_sim::reset();
     });
-    // With refusals asked for, the chips' own answer.
-    configure(|c| c.strictness = aclrt_sim::Strictness::Refuse);
+    // With refusals asked for, the chips' own answer even where the compact
+    // runtime's service is.
+    configure(|c| {
+        c.strictness = aclrt_sim::Strictness::Refuse;
+        c.host_func_threads = HostFuncThreads::Compact;
+    });
     init_device0();
     let s = create_stream();
     assert_eq!(
@@ -886,4 +896,66 @@ fn notifies_reservations_and_physical_memory_alive_at_finalize_are_leaks() {
             .any(|l| l.address == va.addr() && l.bytes == 2 << 20)
     );
     aclrt_sim::reset();
+}
+
+/// By default the simulator answers as the modelled chips do: the
+/// host-function threads are documented for IPV350 only, and the Atlas A2
+/// and inference series answer 207000 (stored) to each of the three calls,
+/// reported under `UNSUPPORTED`; host functions keep running on the
+/// runtime's own thread.
+#[test]
+fn host_func_threads_answer_not_supported_by_default() {
+    let _sim = aclrt_sim::exclusive();
+    for soc in [aclrt_sim::Soc::Ascend910B, aclrt_sim::Soc::Ascend310P] {
+        in_both_run_modes(|mode| {
+            configure(|c| {
+                c.run_mode = mode;
+                c.soc = soc;
+            });
+            assert_eq!(aclrt_sim::config().host_func_threads, HostFuncThreads::Chip);
+            init_device0();
+            let s = create_stream();
+            let tid = aclrt_sim::thread_report_id();
+            assert_eq!(
+                acl!(aclrtSubscribeHostFunc(tid, s)),
+                ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+                "{soc:?} {mode:?}"
+            );
+            assert_eq!(take_last_error(), ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+            assert_eq!(
+                acl!(aclrtProcessHostFunc(10)),
+                ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+            );
+            assert_eq!(take_last_error(), ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+            assert_eq!(
+                acl!(aclrtUnSubscribeHostFunc(tid, s)),
+                ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+            );
+            assert_eq!(take_last_error(), ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+            // Not subscribed: the stream's host functions still run (on the
+            // runtime's thread, not this one).
+            let ran_on = std::sync::atomic::AtomicU64::new(0);
+            ok!(aclrtLaunchHostFunc(
+                s,
+                Some(note_thread),
+                std::ptr::from_ref(&ran_on).cast_mut().cast()
+            ));
+            ok!(aclrtSynchronizeStream(s));
+            let ran = ran_on.load(Ordering::SeqCst);
+            assert!(ran != 0 && ran != tid, "{soc:?} {mode:?}: {ran}");
+            destroy_stream(s);
+            teardown_device0();
+            let audit = aclrt_sim::audit();
+            assert!(audit.leaks.is_empty());
+            let reported: Vec<_> = audit
+                .violations
+                .iter()
+                .filter(|v| v.kind == ViolationKind::Unsupported)
+                .collect();
+            assert_eq!(reported.len(), 3, "{soc:?} {mode:?}: {reported:?}");
+            assert!(reported.iter().all(|v| v.refused && v.code == 207000));
+            assert_eq!(audit.violations.len(), 3, "{:?}", audit.violations);
+            aclrt_sim::reset();
+        });
+    }
 }

@@ -67,8 +67,11 @@ use crate::error::{Error, ErrorKind, Result};
 pub(crate) mod access;
 pub(crate) mod base;
 pub(crate) mod completion;
+pub(crate) mod device_info;
 pub(crate) mod faults;
 pub(crate) mod host_fn;
+#[cfg(unix)]
+pub(crate) mod host_thread;
 pub(crate) mod kernel;
 mod kernel_unsafe;
 pub(crate) mod live;

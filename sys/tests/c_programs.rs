@@ -518,7 +518,41 @@ fn c_two_streams_ordered_by_a_notify_in_both_run_modes() {
 
 #[test]
 fn c_host_functions_served_by_the_programs_thread_in_both_run_modes() {
-    build_and_run_both_modes("host_func_thread.c", "host_func_thread");
+    let exe = build("host_func_thread.c");
+    for mode in ["host", "device"] {
+        // The compact runtime's service, asked for: served by the thread.
+        let out = run_with_limit(
+            Command::new(&exe)
+                .env("LD_LIBRARY_PATH", sim_cdylib_dir())
+                .env("ACLRT_SIM_RUN_MODE", mode)
+                .env("ACLRT_SIM_HOST_FUNC_THREADS", "compact")
+                .env_remove("ACLRT_SIM_STRICTNESS"),
+            Duration::from_secs(60),
+        );
+        assert!(out.status.success(), "{mode}: {}", show(&out));
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(stdout.contains("host_func_thread: ok"), "{mode}: {stdout}");
+        // The default: the modelled chip's 207000, handled by the program.
+        let out = run_with_limit(
+            Command::new(&exe)
+                .env("LD_LIBRARY_PATH", sim_cdylib_dir())
+                .env("ACLRT_SIM_RUN_MODE", mode)
+                .env_remove("ACLRT_SIM_HOST_FUNC_THREADS")
+                .env_remove("ACLRT_SIM_STRICTNESS"),
+            Duration::from_secs(60),
+        );
+        assert!(out.status.success(), "{mode}: {}", show(&out));
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            stdout.contains("host_func_thread: not supported (207000)"),
+            "{mode}: {stdout}"
+        );
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains("UNSUPPORTED in aclrtSubscribeHostFunc"),
+            "{mode}: {stderr}"
+        );
+    }
 }
 
 #[test]

@@ -343,29 +343,37 @@ pub(crate) fn value_wait(addr: UserMem, value: u64, flag: u32, stream: usize) ->
 /// The documentation lists the host-function threads for IPV350 only: the
 /// Atlas A2 and inference series (the modelled chips) do not offer them,
 /// and their full runtime has no implementation (only the compact
-/// runtime, `runtime_compact/feature/src/host_func.c`, serves them). With
-/// `Strictness::Refuse` the call answers 207000 as those chips would; by
-/// default the simulator serves it with the compact runtime's behaviour, so
-/// that the program can be tested, and reports the rule `UNSUPPORTED`
-/// (`report`: only the subscription reports, not every serving call).
+/// runtime, `runtime_compact/feature/src/host_func.c`, serves them). By
+/// default ([`HostFuncThreads::Chip`]) each call answers 207000 as those
+/// chips do, reported under `UNSUPPORTED`. With
+/// [`HostFuncThreads::Compact`] the simulator serves them with the compact
+/// runtime's behaviour, so that a program written for the chips that offer
+/// them can be tested, and reports the rule at each subscription (`report`:
+/// not at every serving call); `Strictness::Refuse` still refuses them.
+///
+/// [`HostFuncThreads::Chip`]: crate::model::HostFuncThreads::Chip
+/// [`HostFuncThreads::Compact`]: crate::model::HostFuncThreads::Compact
 fn host_func_threads_on_this_chip(function: &'static str, report: bool) -> Res<()> {
-    let strictness = rt().cfg.strictness;
-    if !report && strictness != crate::model::Strictness::Refuse {
-        return Ok(());
-    }
-    crate::diag::strict_rule(
-        strictness,
-        function,
+    let cfg = &rt().cfg;
+    let unsupported = || {
         Error::violation(
             crate::model::ViolationKind::Unsupported,
             NOT_SUPPORTED,
             "the runtime's documentation lists the host-function threads \
              (aclrtSubscribeHostFunc, aclrtProcessHostFunc, aclrtUnSubscribeHostFunc) for \
              IPV350 only; the Atlas A2 and inference series answer that the feature is not \
-             supported. The simulator serves them as the compact runtime does (set \
-             ACLRT_SIM_STRICTNESS=refuse for the chips' 207000)",
-        ),
-    )
+             supported (set ACLRT_SIM_HOST_FUNC_THREADS=compact to have the simulator serve \
+             them as the compact runtime does)",
+        )
+    };
+    if cfg.host_func_threads == crate::model::HostFuncThreads::Chip {
+        return Err(unsupported());
+    }
+    let strictness = cfg.strictness;
+    if !report && strictness != crate::model::Strictness::Refuse {
+        return Ok(());
+    }
+    crate::diag::strict_rule(strictness, function, unsupported())
 }
 
 /// `rtSubscribeHostFunc` (`aclrt_c/runtime/host_func.c`: the ACL face
