@@ -205,10 +205,11 @@ struct CoreBook {
     first_settled: AtomicBool,
     /// Set by `settle`; never cleared (only a hint).
     any_settled: AtomicBool,
-    /// Whether the scope is in its thread's slot (`open::enter_slot`)
-    /// instead of the registry: it has one stream (`first`), no user event
-    /// and no host function.
-    slotted: AtomicBool,
+    /// Whether the scope is in no registry (`open::lone_aborted`): it has
+    /// one stream (`first`), no user event and no host function.
+    lone: AtomicBool,
+    /// The ticket it took when it enlisted `first` (`open::lone_ticket`).
+    lone_ticket: AtomicU64,
     /// Whether `Book::suspects` may hold a mark (contents that came back
     /// unchecked: [`Suspects`](super::protocol::failure::Suspects)), so that
     /// parking and shared reads look there. Set with the first mark,

@@ -48,8 +48,8 @@ impl<S: Copy + PartialEq> AbortLog<S> {
 
     /// An escalation is done with `streams` (every abort of it returned):
     /// log them under its number, taken from `done`; keep at most `kept`
-    /// entries.
-    pub(crate) fn done(&mut self, done: &AtomicU64, streams: &[(S, S)], kept: usize) {
+    /// entries. Returns the number.
+    pub(crate) fn done(&mut self, done: &AtomicU64, streams: &[(S, S)], kept: usize) -> u64 {
         let n = done.fetch_add(1, Ordering::SeqCst);
         self.entries
             .extend(streams.iter().map(|&(stream, ctx)| (n, stream, ctx)));
@@ -64,6 +64,7 @@ impl<S: Copy + PartialEq> AbortLog<S> {
             self.entries.drain(..cut);
             self.floor = self.floor.max(floor);
         }
+        n
     }
 
     /// Whether a finished escalation may have discarded a record queued on

@@ -17,15 +17,27 @@ use crate::error::{Error, ErrorKind, Escalation, Result};
 
 impl CoreBook {
     /// The scope needs the registry (a second stream, a user event or a
-    /// host function, or its own escalation): if it is in its thread's
-    /// slot, it moves there.
+    /// host function, or its own escalation): if it is in none, it enters
+    /// it.
     #[inline]
     pub(super) fn promote(&self) {
-        if self.slotted.swap(false, Ordering::Relaxed) {
-            // A slotted scope has enlisted its first stream.
+        if self.lone.swap(false, Ordering::Relaxed) {
+            // A scope in no registry has enlisted its first stream.
             if let Some(stream) = Raw::new(self.first.load(Ordering::Relaxed)) {
-                open::promote(self.id, stream, self.ctx);
+                let ticket = self.lone_ticket.load(Ordering::Relaxed);
+                open::promote(self.id, stream, self.ctx, ticket);
             }
+        }
+    }
+
+    /// Whether an escalation may have discarded the work of this scope in
+    /// no registry (see `open::lone_aborted`).
+    #[inline]
+    fn lone_aborted(&self) -> bool {
+        match Raw::new(self.first.load(Ordering::Relaxed)) {
+            Some(stream) => open::lone_aborted(stream, self.lone_ticket.load(Ordering::Relaxed)),
+            // Not reached: a scope in no registry enlisted its stream.
+            None => false,
         }
     }
 
@@ -222,19 +234,19 @@ impl CoreBook {
     /// Whether an escalation aborted (some of) the scope's work.
     #[inline]
     pub(super) fn aborted(&self) -> bool {
-        if self.slotted.load(Ordering::Relaxed) {
-            open::slot_aborted()
+        if self.lone.load(Ordering::Relaxed) {
+            self.lone_aborted()
         } else {
             open::aborted(self.id)
         }
     }
 
-    /// The scope, which enlisted a stream, leaves the registry (or its
-    /// slot); returns whether an escalation aborted it.
+    /// The scope, which enlisted a stream, leaves the registry (or is in
+    /// none); returns whether an escalation aborted it.
     #[inline(always)]
     pub(super) fn leave(&self, streams: usize) -> bool {
-        if self.slotted.swap(false, Ordering::Relaxed) {
-            open::leave_slot()
+        if self.lone.swap(false, Ordering::Relaxed) {
+            self.lone_aborted()
         } else {
             open::deregister(self.id, streams)
         }

@@ -17,10 +17,10 @@
 //! without the lock until some escalation has ever run ([`ANY_ABORTED`]).
 //!
 //! The commonest scope (one lane, no user events, no host functions) does
-//! not take the lock at all while no escalation has ever run: it enters its
-//! thread's [`Slot`] instead, with two stores and a fence, and leaves it with
-//! one swap. Every escalation also marks the slotted scopes on the streams
-//! it aborts; see [`Slot`] for why none is missed.
+//! not enter the registry at all: it learns from its stream's record
+//! whether an escalation aborted the stream since it enlisted it
+//! ([`lone_aborted`]), which every escalation marks ([`abort_group`],
+//! [`abort_done`]).
 #![deny(unsafe_code)]
 
 use std::sync::Mutex;
@@ -29,7 +29,6 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use crate::ffi::Raw;
 use crate::ffi::locks::{Held, Rank, lock};
 use crate::ffi::protocol::abort_log::{self, AbortLog};
-use crate::ffi::protocol::slot::{self, SLOT_ABORTED, Slot};
 
 /// One stream enlisted by one open scope.
 #[derive(Clone, Copy)]
@@ -179,148 +178,45 @@ fn note_record(event: Raw, by: u64, stream: Raw, ticket: u64) {
 }
 static NEXT: AtomicU64 = AtomicU64::new(1);
 
-// A thread's place for one open scope that has exactly one stream, records
-// and waits for no user event and queues no host function: such a scope
-// needs nothing of the registry but to be found, and marked aborted, by an
-// escalation that aborts its stream (the registry's lock is the larger
-// part of what a one-copy scope costs beyond the raw calls). The slot and
-// the argument why an escalation finds every slotted scope on the streams
-// it aborts are the protocol core `crate::ffi::protocol::slot`, which the
-// model tests (`models/`) check under loom and shuttle.
+// A scope with exactly one stream, no user event and no host function is
+// in no registry: it needs nothing of it but to learn that an escalation
+// aborted its stream, which the stream's record says (`record::aborted_since`,
+// against a ticket the scope takes before it queues anything; the protocol
+// core is `protocol::records`, model-checked in `models/`). It enters the
+// registry when it needs more ([`promote`]).
 
-/// Every slot made so far (leaked: each is reused by later threads through
-/// [`FREE_SLOTS`], so they number the most threads that held one at once).
-/// Lock order: `OPEN`, then this.
-static SLOTS: Mutex<Vec<&'static Slot>> = Mutex::new(Vec::new());
-
-/// Slots of threads that have ended.
-static FREE_SLOTS: Mutex<Vec<&'static Slot>> = Mutex::new(Vec::new());
-
-/// A free slot, or a new one entered in [`SLOTS`] (free: `state` 0). A new
-/// slot is pushed before this thread first stores into it, under `SLOTS`'
-/// lock; so an escalation that reads `SLOTS` without it took that lock
-/// first, and its store of [`ANY_ABORTED`] came before this thread's load
-/// of it, which then reads `true`.
-fn new_slot() -> &'static Slot {
-    if let Some(slot) = lock(&FREE_SLOTS, Rank::FreeSlots).pop() {
-        return slot;
-    }
-    let slot: &'static Slot = Box::leak(Box::new(Slot::new()));
-    lock(&SLOTS, Rank::Slots).push(slot);
-    slot
-}
-
-/// Hands the thread's slot back to [`FREE_SLOTS`] when the thread ends.
-struct GiveBack;
-
-impl Drop for GiveBack {
-    fn drop(&mut self) {
-        // `MINE` has no destructor: it can still be read here. A scope
-        // ends before its thread's locals are destroyed, so the slot is
-        // free; one still held (not expected) is not reused.
-        if let Some(slot) = MINE.take() {
-            if slot.is_free() {
-                lock(&FREE_SLOTS, Rank::FreeSlots).push(slot);
-            }
-        }
-    }
-}
-
-std::thread_local! {
-    /// The calling thread's slot, once it has one: read by every slotted
-    /// scope (no destructor, so no lazy state to check).
-    static MINE: core::cell::Cell<Option<&'static Slot>> =
-        const { core::cell::Cell::new(None) };
-    /// Gives the slot back at the thread's end; touched once, with the
-    /// thread's first slot.
-    static GIVE_BACK: GiveBack = const { GiveBack };
-}
-
-/// The calling thread's slot: its first one is made here, unless the
-/// thread's locals are being destroyed (then `None`: no slot).
+/// The ticket a scope with one lane takes when it enlists its stream,
+/// before it queues anything there: the number of escalations finished.
 #[inline]
-fn my_slot() -> Option<&'static Slot> {
-    match MINE.get() {
-        Some(slot) => Some(slot),
-        None => first_slot(),
-    }
+pub(super) fn lone_ticket() -> u64 {
+    abort_log::ticket(&DONE)
 }
 
-#[cold]
-#[inline(never)]
-fn first_slot() -> Option<&'static Slot> {
-    // Registers `GiveBack`'s destructor; fails once it has run.
-    GIVE_BACK.try_with(|_| ()).ok()?;
-    let slot = new_slot();
-    MINE.set(Some(slot));
-    Some(slot)
-}
-
-/// Scope `id` enlists its first stream: it enters its thread's slot if the
-/// slot is free and no escalation has ever run (and the thread's locals are
-/// not being destroyed). Returns whether it did; otherwise the caller
-/// enlists it in the registry ([`enlist`]).
+/// Whether an escalation may have discarded work of a scope in no registry
+/// whose one stream is `stream`, enlisted with `ticket` ([`lone_ticket`]).
+/// One atomic load while no escalation has ever run: an escalation sets
+/// [`ANY_ABORTED`] before it marks the records of the streams it aborts,
+/// and before it aborts any.
 #[inline]
-pub(super) fn enter_slot(id: u64, stream: Raw, _ctx: Raw) -> bool {
-    let Some(slot) = my_slot() else {
-        return false;
-    };
-    if !slot.is_free() {
-        // An enclosing scope of this thread holds it.
-        return false;
-    }
-    // Leaves again at once if an escalation has begun (see `slot`).
-    slot.enter(id, stream.as_ptr() as usize, &ANY_ABORTED)
+pub(super) fn lone_aborted(stream: Raw, ticket: u64) -> bool {
+    ANY_ABORTED.load(Ordering::SeqCst) && super::super::record::aborted_since(stream, ticket)
 }
 
-/// The slotted scope of this thread leaves its slot (it ends); returns
-/// whether an escalation marked it aborted.
-#[inline]
-pub(super) fn leave_slot() -> bool {
-    match MINE.get() {
-        Some(slot) => slot.leave(),
-        // Not reached: the slot outlives the scope that entered it.
-        None => true,
-    }
-}
-
-/// Whether an escalation marked the slotted scope of this thread aborted.
-#[inline]
-pub(super) fn slot_aborted() -> bool {
-    slot::slot_aborted(&ANY_ABORTED, MINE.get())
-}
-
-/// The slotted scope `id` of this thread, whose stream is `stream` (of
-/// `ctx`), needs the registry (a second stream, a user event, a host
-/// function, or its own escalation): it moves there, under `OPEN`'s lock,
-/// so no escalation decides in between; a mark it had is kept.
-pub(super) fn promote(id: u64, stream: Raw, ctx: Raw) {
+/// The scope `id` in no registry, whose stream is `stream` (of `ctx`),
+/// enlisted with `ticket`, needs the registry (a second stream, a user
+/// event, a host function, or its own escalation): it enters it, under
+/// `OPEN`'s lock, so no escalation decides in between; one that may have
+/// discarded its work already marks it aborted.
+pub(super) fn promote(id: u64, stream: Raw, ctx: Raw, ticket: u64) {
     let mut all = open();
-    // The slot outlives the scope that entered it, so it is there; were it
-    // not, the scope is taken as marked (its work may have been discarded
-    // unseen) rather than passed off as done.
-    let state = MINE.get().map_or(SLOT_ABORTED, |slot| {
-        let state = slot.take();
-        debug_assert_eq!(state >> 1, id, "the slot holds this thread's scope");
-        state
-    });
     all.entries.push(Entry {
         id,
         stream,
         ctx,
         host_fns: false,
     });
-    if state & SLOT_ABORTED != 0 && !all.aborted.contains(&id) {
+    if lone_aborted(stream, ticket) && !all.aborted.contains(&id) {
         all.aborted.push(id);
-    }
-}
-
-/// Mark aborted every slotted scope whose stream `hit` accepts; called by
-/// [`abort_group`] under `OPEN`'s lock, after it set [`ANY_ABORTED`]. See
-/// [`Slot`].
-fn mark_slots(hit: impl Fn(usize) -> bool) {
-    for slot in lock(&SLOTS, Rank::Slots).iter() {
-        slot.mark_if(&hit);
     }
 }
 
@@ -479,7 +375,8 @@ pub(super) fn abort_done(streams: &[(Raw, Raw)]) {
     // Every abort of this escalation has returned, so a record it
     // discarded was queued before, and its ticket taken before that: the
     // ticket is at most this number.
-    all.dropped.done(&DONE, streams, DROPPED_KEPT);
+    let n = all.dropped.done(&DONE, streams, DROPPED_KEPT);
+    super::super::record::abort_ends(streams.iter().map(|s| s.0), n);
 }
 
 /// To take before a lane records a user event: the ticket to pass to
@@ -683,9 +580,9 @@ pub(super) fn aborted(id: u64) -> bool {
 #[allow(clippy::type_complexity)]
 pub(super) fn abort_group(id: u64) -> AbortGroup {
     let mut all = open();
-    // Before any scope is marked or any stream enters `ABORTING`, under the
-    // lock (see `ANY_ABORTED`).
-    slot::escalation_begins(&ANY_ABORTED);
+    // Before any scope or record is marked or any stream enters
+    // `ABORTING`, under the lock (see `ANY_ABORTED`).
+    ANY_ABORTED.store(true, Ordering::SeqCst);
     // From now on records note their stream, so that a query of an event
     // can tell whether this or a later escalation discarded its record
     // ([`record_discarded`]).
@@ -773,14 +670,9 @@ pub(super) fn abort_group(id: u64) -> AbortGroup {
     for o in &outside {
         super::super::record::note_outside_aborted(o.0);
     }
-    // Scopes in their threads' slots have one stream each: on one of these,
-    // their work is discarded too.
-    mark_slots(|s| {
-        streams
-            .iter()
-            .chain(outside.iter())
-            .any(|t| t.0.as_ptr() as usize == s)
-    });
+    // Scopes in no registry have one stream each: on one of these, their
+    // work is discarded too; they learn it from the streams' records.
+    super::super::record::abort_begins(streams.iter().chain(outside.iter()).map(|t| t.0));
     let events = all
         .events
         .iter()
