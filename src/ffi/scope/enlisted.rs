@@ -105,8 +105,8 @@ impl<'scope> ScopeCore<'scope> {
             self.book.first.store(stream.as_ptr(), Ordering::Relaxed);
             // Before anything is queued there.
             self.book
-                .lone_ticket
-                .store(open::lone_ticket(), Ordering::Relaxed);
+                .first_ticket
+                .store(open::ticket(), Ordering::Relaxed);
             self.book.lone.store(true, Ordering::Relaxed);
             0
         } else if first == stream.as_ptr() {
@@ -120,6 +120,8 @@ impl<'scope> ScopeCore<'scope> {
                         stream,
                         settled: false,
                         synced: 0,
+                        // Before anything is queued there.
+                        ticket: open::ticket(),
                     });
                     let bit = lane_index(streams.len());
                     self.book.promote();

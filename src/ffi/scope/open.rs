@@ -1,26 +1,24 @@
-//! The registry of open scopes: which streams each has enlisted, which user
-//! events it recorded, and whether another scope's escalation aborted it.
+//! The registry of open scopes with more than one stream, a user event or
+//! a host function: which streams each has enlisted, which user events it
+//! recorded and waits for.
 //!
 //! A scope's own book (`ScopeBook`) says what *it* must synchronise; this
 //! registry is what lets the escalation of one scope reach the others: a
-//! scope that aborts a stream aborts every open scope sharing it (their
-//! work there is discarded too) and tells them, so that their end reports
-//! [`Error::WorkAborted`](crate::Error::WorkAborted) instead of a result
-//! that was never computed.
+//! scope that aborts a stream aborts every stream of every open scope
+//! sharing it (work there may wait for what the abort discards). Every
+//! scope learns that its work was discarded from its streams' records
+//! ([`aborted_since`]), which every escalation marks before it aborts and
+//! numbers once the aborts returned ([`abort_group`], [`abort_done`]), so
+//! that its end reports [`Error::WorkAborted`](crate::Error::WorkAborted)
+//! instead of a result that was never computed; that question (asked at
+//! every `Parked::wait` and at the scope's end) is answered without a lock
+//! until some escalation has ever run ([`ANY_ABORTED`]).
 //!
-//! Cost: a scope enters the registry when it enlists its first
-//! stream (a scope without lanes never takes its lock); an entry is one
-//! flat (scope, stream, context) triple, so entering and leaving is a push
-//! and a swap-remove under the lock, with nothing allocated per scope once
-//! the vectors have grown; and the question "was this scope aborted?"
-//! (asked at every `Parked::wait` and at the scope's end) is answered
-//! without the lock until some escalation has ever run ([`ANY_ABORTED`]).
-//!
-//! The commonest scope (one lane, no user events, no host functions) does
-//! not enter the registry at all: it learns from its stream's record
-//! whether an escalation aborted the stream since it enlisted it
-//! ([`lone_aborted`]), which every escalation marks ([`abort_group`],
-//! [`abort_done`]).
+//! Cost: the commonest scope (one lane, no user events, no host functions)
+//! never takes the registry's lock; an entry is one flat (scope, stream,
+//! context) triple, so entering and leaving is a push and a swap-remove
+//! under the lock, with nothing allocated per scope once the vectors have
+//! grown.
 #![deny(unsafe_code)]
 
 use std::sync::Mutex;
@@ -47,8 +45,6 @@ struct Entry {
 struct Registry {
     /// One entry per (open scope, stream it enlisted).
     entries: Vec<Entry>,
-    /// Open scopes that an escalation aborted (see [`aborted`]).
-    aborted: Vec<u64>,
     /// (scope, event, stream it was recorded on, context): the user events
     /// recorded by open scopes.
     events: Vec<(u64, Raw, Raw, Raw)>,
@@ -91,25 +87,26 @@ pub(crate) fn take_outside_aborted(stream: Raw) -> bool {
 
 static OPEN: Mutex<Registry> = Mutex::new(Registry {
     entries: Vec::new(),
-    aborted: Vec::new(),
     events: Vec::new(),
     waits: Vec::new(),
     dropped: AbortLog::new(),
 });
 
 /// Streams an escalation is aborting right now (one entry per escalation
-/// that includes the stream): a scope that enlists one of them in the
-/// meantime may have queued work there that the abort discards, so it is
-/// marked aborted too. Guarded by `OPEN`'s lock.
+/// that includes the stream): a wait for a record on one of them is
+/// refused unless the record executed ([`wait_for_event`]), and a
+/// stream's destruction waits for them ([`wait_not_aborting`]). Guarded by
+/// `OPEN`'s lock.
 static ABORTING: Mutex<Vec<Raw>> = Mutex::new(Vec::new());
 
 /// Whether any escalation has ever started ([`abort_group`]). Set, holding
-/// `OPEN`'s lock, before the first scope is marked aborted and before
+/// `OPEN`'s lock, before the first record is marked aborted and before
 /// anything enters `ABORTING`; never cleared. While it reads `false`, no
-/// scope is marked aborted and `ABORTING` is empty, so [`aborted`] and
-/// [`enlist`] skip the locks: reading `false` is the same answer a reader
-/// holding the lock before the first escalation would get (sequentially
-/// consistent: the store and the loads are in one total order).
+/// record is marked and `ABORTING` is empty, so [`aborted_since`] and the
+/// event checks skip the locks: reading `false` is the same answer a
+/// reader holding the lock before the first escalation would get
+/// (sequentially consistent: the store and the loads are in one total
+/// order).
 static ANY_ABORTED: AtomicBool = AtomicBool::new(false);
 
 /// The latest record of a user event, as far as it is tracked (see
@@ -178,46 +175,41 @@ fn note_record(event: Raw, by: u64, stream: Raw, ticket: u64) {
 }
 static NEXT: AtomicU64 = AtomicU64::new(1);
 
-// A scope with exactly one stream, no user event and no host function is
-// in no registry: it needs nothing of it but to learn that an escalation
-// aborted its stream, which the stream's record says (`record::aborted_since`,
-// against a ticket the scope takes before it queues anything; the protocol
-// core is `protocol::records`, model-checked in `models/`). It enters the
-// registry when it needs more ([`promote`]).
+// A scope learns that an escalation aborted one of its streams from the
+// stream's record (`record::aborted_since`), against a ticket it took when
+// it enlisted the stream, before it queued anything there; the protocol
+// core is `protocol::records`, model-checked in `models/`. A scope with one
+// stream, no user event and no host function is in no registry: it needs
+// nothing else. It enters the registry when it needs more ([`promote`]).
 
-/// The ticket a scope with one lane takes when it enlists its stream,
-/// before it queues anything there: the number of escalations finished.
+/// The ticket a scope takes when it enlists a stream, before it queues
+/// anything there: the number of escalations finished.
 #[inline]
-pub(super) fn lone_ticket() -> u64 {
+pub(super) fn ticket() -> u64 {
     abort_log::ticket(&DONE)
 }
 
-/// Whether an escalation may have discarded work of a scope in no registry
-/// whose one stream is `stream`, enlisted with `ticket` ([`lone_ticket`]).
-/// One atomic load while no escalation has ever run: an escalation sets
-/// [`ANY_ABORTED`] before it marks the records of the streams it aborts,
-/// and before it aborts any.
+/// Whether an escalation may have discarded work a scope queued on one of
+/// `streams`, each with the ticket taken when the scope enlisted it
+/// ([`ticket`]). One atomic load while no escalation has ever run: an
+/// escalation sets [`ANY_ABORTED`] before it marks the records of the
+/// streams it aborts, and before it aborts any.
 #[inline]
-pub(super) fn lone_aborted(stream: Raw, ticket: u64) -> bool {
-    ANY_ABORTED.load(Ordering::SeqCst) && super::super::record::aborted_since(stream, ticket)
+pub(super) fn aborted_since(mut streams: impl Iterator<Item = (Raw, u64)>) -> bool {
+    ANY_ABORTED.load(Ordering::SeqCst)
+        && streams.any(|(s, t)| super::super::record::aborted_since(s, t))
 }
 
 /// The scope `id` in no registry, whose stream is `stream` (of `ctx`),
-/// enlisted with `ticket`, needs the registry (a second stream, a user
-/// event, a host function, or its own escalation): it enters it, under
-/// `OPEN`'s lock, so no escalation decides in between; one that may have
-/// discarded its work already marks it aborted.
-pub(super) fn promote(id: u64, stream: Raw, ctx: Raw, ticket: u64) {
-    let mut all = open();
-    all.entries.push(Entry {
+/// needs the registry (a second stream, a user event, a host function, or
+/// its own escalation): it enters it.
+pub(super) fn promote(id: u64, stream: Raw, ctx: Raw) {
+    open().entries.push(Entry {
         id,
         stream,
         ctx,
         host_fns: false,
     });
-    if lone_aborted(stream, ticket) && !all.aborted.contains(&id) {
-        all.aborted.push(id);
-    }
 }
 
 #[inline]
@@ -286,10 +278,9 @@ pub(super) fn register() -> u64 {
 }
 
 /// Scope `id`, which enlisted `streams` streams, ends; called only if it
-/// enlisted one (else it never entered the registry). Returns whether an escalation aborted it
-/// ([`aborted`], asked under the same lock).
+/// entered the registry.
 #[inline(always)]
-pub(super) fn deregister(id: u64, streams: usize) -> bool {
+pub(super) fn deregister(id: u64, streams: usize) {
     let mut all = open();
     // Its `streams` entries (one per stream it enlisted), usually last:
     // searched from the end.
@@ -301,38 +292,24 @@ pub(super) fn deregister(id: u64, streams: usize) -> bool {
             None => break,
         }
     }
-    let mut aborted = false;
-    if !all.aborted.is_empty() {
-        all.aborted.retain(|a| {
-            aborted |= *a == id;
-            *a != id
-        });
-    }
     if !all.events.is_empty() {
         all.events.retain(|e| e.0 != id);
     }
     if !all.waits.is_empty() {
         all.waits.retain(|w| w.0 != id);
     }
-    aborted
 }
 
 /// Scope `id` enlisted `stream` (of context `ctx`), which it had not
 /// enlisted before; the first call enters the scope in the registry.
 #[inline(always)]
 pub(super) fn enlist(id: u64, stream: Raw, ctx: Raw) {
-    let mut all = open();
-    let aborting =
-        ANY_ABORTED.load(Ordering::SeqCst) && lock(&ABORTING, Rank::Aborting).contains(&stream);
-    all.entries.push(Entry {
+    open().entries.push(Entry {
         id,
         stream,
         ctx,
         host_fns: false,
     });
-    if aborting && !all.aborted.contains(&id) {
-        all.aborted.push(id);
-    }
 }
 
 /// Scope `id` queued a host function on `stream` (an enlisted stream: the
@@ -415,13 +392,14 @@ pub(super) fn recorded(id: u64, event: Raw, stream: Raw, ctx: Raw, ticket: u64) 
 /// One that began earlier is seen here: the stream is being aborted
 /// (`ABORTING`) or was aborted after the record was queued (`dropped`, by
 /// its ticket); then, unless the record has executed, no wait is queued and
-/// the scope is marked aborted ([`Error::WorkAborted`]).
+/// the scope notes it in `refused` ([`Error::WorkAborted`]).
 ///
 /// The event cannot be recorded again meanwhile (the lane borrows it, and
 /// records take it by value) except by an escalation's [`rerecord`], which
 /// only replaces a discarded record.
 pub(super) fn wait_for_event(
     id: u64,
+    refused: &core::sync::atomic::AtomicBool,
     ctx: Raw,
     event: Raw,
     complete: impl FnOnce() -> crate::error::Result<bool>,
@@ -431,9 +409,7 @@ pub(super) fn wait_for_event(
     let mut all = open();
     let (rec, maybe_dropped) = may_be_discarded(&all, ctx, event);
     if maybe_dropped && !complete()? {
-        if !all.aborted.contains(&id) {
-            all.aborted.push(id);
-        }
+        refused.store(true, Ordering::Relaxed);
         return Err(crate::error::Error::WorkAborted);
     }
     all.waits.push((id, rec.map(|r| r.0), ctx));
@@ -561,16 +537,10 @@ pub(super) fn note_work_lost(stream: Raw) {
     super::super::record::note_outside_aborted(stream);
 }
 
-/// Whether an escalation aborted (some of) scope `id`'s work.
-#[inline]
-pub(super) fn aborted(id: u64) -> bool {
-    ANY_ABORTED.load(Ordering::SeqCst) && open().aborted.contains(&id)
-}
-
 /// Scope `id` and, transitively, every open scope sharing a stream with
-/// one already in the group: mark them aborted, mark their streams as being
-/// aborted (until [`abort_done`]), and return the streams (deduplicated),
-/// the user events and the scopes' ids.
+/// one already in the group: mark their streams as being aborted, in
+/// `ABORTING` and in the streams' records (until [`abort_done`]), and
+/// return the streams (deduplicated), the user events and the scopes' ids.
 ///
 /// Also the streams outside scopes whose waits (queued with
 /// `Stream::wait_event`, still in the book of outside waits) are for a
@@ -579,7 +549,7 @@ pub(super) fn aborted(id: u64) -> bool {
 /// the streams' records. Their own waits may pull in more scopes and streams.
 #[allow(clippy::type_complexity)]
 pub(super) fn abort_group(id: u64) -> AbortGroup {
-    let mut all = open();
+    let all = open();
     // Before any scope or record is marked or any stream enters
     // `ABORTING`, under the lock (see `ANY_ABORTED`).
     ANY_ABORTED.store(true, Ordering::SeqCst);
@@ -655,8 +625,8 @@ pub(super) fn abort_group(id: u64) -> AbortGroup {
             }
         }
     });
-    // Only scopes in the registry are marked (a scope that enlisted nothing
-    // is not there, and has nothing to abort).
+    // Only scopes in the registry have streams to abort (a scope that
+    // enlisted nothing is not there, and has nothing to abort).
     ids.retain(|i| all.entries.iter().any(|e| e.id == *i));
     let mut streams: Vec<(Raw, Raw)> = Vec::new();
     for e in all.entries.iter().filter(|e| ids.contains(&e.id)) {
@@ -679,11 +649,6 @@ pub(super) fn abort_group(id: u64) -> AbortGroup {
         .filter(|e| ids.contains(&e.0))
         .map(|&(_, event, stream, ctx)| (event, stream, ctx))
         .collect();
-    for &i in &ids {
-        if !all.aborted.contains(&i) {
-            all.aborted.push(i);
-        }
-    }
     lock(&ABORTING, Rank::Aborting).extend(streams.iter().chain(outside.iter()).map(|s| s.0));
     AbortGroup {
         streams,
