@@ -33,9 +33,9 @@ pub(crate) struct Record {
     pub(crate) outside_aborted: bool,
     /// How many escalations are aborting it now ([`Records::abort_begins`]).
     aborting: u32,
-    /// The number of the latest finished escalation that aborted it
-    /// ([`Records::abort_ends`]).
-    last_abort: Option<u64>,
+    /// One more than the number of the latest finished escalation that
+    /// aborted it ([`Records::abort_ends`]); 0: none did.
+    last_abort: u64,
 }
 
 impl Record {
@@ -54,7 +54,7 @@ impl Record {
             subscribed: false,
             outside_aborted: false,
             aborting: 0,
-            last_abort: None,
+            last_abort: 0,
         }
     }
 }
@@ -179,7 +179,7 @@ impl Records {
                 if let Some(e) = r.iter_mut().find(|e| e.stream == s) {
                     e.aborting = e.aborting.saturating_sub(1);
                     if !mutant("records-abort-end-forgets") {
-                        e.last_abort = Some(e.last_abort.map_or(n, |m| m.max(n)));
+                        e.last_abort = e.last_abort.max(n + 1);
                     }
                 }
             }
@@ -193,13 +193,14 @@ impl Records {
     /// queued before the abort returned, so its ticket, taken before it was
     /// queued, is at most the escalation's number, taken after.
     pub(crate) fn aborted_since(&self, stream: usize, ticket: u64) -> bool {
-        let strict = mutant("records-abort-strict");
-        self.read(stream, |e| {
-            e.aborting > 0
-                || e.last_abort
-                    .is_some_and(|n| n > ticket || (!strict && n == ticket))
-        })
-        .unwrap_or(false)
+        // The number `n` is at least `ticket`: `n + 1 > ticket`.
+        let at_least = if mutant("records-abort-strict") {
+            ticket.saturating_add(1)
+        } else {
+            ticket
+        };
+        self.read(stream, |e| e.aborting > 0 || e.last_abort > at_least)
+            .unwrap_or(false)
     }
 
     /// The runtime refused to destroy the stream of `rec`: it is alive,
