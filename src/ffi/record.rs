@@ -154,3 +154,8 @@ pub(crate) fn abort_ends(streams: impl Iterator<Item = Raw>, n: u64) {
 pub(crate) fn aborted_since(stream: Raw, ticket: u64) -> bool {
     RECORDS.aborted_since(key(stream), ticket)
 }
+
+/// Whether an escalation is aborting `stream` now.
+pub(crate) fn is_aborting(stream: Raw) -> bool {
+    RECORDS.is_aborting(key(stream))
+}

@@ -14,7 +14,7 @@
 //! its ticket was taken before the escalation's number, and is at most
 //! `n`: [`AbortLog::may_have_discarded`] answers yes for any logged `n` at
 //! least the ticket on the record's stream. While the escalation is still
-//! aborting, its streams are in the caller's `ABORTING` list instead (both
+//! aborting, its streams' records say so instead (both
 //! are read under the registry's lock). The log is bounded: entries that
 //! fall off raise a floor, below which any ticket may have been discarded.
 #![deny(unsafe_code)]

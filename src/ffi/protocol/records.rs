@@ -203,6 +203,11 @@ impl Records {
             .unwrap_or(false)
     }
 
+    /// Whether an escalation is aborting `stream` now.
+    pub(crate) fn is_aborting(&self, stream: usize) -> bool {
+        self.read(stream, |e| e.aborting > 0).unwrap_or(false)
+    }
+
     /// The runtime refused to destroy the stream of `rec`: it is alive,
     /// and its record comes back whole.
     pub(crate) fn restore(&self, rec: Option<Record>) {

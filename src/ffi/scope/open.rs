@@ -61,6 +61,13 @@ struct Registry {
     /// ([`DROPPED_KEPT`]). The protocol core `protocol::abort_log`,
     /// model-checked in `models/`.
     dropped: AbortLog<Raw>,
+    /// Escalations between [`abort_group`] and [`abort_done`]. The streams
+    /// each is aborting are marked in their records meanwhile
+    /// (`record::is_aborting`), both changed under this lock: a wait for a
+    /// record on one of them is refused unless the record executed
+    /// ([`wait_for_event`]), and a stream's destruction waits for them
+    /// ([`wait_not_aborting`]).
+    active: usize,
 }
 
 /// How many [`Registry::dropped`] entries are kept.
@@ -90,19 +97,13 @@ static OPEN: Mutex<Registry> = Mutex::new(Registry {
     events: Vec::new(),
     waits: Vec::new(),
     dropped: AbortLog::new(),
+    active: 0,
 });
-
-/// Streams an escalation is aborting right now (one entry per escalation
-/// that includes the stream): a wait for a record on one of them is
-/// refused unless the record executed ([`wait_for_event`]), and a
-/// stream's destruction waits for them ([`wait_not_aborting`]). Guarded by
-/// `OPEN`'s lock.
-static ABORTING: Mutex<Vec<Raw>> = Mutex::new(Vec::new());
 
 /// Whether any escalation has ever started ([`abort_group`]). Set, holding
 /// `OPEN`'s lock, before the first record is marked aborted and before
-/// anything enters `ABORTING`; never cleared. While it reads `false`, no
-/// record is marked and `ABORTING` is empty, so [`aborted_since`] and the
+/// any escalation is active; never cleared. While it reads `false`, no
+/// record is marked and none is active, so [`aborted_since`] and the
 /// event checks skip the locks: reading `false` is the same answer a
 /// reader holding the lock before the first escalation would get
 /// (sequentially consistent: the store and the loads are in one total
@@ -338,17 +339,12 @@ pub(crate) fn host_fns_pending(stream: Raw) -> bool {
         .any(|e| e.host_fns && e.stream == stream)
 }
 
-/// The escalation that aborted `streams` is done with them: they leave
-/// `ABORTING` and enter the registry's `dropped` log, in one step under
-/// `OPEN`'s lock (a wait checks both under it, [`wait_for_event`]).
+/// The escalation that aborted `streams` is done with them: their records
+/// stop saying so and they enter the registry's `dropped` log, in one step
+/// under `OPEN`'s lock (a wait checks both under it, [`wait_for_event`]).
 pub(super) fn abort_done(streams: &[(Raw, Raw)]) {
     let mut all = open();
-    let mut aborting = lock(&ABORTING, Rank::Aborting);
-    for (s, _) in streams {
-        if let Some(i) = aborting.iter().position(|a| a == s) {
-            aborting.swap_remove(i);
-        }
-    }
+    all.active -= 1;
     // Every abort of this escalation has returned, so a record it
     // discarded was queued before, and its ticket taken before that: the
     // ticket is at most this number.
@@ -390,7 +386,7 @@ pub(super) fn recorded(id: u64, event: Raw, stream: Raw, ctx: Raw, ticket: u64) 
 /// `LATEST`; not known for a record made before tracking began), and an
 /// escalation that starts later aborts this scope too ([`abort_group`]).
 /// One that began earlier is seen here: the stream is being aborted
-/// (`ABORTING`) or was aborted after the record was queued (`dropped`, by
+/// (its record says so) or was aborted after the record was queued (`dropped`, by
 /// its ticket); then, unless the record has executed, no wait is queued and
 /// the scope notes it in `refused` ([`Error::WorkAborted`]).
 ///
@@ -430,15 +426,14 @@ fn may_be_discarded(all: &Registry, ctx: Raw, event: Raw) -> (Option<(Raw, u64)>
         .iter()
         .find(|l| l.event == event)
         .map(|l| (l.stream, l.ticket));
-    let maybe = ANY_ABORTED.load(Ordering::SeqCst) && {
-        let aborting = lock(&ABORTING, Rank::Aborting);
-        match rec {
+    let maybe = ANY_ABORTED.load(Ordering::SeqCst)
+        && match rec {
             Some((stream, ticket)) => {
-                aborting.contains(&stream) || all.dropped.may_have_discarded(stream, ticket)
+                super::super::record::is_aborting(stream)
+                    || all.dropped.may_have_discarded(stream, ticket)
             }
-            None => !aborting.is_empty() || all.dropped.may_have_discarded_in(ctx),
-        }
-    };
+            None => all.active > 0 || all.dropped.may_have_discarded_in(ctx),
+        };
     (rec, maybe)
 }
 
@@ -520,9 +515,10 @@ pub(crate) fn wait_not_aborting(stream: Raw) {
     }
     loop {
         {
+            // Under `OPEN`'s lock: an escalation that picked the stream
+            // marked its record before it let go of the lock.
             let _all = open();
-            let aborting = lock(&ABORTING, Rank::Aborting);
-            if !aborting.contains(&stream) {
+            if !super::super::record::is_aborting(stream) {
                 return;
             }
         }
@@ -538,8 +534,8 @@ pub(super) fn note_work_lost(stream: Raw) {
 }
 
 /// Scope `id` and, transitively, every open scope sharing a stream with
-/// one already in the group: mark their streams as being aborted, in
-/// `ABORTING` and in the streams' records (until [`abort_done`]), and
+/// one already in the group: mark their streams as being aborted in their
+/// records (until [`abort_done`]), and
 /// return the streams (deduplicated), the user events and the scopes' ids.
 ///
 /// Also the streams outside scopes whose waits (queued with
@@ -549,9 +545,8 @@ pub(super) fn note_work_lost(stream: Raw) {
 /// the streams' records. Their own waits may pull in more scopes and streams.
 #[allow(clippy::type_complexity)]
 pub(super) fn abort_group(id: u64) -> AbortGroup {
-    let all = open();
-    // Before any scope or record is marked or any stream enters
-    // `ABORTING`, under the lock (see `ANY_ABORTED`).
+    let mut all = open();
+    // Before any record is marked, under the lock (see `ANY_ABORTED`).
     ANY_ABORTED.store(true, Ordering::SeqCst);
     // From now on records note their stream, so that a query of an event
     // can tell whether this or a later escalation discarded its record
@@ -649,7 +644,7 @@ pub(super) fn abort_group(id: u64) -> AbortGroup {
         .filter(|e| ids.contains(&e.0))
         .map(|&(_, event, stream, ctx)| (event, stream, ctx))
         .collect();
-    lock(&ABORTING, Rank::Aborting).extend(streams.iter().chain(outside.iter()).map(|s| s.0));
+    all.active += 1;
     AbortGroup {
         streams,
         events,
