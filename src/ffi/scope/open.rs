@@ -388,7 +388,7 @@ pub(super) fn recorded(id: u64, event: Raw, stream: Raw, ctx: Raw, ticket: u64) 
 /// One that began earlier is seen here: the stream is being aborted
 /// (its record says so) or was aborted after the record was queued (`dropped`, by
 /// its ticket); then, unless the record has executed, no wait is queued and
-/// the scope notes it in `refused` ([`Error::WorkAborted`]).
+/// the scope notes it in `refused` ([`Error::WorkAborted`](crate::Error::WorkAborted)).
 ///
 /// The event cannot be recorded again meanwhile (the lane borrows it, and
 /// records take it by value) except by an escalation's [`rerecord`], which
