@@ -1,13 +1,12 @@
-//! The fast path of a one-lane scope (issue 15): until the first escalation
-//! of the process, such a scope is kept in its thread's slot instead of the
-//! registry of open scopes. An escalation must still find it and mark it
-//! aborted, and a scope that needs the registry (a second lane, a user
-//! event, a host function, its own escalation) must move there with its
-//! mark.
+//! The fast path of a one-lane scope: such a scope is in no registry of
+//! open scopes, and learns from its stream's record whether an escalation
+//! aborted the stream since it enlisted it. An escalation must still reach
+//! it, and a scope that needs the registry (a second lane, a user event, a
+//! host function, its own escalation) must enter it with what it learnt.
 //!
-//! One test in its own binary: the slots are used only until the process's
-//! first escalation, so the order of the phases matters and no other test
-//! may escalate first.
+//! One test in its own binary, its phases in order: before the process's
+//! first escalation, at it, and after (the thread-slot path this replaces
+//! changed at the first escalation; the phases stay as regression tests).
 
 mod common;
 

@@ -1,9 +1,13 @@
-//! Attacks on the one-lane fast path of scopes (the thread's slot, issue 15)
-//! and on `InFlight::wait` synchronising without making its context current.
+//! Attacks on the one-lane fast path of scopes and on `InFlight::wait`
+//! synchronising without making its context current. Found by the review of
+//! the thread-slot path; the attacks keep their names, and now hold against
+//! its successor: a one-lane scope is in no registry and learns from its
+//! stream's record whether an escalation aborted the stream since it
+//! enlisted it (a ticket taken before it queued anything).
 //!
-//! The slots are used only until the process's first escalation, so every
-//! attack that needs an escalation to reach a slotted scope must be the
-//! first escalation of its process. This binary has its own `main`
+//! Most attacks were written for the process's first escalation (the old
+//! slots were used only until then), so each runs in a process of its own.
+//! This binary has its own `main`
 //! (`harness = false`): with no `SLOT_ATTACK` in its environment it runs
 //! itself once per attack (the race attack several times), each child
 //! running one attack, and fails if any child fails. An argument filters
@@ -668,9 +672,9 @@ fn scope_in_thread_local_destructor(order: DtorOrder) -> aclrt::Result<()> {
 /// function that cannot be cut short, so the abort waits for it) and then
 /// `sb`. While it waits, a fresh thread opens a one-lane scope on `sb` and
 /// queues work there, which the abort of `sb` then discards. The scope
-/// began after the escalation had marked the slots: it must not stay in
-/// its slot (`enter_slot` re-checks `ANY_ABORTED`) but enlist in the
-/// registry, which sees `sb` being aborted; it must report `WorkAborted`.
+/// began after the escalation had marked its streams (the slots, formerly;
+/// the streams' records now): its ticket is below the escalation's number,
+/// so the record of `sb` tells it; it must report `WorkAborted`.
 fn scope_entering_during_the_first_escalation_is_marked() -> aclrt::Result<()> {
     in_host_context(|ctx| {
         let (sa, sb) = (ctx.create_stream()?, ctx.create_stream()?);

@@ -3,12 +3,12 @@
 //! the record's stream.
 //!
 //! Environment, as `scope::open` has it: the registry's lock (`OPEN`)
-//! guards the streams being aborted (`ABORTING`), the log, and the booked
+//! guards the streams being aborted (marked in their records), the log, and the booked
 //! waits; the latest record of the event has its own lock (`LATEST`). An
 //! escalation marks its stream as being aborted and sees the booked waits
 //! under `OPEN` (a wait for a record on the stream gets its own stream
 //! aborted too: `abort_group`), aborts (discards what is queued), then, under
-//! `OPEN`, leaves `ABORTING` and logs the stream (`abort_done`). A wait
+//! `OPEN`, unmarks the stream and logs it (`abort_done`). A wait
 //! (`wait_for_event`/`outside_wait`) is decided under `OPEN`: refused if the
 //! record may be discarded and has not executed, else queued and booked.
 //!

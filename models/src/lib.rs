@@ -29,10 +29,6 @@
 pub(crate) mod sync;
 
 #[cfg(any(loom, shuttle))]
-#[path = "../../src/ffi/protocol/slot.rs"]
-pub(crate) mod slot;
-
-#[cfg(any(loom, shuttle))]
 #[path = "../../src/ffi/protocol/host_fn_slot.rs"]
 pub(crate) mod host_fn_slot;
 
@@ -87,9 +83,6 @@ pub(crate) mod wake_slot;
 
 #[cfg(all(test, any(loom, shuttle)))]
 mod harness;
-
-#[cfg(all(test, any(loom, shuttle)))]
-mod slot_model;
 
 #[cfg(all(test, any(loom, shuttle)))]
 mod host_fn_model;

@@ -9,10 +9,20 @@
 //! refused destruction puts the record back whole (its callback-mechanism
 //! mark survives), so a later check of the mark still refuses the other
 //! mechanism.
+//!
+//! And a scope with one lane, in no registry (`scope::open::lone_aborted`),
+//! against an escalation that aborts its stream: the scope takes its ticket
+//! before it queues work, the escalation sets the flag and marks the record
+//! (under the registry's lock) before it aborts, and ends the mark with its
+//! number once the abort returned. The property: work the abort discarded
+//! is always reported to the scope.
 
-use crate::harness::{assert_bites_spinning_bounded, explore_spinning_bounded};
+use crate::abort_log;
+use crate::harness::{
+    assert_bites, assert_bites_spinning_bounded, explore, explore_spinning_bounded, lock,
+};
 use crate::records::Records;
-use crate::sync::{Arc, AtomicBool, Ordering, thread};
+use crate::sync::{Arc, AtomicBool, AtomicU64, Mutex, Ordering, thread};
 
 const CTX: usize = 0x10;
 const S1: usize = 0x20;
@@ -116,4 +126,125 @@ fn mutant_records_pass_uncounted() {
 #[test]
 fn mutant_records_restore_fresh() {
     assert_bites_spinning_bounded("records-restore-fresh", 3, refused_destroy_keeps_the_mark);
+}
+
+/// The work of a scope on the stream, as the runtime has it.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Work {
+    None,
+    Queued,
+    Done,
+    Discarded,
+}
+
+/// The runtime's stream: its work and whether an abort is in progress
+/// (work submitted meanwhile does not take effect, acl-facts K.8).
+struct Runtime {
+    work: Work,
+    aborting: bool,
+}
+
+struct Aborts {
+    records: Records,
+    /// `ANY_ABORTED`.
+    any: AtomicBool,
+    /// `DONE`: escalations finished.
+    done: AtomicU64,
+    /// The registry's lock.
+    open: Mutex<()>,
+    stream: Mutex<Runtime>,
+}
+
+/// One lone scope on S1 vs one escalation that aborts S1; then a second
+/// lone scope, which begins after the escalation ended and must not be
+/// told of it.
+fn lone_scope_and_escalation() {
+    let w = Arc::new(Aborts {
+        records: Records::new(),
+        any: AtomicBool::new(false),
+        done: AtomicU64::new(0),
+        open: Mutex::new(()),
+        stream: Mutex::new(Runtime {
+            work: Work::None,
+            aborting: false,
+        }),
+    });
+    w.records.made(S1, CTX);
+    let w1 = w.clone();
+    let scope = thread::spawn(move || {
+        // `lone_ticket`, before anything is queued.
+        let ticket = abort_log::ticket(&w1.done);
+        {
+            let mut rt = lock(&w1.stream);
+            rt.work = if rt.aborting {
+                Work::Discarded
+            } else {
+                Work::Queued
+            };
+        }
+        // The scope's synchronisation at its end.
+        let lost = {
+            let mut rt = lock(&w1.stream);
+            if rt.work == Work::Queued {
+                rt.work = Work::Done;
+            }
+            rt.work == Work::Discarded
+        };
+        // `lone_aborted`.
+        let told = w1.any.load(Ordering::SeqCst) && w1.records.aborted_since(S1, ticket);
+        assert!(!lost || told, "discarded work was not reported");
+    });
+    // `abort_group`, under the registry's lock.
+    {
+        let _open = lock(&w.open);
+        w.any.store(true, Ordering::SeqCst);
+        w.records.abort_begins(&[S1]);
+    }
+    // `aclrtStreamAbort`: in progress, then returned.
+    {
+        let mut rt = lock(&w.stream);
+        rt.aborting = true;
+        if rt.work == Work::Queued {
+            rt.work = Work::Discarded;
+        }
+    }
+    thread::yield_now();
+    lock(&w.stream).aborting = false;
+    // `abort_done`.
+    {
+        let _open = lock(&w.open);
+        let n = w.done.fetch_add(1, Ordering::SeqCst);
+        w.records.abort_ends(&[S1], n);
+    }
+    scope.join().unwrap();
+    // A scope that enlists S1 now queues after the abort returned.
+    let ticket = abort_log::ticket(&w.done);
+    assert!(
+        !w.records.aborted_since(S1, ticket),
+        "a later scope is told of an abort that preceded it"
+    );
+}
+
+#[test]
+fn records_lone_scope_and_escalation() {
+    explore(
+        "records_lone_scope_and_escalation",
+        None,
+        lone_scope_and_escalation,
+    );
+}
+
+#[test]
+fn mutant_records_abort_unmarked() {
+    assert_bites("records-abort-unmarked", None, lone_scope_and_escalation);
+}
+
+#[test]
+fn mutant_records_abort_end_forgets() {
+    assert_bites("records-abort-end-forgets", None, lone_scope_and_escalation);
+}
+
+#[test]
+fn mutant_records_abort_strict() {
+    assert_bites("records-abort-strict", None, lone_scope_and_escalation);
 }

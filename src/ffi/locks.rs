@@ -23,9 +23,6 @@
 //! | 35 | `WATCHES`, awaited completions being watched | `ffi/completion.rs` |
 //! | 40 | `OPEN`, the open-scope registry | `ffi/scope/open.rs` |
 //! | 45 | the book of outside waits | `ffi/waits.rs` |
-//! | 50 | `ABORTING` | `ffi/scope/open.rs` |
-//! | 55 | `SLOTS` | `ffi/scope/open.rs` |
-//! | 56 | `FREE_SLOTS` | `ffi/scope/open.rs` |
 //! | 60 | `RECORDED` | `ffi/scope/open.rs` |
 //! | 62 | `LATEST` | `ffi/scope/open.rs` |
 //! | 70 | the live book | `ffi/live.rs` |
@@ -60,9 +57,6 @@ pub(crate) enum Rank {
     Watches = 35,
     Open = 40,
     Waits = 45,
-    Aborting = 50,
-    Slots = 55,
-    FreeSlots = 56,
     Recorded = 60,
     Latest = 62,
     Live = 70,

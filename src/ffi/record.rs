@@ -7,7 +7,9 @@
 //! are using it now, the callback mechanism it used (a host function ran on
 //! it; it is subscribed to a reporter: acl-facts 5.8, the two must not mix
 //! on one stream), and whether an escalation's abort discarded work queued
-//! on it outside scopes that its next synchronisation has not reported yet.
+//! on it outside scopes that its next synchronisation has not reported yet,
+//! and which escalations aborted it (what a scope with one lane, which no
+//! registry holds, asks to learn that its work was discarded).
 //! A stream's destruction takes its record out in one step, once no context
 //! synchronisation uses the handle, and puts it back whole if the runtime
 //! refuses the destruction (the core, `protocol::records`, is
@@ -133,4 +135,27 @@ pub(crate) fn take_outside_aborted(stream: Raw) -> bool {
             core::mem::replace(&mut r.outside_aborted, false)
         })
         .unwrap_or(false)
+}
+
+/// An escalation is about to abort `streams` (until [`abort_ends`]).
+pub(crate) fn abort_begins(streams: impl Iterator<Item = Raw>) {
+    let keys: Vec<usize> = streams.map(key).collect();
+    RECORDS.abort_begins(&keys);
+}
+
+/// Every abort of the escalation numbered `n` of `streams` returned.
+pub(crate) fn abort_ends(streams: impl Iterator<Item = Raw>, n: u64) {
+    let keys: Vec<usize> = streams.map(key).collect();
+    RECORDS.abort_ends(&keys, n);
+}
+
+/// Whether an escalation may have discarded work queued on `stream` after
+/// `ticket` (the number of escalations finished then) was taken.
+pub(crate) fn aborted_since(stream: Raw, ticket: u64) -> bool {
+    RECORDS.aborted_since(key(stream), ticket)
+}
+
+/// Whether an escalation is aborting `stream` now.
+pub(crate) fn is_aborting(stream: Raw) -> bool {
+    RECORDS.is_aborting(key(stream))
 }

@@ -205,10 +205,14 @@ struct CoreBook {
     first_settled: AtomicBool,
     /// Set by `settle`; never cleared (only a hint).
     any_settled: AtomicBool,
-    /// Whether the scope is in its thread's slot (`open::enter_slot`)
-    /// instead of the registry: it has one stream (`first`), no user event
-    /// and no host function.
-    slotted: AtomicBool,
+    /// Whether the scope is in no registry: it has one stream (`first`),
+    /// no user event and no host function.
+    lone: AtomicBool,
+    /// The ticket it took when it enlisted `first` (`open::ticket`).
+    first_ticket: AtomicU64,
+    /// Set when a lane's wait for a user event was refused because an
+    /// escalation may have discarded the record (`open::wait_for_event`).
+    refused: AtomicBool,
     /// Whether `Book::suspects` may hold a mark (contents that came back
     /// unchecked: [`Suspects`](super::protocol::failure::Suspects)), so that
     /// parking and shared reads look there. Set with the first mark,
@@ -265,6 +269,9 @@ struct Enlisted {
     /// `CoreBook::fences` when a synchronisation of the stream by this
     /// scope last succeeded: fences with a ticket up to it finished.
     synced: u64,
+    /// The ticket taken when the scope enlisted the stream, before it
+    /// queued anything there (`open::ticket`).
+    ticket: u64,
 }
 
 /// What [`Scope::keep`](crate::Scope::keep) accepts: aclrt's events,

@@ -14,7 +14,7 @@
 //! its ticket was taken before the escalation's number, and is at most
 //! `n`: [`AbortLog::may_have_discarded`] answers yes for any logged `n` at
 //! least the ticket on the record's stream. While the escalation is still
-//! aborting, its streams are in the caller's `ABORTING` list instead (both
+//! aborting, its streams' records say so instead (both
 //! are read under the registry's lock). The log is bounded: entries that
 //! fall off raise a floor, below which any ticket may have been discarded.
 #![deny(unsafe_code)]
@@ -48,8 +48,8 @@ impl<S: Copy + PartialEq> AbortLog<S> {
 
     /// An escalation is done with `streams` (every abort of it returned):
     /// log them under its number, taken from `done`; keep at most `kept`
-    /// entries.
-    pub(crate) fn done(&mut self, done: &AtomicU64, streams: &[(S, S)], kept: usize) {
+    /// entries. Returns the number.
+    pub(crate) fn done(&mut self, done: &AtomicU64, streams: &[(S, S)], kept: usize) -> u64 {
         let n = done.fetch_add(1, Ordering::SeqCst);
         self.entries
             .extend(streams.iter().map(|&(stream, ctx)| (n, stream, ctx)));
@@ -64,6 +64,7 @@ impl<S: Copy + PartialEq> AbortLog<S> {
             self.entries.drain(..cut);
             self.floor = self.floor.max(floor);
         }
+        n
     }
 
     /// Whether a finished escalation may have discarded a record queued on

@@ -12,7 +12,6 @@ pub(crate) mod fault_watch;
 pub(crate) mod host_fn_slot;
 pub(crate) mod live_count;
 pub(crate) mod records;
-pub(crate) mod slot;
 pub(crate) mod sub_book;
 pub(crate) mod sync;
 pub(crate) mod wait_book;

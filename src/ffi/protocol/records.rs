@@ -31,6 +31,11 @@ pub(crate) struct Record {
     pub(crate) subscribed: bool,
     /// An escalation's abort discarded work queued on it outside scopes.
     pub(crate) outside_aborted: bool,
+    /// How many escalations are aborting it now ([`Records::abort_begins`]).
+    aborting: u32,
+    /// One more than the number of the latest finished escalation that
+    /// aborted it ([`Records::abort_ends`]); 0: none did.
+    last_abort: u64,
 }
 
 impl Record {
@@ -48,6 +53,8 @@ impl Record {
             host_fn_used: false,
             subscribed: false,
             outside_aborted: false,
+            aborting: 0,
+            last_abort: 0,
         }
     }
 }
@@ -105,16 +112,7 @@ impl Records {
     /// is made (with no context, like a default stream's) if there is
     /// none, so that no mark is lost.
     pub(crate) fn mark<R>(&self, stream: usize, f: impl FnOnce(&mut Record) -> R) -> R {
-        self.with(|r| {
-            let i = match r.iter().position(|e| e.stream == stream) {
-                Some(i) => i,
-                None => {
-                    r.push(Record::new(stream, 0, true));
-                    r.len() - 1
-                }
-            };
-            f(&mut r[i])
-        })
+        self.with(|r| f(mark_in(r, stream)))
     }
 
     /// `f` of the record of `stream`; `None` without one.
@@ -157,6 +155,57 @@ impl Records {
                 None => pause(),
             }
         }
+    }
+
+    /// An escalation is about to abort `streams`: marked until
+    /// [`abort_ends`](Self::abort_ends), so that [`aborted_since`](Self::aborted_since)
+    /// answers yes meanwhile.
+    pub(crate) fn abort_begins(&self, streams: &[usize]) {
+        if mutant("records-abort-unmarked") {
+            return;
+        }
+        self.with(|r| {
+            for &s in streams {
+                mark_in(r, s).aborting += 1;
+            }
+        });
+    }
+
+    /// Every abort of the escalation numbered `n` (its number taken once
+    /// they all returned) of `streams` has returned.
+    pub(crate) fn abort_ends(&self, streams: &[usize], n: u64) {
+        self.with(|r| {
+            for &s in streams {
+                if let Some(e) = r.iter_mut().find(|e| e.stream == s) {
+                    e.aborting = e.aborting.saturating_sub(1);
+                    if !mutant("records-abort-end-forgets") {
+                        e.last_abort = e.last_abort.max(n + 1);
+                    }
+                }
+            }
+        });
+    }
+
+    /// Whether an escalation may have discarded work queued on `stream`
+    /// after a ticket `ticket` was taken (the number of escalations
+    /// finished then): one is aborting it now, or one that finished with a
+    /// number at least `ticket` aborted it. Work an abort discarded was
+    /// queued before the abort returned, so its ticket, taken before it was
+    /// queued, is at most the escalation's number, taken after.
+    pub(crate) fn aborted_since(&self, stream: usize, ticket: u64) -> bool {
+        // The number `n` is at least `ticket`: `n + 1 > ticket`.
+        let at_least = if mutant("records-abort-strict") {
+            ticket.saturating_add(1)
+        } else {
+            ticket
+        };
+        self.read(stream, |e| e.aborting > 0 || e.last_abort > at_least)
+            .unwrap_or(false)
+    }
+
+    /// Whether an escalation is aborting `stream` now.
+    pub(crate) fn is_aborting(&self, stream: usize) -> bool {
+        self.read(stream, |e| e.aborting > 0).unwrap_or(false)
     }
 
     /// The runtime refused to destroy the stream of `rec`: it is alive,
@@ -210,4 +259,17 @@ impl Records {
             }
         }
     }
+}
+
+/// The record of `stream` in `r`, made (with no context, like a default
+/// stream's) if there is none.
+fn mark_in(r: &mut Vec<Record>, stream: usize) -> &mut Record {
+    let i = match r.iter().position(|e| e.stream == stream) {
+        Some(i) => i,
+        None => {
+            r.push(Record::new(stream, 0, true));
+            r.len() - 1
+        }
+    };
+    &mut r[i]
 }

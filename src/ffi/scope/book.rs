@@ -17,12 +17,12 @@ use crate::error::{Error, ErrorKind, Escalation, Result};
 
 impl CoreBook {
     /// The scope needs the registry (a second stream, a user event or a
-    /// host function, or its own escalation): if it is in its thread's
-    /// slot, it moves there.
+    /// host function, or its own escalation): if it is in none, it enters
+    /// it.
     #[inline]
     pub(super) fn promote(&self) {
-        if self.slotted.swap(false, Ordering::Relaxed) {
-            // A slotted scope has enlisted its first stream.
+        if self.lone.swap(false, Ordering::Relaxed) {
+            // A scope in no registry has enlisted its first stream.
             if let Some(stream) = Raw::new(self.first.load(Ordering::Relaxed)) {
                 open::promote(self.id, stream, self.ctx);
             }
@@ -219,25 +219,43 @@ impl CoreBook {
         Ok(())
     }
 
-    /// Whether an escalation aborted (some of) the scope's work.
+    /// Whether an escalation aborted (some of) the scope's work: one of its
+    /// streams' records says so (see `open::aborted_since`), or a lane's
+    /// wait for a record an escalation may have discarded was refused.
     #[inline]
     pub(super) fn aborted(&self) -> bool {
-        if self.slotted.load(Ordering::Relaxed) {
-            open::slot_aborted()
-        } else {
-            open::aborted(self.id)
+        match self.inner.borrow().0.as_ref() {
+            Some(book) => self.aborted_with(&book.streams),
+            None => self.aborted_with(&[]),
         }
     }
 
-    /// The scope, which enlisted a stream, leaves the registry (or its
-    /// slot); returns whether an escalation aborted it.
-    #[inline(always)]
-    pub(super) fn leave(&self, streams: usize) -> bool {
-        if self.slotted.swap(false, Ordering::Relaxed) {
-            open::leave_slot()
-        } else {
-            open::deregister(self.id, streams)
+    /// [`aborted`](Self::aborted), with `rest` the streams after the first.
+    #[inline]
+    fn aborted_with(&self, rest: &[super::Enlisted]) -> bool {
+        if self.refused.load(Ordering::Relaxed) {
+            return true;
         }
+        let first = Raw::new(self.first.load(Ordering::Relaxed))
+            .map(|s| (s, self.first_ticket.load(Ordering::Relaxed)));
+        open::aborted_since(
+            first
+                .into_iter()
+                .chain(rest.iter().map(|e| (e.stream, e.ticket))),
+        )
+    }
+
+    /// The scope, which enlisted a stream, leaves the registry (if it is in
+    /// it); `rest` are its streams after the first (the book no longer
+    /// holds them at the scope's end). Returns whether an escalation
+    /// aborted it.
+    #[inline(always)]
+    pub(super) fn leave(&self, rest: &[super::Enlisted]) -> bool {
+        let aborted = self.aborted_with(rest);
+        if !self.lone.swap(false, Ordering::Relaxed) {
+            open::deregister(self.id, 1 + rest.len());
+        }
+        aborted
     }
 
     /// The book, made on first use.
@@ -370,9 +388,9 @@ pub(super) fn wrong_lane(lane: Raw, buffer: Raw) -> Error {
 /// every stream of every other open scope that shares one of them, since
 /// work there may wait on what the abort discards: abort them all, and
 /// synchronise without a limit those whose abort failed. The scopes
-/// concerned learn it ([`open::aborted`]); the user events recorded in them
-/// (and not destroyed since) are recorded again on their now idle streams,
-/// so that no later wait on them hangs. Aborts the process only when a stream can neither be aborted
+/// concerned learn it from the streams' records (`open::aborted_since`);
+/// the user events recorded in them (and not destroyed since) are recorded
+/// again on their now idle streams, so that no later wait on them hangs. Aborts the process only when a stream can neither be aborted
 /// nor synchronised and still exists.
 pub(super) fn escalate(id: u64) -> Escalation {
     let open::AbortGroup {

@@ -42,7 +42,9 @@ pub(crate) fn run<B: ScopeBody>(
             first: AtomicPtr::new(core::ptr::null_mut()),
             first_settled: AtomicBool::new(false),
             any_settled: AtomicBool::new(false),
-            slotted: AtomicBool::new(false),
+            lone: AtomicBool::new(false),
+            first_ticket: AtomicU64::new(0),
+            refused: AtomicBool::new(false),
             suspect: AtomicBool::new(false),
             fences: AtomicU64::new(0),
             first_synced: AtomicU64::new(0),
@@ -149,7 +151,7 @@ impl<'scope> ScopeCore<'scope> {
     #[inline(always)]
     fn end_settled(&self) -> Option<bool> {
         if self.book.first_settled.load(Ordering::Relaxed) && self.book.inner.borrow().0.is_none() {
-            Some(self.book.leave(1))
+            Some(self.book.leave(&[]))
         } else {
             None
         }
@@ -173,6 +175,7 @@ impl<'scope> ScopeCore<'scope> {
         let first = Raw::new(first).map(|stream| Enlisted {
             stream,
             synced: 0,
+            ticket: self.book.first_ticket.load(Ordering::Relaxed),
             settled: self.book.first_settled.load(Ordering::Relaxed),
         });
         let mut end = Synced::Done;
@@ -196,7 +199,7 @@ impl<'scope> ScopeCore<'scope> {
             }
         }
         // Only a scope that enlisted a stream entered the registry.
-        if first.is_some() && self.book.leave(1 + streams.len()) && end == Synced::Done {
+        if first.is_some() && self.book.leave(&streams) && end == Synced::Done {
             // Another scope's deadline aborted a stream this one shares (or
             // one it depends on): some of this scope's work was discarded.
             first_err = Some(Error::WorkAborted);

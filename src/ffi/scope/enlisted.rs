@@ -103,11 +103,11 @@ impl<'scope> ScopeCore<'scope> {
         let first = self.book.first.load(Ordering::Relaxed);
         if first.is_null() {
             self.book.first.store(stream.as_ptr(), Ordering::Relaxed);
-            if open::enter_slot(self.book.id, stream, self.book.ctx) {
-                self.book.slotted.store(true, Ordering::Relaxed);
-            } else {
-                open::enlist(self.book.id, stream, self.book.ctx);
-            }
+            // Before anything is queued there.
+            self.book
+                .first_ticket
+                .store(open::ticket(), Ordering::Relaxed);
+            self.book.lone.store(true, Ordering::Relaxed);
             0
         } else if first == stream.as_ptr() {
             0
@@ -120,6 +120,8 @@ impl<'scope> ScopeCore<'scope> {
                         stream,
                         settled: false,
                         synced: 0,
+                        // Before anything is queued there.
+                        ticket: open::ticket(),
                     });
                     let bit = lane_index(streams.len());
                     self.book.promote();

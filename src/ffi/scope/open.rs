@@ -1,26 +1,24 @@
-//! The registry of open scopes: which streams each has enlisted, which user
-//! events it recorded, and whether another scope's escalation aborted it.
+//! The registry of open scopes with more than one stream, a user event or
+//! a host function: which streams each has enlisted, which user events it
+//! recorded and waits for.
 //!
 //! A scope's own book (`ScopeBook`) says what *it* must synchronise; this
 //! registry is what lets the escalation of one scope reach the others: a
-//! scope that aborts a stream aborts every open scope sharing it (their
-//! work there is discarded too) and tells them, so that their end reports
-//! [`Error::WorkAborted`](crate::Error::WorkAborted) instead of a result
-//! that was never computed.
+//! scope that aborts a stream aborts every stream of every open scope
+//! sharing it (work there may wait for what the abort discards). Every
+//! scope learns that its work was discarded from its streams' records
+//! ([`aborted_since`]), which every escalation marks before it aborts and
+//! numbers once the aborts returned ([`abort_group`], [`abort_done`]), so
+//! that its end reports [`Error::WorkAborted`](crate::Error::WorkAborted)
+//! instead of a result that was never computed; that question (asked at
+//! every `Parked::wait` and at the scope's end) is answered without a lock
+//! until some escalation has ever run ([`ANY_ABORTED`]).
 //!
-//! Cost: a scope enters the registry when it enlists its first
-//! stream (a scope without lanes never takes its lock); an entry is one
-//! flat (scope, stream, context) triple, so entering and leaving is a push
-//! and a swap-remove under the lock, with nothing allocated per scope once
-//! the vectors have grown; and the question "was this scope aborted?"
-//! (asked at every `Parked::wait` and at the scope's end) is answered
-//! without the lock until some escalation has ever run ([`ANY_ABORTED`]).
-//!
-//! The commonest scope (one lane, no user events, no host functions) does
-//! not take the lock at all while no escalation has ever run: it enters its
-//! thread's [`Slot`] instead, with two stores and a fence, and leaves it with
-//! one swap. Every escalation also marks the slotted scopes on the streams
-//! it aborts; see [`Slot`] for why none is missed.
+//! Cost: the commonest scope (one lane, no user events, no host functions)
+//! never takes the registry's lock; an entry is one flat (scope, stream,
+//! context) triple, so entering and leaving is a push and a swap-remove
+//! under the lock, with nothing allocated per scope once the vectors have
+//! grown.
 #![deny(unsafe_code)]
 
 use std::sync::Mutex;
@@ -29,7 +27,6 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use crate::ffi::Raw;
 use crate::ffi::locks::{Held, Rank, lock};
 use crate::ffi::protocol::abort_log::{self, AbortLog};
-use crate::ffi::protocol::slot::{self, SLOT_ABORTED, Slot};
 
 /// One stream enlisted by one open scope.
 #[derive(Clone, Copy)]
@@ -48,8 +45,6 @@ struct Entry {
 struct Registry {
     /// One entry per (open scope, stream it enlisted).
     entries: Vec<Entry>,
-    /// Open scopes that an escalation aborted (see [`aborted`]).
-    aborted: Vec<u64>,
     /// (scope, event, stream it was recorded on, context): the user events
     /// recorded by open scopes.
     events: Vec<(u64, Raw, Raw, Raw)>,
@@ -66,6 +61,13 @@ struct Registry {
     /// ([`DROPPED_KEPT`]). The protocol core `protocol::abort_log`,
     /// model-checked in `models/`.
     dropped: AbortLog<Raw>,
+    /// Escalations between [`abort_group`] and [`abort_done`]. The streams
+    /// each is aborting are marked in their records meanwhile
+    /// (`record::is_aborting`), both changed under this lock: a wait for a
+    /// record on one of them is refused unless the record executed
+    /// ([`wait_for_event`]), and a stream's destruction waits for them
+    /// ([`wait_not_aborting`]).
+    active: usize,
 }
 
 /// How many [`Registry::dropped`] entries are kept.
@@ -92,25 +94,20 @@ pub(crate) fn take_outside_aborted(stream: Raw) -> bool {
 
 static OPEN: Mutex<Registry> = Mutex::new(Registry {
     entries: Vec::new(),
-    aborted: Vec::new(),
     events: Vec::new(),
     waits: Vec::new(),
     dropped: AbortLog::new(),
+    active: 0,
 });
 
-/// Streams an escalation is aborting right now (one entry per escalation
-/// that includes the stream): a scope that enlists one of them in the
-/// meantime may have queued work there that the abort discards, so it is
-/// marked aborted too. Guarded by `OPEN`'s lock.
-static ABORTING: Mutex<Vec<Raw>> = Mutex::new(Vec::new());
-
 /// Whether any escalation has ever started ([`abort_group`]). Set, holding
-/// `OPEN`'s lock, before the first scope is marked aborted and before
-/// anything enters `ABORTING`; never cleared. While it reads `false`, no
-/// scope is marked aborted and `ABORTING` is empty, so [`aborted`] and
-/// [`enlist`] skip the locks: reading `false` is the same answer a reader
-/// holding the lock before the first escalation would get (sequentially
-/// consistent: the store and the loads are in one total order).
+/// `OPEN`'s lock, before the first record is marked aborted and before
+/// any escalation is active; never cleared. While it reads `false`, no
+/// record is marked and none is active, so [`aborted_since`] and the
+/// event checks skip the locks: reading `false` is the same answer a
+/// reader holding the lock before the first escalation would get
+/// (sequentially consistent: the store and the loads are in one total
+/// order).
 static ANY_ABORTED: AtomicBool = AtomicBool::new(false);
 
 /// The latest record of a user event, as far as it is tracked (see
@@ -179,149 +176,41 @@ fn note_record(event: Raw, by: u64, stream: Raw, ticket: u64) {
 }
 static NEXT: AtomicU64 = AtomicU64::new(1);
 
-// A thread's place for one open scope that has exactly one stream, records
-// and waits for no user event and queues no host function: such a scope
-// needs nothing of the registry but to be found, and marked aborted, by an
-// escalation that aborts its stream (the registry's lock is the larger
-// part of what a one-copy scope costs beyond the raw calls). The slot and
-// the argument why an escalation finds every slotted scope on the streams
-// it aborts are the protocol core `crate::ffi::protocol::slot`, which the
-// model tests (`models/`) check under loom and shuttle.
+// A scope learns that an escalation aborted one of its streams from the
+// stream's record (`record::aborted_since`), against a ticket it took when
+// it enlisted the stream, before it queued anything there; the protocol
+// core is `protocol::records`, model-checked in `models/`. A scope with one
+// stream, no user event and no host function is in no registry: it needs
+// nothing else. It enters the registry when it needs more ([`promote`]).
 
-/// Every slot made so far (leaked: each is reused by later threads through
-/// [`FREE_SLOTS`], so they number the most threads that held one at once).
-/// Lock order: `OPEN`, then this.
-static SLOTS: Mutex<Vec<&'static Slot>> = Mutex::new(Vec::new());
-
-/// Slots of threads that have ended.
-static FREE_SLOTS: Mutex<Vec<&'static Slot>> = Mutex::new(Vec::new());
-
-/// A free slot, or a new one entered in [`SLOTS`] (free: `state` 0). A new
-/// slot is pushed before this thread first stores into it, under `SLOTS`'
-/// lock; so an escalation that reads `SLOTS` without it took that lock
-/// first, and its store of [`ANY_ABORTED`] came before this thread's load
-/// of it, which then reads `true`.
-fn new_slot() -> &'static Slot {
-    if let Some(slot) = lock(&FREE_SLOTS, Rank::FreeSlots).pop() {
-        return slot;
-    }
-    let slot: &'static Slot = Box::leak(Box::new(Slot::new()));
-    lock(&SLOTS, Rank::Slots).push(slot);
-    slot
-}
-
-/// Hands the thread's slot back to [`FREE_SLOTS`] when the thread ends.
-struct GiveBack;
-
-impl Drop for GiveBack {
-    fn drop(&mut self) {
-        // `MINE` has no destructor: it can still be read here. A scope
-        // ends before its thread's locals are destroyed, so the slot is
-        // free; one still held (not expected) is not reused.
-        if let Some(slot) = MINE.take() {
-            if slot.is_free() {
-                lock(&FREE_SLOTS, Rank::FreeSlots).push(slot);
-            }
-        }
-    }
-}
-
-std::thread_local! {
-    /// The calling thread's slot, once it has one: read by every slotted
-    /// scope (no destructor, so no lazy state to check).
-    static MINE: core::cell::Cell<Option<&'static Slot>> =
-        const { core::cell::Cell::new(None) };
-    /// Gives the slot back at the thread's end; touched once, with the
-    /// thread's first slot.
-    static GIVE_BACK: GiveBack = const { GiveBack };
-}
-
-/// The calling thread's slot: its first one is made here, unless the
-/// thread's locals are being destroyed (then `None`: no slot).
+/// The ticket a scope takes when it enlists a stream, before it queues
+/// anything there: the number of escalations finished.
 #[inline]
-fn my_slot() -> Option<&'static Slot> {
-    match MINE.get() {
-        Some(slot) => Some(slot),
-        None => first_slot(),
-    }
+pub(super) fn ticket() -> u64 {
+    abort_log::ticket(&DONE)
 }
 
-#[cold]
-#[inline(never)]
-fn first_slot() -> Option<&'static Slot> {
-    // Registers `GiveBack`'s destructor; fails once it has run.
-    GIVE_BACK.try_with(|_| ()).ok()?;
-    let slot = new_slot();
-    MINE.set(Some(slot));
-    Some(slot)
-}
-
-/// Scope `id` enlists its first stream: it enters its thread's slot if the
-/// slot is free and no escalation has ever run (and the thread's locals are
-/// not being destroyed). Returns whether it did; otherwise the caller
-/// enlists it in the registry ([`enlist`]).
+/// Whether an escalation may have discarded work a scope queued on one of
+/// `streams`, each with the ticket taken when the scope enlisted it
+/// ([`ticket`]). One atomic load while no escalation has ever run: an
+/// escalation sets [`ANY_ABORTED`] before it marks the records of the
+/// streams it aborts, and before it aborts any.
 #[inline]
-pub(super) fn enter_slot(id: u64, stream: Raw, _ctx: Raw) -> bool {
-    let Some(slot) = my_slot() else {
-        return false;
-    };
-    if !slot.is_free() {
-        // An enclosing scope of this thread holds it.
-        return false;
-    }
-    // Leaves again at once if an escalation has begun (see `slot`).
-    slot.enter(id, stream.as_ptr() as usize, &ANY_ABORTED)
+pub(super) fn aborted_since(mut streams: impl Iterator<Item = (Raw, u64)>) -> bool {
+    ANY_ABORTED.load(Ordering::SeqCst)
+        && streams.any(|(s, t)| super::super::record::aborted_since(s, t))
 }
 
-/// The slotted scope of this thread leaves its slot (it ends); returns
-/// whether an escalation marked it aborted.
-#[inline]
-pub(super) fn leave_slot() -> bool {
-    match MINE.get() {
-        Some(slot) => slot.leave(),
-        // Not reached: the slot outlives the scope that entered it.
-        None => true,
-    }
-}
-
-/// Whether an escalation marked the slotted scope of this thread aborted.
-#[inline]
-pub(super) fn slot_aborted() -> bool {
-    slot::slot_aborted(&ANY_ABORTED, MINE.get())
-}
-
-/// The slotted scope `id` of this thread, whose stream is `stream` (of
-/// `ctx`), needs the registry (a second stream, a user event, a host
-/// function, or its own escalation): it moves there, under `OPEN`'s lock,
-/// so no escalation decides in between; a mark it had is kept.
+/// The scope `id` in no registry, whose stream is `stream` (of `ctx`),
+/// needs the registry (a second stream, a user event, a host function, or
+/// its own escalation): it enters it.
 pub(super) fn promote(id: u64, stream: Raw, ctx: Raw) {
-    let mut all = open();
-    // The slot outlives the scope that entered it, so it is there; were it
-    // not, the scope is taken as marked (its work may have been discarded
-    // unseen) rather than passed off as done.
-    let state = MINE.get().map_or(SLOT_ABORTED, |slot| {
-        let state = slot.take();
-        debug_assert_eq!(state >> 1, id, "the slot holds this thread's scope");
-        state
-    });
-    all.entries.push(Entry {
+    open().entries.push(Entry {
         id,
         stream,
         ctx,
         host_fns: false,
     });
-    if state & SLOT_ABORTED != 0 && !all.aborted.contains(&id) {
-        all.aborted.push(id);
-    }
-}
-
-/// Mark aborted every slotted scope whose stream `hit` accepts; called by
-/// [`abort_group`] under `OPEN`'s lock, after it set [`ANY_ABORTED`]. See
-/// [`Slot`].
-fn mark_slots(hit: impl Fn(usize) -> bool) {
-    for slot in lock(&SLOTS, Rank::Slots).iter() {
-        slot.mark_if(&hit);
-    }
 }
 
 #[inline]
@@ -390,10 +279,9 @@ pub(super) fn register() -> u64 {
 }
 
 /// Scope `id`, which enlisted `streams` streams, ends; called only if it
-/// enlisted one (else it never entered the registry). Returns whether an escalation aborted it
-/// ([`aborted`], asked under the same lock).
+/// entered the registry.
 #[inline(always)]
-pub(super) fn deregister(id: u64, streams: usize) -> bool {
+pub(super) fn deregister(id: u64, streams: usize) {
     let mut all = open();
     // Its `streams` entries (one per stream it enlisted), usually last:
     // searched from the end.
@@ -405,38 +293,24 @@ pub(super) fn deregister(id: u64, streams: usize) -> bool {
             None => break,
         }
     }
-    let mut aborted = false;
-    if !all.aborted.is_empty() {
-        all.aborted.retain(|a| {
-            aborted |= *a == id;
-            *a != id
-        });
-    }
     if !all.events.is_empty() {
         all.events.retain(|e| e.0 != id);
     }
     if !all.waits.is_empty() {
         all.waits.retain(|w| w.0 != id);
     }
-    aborted
 }
 
 /// Scope `id` enlisted `stream` (of context `ctx`), which it had not
 /// enlisted before; the first call enters the scope in the registry.
 #[inline(always)]
 pub(super) fn enlist(id: u64, stream: Raw, ctx: Raw) {
-    let mut all = open();
-    let aborting =
-        ANY_ABORTED.load(Ordering::SeqCst) && lock(&ABORTING, Rank::Aborting).contains(&stream);
-    all.entries.push(Entry {
+    open().entries.push(Entry {
         id,
         stream,
         ctx,
         host_fns: false,
     });
-    if aborting && !all.aborted.contains(&id) {
-        all.aborted.push(id);
-    }
 }
 
 /// Scope `id` queued a host function on `stream` (an enlisted stream: the
@@ -465,21 +339,17 @@ pub(crate) fn host_fns_pending(stream: Raw) -> bool {
         .any(|e| e.host_fns && e.stream == stream)
 }
 
-/// The escalation that aborted `streams` is done with them: they leave
-/// `ABORTING` and enter the registry's `dropped` log, in one step under
-/// `OPEN`'s lock (a wait checks both under it, [`wait_for_event`]).
+/// The escalation that aborted `streams` is done with them: their records
+/// stop saying so and they enter the registry's `dropped` log, in one step
+/// under `OPEN`'s lock (a wait checks both under it, [`wait_for_event`]).
 pub(super) fn abort_done(streams: &[(Raw, Raw)]) {
     let mut all = open();
-    let mut aborting = lock(&ABORTING, Rank::Aborting);
-    for (s, _) in streams {
-        if let Some(i) = aborting.iter().position(|a| a == s) {
-            aborting.swap_remove(i);
-        }
-    }
+    all.active -= 1;
     // Every abort of this escalation has returned, so a record it
     // discarded was queued before, and its ticket taken before that: the
     // ticket is at most this number.
-    all.dropped.done(&DONE, streams, DROPPED_KEPT);
+    let n = all.dropped.done(&DONE, streams, DROPPED_KEPT);
+    super::super::record::abort_ends(streams.iter().map(|s| s.0), n);
 }
 
 /// To take before a lane records a user event: the ticket to pass to
@@ -516,15 +386,16 @@ pub(super) fn recorded(id: u64, event: Raw, stream: Raw, ctx: Raw, ticket: u64) 
 /// `LATEST`; not known for a record made before tracking began), and an
 /// escalation that starts later aborts this scope too ([`abort_group`]).
 /// One that began earlier is seen here: the stream is being aborted
-/// (`ABORTING`) or was aborted after the record was queued (`dropped`, by
+/// (its record says so) or was aborted after the record was queued (`dropped`, by
 /// its ticket); then, unless the record has executed, no wait is queued and
-/// the scope is marked aborted ([`Error::WorkAborted`]).
+/// the scope notes it in `refused` ([`Error::WorkAborted`](crate::Error::WorkAborted)).
 ///
 /// The event cannot be recorded again meanwhile (the lane borrows it, and
 /// records take it by value) except by an escalation's [`rerecord`], which
 /// only replaces a discarded record.
 pub(super) fn wait_for_event(
     id: u64,
+    refused: &core::sync::atomic::AtomicBool,
     ctx: Raw,
     event: Raw,
     complete: impl FnOnce() -> crate::error::Result<bool>,
@@ -534,9 +405,7 @@ pub(super) fn wait_for_event(
     let mut all = open();
     let (rec, maybe_dropped) = may_be_discarded(&all, ctx, event);
     if maybe_dropped && !complete()? {
-        if !all.aborted.contains(&id) {
-            all.aborted.push(id);
-        }
+        refused.store(true, Ordering::Relaxed);
         return Err(crate::error::Error::WorkAborted);
     }
     all.waits.push((id, rec.map(|r| r.0), ctx));
@@ -557,15 +426,14 @@ fn may_be_discarded(all: &Registry, ctx: Raw, event: Raw) -> (Option<(Raw, u64)>
         .iter()
         .find(|l| l.event == event)
         .map(|l| (l.stream, l.ticket));
-    let maybe = ANY_ABORTED.load(Ordering::SeqCst) && {
-        let aborting = lock(&ABORTING, Rank::Aborting);
-        match rec {
+    let maybe = ANY_ABORTED.load(Ordering::SeqCst)
+        && match rec {
             Some((stream, ticket)) => {
-                aborting.contains(&stream) || all.dropped.may_have_discarded(stream, ticket)
+                super::super::record::is_aborting(stream)
+                    || all.dropped.may_have_discarded(stream, ticket)
             }
-            None => !aborting.is_empty() || all.dropped.may_have_discarded_in(ctx),
-        }
-    };
+            None => all.active > 0 || all.dropped.may_have_discarded_in(ctx),
+        };
     (rec, maybe)
 }
 
@@ -647,9 +515,10 @@ pub(crate) fn wait_not_aborting(stream: Raw) {
     }
     loop {
         {
+            // Under `OPEN`'s lock: an escalation that picked the stream
+            // marked its record before it let go of the lock.
             let _all = open();
-            let aborting = lock(&ABORTING, Rank::Aborting);
-            if !aborting.contains(&stream) {
+            if !super::super::record::is_aborting(stream) {
                 return;
             }
         }
@@ -664,16 +533,10 @@ pub(super) fn note_work_lost(stream: Raw) {
     super::super::record::note_outside_aborted(stream);
 }
 
-/// Whether an escalation aborted (some of) scope `id`'s work.
-#[inline]
-pub(super) fn aborted(id: u64) -> bool {
-    ANY_ABORTED.load(Ordering::SeqCst) && open().aborted.contains(&id)
-}
-
 /// Scope `id` and, transitively, every open scope sharing a stream with
-/// one already in the group: mark them aborted, mark their streams as being
-/// aborted (until [`abort_done`]), and return the streams (deduplicated),
-/// the user events and the scopes' ids.
+/// one already in the group: mark their streams as being aborted in their
+/// records (until [`abort_done`]), and
+/// return the streams (deduplicated), the user events and the scopes' ids.
 ///
 /// Also the streams outside scopes whose waits (queued with
 /// `Stream::wait_event`, still in the book of outside waits) are for a
@@ -683,9 +546,8 @@ pub(super) fn aborted(id: u64) -> bool {
 #[allow(clippy::type_complexity)]
 pub(super) fn abort_group(id: u64) -> AbortGroup {
     let mut all = open();
-    // Before any scope is marked or any stream enters `ABORTING`, under the
-    // lock (see `ANY_ABORTED`).
-    slot::escalation_begins(&ANY_ABORTED);
+    // Before any record is marked, under the lock (see `ANY_ABORTED`).
+    ANY_ABORTED.store(true, Ordering::SeqCst);
     // From now on records note their stream, so that a query of an event
     // can tell whether this or a later escalation discarded its record
     // ([`record_discarded`]).
@@ -758,8 +620,8 @@ pub(super) fn abort_group(id: u64) -> AbortGroup {
             }
         }
     });
-    // Only scopes in the registry are marked (a scope that enlisted nothing
-    // is not there, and has nothing to abort).
+    // Only scopes in the registry have streams to abort (a scope that
+    // enlisted nothing is not there, and has nothing to abort).
     ids.retain(|i| all.entries.iter().any(|e| e.id == *i));
     let mut streams: Vec<(Raw, Raw)> = Vec::new();
     for e in all.entries.iter().filter(|e| ids.contains(&e.id)) {
@@ -773,26 +635,16 @@ pub(super) fn abort_group(id: u64) -> AbortGroup {
     for o in &outside {
         super::super::record::note_outside_aborted(o.0);
     }
-    // Scopes in their threads' slots have one stream each: on one of these,
-    // their work is discarded too.
-    mark_slots(|s| {
-        streams
-            .iter()
-            .chain(outside.iter())
-            .any(|t| t.0.as_ptr() as usize == s)
-    });
+    // Scopes in no registry have one stream each: on one of these, their
+    // work is discarded too; they learn it from the streams' records.
+    super::super::record::abort_begins(streams.iter().chain(outside.iter()).map(|t| t.0));
     let events = all
         .events
         .iter()
         .filter(|e| ids.contains(&e.0))
         .map(|&(_, event, stream, ctx)| (event, stream, ctx))
         .collect();
-    for &i in &ids {
-        if !all.aborted.contains(&i) {
-            all.aborted.push(i);
-        }
-    }
-    lock(&ABORTING, Rank::Aborting).extend(streams.iter().chain(outside.iter()).map(|s| s.0));
+    all.active += 1;
     AbortGroup {
         streams,
         events,

@@ -316,6 +316,7 @@ impl<'scope, 'sid> LaneCore<'scope, 'sid> {
         self.core.book.promote();
         open::wait_for_event(
             self.core.book.id,
+            &self.core.book.refused,
             self.core.book.ctx,
             event,
             || super::super::super::event_is_complete(event),
