@@ -101,6 +101,9 @@ mod register;
 mod report;
 mod scope;
 mod stream;
+mod vmm;
+mod notify;
+mod ipc;
 
 pub use acl::{Acl, Detected, Runtime};
 pub use base::{DataType, Float16, LogLevel, app_log};
@@ -122,6 +125,9 @@ pub use register::{
 #[cfg(unix)]
 pub use report::{Reporter, Subscription};
 pub use scope::{Fence, InFlight, Lane, Mark, Reading, Scope, Shared, Signal};
+pub use ipc::{IpcExport, IpcKey, IpcMemory};
+pub use notify::{Notify, NotifyKey};
+pub use vmm::{Access, Granularity, Granules, Mapping, PhysicalMem, Reservation, ShareableHandle};
 pub use stream::{DefaultStream, Stream, StreamFlags, StreamPriority, StreamPriorityRange};
 
 pub mod bounds {
