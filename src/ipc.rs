@@ -16,6 +16,7 @@
 
 use core::marker::PhantomData;
 use std::ffi::CString;
+use std::sync::Mutex;
 
 use generativity::Id;
 
@@ -25,6 +26,15 @@ use crate::ffi::{self, Raw};
 use crate::memory::{DeviceBuffer, DeviceRepr, DeviceView, DeviceViewMut};
 use crate::mode::RunMode;
 use crate::notify::key_of;
+
+/// The keys this process exported and has not closed: importing one of
+/// them here would give a second, writable name to memory a
+/// [`DeviceBuffer`] of this process owns, so it is refused.
+static EXPORTED: Mutex<Vec<CString>> = Mutex::new(Vec::new());
+
+fn exported() -> std::sync::MutexGuard<'static, Vec<CString>> {
+    EXPORTED.lock().unwrap_or_else(|e| e.into_inner())
+}
 
 /// The key naming exported device memory, to send to another process.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -101,6 +111,7 @@ impl<'dev, 'id, M: RunMode> Context<'dev, 'id, M> {
             ctx: self.raw(),
             _buf: PhantomData,
         };
+        exported().push(export.key.0.clone());
         let pids = crate::vmm::pids_of(pids)?;
         ffi::ipc::mem_set_import_pid(&export.key.0, &pids)?;
         Ok(export)
@@ -109,12 +120,24 @@ impl<'dev, 'id, M: RunMode> Context<'dev, 'id, M> {
     /// Open device memory another process exported for this one
     /// (`aclrtIpcMemImportByKey`), as elements of `T`.
     ///
+    /// A key this process exported itself (and has not closed) is refused
+    /// ([`ErrorKind::InvalidParam`](crate::ErrorKind::InvalidParam)): the
+    /// memory is a [`DeviceBuffer`] here already, and a second, writable
+    /// name for it would alias it.
+    ///
     /// Errors: the runtime's (a process not on the export's allow-list is
     /// refused with [`ErrorKind::InvalidParam`](crate::ErrorKind) or a
     /// permission error); [`Error::InvalidAllocationSize`] if the memory
     /// holds no whole `T`.
     #[doc(alias = "aclrtIpcMemImportByKey")]
     pub fn import_ipc<T: DeviceRepr>(&self, key: &IpcKey) -> Result<IpcMemory<'_, 'id, T>> {
+        if exported().contains(&key.0) {
+            // Memory this process owns: a second name for it is refused.
+            return Err(ffi::acl_error(
+                aclrt_sys::ACL_ERROR_INVALID_PARAM,
+                "aclrtIpcMemImportByKey",
+            ));
+        }
         ffi::make_current(self.raw())?;
         let addr = ffi::ipc::mem_import(&key.0)?;
         let close = |e: Error| {
@@ -152,6 +175,7 @@ impl Drop for IpcExport<'_> {
     fn drop(&mut self) {
         let _ = ffi::make_current(self.ctx);
         let _ = ffi::ipc::mem_close(&self.key.0);
+        exported().retain(|k| *k != self.key.0);
     }
 }
 

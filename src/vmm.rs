@@ -25,6 +25,7 @@
 use core::ffi::c_void;
 use core::marker::PhantomData;
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use generativity::Id;
 
@@ -161,7 +162,10 @@ impl core::fmt::Debug for Reservation<'_, '_> {
 pub struct PhysicalMem<'ctx, 'id> {
     handle: Raw,
     size: Granules<'id>,
-    shareable: bool,
+    /// Imported from another process's export (only the owner exports).
+    imported: bool,
+    /// Whether a mapping (possibly a forgotten one) still maps it.
+    mapped: AtomicBool,
     ctx: Raw,
     _ctx: PhantomData<&'ctx ()>,
 }
@@ -197,7 +201,9 @@ pub struct Mapping<'r, 'p, 'id> {
     /// The granule index where each piece starts, in the reservation.
     pieces: Vec<(usize, usize)>,
     reservation: &'r Reservation<'r, 'id>,
-    _phys: PhantomData<&'p mut ()>,
+    /// The allocations, borrowed mutably by the caller for `'p` (so no
+    /// one else reaches them); shared here only to clear their flag.
+    phys: Vec<&'p PhysicalMem<'p, 'id>>,
 }
 
 impl core::fmt::Debug for Mapping<'_, '_, '_> {
@@ -248,24 +254,15 @@ impl<'dev, 'id, M: RunMode> Context<'dev, 'id, M> {
     /// (`aclrtMallocPhysical`, pinned, huge pages).
     #[doc(alias = "aclrtMallocPhysical")]
     pub fn alloc_physical(&self, size: Granules<'id>) -> Result<PhysicalMem<'_, 'id>> {
-        self.physical(size, false)
-    }
-
-    /// As [`alloc_physical`](Self::alloc_physical), exportable to other
-    /// processes ([`PhysicalMem::export`]).
-    pub fn alloc_physical_shareable(&self, size: Granules<'id>) -> Result<PhysicalMem<'_, 'id>> {
-        self.physical(size, true)
-    }
-
-    fn physical(&self, size: Granules<'id>, shareable: bool) -> Result<PhysicalMem<'_, 'id>> {
         ffi::make_current(self.raw())?;
         let device = ffi::current_device()?;
-        let handle = ffi::vmm::malloc_physical(device, size.bytes(), shareable)?;
+        let handle = ffi::vmm::malloc_physical(device, size.bytes())?;
         ffi::live::child_created(handle.as_ptr() as usize, self.raw());
         Ok(PhysicalMem {
             handle,
             size,
-            shareable,
+            imported: false,
+            mapped: AtomicBool::new(false),
             ctx: self.raw(),
             _ctx: PhantomData,
         })
@@ -278,7 +275,18 @@ impl<'dev, 'id, M: RunMode> Context<'dev, 'id, M> {
     /// exported: mapping more than the allocation holds is refused by the
     /// runtime.
     #[doc(alias = "aclrtMemImportFromShareableHandle")]
+    ///
+    /// A handle this process exported itself is refused
+    /// ([`ErrorKind::InvalidParam`](crate::ErrorKind::InvalidParam)): its
+    /// allocation is a [`PhysicalMem`] here already, and a second mapping of
+    /// it would alias the first.
     pub fn import_physical(&self, shared: ShareableHandle) -> Result<PhysicalMem<'_, 'id>> {
+        if exported().contains(&shared.handle) {
+            return Err(ffi::acl_error(
+                aclrt_sys::ACL_ERROR_INVALID_PARAM,
+                "aclrtMemImportFromShareableHandle",
+            ));
+        }
         let size = self.granularity()?.granules(shared.granules)?;
         let device = ffi::current_device()?;
         let handle = ffi::vmm::import(shared.handle, device)?;
@@ -286,7 +294,8 @@ impl<'dev, 'id, M: RunMode> Context<'dev, 'id, M> {
         Ok(PhysicalMem {
             handle,
             size,
-            shareable: false,
+            imported: true,
+            mapped: AtomicBool::new(false),
             ctx: self.raw(),
             _ctx: PhantomData,
         })
@@ -324,7 +333,7 @@ impl<'ctx, 'id> Reservation<'ctx, 'id> {
             span: ffi::vmm::Span::new(start, bytes),
             pieces: vec![(at, phys.size.count)],
             reservation: self.shorten(),
-            _phys: PhantomData,
+            phys: vec![phys.shorten()],
         };
         m.set_access(Access::ReadWrite)?;
         Ok(m)
@@ -367,7 +376,15 @@ impl<'ctx, 'id> Reservation<'ctx, 'id> {
             self.unclaim(at, n);
             return Err(e);
         }
+        phys.mapped.store(true, Ordering::Release);
         Ok(phys.size.bytes())
+    }
+
+    /// How many granules are mapped (by mappings leaked, when the range is
+    /// no longer borrowed).
+    fn mapped_granules(&self) -> usize {
+        let mapped = self.mapped.lock().unwrap_or_else(|e| e.into_inner());
+        mapped.iter().filter(|&&m| m).count()
     }
 
     fn unclaim(&self, at: usize, n: usize) {
@@ -377,8 +394,18 @@ impl<'ctx, 'id> Reservation<'ctx, 'id> {
 
     /// Release the range (`aclrtReleaseMemAddress`), reporting the error
     /// `Drop` has to swallow.
+    ///
+    /// Errors: [`Error::LiveChildren`] (nothing called) if a leaked
+    /// [`Mapping`] still lies in it; the runtime's errors.
     pub fn release(self) -> Result<()> {
         let this = core::mem::ManuallyDrop::new(self);
+        let live = this.mapped_granules();
+        if live > 0 {
+            return Err(Error::LiveChildren {
+                function: "aclrtReleaseMemAddress",
+                live,
+            });
+        }
         ffi::make_current(this.ctx)?;
         ffi::vmm::release(this.start)?;
         ffi::live::child_released(this.start.as_ptr() as usize);
@@ -388,6 +415,10 @@ impl<'ctx, 'id> Reservation<'ctx, 'id> {
 
 impl Drop for Reservation<'_, '_> {
     fn drop(&mut self) {
+        if self.mapped_granules() > 0 {
+            // A leaked mapping still lies in it: leaked with it.
+            return;
+        }
         let _ = ffi::make_current(self.ctx);
         if ffi::vmm::release(self.start).is_ok() {
             ffi::live::child_released(self.start.as_ptr() as usize);
@@ -395,7 +426,12 @@ impl Drop for Reservation<'_, '_> {
     }
 }
 
-impl<'id> PhysicalMem<'_, 'id> {
+impl<'ctx, 'id> PhysicalMem<'ctx, 'id> {
+    /// The same allocation borrowed for the shorter `'p`.
+    fn shorten<'p>(&'p self) -> &'p PhysicalMem<'p, 'id> {
+        self
+    }
+
     /// Its size.
     pub fn size(&self) -> Granules<'id> {
         self.size
@@ -403,15 +439,15 @@ impl<'id> PhysicalMem<'_, 'id> {
 
     /// Export it for the processes `pids` (`aclrtMemExportToShareableHandle`,
     /// `aclrtMemSetPidToShareableHandle`): they import it with
-    /// [`Context::import_physical`]. Only an allocation made by
-    /// [`Context::alloc_physical_shareable`] can be exported.
+    /// [`Context::import_physical`]. Only the owner exports: an allocation
+    /// imported from another process is refused.
     ///
     /// Errors: [`Error::Acl`] with [`ErrorKind::InvalidParam`](crate::ErrorKind::InvalidParam)
-    /// for an allocation that is not shareable, or the runtime's errors.
+    /// for an imported allocation, or the runtime's errors.
     #[doc(alias = "aclrtMemExportToShareableHandle")]
     #[doc(alias = "aclrtMemSetPidToShareableHandle")]
     pub fn export(&self, pids: &[u32]) -> Result<ShareableHandle> {
-        if !self.shareable {
+        if self.imported {
             return Err(ffi::acl_error(
                 aclrt_sys::ACL_ERROR_INVALID_PARAM,
                 "aclrtMemExportToShareableHandle",
@@ -419,6 +455,7 @@ impl<'id> PhysicalMem<'_, 'id> {
         }
         ffi::make_current(self.ctx)?;
         let handle = ffi::vmm::export(self.handle)?;
+        exported().push(handle);
         let pids = pids_of(pids)?;
         ffi::vmm::set_pids(handle, &pids)?;
         Ok(ShareableHandle {
@@ -429,8 +466,17 @@ impl<'id> PhysicalMem<'_, 'id> {
 
     /// Free it (`aclrtFreePhysical`), reporting the error `Drop` has to
     /// swallow.
+    ///
+    /// Errors: [`Error::LiveChildren`] (nothing called) if a leaked
+    /// [`Mapping`] still maps it; the runtime's errors.
     pub fn free(self) -> Result<()> {
         let this = core::mem::ManuallyDrop::new(self);
+        if this.mapped.load(Ordering::Acquire) {
+            return Err(Error::LiveChildren {
+                function: "aclrtFreePhysical",
+                live: 1,
+            });
+        }
         ffi::make_current(this.ctx)?;
         ffi::vmm::free_physical(this.handle)?;
         ffi::live::child_released(this.handle.as_ptr() as usize);
@@ -440,11 +486,24 @@ impl<'id> PhysicalMem<'_, 'id> {
 
 impl Drop for PhysicalMem<'_, '_> {
     fn drop(&mut self) {
+        if *self.mapped.get_mut() {
+            // A leaked mapping still maps it: leaked with it.
+            return;
+        }
         let _ = ffi::make_current(self.ctx);
         if ffi::vmm::free_physical(self.handle).is_ok() {
             ffi::live::child_released(self.handle.as_ptr() as usize);
         }
     }
+}
+
+/// The shareable handles this process exported: importing one here would
+/// give a second, writable mapping of memory a [`PhysicalMem`] of this
+/// process owns, so it is refused.
+static EXPORTED: Mutex<Vec<u64>> = Mutex::new(Vec::new());
+
+fn exported() -> std::sync::MutexGuard<'static, Vec<u64>> {
+    EXPORTED.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// Process ids as the runtime takes them.
@@ -480,6 +539,7 @@ impl<'r, 'p, 'id> Mapping<'r, 'p, 'id> {
         let at = first + n;
         let bytes = self.reservation.map_piece(at, phys)?;
         self.pieces.push((at, phys.size.count));
+        self.phys.push(phys.shorten());
         let old = self.span.bytes();
         self.span.grow(bytes);
         let device = ffi::current_device()?;
@@ -523,9 +583,10 @@ impl<'r, 'p, 'id> Mapping<'r, 'p, 'id> {
 impl Drop for Mapping<'_, '_, '_> {
     fn drop(&mut self) {
         let _ = ffi::make_current(self.reservation.ctx);
-        for &(at, n) in &self.pieces {
+        for (&(at, n), phys) in self.pieces.iter().zip(&self.phys) {
             if ffi::vmm::unmap(self.reservation.start_of(at)).is_ok() {
                 self.reservation.unclaim(at, n);
+                phys.mapped.store(false, Ordering::Release);
             }
         }
     }

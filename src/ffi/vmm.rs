@@ -15,17 +15,12 @@ use aclrt_sys as sys;
 use super::{Mem, MemMut, Raw, check};
 use crate::error::Result;
 
-/// The properties of a pinned device allocation on `device`, shareable by
-/// a POSIX handle when `shareable`.
-fn prop(device: i32, shareable: bool) -> sys::aclrtPhysicalMemProp {
+/// The properties of a pinned device allocation on `device`.
+fn prop(device: i32) -> sys::aclrtPhysicalMemProp {
     // SAFETY: the struct is plain C data (integers and a nested struct of
     // integers); all-zero bytes is a valid value of it.
     let mut p: sys::aclrtPhysicalMemProp = unsafe { core::mem::zeroed() };
-    p.handleType = if shareable {
-        sys::ACL_MEM_HANDLE_TYPE_POSIX
-    } else {
-        sys::ACL_MEM_HANDLE_TYPE_NONE
-    };
+    p.handleType = sys::ACL_MEM_HANDLE_TYPE_NONE;
     p.allocationType = sys::ACL_MEM_ALLOCATION_TYPE_PINNED;
     p.memAttr = sys::ACL_HBM_MEM_HUGE;
     p.location.type_ = sys::ACL_MEM_LOCATION_TYPE_DEVICE;
@@ -36,7 +31,7 @@ fn prop(device: i32, shareable: bool) -> sys::aclrtPhysicalMemProp {
 /// `aclrtMemGetAllocationGranularity` (recommended) for pinned device memory
 /// of `device`.
 pub(crate) fn granularity(device: i32) -> Result<usize> {
-    let mut p = prop(device, false);
+    let mut p = prop(device);
     let mut g = 0usize;
     // SAFETY: `p` and `g` are valid, writable locals for the whole call.
     let code = unsafe {
@@ -70,8 +65,8 @@ pub(crate) fn release(va: Addr) -> Result<()> {
 }
 
 /// `aclrtMallocPhysical(bytes)` on `device`.
-pub(crate) fn malloc_physical(device: i32, bytes: usize, shareable: bool) -> Result<Raw> {
-    let p = prop(device, shareable);
+pub(crate) fn malloc_physical(device: i32, bytes: usize) -> Result<Raw> {
+    let p = prop(device);
     let mut h: sys::aclrtDrvMemHandle = core::ptr::null_mut();
     // SAFETY: `h` is a valid, writable handle slot; `p` is read for the call.
     let code = unsafe { sys::aclrtMallocPhysical(&mut h, bytes, &p, 0) };
@@ -128,14 +123,14 @@ pub(crate) fn get_access(va: Addr) -> Result<u64> {
     Ok(flags)
 }
 
-/// `aclrtMemExportToShareableHandle(handle, POSIX)`.
+/// `aclrtMemExportToShareableHandle(handle, NONE)`.
 pub(crate) fn export(handle: Raw) -> Result<u64> {
     let mut out = 0u64;
     // SAFETY: `handle` is a live allocation; `out` is a valid, writable u64.
     let code = unsafe {
         sys::aclrtMemExportToShareableHandle(
             handle.as_ptr(),
-            sys::ACL_MEM_HANDLE_TYPE_POSIX,
+            sys::ACL_MEM_HANDLE_TYPE_NONE,
             0,
             &mut out,
         )
