@@ -580,14 +580,40 @@ impl<'r, 'p, 'id> Mapping<'r, 'p, 'id> {
     }
 }
 
-impl Drop for Mapping<'_, '_, '_> {
-    fn drop(&mut self) {
-        let _ = ffi::make_current(self.reservation.ctx);
+impl Mapping<'_, '_, '_> {
+    /// Unmap every piece (`aclrtUnmapMem`), reporting the first error `Drop`
+    /// has to swallow. A piece whose unmap failed stays claimed: its range
+    /// and allocation are then never released (leaked, nothing worse).
+    #[doc(alias = "aclrtUnmapMem")]
+    pub fn unmap(self) -> Result<()> {
+        let mut this = core::mem::ManuallyDrop::new(self);
+        let result = this.unmap_all();
+        drop(core::mem::take(&mut this.phys));
+        result
+    }
+
+    fn unmap_all(&mut self) -> Result<()> {
+        let mut first = ffi::make_current(self.reservation.ctx);
         for (&(at, n), phys) in self.pieces.iter().zip(&self.phys) {
-            if ffi::vmm::unmap(self.reservation.start_of(at)).is_ok() {
-                self.reservation.unclaim(at, n);
-                phys.mapped.store(false, Ordering::Release);
+            match ffi::vmm::unmap(self.reservation.start_of(at)) {
+                Ok(()) => {
+                    self.reservation.unclaim(at, n);
+                    phys.mapped.store(false, Ordering::Release);
+                }
+                Err(e) => {
+                    if first.is_ok() {
+                        first = Err(e);
+                    }
+                }
             }
         }
+        self.pieces.clear();
+        first
+    }
+}
+
+impl Drop for Mapping<'_, '_, '_> {
+    fn drop(&mut self) {
+        let _ = self.unmap_all();
     }
 }
