@@ -39,7 +39,11 @@ fn run<M: RunMode>(rt: Runtime<'_, M>) -> aclrt::Result<()> {
         let (back_head, back_rest) = back.split_at_mut(per_granule);
         ctx.copy(&head, back_head)?;
         ctx.copy(&rest, back_rest)?;
-        assert_eq!(&back[..per_granule], &data[..], "the first granule kept its data");
+        assert_eq!(
+            &back[..per_granule],
+            &data[..],
+            "the first granule kept its data"
+        );
         assert_eq!(&back[per_granule..], &tail[..]);
         println!(
             "grew a mapping from 1 to 3 granules of {} bytes at {:p} without a copy",

@@ -16,7 +16,11 @@ fn run<M: RunMode>(rt: Runtime<'_, M>) -> aclrt::Result<()> {
     let device = rt.device(0)?;
     make_guard!(guard);
     let ctx = device.create_context(guard)?;
-    let stages = [ctx.create_stream()?, ctx.create_stream()?, ctx.create_stream()?];
+    let stages = [
+        ctx.create_stream()?,
+        ctx.create_stream()?,
+        ctx.create_stream()?,
+    ];
     aclrt::sim_only! { aclrt::sim::set_stream_delay(stages[0].as_raw(), std::time::Duration::from_millis(30)); }
     let handoff = [ctx.create_notify()?, ctx.create_notify()?];
     let log = Arc::new(Mutex::new(Vec::new()));

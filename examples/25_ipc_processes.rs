@@ -27,7 +27,14 @@ fn parent<M: RunMode>(rt: Runtime<'_, M>) -> aclrt::Result<()> {
         .spawn()
         .expect("start the child");
     {
-        let export = ctx.export_ipc(&buf, &[child.id()])?;
+        let export = match ctx.export_ipc(&buf, &[child.id()]) {
+            Ok(export) => export,
+            Err(e) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(e);
+            }
+        };
         let mut stdin = child.stdin.take().expect("piped stdin");
         writeln!(stdin, "{}", export.key().as_str()).expect("send the key");
         drop(stdin);
@@ -46,7 +53,10 @@ fn parent<M: RunMode>(rt: Runtime<'_, M>) -> aclrt::Result<()> {
 
 fn child<M: RunMode>(rt: Runtime<'_, M>) -> aclrt::Result<()> {
     let mut line = String::new();
-    std::io::stdin().lock().read_line(&mut line).expect("read the key");
+    std::io::stdin()
+        .lock()
+        .read_line(&mut line)
+        .expect("read the key");
     let key = IpcKey::new(line.trim()).expect("a key without NUL");
     let device = rt.device(0)?;
     make_guard!(guard);

@@ -102,10 +102,8 @@ impl<'dev, 'id, M: RunMode> Context<'dev, 'id, M> {
         pids: &[u32],
     ) -> Result<IpcExport<'b>> {
         ffi::make_current(self.raw())?;
-        let ptr = core::ptr::NonNull::new(buf.as_device_ptr().cast_mut().cast::<u8>())
-            .expect("a device buffer's address is not null");
-        let bytes = buf.len() * core::mem::size_of::<T>();
-        let key = IpcKey(key_of(&ffi::ipc::mem_export_key(ptr, bytes)?));
+        let region = buf.view(..)?.mem().region();
+        let key = IpcKey(key_of(&ffi::ipc::mem_export_key(region.ptr, region.bytes)?));
         let export = IpcExport {
             key,
             ctx: self.raw(),

@@ -94,16 +94,16 @@ pub mod kernel;
 #[allow(unsafe_code)]
 mod ffi;
 pub mod future;
+mod ipc;
 mod memory;
 mod mode;
+mod notify;
 mod register;
 #[cfg(unix)]
 mod report;
 mod scope;
 mod stream;
 mod vmm;
-mod notify;
-mod ipc;
 
 pub use acl::{Acl, Detected, Runtime};
 pub use base::{DataType, Float16, LogLevel, app_log};
@@ -114,10 +114,12 @@ pub use event::{
     Event, ExProgress, ExProgressTimed, ExSync, ExSyncProgress, ExSyncProgressTimed, ExSyncTimed,
     ExTimeLine, Recorded, SyncOnly, Timing, Unrecorded,
 };
+pub use ipc::{IpcExport, IpcKey, IpcMemory};
 pub use memory::{
     DeviceBuffer, DeviceRepr, DeviceView, DeviceViewMut, HostBuffer, HostBufferUninit, PinnedSlice,
 };
 pub use mode::{DeviceMode, HostMode, RunMode, RunModeKind};
+pub use notify::{Notify, NotifyKey};
 pub use register::{
     DeviceAlias, DeviceAliasMut, HostRegistration, ManagedBuffer, PageAlignedBuf, last_error,
     take_last_error,
@@ -125,10 +127,8 @@ pub use register::{
 #[cfg(unix)]
 pub use report::{Reporter, Subscription};
 pub use scope::{Fence, InFlight, Lane, Mark, Reading, Scope, Shared, Signal};
-pub use ipc::{IpcExport, IpcKey, IpcMemory};
-pub use notify::{Notify, NotifyKey};
-pub use vmm::{Access, Granularity, Granules, Mapping, PhysicalMem, Reservation, ShareableHandle};
 pub use stream::{DefaultStream, Stream, StreamFlags, StreamPriority, StreamPriorityRange};
+pub use vmm::{Access, Granularity, Granules, Mapping, PhysicalMem, Reservation, ShareableHandle};
 
 pub mod bounds {
     //! The traits that bound the API, and the zero-sized markers you meet only

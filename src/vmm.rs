@@ -144,7 +144,6 @@ pub struct Reservation<'ctx, 'id> {
     _ctx: PhantomData<&'ctx ()>,
 }
 
-
 impl core::fmt::Debug for Reservation<'_, '_> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("Reservation")
@@ -169,7 +168,6 @@ pub struct PhysicalMem<'ctx, 'id> {
     ctx: Raw,
     _ctx: PhantomData<&'ctx ()>,
 }
-
 
 impl core::fmt::Debug for PhysicalMem<'_, '_> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
@@ -200,6 +198,8 @@ pub struct Mapping<'r, 'p, 'id> {
     span: ffi::vmm::Span,
     /// The granule index where each piece starts, in the reservation.
     pieces: Vec<(usize, usize)>,
+    /// The granule right after the last piece.
+    end: usize,
     reservation: &'r Reservation<'r, 'id>,
     /// The allocations, borrowed mutably by the caller for `'p` (so no
     /// one else reaches them); shared here only to clear their flag.
@@ -332,6 +332,7 @@ impl<'ctx, 'id> Reservation<'ctx, 'id> {
         let mut m = Mapping {
             span: ffi::vmm::Span::new(start, bytes),
             pieces: vec![(at, phys.size.count)],
+            end: at + phys.size.count,
             reservation: self.shorten(),
             phys: vec![phys.shorten()],
         };
@@ -511,7 +512,10 @@ pub(crate) fn pids_of(pids: &[u32]) -> Result<Vec<i32>> {
     pids.iter()
         .map(|&p| {
             i32::try_from(p).map_err(|_| {
-                ffi::acl_error(aclrt_sys::ACL_ERROR_INVALID_PARAM, "aclrtMemSetPidToShareableHandle")
+                ffi::acl_error(
+                    aclrt_sys::ACL_ERROR_INVALID_PARAM,
+                    "aclrtMemSetPidToShareableHandle",
+                )
             })
         })
         .collect()
@@ -535,20 +539,15 @@ impl<'r, 'p, 'id> Mapping<'r, 'p, 'id> {
     /// Errors: [`Error::OutOfRange`] past the reservation's end or over a
     /// granule already mapped; the runtime's errors.
     pub fn grow(&mut self, phys: &'p mut PhysicalMem<'_, 'id>) -> Result<()> {
-        let &(first, n) = self.pieces.last().expect("a mapping has a piece");
-        let at = first + n;
+        let at = self.end;
         let bytes = self.reservation.map_piece(at, phys)?;
         self.pieces.push((at, phys.size.count));
         self.phys.push(phys.shorten());
+        self.end = at + phys.size.count;
         let old = self.span.bytes();
         self.span.grow(bytes);
         let device = ffi::current_device()?;
-        ffi::vmm::set_access(
-            self.span.at(old),
-            bytes,
-            device,
-            Access::ReadWrite.to_raw(),
-        )
+        ffi::vmm::set_access(self.span.at(old), bytes, device, Access::ReadWrite.to_raw())
     }
 
     /// Set the access of this context's device to the whole mapping
@@ -557,7 +556,12 @@ impl<'r, 'p, 'id> Mapping<'r, 'p, 'id> {
     pub fn set_access(&mut self, access: Access) -> Result<()> {
         ffi::make_current(self.reservation.ctx)?;
         let device = ffi::current_device()?;
-        ffi::vmm::set_access(self.span.start(), self.span.bytes(), device, access.to_raw())
+        ffi::vmm::set_access(
+            self.span.start(),
+            self.span.bytes(),
+            device,
+            access.to_raw(),
+        )
     }
 
     /// The access set at its start (`aclrtMemGetAccess`).

@@ -13,10 +13,16 @@ use common::*;
 
 /// Runs `f` against a fresh context of device 0 in both run modes, then
 /// destroys the context, resets the device, finalises and checks the audit.
-fn both_modes(f: impl for<'id> Fn(&Context<'_, 'id, aclrt::HostMode>) -> Result<()> + Copy,
-              g: impl for<'id> Fn(&Context<'_, 'id, aclrt::DeviceMode>) -> Result<()> + Copy) {
+fn both_modes(
+    f: impl for<'id> Fn(&Context<'_, 'id, aclrt::HostMode>) -> Result<()> + Copy,
+    g: impl for<'id> Fn(&Context<'_, 'id, aclrt::DeviceMode>) -> Result<()> + Copy,
+) {
     for device_mode in [false, true] {
-        let _sim = take(if device_mode { device_config() } else { host_config() });
+        let _sim = take(if device_mode {
+            device_config()
+        } else {
+            host_config()
+        });
         let acl = Acl::init().expect("aclInit");
         if device_mode {
             with_ctx(&acl, g).expect("flow (device run mode)");
@@ -204,9 +210,27 @@ fn forget_mapping() {
                 let mut phys = ctx.alloc_physical(gran.granules(1)?)?;
                 std::mem::forget(range.map(0, &mut phys)?);
                 let e = phys.free().expect_err("still mapped");
-                assert!(matches!(e, Error::LiveChildren { function: "aclrtFreePhysical", .. }), "{e:?}");
+                assert!(
+                    matches!(
+                        e,
+                        Error::LiveChildren {
+                            function: "aclrtFreePhysical",
+                            ..
+                        }
+                    ),
+                    "{e:?}"
+                );
                 let e = range.release().expect_err("still mapped");
-                assert!(matches!(e, Error::LiveChildren { function: "aclrtReleaseMemAddress", .. }), "{e:?}");
+                assert!(
+                    matches!(
+                        e,
+                        Error::LiveChildren {
+                            function: "aclrtReleaseMemAddress",
+                            ..
+                        }
+                    ),
+                    "{e:?}"
+                );
                 Ok(())
             };
             if let Ok(rt) = acl.require::<aclrt::HostMode>() {
@@ -264,7 +288,6 @@ fn reset_while_mapped_is_refused() {
             std::mem::forget(m);
             std::mem::forget(range);
             std::mem::forget(phys);
-            drop(ctx);
             let e = device.reset().expect_err("reset with live children");
             assert!(matches!(e, Error::LiveChildren { .. }), "{e:?}");
             Ok(())
@@ -286,7 +309,6 @@ fn device_mode_reset(acl: &Acl) -> Result<()> {
     let gran = ctx.granularity()?;
     let range = ctx.reserve(gran.granules(1)?)?;
     std::mem::forget(range);
-    drop(ctx);
     let e = device.reset().expect_err("reset with a live reservation");
     assert!(matches!(e, Error::LiveChildren { .. }), "{e:?}");
     Ok(())

@@ -38,8 +38,7 @@ pub(crate) fn mem_set_import_pid(key: &CStr, pids: &[i32]) -> Result<()> {
     let mut pids = pids.to_vec();
     // SAFETY: `key` is NUL-terminated; `pids` is a valid array of
     // `pids.len()` i32s for the whole call.
-    let code =
-        unsafe { sys::aclrtIpcMemSetImportPid(key.as_ptr(), pids.as_mut_ptr(), pids.len()) };
+    let code = unsafe { sys::aclrtIpcMemSetImportPid(key.as_ptr(), pids.as_mut_ptr(), pids.len()) };
     check(code, "aclrtIpcMemSetImportPid")
 }
 

@@ -50,8 +50,7 @@ pub(crate) fn reserve(bytes: usize) -> Result<Addr> {
     let mut va: *mut c_void = core::ptr::null_mut();
     // SAFETY: `va` is a valid, writable pointer slot; a null expected
     // address lets the runtime choose.
-    let code =
-        unsafe { sys::aclrtReserveMemAddress(&mut va, bytes, 0, core::ptr::null_mut(), 0) };
+    let code = unsafe { sys::aclrtReserveMemAddress(&mut va, bytes, 0, core::ptr::null_mut(), 0) };
     check(code, "aclrtReserveMemAddress")?;
     Ok(Addr(super::raw(va, "aclrtReserveMemAddress")?.0.cast()))
 }
@@ -178,7 +177,10 @@ impl Addr {
 
     /// The address `bytes` further (computed, not dereferenced).
     pub(crate) fn offset(self, bytes: usize) -> Addr {
-        Addr(NonNull::new(self.0.as_ptr().wrapping_add(bytes)).expect("a granule address is not null"))
+        Addr(
+            NonNull::new(self.0.as_ptr().wrapping_add(bytes))
+                .expect("a granule address is not null"),
+        )
     }
 
     /// The raw pointer, for diagnostics.
@@ -194,7 +196,6 @@ pub(crate) struct Span {
     start: Addr,
     bytes: usize,
 }
-
 
 impl Span {
     /// A span the caller has mapped (`bytes > 0`) and keeps mapped for as
