@@ -7,13 +7,16 @@
 //!   [`Stream`] of the same brand records or waits for it (a stream of
 //!   another context, so of another device, does not compile);
 //! * the handle's life: destroying the notify under a queued wait is what
-//!   must never happen. Dropping a [`Notify`] that a stream waited for first
-//!   synchronises its context, so every wait has ended before
-//!   `aclrtDestroyNotify`; a notify waited for more often than this process
-//!   recorded it (a wait that no record can end any more) is not destroyed
-//!   at all (its stream never finishes: the program's deadlock, reported by
-//!   the simulator's audit as a leak, never a destroyed handle under a
-//!   wait). Leaking a notify (`mem::forget`) only leaks its handle.
+//!   must never happen. Dropping a [`Notify`] destroys it only when every
+//!   stream that waited for it is idle (queried, not synchronised, so a
+//!   stream's failure stays for that stream's own synchronisation) or
+//!   destroyed: synchronise the waiting streams first, as the examples do.
+//!   Otherwise the handle is kept (leaked, and with it its context, whose
+//!   destruction then reports [`Error::LiveChildren`](crate::Error::LiveChildren)),
+//!   never destroyed under a wait; so is a notify waited for without a
+//!   time limit more often than this process recorded it (a wait no record
+//!   can end: the program's deadlock). Leaking a notify (`mem::forget`)
+//!   only leaks its handle.
 //!
 //! A failed record or wait (an error returned) queued nothing and orders
 //! nothing, as with events.
@@ -38,12 +41,22 @@ use crate::stream::Stream;
 pub struct Notify<'ctx, 'id> {
     raw: Raw,
     ctx: Raw,
-    /// Records and waits queued by this process (successfully).
-    book: Mutex<(u64, u64)>,
+    /// What this process queued on it (successfully).
+    book: Mutex<Book>,
     /// Imported from another process, whose records this one cannot count.
     imported: bool,
     _ctx: PhantomData<&'ctx ()>,
     _brand: PhantomData<Id<'id>>,
+}
+
+/// The records and waits queued on a notify by this process.
+#[derive(Default)]
+struct Book {
+    records: u64,
+    /// Waits without a time limit.
+    untimed: u64,
+    /// The streams that waited for it.
+    waited_on: Vec<Raw>,
 }
 
 impl core::fmt::Debug for Notify<'_, '_> {
@@ -102,7 +115,7 @@ impl<'ctx, 'id> Notify<'ctx, 'id> {
         Notify {
             raw,
             ctx,
-            book: Mutex::new((0, 0)),
+            book: Mutex::new(Book::default()),
             imported,
             _ctx: PhantomData,
             _brand: PhantomData,
@@ -134,26 +147,57 @@ impl<'ctx, 'id> Notify<'ctx, 'id> {
         Ok(NotifyKey(key_of(&key)))
     }
 
-    fn note(&self, wait: bool) {
+    /// Enters a record (`stream`, `None`) or a wait (`Some(timed)`).
+    fn note(&self, stream: Raw, wait: Option<bool>) {
         let mut book = self.book.lock().unwrap_or_else(|e| e.into_inner());
-        if wait {
-            book.1 += 1;
-        } else {
-            book.0 += 1;
+        match wait {
+            None => book.records += 1,
+            Some(timed) => {
+                if !timed {
+                    book.untimed += 1;
+                }
+                if !book.waited_on.contains(&stream) {
+                    book.waited_on.push(stream);
+                }
+            }
         }
+    }
+
+    /// Whether every stream that waited for it is idle now (queried, never
+    /// synchronised: a failure stays for its stream's own synchronisation)
+    /// or destroyed (its tasks went with it).
+    fn waits_ended(&self, streams: &[Raw]) -> bool {
+        let mut ok = true;
+        let mut live = Vec::new();
+        ffi::record::each_stream_of(self.ctx, |s| {
+            if streams.contains(&s) {
+                live.push(s);
+                ok = matches!(ffi::stream_query(s), Ok(true));
+            }
+            ok
+        });
+        let default = ffi::live::default_stream_of(self.ctx);
+        for &s in streams {
+            if ok && !live.contains(&s) && Some(s) == default {
+                // The default stream lives as long as the context, which
+                // this notify borrows.
+                ok = matches!(ffi::stream_query(s), Ok(true));
+            }
+        }
+        ok
     }
 }
 
 impl Drop for Notify<'_, '_> {
     fn drop(&mut self) {
-        let (records, waits) = *self.book.get_mut().unwrap_or_else(|e| e.into_inner());
-        if waits > 0 {
-            if !self.imported && waits > records {
+        let book = core::mem::take(self.book.get_mut().unwrap_or_else(|e| e.into_inner()));
+        if !book.waited_on.is_empty() {
+            if !self.imported && book.untimed > book.records {
                 // A wait no record can end: never destroyed under it.
                 return;
             }
-            if ffi::faults::synchronize_context(self.ctx, None).is_err() {
-                // Not proven ended: keep the handle.
+            if !self.waits_ended(&book.waited_on) {
+                // A wait may still be queued: keep the handle.
                 return;
             }
         }
@@ -169,7 +213,7 @@ impl<'ctx, 'id> Stream<'ctx, 'id> {
     pub fn record_notify(&self, notify: &Notify<'_, 'id>) -> Result<()> {
         self.bind()?;
         ffi::notify::record(notify.raw, self.raw())?;
-        notify.note(false);
+        notify.note(self.raw(), None);
         Ok(())
     }
 
@@ -180,13 +224,14 @@ impl<'ctx, 'id> Stream<'ctx, 'id> {
     pub fn wait_notify(&self, notify: &Notify<'_, 'id>) -> Result<()> {
         self.bind()?;
         ffi::notify::wait(notify.raw, self.raw(), 0)?;
-        notify.note(true);
+        notify.note(self.raw(), Some(false));
         Ok(())
     }
 
     /// As [`wait_notify`](Self::wait_notify), failing the stream (its next
-    /// synchronisation reports a timeout) if no record comes within
-    /// `timeout`.
+    /// synchronisation reports the fault) if no record comes within
+    /// `timeout`. The runtime counts the limit in whole seconds: `timeout`
+    /// is rounded up to the next second.
     ///
     /// Errors: [`Error::InvalidTimeout`](crate::Error::InvalidTimeout) for
     /// zero or more than `i32::MAX` ms.
@@ -196,10 +241,10 @@ impl<'ctx, 'id> Stream<'ctx, 'id> {
         notify: &Notify<'_, 'id>,
         timeout: core::time::Duration,
     ) -> Result<()> {
-        let ms = ffi::timeout_ms(timeout)?;
+        let secs = ffi::timeout_ms(timeout)?.unsigned_abs().div_ceil(1000);
         self.bind()?;
-        ffi::notify::wait(notify.raw, self.raw(), ms.unsigned_abs())?;
-        notify.note(true);
+        ffi::notify::wait(notify.raw, self.raw(), secs)?;
+        notify.note(self.raw(), Some(true));
         Ok(())
     }
 }

@@ -314,32 +314,58 @@ fn device_mode_reset(acl: &Acl) -> Result<()> {
     Ok(())
 }
 
-/// A notify waited for with no record that could ever come is not
-/// destroyed under the wait when dropped: leaked (the audit shows the one
-/// notify), no rule broken.
+/// A notify dropped while a wait for it may still be queued is not
+/// destroyed under the wait: it is leaked (the audit shows the one
+/// notify), no rule broken, and its stream's failure is still reported by
+/// that stream's own synchronisation (the drop synchronised nothing).
+/// Host run mode: a wait without a limit and no record; device run mode: a
+/// wait with a limit that runs out.
 #[test]
-fn drop_notify_with_unmatched_wait_leaks_it() {
-    let _sim = take(host_config());
-    let acl = Acl::init().expect("aclInit");
-    {
-        let device = acl.require::<aclrt::HostMode>().unwrap().device(0).unwrap();
-        make_guard!(g);
-        let ctx = device.create_context(g).unwrap();
-        let s = ctx.create_stream().unwrap();
-        let n = ctx.create_notify().unwrap();
-        s.wait_notify_timeout(&n, std::time::Duration::from_millis(50))
-            .unwrap();
-        drop(n);
-        // The wait times out: the stream reports it.
-        assert!(s.synchronize().is_err());
-        std::mem::forget(s);
-        std::mem::forget(ctx);
-        std::mem::forget(device);
+fn drop_notify_with_unmatched_wait() {
+    for (config, untimed) in [(host_config(), true), (device_config(), false)] {
+        let _sim = take(config);
+        let acl = Acl::init().expect("aclInit");
+        let r: Result<()> = (|| {
+            let rt = acl.require::<aclrt::HostMode>();
+            let device_mode = rt.is_err();
+            if device_mode {
+                let device = acl.require::<aclrt::DeviceMode>()?.device(0)?;
+                make_guard!(g);
+                let ctx = device.create_context(g)?;
+                let s = ctx.create_stream()?;
+                let n = ctx.create_notify()?;
+                assert!(!untimed);
+                s.wait_notify_timeout(&n, std::time::Duration::from_millis(10))?;
+                // Dropped while its wait is queued: kept (leaked), not
+                // destroyed, and nothing synchronised in its place.
+                drop(n);
+                // The limit (a second) passed: the stream's own
+                // synchronisation reports its fault.
+                let e = s.synchronize().expect_err("the wait timed out");
+                assert_eq!(e.kind(), ErrorKind::Timeout, "{e:?}");
+                std::mem::forget(s);
+                std::mem::forget(ctx);
+                std::mem::forget(device);
+            } else {
+                let device = rt?.device(0)?;
+                make_guard!(g);
+                let ctx = device.create_context(g)?;
+                let s = ctx.create_stream()?;
+                let n = ctx.create_notify()?;
+                s.wait_notify(&n)?;
+                drop(n); // leaked: the wait can never end
+                std::mem::forget(s);
+                std::mem::forget(ctx);
+                std::mem::forget(device);
+            }
+            Ok(())
+        })();
+        r.expect("flow");
+        let audit = sim::audit();
+        assert!(audit.violations.is_empty(), "{audit:#?}");
+        assert_eq!(live(&audit, sim::ResourceKind::Notify), 1, "{audit:#?}");
+        drop(acl);
+        sim::reset();
+        assert_clean();
     }
-    let audit = sim::audit();
-    assert!(audit.violations.is_empty(), "{audit:#?}");
-    assert_eq!(live(&audit, sim::ResourceKind::Notify), 1, "{audit:#?}");
-    drop(acl);
-    sim::reset();
-    assert_clean();
 }

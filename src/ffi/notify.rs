@@ -42,11 +42,11 @@ pub(crate) fn record(n: Raw, stream: Raw) -> Result<()> {
     check(code, "aclrtRecordNotify")
 }
 
-/// `aclrtWaitAndResetNotify(n, stream, ms)` (0: no limit).
-pub(crate) fn wait(n: Raw, stream: Raw, ms: u32) -> Result<()> {
+/// `aclrtWaitAndResetNotify(n, stream, secs)` (0: no limit).
+pub(crate) fn wait(n: Raw, stream: Raw, secs: u32) -> Result<()> {
     // SAFETY: both handles are live; the typed layer keeps `n` alive until
     // the stream has been synchronised past this wait.
-    let code = unsafe { sys::aclrtWaitAndResetNotify(n.as_ptr(), stream.as_ptr(), ms) };
+    let code = unsafe { sys::aclrtWaitAndResetNotify(n.as_ptr(), stream.as_ptr(), secs) };
     check(code, "aclrtWaitAndResetNotify")
 }
 
