@@ -13,10 +13,9 @@
 //!   destroyed: synchronise the waiting streams first, as the examples do.
 //!   Otherwise the handle is kept (leaked, and with it its context, whose
 //!   destruction then reports [`Error::LiveChildren`](crate::Error::LiveChildren)),
-//!   never destroyed under a wait; so is a notify waited for without a
-//!   time limit more often than this process recorded it (a wait no record
-//!   can end: the program's deadlock). Leaking a notify (`mem::forget`)
-//!   only leaks its handle.
+//!   never destroyed under a wait (a wait no record can end is the
+//!   program's deadlock, and keeps its notify). Leaking a notify
+//!   (`mem::forget`) only leaks its handle.
 //!
 //! A failed record or wait (an error returned) queued nothing and orders
 //! nothing, as with events.
@@ -49,12 +48,9 @@ pub struct Notify<'ctx, 'id> {
     _brand: PhantomData<Id<'id>>,
 }
 
-/// The records and waits queued on a notify by this process.
+/// The waits queued on a notify by this process.
 #[derive(Default)]
 struct Book {
-    records: u64,
-    /// Waits without a time limit.
-    untimed: u64,
     /// The streams that waited for it.
     waited_on: Vec<Raw>,
 }
@@ -147,19 +143,11 @@ impl<'ctx, 'id> Notify<'ctx, 'id> {
         Ok(NotifyKey(key_of(&key)))
     }
 
-    /// Enters a record (`stream`, `None`) or a wait (`Some(timed)`).
-    fn note(&self, stream: Raw, wait: Option<bool>) {
+    /// Enters a wait of `stream`.
+    fn waited(&self, stream: Raw) {
         let mut book = self.book.lock().unwrap_or_else(|e| e.into_inner());
-        match wait {
-            None => book.records += 1,
-            Some(timed) => {
-                if !timed {
-                    book.untimed += 1;
-                }
-                if !book.waited_on.contains(&stream) {
-                    book.waited_on.push(stream);
-                }
-            }
+        if !book.waited_on.contains(&stream) {
+            book.waited_on.push(stream);
         }
     }
 
@@ -191,15 +179,9 @@ impl<'ctx, 'id> Notify<'ctx, 'id> {
 impl Drop for Notify<'_, '_> {
     fn drop(&mut self) {
         let book = core::mem::take(self.book.get_mut().unwrap_or_else(|e| e.into_inner()));
-        if !book.waited_on.is_empty() {
-            if !self.imported && book.untimed > book.records {
-                // A wait no record can end: never destroyed under it.
-                return;
-            }
-            if !self.waits_ended(&book.waited_on) {
-                // A wait may still be queued: keep the handle.
-                return;
-            }
+        if !book.waited_on.is_empty() && !self.waits_ended(&book.waited_on) {
+            // A wait may still be queued: keep the handle.
+            return;
         }
         let _ = ffi::make_current(self.ctx);
         let _ = ffi::notify::destroy(self.raw);
@@ -212,9 +194,7 @@ impl<'ctx, 'id> Stream<'ctx, 'id> {
     #[doc(alias = "aclrtRecordNotify")]
     pub fn record_notify(&self, notify: &Notify<'_, 'id>) -> Result<()> {
         self.bind()?;
-        ffi::notify::record(notify.raw, self.raw())?;
-        notify.note(self.raw(), None);
-        Ok(())
+        ffi::notify::record(notify.raw, self.raw())
     }
 
     /// Make work queued on this stream from now on wait until `notify` is
@@ -224,7 +204,7 @@ impl<'ctx, 'id> Stream<'ctx, 'id> {
     pub fn wait_notify(&self, notify: &Notify<'_, 'id>) -> Result<()> {
         self.bind()?;
         ffi::notify::wait(notify.raw, self.raw(), 0)?;
-        notify.note(self.raw(), Some(false));
+        notify.waited(self.raw());
         Ok(())
     }
 
@@ -244,7 +224,7 @@ impl<'ctx, 'id> Stream<'ctx, 'id> {
         let secs = ffi::timeout_ms(timeout)?.unsigned_abs().div_ceil(1000);
         self.bind()?;
         ffi::notify::wait(notify.raw, self.raw(), secs)?;
-        notify.note(self.raw(), Some(true));
+        notify.waited(self.raw());
         Ok(())
     }
 }

@@ -139,6 +139,14 @@ fn notify_flow<M: RunMode>(ctx: &Context<'_, '_, M>) -> Result<()> {
     assert_eq!(*log.lock().unwrap(), ["producer", "consumer"]);
     let key = n.export(&[std::process::id()])?;
     assert!(!key.as_str().is_empty());
+    // An import is a second handle of the same flag: recorded through it,
+    // waited for through the original.
+    let imported = ctx.import_notify(&key)?;
+    c.wait_notify(&n)?;
+    p.record_notify(&imported)?;
+    c.synchronize()?;
+    p.synchronize()?;
+    drop(imported);
     assert!(
         ctx.wait_notify_zero_timeout_refused(&c, &n),
         "a zero timeout is refused"
@@ -368,4 +376,140 @@ fn drop_notify_with_unmatched_wait() {
         sim::reset();
         assert_clean();
     }
+}
+
+/// A notify recorded from inside a host function (a callback on the
+/// runtime's thread) releases a stream that waits for it; the scope ends
+/// normally and everything is released clean.
+fn notify_from_callback_flow<M: RunMode>(ctx: &Context<'_, '_, M>) -> Result<()> {
+    let (p, c, h) = (
+        ctx.create_stream()?,
+        ctx.create_stream()?,
+        ctx.create_stream()?,
+    );
+    let n = ctx.create_notify()?;
+    c.wait_notify(&n)?;
+    let recorded = Mutex::new(None);
+    ctx.scope(|s| {
+        make_guard!(l);
+        let lane = s.lane(&h, l);
+        lane.host_fn(|| {
+            *recorded.lock().unwrap() = Some(p.record_notify(&n));
+        })?;
+        lane.synchronize()
+    })?;
+    recorded.into_inner().unwrap().expect("host function ran")?;
+    c.synchronize()?;
+    p.synchronize()?;
+    drop(n);
+    Ok(())
+}
+
+#[test]
+fn notify_recorded_from_a_callback() {
+    both_modes(notify_from_callback_flow, notify_from_callback_flow);
+}
+
+/// The importing process exits without closing its import (no drop runs):
+/// the exporter's buffer, export and context are unaffected, and its
+/// audit is clean.
+#[test]
+fn importer_exits_without_closing() {
+    if std::env::var_os("ACLRT_IPC_CHILD").is_some() {
+        return;
+    }
+    for (config, mode) in [(host_config(), "host"), (device_config(), "device")] {
+        let _sim = take(config);
+        let acl = Acl::init().expect("aclInit");
+        let r: Result<()> = if mode == "host" {
+            with_ctx(&acl, |ctx: &Context<'_, '_, aclrt::HostMode>| {
+                ipc_parent(ctx, mode)
+            })
+        } else {
+            with_ctx(&acl, |ctx: &Context<'_, '_, aclrt::DeviceMode>| {
+                ipc_parent(ctx, mode)
+            })
+        };
+        r.expect("parent flow");
+        acl.finalize().expect("aclFinalize");
+        assert_clean();
+    }
+}
+
+fn ipc_parent<M: RunMode>(ctx: &Context<'_, '_, M>, mode: &str) -> Result<()> {
+    use std::io::Write;
+    let buf = ctx.alloc_from(&pattern_u32(4096, 11))?;
+    let mut child = std::process::Command::new(std::env::current_exe().expect("test binary"))
+        .args([
+            "--exact",
+            "ipc_child_exits",
+            "--include-ignored",
+            "--nocapture",
+        ])
+        .env("ACLRT_IPC_CHILD", mode)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .expect("spawn the child");
+    let export = ctx.export_ipc(&buf, &[child.id()]);
+    let sent = export
+        .as_ref()
+        .map(|e| {
+            let mut stdin = child.stdin.take().expect("piped");
+            writeln!(stdin, "{}", e.key().as_str()).is_ok()
+        })
+        .unwrap_or(false);
+    let status = child.wait().expect("child ends");
+    let export = export?;
+    assert!(sent, "the key was sent");
+    assert!(status.success(), "child: {status}");
+    drop(export);
+    let mut back = vec![0u32; 4096];
+    ctx.copy(&buf, &mut back)?;
+    assert_eq!(back[..16], [0xDEAD_BEEF; 16], "the child's write arrived");
+    assert_eq!(back[16..], pattern_u32(4096, 11)[16..]);
+    buf.free()
+}
+
+/// The child of `importer_exits_without_closing`: imports, writes, and
+/// exits at once (no destructor, no `aclrtIpcMemClose`, no finalize).
+#[test]
+#[ignore = "run by importer_exits_without_closing in a child process"]
+fn ipc_child_exits() {
+    use std::io::BufRead;
+    let Some(mode) = std::env::var_os("ACLRT_IPC_CHILD") else {
+        return;
+    };
+    let _sim = take(if mode == "device" {
+        device_config()
+    } else {
+        host_config()
+    });
+    let mut line = String::new();
+    std::io::stdin().lock().read_line(&mut line).expect("key");
+    let key = aclrt::IpcKey::new(line.trim()).expect("key");
+    let acl = Acl::init().expect("aclInit");
+    let write = |ctx: &Context<'_, '_, aclrt::HostMode>| -> Result<()> {
+        let mut shared = ctx.import_ipc::<u32>(&key)?;
+        ctx.copy(
+            &[0xDEAD_BEEFu32; 16],
+            &mut shared.view_mut().split_at_mut(16)?.0,
+        )?;
+        std::process::exit(0);
+    };
+    let write_d = |ctx: &Context<'_, '_, aclrt::DeviceMode>| -> Result<()> {
+        let mut shared = ctx.import_ipc::<u32>(&key)?;
+        ctx.copy(
+            &[0xDEAD_BEEFu32; 16],
+            &mut shared.view_mut().split_at_mut(16)?.0,
+        )?;
+        std::process::exit(0);
+    };
+    let r = if mode == "device" {
+        with_ctx(&acl, write_d)
+    } else {
+        with_ctx(&acl, write)
+    };
+    r.expect("child flow");
+    std::process::exit(1);
 }
