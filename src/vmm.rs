@@ -16,10 +16,37 @@
 //!   [`DeviceView`]/[`DeviceViewMut`] a [`DeviceBuffer`](crate::DeviceBuffer)
 //!   gives, usable in copies, memsets and scopes with the same rules.
 //!
-//! Leaking a mapping (`mem::forget`) keeps its range and allocation
-//! borrowed for ever: the range is never released and the allocation never
-//! freed, which is safe. Every reservation and allocation is a child of its
-//! context, so a device reset while one lives is refused
+//! ```
+//! # let _sim = aclrt::sim::exclusive();
+//! use aclrt::{Acl, HostMode, make_guard};
+//! let acl = Acl::init()?;
+//! let device = acl.require::<HostMode>()?.device(0)?;
+//! make_guard!(g);
+//! let ctx = device.create_context(g)?;
+//! let gran = ctx.granularity()?;
+//! let range = ctx.reserve(gran.granules(4)?)?;
+//! let mut phys = ctx.alloc_physical(gran.granules(1)?)?;
+//! let mut mapping = range.map(0, &mut phys)?;
+//! ctx.memset(&mut mapping.view_mut::<u8>(), 0x11)?;
+//! let mut back = [0u8; 8];
+//! ctx.copy(&mapping.view::<u8>().split_at(8)?.0, &mut back)?;
+//! assert_eq!(back, [0x11; 8]);
+//! mapping.unmap()?;        // before the allocation and the range go
+//! phys.free()?;
+//! range.release()?;
+//! # drop(ctx);
+//! # drop(device);
+//! # acl.finalize()?;
+//! # aclrt::sim::audit().assert_clean();
+//! # Ok::<(), aclrt::Error>(())
+//! ```
+//!
+//! Leaking a mapping (`mem::forget`) ends its borrows, but the range and
+//! the allocation know they are still mapped: their `release`/`free`
+//! return [`Error::LiveChildren`](crate::Error::LiveChildren) without a
+//! runtime call, and their `Drop` leaks them, which is safe. Every
+//! reservation and allocation is a child of its context, so a device reset
+//! while one lives is refused
 //! ([`Error::LiveChildren`](crate::Error::LiveChildren)).
 
 use core::ffi::c_void;
