@@ -426,8 +426,12 @@ impl<'ctx, 'id> Reservation<'ctx, 'id> {
     /// Errors: [`Error::LiveChildren`] (nothing called) if a leaked
     /// [`Mapping`] still lies in it; the runtime's errors.
     pub fn release(self) -> Result<()> {
-        let this = core::mem::ManuallyDrop::new(self);
+        let mut this = core::mem::ManuallyDrop::new(self);
         let live = this.mapped_granules();
+        // The bookkeeping goes whatever happens to the range.
+        drop(core::mem::take(
+            this.mapped.get_mut().unwrap_or_else(|e| e.into_inner()),
+        ));
         if live > 0 {
             return Err(Error::LiveChildren {
                 function: "aclrtReleaseMemAddress",
@@ -620,6 +624,7 @@ impl Mapping<'_, '_, '_> {
         let mut this = core::mem::ManuallyDrop::new(self);
         let result = this.unmap_all();
         drop(core::mem::take(&mut this.phys));
+        drop(core::mem::take(&mut this.pieces));
         result
     }
 
