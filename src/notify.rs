@@ -155,6 +155,9 @@ impl<'ctx, 'id> Notify<'ctx, 'id> {
     /// synchronised: a failure stays for its stream's own synchronisation)
     /// or destroyed (its tasks went with it).
     fn waits_ended(&self, streams: &[Raw]) -> bool {
+        if ffi::make_current(self.ctx).is_err() {
+            return false;
+        }
         let mut ok = true;
         let mut live = Vec::new();
         ffi::record::each_stream_of(self.ctx, |s| {
