@@ -100,13 +100,16 @@ mod ffi;
 pub mod future;
 #[cfg(unix)]
 mod host_thread;
+mod ipc;
 mod memory;
 mod mode;
+mod notify;
 mod register;
 #[cfg(unix)]
 mod report;
 mod scope;
 mod stream;
+mod vmm;
 
 pub use acl::{Acl, Detected, Runtime};
 pub use base::{DataType, Float16, LogLevel, app_log};
@@ -122,10 +125,12 @@ pub use event::{
 };
 #[cfg(unix)]
 pub use host_thread::{HostFnServer, Processed};
+pub use ipc::{IpcExport, IpcKey, IpcMemory};
 pub use memory::{
     DeviceBuffer, DeviceRepr, DeviceView, DeviceViewMut, HostBuffer, HostBufferUninit, PinnedSlice,
 };
 pub use mode::{DeviceMode, HostMode, RunMode, RunModeKind};
+pub use notify::{Notify, NotifyKey};
 pub use register::{
     DeviceAlias, DeviceAliasMut, HostRegistration, ManagedBuffer, PageAlignedBuf, last_error,
     take_last_error,
@@ -134,6 +139,7 @@ pub use register::{
 pub use report::{Reporter, Subscription};
 pub use scope::{Fence, InFlight, Lane, Mark, Reading, Scope, Shared, Signal};
 pub use stream::{DefaultStream, Stream, StreamFlags, StreamPriority, StreamPriorityRange};
+pub use vmm::{Access, Granularity, Granules, Mapping, PhysicalMem, Reservation, ShareableHandle};
 
 pub mod bounds {
     //! The traits that bound the API, and the zero-sized markers you meet only

@@ -682,6 +682,33 @@ impl<T: DeviceRepr> core::fmt::Debug for DeviceViewMut<'_, '_, T> {
     }
 }
 
+impl<'b, 'id, T: DeviceRepr> DeviceView<'b, 'id, T> {
+    /// A view of device memory of the context branded `'id` that stays
+    /// valid for `'b` (a mapped span, an IPC import).
+    pub(crate) fn from_mapped(mem: Mem<'b>) -> Self {
+        let size = core::mem::size_of::<T>();
+        DeviceView {
+            mem: mem.slice(0, mem.len().checked_div(size).unwrap_or(0) * size),
+            _brand: PhantomData,
+            _elem: PhantomData,
+        }
+    }
+}
+
+impl<'b, 'id, T: DeviceRepr> DeviceViewMut<'b, 'id, T> {
+    /// A writable view of device memory of the context branded `'id`,
+    /// exclusively borrowed for `'b`.
+    pub(crate) fn from_mapped(mem: MemMut<'b>) -> Self {
+        let size = core::mem::size_of::<T>();
+        let bytes = mem.len().checked_div(size).unwrap_or(0) * size;
+        DeviceViewMut {
+            mem: mem.slice(0, bytes),
+            _brand: PhantomData,
+            _elem: PhantomData,
+        }
+    }
+}
+
 impl<'b, T> DeviceView<'b, '_, T> {
     /// The memory, for as long as the buffer is borrowed.
     pub(crate) fn mem(&self) -> Mem<'b> {

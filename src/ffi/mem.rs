@@ -72,6 +72,36 @@ impl<'a> Mem<'a> {
     }
 }
 
+impl<'a> Mem<'a> {
+    /// The region `[ptr, ptr + bytes)`.
+    ///
+    /// # Safety
+    /// The bytes stay valid runtime memory, not written through another
+    /// region, for `'a`.
+    pub(super) unsafe fn from_raw_parts(ptr: NonNull<u8>, bytes: usize) -> Mem<'a> {
+        Mem {
+            ptr,
+            bytes,
+            _borrow: PhantomData,
+        }
+    }
+}
+
+impl<'a> MemMut<'a> {
+    /// The region `[ptr, ptr + bytes)`, exclusively.
+    ///
+    /// # Safety
+    /// The bytes stay valid runtime memory, reached through no other region,
+    /// for `'a`.
+    pub(super) unsafe fn from_raw_parts(ptr: NonNull<u8>, bytes: usize) -> MemMut<'a> {
+        MemMut {
+            ptr,
+            bytes,
+            _borrow: PhantomData,
+        }
+    }
+}
+
 impl<'a> MemMut<'a> {
     /// The bytes `[0, at)` and `[at, len)`, each exclusively borrowed for
     /// `'a` (they do not overlap); the caller checked `at <= len`.

@@ -72,12 +72,14 @@ pub(crate) mod faults;
 pub(crate) mod host_fn;
 #[cfg(unix)]
 pub(crate) mod host_thread;
+pub(crate) mod ipc;
 pub(crate) mod kernel;
 mod kernel_unsafe;
 pub(crate) mod live;
 pub(crate) mod locks;
 pub(crate) mod mem;
 pub(crate) mod mix;
+pub(crate) mod notify;
 mod pinned;
 pub(crate) mod protocol;
 pub(crate) mod record;
@@ -86,6 +88,7 @@ pub(crate) mod released;
 #[cfg(unix)]
 pub(crate) mod report;
 pub(crate) mod scope;
+pub(crate) mod vmm;
 pub(crate) mod waits;
 pub(crate) use mem::{DeviceAlloc, HostAlloc, Mem, MemMut, Region};
 pub use pinned::PinnedSlice;

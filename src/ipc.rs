@@ -1,0 +1,209 @@
+//! Device memory shared between processes (`aclrtIpcMemGetExportKey`,
+//! `aclrtIpcMemSetImportPid`, `aclrtIpcMemImportByKey`, `aclrtIpcMemClose`).
+//!
+//! * The exporting side: [`Context::export_ipc`] borrows the
+//!   [`DeviceBuffer`] for as long as its [`IpcExport`] lives (the key is
+//!   closed on drop), so the buffer cannot be freed while exported.
+//! * The importing side: [`Context::import_ipc`] gives an [`IpcMemory`],
+//!   which is not owned memory: it has no `free`, it is closed
+//!   (`aclrtIpcMemClose`) on drop, and it borrows its context, so it is
+//!   closed before its context (and device) goes. Its bytes are device
+//!   memory of that context (the brand `'id`), usable through
+//!   [`IpcMemory::view`] and [`IpcMemory::view_mut`] wherever a view of a
+//!   [`DeviceBuffer`] is. The other process may write the same bytes at any
+//!   time: ordering between processes is the program's (an exported notify
+//!   orders them).
+
+use core::marker::PhantomData;
+use std::ffi::CString;
+use std::sync::Mutex;
+
+use generativity::Id;
+
+use crate::context::Context;
+use crate::error::{Error, Result};
+use crate::ffi::{self, Raw};
+use crate::memory::{DeviceBuffer, DeviceRepr, DeviceView, DeviceViewMut};
+use crate::mode::RunMode;
+use crate::notify::key_of;
+
+/// The keys this process exported and has not closed: importing one of
+/// them here would give a second, writable name to memory a
+/// [`DeviceBuffer`] of this process owns, so it is refused.
+static EXPORTED: Mutex<Vec<CString>> = Mutex::new(Vec::new());
+
+fn exported() -> std::sync::MutexGuard<'static, Vec<CString>> {
+    EXPORTED.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The key naming exported device memory, to send to another process.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct IpcKey(CString);
+
+impl IpcKey {
+    /// A key received from another process; `None` if it holds a NUL byte.
+    pub fn new(key: &str) -> Option<IpcKey> {
+        CString::new(key).ok().map(IpcKey)
+    }
+
+    /// The key as text.
+    pub fn as_str(&self) -> &str {
+        self.0.to_str().unwrap_or("")
+    }
+}
+
+/// A [`DeviceBuffer`] exported for other processes; borrows the buffer, and
+/// closes the export (`aclrtIpcMemClose`) on drop.
+#[doc(alias = "aclrtIpcMemGetExportKey")]
+pub struct IpcExport<'b> {
+    key: IpcKey,
+    ctx: Raw,
+    _buf: PhantomData<&'b ()>,
+}
+
+impl core::fmt::Debug for IpcExport<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("IpcExport").field("key", &self.key).finish()
+    }
+}
+
+/// Device memory another process exported, opened in this one
+/// (`aclrtIpcMemImportByKey`); closed on drop (`aclrtIpcMemClose`), never
+/// freed by this process.
+#[doc(alias = "aclrtIpcMemImportByKey")]
+#[doc(alias = "aclrtIpcMemClose")]
+pub struct IpcMemory<'ctx, 'id, T> {
+    span: ffi::vmm::Span,
+    key: IpcKey,
+    ctx: Raw,
+    _ctx: PhantomData<&'ctx ()>,
+    _brand: PhantomData<Id<'id>>,
+    _elem: PhantomData<T>,
+}
+
+impl<T> core::fmt::Debug for IpcMemory<'_, '_, T> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("IpcMemory")
+            .field("key", &self.key)
+            .field("bytes", &self.span.bytes())
+            .finish()
+    }
+}
+
+impl<'dev, 'id, M: RunMode> Context<'dev, 'id, M> {
+    /// Export `buf` for the processes `pids` (`aclrtIpcMemGetExportKey`,
+    /// `aclrtIpcMemSetImportPid`). The buffer stays borrowed until the
+    /// export is dropped.
+    #[doc(alias = "aclrtIpcMemGetExportKey")]
+    #[doc(alias = "aclrtIpcMemSetImportPid")]
+    pub fn export_ipc<'b, T: DeviceRepr>(
+        &self,
+        buf: &'b DeviceBuffer<'_, 'id, T>,
+        pids: &[u32],
+    ) -> Result<IpcExport<'b>> {
+        ffi::make_current(self.raw())?;
+        let region = buf.view(..)?.mem().region();
+        let key = IpcKey(key_of(&ffi::ipc::mem_export_key(region.ptr, region.bytes)?));
+        let export = IpcExport {
+            key,
+            ctx: self.raw(),
+            _buf: PhantomData,
+        };
+        exported().push(export.key.0.clone());
+        let pids = crate::vmm::pids_of(pids)?;
+        ffi::ipc::mem_set_import_pid(&export.key.0, &pids)?;
+        Ok(export)
+    }
+
+    /// Open device memory another process exported for this one
+    /// (`aclrtIpcMemImportByKey`), as elements of `T`.
+    ///
+    /// A key this process exported itself (and has not closed) is refused
+    /// ([`ErrorKind::InvalidParam`](crate::ErrorKind::InvalidParam)): the
+    /// memory is a [`DeviceBuffer`] here already, and a second, writable
+    /// name for it would alias it.
+    ///
+    /// Errors: the runtime's (a process not on the export's allow-list is
+    /// refused with [`ErrorKind::InvalidParam`](crate::ErrorKind) or a
+    /// permission error); [`Error::InvalidAllocationSize`] if the memory
+    /// holds no whole `T`.
+    #[doc(alias = "aclrtIpcMemImportByKey")]
+    pub fn import_ipc<T: DeviceRepr>(&self, key: &IpcKey) -> Result<IpcMemory<'_, 'id, T>> {
+        if exported().contains(&key.0) {
+            // Memory this process owns: a second name for it is refused.
+            return Err(ffi::acl_error(
+                aclrt_sys::ACL_ERROR_INVALID_PARAM,
+                "aclrtIpcMemImportByKey",
+            ));
+        }
+        ffi::make_current(self.raw())?;
+        let addr = ffi::ipc::mem_import(&key.0)?;
+        let close = |e: Error| {
+            let _ = ffi::ipc::mem_close(&key.0);
+            e
+        };
+        let bytes = ffi::ipc::allocation_size(addr).map_err(close)?;
+        let size = core::mem::size_of::<T>();
+        let Some(bytes) = bytes.filter(|&b| size != 0 && b >= size) else {
+            return Err(close(Error::InvalidAllocationSize {
+                len: 0,
+                elem_size: size,
+            }));
+        };
+        ffi::live::child_created(addr.as_ptr() as usize, self.raw());
+        Ok(IpcMemory {
+            span: ffi::vmm::Span::new(addr, bytes),
+            key: key.clone(),
+            ctx: self.raw(),
+            _ctx: PhantomData,
+            _brand: PhantomData,
+            _elem: PhantomData,
+        })
+    }
+}
+
+impl IpcExport<'_> {
+    /// The key to send to the allowed processes.
+    pub fn key(&self) -> &IpcKey {
+        &self.key
+    }
+}
+
+impl Drop for IpcExport<'_> {
+    fn drop(&mut self) {
+        let _ = ffi::make_current(self.ctx);
+        let _ = ffi::ipc::mem_close(&self.key.0);
+        exported().retain(|k| *k != self.key.0);
+    }
+}
+
+impl<'id, T: DeviceRepr> IpcMemory<'_, 'id, T> {
+    /// Number of whole elements.
+    pub fn len(&self) -> usize {
+        self.span.bytes() / core::mem::size_of::<T>()
+    }
+
+    /// Never true (an import holds at least one element).
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The memory, readable wherever a view of a [`DeviceBuffer`] is.
+    pub fn view(&self) -> DeviceView<'_, 'id, T> {
+        DeviceView::from_mapped(self.span.mem())
+    }
+
+    /// The memory, writable.
+    pub fn view_mut(&mut self) -> DeviceViewMut<'_, 'id, T> {
+        DeviceViewMut::from_mapped(self.span.mem_mut())
+    }
+}
+
+impl<T> Drop for IpcMemory<'_, '_, T> {
+    fn drop(&mut self) {
+        let _ = ffi::make_current(self.ctx);
+        if ffi::ipc::mem_close(&self.key.0).is_ok() {
+            ffi::live::child_released(self.span.start().as_ptr() as usize);
+        }
+    }
+}
