@@ -16,14 +16,21 @@
 //!   `synchronize()` on another thread is waiting for; it raises
 //!   `AclUsageError` instead (a use cannot be waited for: a synchronize may
 //!   wait on a callback for ever);
-//! * a child is added only to an open parent and counted until its release
-//!   ends, so a parent cannot go while a child is being created in it.
+//! * a child is added only to an open parent and kept (the Pythonic node
+//!   object itself, with its close order) until its release ends, so a
+//!   parent cannot go while a child is being created in it;
+//! * the deferred-release tree: a node released while children remain
+//!   waits for them (`_wait_for_children`), and its release falls to
+//!   exactly one caller, the waiter or the end of its last child (which
+//!   finds it in `_parent_claimed`), decided in the handle core
+//!   (`protocol::handle_core`) under its mutex.
 #![deny(unsafe_code)]
 
 use crate::errors::AclUsageError;
 use crate::protocol::handle_core::{HandleCore, Refused, Release, State};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
+use pyo3::{PyTraverseError, PyVisit};
 use std::cell::Cell;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
@@ -38,13 +45,16 @@ thread_local! {
 /// One runtime handle of the Pythonic layer (`acl._native.Handle`).
 #[pyclass(module = "acl._native", name = "Handle", frozen)]
 pub struct Handle {
-    /// The counted state (`protocol::handle_core`); `on_idle` callables.
-    core: HandleCore<Py<PyAny>>,
+    /// The counted state (`protocol::handle_core`); `on_idle` callables,
+    /// the children's node objects.
+    core: HandleCore<Py<PyAny>, Py<PyAny>>,
     serial: u64,
     parent: Option<Py<Handle>>,
     what: String,
-    /// Set once by the one caller that releases a waiting node (`_claim`).
-    claimed: AtomicBool,
+    /// The end of this handle's release made the parent's release (waiting
+    /// for its children) fall to its caller: taken once by
+    /// `_parent_claimed`.
+    parent_claim: AtomicBool,
     /// Awaited waits in flight (`crate::waiter`), among the uses.
     awaits: AtomicU64,
 }
@@ -89,14 +99,21 @@ impl Handle {
         self.core.end_use()
     }
 
-    /// Counts a new child; refused unless open.
-    pub fn add_child(&self) -> PyResult<u64> {
-        self.core.add_child().map_err(|s| self.closed_error(s))
+    /// Adds child `obj` (close order `order`, key `key`, unique among the
+    /// children); refused unless open.
+    pub fn add_child(&self, order: u8, key: u64, obj: Py<PyAny>) -> PyResult<u64> {
+        self.core
+            .add_child(order, key, obj)
+            .map_err(|(s, _obj)| self.closed_error(s))
     }
 
-    /// A child's release ended (or its creation failed).
-    pub fn remove_child(&self) {
-        self.core.remove_child();
+    /// The release of child `key` ended (or its creation failed): `true`
+    /// when this handle's release (waiting for its children) now falls to
+    /// the caller. The child's object is dropped after the core's lock.
+    pub fn remove_child(&self, key: u64) -> bool {
+        let (obj, claim) = self.core.remove_child(key);
+        drop(obj);
+        claim
     }
 
     /// This handle's serial: never reused (unlike runtime handles); the
@@ -188,20 +205,29 @@ fn refuse_copy() -> PyErr {
 
 #[pymethods]
 impl Handle {
-    /// A handle named `what` (for messages), counted as a child of `parent`
-    /// (refused unless the parent is open); not usable until `_open`.
+    /// A handle named `what` (for messages) of node object `node`, which
+    /// becomes a child of `parent` (refused unless the parent is open) with
+    /// close order `order`; not usable until `_open`.
     #[new]
-    #[pyo3(signature = (what, parent = None))]
-    fn new(what: String, parent: Option<Bound<'_, Handle>>) -> PyResult<Self> {
+    #[pyo3(signature = (what, parent = None, node = None, order = 9))]
+    fn new(
+        what: String,
+        parent: Option<Bound<'_, Handle>>,
+        node: Option<Py<PyAny>>,
+        order: u8,
+    ) -> PyResult<Self> {
+        let serial = NEXT_SERIAL.fetch_add(1, Ordering::Relaxed);
         if let Some(p) = &parent {
-            p.get().add_child()?;
+            let py = p.py();
+            let node = node.unwrap_or_else(|| py.None());
+            p.get().add_child(order, serial, node)?;
         }
         Ok(Handle {
             core: HandleCore::new(),
             parent: parent.map(Bound::unbind),
-            serial: NEXT_SERIAL.fetch_add(1, Ordering::Relaxed),
+            serial,
             what,
-            claimed: AtomicBool::new(false),
+            parent_claim: AtomicBool::new(false),
             awaits: AtomicU64::new(0),
         })
     }
@@ -222,8 +248,9 @@ impl Handle {
     fn _abandon(&self) {
         if self.core.abandon()
             && let Some(p) = &self.parent
+            && p.get().remove_child(self.serial)
         {
-            p.get().remove_child();
+            self.parent_claim.store(true, Ordering::Release);
         }
     }
 
@@ -239,12 +266,44 @@ impl Handle {
         })
     }
 
-    /// No new uses (the owner released it; the release comes with its last
-    /// child). Uses in flight go on.
-    fn _retire(&self) -> PyResult<()> {
+    /// The owner released it while children remain: no new uses or
+    /// children (uses in flight go on). `True` when its release falls to
+    /// the caller now (no child left); otherwise the end of the last child
+    /// gets it (its `_parent_claimed`).
+    fn _wait_for_children(&self) -> PyResult<bool> {
         crate::fork::check()?;
-        self.core.retire();
-        Ok(())
+        Ok(self.core.wait_for_children())
+    }
+
+    /// True once the owner released it while children remained.
+    #[getter]
+    fn _waiting(&self) -> bool {
+        self.core.waiting()
+    }
+
+    /// The children not yet released (their node objects), in close order.
+    fn _kids(&self, py: Python<'_>) -> Vec<Py<PyAny>> {
+        self.core.kids(|o| o.clone_ref(py))
+    }
+
+    /// The parent node object's handle, if any.
+    #[getter]
+    fn _parent(&self, py: Python<'_>) -> Option<Py<Handle>> {
+        self.parent.as_ref().map(|p| p.clone_ref(py))
+    }
+
+    /// True, once, when the end of this handle's release (or its
+    /// abandonment) made its parent's release fall to the caller.
+    fn _parent_claimed(&self) -> bool {
+        self.parent_claim.swap(false, Ordering::AcqRel)
+    }
+
+    fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
+        self.core.try_visit(|o| visit.call(o)).map(|_| ())
+    }
+
+    fn __clear__(&self) {
+        drop(self.core.take_kids());
     }
 
     /// Grants the release to this caller and closes the handle to uses, in
@@ -279,20 +338,15 @@ impl Handle {
 
     /// Ends a release granted by `_begin_release`: `ok` closes the handle
     /// (its parent no longer counts it); otherwise it is open again.
+    /// When this made the parent's release (waiting for its children) fall
+    /// to the caller, `_parent_claimed` says so (once).
     fn _end_release(&self, ok: bool) {
         if self.core.end_release(ok)
             && let Some(p) = &self.parent
+            && p.get().remove_child(self.serial)
         {
-            p.get().remove_child();
+            self.parent_claim.store(true, Ordering::Release);
         }
-    }
-
-    /// True for exactly one caller: the one that releases a node whose
-    /// release waited for its last child (the node marking itself waiting,
-    /// or the last child going on another thread; both check first that it
-    /// waits with no child left, then ask here).
-    fn _claim(&self) -> bool {
-        !self.claimed.swap(true, Ordering::AcqRel)
     }
 
     /// The serial (see [`Handle::serial`]).
@@ -371,7 +425,7 @@ impl Drop for Handle {
     fn drop(&mut self) {
         let empty = self.core.state() == State::Empty;
         if empty && let Some(p) = &self.parent {
-            p.get().remove_child();
+            p.get().remove_child(self.serial);
         }
     }
 }

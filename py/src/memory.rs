@@ -58,7 +58,13 @@ pub struct Memory {
     /// counted as busy, so no view or synchronous use begins meanwhile.
     /// Changed and read with the GIL held.
     queueing: std::sync::atomic::AtomicUsize,
+    /// Its free made its context's release (waiting for its children) fall
+    /// to the caller: taken once by `_parent_claimed`.
+    parent_claim: std::sync::atomic::AtomicBool,
 }
+
+/// The close order of a buffer among its context's children.
+const ORDER: u8 = 2;
 
 /// A count in [`Memory`]'s `queueing`, for the duration of a queueing call.
 struct Queueing<'py>(Vec<Bound<'py, Memory>>);
@@ -92,6 +98,22 @@ impl Memory {
     /// The work book's name of this memory.
     pub fn id(&self) -> u64 {
         self.id
+    }
+
+    /// Its key among its context's children (apart from handle serials).
+    fn key(&self) -> u64 {
+        self.id | 1 << 63
+    }
+
+    /// Frees `ptr` (see [`free_now`]); a context's release that falls to
+    /// this caller is kept for `_parent_claimed`.
+    fn free_now(&self, ptr: u64, host: bool, ctx: Option<Py<Handle>>) -> PyResult<Option<i32>> {
+        let (ret, claim) = free_now(ptr, host, ctx, self.key());
+        if claim {
+            self.parent_claim
+                .store(true, std::sync::atomic::Ordering::Release);
+        }
+        ret
     }
 
     /// Marks the memory as used (or no longer used) by queued work (the
@@ -153,6 +175,7 @@ impl Memory {
             core: MemoryCore::new(),
             id: NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
             queueing: std::sync::atomic::AtomicUsize::new(0),
+            parent_claim: std::sync::atomic::AtomicBool::new(false),
         }
     }
 
@@ -161,7 +184,7 @@ impl Memory {
     /// host memory, zero-filled (`host`), or device memory with `policy`.
     /// Returns the runtime's `ret` (0: allocated).
     fn _alloc(
-        &self,
+        slf: &Bound<'_, Self>,
         host: bool,
         nbytes: usize,
         policy: u32,
@@ -169,17 +192,20 @@ impl Memory {
         ctx: Bound<'_, Handle>,
     ) -> PyResult<i32> {
         crate::fork::check()?;
-        let mut g = self.core.lock();
+        let me = slf.get();
+        let key = me.key();
+        let mut g = me.core.lock();
         if g.state != State::Empty {
             return Err(AclUsageError::new_err("the memory was already allocated"));
         }
-        ctx.get().add_child()?;
+        ctx.get()
+            .add_child(ORDER, key, slf.clone().into_any().unbind())?;
         let ret = ctx.get().bind().unwrap_or_else(|_| {
             // Unreachable: a handle that took a child is open.
             ffi::set_context(ctx.get().raw())
         });
         if ret != 0 {
-            ctx.get().remove_child();
+            ctx.get().remove_child(key);
             return Ok(ret);
         }
         let size = nbytes as u64;
@@ -189,14 +215,14 @@ impl Memory {
             ffi::malloc(size, policy)
         };
         if ret != 0 {
-            ctx.get().remove_child();
+            ctx.get().remove_child(key);
             return Ok(ret);
         }
         if host {
             let ret = ffi::memset(ptr, size, 0, size);
             if ret != 0 {
                 ffi::free_host(ptr);
-                ctx.get().remove_child();
+                ctx.get().remove_child(key);
                 return Ok(ret);
             }
         }
@@ -217,8 +243,15 @@ impl Memory {
             Free::Busy => Err(AclUsageError::new_err(
                 "cannot free the buffer: queued stream work still uses it; synchronize first",
             )),
-            Free::Now { ptr, host, ctx } => free_now(ptr, host, ctx),
+            Free::Now { ptr, host, ctx } => self.free_now(ptr, host, ctx),
         }
+    }
+
+    /// True, once, when this memory's free made its context's release
+    /// (waiting for its children) fall to the caller.
+    fn _parent_claimed(&self) -> bool {
+        self.parent_claim
+            .swap(false, std::sync::atomic::Ordering::AcqRel)
     }
 
     /// The address while allocated and not released, else 0.
@@ -412,8 +445,15 @@ impl Memory {
     }
 }
 
-/// Frees `ptr` in `ctx` (made current), then the context stops counting it.
-fn free_now(ptr: u64, host: bool, ctx: Option<Py<Handle>>) -> PyResult<Option<i32>> {
+/// Frees `ptr` in `ctx` (made current), then the context drops child
+/// `key`; with `true` when the context's release (waiting for its
+/// children) now falls to the caller.
+fn free_now(
+    ptr: u64,
+    host: bool,
+    ctx: Option<Py<Handle>>,
+    key: u64,
+) -> (PyResult<Option<i32>>, bool) {
     // In a forked child the runtime cannot be called: the memory is left to
     // the process (it was the parent's).
     let forked = crate::fork::check();
@@ -431,11 +471,11 @@ fn free_now(ptr: u64, host: bool, ctx: Option<Py<Handle>>) -> PyResult<Option<i3
     } else {
         0
     };
-    if let Some(c) = &ctx {
-        c.get().remove_child();
+    let claim = ctx.as_ref().is_some_and(|c| c.get().remove_child(key));
+    if let Err(e) = forked {
+        return (Err(e), claim);
     }
-    forked?;
-    Ok(Some(ret))
+    (Ok(Some(ret)), claim)
 }
 
 /// Ends one export (a view, or a copy's hold); the last one completes a

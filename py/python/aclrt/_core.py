@@ -180,14 +180,6 @@ def _plain_int(n):
         return n
 
 
-def _claim(node):
-    """True for exactly one caller, once ``node`` waits and has no child left
-    (the one that marks it waiting, or the one whose last child goes
-    meanwhile, a view dying on another thread): both see the conditions,
-    and Rust's handle grants the release to one of them."""
-    return node._waiting and not node._children and node._h._claim()
-
-
 class _Node:
     _order = 9  # close order among siblings: lower first
     _what = "resource"
@@ -208,25 +200,21 @@ class _Node:
                 f"a {type(self).__name__} belongs to a {want.__name__}, not {type(parent).__name__}"
             )
         if not isinstance(self, _native.Memory):
-            # Counted by the parent's handle (refused, atomically, once the
-            # parent is released or being released).
-            self._h = _Handle(self._what, None if parent is None else parent._h)
+            # A child of the parent's handle, which keeps this node (refused,
+            # atomically, once the parent is released or being released).
+            # The tree (children, waiting, which caller releases a waiting
+            # node) lives in Rust; this flag only mirrors the state here.
+            self._h = _Handle(self._what, None if parent is None else parent._h, self, self._order)
         self._parent = parent
-        self._children = []
         self._closed = False
-        # Released by a with-block while a descendant buffer still has views:
-        # the release happens when the last of them dies.
-        self._waiting = False
-        if parent is not None:
-            parent._children.append(self)
 
-    def _detach(self):
-        self._closed = True
-        if self._parent is not None:
-            try:
-                self._parent._children.remove(self)
-            except ValueError:
-                pass
+    @property
+    def _children(self):
+        """The children not yet released, in close order (kept in Rust)."""
+        return self._h._kids()
+
+    def _parent_claimed(self):
+        return self._h._parent_claimed()
 
     # -- no second owner -----------------------------------------------------
     def _refuse_copy(self, *_args):
@@ -266,7 +254,8 @@ class _Node:
     def _close(self, defer):
         if self._closed:
             return
-        live = [c for c in self._children if not c._closed]
+        kids = self._children
+        live = [c for c in kids if not c._closed]
         if live:
             kinds = ", ".join(sorted({c._what for c in live}))
             raise AclUsageError(
@@ -274,7 +263,7 @@ class _Node:
                 f"children ({kinds}): close them first, or leave its with-block, "
                 "which releases them in order"
             )
-        if self._children:  # only children waiting for their last view
+        if kids:  # only children waiting for their last view
             self._wait_for_children()
             return
         self._do_release()
@@ -308,11 +297,10 @@ class _Node:
             self._h._end_release(ok)
 
     def _wait_for_children(self):
-        """Released by the last child to go (or now, if it went meanwhile)."""
+        """Released by the last child to go (or now, if it went meanwhile):
+        Rust gives the release to exactly one of the two."""
         self._closed = True
-        self._waiting = True
-        self._h._retire()
-        if _claim(self):
+        if self._h._wait_for_children():
             self._release_claimed()
 
     def _release_claimed(self):
@@ -330,16 +318,15 @@ class _Node:
         self._released()
 
     def _released(self):
-        """Bookkeeping after a release; releases a waiting parent whose last
-        child this was."""
-        self._waiting = False
+        """After a release: releases a waiting parent whose release the end
+        of this one gave to this caller (decided in Rust)."""
+        self._closed = True
         parent = self._parent
-        self._detach()
-        if parent is not None and _claim(parent):
+        if parent is not None and self._parent_claimed():
             parent._release_claimed()
 
     def _close_tree(self):
-        for child in sorted(list(self._children), key=lambda c: c._order):
+        for child in self._children:  # in close order
             child._close_tree()
         self._close(True)
 
@@ -401,7 +388,6 @@ class Device(_Node):
         except BaseException:
             self._closed = True
             self._h._abandon()
-            runtime._children.remove(self)
             raise
         self._h._open(device_id)
         handle, ret = acl.rt.get_context()
@@ -466,7 +452,6 @@ class Context(_Node):
             if ret != 0:
                 self._closed = True
                 self._h._abandon()
-                device._children.remove(self)
                 check(ret, "acl.rt.create_context")
         self._h._open(handle)
         self._default_stream = None
@@ -575,7 +560,7 @@ class Context(_Node):
         self._check_open()
         # What was queued on its streams before the wait is settled after it
         # (in Rust, in the same call as the wait; GIL released).
-        streams = [c._h for c in list(self._children) if isinstance(c, Stream)]
+        streams = [c._h for c in self._children if isinstance(c, Stream)]
         check(_native._sync_device(self._h, streams), "acl.rt.synchronize_device")
 
     def close(self):
@@ -584,7 +569,7 @@ class Context(_Node):
         super().close()
 
     def _close_tree(self):
-        for child in sorted(list(self._children), key=lambda c: c._order):
+        for child in self._children:  # in close order
             child._close_tree()
         self._stop_reporter()
         if self.default:
@@ -685,7 +670,6 @@ class Stream(_Node):
             except BaseException:
                 self._closed = True
                 self._h._abandon()
-                ctx._children.remove(self)
                 raise
             self._h._open(handle)
 
@@ -873,7 +857,6 @@ class Event(_Node):
         except BaseException:
             self._closed = True
             self._h._abandon()
-            ctx._children.remove(self)
             raise
         self._h._open(handle)
 
@@ -963,18 +946,20 @@ class _Buffer(_Node):
     _order = 2
     where = "device"
     _host = False
+    _children = ()  # a leaf of the tree
+    _parent_claimed = _native.Memory._parent_claimed
 
     def __init__(self, ctx, nbytes, policy=C.ACL_MEM_MALLOC_HUGE_FIRST):
         n = _size(nbytes)
         super().__init__(ctx)  # checks ctx first
         self._device = ctx._device
-        try:  # refused once the context is released (atomically, in Rust)
+        try:  # a child of the context's handle (refused once it is released)
             ret = self._alloc(self._host, n, policy, ctx._dev_id, ctx._h)
         except BaseException:
-            self._detach()
+            self._closed = True
             raise
         if ret != 0:
-            self._detach()
+            self._closed = True
             check(ret, "acl.rt.malloc_host" if self._host else "acl.rt.malloc")
 
     @property
@@ -1002,7 +987,6 @@ class _Buffer(_Node):
                     "(numpy arrays, memoryviews) are alive"
                 )
             self._closed = True
-            self._waiting = True
             return
         self._released()
         check(ret, "acl.rt.free_host" if self._host else "acl.rt.free")
