@@ -619,20 +619,22 @@ fn type_name(obj: &Bound<'_, PyAny>) -> String {
         .unwrap_or_else(|_| "object".to_owned())
 }
 
+/// One side of a copy: a `Memory` (held with an export when `pin`;
+/// otherwise only read, for a caller that holds the GIL with no Python code
+/// to run until the runtime call returned, so that nothing can free it), or
+/// another object through the buffer protocol (held until dropped).
 fn side<'py>(
     obj: &Bound<'py, PyAny>,
     device: i32,
     writable: bool,
     asynchronous: bool,
+    pin: bool,
 ) -> PyResult<Side<'py>> {
     let what = if writable { "destination" } else { "source" };
     if let Ok(m) = obj.cast::<Memory>() {
         // Busy is checked by `fill`, after the device (the order of the
         // refusals before the cores).
-        let (ptr, len, place) = m.get().core.export(
-            true,
-            |_| Ok(()),
-            |r| match r {
+        let refused = |r| match r {
                 Refused::State(State::Empty) => {
                     AclUsageError::new_err(format!("the {what} holds no memory"))
                 }
@@ -643,8 +645,8 @@ fn side<'py>(
                 Refused::Busy => AclUsageError::new_err(
                     "a synchronous copy of a buffer that queued stream work still uses; synchronize first",
                 ),
-            },
-            |g| {
+            };
+        let fill = |g: &crate::protocol::memory_core::Inner<Py<PyAny>, Py<Handle>>| {
                 if g.device != device {
                     return Err(AclUsageError::new_err(
                         "a buffer of another device (no peer access in this layer)",
@@ -655,14 +657,18 @@ fn side<'py>(
                         "a synchronous copy of a buffer that queued stream work still uses; synchronize first",
                     ));
                 }
-                Ok((g.ptr, g.nbytes, if g.host { 1 } else { 0 }))
-            },
-        )?;
+                Ok((g.ptr, g.nbytes, if g.host { 1u8 } else { 0 }))
+            };
+        let (ptr, len, place) = if pin {
+            m.get().core.export(true, |_| Ok(()), refused, fill)?
+        } else {
+            m.get().core.peek(true, |_| Ok(()), refused, fill)?
+        };
         return Ok(Side {
             ptr,
             len,
             place,
-            memory: Some(Pin(m.clone())),
+            memory: pin.then(|| Pin(m.clone())),
             _export: None,
         });
     }
@@ -741,8 +747,10 @@ pub fn _kind_of(dst: u8, src: u8, run_mode: u32) -> PyResult<u32> {
     Ok(kind_of(dst, src, run_mode))
 }
 
-fn count(nbytes: Option<&Bound<'_, PyAny>>, limit: usize) -> PyResult<usize> {
-    let Some(n) = nbytes else { return Ok(limit) };
+/// The byte count asked (`None`: all of the source); runs its
+/// `__index__`, the one Python code of a copy besides a `__buffer__`.
+fn count_asked(nbytes: Option<&Bound<'_, PyAny>>) -> PyResult<Option<i128>> {
+    let Some(n) = nbytes else { return Ok(None) };
     if n.is_instance_of::<pyo3::types::PyBool>() {
         return Err(PyTypeError::new_err(
             "copy: nbytes must be an integer, not bool",
@@ -760,6 +768,12 @@ fn count(nbytes: Option<&Bound<'_, PyAny>>, limit: usize) -> PyResult<usize> {
             type_name(n)
         ))
     })?;
+    Ok(Some(v))
+}
+
+/// The byte count of a copy from a source of `limit` bytes.
+fn count(asked: Option<i128>, limit: usize) -> PyResult<usize> {
+    let Some(v) = asked else { return Ok(limit) };
     if v < 0 {
         return Err(PyValueError::new_err(format!(
             "copy: nbytes must be non-negative, not {v}"
@@ -801,9 +815,18 @@ pub fn _copy(
     let ctx = UseGuard::new(ctx.get())?;
     let stream = stream.map(|s| UseGuard::new(s.get())).transpose()?;
     let asynchronous = stream.is_some();
-    let d = side(dst, device, true, asynchronous)?;
-    let s = side(src, device, false, asynchronous)?;
-    let n = count(nbytes, s.len)?;
+    // A synchronous copy between two `Memory`s of all of the source runs no
+    // Python code (no `__index__`, no `__buffer__`) and holds the GIL until
+    // the runtime call returned: nothing can free a side meanwhile (a free
+    // takes the GIL), so the sides are read, not pinned. Any other copy
+    // pins its `Memory` sides (an asynchronous one releases the GIL around
+    // the queueing).
+    let is_memory = |o: &Bound<'_, PyAny>| o.cast::<Memory>().is_ok();
+    let pin = asynchronous || nbytes.is_some() || !is_memory(dst) || !is_memory(src);
+    let d = side(dst, device, true, asynchronous, pin)?;
+    let s = side(src, device, false, asynchronous, pin)?;
+    let asked = count_asked(nbytes)?;
+    let n = count(asked, s.len)?;
     if n > d.len {
         return Err(PyValueError::new_err(format!(
             "copy: {n} bytes do not fit the {}-byte destination",
@@ -847,4 +870,29 @@ pub fn _copy(
         queued(st.serial(), sides.map(|m| m.0.clone()))?;
     }
     Ok(ret)
+}
+
+/// `_copy_or_raise(check, ctx, device, run_mode, dst, src, nbytes=None)`:
+/// [`_copy`] (synchronous) that returns `None`, or calls
+/// `check(ret, "acl.rt.memcpy")` (which raises) when the runtime refused.
+/// The Pythonic layer binds its first four arguments once per context
+/// (`functools.partial`), so `ctx.copy(dst, src)` runs no Python code on
+/// its way here.
+#[pyfunction]
+#[pyo3(signature = (check, ctx, device, run_mode, dst, src, nbytes = None))]
+#[allow(clippy::too_many_arguments)] // `_copy`'s request and the error hook
+pub fn _copy_or_raise(
+    check: &Bound<'_, PyAny>,
+    ctx: &Bound<'_, Handle>,
+    device: i32,
+    run_mode: u32,
+    dst: &Bound<'_, PyAny>,
+    src: &Bound<'_, PyAny>,
+    nbytes: Option<&Bound<'_, PyAny>>,
+) -> PyResult<()> {
+    let ret = _copy(ctx, device, run_mode, dst, src, nbytes, None)?;
+    if ret != 0 {
+        check.call1((ret, "acl.rt.memcpy"))?;
+    }
+    Ok(())
 }

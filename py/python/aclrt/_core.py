@@ -35,6 +35,7 @@ uses. A ``close()`` racing a use on another thread therefore raises
 :class:`AclUsageError` instead of destroying the handle under the call.
 """
 
+import functools
 import operator
 import threading
 import time
@@ -46,6 +47,7 @@ from . import constants as C
 from .errors import AclUsageError, CallbackError, check
 
 _copy = _native._copy
+_copy_or_raise = _native._copy_or_raise
 _Handle = _native.Handle
 
 
@@ -458,6 +460,10 @@ class Context(_Node):
         self._device = device
         self._dev_id = device.id
         self._mode = device.run_mode
+        # ``copy`` (documented below), bound once: the call goes straight to
+        # Rust, which checks the context, resolves both sides, infers the
+        # direction and copies, and calls ``check`` only on a refusal.
+        self.copy = functools.partial(_copy_or_raise, check, self._h, self._dev_id, self._mode)
         # The context's callback thread, once a stream has callbacks: key 0
         # (a dict, so that of two threads starting one, one wins atomically).
         self._reporters = {}
@@ -522,7 +528,10 @@ class Context(_Node):
         of ``src``); the direction comes from where ``dst`` and ``src`` lie
         and the run mode. Each side is a buffer of this device or any object
         with the buffer protocol (``bytes`` as a source, ``bytearray``,
-        ``memoryview``, a C-contiguous numpy array of a plain numeric dtype)."""
+        ``memoryview``, a C-contiguous numpy array of a plain numeric dtype).
+
+        (Each context binds this call to ``acl._native`` when it is made, so
+        ``ctx.copy`` is that Rust call; this method is its meaning.)"""
         if self._closed:
             self._check_open()
         ret = _copy(self._h, self._dev_id, self._mode, dst, src, nbytes)

@@ -164,6 +164,28 @@ impl<R, C> MemoryCore<R, C> {
         Ok(out)
     }
 
+    /// [`MemoryCore::export`]'s checks and `fill`, without the count: for
+    /// a caller that holds what orders every free after it (the library:
+    /// the GIL, held with no Python code run until it is done with the
+    /// memory), so that no free can come before it is done.
+    pub fn peek<T, E>(
+        &self,
+        busy_ok: bool,
+        pre: impl FnOnce(&Inner<R, C>) -> Result<(), E>,
+        refused: impl FnOnce(Refused) -> E,
+        fill: impl FnOnce(&Inner<R, C>) -> Result<T, E>,
+    ) -> Result<T, E> {
+        let g = self.lock();
+        pre(&g)?;
+        if g.state != State::Open {
+            return Err(refused(Refused::State(g.state)));
+        }
+        if g.busy && !busy_ok {
+            return Err(refused(Refused::Busy));
+        }
+        fill(&g)
+    }
+
     /// Ends an export; the last one of a deferred release hands back its
     /// `on_release` (once).
     pub fn release_export(&self) -> Option<R> {
