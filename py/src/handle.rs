@@ -147,9 +147,20 @@ impl Handle {
         Ok(self.bind_value(value))
     }
 
+    /// The value of this context handle while open (an error otherwise),
+    /// for a caller that holds the GIL and runs no Python code until it is
+    /// done with the context (a release takes the GIL), so no use is
+    /// counted; it binds with [`Handle::bind_value`].
+    pub fn open_context(&self) -> PyResult<u64> {
+        if self.what != "context" {
+            self.bind()?; // the error
+        }
+        self.core.open_value().map_err(|s| self.closed_error(s))
+    }
+
     /// [`Handle::bind`] of `value`, this handle's, read by a caller that
     /// holds a use (so no second look under the lock).
-    fn bind_value(&self, value: u64) -> i32 {
+    pub fn bind_value(&self, value: u64) -> i32 {
         let (cur, ret) = crate::ffi::get_context();
         if ret == 0 && cur == value && BOUND.with(Cell::get) == self.serial {
             return 0;

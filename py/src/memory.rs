@@ -635,30 +635,30 @@ fn side<'py>(
         // Busy is checked by `fill`, after the device (the order of the
         // refusals before the cores).
         let refused = |r| match r {
-                Refused::State(State::Empty) => {
-                    AclUsageError::new_err(format!("the {what} holds no memory"))
-                }
-                Refused::State(_) => AclUsageError::new_err(format!(
-                    "the {what} buffer was used after it was released"
-                )),
-                // Not given (`busy_ok`): `fill` checks it.
-                Refused::Busy => AclUsageError::new_err(
-                    "a synchronous copy of a buffer that queued stream work still uses; synchronize first",
-                ),
-            };
+            Refused::State(State::Empty) => {
+                AclUsageError::new_err(format!("the {what} holds no memory"))
+            }
+            Refused::State(_) => {
+                AclUsageError::new_err(format!("the {what} buffer was used after it was released"))
+            }
+            // Not given (`busy_ok`): `fill` checks it.
+            Refused::Busy => AclUsageError::new_err(
+                "a synchronous copy of a buffer that queued stream work still uses; synchronize first",
+            ),
+        };
         let fill = |g: &crate::protocol::memory_core::Inner<Py<PyAny>, Py<Handle>>| {
-                if g.device != device {
-                    return Err(AclUsageError::new_err(
-                        "a buffer of another device (no peer access in this layer)",
-                    ));
-                }
-                if (g.busy || m.get().queueing()) && !asynchronous {
-                    return Err(AclUsageError::new_err(
-                        "a synchronous copy of a buffer that queued stream work still uses; synchronize first",
-                    ));
-                }
-                Ok((g.ptr, g.nbytes, if g.host { 1u8 } else { 0 }))
-            };
+            if g.device != device {
+                return Err(AclUsageError::new_err(
+                    "a buffer of another device (no peer access in this layer)",
+                ));
+            }
+            if (g.busy || m.get().queueing()) && !asynchronous {
+                return Err(AclUsageError::new_err(
+                    "a synchronous copy of a buffer that queued stream work still uses; synchronize first",
+                ));
+            }
+            Ok((g.ptr, g.nbytes, if g.host { 1u8 } else { 0 }))
+        };
         let (ptr, len, place) = if pin {
             m.get().core.export(true, |_| Ok(()), refused, fill)?
         } else {
@@ -809,20 +809,27 @@ pub fn _copy(
     stream: Option<&Bound<'_, Handle>>,
 ) -> PyResult<i32> {
     crate::fork::check()?;
-    // Uses of the context and the stream, and holds on both sides, until
-    // the runtime call returned: Python code run meanwhile (an `__index__`,
-    // a `__buffer__`) cannot release any of them.
-    let ctx = UseGuard::new(ctx.get())?;
-    let stream = stream.map(|s| UseGuard::new(s.get())).transpose()?;
-    let asynchronous = stream.is_some();
     // A synchronous copy between two `Memory`s of all of the source runs no
     // Python code (no `__index__`, no `__buffer__`) and holds the GIL until
-    // the runtime call returned: nothing can free a side meanwhile (a free
-    // takes the GIL), so the sides are read, not pinned. Any other copy
-    // pins its `Memory` sides (an asynchronous one releases the GIL around
-    // the queueing).
+    // the runtime call returned: nothing can release the context or free a
+    // side meanwhile (a release takes the GIL), so they are read, not held.
+    // Any other copy holds them: uses of the context and the stream, and
+    // pins of its `Memory` sides, until the runtime call returned, so that
+    // Python code it runs (an `__index__`, a `__buffer__`) cannot release
+    // any of them, nor another thread while the GIL is released around an
+    // asynchronous copy's queueing.
+    let asynchronous = stream.is_some();
     let is_memory = |o: &Bound<'_, PyAny>| o.cast::<Memory>().is_ok();
     let pin = asynchronous || nbytes.is_some() || !is_memory(dst) || !is_memory(src);
+    let ctx_h = ctx.get();
+    let (ctx, ctx_value) = if pin {
+        let g = UseGuard::new(ctx_h)?;
+        let v = g.value;
+        (Some(g), v)
+    } else {
+        (None, ctx_h.open_context()?)
+    };
+    let stream = stream.map(|s| UseGuard::new(s.get())).transpose()?;
     let d = side(dst, device, true, asynchronous, pin)?;
     let s = side(src, device, false, asynchronous, pin)?;
     let asked = count_asked(nbytes)?;
@@ -840,7 +847,10 @@ pub fn _copy(
              the runtime does not queue in host run mode: use ctx.copy (synchronous)",
         ));
     }
-    let ret = ctx.bind()?;
+    let ret = match &ctx {
+        Some(c) => c.bind()?,
+        None => ctx_h.bind_value(ctx_value),
+    };
     if ret != 0 {
         return Ok(ret);
     }

@@ -148,6 +148,17 @@ impl<T, C> HandleCore<T, C> {
         self.lock().value
     }
 
+    /// The value while open; otherwise the state. (Not a use: for a caller
+    /// that holds what orders every release after it is done.)
+    pub fn open_value(&self) -> Result<u64, State> {
+        let g = self.lock();
+        if g.state == State::Open {
+            Ok(g.value)
+        } else {
+            Err(g.state)
+        }
+    }
+
     /// Uses in flight.
     pub fn uses(&self) -> usize {
         self.lock().uses
