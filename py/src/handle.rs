@@ -216,31 +216,30 @@ fn refuse_copy() -> PyErr {
 
 #[pymethods]
 impl Handle {
-    /// A handle named `what` (for messages) of node object `node`, which
-    /// becomes a child of `parent` (refused unless the parent is open) with
-    /// close order `order`; not usable until `_open`.
+    /// A handle named `what` (for messages), whose parent is `parent`; it
+    /// is not its child until `_adopt`, and not usable until `_open`.
     #[new]
-    #[pyo3(signature = (what, parent = None, node = None, order = 9))]
-    fn new(
-        what: String,
-        parent: Option<Bound<'_, Handle>>,
-        node: Option<Py<PyAny>>,
-        order: u8,
-    ) -> PyResult<Self> {
-        let serial = NEXT_SERIAL.fetch_add(1, Ordering::Relaxed);
-        if let Some(p) = &parent {
-            let py = p.py();
-            let node = node.unwrap_or_else(|| py.None());
-            p.get().add_child(order, serial, node)?;
-        }
-        Ok(Handle {
+    #[pyo3(signature = (what, parent = None))]
+    fn new(what: String, parent: Option<Bound<'_, Handle>>) -> Self {
+        Handle {
             core: HandleCore::new(),
             parent: parent.map(Bound::unbind),
-            serial,
+            serial: NEXT_SERIAL.fetch_add(1, Ordering::Relaxed),
             what,
             parent_claim: AtomicBool::new(false),
             awaits: AtomicU64::new(0),
-        })
+        }
+    }
+
+    /// Makes node object `node` (this handle's owner, initialised) a child
+    /// of the parent's handle, with close order `order`; refused unless the
+    /// parent is open.
+    fn _adopt(&self, node: Py<PyAny>, order: u8) -> PyResult<()> {
+        crate::fork::check()?;
+        match &self.parent {
+            Some(p) => p.get().add_child(order, self.serial, node).map(|_| ()),
+            None => Ok(()),
+        }
     }
 
     /// The runtime object exists: `value` is its handle (or device id).

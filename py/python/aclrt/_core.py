@@ -201,14 +201,16 @@ class _Node:
             raise TypeError(
                 f"a {type(self).__name__} belongs to a {want.__name__}, not {type(parent).__name__}"
             )
-        if not isinstance(self, _native.Memory):
-            # A child of the parent's handle, which keeps this node (refused,
-            # atomically, once the parent is released or being released).
-            # The tree (children, waiting, which caller releases a waiting
-            # node) lives in Rust; this flag only mirrors the state here.
-            self._h = _Handle(self._what, None if parent is None else parent._h, self, self._order)
         self._parent = parent
-        self._closed = False
+        self._closed = False  # mirrors the state; the tree lives in Rust
+        if not isinstance(self, _native.Memory):
+            # A child of the parent's handle, which keeps this node once it
+            # is initialised (refused, atomically, once the parent is
+            # released or being released). The tree (children, waiting,
+            # which caller releases a waiting node) lives there.
+            h = self._h = _Handle(self._what, None if parent is None else parent._h)
+            if parent is not None:
+                h._adopt(self, self._order)
 
     @property
     def _children(self):
@@ -446,9 +448,13 @@ class Context(_Node):
     _what = "context"
 
     def __init__(self, device, handle, default=False):
-        super().__init__(device)
-        self.default = default
+        self.default = default  # before it is a child (seen by a close)
         self._streams = []
+        self._default_stream = None
+        # The context's callback thread, once a stream has callbacks: key 0
+        # (a dict, so that of two threads starting one, one wins atomically).
+        self._reporters = {}
+        super().__init__(device)
         if handle is None:
             handle, ret = acl.rt.create_context(device.id)
             if ret != 0:
@@ -456,7 +462,6 @@ class Context(_Node):
                 self._h._abandon()
                 check(ret, "acl.rt.create_context")
         self._h._open(handle)
-        self._default_stream = None
         self._device = device
         self._dev_id = device.id
         self._mode = device.run_mode
@@ -464,9 +469,6 @@ class Context(_Node):
         # Rust, which checks the context, resolves both sides, infers the
         # direction and copies, and calls ``check`` only on a refusal.
         self.copy = functools.partial(_copy_or_raise, check, self._h, self._dev_id, self._mode)
-        # The context's callback thread, once a stream has callbacks: key 0
-        # (a dict, so that of two threads starting one, one wins atomically).
-        self._reporters = {}
 
     @property
     def device(self):
@@ -665,10 +667,10 @@ class Stream(_Node):
     _what = "stream"
 
     def __init__(self, ctx, default=False):
-        super().__init__(ctx)
-        self.default = default
+        self.default = default  # before it is a child (seen by a close)
         self._subscribed = False
         self._callback_errors = []
+        super().__init__(ctx)
         if default:
             self._h._open(0)
         else:
@@ -854,10 +856,10 @@ class Event(_Node):
     _what = "event"
 
     def __init__(self, ctx, timing=True):
-        super().__init__(ctx)
-        self.timing = timing
+        self.timing = timing  # before it is a child (seen by a close)
         self._recorded = False
         self._stream = None  # the stream of the last record (for messages)
+        super().__init__(ctx)
         flags = C.ACL_EVENT_SYNC | (C.ACL_EVENT_TIME_LINE if timing else 0)
         try:  # the context is alive: it counts this event
             _bind_to(ctx._h)

@@ -279,6 +279,10 @@ impl<T, C> HandleCore<T, C> {
             .iter()
             .position(|k| k.key == key)
             .map(|i| g.kids.remove(i).obj);
+        if kid.is_none() {
+            // Not a child (never added, or removed already): nothing changed.
+            return (None, false);
+        }
         if mutant("tree-remove-check-apart") {
             // The break: the removal and the claim in two critical
             // sections (the owner may wait in between and claim too).
