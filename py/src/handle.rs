@@ -308,7 +308,13 @@ impl Handle {
         self.parent_claim.swap(false, Ordering::AcqRel)
     }
 
+    /// For the cycle collector: the parent's handle and the children's
+    /// node objects (a tree dropped without a release is collected; its
+    /// runtime objects leak, as a `Memory`'s do).
     fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
+        if let Some(p) = &self.parent {
+            visit.call(p)?;
+        }
         self.core.try_visit(|o| visit.call(o)).map(|_| ())
     }
 

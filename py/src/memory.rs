@@ -370,6 +370,12 @@ impl Memory {
         Err(refuse_copy(slf.as_any()))
     }
 
+    /// For the cycle collector: the context's handle it keeps (a tree
+    /// dropped without a release is collected; the allocation leaks).
+    fn __traverse__(&self, visit: pyo3::PyVisit<'_>) -> Result<(), pyo3::PyTraverseError> {
+        self.core.try_visit(|c| visit.call(c), |r| visit.call(r))
+    }
+
     /// The buffer protocol: a writable 1-D view of unsigned bytes of pinned
     /// host memory that is open and not used by queued stream work.
     unsafe fn __getbuffer__(

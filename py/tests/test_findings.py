@@ -433,6 +433,28 @@ class FullStreamQueueWithAPythonCallback(unittest.TestCase):
         self._fill(raw=True)
 
 
+class DroppedTreeIsCollected(unittest.TestCase):
+    """A tree dropped without a release (its runtime objects leak) is still
+    collected by the cycle collector: the children a handle keeps in Rust,
+    its parent and a buffer's context are visited."""
+
+    def test_unreleased_tree_with_a_buffer_is_collected(self):
+        out = child(
+            """
+            import gc, weakref, aclrt
+            def make():
+                rt = aclrt.Runtime(); dev = rt.device(0); ctx = dev.context()
+                s, buf = ctx.stream(), ctx.alloc(64)
+                return weakref.ref(rt), weakref.ref(s), weakref.ref(buf)
+            refs = make()
+            gc.collect()
+            print("collected", [r() is None for r in refs], flush=True)
+            """
+        )
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertIn("collected [True, True, True]", out.stdout)
+
+
 class SmallOnes(unittest.TestCase):
     def setUp(self):
         self.rt = aclrt.Runtime()
