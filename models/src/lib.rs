@@ -118,4 +118,7 @@ mod py_memory_model;
 mod py_book_model;
 
 #[cfg(all(test, any(loom, shuttle)))]
+mod py_tree_model;
+
+#[cfg(all(test, any(loom, shuttle)))]
 mod wake_slot_model;

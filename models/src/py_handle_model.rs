@@ -86,12 +86,12 @@ fn close_vs_child() {
     let w = world();
     let w1 = w.clone();
     let maker = thread::spawn(move || {
-        if w1.h.add_child().is_ok() {
+        if w1.h.add_child(0, 1, ()).is_ok() {
             assert!(
                 !w1.destroyed.load(Ordering::SeqCst),
                 "a child was created in a destroyed parent"
             );
-            w1.h.remove_child();
+            assert!(!w1.h.remove_child(1).1, "the parent does not wait");
         }
     });
     if let Ok(Release::Granted(v)) = w.h.begin_release(None) {
@@ -124,7 +124,10 @@ fn deferred_release() {
         assert_eq!(w.h.begin_use(), Ok(7));
         w.using.fetch_add(1, Ordering::SeqCst);
     }
-    w.h.retire();
+    assert!(
+        w.h.wait_for_children(),
+        "no child left: the release falls to the owner"
+    );
     assert!(w.h.begin_use().is_err(), "a retired handle takes no use");
     let (w1, w2) = (w.clone(), w.clone());
     let a = thread::spawn(move || end_use(&w1));

@@ -2,8 +2,8 @@
 the ``acl`` module against the same C call made through ``ctypes`` on the
 simulator's ``libascendcl.so``, side by side in one run; and the Pythonic
 layer against raw ``acl``: ``ctx.copy`` between two buffers (target: at most
-2x ``acl.rt.memcpy``) and with a numpy array on one side (target: at most
-3x the same raw call from that array's address), with where the time goes
+1.2x ``acl.rt.memcpy``) and with a numpy array on one side (target: at most
+2x the same raw call from that array's address), with where the time goes
 (the Rust copy ``acl._native._copy`` alone, and Python's method call around
 it). Without the ``.so`` (``--lib``), the ctypes side is left out.
 
@@ -111,8 +111,17 @@ def main():
             print(f"{label:<46}{med[k]:>18.0f}")
     if have_lib:
         print(f"acl / ctypes ratio (median of rounds): {ratio('acl', 'ctypes'):.3f}  (target <= 1.2)")
-    print(f"ctx.copy / acl.rt.memcpy, two buffers: {ratio('aclrt', 'acl'):.2f}  (target <= 2)")
-    print(f"ctx.copy / acl.rt.memcpy, numpy on one side: {ratio('aclrt_np', 'acl_np'):.2f}  (target <= 3)")
+    print(f"ctx.copy / acl.rt.memcpy, two buffers: {ratio('aclrt', 'acl'):.2f}  (target <= 1.2)")
+    print(f"ctx.copy / acl.rt.memcpy, numpy on one side: {ratio('aclrt_np', 'acl_np'):.2f}  (target <= 2)")
+
+    # On a loaded machine a round's median swings with the other load; its
+    # fastest rounds (the 10th percentile of each side) do not.
+    def low(k):
+        xs = sorted(results[k])
+        return xs[len(xs) // 10] - base
+
+    print(f"the same from each side's 10th-percentile round: two buffers "
+          f"{low('aclrt') / low('acl'):.2f}, numpy on one side {low('aclrt_np') / low('acl_np'):.2f}")
     print(f"where the time goes: the Python method around the Rust copy "
           f"{med['aclrt'] - med['rust']:.0f} ns; the Rust copy over the raw call "
           f"{med['rust'] - med['acl']:.0f} ns (buffers), {med['rust_np'] - med['acl_np']:.0f} ns "

@@ -16,14 +16,21 @@
 //!   `synchronize()` on another thread is waiting for; it raises
 //!   `AclUsageError` instead (a use cannot be waited for: a synchronize may
 //!   wait on a callback for ever);
-//! * a child is added only to an open parent and counted until its release
-//!   ends, so a parent cannot go while a child is being created in it.
+//! * a child is added only to an open parent and kept (the Pythonic node
+//!   object itself, with its close order) until its release ends, so a
+//!   parent cannot go while a child is being created in it;
+//! * the deferred-release tree: a node released while children remain
+//!   waits for them (`_wait_for_children`), and its release falls to
+//!   exactly one caller, the waiter or the end of its last child (which
+//!   finds it in `_parent_claimed`), decided in the handle core
+//!   (`protocol::handle_core`) under its mutex.
 #![deny(unsafe_code)]
 
 use crate::errors::AclUsageError;
 use crate::protocol::handle_core::{HandleCore, Refused, Release, State};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
+use pyo3::{PyTraverseError, PyVisit};
 use std::cell::Cell;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
@@ -38,13 +45,16 @@ thread_local! {
 /// One runtime handle of the Pythonic layer (`acl._native.Handle`).
 #[pyclass(module = "acl._native", name = "Handle", frozen)]
 pub struct Handle {
-    /// The counted state (`protocol::handle_core`); `on_idle` callables.
-    core: HandleCore<Py<PyAny>>,
+    /// The counted state (`protocol::handle_core`); `on_idle` callables,
+    /// the children's node objects.
+    core: HandleCore<Py<PyAny>, Py<PyAny>>,
     serial: u64,
     parent: Option<Py<Handle>>,
     what: String,
-    /// Set once by the one caller that releases a waiting node (`_claim`).
-    claimed: AtomicBool,
+    /// The end of this handle's release made the parent's release (waiting
+    /// for its children) fall to its caller: taken once by
+    /// `_parent_claimed`.
+    parent_claim: AtomicBool,
     /// Awaited waits in flight (`crate::waiter`), among the uses.
     awaits: AtomicU64,
 }
@@ -89,14 +99,21 @@ impl Handle {
         self.core.end_use()
     }
 
-    /// Counts a new child; refused unless open.
-    pub fn add_child(&self) -> PyResult<u64> {
-        self.core.add_child().map_err(|s| self.closed_error(s))
+    /// Adds child `obj` (close order `order`, key `key`, unique among the
+    /// children); refused unless open.
+    pub fn add_child(&self, order: u8, key: u64, obj: Py<PyAny>) -> PyResult<u64> {
+        self.core
+            .add_child(order, key, obj)
+            .map_err(|(s, _obj)| self.closed_error(s))
     }
 
-    /// A child's release ended (or its creation failed).
-    pub fn remove_child(&self) {
-        self.core.remove_child();
+    /// The release of child `key` ended (or its creation failed): `true`
+    /// when this handle's release (waiting for its children) now falls to
+    /// the caller. The child's object is dropped after the core's lock.
+    pub fn remove_child(&self, key: u64) -> bool {
+        let (obj, claim) = self.core.remove_child(key);
+        drop(obj);
+        claim
     }
 
     /// This handle's serial: never reused (unlike runtime handles); the
@@ -130,9 +147,20 @@ impl Handle {
         Ok(self.bind_value(value))
     }
 
+    /// The value of this context handle while open (an error otherwise),
+    /// for a caller that holds the GIL and runs no Python code until it is
+    /// done with the context (a release takes the GIL), so no use is
+    /// counted; it binds with [`Handle::bind_value`].
+    pub fn open_context(&self) -> PyResult<u64> {
+        if self.what != "context" {
+            self.bind()?; // the error
+        }
+        self.core.open_value().map_err(|s| self.closed_error(s))
+    }
+
     /// [`Handle::bind`] of `value`, this handle's, read by a caller that
     /// holds a use (so no second look under the lock).
-    fn bind_value(&self, value: u64) -> i32 {
+    pub fn bind_value(&self, value: u64) -> i32 {
         let (cur, ret) = crate::ffi::get_context();
         if ret == 0 && cur == value && BOUND.with(Cell::get) == self.serial {
             return 0;
@@ -188,22 +216,30 @@ fn refuse_copy() -> PyErr {
 
 #[pymethods]
 impl Handle {
-    /// A handle named `what` (for messages), counted as a child of `parent`
-    /// (refused unless the parent is open); not usable until `_open`.
+    /// A handle named `what` (for messages), whose parent is `parent`; it
+    /// is not its child until `_adopt`, and not usable until `_open`.
     #[new]
     #[pyo3(signature = (what, parent = None))]
-    fn new(what: String, parent: Option<Bound<'_, Handle>>) -> PyResult<Self> {
-        if let Some(p) = &parent {
-            p.get().add_child()?;
-        }
-        Ok(Handle {
+    fn new(what: String, parent: Option<Bound<'_, Handle>>) -> Self {
+        Handle {
             core: HandleCore::new(),
             parent: parent.map(Bound::unbind),
             serial: NEXT_SERIAL.fetch_add(1, Ordering::Relaxed),
             what,
-            claimed: AtomicBool::new(false),
+            parent_claim: AtomicBool::new(false),
             awaits: AtomicU64::new(0),
-        })
+        }
+    }
+
+    /// Makes node object `node` (this handle's owner, initialised) a child
+    /// of the parent's handle, with close order `order`; refused unless the
+    /// parent is open.
+    fn _adopt(&self, node: Py<PyAny>, order: u8) -> PyResult<()> {
+        crate::fork::check()?;
+        match &self.parent {
+            Some(p) => p.get().add_child(order, self.serial, node).map(|_| ()),
+            None => Ok(()),
+        }
     }
 
     /// The runtime object exists: `value` is its handle (or device id).
@@ -222,8 +258,9 @@ impl Handle {
     fn _abandon(&self) {
         if self.core.abandon()
             && let Some(p) = &self.parent
+            && p.get().remove_child(self.serial)
         {
-            p.get().remove_child();
+            self.parent_claim.store(true, Ordering::Release);
         }
     }
 
@@ -239,12 +276,50 @@ impl Handle {
         })
     }
 
-    /// No new uses (the owner released it; the release comes with its last
-    /// child). Uses in flight go on.
-    fn _retire(&self) -> PyResult<()> {
+    /// The owner released it while children remain: no new uses or
+    /// children (uses in flight go on). `True` when its release falls to
+    /// the caller now (no child left); otherwise the end of the last child
+    /// gets it (its `_parent_claimed`).
+    fn _wait_for_children(&self) -> PyResult<bool> {
         crate::fork::check()?;
-        self.core.retire();
-        Ok(())
+        Ok(self.core.wait_for_children())
+    }
+
+    /// True once the owner released it while children remained.
+    #[getter]
+    fn _waiting(&self) -> bool {
+        self.core.waiting()
+    }
+
+    /// The children not yet released (their node objects), in close order.
+    fn _kids(&self, py: Python<'_>) -> Vec<Py<PyAny>> {
+        self.core.kids(|o| o.clone_ref(py))
+    }
+
+    /// The parent node object's handle, if any.
+    #[getter]
+    fn _parent(&self, py: Python<'_>) -> Option<Py<Handle>> {
+        self.parent.as_ref().map(|p| p.clone_ref(py))
+    }
+
+    /// True, once, when the end of this handle's release (or its
+    /// abandonment) made its parent's release fall to the caller.
+    fn _parent_claimed(&self) -> bool {
+        self.parent_claim.swap(false, Ordering::AcqRel)
+    }
+
+    /// For the cycle collector: the parent's handle and the children's
+    /// node objects (a tree dropped without a release is collected; its
+    /// runtime objects leak, as a `Memory`'s do).
+    fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
+        if let Some(p) = &self.parent {
+            visit.call(p)?;
+        }
+        self.core.try_visit(|o| visit.call(o)).map(|_| ())
+    }
+
+    fn __clear__(&self) {
+        drop(self.core.take_kids());
     }
 
     /// Grants the release to this caller and closes the handle to uses, in
@@ -279,20 +354,15 @@ impl Handle {
 
     /// Ends a release granted by `_begin_release`: `ok` closes the handle
     /// (its parent no longer counts it); otherwise it is open again.
+    /// When this made the parent's release (waiting for its children) fall
+    /// to the caller, `_parent_claimed` says so (once).
     fn _end_release(&self, ok: bool) {
         if self.core.end_release(ok)
             && let Some(p) = &self.parent
+            && p.get().remove_child(self.serial)
         {
-            p.get().remove_child();
+            self.parent_claim.store(true, Ordering::Release);
         }
-    }
-
-    /// True for exactly one caller: the one that releases a node whose
-    /// release waited for its last child (the node marking itself waiting,
-    /// or the last child going on another thread; both check first that it
-    /// waits with no child left, then ask here).
-    fn _claim(&self) -> bool {
-        !self.claimed.swap(true, Ordering::AcqRel)
     }
 
     /// The serial (see [`Handle::serial`]).
@@ -371,7 +441,7 @@ impl Drop for Handle {
     fn drop(&mut self) {
         let empty = self.core.state() == State::Empty;
         if empty && let Some(p) = &self.parent {
-            p.get().remove_child();
+            p.get().remove_child(self.serial);
         }
     }
 }

@@ -97,6 +97,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<handle::Handle>()?;
     m.add_class::<handle::Use>()?;
     m.add_function(wrap_pyfunction!(memory::_copy, m)?)?;
+    m.add_function(wrap_pyfunction!(memory::_copy_or_raise, m)?)?;
     m.add_function(wrap_pyfunction!(memory::_kind_of, m)?)?;
     add!(m; book::_sync_stream, book::_sync_device, book::_forget_stream, book::_forget_event,
         book::_record, book::_recorded_on, book::_sync_event, book::_query_event,

@@ -58,7 +58,13 @@ pub struct Memory {
     /// counted as busy, so no view or synchronous use begins meanwhile.
     /// Changed and read with the GIL held.
     queueing: std::sync::atomic::AtomicUsize,
+    /// Its free made its context's release (waiting for its children) fall
+    /// to the caller: taken once by `_parent_claimed`.
+    parent_claim: std::sync::atomic::AtomicBool,
 }
+
+/// The close order of a buffer among its context's children.
+const ORDER: u8 = 2;
 
 /// A count in [`Memory`]'s `queueing`, for the duration of a queueing call.
 struct Queueing<'py>(Vec<Bound<'py, Memory>>);
@@ -92,6 +98,22 @@ impl Memory {
     /// The work book's name of this memory.
     pub fn id(&self) -> u64 {
         self.id
+    }
+
+    /// Its key among its context's children (apart from handle serials).
+    fn key(&self) -> u64 {
+        self.id | 1 << 63
+    }
+
+    /// Frees `ptr` (see [`free_now`]); a context's release that falls to
+    /// this caller is kept for `_parent_claimed`.
+    fn free_now(&self, ptr: u64, host: bool, ctx: Option<Py<Handle>>) -> PyResult<Option<i32>> {
+        let (ret, claim) = free_now(ptr, host, ctx, self.key());
+        if claim {
+            self.parent_claim
+                .store(true, std::sync::atomic::Ordering::Release);
+        }
+        ret
     }
 
     /// Marks the memory as used (or no longer used) by queued work (the
@@ -153,6 +175,7 @@ impl Memory {
             core: MemoryCore::new(),
             id: NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
             queueing: std::sync::atomic::AtomicUsize::new(0),
+            parent_claim: std::sync::atomic::AtomicBool::new(false),
         }
     }
 
@@ -161,7 +184,7 @@ impl Memory {
     /// host memory, zero-filled (`host`), or device memory with `policy`.
     /// Returns the runtime's `ret` (0: allocated).
     fn _alloc(
-        &self,
+        slf: &Bound<'_, Self>,
         host: bool,
         nbytes: usize,
         policy: u32,
@@ -169,17 +192,20 @@ impl Memory {
         ctx: Bound<'_, Handle>,
     ) -> PyResult<i32> {
         crate::fork::check()?;
-        let mut g = self.core.lock();
+        let me = slf.get();
+        let key = me.key();
+        let mut g = me.core.lock();
         if g.state != State::Empty {
             return Err(AclUsageError::new_err("the memory was already allocated"));
         }
-        ctx.get().add_child()?;
+        ctx.get()
+            .add_child(ORDER, key, slf.clone().into_any().unbind())?;
         let ret = ctx.get().bind().unwrap_or_else(|_| {
             // Unreachable: a handle that took a child is open.
             ffi::set_context(ctx.get().raw())
         });
         if ret != 0 {
-            ctx.get().remove_child();
+            ctx.get().remove_child(key);
             return Ok(ret);
         }
         let size = nbytes as u64;
@@ -189,14 +215,14 @@ impl Memory {
             ffi::malloc(size, policy)
         };
         if ret != 0 {
-            ctx.get().remove_child();
+            ctx.get().remove_child(key);
             return Ok(ret);
         }
         if host {
             let ret = ffi::memset(ptr, size, 0, size);
             if ret != 0 {
                 ffi::free_host(ptr);
-                ctx.get().remove_child();
+                ctx.get().remove_child(key);
                 return Ok(ret);
             }
         }
@@ -217,8 +243,15 @@ impl Memory {
             Free::Busy => Err(AclUsageError::new_err(
                 "cannot free the buffer: queued stream work still uses it; synchronize first",
             )),
-            Free::Now { ptr, host, ctx } => free_now(ptr, host, ctx),
+            Free::Now { ptr, host, ctx } => self.free_now(ptr, host, ctx),
         }
+    }
+
+    /// True, once, when this memory's free made its context's release
+    /// (waiting for its children) fall to the caller.
+    fn _parent_claimed(&self) -> bool {
+        self.parent_claim
+            .swap(false, std::sync::atomic::Ordering::AcqRel)
     }
 
     /// The address while allocated and not released, else 0.
@@ -337,6 +370,12 @@ impl Memory {
         Err(refuse_copy(slf.as_any()))
     }
 
+    /// For the cycle collector: the context's handle it keeps (a tree
+    /// dropped without a release is collected; the allocation leaks).
+    fn __traverse__(&self, visit: pyo3::PyVisit<'_>) -> Result<(), pyo3::PyTraverseError> {
+        self.core.try_visit(|c| visit.call(c), |r| visit.call(r))
+    }
+
     /// The buffer protocol: a writable 1-D view of unsigned bytes of pinned
     /// host memory that is open and not used by queued stream work.
     unsafe fn __getbuffer__(
@@ -412,8 +451,15 @@ impl Memory {
     }
 }
 
-/// Frees `ptr` in `ctx` (made current), then the context stops counting it.
-fn free_now(ptr: u64, host: bool, ctx: Option<Py<Handle>>) -> PyResult<Option<i32>> {
+/// Frees `ptr` in `ctx` (made current), then the context drops child
+/// `key`; with `true` when the context's release (waiting for its
+/// children) now falls to the caller.
+fn free_now(
+    ptr: u64,
+    host: bool,
+    ctx: Option<Py<Handle>>,
+    key: u64,
+) -> (PyResult<Option<i32>>, bool) {
     // In a forked child the runtime cannot be called: the memory is left to
     // the process (it was the parent's).
     let forked = crate::fork::check();
@@ -431,11 +477,11 @@ fn free_now(ptr: u64, host: bool, ctx: Option<Py<Handle>>) -> PyResult<Option<i3
     } else {
         0
     };
-    if let Some(c) = &ctx {
-        c.get().remove_child();
+    let claim = ctx.as_ref().is_some_and(|c| c.get().remove_child(key));
+    if let Err(e) = forked {
+        return (Err(e), claim);
     }
-    forked?;
-    Ok(Some(ret))
+    (Ok(Some(ret)), claim)
 }
 
 /// Ends one export (a view, or a copy's hold); the last one completes a
@@ -579,50 +625,56 @@ fn type_name(obj: &Bound<'_, PyAny>) -> String {
         .unwrap_or_else(|_| "object".to_owned())
 }
 
+/// One side of a copy: a `Memory` (held with an export when `pin`;
+/// otherwise only read, for a caller that holds the GIL with no Python code
+/// to run until the runtime call returned, so that nothing can free it), or
+/// another object through the buffer protocol (held until dropped).
 fn side<'py>(
     obj: &Bound<'py, PyAny>,
     device: i32,
     writable: bool,
     asynchronous: bool,
+    pin: bool,
 ) -> PyResult<Side<'py>> {
     let what = if writable { "destination" } else { "source" };
     if let Ok(m) = obj.cast::<Memory>() {
         // Busy is checked by `fill`, after the device (the order of the
         // refusals before the cores).
-        let (ptr, len, place) = m.get().core.export(
-            true,
-            |_| Ok(()),
-            |r| match r {
-                Refused::State(State::Empty) => {
-                    AclUsageError::new_err(format!("the {what} holds no memory"))
-                }
-                Refused::State(_) => AclUsageError::new_err(format!(
-                    "the {what} buffer was used after it was released"
-                )),
-                // Not given (`busy_ok`): `fill` checks it.
-                Refused::Busy => AclUsageError::new_err(
+        let refused = |r| match r {
+            Refused::State(State::Empty) => {
+                AclUsageError::new_err(format!("the {what} holds no memory"))
+            }
+            Refused::State(_) => {
+                AclUsageError::new_err(format!("the {what} buffer was used after it was released"))
+            }
+            // Not given (`busy_ok`): `fill` checks it.
+            Refused::Busy => AclUsageError::new_err(
+                "a synchronous copy of a buffer that queued stream work still uses; synchronize first",
+            ),
+        };
+        let fill = |g: &crate::protocol::memory_core::Inner<Py<PyAny>, Py<Handle>>| {
+            if g.device != device {
+                return Err(AclUsageError::new_err(
+                    "a buffer of another device (no peer access in this layer)",
+                ));
+            }
+            if (g.busy || m.get().queueing()) && !asynchronous {
+                return Err(AclUsageError::new_err(
                     "a synchronous copy of a buffer that queued stream work still uses; synchronize first",
-                ),
-            },
-            |g| {
-                if g.device != device {
-                    return Err(AclUsageError::new_err(
-                        "a buffer of another device (no peer access in this layer)",
-                    ));
-                }
-                if (g.busy || m.get().queueing()) && !asynchronous {
-                    return Err(AclUsageError::new_err(
-                        "a synchronous copy of a buffer that queued stream work still uses; synchronize first",
-                    ));
-                }
-                Ok((g.ptr, g.nbytes, if g.host { 1 } else { 0 }))
-            },
-        )?;
+                ));
+            }
+            Ok((g.ptr, g.nbytes, if g.host { 1u8 } else { 0 }))
+        };
+        let (ptr, len, place) = if pin {
+            m.get().core.export(true, |_| Ok(()), refused, fill)?
+        } else {
+            m.get().core.peek(true, |_| Ok(()), refused, fill)?
+        };
         return Ok(Side {
             ptr,
             len,
             place,
-            memory: Some(Pin(m.clone())),
+            memory: pin.then(|| Pin(m.clone())),
             _export: None,
         });
     }
@@ -701,8 +753,10 @@ pub fn _kind_of(dst: u8, src: u8, run_mode: u32) -> PyResult<u32> {
     Ok(kind_of(dst, src, run_mode))
 }
 
-fn count(nbytes: Option<&Bound<'_, PyAny>>, limit: usize) -> PyResult<usize> {
-    let Some(n) = nbytes else { return Ok(limit) };
+/// The byte count asked (`None`: all of the source); runs its
+/// `__index__`, the one Python code of a copy besides a `__buffer__`.
+fn count_asked(nbytes: Option<&Bound<'_, PyAny>>) -> PyResult<Option<i128>> {
+    let Some(n) = nbytes else { return Ok(None) };
     if n.is_instance_of::<pyo3::types::PyBool>() {
         return Err(PyTypeError::new_err(
             "copy: nbytes must be an integer, not bool",
@@ -720,6 +774,12 @@ fn count(nbytes: Option<&Bound<'_, PyAny>>, limit: usize) -> PyResult<usize> {
             type_name(n)
         ))
     })?;
+    Ok(Some(v))
+}
+
+/// The byte count of a copy from a source of `limit` bytes.
+fn count(asked: Option<i128>, limit: usize) -> PyResult<usize> {
+    let Some(v) = asked else { return Ok(limit) };
     if v < 0 {
         return Err(PyValueError::new_err(format!(
             "copy: nbytes must be non-negative, not {v}"
@@ -755,15 +815,31 @@ pub fn _copy(
     stream: Option<&Bound<'_, Handle>>,
 ) -> PyResult<i32> {
     crate::fork::check()?;
-    // Uses of the context and the stream, and holds on both sides, until
-    // the runtime call returned: Python code run meanwhile (an `__index__`,
-    // a `__buffer__`) cannot release any of them.
-    let ctx = UseGuard::new(ctx.get())?;
-    let stream = stream.map(|s| UseGuard::new(s.get())).transpose()?;
+    // A synchronous copy between two `Memory`s of all of the source runs no
+    // Python code (no `__index__`, no `__buffer__`) and holds the GIL until
+    // the runtime call returned: nothing can release the context or free a
+    // side meanwhile (a release takes the GIL), so they are read, not held.
+    // Any other copy holds them: uses of the context and the stream, and
+    // pins of its `Memory` sides, until the runtime call returned, so that
+    // Python code it runs (an `__index__`, a `__buffer__`) cannot release
+    // any of them, nor another thread while the GIL is released around an
+    // asynchronous copy's queueing.
     let asynchronous = stream.is_some();
-    let d = side(dst, device, true, asynchronous)?;
-    let s = side(src, device, false, asynchronous)?;
-    let n = count(nbytes, s.len)?;
+    let is_memory = |o: &Bound<'_, PyAny>| o.cast::<Memory>().is_ok();
+    let pin = asynchronous || nbytes.is_some() || !is_memory(dst) || !is_memory(src);
+    let ctx_h = ctx.get();
+    let (ctx, ctx_value) = if pin {
+        let g = UseGuard::new(ctx_h)?;
+        let v = g.value;
+        (Some(g), v)
+    } else {
+        (None, ctx_h.open_context()?)
+    };
+    let stream = stream.map(|s| UseGuard::new(s.get())).transpose()?;
+    let d = side(dst, device, true, asynchronous, pin)?;
+    let s = side(src, device, false, asynchronous, pin)?;
+    let asked = count_asked(nbytes)?;
+    let n = count(asked, s.len)?;
     if n > d.len {
         return Err(PyValueError::new_err(format!(
             "copy: {n} bytes do not fit the {}-byte destination",
@@ -777,7 +853,10 @@ pub fn _copy(
              the runtime does not queue in host run mode: use ctx.copy (synchronous)",
         ));
     }
-    let ret = ctx.bind()?;
+    let ret = match &ctx {
+        Some(c) => c.bind()?,
+        None => ctx_h.bind_value(ctx_value),
+    };
     if ret != 0 {
         return Ok(ret);
     }
@@ -807,4 +886,29 @@ pub fn _copy(
         queued(st.serial(), sides.map(|m| m.0.clone()))?;
     }
     Ok(ret)
+}
+
+/// `_copy_or_raise(check, ctx, device, run_mode, dst, src, nbytes=None)`:
+/// [`_copy`] (synchronous) that returns `None`, or calls
+/// `check(ret, "acl.rt.memcpy")` (which raises) when the runtime refused.
+/// The Pythonic layer binds its first four arguments once per context
+/// (`functools.partial`), so `ctx.copy(dst, src)` runs no Python code on
+/// its way here.
+#[pyfunction]
+#[pyo3(signature = (check, ctx, device, run_mode, dst, src, nbytes = None))]
+#[allow(clippy::too_many_arguments)] // `_copy`'s request and the error hook
+pub fn _copy_or_raise(
+    check: &Bound<'_, PyAny>,
+    ctx: &Bound<'_, Handle>,
+    device: i32,
+    run_mode: u32,
+    dst: &Bound<'_, PyAny>,
+    src: &Bound<'_, PyAny>,
+    nbytes: Option<&Bound<'_, PyAny>>,
+) -> PyResult<()> {
+    let ret = _copy(ctx, device, run_mode, dst, src, nbytes, None)?;
+    if ret != 0 {
+        check.call1((ret, "acl.rt.memcpy"))?;
+    }
+    Ok(())
 }

@@ -144,7 +144,10 @@ fn done_soon(py: Python<'_>, kind: u8, value: u64, start: Instant) -> bool {
             if start.elapsed() >= budget {
                 return false;
             }
-            std::hint::spin_loop();
+            // Yield, not spin: on a machine with fewer free cores than
+            // runnable threads, a spinning poll takes the core that the
+            // runtime's worker needs to finish the work polled for.
+            std::thread::yield_now();
         }
     })
 }

@@ -226,22 +226,38 @@ class Views(unittest.TestCase):
             sys.setswitchinterval(old)
 
     def test_the_last_view_dying_between_the_parents_check_and_its_wait(self):
-        # The exact interleaving: the context has checked that a child still
-        # waits, and the child's last view dies before the context is marked
-        # as waiting. The context must still be released (by itself).
-        box = []
+        # The exact interleaving: the context has found that a child still
+        # waits (its handle's children, kept in Rust), and the child's last
+        # view dies before the context is marked as waiting. The context
+        # must still be released (by itself: Rust gives it the release).
+        box, fired = [], []
 
-        class Sneaky(list):
-            def __bool__(self):
-                nonempty = len(self) > 0
-                box.clear()  # the last view dies here
-                gc.collect()
-                return nonempty
+        class Sneaky:
+            """The context's handle, with the view dying right after the
+            children were read."""
+
+            def __init__(self, h):
+                self._real = h
+
+            def _kids(self):
+                kids = self._real._kids()
+                if box and any(k._closed for k in kids):  # the buffer waits
+                    box.clear()  # its last view dies here
+                    gc.collect()
+                    fired.append(True)
+                return kids
+
+            def __getattr__(self, name):
+                return getattr(self._real, name)
 
         with aclrt.Runtime() as rt, rt.device(0) as dev, dev.context() as ctx:
             box.append(ctx.pinned(64).numpy())
-            ctx._children = Sneaky(ctx._children)
+            real = ctx._h
+            ctx._h = Sneaky(real)
+        self.assertEqual(fired, [True])
         self.assertTrue(rt.closed)
+        self.assertFalse(real.open)
+        self.assertEqual(real._children, 0)
         self.assertEqual(acl.init(), 0)  # context, device and runtime released
         self.assertEqual(acl.finalize(), 0)
 

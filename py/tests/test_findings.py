@@ -385,6 +385,76 @@ class ExitWithThreadsInWaits(unittest.TestCase):
         self.assertIn("bye", out.stdout)
 
 
+class FullStreamQueueWithAPythonCallback(unittest.TestCase):
+    """A submission to a full stream waits until a task of that stream has
+    executed (the simulator keeps 2047 tasks not yet executed per stream, as
+    the runtime's submission queue does); when the task in the way is a
+    Python callback, it needs the GIL to finish, so a queueing call that
+    held the GIL while it waits would never return."""
+
+    def _fill(self, raw):
+        copy = (
+            "acl.rt.memcpy_async(d.ptr, 64, h.ptr, 64, kind, s.handle)"
+            if raw
+            else "s.copy(d, h)"
+        )
+        out = child(
+            f"""
+            import time, acl, aclrt
+            with aclrt.Runtime() as rt, rt.device(0) as dev, dev.context() as ctx, ctx.stream() as s:
+                h, d = ctx.pinned(64), ctx.alloc(64)
+                kind = 1 if dev.run_mode == 1 else 3  # H2D; D2D in ACL_DEVICE mode
+                ran = []
+                def slow():  # Python all along: its end needs the GIL
+                    time.sleep(0.5)
+                    ran.append(time.monotonic())
+                s.add_callback(slow)
+                longest = 0.0
+                for _ in range(2300):  # more than the 2047 a stream holds
+                    t0 = time.monotonic()
+                    assert {copy} in (0, None)
+                    longest = max(longest, time.monotonic() - t0)
+                s.synchronize()
+                print("longest", longest, "ran", len(ran), flush=True)
+            """,
+            timeout=60,
+        )
+        self.assertEqual(out.returncode, 0, out.stderr)
+        fields = out.stdout.split()
+        longest, ran = float(fields[1]), int(fields[3])
+        self.assertEqual(ran, 1)
+        # The queue was full: a submission waited for the callback's end.
+        self.assertGreater(longest, 0.1, out.stdout)
+
+    def test_pythonic_copies_fill_the_queue_behind_a_python_callback(self):
+        self._fill(raw=False)
+
+    def test_raw_memcpy_async_fills_the_queue_behind_a_python_callback(self):
+        self._fill(raw=True)
+
+
+class DroppedTreeIsCollected(unittest.TestCase):
+    """A tree dropped without a release (its runtime objects leak) is still
+    collected by the cycle collector: the children a handle keeps in Rust,
+    its parent and a buffer's context are visited."""
+
+    def test_unreleased_tree_with_a_buffer_is_collected(self):
+        out = child(
+            """
+            import gc, weakref, aclrt
+            def make():
+                rt = aclrt.Runtime(); dev = rt.device(0); ctx = dev.context()
+                s, buf = ctx.stream(), ctx.alloc(64)
+                return weakref.ref(rt), weakref.ref(s), weakref.ref(buf)
+            refs = make()
+            gc.collect()
+            print("collected", [r() is None for r in refs], flush=True)
+            """
+        )
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertIn("collected [True, True, True]", out.stdout)
+
+
 class SmallOnes(unittest.TestCase):
     def setUp(self):
         self.rt = aclrt.Runtime()

@@ -35,6 +35,7 @@ uses. A ``close()`` racing a use on another thread therefore raises
 :class:`AclUsageError` instead of destroying the handle under the call.
 """
 
+import functools
 import operator
 import threading
 import time
@@ -46,6 +47,7 @@ from . import constants as C
 from .errors import AclUsageError, CallbackError, check
 
 _copy = _native._copy
+_copy_or_raise = _native._copy_or_raise
 _Handle = _native.Handle
 
 
@@ -180,14 +182,6 @@ def _plain_int(n):
         return n
 
 
-def _claim(node):
-    """True for exactly one caller, once ``node`` waits and has no child left
-    (the one that marks it waiting, or the one whose last child goes
-    meanwhile, a view dying on another thread): both see the conditions,
-    and Rust's handle grants the release to one of them."""
-    return node._waiting and not node._children and node._h._claim()
-
-
 class _Node:
     _order = 9  # close order among siblings: lower first
     _what = "resource"
@@ -207,26 +201,24 @@ class _Node:
             raise TypeError(
                 f"a {type(self).__name__} belongs to a {want.__name__}, not {type(parent).__name__}"
             )
-        if not isinstance(self, _native.Memory):
-            # Counted by the parent's handle (refused, atomically, once the
-            # parent is released or being released).
-            self._h = _Handle(self._what, None if parent is None else parent._h)
         self._parent = parent
-        self._children = []
-        self._closed = False
-        # Released by a with-block while a descendant buffer still has views:
-        # the release happens when the last of them dies.
-        self._waiting = False
-        if parent is not None:
-            parent._children.append(self)
+        self._closed = False  # mirrors the state; the tree lives in Rust
+        if not isinstance(self, _native.Memory):
+            # A child of the parent's handle, which keeps this node once it
+            # is initialised (refused, atomically, once the parent is
+            # released or being released). The tree (children, waiting,
+            # which caller releases a waiting node) lives there.
+            h = self._h = _Handle(self._what, None if parent is None else parent._h)
+            if parent is not None:
+                h._adopt(self, self._order)
 
-    def _detach(self):
-        self._closed = True
-        if self._parent is not None:
-            try:
-                self._parent._children.remove(self)
-            except ValueError:
-                pass
+    @property
+    def _children(self):
+        """The children not yet released, in close order (kept in Rust)."""
+        return self._h._kids()
+
+    def _parent_claimed(self):
+        return self._h._parent_claimed()
 
     # -- no second owner -----------------------------------------------------
     def _refuse_copy(self, *_args):
@@ -266,7 +258,8 @@ class _Node:
     def _close(self, defer):
         if self._closed:
             return
-        live = [c for c in self._children if not c._closed]
+        kids = self._children
+        live = [c for c in kids if not c._closed]
         if live:
             kinds = ", ".join(sorted({c._what for c in live}))
             raise AclUsageError(
@@ -274,7 +267,7 @@ class _Node:
                 f"children ({kinds}): close them first, or leave its with-block, "
                 "which releases them in order"
             )
-        if self._children:  # only children waiting for their last view
+        if kids:  # only children waiting for their last view
             self._wait_for_children()
             return
         self._do_release()
@@ -308,11 +301,10 @@ class _Node:
             self._h._end_release(ok)
 
     def _wait_for_children(self):
-        """Released by the last child to go (or now, if it went meanwhile)."""
+        """Released by the last child to go (or now, if it went meanwhile):
+        Rust gives the release to exactly one of the two."""
         self._closed = True
-        self._waiting = True
-        self._h._retire()
-        if _claim(self):
+        if self._h._wait_for_children():
             self._release_claimed()
 
     def _release_claimed(self):
@@ -330,16 +322,15 @@ class _Node:
         self._released()
 
     def _released(self):
-        """Bookkeeping after a release; releases a waiting parent whose last
-        child this was."""
-        self._waiting = False
+        """After a release: releases a waiting parent whose release the end
+        of this one gave to this caller (decided in Rust)."""
+        self._closed = True
         parent = self._parent
-        self._detach()
-        if parent is not None and _claim(parent):
+        if parent is not None and self._parent_claimed():
             parent._release_claimed()
 
     def _close_tree(self):
-        for child in sorted(list(self._children), key=lambda c: c._order):
+        for child in self._children:  # in close order
             child._close_tree()
         self._close(True)
 
@@ -401,7 +392,6 @@ class Device(_Node):
         except BaseException:
             self._closed = True
             self._h._abandon()
-            runtime._children.remove(self)
             raise
         self._h._open(device_id)
         handle, ret = acl.rt.get_context()
@@ -458,24 +448,27 @@ class Context(_Node):
     _what = "context"
 
     def __init__(self, device, handle, default=False):
-        super().__init__(device)
-        self.default = default
+        self.default = default  # before it is a child (seen by a close)
         self._streams = []
+        self._default_stream = None
+        # The context's callback thread, once a stream has callbacks: key 0
+        # (a dict, so that of two threads starting one, one wins atomically).
+        self._reporters = {}
+        super().__init__(device)
         if handle is None:
             handle, ret = acl.rt.create_context(device.id)
             if ret != 0:
                 self._closed = True
                 self._h._abandon()
-                device._children.remove(self)
                 check(ret, "acl.rt.create_context")
         self._h._open(handle)
-        self._default_stream = None
         self._device = device
         self._dev_id = device.id
         self._mode = device.run_mode
-        # The context's callback thread, once a stream has callbacks: key 0
-        # (a dict, so that of two threads starting one, one wins atomically).
-        self._reporters = {}
+        # ``copy`` (documented below), bound once: the call goes straight to
+        # Rust, which checks the context, resolves both sides, infers the
+        # direction and copies, and calls ``check`` only on a refusal.
+        self.copy = functools.partial(_copy_or_raise, check, self._h, self._dev_id, self._mode)
 
     @property
     def device(self):
@@ -537,7 +530,10 @@ class Context(_Node):
         of ``src``); the direction comes from where ``dst`` and ``src`` lie
         and the run mode. Each side is a buffer of this device or any object
         with the buffer protocol (``bytes`` as a source, ``bytearray``,
-        ``memoryview``, a C-contiguous numpy array of a plain numeric dtype)."""
+        ``memoryview``, a C-contiguous numpy array of a plain numeric dtype).
+
+        (Each context binds this call to ``acl._native`` when it is made, so
+        ``ctx.copy`` is that Rust call; this method is its meaning.)"""
         if self._closed:
             self._check_open()
         ret = _copy(self._h, self._dev_id, self._mode, dst, src, nbytes)
@@ -575,7 +571,7 @@ class Context(_Node):
         self._check_open()
         # What was queued on its streams before the wait is settled after it
         # (in Rust, in the same call as the wait; GIL released).
-        streams = [c._h for c in list(self._children) if isinstance(c, Stream)]
+        streams = [c._h for c in self._children if isinstance(c, Stream)]
         check(_native._sync_device(self._h, streams), "acl.rt.synchronize_device")
 
     def close(self):
@@ -584,7 +580,7 @@ class Context(_Node):
         super().close()
 
     def _close_tree(self):
-        for child in sorted(list(self._children), key=lambda c: c._order):
+        for child in self._children:  # in close order
             child._close_tree()
         self._stop_reporter()
         if self.default:
@@ -671,10 +667,10 @@ class Stream(_Node):
     _what = "stream"
 
     def __init__(self, ctx, default=False):
-        super().__init__(ctx)
-        self.default = default
+        self.default = default  # before it is a child (seen by a close)
         self._subscribed = False
         self._callback_errors = []
+        super().__init__(ctx)
         if default:
             self._h._open(0)
         else:
@@ -685,7 +681,6 @@ class Stream(_Node):
             except BaseException:
                 self._closed = True
                 self._h._abandon()
-                ctx._children.remove(self)
                 raise
             self._h._open(handle)
 
@@ -861,10 +856,10 @@ class Event(_Node):
     _what = "event"
 
     def __init__(self, ctx, timing=True):
-        super().__init__(ctx)
-        self.timing = timing
+        self.timing = timing  # before it is a child (seen by a close)
         self._recorded = False
         self._stream = None  # the stream of the last record (for messages)
+        super().__init__(ctx)
         flags = C.ACL_EVENT_SYNC | (C.ACL_EVENT_TIME_LINE if timing else 0)
         try:  # the context is alive: it counts this event
             _bind_to(ctx._h)
@@ -873,7 +868,6 @@ class Event(_Node):
         except BaseException:
             self._closed = True
             self._h._abandon()
-            ctx._children.remove(self)
             raise
         self._h._open(handle)
 
@@ -963,18 +957,20 @@ class _Buffer(_Node):
     _order = 2
     where = "device"
     _host = False
+    _children = ()  # a leaf of the tree
+    _parent_claimed = _native.Memory._parent_claimed
 
     def __init__(self, ctx, nbytes, policy=C.ACL_MEM_MALLOC_HUGE_FIRST):
         n = _size(nbytes)
         super().__init__(ctx)  # checks ctx first
         self._device = ctx._device
-        try:  # refused once the context is released (atomically, in Rust)
+        try:  # a child of the context's handle (refused once it is released)
             ret = self._alloc(self._host, n, policy, ctx._dev_id, ctx._h)
         except BaseException:
-            self._detach()
+            self._closed = True
             raise
         if ret != 0:
-            self._detach()
+            self._closed = True
             check(ret, "acl.rt.malloc_host" if self._host else "acl.rt.malloc")
 
     @property
@@ -1002,7 +998,6 @@ class _Buffer(_Node):
                     "(numpy arrays, memoryviews) are alive"
                 )
             self._closed = True
-            self._waiting = True
             return
         self._released()
         check(ret, "acl.rt.free_host" if self._host else "acl.rt.free")

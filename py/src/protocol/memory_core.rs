@@ -135,6 +135,26 @@ impl<R, C> MemoryCore<R, C> {
         self.inner.lock().unwrap_or_else(|e| e.into_inner())
     }
 
+    /// Visits the context it keeps (and the `on_release` of a deferred
+    /// release) without waiting for the lock (a collector's walk): nothing
+    /// when the lock is held.
+    pub fn try_visit<E>(
+        &self,
+        mut ctx: impl FnMut(&C) -> Result<(), E>,
+        mut on_release: impl FnMut(&R) -> Result<(), E>,
+    ) -> Result<(), E> {
+        let Ok(g) = self.inner.try_lock() else {
+            return Ok(());
+        };
+        if let Some(c) = &g.ctx {
+            ctx(c)?;
+        }
+        if let Some(r) = &g.on_release {
+            on_release(r)?;
+        }
+        Ok(())
+    }
+
     /// Takes an export, in one critical section: `pre` (the caller's first
     /// checks), then the protocol's (open; not busy unless `busy_ok`; a
     /// refusal goes through `refused`), then `fill` (the caller's last
@@ -162,6 +182,28 @@ impl<R, C> MemoryCore<R, C> {
         }
         g.exports += 1;
         Ok(out)
+    }
+
+    /// [`MemoryCore::export`]'s checks and `fill`, without the count: for
+    /// a caller that holds what orders every free after it (the library:
+    /// the GIL, held with no Python code run until it is done with the
+    /// memory), so that no free can come before it is done.
+    pub fn peek<T, E>(
+        &self,
+        busy_ok: bool,
+        pre: impl FnOnce(&Inner<R, C>) -> Result<(), E>,
+        refused: impl FnOnce(Refused) -> E,
+        fill: impl FnOnce(&Inner<R, C>) -> Result<T, E>,
+    ) -> Result<T, E> {
+        let g = self.lock();
+        pre(&g)?;
+        if g.state != State::Open {
+            return Err(refused(Refused::State(g.state)));
+        }
+        if g.busy && !busy_ok {
+            return Err(refused(Refused::Busy));
+        }
+        fill(&g)
     }
 
     /// Ends an export; the last one of a deferred release hands back its
