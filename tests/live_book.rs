@@ -8,7 +8,8 @@
 mod common;
 
 use aclrt::sim;
-use aclrt::{Acl, Error, HostMode, Result, make_guard};
+use aclrt::sim::SimConfig;
+use aclrt::{Acl, DeviceMode, Error, HostMode, Result, RunMode, make_guard};
 use common::*;
 
 #[track_caller]
@@ -155,36 +156,48 @@ fn counts_hold_across_threads_and_contexts() -> Result<()> {
 }
 
 /// A fresh `aclInit` starts an empty book (the counters of the earlier
-/// one are reused, reset): nothing leaked before counts afterwards.
+/// one are reused, reset): nothing leaked before counts afterwards. In both
+/// run modes; the leaking round's `sim::reset` returns the simulator to the
+/// environment's configuration, so the round's own is set again after it.
 #[test]
 fn a_fresh_runtime_counts_from_zero() -> Result<()> {
-    let _sim = take(host_config());
-    for round in 0..3 {
-        let acl = Acl::init()?;
-        let device = acl.require::<HostMode>()?.device(0)?;
-        make_guard!(g);
-        let ctx = device.create_context(g)?;
-        let kept = ctx.create_stream()?;
-        let s = ctx.create_stream()?;
-        s.destroy()?;
-        if round == 1 {
-            // Leak everything: the book refuses the releases.
-            std::mem::forget(kept);
-            assert_eq!(
-                live_children(ctx.destroy().unwrap_err(), "aclrtDestroyContext"),
-                1
-            );
-            drop(device);
-            assert!(matches!(acl.finalize(), Err(Error::LiveChildren { .. })));
-            sim::reset();
-            continue;
+    fn rounds<M: RunMode>(config: &SimConfig) -> Result<()> {
+        for round in 0..3 {
+            let acl = Acl::init()?;
+            let device = acl.require::<M>()?.device(0)?;
+            make_guard!(g);
+            let ctx = device.create_context(g)?;
+            let kept = ctx.create_stream()?;
+            let s = ctx.create_stream()?;
+            s.destroy()?;
+            if round == 1 {
+                // Leak everything: the book refuses the releases.
+                std::mem::forget(kept);
+                assert_eq!(
+                    live_children(ctx.destroy().unwrap_err(), "aclrtDestroyContext"),
+                    1
+                );
+                drop(device);
+                assert!(matches!(acl.finalize(), Err(Error::LiveChildren { .. })));
+                sim::reset();
+                sim::configure(config.clone());
+                continue;
+            }
+            kept.destroy()?;
+            ctx.destroy()?;
+            device.reset()?;
+            acl.finalize()?;
         }
-        kept.destroy()?;
-        ctx.destroy()?;
-        device.reset()?;
-        acl.finalize()?;
+        Ok(())
     }
-    assert_clean();
+    for config in [host_config(), device_config()] {
+        let _sim = take(config.clone());
+        match config.run_mode {
+            sim::RunMode::Host => rounds::<HostMode>(&config)?,
+            sim::RunMode::Device => rounds::<DeviceMode>(&config)?,
+        }
+        assert_clean();
+    }
     Ok(())
 }
 

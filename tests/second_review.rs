@@ -426,11 +426,19 @@ fn outcome<T>(r: Result<T>) -> String {
 }
 
 impl TlsApp {
-    /// An oversized allocation, a kernel launch and a device fault; prints
-    /// each outcome as `<when>: <what>: ok|err <code>`.
+    /// An oversized allocation, a kernel launch and a device fault, in the
+    /// run mode the runtime reports; prints each outcome as
+    /// `<when>: <what>: ok|err <code>`.
     fn work(&self, when: &str) -> Result<()> {
+        match self.acl.run_mode() {
+            aclrt::RunModeKind::Host => self.work_in::<HostMode>(when),
+            aclrt::RunModeKind::Device => self.work_in::<aclrt::DeviceMode>(when),
+        }
+    }
+
+    fn work_in<M: aclrt::RunMode>(&self, when: &str) -> Result<()> {
         use aclrt::kernel::{Count, Out};
-        let device = self.acl.require::<HostMode>()?.device(0)?;
+        let device = self.acl.require::<M>()?.device(0)?;
         make_guard!(g);
         let ctx = device.create_context(g)?;
         let stream = ctx.create_stream()?;
@@ -506,45 +514,51 @@ fn tls_destructor_child() {
 /// is gone: each call returns (an error where one is due), the process
 /// exits normally. Before issue 23 the first failing call aborted the
 /// process (a panic crossing `extern "C"`).
+///
+/// The child reads its configuration from the environment; it runs once in
+/// each run mode, named explicitly, whatever mode the parent runs in.
 #[test]
 fn runtime_calls_in_a_thread_local_destructor_return_errors() {
     let exe = std::env::current_exe().expect("the test binary");
-    let out = std::process::Command::new(exe)
-        .args([
-            "--exact",
-            "tls_destructor_child",
-            "--nocapture",
-            "--test-threads=1",
-        ])
-        .env("ACLRT_TLS_CHILD", "1")
-        .output()
-        .expect("spawn the child");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        out.status.success(),
-        "child: {:?}\n--- stdout\n{stdout}\n--- stderr\n{stderr}",
-        out.status
-    );
-    // The same answers in the destructor as while the thread lived: the
-    // errors with their code and the runtime's message (the simulator's
-    // per-thread state has a fallback once it is destroyed), the kernel
-    // launched (its argument list too).
-    for when in ["live", "tls-dtor"] {
-        for what in [
-            "oversized alloc: err 207001 message=true",
-            "kernel launch: ok",
-            "device fault: err 507015 message=true",
-            "work: ok",
-        ] {
-            let line = format!("{when}: {what}");
-            assert!(
-                stdout.contains(&line),
-                "{line:?} missing:\n{stdout}\n{stderr}"
-            );
+    for mode in ["host", "device"] {
+        let out = std::process::Command::new(&exe)
+            .args([
+                "--exact",
+                "tls_destructor_child",
+                "--nocapture",
+                "--test-threads=1",
+            ])
+            .env("ACLRT_TLS_CHILD", "1")
+            .env("ACLRT_SIM_RUN_MODE", mode)
+            .output()
+            .expect("spawn the child");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            out.status.success(),
+            "{mode} child: {:?}\n--- stdout\n{stdout}\n--- stderr\n{stderr}",
+            out.status
+        );
+        // The same answers in the destructor as while the thread lived: the
+        // errors with their code and the runtime's message (the simulator's
+        // per-thread state has a fallback once it is destroyed), the kernel
+        // launched (its argument list too).
+        for when in ["live", "tls-dtor"] {
+            for what in [
+                "oversized alloc: err 207001 message=true",
+                "kernel launch: ok",
+                "device fault: err 507015 message=true",
+                "work: ok",
+            ] {
+                let line = format!("{when}: {what}");
+                assert!(
+                    stdout.contains(&line),
+                    "{mode} child: {line:?} missing:\n{stdout}\n{stderr}"
+                );
+            }
         }
+        assert!(stdout.contains("child: thread ended"), "{mode}: {stdout}");
     }
-    assert!(stdout.contains("child: thread ended"), "{stdout}");
 }
 
 // ------------------------------------------------------------ item 3: lost work
