@@ -58,6 +58,10 @@ pub struct Memory {
     /// counted as busy, so no view or synchronous use begins meanwhile.
     /// Changed and read with the GIL held.
     queueing: std::sync::atomic::AtomicUsize,
+    /// The key of device memory imported from another process
+    /// (`aclrtIpcMemImportByKey`): it is not owned, so its release is
+    /// `aclrtIpcMemClose` of the key, never a free. Set once, by `_import`.
+    ipc_key: std::sync::OnceLock<std::ffi::CString>,
 }
 
 /// A count in [`Memory`]'s `queueing`, for the duration of a queueing call.
@@ -153,7 +157,53 @@ impl Memory {
             core: MemoryCore::new(),
             id: NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
             queueing: std::sync::atomic::AtomicUsize::new(0),
+            ipc_key: std::sync::OnceLock::new(),
         }
+    }
+
+    /// Imports the device memory another process exported under `key`
+    /// (`aclrtIpcMemImportByKey` with `flags`) in context `ctx` (made
+    /// current on the calling thread; it counts the memory as a child until
+    /// closed). Its size is the runtime's (`aclrtMemGetAddressRange`), never
+    /// the caller's. The release closes the import (`aclrtIpcMemClose`).
+    /// Returns the runtime's `ret` (0: imported).
+    fn _import(&self, key: &str, flags: u64, device: i32, ctx: Bound<'_, Handle>) -> PyResult<i32> {
+        crate::fork::check()?;
+        let key = std::ffi::CString::new(key)
+            .map_err(|_| PyValueError::new_err("an IPC key has no NUL character"))?;
+        let mut g = self.core.lock();
+        if g.state != State::Empty {
+            return Err(AclUsageError::new_err("the memory was already allocated"));
+        }
+        ctx.get().add_child()?;
+        let ret = ctx
+            .get()
+            .bind()
+            .unwrap_or_else(|_| ffi::set_context(ctx.get().raw()));
+        if ret != 0 {
+            ctx.get().remove_child();
+            return Ok(ret);
+        }
+        let (ptr, ret) = crate::ffi_ext::ipc_mem_import_by_key(&key, flags);
+        if ret != 0 {
+            ctx.get().remove_child();
+            return Ok(ret);
+        }
+        let (base, size, ret) = crate::ffi_ext::mem_get_address_range(ptr);
+        if ret != 0 || base != ptr || size == 0 {
+            crate::ffi_ext::ipc_mem_close(&key);
+            ctx.get().remove_child();
+            return Ok(if ret != 0 { ret } else { 100000 }); // ACL_ERROR_INVALID_PARAM
+        }
+        let _ = self.ipc_key.set(key);
+        g.open(false, ptr, size as usize, device, ctx.unbind());
+        Ok(0)
+    }
+
+    /// True for memory imported from another process (not owned).
+    #[getter]
+    fn _imported(&self) -> bool {
+        self.ipc_key.get().is_some()
     }
 
     /// Allocates `nbytes` (> 0) in context `ctx` (made current on the
@@ -217,7 +267,10 @@ impl Memory {
             Free::Busy => Err(AclUsageError::new_err(
                 "cannot free the buffer: queued stream work still uses it; synchronize first",
             )),
-            Free::Now { ptr, host, ctx } => free_now(ptr, host, ctx),
+            Free::Now { ptr, host, ctx } => match self.ipc_key.get() {
+                Some(key) => close_import(key, ctx),
+                None => free_now(ptr, host, ctx),
+            },
         }
     }
 
@@ -427,6 +480,27 @@ fn free_now(ptr: u64, host: bool, ctx: Option<Py<Handle>>) -> PyResult<Option<i3
             } else {
                 ffi::free(ptr)
             }
+        }
+    } else {
+        0
+    };
+    if let Some(c) = &ctx {
+        c.get().remove_child();
+    }
+    forked?;
+    Ok(Some(ret))
+}
+
+/// Closes imported memory (`aclrtIpcMemClose`) in its context, as
+/// [`free_now`] frees owned memory.
+fn close_import(key: &std::ffi::CStr, ctx: Option<Py<Handle>>) -> PyResult<Option<i32>> {
+    let forked = crate::fork::check();
+    let ret = if forked.is_ok() {
+        let ret = ctx.as_ref().map_or(Ok(0), |c| c.get().bind()).unwrap_or(0);
+        if ret != 0 {
+            ret
+        } else {
+            crate::ffi_ext::ipc_mem_close(key)
         }
     } else {
         0
