@@ -87,9 +87,8 @@ pub fn get_device_utilization_rate(device: i32) -> ([i32; 4], i32) {
 pub fn get_device_res_limit(device: i32, kind: u32) -> (u32, i32) {
     let mut v = 0u32;
     // SAFETY: `v` is a local the C function may write.
-    let ret = unsafe {
-        sys::aclrtGetDeviceResLimit(device, kind as sys::aclrtDevResLimitType, &mut v)
-    };
+    let ret =
+        unsafe { sys::aclrtGetDeviceResLimit(device, kind as sys::aclrtDevResLimitType, &mut v) };
     (v, ret)
 }
 
