@@ -422,6 +422,12 @@ class PythonicIpc(Base):
             self.assertEqual(imp.nbytes, 4096)
             with self.assertRaises(TypeError):
                 imp.ipc_export(any_process=True)  # not owned: no re-export
+            host = ctx.pinned(4096)
+            with ctx.stream() as s:
+                s.copy(host, imp)
+                with self.assertRaises(AclUsageError):
+                    imp.close()  # queued work uses it: refused, not closed under it
+                s.synchronize()
             imp.close()
             imp.close()  # idempotent
             with self.assertRaises(AclUsageError):

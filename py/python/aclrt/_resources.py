@@ -220,7 +220,14 @@ class IpcExport(_Node):
         super().__init__(ctx)
         flags = _EXPORT_ANY_PID if any_process else 0
         key = None
+        # Listed on the buffer before its address is read: a close() of the
+        # buffer from another thread from now on sees a live export and is
+        # refused, so the key never names memory freed (and reused) meanwhile.
+        if type(buf._ipc_exports) is tuple:
+            buf._ipc_exports = []
+        buf._ipc_exports.append(self)
         try:
+            buf._check_open()
             _bind_to(ctx._h)
             key, ret = acl.rt.ipc_mem_get_export_key(buf.ptr, buf.nbytes, self._KEY_LEN, flags)
             check(ret, "acl.rt.ipc_mem_get_export_key")
@@ -229,6 +236,7 @@ class IpcExport(_Node):
         except BaseException:
             if key:
                 acl.rt.ipc_mem_close(key)
+            buf._ipc_exports.remove(self)
             self._closed = True
             self._h._abandon()
             ctx._children.remove(self)
@@ -240,9 +248,6 @@ class IpcExport(_Node):
         self.nbytes = buf.nbytes
         self.pids = tuple(pids)
         self._buf = buf
-        if type(buf._ipc_exports) is tuple:
-            buf._ipc_exports = []
-        buf._ipc_exports.append(self)
 
     @property
     def buffer(self):
