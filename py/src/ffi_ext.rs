@@ -424,3 +424,51 @@ pub fn value_wait(addr: u64, value: u64, flag: u32, s: u64) -> i32 {
     // SAFETY: pyACL's contract, as `value_write`.
     unsafe { sys::aclrtValueWait(p(addr), value, flag, p(s)) }
 }
+
+// ---- exception reports -----------------------------------------------------
+
+/// The facts of one exception report: device id, stream id, task id,
+/// thread id, error code (`0xFFFFFFFF` where the report has none).
+pub type ExceptionFacts = [u32; 5];
+
+/// Where the module's trampoline hands each report's facts (set once).
+static SINK: std::sync::OnceLock<fn(ExceptionFacts)> = std::sync::OnceLock::new();
+
+/// The callback registered with the runtime: copies the report's facts
+/// with the runtime's getters and hands them to the sink.
+unsafe extern "C" fn exception_trampoline(info: *mut sys::aclrtExceptionInfo) {
+    let info = info.cast_const();
+    // SAFETY: the runtime passes a report that stays valid for the duration
+    // of this call (or NULL, for which each getter answers 0xFFFFFFFF); the
+    // getters only read it, and nothing keeps the pointer afterwards.
+    let facts = unsafe {
+        [
+            sys::aclrtGetDeviceIdFromExceptionInfo(info),
+            sys::aclrtGetStreamIdFromExceptionInfo(info),
+            sys::aclrtGetTaskIdFromExceptionInfo(info),
+            sys::aclrtGetThreadIdFromExceptionInfo(info),
+            sys::aclrtGetErrorCodeFromExceptionInfo(info),
+        ]
+    };
+    if let Some(sink) = SINK.get() {
+        // A panic must not unwind into the runtime's C frames.
+        let _ = std::panic::catch_unwind(|| sink(facts));
+    }
+}
+
+/// `aclrtSetExceptionInfoCallback`: `Some(sink)` registers the module's
+/// trampoline, which hands every report's facts to `sink` (the first sink
+/// given is kept for the process); `None` removes the registration.
+pub fn set_exception_info_callback(sink: Option<fn(ExceptionFacts)>) -> i32 {
+    let cb: sys::aclrtExceptionInfoCallback = match sink {
+        Some(s) => {
+            let _ = SINK.set(s);
+            Some(exception_trampoline)
+        }
+        None => None,
+    };
+    // SAFETY: `exception_trampoline` matches the callback type, is sound to
+    // call on any thread at any time (it reads only the report it is given
+    // and a set-once static), and is never freed (a plain function).
+    unsafe { sys::aclrtSetExceptionInfoCallback(cb) }
+}

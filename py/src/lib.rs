@@ -115,6 +115,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
         rt_ext::mem_get_allocation_granularity,
         // value tasks
         rt_ext::value_write, rt_ext::value_wait,
+        // exception reports
+        rt_ext::set_exception_info_callback,
     );
 
     // The Pythonic layer's memory (private to it: `aclrt` re-exports).

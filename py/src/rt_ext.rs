@@ -306,3 +306,81 @@ pyfn!(value_wait, "acl.rt.value_wait",
     "value_wait(dev_ptr, value, flag, stream) -> ret: aclrtValueWait (GIL released).",
     (a: u64, v: u64, f: u32, s: u64) -> i32,
     |py| crate::gil::blocking(py, move || ffi::value_wait(a, v, f, s)));
+
+// ---- exception reports -----------------------------------------------------
+
+/// The Python function the exception reports go to (set by
+/// `set_exception_info_callback`); locked only with the GIL held.
+static EXCEPTION_FN: std::sync::Mutex<Option<Py<PyAny>>> = std::sync::Mutex::new(None);
+
+/// Hands one report to the Python function (on the runtime's thread that
+/// reports it: the failed stream's worker), attached to the interpreter
+/// unless it is shutting down; an exception it raises is reported as
+/// unraisable (printed), never propagated into the runtime.
+fn deliver_exception(facts: ffi::ExceptionFacts) {
+    crate::gil::attach_unless_exiting(|py| {
+        let f = EXCEPTION_FN
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .as_ref()
+            .map(|f| f.clone_ref(py));
+        let Some(f) = f else { return };
+        let d = PyDict::new(py);
+        let names = [
+            "device_id",
+            "stream_id",
+            "task_id",
+            "thread_id",
+            "error_code",
+        ];
+        for (k, v) in names.into_iter().zip(facts) {
+            if d.set_item(k, v).is_err() {
+                return;
+            }
+        }
+        if let Err(e) = f.call1(py, (d,)) {
+            e.write_unraisable(py, Some(f.bind(py)));
+        }
+    });
+}
+
+/// set_exception_info_callback(fn) -> ret: aclrtSetExceptionInfoCallback.
+///
+/// `fn(info)` is called on the runtime's thread that reports a failed task,
+/// with a `dict` of `device_id`, `stream_id`, `task_id`, `thread_id` and
+/// `error_code`; `None` removes the callback. A non-callable is
+/// `TypeError("parameter must be callable")`.
+#[pyfunction(signature = (*args, **kwargs))]
+pub fn set_exception_info_callback(
+    py: Python<'_>,
+    args: &Bound<'_, PyTuple>,
+    kwargs: Option<&Bound<'_, PyDict>>,
+) -> PyResult<i32> {
+    const NAME: &str = "acl.rt.set_exception_info_callback";
+    no_keywords(kwargs, NAME)?;
+    crate::fork::check()?;
+    if args.len() != 1 {
+        return Err(crate::args::parse_error(NAME));
+    }
+    let f = args.get_item(0)?;
+    let new = if f.is_none() {
+        None
+    } else if f.is_callable() {
+        Some(f.unbind())
+    } else {
+        return Err(pyo3::exceptions::PyTypeError::new_err(
+            "parameter must be callable",
+        ));
+    };
+    let on = new.is_some();
+    let ret = ffi::set_exception_info_callback(on.then_some(deliver_exception as fn(_)));
+    if ret == 0 {
+        let old = std::mem::replace(
+            &mut *EXCEPTION_FN.lock().unwrap_or_else(|e| e.into_inner()),
+            new,
+        );
+        drop(old); // the GIL is held (`py`)
+    }
+    let _ = py;
+    Ok(ret)
+}

@@ -216,6 +216,48 @@ class PyaclIpcAndVmm(AclCase):
         self.assertEqual(acl.rt.free(dev), 0)
 
 
+class PyaclExceptionCallback(AclCase):
+    def test_a_failed_task_is_reported_to_the_callback(self):
+        got, raised = [], []
+
+        def cb(info):
+            got.append((dict(info), threading.get_ident()))
+            raise RuntimeError("in the callback")  # printed, never propagated
+
+        self.cleanups.append((acl.rt.set_exception_info_callback, (None,)))
+        self.assertEqual(acl.rt.set_exception_info_callback(cb), 0)
+        n, ret = acl.rt.create_notify(0)
+        self.assertEqual(ret, 0)
+        old_hook = sys.unraisablehook
+        sys.unraisablehook = lambda u: raised.append(u.exc_value)
+        try:
+            # a wait no record satisfies, with a 1 s limit: the stream's task fails
+            self.assertEqual(acl.rt.wait_and_reset_notify(n, self.stream, 1), 0)
+            self.assertEqual(acl.rt.synchronize_stream(self.stream), 107020)
+        finally:
+            sys.unraisablehook = old_hook
+        self.assertEqual(len(got), 1)
+        info, thread = got[0]
+        self.assertEqual(info["device_id"], 0)
+        self.assertEqual(info["error_code"], 107020)
+        self.assertEqual(info["stream_id"], acl.rt.stream_get_id(self.stream)[0])
+        self.assertNotEqual(thread, threading.get_ident())  # the runtime's thread
+        self.assertEqual([str(e) for e in raised], ["in the callback"])
+        # removed: a later failure reaches nobody
+        self.assertEqual(acl.rt.set_exception_info_callback(None), 0)
+        s2, ret = acl.rt.create_stream()
+        self.assertEqual(ret, 0)
+        self.assertEqual(acl.rt.wait_and_reset_notify(n, s2, 1), 0)
+        self.assertEqual(acl.rt.synchronize_stream(s2), 107020)
+        self.assertEqual(len(got), 1)
+        self.assertEqual(acl.rt.destroy_stream(s2), 0)
+        self.assertEqual(acl.rt.destroy_notify(n), 0)
+        with self.assertRaisesRegex(TypeError, "parameter must be callable"):
+            acl.rt.set_exception_info_callback(5)
+        with self.assertRaisesRegex(TypeError, "args parse failed"):
+            acl.rt.set_exception_info_callback()
+
+
 class Base(unittest.TestCase):
     def tearDown(self):
         acl.finalize()

@@ -709,3 +709,13 @@ def wait_and_reset_notify(notify: int, stream: int, timeout: int, /) -> int:
     """wait_and_reset_notify(notify, stream, timeout) -> ret: aclrtWaitAndResetNotify (GIL released).
     """
     ...
+
+
+def set_exception_info_callback(fn: Optional[Callable[[Dict[str, int]], Any]], /) -> int:
+    """set_exception_info_callback(fn) -> ret: aclrtSetExceptionInfoCallback.
+
+    ``fn(info)`` runs on the runtime's thread that reports a failed task, with a dict of
+    ``device_id``, ``stream_id``, ``task_id``, ``thread_id``, ``error_code``; an exception
+    it raises is printed (unraisable). ``None`` removes the callback.
+    """
+    ...
