@@ -15,7 +15,7 @@
 //! [`handle`] (runtime handles with counted uses) ← [`memory`] (unsafe: the buffer protocol of runtime
 //! memory and the Pythonic layer's copy) ← [`args`] (pyACL's argument
 //! formats), [`gil`] (leaving and re-entering the interpreter, safe at
-//! exit) ← [`callback`] ← [`rt`], [`log`],
+//! exit) ← [`callback`] ← [`rt`], [`rt_ext`] (over [`ffi_ext`], the newer resources' basement), [`log`],
 //! [`util`] (the Python functions) ← this file (the module).
 //!
 //! Backend: the `sim` feature (default) runs on the built-in simulator,
@@ -26,6 +26,7 @@ pub mod book;
 pub mod callback;
 pub mod errors;
 pub mod ffi;
+pub mod ffi_ext;
 pub mod fork;
 pub mod gil;
 pub mod handle;
@@ -33,6 +34,7 @@ pub mod log;
 pub mod memory;
 pub mod protocol;
 pub mod rt;
+pub mod rt_ext;
 pub mod util;
 pub mod waiter;
 
@@ -90,6 +92,31 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
         // peer access, last error
         rt::device_can_access_peer, rt::device_enable_peer_access,
         rt::device_disable_peer_access, rt::get_last_error, rt::peek_at_last_error,
+    );
+    add!(&r;
+        // device information and control
+        rt_ext::get_device_info, rt_ext::get_device_capability, rt_ext::query_device_status,
+        rt_ext::get_device_utilization_rate, rt_ext::get_device_res_limit,
+        rt_ext::set_device_res_limit, rt_ext::reset_device_res_limit, rt_ext::set_device_sat_mode,
+        rt_ext::get_device_sat_mode, rt_ext::device_get_bare_tgid,
+        // stream attributes
+        rt_ext::stream_get_id, rt_ext::stream_get_flags, rt_ext::stream_get_priority,
+        // notifies
+        rt_ext::create_notify, rt_ext::destroy_notify, rt_ext::record_notify,
+        rt_ext::wait_and_reset_notify, rt_ext::get_notify_id, rt_ext::notify_get_export_key,
+        rt_ext::notify_set_import_pid, rt_ext::notify_import_by_key,
+        // IPC memory and events
+        rt_ext::ipc_mem_get_export_key, rt_ext::ipc_mem_set_import_pid,
+        rt_ext::ipc_mem_import_by_key, rt_ext::ipc_mem_close, rt_ext::mem_get_address_range,
+        rt_ext::ipc_get_event_handle, rt_ext::ipc_open_event_handle,
+        // virtual memory
+        rt_ext::reserve_mem_address, rt_ext::release_mem_address, rt_ext::malloc_physical,
+        rt_ext::free_physical, rt_ext::map_mem, rt_ext::unmap_mem, rt_ext::mem_set_access,
+        rt_ext::mem_get_allocation_granularity,
+        // value tasks
+        rt_ext::value_write, rt_ext::value_wait,
+        // exception reports
+        rt_ext::set_exception_info_callback,
     );
 
     // The Pythonic layer's memory (private to it: `aclrt` re-exports).

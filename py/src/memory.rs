@@ -61,6 +61,10 @@ pub struct Memory {
     /// Its free made its context's release (waiting for its children) fall
     /// to the caller: taken once by `_parent_claimed`.
     parent_claim: std::sync::atomic::AtomicBool,
+    /// The key of device memory imported from another process
+    /// (`aclrtIpcMemImportByKey`): it is not owned, so its release is
+    /// `aclrtIpcMemClose` of the key, never a free. Set once, by `_import`.
+    ipc_key: std::sync::OnceLock<std::ffi::CString>,
 }
 
 /// The close order of a buffer among its context's children.
@@ -107,6 +111,15 @@ impl Memory {
 
     /// Frees `ptr` (see [`free_now`]); a context's release that falls to
     /// this caller is kept for `_parent_claimed`.
+    fn close_import(&self, key: &std::ffi::CStr, ctx: Option<Py<Handle>>) -> PyResult<Option<i32>> {
+        let (ret, claim) = close_import(key, ctx, self.key());
+        if claim {
+            self.parent_claim
+                .store(true, std::sync::atomic::Ordering::Release);
+        }
+        ret
+    }
+
     fn free_now(&self, ptr: u64, host: bool, ctx: Option<Py<Handle>>) -> PyResult<Option<i32>> {
         let (ret, claim) = free_now(ptr, host, ctx, self.key());
         if claim {
@@ -176,7 +189,62 @@ impl Memory {
             id: NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
             queueing: std::sync::atomic::AtomicUsize::new(0),
             parent_claim: std::sync::atomic::AtomicBool::new(false),
+            ipc_key: std::sync::OnceLock::new(),
         }
+    }
+
+    /// Imports the device memory another process exported under `key`
+    /// (`aclrtIpcMemImportByKey` with `flags`) in context `ctx` (made
+    /// current on the calling thread; it counts the memory as a child until
+    /// closed). Its size is the runtime's (`aclrtMemGetAddressRange`), never
+    /// the caller's. The release closes the import (`aclrtIpcMemClose`).
+    /// Returns the runtime's `ret` (0: imported).
+    fn _import(
+        slf: &Bound<'_, Self>,
+        key: &str,
+        flags: u64,
+        device: i32,
+        ctx: Bound<'_, Handle>,
+    ) -> PyResult<i32> {
+        crate::fork::check()?;
+        let key = std::ffi::CString::new(key)
+            .map_err(|_| PyValueError::new_err("an IPC key has no NUL character"))?;
+        let me = slf.get();
+        let child = me.key();
+        let mut g = me.core.lock();
+        if g.state != State::Empty {
+            return Err(AclUsageError::new_err("the memory was already allocated"));
+        }
+        ctx.get()
+            .add_child(ORDER, child, slf.clone().into_any().unbind())?;
+        let ret = ctx
+            .get()
+            .bind()
+            .unwrap_or_else(|_| ffi::set_context(ctx.get().raw()));
+        if ret != 0 {
+            ctx.get().remove_child(child);
+            return Ok(ret);
+        }
+        let (ptr, ret) = crate::ffi_ext::ipc_mem_import_by_key(&key, flags);
+        if ret != 0 {
+            ctx.get().remove_child(child);
+            return Ok(ret);
+        }
+        let (base, size, ret) = crate::ffi_ext::mem_get_address_range(ptr);
+        if ret != 0 || base != ptr || size == 0 {
+            crate::ffi_ext::ipc_mem_close(&key);
+            ctx.get().remove_child(child);
+            return Ok(if ret != 0 { ret } else { 100000 }); // ACL_ERROR_INVALID_PARAM
+        }
+        let _ = me.ipc_key.set(key);
+        g.open(false, ptr, size as usize, device, ctx.unbind());
+        Ok(0)
+    }
+
+    /// True for memory imported from another process (not owned).
+    #[getter]
+    fn _imported(&self) -> bool {
+        self.ipc_key.get().is_some()
     }
 
     /// Allocates `nbytes` (> 0) in context `ctx` (made current on the
@@ -243,7 +311,10 @@ impl Memory {
             Free::Busy => Err(AclUsageError::new_err(
                 "cannot free the buffer: queued stream work still uses it; synchronize first",
             )),
-            Free::Now { ptr, host, ctx } => self.free_now(ptr, host, ctx),
+            Free::Now { ptr, host, ctx } => match self.ipc_key.get() {
+                Some(key) => self.close_import(key, ctx),
+                None => self.free_now(ptr, host, ctx),
+            },
         }
     }
 
@@ -478,6 +549,32 @@ fn free_now(
         0
     };
     let claim = ctx.as_ref().is_some_and(|c| c.get().remove_child(key));
+    if let Err(e) = forked {
+        return (Err(e), claim);
+    }
+    (Ok(Some(ret)), claim)
+}
+
+/// Closes imported memory (`aclrtIpcMemClose`) in its context, as
+/// [`free_now`] frees owned memory; returns the result and whether the
+/// caller now performs the context's waiting release.
+fn close_import(
+    key: &std::ffi::CStr,
+    ctx: Option<Py<Handle>>,
+    child: u64,
+) -> (PyResult<Option<i32>>, bool) {
+    let forked = crate::fork::check();
+    let ret = if forked.is_ok() {
+        let ret = ctx.as_ref().map_or(Ok(0), |c| c.get().bind()).unwrap_or(0);
+        if ret != 0 {
+            ret
+        } else {
+            crate::ffi_ext::ipc_mem_close(key)
+        }
+    } else {
+        0
+    };
+    let claim = ctx.as_ref().is_some_and(|c| c.get().remove_child(child));
     if let Err(e) = forked {
         return (Err(e), claim);
     }

@@ -43,6 +43,29 @@ RT_FUNCS = {
     "device_can_access_peer": 2, "device_enable_peer_access": 2,
     "device_disable_peer_access": 1, "get_last_error": 1, "peek_at_last_error": 1,
 }
+# The runtime's newer resources (py/src/rt_ext.rs): beyond pyacl-facts.md's rows.
+RT_EXT_FUNCS = {
+    "get_device_info": 2, "get_device_capability": 2, "query_device_status": 1,
+    "get_device_utilization_rate": 1, "get_device_res_limit": 2, "set_device_res_limit": 3,
+    "reset_device_res_limit": 1, "set_device_sat_mode": 1, "get_device_sat_mode": 0,
+    "device_get_bare_tgid": 0,
+    "stream_get_id": 1, "stream_get_flags": 1, "stream_get_priority": 1,
+    "create_notify": 1, "destroy_notify": 1, "record_notify": 2, "wait_and_reset_notify": 3,
+    "get_notify_id": 1, "notify_get_export_key": 3, "notify_set_import_pid": 2,
+    "notify_import_by_key": 2,
+    "ipc_mem_get_export_key": 4, "ipc_mem_set_import_pid": 2, "ipc_mem_import_by_key": 2,
+    "ipc_mem_close": 1, "mem_get_address_range": 1, "ipc_get_event_handle": 1,
+    "ipc_open_event_handle": 1,
+    "reserve_mem_address": 4, "release_mem_address": 1, "malloc_physical": 3,
+    "free_physical": 1, "map_mem": 5, "unmap_mem": 1, "mem_set_access": 3,
+    "mem_get_allocation_granularity": 2,
+    "value_write": 4, "value_wait": 4,
+    "set_exception_info_callback": 1,
+}
+# Functions whose first argument is not an int: a key (`str`), a callable.
+KEY_FIRST = {"notify_import_by_key", "ipc_mem_set_import_pid", "ipc_mem_import_by_key", "ipc_mem_close",
+             "set_exception_info_callback"}
+RT_FUNCS.update(RT_EXT_FUNCS)
 UTIL_FUNCS = {
     "bytes_to_ptr": 1, "ptr_to_bytes": 2, "numpy_to_ptr": 1, "numpy_contiguous_to_ptr": 1,
     "ptr_to_numpy": 3, "start_thread": 2, "stop_thread": 1,
@@ -55,7 +78,8 @@ def public(mod):
 
 class Layout(unittest.TestCase):
     def test_the_69_rows_plus_peer_and_last_error_and_nothing_else(self):
-        self.assertEqual(len(ACL_FUNCS) + len(RT_FUNCS) + len(UTIL_FUNCS), 69 + 5)
+        self.assertEqual(len(ACL_FUNCS) + len(RT_FUNCS) + len(UTIL_FUNCS), 69 + 5 + 39)
+        self.assertEqual(len(RT_EXT_FUNCS), 39)
         self.assertEqual(sorted(set(public(acl)) - {"rt", "util"}), sorted(ACL_FUNCS))
         self.assertEqual(public(acl.rt), sorted(RT_FUNCS))
         self.assertEqual(public(acl.util), sorted(UTIL_FUNCS))
@@ -101,12 +125,12 @@ class ArgumentParsing(unittest.TestCase):
                 with self.subTest(name=name):
                     with self.assertRaises(TypeError) as cm:
                         fn(*([0] * (arity + 1)))
-                    if name not in ("launch_callback", "start_thread"):
+                    if name not in ("launch_callback", "start_thread", "set_exception_info_callback"):
                         self.assertEqual(str(cm.exception), f"{prefix}.{name} args parse failed")
 
     def test_non_int_arguments_are_type_errors(self):
         for name, arity in RT_FUNCS.items():
-            if arity == 0 or name == "launch_callback":
+            if arity == 0 or name == "launch_callback" or name in KEY_FIRST:
                 continue
             fn = getattr(acl.rt, name)
             for bad in ("1", 1.5, None, [1]):

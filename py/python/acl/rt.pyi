@@ -1,6 +1,6 @@
 # Type stubs of aclrt's `acl` module (acl.rt): pyACL's signatures (positional only,
 # outputs first and `ret` last, plain ints for addresses and handles).
-from typing import Any, Callable, Optional, Tuple
+from typing import Any, Callable, Dict, Optional, Sequence, Tuple
 
 def create_context(device_id: int, /) -> Tuple[int, int]:
     """create_context(device_id) -> (context, ret): aclrtCreateContext.
@@ -472,5 +472,250 @@ def synchronize_stream_with_timeout(stream: int, timeout: int, /) -> int:
 
 def unsubscribe_report(thread_id: int, stream: int, /) -> int:
     """unsubscribe_report(thread_id, stream) -> ret: aclrtUnSubscribeReport (GIL released).
+    """
+    ...
+
+
+# ---- the runtime's newer resources (beyond pyacl-facts.md's rows) ----
+
+def create_notify(flag: int, /) -> Tuple[int, int]:
+    """create_notify(flag) -> (notify, ret): aclrtCreateNotify.
+    """
+    ...
+
+
+def destroy_notify(notify: int, /) -> int:
+    """destroy_notify(notify) -> ret: aclrtDestroyNotify.
+    """
+    ...
+
+
+def device_get_bare_tgid() -> Tuple[int, int]:
+    """device_get_bare_tgid() -> (pid, ret): aclrtDeviceGetBareTgid.
+    """
+    ...
+
+
+def free_physical(handle: int, /) -> int:
+    """free_physical(handle) -> ret: aclrtFreePhysical.
+    """
+    ...
+
+
+def get_device_capability(device_id: int, feature: int, /) -> Tuple[int, int]:
+    """get_device_capability(device_id, feature) -> (value, ret): aclrtGetDeviceCapability.
+    """
+    ...
+
+
+def get_device_info(device_id: int, attr: int, /) -> Tuple[int, int]:
+    """get_device_info(device_id, attr) -> (value, ret): aclrtGetDeviceInfo.
+    """
+    ...
+
+
+def get_device_res_limit(device_id: int, type: int, /) -> Tuple[int, int]:
+    """get_device_res_limit(device_id, type) -> (value, ret): aclrtGetDeviceResLimit.
+    """
+    ...
+
+
+def get_device_sat_mode() -> Tuple[int, int]:
+    """get_device_sat_mode() -> (mode, ret): aclrtGetDeviceSatMode.
+    """
+    ...
+
+
+def get_device_utilization_rate(device_id: int, /) -> Tuple[Dict[str, int], int]:
+    """get_device_utilization_rate(device_id) -> (dict, ret): aclrtGetDeviceUtilizationRate.
+
+    The dict has ``cube_utilization``, ``vector_utilization``, ``aicpu_utilization``,
+    ``memory_utilization`` (percent, -1 where unknown).
+    """
+    ...
+
+
+def get_notify_id(notify: int, /) -> Tuple[int, int]:
+    """get_notify_id(notify) -> (notify_id, ret): aclrtGetNotifyId.
+    """
+    ...
+
+
+def ipc_get_event_handle(event: int, /) -> Tuple[bytes, int]:
+    """ipc_get_event_handle(event) -> (handle, ret): aclrtIpcGetEventHandle.
+
+    ``handle`` is the 64 bytes another process passes to ``ipc_open_event_handle``.
+    """
+    ...
+
+
+def ipc_mem_close(key: str, /) -> int:
+    """ipc_mem_close(key) -> ret: aclrtIpcMemClose.
+    """
+    ...
+
+
+def ipc_mem_get_export_key(dev_ptr: int, size: int, len: int, flags: int, /) -> Tuple[str, int]:
+    """ipc_mem_get_export_key(dev_ptr, size, len, flags) -> (key, ret): aclrtIpcMemGetExportKey.
+    """
+    ...
+
+
+def ipc_mem_import_by_key(key: str, flags: int, /) -> Tuple[int, int]:
+    """ipc_mem_import_by_key(key, flags) -> (dev_ptr, ret): aclrtIpcMemImportByKey.
+    """
+    ...
+
+
+def ipc_mem_set_import_pid(key: str, pid_list: Sequence[int], /) -> int:
+    """ipc_mem_set_import_pid(key, pid_list) -> ret: aclrtIpcMemSetImportPid.
+    """
+    ...
+
+
+def ipc_open_event_handle(handle: bytes, /) -> Tuple[int, int]:
+    """ipc_open_event_handle(handle: bytes) -> (event, ret): aclrtIpcOpenEventHandle.
+    """
+    ...
+
+
+def malloc_physical(size: int, prop: Dict[str, int], flags: int, /) -> Tuple[int, int]:
+    """malloc_physical(size, prop: dict, flags) -> (handle, ret): aclrtMallocPhysical.
+    """
+    ...
+
+
+def map_mem(vir_ptr: int, size: int, offset: int, handle: int, flags: int, /) -> int:
+    """map_mem(vir_ptr, size, offset, handle, flags) -> ret: aclrtMapMem.
+    """
+    ...
+
+
+def mem_get_address_range(ptr: int, /) -> Tuple[int, int, int]:
+    """mem_get_address_range(ptr) -> (base, size, ret): aclrtMemGetAddressRange.
+    """
+    ...
+
+
+def mem_get_allocation_granularity(prop: Dict[str, int], option: int, /) -> Tuple[int, int]:
+    """mem_get_allocation_granularity(prop: dict, option) -> (granularity, ret): aclrtMemGetAllocationGranularity.
+    """
+    ...
+
+
+def mem_set_access(vir_ptr: int, size: int, descs: Sequence[Tuple[int, int, int]], /) -> int:
+    """mem_set_access(vir_ptr, size, [(flags, location_id, location_type), ...]) -> ret: aclrtMemSetAccess.
+    """
+    ...
+
+
+def notify_get_export_key(notify: int, len: int, flags: int, /) -> Tuple[str, int]:
+    """notify_get_export_key(notify, len, flags) -> (key, ret): aclrtNotifyGetExportKey.
+    """
+    ...
+
+
+def notify_import_by_key(key: str, flags: int, /) -> Tuple[int, int]:
+    """notify_import_by_key(key, flags) -> (notify, ret): aclrtNotifyImportByKey.
+    """
+    ...
+
+
+def notify_set_import_pid(notify: int, pid_list: Sequence[int], /) -> int:
+    """notify_set_import_pid(notify, pid_list) -> ret: aclrtNotifySetImportPid.
+    """
+    ...
+
+
+def query_device_status(device_id: int, /) -> Tuple[int, int]:
+    """query_device_status(device_id) -> (status, ret): aclrtQueryDeviceStatus (0 normal, 1 abnormal).
+    """
+    ...
+
+
+def record_notify(notify: int, stream: int, /) -> int:
+    """record_notify(notify, stream) -> ret: aclrtRecordNotify (GIL released).
+    """
+    ...
+
+
+def release_mem_address(vir_ptr: int, /) -> int:
+    """release_mem_address(vir_ptr) -> ret: aclrtReleaseMemAddress.
+    """
+    ...
+
+
+def reserve_mem_address(size: int, alignment: int, expect_ptr: int, flags: int, /) -> Tuple[int, int]:
+    """reserve_mem_address(size, alignment, expect_ptr, flags) -> (vir_ptr, ret): aclrtReserveMemAddress.
+    """
+    ...
+
+
+def reset_device_res_limit(device_id: int, /) -> int:
+    """reset_device_res_limit(device_id) -> ret: aclrtResetDeviceResLimit.
+    """
+    ...
+
+
+def set_device_res_limit(device_id: int, type: int, value: int, /) -> int:
+    """set_device_res_limit(device_id, type, value) -> ret: aclrtSetDeviceResLimit.
+    """
+    ...
+
+
+def set_device_sat_mode(mode: int, /) -> int:
+    """set_device_sat_mode(mode) -> ret: aclrtSetDeviceSatMode (0 saturation, 1 Inf/NaN).
+    """
+    ...
+
+
+def stream_get_flags(stream: int, /) -> Tuple[int, int]:
+    """stream_get_flags(stream) -> (flags, ret): aclrtStreamGetFlags.
+    """
+    ...
+
+
+def stream_get_id(stream: int, /) -> Tuple[int, int]:
+    """stream_get_id(stream) -> (stream_id, ret): aclrtStreamGetId.
+    """
+    ...
+
+
+def stream_get_priority(stream: int, /) -> Tuple[int, int]:
+    """stream_get_priority(stream) -> (priority, ret): aclrtStreamGetPriority.
+    """
+    ...
+
+
+def unmap_mem(vir_ptr: int, /) -> int:
+    """unmap_mem(vir_ptr) -> ret: aclrtUnmapMem.
+    """
+    ...
+
+
+def value_wait(dev_ptr: int, value: int, flag: int, stream: int, /) -> int:
+    """value_wait(dev_ptr, value, flag, stream) -> ret: aclrtValueWait (GIL released).
+    """
+    ...
+
+
+def value_write(dev_ptr: int, value: int, flag: int, stream: int, /) -> int:
+    """value_write(dev_ptr, value, flag, stream) -> ret: aclrtValueWrite (GIL released).
+    """
+    ...
+
+
+def wait_and_reset_notify(notify: int, stream: int, timeout: int, /) -> int:
+    """wait_and_reset_notify(notify, stream, timeout) -> ret: aclrtWaitAndResetNotify (GIL released).
+    """
+    ...
+
+
+def set_exception_info_callback(fn: Optional[Callable[[Dict[str, int]], Any]], /) -> int:
+    """set_exception_info_callback(fn) -> ret: aclrtSetExceptionInfoCallback.
+
+    ``fn(info)`` runs on the runtime's thread that reports a failed task, with a dict of
+    ``device_id``, ``stream_id``, ``task_id``, ``thread_id``, ``error_code``; an exception
+    it raises is printed (unraisable). ``None`` removes the callback.
     """
     ...

@@ -36,6 +36,7 @@ from ._core import (
     Stream,
     kind_of,
 )
+from ._resources import DeviceInfo, IpcBuffer, IpcExport, Notify, Utilization
 from .errors import AclError, AclMemoryError, AclUsageError, CallbackError, check
 
 #: The package version (that of the ``acl`` extension it ships with).
@@ -49,10 +50,15 @@ __all__ = [
     "Context",
     "Device",
     "DeviceBuffer",
+    "DeviceInfo",
     "Event",
     "HostBuffer",
+    "IpcBuffer",
+    "IpcExport",
+    "Notify",
     "Runtime",
     "Stream",
+    "Utilization",
     "check",
     "constants",
     "kind_of",

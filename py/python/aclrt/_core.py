@@ -415,6 +415,13 @@ class Device(_Node):
         """Waits for all work of the device (``acl.rt.synchronize_device``)."""
         self.default_context.synchronize()
 
+    @property
+    def info(self):
+        """The device's figures (:class:`aclrt.DeviceInfo`), read now."""
+        from ._resources import device_info
+
+        return device_info(self)
+
     def mem_info(self, attr=C.ACL_HBM_MEM):
         """``(free, total)`` bytes (``acl.rt.get_mem_info``)."""
         self.default_context._check_open()
@@ -511,6 +518,20 @@ class Context(_Node):
         ``end - start`` (``acl.rt.create_event_with_flag``)."""
         self._check_open()
         return Event(self, timing)
+
+    def notify(self):
+        """A new :class:`aclrt.Notify` (``acl.rt.create_notify``)."""
+        from ._resources import Notify
+
+        self._check_open()
+        return Notify(self)
+
+    def ipc_import(self, key):
+        """Another process's exported device buffer (:class:`aclrt.IpcBuffer`)."""
+        from ._resources import IpcBuffer
+
+        self._check_open()
+        return IpcBuffer(self, key)
 
     def alloc(self, nbytes, policy=C.ACL_MEM_MALLOC_HUGE_FIRST):
         """Device memory (``acl.rt.malloc``); ``nbytes`` may be any integer
@@ -959,6 +980,7 @@ class _Buffer(_Node):
     _host = False
     _children = ()  # a leaf of the tree
     _parent_claimed = _native.Memory._parent_claimed
+    _ipc_exports = ()  # open IPC exports of it (aclrt._resources)
 
     def __init__(self, ctx, nbytes, policy=C.ACL_MEM_MALLOC_HUGE_FIRST):
         n = _size(nbytes)
@@ -988,6 +1010,14 @@ class _Buffer(_Node):
         with-block's release waits for the last view (``defer``)."""
         if self._closed:
             return
+        exports = [e for e in self._ipc_exports if not e._closed]
+        if exports and not defer:
+            raise AclUsageError(
+                f"cannot free the {self._what}: {len(exports)} IPC export(s) of it are open; "
+                "close them first"
+            )
+        for e in exports:  # a with-block: exports are closed first
+            e.close()
         # Refused (in Rust, in the step that would free) while queued stream
         # work uses it.
         ret = self._free(defer, self._last_view_gone if defer else None)
@@ -1044,6 +1074,14 @@ class DeviceBuffer(_Buffer, _native.Memory):
         raise TypeError(
             "device memory cannot be viewed from the host: copy it (to_numpy(), ctx.copy)"
         )
+
+    def ipc_export(self, pids=(), any_process=False):
+        """Exports this buffer to the processes ``pids`` (or to any process):
+        an :class:`aclrt.IpcExport` whose ``key`` they pass to
+        ``ctx.ipc_import``; closed before the buffer is freed."""
+        from ._resources import IpcExport
+
+        return IpcExport(self, pids, any_process)
 
     def fill(self, value):
         """Sets every byte (``acl.rt.memset``)."""
