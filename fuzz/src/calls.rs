@@ -182,6 +182,12 @@ pub const FUNCS: &[&str] = &[
     "aclGetDataBufferAddr",
     "aclGetDataBufferSize",
     "aclGetDataBufferSizeV2",
+    "aclrtCreateLabel",
+    "aclrtDestroyLabel",
+    "aclrtSetLabel",
+    "aclrtCreateLabelList",
+    "aclrtDestroyLabelList",
+    "aclrtSwitchLabelByIndex",
 ];
 
 /// One call: a function (index into [`FUNCS`]) and raw selectors.
@@ -1097,6 +1103,53 @@ impl Exec {
                 c!(aclrtGetNotifyId(
                     Self::handle(&self.ext, a[0]),
                     if nul(a[1]) { null_mut() } else { &mut v }
+                ))
+            }
+            "aclrtCreateLabel" => {
+                let mut l = null_mut();
+                let out = if nul(a[0]) { null_mut() } else { &mut l };
+                let code = c!(aclrtCreateLabel(out));
+                Self::keep(&mut self.ext, code, l as usize);
+                code
+            }
+            "aclrtDestroyLabel" => c!(aclrtDestroyLabel(Self::handle(&self.ext, a[0]))),
+            "aclrtSetLabel" => c!(aclrtSetLabel(
+                Self::handle(&self.ext, a[0]),
+                self.stream(a[1])
+            )),
+            "aclrtCreateLabelList" => {
+                // 0..=3 entries drawn from the pool (labels, other handles,
+                // NULL, random), or a count beyond the runtime's 65535 (the
+                // array is not read then).
+                let mut labels: Vec<*mut c_void> = (0..4u64)
+                    .map(|i| Self::handle(&self.ext, a[2].rotate_left(8 * i as u32)))
+                    .collect();
+                let num = if a[1] % 7 == 6 {
+                    65536
+                } else {
+                    (a[1] % 4) as usize
+                };
+                let arr = if nul(a[0]) {
+                    null_mut()
+                } else {
+                    labels.as_mut_ptr()
+                };
+                let mut list = null_mut();
+                let out = if nul(a[3]) { null_mut() } else { &mut list };
+                let code = c!(aclrtCreateLabelList(arr, num, out));
+                Self::keep(&mut self.ext, code, list as usize);
+                code
+            }
+            "aclrtDestroyLabelList" => {
+                c!(aclrtDestroyLabelList(Self::handle(&self.ext, a[0])))
+            }
+            "aclrtSwitchLabelByIndex" => {
+                let p = self.ptr(a[0]).0;
+                c!(aclrtSwitchLabelByIndex(
+                    p,
+                    a[1] as u32,
+                    Self::handle(&self.ext, a[2]),
+                    self.stream(a[3])
                 ))
             }
             "aclrtValueWrite" => {

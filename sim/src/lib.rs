@@ -594,6 +594,7 @@ mod hostreg;
 mod init;
 mod ipc;
 mod kernel;
+mod label;
 mod log;
 pub use kernel::{
     BINARY_MAGIC, KERNEL_FAULT_CODE, KernelArgs, KernelError, binary_image, register_kernel,

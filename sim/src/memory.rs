@@ -58,6 +58,31 @@ pub(crate) fn malloc(
     };
     require(!out.is_null(), || format!("{what} is NULL"))?;
     require(size != 0, || "size must not be 0".to_owned())?;
+    let ptr = place(size, policy, f, None)?;
+    out.write(ptr);
+    Ok(())
+}
+
+/// Device memory the runtime allocates for itself (`DevMemAlloc`, e.g. a
+/// label list), every byte set to `byte` (`MemSetSync`): charged to the
+/// current context's device and freed by `aclrtFree` like any other.
+pub(crate) fn alloc_device_filled(size: usize, byte: u8) -> Res<usize> {
+    place(
+        size,
+        ffi::ACL_MEM_MALLOC_HUGE_FIRST,
+        MallocFn::Malloc,
+        Some(byte),
+    )
+    .map(|p| p.addr())
+}
+
+/// The allocation itself (the checks of the callers were made).
+fn place(
+    size: usize,
+    policy: u32,
+    f: MallocFn,
+    fill_with: Option<u8>,
+) -> Res<*mut std::ffi::c_void> {
     // `aclrtMallocCached` maps HUGE_FIRST, HUGE_ONLY, NORMAL_ONLY and
     // HUGE1G_ONLY to their page policies and every other value (the P2P
     // policies, unknown numbers) to the default flags: it allocates either
@@ -88,6 +113,9 @@ pub(crate) fn malloc(
             format!("the host allocator could not provide {size} bytes"),
         ));
     };
+    if let Some(byte) = fill_with {
+        block.fill_fresh(byte);
+    }
     dev.mem_used += charged;
     let ptr = block.user_ptr();
     let kind = if f == MallocFn::Host {
@@ -107,8 +135,7 @@ pub(crate) fn malloc(
             on_device,
         },
     );
-    out.write(ptr);
-    Ok(())
+    Ok(ptr)
 }
 
 /// `aclrtFree`, `aclrtFreeHost` and their `WithDevSync` variants, I

@@ -959,3 +959,215 @@ fn host_func_threads_answer_not_supported_by_default() {
         });
     }
 }
+
+// ---------------------------------------------------------------- labels
+
+/// A label, created.
+fn create_label() -> aclrtLabel {
+    let mut l = null_mut();
+    ok!(aclrtCreateLabel(&mut l));
+    assert!(!l.is_null());
+    l
+}
+
+#[test]
+fn labels_and_label_lists_are_made_and_their_tasks_need_a_model_stream() {
+    let _sim = aclrt_sim::exclusive();
+    in_both_run_modes(|mode| {
+        init_device0();
+        let s = create_stream();
+        let (l1, l2) = (create_label(), create_label());
+        assert_ne!(l1, l2);
+        // The ACL layer's NULL checks: 100000, never the last error.
+        assert_eq!(acl!(aclrtCreateLabel(null_mut())), ACL_ERROR_INVALID_PARAM);
+        assert_eq!(acl!(aclrtSetLabel(null_mut(), s)), ACL_ERROR_INVALID_PARAM);
+        assert_eq!(
+            acl!(aclrtSetLabel(l1, null_mut())),
+            ACL_ERROR_INVALID_PARAM,
+            "{mode:?}: the default stream cannot be named"
+        );
+        assert_eq!(acl!(aclrtDestroyLabel(null_mut())), ACL_ERROR_INVALID_PARAM);
+        assert_eq!(take_last_error(), ACL_SUCCESS);
+        // A label task on a stream bound to no model: 107005, stored.
+        assert_eq!(acl!(aclrtSetLabel(l1, s)), ACL_ERROR_RT_STREAM_MODEL);
+        assert_eq!(take_last_error(), ACL_ERROR_RT_STREAM_MODEL);
+        // A list: device memory of 20 bytes per label, every byte 0xFF.
+        let mut labels = [l1, l2];
+        let mut list: aclrtLabelList = null_mut();
+        ok!(aclrtCreateLabelList(labels.as_mut_ptr(), 2, &mut list));
+        assert!(!list.is_null());
+        assert_eq!(
+            read_device(list.cast_const(), 40),
+            vec![0xFFu8; 40],
+            "{mode:?}"
+        );
+        // A label joins one list: 507000, and the new list is not kept.
+        let mut again: aclrtLabelList = null_mut();
+        let l3 = create_label();
+        let mut twice = [l3, l1];
+        assert_eq!(
+            acl!(aclrtCreateLabelList(twice.as_mut_ptr(), 2, &mut again)),
+            ACL_ERROR_RT_INTERNAL_ERROR
+        );
+        assert!(again.is_null());
+        assert_eq!(take_last_error(), ACL_ERROR_RT_INTERNAL_ERROR);
+        // The labels before the failing one keep their slot (the runtime
+        // does not undo them): l3 cannot join another list now.
+        let mut only3 = [l3];
+        assert_eq!(
+            acl!(aclrtCreateLabelList(only3.as_mut_ptr(), 1, &mut again)),
+            ACL_ERROR_RT_INTERNAL_ERROR
+        );
+        // The count, then the array: 0 and 65536 are 107000 (stored); NULL
+        // array and output 100000 (not stored).
+        assert_eq!(
+            acl!(aclrtCreateLabelList(labels.as_mut_ptr(), 0, &mut again)),
+            ACL_ERROR_RT_PARAM_INVALID
+        );
+        assert_eq!(take_last_error(), ACL_ERROR_RT_PARAM_INVALID);
+        assert_eq!(
+            acl!(aclrtCreateLabelList(labels.as_mut_ptr(), 65536, &mut again)),
+            ACL_ERROR_RT_PARAM_INVALID
+        );
+        assert_eq!(
+            acl!(aclrtCreateLabelList(null_mut(), 2, &mut again)),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(
+            acl!(aclrtCreateLabelList(labels.as_mut_ptr(), 2, null_mut())),
+            ACL_ERROR_INVALID_PARAM
+        );
+        let _ = take_last_error();
+        // A NULL entry passes the runtime's guard and is then dereferenced:
+        // the simulator answers 107000 and reports it.
+        let l4 = create_label();
+        let mut with_null = [l4, null_mut()];
+        assert_eq!(
+            acl!(aclrtCreateLabelList(with_null.as_mut_ptr(), 2, &mut again)),
+            ACL_ERROR_RT_PARAM_INVALID
+        );
+        assert_eq!(
+            violation_kinds().last(),
+            Some(&ViolationKind::InvalidHandle)
+        );
+        let _ = take_last_error();
+        // Switching by index: NULL ptr, list, stream 100000 in that order;
+        // then the stream bound to no model: 107005 (stored).
+        let idx = malloc(64);
+        assert_eq!(
+            acl!(aclrtSwitchLabelByIndex(null_mut(), 1, list, s)),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(
+            acl!(aclrtSwitchLabelByIndex(idx, 1, null_mut(), s)),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(
+            acl!(aclrtSwitchLabelByIndex(idx, 1, list, null_mut())),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(take_last_error(), ACL_SUCCESS);
+        assert_eq!(
+            acl!(aclrtSwitchLabelByIndex(idx, 1, list, s)),
+            ACL_ERROR_RT_STREAM_MODEL
+        );
+        assert_eq!(take_last_error(), ACL_ERROR_RT_STREAM_MODEL);
+        // A stream of another context: 107003 (after the label's context).
+        let home = current_context();
+        let other = create_context(0);
+        let s_other = create_stream();
+        let l_other = create_label();
+        ok!(aclrtSetCurrentContext(home));
+        assert_eq!(
+            acl!(aclrtSetLabel(l1, s_other)),
+            ACL_ERROR_RT_STREAM_CONTEXT
+        );
+        assert_eq!(
+            acl!(aclrtSwitchLabelByIndex(idx, 1, list, s_other)),
+            ACL_ERROR_RT_STREAM_CONTEXT
+        );
+        // A label of another context: 507031, before the stream's check.
+        assert_eq!(
+            acl!(aclrtSetLabel(l_other, s_other)),
+            ACL_ERROR_RT_LABEL_CONTEXT
+        );
+        assert_eq!(acl!(aclrtDestroyLabel(l_other)), ACL_ERROR_RT_LABEL_CONTEXT);
+        assert_eq!(take_last_error(), ACL_ERROR_RT_LABEL_CONTEXT);
+        ok!(aclrtSetCurrentContext(other));
+        ok!(aclrtDestroyLabel(l_other));
+        destroy_stream(s_other);
+        ok!(aclrtSetCurrentContext(home));
+        ok!(aclrtDestroyContext(other));
+        // No current context on another thread: 107002.
+        std::thread::spawn(|| {
+            let mut l = null_mut();
+            assert_eq!(acl!(aclrtCreateLabel(&mut l)), ACL_ERROR_RT_CONTEXT_NULL);
+        })
+        .join()
+        .unwrap();
+        // Destroyed labels: the handle guard, 107017 (stored), in every
+        // function that takes one; a stream handle is not a label either.
+        ok!(aclrtDestroyLabel(l2));
+        assert_eq!(acl!(aclrtDestroyLabel(l2)), ACL_ERROR_RT_INVALID_HANDLE);
+        assert_eq!(take_last_error(), ACL_ERROR_RT_INVALID_HANDLE);
+        assert_eq!(acl!(aclrtSetLabel(l2, s)), ACL_ERROR_RT_INVALID_HANDLE);
+        let mut gone = [l2];
+        assert_eq!(
+            acl!(aclrtCreateLabelList(gone.as_mut_ptr(), 1, &mut again)),
+            ACL_ERROR_RT_INVALID_HANDLE
+        );
+        assert_eq!(acl!(aclrtDestroyLabel(s)), ACL_ERROR_RT_INVALID_HANDLE);
+        let _ = take_last_error();
+        // The list is freed like device memory (`rtsFree`): once.
+        ok!(aclrtDestroyLabelList(list));
+        assert_ne!(acl!(aclrtDestroyLabelList(list)), ACL_SUCCESS);
+        assert_eq!(
+            acl!(aclrtDestroyLabelList(null_mut())),
+            ACL_ERROR_INVALID_PARAM
+        );
+        let _ = take_last_error();
+        for l in [l1, l3, l4] {
+            ok!(aclrtDestroyLabel(l));
+        }
+        free(idx);
+        destroy_stream(s);
+        teardown_device0();
+        aclrt_sim::reset();
+    });
+}
+
+#[test]
+fn labels_behave_alike_on_the_310p() {
+    let _sim = aclrt_sim::exclusive();
+    for mode in [RunMode::Host, RunMode::Device] {
+        aclrt_sim::reset();
+        configure(|c| {
+            c.run_mode = mode;
+            c.soc = aclrt_sim::Soc::Ascend310P;
+        });
+        init_device0();
+        let s = create_stream();
+        let l = create_label();
+        let mut labels = [l];
+        let mut list: aclrtLabelList = null_mut();
+        ok!(aclrtCreateLabelList(labels.as_mut_ptr(), 1, &mut list));
+        assert_eq!(
+            read_device(list.cast_const(), 20),
+            vec![0xFFu8; 20],
+            "{mode:?}"
+        );
+        assert_eq!(acl!(aclrtSetLabel(l, s)), ACL_ERROR_RT_STREAM_MODEL);
+        let idx = malloc(8);
+        assert_eq!(
+            acl!(aclrtSwitchLabelByIndex(idx, 0, list, s)),
+            ACL_ERROR_RT_STREAM_MODEL
+        );
+        let _ = take_last_error();
+        ok!(aclrtDestroyLabelList(list));
+        ok!(aclrtDestroyLabel(l));
+        free(idx);
+        destroy_stream(s);
+        teardown_device0();
+    }
+    aclrt_sim::reset();
+}

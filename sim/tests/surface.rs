@@ -21,12 +21,12 @@ fn a_function_not_modelled_answers_207000_stored_and_reported() {
     let _sim = aclrt_sim::exclusive();
     in_both_run_modes(|_| {
         init_device0();
-        let mut label: aclrtLabel = null_mut();
+        let mut cnt: aclrtCntNotify = null_mut();
         assert_eq!(
-            acl!(aclrtCreateLabel(&mut label)),
+            acl!(aclrtCntNotifyCreate(&mut cnt, 0)),
             ACL_ERROR_RT_FEATURE_NOT_SUPPORT
         );
-        assert!(label.is_null(), "the output is left alone");
+        assert!(cnt.is_null(), "the output is left alone");
         // Stored as the thread's last error, as the runtime's C API stores
         // its own 207000.
         assert_eq!(
@@ -38,8 +38,14 @@ fn a_function_not_modelled_answers_207000_stored_and_reported() {
             ACL_ERROR_RT_FEATURE_NOT_SUPPORT
         );
         let msg = recent_err_msg().expect("a message");
-        assert!(msg.starts_with("aclrtCreateLabel: not modelled"), "{msg}");
-        assert_eq!(last_rule(), Some(("aclrtCreateLabel", "UNSUPPORTED", true)));
+        assert!(
+            msg.starts_with("aclrtCntNotifyCreate: not modelled"),
+            "{msg}"
+        );
+        assert_eq!(
+            last_rule(),
+            Some(("aclrtCntNotifyCreate", "UNSUPPORTED", true))
+        );
         // A model runtime instance function, and one that returns a pointer.
         let mut ri: aclmdlRI = null_mut();
         assert_eq!(

@@ -7,9 +7,58 @@
 use crate::diag::{Res, param};
 use crate::ffi;
 use crate::prim::{ExceptionHook, ExceptionInfo, Out, OutBuf, UserMem};
+use crate::rt::mem::AllocKind;
 use crate::{dsa, rt_api, vmm};
 
 use super::{not_null, refuse};
+
+// --------------------------------------------------------------- labels ---
+// `label.cpp`: every pointer argument NULL is 100000, in the order of the
+// signature; the rest is the runtime's.
+
+/// `aclrtCreateLabelImpl`: NULL output 100000.
+pub(crate) fn create_label(out: Out<usize>) -> Res<()> {
+    not_null(out.is_null(), "label")?;
+    rt_api::label_create(out)
+}
+
+/// `aclrtSetLabelImpl`: NULL label, then NULL stream 100000 (the default
+/// stream cannot be named here).
+pub(crate) fn set_label(h: usize, stream: usize) -> Res<()> {
+    not_null(h == 0, "label")?;
+    not_null(stream == 0, "stream")?;
+    rt_api::label_set(h, stream)
+}
+
+/// `aclrtDestroyLabelImpl`: NULL 100000.
+pub(crate) fn destroy_label(h: usize) -> Res<()> {
+    not_null(h == 0, "label")?;
+    rt_api::label_destroy(h)
+}
+
+/// `aclrtCreateLabelListImpl`: NULL array, then NULL output 100000.
+pub(crate) fn create_label_list(labels: Option<&[usize]>, num: usize, out: Out<usize>) -> Res<()> {
+    not_null(labels.is_none(), "labels")?;
+    not_null(out.is_null(), "labelList")?;
+    rt_api::label_list_create(labels, num, out)
+}
+
+/// `aclrtDestroyLabelListImpl`: NULL 100000; the list is device memory
+/// the runtime frees like `aclrtFree` does (`rtsFree`).
+pub(crate) fn destroy_label_list(list: usize) -> Res<()> {
+    not_null(list == 0, "labelList")?;
+    rt_api::free(list, AllocKind::Device, false)
+}
+
+/// `aclrtSwitchLabelByIndexImpl`: NULL `ptr`, list, stream 100000 in that
+/// order; `maxValue` is not checked here (nor before the runtime's stream
+/// refusal).
+pub(crate) fn switch_label_by_index(ptr: usize, _max: u32, list: usize, stream: usize) -> Res<()> {
+    not_null(ptr == 0, "ptr")?;
+    not_null(list == 0, "labelList")?;
+    not_null(stream == 0, "stream")?;
+    rt_api::label_switch_by_index(ptr, list, stream)
+}
 
 // ------------------------------------------------------------- notifies ---
 

@@ -136,6 +136,13 @@ impl HeapBlock {
     pub(crate) fn user_ptr(&self) -> *mut c_void {
         self.ptr.as_ptr().cast()
     }
+
+    /// Sets every byte of a block not yet handed out to `value`.
+    pub(crate) fn fill_fresh(&self, value: u8) {
+        // SAFETY: `ptr` is valid for writes of `size` bytes for as long as
+        // the block lives, and `&self` keeps it alive for this call.
+        unsafe { ptr::write_bytes(self.ptr.as_ptr(), value, self.size) }
+    }
 }
 
 impl Drop for HeapBlock {

@@ -16,10 +16,10 @@ use crate::ffi::{
     aclDataType, aclError, aclrtAllocator, aclrtAllocatorAllocAdviseFunc, aclrtAllocatorAllocFunc,
     aclrtAllocatorDesc, aclrtAllocatorFreeFunc, aclrtAllocatorGetAddrFromBlockFunc,
     aclrtDrvMemHandle, aclrtEvent, aclrtExceptionInfo, aclrtExceptionInfoCallback, aclrtFuncHandle,
-    aclrtIpcEventHandle, aclrtIpcMemAttrType, aclrtMemAccessDesc, aclrtMemGranularityOptions,
-    aclrtMemHandleType, aclrtMemLinkType, aclrtMemLocation, aclrtMemSharedHandleType, aclrtNotify,
-    aclrtPhysicalMemProp, aclrtRandomNumTaskInfo, aclrtRandomParaInfo, aclrtReduceKind,
-    aclrtServerPid, aclrtStream,
+    aclrtIpcEventHandle, aclrtIpcMemAttrType, aclrtLabel, aclrtLabelList, aclrtMemAccessDesc,
+    aclrtMemGranularityOptions, aclrtMemHandleType, aclrtMemLinkType, aclrtMemLocation,
+    aclrtMemSharedHandleType, aclrtNotify, aclrtPhysicalMemProp, aclrtRandomNumTaskInfo,
+    aclrtRandomParaInfo, aclrtReduceKind, aclrtServerPid, aclrtStream,
 };
 use crate::prim::{ExceptionHook, ExceptionInfo, Out, OutBuf, UserMem};
 use crate::rt_api;
@@ -66,6 +66,77 @@ fn with_handle_out(out: Out<*mut c_void>, f: impl FnOnce(Out<usize>) -> Res<()>)
     f(handle_slot(&out, &mut v))?;
     out.write(handle_ptr(v));
     Ok(())
+}
+
+// --------------------------------------------------------------- labels ---
+
+/// `aclrtCreateLabel`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtCreateLabel(label: *mut aclrtLabel) -> aclError {
+    // SAFETY: C contract: `label` is NULL or writable.
+    let out = unsafe { Out::new(label) };
+    call(Api::aclrtCreateLabel, || {
+        with_handle_out(out, acl_layer::create_label)
+    })
+}
+
+/// `aclrtSetLabel`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtSetLabel(label: aclrtLabel, stream: aclrtStream) -> aclError {
+    call(Api::aclrtSetLabel, || {
+        acl_layer::set_label(h(label), h(stream))
+    })
+}
+
+/// `aclrtDestroyLabel`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtDestroyLabel(label: aclrtLabel) -> aclError {
+    call(Api::aclrtDestroyLabel, || {
+        acl_layer::destroy_label(h(label))
+    })
+}
+
+/// `aclrtCreateLabelList`: the array is read only when `num` is one the
+/// runtime accepts (1..=65535), as the runtime reads it only then.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtCreateLabelList(
+    labels: *mut aclrtLabel,
+    num: usize,
+    label_list: *mut aclrtLabelList,
+) -> aclError {
+    let readable = (1..=crate::label::LIST_MAX).contains(&num);
+    // SAFETY: C contract: a non-NULL `labels` is valid for reads of `num`
+    // handles; it is read only for a count the runtime reads it with.
+    let arr = unsafe { slice_arg(labels.cast_const(), if readable { num } else { 0 }) };
+    let handles: Option<Vec<usize>> = arr.map(|a| a.iter().map(|&p| h(p)).collect());
+    // SAFETY: C contract: `labelList` is NULL or writable.
+    let out = unsafe { Out::new(label_list) };
+    call(Api::aclrtCreateLabelList, || {
+        with_handle_out(out, |o| {
+            acl_layer::create_label_list(handles.as_deref(), num, o)
+        })
+    })
+}
+
+/// `aclrtDestroyLabelList`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtDestroyLabelList(label_list: aclrtLabelList) -> aclError {
+    call(Api::aclrtDestroyLabelList, || {
+        acl_layer::destroy_label_list(h(label_list))
+    })
+}
+
+/// `aclrtSwitchLabelByIndex`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtSwitchLabelByIndex(
+    ptr: *mut c_void,
+    max_value: u32,
+    label_list: aclrtLabelList,
+    stream: aclrtStream,
+) -> aclError {
+    call(Api::aclrtSwitchLabelByIndex, || {
+        acl_layer::switch_label_by_index(h(ptr), max_value, h(label_list), h(stream))
+    })
 }
 
 // ------------------------------------------------------------- notifies ---

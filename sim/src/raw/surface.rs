@@ -1114,51 +1114,6 @@ pub unsafe extern "C" fn aclrtCntNotifyGetId(
     call(Api::aclrtCntNotifyGetId, || Err(diag::unsupported()))
 }
 
-/// `aclrtCreateLabel`: not modelled (207000, rule `UNSUPPORTED`).
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn aclrtCreateLabel(_label: *mut aclrtLabel) -> aclError {
-    call(Api::aclrtCreateLabel, || Err(diag::unsupported()))
-}
-
-/// `aclrtSetLabel`: not modelled (207000, rule `UNSUPPORTED`).
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn aclrtSetLabel(_label: aclrtLabel, _stream: aclrtStream) -> aclError {
-    call(Api::aclrtSetLabel, || Err(diag::unsupported()))
-}
-
-/// `aclrtDestroyLabel`: not modelled (207000, rule `UNSUPPORTED`).
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn aclrtDestroyLabel(_label: aclrtLabel) -> aclError {
-    call(Api::aclrtDestroyLabel, || Err(diag::unsupported()))
-}
-
-/// `aclrtCreateLabelList`: not modelled (207000, rule `UNSUPPORTED`).
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn aclrtCreateLabelList(
-    _labels: *mut aclrtLabel,
-    _num: usize,
-    _label_list: *mut aclrtLabelList,
-) -> aclError {
-    call(Api::aclrtCreateLabelList, || Err(diag::unsupported()))
-}
-
-/// `aclrtDestroyLabelList`: not modelled (207000, rule `UNSUPPORTED`).
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn aclrtDestroyLabelList(_label_list: aclrtLabelList) -> aclError {
-    call(Api::aclrtDestroyLabelList, || Err(diag::unsupported()))
-}
-
-/// `aclrtSwitchLabelByIndex`: not modelled (207000, rule `UNSUPPORTED`).
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn aclrtSwitchLabelByIndex(
-    _ptr: *mut ::core::ffi::c_void,
-    _max_value: u32,
-    _label_list: aclrtLabelList,
-    _stream: aclrtStream,
-) -> aclError {
-    call(Api::aclrtSwitchLabelByIndex, || Err(diag::unsupported()))
-}
-
 /// `aclrtMemsetD32`: not modelled (207000, rule `UNSUPPORTED`).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclrtMemsetD32(

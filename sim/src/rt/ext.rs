@@ -164,10 +164,19 @@ pub(crate) struct IpcExport {
     pub imports: u32,
 }
 
+/// A label (`aclrtCreateLabel`).
+pub(crate) struct LabelRec {
+    /// The context current at its creation.
+    pub ctx: usize,
+    /// The device address of its slot in a label list, once a list holds it.
+    pub list: Option<usize>,
+}
+
 /// Everything above, in the runtime's state.
 #[derive(Default)]
 pub(crate) struct ExtState {
     pub notifies: BTreeMap<usize, NotifyRec>,
+    pub labels: BTreeMap<usize, LabelRec>,
     pub notify_keys: BTreeMap<String, NotifyExport>,
     pub reservations: BTreeMap<usize, Reservation>,
     pub physical: BTreeMap<usize, Physical>,

@@ -74,6 +74,7 @@ pub(crate) enum HandleKind {
     Event = 3,
     Notify = 4,
     Physical = 5,
+    Label = 6,
 }
 
 impl HandleKind {
@@ -84,6 +85,7 @@ impl HandleKind {
             HandleKind::Event => "event",
             HandleKind::Notify => "notify",
             HandleKind::Physical => "physical memory handle",
+            HandleKind::Label => "label",
         }
     }
     fn of(h: usize) -> Option<HandleKind> {
@@ -93,6 +95,7 @@ impl HandleKind {
             3 => Some(HandleKind::Event),
             4 => Some(HandleKind::Notify),
             5 => Some(HandleKind::Physical),
+            6 => Some(HandleKind::Label),
             _ => None,
         }
     }
@@ -385,6 +388,7 @@ impl Runtime {
                     HandleKind::Event => self.events.contains_key(&h),
                     HandleKind::Notify => self.ext.notifies.contains_key(&h),
                     HandleKind::Physical => self.ext.physical.contains_key(&h),
+                    HandleKind::Label => self.ext.labels.contains_key(&h),
                 };
                 Error::violation(
                     ViolationKind::InvalidHandle,

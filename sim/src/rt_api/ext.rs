@@ -14,9 +14,82 @@ use crate::model::Soc;
 use crate::prim::{ExceptionHook, ExceptionInfo, Out, OutBuf, UserMem};
 use crate::rt::exec::EventApi;
 use crate::rt::rt;
-use crate::{callback, dsa, event, ipc, notify, value, vmm};
+use crate::{callback, dsa, event, ipc, label, notify, value, vmm};
 
 use super::{NOT_SUPPORTED, answer, answer_nolog, current_device, guard_event, guard_stream};
+
+// --------------------------------------------------------------- labels ---
+
+/// E's NULL check of a label (after the guard let NULL through).
+fn label_not_null(h: usize) -> Res<()> {
+    if h == 0 {
+        return Err(rt_param("label is NULL"));
+    }
+    Ok(())
+}
+
+/// `rtsLabelCreate`: E `LabelCreate` (NULL output 107000); I.
+pub(crate) fn label_create(out: Out<usize>) -> Res<()> {
+    answer((|| {
+        if out.is_null() {
+            return Err(rt_param("label is NULL"));
+        }
+        label::create(out)
+    })())
+}
+
+/// `rtLabelDestroy`: the guard; E `LabelDestroy` (NULL 107000); I.
+pub(crate) fn label_destroy(h: usize) -> Res<()> {
+    answer((|| {
+        label::guard(h)?;
+        label_not_null(h)?;
+        label::destroy(h)
+    })())
+}
+
+/// `rtLabelSet`: the guard (label, then stream); E `LabelSet` (NULL label
+/// 107000; the stream was refused NULL by the ACL layer); I.
+pub(crate) fn label_set(h: usize, stream: usize) -> Res<()> {
+    answer((|| {
+        label::guard(h)?;
+        guard_stream(stream)?;
+        label_not_null(h)?;
+        label::set(h, stream)
+    })())
+}
+
+/// `rtsLabelSwitchListCreate`: the count (1..=65535, else 107000), the
+/// array guard; E `LabelSwitchListCreate` (NULL array or output 107000); I.
+/// `labels` is `None` for a NULL array.
+pub(crate) fn label_list_create(labels: Option<&[usize]>, num: usize, out: Out<usize>) -> Res<()> {
+    answer((|| {
+        label::check_count(num)?;
+        let Some(labels) = labels else {
+            return Err(rt_param("labels is NULL"));
+        };
+        label::guard_all(labels)?;
+        if out.is_null() {
+            return Err(rt_param("labelList is NULL"));
+        }
+        label::create_list(labels, out)
+    })())
+}
+
+/// `rtLabelSwitchByIndex`: the stream guard; E `LabelSwitchByIndex` (NULL
+/// `ptr` or list 107000; the stream was refused NULL by the ACL layer); I.
+/// The index memory and the list are not read before the stream's refusal.
+pub(crate) fn label_switch_by_index(ptr: usize, list: usize, stream: usize) -> Res<()> {
+    answer((|| {
+        guard_stream(stream)?;
+        if ptr == 0 {
+            return Err(rt_param("ptr is NULL"));
+        }
+        if list == 0 {
+            return Err(rt_param("labelInfoPtr is NULL"));
+        }
+        label::switch_by_index(stream)
+    })())
+}
 
 // ------------------------------------------------------------- notifies ---
 
