@@ -13,12 +13,19 @@
 
 use crate::diag::{Error, Res, rt_param};
 use crate::ffi;
-use crate::memory;
 use crate::model::{Soc, ViolationKind};
 use crate::prim::Out;
 use crate::rt::ext::LabelRec;
-use crate::rt::mem::AllocKind;
 use crate::rt::{HandleKind, Runtime, new_handle, rt};
+
+/// The device memory functions of the memory module, handed down by the
+/// runtime's C API (this module does not import its peer).
+pub(crate) struct DeviceMem {
+    /// `DevMemAlloc` + `MemSetSync`: `size` bytes set to a byte.
+    pub alloc_filled: fn(usize, u8) -> Res<usize>,
+    /// `DevMemFree`.
+    pub free: fn(usize) -> Res<()>,
+}
 
 /// `sizeof(rtLabelDevInfo)`: the bytes of one label's slot in a label list.
 pub(crate) const DEV_INFO_SIZE: usize = 20;
@@ -97,13 +104,13 @@ pub(crate) fn destroy(h: usize) -> Res<()> {
 /// them). The labels' contexts are not checked. A NULL entry passes the
 /// guard and the runtime then dereferences it: the simulator reports it
 /// and answers 107000 instead.
-pub(crate) fn create_list(labels: &[usize], out: Out<usize>) -> Res<()> {
+pub(crate) fn create_list(labels: &[usize], out: Out<usize>, mem: &DeviceMem) -> Res<()> {
     rt().current()?;
     let size = DEV_INFO_SIZE * labels.len();
-    let base = memory::alloc_device_filled(size, 0xFF)?;
+    let base = (mem.alloc_filled)(size, 0xFF)?;
     let give_back = || {
         // The block was allocated just above; freeing it cannot fail.
-        let _ = memory::free(base, AllocKind::Device, false);
+        let _ = (mem.free)(base);
     };
     let mut rt = rt();
     let step = if rt.cfg.soc == Soc::Ascend910B {

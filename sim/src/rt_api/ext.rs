@@ -71,7 +71,14 @@ pub(crate) fn label_list_create(labels: Option<&[usize]>, num: usize, out: Out<u
         if out.is_null() {
             return Err(rt_param("labelList is NULL"));
         }
-        label::create_list(labels, out)
+        label::create_list(
+            labels,
+            out,
+            &label::DeviceMem {
+                alloc_filled: crate::memory::alloc_device_filled,
+                free: |a| crate::memory::free(a, crate::rt::mem::AllocKind::Device, false),
+            },
+        )
     })())
 }
 
