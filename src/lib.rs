@@ -91,6 +91,7 @@ mod context;
 mod device;
 mod error;
 mod event;
+mod exception;
 pub mod kernel;
 // The only module with `unsafe` code: its own docs say what each
 // `unsafe` relies on, and `deny(unsafe_code)` keeps it the only one.
@@ -120,6 +121,7 @@ pub use event::{
     Event, ExProgress, ExProgressTimed, ExSync, ExSyncProgress, ExSyncProgressTimed, ExSyncTimed,
     ExTimeLine, Recorded, SyncOnly, Timing, Unrecorded,
 };
+pub use exception::{ExceptionHandler, ExceptionInfo};
 #[cfg(unix)]
 pub use host_thread::{HostFnServer, Processed};
 pub use memory::{

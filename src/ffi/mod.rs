@@ -68,6 +68,7 @@ pub(crate) mod access;
 pub(crate) mod base;
 pub(crate) mod completion;
 pub(crate) mod device_info;
+pub(crate) mod exception;
 pub(crate) mod faults;
 pub(crate) mod host_fn;
 #[cfg(unix)]

@@ -1,0 +1,239 @@
+//! Exception-info callbacks (`aclrtExceptionInfoCallbackRegister`,
+//! `…Unregister`, the `aclrtGet*FromExceptionInfo` getters): one safe
+//! function per C call, the crate's one trampoline, and the crate-owned
+//! book of the user's handlers it runs.
+//!
+//! The runtime holds a plain function pointer: [`trampoline`]. It is
+//! registered while the book holds a handler and unregistered when the
+//! last one leaves (under [`Rank::ExcRegister`], which the trampoline never
+//! takes). A report is handled in three steps, none under a crate lock
+//! while user code runs:
+//! 1. the failure rule: the stream it names (device and id) is resolved
+//!    through the streams' records, pinned there while its failure is
+//!    entered (`record::pin_by_id`: a destroyed stream's id resolves to
+//!    nothing, and a stream is not destroyed meanwhile);
+//! 2. the handlers are collected under [`Rank::ExcHandlers`] (each an
+//!    `Arc`, cloned) and the lock released;
+//! 3. each runs with the calling thread marked as in a callback (waits for
+//!    the device are refused there), its panic caught and kept for its
+//!    owner. Its clone is dropped after: an owner removing a handler waits
+//!    until no report holds one ([`remove`]).
+
+use std::any::Any;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+use aclrt_sys as sys;
+
+use super::locks::{Rank, lock, user_code};
+use super::{Raw, check};
+use crate::error::{Error, ErrorKind, Result};
+
+/// What a report says (read by the getters in the trampoline).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Facts {
+    pub(crate) device: u32,
+    pub(crate) stream_id: u32,
+    pub(crate) task_id: u32,
+    pub(crate) thread_id: u32,
+    pub(crate) code: u32,
+    /// The stream it names is one the crate holds a record of: the failure
+    /// was entered for it.
+    pub(crate) entered: bool,
+}
+
+/// A handler the user registered, with the first panic it raised.
+pub(crate) struct Handler {
+    pub(crate) id: u64,
+    pub(crate) f: Box<dyn Fn(&Facts) + Send + Sync>,
+    pub(crate) panic: Mutex<Option<Box<dyn Any + Send>>>,
+    /// Taken out of the book: a report that collected it before does not
+    /// run it any more.
+    pub(crate) gone: AtomicBool,
+}
+
+/// The handlers registered now, and whether the trampoline is registered
+/// with the runtime.
+static HANDLERS: Mutex<Vec<Arc<Handler>>> = Mutex::new(Vec::new());
+static REGISTERED: Mutex<bool> = Mutex::new(false);
+
+std::thread_local! {
+    /// The handlers a report on this thread collected and has not finished
+    /// with (one removed from inside a handler is not waited for: it is
+    /// marked gone and skipped).
+    static RUNNING: core::cell::RefCell<Vec<u64>> = const { core::cell::RefCell::new(Vec::new()) };
+}
+
+/// A fresh handler id.
+pub(crate) fn next_id() -> u64 {
+    static NEXT: core::sync::atomic::AtomicU64 = core::sync::atomic::AtomicU64::new(1);
+    NEXT.fetch_add(1, core::sync::atomic::Ordering::Relaxed)
+}
+
+/// Add `h` to the book, registering the trampoline with the runtime if it
+/// is not yet; on the runtime's refusal `h` is taken out again.
+pub(crate) fn add(h: Arc<Handler>) -> Result<()> {
+    let mut registered = lock(&REGISTERED, Rank::ExcRegister);
+    lock(&HANDLERS, Rank::ExcHandlers).push(h.clone());
+    if !*registered {
+        if let Err(e) = register() {
+            lock(&HANDLERS, Rank::ExcHandlers).retain(|x| x.id != h.id);
+            drop(registered);
+            drop(h);
+            return Err(e);
+        }
+        *registered = true;
+    }
+    Ok(())
+}
+
+/// Take handler `id` out of the book (unregistering the trampoline when
+/// the book is empty), wait until no report is running it (unless it is
+/// this thread's: removed from inside itself), and hand it back with its
+/// panic. The runtime's error of the unregistration, if any, is returned
+/// beside it (the handler is out of the book either way).
+pub(crate) fn remove(id: u64) -> (Option<Arc<Handler>>, Result<()>) {
+    let (mine, result) = {
+        let mut registered = lock(&REGISTERED, Rank::ExcRegister);
+        let mine = {
+            let mut book = lock(&HANDLERS, Rank::ExcHandlers);
+            let i = book.iter().position(|x| x.id == id);
+            let mine = i.map(|i| book.remove(i));
+            (mine, book.is_empty())
+        };
+        let (mine, empty) = mine;
+        let mut result = Ok(());
+        if empty && *registered {
+            result = unregister();
+            if result.is_ok() {
+                *registered = false;
+            }
+        }
+        (mine, result)
+    };
+    if let Some(h) = &mine {
+        h.gone.store(true, Ordering::SeqCst);
+        let here = RUNNING
+            .try_with(|r| r.borrow().contains(&id))
+            .unwrap_or(false);
+        if !here {
+            // Every report that cloned it holds its clone only while it
+            // runs it: wait for those.
+            while Arc::strong_count(h) > 1 {
+                std::thread::yield_now();
+            }
+        }
+    }
+    (mine, result)
+}
+
+/// Take the first panic handler `h` raised, if any.
+pub(crate) fn take_panic(h: &Handler) -> Option<Box<dyn Any + Send>> {
+    lock(&h.panic, Rank::ExcPanic).take()
+}
+
+/// `aclrtExceptionInfoCallbackRegister(trampoline)`.
+fn register() -> Result<()> {
+    // SAFETY: `trampoline` is a plain `extern "C"` function of the
+    // callback's signature that never unwinds and lives for the program.
+    let code = unsafe { sys::aclrtExceptionInfoCallbackRegister(Some(trampoline)) };
+    check(code, "aclrtExceptionInfoCallbackRegister")
+}
+
+/// `aclrtExceptionInfoCallbackUnregister(trampoline)`.
+fn unregister() -> Result<()> {
+    // SAFETY: as in `register`: the function pointer is the one registered.
+    let code = unsafe { sys::aclrtExceptionInfoCallbackUnregister(Some(trampoline)) };
+    check(code, "aclrtExceptionInfoCallbackUnregister")
+}
+
+/// The facts of the report `info` (the runtime's getters).
+fn facts(info: *mut sys::aclrtExceptionInfo) -> Facts {
+    let info = info.cast_const();
+    // SAFETY (each getter): `info` is the runtime's report, valid for the
+    // whole callback (this function runs inside it); the getters only read
+    // it and answer `0xFFFFFFFF` for NULL.
+    let device = unsafe { sys::aclrtGetDeviceIdFromExceptionInfo(info) };
+    // SAFETY: as above.
+    let stream_id = unsafe { sys::aclrtGetStreamIdFromExceptionInfo(info) };
+    // SAFETY: as above.
+    let task_id = unsafe { sys::aclrtGetTaskIdFromExceptionInfo(info) };
+    // SAFETY: as above.
+    let thread_id = unsafe { sys::aclrtGetThreadIdFromExceptionInfo(info) };
+    // SAFETY: as above.
+    let code = unsafe { sys::aclrtGetErrorCodeFromExceptionInfo(info) };
+    Facts {
+        device,
+        stream_id,
+        task_id,
+        thread_id,
+        code,
+        entered: false,
+    }
+}
+
+/// The failure a report stands for.
+pub(crate) fn error_of(code: u32) -> Error {
+    let code = code as i32;
+    Error::Acl {
+        code,
+        kind: ErrorKind::from_code(code),
+        function: "aclrtExceptionInfoCallback",
+        message: String::new(),
+    }
+}
+
+/// The function the runtime calls with each report. Never unwinds.
+unsafe extern "C" fn trampoline(info: *mut sys::aclrtExceptionInfo) {
+    let _ = catch_unwind(AssertUnwindSafe(|| handle(facts(info))));
+}
+
+fn handle(mut facts: Facts) {
+    // 1. The failure rule (no user code, no runtime call while pinned).
+    if let (Ok(device), Ok(id)) = (i32::try_from(facts.device), i32::try_from(facts.stream_id)) {
+        if let Some(stream) = super::record::pin_by_id(device, id) {
+            super::faults::enter(super::faults::key(stream), &error_of(facts.code));
+            super::record::unpin(stream);
+            facts.entered = true;
+        }
+    }
+    // 2. The handlers, collected under the lock.
+    let handlers: Vec<Arc<Handler>> = lock(&HANDLERS, Rank::ExcHandlers).clone();
+    // 3. Each run after its release.
+    let _ = RUNNING.try_with(|r| r.borrow_mut().extend(handlers.iter().map(|h| h.id)));
+    for h in handlers {
+        if !h.gone.load(Ordering::SeqCst) {
+            user_code("an exception handler");
+            let _mark = super::CallbackMark::enter();
+            let out = catch_unwind(AssertUnwindSafe(|| (h.f)(&facts)));
+            if let Err(p) = out {
+                let mut slot = lock(&h.panic, Rank::ExcPanic);
+                if slot.is_none() {
+                    *slot = Some(p);
+                } else {
+                    drop(slot);
+                    // A later panic's payload: dropped under no lock, its
+                    // own panic contained.
+                    let _ = catch_unwind(AssertUnwindSafe(move || drop(p)));
+                }
+            }
+        }
+        let _ = RUNNING.try_with(|r| {
+            let mut r = r.borrow_mut();
+            if let Some(i) = r.iter().rposition(|x| *x == h.id) {
+                r.remove(i);
+            }
+        });
+        // The clone goes last: its owner's removal waits for this. (If the
+        // owner removed it from inside a handler on this thread, this may
+        // be the last: the closure is dropped here, under no lock.)
+        drop(h);
+    }
+}
+
+/// The runtime's (device, id) of `stream`, from its record (no runtime
+/// call).
+pub(crate) fn runtime_id_of(stream: Raw) -> Option<(i32, i32)> {
+    super::record::runtime_id_of(stream)
+}
