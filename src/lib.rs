@@ -108,6 +108,7 @@ mod register;
 mod report;
 mod scope;
 mod stream;
+mod stream_ext;
 
 pub use acl::{Acl, Detected, Runtime};
 pub use base::{DataType, Float16, LogLevel, app_log};

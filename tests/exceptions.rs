@@ -385,3 +385,29 @@ fn the_process_may_exit_with_handlers() {
         assert!(stdout.contains("child: exiting"), "{mode}: {stdout}");
     }
 }
+
+// ------------------------------------------------- overflow detection ---
+
+#[test]
+fn a_streams_overflow_switch_per_chip() {
+    for soc in [sim::Soc::Ascend910B, sim::Soc::Ascend310P] {
+        for (base, device_mode) in [(host_config(), false), (device_config(), true)] {
+            let _sim = take(sim::SimConfig { soc, ..base });
+            let acl = Acl::init().expect("aclInit");
+            in_mode!(&acl, device_mode, |ctx| {
+                let stream = ctx.create_stream()?;
+                let stars = soc == sim::Soc::Ascend910B;
+                assert_eq!(stream.overflow_detection()?, !stars, "{soc:?}: default");
+                stream.set_overflow_detection(true)?;
+                assert!(stream.overflow_detection()?, "{soc:?}: on");
+                stream.set_overflow_detection(false)?;
+                // Chips without the per-stream switch keep detecting.
+                assert_eq!(stream.overflow_detection()?, !stars, "{soc:?}: off");
+                stream.destroy()
+            })
+            .expect("flow");
+            acl.finalize().expect("aclFinalize");
+            sim::audit().assert_clean();
+        }
+    }
+}

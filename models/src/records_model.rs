@@ -123,7 +123,11 @@ fn id_lookup_and_destroy() {
         w.records.pin_by_id(DEV, ID1).is_none(),
         "a destroyed stream's id resolves"
     );
-    assert_eq!(w.records.pin_by_id(DEV, ID2), Some(S2), "the other resolves");
+    assert_eq!(
+        w.records.pin_by_id(DEV, ID2),
+        Some(S2),
+        "the other resolves"
+    );
     w.records.unpin(S2);
 }
 

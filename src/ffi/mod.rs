@@ -87,6 +87,7 @@ pub(crate) mod released;
 #[cfg(unix)]
 pub(crate) mod report;
 pub(crate) mod scope;
+pub(crate) mod stream_ext;
 pub(crate) mod waits;
 pub(crate) use mem::{DeviceAlloc, HostAlloc, Mem, MemMut, Region};
 pub use pinned::PinnedSlice;
