@@ -148,27 +148,50 @@ fn unregister() -> Result<()> {
     check(code, "aclrtExceptionInfoCallbackUnregister")
 }
 
-/// The facts of the report `info` (the runtime's getters).
-fn facts(info: *mut sys::aclrtExceptionInfo) -> Facts {
-    let info = info.cast_const();
-    // SAFETY (each getter): `info` is the runtime's report, valid for the
-    // whole callback (this function runs inside it); the getters only read
-    // it and answer `0xFFFFFFFF` for NULL.
-    let device = unsafe { sys::aclrtGetDeviceIdFromExceptionInfo(info) };
-    // SAFETY: as above.
-    let stream_id = unsafe { sys::aclrtGetStreamIdFromExceptionInfo(info) };
-    // SAFETY: as above.
-    let task_id = unsafe { sys::aclrtGetTaskIdFromExceptionInfo(info) };
-    // SAFETY: as above.
-    let thread_id = unsafe { sys::aclrtGetThreadIdFromExceptionInfo(info) };
-    // SAFETY: as above.
-    let code = unsafe { sys::aclrtGetErrorCodeFromExceptionInfo(info) };
+/// A report the runtime passed to [`trampoline`]: valid for the whole
+/// callback, read only through the getters below.
+#[derive(Clone, Copy)]
+struct Report(*const sys::aclrtExceptionInfo);
+
+/// `aclrtGetDeviceIdFromExceptionInfo(info)`.
+fn device_id(info: Report) -> u32 {
+    // SAFETY: `info.0` is the runtime's report, valid while the callback
+    // runs (callers run inside it); the getter only reads it.
+    unsafe { sys::aclrtGetDeviceIdFromExceptionInfo(info.0) }
+}
+
+/// `aclrtGetStreamIdFromExceptionInfo(info)`.
+fn stream_id(info: Report) -> u32 {
+    // SAFETY: as in `device_id`.
+    unsafe { sys::aclrtGetStreamIdFromExceptionInfo(info.0) }
+}
+
+/// `aclrtGetTaskIdFromExceptionInfo(info)`.
+fn task_id(info: Report) -> u32 {
+    // SAFETY: as in `device_id`.
+    unsafe { sys::aclrtGetTaskIdFromExceptionInfo(info.0) }
+}
+
+/// `aclrtGetThreadIdFromExceptionInfo(info)`.
+fn thread_id(info: Report) -> u32 {
+    // SAFETY: as in `device_id`.
+    unsafe { sys::aclrtGetThreadIdFromExceptionInfo(info.0) }
+}
+
+/// `aclrtGetErrorCodeFromExceptionInfo(info)`.
+fn error_code(info: Report) -> u32 {
+    // SAFETY: as in `device_id`.
+    unsafe { sys::aclrtGetErrorCodeFromExceptionInfo(info.0) }
+}
+
+/// The facts of the report `info`.
+fn facts(info: Report) -> Facts {
     Facts {
-        device,
-        stream_id,
-        task_id,
-        thread_id,
-        code,
+        device: device_id(info),
+        stream_id: stream_id(info),
+        task_id: task_id(info),
+        thread_id: thread_id(info),
+        code: error_code(info),
         entered: false,
     }
 }
@@ -186,7 +209,7 @@ pub(crate) fn error_of(code: u32) -> Error {
 
 /// The function the runtime calls with each report. Never unwinds.
 unsafe extern "C" fn trampoline(info: *mut sys::aclrtExceptionInfo) {
-    let _ = catch_unwind(AssertUnwindSafe(|| handle(facts(info))));
+    let _ = catch_unwind(AssertUnwindSafe(|| handle(facts(Report(info.cast_const())))));
 }
 
 fn handle(mut facts: Facts) {
