@@ -1,5 +1,5 @@
-//! Stream attributes beyond the basics: the per-stream overflow-detection
-//! switch.
+//! Stream attributes and control beyond the basics: the per-stream
+//! overflow-detection switch, and stopping a stream.
 
 use crate::error::Result;
 use crate::ffi::stream_ext as raw;
@@ -23,5 +23,29 @@ impl Stream<'_, '_> {
     pub fn overflow_detection(&self) -> Result<bool> {
         self.bind()?;
         raw::overflow_switch(self.raw())
+    }
+
+    /// Discard the tasks queued on this stream that have not run yet
+    /// (`aclrtStreamStop`); the stream stays usable.
+    ///
+    /// Takes the stream by `&mut`: no scope has it as a lane (a lane
+    /// borrows the stream for the whole scope, whose buffers and hand-offs
+    /// count on its tasks running), no other thread is queueing on it or
+    /// synchronising it, and no thread is serving its host functions. Work
+    /// queued on it outside scopes (unscoped host functions) may be
+    /// discarded: its next [`synchronize`](Self::synchronize) reports that
+    /// once with [`Error::WorkAborted`](crate::Error::WorkAborted).
+    ///
+    /// Errors: 207000 ([`ErrorKind::NotSupported`](crate::ErrorKind::NotSupported))
+    /// where the chip's firmware cannot clear a stream (the simulator's
+    /// 910B and 310P); [`Error::InCallback`](crate::Error::InCallback)
+    /// inside a host function; the runtime's otherwise.
+    #[doc(alias = "aclrtStreamStop")]
+    pub fn stop(&mut self) -> Result<()> {
+        crate::ffi::refuse_in_callback("Stream::stop")?;
+        self.bind()?;
+        raw::stream_stop(self.raw())?;
+        crate::ffi::record::note_outside_aborted(self.raw());
+        Ok(())
     }
 }

@@ -411,3 +411,44 @@ fn a_streams_overflow_switch_per_chip() {
         }
     }
 }
+
+// ------------------------------------------------------------- stop ---
+
+#[test]
+fn stopping_a_stream_is_not_supported_by_the_modelled_chips_and_leaves_it_usable() {
+    for soc in [sim::Soc::Ascend910B, sim::Soc::Ascend310P] {
+        for (base, device_mode) in [(host_config(), false), (device_config(), true)] {
+            let _sim = take(sim::SimConfig { soc, ..base });
+            let acl = Acl::init().expect("aclInit");
+            in_mode!(&acl, device_mode, |ctx| {
+                let mut stream = ctx.create_stream()?;
+                stream.launch_host_fn(|| ())?;
+                let e = stream
+                    .stop()
+                    .expect_err("the modelled firmware cannot stop");
+                assert_eq!(e.kind(), ErrorKind::NotSupported, "{soc:?}: {e}");
+                // Refused: nothing was discarded, nothing is reported.
+                let ran = Arc::new(AtomicUsize::new(0));
+                let r2 = ran.clone();
+                stream.launch_host_fn(move || {
+                    r2.fetch_add(1, Ordering::SeqCst);
+                })?;
+                stream.synchronize()?;
+                assert_eq!(ran.load(Ordering::SeqCst), 1);
+                stream.destroy()
+            })
+            .expect("flow");
+            acl.finalize().expect("aclFinalize");
+            let audit = sim::audit();
+            assert!(audit.leaks.is_empty());
+            assert!(
+                audit
+                    .violations
+                    .iter()
+                    .all(|v| v.kind == sim::ViolationKind::Unsupported),
+                "{:?}",
+                audit.violations
+            );
+        }
+    }
+}

@@ -209,7 +209,9 @@ pub(crate) fn error_of(code: u32) -> Error {
 
 /// The function the runtime calls with each report. Never unwinds.
 unsafe extern "C" fn trampoline(info: *mut sys::aclrtExceptionInfo) {
-    let _ = catch_unwind(AssertUnwindSafe(|| handle(facts(Report(info.cast_const())))));
+    let _ = catch_unwind(AssertUnwindSafe(|| {
+        handle(facts(Report(info.cast_const())))
+    }));
 }
 
 fn handle(mut facts: Facts) {

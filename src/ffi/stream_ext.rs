@@ -24,3 +24,12 @@ pub(crate) fn overflow_switch(stream: Raw) -> Result<bool> {
     check(code, "aclrtGetStreamOverflowSwitch")?;
     Ok(flag != 0)
 }
+
+/// `aclrtStreamStop(stream)`: the runtime discards the tasks queued on
+/// `stream` that have not run (the stream's context is current: the
+/// caller's duty). No user code runs inside.
+pub(crate) fn stream_stop(stream: Raw) -> Result<()> {
+    // SAFETY: `stream` is live (module invariant); no other argument.
+    let code = unsafe { sys::aclrtStreamStop(stream.as_ptr()) };
+    check(code, "aclrtStreamStop")
+}
