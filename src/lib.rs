@@ -109,6 +109,7 @@ mod report;
 mod scope;
 mod stream;
 mod stream_ext;
+mod value;
 
 pub use acl::{Acl, Detected, Runtime};
 pub use base::{DataType, Float16, LogLevel, app_log};
@@ -137,6 +138,7 @@ pub use register::{
 pub use report::{Reporter, Subscription};
 pub use scope::{Fence, InFlight, Lane, Mark, Reading, Scope, Shared, Signal};
 pub use stream::{DefaultStream, Stream, StreamFlags, StreamPriority, StreamPriorityRange};
+pub use value::{ValueSlot, ValueWait};
 
 pub mod bounds {
     //! The traits that bound the API, and the zero-sized markers you meet only

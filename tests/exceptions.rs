@@ -452,3 +452,66 @@ fn stopping_a_stream_is_not_supported_by_the_modelled_chips_and_leaves_it_usable
         }
     }
 }
+
+// ------------------------------------------------- value write / wait ---
+
+/// Lane b waits for the slot to equal 5, then copies; lane a (held back by
+/// a stream delay) writes 5. After the scope the copy is done and the slot
+/// reads 5. The 310P has no value waits: 207000 when queued.
+#[test]
+fn a_value_wait_orders_two_lanes_and_the_310p_has_none() {
+    for soc in [sim::Soc::Ascend910B, sim::Soc::Ascend310P] {
+        for (base, device_mode) in [(host_config(), false), (device_config(), true)] {
+            let _sim = take(sim::SimConfig { soc, ..base });
+            let acl = Acl::init().expect("aclInit");
+            in_mode!(&acl, device_mode, |ctx| {
+                let a = ctx.create_stream()?;
+                let b = ctx.create_stream()?;
+                let mut slot = ctx.value_slot(0)?;
+                let mut d = ctx.alloc::<u8>(64)?;
+                ctx.memset(&mut d, 0)?;
+                sim::set_stream_delay(a.as_raw(), Duration::from_millis(20));
+                let a_before_write = std::sync::atomic::AtomicBool::new(false);
+                let b_saw_it = std::sync::atomic::AtomicBool::new(false);
+                let r = ctx.scope(|s| {
+                    s.with_lane(&a, |la| {
+                        s.with_lane(&b, |lb| {
+                            lb.value_wait(&slot, 5, aclrt::ValueWait::Equal)?;
+                            lb.host_fn(|| {
+                                b_saw_it
+                                    .store(a_before_write.load(Ordering::SeqCst), Ordering::SeqCst)
+                            })?;
+                            let _x = lb.memset(&mut d, 7)?;
+                            la.host_fn(|| a_before_write.store(true, Ordering::SeqCst))?;
+                            la.value_write(&slot, 5)
+                        })
+                    })
+                });
+                if soc == sim::Soc::Ascend910B {
+                    r?;
+                    assert!(
+                        b_saw_it.load(Ordering::SeqCst),
+                        "lane b's work ran before lane a's write"
+                    );
+                    assert_eq!(ctx.read_value(&mut slot)?, 5);
+                    let mut host = [0u8; 64];
+                    ctx.copy(&d, &mut host)?;
+                    assert!(host.iter().all(|&v| v == 7));
+                    ctx.write_value(&mut slot, 9)?;
+                    assert_eq!(ctx.read_value(&mut slot)?, 9);
+                } else {
+                    let e = r.expect_err("the 310P has no value waits");
+                    assert_eq!(e.kind(), ErrorKind::NotSupported, "{e}");
+                }
+                drop(slot);
+                drop(d);
+                b.destroy()?;
+                a.destroy()
+            })
+            .expect("flow");
+            acl.finalize().expect("aclFinalize");
+            let audit = sim::audit();
+            assert!(audit.leaks.is_empty(), "{:?}", audit.leaks);
+        }
+    }
+}

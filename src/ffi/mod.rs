@@ -88,6 +88,7 @@ pub(crate) mod released;
 pub(crate) mod report;
 pub(crate) mod scope;
 pub(crate) mod stream_ext;
+pub(crate) mod value;
 pub(crate) mod waits;
 pub(crate) use mem::{DeviceAlloc, HostAlloc, Mem, MemMut, Region};
 pub use pinned::PinnedSlice;
