@@ -35,27 +35,28 @@ fn key(handle: Raw) -> usize {
     handle.as_ptr() as usize
 }
 
-/// The runtime's name of `stream` in exception reports: the current
-/// device (the stream's: the caller made its context current) and the
-/// stream's id; `None` if the runtime does not say. Runtime calls: made
-/// before the records' lock is taken.
-fn runtime_id(stream: Raw) -> Option<(i32, i32)> {
-    let device = super::current_device().ok()?;
+/// The runtime's name of `stream` (of context `ctx`) in exception
+/// reports: the context's device (from the live book) and the stream's id
+/// (`aclrtStreamGetId`, made before the records' lock is taken); `None` if
+/// either is unknown. The id only names the stream in reports: without it
+/// a report on the stream is not resolved to it (its synchronisation still
+/// reports the failure), so a refusal here does not fail the creation.
+fn runtime_id(stream: Raw, ctx: Raw) -> Option<(i32, i32)> {
+    let device = super::live::device_of(ctx)?;
     let id = super::device_info::stream_id(stream).ok()?;
     Some((device, id))
 }
 
-/// `stream` of context `ctx` (current on the calling thread) was made.
+/// `stream` of context `ctx` was made.
 #[inline]
 pub(crate) fn made(stream: Raw, ctx: Raw) {
-    let id = runtime_id(stream);
+    let id = runtime_id(stream, ctx);
     RECORDS.made(key(stream), key(ctx), id);
 }
 
-/// The default stream of `ctx` (current on the calling thread) was handed
-/// out: its record, made once.
+/// The default stream of `ctx` was handed out: its record, made once.
 pub(crate) fn default_made(stream: Raw, ctx: Raw) {
-    let id = runtime_id(stream);
+    let id = runtime_id(stream, ctx);
     RECORDS.default_made(key(stream), key(ctx), id);
 }
 
