@@ -42,14 +42,11 @@
 //! # Ok::<(), aclrt::Error>(())
 //! ```
 
-use core::marker::PhantomData;
-use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
-
 use crate::acl::Acl;
 use crate::error::{Error, ErrorKind, Result};
 use crate::ffi::exception::{self as raw, Facts, Handler};
 use crate::stream::Stream;
+use core::marker::PhantomData;
 
 /// One failed task, as the runtime reports it to the closure of
 /// [`Acl::on_exception`] (`aclrtGet*FromExceptionInfo`).
@@ -153,7 +150,7 @@ impl ExceptionHandler<'_> {
     pub fn unregister(mut self) -> Result<()> {
         self.done = true;
         let (h, result) = raw::remove(self.id);
-        let panic = h.as_deref().and_then(raw::take_panic);
+        let panic = h.as_ref().and_then(raw::take_panic);
         // The closure's drop: under no lock.
         drop(h);
         if let Some(p) = panic {
@@ -169,7 +166,7 @@ impl Drop for ExceptionHandler<'_> {
             return;
         }
         let (h, _) = raw::remove(self.id);
-        let panic = h.as_deref().and_then(raw::take_panic);
+        let panic = h.as_ref().and_then(raw::take_panic);
         drop(h);
         // A caught panic nobody asked for: its payload is dropped, and a
         // panic of that drop is contained.
@@ -197,13 +194,11 @@ impl Acl {
         F: Fn(&ExceptionInfo) + Send + Sync + 'static,
     {
         let id = raw::next_id();
-        let handler = Arc::new(Handler {
-            id,
+        let handler = Handler {
             f: Box::new(move |facts: &Facts| f(&ExceptionInfo { facts: *facts })),
             panic: std::sync::Mutex::new(None),
-            gone: AtomicBool::new(false),
-        });
-        raw::add(handler)?;
+        };
+        raw::add(id, handler)?;
         Ok(ExceptionHandler {
             id,
             done: false,

@@ -12,21 +12,22 @@
 //!    through the streams' records, pinned there while its failure is
 //!    entered (`record::pin_by_id`: a destroyed stream's id resolves to
 //!    nothing, and a stream is not destroyed meanwhile);
-//! 2. the handlers are collected under [`Rank::ExcHandlers`] (each an
-//!    `Arc`, cloned) and the lock released;
+//! 2. the handlers are collected under [`Rank::ExcHandlers`], each counted
+//!    as running, and the lock released (`protocol::handler_book`,
+//!    model-checked: a removal waits until no report of another thread
+//!    runs the handler, and a report does not run a removed one);
 //! 3. each runs with the calling thread marked as in a callback (waits for
 //!    the device are refused there), its panic caught and kept for its
-//!    owner. Its clone is dropped after: an owner removing a handler waits
-//!    until no report holds one ([`remove`]).
+//!    owner, and is uncounted after.
 
 use std::any::Any;
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use aclrt_sys as sys;
 
 use super::locks::{Rank, lock, user_code};
+use super::protocol::handler_book::{Entry, HandlerBook};
 use super::{Raw, check};
 use crate::error::{Error, ErrorKind, Result};
 
@@ -45,17 +46,16 @@ pub(crate) struct Facts {
 
 /// A handler the user registered, with the first panic it raised.
 pub(crate) struct Handler {
-    pub(crate) id: u64,
     pub(crate) f: Box<dyn Fn(&Facts) + Send + Sync>,
     pub(crate) panic: Mutex<Option<Box<dyn Any + Send>>>,
-    /// Taken out of the book: a report that collected it before does not
-    /// run it any more.
-    pub(crate) gone: AtomicBool,
 }
 
-/// The handlers registered now, and whether the trampoline is registered
-/// with the runtime.
-static HANDLERS: Mutex<Vec<Arc<Handler>>> = Mutex::new(Vec::new());
+/// A handler in the book.
+pub(crate) type Registered = Arc<Entry<Handler>>;
+
+/// The handlers registered now (`protocol::handler_book`, model-checked),
+/// and whether the trampoline is registered with the runtime.
+static HANDLERS: HandlerBook<Handler> = HandlerBook::new_static();
 static REGISTERED: Mutex<bool> = Mutex::new(false);
 
 std::thread_local! {
@@ -71,16 +71,16 @@ pub(crate) fn next_id() -> u64 {
     NEXT.fetch_add(1, core::sync::atomic::Ordering::Relaxed)
 }
 
-/// Add `h` to the book, registering the trampoline with the runtime if it
-/// is not yet; on the runtime's refusal `h` is taken out again.
-pub(crate) fn add(h: Arc<Handler>) -> Result<()> {
+/// Add `h` to the book under `id`, registering the trampoline with the
+/// runtime if it is not yet; on the runtime's refusal `h` is taken out
+/// again (and dropped, under no lock).
+pub(crate) fn add(id: u64, h: Handler) -> Result<()> {
     let mut registered = lock(&REGISTERED, Rank::ExcRegister);
-    lock(&HANDLERS, Rank::ExcHandlers).push(h.clone());
+    HANDLERS.add(id, h);
     if !*registered {
         if let Err(e) = register() {
-            lock(&HANDLERS, Rank::ExcHandlers).retain(|x| x.id != h.id);
             drop(registered);
-            drop(h);
+            drop(HANDLERS.remove(id, 0));
             return Err(e);
         }
         *registered = true;
@@ -89,48 +89,32 @@ pub(crate) fn add(h: Arc<Handler>) -> Result<()> {
 }
 
 /// Take handler `id` out of the book (unregistering the trampoline when
-/// the book is empty), wait until no report is running it (unless it is
-/// this thread's: removed from inside itself), and hand it back with its
-/// panic. The runtime's error of the unregistration, if any, is returned
-/// beside it (the handler is out of the book either way).
-pub(crate) fn remove(id: u64) -> (Option<Arc<Handler>>, Result<()>) {
-    let (mine, result) = {
-        let mut registered = lock(&REGISTERED, Rank::ExcRegister);
-        let mine = {
-            let mut book = lock(&HANDLERS, Rank::ExcHandlers);
-            let i = book.iter().position(|x| x.id == id);
-            let mine = i.map(|i| book.remove(i));
-            (mine, book.is_empty())
-        };
-        let (mine, empty) = mine;
-        let mut result = Ok(());
-        if empty && *registered {
-            result = unregister();
-            if result.is_ok() {
-                *registered = false;
-            }
-        }
-        (mine, result)
-    };
-    if let Some(h) = &mine {
-        h.gone.store(true, Ordering::SeqCst);
-        let here = RUNNING
-            .try_with(|r| r.borrow().contains(&id))
-            .unwrap_or(false);
-        if !here {
-            // Every report that cloned it holds its clone only while it
-            // runs it: wait for those.
-            while Arc::strong_count(h) > 1 {
-                std::thread::yield_now();
-            }
+/// the book is empty), wait until no report of another thread runs it (a
+/// report of this thread that collected it skips it from now on), and
+/// hand it back. The runtime's error of the unregistration, if any, is
+/// returned beside it (the handler is out of the book either way).
+pub(crate) fn remove(id: u64) -> (Option<Registered>, Result<()>) {
+    let own = RUNNING
+        .try_with(|r| r.borrow().iter().filter(|&&x| x == id).count())
+        .unwrap_or(0);
+    // Waits for other threads' reports holding no crate lock (a handler
+    // may register or remove handlers meanwhile).
+    let mine = HANDLERS.remove(id, own);
+    let mut registered = lock(&REGISTERED, Rank::ExcRegister);
+    let mut result = Ok(());
+    if HANDLERS.is_empty() && *registered {
+        result = unregister();
+        if result.is_ok() {
+            *registered = false;
         }
     }
+    drop(registered);
     (mine, result)
 }
 
 /// Take the first panic handler `h` raised, if any.
-pub(crate) fn take_panic(h: &Handler) -> Option<Box<dyn Any + Send>> {
-    lock(&h.panic, Rank::ExcPanic).take()
+pub(crate) fn take_panic(h: &Registered) -> Option<Box<dyn Any + Send>> {
+    lock(&h.h.panic, Rank::ExcPanic).take()
 }
 
 /// `aclrtExceptionInfoCallbackRegister(trampoline)`.
@@ -223,17 +207,17 @@ fn handle(mut facts: Facts) {
             facts.entered = true;
         }
     }
-    // 2. The handlers, collected under the lock.
-    let handlers: Vec<Arc<Handler>> = lock(&HANDLERS, Rank::ExcHandlers).clone();
+    // 2. The handlers, collected (and counted) under the book's lock.
+    let handlers = HANDLERS.collect();
     // 3. Each run after its release.
-    let _ = RUNNING.try_with(|r| r.borrow_mut().extend(handlers.iter().map(|h| h.id)));
-    for h in handlers {
-        if !h.gone.load(Ordering::SeqCst) {
+    let _ = RUNNING.try_with(|r| r.borrow_mut().extend(handlers.iter().map(|e| e.id)));
+    for e in handlers {
+        if e.may_run() {
             user_code("an exception handler");
             let _mark = super::CallbackMark::enter();
-            let out = catch_unwind(AssertUnwindSafe(|| (h.f)(&facts)));
+            let out = catch_unwind(AssertUnwindSafe(|| (e.h.f)(&facts)));
             if let Err(p) = out {
-                let mut slot = lock(&h.panic, Rank::ExcPanic);
+                let mut slot = lock(&e.h.panic, Rank::ExcPanic);
                 if slot.is_none() {
                     *slot = Some(p);
                 } else {
@@ -246,14 +230,16 @@ fn handle(mut facts: Facts) {
         }
         let _ = RUNNING.try_with(|r| {
             let mut r = r.borrow_mut();
-            if let Some(i) = r.iter().rposition(|x| *x == h.id) {
+            if let Some(i) = r.iter().rposition(|x| *x == e.id) {
                 r.remove(i);
             }
         });
-        // The clone goes last: its owner's removal waits for this. (If the
-        // owner removed it from inside a handler on this thread, this may
-        // be the last: the closure is dropped here, under no lock.)
-        drop(h);
+        // Its owner's removal waits for this.
+        HandlerBook::done(&e);
+        // If the owner removed it from inside a handler on this thread,
+        // this clone may be the last: the closure is dropped here, under
+        // no lock.
+        drop(e);
     }
 }
 
