@@ -91,6 +91,7 @@ mod context;
 mod device;
 mod error;
 mod event;
+mod exception;
 pub mod kernel;
 // The only module with `unsafe` code: its own docs say what each
 // `unsafe` relies on, and `deny(unsafe_code)` keeps it the only one.
@@ -109,6 +110,8 @@ mod register;
 mod report;
 mod scope;
 mod stream;
+mod stream_ext;
+mod value;
 mod vmm;
 
 pub use acl::{Acl, Detected, Runtime};
@@ -123,6 +126,7 @@ pub use event::{
     Event, ExProgress, ExProgressTimed, ExSync, ExSyncProgress, ExSyncProgressTimed, ExSyncTimed,
     ExTimeLine, Recorded, SyncOnly, Timing, Unrecorded,
 };
+pub use exception::{ExceptionHandler, ExceptionInfo};
 #[cfg(unix)]
 pub use host_thread::{HostFnServer, Processed};
 pub use ipc::{IpcExport, IpcKey, IpcMemory};
@@ -139,6 +143,7 @@ pub use register::{
 pub use report::{Reporter, Subscription};
 pub use scope::{Fence, InFlight, Lane, Mark, Reading, Scope, Shared, Signal};
 pub use stream::{DefaultStream, Stream, StreamFlags, StreamPriority, StreamPriorityRange};
+pub use value::{ValueSlot, ValueWait};
 pub use vmm::{Access, Granularity, Granules, Mapping, PhysicalMem, Reservation, ShareableHandle};
 
 pub mod bounds {

@@ -53,6 +53,10 @@ pub(crate) mod live_count;
 pub(crate) mod records;
 
 #[cfg(any(loom, shuttle))]
+#[path = "../../src/ffi/protocol/handler_book.rs"]
+pub(crate) mod handler_book;
+
+#[cfg(any(loom, shuttle))]
 #[path = "../../src/ffi/protocol/fault_watch.rs"]
 pub(crate) mod fault_watch;
 
@@ -101,6 +105,9 @@ mod live_model;
 
 #[cfg(all(test, any(loom, shuttle)))]
 mod records_model;
+
+#[cfg(all(test, any(loom, shuttle)))]
+mod handler_book_model;
 
 #[cfg(all(test, any(loom, shuttle)))]
 mod fault_watch_model;

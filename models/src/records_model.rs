@@ -8,7 +8,9 @@
 //! a destruction that takes the record out waits for a pass using it; a
 //! refused destruction puts the record back whole (its callback-mechanism
 //! mark survives), so a later check of the mark still refuses the other
-//! mechanism.
+//! mechanism; an exception report resolving a stream's id races its
+//! destruction: it never resolves to a destroyed handle, and the handle is
+//! not destroyed while the report uses it (enters its failure).
 //!
 //! And a scope with one lane, in no registry (`scope::open::lone_aborted`),
 //! against an escalation that aborts its stream: the scope takes its ticket
@@ -27,6 +29,9 @@ use crate::sync::{Arc, AtomicBool, AtomicU64, Mutex, Ordering, thread};
 const CTX: usize = 0x10;
 const S1: usize = 0x20;
 const S2: usize = 0x30;
+const DEV: i32 = 0;
+const ID1: i32 = 7;
+const ID2: i32 = 8;
 
 struct World {
     records: Records,
@@ -43,8 +48,8 @@ fn world() -> Arc<World> {
         records: Records::new(),
         alive: [AtomicBool::new(true), AtomicBool::new(true)],
     };
-    w.records.made(S1, CTX);
-    w.records.made(S2, CTX);
+    w.records.made(S1, CTX, Some((DEV, ID1)));
+    w.records.made(S2, CTX, Some((DEV, ID2)));
     Arc::new(w)
 }
 
@@ -97,6 +102,53 @@ fn refused_destroy_keeps_the_mark() {
         Some(true),
         "the refused destruction lost the stream's mark"
     );
+}
+
+/// An exception report naming S1 by its id on one thread (the
+/// trampoline: resolve, use the handle, unpin); S1's destruction on
+/// another. Afterwards the id resolves to nothing.
+fn id_lookup_and_destroy() {
+    let w = world();
+    let w1 = w.clone();
+    let report = thread::spawn(move || {
+        if let Some(s) = w1.records.pin_by_id(DEV, ID1) {
+            assert_eq!(s, S1, "the id named another stream");
+            assert!(
+                w1.alive[slot(s)].load(Ordering::SeqCst),
+                "an id resolved to a destroyed stream"
+            );
+            thread::yield_now();
+            assert!(
+                w1.alive[slot(s)].load(Ordering::SeqCst),
+                "a stream was destroyed while a report used it"
+            );
+            w1.records.unpin(s);
+        }
+    });
+    let rec = w.records.destroying(S1);
+    assert!(rec.is_some(), "the record was there");
+    w.alive[slot(S1)].store(false, Ordering::SeqCst);
+    report.join().unwrap();
+    assert!(
+        w.records.pin_by_id(DEV, ID1).is_none(),
+        "a destroyed stream's id resolves"
+    );
+    assert_eq!(
+        w.records.pin_by_id(DEV, ID2),
+        Some(S2),
+        "the other resolves"
+    );
+    w.records.unpin(S2);
+}
+
+#[test]
+fn records_id_lookup_and_destroy() {
+    explore_spinning_bounded("records_id_lookup_and_destroy", 3, id_lookup_and_destroy);
+}
+
+#[test]
+fn mutant_records_id_uncounted() {
+    assert_bites_spinning_bounded("records-id-uncounted", 3, id_lookup_and_destroy);
 }
 
 #[test]

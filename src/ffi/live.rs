@@ -287,6 +287,14 @@ pub(crate) fn default_context(id: i32, ctx: Raw) {
     });
 }
 
+/// The device of context `ctx`, if the book holds it.
+pub(crate) fn device_of(ctx: Raw) -> Option<i32> {
+    with(|b| {
+        let slot = *b.contexts.get(&(ctx.as_ptr() as usize))?;
+        Some(b.slots[slot as usize].device)
+    })
+}
+
 /// A live context of the book (the default context of an open device, or
 /// an explicit context), if any.
 pub(crate) fn any_context() -> Option<Raw> {

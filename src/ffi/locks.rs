@@ -17,6 +17,9 @@
 //! | rank | lock | where |
 //! |-----:|------|-------|
 //! | 10 | `Reporter` stop flag | `report.rs` (per reporter) |
+//! | 12 | `REGISTERED`, the exception trampoline's registration | `ffi/exception.rs` |
+//! | 13 | `HANDLERS`, the exception handlers | `ffi/exception.rs` |
+//! | 14 | an exception handler's panic slot | `ffi/exception.rs` (per handler) |
 //! | 20 | `SUBS`, the book of subscriptions | `ffi/report.rs` |
 //! | 27 | `CALLBACKS`, launched report callbacks not run yet | `ffi/mix.rs` |
 //! | 30 | a device's peer-access tokens | `device.rs` (per device) |
@@ -37,7 +40,7 @@
 //! | 91 | an awaited completion's wake slot | `ffi/protocol/wake_slot.rs` (per wait) |
 //!
 //! Runtime calls are made under some of them (`aclrtSubscribeReport` under
-//! `SUBS`, a stream wait under `OPEN` and the wait book, records under
+//! `SUBS`, the exception trampoline's registration under `REGISTERED`, a stream wait under `OPEN` and the wait book, records under
 //! `RECORDED`/`LATEST`); none of those calls runs user code. The two
 //! runtime calls that do run user code on the calling thread,
 //! `aclrtUnSubscribeReport` (queued report callbacks) and the scope's
@@ -51,6 +54,9 @@ use std::sync::{Condvar, Mutex, MutexGuard};
 #[repr(u8)]
 pub(crate) enum Rank {
     ReporterStop = 10,
+    ExcRegister = 12,
+    ExcHandlers = 13,
+    ExcPanic = 14,
     Subs = 20,
     Callbacks = 27,
     PeerTokens = 30,

@@ -68,6 +68,7 @@ pub(crate) mod access;
 pub(crate) mod base;
 pub(crate) mod completion;
 pub(crate) mod device_info;
+pub(crate) mod exception;
 pub(crate) mod faults;
 pub(crate) mod host_fn;
 #[cfg(unix)]
@@ -88,6 +89,8 @@ pub(crate) mod released;
 #[cfg(unix)]
 pub(crate) mod report;
 pub(crate) mod scope;
+pub(crate) mod stream_ext;
+pub(crate) mod value;
 pub(crate) mod vmm;
 pub(crate) mod waits;
 pub(crate) use mem::{DeviceAlloc, HostAlloc, Mem, MemMut, Region};

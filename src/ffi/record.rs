@@ -37,15 +37,52 @@ fn key(handle: Raw) -> usize {
     handle.as_ptr() as usize
 }
 
+/// The runtime's name of `stream` (of context `ctx`) in exception
+/// reports: the context's device (from the live book) and the stream's id
+/// (`aclrtStreamGetId`, made before the records' lock is taken); `None` if
+/// either is unknown. The id only names the stream in reports: without it
+/// a report on the stream is not resolved to it (its synchronisation still
+/// reports the failure), so a refusal here does not fail the creation.
+fn runtime_id(stream: Raw, ctx: Raw) -> Option<(i32, i32)> {
+    let device = super::live::device_of(ctx)?;
+    let id = super::device_info::stream_id(stream).ok()?;
+    Some((device, id))
+}
+
 /// `stream` of context `ctx` was made.
 #[inline]
 pub(crate) fn made(stream: Raw, ctx: Raw) {
-    RECORDS.made(key(stream), key(ctx));
+    let id = runtime_id(stream, ctx);
+    RECORDS.made(key(stream), key(ctx), id);
 }
 
 /// The default stream of `ctx` was handed out: its record, made once.
 pub(crate) fn default_made(stream: Raw, ctx: Raw) {
-    RECORDS.default_made(key(stream), key(ctx));
+    let id = runtime_id(stream, ctx);
+    RECORDS.default_made(key(stream), key(ctx), id);
+}
+
+/// The stream the runtime names `id` on `device` in an exception report,
+/// if the crate holds its record (a destroyed stream's record is gone with
+/// it): kept from destruction until [`unpin`] (no runtime call, no user
+/// code in between: the caller enters the failure and unpins).
+pub(crate) fn pin_by_id(device: i32, id: i32) -> Option<Raw> {
+    let stream = RECORDS.pin_by_id(device, id)?;
+    let raw = Raw::new(stream as *mut core::ffi::c_void);
+    if raw.is_none() {
+        RECORDS.unpin(stream);
+    }
+    raw
+}
+
+/// The use [`pin_by_id`] counted is over.
+pub(crate) fn unpin(stream: Raw) {
+    RECORDS.unpin(key(stream));
+}
+
+/// The runtime's (device, id) of `stream` in its record (a test hook's).
+pub(crate) fn runtime_id_of(stream: Raw) -> Option<(i32, i32)> {
+    RECORDS.read(key(stream), |r| r.runtime_id()).flatten()
 }
 
 /// `stream` is about to be destroyed: its record is taken out once no

@@ -9,6 +9,7 @@
 pub(crate) mod abort_log;
 pub(crate) mod failure;
 pub(crate) mod fault_watch;
+pub(crate) mod handler_book;
 pub(crate) mod host_fn_slot;
 pub(crate) mod live_count;
 pub(crate) mod records;

@@ -11,6 +11,13 @@
 //! zero, under the same lock, and the handle is destroyed only after. So
 //! no pass uses a handle after (or while) it is destroyed, and a pass that
 //! starts after the record is out never finds the stream.
+//!
+//! The runtime's exception reports name a stream by its device and id, not
+//! its handle: [`Records::pin_by_id`] resolves them through the records,
+//! counting itself on the record found (`syncing`, as a pass does) until
+//! [`Records::unpin`]; so a destroyed stream's id never resolves (its
+//! record left with it), and a stream is not destroyed while a report
+//! resolved to it is being entered.
 #![deny(unsafe_code)]
 
 use super::sync::{Mutex, Rank, lock, mutant, pause};
@@ -36,6 +43,10 @@ pub(crate) struct Record {
     /// One more than the number of the latest finished escalation that
     /// aborted it ([`Records::abort_ends`]); 0: none did.
     last_abort: u64,
+    /// The runtime's name of the stream in exception reports: its device
+    /// and `aclrtStreamGetId` (read when the record was made; `None` if the
+    /// runtime did not say).
+    rt_id: Option<(i32, i32)>,
 }
 
 impl Record {
@@ -44,7 +55,12 @@ impl Record {
         self.ctx
     }
 
-    fn new(stream: usize, ctx: usize, default: bool) -> Record {
+    /// The runtime's (device, stream id) of the stream, if known.
+    pub(crate) fn runtime_id(&self) -> Option<(i32, i32)> {
+        self.rt_id
+    }
+
+    fn new(stream: usize, ctx: usize, default: bool, rt_id: Option<(i32, i32)>) -> Record {
         Record {
             stream,
             ctx,
@@ -55,6 +71,7 @@ impl Record {
             outside_aborted: false,
             aborting: 0,
             last_abort: 0,
+            rt_id,
         }
     }
 }
@@ -86,18 +103,46 @@ impl Records {
         f(&mut lock(&self.all, Rank::Streams))
     }
 
-    /// Stream `stream` of context `ctx` was made.
+    /// Stream `stream` of context `ctx` was made; the runtime names it
+    /// `rt_id` (device, id) in exception reports.
     #[inline]
-    pub(crate) fn made(&self, stream: usize, ctx: usize) {
-        self.with(|r| r.push(Record::new(stream, ctx, false)));
+    pub(crate) fn made(&self, stream: usize, ctx: usize, rt_id: Option<(i32, i32)>) {
+        self.with(|r| r.push(Record::new(stream, ctx, false, rt_id)));
     }
 
     /// The default stream `stream` of `ctx` was handed out: its record,
-    /// made once.
-    pub(crate) fn default_made(&self, stream: usize, ctx: usize) {
+    /// made once (a record made by a mark gets its id).
+    pub(crate) fn default_made(&self, stream: usize, ctx: usize, rt_id: Option<(i32, i32)>) {
+        self.with(|r| match r.iter_mut().find(|e| e.stream == stream) {
+            Some(e) => {
+                if e.rt_id.is_none() {
+                    e.rt_id = rt_id;
+                }
+            }
+            None => r.push(Record::new(stream, ctx, true, rt_id)),
+        });
+    }
+
+    /// The stream the runtime names `id` on `device`, if the crate holds
+    /// its record: counted on the record (so it is not destroyed) until
+    /// [`unpin`](Self::unpin). A stream whose destruction took its record
+    /// out is never found.
+    pub(crate) fn pin_by_id(&self, device: i32, id: i32) -> Option<usize> {
         self.with(|r| {
-            if !r.iter().any(|e| e.stream == stream) {
-                r.push(Record::new(stream, ctx, true));
+            let e = r.iter_mut().find(|e| e.rt_id == Some((device, id)))?;
+            if !mutant("records-id-uncounted") {
+                e.syncing += 1;
+            }
+            Some(e.stream)
+        })
+    }
+
+    /// The use of `stream` that [`pin_by_id`](Self::pin_by_id) counted is
+    /// over.
+    pub(crate) fn unpin(&self, stream: usize) {
+        self.with(|r| {
+            if let Some(e) = r.iter_mut().find(|e| e.stream == stream) {
+                e.syncing = e.syncing.saturating_sub(1);
             }
         });
     }
@@ -213,7 +258,7 @@ impl Records {
     pub(crate) fn restore(&self, rec: Option<Record>) {
         if let Some(mut rec) = rec {
             if mutant("records-restore-fresh") {
-                rec = Record::new(rec.stream, rec.ctx, rec.default);
+                rec = Record::new(rec.stream, rec.ctx, rec.default, rec.rt_id);
             }
             self.with(|r| r.push(rec));
         }
@@ -267,7 +312,7 @@ fn mark_in(r: &mut Vec<Record>, stream: usize) -> &mut Record {
     let i = match r.iter().position(|e| e.stream == stream) {
         Some(i) => i,
         None => {
-            r.push(Record::new(stream, 0, true));
+            r.push(Record::new(stream, 0, true, None));
             r.len() - 1
         }
     };

@@ -96,6 +96,7 @@ pub(crate) fn wait<'a, T>(g: Guard<'a, T>, cv: &Condvar) -> Guard<'a, T> {
 #[cfg(any(loom, shuttle))]
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Rank {
+    ExcHandlers,
     Subs,
     Waits,
     SlotFn,
