@@ -16,6 +16,7 @@ class GilRelease(AclCase):
         dev = self.malloc(64)
         for _ in range(n):
             self.assertEqual(acl.rt.memset_async(dev, 64, 1, 64, self.stream if stream is None else stream), 0)
+        self._queued_at = time.monotonic()
 
     def _progress_while(self, blocking_call):
         """How often another Python thread ran while `blocking_call` blocked."""
@@ -32,6 +33,7 @@ class GilRelease(AclCase):
         time.sleep(0.01)
         before = count[0]
         t0 = time.monotonic()
+        self._called_at = t0
         ret = blocking_call()
         waited = time.monotonic() - t0
         during = count[0] - before
@@ -43,9 +45,21 @@ class GilRelease(AclCase):
         self._queue(10)
         ret, waited, during = self._progress_while(lambda: acl.rt.synchronize_stream(self.stream))
         self.assertEqual(ret, 0)
-        self.assertGreater(waited, 0.1)  # it really blocked (10 tasks x 20 ms)
+        if waited <= 0.1:  # it really blocked (10 tasks x 20 ms)
+            self.fail(self._why_so_short(waited))
         # The other thread kept running: with the GIL held it could not have.
         self.assertGreaterEqual(during, 3)  # any progress proves the GIL was released; a margin for a loaded machine
+
+    def _why_so_short(self, waited, stream=None):
+        """The failure message of a wait that returned too soon: how long the
+        calling thread took from the last queued task to the call (a thread
+        descheduled for longer than the queued work lets the work finish
+        first), and whether the stream's work was done just after it returned
+        (not done: the call did not wait for it)."""
+        status, ret = acl.rt.stream_query(self.stream if stream is None else stream)
+        return (f"returned after {waited:.6f} s; {self._called_at - self._queued_at:.3f} s passed "
+                f"between the last queued task and the call; stream_query just after: "
+                f"status {status} (0: complete), ret {ret}")
 
     def test_the_other_blocking_calls_release_it(self):
         for name, call in (
@@ -57,7 +71,8 @@ class GilRelease(AclCase):
                 self._queue(8)
                 ret, waited, during = self._progress_while(call)
                 self.assertEqual(ret, 0)
-                self.assertGreater(waited, 0.08)
+                if waited <= 0.08:
+                    self.fail(self._why_so_short(waited))
                 self.assertGreaterEqual(during, 3)
         ev = self.event()
         for name, call in (
@@ -69,7 +84,8 @@ class GilRelease(AclCase):
                 self.assertEqual(acl.rt.record_event(ev, self.stream), 0)
                 ret, waited, during = self._progress_while(call)
                 self.assertEqual(ret, 0)
-                self.assertGreater(waited, 0.08)
+                if waited <= 0.08:
+                    self.fail(self._why_so_short(waited))
                 self.assertGreaterEqual(during, 3)
         # process_report on a subscribed thread with nothing to report blocks
         # for its timeout.
