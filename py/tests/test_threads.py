@@ -68,7 +68,10 @@ class GilRelease(AclCase):
             ("synchronize_device_with_timeout", lambda: acl.rt.synchronize_device_with_timeout(10000)),
         ):
             with self.subTest(name=name):
-                self._queue(8)
+                # 500 ms of queued work: the call must find it pending even if
+                # this thread stalls before it on a loaded machine (8 tasks,
+                # 160 ms, once did not: the call rightly returned at once).
+                self._queue(25)
                 ret, waited, during = self._progress_while(call)
                 self.assertEqual(ret, 0)
                 if waited <= 0.08:
@@ -80,7 +83,10 @@ class GilRelease(AclCase):
             ("synchronize_event_with_timeout", lambda: acl.rt.synchronize_event_with_timeout(ev, 10000)),
         ):
             with self.subTest(name=name):
-                self._queue(8)
+                # 500 ms of queued work: the call must find it pending even if
+                # this thread stalls before it on a loaded machine (8 tasks,
+                # 160 ms, once did not: the call rightly returned at once).
+                self._queue(25)
                 self.assertEqual(acl.rt.record_event(ev, self.stream), 0)
                 ret, waited, during = self._progress_while(call)
                 self.assertEqual(ret, 0)
