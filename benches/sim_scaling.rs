@@ -11,9 +11,10 @@
 //!   ≥ 1 M launches/s). The raw side only: the safe launch joins this group
 //!   as `scale_launch/empty_kernel_safe/1` once `aclrt` has one (report.py
 //!   already looks for it).
-//! * `scale_queued/memset_enqueue/N` (N = 0, 1000000): the cost of one
+//! * `scale_queued/memset_enqueue/N` (N = 0, 1600): the cost of one
 //!   `aclrtMemsetAsync` when N tasks are already queued on the stream (its
-//!   head is a host function that blocks until the measurement ends).
+//!   head is a host function that blocks while a chunk is timed; a stream
+//!   holds at most 2047 tasks not yet executed, as on the runtime).
 //! * `scale_alloc/malloc_free/N` (N = 0, 100000): one `aclrtMalloc` +
 //!   `aclrtFree` pair while N other allocations are live (the allocation
 //!   table must stay O(log n) per call).
@@ -48,7 +49,10 @@ const STREAMS: [usize; 4] = [1, 2, 4, 8];
 const ENQUEUE_STREAMS: [usize; 6] = [1, 2, 4, 8, 16, 64];
 const ENQUEUE_TOTAL: u64 = 8000;
 const LAUNCH_TOTAL: u64 = 8000;
-const QUEUED: [u64; 2] = [0, 1_000_000];
+/// Tasks already queued (behind a blocked host function) when one is
+/// measured: the deepest is what a stream can hold (2047 not yet executed,
+/// the runtime's bound) less the host function and a timed chunk.
+const QUEUED: [u64; 2] = [0, 1_600];
 const LIVE_ALLOCS: [usize; 2] = [0, 100_000];
 const PER_STREAM_COPY: usize = 16 << 20;
 const SIZES: [usize; 7] = [
@@ -194,39 +198,76 @@ unsafe extern "C" fn block_until_set(flag: *mut c_void) {
     }
 }
 
+/// Tasks measured between two refills of the blocked stream: the queue's
+/// depth stays within `[N, N + CHUNK]` while a chunk is timed.
+const CHUNK: u64 = 400;
+
+/// Closes the gate, blocks `s` behind it (a host function) and queues `n`
+/// memsets of `target` behind that.
+fn block_and_fill(s: sys::aclrtStream, gate: &AtomicBool, target: *mut c_void, n: u64) {
+    gate.store(false, Ordering::Release);
+    let gate_arg: *mut c_void = std::ptr::from_ref(gate).cast_mut().cast();
+    // SAFETY: a live stream; `gate` outlives the stream's synchronisation
+    // (`drain`), which every caller makes before the gate goes.
+    ok(
+        unsafe { sys::aclrtLaunchHostFunc(s, Some(block_until_set), gate_arg) },
+        "aclrtLaunchHostFunc",
+    );
+    for _ in 0..n {
+        // SAFETY: `target` is a live 64-byte block, `s` a live stream.
+        ok(
+            unsafe { sys::aclrtMemsetAsync(target, 4, 1, 4, s) },
+            "aclrtMemsetAsync",
+        );
+    }
+}
+
+/// Opens the gate and waits for everything queued on `s`.
+fn drain(s: sys::aclrtStream, gate: &AtomicBool) {
+    gate.store(true, Ordering::Release);
+    // SAFETY: a live stream.
+    ok(
+        unsafe { sys::aclrtSynchronizeStream(s) },
+        "aclrtSynchronizeStream",
+    );
+}
+
 fn queued_tasks(c: &mut Criterion) {
     let mut g = c.benchmark_group("scale_queued");
     g.throughput(Throughput::Elements(1));
-    for n in QUEUED.map(smoke_size) {
+    for n in QUEUED {
         let mut setup = Setup::new(1);
         let target = setup.device(64, 0);
         let s = setup.streams[0];
-        let gate = Box::new(AtomicBool::new(false));
-        let gate_arg: *mut c_void = std::ptr::from_ref(&*gate).cast_mut().cast();
-        // SAFETY: a live stream; `gate` outlives its synchronisation below.
-        ok(
-            unsafe { sys::aclrtLaunchHostFunc(s, Some(block_until_set), gate_arg) },
-            "aclrtLaunchHostFunc",
-        );
-        let memset = || {
-            // SAFETY: `target` is a live 64-byte block, `s` a live stream.
-            ok(
-                unsafe { sys::aclrtMemsetAsync(target, 4, 1, 4, s) },
-                "aclrtMemsetAsync",
-            )
-        };
-        for _ in 0..n {
-            memset();
-        }
+        let gate = Box::new(AtomicBool::new(true));
         g.bench_function(BenchmarkId::new("memset_enqueue", n), |b| {
-            b.iter(memset);
+            // A stream holds a bounded number of tasks not yet executed (a
+            // submission to a full one waits, as on the runtime): only
+            // chunks of CHUNK submissions are timed, each behind `n` queued
+            // tasks; between chunks the stream drains and is refilled.
+            b.iter_custom(|iters| {
+                let mut timed = Duration::ZERO;
+                let mut left = iters;
+                while left > 0 {
+                    let k = left.min(CHUNK);
+                    block_and_fill(s, &gate, target, n);
+                    let t0 = std::time::Instant::now();
+                    for _ in 0..k {
+                        // SAFETY: `target` is a live 64-byte block, `s` a
+                        // live stream.
+                        ok(
+                            unsafe { sys::aclrtMemsetAsync(target, 4, 1, 4, s) },
+                            "aclrtMemsetAsync",
+                        );
+                    }
+                    timed += t0.elapsed();
+                    drain(s, &gate);
+                    left -= k;
+                }
+                timed
+            });
         });
-        gate.store(true, Ordering::Release);
-        // SAFETY: a live stream.
-        ok(
-            unsafe { sys::aclrtSynchronizeStream(s) },
-            "aclrtSynchronizeStream",
-        );
+        drain(s, &gate);
         drop(setup);
     }
     g.finish();
