@@ -221,7 +221,7 @@ fn lone_scope_and_escalation() {
             aborting: false,
         }),
     });
-    w.records.made(S1, CTX);
+    w.records.made(S1, CTX, Some((DEV, ID1)));
     let w1 = w.clone();
     let scope = thread::spawn(move || {
         // `lone_ticket`, before anything is queued.
