@@ -28,32 +28,14 @@
 //!   the server).
 //! * The serving thread cannot synchronise a stream it serves (the
 //!   synchronisation would wait for a host function only this thread can
-//!   run): [`Stream::synchronize`] answers [`Error::InCallback`] there.
+//!   run): [`Stream::synchronize`] answers [`Error::InCallback`](crate::Error::InCallback) there.
 
-use core::cell::RefCell;
 use core::marker::PhantomData;
 use core::time::Duration;
 
-use crate::error::{Error, ErrorKind, Result};
+use crate::error::{ErrorKind, Result};
 use crate::ffi::{self, Raw, host_thread as raw};
 use crate::stream::Stream;
-
-std::thread_local! {
-    /// The streams the calling thread serves (innermost last).
-    static SERVING: RefCell<Vec<Raw>> = const { RefCell::new(Vec::new()) };
-}
-
-/// Refuses `operation` on a stream the calling thread serves.
-pub(crate) fn refuse_if_serving(stream: Raw, operation: &'static str) -> Result<()> {
-    let serving = SERVING
-        .try_with(|s| s.borrow().contains(&stream))
-        .unwrap_or(false);
-    if serving {
-        Err(Error::InCallback { operation })
-    } else {
-        Ok(())
-    }
-}
 
 /// What one [`HostFnServer::process`] did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -96,7 +78,7 @@ impl HostFnServer<'_> {
     /// thread (`aclrtProcessHostFunc`), waiting up to `timeout` for one to
     /// be due (rounded up to whole milliseconds; at most `i32::MAX` ms).
     ///
-    /// Errors: [`Error::InCallback`] inside a host function (a host
+    /// Errors: [`Error::InCallback`](crate::Error::InCallback) inside a host function (a host
     /// function cannot re-enter its server); the runtime's otherwise.
     #[doc(alias = "aclrtProcessHostFunc")]
     pub fn process(&self, timeout: Duration) -> Result<Processed> {
@@ -137,12 +119,7 @@ struct Unsubscribe {
 impl Unsubscribe {
     fn finish(&mut self) -> Result<()> {
         self.done = true;
-        let _ = SERVING.try_with(|s| {
-            let mut s = s.borrow_mut();
-            if let Some(i) = s.iter().rposition(|r| *r == self.stream) {
-                s.remove(i);
-            }
-        });
+        crate::serving::end(self.stream);
         ffi::make_current(self.ctx)?;
         raw::unsubscribe_host_func(self.tid, self.stream)
     }
@@ -171,7 +148,7 @@ impl<'ctx, 'id> Stream<'ctx, 'id> {
     ///
     /// Errors (before `f` runs): 207000 ([`ErrorKind::NotSupported`]) on
     /// chips without host-function threads (all but IPV350, and the
-    /// simulator by default); [`Error::InCallback`] inside a host function;
+    /// simulator by default); [`Error::InCallback`](crate::Error::InCallback) inside a host function;
     /// the runtime's subscription errors (107011: the stream already has a
     /// serving thread or a report subscription). After `f`: the
     /// unsubscription's error, with `f`'s result dropped.
@@ -210,7 +187,7 @@ impl<'ctx, 'id> Stream<'ctx, 'id> {
         self.bind()?;
         let tid = raw::this_thread_id();
         raw::subscribe_host_func(tid, self.raw())?;
-        let _ = SERVING.try_with(|s| s.borrow_mut().push(self.raw()));
+        crate::serving::begin(self.raw());
         let mut guard = Unsubscribe {
             stream: self.raw(),
             ctx: self.ctx_raw(),

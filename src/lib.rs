@@ -109,6 +109,8 @@ mod register;
 #[cfg(unix)]
 mod report;
 mod scope;
+#[cfg(unix)]
+mod serving;
 mod stream;
 mod stream_ext;
 mod value;

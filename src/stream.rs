@@ -196,7 +196,7 @@ impl<'ctx, 'id> Stream<'ctx, 'id> {
     #[doc(alias = "aclrtSynchronizeStream")]
     pub fn synchronize(&self) -> Result<()> {
         #[cfg(unix)]
-        crate::host_thread::refuse_if_serving(
+        crate::serving::refuse_if_serving(
             self.raw,
             "Stream::synchronize of a stream this thread serves",
         )?;

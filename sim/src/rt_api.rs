@@ -1140,7 +1140,7 @@ pub(crate) fn reg_stream_state_callback(
     name: &[u8],
     callback: Option<crate::prim::StateCall>,
 ) -> Res<()> {
-    answer(crate::stream_state::register(name, callback))
+    answer(crate::stream_state::register(name, callback).map_err(rt_param))
 }
 
 /// Bytes of the overflow status `aclrtGetOverflowStatus` copies

@@ -15,7 +15,6 @@
 use std::cell::RefCell;
 use std::sync::Mutex;
 
-use crate::diag::{Res, rt_param};
 use crate::ffi;
 use crate::prim::StateCall;
 use crate::sync::lock;
@@ -29,9 +28,10 @@ thread_local! {
 }
 
 /// `aclrtRegStreamStateCallback` after the ACL layer: a NULL callback
-/// removes the name (known or not); a name already registered 107000
-/// (`StreamStateCallbackManager::RegStreamStateCallback`).
-pub(crate) fn register(name: &[u8], callback: Option<StateCall>) -> Res<()> {
+/// removes the name (known or not); a name already registered is refused
+/// with the message the runtime API answers with its invalid-value code,
+/// 107000 (`StreamStateCallbackManager::RegStreamStateCallback`).
+pub(crate) fn register(name: &[u8], callback: Option<StateCall>) -> Result<(), String> {
     let mut all = lock(&CALLBACKS);
     let at = all.iter().position(|(n, _)| n == name);
     match (callback, at) {
@@ -40,10 +40,10 @@ pub(crate) fn register(name: &[u8], callback: Option<StateCall>) -> Res<()> {
             Ok(())
         }
         (None, None) => Ok(()),
-        (Some(_), Some(_)) => Err(rt_param(format!(
+        (Some(_), Some(_)) => Err(format!(
             "the stream state callback name {:?} is registered already",
             String::from_utf8_lossy(name)
-        ))),
+        )),
         (Some(cb), None) => {
             all.push((name.to_vec(), cb));
             Ok(())

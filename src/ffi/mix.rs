@@ -25,7 +25,7 @@ use super::locks::{Held, Rank, lock};
 /// [`Error::CallbackMix`](crate::error::Error::CallbackMix). The mark is in
 /// the stream's record (`record`), released with the stream.
 pub(super) fn mark_host_fn_stream(stream: Raw) {
-    if !super::released::hooks() {
+    if !super::record::hooks() {
         // The destruction hook must run for such streams from now on.
         super::stream_hooks_on();
     }

@@ -49,6 +49,24 @@ fn runtime_id(stream: Raw, ctx: Raw) -> Option<(i32, i32)> {
     Some((device, id))
 }
 
+/// Whether a stream may have something in a book that only some features
+/// fill: a report subscription, a stream wait outside a scope, an unscoped
+/// host function, a host-function mark, an escalation's abort. Each sets
+/// it ([`hooks_on`]) before the first such thing is made, and it is never
+/// cleared; while it is `false` a release skips those books with one load.
+static HOOKS: AtomicBool = AtomicBool::new(false);
+
+/// Something [`HOOKS`] covers is about to be made.
+pub(crate) fn hooks_on() {
+    HOOKS.store(true, Ordering::Release);
+}
+
+/// Whether anything [`HOOKS`] covers was ever made.
+#[inline(always)]
+pub(crate) fn hooks() -> bool {
+    HOOKS.load(Ordering::Acquire)
+}
+
 /// `stream` of context `ctx` was made.
 #[inline]
 pub(crate) fn made(stream: Raw, ctx: Raw) {

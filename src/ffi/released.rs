@@ -14,27 +14,9 @@
 //! Bookkeeping only: no runtime call and no `unsafe` here.
 #![deny(unsafe_code)]
 
-use core::sync::atomic::{AtomicBool, Ordering};
-
 use super::Raw;
 
-/// Whether a stream may have something in a book that only some features
-/// fill: a report subscription, a stream wait outside a scope, an unscoped
-/// host function, a host-function mark, an escalation's abort. Each sets
-/// it ([`hooks_on`]) before the first such thing is made, and it is never
-/// cleared; while it is `false` a release skips those books with one load.
-static HOOKS: AtomicBool = AtomicBool::new(false);
-
-/// Something [`HOOKS`] covers is about to be made.
-pub(crate) fn hooks_on() {
-    HOOKS.store(true, Ordering::Release);
-}
-
-/// Whether anything [`HOOKS`] covers was ever made.
-#[inline(always)]
-pub(crate) fn hooks() -> bool {
-    HOOKS.load(Ordering::Acquire)
-}
+pub(crate) use super::record::{hooks, hooks_on};
 
 /// The runtime destroyed `stream` (its record was taken out by
 /// `record::destroying`): every book forgets it. `forced`: the stream was

@@ -415,13 +415,6 @@ class Device(_Node):
         """Waits for all work of the device (``acl.rt.synchronize_device``)."""
         self.default_context.synchronize()
 
-    @property
-    def info(self):
-        """The device's figures (:class:`aclrt.DeviceInfo`), read now."""
-        from ._resources import device_info
-
-        return device_info(self)
-
     def mem_info(self, attr=C.ACL_HBM_MEM):
         """``(free, total)`` bytes (``acl.rt.get_mem_info``)."""
         self.default_context._check_open()
@@ -518,20 +511,6 @@ class Context(_Node):
         ``end - start`` (``acl.rt.create_event_with_flag``)."""
         self._check_open()
         return Event(self, timing)
-
-    def notify(self):
-        """A new :class:`aclrt.Notify` (``acl.rt.create_notify``)."""
-        from ._resources import Notify
-
-        self._check_open()
-        return Notify(self)
-
-    def ipc_import(self, key):
-        """Another process's exported device buffer (:class:`aclrt.IpcBuffer`)."""
-        from ._resources import IpcBuffer
-
-        self._check_open()
-        return IpcBuffer(self, key)
 
     def alloc(self, nbytes, policy=C.ACL_MEM_MALLOC_HUGE_FIRST):
         """Device memory (``acl.rt.malloc``); ``nbytes`` may be any integer
@@ -980,7 +959,7 @@ class _Buffer(_Node):
     _host = False
     _children = ()  # a leaf of the tree
     _parent_claimed = _native.Memory._parent_claimed
-    _ipc_exports = ()  # open IPC exports of it (aclrt._resources)
+    _ipc_exports = ()  # open IPC exports of it (set by aclrt._resources)
 
     def __init__(self, ctx, nbytes, policy=C.ACL_MEM_MALLOC_HUGE_FIRST):
         n = _size(nbytes)
@@ -1074,14 +1053,6 @@ class DeviceBuffer(_Buffer, _native.Memory):
         raise TypeError(
             "device memory cannot be viewed from the host: copy it (to_numpy(), ctx.copy)"
         )
-
-    def ipc_export(self, pids=(), any_process=False):
-        """Exports this buffer to the processes ``pids`` (or to any process):
-        an :class:`aclrt.IpcExport` whose ``key`` they pass to
-        ``ctx.ipc_import``; closed before the buffer is freed."""
-        from ._resources import IpcExport
-
-        return IpcExport(self, pids, any_process)
 
     def fill(self, value):
         """Sets every byte (``acl.rt.memset``)."""

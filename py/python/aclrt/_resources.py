@@ -21,7 +21,7 @@ import dataclasses
 import acl
 from acl import _native
 
-from ._core import Context, DeviceBuffer, Stream, _bind_to, _Buffer, _Node
+from ._core import Context, Device, DeviceBuffer, Stream, _bind_to, _Buffer, _Node
 from .errors import AclUsageError, check
 
 # ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION.
@@ -314,5 +314,36 @@ class IpcBuffer(DeviceBuffer):
         check(ret, "acl.rt.ipc_mem_close")
 
 
+# -- the entry points on the core's classes -----------------------------------
+# Attached here, so that _core imports nothing of this module (the house
+# imports downward only); `aclrt` imports this module with the package.
 
 
+def _device_info_property(self):
+    """The device's figures (:class:`aclrt.DeviceInfo`), read now."""
+    return device_info(self)
+
+
+def _context_notify(self):
+    """A new :class:`aclrt.Notify` (``acl.rt.create_notify``)."""
+    self._check_open()
+    return Notify(self)
+
+
+def _context_ipc_import(self, key):
+    """Another process's exported device buffer (:class:`aclrt.IpcBuffer`)."""
+    self._check_open()
+    return IpcBuffer(self, key)
+
+
+def _buffer_ipc_export(self, pids=(), any_process=False):
+    """Exports this buffer to the processes ``pids`` (or to any process):
+    an :class:`aclrt.IpcExport` whose ``key`` they pass to
+    ``ctx.ipc_import``; closed before the buffer is freed."""
+    return IpcExport(self, pids, any_process)
+
+
+Device.info = property(_device_info_property)
+Context.notify = _context_notify
+Context.ipc_import = _context_ipc_import
+DeviceBuffer.ipc_export = _buffer_ipc_export

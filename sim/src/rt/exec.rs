@@ -35,7 +35,7 @@ use crate::ffi;
 use crate::model::{Violation, ViolationKind};
 use crate::prim::{self, HostCall, Span};
 use crate::rt::pool::{self, Blocking, Long, NoWorker};
-use crate::rt::reports::{self, ReportQueue};
+use crate::rt::reports::{self, BlockLedger, BlockMark, ReportQueue};
 use crate::sync::{self, Done, DoneGuard, lock};
 use crate::trace;
 
@@ -338,24 +338,6 @@ struct Task {
     /// Declared last: dropped after `op`, so a borrowing caller wakes only
     /// once the task no longer holds application memory.
     done: Option<DoneGuard>,
-}
-
-/// The blocking callbacks of a stream queued and not yet done: sequence
-/// number → the C function that queued it.
-type BlockLedger = Arc<Mutex<BTreeMap<u64, &'static str>>>;
-
-/// A blocking callback task's entry in its stream's [`BlockLedger`]: held
-/// by the task, then by the report handed to the subscribed thread, and
-/// removed once the callback has run (or was dropped unrun).
-pub(crate) struct BlockMark {
-    ledger: BlockLedger,
-    seq: u64,
-}
-
-impl Drop for BlockMark {
-    fn drop(&mut self) {
-        lock(&self.ledger).remove(&self.seq);
-    }
 }
 
 /// A device fault waiting to be reported by a synchronisation.

@@ -2,7 +2,7 @@
 //! threads subscribed with `aclrtSubscribeReport`, and the guarded
 //! invocation of application callbacks.
 
-use std::collections::{BTreeSet, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::time::Instant;
@@ -11,8 +11,25 @@ use crate::diag;
 use crate::ffi;
 use crate::model::{Violation, ViolationKind};
 use crate::prim::HostCall;
-use crate::rt::exec::BlockMark;
 use crate::sync::{Done, DoneGuard, lock};
+
+/// The blocking callbacks of a stream queued and not yet done: sequence
+/// number → the C function that queued it.
+pub(crate) type BlockLedger = Arc<Mutex<BTreeMap<u64, &'static str>>>;
+
+/// A blocking callback task's entry in its stream's [`BlockLedger`]: held
+/// by the task, then by the report handed to the subscribed thread, and
+/// removed once the callback has run (or was dropped unrun).
+pub(crate) struct BlockMark {
+    pub(crate) ledger: BlockLedger,
+    pub(crate) seq: u64,
+}
+
+impl Drop for BlockMark {
+    fn drop(&mut self) {
+        lock(&self.ledger).remove(&self.seq);
+    }
+}
 
 /// One callback handed to a reporting thread.
 pub(crate) struct Report {
