@@ -98,6 +98,8 @@ pub mod kernel;
 mod device_info;
 #[allow(unsafe_code)]
 mod ffi;
+// The rule's bookkeeping beside the basement: no `unsafe`, no runtime call,
+// no import of the floors above.
 pub mod future;
 #[cfg(unix)]
 mod host_thread;
@@ -108,6 +110,7 @@ mod notify;
 mod register;
 #[cfg(unix)]
 mod report;
+mod rule;
 mod scope;
 #[cfg(unix)]
 mod serving;

@@ -1,8 +1,8 @@
 //! Model tests of aclrt's concurrency protocols.
 //!
 //! This crate compiles the library's own protocol files
-//! (`src/ffi/protocol/*.rs`, the atomics-and-locks cores of the trusted
-//! base, and the Python face's `py/src/protocol/{handle_core,memory_core,work_book,aside}.rs`)
+//! (`src/rule/*.rs` and `src/ffi/protocol/sub_book.rs`, the
+//! atomics-and-locks cores of the concurrency bookkeeping, and the Python face's `py/src/protocol/{handle_core,memory_core,work_book,aside}.rs`)
 //! a second time, next to the model tests. Those files take threads,
 //! atomics and locks only from their shim (`sync.rs`), which is `std` in
 //! the library and here, `loom`'s under `--cfg loom` and `shuttle`'s under
@@ -17,7 +17,7 @@
 //! ```
 //!
 //! Without either cfg the crate is empty: in the library the shim routes
-//! the cores' locks through the crate's lock-order check (`ffi::locks`),
+//! the cores' locks through the crate's lock-order check (`rule::locks`),
 //! which only the library has. Each model has mutant twins: the same model with one deliberate
 //! break of the protocol switched on (`sync::mutant`), asserted to fail.
 #![deny(unsafe_code)]
@@ -25,19 +25,19 @@
 #![allow(dead_code)]
 
 #[cfg(any(loom, shuttle))]
-#[path = "../../src/ffi/protocol/sync.rs"]
+#[path = "../../src/rule/sync.rs"]
 pub(crate) mod sync;
 
 #[cfg(any(loom, shuttle))]
-#[path = "../../src/ffi/protocol/host_fn_slot.rs"]
+#[path = "../../src/rule/host_fn_slot.rs"]
 pub(crate) mod host_fn_slot;
 
 #[cfg(any(loom, shuttle))]
-#[path = "../../src/ffi/protocol/wait_book.rs"]
+#[path = "../../src/rule/wait_book.rs"]
 pub(crate) mod wait_book;
 
 #[cfg(any(loom, shuttle))]
-#[path = "../../src/ffi/protocol/abort_log.rs"]
+#[path = "../../src/rule/abort_log.rs"]
 pub(crate) mod abort_log;
 
 #[cfg(any(loom, shuttle))]
@@ -45,23 +45,23 @@ pub(crate) mod abort_log;
 pub(crate) mod sub_book;
 
 #[cfg(any(loom, shuttle))]
-#[path = "../../src/ffi/protocol/live_count.rs"]
+#[path = "../../src/rule/live_count.rs"]
 pub(crate) mod live_count;
 
 #[cfg(any(loom, shuttle))]
-#[path = "../../src/ffi/protocol/records.rs"]
+#[path = "../../src/rule/records.rs"]
 pub(crate) mod records;
 
 #[cfg(any(loom, shuttle))]
-#[path = "../../src/ffi/protocol/handler_book.rs"]
+#[path = "../../src/rule/handler_book.rs"]
 pub(crate) mod handler_book;
 
 #[cfg(any(loom, shuttle))]
-#[path = "../../src/ffi/protocol/fault_watch.rs"]
+#[path = "../../src/rule/fault_watch.rs"]
 pub(crate) mod fault_watch;
 
 #[cfg(any(loom, shuttle))]
-#[path = "../../src/ffi/protocol/failure.rs"]
+#[path = "../../src/rule/failure.rs"]
 pub(crate) mod failure;
 
 // The Python face's cores (`py/src/protocol/`), on the same shim.
@@ -82,7 +82,7 @@ pub(crate) mod work_book;
 pub(crate) mod aside;
 
 #[cfg(any(loom, shuttle))]
-#[path = "../../src/ffi/protocol/wake_slot.rs"]
+#[path = "../../src/rule/wake_slot.rs"]
 pub(crate) mod wake_slot;
 
 #[cfg(all(test, any(loom, shuttle)))]

@@ -77,7 +77,6 @@ pub(crate) mod ipc;
 pub(crate) mod kernel;
 mod kernel_unsafe;
 pub(crate) mod live;
-pub(crate) mod locks;
 pub(crate) mod mem;
 pub(crate) mod mix;
 pub(crate) mod notify;
@@ -93,6 +92,8 @@ pub(crate) mod stream_ext;
 pub(crate) mod value;
 pub(crate) mod vmm;
 pub(crate) mod waits;
+/// The crate's one lock order, beside the basement (`crate::rule`).
+pub(crate) use crate::rule::locks;
 pub(crate) use mem::{DeviceAlloc, HostAlloc, Mem, MemMut, Region};
 pub use pinned::PinnedSlice;
 pub(crate) use pinned::{pinned_slice, pinned_slice_mut};

@@ -35,9 +35,9 @@
 //! | 86 | a host-function slot's panic | `ffi/host_fn.rs` (per slot) |
 //! | 87 | a reporter's panic slot | `ffi/report.rs` (per reporter) |
 //! | 88 | `LOG`, the failures seen | `ffi/faults.rs` |
-//! | 89 | the overflow list of synchronisations in flight | `ffi/protocol/fault_watch.rs` |
+//! | 89 | the overflow list of synchronisations in flight | `rule/fault_watch.rs` |
 //! | 90 | `RECORDS`, one record per stream | `ffi/record.rs` |
-//! | 91 | an awaited completion's wake slot | `ffi/protocol/wake_slot.rs` (per wait) |
+//! | 91 | an awaited completion's wake slot | `rule/wake_slot.rs` (per wait) |
 //!
 //! Runtime calls are made under some of them (`aclrtSubscribeReport` under
 //! `SUBS`, the exception trampoline's registration under `REGISTERED`, a stream wait under `OPEN` and the wait book, records under

@@ -77,11 +77,11 @@ pub(crate) fn pause() {
     thread::yield_now();
 }
 
-/// The library's lock discipline (`ffi::locks`): the cores' locks are
+/// The library's lock discipline (`rule::locks`): the cores' locks are
 /// taken with their rank in the crate's one lock order, and entering user
 /// code is announced, so the debug-build checks see the cores too.
 #[cfg(not(any(loom, shuttle)))]
-pub(crate) use crate::ffi::locks::{Held as Guard, Rank, lock, user_code};
+pub(crate) use crate::rule::locks::{Held as Guard, Rank, lock, user_code};
 
 /// Wait on `cv` with the lock `g` (released while waiting, held again on
 /// return).

@@ -1,19 +1,13 @@
-//! The protocol cores of the trusted base: the atomics-and-locks logic of
-//! the concurrency bookkeeping, without `unsafe` and without FFI, each in a
-//! file of its own that imports threads and atomics only from [`sync`].
-//! The model crate (`models/`) compiles these same files under loom and
-//! shuttle and checks every interleaving of small configurations; the
-//! library calls them from the bookkeeping modules (`scope::open`, ...).
+//! The protocol cores the basement's `// SAFETY:` arguments cite: the
+//! subscriptions' book (`sub_book::undo_where`), the atomics-and-locks logic
+//! without `unsafe` and without FFI, importing threads and atomics only from
+//! the rule's shim ([`sync`]). The cores no argument cites are in
+//! `crate::rule`; they are re-exported here under their old paths. The model
+//! crate (`models/`) compiles these same files under loom and shuttle.
 #![deny(unsafe_code)]
 
-pub(crate) mod abort_log;
-pub(crate) mod failure;
-pub(crate) mod fault_watch;
-pub(crate) mod handler_book;
-pub(crate) mod host_fn_slot;
-pub(crate) mod live_count;
-pub(crate) mod records;
 pub(crate) mod sub_book;
-pub(crate) mod sync;
-pub(crate) mod wait_book;
-pub(crate) mod wake_slot;
+pub(crate) use crate::rule::{
+    abort_log, failure, fault_watch, handler_book, host_fn_slot, live_count, records, sync,
+    wait_book, wake_slot,
+};
