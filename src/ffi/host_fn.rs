@@ -11,7 +11,6 @@
 //! the registry below (until the stream is synchronised, destroyed or the
 //! runtime finalised).
 
-use core::any::Any;
 use core::ffi::c_void;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::{Arc, Mutex};
@@ -23,7 +22,7 @@ use super::{CallbackMark, Raw, check};
 use crate::error::Result;
 
 /// The payload of a panic caught in a host function.
-pub(crate) type Panic = Box<dyn Any + Send + 'static>;
+pub(crate) use crate::rule::panic_slot::Panic;
 
 /// A host function queued on a stream, with room for its panic: the
 /// protocol core [`protocol::host_fn_slot`](super::protocol::host_fn_slot)

@@ -25,13 +25,13 @@
 //!
 //! This file holds the runtime calls (each in its `unsafe` block) and the
 //! book's statics; the bookkeeping beside them is in child modules that
-//! deny `unsafe`: `subs` (undoing and counting subscriptions) and `panics`
-//! (where the callbacks' panics go), re-exported here.
+//! deny `unsafe`: `subs` (undoing and counting subscriptions), re-exported
+//! here, and beside the basement `rule::panic_slot` (where the callbacks'
+//! panics go).
 
-mod panics;
 mod subs;
 
-pub(crate) use panics::{PanicSlot, keep_panic, take_panic};
+pub(crate) use crate::rule::panic_slot::{PanicSlot, keep_panic, take_panic};
 pub(crate) use subs::{context_destroying, count, stream_destroying, thread_exiting, unsubscribe};
 
 use core::ffi::c_void;

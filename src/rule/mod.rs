@@ -2,7 +2,8 @@
 //! ([`locks`]) and the protocol cores of the concurrency bookkeeping (the
 //! failure log, the streams' records, the abort log, the wait book, the
 //! watch of synchronisations in flight, the wake and host-function slots,
-//! the live counts, the exception handlers' book), each the atomics-and-locks
+//! the live counts, the exception handlers' book, the reporters' panic
+//! slot), each the atomics-and-locks
 //! logic alone, in a file of its own that takes threads and atomics only from
 //! [`sync`].
 //!
@@ -23,6 +24,7 @@ pub(crate) mod handler_book;
 pub(crate) mod host_fn_slot;
 pub(crate) mod live_count;
 pub(crate) mod locks;
+pub(crate) mod panic_slot;
 pub(crate) mod records;
 pub(crate) mod sync;
 pub(crate) mod wait_book;

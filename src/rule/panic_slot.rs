@@ -1,13 +1,16 @@
 //! Where the panics of a reporter's callbacks go ([`PanicSlot`]): the
 //! first is kept, later ones are dropped after the slot's lock is
-//! released. Bookkeeping with no `unsafe`, and nothing of the parent
-//! module's: the trampoline that catches the panics is there.
+//! released. Bookkeeping with no `unsafe` and no runtime call: the
+//! trampoline that catches the panics is in the basement (`ffi::report`).
 #![deny(unsafe_code)]
 
+use std::any::Any;
 use std::sync::{Arc, Mutex};
 
-use super::super::host_fn::Panic;
-use super::super::locks::{Rank, lock};
+use super::locks::{Rank, lock};
+
+/// The payload of a caught panic (of a host function or a report callback).
+pub(crate) type Panic = Box<dyn Any + Send + 'static>;
 
 /// Where the panics of a reporter's callbacks go.
 pub(crate) type PanicSlot = Arc<Mutex<Option<Panic>>>;
