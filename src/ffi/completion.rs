@@ -1,54 +1,25 @@
-//! Awaited completions: the service thread that sees work finish and wakes
-//! the futures waiting for it (`crate::future`).
-//!
-//! A future that cannot finish at once registers a [`Watch`] (the streams
-//! or events whose completion it waits for, or a deadline) with a waker, in
-//! a [`WakeSlot`] (`protocol::wake_slot`, model-checked). One thread per
-//! process, started by the first registration, queries every watched handle
-//! (`aclrtStreamQuery`, `aclrtQueryEventStatus`: queries only, which never
-//! take a device fault from a synchronisation that needs it), removes the
-//! watches that completed and fires their slots, holding no lock then.
-//! Between rounds it sleeps, shortly at first and longer while nothing
-//! completes (from 20 µs up to 1 ms), and without watches it blocks: it
-//! never spins, so it does not compete with the simulator's workers or an
-//! executor for two cores.
-//!
-//! What the service never does: synchronise (the future does, once the
-//! work is over: the same checked wait as the blocking form, which then
-//! returns at once), touch memory, or query a handle that is gone: a watch
-//! lives until it completes, until its future gives up interest (drop), or
-//! until one of its handles (or its context) is destroyed
-//! ([`handle_gone`], called by the destroy paths before the runtime call)
-//! or the scope that registered it ends ([`scope_done`]): all under the
-//! watch lock that the queries are made under. A slot whose future was
-//! dropped is never fired (`WakeSlot::cancel`), so a waker is called at
-//! most once, and never after its future gave up interest.
+//! Awaited completions, the basement's side: what a future waits for
+//! ([`Watch`], its [`Target`]s), asked by the service thread
+//! (`rule::completion`, which holds the watches, wakes the futures and never
+//! calls the runtime itself) through [`Probe::is_ready`]: runtime queries
+//! only (`aclrtStreamQuery`, `aclrtQueryEventStatus`), made with the watch's
+//! context current. The destroy paths call [`handle_gone`] before the
+//! runtime call, so the service never queries a handle that is gone.
 //!
 //! Bookkeeping with no `unsafe`: the queries go through the safe wrappers
 //! of `ffi`.
 #![deny(unsafe_code)]
 
-use core::cell::Cell;
-use core::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Condvar, Mutex, OnceLock};
-use std::task::Waker;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use super::Raw;
-use super::locks::{Rank, lock};
-use super::protocol::wake_slot::{Wake, WakeSlot};
+use crate::rule::completion::{Probe, Service};
 
-impl Wake for Waker {
-    #[inline]
-    fn wake(self) {
-        Waker::wake(self);
-    }
+/// A future's registered interest in a completion (`rule::completion`).
+pub(crate) type Interest = crate::rule::completion::Interest<Watch>;
 
-    #[inline]
-    fn same(&self, other: &Self) -> bool {
-        self.will_wake(other)
-    }
-}
+/// The one service of the crate's watches.
+static SERVICE: Service<Watch> = Service::new();
 
 /// What a watch waits for.
 #[derive(Clone, Copy, Debug)]
@@ -136,190 +107,17 @@ impl Watch {
     }
 }
 
-struct Entry {
-    id: u64,
-    watch: Watch,
-    slot: Arc<WakeSlot<Waker>>,
-}
-
-struct Service {
-    /// The watches not complete yet (rank `Watches`: the queries, and the
-    /// locks of an event target's predicate, the open-scope registry's, are
-    /// taken under it; no user code runs under it).
-    entries: Mutex<Vec<Entry>>,
-    changed: Condvar,
-}
-
-static SERVICE: OnceLock<Option<Service>> = OnceLock::new();
-static NEXT_ID: AtomicU64 = AtomicU64::new(1);
-/// How many watches are registered (read without the lock by the destroy
-/// paths: 0 means there is nothing to forget).
-static WATCHING: AtomicUsize = AtomicUsize::new(0);
-
-std::thread_local! {
-    /// Set on the service thread, which calls wakers.
-    static IN_SERVICE: Cell<bool> = const { Cell::new(false) };
-}
-
-fn on_service_thread() -> bool {
-    IN_SERVICE.try_with(|c| c.get()).unwrap_or(false)
-}
-
-/// The service, started on first use; `None` if its thread could not be
-/// started (the futures then wait as the blocking forms do).
-fn service() -> Option<&'static Service> {
-    SERVICE
-        .get_or_init(|| {
-            let started = std::thread::Builder::new()
-                .name("aclrt-completions".into())
-                .spawn(|| {
-                    IN_SERVICE.with(|c| c.set(true));
-                    // The OnceLock is being initialised by the spawner:
-                    // wait for it.
-                    let svc = loop {
-                        if let Some(Some(svc)) = SERVICE.get() {
-                            break svc;
-                        }
-                        std::thread::sleep(Duration::from_micros(50));
-                    };
-                    serve(svc);
-                });
-            started.ok().map(|_| Service {
-                entries: Mutex::new(Vec::new()),
-                changed: Condvar::new(),
-            })
-        })
-        .as_ref()
-}
-
-/// The pause after `round` rounds in which nothing completed.
-fn pause(round: u32) -> Duration {
-    const STEPS_US: [u64; 8] = [20, 20, 50, 50, 100, 200, 500, 1000];
-    Duration::from_micros(STEPS_US[(round as usize).min(STEPS_US.len() - 1)])
-}
-
-fn serve(svc: &'static Service) -> ! {
-    let mut round = 0u32;
-    loop {
-        let mut fired = Vec::new();
-        {
-            let mut entries = lock(&svc.entries, Rank::Watches);
-            while entries.is_empty() {
-                entries = entries.wait(&svc.changed);
-                round = 0;
-            }
-            let now = Instant::now();
-            entries.retain(|e| {
-                if e.watch.is_ready(now) {
-                    fired.push(e.slot.clone());
-                    false
-                } else {
-                    true
-                }
-            });
-            WATCHING.store(entries.len(), Ordering::Release);
-            if fired.is_empty() && !entries.is_empty() {
-                let mut wait = pause(round);
-                if let Some(at) = entries.iter().filter_map(|e| e.watch.deadline()).min() {
-                    wait = wait.min(at.saturating_duration_since(now));
-                }
-                round = round.saturating_add(1);
-                // A new watch (`changed`) ends the pause early.
-                let _ = entries.wait_timeout(&svc.changed, wait);
-            } else {
-                round = 0;
-            }
-        }
-        // Wakers are the executors' code: called holding no lock.
-        for slot in fired {
-            slot.fire();
-        }
-    }
-}
-
-/// A future's registered interest in a completion: its watch is in the
-/// service until it completes, and dropping this gives the interest up
-/// (the waker is then never called).
-pub(crate) struct Interest {
-    id: u64,
-    slot: Arc<WakeSlot<Waker>>,
-}
-
-impl core::fmt::Debug for Interest {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("Interest").field("id", &self.id).finish()
-    }
-}
-
-impl Interest {
-    /// Register `watch`, to wake `waker` when it completes; `None` if the
-    /// service could not be started.
-    pub(crate) fn register(watch: Watch, waker: &Waker) -> Option<Interest> {
-        let svc = service()?;
-        let slot = WakeSlot::new();
-        // Armed before the service can see it: its fire finds the waker.
-        slot.arm(waker);
-        let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
-        {
-            let mut entries = lock(&svc.entries, Rank::Watches);
-            entries.push(Entry {
-                id,
-                watch,
-                slot: slot.clone(),
-            });
-            WATCHING.store(entries.len(), Ordering::Release);
-        }
-        svc.changed.notify_one();
-        Some(Interest { id, slot })
+impl Probe for Watch {
+    fn service() -> &'static Service<Watch> {
+        &SERVICE
     }
 
-    /// A later poll: `true` once the watch completed; otherwise `waker` is
-    /// the one to wake. No runtime call.
-    #[inline]
-    pub(crate) fn poll(&self, waker: &Waker) -> bool {
-        self.slot.arm(waker)
+    fn is_ready(&self, now: Instant) -> bool {
+        Watch::is_ready(self, now)
     }
-}
 
-impl Drop for Interest {
-    fn drop(&mut self) {
-        if !self.slot.fired() {
-            if let Some(Some(svc)) = SERVICE.get() {
-                let mut entries = lock(&svc.entries, Rank::Watches);
-                entries.retain(|e| e.id != self.id);
-                WATCHING.store(entries.len(), Ordering::Release);
-            }
-        }
-        self.slot.cancel(on_service_thread());
-    }
-}
-
-/// Forget the watches matching `gone`, whose futures were forgotten or
-/// dropped without their drop running to the end: their slots are
-/// cancelled, never fired.
-fn forget(gone: impl Fn(&Watch) -> bool) {
-    if WATCHING.load(Ordering::Acquire) == 0 {
-        return;
-    }
-    let Some(Some(svc)) = SERVICE.get() else {
-        return;
-    };
-    let mut removed = Vec::new();
-    {
-        let mut entries = lock(&svc.entries, Rank::Watches);
-        let mut i = 0;
-        while i < entries.len() {
-            if gone(&entries[i].watch) {
-                removed.push(entries.swap_remove(i).slot);
-            } else {
-                i += 1;
-            }
-        }
-        WATCHING.store(entries.len(), Ordering::Release);
-    }
-    let here = on_service_thread();
-    for slot in removed {
-        slot.cancel(here);
+    fn deadline(&self) -> Option<Instant> {
+        Watch::deadline(self)
     }
 }
 
@@ -327,24 +125,19 @@ fn forget(gone: impl Fn(&Watch) -> bool) {
 /// the service no longer queries it. Only a forgotten future can still
 /// have a watch on it (a live one borrows its owner).
 pub(crate) fn handle_gone(handle: Raw) {
-    forget(|w| w.names(handle));
+    SERVICE.forget(|w| w.names(handle));
 }
 
 /// How many watches name `handle` (a test hook's).
 pub(crate) fn watches_naming(handle: Raw) -> usize {
-    match SERVICE.get() {
-        Some(Some(svc)) => lock(&svc.entries, Rank::Watches)
-            .iter()
-            .filter(|e| e.watch.names(handle))
-            .count(),
-        _ => 0,
-    }
+    SERVICE.count(|w| w.names(handle))
 }
 
 /// Every watch that names a handle (the runtime is being finalised: no
 /// handle stays valid); a watch of a deadline only stays.
 pub(crate) fn all_gone() {
-    forget(|w| w.ctx.is_some() || w.targets.iter().any(|t| !matches!(t, Target::Deadline(_))));
+    SERVICE
+        .forget(|w| w.ctx.is_some() || w.targets.iter().any(|t| !matches!(t, Target::Deadline(_))));
 }
 
 /// The body of scope `scope` returned: the watches its futures left (they
@@ -352,7 +145,7 @@ pub(crate) fn all_gone() {
 /// what they name.
 pub(crate) fn scope_done(scope: u64) {
     if scope != 0 {
-        forget(|w| w.scope == scope);
+        SERVICE.forget(|w| w.scope == scope);
     }
 }
 

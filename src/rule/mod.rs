@@ -3,7 +3,7 @@
 //! failure log, the streams' records, the abort log, the wait book, the
 //! watch of synchronisations in flight, the wake and host-function slots,
 //! the live counts, the exception handlers' book, the reporters' panic
-//! slot), each the atomics-and-locks
+//! slot, the completion service), each the atomics-and-locks
 //! logic alone, in a file of its own that takes threads and atomics only from
 //! [`sync`].
 //!
@@ -18,6 +18,7 @@
 #![deny(unsafe_code)]
 
 pub(crate) mod abort_log;
+pub(crate) mod completion;
 pub(crate) mod failure;
 pub(crate) mod fault_watch;
 pub(crate) mod handler_book;

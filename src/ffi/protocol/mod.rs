@@ -9,5 +9,5 @@
 pub(crate) mod sub_book;
 pub(crate) use crate::rule::{
     abort_log, failure, fault_watch, handler_book, host_fn_slot, live_count, records, sync,
-    wait_book, wake_slot,
+    wait_book,
 };
