@@ -11,10 +11,14 @@ untangling can be compared with the same method.
    and code lines (not blank, not only a comment).
 2. Under a crate lock, approximately: the body lines of every function in
    src/ and sim/src/ that acquires a lock (`.lock()`, `.read()`/`.write()`
-   on a lock, `lock(&...)`, or a helper returning a guard, found by its
-   signature and printed), counted whole:
-   an upper bound of the lines that can run with a crate lock held (what a
-   callee runs under the caller's lock is not added).
+   on a lock, `lock(&...)`, or a helper of the same crate returning a
+   guard, found by its signature and printed: `name()` for a free
+   function, `.name()` for a method; a `RefCell` borrow is no lock, and a
+   method of the same name that returns no guard is no helper), counted
+   whole: an upper bound of the lines that can run with a crate lock held
+   (what a callee runs under the caller's lock is not added; a function
+   that only calls a function taking a lock, with arguments, is not
+   counted).
 3. Cited: the functions of src/ that the `// SAFETY:` comments of src/
    name (in backticks: `Type::function` or `module::function`, resolved
    in all of src/; or a bare `function` that is neither a variable nor an
@@ -46,29 +50,43 @@ SAFE_TREES = ["src/ffi/protocol"]
 # sim/src/ffi.rs (`#[allow(unsafe_code)] pub mod ffi`) includes the generated bindings.
 UNSAFE_FILES = ["sim/src/ffi.rs", "sim/src/bindings.rs"]
 
-def guard_helpers():
-    """The functions of src/ and sim/src/ that return a lock guard
-    (`-> MutexGuard`, `-> Held` (the library's ranked guard), `-> Guard`,
-    or an `RwLock` guard): a call of one takes a lock."""
-    names = set()
-    pat = re.compile(r"fn (\w+)(<[^>]*>)?\([^)]*\)\s*->\s*(std::sync::)?(MutexGuard|Held|Guard|RwLockReadGuard|RwLockWriteGuard)\b")
-    for r in ["src", "sim/src"]:
-        for f in rs_files(r):
-            for m in pat.finditer(open(f, encoding="utf-8").read()):
-                names.add(m.group(1))
-    names.discard("lock")
+def guard_helpers(root):
+    """The functions of the crate tree `root` (src/ or sim/src/) that return
+    a lock guard (`-> MutexGuard`, `-> Held` (the library's ranked guard),
+    `-> Guard`, or an `RwLock` guard, with or without a path before it):
+    {name: "method" or "free"}. A call of one takes a lock: `name()` for a
+    free function, `.name()` for a method (so a method of the same name
+    that returns no guard, `Flow::queue`, or a `RefCell` borrow
+    `ScopeCore::book`, is not taken for one, nor is a helper of the other
+    crate)."""
+    names = {}
+    pat = re.compile(
+        r"fn (\w+)(<[^>]*>)?\(([^)]*)\)\s*->\s*(?:[\w]+::)*(MutexGuard|Held|Guard|RwLockReadGuard|RwLockWriteGuard)\b"
+    )
+    for f in rs_files(root):
+        for m in pat.finditer(open(f, encoding="utf-8").read()):
+            params = m.group(3).strip()
+            kind = "method" if re.match(r"&?\s*('\w+\s+)?(mut\s+)?self\b", params) else "free"
+            if names.get(m.group(1), kind) != kind:
+                kind = "both"
+            names[m.group(1)] = kind
+    names.pop("lock", None)
     # `protocol::sync::wait` re-takes a lock it was given; calls named
     # `wait()` elsewhere are not lock helpers.
-    names.discard("wait")
+    names.pop("wait", None)
     return names
 
 
-def guard_regex():
-    helpers = "|".join(sorted(guard_helpers()))
-    return re.compile(
-        r"\block\(|\.read\(\)|\.write\(\)"
-        + (r"|\b(" + helpers + r")\(\)" if helpers else "")
-    )
+def guard_regex(root):
+    helpers = guard_helpers(root)
+    free = [n for n, k in helpers.items() if k in ("free", "both")]
+    meth = [n for n, k in helpers.items() if k in ("method", "both")]
+    alts = [r"\block\(", r"\.read\(\)", r"\.write\(\)"]
+    if free:
+        alts.append(r"(?<![.\w])(?:\w+::)*(" + "|".join(sorted(free)) + r")\(\)")
+    if meth:
+        alts.append(r"\.(" + "|".join(sorted(meth)) + r")\(\)")
+    return re.compile("|".join(alts))
 
 
 def rs_files(root):
@@ -313,8 +331,9 @@ def cited_fns(root="src"):
 def main():
     global GUARDS
     os.chdir(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-    GUARDS = guard_regex()
-    print("   guard helpers: " + ", ".join(sorted(guard_helpers())))
+    for r in ["src", "sim/src"]:
+        h = guard_helpers(r)
+        print(f"   guard helpers of {r}: " + ", ".join(f"{n}()" if k == "free" else f".{n}()" if k == "method" else f"{n}() .{n}()" for n, k in sorted(h.items())))
     print("1. unsafe allowed (file: all lines / code lines)")
     tot = code = 0
     per_crate = {}
@@ -338,6 +357,7 @@ def main():
     for r in ["src", "sim/src"]:
         sub = 0
         n = 0
+        GUARDS = guard_regex(r)
         for f in rs_files(r):
             for name, c in locked_fn_lines(f):
                 sub += c
