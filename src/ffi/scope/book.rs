@@ -24,7 +24,7 @@ impl CoreBook {
         if self.lone.swap(false, Ordering::Relaxed) {
             // A scope in no registry has enlisted its first stream.
             if let Some(stream) = Raw::new(self.first.load(Ordering::Relaxed)) {
-                open::promote(self.id, stream, self.ctx);
+                open::enlist(self.id, stream, self.ctx);
             }
         }
     }

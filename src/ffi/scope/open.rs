@@ -201,18 +201,6 @@ pub(super) fn aborted_since(mut streams: impl Iterator<Item = (Raw, u64)>) -> bo
         && streams.any(|(s, t)| super::super::record::aborted_since(s, t))
 }
 
-/// The scope `id` in no registry, whose stream is `stream` (of `ctx`),
-/// needs the registry (a second stream, a user event, a host function, or
-/// its own escalation): it enters it.
-pub(super) fn promote(id: u64, stream: Raw, ctx: Raw) {
-    open().entries.push(Entry {
-        id,
-        stream,
-        ctx,
-        host_fns: false,
-    });
-}
-
 #[inline]
 fn open() -> Held<'static, Registry> {
     lock(&OPEN, Rank::Open)
@@ -302,7 +290,10 @@ pub(super) fn deregister(id: u64, streams: usize) {
 }
 
 /// Scope `id` enlisted `stream` (of context `ctx`), which it had not
-/// enlisted before; the first call enters the scope in the registry.
+/// enlisted before; the first call enters the scope in the registry. Also
+/// the entry of a scope's first stream when the scope, in no registry so
+/// far, needs it (a second stream, a user event, a host function, or its
+/// own escalation: `CoreBook::promote`).
 #[inline(always)]
 pub(super) fn enlist(id: u64, stream: Raw, ctx: Raw) {
     open().entries.push(Entry {
