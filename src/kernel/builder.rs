@@ -30,7 +30,7 @@ impl<S: sealed::Stage> ArgsStage for S {}
 /// for `kernel`, with the runtime's order as typestate: [`Appending`]
 /// (`aclrtKernelArgsAppend`, `aclrtKernelArgsAppendPlaceHolder`) →
 /// [`Filling`] (`aclrtKernelArgsGetPlaceHolderBuffer`) → [`Finalized`]
-/// (`aclrtKernelArgsFinalize`), then [`Lane::launch_args`] (`unsafe`: the
+/// (`aclrtKernelArgsFinalize`), then [`Lane::launch_args`](crate::Lane::launch_args) (`unsafe`: the
 /// list's contents are not typed).
 ///
 /// The runtime keeps one list per thread, so at most one `KernelArgs` lives

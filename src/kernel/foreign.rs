@@ -33,7 +33,7 @@ impl ForeignOperand {
     }
 }
 
-/// What the closure of [`Lane::foreign`] gets: the raw stream and context,
+/// What the closure of [`Lane::foreign`](crate::Lane::foreign) gets: the raw stream and context,
 /// the operands in the order given, and the workspace.
 #[derive(Debug)]
 pub struct ForeignWork<'a> {

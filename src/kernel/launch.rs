@@ -17,8 +17,8 @@ impl<'scope, 'env, 'id, 'sid, M: RunMode> Lane<'scope, 'env, 'id, 'sid, M> {
     /// then `aclrtLaunchKernelWithConfig`); returns once it is queued.
     ///
     /// `config` is a block count (`u32`) or a [`LaunchConfig`]; `args` is a
-    /// tuple with one argument per declared parameter ([`KernelArg`]). The
-    /// outputs come back in the same positions: an [`InFlight`] for every
+    /// tuple with one argument per declared parameter ([`KernelArg`](crate::kernel::KernelArg)). The
+    /// outputs come back in the same positions: an [`InFlight`](crate::InFlight) for every
     /// written buffer, `()` for the rest. Errors, before anything is
     /// queued: [`Error::KernelCount`](crate::Error::KernelCount),
     /// [`Error::KernelArgsBusy`](crate::Error::KernelArgsBusy); then the

@@ -1,9 +1,9 @@
 //! Compute on a stream: device binaries ([`Binary`]), typed kernels
-//! ([`Kernel`]), safe launches ([`Lane::launch`]), hand-built argument lists
-//! ([`KernelArgs`]) and work of other libraries ([`Lane::foreign`]).
+//! ([`Kernel`]), safe launches ([`Lane::launch`](crate::Lane::launch)), hand-built argument lists
+//! ([`KernelArgs`]) and work of other libraries ([`Lane::foreign`](crate::Lane::foreign)).
 //!
-//! * [`Context::load_binary`] (`aclrtBinaryLoadFromData`) and
-//!   [`Context::load_binary_file`] (`aclrtBinaryLoadFromFile`) give a
+//! * [`Context::load_binary`](crate::Context::load_binary) (`aclrtBinaryLoadFromData`) and
+//!   [`Context::load_binary_file`](crate::Context::load_binary_file) (`aclrtBinaryLoadFromFile`) give a
 //!   [`Binary`] that borrows its context and carries its brand `'id`; it is
 //!   unloaded (`aclrtBinaryUnLoad`) on drop or by [`Binary::unload`].
 //! * [`Binary::kernel`] looks a kernel up (`aclrtBinaryGetFunction`, with
@@ -12,10 +12,10 @@
 //!   ([`In`], [`Out`], [`InOut`], [`Scalar`], [`Count`]). That declaration
 //!   is the single `unsafe` step: the caller asserts what the device code
 //!   reads and writes.
-//! * [`Lane::launch`] is safe and checked like a copy: buffers are device
+//! * [`Lane::launch`](crate::Lane::launch) is safe and checked like a copy: buffers are device
 //!   memory of the lane's context, borrowed for the rest of the scope (read
 //!   arguments shared, written ones exclusively, coming back as
-//!   [`InFlight`]s of the lane), scalars by value ([`DeviceRepr`] only),
+//!   [`InFlight`](crate::InFlight)s of the lane), scalars by value ([`DeviceRepr`](crate::DeviceRepr) only),
 //!   element types as declared, a [`Count`] no larger than any buffer. It
 //!   packs the arguments with `aclrtKernelArgsInit/Append/Finalize` and
 //!   queues `aclrtLaunchKernelWithConfig`.
@@ -62,7 +62,7 @@
 //! # Where the memory must lie
 //! `In`, `Out` and `InOut` arguments must be memory the device can address:
 //! [`DeviceBuffer`](crate::DeviceBuffer)s and their views in every run mode,
-//! and in device run mode ([`DeviceMode`]) also
+//! and in device run mode ([`DeviceMode`](crate::DeviceMode)) also
 //! [`HostBuffer`](crate::HostBuffer)s, whose memory from `aclrtMallocHost`
 //! *is* device memory there. In host run mode a `HostBuffer` is pinned host
 //! memory, which device code cannot read: a compile error

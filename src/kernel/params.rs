@@ -115,7 +115,7 @@ impl<'bin, 'id, P> Kernel<'bin, 'id, P> {
 /// a `Binary` and its `KernelRef`s fit in one struct (a [`Kernel`] borrows
 /// its binary, so it cannot sit next to it).
 ///
-/// It launches with [`Lane::launch_in`], which borrows the binary for the
+/// It launches with [`Lane::launch_in`](crate::Lane::launch_in), which borrows the binary for the
 /// scope and checks that the reference was looked up in that very binary
 /// ([`Error::ForeignKernel`](crate::Error::ForeignKernel) otherwise): the
 /// binary cannot be unloaded while a launch of it is pending, and a

@@ -32,8 +32,8 @@ device_repr!(
 impl<T: DeviceRepr, const N: usize> DeviceRepr for [T; N] where [T; N]: bytemuck::Pod {}
 
 /// Memory the runtime allocated, which asynchronous work and `aclrtMemset`
-/// may use: pinned host memory ([`HostBuffer`]) or device memory
-/// ([`DeviceBuffer`] and its views).
+/// may use: pinned host memory ([`HostBuffer`](crate::HostBuffer)) or device memory
+/// ([`DeviceBuffer`](crate::DeviceBuffer) and its views).
 ///
 /// Pageable memory (`[T]`, `Vec<T>`) is not: the runtime copies it
 /// synchronously (and may fail unpredictably otherwise), and a memset of host
@@ -48,9 +48,9 @@ impl<T: DeviceRepr, const N: usize> DeviceRepr for [T; N] where [T; N]: bytemuck
 )]
 pub trait PinnedMemory<'id>: Memory<'id> + Stable {}
 
-/// Memory the runtime allocated: device memory ([`DeviceBuffer`]
-/// and its views), pinned host memory ([`HostBuffer`],
-/// [`PinnedSlice`]) and managed memory
+/// Memory the runtime allocated: device memory ([`DeviceBuffer`](crate::DeviceBuffer)
+/// and its views), pinned host memory ([`HostBuffer`](crate::HostBuffer),
+/// [`PinnedSlice`](crate::PinnedSlice)) and managed memory
 /// ([`ManagedBuffer`](crate::ManagedBuffer)): what `aclrtMemset` / `aclrtMemsetAsync` may fill.
 ///
 /// Registered host memory ([`HostRegistration`](crate::HostRegistration)) is pinned memory for
@@ -67,8 +67,8 @@ pub trait RuntimeMemory<'id>: PinnedMemory<'id> {}
 
 /// Memory a copy can read, belonging to the context branded `'id`.
 ///
-/// Implemented by [`DeviceBuffer`], [`DeviceView`], [`DeviceViewMut`],
-/// [`HostBuffer`], [`PinnedSlice`] (each only for the brand of the context
+/// Implemented by [`DeviceBuffer`](crate::DeviceBuffer), [`DeviceView`](crate::DeviceView), [`DeviceViewMut`](crate::DeviceViewMut),
+/// [`HostBuffer`](crate::HostBuffer), [`PinnedSlice`](crate::PinnedSlice) (each only for the brand of the context
 /// that allocated it)
 /// and by pageable host memory (`[T]`, `Vec<T>`, `[T; N]`, for every brand).
 /// Sealed.
@@ -123,9 +123,9 @@ pub trait DeviceMemory<'id>: Memory<'id> {}
 /// `'id`: what [`Context::copy_on_device`](crate::Context::copy_on_device)
 /// accepts.
 ///
-/// Every [`DeviceMemory`] ([`DeviceBuffer`], [`DeviceView`],
-/// [`DeviceViewMut`]) in every run mode; and, in [`DeviceMode`](crate::DeviceMode) only, pinned
-/// memory from `aclrtMallocHost` ([`HostBuffer`], [`PinnedSlice`]), which
+/// Every [`DeviceMemory`] ([`DeviceBuffer`](crate::DeviceBuffer), [`DeviceView`](crate::DeviceView),
+/// [`DeviceViewMut`](crate::DeviceViewMut)) in every run mode; and, in [`DeviceMode`](crate::DeviceMode) only, pinned
+/// memory from `aclrtMallocHost` ([`HostBuffer`](crate::HostBuffer), [`PinnedSlice`](crate::PinnedSlice)), which
 /// the runtime returns as device memory when the application runs on the
 /// device (acl-facts 5.6). Pageable memory (`[T]`, `Vec<T>`) never is.
 /// Sealed (every implementing type is this crate's).

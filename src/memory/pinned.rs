@@ -28,7 +28,7 @@ impl<'id, T: DeviceRepr> DeviceResident<'id, crate::mode::DeviceMode>
 /// [`HostMode`](crate::HostMode).
 ///
 /// Bounds every view of pinned or managed memory by reference: the
-/// plain-slice views ([`HostBuffer::as_slice`], [`PinnedSlice::as_slice`],
+/// plain-slice views ([`HostBuffer::as_slice`](crate::HostBuffer::as_slice), [`PinnedSlice::as_slice`],
 /// `Deref<Target = [T]>` of [`PinnedSlice`],
 /// [`ManagedBuffer::as_slice`](crate::ManagedBuffer::as_slice)) and the
 /// element references (`buf[i]` through `Index<usize>`,
