@@ -5,6 +5,7 @@ use core::marker::PhantomData;
 use crate::error::Result;
 use crate::ffi::Raw;
 use crate::ffi::kernel::{ArgsClaim, RawArgs};
+use crate::marker::ThreadBound;
 use crate::memory::DeviceRepr;
 
 use super::params::{Kernel, KernelParams, sealed};
@@ -58,6 +59,7 @@ impl<S: sealed::Stage> ArgsStage for S {}
 /// # Ok::<(), aclrt::Error>(())
 /// ```
 pub struct KernelArgs<'k, 'id, P, S: ArgsStage> {
+    _thread: ThreadBound,
     raw: RawArgs,
     func: Raw,
     _p: PhantomData<(&'k Kernel<'k, 'id, P>, S)>,
@@ -77,9 +79,9 @@ impl<P, S: ArgsStage> core::fmt::Debug for KernelArgs<'_, '_, P, S> {
 /// Only valid for the list that made it, on its thread.
 #[derive(Debug)]
 pub struct Placeholder {
+    _thread: ThreadBound,
     serial: u64,
     param: Raw,
-    _thread: PhantomData<*mut ()>,
 }
 
 impl Placeholder {
@@ -97,6 +99,7 @@ impl<'bin, 'id, P: KernelParams> Kernel<'bin, 'id, P> {
     pub fn args(&self) -> Result<KernelArgs<'_, 'id, P, Appending>> {
         let claim = ArgsClaim::take()?;
         Ok(KernelArgs {
+            _thread: ThreadBound::NEW,
             raw: RawArgs::init(claim, self.context(), self.func())?,
             func: self.func(),
             _p: PhantomData,
@@ -116,6 +119,7 @@ impl<'k, 'id, P, S: ArgsStage> KernelArgs<'k, 'id, P, S> {
     }
     fn into_stage<T: ArgsStage>(self) -> KernelArgs<'k, 'id, P, T> {
         KernelArgs {
+            _thread: ThreadBound::NEW,
             raw: self.raw,
             func: self.func,
             _p: PhantomData,
@@ -142,9 +146,9 @@ impl<'k, 'id, P> KernelArgs<'k, 'id, P, Appending> {
     #[doc(alias = "aclrtKernelArgsAppendPlaceHolder")]
     pub fn append_placeholder(&mut self) -> Result<Placeholder> {
         Ok(Placeholder {
+            _thread: ThreadBound::NEW,
             serial: self.raw.serial(),
             param: self.raw.append_placeholder()?,
-            _thread: PhantomData,
         })
     }
 

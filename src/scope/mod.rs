@@ -59,7 +59,6 @@
 //! next to the `unsafe` code it justifies.
 
 mod flight;
-mod lane;
 mod operand;
 mod region;
 
