@@ -23,7 +23,7 @@ use core::marker::PhantomData;
 ///
 /// It has no methods and no public constructor; the values that hold it
 /// are made by this crate.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug)]
 pub struct ThreadBound(PhantomData<*mut ()>);
 
 impl ThreadBound {
