@@ -35,6 +35,7 @@ use core::time::Duration;
 
 use crate::error::{ErrorKind, Result};
 use crate::ffi::{self, Raw, host_thread as raw};
+use crate::marker::ThreadBound;
 use crate::stream::Stream;
 
 /// What one [`HostFnServer::process`] did.
@@ -51,12 +52,13 @@ pub enum Processed {
 /// The calling thread's service of a stream's host functions, lent to the
 /// closure of [`Stream::serve_host_fns`].
 ///
-/// Neither `Send` nor `Sync`: only the thread that subscribed is served.
+/// Neither `Send` nor `Sync`: only the thread that subscribed is served (it
+/// holds a [`ThreadBound`], which the compile errors of such a use name).
 pub struct HostFnServer<'s> {
+    _this_thread: ThreadBound,
     stream: Raw,
     tid: u64,
     _stream: PhantomData<&'s ()>,
-    _this_thread: PhantomData<*const ()>,
 }
 
 impl core::fmt::Debug for HostFnServer<'_> {
@@ -195,10 +197,10 @@ impl<'ctx, 'id> Stream<'ctx, 'id> {
             done: false,
         };
         let server = HostFnServer {
+            _this_thread: ThreadBound::NEW,
             stream: self.raw(),
             tid,
             _stream: PhantomData,
-            _this_thread: PhantomData,
         };
         let out = f(&server);
         guard.finish()?;

@@ -93,6 +93,7 @@ mod error;
 mod event;
 mod exception;
 pub mod kernel;
+pub mod marker;
 // The only module with `unsafe` code: its own docs say what each
 // `unsafe` relies on, and `deny(unsafe_code)` keeps it the only one.
 mod device_info;
@@ -505,6 +506,12 @@ mod assertions {
     const_assert_eq!(size_of::<StreamPriority>(), 1);
     assert_impl_all!(StreamPriority: Send, Sync, Copy);
     assert_impl_all!(StreamPriorityRange: Send, Sync, Copy);
+    // The marker of what stays on its thread: zero-sized, neither `Send`
+    // nor `Sync`, and so is every type that holds it.
+    assert_eq_size!(marker::ThreadBound, ());
+    static_assertions::assert_not_impl_any!(marker::ThreadBound: Send, Sync);
+    #[cfg(unix)]
+    static_assertions::assert_not_impl_any!(HostFnServer<'static>: Send, Sync);
     // Scopes and lanes belong to the thread that opened them.
     static_assertions::assert_not_impl_any!(Scope<'static, 'static, 'static, HostMode>: Send, Sync);
     static_assertions::assert_not_impl_any!(Lane<'static, 'static, 'static, 'static, HostMode>: Send, Sync);

@@ -544,7 +544,7 @@ impl<'id, T: DeviceRepr, M: RunMode> DeviceMemory<'id> for ManagedBuffer<'_, 'id
 impl<T: DeviceRepr, M: RunMode> Stable for ManagedBuffer<'_, '_, T, M> {}
 impl<'id, T: DeviceRepr, M: RunMode> PinnedMemory<'id> for ManagedBuffer<'_, 'id, T, M> {}
 
-// A memset target (`RuntimeMemory`, in memory.rs): the runtime allocated it.
+// A memset target (`RuntimeMemory`, in memory/kinds.rs): the runtime allocated it.
 impl<'id, T: DeviceRepr, M: RunMode> RuntimeMemory<'id> for ManagedBuffer<'_, 'id, T, M> {}
 
 // ------------------------------------------------------------ context methods

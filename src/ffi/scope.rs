@@ -178,11 +178,16 @@ pub(crate) fn with_fresh_guard<R>(f: impl for<'sid> FnOnce(Guard<'sid>) -> R) ->
 /// argument.
 ///
 /// Neither `Send` nor `Sync`: a scope is driven by the thread that opened it.
+/// Its book (a `RefCell`, holding the kept values as raw pointers) makes it
+/// so; the assertion below pins it. The handles that reach it (`Scope`,
+/// `Lane`) hold [`ThreadBound`](crate::marker::ThreadBound), which their
+/// compile errors name.
 pub(crate) struct ScopeCore<'scope> {
     book: CoreBook,
     _scope: PhantomData<&'scope mut &'scope ()>,
-    _thread: PhantomData<ScopeStaysOnItsThread>,
 }
+
+static_assertions::assert_not_impl_any!(ScopeCore<'static>: Send, Sync);
 
 /// The scope's context and id, its first stream, and its book; whether any
 /// lane is settled (see `Enlisted`) is readable without borrowing the book:
@@ -192,8 +197,9 @@ pub(crate) struct ScopeCore<'scope> {
 /// The first enlisted stream is held outside the book (most scopes enlist
 /// one): enlisting it, settling it and the scope's end then borrow nothing
 /// (a one-lane scope). The atomics are only there so as not to
-/// add more non-`Sync` fields to the scope (its `Send`/`Sync` errors name
-/// the book); the scope's thread alone uses them, so `Relaxed`.
+/// add more non-`Sync` fields to the scope (each would add an error naming
+/// it after the `ThreadBound` that `Send`/`Sync` errors of `Scope` and `Lane`
+/// name first); the scope's thread alone uses them, so `Relaxed`.
 struct CoreBook {
     ctx: Raw,
     /// This scope's entry in the registry of open scopes ([`open`]).
@@ -233,7 +239,7 @@ struct CoreBook {
 /// sticks to the scope under the failure rule (the failure clock when it
 /// opened or last recovered, [`ScopeCore::recover`], and the failure every
 /// checked wait returns until then, [`CoreBook::failure`]). One cell, so
-/// that the scope's `Send`/`Sync` errors name one field.
+/// that the scope's `Send`/`Sync` errors name one field of it.
 struct ScopeBook(Option<Box<Book>>, Sticky<Error>);
 
 /// The contents of a [`ScopeBook`].
@@ -315,11 +321,6 @@ unsafe fn drop_kept<T>(ptr: NonNull<()>) {
     // SAFETY: the caller's contract: `ptr` is a leaked `Box<T>`, dropped once.
     drop(unsafe { Box::from_raw(ptr.cast::<T>().as_ptr()) });
 }
-
-/// Makes [`ScopeCore`] (and so `Scope` and `Lane`) neither `Send` nor
-/// `Sync`: a scope is driven by the thread that opened it; open one scope
-/// per thread.
-struct ScopeStaysOnItsThread(#[allow(dead_code)] *mut ());
 
 impl<'scope> ScopeCore<'scope> {
     /// Move `value` to the heap until the scope ends, and lend it for

@@ -1,6 +1,6 @@
 // Misuse: move a kernel argument list being built (`KernelArgs`) to another thread.
 // Why it must not compile: the runtime's argument list is per thread (K.6): another thread's `aclrtKernelArgsInit` would re-initialise it under the builder, and the list must not be used from another thread.
-// Enforced by: `KernelArgs` holds a `!Send` claim of its thread's list (E0277: cannot be sent between threads safely).
+// Enforced by: `KernelArgs` holds the marker `aclrt::marker::ThreadBound` (and a `!Send` claim of its thread's list) (E0277: cannot be sent between threads safely).
 use aclrt::kernel::{Count, In, Out};
 use aclrt::{Acl, HostMode, make_guard};
 

@@ -1,6 +1,6 @@
 // Misuse: launch a kernel from inside a host function (on the runtime's callback thread) through the lane.
 // Why it must not compile: the host function runs while its stream waits for it, on another thread: the lane (and its scope's bookkeeping) belongs to the scope's thread, and a launch queued from there could never be covered by the scope's end.
-// Enforced by: `Lane` is neither `Send` nor `Sync`, and `Lane::host_fn` needs a `Send` closure (E0277).
+// Enforced by: `Lane` is neither `Send` nor `Sync` (it holds `aclrt::marker::ThreadBound`), and `Lane::host_fn` needs a `Send` closure (E0277).
 use aclrt::kernel::{Count, In, Out};
 use aclrt::{Acl, HostMode, make_guard};
 

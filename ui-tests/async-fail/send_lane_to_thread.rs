@@ -1,6 +1,6 @@
 // Misuse: move a `Lane` into another thread and queue async work from there.
 // Why it must not compile: the lane records into its scope's single-threaded bookkeeping, which would race with the scope's own thread.
-// Enforced by: `Lane` holds `&Scope`, and `Scope` is `!Sync`, so `Lane` is `!Send` (E0277).
+// Enforced by: `Lane` holds the marker `aclrt::marker::ThreadBound` and `&Scope` (`Scope: !Sync`), so `Lane` is `!Send` (E0277).
 use aclrt::{Acl, HostMode, make_guard};
 
 fn main() -> aclrt::Result<()> {

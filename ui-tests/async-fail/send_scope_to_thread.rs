@@ -1,6 +1,6 @@
 // Misuse: share a `Scope` with another thread and open a lane there.
 // Why it must not compile: a scope's bookkeeping (enlisted streams, events, host functions) is single-threaded, and its lanes bind the context on the calling thread.
-// Enforced by: `Scope` is `!Sync` (a `PhantomData<*mut ()>` field), so `&Scope` is not `Send` (E0277).
+// Enforced by: `Scope` is `!Sync` (it holds the marker `aclrt::marker::ThreadBound`), so `&Scope` is not `Send` (E0277).
 use aclrt::{Acl, HostMode, make_guard};
 
 fn main() -> aclrt::Result<()> {

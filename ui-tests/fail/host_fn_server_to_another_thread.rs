@@ -1,6 +1,6 @@
 // Misuse: process a stream's host functions from a thread other than the one that subscribed to serve them.
 // Why it must not compile: the runtime serves the subscribing thread only; another thread's `aclrtProcessHostFunc` serves nothing (107012) or another subscription.
-// Enforced by: `HostFnServer` is neither `Send` nor `Sync` (it holds `PhantomData<*const ()>`), so `&HostFnServer` cannot cross into a spawned thread.
+// Enforced by: `HostFnServer` is neither `Send` nor `Sync` (it holds the marker `aclrt::marker::ThreadBound`), so `&HostFnServer` cannot cross into a spawned thread.
 use aclrt::{Acl, HostMode, make_guard};
 
 fn main() -> Result<(), aclrt::Error> {

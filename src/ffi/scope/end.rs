@@ -51,7 +51,6 @@ pub(crate) fn run<B: ScopeBody>(
             inner: RefCell::new(ScopeBook(None, Sticky::new(faults::now()))),
         },
         _scope: PhantomData,
-        _thread: PhantomData,
     });
     let core: &ScopeCore<'_> = &owned;
     // A deadline too far to represent is no deadline.
