@@ -268,6 +268,21 @@ impl<T, C> HandleCore<T, C> {
         Ok(g.value)
     }
 
+    /// [`HandleCore::add_child`] for a handle that may have one child at a
+    /// time (a physical allocation mapped once): refused with `None` while
+    /// a child lives, in the same critical section as the count.
+    pub fn add_sole_child(&self, order: u8, key: u64, obj: C) -> Result<u64, (Option<State>, C)> {
+        let mut g = self.lock();
+        if g.state != State::Open {
+            return Err((Some(g.state), obj));
+        }
+        if !g.kids.is_empty() {
+            return Err((None, obj));
+        }
+        g.kids.push(Kid { order, key, obj });
+        Ok(g.value)
+    }
+
     /// The release of child `key` ended (or its creation failed): it is
     /// removed (and handed back, for the caller to drop outside the lock),
     /// with `true` when the release of this handle, waiting for its

@@ -1,0 +1,245 @@
+//! A stream's callbacks served by a thread the program owns
+//! (`acl._native._Server`, the Pythonic layer's `stream.serve()`).
+//!
+//! The server subscribes the thread that enters it (`aclrtSubscribeReport`
+//! with that thread's `pthread_t`, which is `threading.get_ident()`), runs
+//! the stream's callbacks in `process` on that thread only (GIL released
+//! while it waits; each callback takes the GIL), and unsubscribes when it is
+//! exited or collected. While it serves, it holds a *use* of the stream's
+//! handle, so the stream cannot be released under the subscription (a
+//! `close()` raises), and the thread knows it serves the stream (a
+//! thread-local list, the thread's own state): a wait of that thread for the
+//! stream (or the device) could only be served by the waiting thread itself,
+//! so the Pythonic layer refuses it at once instead of hanging.
+#![deny(unsafe_code)]
+
+use crate::errors::AclUsageError;
+use crate::ffi;
+use crate::handle::Handle;
+use pyo3::prelude::*;
+use std::cell::RefCell;
+use std::sync::Mutex;
+
+thread_local! {
+    /// The serials of the stream handles this thread serves.
+    static SERVING: RefCell<Vec<u64>> = const { RefCell::new(Vec::new()) };
+}
+
+/// True when the calling thread serves the stream of handle serial
+/// `stream` (`None`: any stream).
+pub fn serving(stream: Option<u64>) -> bool {
+    SERVING.with(|s| {
+        let s = s.borrow();
+        match stream {
+            Some(serial) => s.contains(&serial),
+            None => !s.is_empty(),
+        }
+    })
+}
+
+fn thread_ident(py: Python<'_>) -> PyResult<u64> {
+    py.import("_thread")?.call_method0("get_ident")?.extract()
+}
+
+/// Where a server is in its life.
+enum Phase {
+    New,
+    /// Subscribed: the thread `(ident, stream value)`.
+    Serving { thread: u64, stream: u64 },
+    Done,
+}
+
+/// One subscription of the entering thread to a stream (`acl._native._Server`).
+#[pyclass(module = "acl._native", name = "_Server", frozen)]
+pub struct Server {
+    stream: Py<Handle>,
+    ctx: Py<Handle>,
+    phase: Mutex<Phase>,
+}
+
+impl Server {
+    fn phase(&self) -> std::sync::MutexGuard<'_, Phase> {
+        self.phase.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Unsubscribes (once) and ends the use of the stream; in a forked
+    /// child nothing is called (the subscription was the parent's).
+    fn finish(&self, py: Python<'_>) -> i32 {
+        let (thread, s) = match std::mem::replace(&mut *self.phase(), Phase::Done) {
+            Phase::Serving { thread, stream } => (thread, stream),
+            _ => return 0,
+        };
+        let serial = self.stream.get().serial();
+        SERVING.with(|v| v.borrow_mut().retain(|&x| x != serial));
+        let ret = if crate::fork::forked() {
+            0
+        } else {
+            let ret = self.ctx.get().bind().unwrap_or(0);
+            if ret != 0 {
+                ret
+            } else {
+                crate::gil::blocking(py, move || ffi::unsubscribe_report(thread, s))
+            }
+        };
+        if ret == 0 {
+            crate::callback::unsubscribed(s);
+        }
+        self.stream.get().end_use();
+        ret
+    }
+}
+
+#[pymethods]
+impl Server {
+    #[new]
+    fn new(stream: Bound<'_, Handle>, ctx: Bound<'_, Handle>) -> Self {
+        Server {
+            stream: stream.unbind(),
+            ctx: ctx.unbind(),
+            phase: Mutex::new(Phase::New),
+        }
+    }
+
+    /// Subscribes the calling thread to the stream (its context made
+    /// current) and takes a use of the stream's handle; returns the
+    /// runtime's ret (0: serving; otherwise nothing is held).
+    fn _enter(&self, py: Python<'_>) -> PyResult<i32> {
+        crate::fork::check()?;
+        if !matches!(*self.phase(), Phase::New) {
+            return Err(AclUsageError::new_err(
+                "a server is entered once (make a new one: stream.serve())",
+            ));
+        }
+        let s = self.stream.get().begin_use()?;
+        let thread = match thread_ident(py) {
+            Ok(t) => t,
+            Err(e) => {
+                self.stream.get().end_use();
+                return Err(e);
+            }
+        };
+        let ret = match self.ctx.get().bind() {
+            Ok(0) => ffi::subscribe_report(thread, s),
+            Ok(ret) => ret,
+            Err(e) => {
+                self.stream.get().end_use();
+                return Err(e);
+            }
+        };
+        if ret != 0 {
+            self.stream.get().end_use();
+            *self.phase() = Phase::Done;
+            return Ok(ret);
+        }
+        crate::callback::subscribed(thread, s);
+        let serial = self.stream.get().serial();
+        SERVING.with(|v| v.borrow_mut().push(serial));
+        *self.phase() = Phase::Serving { thread, stream: s };
+        Ok(0)
+    }
+
+    /// Runs the callbacks that are due, waiting up to `timeout_ms` (-1: for
+    /// ever) for one (`aclrtProcessReport`, GIL released; each callback
+    /// takes it). Only the subscribed thread may call it, and not from
+    /// inside one of the callbacks it runs. Returns the runtime's ret.
+    fn process(&self, py: Python<'_>, timeout_ms: i32) -> PyResult<i32> {
+        crate::fork::check()?;
+        let thread = match *self.phase() {
+            Phase::Serving { thread, .. } => thread,
+            Phase::New => {
+                return Err(AclUsageError::new_err(
+                    "the server is not serving yet: use it as `with stream.serve() as server:`",
+                ));
+            }
+            Phase::Done => {
+                return Err(AclUsageError::new_err(
+                    "the server was used after its with-block ended",
+                ));
+            }
+        };
+        if thread_ident(py)? != thread {
+            return Err(AclUsageError::new_err(
+                "a server processes reports on the thread that entered it (the runtime runs \
+                 the stream's callbacks on the subscribed thread only)",
+            ));
+        }
+        if crate::callback::in_callback() {
+            return Err(AclUsageError::new_err(
+                "server.process() from inside a callback it runs: the thread is busy in that \
+                 callback; return from it instead",
+            ));
+        }
+        Ok(crate::gil::blocking(py, move || {
+            ffi::process_report(timeout_ms)
+        }))
+    }
+
+    /// True while subscribed.
+    #[getter]
+    fn serving(&self) -> bool {
+        matches!(*self.phase(), Phase::Serving { .. })
+    }
+
+    /// The `threading.get_ident()` of the serving thread (0 unless serving).
+    #[getter]
+    fn thread(&self) -> u64 {
+        match *self.phase() {
+            Phase::Serving { thread, .. } => thread,
+            _ => 0,
+        }
+    }
+
+    /// Unsubscribes (`aclrtUnSubscribeReport`, GIL released) and ends the
+    /// use of the stream; from the serving thread only (another thread's
+    /// exit would leave the serving thread's list wrong). Returns the
+    /// runtime's ret (0 also when it was not serving).
+    fn _exit(&self, py: Python<'_>) -> PyResult<i32> {
+        if let Phase::Serving { thread, .. } = *self.phase()
+            && !crate::fork::forked()
+            && thread_ident(py)? != thread
+        {
+            return Err(AclUsageError::new_err(
+                "a server's with-block ends on the thread that entered it",
+            ));
+        }
+        if crate::callback::in_callback() && matches!(*self.phase(), Phase::Serving { .. }) {
+            return Err(AclUsageError::new_err(
+                "ending a server from inside a callback it runs: return from the callback first",
+            ));
+        }
+        Ok(self.finish(py))
+    }
+
+    /// For the cycle collector.
+    fn __traverse__(&self, visit: pyo3::PyVisit<'_>) -> Result<(), pyo3::PyTraverseError> {
+        visit.call(&self.stream)?;
+        visit.call(&self.ctx)
+    }
+}
+
+impl Drop for Server {
+    /// A server collected while serving (its with-block never ended: an
+    /// abandoned generator, a frame kept by a traceback): unsubscribed
+    /// here, so the stream's handle is not held for ever.
+    fn drop(&mut self) {
+        if matches!(*self.phase(), Phase::Serving { .. }) {
+            let _ = Python::try_attach(|py| self.finish(py));
+        }
+    }
+}
+
+/// `_serving(stream=None) -> bool`: whether the calling thread serves the
+/// stream of handle `stream` (any stream when `None`).
+#[pyfunction]
+#[pyo3(signature = (stream = None))]
+pub fn _serving(stream: Option<Bound<'_, Handle>>) -> bool {
+    serving(stream.map(|h| h.get().serial()))
+}
+
+/// `_subscriber(stream) -> int | None`: the thread subscribed to the
+/// stream of handle `stream` through this module (the Pythonic layer's
+/// callback thread or a server), if any.
+#[pyfunction]
+pub fn _subscriber(stream: Bound<'_, Handle>) -> Option<u64> {
+    crate::callback::subscriber(stream.get().raw())
+}
