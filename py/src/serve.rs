@@ -49,6 +49,26 @@ enum Phase {
     Done,
 }
 
+/// Runs the callbacks of stream `s` (subscribed to the calling thread) until
+/// the work queued on it so far is done (`aclrtStreamQuery` says complete),
+/// so that a server's end runs them here rather than leaving them to no
+/// thread; stops at once where the runtime cannot answer the query.
+fn drain_stream(s: u64) {
+    loop {
+        let (status, ret) = ffi::stream_query(s);
+        if ret != 0 || status == 0 {
+            return;
+        }
+        let ret = ffi::process_report(10);
+        if ret != 0 && ret != REPORT_TIMEOUT {
+            return;
+        }
+    }
+}
+
+/// `ACL_ERROR_RT_REPORT_TIMEOUT`: `aclrtProcessReport` found nothing due.
+const REPORT_TIMEOUT: i32 = 507012;
+
 /// One subscription of the entering thread to a stream (`acl._native._Server`).
 #[pyclass(module = "acl._native", name = "_Server", frozen)]
 pub struct Server {
@@ -64,7 +84,7 @@ impl Server {
 
     /// Unsubscribes (once) and ends the use of the stream; in a forked
     /// child nothing is called (the subscription was the parent's).
-    fn finish(&self, py: Python<'_>) -> i32 {
+    fn finish(&self, py: Python<'_>, drain: bool) -> i32 {
         let (thread, s) = match std::mem::replace(&mut *self.phase(), Phase::Done) {
             Phase::Serving { thread, stream } => (thread, stream),
             _ => return 0,
@@ -78,7 +98,12 @@ impl Server {
             if ret != 0 {
                 ret
             } else {
-                crate::gil::blocking(py, move || ffi::unsubscribe_report(thread, s))
+                crate::gil::blocking(py, move || {
+                    if drain {
+                        drain_stream(s);
+                    }
+                    ffi::unsubscribe_report(thread, s)
+                })
             }
         };
         if ret == 0 {
@@ -189,8 +214,9 @@ impl Server {
         }
     }
 
-    /// Unsubscribes (`aclrtUnSubscribeReport`, GIL released) and ends the
-    /// use of the stream; from the serving thread only (another thread's
+    /// Runs the stream's callbacks until its work queued so far is done,
+    /// then unsubscribes (`aclrtUnSubscribeReport`; GIL released for both)
+    /// and ends the use of the stream; from the serving thread only (another thread's
     /// exit would leave the serving thread's list wrong). Returns the
     /// runtime's ret (0 also when it was not serving).
     fn _exit(&self, py: Python<'_>) -> PyResult<i32> {
@@ -207,7 +233,7 @@ impl Server {
                 "ending a server from inside a callback it runs: return from the callback first",
             ));
         }
-        Ok(self.finish(py))
+        Ok(self.finish(py, true))
     }
 
     /// For the cycle collector.
@@ -223,7 +249,9 @@ impl Drop for Server {
     /// here, so the stream's handle is not held for ever.
     fn drop(&mut self) {
         if matches!(*self.phase(), Phase::Serving { .. }) {
-            let _ = Python::try_attach(|py| self.finish(py));
+            // Not on the serving thread, maybe: no draining (only that
+            // thread could run the callbacks).
+            let _ = Python::try_attach(|py| self.finish(py, false));
         }
     }
 }

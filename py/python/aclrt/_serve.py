@@ -4,9 +4,10 @@
 stream (``acl.rt.subscribe_report``) for the block's duration; the stream's
 callbacks (``stream.add_callback``) then run on that thread, inside
 ``server.process(timeout)`` (``acl.rt.process_report``, the GIL released
-while it waits; each callback takes it). Leaving the block unsubscribes
-(``acl.rt.unsubscribe_report``), which runs the callbacks still queued, on
-this thread.
+while it waits; each callback takes it). Leaving the block first runs the
+stream's callbacks until the work queued on it so far is done (so none is
+left to another thread; ``acl.rt.stream_query``), then unsubscribes
+(``acl.rt.unsubscribe_report``).
 
 The subscription lives in Rust (``acl._native._Server``): it holds a use
 of the stream, so the stream cannot be released while served (``close()``
