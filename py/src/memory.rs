@@ -172,7 +172,12 @@ impl Memory {
     /// longer count it. The first failure's `ret` is returned (a piece the
     /// runtime refused to unmap keeps its allocation counted: it cannot be
     /// freed).
-    fn unmap_now(&self, py: Python<'_>, m: &Mapped, ctx: Option<Py<Handle>>) -> PyResult<Option<i32>> {
+    fn unmap_now(
+        &self,
+        py: Python<'_>,
+        m: &Mapped,
+        ctx: Option<Py<Handle>>,
+    ) -> PyResult<Option<i32>> {
         let key = self.key();
         let forked = crate::fork::check();
         let mut first = 0;
@@ -318,7 +323,9 @@ impl Memory {
             |_| AclUsageError::new_err("a view of memory that was released"),
             |p| {
                 if p.host {
-                    return Err(AclUsageError::new_err("only device memory has views this way"));
+                    return Err(AclUsageError::new_err(
+                        "only device memory has views this way",
+                    ));
                 }
                 match offset.checked_add(nbytes) {
                     Some(end) if end <= p.nbytes as u64 => Ok((p.ptr + offset, p.device)),
@@ -330,7 +337,8 @@ impl Memory {
             },
         )?;
         let _ = me.view_of.set(parent.unbind());
-        me.view_pin.store(true, std::sync::atomic::Ordering::Release);
+        me.view_pin
+            .store(true, std::sync::atomic::Ordering::Release);
         g.open(false, ptr, nbytes as usize, device, ctx.unbind());
         Ok(())
     }
@@ -425,7 +433,10 @@ impl Memory {
             ctx.get().remove_child(key);
             Ok(ret)
         };
-        let ret = ctx.get().bind().unwrap_or_else(|_| ffi::set_context(ctx.get().raw()));
+        let ret = ctx
+            .get()
+            .bind()
+            .unwrap_or_else(|_| ffi::set_context(ctx.get().raw()));
         if ret != 0 {
             return undo(ret);
         }
@@ -487,7 +498,8 @@ impl Memory {
             return Ok(ret);
         }
         let device = g.device as u32;
-        let ret = crate::ffi_ext::mem_set_access(va, nbytes, &[(ACCESS_RW, device, LOCATION_DEVICE)]);
+        let ret =
+            crate::ffi_ext::mem_set_access(va, nbytes, &[(ACCESS_RW, device, LOCATION_DEVICE)]);
         if ret != 0 {
             crate::ffi_ext::unmap_mem(va);
             phys.get().remove_child(key);

@@ -45,7 +45,10 @@ fn thread_ident(py: Python<'_>) -> PyResult<u64> {
 enum Phase {
     New,
     /// Subscribed: the thread `(ident, stream value)`.
-    Serving { thread: u64, stream: u64 },
+    Serving {
+        thread: u64,
+        stream: u64,
+    },
     Done,
 }
 

@@ -101,19 +101,22 @@ class NotifyExport(Base):
                 with self.assertRaises(AclUsageError):
                     c2.import_notify(key)
 
-    def test_imports_from_threads(self):
+    def test_exports_and_imports_from_threads(self):
+        # Each thread its own notify (one notify is one flag: records from
+        # several threads would coalesce), exported on the main thread's
+        # context and imported, recorded and waited on the worker's.
         with aclrt.Runtime() as rt, rt.device(0) as dev, dev.context() as ctx:
-            n = ctx.notify()
-            key = n.export(any_process=True)
             got, errors = [], []
 
             def worker():
                 try:
-                    m = ctx.import_notify(key)
-                    s = ctx.stream()
-                    n.record(s)
-                    m.wait(s)
-                    s.synchronize()
+                    n = ctx.notify()
+                    m = ctx.import_notify(n.export(any_process=True))
+                    s1, s2 = ctx.stream(), ctx.stream()
+                    n.record(s1)
+                    m.wait(s2)
+                    s2.synchronize()
+                    s1.synchronize()
                     got.append(m)
                 except BaseException as e:  # noqa: BLE001
                     errors.append(e)

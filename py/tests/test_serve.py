@@ -106,6 +106,9 @@ class Refusals(Base):
                         wait()
                 while not gate.is_set():
                     server.process(1.0)
+                deadline = time.monotonic() + 30
+                while not ev.query() and time.monotonic() < deadline:
+                    server.process(0.01)  # the record after the callback
                 ev.synchronize()  # its work is done: allowed
             s.synchronize()
 

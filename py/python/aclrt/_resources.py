@@ -4,7 +4,11 @@ notifies between streams, and device memory shared with other processes.
 * :class:`DeviceInfo` (``device.info``): the device's figures, read once.
 * :class:`Notify` (``ctx.notify()``): a device-side flag; ``n.record(s1)``
   sets it when the work queued on ``s1`` before it is done, ``n.wait(s2)``
-  holds ``s2``'s later work until then and resets it.
+  holds ``s2``'s later work until then and resets it. ``n.export(pids)``
+  gives a key; ``ctx.import_notify(key)`` opens it as a notify of its own.
+* :class:`IpcEvent` (``ctx.ipc_event()``) and :class:`OpenedIpcEvent`
+  (``ctx.ipc_open_event(ev.ipc_handle)``): an event another process waits
+  for, and that process's handle on it.
 * :class:`IpcExport` (``buf.ipc_export(pids)``): a device buffer's export
   key for the processes listed; closed before the buffer is freed.
 * :class:`IpcBuffer` (``ctx.ipc_import(key)``): another process's buffer,
