@@ -55,7 +55,11 @@ fn two_maps_and_a_free() {
 
 #[test]
 fn py_sole_child_two_maps_and_a_free() {
-    explore("py_sole_child_two_maps_and_a_free", None, two_maps_and_a_free);
+    explore(
+        "py_sole_child_two_maps_and_a_free",
+        None,
+        two_maps_and_a_free,
+    );
 }
 
 #[test]

@@ -212,6 +212,33 @@ class AnotherProcess(Base):
                 self.assertIn("event 207000", p.stdout)
 
 
+_EXIT = """
+import sys, aclrt
+rt = aclrt.Runtime(); dev = rt.device(0); ctx = dev.context()
+n = ctx.notify()
+m = ctx.import_notify(n.export(any_process=True))
+s = ctx.stream()
+n.record(s)
+m.wait(s)
+if sys.argv[1] == "910b":
+    ev = ctx.ipc_event()
+    opened = ctx.ipc_open_event(ev.ipc_handle)
+    s.record(ev)
+    s.wait(opened)
+del n  # the context keeps it
+print("exiting", flush=True)
+sys.exit(6)
+"""
+
+
+class Exit(Base):
+    def test_a_process_may_exit_with_imports_and_opened_events_alive(self):
+        p = run_python(_EXIT, _mode(), timeout=60, args=(soc(),))
+        self.assertEqual(p.returncode, 6, p.stderr)
+        self.assertIn("exiting", p.stdout)
+        self.assertNotIn("Traceback", p.stderr)
+
+
 @unittest.skipUnless(hasattr(os, "fork"), "no fork on this platform")
 class Fork(Base):
     def test_a_forked_child_cannot_export_or_import(self):
