@@ -44,6 +44,8 @@ fn thread_ident(py: Python<'_>) -> PyResult<u64> {
 /// Where a server is in its life.
 enum Phase {
     New,
+    /// Being entered (by one thread: a second `_enter` is refused).
+    Entering,
     /// Subscribed: the thread `(ident, stream value)`.
     Serving {
         thread: u64,
@@ -88,9 +90,19 @@ impl Server {
     /// Unsubscribes (once) and ends the use of the stream; in a forked
     /// child nothing is called (the subscription was the parent's).
     fn finish(&self, py: Python<'_>, drain: bool) -> i32 {
-        let (thread, s) = match std::mem::replace(&mut *self.phase(), Phase::Done) {
-            Phase::Serving { thread, stream } => (thread, stream),
-            _ => return 0,
+        let (thread, s) = {
+            let mut phase = self.phase();
+            match *phase {
+                Phase::Serving { thread, stream } => {
+                    *phase = Phase::Done;
+                    (thread, stream)
+                }
+                Phase::Entering => return 0, // the entering thread decides
+                _ => {
+                    *phase = Phase::Done;
+                    return 0;
+                }
+            }
         };
         let serial = self.stream.get().serial();
         SERVING.with(|v| v.borrow_mut().retain(|&x| x != serial));
@@ -133,26 +145,34 @@ impl Server {
     /// runtime's ret (0: serving; otherwise nothing is held).
     fn _enter(&self, py: Python<'_>) -> PyResult<i32> {
         crate::fork::check()?;
-        if !matches!(*self.phase(), Phase::New) {
-            return Err(AclUsageError::new_err(
-                "a server is entered once (make a new one: stream.serve())",
-            ));
+        {
+            let mut phase = self.phase();
+            if !matches!(*phase, Phase::New) {
+                return Err(AclUsageError::new_err(
+                    "a server is entered once (make a new one: stream.serve())",
+                ));
+            }
+            *phase = Phase::Entering;
         }
-        let s = self.stream.get().begin_use()?;
+        let fail = |e: PyErr, used: bool| {
+            if used {
+                self.stream.get().end_use();
+            }
+            *self.phase() = Phase::Done;
+            Err(e)
+        };
+        let s = match self.stream.get().begin_use() {
+            Ok(s) => s,
+            Err(e) => return fail(e, false),
+        };
         let thread = match thread_ident(py) {
             Ok(t) => t,
-            Err(e) => {
-                self.stream.get().end_use();
-                return Err(e);
-            }
+            Err(e) => return fail(e, true),
         };
         let ret = match self.ctx.get().bind() {
             Ok(0) => ffi::subscribe_report(thread, s),
             Ok(ret) => ret,
-            Err(e) => {
-                self.stream.get().end_use();
-                return Err(e);
-            }
+            Err(e) => return fail(e, true),
         };
         if ret != 0 {
             self.stream.get().end_use();
@@ -174,7 +194,7 @@ impl Server {
         crate::fork::check()?;
         let thread = match *self.phase() {
             Phase::Serving { thread, .. } => thread,
-            Phase::New => {
+            Phase::New | Phase::Entering => {
                 return Err(AclUsageError::new_err(
                     "the server is not serving yet: use it as `with stream.serve() as server:`",
                 ));

@@ -167,6 +167,36 @@ class Refusals(Base):
                 self.assertIn("thread that entered it", errors[0])
                 self.assertTrue(server.serving)
 
+    def test_one_server_entered_from_two_threads_at_once(self):
+        with aclrt.Runtime() as rt, rt.device(0) as dev, dev.context() as ctx, ctx.stream() as s:
+            server = s.serve()
+            barrier = threading.Barrier(2)
+            outcome = []
+
+            def enter():
+                barrier.wait()
+                try:
+                    server.__enter__()
+                    outcome.append(("in", threading.get_ident()))
+                except AclUsageError as e:
+                    outcome.append(("refused", str(e)))
+
+            ts = [threading.Thread(target=enter) for _ in range(2)]
+            for t in ts:
+                t.start()
+            for t in ts:
+                t.join(30)
+            kinds = sorted(k for k, _ in outcome)
+            self.assertEqual(kinds, ["in", "refused"])
+            winner = next(v for k, v in outcome if k == "in")
+            self.assertEqual(server.thread, winner)
+            # the winner's thread is gone without ending the block: the
+            # collector's unsubscription frees the stream
+            del server
+            gc.collect()
+            s.add_callback(lambda: None)
+            s.synchronize()
+
     def test_process_from_inside_a_callback_is_refused(self):
         with aclrt.Runtime() as rt, rt.device(0) as dev, dev.context() as ctx, ctx.stream() as s:
             with s.serve() as server:
