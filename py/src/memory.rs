@@ -20,6 +20,12 @@
 //! plain numeric element formats are accepted, so an `object` array can never
 //! be written as raw bytes.
 //!
+//! Two kinds of device memory are not owned: a mapping of physical
+//! allocations into a reserved range (`_map`, grown by `_grow`; released by
+//! unmapping, and a child of its context, range and allocations, so none of
+//! them is released while it lives) and a view of part of other device
+//! memory (`_view`; it holds an export of that memory until it ends).
+//!
 //! Objects holding runtime resources refuse `pickle`, `copy.copy` and
 //! `copy.deepcopy` (a second owner of one allocation, or an address that
 //! means nothing in another process).

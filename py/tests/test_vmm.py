@@ -157,6 +157,24 @@ class ReleaseOrder(Base):
                 self.assertFalse(p2.closed)
                 self.assertFalse(p2.mapped)
 
+    def test_a_device_reset_while_mapped_is_refused(self):
+        with aclrt.Runtime() as rt:
+            dev = rt.device(0)
+            ctx = dev.default_context
+            g = ctx.granularity
+            m = ctx.reserve(g).map(ctx.alloc_physical(g))
+            with self.assertRaisesRegex(AclUsageError, "live children"):
+                dev.close()
+            self.assertFalse(dev.closed)
+            m.fill(1)  # still mapped
+            m.close()
+            with self.assertRaisesRegex(AclUsageError, "live children"):
+                dev.close()  # the range and the allocation are left
+            m.reservation.close()
+            m.allocations[0].close()
+            dev.close()
+            self.assertTrue(dev.closed)
+
     def test_allocations_of_another_context_are_refused(self):
         with aclrt.Runtime() as rt, rt.device(0) as dev, dev.context() as c1, dev.context() as c2:
             g = c1.granularity
