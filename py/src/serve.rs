@@ -18,20 +18,24 @@ use crate::ffi;
 use crate::handle::Handle;
 use pyo3::prelude::*;
 use std::cell::RefCell;
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 
 thread_local! {
-    /// The serials of the stream handles this thread serves.
-    static SERVING: RefCell<Vec<u64>> = const { RefCell::new(Vec::new()) };
+    /// The serials of the stream handles this thread serves, each with its
+    /// server's flag (cleared by the server's end, whichever thread ends
+    /// it: a server collected on another thread).
+    static SERVING: RefCell<Vec<(u64, Arc<AtomicBool>)>> = const { RefCell::new(Vec::new()) };
 }
 
 /// True when the calling thread serves the stream of handle serial
 /// `stream` (`None`: any stream).
 pub fn serving(stream: Option<u64>) -> bool {
     SERVING.with(|s| {
-        let s = s.borrow();
+        let mut s = s.borrow_mut();
+        s.retain(|(_, alive)| alive.load(Ordering::Acquire));
         match stream {
-            Some(serial) => s.contains(&serial),
+            Some(serial) => s.iter().any(|(x, _)| *x == serial),
             None => !s.is_empty(),
         }
     })
@@ -80,6 +84,8 @@ pub struct Server {
     stream: Py<Handle>,
     ctx: Py<Handle>,
     phase: Mutex<Phase>,
+    /// Set while serving; the serving thread's list holds it too.
+    alive: Arc<AtomicBool>,
 }
 
 impl Server {
@@ -104,8 +110,7 @@ impl Server {
                 }
             }
         };
-        let serial = self.stream.get().serial();
-        SERVING.with(|v| v.borrow_mut().retain(|&x| x != serial));
+        self.alive.store(false, Ordering::Release);
         let ret = if crate::fork::forked() {
             0
         } else {
@@ -137,6 +142,7 @@ impl Server {
             stream: stream.unbind(),
             ctx: ctx.unbind(),
             phase: Mutex::new(Phase::New),
+            alive: Arc::new(AtomicBool::new(false)),
         }
     }
 
@@ -181,7 +187,8 @@ impl Server {
         }
         crate::callback::subscribed(thread, s);
         let serial = self.stream.get().serial();
-        SERVING.with(|v| v.borrow_mut().push(serial));
+        self.alive.store(true, Ordering::Release);
+        SERVING.with(|v| v.borrow_mut().push((serial, self.alive.clone())));
         *self.phase() = Phase::Serving { thread, stream: s };
         Ok(0)
     }

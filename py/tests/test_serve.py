@@ -251,8 +251,17 @@ class Threads(Base):
             gc.collect()
             server = aclrt.Server(s)
             server.__enter__()  # a block never ended
+            self.assertTrue(aclrt._core._native._serving(s._h))
+            holder = [server]
             del server
+            t = threading.Thread(target=holder.clear)  # collected on another thread
+            t.start()
+            t.join(30)
             gc.collect()
+            # this thread no longer counts as serving it: its waits go on
+            self.assertFalse(aclrt._core._native._serving(s._h))
+            s.add_callback(lambda: None)
+            s.synchronize()
             s.close()  # neither holds the stream any more
             self.assertTrue(s.closed)
 
