@@ -80,7 +80,7 @@ class Serving(Base):
                     s.add_callback(boom)  # run by the end of the block
             s.synchronize()
 
-    def test_bad_timeouts(self):
+    def test_bad_arguments_and_no_second_owner(self):
         with aclrt.Runtime() as rt, rt.device(0) as dev, dev.context() as ctx, ctx.stream() as s:
             with s.serve() as server:
                 for bad in (0, -1, float("nan")):
@@ -91,6 +91,13 @@ class Serving(Base):
                         server.process(bad)
             with self.assertRaises(TypeError):
                 aclrt.Server(ctx)
+            import copy
+            import pickle
+
+            for attempt in (lambda: pickle.dumps(s.serve()), lambda: copy.copy(s.serve())):
+                with self.assertRaises(TypeError):
+                    attempt()
+
 
 
 class Refusals(Base):

@@ -157,6 +157,20 @@ class ReleaseOrder(Base):
                 self.assertFalse(p2.closed)
                 self.assertFalse(p2.mapped)
 
+    def test_no_second_owner(self):
+        import copy
+        import pickle
+
+        with aclrt.Runtime() as rt, rt.device(0) as dev, dev.context() as ctx:
+            g = ctx.granularity
+            r = ctx.reserve(g)
+            m = r.map(ctx.alloc_physical(g))
+            for obj in (r, m, m.allocations[0], m.view(0, 8)):
+                with self.assertRaises(TypeError):
+                    pickle.dumps(obj)
+                with self.assertRaises(TypeError):
+                    copy.deepcopy(obj)
+
     def test_a_device_reset_while_mapped_is_refused(self):
         with aclrt.Runtime() as rt:
             dev = rt.device(0)

@@ -104,6 +104,11 @@ class Server:
             self._raise_errors()
         return False
 
+    def _refuse_copy(self, *_args):
+        raise TypeError("cannot pickle or copy a Server: it is one thread's subscription")
+
+    __reduce__ = __reduce_ex__ = __copy__ = __deepcopy__ = __getstate__ = _refuse_copy
+
     def __repr__(self):
         state = f"serving on thread {self.thread}" if self.serving else "not serving"
         return f"<Server of {self._stream!r} {state}>"
