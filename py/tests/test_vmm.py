@@ -157,6 +157,28 @@ class ReleaseOrder(Base):
                 self.assertFalse(p2.closed)
                 self.assertFalse(p2.mapped)
 
+    def test_queued_work_holds_the_mapping(self):
+        with aclrt.Runtime() as rt, rt.device(0) as dev, dev.context() as ctx, ctx.stream() as s:
+            g = ctx.granularity
+            m = ctx.reserve(g).map(ctx.alloc_physical(g))
+            v = m.view(0, 4096)
+            s.memset(m, 1)
+            s.memset(v, 2)
+            with self.assertRaisesRegex(AclUsageError, "a view of it"):
+                m.close()
+            for busy in (m, v):
+                with self.assertRaisesRegex(AclUsageError, "queued stream work"):
+                    busy.fill(0)
+            with self.assertRaisesRegex(AclUsageError, "queued stream work"):
+                v.close()
+            del v, busy
+            gc.collect()
+            with self.assertRaisesRegex(AclUsageError, "a view of it"):
+                m.close()  # the queued work keeps the view (and so the mapping)
+            s.synchronize()  # settles the work: the view goes
+            m.close()
+            self.assertTrue(m.closed)
+
     def test_no_second_owner(self):
         import copy
         import pickle
@@ -231,7 +253,7 @@ class Lifetimes(Base):
                 m = r.map(p)
                 v = m.view(64, 128)
                 self.assertEqual((v.ptr, v.nbytes), (m.ptr + 64, 128))
-                with self.assertRaisesRegex(AclUsageError, "uses the mapping"):
+                with self.assertRaisesRegex(AclUsageError, "a view of it"):
                     m.close()
                 with self.assertRaises(ValueError):
                     m.view(g - 8, 16)
@@ -291,7 +313,7 @@ class Threads(Base):
             t.start()
             t.join(60)
             self.assertEqual(out.get("read"), bytes([9]) * 16)
-            self.assertIn("uses the mapping", out.get("refused", ""))
+            self.assertIn("a view of it", out.get("refused", ""))
             self.assertFalse(m.closed)
             del v
             gc.collect()

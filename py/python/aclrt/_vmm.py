@@ -279,7 +279,10 @@ class Mapping(DeviceBuffer):
         ret = self._free(defer, self._last_view_gone if defer else None)
         if ret is None:  # a copy holds it right now (another thread)
             if not defer:
-                raise AclUsageError("cannot unmap: a copy on another thread uses the mapping")
+                raise AclUsageError(
+                    "cannot unmap: a view of it (mapping.view, mapping.pieces) is alive, or a "
+                    "copy on another thread uses it; release the views first"
+                )
             self._closed = True
             return
         self._released()
