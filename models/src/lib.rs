@@ -119,6 +119,9 @@ mod failure_model;
 mod py_handle_model;
 
 #[cfg(all(test, any(loom, shuttle)))]
+mod py_sole_child_model;
+
+#[cfg(all(test, any(loom, shuttle)))]
 mod py_memory_model;
 
 #[cfg(all(test, any(loom, shuttle)))]

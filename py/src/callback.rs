@@ -31,10 +31,20 @@ fn served() -> std::sync::MutexGuard<'static, Served> {
     SERVED.lock().unwrap_or_else(|e| e.into_inner())
 }
 
+/// True while the calling thread runs a callback of this module.
+pub fn in_callback() -> bool {
+    IN_CALLBACK.with(Cell::get).0
+}
+
 /// `thread` now serves the callbacks of stream `s` (a subscription the
 /// runtime accepted).
 pub fn subscribed(thread: u64, s: u64) {
     served().subscriber.insert(s, thread);
+}
+
+/// The thread that serves stream `s` (a subscription through this module).
+pub fn subscriber(s: u64) -> Option<u64> {
+    served().subscriber.get(&s).copied()
 }
 
 /// Stream `s` is no longer served (an unsubscription the runtime accepted).

@@ -107,6 +107,20 @@ impl Handle {
             .map_err(|(s, _obj)| self.closed_error(s))
     }
 
+    /// Adds child `obj` as the only one (refused while another child lives,
+    /// atomically with the count): a physical allocation's one mapping.
+    pub fn add_sole_child(&self, order: u8, key: u64, obj: Py<PyAny>) -> PyResult<u64> {
+        self.core
+            .add_sole_child(order, key, obj)
+            .map_err(|(s, _obj)| match s {
+                Some(s) => self.closed_error(s),
+                None => AclUsageError::new_err(format!(
+                    "the {} is mapped already: an allocation is mapped once (unmap it first)",
+                    self.what
+                )),
+            })
+    }
+
     /// The release of child `key` ended (or its creation failed): `true`
     /// when this handle's release (waiting for its children) now falls to
     /// the caller. The child's object is dropped after the core's lock.

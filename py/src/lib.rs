@@ -16,7 +16,7 @@
 //! memory and the Pythonic layer's copy) ← [`args`] (pyACL's argument
 //! formats), [`gil`] (leaving and re-entering the interpreter, safe at
 //! exit) ← [`callback`] ← [`rt`], [`rt_ext`] (over [`ffi_ext`], the newer resources' basement), [`log`],
-//! [`util`] (the Python functions) ← this file (the module).
+//! [`serve`] (a stream's callbacks served by the program's thread), [`util`] (the Python functions) ← this file (the module).
 //!
 //! Backend: the `sim` feature (default) runs on the built-in simulator,
 //! `system` calls the real `libascendcl` (see py/README.md).
@@ -35,6 +35,7 @@ pub mod memory;
 pub mod protocol;
 pub mod rt;
 pub mod rt_ext;
+pub mod serve;
 pub mod util;
 pub mod waiter;
 
@@ -123,6 +124,9 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<memory::Memory>()?;
     m.add_class::<handle::Handle>()?;
     m.add_class::<handle::Use>()?;
+    m.add_class::<serve::Server>()?;
+    m.add_function(wrap_pyfunction!(serve::_serving, m)?)?;
+    m.add_function(wrap_pyfunction!(serve::_subscriber, m)?)?;
     m.add_function(wrap_pyfunction!(memory::_copy, m)?)?;
     m.add_function(wrap_pyfunction!(memory::_copy_or_raise, m)?)?;
     m.add_function(wrap_pyfunction!(memory::_kind_of, m)?)?;

@@ -20,6 +20,12 @@
 //! plain numeric element formats are accepted, so an `object` array can never
 //! be written as raw bytes.
 //!
+//! Two kinds of device memory are not owned: a mapping of physical
+//! allocations into a reserved range (`_map`, grown by `_grow`; released by
+//! unmapping, and a child of its context, range and allocations, so none of
+//! them is released while it lives) and a view of part of other device
+//! memory (`_view`; it holds an export of that memory until it ends).
+//!
 //! Objects holding runtime resources refuse `pickle`, `copy.copy` and
 //! `copy.deepcopy` (a second owner of one allocation, or an address that
 //! means nothing in another process).
@@ -65,7 +71,42 @@ pub struct Memory {
     /// (`aclrtIpcMemImportByKey`): it is not owned, so its release is
     /// `aclrtIpcMemClose` of the key, never a free. Set once, by `_import`.
     ipc_key: std::sync::OnceLock<std::ffi::CString>,
+    /// Device memory that is a mapping of physical allocations into a
+    /// reserved range (`aclrtMapMem`): not owned either, so its release is
+    /// `aclrtUnmapMem` of each piece. Set once, by `_map`.
+    mapped: std::sync::OnceLock<Mapped>,
+    /// The device memory this is a view of (`_view`): it holds an export
+    /// of it (so that memory is not freed or unmapped while the view
+    /// lives), ended by the view's release or collection.
+    view_of: std::sync::OnceLock<Py<Memory>>,
+    /// The view still holds its export of `view_of`.
+    view_pin: std::sync::atomic::AtomicBool,
 }
+
+/// What a mapping keeps: the reserved range and the physical allocations
+/// it maps (each counts it as a child, so neither can be released while it
+/// lives), and the context to unmap in.
+struct Mapped {
+    range: Py<Handle>,
+    ctx: Py<Handle>,
+    /// `(address, allocation)` of each piece, in address order; a `grow`
+    /// appends one. Changed under the memory's lock.
+    pieces: std::sync::Mutex<Vec<(u64, Py<Handle>)>>,
+    /// The handles (range, allocations) whose release, waiting for this
+    /// mapping, fell to the caller of its unmap: taken by `_map_claimed`.
+    claims: std::sync::Mutex<Vec<Py<Handle>>>,
+}
+
+impl Mapped {
+    fn pieces(&self) -> std::sync::MutexGuard<'_, Vec<(u64, Py<Handle>)>> {
+        self.pieces.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// `ACL_RT_MEM_ACCESS_FLAGS_READWRITE` and `ACL_MEM_LOCATION_TYPE_DEVICE`:
+/// the access a mapping gets on its own device.
+const ACCESS_RW: u32 = 0x3;
+const LOCATION_DEVICE: u32 = 1;
 
 /// The close order of a buffer among its context's children.
 const ORDER: u8 = 2;
@@ -118,6 +159,70 @@ impl Memory {
                 .store(true, std::sync::atomic::Ordering::Release);
         }
         ret
+    }
+
+    /// Ends a view's export of the memory it views (once); the last
+    /// export of a deferred release completes it.
+    fn end_view(&self, py: Python<'_>) {
+        if self
+            .view_pin
+            .swap(false, std::sync::atomic::Ordering::AcqRel)
+            && let Some(parent) = self.view_of.get()
+        {
+            unpin(parent.bind(py));
+        }
+    }
+
+    /// Unmaps every piece of mapping `m` (last first), in its context
+    /// (made current); then the allocations, the range and the context no
+    /// longer count it. The first failure's `ret` is returned (a piece the
+    /// runtime refused to unmap keeps its allocation counted: it cannot be
+    /// freed).
+    fn unmap_now(
+        &self,
+        py: Python<'_>,
+        m: &Mapped,
+        ctx: Option<Py<Handle>>,
+    ) -> PyResult<Option<i32>> {
+        let key = self.key();
+        let forked = crate::fork::check();
+        let mut first = 0;
+        let pieces = std::mem::take(&mut *m.pieces());
+        let bound = if forked.is_ok() {
+            ctx.as_ref().map_or(Ok(0), |c| c.get().bind()).unwrap_or(0)
+        } else {
+            0
+        };
+        let mut claims = Vec::new();
+        for (va, phys) in pieces.into_iter().rev() {
+            let ret = match (&forked, bound) {
+                (Err(_), _) => 0,
+                (Ok(()), 0) => crate::ffi_ext::unmap_mem(va),
+                (Ok(()), b) => b,
+            };
+            if ret != 0 {
+                if first == 0 {
+                    first = ret;
+                }
+                continue;
+            }
+            if phys.get().remove_child(key) {
+                claims.push(phys);
+            }
+        }
+        if m.range.get().remove_child(key) {
+            claims.insert(0, m.range.clone_ref(py));
+        }
+        m.claims
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .extend(claims);
+        if ctx.as_ref().is_some_and(|c| c.get().remove_child(key)) {
+            self.parent_claim
+                .store(true, std::sync::atomic::Ordering::Release);
+        }
+        forked?;
+        Ok(Some(first))
     }
 
     fn free_now(&self, ptr: u64, host: bool, ctx: Option<Py<Handle>>) -> PyResult<Option<i32>> {
@@ -190,7 +295,58 @@ impl Memory {
             queueing: std::sync::atomic::AtomicUsize::new(0),
             parent_claim: std::sync::atomic::AtomicBool::new(false),
             ipc_key: std::sync::OnceLock::new(),
+            mapped: std::sync::OnceLock::new(),
+            view_of: std::sync::OnceLock::new(),
+            view_pin: std::sync::atomic::AtomicBool::new(false),
         }
+    }
+
+    /// Makes this memory a view of `nbytes` at `offset` of device memory
+    /// `parent` (open; busy or not), holding an export of it until this
+    /// view is released or collected: the parent's free (or unmap) is
+    /// refused meanwhile, or deferred to the view's end. Not a child of the
+    /// context (its release calls nothing); `ctx` is the parent's context,
+    /// for the copies that bind it.
+    fn _view(
+        slf: &Bound<'_, Self>,
+        parent: Bound<'_, Memory>,
+        offset: u64,
+        nbytes: u64,
+        ctx: Bound<'_, Handle>,
+    ) -> PyResult<()> {
+        crate::fork::check()?;
+        let me = slf.get();
+        let mut g = me.core.lock();
+        if g.state != State::Empty || me.view_of.get().is_some() {
+            return Err(AclUsageError::new_err("the memory was already allocated"));
+        }
+        if nbytes == 0 {
+            return Err(PyValueError::new_err("a view needs a positive size"));
+        }
+        let (ptr, device) = parent.get().core.export(
+            true,
+            |_| Ok(()),
+            |_| AclUsageError::new_err("a view of memory that was released"),
+            |p| {
+                if p.host {
+                    return Err(AclUsageError::new_err(
+                        "only device memory has views this way",
+                    ));
+                }
+                match offset.checked_add(nbytes) {
+                    Some(end) if end <= p.nbytes as u64 => Ok((p.ptr + offset, p.device)),
+                    _ => Err(PyValueError::new_err(format!(
+                        "{nbytes} bytes at offset {offset} do not fit {} bytes",
+                        p.nbytes
+                    ))),
+                }
+            },
+        )?;
+        let _ = me.view_of.set(parent.unbind());
+        me.view_pin
+            .store(true, std::sync::atomic::Ordering::Release);
+        g.open(false, ptr, nbytes as usize, device, ctx.unbind());
+        Ok(())
     }
 
     /// Imports the device memory another process exported under `key`
@@ -239,6 +395,143 @@ impl Memory {
         let _ = me.ipc_key.set(key);
         g.open(false, ptr, size as usize, device, ctx.unbind());
         Ok(0)
+    }
+
+    /// Maps physical allocation `phys` (`nbytes`, a multiple of the
+    /// granularity) at byte `offset` of reserved range `range`
+    /// (`aclrtMapMem`) and gives the context's device read-write access
+    /// (`aclrtMemSetAccess`), in context `ctx` (made current). The mapping
+    /// is a child of the context, of the range and of the allocation (its
+    /// only one: an allocation is mapped once), each refused unless open,
+    /// so none of them can be released while it lives. Returns the
+    /// runtime's `ret` (0: mapped).
+    #[allow(clippy::too_many_arguments)]
+    fn _map(
+        slf: &Bound<'_, Self>,
+        range: Bound<'_, Handle>,
+        offset: u64,
+        phys: Bound<'_, Handle>,
+        nbytes: u64,
+        device: i32,
+        ctx: Bound<'_, Handle>,
+    ) -> PyResult<i32> {
+        crate::fork::check()?;
+        let me = slf.get();
+        let key = me.key();
+        let obj = || slf.clone().into_any().unbind();
+        let mut g = me.core.lock();
+        if g.state != State::Empty || me.mapped.get().is_some() {
+            return Err(AclUsageError::new_err("the memory was already allocated"));
+        }
+        ctx.get().add_child(ORDER, key, obj())?;
+        if let Err(e) = range.get().add_child(0, key, obj()) {
+            ctx.get().remove_child(key);
+            return Err(e);
+        }
+        if let Err(e) = phys.get().add_sole_child(0, key, obj()) {
+            range.get().remove_child(key);
+            ctx.get().remove_child(key);
+            return Err(e);
+        }
+        let undo = |ret: i32| {
+            phys.get().remove_child(key);
+            range.get().remove_child(key);
+            ctx.get().remove_child(key);
+            Ok(ret)
+        };
+        let ret = ctx
+            .get()
+            .bind()
+            .unwrap_or_else(|_| ffi::set_context(ctx.get().raw()));
+        if ret != 0 {
+            return undo(ret);
+        }
+        let Some(va) = range.get().raw().checked_add(offset) else {
+            return undo(100000); // ACL_ERROR_INVALID_PARAM
+        };
+        let ret = crate::ffi_ext::map_mem(va, nbytes, 0, phys.get().raw(), 0);
+        if ret != 0 {
+            return undo(ret);
+        }
+        let ret = crate::ffi_ext::mem_set_access(
+            va,
+            nbytes,
+            &[(ACCESS_RW, device as u32, LOCATION_DEVICE)],
+        );
+        if ret != 0 {
+            crate::ffi_ext::unmap_mem(va);
+            return undo(ret);
+        }
+        let _ = me.mapped.set(Mapped {
+            range: range.unbind(),
+            ctx: ctx.clone().unbind(),
+            pieces: std::sync::Mutex::new(vec![(va, phys.unbind())]),
+            claims: std::sync::Mutex::new(Vec::new()),
+        });
+        g.open(false, va, nbytes as usize, device, ctx.unbind());
+        Ok(0)
+    }
+
+    /// Grows a mapping in place: maps physical allocation `phys` (`nbytes`)
+    /// right after its end, inside its range, with the same access; the
+    /// memory's address stays, its size grows. Returns the runtime's `ret`
+    /// (0: grown; otherwise nothing changed).
+    fn _grow(slf: &Bound<'_, Self>, phys: Bound<'_, Handle>, nbytes: u64) -> PyResult<i32> {
+        crate::fork::check()?;
+        let me = slf.get();
+        let Some(m) = me.mapped.get() else {
+            return Err(AclUsageError::new_err("only a mapping grows"));
+        };
+        let key = me.key();
+        let mut g = me.core.lock();
+        if g.state != State::Open {
+            return Err(AclUsageError::new_err(
+                "the mapping was used after it was unmapped",
+            ));
+        }
+        phys.get()
+            .add_sole_child(0, key, slf.clone().into_any().unbind())?;
+        let ctx = m.ctx.get();
+        let ret = ctx.bind().unwrap_or_else(|_| ffi::set_context(ctx.raw()));
+        let va = g.ptr + g.nbytes as u64;
+        let ret = if ret != 0 {
+            ret
+        } else {
+            crate::ffi_ext::map_mem(va, nbytes, 0, phys.get().raw(), 0)
+        };
+        if ret != 0 {
+            phys.get().remove_child(key);
+            return Ok(ret);
+        }
+        let device = g.device as u32;
+        let ret =
+            crate::ffi_ext::mem_set_access(va, nbytes, &[(ACCESS_RW, device, LOCATION_DEVICE)]);
+        if ret != 0 {
+            crate::ffi_ext::unmap_mem(va);
+            phys.get().remove_child(key);
+            return Ok(ret);
+        }
+        m.pieces().push((va, phys.unbind()));
+        g.nbytes += nbytes as usize;
+        Ok(0)
+    }
+
+    /// True for a mapping of physical allocations (not owned).
+    #[getter]
+    fn _mapped(&self) -> bool {
+        self.mapped.get().is_some()
+    }
+
+    /// The handles (the range, allocations) whose release, waiting for
+    /// this mapping, now falls to the caller (taken once).
+    fn _map_claimed(&self, py: Python<'_>) -> Vec<Py<Handle>> {
+        match self.mapped.get() {
+            Some(m) => std::mem::take(&mut *m.claims.lock().unwrap_or_else(|e| e.into_inner()))
+                .into_iter()
+                .map(|h| h.clone_ref(py))
+                .collect(),
+            None => Vec::new(),
+        }
     }
 
     /// True for memory imported from another process (not owned).
@@ -303,7 +596,12 @@ impl Memory {
     /// when the last export is released, followed by `on_release()`.
     /// `Some(ret)` once freed (`Some(0)` when there was nothing to free).
     #[pyo3(signature = (defer, on_release = None))]
-    fn _free(&self, defer: bool, on_release: Option<Py<PyAny>>) -> PyResult<Option<i32>> {
+    fn _free(
+        &self,
+        py: Python<'_>,
+        defer: bool,
+        on_release: Option<Py<PyAny>>,
+    ) -> PyResult<Option<i32>> {
         crate::fork::check()?;
         match self.core.free(defer, on_release) {
             Free::Nothing => Ok(Some(0)),
@@ -311,9 +609,14 @@ impl Memory {
             Free::Busy => Err(AclUsageError::new_err(
                 "cannot free the buffer: queued stream work still uses it; synchronize first",
             )),
-            Free::Now { ptr, host, ctx } => match self.ipc_key.get() {
-                Some(key) => self.close_import(key, ctx),
-                None => self.free_now(ptr, host, ctx),
+            Free::Now { .. } if self.view_of.get().is_some() => {
+                self.end_view(py);
+                Ok(Some(0))
+            }
+            Free::Now { ptr, host, ctx } => match (self.ipc_key.get(), self.mapped.get()) {
+                (Some(key), _) => self.close_import(key, ctx),
+                (None, Some(m)) => self.unmap_now(py, m, ctx),
+                (None, None) => self.free_now(ptr, host, ctx),
             },
         }
     }
@@ -444,6 +747,18 @@ impl Memory {
     /// For the cycle collector: the context's handle it keeps (a tree
     /// dropped without a release is collected; the allocation leaks).
     fn __traverse__(&self, visit: pyo3::PyVisit<'_>) -> Result<(), pyo3::PyTraverseError> {
+        if let Some(p) = self.view_of.get() {
+            visit.call(p)?;
+        }
+        if let Some(m) = self.mapped.get() {
+            visit.call(&m.range)?;
+            visit.call(&m.ctx)?;
+            if let Ok(pieces) = m.pieces.try_lock() {
+                for (_, p) in pieces.iter() {
+                    visit.call(p)?;
+                }
+            }
+        }
         self.core.try_visit(|c| visit.call(c), |r| visit.call(r))
     }
 
@@ -519,6 +834,16 @@ impl Memory {
     /// The end of an export; the last one completes a deferred release.
     unsafe fn __releasebuffer__(slf: Bound<'_, Self>, _view: *mut pyffi::Py_buffer) {
         unpin(&slf);
+    }
+}
+
+impl Drop for Memory {
+    /// A view collected without a release ends its export of the memory it
+    /// views (which may complete that memory's deferred release).
+    fn drop(&mut self) {
+        if self.view_pin.load(std::sync::atomic::Ordering::Acquire) {
+            let _ = Python::try_attach(|py| self.end_view(py));
+        }
     }
 }
 

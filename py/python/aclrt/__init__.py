@@ -36,7 +36,17 @@ from ._core import (
     Stream,
     kind_of,
 )
-from ._resources import DeviceInfo, IpcBuffer, IpcExport, Notify, Utilization
+from ._resources import (
+    DeviceInfo,
+    IpcBuffer,
+    IpcEvent,
+    IpcExport,
+    Notify,
+    OpenedIpcEvent,
+    Utilization,
+)
+from ._serve import Server
+from ._vmm import MappedView, Mapping, PhysicalMemory, Reservation
 from .errors import AclError, AclMemoryError, AclUsageError, CallbackError, check
 
 #: The package version (that of the ``acl`` extension it ships with).
@@ -54,9 +64,16 @@ __all__ = [
     "Event",
     "HostBuffer",
     "IpcBuffer",
+    "IpcEvent",
     "IpcExport",
+    "MappedView",
+    "Mapping",
     "Notify",
+    "OpenedIpcEvent",
+    "PhysicalMemory",
+    "Reservation",
     "Runtime",
+    "Server",
     "Stream",
     "Utilization",
     "check",

@@ -69,6 +69,13 @@ def _no_wait_in_callback(what, stream=None):
     of its context that has any: a wait from inside it for such a stream
     (``stream``), or for the whole device (``None``), could only be served
     by the waiting thread itself, so it is refused at once."""
+    if _native._serving(None if stream is None else stream._h):
+        raise AclUsageError(
+            f"{what} from the thread that serves "
+            + ("a stream of the device" if stream is None else "this stream")
+            + " (stream.serve()) would deadlock if a callback is queued: only this thread runs "
+            "it; run them with server.process(), or wait after the with-block or from another thread"
+        )
     cb = getattr(_tls, "callback_stream", None)
     if cb is None:
         return
@@ -747,7 +754,8 @@ class Stream(_Node):
         self._check_open()
         use = self._h.use()  # ends when this call returns
         _bind_to(self._parent._h)
-        self._parent._subscribe(self)
+        if not self._subscribed and _native._subscriber(self._h) is None:
+            self._parent._subscribe(self)  # unless a server (stream.serve()) serves it
         errors = self._callback_errors
 
         stream = self
@@ -890,6 +898,12 @@ class Event(_Node):
         the buffers that work used may be viewed, copied synchronously and
         freed again (the double-buffering idiom)."""
         self._check_open()
+        if (
+            self._stream is not None
+            and _native._serving(self._stream._h)
+            and not _native._query_event(self._parent._h, self._h)[0]
+        ):
+            _no_wait_in_callback("event.synchronize()", self._stream)
         if self._stream is not None and getattr(_tls, "callback_stream", None) is not None:
             # From a callback: refused unless the recorded work is done.
             if not _native._query_event(self._parent._h, self._h)[0]:

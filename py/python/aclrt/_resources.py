@@ -4,7 +4,11 @@ notifies between streams, and device memory shared with other processes.
 * :class:`DeviceInfo` (``device.info``): the device's figures, read once.
 * :class:`Notify` (``ctx.notify()``): a device-side flag; ``n.record(s1)``
   sets it when the work queued on ``s1`` before it is done, ``n.wait(s2)``
-  holds ``s2``'s later work until then and resets it.
+  holds ``s2``'s later work until then and resets it. ``n.export(pids)``
+  gives a key; ``ctx.import_notify(key)`` opens it as a notify of its own.
+* :class:`IpcEvent` (``ctx.ipc_event()``) and :class:`OpenedIpcEvent`
+  (``ctx.ipc_open_event(ev.ipc_handle)``): an event another process waits
+  for, and that process's handle on it.
 * :class:`IpcExport` (``buf.ipc_export(pids)``): a device buffer's export
   key for the processes listed; closed before the buffer is freed.
 * :class:`IpcBuffer` (``ctx.ipc_import(key)``): another process's buffer,
@@ -21,11 +25,16 @@ import dataclasses
 import acl
 from acl import _native
 
-from ._core import Context, Device, DeviceBuffer, Stream, _bind_to, _Buffer, _Node
+from ._core import Context, Device, DeviceBuffer, Event, Stream, _bind_to, _Buffer, _Node
 from .errors import AclUsageError, check
 
 # ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION.
 _EXPORT_ANY_PID = 0x1
+# ACL_RT_NOTIFY_EXPORT_FLAG_DISABLE_PID_VALIDATION.
+_NOTIFY_EXPORT_ANY_PID = 0x2
+# ACL_EVENT_IPC (acl.rt.create_event_ex_with_flag).
+_EVENT_IPC = 0x40
+_KEY_LEN = 128
 
 # aclrtDevAttr ids (acl.rt.get_device_info).
 _ATTRS = {
@@ -122,18 +131,42 @@ class Notify(_Node):
     _order = 1
     _what = "notify"
 
-    def __init__(self, ctx):
+    def __init__(self, ctx, _key=None):
         super().__init__(ctx)
         self._streams = []  # streams with queued records or waits of it
+        #: True for a notify imported from an export key (``ctx.import_notify``).
+        self.imported = _key is not None
         try:  # the context is alive: it counts this notify
             _bind_to(ctx._h)
-            handle, ret = acl.rt.create_notify(0)
-            check(ret, "acl.rt.create_notify")
+            if _key is None:
+                handle, ret = acl.rt.create_notify(0)
+                check(ret, "acl.rt.create_notify")
+            else:
+                handle, ret = acl.rt.notify_import_by_key(_key, 0)
+                check(ret, "acl.rt.notify_import_by_key")
         except BaseException:
             self._closed = True
             self._h._abandon()
             raise
         self._h._open(handle)
+
+    def export(self, pids=(), any_process=False):
+        """The key (a ``str``) with which the processes ``pids`` (or any
+        process) import this notify (``ctx.import_notify(key)``):
+        ``acl.rt.notify_get_export_key`` and ``notify_set_import_pid``. The
+        key names this notify: it is valid while the notify lives."""
+        pids = [_pid(p) for p in pids]
+        if not pids and not any_process:
+            raise AclUsageError("a notify export needs the pids allowed to import it (or any_process=True)")
+        self._check_open()
+        flags = _NOTIFY_EXPORT_ANY_PID if any_process else 0
+        with self._h.use() as n:
+            _bind_to(self._parent._h)
+            key, ret = acl.rt.notify_get_export_key(n, _KEY_LEN, flags)
+            check(ret, "acl.rt.notify_get_export_key")
+            if pids:
+                check(acl.rt.notify_set_import_pid(n, pids), "acl.rt.notify_set_import_pid")
+        return key
 
     @property
     def handle(self):
@@ -207,7 +240,7 @@ class IpcExport(_Node):
     _KEY_LEN = 128
 
     def __init__(self, buf, pids=(), any_process=False):
-        if not isinstance(buf, DeviceBuffer) or isinstance(buf, IpcBuffer):
+        if not isinstance(buf, DeviceBuffer) or isinstance(buf, IpcBuffer) or buf._mapped:
             raise TypeError(
                 f"only a DeviceBuffer this process allocated can be exported, not {type(buf).__name__}"
             )
@@ -314,6 +347,72 @@ class IpcBuffer(DeviceBuffer):
         check(ret, "acl.rt.ipc_mem_close")
 
 
+class IpcEvent(Event):
+    """An event other processes can wait for (``ctx.ipc_event()``,
+    ``acl.rt.create_event_ex_with_flag(ACL_EVENT_IPC)``): record it on a
+    stream of this process; :attr:`ipc_handle` (``bytes``) is what
+    another process passes to ``ctx.ipc_open_event``. No timing."""
+
+    _what = "IPC event"
+
+    def __init__(self, ctx):
+        if not isinstance(ctx, Context):
+            raise TypeError(f"an IpcEvent belongs to a Context, not {type(ctx).__name__}")
+        self.timing = False
+        self._recorded = False
+        self._stream = None
+        _Node.__init__(self, ctx)
+        try:  # the context is alive: it counts this event
+            _bind_to(ctx._h)
+            handle, ret = acl.rt.create_event_ex_with_flag(_EVENT_IPC)
+            check(ret, "acl.rt.create_event_ex_with_flag")
+        except BaseException:
+            self._closed = True
+            self._h._abandon()
+            raise
+        self._h._open(handle)
+
+    @property
+    def ipc_handle(self):
+        """The event's IPC handle (``acl.rt.ipc_get_event_handle``): 64
+        ``bytes`` naming it while it lives."""
+        self._check_open()
+        with self._h.use() as e:
+            _bind_to(self._parent._h)
+            handle, ret = acl.rt.ipc_get_event_handle(e)
+        check(ret, "acl.rt.ipc_get_event_handle")
+        return handle
+
+
+class OpenedIpcEvent(Event):
+    """Another process's :class:`IpcEvent`, opened from its handle
+    (``ctx.ipc_open_event(handle)``, ``acl.rt.ipc_open_event_handle``):
+    ``stream.wait(ev)`` and ``ev.synchronize()`` wait for its records
+    there. Released with ``acl.rt.destroy_event`` (the exporter's event
+    lives on)."""
+
+    _what = "opened IPC event"
+
+    def __init__(self, ctx, handle):
+        if not isinstance(ctx, Context):
+            raise TypeError(f"an OpenedIpcEvent belongs to a Context, not {type(ctx).__name__}")
+        if not isinstance(handle, (bytes, bytearray)):
+            raise TypeError(f"an IPC event handle is bytes, not {type(handle).__name__}")
+        self.timing = False
+        self._recorded = True  # by the exporting process
+        self._stream = None
+        _Node.__init__(self, ctx)
+        try:
+            _bind_to(ctx._h)
+            event, ret = acl.rt.ipc_open_event_handle(bytes(handle))
+            check(ret, "acl.rt.ipc_open_event_handle")
+        except BaseException:
+            self._closed = True
+            self._h._abandon()
+            raise
+        self._h._open(event)
+
+
 # -- the entry points on the core's classes -----------------------------------
 # Attached here, so that _core imports nothing of this module (the house
 # imports downward only); `aclrt` imports this module with the package.
@@ -343,7 +442,31 @@ def _buffer_ipc_export(self, pids=(), any_process=False):
     return IpcExport(self, pids, any_process)
 
 
+def _context_import_notify(self, key):
+    """The notify another process exported under ``key`` (:class:`aclrt.Notify`,
+    ``imported`` true): recorded and waited on this context's streams."""
+    if not isinstance(key, str):
+        raise TypeError(f"a notify key is a str, not {type(key).__name__}")
+    self._check_open()
+    return Notify(self, key)
+
+
+def _context_ipc_event(self):
+    """A new :class:`aclrt.IpcEvent`."""
+    self._check_open()
+    return IpcEvent(self)
+
+
+def _context_ipc_open_event(self, handle):
+    """Another process's IPC event (:class:`aclrt.OpenedIpcEvent`)."""
+    self._check_open()
+    return OpenedIpcEvent(self, handle)
+
+
 Device.info = property(_device_info_property)
+Context.import_notify = _context_import_notify
+Context.ipc_event = _context_ipc_event
+Context.ipc_open_event = _context_ipc_open_event
 Context.notify = _context_notify
 Context.ipc_import = _context_ipc_import
 DeviceBuffer.ipc_export = _buffer_ipc_export

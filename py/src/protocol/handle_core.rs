@@ -11,6 +11,8 @@
 //!   children *in the same step*, so a use or a child can never begin on a
 //!   handle whose release was granted;
 //! * a child ([`HandleCore::add_child`]) is counted only on an open handle;
+//!   a sole child ([`HandleCore::add_sole_child`], a physical allocation's
+//!   one mapping) only on an open handle without one, in the same step;
 //! * a retired handle (closed to new uses) asked to release while uses are
 //!   in flight keeps the caller's `on_idle`, which the end of the last use
 //!   hands back exactly once (in the same critical section as the check that
@@ -263,6 +265,37 @@ impl<T, C> HandleCore<T, C> {
         let mut g = self.lock();
         if g.state != State::Open {
             return Err((g.state, obj));
+        }
+        g.kids.push(Kid { order, key, obj });
+        Ok(g.value)
+    }
+
+    /// [`HandleCore::add_child`] for a handle that may have one child at a
+    /// time (a physical allocation mapped once): refused with `None` while
+    /// a child lives, in the same critical section as the count.
+    pub fn add_sole_child(&self, order: u8, key: u64, obj: C) -> Result<u64, (Option<State>, C)> {
+        if mutant("handle-sole-child-check-apart") {
+            // The break: "no child yet" seen, the child added in a second
+            // critical section (another may be added in between).
+            let g = self.lock();
+            if g.state != State::Open {
+                return Err((Some(g.state), obj));
+            }
+            let empty = g.kids.is_empty();
+            drop(g);
+            if !empty {
+                return Err((None, obj));
+            }
+            let mut g = self.lock();
+            g.kids.push(Kid { order, key, obj });
+            return Ok(g.value);
+        }
+        let mut g = self.lock();
+        if g.state != State::Open {
+            return Err((Some(g.state), obj));
+        }
+        if !g.kids.is_empty() {
+            return Err((None, obj));
         }
         g.kids.push(Kid { order, key, obj });
         Ok(g.value)
