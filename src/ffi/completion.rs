@@ -297,6 +297,8 @@ impl Drop for Interest {
 /// Forget the watches matching `gone`, whose futures were forgotten or
 /// dropped without their drop running to the end: their slots are
 /// cancelled, never fired.
+#[cold]
+#[inline(never)]
 fn forget(gone: impl Fn(&Watch) -> bool) {
     if WATCHING.load(Ordering::Acquire) == 0 {
         return;
@@ -326,8 +328,12 @@ fn forget(gone: impl Fn(&Watch) -> bool) {
 /// `handle` (a stream, an event or a context) is about to be destroyed:
 /// the service no longer queries it. Only a forgotten future can still
 /// have a watch on it (a live one borrows its owner).
+#[inline]
 pub(crate) fn handle_gone(handle: Raw) {
-    forget(|w| w.names(handle));
+    // One load while no future is watched (the common case).
+    if WATCHING.load(Ordering::Acquire) != 0 {
+        forget(|w| w.names(handle));
+    }
 }
 
 /// How many watches name `handle` (a test hook's).
