@@ -367,7 +367,11 @@ pub(crate) fn scope_done(scope: u64) {
 pub(crate) struct ScopeDone(pub(crate) u64);
 
 impl Drop for ScopeDone {
+    #[inline]
     fn drop(&mut self) {
-        scope_done(self.0);
+        // One load while no future is watched (the common case).
+        if WATCHING.load(Ordering::Acquire) != 0 {
+            scope_done(self.0);
+        }
     }
 }
