@@ -111,6 +111,7 @@ impl Records {
         }
     }
 
+    #[inline]
     fn with<R>(&self, f: impl FnOnce(&mut Vec<Record>) -> R) -> R {
         f(&mut lock(&self.all, Rank::Streams))
     }
