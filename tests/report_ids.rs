@@ -37,7 +37,11 @@ fn wait_for(seen: &Mutex<Vec<ExceptionInfo>>, n: usize) -> Vec<ExceptionInfo> {
         if v.len() >= n {
             return v;
         }
-        assert!(t0.elapsed() < Duration::from_secs(30), "{} of {n} reports", v.len());
+        assert!(
+            t0.elapsed() < Duration::from_secs(30),
+            "{} of {n} reports",
+            v.len()
+        );
         std::thread::sleep(Duration::from_millis(2));
     }
 }

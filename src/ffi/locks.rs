@@ -220,7 +220,6 @@ impl<T> core::ops::DerefMut for Held<'_, T> {
     }
 }
 
-
 /// A deliberate breach for the tests of the check itself
 /// (`aclrt::__lock_check`): while set, the unsubscription of a report
 /// stream holds the subscription book's lock across
