@@ -51,7 +51,9 @@ pub(crate) struct Record {
     /// say).
     rt_id: Option<(i32, i32)>,
     /// Whether `rt_id` was read: with a default stream's record, else the
-    /// first time a report needs it ([`Records::pin_by_id`]).
+    /// first time a report needs it ([`Records::pin_by_id`]; a default
+    /// stream's id that the runtime did not give then is never asked for
+    /// again there).
     id_read: bool,
 }
 
@@ -142,11 +144,11 @@ impl Records {
     /// [`unpin`](Self::unpin). A stream whose destruction took its record
     /// out is never found.
     ///
-    /// A record whose id was not read yet has it read by `read` (the
-    /// stream's and its context's handles in, the device and id out),
-    /// called with no lock held and the record counted meanwhile, so the
-    /// handle is alive while `read` uses it; one at a time until the id is
-    /// found or every record's id is known.
+    /// An explicit stream's record whose id was not read yet has it read by
+    /// `read` (the stream's and its context's handles in, the device and id
+    /// out), called with no lock held and the record counted meanwhile, so
+    /// the handle is alive while `read` uses it; one at a time until the id
+    /// is found or every explicit stream's id is known.
     pub(crate) fn pin_by_id(
         &self,
         device: i32,
@@ -162,7 +164,10 @@ impl Records {
                     }
                     return Step::Found(e.stream);
                 }
-                match r.iter_mut().find(|e| !e.id_read && e.ctx != 0) {
+                // Explicit streams only: a default stream's record read its
+                // id when it was made, and is released with its context
+                // without waiting for a count.
+                match r.iter_mut().find(|e| !e.id_read && !e.default) {
                     Some(e) => {
                         if !mutant("records-id-read-uncounted") {
                             e.syncing += 1;
