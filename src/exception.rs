@@ -106,7 +106,9 @@ impl ExceptionInfo {
         self.facts.entered
     }
 
-    /// Whether it names `stream` (its device and id; no runtime call).
+    /// Whether it names `stream` (its device and id; the stream's id is
+    /// asked of the runtime at most once per stream, `aclrtStreamGetId`,
+    /// and kept in its record).
     pub fn names(&self, stream: &Stream<'_, '_>) -> bool {
         let (Ok(device), Ok(id)) = (
             i32::try_from(self.facts.device),

@@ -118,9 +118,10 @@ const NOT_INJECTABLE: &[&str] = &["aclGetRecentErrMsg", "aclrtGetSocName"];
 const ABSORBED: &[(&str, &str)] = &[
     (
         "aclrtStreamGetId",
-        "read when a stream's record is made, only to name the stream in exception reports: \
-         without it a report on that stream is not resolved to it, and its synchronisation \
-         still reports the failure (the flows here do not call `Stream::id`)",
+        "read when a default stream's record is made (an explicit stream's when a report \
+         first needs it), only to name the stream in exception reports: without it a report \
+         on that stream is not resolved to it, and its synchronisation still reports the \
+         failure (the flows here do not call `Stream::id`)",
     ),
     (
         "aclrtFree",

@@ -9,8 +9,10 @@
 //! refused destruction puts the record back whole (its callback-mechanism
 //! mark survives), so a later check of the mark still refuses the other
 //! mechanism; an exception report resolving a stream's id races its
-//! destruction: it never resolves to a destroyed handle, and the handle is
-//! not destroyed while the report uses it (enters its failure).
+//! destruction: it never resolves to a destroyed handle, the handle is
+//! not destroyed while the report uses it (enters its failure), and a
+//! record's id, read the first time a report needs it, is read from a live
+//! handle.
 //!
 //! And a scope with one lane, in no registry (`scope::open::lone_aborted`),
 //! against an escalation that aborts its stream: the scope takes its ticket
@@ -48,9 +50,25 @@ fn world() -> Arc<World> {
         records: Records::new(),
         alive: [AtomicBool::new(true), AtomicBool::new(true)],
     };
-    w.records.made(S1, CTX, Some((DEV, ID1)));
-    w.records.made(S2, CTX, Some((DEV, ID2)));
+    w.records.made(S1, CTX);
+    w.records.made(S2, CTX);
     Arc::new(w)
+}
+
+/// The runtime's id of stream `s` (`aclrtStreamGetId`), asked on its
+/// handle: it must be alive throughout.
+fn read_id(w: &World, s: usize, ctx: usize) -> Option<(i32, i32)> {
+    assert_eq!(ctx, CTX, "a record's context changed");
+    assert!(
+        w.alive[slot(s)].load(Ordering::SeqCst),
+        "an id was read from a destroyed stream"
+    );
+    thread::yield_now();
+    assert!(
+        w.alive[slot(s)].load(Ordering::SeqCst),
+        "a stream was destroyed while its id was read"
+    );
+    Some((DEV, if s == S1 { ID1 } else { ID2 }))
 }
 
 /// A context synchronisation's pass on one thread; the destruction of S1
@@ -106,12 +124,17 @@ fn refused_destroy_keeps_the_mark() {
 
 /// An exception report naming S1 by its id on one thread (the
 /// trampoline: resolve, use the handle, unpin); S1's destruction on
-/// another. Afterwards the id resolves to nothing.
-fn id_lookup_and_destroy() {
+/// another. Afterwards the id resolves to nothing. `known`: S1's id was
+/// read before (else the report reads it).
+fn id_lookup_and_destroy_with(known: bool) {
     let w = world();
+    if known {
+        let id = w.records.runtime_id(S1, |s, c| read_id(&w, s, c));
+        assert_eq!(id, Some((DEV, ID1)), "the id read");
+    }
     let w1 = w.clone();
     let report = thread::spawn(move || {
-        if let Some(s) = w1.records.pin_by_id(DEV, ID1) {
+        if let Some(s) = w1.records.pin_by_id(DEV, ID1, |s, c| read_id(&w1, s, c)) {
             assert_eq!(s, S1, "the id named another stream");
             assert!(
                 w1.alive[slot(s)].load(Ordering::SeqCst),
@@ -130,15 +153,28 @@ fn id_lookup_and_destroy() {
     w.alive[slot(S1)].store(false, Ordering::SeqCst);
     report.join().unwrap();
     assert!(
-        w.records.pin_by_id(DEV, ID1).is_none(),
+        w.records
+            .pin_by_id(DEV, ID1, |s, c| read_id(&w, s, c))
+            .is_none(),
         "a destroyed stream's id resolves"
     );
     assert_eq!(
-        w.records.pin_by_id(DEV, ID2),
+        w.records.pin_by_id(DEV, ID2, |s, c| read_id(&w, s, c)),
         Some(S2),
         "the other resolves"
     );
     w.records.unpin(S2);
+    // Unpinned: its destruction does not wait.
+    assert!(w.records.destroying(S2).is_some(), "the record was there");
+}
+
+fn id_lookup_and_destroy() {
+    id_lookup_and_destroy_with(true);
+}
+
+/// The same, the report reading S1's id (the first report to need it).
+fn id_read_and_destroy() {
+    id_lookup_and_destroy_with(false);
 }
 
 #[test]
@@ -149,6 +185,16 @@ fn records_id_lookup_and_destroy() {
 #[test]
 fn mutant_records_id_uncounted() {
     assert_bites_spinning_bounded("records-id-uncounted", 3, id_lookup_and_destroy);
+}
+
+#[test]
+fn records_id_read_and_destroy() {
+    explore_spinning_bounded("records_id_read_and_destroy", 3, id_read_and_destroy);
+}
+
+#[test]
+fn mutant_records_id_read_uncounted() {
+    assert_bites_spinning_bounded("records-id-read-uncounted", 3, id_read_and_destroy);
 }
 
 #[test]
@@ -221,7 +267,7 @@ fn lone_scope_and_escalation() {
             aborting: false,
         }),
     });
-    w.records.made(S1, CTX, Some((DEV, ID1)));
+    w.records.made(S1, CTX);
     let w1 = w.clone();
     let scope = thread::spawn(move || {
         // `lone_ticket`, before anything is queued.

@@ -124,6 +124,7 @@ impl Probe for Watch {
 /// `handle` (a stream, an event or a context) is about to be destroyed:
 /// the service no longer queries it. Only a forgotten future can still
 /// have a watch on it (a live one borrows its owner).
+#[inline]
 pub(crate) fn handle_gone(handle: Raw) {
     SERVICE.forget(|w| w.names(handle));
 }
@@ -143,6 +144,7 @@ pub(crate) fn all_gone() {
 /// The body of scope `scope` returned: the watches its futures left (they
 /// were forgotten) are given up before its end synchronises and releases
 /// what they name.
+#[inline]
 pub(crate) fn scope_done(scope: u64) {
     if scope != 0 {
         SERVICE.forget(|w| w.scope == scope);
@@ -154,6 +156,7 @@ pub(crate) fn scope_done(scope: u64) {
 pub(crate) struct ScopeDone(pub(crate) u64);
 
 impl Drop for ScopeDone {
+    #[inline]
     fn drop(&mut self) {
         scope_done(self.0);
     }

@@ -11,7 +11,9 @@
 //! 1. the failure rule: the stream it names (device and id) is resolved
 //!    through the streams' records, pinned there while its failure is
 //!    entered (`record::pin_by_id`: a destroyed stream's id resolves to
-//!    nothing, and a stream is not destroyed meanwhile);
+//!    nothing, and a stream is not destroyed meanwhile; a record reads its
+//!    stream's id the first time a report needs it, counted on the record
+//!    while it asks);
 //! 2. the handlers are collected under [`Rank::ExcHandlers`], each counted
 //!    as running, and the lock released (`protocol::handler_book`,
 //!    model-checked: a removal waits until no report of another thread
@@ -199,7 +201,8 @@ unsafe extern "C" fn trampoline(info: *mut sys::aclrtExceptionInfo) {
 }
 
 fn handle(mut facts: Facts) {
-    // 1. The failure rule (no user code, no runtime call while pinned).
+    // 1. The failure rule (no user code; no runtime call while the stream
+    // found is pinned).
     if let (Ok(device), Ok(id)) = (i32::try_from(facts.device), i32::try_from(facts.stream_id)) {
         if let Some(stream) = super::record::pin_by_id(device, id) {
             super::faults::enter(super::faults::key(stream), &error_of(facts.code));
@@ -243,8 +246,8 @@ fn handle(mut facts: Facts) {
     }
 }
 
-/// The runtime's (device, id) of `stream`, from its record (no runtime
-/// call).
+/// The runtime's (device, id) of the live `stream`, from its record (read
+/// from the runtime once, the first time it is needed).
 pub(crate) fn runtime_id_of(stream: Raw) -> Option<(i32, i32)> {
     super::record::runtime_id_of(stream)
 }

@@ -779,9 +779,24 @@ pub(crate) fn destroy_stream(stream: Raw, owner: Raw) -> Result<()> {
 /// or a device's last reset dropped its binding; then the stream's context
 /// (if the crate made the stream), else a live context of the book, is
 /// made current. A thread with a context keeps it, as before.
+#[inline]
 fn with_some_context(stream: Raw, mut call: impl FnMut() -> sys::aclError) -> sys::aclError {
     let code = call();
-    if code != sys::ACL_ERROR_RT_CONTEXT_NULL || !matches!(current_context(), Ok(None)) {
+    if code != sys::ACL_ERROR_RT_CONTEXT_NULL {
+        return code;
+    }
+    with_some_context_again(stream, code, &mut call)
+}
+
+/// [`with_some_context`] after its call found no current context.
+#[cold]
+#[inline(never)]
+fn with_some_context_again(
+    stream: Raw,
+    code: sys::aclError,
+    call: &mut dyn FnMut() -> sys::aclError,
+) -> sys::aclError {
+    if !matches!(current_context(), Ok(None)) {
         return code;
     }
     let Some(ctx) = record::context_of(stream).or_else(live::any_context) else {

@@ -39,14 +39,22 @@ fn key(handle: Raw) -> usize {
 
 /// The runtime's name of `stream` (of context `ctx`) in exception
 /// reports: the context's device (from the live book) and the stream's id
-/// (`aclrtStreamGetId`, made before the records' lock is taken); `None` if
-/// either is unknown. The id only names the stream in reports: without it
-/// a report on the stream is not resolved to it (its synchronisation still
-/// reports the failure), so a refusal here does not fail the creation.
+/// (`aclrtStreamGetId`, asked with no crate lock held); `None` if either is
+/// unknown. The id only names the stream in reports: without it a report
+/// on the stream is not resolved to it (its synchronisation still reports
+/// the failure). `stream` must be live (the caller counts itself on its
+/// record, or borrows it).
 fn runtime_id(stream: Raw, ctx: Raw) -> Option<(i32, i32)> {
     let device = super::live::device_of(ctx)?;
     let id = super::device_info::stream_id(stream).ok()?;
     Some((device, id))
+}
+
+/// [`runtime_id`] of the handles a record holds.
+fn runtime_id_of_keys(stream: usize, ctx: usize) -> Option<(i32, i32)> {
+    let stream = Raw::new(stream as *mut core::ffi::c_void)?;
+    let ctx = Raw::new(ctx as *mut core::ffi::c_void)?;
+    runtime_id(stream, ctx)
 }
 
 /// Whether a stream may have something in a book that only some features
@@ -67,11 +75,11 @@ pub(crate) fn hooks() -> bool {
     HOOKS.load(Ordering::Acquire)
 }
 
-/// `stream` of context `ctx` was made.
+/// `stream` of context `ctx` was made (its runtime id is read the first
+/// time a report needs it).
 #[inline]
 pub(crate) fn made(stream: Raw, ctx: Raw) {
-    let id = runtime_id(stream, ctx);
-    RECORDS.made(key(stream), key(ctx), id);
+    RECORDS.made(key(stream), key(ctx));
 }
 
 /// The default stream of `ctx` was handed out: its record, made once.
@@ -83,9 +91,11 @@ pub(crate) fn default_made(stream: Raw, ctx: Raw) {
 /// The stream the runtime names `id` on `device` in an exception report,
 /// if the crate holds its record (a destroyed stream's record is gone with
 /// it): kept from destruction until [`unpin`] (no runtime call, no user
-/// code in between: the caller enters the failure and unpins).
+/// code in between: the caller enters the failure and unpins). The ids of
+/// records that have not read theirs yet are read on the way
+/// (`aclrtStreamGetId`, each stream counted on its record meanwhile).
 pub(crate) fn pin_by_id(device: i32, id: i32) -> Option<Raw> {
-    let stream = RECORDS.pin_by_id(device, id)?;
+    let stream = RECORDS.pin_by_id(device, id, runtime_id_of_keys)?;
     let raw = Raw::new(stream as *mut core::ffi::c_void);
     if raw.is_none() {
         RECORDS.unpin(stream);
@@ -98,9 +108,10 @@ pub(crate) fn unpin(stream: Raw) {
     RECORDS.unpin(key(stream));
 }
 
-/// The runtime's (device, id) of `stream` in its record (a test hook's).
+/// The runtime's (device, id) of the live `stream`, from its record (read
+/// from the runtime the first time it is needed); `None` without a record.
 pub(crate) fn runtime_id_of(stream: Raw) -> Option<(i32, i32)> {
-    RECORDS.read(key(stream), |r| r.runtime_id()).flatten()
+    RECORDS.runtime_id(key(stream), runtime_id_of_keys)
 }
 
 /// `stream` is about to be destroyed: its record is taken out once no

@@ -165,8 +165,19 @@ impl<W: Probe> Service<W> {
     /// Forget the watches matching `gone`, whose futures were forgotten or
     /// dropped without their drop running to the end: their slots are
     /// cancelled, never fired.
+    #[inline]
     pub(crate) fn forget(&self, gone: impl Fn(&W) -> bool) {
-        if self.watching.load(Ordering::Acquire) == 0 || self.started.get() != Some(&true) {
+        // One load while no future is watched (the common case, on every
+        // destroy path and at the end of every scope).
+        if self.watching.load(Ordering::Acquire) != 0 {
+            self.forget_watched(gone);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn forget_watched(&self, gone: impl Fn(&W) -> bool) {
+        if self.started.get() != Some(&true) {
             return;
         }
         let mut removed = Vec::new();

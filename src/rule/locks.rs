@@ -104,9 +104,24 @@ pub(crate) fn held_count() -> u32 {
 /// A held crate lock: a `MutexGuard` that, in debug builds, is counted in
 /// the calling thread's [`held`] set while it lives.
 pub(crate) struct Held<'a, T> {
-    guard: Option<MutexGuard<'a, T>>,
+    guard: MutexGuard<'a, T>,
+    /// Leaves the thread's set when dropped (after the guard: fields drop
+    /// in order).
     #[cfg(debug_assertions)]
-    rank: Rank,
+    counted: Counted,
+}
+
+/// A rank in the calling thread's [`held`] set, taken out when dropped.
+#[cfg(debug_assertions)]
+struct Counted(Rank);
+
+#[cfg(debug_assertions)]
+impl Drop for Counted {
+    #[inline]
+    fn drop(&mut self) {
+        let bit = 1u128 << (self.0 as u8);
+        let _ = HELD.try_with(|h| h.set(h.get() & !bit));
+    }
 }
 
 /// Take `m`, a crate lock of rank `rank` (poisoning is ignored: no crate
@@ -121,9 +136,9 @@ pub(crate) fn lock<T>(m: &Mutex<T>, rank: Rank) -> Held<'_, T> {
     #[cfg(not(debug_assertions))]
     let _ = rank;
     Held {
-        guard: Some(m.lock().unwrap_or_else(|e| e.into_inner())),
+        guard: m.lock().unwrap_or_else(|e| e.into_inner()),
         #[cfg(debug_assertions)]
-        rank,
+        counted: Counted(rank),
     }
 }
 
@@ -158,21 +173,35 @@ fn ranks(set: u128) -> String {
 impl<T> Held<'_, T> {
     /// `Condvar::wait_timeout` on this lock (it stays counted: the thread
     /// is blocked meanwhile and runs nothing).
-    pub(crate) fn wait_timeout(mut self, cv: &Condvar, timeout: core::time::Duration) -> Self {
-        let guard = self.guard.take().expect("a held lock has its guard");
+    pub(crate) fn wait_timeout(self, cv: &Condvar, timeout: core::time::Duration) -> Self {
+        let Held {
+            guard,
+            #[cfg(debug_assertions)]
+            counted,
+        } = self;
         let guard = cv
             .wait_timeout(guard, timeout)
             .unwrap_or_else(|e| e.into_inner())
             .0;
-        self.guard = Some(guard);
-        self
+        Held {
+            guard,
+            #[cfg(debug_assertions)]
+            counted,
+        }
     }
 
     /// `Condvar::wait` on this lock (see [`wait_timeout`](Self::wait_timeout)).
-    pub(crate) fn wait(mut self, cv: &Condvar) -> Self {
-        let guard = self.guard.take().expect("a held lock has its guard");
-        self.guard = Some(cv.wait(guard).unwrap_or_else(|e| e.into_inner()));
-        self
+    pub(crate) fn wait(self, cv: &Condvar) -> Self {
+        let Held {
+            guard,
+            #[cfg(debug_assertions)]
+            counted,
+        } = self;
+        Held {
+            guard: cv.wait(guard).unwrap_or_else(|e| e.into_inner()),
+            #[cfg(debug_assertions)]
+            counted,
+        }
     }
 }
 
@@ -180,26 +209,14 @@ impl<T> core::ops::Deref for Held<'_, T> {
     type Target = T;
     #[inline]
     fn deref(&self) -> &T {
-        self.guard.as_ref().expect("a held lock has its guard")
+        &self.guard
     }
 }
 
 impl<T> core::ops::DerefMut for Held<'_, T> {
     #[inline]
     fn deref_mut(&mut self) -> &mut T {
-        self.guard.as_mut().expect("a held lock has its guard")
-    }
-}
-
-impl<T> Drop for Held<'_, T> {
-    #[inline]
-    fn drop(&mut self) {
-        drop(self.guard.take());
-        #[cfg(debug_assertions)]
-        {
-            let bit = 1u128 << (self.rank as u8);
-            let _ = HELD.try_with(|h| h.set(h.get() & !bit));
-        }
+        &mut self.guard
     }
 }
 

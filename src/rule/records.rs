@@ -17,7 +17,10 @@
 //! counting itself on the record found (`syncing`, as a pass does) until
 //! [`Records::unpin`]; so a destroyed stream's id never resolves (its
 //! record left with it), and a stream is not destroyed while a report
-//! resolved to it is being entered.
+//! resolved to it is being entered. A record learns its stream's id the
+//! first time a report needs it, not when it is made (a stream that never
+//! fails never asks the runtime): the report counts itself on the record
+//! while it asks, as a pass does, so the handle it asks about is alive.
 #![deny(unsafe_code)]
 
 use super::sync::{Mutex, Rank, lock, mutant, pause};
@@ -44,20 +47,20 @@ pub(crate) struct Record {
     /// aborted it ([`Records::abort_ends`]); 0: none did.
     last_abort: u64,
     /// The runtime's name of the stream in exception reports: its device
-    /// and `aclrtStreamGetId` (read when the record was made; `None` if the
-    /// runtime did not say).
+    /// and `aclrtStreamGetId`, once read (`None` if the runtime did not
+    /// say).
     rt_id: Option<(i32, i32)>,
+    /// Whether `rt_id` was read: with a default stream's record, else the
+    /// first time a report needs it ([`Records::pin_by_id`]; a default
+    /// stream's id that the runtime did not give then is never asked for
+    /// again there).
+    id_read: bool,
 }
 
 impl Record {
     /// The handle of the stream's context.
     pub(crate) fn context(&self) -> usize {
         self.ctx
-    }
-
-    /// The runtime's (device, stream id) of the stream, if known.
-    pub(crate) fn runtime_id(&self) -> Option<(i32, i32)> {
-        self.rt_id
     }
 
     fn new(stream: usize, ctx: usize, default: bool, rt_id: Option<(i32, i32)>) -> Record {
@@ -72,8 +75,19 @@ impl Record {
             aborting: 0,
             last_abort: 0,
             rt_id,
+            id_read: rt_id.is_some(),
         }
     }
+}
+
+/// What [`Records::pin_by_id`] does next.
+enum Step {
+    /// The stream named, pinned.
+    Found(usize),
+    /// Read the id of this stream (of this context), pinned meanwhile.
+    Read(usize, usize),
+    /// No record names it.
+    Nothing,
 }
 
 /// The records of every stream the crate made (keys: the streams' and
@@ -99,15 +113,16 @@ impl Records {
         }
     }
 
+    #[inline]
     fn with<R>(&self, f: impl FnOnce(&mut Vec<Record>) -> R) -> R {
         f(&mut lock(&self.all, Rank::Streams))
     }
 
-    /// Stream `stream` of context `ctx` was made; the runtime names it
-    /// `rt_id` (device, id) in exception reports.
+    /// Stream `stream` of context `ctx` was made (its runtime id is read
+    /// when a report needs it).
     #[inline]
-    pub(crate) fn made(&self, stream: usize, ctx: usize, rt_id: Option<(i32, i32)>) {
-        self.with(|r| r.push(Record::new(stream, ctx, false, rt_id)));
+    pub(crate) fn made(&self, stream: usize, ctx: usize) {
+        self.with(|r| r.push(Record::new(stream, ctx, false, None)));
     }
 
     /// The default stream `stream` of `ctx` was handed out: its record,
@@ -115,8 +130,9 @@ impl Records {
     pub(crate) fn default_made(&self, stream: usize, ctx: usize, rt_id: Option<(i32, i32)>) {
         self.with(|r| match r.iter_mut().find(|e| e.stream == stream) {
             Some(e) => {
-                if e.rt_id.is_none() {
+                if !e.id_read {
                     e.rt_id = rt_id;
+                    e.id_read = true;
                 }
             }
             None => r.push(Record::new(stream, ctx, true, rt_id)),
@@ -127,14 +143,84 @@ impl Records {
     /// its record: counted on the record (so it is not destroyed) until
     /// [`unpin`](Self::unpin). A stream whose destruction took its record
     /// out is never found.
-    pub(crate) fn pin_by_id(&self, device: i32, id: i32) -> Option<usize> {
-        self.with(|r| {
-            let e = r.iter_mut().find(|e| e.rt_id == Some((device, id)))?;
-            if !mutant("records-id-uncounted") {
-                e.syncing += 1;
+    ///
+    /// An explicit stream's record whose id was not read yet has it read by
+    /// `read` (the stream's and its context's handles in, the device and id
+    /// out), called with no lock held and the record counted meanwhile, so
+    /// the handle is alive while `read` uses it; one at a time until the id
+    /// is found or every explicit stream's id is known.
+    pub(crate) fn pin_by_id(
+        &self,
+        device: i32,
+        id: i32,
+        mut read: impl FnMut(usize, usize) -> Option<(i32, i32)>,
+    ) -> Option<usize> {
+        let name = Some((device, id));
+        loop {
+            let step = self.with(|r| {
+                if let Some(e) = r.iter_mut().find(|e| e.id_read && e.rt_id == name) {
+                    if !mutant("records-id-uncounted") {
+                        e.syncing += 1;
+                    }
+                    return Step::Found(e.stream);
+                }
+                // Explicit streams only: a default stream's record read its
+                // id when it was made, and is released with its context
+                // without waiting for a count.
+                match r.iter_mut().find(|e| !e.id_read && !e.default) {
+                    Some(e) => {
+                        if !mutant("records-id-read-uncounted") {
+                            e.syncing += 1;
+                        }
+                        Step::Read(e.stream, e.ctx)
+                    }
+                    None => Step::Nothing,
+                }
+            });
+            let (stream, ctx) = match step {
+                Step::Found(stream) => return Some(stream),
+                Step::Nothing => return None,
+                Step::Read(stream, ctx) => (stream, ctx),
+            };
+            let rt_id = read(stream, ctx);
+            let found = self.with(|r| {
+                // Counted: its destruction has not taken it out.
+                let e = r.iter_mut().find(|e| e.stream == stream)?;
+                e.rt_id = rt_id;
+                e.id_read = true;
+                if rt_id == name {
+                    // Stays counted until `unpin`.
+                    return Some(stream);
+                }
+                e.syncing = e.syncing.saturating_sub(1);
+                None
+            });
+            if found.is_some() {
+                return found;
             }
-            Some(e.stream)
-        })
+        }
+    }
+
+    /// The runtime's (device, id) of the live stream `stream` (the caller
+    /// keeps it alive), read by `read` (as in [`pin_by_id`](Self::pin_by_id))
+    /// if no report has needed it yet; `None` without a record.
+    pub(crate) fn runtime_id(
+        &self,
+        stream: usize,
+        read: impl FnOnce(usize, usize) -> Option<(i32, i32)>,
+    ) -> Option<(i32, i32)> {
+        let (ctx, known) = self.read(stream, |e| (e.ctx, e.id_read.then_some(e.rt_id)))?;
+        if let Some(rt_id) = known {
+            return rt_id;
+        }
+        let rt_id = read(stream, ctx);
+        self.update(stream, |e| {
+            if !e.id_read {
+                e.rt_id = rt_id;
+                e.id_read = true;
+            }
+        });
+        rt_id
     }
 
     /// The use of `stream` that [`pin_by_id`](Self::pin_by_id) counted is

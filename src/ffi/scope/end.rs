@@ -131,11 +131,21 @@ impl<'scope> ScopeCore<'scope> {
         }
     }
 
-    #[inline(never)]
     /// The core is never dropped: the failure that sticks to the scope (an
     /// `Error`, with heap text), the one thing its book still owns once
     /// the scope's result was computed, is dropped here on every way out.
+    /// A quiet scope (no failure sticks, none entered since it opened or
+    /// recovered) holds none: one check.
+    #[inline(always)]
     fn drop_sticky(&self) {
+        if !self.book.inner.borrow().1.quiet(faults::log(), u64::MAX) {
+            self.drop_sticky_failure();
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn drop_sticky_failure(&self) {
         let sticky = core::mem::replace(&mut self.book.inner.borrow_mut().1, Sticky::new(0));
         drop(sticky);
     }

@@ -435,10 +435,18 @@ fn may_be_discarded(all: &Registry, ctx: Raw, event: Raw) -> (Option<(Raw, u64)>
 /// recorded or waited for a user event, or the first outside wait) counts
 /// as possibly discarded by any escalation in its context: the caller asks
 /// only about records that have not completed.
+#[inline]
 pub(crate) fn record_discarded(event: Raw) -> bool {
     if !ANY_ABORTED.load(Ordering::SeqCst) {
         return false;
     }
+    record_discarded_slow(event)
+}
+
+/// [`record_discarded`] once an escalation has run.
+#[cold]
+#[inline(never)]
+fn record_discarded_slow(event: Raw) -> bool {
     let Some(ctx) = crate::ffi::live::owner_of(event.as_ptr() as usize) else {
         return false;
     };
