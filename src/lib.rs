@@ -109,6 +109,7 @@ mod register;
 #[cfg(unix)]
 mod report;
 mod scope;
+mod scope_notify;
 #[cfg(unix)]
 mod serving;
 mod stream;
@@ -144,6 +145,7 @@ pub use register::{
 #[cfg(unix)]
 pub use report::{Reporter, Subscription};
 pub use scope::{Fence, InFlight, Lane, Mark, Reading, Scope, Shared, Signal};
+pub use scope_notify::ScopeNotify;
 pub use stream::{DefaultStream, Stream, StreamFlags, StreamPriority, StreamPriorityRange};
 pub use value::{ValueSlot, ValueWait};
 pub use vmm::{Access, Granularity, Granules, Mapping, PhysicalMem, Reservation, ShareableHandle};
