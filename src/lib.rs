@@ -102,6 +102,7 @@ pub mod future;
 #[cfg(unix)]
 mod host_thread;
 mod ipc;
+mod ipc_event;
 mod memory;
 mod mode;
 mod notify;
@@ -126,13 +127,14 @@ pub use device_info::{
 };
 pub use error::{Error, ErrorKind, Escalation, Result, WaitFailed};
 pub use event::{
-    Event, ExProgress, ExProgressTimed, ExSync, ExSyncProgress, ExSyncProgressTimed, ExSyncTimed,
-    ExTimeLine, Recorded, SyncOnly, Timing, Unrecorded,
+    Event, ExIpc, ExProgress, ExProgressTimed, ExSync, ExSyncProgress, ExSyncProgressTimed,
+    ExSyncTimed, ExTimeLine, Recorded, SyncOnly, Timing, Unrecorded,
 };
 pub use exception::{ExceptionHandler, ExceptionInfo};
 #[cfg(unix)]
 pub use host_thread::{HostFnServer, Processed};
 pub use ipc::{IpcExport, IpcKey, IpcMemory};
+pub use ipc_event::{IpcEvent, IpcEventHandle, IpcEventKey, IsIpc};
 pub use memory::{
     DeviceBuffer, DeviceRepr, DeviceView, DeviceViewMut, HostBuffer, HostBufferUninit, PinnedSlice,
 };

@@ -85,6 +85,10 @@ pub(crate) mod aside;
 #[path = "../../src/ffi/protocol/wake_slot.rs"]
 pub(crate) mod wake_slot;
 
+#[cfg(any(loom, shuttle))]
+#[path = "../../src/ffi/protocol/notify_ledger.rs"]
+pub(crate) mod notify_ledger;
+
 #[cfg(all(test, any(loom, shuttle)))]
 mod harness;
 
@@ -129,3 +133,6 @@ mod py_tree_model;
 
 #[cfg(all(test, any(loom, shuttle)))]
 mod wake_slot_model;
+
+#[cfg(all(test, any(loom, shuttle)))]
+mod notify_model;

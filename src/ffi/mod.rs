@@ -74,6 +74,7 @@ pub(crate) mod host_fn;
 #[cfg(unix)]
 pub(crate) mod host_thread;
 pub(crate) mod ipc;
+pub(crate) mod ipc_event;
 pub(crate) mod kernel;
 mod kernel_unsafe;
 pub(crate) mod live;

@@ -12,6 +12,7 @@ pub(crate) mod fault_watch;
 pub(crate) mod handler_book;
 pub(crate) mod host_fn_slot;
 pub(crate) mod live_count;
+pub(crate) mod notify_ledger;
 pub(crate) mod records;
 pub(crate) mod sub_book;
 pub(crate) mod sync;

@@ -42,92 +42,17 @@
 #![deny(unsafe_code)]
 
 use super::super::Raw;
+use super::super::protocol::notify_ledger as ledger;
 use super::CoreBook;
 use super::book::escalate;
 use crate::error::{Error, Result};
 
-/// The notify records and waits a scope queued, matched (see the module
-/// docs).
-#[derive(Default)]
-pub(super) struct NotifyLedger {
-    entries: Vec<Entry>,
-}
+/// The notify records and waits a scope queued, matched
+/// (`protocol::notify_ledger`).
+pub(super) type NotifyLedger = ledger::NotifyLedger<Raw, Raw>;
 
-struct Entry {
-    notify: Raw,
-    /// The lanes of the waits no record matched yet, oldest first.
-    pending: Vec<Raw>,
-    /// Records queued that no wait consumed yet.
-    free: usize,
-    /// Waits and records entered (for the error's text).
-    waits: usize,
-    records: usize,
-}
-
-impl NotifyLedger {
-    fn entry(&mut self, notify: Raw) -> &mut Entry {
-        let at = match self.entries.iter().position(|e| e.notify == notify) {
-            Some(at) => at,
-            None => {
-                self.entries.push(Entry {
-                    notify,
-                    pending: Vec::new(),
-                    free: 0,
-                    waits: 0,
-                    records: 0,
-                });
-                self.entries.len() - 1
-            }
-        };
-        &mut self.entries[at]
-    }
-
-    /// A wait without a time limit on `notify` was queued on `lane`.
-    pub(super) fn waited(&mut self, notify: Raw, lane: Raw) {
-        let e = self.entry(notify);
-        e.waits += 1;
-        if e.free > 0 {
-            e.free -= 1;
-        } else {
-            e.pending.push(lane);
-        }
-    }
-
-    /// A record of `notify` was queued on `lane`: it matches the oldest
-    /// unmatched wait of another lane (one of its own lane is queued
-    /// before it, so it cannot end it), or stays free for the next wait.
-    pub(super) fn recorded(&mut self, notify: Raw, lane: Raw) {
-        let e = self.entry(notify);
-        e.records += 1;
-        match e.pending.iter().position(|&w| w != lane) {
-            Some(at) => {
-                e.pending.remove(at);
-            }
-            None => e.free += 1,
-        }
-    }
-
-    /// Whether a wait queued on `lane` is unmatched.
-    pub(super) fn pending_on(&self, lane: Raw) -> bool {
-        self.entries.iter().any(|e| e.pending.contains(&lane))
-    }
-
-    /// The error for the first notify with an unmatched wait, if any.
-    pub(super) fn unmatched(&self) -> Option<Error> {
-        self.entries
-            .iter()
-            .find(|e| !e.pending.is_empty())
-            .map(|e| Error::NotifyNotRecorded {
-                waits: e.waits,
-                records: e.records,
-            })
-    }
-
-    /// An escalation aborted every stream of the scope: every queued
-    /// record and wait was discarded or has run.
-    pub(super) fn clear(&mut self) {
-        self.entries.clear();
-    }
+fn not_recorded((waits, records): (usize, usize)) -> Error {
+    Error::NotifyNotRecorded { waits, records }
 }
 
 impl CoreBook {
@@ -139,10 +64,7 @@ impl CoreBook {
         let book = self.inner.borrow();
         match book.0.as_ref() {
             Some(b) if streams.iter().any(|&s| b.notifies.pending_on(s)) => {
-                Err(b.notifies.unmatched().unwrap_or(Error::NotifyNotRecorded {
-                    waits: 0,
-                    records: 0,
-                }))
+                Err(not_recorded(b.notifies.unmatched().unwrap_or((0, 0))))
             }
             _ => Ok(()),
         }
@@ -153,7 +75,7 @@ impl CoreBook {
     /// abort every stream of the scope (the escalation), forget the
     /// ledger and return the error to report.
     pub(super) fn abort_unmatched(&self) -> Option<Error> {
-        let err = self.inner.borrow().0.as_ref()?.notifies.unmatched()?;
+        let err = not_recorded(self.inner.borrow().0.as_ref()?.notifies.unmatched()?);
         self.promote();
         let _ = escalate(self.id);
         if let Some(b) = self.inner.borrow_mut().0.as_mut() {
