@@ -136,24 +136,33 @@ fn scope(steps: &[(usize, Task)], cut: usize) -> (bool, usize, bool) {
     (aborted, work_run, early)
 }
 
+const HAND_OFF: [(usize, Task); 3] = [(1, Task::Wait), (1, Task::Work), (0, Task::Record)];
+
 /// Lane 1 waits (before the record is queued) and then works; lane 0
-/// records. Whole, and with the body failing before the record.
-fn wait_before_record() {
-    let steps = [(1, Task::Wait), (1, Task::Work), (0, Task::Record)];
-    let (aborted, work, early) = scope(&steps, 3);
+/// records.
+fn hand_off() {
+    let (aborted, work, early) = scope(&HAND_OFF, 3);
     assert!(!aborted, "a hand-off whose record was queued was aborted");
     assert_eq!(work, 1, "the waiting lane's work never ran");
     assert!(!early, "the waiting lane's work ran before the record");
-    let (aborted, _, early) = scope(&steps, 2);
+}
+
+/// The same with the body failing before the record.
+fn hand_off_cut() {
+    let (aborted, work, _) = scope(&HAND_OFF, 2);
     assert!(aborted, "a wait with no record was not aborted");
-    assert!(!early, "work behind an unrecorded wait ran");
+    assert_eq!(work, 0, "work behind an unrecorded wait ran");
 }
 
 /// A record queued behind the wait on the waiting lane itself cannot end
-/// it; one queued before a wait (on another lane) sets it in time.
-fn own_lane_and_early_record() {
+/// it.
+fn own_lane() {
     let (aborted, _, _) = scope(&[(1, Task::Wait), (1, Task::Record)], 2);
     assert!(aborted, "a record behind its own lane's wait counted");
+}
+
+/// A record queued before the wait (on another lane) sets it in time.
+fn early_record() {
     let steps = [(0, Task::Record), (1, Task::Wait), (1, Task::Work)];
     let (aborted, work, early) = scope(&steps, 3);
     assert!(!aborted, "a record queued before the wait was not counted");
@@ -162,17 +171,23 @@ fn own_lane_and_early_record() {
 }
 
 #[test]
-fn notify_wait_before_record() {
-    explore("notify_wait_before_record", Some(3), wait_before_record);
+fn notify_hand_off() {
+    explore("notify_hand_off", Some(2), hand_off);
 }
 
 #[test]
-fn notify_own_lane_and_early_record() {
-    explore(
-        "notify_own_lane_and_early_record",
-        Some(3),
-        own_lane_and_early_record,
-    );
+fn notify_hand_off_cut() {
+    explore("notify_hand_off_cut", Some(2), hand_off_cut);
+}
+
+#[test]
+fn notify_own_lane() {
+    explore("notify_own_lane", Some(2), own_lane);
+}
+
+#[test]
+fn notify_early_record() {
+    explore("notify_early_record", Some(2), early_record);
 }
 
 /// A record on the waiting lane matches its own wait: the end synchronises
@@ -182,8 +197,8 @@ fn mutant_notify_own_lane_matches() {
     assert_bites_in_child(
         "notify_model::mutant_notify_own_lane_matches",
         "notify-own-lane-matches",
-        Some(3),
-        own_lane_and_early_record,
+        Some(2),
+        own_lane,
         "deadlock",
     );
 }
@@ -192,9 +207,5 @@ fn mutant_notify_own_lane_matches() {
 /// aborted.
 #[test]
 fn mutant_notify_free_record_lost() {
-    assert_bites(
-        "notify-free-record-lost",
-        Some(3),
-        own_lane_and_early_record,
-    );
+    assert_bites("notify-free-record-lost", Some(2), early_record);
 }
