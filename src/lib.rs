@@ -106,6 +106,7 @@ mod ipc_event;
 mod memory;
 mod mode;
 mod notify;
+mod overflow;
 mod register;
 #[cfg(unix)]
 mod report;
@@ -114,6 +115,7 @@ mod scope_notify;
 #[cfg(unix)]
 mod serving;
 mod stream;
+mod stream_config;
 mod stream_ext;
 mod value;
 mod vmm;
@@ -140,6 +142,7 @@ pub use memory::{
 };
 pub use mode::{DeviceMode, HostMode, RunMode, RunModeKind};
 pub use notify::{Notify, NotifyKey};
+pub use overflow::OverflowStatus;
 pub use register::{
     DeviceAlias, DeviceAliasMut, HostRegistration, ManagedBuffer, PageAlignedBuf, last_error,
     take_last_error,
@@ -149,6 +152,7 @@ pub use report::{Reporter, Subscription};
 pub use scope::{Fence, InFlight, Lane, Mark, Reading, Scope, Shared, Signal};
 pub use scope_notify::ScopeNotify;
 pub use stream::{DefaultStream, Stream, StreamFlags, StreamPriority, StreamPriorityRange};
+pub use stream_config::StreamConfig;
 pub use value::{ValueSlot, ValueWait};
 pub use vmm::{Access, Granularity, Granules, Mapping, PhysicalMem, Reservation, ShareableHandle};
 

@@ -82,6 +82,7 @@ pub(crate) mod locks;
 pub(crate) mod mem;
 pub(crate) mod mix;
 pub(crate) mod notify;
+pub(crate) mod overflow;
 mod pinned;
 pub(crate) mod protocol;
 pub(crate) mod record;
@@ -90,6 +91,7 @@ pub(crate) mod released;
 #[cfg(unix)]
 pub(crate) mod report;
 pub(crate) mod scope;
+pub(crate) mod stream_config;
 pub(crate) mod stream_ext;
 pub(crate) mod value;
 pub(crate) mod vmm;
