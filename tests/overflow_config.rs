@@ -8,8 +8,7 @@ mod common;
 
 use aclrt::sim;
 use aclrt::{
-    Acl, Context, Result, RunMode, StreamConfig, StreamFlags, StreamPriority,
-    make_guard, sys,
+    Acl, Context, Result, RunMode, StreamConfig, StreamFlags, StreamPriority, make_guard, sys,
 };
 use common::*;
 
