@@ -22,7 +22,7 @@ use crate::stream::{Stream, StreamFlags, StreamPriority};
 #[doc(alias = "aclrtStreamConfigHandle")]
 #[doc(alias = "aclrtCreateStreamConfigHandle")]
 pub struct StreamConfig {
-    handle: Option<ConfigHandle>,
+    handle: ConfigHandle,
 }
 
 impl core::fmt::Debug for StreamConfig {
@@ -35,34 +35,22 @@ impl StreamConfig {
     /// A configuration with the runtime's defaults (priority 0, no flags).
     pub fn new() -> Result<StreamConfig> {
         Ok(StreamConfig {
-            handle: Some(ffi::stream_config::create()?),
+            handle: ffi::stream_config::create()?,
         })
-    }
-
-    fn handle(&mut self) -> &mut ConfigHandle {
-        self.handle.as_mut().expect("taken only by drop")
     }
 
     /// Set the priority (`aclrtSetStreamConfigOpt(ACL_RT_STREAM_PRIORITY)`).
     #[doc(alias = "aclrtSetStreamConfigOpt")]
     pub fn set_priority(&mut self, priority: StreamPriority) -> Result<&mut Self> {
-        ffi::stream_config::set_priority(self.handle(), priority.get())?;
+        ffi::stream_config::set_priority(&mut self.handle, priority.get())?;
         Ok(self)
     }
 
     /// Set the flags (`aclrtSetStreamConfigOpt(ACL_RT_STREAM_FLAG)`).
     #[doc(alias = "aclrtSetStreamConfigOpt")]
     pub fn set_flags(&mut self, flags: StreamFlags) -> Result<&mut Self> {
-        ffi::stream_config::set_flags(self.handle(), flags.bits() as usize)?;
+        ffi::stream_config::set_flags(&mut self.handle, flags.bits() as usize)?;
         Ok(self)
-    }
-}
-
-impl Drop for StreamConfig {
-    fn drop(&mut self) {
-        if let Some(h) = self.handle.take() {
-            let _ = ffi::stream_config::destroy(h);
-        }
     }
 }
 
@@ -71,8 +59,7 @@ impl<'dev, 'id, M: RunMode> Context<'dev, 'id, M> {
     /// the configuration can be changed or dropped afterwards.
     #[doc(alias = "aclrtCreateStreamV2")]
     pub fn create_stream_from(&self, config: &StreamConfig) -> Result<Stream<'_, 'id>> {
-        let h = config.handle.as_ref().expect("taken only by drop");
-        let raw = ffi::stream_config::create_stream(self.raw(), h)?;
+        let raw = ffi::stream_config::create_stream(self.raw(), &config.handle)?;
         Ok(Stream::owned(raw, self.raw()))
     }
 }

@@ -13,7 +13,7 @@ use super::{Raw, check};
 use crate::error::Result;
 
 /// A configuration handle the typed layer owns (made by
-/// `aclrtCreateStreamConfigHandle`, destroyed once, by [`destroy`]).
+/// `aclrtCreateStreamConfigHandle`, destroyed by its drop).
 pub(crate) struct ConfigHandle(Raw);
 
 /// `aclrtCreateStreamConfigHandle()`: NULL (an allocation failure) is an
@@ -27,14 +27,20 @@ pub(crate) fn create() -> Result<ConfigHandle> {
     )?))
 }
 
-/// `aclrtDestroyStreamConfigHandle(h)`, consuming it.
-pub(crate) fn destroy(h: ConfigHandle) -> Result<()> {
+/// `aclrtDestroyStreamConfigHandle(h)`: the handle's drop, its one call.
+fn destroy(h: &mut ConfigHandle) -> Result<()> {
     // SAFETY: `h` came from `aclrtCreateStreamConfigHandle` and is destroyed
-    // only here, once (it is consumed).
+    // only here, by its drop, once; it is not used afterwards.
     let code = unsafe {
         sys::aclrtDestroyStreamConfigHandle(h.0.as_ptr().cast::<sys::aclrtStreamConfigHandle>())
     };
     check(code, "aclrtDestroyStreamConfigHandle")
+}
+
+impl Drop for ConfigHandle {
+    fn drop(&mut self) {
+        let _ = destroy(self);
+    }
 }
 
 /// `aclrtSetStreamConfigOpt(h, ACL_RT_STREAM_PRIORITY, &priority, 4)`.
