@@ -31,7 +31,7 @@ fn run<M: RunMode>(rt: Runtime<'_, M>) -> aclrt::Result<()> {
         lp.record_notify(ready)?;
         // Handed to the consumer's lane with an event, for the copy.
         let filled = lc.wait_for(lp.signal(filled)?)?;
-        lc.copy(&filled, &mut copy)?;
+        lc.copy(&filled, &mut copy)?.wait()?;
         Ok(())
     })?;
     let mut host = vec![0u8; 1024];
