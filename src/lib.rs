@@ -86,6 +86,7 @@
 
 mod acl;
 pub mod actor;
+mod allocator;
 mod base;
 mod context;
 mod device;
@@ -121,6 +122,7 @@ mod value;
 mod vmm;
 
 pub use acl::{Acl, Detected, Runtime};
+pub use allocator::StreamAllocator;
 pub use base::{DataType, Float16, LogLevel, app_log};
 pub use context::{Context, DefaultContext, MallocPolicy};
 pub use device::{Device, MemAttr, MemoryInfo, PeerAccess};

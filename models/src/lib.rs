@@ -86,6 +86,10 @@ pub(crate) mod aside;
 pub(crate) mod wake_slot;
 
 #[cfg(any(loom, shuttle))]
+#[path = "../../src/ffi/protocol/block_pool.rs"]
+pub(crate) mod block_pool;
+
+#[cfg(any(loom, shuttle))]
 #[path = "../../src/ffi/protocol/notify_ledger.rs"]
 pub(crate) mod notify_ledger;
 
@@ -136,3 +140,6 @@ mod wake_slot_model;
 
 #[cfg(all(test, any(loom, shuttle)))]
 mod notify_model;
+
+#[cfg(all(test, any(loom, shuttle)))]
+mod block_pool_model;

@@ -75,6 +75,7 @@ pub(crate) enum Rank {
     FaultWatch = 89,
     Streams = 90,
     WakeSlot = 91,
+    BlockPool = 92,
 }
 
 #[cfg(debug_assertions)]

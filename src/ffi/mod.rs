@@ -65,6 +65,7 @@ use aclrt_sys as sys;
 use crate::error::{Error, ErrorKind, Result};
 
 pub(crate) mod access;
+pub(crate) mod allocator;
 pub(crate) mod base;
 pub(crate) mod completion;
 pub(crate) mod device_info;

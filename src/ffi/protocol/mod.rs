@@ -7,6 +7,7 @@
 #![deny(unsafe_code)]
 
 pub(crate) mod abort_log;
+pub(crate) mod block_pool;
 pub(crate) mod failure;
 pub(crate) mod fault_watch;
 pub(crate) mod handler_book;
