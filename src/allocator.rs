@@ -17,7 +17,9 @@
 //! then frees the blocks (kept, never freed, if the stream cannot be made
 //! idle). `mem::forget` on the guard leaves the registration and its
 //! blocks (a leak, never a dangling callback: the callbacks' state lives
-//! for ever). The protocol between the callbacks, on the runtime's
+//! for ever); the blocks count as the context's live children, so the
+//! context's destruction answers
+//! [`Error::LiveChildren`](crate::Error::LiveChildren). The protocol between the callbacks, on the runtime's
 //! threads, and the end is `src/ffi/protocol/block_pool.rs`, model-checked
 //! (`models/src/block_pool_model.rs`).
 //!
@@ -40,7 +42,7 @@ pub struct StreamAllocator<'s> {
     stream: Raw,
     ctx: Raw,
     desc: Option<Raw>,
-    pool: &'static ffi::protocol::block_pool::BlockPool,
+    obj: &'static ffi::allocator::PoolObj,
     _stream: PhantomData<&'s ()>,
 }
 
@@ -48,7 +50,7 @@ impl core::fmt::Debug for StreamAllocator<'_> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("StreamAllocator")
             .field("stream", &self.stream.as_ptr())
-            .field("bytes", &self.pool.bytes())
+            .field("bytes", &self.obj.pool.bytes())
             .finish()
     }
 }
@@ -63,9 +65,9 @@ impl Stream<'_, '_> {
     #[doc(alias = "aclrtAllocatorRegister")]
     pub fn register_allocator(&self, budget: usize) -> Result<StreamAllocator<'_>> {
         self.bind()?;
-        let pool = ffi::allocator::new_pool(budget);
+        let obj = ffi::allocator::new_pool(budget, self.ctx_raw());
         let desc = ffi::allocator::create_desc()?;
-        let set = ffi::allocator::set_obj(desc, pool)
+        let set = ffi::allocator::set_obj(desc, obj)
             .and_then(|()| ffi::allocator::set_alloc(desc))
             .and_then(|()| ffi::allocator::set_free(desc))
             .and_then(|()| ffi::allocator::set_get_addr(desc))
@@ -78,7 +80,7 @@ impl Stream<'_, '_> {
             stream: self.raw(),
             ctx: self.ctx_raw(),
             desc: Some(desc),
-            pool,
+            obj,
             _stream: PhantomData,
         })
     }
@@ -87,7 +89,7 @@ impl Stream<'_, '_> {
 impl StreamAllocator<'_> {
     /// Bytes of device memory the allocator holds now.
     pub fn bytes(&self) -> usize {
-        self.pool.bytes()
+        self.obj.pool.bytes()
     }
 
     /// End the registration (`aclrtAllocatorUnregister`), synchronise the
@@ -103,7 +105,7 @@ impl StreamAllocator<'_> {
         };
         ffi::make_current(self.ctx)?;
         let mut first = ffi::allocator::unregister(self.stream).err();
-        let blocks = self.pool.close();
+        let blocks = self.obj.pool.close();
         let idle = match ffi::synchronize_stream(self.stream) {
             Ok(()) => true,
             Err(e) => {

@@ -20,17 +20,29 @@ use super::protocol::block_pool::{BlockPool, Take};
 use super::{Raw, check};
 use crate::error::Result;
 
-/// The allocator object of a registration: the pool, for ever.
-pub(crate) fn new_pool(budget: usize) -> &'static BlockPool {
-    Box::leak(Box::new(BlockPool::new(budget)))
+/// The allocator object of a registration: its pool, and the context its
+/// blocks count in (the crate's book of live children, so that the
+/// context is not destroyed under blocks a forgotten registration kept).
+pub(crate) struct PoolObj {
+    pub(crate) pool: BlockPool,
+    ctx: Raw,
+}
+
+/// A new allocator object for a registration in context `ctx`, for ever.
+pub(crate) fn new_pool(budget: usize, ctx: Raw) -> &'static PoolObj {
+    Box::leak(Box::new(PoolObj {
+        pool: BlockPool::new(budget),
+        ctx,
+    }))
 }
 
 /// The allocation callback: a block of at least `size` bytes from the pool
 /// (`obj`), or NULL (closed, over the budget, or no device memory).
 unsafe extern "C" fn alloc_block(obj: sys::aclrtAllocator, size: usize) -> *mut c_void {
-    // SAFETY: `obj` is the `&'static BlockPool` this module registered as
-    // the allocator object (`register`); the runtime passes it back as is.
-    let pool = unsafe { &*obj.cast::<BlockPool>() };
+    // SAFETY: `obj` is the `&'static PoolObj` this module registered as
+    // the allocator object (`set_obj`); the runtime passes it back as is.
+    let obj = unsafe { &*obj.cast::<PoolObj>() };
+    let pool = &obj.pool;
     let got = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         match pool.take(size)? {
             Take::Reuse(addr, _) => Some(addr),
@@ -47,6 +59,7 @@ unsafe extern "C" fn alloc_block(obj: sys::aclrtAllocator, size: usize) -> *mut 
                     return None;
                 }
                 if pool.added(p as usize, size) {
+                    super::live::child_created(p as usize, obj.ctx);
                     Some(p as usize)
                 } else {
                     // SAFETY: `p` was just allocated here and never handed
@@ -67,9 +80,9 @@ unsafe extern "C" fn alloc_block(obj: sys::aclrtAllocator, size: usize) -> *mut 
 /// later work of the stream.
 unsafe extern "C" fn free_block(obj: sys::aclrtAllocator, block: sys::aclrtAllocatorBlock) {
     // SAFETY: as in `alloc_block`.
-    let pool = unsafe { &*obj.cast::<BlockPool>() };
+    let obj = unsafe { &*obj.cast::<PoolObj>() };
     let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        pool.give_back(block as usize);
+        obj.pool.give_back(block as usize);
     }));
 }
 
@@ -94,7 +107,7 @@ pub(crate) fn destroy_desc(d: Raw) -> Result<()> {
 }
 
 /// `aclrtAllocatorSetObjToDesc(d, pool)`.
-pub(crate) fn set_obj(d: Raw, pool: &'static BlockPool) -> Result<()> {
+pub(crate) fn set_obj(d: Raw, pool: &'static PoolObj) -> Result<()> {
     // SAFETY: `d` is live; the object is a pool that lives for ever.
     let code = unsafe {
         sys::aclrtAllocatorSetObjToDesc(d.as_ptr(), core::ptr::from_ref(pool).cast_mut().cast())
@@ -146,5 +159,7 @@ pub(crate) fn free_block_memory(addr: usize) -> Result<()> {
     // taken out of its pool by `close` (so freed once), and the stream whose
     // work used it is idle.
     let code = unsafe { sys::aclrtFree(addr as *mut c_void) };
-    check(code, "aclrtFree")
+    check(code, "aclrtFree")?;
+    super::live::child_released(addr);
+    Ok(())
 }
