@@ -386,6 +386,31 @@ pub enum Error {
         /// The device.
         id: i32,
     },
+    /// A lane of a scope waited for a notify
+    /// ([`Lane::wait_notify`](crate::Lane::wait_notify)) that no record
+    /// queued by the scope can end: the lane that was to record it failed
+    /// first (the body returned or panicked before the record, the record
+    /// failed, or it was queued behind the wait on the same lane). A
+    /// synchronisation of that lane is refused with it (it could only
+    /// hang); the scope's end and [`Scope::recover`](crate::Scope::recover)
+    /// abort the scope's streams (as a deadline's escalation does) and
+    /// report it: results of the scope's work must not be trusted.
+    #[error(
+        "a lane waited for a notify that the scope did not record ({waits} waits, {records} \
+         records): the scope's streams were aborted so that the wait cannot hang"
+    )]
+    NotifyNotRecorded {
+        /// Waits without a time limit the scope queued on the notify.
+        waits: usize,
+        /// Records the scope queued on it.
+        records: usize,
+    },
+    /// [`Scope::notify`](crate::Scope::notify) was given a notify imported
+    /// from, or exported to, another process: records and waits there are
+    /// outside the scope's count, so the scope could neither tell a wait
+    /// that no record will end nor keep one from hanging.
+    #[error("a notify shared with another process cannot be a scope's hand-off")]
+    NotifyShared,
 }
 
 impl Error {
@@ -408,6 +433,7 @@ impl Error {
             Error::Spawn { .. } => ErrorKind::ResourceExhausted,
             Error::DeviceInUse { .. } => ErrorKind::ReleaseFailed,
             Error::DeviceResetting { .. } => ErrorKind::Lifecycle,
+            Error::NotifyNotRecorded { .. } => ErrorKind::Aborted,
             _ => ErrorKind::InvalidParam,
         }
     }

@@ -13,6 +13,7 @@
 //! | [`ExProgress`] | `…ExWithFlag(ACL_EVENT_CAPTURE_STREAM_PROGRESS)` | no | no | no | no |
 //! | [`ExProgressTimed`] | `…ExWithFlag(CAPTURE_STREAM_PROGRESS \| TIME_LINE)` | no | yes | no | no |
 //! | [`ExTimeLine`] | `…ExWithFlag(ACL_EVENT_TIME_LINE)` | no | yes | no | no |
+//! | [`ExIpc`] | `…ExWithFlag(ACL_EVENT_IPC)` (shared with other processes: [`Event::ipc_handle`]) | yes | no | no | no |
 //!
 //! Every kind can be recorded (again and again: each record replaces what
 //! the event captured), synchronised on and queried
@@ -122,6 +123,12 @@ ex_kinds! {
     /// ([`Event::elapsed_since`], [`Event::timestamp`]); cheap, cannot be
     /// waited on.
     ExTimeLine = TIME_LINE;
+    /// `aclrtCreateEventExWithFlag(ACL_EVENT_IPC)`: recorded here and
+    /// waited for in other processes ([`Event::ipc_handle`],
+    /// [`Context::open_ipc_event`](crate::Context::open_ipc_event)), and by
+    /// this process's streams; not timed, never reset. Chips without IPC
+    /// events (the 310P) refuse its creation (207000).
+    ExIpc = aclrt_sys::ACL_EVENT_IPC;
 }
 
 /// Event kinds that carry timestamps (`ACL_EVENT_TIME_LINE`): [`Timing`],
@@ -142,7 +149,8 @@ impl TimingKind for ExTimeLine {}
 /// Event kinds a stream can wait on (`aclrtStreamWaitEvent`): those with
 /// `ACL_EVENT_SYNC` (or, for [`Timing`], the runtime's hidden equivalent):
 /// [`Timing`], [`SyncOnly`], [`ExSync`], [`ExSyncTimed`], [`ExSyncProgress`],
-/// [`ExSyncProgressTimed`].
+/// [`ExSyncProgressTimed`], and [`ExIpc`] (an IPC event is waited for as a
+/// synchronising one).
 #[diagnostic::on_unimplemented(
     message = "`{Self}` events cannot be waited on by a stream: they were created without ACL_EVENT_SYNC",
     label = "`aclrtStreamWaitEvent` refuses this event kind (207000)",
@@ -155,6 +163,7 @@ impl WaitableKind for ExSync {}
 impl WaitableKind for ExSyncTimed {}
 impl WaitableKind for ExSyncProgress {}
 impl WaitableKind for ExSyncProgressTimed {}
+impl WaitableKind for ExIpc {}
 
 /// Event kinds `aclrtQueryEventWaitStatus` is defined for: those of
 /// `aclrtCreateEvent` and `aclrtCreateEventWithFlag` ([`Timing`],

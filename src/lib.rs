@@ -86,6 +86,7 @@
 
 mod acl;
 pub mod actor;
+mod allocator;
 mod base;
 mod context;
 mod device;
@@ -105,22 +106,27 @@ pub mod future;
 #[cfg(unix)]
 mod host_thread;
 mod ipc;
+mod ipc_event;
 mod memory;
 mod mode;
 mod notify;
+mod overflow;
 mod register;
 #[cfg(unix)]
 mod report;
 mod rule;
 mod scope;
+mod scope_notify;
 #[cfg(unix)]
 mod serving;
 mod stream;
+mod stream_config;
 mod stream_ext;
 mod value;
 mod vmm;
 
 pub use acl::{Acl, Detected, Runtime};
+pub use allocator::StreamAllocator;
 pub use base::{DataType, Float16, LogLevel, app_log};
 pub use context::{Context, DefaultContext, MallocPolicy};
 pub use device::{Device, MemAttr, MemoryInfo, PeerAccess};
@@ -129,18 +135,20 @@ pub use device_info::{
 };
 pub use error::{Error, ErrorKind, Escalation, Result, WaitFailed};
 pub use event::{
-    Event, ExProgress, ExProgressTimed, ExSync, ExSyncProgress, ExSyncProgressTimed, ExSyncTimed,
-    ExTimeLine, Recorded, SyncOnly, Timing, Unrecorded,
+    Event, ExIpc, ExProgress, ExProgressTimed, ExSync, ExSyncProgress, ExSyncProgressTimed,
+    ExSyncTimed, ExTimeLine, Recorded, SyncOnly, Timing, Unrecorded,
 };
 pub use exception::{ExceptionHandler, ExceptionInfo};
 #[cfg(unix)]
 pub use host_thread::{HostFnServer, Processed};
 pub use ipc::{IpcExport, IpcKey, IpcMemory};
+pub use ipc_event::{IpcEvent, IpcEventHandle, IpcEventKey, IsIpc};
 pub use memory::{
     DeviceBuffer, DeviceRepr, DeviceView, DeviceViewMut, HostBuffer, HostBufferUninit, PinnedSlice,
 };
 pub use mode::{DeviceMode, HostMode, RunMode, RunModeKind};
 pub use notify::{Notify, NotifyKey};
+pub use overflow::OverflowStatus;
 pub use register::{
     DeviceAlias, DeviceAliasMut, HostRegistration, ManagedBuffer, PageAlignedBuf, last_error,
     take_last_error,
@@ -148,7 +156,9 @@ pub use register::{
 #[cfg(unix)]
 pub use report::{Reporter, Subscription};
 pub use scope::{Fence, InFlight, Lane, Mark, Reading, Scope, Shared, Signal};
+pub use scope_notify::ScopeNotify;
 pub use stream::{DefaultStream, Stream, StreamFlags, StreamPriority, StreamPriorityRange};
+pub use stream_config::StreamConfig;
 pub use value::{ValueSlot, ValueWait};
 pub use vmm::{Access, Granularity, Granules, Mapping, PhysicalMem, Reservation, ShareableHandle};
 

@@ -23,6 +23,7 @@
 use core::marker::PhantomData;
 use std::ffi::CString;
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use generativity::Id;
 
@@ -44,6 +45,8 @@ pub struct Notify<'ctx, 'id> {
     book: Mutex<Book>,
     /// Imported from another process, whose records this one cannot count.
     imported: bool,
+    /// Exported ([`Notify::export`]): another process may record or wait.
+    exported: AtomicBool,
     _ctx: PhantomData<&'ctx ()>,
     _brand: PhantomData<Id<'id>>,
 }
@@ -113,6 +116,7 @@ impl<'ctx, 'id> Notify<'ctx, 'id> {
             ctx,
             book: Mutex::new(Book::default()),
             imported,
+            exported: AtomicBool::new(false),
             _ctx: PhantomData,
             _brand: PhantomData,
         }
@@ -137,14 +141,26 @@ impl<'ctx, 'id> Notify<'ctx, 'id> {
     #[doc(alias = "aclrtNotifySetImportPid")]
     pub fn export(&self, pids: &[u32]) -> Result<NotifyKey> {
         ffi::make_current(self.ctx)?;
+        self.exported.store(true, Ordering::Relaxed);
         let key = ffi::notify::export_key(self.raw)?;
         let pids = crate::vmm::pids_of(pids)?;
         ffi::notify::set_import_pid(self.raw, &pids)?;
         Ok(NotifyKey(key_of(&key)))
     }
 
+    /// Whether it came from, or was offered to, another process (whose
+    /// records and waits no scope of this one can count).
+    pub(crate) fn shared_with_processes(&self) -> bool {
+        self.imported || self.exported.load(Ordering::Relaxed)
+    }
+
+    /// The handle.
+    pub(crate) fn raw(&self) -> Raw {
+        self.raw
+    }
+
     /// Enters a wait of `stream`.
-    fn waited(&self, stream: Raw) {
+    pub(crate) fn waited(&self, stream: Raw) {
         let mut book = self.book.lock().unwrap_or_else(|e| e.into_inner());
         if !book.waited_on.contains(&stream) {
             book.waited_on.push(stream);

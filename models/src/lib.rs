@@ -85,6 +85,14 @@ pub(crate) mod aside;
 #[path = "../../src/rule/wake_slot.rs"]
 pub(crate) mod wake_slot;
 
+#[cfg(any(loom, shuttle))]
+#[path = "../../src/rule/block_pool.rs"]
+pub(crate) mod block_pool;
+
+#[cfg(any(loom, shuttle))]
+#[path = "../../src/rule/notify_ledger.rs"]
+pub(crate) mod notify_ledger;
+
 #[cfg(all(test, any(loom, shuttle)))]
 mod harness;
 
@@ -132,3 +140,9 @@ mod py_tree_model;
 
 #[cfg(all(test, any(loom, shuttle)))]
 mod wake_slot_model;
+
+#[cfg(all(test, any(loom, shuttle)))]
+mod notify_model;
+
+#[cfg(all(test, any(loom, shuttle)))]
+mod block_pool_model;

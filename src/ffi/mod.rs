@@ -65,6 +65,7 @@ use aclrt_sys as sys;
 use crate::error::{Error, ErrorKind, Result};
 
 pub(crate) mod access;
+pub(crate) mod allocator;
 pub(crate) mod base;
 pub(crate) mod completion;
 pub(crate) mod device_info;
@@ -74,12 +75,14 @@ pub(crate) mod host_fn;
 #[cfg(unix)]
 pub(crate) mod host_thread;
 pub(crate) mod ipc;
+pub(crate) mod ipc_event;
 pub(crate) mod kernel;
 mod kernel_unsafe;
 pub(crate) mod live;
 pub(crate) mod mem;
 pub(crate) mod mix;
 pub(crate) mod notify;
+pub(crate) mod overflow;
 mod pinned;
 pub(crate) mod protocol;
 pub(crate) mod record;
@@ -88,6 +91,7 @@ pub(crate) mod released;
 #[cfg(unix)]
 pub(crate) mod report;
 pub(crate) mod scope;
+pub(crate) mod stream_config;
 pub(crate) mod stream_ext;
 pub(crate) mod value;
 pub(crate) mod vmm;

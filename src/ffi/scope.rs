@@ -105,6 +105,7 @@ mod book;
 pub(crate) mod end;
 mod enlisted;
 mod lane;
+mod notifies;
 mod open;
 
 pub(crate) use lane::{
@@ -258,6 +259,8 @@ struct Book {
     kept: Vec<Kept>,
     /// Contents that came back unchecked ([`CoreBook::suspect`]).
     suspects: Suspects,
+    /// Notify records and waits queued by the lanes (`notifies`).
+    notifies: notifies::NotifyLedger,
 }
 
 /// A stream enlisted in a scope, and whether the scope's end may skip its

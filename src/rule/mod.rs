@@ -18,6 +18,7 @@
 #![deny(unsafe_code)]
 
 pub(crate) mod abort_log;
+pub(crate) mod block_pool;
 pub(crate) mod completion;
 pub(crate) mod failure;
 pub(crate) mod fault_watch;
@@ -25,6 +26,7 @@ pub(crate) mod handler_book;
 pub(crate) mod host_fn_slot;
 pub(crate) mod live_count;
 pub(crate) mod locks;
+pub(crate) mod notify_ledger;
 pub(crate) mod panic_slot;
 pub(crate) mod records;
 pub(crate) mod sync;

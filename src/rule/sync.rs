@@ -105,6 +105,7 @@ pub(crate) enum Rank {
     FaultWatch,
     Streams,
     WakeSlot,
+    BlockPool,
 }
 
 /// A held lock.

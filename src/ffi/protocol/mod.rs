@@ -8,6 +8,6 @@
 
 pub(crate) mod sub_book;
 pub(crate) use crate::rule::{
-    abort_log, failure, fault_watch, handler_book, host_fn_slot, live_count, records, sync,
+    abort_log, block_pool, failure, fault_watch, handler_book, host_fn_slot, live_count, notify_ledger, records, sync,
     wait_book,
 };

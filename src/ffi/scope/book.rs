@@ -212,6 +212,7 @@ impl CoreBook {
     /// Make each of `streams` idle ([`make_idle`]) and settled; the first
     /// stream that cannot be made idle stops it with its error.
     pub(super) fn make_idle_all(&self, streams: Vec<Raw>) -> Result<()> {
+        self.refuse_unmatched(&streams)?;
         for stream in streams {
             make_idle(stream)?;
             self.settle(stream);

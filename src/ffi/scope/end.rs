@@ -99,13 +99,18 @@ pub(crate) fn run<B: ScopeBody>(
     // synchronisation took it, or the body ignored a failed checked wait).
     let result = match (result, finished) {
         (Err(e), Ok(())) => Err(e),
-        // A timeout of the end wins: the caller must learn that the work
-        // was stopped.
-        (Err(e), Err(fin)) => Err(if matches!(fin, Error::ScopeTimeout { .. }) {
-            fin.into()
-        } else {
-            e
-        }),
+        // A timeout of the end, or its abort of a notify wait no record
+        // can end, wins: the caller must learn that the work was stopped.
+        (Err(e), Err(fin)) => Err(
+            if matches!(
+                fin,
+                Error::ScopeTimeout { .. } | Error::NotifyNotRecorded { .. }
+            ) {
+                fin.into()
+            } else {
+                e
+            },
+        ),
         (Ok(_), Err(e)) => Err(e.into()),
         (Ok(r), Ok(())) => Ok(r),
     };
@@ -177,6 +182,8 @@ impl<'scope> ScopeCore<'scope> {
         deadline: &Option<(Duration, Instant)>,
     ) -> (Result<()>, Option<Panic>, Vec<Enlisted>) {
         let deadline = *deadline;
+        // A notify wait no record can end: abort before synchronising.
+        let unrecorded = self.book.abort_unmatched();
         let mut first_err = None;
         let first = self.book.first.load(Ordering::Relaxed);
         let mut book = self.book.inner.borrow_mut().0.take().unwrap_or_default();
@@ -212,6 +219,9 @@ impl<'scope> ScopeCore<'scope> {
             // Another scope's deadline aborted a stream this one shares (or
             // one it depends on): some of this scope's work was discarded.
             first_err = Some(Error::WorkAborted);
+        }
+        if let Some(e) = unrecorded {
+            first_err = Some(e);
         }
         let mut panic = None;
         let events = core::mem::take(&mut book.events);

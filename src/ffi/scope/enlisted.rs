@@ -52,6 +52,9 @@ impl<'scope> ScopeCore<'scope> {
     /// scope has not recovered.
     pub(crate) fn recover(&self) -> Result<Option<Error>> {
         super::super::refuse_in_callback("Scope::recover")?;
+        if let Some(e) = self.book.abort_unmatched() {
+            return Err(e);
+        }
         self.book.make_idle_all(self.book.streams())?;
         // Every host function queued so far ran, or never will.
         let host_fns = self

@@ -14,6 +14,7 @@
 
 mod awaited;
 mod flow;
+mod notified;
 mod parked;
 
 use core::cell::RefCell;

@@ -346,6 +346,7 @@ impl<'scope, 'sid> LaneCore<'scope, 'sid> {
     /// another scope's deadline is [`Error::WorkAborted`].
     pub(crate) fn synchronize(&self) -> Result<()> {
         self.bind()?;
+        self.core.book.refuse_unmatched(&[self.stream])?;
         super::super::super::synchronize_stream(self.stream)?;
         self.core.book.settle(self.stream);
         if self.core.book.aborted() {

@@ -140,6 +140,7 @@ impl<'scope, 'sid, D: ?Sized> Parked<'scope, 'sid, D> {
         } else {
             // No context is made current: `aclrtSynchronizeStream` switches
             // to the stream's context by itself (acl-facts 5.4).
+            self.book.refuse_unmatched(&[self.stream])?;
             super::super::super::synchronize_stream(self.stream)?;
             self.book.settle(self.stream);
         }

@@ -1,0 +1,34 @@
+//! A scope's lanes record and wait for notifies: the C calls, entered in
+//! the scope's ledger once they succeeded (`scope::notifies`, where the
+//! rule is). Bookkeeping with no `unsafe`.
+#![deny(unsafe_code)]
+
+use super::super::super::Raw;
+use super::super::super::notify as raw;
+use super::LaneCore;
+use crate::error::Result;
+
+impl LaneCore<'_, '_> {
+    /// Queue a record of `notify` on this lane (`aclrtRecordNotify`); the
+    /// ledger enters it once the call succeeded.
+    pub(crate) fn record_notify(&self, notify: Raw) -> Result<()> {
+        self.bind()?;
+        let stream = self.stream();
+        raw::record(notify, stream)?;
+        self.core.book.book().notifies.recorded(notify, stream);
+        Ok(())
+    }
+
+    /// Queue a wait for `notify` on this lane (`aclrtWaitAndResetNotify`,
+    /// `secs` as the runtime counts: 0 is no limit); a wait without a
+    /// limit is entered in the ledger once the call succeeded.
+    pub(crate) fn wait_notify(&self, notify: Raw, secs: u32) -> Result<()> {
+        self.bind()?;
+        let stream = self.stream();
+        raw::wait(notify, stream, secs)?;
+        if secs == 0 {
+            self.core.book.book().notifies.waited(notify, stream);
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,86 @@
+//! Notifies as a hand-off between a scope's lanes (`aclrtRecordNotify`,
+//! `aclrtWaitAndResetNotify` queued on lanes), under the failure rule.
+//!
+//! A notify wait, unlike an event wait, may be queued before the record
+//! that ends it. If the lane that was to record fails first (the body
+//! returns an error or panics before queueing the record, the record call
+//! fails, or the record is queued on the waiting lane itself, behind the
+//! wait), no task will ever end the wait, and a synchronisation of the
+//! waiting lane would never return. The runtime offers no way to release a
+//! queued notify wait but a record (which would also let the lane's later
+//! work run as if the hand-off had happened) or an abort of the waiting
+//! stream (acl-facts K.8). The scope takes the second, the escalation its
+//! deadline takes for events:
+//!
+//! * every record and every wait without a time limit the scope queues is
+//!   entered in its [`NotifyLedger`], after the C call succeeded. A record
+//!   on lane `L` matches the oldest wait still unmatched on another lane;
+//!   otherwise it stays free and matches the next wait queued on any lane
+//!   (a record queued before a wait sets the notify in time). Waits with a
+//!   time limit end by themselves and are not entered;
+//! * a synchronisation the scope makes of a lane with an unmatched wait
+//!   (a checked wait, `Lane::synchronize`, the recovery point) is refused
+//!   with [`Error::NotifyNotRecorded`] before any C call: it could only
+//!   hang;
+//! * the scope's end (and its recovery point) with an unmatched wait aborts
+//!   every stream of the scope and of the scopes sharing them (the
+//!   escalation, `book::escalate`) before it synchronises any, and reports
+//!   [`Error::NotifyNotRecorded`].
+//!
+//! The notify is held exclusively by the scope while it is open
+//! (`crate::Scope::notify` borrows it `&mut`), and one that was imported or
+//! exported is refused there: no record or wait outside the scope's ledger
+//! can set or consume it meanwhile. The scope is driven by one thread (its
+//! core is neither `Send` nor `Sync`), so the ledger needs no lock.
+//!
+//! Records the ledger matched may still coalesce on the device: a notify
+//! is one flag, so two records that both run before a wait consumes the
+//! first set it once, and the second wait then waits for a record that
+//! already ran. That is the program's own deadlock, not a failure; a
+//! scope with a deadline (`Context::scope_with_timeout`) ends it by the
+//! same escalation. Bookkeeping with no `unsafe`.
+#![deny(unsafe_code)]
+
+use super::super::Raw;
+use super::super::protocol::notify_ledger as ledger;
+use super::CoreBook;
+use super::book::escalate;
+use crate::error::{Error, Result};
+
+/// The notify records and waits a scope queued, matched
+/// (`protocol::notify_ledger`).
+pub(super) type NotifyLedger = ledger::NotifyLedger<Raw, Raw>;
+
+fn not_recorded((waits, records): (usize, usize)) -> Error {
+    Error::NotifyNotRecorded { waits, records }
+}
+
+impl CoreBook {
+    /// [`Error::NotifyNotRecorded`] if a wait queued on one of `streams`
+    /// is unmatched: synchronising that stream could only hang. One
+    /// borrow of the book while the scope has none.
+    #[inline(always)]
+    pub(super) fn refuse_unmatched(&self, streams: &[Raw]) -> Result<()> {
+        let book = self.inner.borrow();
+        match book.0.as_ref() {
+            Some(b) if streams.iter().any(|&s| b.notifies.pending_on(s)) => {
+                Err(not_recorded(b.notifies.unmatched().unwrap_or((0, 0))))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// At the scope's end or its recovery point, when no record can come
+    /// any more from this thread without one: if a wait is unmatched,
+    /// abort every stream of the scope (the escalation), forget the
+    /// ledger and return the error to report.
+    pub(super) fn abort_unmatched(&self) -> Option<Error> {
+        let err = not_recorded(self.inner.borrow().0.as_ref()?.notifies.unmatched()?);
+        self.promote();
+        let _ = escalate(self.id);
+        if let Some(b) = self.inner.borrow_mut().0.as_mut() {
+            b.notifies.clear();
+        }
+        Some(err)
+    }
+}
