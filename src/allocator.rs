@@ -20,7 +20,7 @@
 //! for ever); the blocks count as the context's live children, so the
 //! context's destruction answers
 //! [`Error::LiveChildren`](crate::Error::LiveChildren). The protocol between the callbacks, on the runtime's
-//! threads, and the end is `src/rule/block_pool.rs`, model-checked
+//! threads, and the end is `src/ffi/protocol/block_pool.rs`, model-checked
 //! (`models/src/block_pool_model.rs`).
 //!
 //! Work launched on the stream by other code after the registration ended

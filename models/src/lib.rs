@@ -86,7 +86,7 @@ pub(crate) mod aside;
 pub(crate) mod wake_slot;
 
 #[cfg(any(loom, shuttle))]
-#[path = "../../src/rule/block_pool.rs"]
+#[path = "../../src/ffi/protocol/block_pool.rs"]
 pub(crate) mod block_pool;
 
 #[cfg(any(loom, shuttle))]

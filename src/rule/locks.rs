@@ -38,7 +38,7 @@
 //! | 89 | the overflow list of synchronisations in flight | `rule/fault_watch.rs` |
 //! | 90 | `RECORDS`, one record per stream | `ffi/record.rs` |
 //! | 91 | an awaited completion's wake slot | `rule/wake_slot.rs` (per wait) |
-//! | 92 | an allocator's block pool (no runtime call under it) | `rule/block_pool.rs` (per registration) |
+//! | 92 | an allocator's block pool (no runtime call under it) | `ffi/protocol/block_pool.rs` (per registration) |
 //!
 //! Runtime calls are made under some of them (`aclrtSubscribeReport` under
 //! `SUBS`, the exception trampoline's registration under `REGISTERED`, a stream wait under `OPEN` and the wait book, records under

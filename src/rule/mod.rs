@@ -18,7 +18,6 @@
 #![deny(unsafe_code)]
 
 pub(crate) mod abort_log;
-pub(crate) mod block_pool;
 pub(crate) mod completion;
 pub(crate) mod failure;
 pub(crate) mod fault_watch;

@@ -6,8 +6,9 @@
 //! crate (`models/`) compiles these same files under loom and shuttle.
 #![deny(unsafe_code)]
 
+pub(crate) mod block_pool;
 pub(crate) mod sub_book;
 pub(crate) use crate::rule::{
-    abort_log, block_pool, failure, fault_watch, handler_book, host_fn_slot, live_count, notify_ledger, records, sync,
+    abort_log, failure, fault_watch, handler_book, host_fn_slot, live_count, notify_ledger, records, sync,
     wait_book,
 };
