@@ -128,6 +128,7 @@ pub(crate) fn create(out: Out<usize>, flag: Option<u32>, api: EventApi) -> Res<(
         pending: AtomicUsize::new(0),
         waits: AtomicUsize::new(0),
         op_flags: [AtomicU32::new(u32::MAX), AtomicU32::new(u32::MAX)],
+        ipc: OnceLock::new(),
     });
     rt.events.insert(handle, EventRec { ctx, shared });
     out.write(handle);
@@ -157,6 +158,14 @@ pub(crate) fn destroy(h: usize) -> Res<()> {
     rt.events.remove(&h);
     if let Ok(dev) = rt.device_mut(ev.device) {
         dev.events = dev.events.saturating_sub(1);
+    }
+    drop(rt);
+    // The exporter's own handle goes: its IPC handle opens nothing more
+    // (handles opened already keep the shared file).
+    if let Some((_, name, true)) = ev.ipc.get() {
+        if ev.handle == h {
+            crate::ipc::remove_shared(name);
+        }
     }
     Ok(())
 }
@@ -229,6 +238,7 @@ pub(crate) fn record(h: usize, stream: usize) -> Res<()> {
     let ticket = sh.ticket();
     let mut st = lock(&ev.st);
     let generation = st.generation + 1;
+    let ipc = ev.ipc_issue();
     let fast = if ticket.is_plain() {
         sh.try_complete_now()
     } else {
@@ -237,17 +247,21 @@ pub(crate) fn record(h: usize, stream: usize) -> Res<()> {
     let seq = match fast {
         Some(seq) => {
             st.time = Some(Instant::now());
+            ev.ipc_executed(ipc);
             sh.trace_instant("record event", "event", seq, ev.id);
             seq
         }
         None => {
-            let seq = sh.submit(
+            let submitted = sh.submit(
                 Op::Record {
                     ev: ev.clone(),
                     generation,
+                    ipc,
                 },
                 ticket,
-            )?;
+            );
+            // A record never queued is none another process waits for.
+            let seq = submitted.inspect_err(|_| ev.ipc_executed(ipc))?;
             st.time = None;
             seq
         }
@@ -321,6 +335,9 @@ pub(crate) fn stream_wait_within(stream: usize, h: usize, limit: Option<Duration
         }
         (ev, sh, limit.or(rt.op_wait_timeout))
     };
+    if let Some(g) = ev.foreign_record() {
+        return wait_foreign(ev, &sh, g, timeout);
+    }
     let Some(rec) = ev.record_point() else {
         // Never recorded (or reset): nothing to wait for.
         return Ok(());
@@ -337,6 +354,55 @@ pub(crate) fn stream_wait_within(stream: usize, h: usize, limit: Option<Duration
             seq: rec.seq,
             ev: EventUse::wait(ev),
             timeout,
+        },
+        ticket,
+    )?;
+    Ok(())
+}
+
+/// A wait for record `g` of an IPC event, issued by another process: the
+/// wait task looks at the shared file every millisecond until that record
+/// (or a later one) executed there; the op-wait timeout and an abort or a
+/// teardown of this stream end it as they end any wait.
+fn wait_foreign(
+    ev: Arc<EventShared>,
+    sh: &Arc<crate::rt::exec::StreamShared>,
+    g: u32,
+    timeout: Option<Duration>,
+) -> Res<()> {
+    if ev.ipc_reached(g) {
+        return Ok(());
+    }
+    let hold = EventUse::wait(ev);
+    let ticket = sh.ticket();
+    sh.submit(
+        Op::Native {
+            name: "wait event",
+            category: "wait",
+            blocking: true,
+            run: Box::new(move |stopped| {
+                let start = Instant::now();
+                loop {
+                    if hold.shared().ipc_reached(g) {
+                        return Ok(None);
+                    }
+                    if stopped() {
+                        return Err(crate::rt::exec::KernelCut);
+                    }
+                    if timeout.is_some_and(|t| start.elapsed() >= t) {
+                        return Ok(Some((
+                            crate::rt::exec::WAIT_TIMEOUT_CODE,
+                            format!(
+                                "waiting for IPC event {:#x} timed out after {:?} \
+                                 (aclrtSetOpWaitTimeout)",
+                                hold.shared().handle,
+                                start.elapsed()
+                            ),
+                        )));
+                    }
+                    std::thread::sleep(Duration::from_millis(1));
+                }
+            }),
         },
         ticket,
     )?;
@@ -419,6 +485,23 @@ pub(crate) fn synchronize(h: usize, deadline: Option<Instant>, timeout: Option<i
                 ev.flags
             ),
         ));
+    }
+    if let Some(g) = ev.foreign_record() {
+        // A record of another process: its completion shows in the shared
+        // file.
+        while !ev.ipc_reached(g) {
+            if deadline.is_some_and(|d| Instant::now() >= d) {
+                return Err(Error::new(
+                    ffi::ACL_ERROR_RT_EVENT_SYNC_TIMEOUT,
+                    format!(
+                        "IPC event {h:#x} did not complete within {} ms",
+                        timeout.unwrap_or(-1)
+                    ),
+                ));
+            }
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        return Ok(());
     }
     let Some(rec) = ev.record_point() else {
         return Ok(());

@@ -22,17 +22,19 @@
 use std::collections::BTreeSet;
 use std::fs;
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::atomic::AtomicUsize;
 use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, Mutex, Once, OnceLock};
 
 use crate::diag::{Error, Res, rt_param};
 use crate::ffi;
 use crate::model::Soc;
-use crate::prim::{HeapBlock, Out, OutBuf, shm};
-use crate::rt::exec::{EventApi, EventShared};
+use crate::prim::{HeapBlock, Out, OutBuf, SharedWords, shm};
+use crate::rt::exec::{EventApi, EventShared, EventState, IPC_DEVICE};
 use crate::rt::ext::IpcExport;
 use crate::rt::mem::{AllocKind, Allocation};
 use crate::rt::{EventRec, HandleKind, rt};
+use crate::sync::lock;
 
 /// `ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION`.
 pub(crate) const EXPORT_DISABLE_PID_VALIDATION: u64 = 0x1;
@@ -44,44 +46,150 @@ static NEXT_KEY: AtomicU32 = AtomicU32::new(1);
 const KEY_PREFIX: &str = "aclsim_ipc_";
 
 fn path_of(key: &str) -> Option<PathBuf> {
-    // A key names a file of the shared directory: nothing else.
-    let ok = key.starts_with(KEY_PREFIX)
-        && key.len() < 64
-        && key.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
-    ok.then(|| shm::dir().join(key))
+    key.starts_with(KEY_PREFIX)
+        .then(|| shared_path(key))
+        .flatten()
 }
 
-fn pids_path(key: &str) -> Option<PathBuf> {
-    path_of(key).map(|p| p.with_extension("pids"))
-}
-
-/// The trustlist file: first line `any` or `listed`, then one pid a line.
-fn write_trustlist(key: &str, any: bool, pids: &BTreeSet<i32>) -> Res<()> {
-    let path = pids_path(key).ok_or_else(|| rt_param("internal: key"))?;
-    let mut text = String::from(if any { "any\n" } else { "listed\n" });
-    for p in pids {
-        text.push_str(&format!("{p}\n"));
-    }
-    fs::write(&path, text).map_err(|e| {
-        Error::new(
-            ffi::ACL_ERROR_RT_INTERNAL_ERROR,
-            format!("cannot write {}: {e}", path.display()),
-        )
-    })
-}
-
-/// (any pid, listed pids, exporter pid) of a key's trustlist file.
+/// The trustlist of an IPC memory key: (any pid, listed pids, exporter
+/// pid, size).
 fn read_trustlist(key: &str) -> Option<(bool, BTreeSet<i32>, u32, usize)> {
-    let text = fs::read_to_string(pids_path(key)?).ok()?;
-    let mut lines = text.lines();
-    let any = lines.next()? == "any";
-    let pids = lines.filter_map(|l| l.parse().ok()).collect();
+    path_of(key)?;
+    let t = read_trust(key)?;
     // The key names the exporter: aclsim_ipc_<pid>_<n>_<size>.
     let mut parts = key[KEY_PREFIX.len()..].split('_');
     let owner = parts.next()?.parse().ok()?;
     let _n = parts.next()?;
     let size = parts.next()?.parse().ok()?;
-    Some((any, pids, owner, size))
+    Some((t.any, t.pids, owner, size))
+}
+
+// ------------------------------------------- shared files, for every kind ---
+
+/// The shared files this process created (by name; each with its `.pids`
+/// file beside it): removed when their exporter closes or frees the
+/// object, at a teardown, and at the latest when the process exits.
+static CREATED: Mutex<BTreeSet<String>> = Mutex::new(BTreeSet::new());
+
+/// The exit hook that removes [`CREATED`]'s files, registered once.
+static EXIT_HOOK: Once = Once::new();
+
+/// The path of the shared file `name`: a name of the simulator's
+/// (`aclsim_…`, letters, digits and `_`), nothing else.
+pub(crate) fn shared_path(name: &str) -> Option<PathBuf> {
+    let ok = name.starts_with("aclsim_")
+        && name.len() < 64
+        && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
+    ok.then(|| shm::dir().join(name))
+}
+
+/// Records that this process created the files of `name` (so that they are
+/// removed at the process's exit if nothing removed them before).
+pub(crate) fn created(name: &str) {
+    EXIT_HOOK.call_once(|| {
+        // Without the hook (Miri, or the C library out of room) the files
+        // are still removed by a close, a free or a teardown.
+        let _ = crate::prim::exit::at_exit(remove_created_at_exit);
+    });
+    lock(&CREATED).insert(name.to_owned());
+}
+
+/// The exit handler: removes the files this process still owns. Never
+/// waits for a lock (a thread still exporting at exit: its files stay) and
+/// never unwinds.
+extern "C" fn remove_created_at_exit() {
+    let _ = std::panic::catch_unwind(|| {
+        let Ok(names) = CREATED.try_lock() else {
+            return;
+        };
+        for name in names.iter() {
+            unlink(name);
+        }
+    });
+}
+
+fn unlink(name: &str) {
+    if let Some(p) = shared_path(name) {
+        let _ = fs::remove_file(p.with_extension("pids"));
+        let _ = fs::remove_file(p);
+    }
+}
+
+/// Removes the files of `name` (its exporter closed or freed it, or tore
+/// down): imports elsewhere keep their mappings, new imports are refused.
+pub(crate) fn remove_shared(name: &str) {
+    unlink(name);
+    lock(&CREATED).remove(name);
+}
+
+/// A trustlist file: the export's flag, the pids allowed to import, and
+/// the numbers an importer needs (the device, a size...).
+pub(crate) struct Trust {
+    /// Exported with pid validation disabled.
+    pub any: bool,
+    pub pids: BTreeSet<i32>,
+    pub info: Vec<u64>,
+}
+
+/// Writes the trustlist of `name`: `any` or `listed`, a line `info …`,
+/// then one pid a line.
+pub(crate) fn write_trust(name: &str, any: bool, pids: &BTreeSet<i32>, info: &[u64]) -> Res<()> {
+    let path = shared_path(name)
+        .ok_or_else(|| rt_param("internal: shared name"))?
+        .with_extension("pids");
+    let mut text = String::from(if any { "any\ninfo" } else { "listed\ninfo" });
+    for v in info {
+        text.push_str(&format!(" {v}"));
+    }
+    text.push('\n');
+    for p in pids {
+        text.push_str(&format!("{p}\n"));
+    }
+    // Written whole under another name, then renamed: a reader in another
+    // process never sees half a list.
+    let tmp = path.with_extension(format!("tmp{}", std::process::id()));
+    fs::write(&tmp, text)
+        .and_then(|()| fs::rename(&tmp, &path))
+        .map_err(|e| {
+            Error::new(
+                ffi::ACL_ERROR_RT_INTERNAL_ERROR,
+                format!("cannot write {}: {e}", path.display()),
+            )
+        })
+}
+
+/// The trustlist of `name`, if its exporter still shares it.
+pub(crate) fn read_trust(name: &str) -> Option<Trust> {
+    let text = fs::read_to_string(shared_path(name)?.with_extension("pids")).ok()?;
+    let mut lines = text.lines();
+    let any = lines.next()? == "any";
+    let mut info = Vec::new();
+    let mut pids = BTreeSet::new();
+    for l in lines {
+        if let Some(rest) = l.strip_prefix("info") {
+            info = rest
+                .split_whitespace()
+                .filter_map(|v| v.parse().ok())
+                .collect();
+        } else if let Ok(p) = l.parse() {
+            pids.insert(p);
+        }
+    }
+    Some(Trust { any, pids, info })
+}
+
+/// The driver's pid check of an import (its answers are not public: the
+/// simulator's choice is IPC memory's, 207006): the exporter itself, a
+/// listed pid, or an export with pid validation disabled.
+pub(crate) fn check_trust(what: &str, t: &Trust, owner: u32, how: &str) -> Res<()> {
+    let me = std::process::id();
+    if owner != me && !t.any && !t.pids.contains(&(me as i32)) {
+        return Err(Error::new(
+            ffi::ACL_ERROR_RT_NO_PERMISSION,
+            format!("process {me} is not on the trustlist of {what} ({how})"),
+        ));
+    }
+    Ok(())
 }
 
 /// The chip's IPC memory feature: both modelled chips have it
@@ -160,7 +268,8 @@ pub(crate) fn export(addr: usize, size: usize, key: OutBuf, flags: u64) -> Res<(
     };
     crate::prim::copy(&to, &from);
     let any = flags & EXPORT_DISABLE_PID_VALIDATION != 0;
-    write_trustlist(&name, any, &BTreeSet::new())?;
+    created(&name);
+    write_trust(&name, any, &BTreeSet::new(), &[])?;
     if let Some(a) = rt.mem.live.get_mut(&addr) {
         a.block = shared;
     }
@@ -190,7 +299,7 @@ pub(crate) fn set_import_pid(key: &str, pids: &[i32]) -> Res<()> {
     e.pids.extend(pids.iter().copied());
     let (any, pids) = (e.any_pid, e.pids.clone());
     drop(rt);
-    write_trustlist(key, any, &pids)
+    write_trust(key, any, &pids, &[])
 }
 
 /// I `IpcOpenMemory`: a current context (107002); a live key (107000); the
@@ -209,16 +318,17 @@ pub(crate) fn import(out: Out<usize>, key: &str) -> Res<()> {
              closed)"
         )));
     };
-    let me = std::process::id();
-    if owner != me && !any && !pids.contains(&(me as i32)) {
-        return Err(Error::new(
-            ffi::ACL_ERROR_RT_NO_PERMISSION,
-            format!(
-                "process {me} is not on the trustlist of {key:?} (aclrtIpcMemSetImportPid, or \
-                 export with ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION)"
-            ),
-        ));
-    }
+    let trust = Trust {
+        any,
+        pids,
+        info: Vec::new(),
+    };
+    check_trust(
+        &format!("{key:?}"),
+        &trust,
+        owner,
+        "aclrtIpcMemSetImportPid, or export with ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION",
+    )?;
     let path = path_of(key).ok_or_else(|| rt_param("internal: key"))?;
     let shared = HeapBlock::shared(&path, size, false)
         .ok_or_else(|| rt_param(format!("cannot map the shared memory of {key:?}")))?;
@@ -283,18 +393,8 @@ pub(crate) fn close(key: &str) -> Res<()> {
     }
     rt.ext.ipc_mem.remove(key);
     drop(rt);
-    remove_files(key);
+    remove_shared(key);
     Ok(())
-}
-
-/// Removes a key's files (an exporter's close, or its teardown).
-pub(crate) fn remove_files(key: &str) {
-    if let Some(p) = path_of(key) {
-        let _ = fs::remove_file(p);
-    }
-    if let Some(p) = pids_path(key) {
-        let _ = fs::remove_file(p);
-    }
 }
 
 /// I `IpcSetMemoryAttr` (E checked the type and value): a key this process
@@ -327,6 +427,10 @@ const EVENT_PREFIX: &str = "aclsim_ipc_event_";
 
 /// I `IpcGetEventHandle`: an event of `aclrtCreateEventExWithFlag(ACL_EVENT_IPC)`
 /// (107000 otherwise); the handle's bytes name this process and the event.
+/// The first handle of an event gives it a shared file
+/// (`aclsim_ipc_event_<pid>_<event>`: its records' progress), which an
+/// open in another process maps. The runtime exports an IPC event's memory
+/// with the pid check disabled: any process may open it.
 pub(crate) fn event_handle(ev: usize) -> Res<[u8; 64]> {
     let rt = rt();
     let e = rt.event(ev)?;
@@ -335,16 +439,35 @@ pub(crate) fn event_handle(ev: usize) -> Res<[u8; 64]> {
             "event {ev:#x} was not created with ACL_EVENT_IPC (aclrtCreateEventExWithFlag)"
         )));
     }
-    let text = format!("{EVENT_PREFIX}{}_{ev}", std::process::id());
+    let text = match e.shared.ipc.get() {
+        Some((_, name, _)) => name.clone(),
+        None => {
+            let name = format!("{EVENT_PREFIX}{}_{ev}", std::process::id());
+            // Where the platform has no shared mapping, the handle opens the
+            // event in this process only.
+            if let Some(words) = shared_path(&name).and_then(|p| SharedWords::map(&p, true)) {
+                words
+                    .word(IPC_DEVICE)
+                    .store(e.shared.device as u32, Ordering::SeqCst);
+                created(&name);
+                if e.shared.ipc.set((words, name.clone(), true)).is_err() {
+                    remove_shared(&name);
+                }
+            }
+            name
+        }
+    };
     let mut out = [0u8; 64];
     out[..text.len()].copy_from_slice(text.as_bytes());
     Ok(out)
 }
 
-/// I `IpcOpenEventHandle`: a handle of a live IPC event of this process
-/// (another process's: 207000, events are not shared between processes
-/// here; anything else 107000); the new event handle (in the current
-/// context) shares the event's records.
+/// I `IpcOpenEventHandle`: a handle of a live IPC event (107000 otherwise:
+/// never made, or its event destroyed). In the exporting process the new
+/// event handle (in the current context) shares the event's records; in
+/// another process it is an IPC event of the current context's device
+/// whose waits and queries follow the shared file while the last record
+/// was another process's.
 pub(crate) fn open_event_handle(handle: &[u8; 64], out: Out<usize>) -> Res<()> {
     let end = handle.iter().position(|&b| b == 0).unwrap_or(64);
     let text = std::str::from_utf8(&handle[..end]).unwrap_or("");
@@ -356,19 +479,45 @@ pub(crate) fn open_event_handle(handle: &[u8; 64], out: Out<usize>) -> Res<()> {
     let mut parts = rest.split('_');
     let pid: u32 = parts.next().and_then(|p| p.parse().ok()).unwrap_or(0);
     let ev: usize = parts.next().and_then(|p| p.parse().ok()).unwrap_or(0);
-    if pid != std::process::id() {
-        return Err(Error::new(
-            ffi::ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
-            format!(
-                "the IPC event handle comes from process {pid}; the simulator shares events \
-                 within one process only"
-            ),
-        ));
-    }
     let mut rt = rt();
-    let shared: Arc<EventShared> = rt.event(ev)?.shared.clone();
+    let shared: Arc<EventShared> = if pid == std::process::id() {
+        let shared = rt.event(ev)?.shared.clone();
+        debug_assert_eq!(shared.api, EventApi::Ex);
+        shared
+    } else {
+        let ctx = rt.current()?.handle;
+        let Some(words) = shared_path(text).and_then(|p| SharedWords::map(&p, false)) else {
+            return Err(rt_param(format!(
+                "{text:?} is not the handle of a live IPC event (never made, or its event was \
+                 destroyed)"
+            )));
+        };
+        let device = rt.current()?.device;
+        let (id, handle) = crate::rt::new_handle(HandleKind::Event);
+        let shared = Arc::new(EventShared {
+            id,
+            handle,
+            flags: ffi::ACL_EVENT_IPC,
+            api: EventApi::Ex,
+            device,
+            st: Mutex::new(EventState {
+                generation: 0,
+                rec: None,
+                time: None,
+            }),
+            pending: AtomicUsize::new(0),
+            waits: AtomicUsize::new(0),
+            op_flags: [AtomicU32::new(u32::MAX), AtomicU32::new(u32::MAX)],
+            ipc: OnceLock::new(),
+        });
+        let _ = shared.ipc.set((words, text.to_owned(), false));
+        let dev = rt.device_mut(device)?;
+        dev.events += 1;
+        rt.events.insert(handle, EventRec { ctx, shared });
+        out.write(handle);
+        return Ok(());
+    };
     let ctx = rt.current()?.handle;
-    debug_assert_eq!(shared.api, EventApi::Ex);
     let dev = rt.device_mut(shared.device)?;
     dev.events += 1;
     let (_, h) = crate::rt::new_handle(HandleKind::Event);

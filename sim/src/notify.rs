@@ -78,8 +78,21 @@ pub(crate) fn destroy(h: usize) -> Res<()> {
         return Err(rt.bad_handle(h, HandleKind::Notify));
     }
     // An export key of this notify stays importable only while the notify
-    // lives.
-    rt.ext.notify_keys.retain(|_, e| e.owner != h);
+    // lives (imports keep the flag they share).
+    let gone: Vec<String> = rt
+        .ext
+        .notify_keys
+        .iter()
+        .filter(|(_, e)| e.owner == h)
+        .map(|(k, _)| k.clone())
+        .collect();
+    for k in &gone {
+        rt.ext.notify_keys.remove(k);
+    }
+    drop(rt);
+    for k in &gone {
+        crate::ipc::remove_shared(k);
+    }
     Ok(())
 }
 
@@ -210,17 +223,32 @@ pub(crate) fn export_key(h: usize, key: OutBuf, flags: u64) -> Res<()> {
             name.len() + 1
         )));
     }
-    let entry = rt
-        .ext
-        .notify_keys
-        .entry(name.clone())
-        .or_insert_with(|| NotifyExport {
-            shared,
-            owner: h,
-            pids: BTreeSet::new(),
-            any_pid: false,
-        });
+    if !rt.ext.notify_keys.contains_key(&name) {
+        // The flag moves into a shared file that another process's import
+        // maps (where the platform has none, the key serves this process).
+        if let Some(words) =
+            crate::ipc::shared_path(&name).and_then(|p| crate::prim::SharedWords::map(&p, true))
+        {
+            crate::ipc::created(&name);
+            shared.share(words);
+        }
+        rt.ext.notify_keys.insert(
+            name.clone(),
+            NotifyExport {
+                shared,
+                owner: h,
+                pids: BTreeSet::new(),
+                any_pid: false,
+            },
+        );
+    }
+    let Some(entry) = rt.ext.notify_keys.get_mut(&name) else {
+        return Err(rt_param("internal: notify key"));
+    };
     entry.any_pid |= flags & EXPORT_DISABLE_PID_VALIDATION != 0;
+    if entry.shared.is_shared() {
+        crate::ipc::write_trust(&name, entry.any_pid, &entry.pids, &[])?;
+    }
     key.write_str(&name);
     Ok(())
 }
@@ -241,35 +269,54 @@ pub(crate) fn set_import_pid(h: usize, pids: &[i32]) -> Res<()> {
         )));
     };
     e.pids.extend(pids.iter().copied());
+    if e.shared.is_shared() {
+        crate::ipc::write_trust(&key_of(id), e.any_pid, &e.pids, &[])?;
+    }
     Ok(())
 }
 
-/// I `IpcOpenNotify`: a key of this process's live notify (a key of another
-/// process: the simulator shares no device between processes, 207000); the
-/// importing process must be on the trustlist unless the export disabled
-/// it (this process imports its own notify freely). The new handle shares
-/// the notify's flag.
+/// I `IpcOpenNotify`: a key of a live notify (107000 otherwise: never
+/// exported, or its notify destroyed); in another process than the
+/// exporter, that process on the trustlist unless the export disabled it
+/// (207006; the exporting process imports its own notify freely). The new
+/// handle shares the notify's flag (in another process, through the shared
+/// file).
 pub(crate) fn import(out: Out<usize>, key: &str) -> Res<()> {
     let mut rt = rt();
-    let prefix = format!("aclsim_notify_{}_", std::process::id());
-    let Some(e) = rt.ext.notify_keys.get(key) else {
-        if key.starts_with("aclsim_notify_") && !key.starts_with(&prefix) {
-            return Err(Error::new(
-                ffi::ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
-                format!(
-                    "notify key {key:?} was exported by another process; the simulator's \
-                     notifies live in one process (IPC memory is shared between processes, \
-                     notifies are not)"
-                ),
-            ));
+    let shared = match rt.ext.notify_keys.get(key) {
+        Some(e) => e.shared.clone(),
+        None => {
+            let owner: Option<u32> = key
+                .strip_prefix("aclsim_notify_")
+                .and_then(|rest| rest.split('_').next())
+                .and_then(|p| p.parse().ok())
+                .filter(|&p| p != std::process::id());
+            let unknown = || {
+                Error::violation(
+                    ViolationKind::InvalidHandle,
+                    ffi::ACL_ERROR_RT_PARAM_INVALID,
+                    format!("{key:?} is not the export key of a live notify"),
+                )
+            };
+            let Some(owner) = owner else {
+                return Err(unknown());
+            };
+            let Some(trust) = crate::ipc::read_trust(key) else {
+                return Err(unknown());
+            };
+            crate::ipc::check_trust(
+                &format!("notify key {key:?}"),
+                &trust,
+                owner,
+                "aclrtNotifySetImportPid, or export with \
+                 ACL_RT_NOTIFY_EXPORT_FLAG_DISABLE_PID_VALIDATION",
+            )?;
+            let words = crate::ipc::shared_path(key)
+                .and_then(|p| crate::prim::SharedWords::map(&p, false))
+                .ok_or_else(unknown)?;
+            NotifyShared::imported(words)
         }
-        return Err(Error::violation(
-            ViolationKind::InvalidHandle,
-            ffi::ACL_ERROR_RT_PARAM_INVALID,
-            format!("{key:?} is not the export key of a live notify"),
-        ));
     };
-    let shared = e.shared.clone();
     rt.current()?;
     let (_, h) = new_handle(HandleKind::Notify);
     rt.ext.notifies.insert(

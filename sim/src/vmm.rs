@@ -271,7 +271,10 @@ pub(crate) fn free_physical(h: usize) -> Res<()> {
         d.mem_used = d.mem_used.saturating_sub(p.charged);
     }
     if let Some(s) = p.shareable {
-        rt.ext.shareable.remove(&s);
+        if let Some(e) = rt.ext.shareable.remove(&s) {
+            drop(rt);
+            crate::ipc::remove_shared(&e.name);
+        }
     }
     Ok(())
 }
@@ -442,10 +445,30 @@ static NEXT_SHAREABLE: AtomicU32 = AtomicU32::new(1);
 /// `ACL_RT_VMM_EXPORT_FLAG_DISABLE_PID_VALIDATION`.
 pub(crate) const EXPORT_DISABLE_PID_VALIDATION: u64 = 0x1;
 
+/// The shared file of shareable handle `s`: the handle names the exporting
+/// process (its upper half) and the export (its lower half).
+fn shared_name(s: u64) -> String {
+    format!("aclsim_vmm_{}_{}", s >> 32, s & 0xffff_ffff)
+}
+
+/// The pid that exported shareable handle `s`.
+fn exporter_of(s: u64) -> u32 {
+    (s >> 32) as u32
+}
+
+/// The numbers an importer in another process reads beside the trustlist:
+/// the device, the granularity, the size.
+fn share_info(e: &Shareable) -> [u64; 3] {
+    [e.device as u64, e.granularity as u64, e.size as u64]
+}
+
 /// I `MemExportToShareableHandle` (`rtsMemExportToShareableHandle`): flags
 /// DEFAULT or DISABLE_PID_VALIDATION (107000); a live handle of this
 /// process (107000; an import cannot be exported again); exporting again
-/// returns the same shareable handle.
+/// returns the same shareable handle. The physical allocation's bytes move
+/// into a shared file (`aclsim_vmm_<pid>_<n>`, as IPC memory's do), which
+/// its mappings reach from then on, and which an import in another process
+/// maps.
 pub(crate) fn export(h: usize, flags: u64, out: Out<u64>) -> Res<()> {
     if flags > EXPORT_DISABLE_PID_VALIDATION {
         return Err(rt_param(format!(
@@ -464,68 +487,146 @@ pub(crate) fn export(h: usize, flags: u64, out: Out<u64>) -> Res<()> {
     }
     if let Some(s) = p.shareable {
         if let Some(e) = rt.ext.shareable.get_mut(&s) {
-            e.any_pid |= flags != 0;
+            if flags != 0 && !e.any_pid {
+                e.any_pid = true;
+                crate::ipc::write_trust(&e.name, true, &e.pids, &share_info(e))?;
+            }
         }
         out.write(s);
         return Ok(());
     }
     let s = (u64::from(std::process::id()) << 32)
         | u64::from(NEXT_SHAREABLE.fetch_add(1, Ordering::Relaxed));
+    let name = shared_name(s);
+    let (old, size) = (p.store.clone(), p.size);
+    let path = crate::ipc::shared_path(&name).ok_or_else(|| rt_param("internal: shared name"))?;
+    let shared = HeapBlock::shared(&path, size, true).ok_or_else(|| {
+        Error::new(
+            ffi::ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+            format!(
+                "physical memory cannot be shared here (no shared mapping of {})",
+                path.display()
+            ),
+        )
+    })?;
+    crate::ipc::created(&name);
+    // The bytes so far move into the shared file.
+    let (Some(from), Some(to)) = (
+        crate::prim::Span::in_block(old, 0, size),
+        crate::prim::Span::in_block(shared.clone(), 0, size),
+    ) else {
+        crate::ipc::remove_shared(&name);
+        return Err(rt_param("internal: export spans"));
+    };
+    crate::prim::copy(&to, &from);
     let entry = Shareable {
-        store: p.store.clone(),
-        size: p.size,
+        name: name.clone(),
+        store: shared.clone(),
+        size,
         device: p.device,
         granularity: p.granularity,
         pids: BTreeSet::new(),
         any_pid: flags != 0,
     };
+    if let Err(e) = crate::ipc::write_trust(&name, entry.any_pid, &entry.pids, &share_info(&entry))
+    {
+        crate::ipc::remove_shared(&name);
+        return Err(e);
+    }
+    // Its mappings reach the shared bytes from now on (their addresses stay).
+    let maps: Vec<(usize, usize, usize)> = rt
+        .ext
+        .reservations
+        .values()
+        .flat_map(|r| r.maps.iter())
+        .filter(|(_, m)| m.1 == h)
+        .map(|(&addr, &(msize, _, off))| (addr, msize, off))
+        .collect();
+    for (addr, msize, off) in maps {
+        if let (Some(w), Some(a)) = (shared.window(off, msize), rt.mem.live.get_mut(&addr)) {
+            a.block = w;
+        }
+    }
     rt.ext.shareable.insert(s, entry);
     if let Some(p) = rt.ext.physical.get_mut(&h) {
+        p.store = shared;
         p.shareable = Some(s);
     }
     out.write(s);
     Ok(())
 }
 
-/// The export of shareable handle `s` of this process, or the refusal.
+/// The export of shareable handle `s` of this process, or the refusal
+/// (107000).
 fn shareable_of(rt: &Runtime, s: u64) -> Res<&Shareable> {
     rt.ext.shareable.get(&s).ok_or_else(|| {
-        if s >> 32 != u64::from(std::process::id()) && s >> 32 != 0 {
-            Error::new(
-                ffi::ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
-                format!(
-                    "shareable handle {s:#x} was exported by another process; the simulator \
-                     shares virtual-memory handles within one process (IPC memory, \
-                     aclrtIpcMemGetExportKey, is shared between processes)"
-                ),
-            )
-        } else {
-            rt_param(format!(
-                "{s:#x} is not a live shareable handle of aclrtMemExportToShareableHandle"
-            ))
-        }
+        rt_param(format!(
+            "{s:#x} is not a live shareable handle this process exported \
+             (aclrtMemExportToShareableHandle)"
+        ))
     })
 }
 
-/// I `MemSetPidToShareableHandle`: a live shareable handle (107000); the
-/// pids join its trustlist.
+/// I `MemSetPidToShareableHandle`: a live shareable handle this process
+/// exported (107000); the pids join its trustlist.
 pub(crate) fn set_pids(s: u64, pids: &[i32]) -> Res<()> {
     let mut rt = rt();
     shareable_of(&rt, s)?;
     if let Some(e) = rt.ext.shareable.get_mut(&s) {
         e.pids.extend(pids.iter().copied());
+        crate::ipc::write_trust(&e.name, e.any_pid, &e.pids, &share_info(e))?;
     }
     Ok(())
 }
 
 /// I `MemImportFromShareableHandle` (E checked the device): a live
-/// shareable handle (107000; another process's: 207000). The import is a
-/// new physical handle on the same bytes, charged to nobody.
+/// shareable handle (107000 otherwise: never exported, or freed by its
+/// exporter); in another process than the exporter, that process on the
+/// trustlist unless the export disabled it (207006). The import is a new
+/// physical handle on the same bytes (in another process, a mapping of the
+/// shared file), charged to nobody.
 pub(crate) fn import(s: u64, device: i32, out: Out<usize>) -> Res<()> {
     let mut rt = rt();
     rt.check_device(device)?;
-    let e = shareable_of(&rt, s)?;
-    let (store, size, from_device, g) = (e.store.clone(), e.size, e.device, e.granularity);
+    let (store, size, from_device, g) = if let Some(e) = rt.ext.shareable.get(&s) {
+        (e.store.clone(), e.size, e.device, e.granularity)
+    } else {
+        let owner = exporter_of(s);
+        let name = shared_name(s);
+        let trust = (owner != std::process::id())
+            .then(|| crate::ipc::read_trust(&name))
+            .flatten()
+            .filter(|t| t.info.len() == 3);
+        let Some(trust) = trust else {
+            return Err(shareable_of(&rt, s)
+                .err()
+                .unwrap_or_else(|| rt_param("internal")));
+        };
+        crate::ipc::check_trust(
+            &format!("shareable handle {s:#x}"),
+            &trust,
+            owner,
+            "aclrtMemSetPidToShareableHandle, or export with \
+             ACL_RT_VMM_EXPORT_FLAG_DISABLE_PID_VALIDATION",
+        )?;
+        let (from_device, g, size) = (trust.info[0], trust.info[1], trust.info[2]);
+        let (Ok(from_device), Ok(g), Ok(size)) = (
+            i32::try_from(from_device),
+            usize::try_from(g),
+            usize::try_from(size),
+        ) else {
+            return Err(rt_param(format!(
+                "shareable handle {s:#x}: a damaged export"
+            )));
+        };
+        let path = crate::ipc::shared_path(&name).ok_or_else(|| rt_param("internal: name"))?;
+        let store = HeapBlock::shared(&path, size, false).ok_or_else(|| {
+            rt_param(format!(
+                "shareable handle {s:#x}: its exporter freed it (the shared bytes are gone)"
+            ))
+        })?;
+        (store, size, from_device, g)
+    };
     let (_, h) = new_handle(HandleKind::Physical);
     rt.ext.physical.insert(
         h,

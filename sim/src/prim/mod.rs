@@ -145,6 +145,42 @@ impl HeapBlock {
     }
 }
 
+/// A few 32-bit words of a shared file ([`shm`]), read and written only
+/// atomically, by every process that maps the file: the state that two
+/// processes share for a notify or an IPC event (a flag, a counter).
+pub(crate) struct SharedWords {
+    /// The mapping (its own block: no span of it exists).
+    block: Arc<HeapBlock>,
+}
+
+impl SharedWords {
+    /// The number of words.
+    pub(crate) const WORDS: usize = 16;
+
+    /// Maps the file `path` (created, zero-filled, when `create`); `None`
+    /// where the platform has no shared mapping or the file cannot be
+    /// mapped.
+    pub(crate) fn map(path: &std::path::Path, create: bool) -> Option<SharedWords> {
+        let block = HeapBlock::shared(path, Self::WORDS * 4, create)?;
+        Some(SharedWords { block })
+    }
+
+    /// Word `i` (below [`Self::WORDS`]; panics otherwise).
+    pub(crate) fn word(&self, i: usize) -> &core::sync::atomic::AtomicU32 {
+        assert!(i < Self::WORDS, "shared word {i} out of range");
+        let p = self.block.ptr.as_ptr().wrapping_add(i * 4);
+        // SAFETY: `p` is inside the mapping (`i * 4 + 4 <= WORDS * 4`, the
+        // mapping's length), 4-byte aligned (a mapping starts on a page), and
+        // valid for reads and writes for as long as `self` holds the block
+        // (the returned reference borrows `self`). Every access of these
+        // bytes, in this process and in any other that maps the file, goes
+        // through atomics of this type (the file is only ever mapped by
+        // `SharedWords::map`, and no `Span` covers this block), so there are
+        // no non-atomic accesses to race with.
+        unsafe { core::sync::atomic::AtomicU32::from_ptr(p.cast()) }
+    }
+}
+
 impl Drop for HeapBlock {
     fn drop(&mut self) {
         match self.owner {

@@ -26,7 +26,7 @@ use std::cell::Cell;
 use std::collections::{BTreeMap, VecDeque};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock, PoisonError};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -261,6 +261,9 @@ pub(crate) enum Op {
     Record {
         ev: Arc<EventShared>,
         generation: u64,
+        /// The record's number among the IPC event's records in every
+        /// process (0: not shared).
+        ipc: u32,
     },
     /// `aclrtResetEvent`: clears the record of generation `generation`.
     ResetEvent { ev: EventUse, generation: u64 },
@@ -1378,7 +1381,14 @@ impl StreamShared {
                     mark,
                 );
             }
-            Op::Record { ev, generation } => ev.stamp(generation, Instant::now()),
+            Op::Record {
+                ev,
+                generation,
+                ipc,
+            } => {
+                ev.stamp(generation, Instant::now());
+                ev.ipc_executed(ipc);
+            }
             Op::ResetEvent { ev, generation } => ev.shared().clear_record(generation),
             Op::Wait {
                 target,
@@ -1620,7 +1630,18 @@ pub(crate) struct EventShared {
     /// The operation flags the event keeps once used (DEFAULT or EXTERNAL,
     /// `u32::MAX` before the first): its records' and its waits'.
     pub op_flags: [AtomicU32; 2],
+    /// An IPC event shared between processes: the shared file's words
+    /// (records issued in every process, the highest executed, the pid of
+    /// the last record, the device), its name, and whether this process
+    /// exported it.
+    pub ipc: OnceLock<(prim::SharedWords, String, bool)>,
 }
+
+/// The words of an IPC event's shared file.
+const IPC_ISSUED: usize = 0;
+const IPC_DONE: usize = 1;
+const IPC_LAST_PID: usize = 2;
+pub(crate) const IPC_DEVICE: usize = 3;
 
 /// What a status query sees.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -1636,6 +1657,13 @@ impl EventShared {
     }
 
     pub(crate) fn state(&self) -> EvState {
+        if let Some(g) = self.foreign_record() {
+            return if self.ipc_reached(g) {
+                EvState::Complete
+            } else {
+                EvState::Pending
+            };
+        }
         match self.record_point() {
             None => EvState::Unrecorded,
             // A record dropped by aclrtStreamAbort never completes.
@@ -1675,6 +1703,43 @@ impl EventShared {
     /// Queued wait tasks on this event that have not executed yet.
     pub(crate) fn pending_waits(&self) -> usize {
         self.waits.load(Ordering::SeqCst)
+    }
+
+    /// A record of a shared IPC event is issued in this process: its number
+    /// among the records of every process (0 when the event is not
+    /// shared).
+    pub(crate) fn ipc_issue(&self) -> u32 {
+        let Some((w, _, _)) = self.ipc.get() else {
+            return 0;
+        };
+        w.word(IPC_LAST_PID)
+            .store(std::process::id(), Ordering::SeqCst);
+        w.word(IPC_ISSUED).fetch_add(1, Ordering::SeqCst) + 1
+    }
+
+    /// Record `g` (of [`Self::ipc_issue`]) executed, or will never be
+    /// queued (its submission failed).
+    pub(crate) fn ipc_executed(&self, g: u32) {
+        if let (Some((w, _, _)), true) = (self.ipc.get(), g > 0) {
+            w.word(IPC_DONE).fetch_max(g, Ordering::SeqCst);
+        }
+    }
+
+    /// The number of the last record of a shared IPC event when another
+    /// process issued it (a wait or a query then looks at the shared file;
+    /// otherwise at this process's own record).
+    pub(crate) fn foreign_record(&self) -> Option<u32> {
+        let (w, _, _) = self.ipc.get()?;
+        let g = w.word(IPC_ISSUED).load(Ordering::SeqCst);
+        let last = w.word(IPC_LAST_PID).load(Ordering::SeqCst);
+        (g > 0 && last != std::process::id()).then_some(g)
+    }
+
+    /// Whether record `g` of the shared IPC event (or a later one) executed.
+    pub(crate) fn ipc_reached(&self, g: u32) -> bool {
+        self.ipc
+            .get()
+            .is_some_and(|(w, _, _)| w.word(IPC_DONE).load(Ordering::SeqCst) >= g)
     }
 }
 

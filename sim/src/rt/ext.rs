@@ -9,10 +9,10 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::{Arc, Condvar, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
-use crate::prim::{ExceptionHook, ExceptionInfo, HeapBlock};
+use crate::prim::{ExceptionHook, ExceptionInfo, HeapBlock, SharedWords};
 use crate::sync::lock;
 
 // ------------------------------------------------------------- notifies ---
@@ -22,7 +22,10 @@ static NEXT_NOTIFY_ID: AtomicU32 = AtomicU32::new(0);
 
 /// The shared state of one notify: a one-bit flag on the device that a
 /// record task sets and a wait task consumes (waits until set, then clears
-/// it).
+/// it). Once exported (or when imported from another process) the flag
+/// lives in a shared file instead ([`SharedWords`] word 0), where a record
+/// in either process sets it; a wait then also looks at it every
+/// millisecond (a record in another process wakes no waiter here).
 pub(crate) struct NotifyShared {
     /// `aclrtGetNotifyId`.
     pub id: u32,
@@ -30,6 +33,8 @@ pub(crate) struct NotifyShared {
     pub device: i32,
     set: Mutex<bool>,
     cv: Condvar,
+    /// The shared flag, once the notify is shared between processes.
+    shm: OnceLock<SharedWords>,
 }
 
 /// How a notify wait ended.
@@ -43,6 +48,11 @@ pub(crate) enum NotifyWaitEnd {
     TimedOut,
 }
 
+/// The words of a notify's shared file: the flag, the device, the id.
+const NOTIFY_FLAG: usize = 0;
+const NOTIFY_DEVICE: usize = 1;
+const NOTIFY_ID: usize = 2;
+
 impl NotifyShared {
     pub(crate) fn new(device: i32) -> Arc<NotifyShared> {
         Arc::new(NotifyShared {
@@ -50,17 +60,74 @@ impl NotifyShared {
             device,
             set: Mutex::new(false),
             cv: Condvar::new(),
+            shm: OnceLock::new(),
         })
+    }
+
+    /// The notify of another process, whose shared file `words` maps.
+    pub(crate) fn imported(words: SharedWords) -> Arc<NotifyShared> {
+        let device = words.word(NOTIFY_DEVICE).load(Ordering::SeqCst) as i32;
+        let id = words.word(NOTIFY_ID).load(Ordering::SeqCst);
+        let shm = OnceLock::new();
+        let _ = shm.set(words);
+        Arc::new(NotifyShared {
+            id,
+            device,
+            set: Mutex::new(false),
+            cv: Condvar::new(),
+            shm,
+        })
+    }
+
+    /// The export: the flag moves into the shared file `words` (a new,
+    /// zero-filled one), which also names the device and the id. Once only
+    /// (a notify exported again keeps its file).
+    pub(crate) fn share(&self, words: SharedWords) {
+        let mut set = lock(&self.set);
+        if self.shm.get().is_some() {
+            return;
+        }
+        words
+            .word(NOTIFY_DEVICE)
+            .store(self.device as u32, Ordering::SeqCst);
+        words.word(NOTIFY_ID).store(self.id, Ordering::SeqCst);
+        words
+            .word(NOTIFY_FLAG)
+            .store(u32::from(*set), Ordering::SeqCst);
+        *set = false;
+        let _ = self.shm.set(words);
+    }
+
+    /// Whether the flag lives in a shared file.
+    pub(crate) fn is_shared(&self) -> bool {
+        self.shm.get().is_some()
     }
 
     /// A record task executes: sets the flag and wakes the waiters.
     pub(crate) fn record(&self) {
-        *lock(&self.set) = true;
+        let mut set = lock(&self.set);
+        match self.shm.get() {
+            Some(w) => w.word(NOTIFY_FLAG).store(1, Ordering::SeqCst),
+            None => *set = true,
+        }
+        drop(set);
         self.cv.notify_all();
     }
 
+    /// Takes the flag if it is set (clearing it).
+    fn take(&self, set: &mut bool) -> bool {
+        match self.shm.get() {
+            Some(w) => w
+                .word(NOTIFY_FLAG)
+                .compare_exchange(1, 0, Ordering::SeqCst, Ordering::SeqCst)
+                .is_ok(),
+            None => std::mem::take(set),
+        }
+    }
+
     /// A wait task executes: waits until the flag is set, then clears it;
-    /// `stopped` is asked between slices of at most 50 ms.
+    /// `stopped` is asked between slices of at most 50 ms (1 ms while the
+    /// flag is shared with another process, which wakes nobody here).
     pub(crate) fn wait_and_reset(
         &self,
         stopped: &dyn Fn() -> bool,
@@ -68,8 +135,7 @@ impl NotifyShared {
     ) -> NotifyWaitEnd {
         let mut set = lock(&self.set);
         loop {
-            if *set {
-                *set = false;
+            if self.take(&mut set) {
                 return NotifyWaitEnd::Set;
             }
             if stopped() {
@@ -79,7 +145,11 @@ impl NotifyShared {
             if deadline.is_some_and(|d| now >= d) {
                 return NotifyWaitEnd::TimedOut;
             }
-            let slice = Duration::from_millis(50);
+            let slice = if self.is_shared() {
+                Duration::from_millis(1)
+            } else {
+                Duration::from_millis(50)
+            };
             let wait = deadline.map_or(slice, |d| (d - now).min(slice));
             set = self
                 .cv
@@ -142,6 +212,8 @@ pub(crate) struct Physical {
 
 /// An exported physical allocation (`aclrtMemExportToShareableHandle`).
 pub(crate) struct Shareable {
+    /// Its shared file (`aclsim_vmm_<pid>_<n>`), which holds the bytes.
+    pub name: String,
     pub store: Arc<HeapBlock>,
     pub size: usize,
     pub device: i32,
@@ -249,10 +321,11 @@ static TORN_DOWN: Mutex<Vec<Arc<HeapBlock>>> = Mutex::new(Vec::new());
 
 /// Keeps the blocks of a torn-down state (see [`TORN_DOWN`]).
 pub(crate) fn keep_torn_down(state: ExtState) {
-    for key in state.ipc_mem.keys() {
-        let dir = crate::prim::shm::dir();
-        let _ = std::fs::remove_file(dir.join(key));
-        let _ = std::fs::remove_file(dir.join(key).with_extension("pids"));
+    for key in state.ipc_mem.keys().chain(state.notify_keys.keys()) {
+        crate::ipc::remove_shared(key);
+    }
+    for s in state.shareable.values() {
+        crate::ipc::remove_shared(&s.name);
     }
     let mut kept = lock(&TORN_DOWN);
     kept.extend(state.reservations.into_values().map(|r| r.block));
