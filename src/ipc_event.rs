@@ -24,8 +24,8 @@
 //!
 //! Chips without IPC events (the 310P) refuse the event's creation and
 //! both calls with 207000 ([`ErrorKind::NotSupported`](crate::ErrorKind::NotSupported)).
-//! The simulator shares IPC event handles within one process only (another
-//! process's handle: 207000).
+//! The simulator shares IPC events between its processes through a shared
+//! file of the event's records (`sim/FIDELITY.md`, row IPC-EVENT-1).
 
 use core::marker::PhantomData;
 

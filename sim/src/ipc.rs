@@ -16,8 +16,16 @@
 //! beside it (`….pids`) holds the trustlist: the export's flags and the
 //! pids of `aclrtIpcMemSetImportPid`. `aclrtIpcMemClose` in the exporter
 //! removes both files (imports keep their mappings), in an importer it
-//! releases that process's imports of the key. Events are shared within one
-//! process only (an IPC event handle of another process: 207000).
+//! releases that process's imports of the key.
+//!
+//! The other shared objects follow the same model with the helpers below
+//! (a shared file per export, its trustlist beside it, both removed by the
+//! exporter's free, destroy or teardown, and at the latest by its exit):
+//! physical memory of a shareable handle (`vmm`: the bytes, like IPC
+//! memory's), a notify exported by key (`notify`: its flag, a word read and
+//! written atomically by both processes) and an IPC event (here: its
+//! records' progress, the same way; no trustlist, as the runtime exports an
+//! IPC event's memory with pid validation disabled).
 
 use std::collections::BTreeSet;
 use std::fs;
