@@ -515,3 +515,44 @@ fn child_exports_and_exits() {
     assert_eq!(hear(), "exit");
     // Neither freed, destroyed nor finalized: the process just exits.
 }
+
+#[test]
+fn an_exporters_shared_files_go_at_its_teardown() {
+    let _sim = aclrt_sim::exclusive();
+    in_both_run_modes(|mode| {
+        init_device0();
+        let mut phys = null_mut();
+        ok!(aclrtMallocPhysical(&mut phys, GRANULE, &device_prop(), 0));
+        let mut s = 0u64;
+        ok!(aclrtMemExportToShareableHandle(
+            phys,
+            ACL_MEM_HANDLE_TYPE_NONE,
+            0,
+            &mut s
+        ));
+        let mut n = null_mut();
+        ok!(aclrtCreateNotify(&mut n, 0));
+        let mut key = [0 as std::ffi::c_char; 128];
+        ok!(aclrtNotifyGetExportKey(n, key.as_mut_ptr(), key.len(), 0));
+        let ev = create_event_ex(ACL_EVENT_IPC);
+        let mut handle = aclrtIpcEventHandle { reserved: [0; 64] };
+        ok!(aclrtIpcGetEventHandle(ev, &mut handle));
+        let names = [
+            format!("aclsim_vmm_{}_{}", s >> 32, s & 0xffff_ffff),
+            key_text(&key),
+            key_text(&handle.reserved),
+        ];
+        for n in &names {
+            assert!(shm_file(n).exists(), "{mode:?}: {n}");
+        }
+        // Nothing freed or destroyed: the teardown removes the files.
+        teardown_device0();
+        for n in &names {
+            assert!(
+                !shm_file(n).exists(),
+                "{mode:?}: {n} stays after the teardown"
+            );
+        }
+        aclrt_sim::reset();
+    });
+}

@@ -733,6 +733,15 @@ impl Runtime {
         let mem = std::mem::take(&mut self.mem);
         let forced = std::mem::take(&mut self.forced);
         let ext = std::mem::take(&mut self.ext);
+        // The shared files of the IPC events this process exported.
+        let ipc_events = self
+            .events
+            .iter()
+            .filter_map(|(&h, e)| match e.shared.ipc.get() {
+                Some((_, name, true)) if e.shared.handle == h => Some(name.clone()),
+                _ => None,
+            })
+            .collect();
         self.contexts.clear();
         self.streams.clear();
         self.events.clear();
@@ -748,6 +757,7 @@ impl Runtime {
             mem,
             forced,
             ext,
+            ipc_events,
         }
     }
 }
@@ -767,6 +777,7 @@ pub(crate) struct Teardown {
     mem: MemTable,
     forced: Vec<ForcedWorker>,
     ext: ext::ExtState,
+    ipc_events: Vec<String>,
 }
 
 impl Teardown {
@@ -793,6 +804,9 @@ impl Teardown {
         // Reservations and physical stores: kept like torn-down blocks (a
         // mapping's address may still be in the application's hands).
         ext::keep_torn_down(self.ext);
+        for name in &self.ipc_events {
+            crate::ipc::remove_shared(name);
+        }
         if let Some((path, lanes)) = self.trace {
             let lanes = lanes.iter().map(|s| s.trace_lane()).collect();
             if let Err(e) = trace::finish(trace::Trace::new(lanes), &path) {
