@@ -3,7 +3,7 @@ hand-off primitives a second process would use: `with stream.serve() as
 server:` subscribes this thread; callbacks run inside `server.process()`;
 the end of the block runs those still due. A notify exported by key and an
 IPC event opened from its handle order a second stream after the first
-(the simulator shares both within one process only)."""
+(here within one process; they work between processes too)."""
 
 import os
 import threading
