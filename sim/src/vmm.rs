@@ -489,7 +489,9 @@ pub(crate) fn export(h: usize, flags: u64, out: Out<u64>) -> Res<()> {
         if let Some(e) = rt.ext.shareable.get_mut(&s) {
             if flags != 0 && !e.any_pid {
                 e.any_pid = true;
-                crate::ipc::write_trust(&e.name, true, &e.pids, &share_info(e))?;
+                if e.in_file {
+                    crate::ipc::write_trust(&e.name, true, &e.pids, &share_info(e))?;
+                }
             }
         }
         out.write(s);
@@ -499,34 +501,43 @@ pub(crate) fn export(h: usize, flags: u64, out: Out<u64>) -> Res<()> {
         | u64::from(NEXT_SHAREABLE.fetch_add(1, Ordering::Relaxed));
     let name = shared_name(s);
     let (old, size) = (p.store.clone(), p.size);
-    let path = crate::ipc::shared_path(&name).ok_or_else(|| rt_param("internal: shared name"))?;
-    let shared = HeapBlock::shared(&path, size, true).ok_or_else(|| {
-        Error::new(
-            ffi::ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
-            format!(
-                "physical memory cannot be shared here (no shared mapping of {})",
-                path.display()
-            ),
-        )
-    })?;
-    crate::ipc::created(&name);
-    // The bytes so far move into the shared file.
-    let (Some(from), Some(to)) = (
-        crate::prim::Span::in_block(old, 0, size),
-        crate::prim::Span::in_block(shared.clone(), 0, size),
-    ) else {
-        crate::ipc::remove_shared(&name);
-        return Err(rt_param("internal: export spans"));
-    };
-    crate::prim::copy(&to, &from);
+    // Where the platform has no shared mapping (or the file cannot be
+    // made), the handle serves this process only: its bytes stay.
+    let shared = crate::ipc::shared_path(&name)
+        .and_then(|path| HeapBlock::shared(&path, size, true))
+        .and_then(|shared| {
+            crate::ipc::created(&name);
+            // The bytes so far move into the shared file.
+            let from = crate::prim::Span::in_block(old.clone(), 0, size);
+            let to = crate::prim::Span::in_block(shared.clone(), 0, size);
+            match from.zip(to) {
+                Some((from, to)) => {
+                    crate::prim::copy(&to, &from);
+                    Some(shared)
+                }
+                None => {
+                    crate::ipc::remove_shared(&name);
+                    None
+                }
+            }
+        });
     let entry = Shareable {
         name: name.clone(),
-        store: shared.clone(),
+        store: shared.clone().unwrap_or(old),
+        in_file: shared.is_some(),
         size,
         device: p.device,
         granularity: p.granularity,
         pids: BTreeSet::new(),
         any_pid: flags != 0,
+    };
+    let Some(shared) = shared else {
+        rt.ext.shareable.insert(s, entry);
+        if let Some(p) = rt.ext.physical.get_mut(&h) {
+            p.shareable = Some(s);
+        }
+        out.write(s);
+        return Ok(());
     };
     if let Err(e) = crate::ipc::write_trust(&name, entry.any_pid, &entry.pids, &share_info(&entry))
     {
@@ -574,7 +585,9 @@ pub(crate) fn set_pids(s: u64, pids: &[i32]) -> Res<()> {
     shareable_of(&rt, s)?;
     if let Some(e) = rt.ext.shareable.get_mut(&s) {
         e.pids.extend(pids.iter().copied());
-        crate::ipc::write_trust(&e.name, e.any_pid, &e.pids, &share_info(e))?;
+        if e.in_file {
+            crate::ipc::write_trust(&e.name, e.any_pid, &e.pids, &share_info(e))?;
+        }
     }
     Ok(())
 }

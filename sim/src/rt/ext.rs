@@ -215,6 +215,9 @@ pub(crate) struct Shareable {
     /// Its shared file (`aclsim_vmm_<pid>_<n>`), which holds the bytes.
     pub name: String,
     pub store: Arc<HeapBlock>,
+    /// Whether `store` is the shared file's mapping (where the platform has
+    /// no shared mapping, the handle serves this process only).
+    pub in_file: bool,
     pub size: usize,
     pub device: i32,
     pub granularity: usize,
