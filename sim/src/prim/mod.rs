@@ -174,9 +174,11 @@ impl SharedWords {
         // valid for reads and writes for as long as `self` holds the block
         // (the returned reference borrows `self`). Every access of these
         // bytes, in this process and in any other that maps the file, goes
-        // through atomics of this type (the file is only ever mapped by
-        // `SharedWords::map`, and no `Span` covers this block), so there are
-        // no non-atomic accesses to race with.
+        // through atomics of this type: no `Span` covers this block, and the
+        // files mapped as words (`aclsim_notify_…`, `aclsim_ipc_event_…`)
+        // are never mapped as memory (memory files are `aclsim_ipc_<digit>…`
+        // and `aclsim_vmm_…`, and the callers check the prefix), so there
+        // are no non-atomic accesses to race with.
         unsafe { core::sync::atomic::AtomicU32::from_ptr(p.cast()) }
     }
 }
