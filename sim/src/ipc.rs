@@ -53,8 +53,11 @@ static NEXT_KEY: AtomicU32 = AtomicU32::new(1);
 
 const KEY_PREFIX: &str = "aclsim_ipc_";
 
+/// The file of a memory key: `aclsim_ipc_<pid>_…` (never the name of an
+/// IPC event's file, `aclsim_ipc_event_…`, which is not memory).
 fn path_of(key: &str) -> Option<PathBuf> {
-    key.starts_with(KEY_PREFIX)
+    key.strip_prefix(KEY_PREFIX)
+        .is_some_and(|rest| rest.starts_with(|c: char| c.is_ascii_digit()))
         .then(|| shared_path(key))
         .flatten()
 }
