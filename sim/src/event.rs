@@ -130,6 +130,9 @@ pub(crate) fn create(out: Out<usize>, flag: Option<u32>, api: EventApi) -> Res<(
         op_flags: [AtomicU32::new(u32::MAX), AtomicU32::new(u32::MAX)],
         ipc: OnceLock::new(),
     });
+    if flags & ffi::ACL_EVENT_IPC != 0 {
+        crate::ipc::share_event(&shared);
+    }
     rt.events.insert(handle, EventRec { ctx, shared });
     out.write(handle);
     Ok(())

@@ -436,12 +436,29 @@ pub(crate) fn ipc_event_feature(call: &str) -> Res<()> {
 
 const EVENT_PREFIX: &str = "aclsim_ipc_event_";
 
+/// An IPC event's shared file, made at its creation (as the runtime sets
+/// up an IPC event's shared memory when it creates the event): named by
+/// this process and the event (`aclsim_ipc_event_<pid>_<event>`), it holds
+/// the progress of its records, which an open in another process follows.
+/// Where the platform has no shared mapping, the event has none (its
+/// handle then opens it in this process only).
+pub(crate) fn share_event(shared: &EventShared) {
+    let name = format!("{EVENT_PREFIX}{}_{}", std::process::id(), shared.handle);
+    if let Some(words) = shared_path(&name).and_then(|p| SharedWords::map(&p, true)) {
+        words
+            .word(IPC_DEVICE)
+            .store(shared.device as u32, Ordering::SeqCst);
+        created(&name);
+        if shared.ipc.set((words, name.clone(), true)).is_err() {
+            remove_shared(&name);
+        }
+    }
+}
+
 /// I `IpcGetEventHandle`: an event of `aclrtCreateEventExWithFlag(ACL_EVENT_IPC)`
-/// (107000 otherwise); the handle's bytes name this process and the event.
-/// The first handle of an event gives it a shared file
-/// (`aclsim_ipc_event_<pid>_<event>`: its records' progress), which an
-/// open in another process maps. The runtime exports an IPC event's memory
-/// with the pid check disabled: any process may open it.
+/// (107000 otherwise); the handle's bytes name this process and the event
+/// (its shared file's name). The runtime exports an IPC event's memory with
+/// the pid check disabled: any process may open it.
 pub(crate) fn event_handle(ev: usize) -> Res<[u8; 64]> {
     let rt = rt();
     let e = rt.event(ev)?;
@@ -452,21 +469,7 @@ pub(crate) fn event_handle(ev: usize) -> Res<[u8; 64]> {
     }
     let text = match e.shared.ipc.get() {
         Some((_, name, _)) => name.clone(),
-        None => {
-            let name = format!("{EVENT_PREFIX}{}_{ev}", std::process::id());
-            // Where the platform has no shared mapping, the handle opens the
-            // event in this process only.
-            if let Some(words) = shared_path(&name).and_then(|p| SharedWords::map(&p, true)) {
-                words
-                    .word(IPC_DEVICE)
-                    .store(e.shared.device as u32, Ordering::SeqCst);
-                created(&name);
-                if e.shared.ipc.set((words, name.clone(), true)).is_err() {
-                    remove_shared(&name);
-                }
-            }
-            name
-        }
+        None => format!("{EVENT_PREFIX}{}_{ev}", std::process::id()),
     };
     let mut out = [0u8; 64];
     out[..text.len()].copy_from_slice(text.as_bytes());

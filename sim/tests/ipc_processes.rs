@@ -407,16 +407,18 @@ fn an_ipc_event_opened_in_another_process_is_released_by_the_exporters_record() 
         init_device0();
         let (s, gate_stream) = (create_stream(), create_stream());
         let ev = create_event_ex(ACL_EVENT_IPC);
+        // The record waits behind a notify of this process; it is issued
+        // before the handle is taken (the event is shared from its
+        // creation, as the runtime sets it up).
+        let mut gate = null_mut();
+        ok!(aclrtCreateNotify(&mut gate, 0));
+        ok!(aclrtWaitAndResetNotify(gate, s, 30));
+        ok!(aclrtRecordEvent(ev, s));
         let mut handle = aclrtIpcEventHandle { reserved: [0; 64] };
         ok!(aclrtIpcGetEventHandle(ev, &mut handle));
         let text = key_text(&handle.reserved);
         let file = shm_file(&text);
         assert!(file.exists(), "{mode:?}: {}", file.display());
-        // The record waits behind a notify of this process.
-        let mut gate = null_mut();
-        ok!(aclrtCreateNotify(&mut gate, 0));
-        ok!(aclrtWaitAndResetNotify(gate, s, 30));
-        ok!(aclrtRecordEvent(ev, s));
 
         let mut peer = Peer::start("child_waits_for_an_ipc_event", mode);
         peer.send(&text);
