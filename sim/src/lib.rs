@@ -374,7 +374,10 @@
 //!   Destroying a subscribed stream unsubscribes it.
 //! * **Events**: at most 65536 per device (207007). IPC events
 //!   (`aclrtCreateEventExWithFlag(ACL_EVENT_IPC)`) exist on the 910B profile
-//!   only (207000 on the 310P, whose chip configuration lacks them). `aclrtResetEvent` on anything but an
+//!   only (207000 on the 310P, whose chip configuration lacks them); their
+//!   handles, like notify keys and shareable physical-memory handles, open
+//!   them in other processes of the simulator too (through shared files,
+//!   as IPC memory: `sim/FIDELITY.md`). `aclrtResetEvent` on anything but an
 //!   `aclrtCreateEventWithFlag(ACL_EVENT_SYNC…)` event returns 207000 (also
 //!   for plain events, where the real behaviour is undefined); it takes
 //!   effect when it executes on its stream, unless the event was re-recorded
