@@ -28,6 +28,16 @@ fn mode_name(mode: RunMode) -> &'static str {
     }
 }
 
+/// The harness's name of test `name` of this file: its module path within
+/// the test binary (none when the file is the binary's root, a module path
+/// when a binary groups it with others).
+fn test_path(name: &str) -> String {
+    match module_path!().split_once("::") {
+        Some((_, module)) => format!("{module}::{name}"),
+        None => name.to_owned(),
+    }
+}
+
 /// The child process of a parent test.
 struct Peer {
     child: Child,
@@ -41,7 +51,12 @@ impl Peer {
     fn start(test: &str, mode: RunMode) -> Peer {
         let exe = std::env::current_exe().expect("the test binary's path");
         let mut child = Command::new(exe)
-            .args([test, "--exact", "--nocapture", "--test-threads=1"])
+            .args([
+                &test_path(test),
+                "--exact",
+                "--nocapture",
+                "--test-threads=1",
+            ])
             .env(ROLE, mode_name(mode))
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
