@@ -3,8 +3,9 @@
 //! no lane of the first 31 it never met, and a failure of one of those does
 //! not keep its mark; a wait does not wait for another thread's
 //! synchronisation of a lane the memory left (stalled behind a host
-//! function that waits for this thread); a fence-reused mark stops
-//! synchronising its old lane once the scope did.
+//! function that waits for this thread). Its finding on a fence-reused
+//! mark (it stops synchronising its old lane once the scope did) is a case
+//! of `recovery_point::a_fence_reused_mark_stops_synchronising_its_lane_once_the_scope_did`.
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::time::Duration;
@@ -35,54 +36,6 @@ fn gated<'s, 'e, T>(
     let _ = gate_tx.send(());
     watchdog.join().unwrap();
     Ok((r?, stalled))
-}
-
-/// Finding A: weights loaded on lane b and taken back with `Fence::reuse`
-/// (event path: the mark keeps lane b in `lanes`); lane b is then
-/// synchronised by the scope (its failures, none, are in the record), and
-/// a host function on lane b waits for this thread. A checked wait of a
-/// read of the weights on lane a synchronises lane b: it stalls until the
-/// watchdog opens the gate.
-#[test]
-fn a_fence_reused_mark_does_not_wait_for_its_old_lane_for_ever() -> Result<()> {
-    in_host_context(|ctx| {
-        let (a, b) = (ctx.create_stream()?, ctx.create_stream()?);
-        let host_w = ctx.alloc_host_from(&[3u8; 64])?;
-        let mut weights = ctx.alloc::<u8>(64)?;
-        let mut outs = [
-            ctx.alloc_host_zeroed::<u8>(64)?,
-            ctx.alloc_host_zeroed::<u8>(64)?,
-        ];
-        let mut stalls = Vec::new();
-        std::thread::scope(|t| {
-            ctx.scope(|s| {
-                aclrt::make_guard!(ga);
-                aclrt::make_guard!(gb);
-                let (la, lb) = (s.lane(&a, ga), s.lane(&b, gb));
-                let w = lb.copy(&host_w, &mut weights)?.fence()?.reuse()?;
-                lb.synchronize()?;
-                for (round, out) in outs.iter_mut().enumerate() {
-                    let (_, stalled) = gated(t, |gate| {
-                        lb.host_fn(move || {
-                            let _ = gate.recv_timeout(Duration::from_secs(5));
-                        })?;
-                        la.copy(&*w, out)?.wait().map(|o| o.len())
-                    })?;
-                    if stalled {
-                        stalls.push(round);
-                    }
-                }
-                Ok(())
-            })
-        })?;
-        a.destroy()?;
-        b.destroy()?;
-        assert!(
-            stalls.is_empty(),
-            "rounds {stalls:?}: a read of fence-reused weights on lane a waited for lane b's gate"
-        );
-        Ok(())
-    })
 }
 
 /// Finding B: a scope of 32 lanes; a buffer that never left lane 31 (the

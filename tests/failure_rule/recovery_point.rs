@@ -317,7 +317,11 @@ fn gated<'s, 'e, T>(
 /// and reads of the weights on lane a do not wait for it. With the
 /// weights' copy faulted (the failure taken by lane b's synchronisation),
 /// the reads fail, also after the recovery point: the lane's failures are
-/// still the contents' (`from`).
+/// still the contents' (`from`). Each case reads the weights twice behind
+/// the gate. The same finding's regression (the third independent review's
+/// finding A: two gated reads after `Lane::synchronize`, no fault) was a
+/// second test of its own; it is the case `faulted == false, form == 0`
+/// here.
 #[test]
 fn a_fence_reused_mark_stops_synchronising_its_lane_once_the_scope_did() -> Result<()> {
     in_host_context(|ctx| {
@@ -369,23 +373,28 @@ fn a_fence_reused_mark_stops_synchronising_its_lane_once_the_scope_did() -> Resu
                             Some(w) => w,
                             None => fence.take().unwrap().reuse()?,
                         };
-                        let (read, stalled) = gated(t, |gate| {
-                            lb.host_fn(move || {
-                                let _ = gate.recv_timeout(Duration::from_secs(5));
+                        // Two rounds: the mark stays settled for every
+                        // later read, not only the first.
+                        for out in [&mut *o0, &mut *o2] {
+                            let (read, stalled) = gated(t, |gate| {
+                                lb.host_fn(move || {
+                                    let _ = gate.recv_timeout(Duration::from_secs(5));
+                                })?;
+                                Ok(la.copy(&*w, out)?.wait().map(|o| o[0]))
                             })?;
-                            Ok(la.copy(&*w, o0)?.wait().map(|o| o[0]))
-                        })?;
-                        if stalled {
-                            stalls.push((faulted, form));
-                        }
-                        match read {
-                            Ok(v) => assert!(!faulted && v == 3, "faulted {faulted} form {form}"),
-                            Err(e) => assert!(faulted, "faulted {faulted} form {form}: {e}"),
+                            if stalled {
+                                stalls.push((faulted, form));
+                            }
+                            match read {
+                                Ok(v) => {
+                                    assert!(!faulted && v == 3, "faulted {faulted} form {form}")
+                                }
+                                Err(e) => assert!(faulted, "faulted {faulted} form {form}: {e}"),
+                            }
                         }
                         assert_eq!(s.recover()?.is_some(), faulted);
                         let read = la.copy(&*w, o1)?.wait().map(|o| o[0]);
                         assert_eq!(read.is_err(), faulted, "faulted {faulted} form {form}");
-                        let _ = o2;
                         Ok(())
                     })
                 });

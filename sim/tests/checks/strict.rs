@@ -307,6 +307,10 @@ fn memset_of_freed_memory_is_a_use_after_free() {
     expect_violations(&[ViolationKind::UseAfterFree]);
 }
 
+/// A free of memory a queued copy still reads: refused, the block kept and
+/// the misuse recorded once (by `aclrtFree`), the copy's data intact; after
+/// the synchronisation the same free is fine, and `aclrtFreeWithDevSync`
+/// waits for the device first.
 #[test]
 fn free_while_a_queued_task_uses_the_memory_is_recorded() {
     let _sim = refusing();
@@ -327,14 +331,25 @@ fn free_while_a_queued_task_uses_the_memory_is_recorded() {
     ));
     // aclrtFree does not wait for the queued copy: on real hardware a use
     // after free. The simulator refuses, keeps the block and records it.
-    assert_eq!(acl!(aclrtFree(src)), IN_USE);
-    assert_eq!(violation_kinds(), vec![ViolationKind::ReleaseWhileInUse]);
+    let code = acl!(aclrtFree(src));
+    assert_eq!(code, IN_USE);
+    only(ViolationKind::ReleaseWhileInUse, code, "aclrtFree");
     assert_eq!(live(ResourceKind::DeviceMemory, 0), 2);
     ok!(aclrtSynchronizeStream(s));
     assert_eq!(read_device(dst, 4096), data);
     // After the synchronisation the same free is fine.
     free(src);
-    free(dst);
+    // aclrtFreeWithDevSync waits for the device first.
+    ok!(aclrtMemcpyAsync(
+        src.wrapping_add(0).cast(),
+        0,
+        dst,
+        0,
+        ACL_MEMCPY_DEVICE_TO_DEVICE,
+        s
+    ));
+    ok!(aclrtMemsetAsync(dst, 4096, 1, 4096, s));
+    ok!(aclrtFreeWithDevSync(dst));
     destroy_stream(s);
     teardown_device0();
     expect_violations(&[ViolationKind::ReleaseWhileInUse]);
@@ -541,48 +556,6 @@ fn non_final_reset_with_live_memory_is_fine() {
     ok!(aclrtResetDevice(0));
     free(p);
     session.finish();
-}
-
-#[test]
-fn finalize_with_live_resources_reports_leaks() {
-    let _sim = refusing();
-    init_device0();
-    let p = malloc(100);
-    let h = malloc_host(200);
-    let s = create_stream();
-    let e = create_event();
-    assert_eq!(acl!(aclFinalize()), LIVE_CHILDREN);
-    let audit = aclrt_sim::audit();
-    assert!(
-        audit
-            .violations
-            .iter()
-            .any(|v| v.kind == ViolationKind::FinalizeWithLiveResources
-                && v.function == "aclFinalize"),
-        "{:#?}",
-        audit.violations
-    );
-    let leak_of = |kind: ResourceKind| audit.leaks.iter().find(|l| l.kind == kind);
-    let mem = leak_of(ResourceKind::DeviceMemory).expect("device memory leak");
-    assert_eq!((mem.address, mem.device), (p as usize, 0));
-    assert!(mem.bytes >= 100, "{mem:?}");
-    let host = leak_of(ResourceKind::HostMemory).expect("host memory leak");
-    assert_eq!(host.address, h as usize);
-    assert!(host.bytes >= 200, "{host:?}");
-    assert_eq!(
-        leak_of(ResourceKind::Stream).expect("stream leak").address,
-        s as usize
-    );
-    assert_eq!(
-        leak_of(ResourceKind::Event).expect("event leak").address,
-        e as usize
-    );
-    assert!(leak_of(ResourceKind::Device).is_some(), "device leak");
-    // Finalize tore everything down regardless.
-    assert!(!audit.initialized);
-    assert!(audit.live.values().all(|&n| n == 0), "{:?}", audit.live);
-    aclrt_sim::reset();
-    assert_clean();
 }
 
 #[test]
@@ -909,43 +882,6 @@ fn frees_double_foreign_interior_wrong_function() {
 }
 
 #[test]
-fn free_while_a_queued_task_uses_the_memory() {
-    let _sim = refusing();
-    init_device0();
-    let s = create_stream();
-    let (a, b) = (malloc(4096), malloc(4096));
-    aclrt_sim::set_stream_delay(s, Duration::from_millis(50));
-    ok!(aclrtMemcpyAsync(
-        b,
-        4096,
-        a,
-        4096,
-        ACL_MEMCPY_DEVICE_TO_DEVICE,
-        s
-    ));
-    let code = acl!(aclrtFree(a));
-    assert_eq!(code, ACL_ERROR_RT_STREAM_NOT_COMPLETE);
-    only(ViolationKind::ReleaseWhileInUse, code, "aclrtFree");
-    assert_eq!(aclrt_sim::audit().live[&(ResourceKind::DeviceMemory, 0)], 2);
-    ok!(aclrtSynchronizeStream(s));
-    ok!(aclrtFree(a));
-    // aclrtFreeWithDevSync waits for the device first.
-    ok!(aclrtMemcpyAsync(
-        a.wrapping_add(0).cast(),
-        0,
-        b,
-        0,
-        ACL_MEMCPY_DEVICE_TO_DEVICE,
-        s
-    ));
-    ok!(aclrtMemsetAsync(b, 4096, 1, 4096, s));
-    ok!(aclrtFreeWithDevSync(b));
-    ok!(aclrtDestroyStream(s));
-    teardown_device0();
-    assert_eq!(violation_kinds().len(), 1);
-}
-
-#[test]
 fn release_order_checks_leave_state_unchanged() {
     let _sim = refusing();
     init_device0();
@@ -984,38 +920,54 @@ fn release_order_checks_leave_state_unchanged() {
     assert_eq!(violation_kinds().len(), 2);
 }
 
+/// `aclFinalize` with live resources (device memory, pinned host memory, a
+/// stream whose host function still runs, an event): refused, recorded
+/// once, every leak reported with its address (and the memory's size and
+/// device), everything torn down; the process can go on, and a reset
+/// leaves the simulator clean.
 #[test]
 fn finalize_with_live_resources_tears_down_and_reports_leaks() {
     let _sim = refusing();
     init_device0();
     let p = malloc(100);
+    let h = malloc_host(200);
     let s = create_stream();
     let e = create_event();
     ok!(aclrtLaunchHostFunc(s, Some(sleep_ms), ms_arg(20)));
     let code = acl!(aclFinalize());
     assert_eq!(code, ACL_ERROR_RT_CONTEXT_RELEASE_ERROR);
+    assert_eq!(code, LIVE_CHILDREN);
     let audit = aclrt_sim::audit();
-    assert_eq!(audit.violations.len(), 1);
+    assert_eq!(audit.violations.len(), 1, "{:#?}", audit.violations);
     assert_eq!(
-        audit.violations[0].kind,
-        ViolationKind::FinalizeWithLiveResources
+        (audit.violations[0].kind, audit.violations[0].function),
+        (ViolationKind::FinalizeWithLiveResources, "aclFinalize")
     );
     let mut leaks: Vec<(ResourceKind, usize)> =
         audit.leaks.iter().map(|l| (l.kind, l.address)).collect();
     leaks.sort();
-    assert_eq!(
-        leaks,
-        vec![
-            (ResourceKind::Device, 0),
-            (ResourceKind::Stream, s.addr()),
-            (ResourceKind::Event, e.addr()),
-            (ResourceKind::DeviceMemory, p.addr()),
-        ]
-    );
-    assert!(audit.live.is_empty() && !audit.initialized);
+    let mut expected = vec![
+        (ResourceKind::Device, 0),
+        (ResourceKind::Stream, s.addr()),
+        (ResourceKind::Event, e.addr()),
+        (ResourceKind::DeviceMemory, p.addr()),
+        (ResourceKind::HostMemory, h.addr()),
+    ];
+    expected.sort();
+    assert_eq!(leaks, expected);
+    let leak_of = |kind: ResourceKind| audit.leaks.iter().find(|l| l.kind == kind);
+    let mem = leak_of(ResourceKind::DeviceMemory).expect("device memory leak");
+    assert_eq!((mem.address, mem.device), (p as usize, 0));
+    assert!(mem.bytes >= 100, "{mem:?}");
+    let host = leak_of(ResourceKind::HostMemory).expect("host memory leak");
+    assert!(host.bytes >= 200, "{host:?}");
+    // Finalize tore everything down regardless.
+    assert!(audit.live.is_empty() && !audit.initialized, "{:?}", audit.live);
     // The process can go on.
     init_device0();
     teardown_device0();
+    aclrt_sim::reset();
+    assert_clean();
 }
 
 #[test]
