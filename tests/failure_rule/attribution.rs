@@ -8,8 +8,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use crate::service_loop::fault_next_task;
 use crate::common::*;
+use crate::service_loop::fault_next_task;
 use aclrt::{ErrorKind, Result, sim, sys};
 
 /// `ACL_ERROR_RT_AICPU_EXCEPTION` (rt_error_codes.h): a task fault the

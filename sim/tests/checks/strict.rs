@@ -962,7 +962,11 @@ fn finalize_with_live_resources_tears_down_and_reports_leaks() {
     let host = leak_of(ResourceKind::HostMemory).expect("host memory leak");
     assert!(host.bytes >= 200, "{host:?}");
     // Finalize tore everything down regardless.
-    assert!(audit.live.is_empty() && !audit.initialized, "{:?}", audit.live);
+    assert!(
+        audit.live.is_empty() && !audit.initialized,
+        "{:?}",
+        audit.live
+    );
     // The process can go on.
     init_device0();
     teardown_device0();
