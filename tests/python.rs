@@ -1,4 +1,4 @@
-//! The Python half (issue 26): builds the `acl` extension of `py/` and runs
+//! The Python half: builds the `acl` extension of `py/` and runs
 //! its Python test suite (`py/tests`, plain `unittest`) in both simulator
 //! run modes, so the README's single test command covers it.
 //!
@@ -95,7 +95,7 @@ fn python_suite_in_both_run_modes() {
             "CI is set but no python3 is on PATH: the Python tests of py/ cannot run"
         );
         println!(
-            "SKIPPED: no python3 on PATH: the Python tests of py/ (pyACL, issue 26) did not run"
+            "SKIPPED: no python3 on PATH: the Python tests of py/ (pyACL) did not run"
         );
         return;
     };

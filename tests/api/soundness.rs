@@ -1,4 +1,4 @@
-//! Soundness at the edges (issue 11): what safe code cannot do, each shown
+//! Soundness at the edges: what safe code cannot do, each shown
 //! by a program that tries. Every test checks the simulator's audit: the
 //! runtime's rules were never broken, nothing hung and nothing aborted.
 

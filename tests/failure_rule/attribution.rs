@@ -1,5 +1,5 @@
-//! Attacks on the device-fault attribution of scope waits (issue 25 review,
-//! commits c661e24 and 28a4784): a checked wait, or the scope's result,
+//! Attacks on the device-fault attribution of scope waits (found by the review
+//! of the service loop): a checked wait, or the scope's result,
 //! must never be `Ok` for work whose device fault happened; `reuse` must
 //! never hand a buffer back while the device may still use it; the
 //! quiescence of checked waits must not add hangs.

@@ -1,4 +1,4 @@
-//! Issue 25, a service loop in one scope: lanes of one set (`Scope::lanes`)
+//! A service loop in one scope: lanes of one set (`Scope::lanes`)
 //! and their run-time stream check on every path that queues work on a
 //! bound operand; fences (`InFlight::fence`, `aclrtSynchronizeEvent`) that
 //! wait at the operation and reuse their events; failed waits that give the
@@ -341,7 +341,7 @@ fn kernel_ref_is_checked_against_its_binary() -> Result<()> {
 }
 
 // ------------------------------------------------------------------
-// Which wait learns a device fault (issue 25 review): the runtime reports
+// Which wait learns a device fault (found by a review): the runtime reports
 // a fault once, to the first stream synchronisation that covers it, and
 // `aclrtSynchronizeEvent` never; a checked wait must fail for every
 // buffer whose work the fault may belong to, whoever saw it first.

@@ -1,4 +1,4 @@
-//! The safe calls of issue 13 item 4 and 6, in both run modes, and attacks
+//! Safe calls for the remaining C functions, in both run modes, and attacks
 //! on them: `Device::synchronize_timeout`, `Acl::soc_name`,
 //! `Device::memory_info_of` (every `aclrtMemAttr`), `Context::is_current`,
 //! `Context::copy_to_context`, `Context::copy_on_device` from

@@ -1,5 +1,5 @@
-//! The reproducers of the second outside review of the trusted base
-//! (issue 23), each turned into a regression test: report callbacks that
+//! The reproducers of the second outside review of the trusted base,
+//! each turned into a regression test: report callbacks that
 //! ran under the subscription lock and deadlocked, lost work reported as
 //! `Ok`, an event whose discarded record answered "not yet" forever, a
 //! forgotten registration; and the debug-build check of the lock
@@ -104,7 +104,7 @@ fn ran_here(seen: &Seen) {
 
 /// Dropping a `Subscription` runs its stream's queued callbacks on the
 /// dropping thread; one of them drops another `Reporter`, whose thread
-/// takes the subscription book's lock as it exits. Before issue 23 the
+/// takes the subscription book's lock as it exits. Before the fix the
 /// drop held that lock around the callbacks: a deadlock.
 #[test]
 fn dropping_a_subscription_whose_queued_callback_drops_a_reporter() {
@@ -125,7 +125,7 @@ fn dropping_a_subscription_whose_queued_callback_drops_a_reporter() {
 }
 
 /// `other.stop()` inside a callback is allowed (a reporter may stop another
-/// one); on the unsubscribing thread it hung before issue 23.
+/// one); on the unsubscribing thread it hung before the fix.
 #[test]
 fn other_reporter_stopped_inside_a_callback_run_by_unsubscribe() {
     within(
@@ -322,7 +322,7 @@ impl Drop for BreakOnPurpose {
 
 /// The debug-build check bites: with the discipline broken on purpose
 /// (the subscription lock held across `aclrtUnSubscribeReport`, as before
-/// issue 23), the callback run there panics with the check's message
+/// the fix), the callback run there panics with the check's message
 /// instead of running, and `Reporter::stop` resumes that panic. With the
 /// discipline restored, the same flow runs the callback.
 #[test]
@@ -512,7 +512,7 @@ fn tls_destructor_child() {
 /// An application keeps its `Acl` in a thread-local and uses the runtime in
 /// that thread-local's destructor, after the simulator's per-thread state
 /// is gone: each call returns (an error where one is due), the process
-/// exits normally. Before issue 23 the first failing call aborted the
+/// exits normally. Before the fix the first failing call aborted the
 /// process (a panic crossing `extern "C"`).
 ///
 /// The child reads its configuration from the environment; it runs once in
@@ -609,7 +609,7 @@ fn abort_by_a_timed_scope_on_another_thread<'c>(
 /// A host function queued with `Stream::launch_host_fn` on a stream that
 /// another thread's timed scope aborts is thrown away; the stream's next
 /// synchronisation says so (`WorkAborted`, once) — it returned `Ok(())`
-/// before issue 23 — and the stream works afterwards.
+/// before the fix — and the stream works afterwards.
 #[test]
 fn host_fn_discarded_by_another_threads_escalation_is_reported() -> Result<()> {
     in_host_context(|ctx| {
@@ -639,7 +639,7 @@ fn host_fn_discarded_by_another_threads_escalation_is_reported() -> Result<()> {
 
 /// Report callbacks launched on a stream that another thread's timed scope
 /// aborts are thrown away; the stream's next synchronisation says so
-/// (`WorkAborted`, once) — `Ok(())` before issue 23.
+/// (`WorkAborted`, once) — `Ok(())` before the fix.
 #[test]
 fn report_callbacks_discarded_by_another_threads_escalation_are_reported() -> Result<()> {
     in_host_context(|ctx| {
@@ -766,7 +766,7 @@ fn event_whose_record_an_escalation_discarded_says_so() -> Result<()> {
 
 // ------------------------------------------------------------ item 6: forgotten registrations
 
-/// What a forgotten `HostRegistration` is (settling issue 23, item 6): a
+/// What a forgotten `HostRegistration` is (settled by the review): a
 /// leak of the runtime's registration entry, not an access to freed
 /// memory. `mem::forget` ends the borrow, so the owner may free the memory
 /// while the runtime still lists it as registered; nothing can reach it

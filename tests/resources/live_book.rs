@@ -1,4 +1,4 @@
-//! Issue 15 item 3: the book of live children counts streams in their
+//! The book of live children counts streams in their
 //! context's slot (no per-stream entry) and other children by key. These
 //! check the counts that `Error::LiveChildren` reports through interleaved
 //! contexts (the book's one-entry slot cache and the thread's cached

@@ -1,4 +1,4 @@
-//! Issue 16 through the safe API: host registration, managed memory,
+//! Through the safe API: host registration, managed memory,
 //! stop-on-failure, the last error and the forced releases, in both run
 //! modes where the rule is run-mode independent.
 

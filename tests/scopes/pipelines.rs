@@ -1,8 +1,8 @@
-//! Overlapping pipelines (issue 13, item 2) and the scope's error type
-//! (item 3): device buffers split into disjoint parts used by different
-//! lanes at once, views and events made inside a scope, one producer
-//! feeding several readers (fan-out) and joining back, and scopes whose
-//! closures return the application's error type.
+//! Overlapping pipelines and the scope's error type: device buffers
+//! split into disjoint parts used by different lanes at once, views and
+//! events made inside a scope, one producer feeding several readers
+//! (fan-out) and joining back, and scopes whose closures return the
+//! application's error type.
 
 use crate::common;
 

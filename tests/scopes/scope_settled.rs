@@ -1,4 +1,4 @@
-//! Issue 15 item 3: a scope's end skips the synchronisation of a lane that
+//! A scope's end skips the synchronisation of a lane that
 //! the scope synchronised after its last work there (`Parked::wait`,
 //! `Lane::synchronize`), and only of such a lane. Every way of queueing
 //! work after such a synchronisation must make the end synchronise again:

@@ -1,4 +1,4 @@
-//! Issue 27, part 1: runtime memory lives in the simulator's own address
+//! Runtime memory lives in the simulator's own address
 //! range, so a pointer just past (or anywhere beyond) a runtime allocation
 //! is refused by every memset and memcpy variant, in both run modes, instead
 //! of being taken as the application's own memory and written.

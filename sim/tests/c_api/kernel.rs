@@ -1,4 +1,4 @@
-//! Kernel loading and launch (acl-facts K.1–K.7, issue 12 item 2): kernels
+//! Kernel loading and launch (acl-facts K.1–K.7): kernels
 //! registered by name, simulator device binaries, launches as stream tasks
 //! through the raw C API, the args-handle rules and the strict checks.
 

@@ -322,7 +322,7 @@ fn cann_version_fills_the_version_strings() {
 /// C calls made from a thread-local destructor, after the simulator's own
 /// per-thread state (the recent message and its returned text) is gone:
 /// each answers as while the thread lived (a code, and the message), and
-/// nothing unwinds into C (before issue 23 the first failing call aborted
+/// nothing unwinds into C (before the fix the first failing call aborted
 /// the process: the message's thread-local panicked inside `extern "C"`).
 #[test]
 fn c_calls_in_a_thread_local_destructor_answer_with_their_messages() {

@@ -1,4 +1,4 @@
-//! The worker pool that runs every stream (issue 15): a few workers serve
+//! The worker pool that runs every stream: a few workers serve
 //! many streams, yet per-stream order holds and a stream blocked on an
 //! event, a delay or a host function never holds up the others, however
 //! many streams are blocked at once.

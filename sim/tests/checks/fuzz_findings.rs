@@ -1,4 +1,4 @@
-//! Regression tests for what the C-ABI fuzzer (`fuzz/`, issue 27) found in
+//! Regression tests for what the C-ABI fuzzer (`fuzz/`) found in
 //! the simulator, at the C level (the minimised call sequences themselves
 //! are replayed by `fuzz/tests/smoke.rs` from `fuzz/regressions/`). The
 //! finalize that recorded into the next runtime's audit is in

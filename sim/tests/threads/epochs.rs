@@ -1,4 +1,4 @@
-//! Issue 27, parts 2 and 3: a runtime epoch (aclInit .. aclFinalize) never
+//! A runtime epoch (aclInit .. aclFinalize) never
 //! reaches into the next, and a stream blocked on a callback nobody serves
 //! is reported instead of hanging the teardown.
 
