@@ -94,9 +94,7 @@ fn python_suite_in_both_run_modes() {
             std::env::var_os("CI").is_none(),
             "CI is set but no python3 is on PATH: the Python tests of py/ cannot run"
         );
-        println!(
-            "SKIPPED: no python3 on PATH: the Python tests of py/ (pyACL) did not run"
-        );
+        println!("SKIPPED: no python3 on PATH: the Python tests of py/ (pyACL) did not run");
         return;
     };
     let root = root();

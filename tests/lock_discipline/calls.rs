@@ -868,9 +868,10 @@ mod ex17;
 
 /// `examples/17_service.rs` with one C call failing: the service returns
 /// that error (no panic, no hang: the workers finish, the reporter stops),
-/// and the simulator saw no rule broken. Not part of `fault_sweep.rs`: the
-/// reporter thread's `aclrtProcessReport` polling and the worker threads
-/// make the order of calls differ from run to run.
+/// and the simulator saw no rule broken. Not part of the fault sweep
+/// (`failure_rule/sweep.rs`): the reporter thread's `aclrtProcessReport`
+/// polling and the worker threads make the order of calls differ from run
+/// to run.
 #[test]
 fn service_example_under_faults() {
     let cases: &[(&str, u64)] = &[

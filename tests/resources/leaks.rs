@@ -3,7 +3,7 @@
 //! releases return `Error::LiveChildren` without calling the runtime, so the
 //! runtime's release-order rules are never broken (no violation is
 //! recorded); nothing worse happens. Forgetting the guards of a
-//! scope (`InFlight`, `Signal`, `Mark`) is harmless: see `async_scope.rs`.
+//! scope (`InFlight`, `Signal`, `Mark`) is harmless: see `awaited/async_scope.rs`.
 
 use crate::common;
 

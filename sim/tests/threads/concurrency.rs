@@ -631,7 +631,7 @@ fn two_64_mib_copies_on_two_streams() {
     // depends on the machine's load, so it is measured by the benchmarks
     // (`benches/`, two-stream overlap), not asserted here. That streams
     // really run at the same time is asserted structurally in
-    // `sim/tests/pool.rs` (blocked host functions on 64 streams at once).
+    // `sim/tests/c_api/pool.rs` (blocked host functions on 64 streams at once).
     let _sim = aclrt_sim::exclusive();
     init_device0();
     let n = 64 << 20;
