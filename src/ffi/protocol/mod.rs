@@ -9,6 +9,6 @@
 pub(crate) mod block_pool;
 pub(crate) mod sub_book;
 pub(crate) use crate::rule::{
-    abort_log, failure, fault_watch, handler_book, host_fn_slot, live_count, notify_ledger, records, sync,
-    wait_book,
+    abort_log, failure, fault_watch, handler_book, host_fn_slot, live_count, notify_ledger,
+    records, sync, wait_book,
 };
