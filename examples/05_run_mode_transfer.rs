@@ -44,7 +44,7 @@ fn host_only(rt: Runtime<'_, HostMode>) -> aclrt::Result<()> {
     Ok(())
 }
 
-/// The example between `Acl::init` and `finalize`. `tests/fault_sweep.rs`
+/// The example between `Acl::init` and `finalize`. `tests/failure_rule/sweep.rs`
 /// runs it too, with each of its C calls made to fail once.
 pub fn flow(acl: &Acl) -> aclrt::Result<()> {
     let output = match acl.detect() {

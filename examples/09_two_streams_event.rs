@@ -37,7 +37,7 @@ fn run<M: RunMode>(rt: Runtime<'_, M>) -> aclrt::Result<()> {
     Ok(())
 }
 
-/// The example between `Acl::init` and `finalize`. `tests/fault_sweep.rs`
+/// The example between `Acl::init` and `finalize`. `tests/failure_rule/sweep.rs`
 /// runs it too, with each of its C calls made to fail once.
 pub fn flow(acl: &Acl) -> aclrt::Result<()> {
     match acl.detect() {

@@ -10,7 +10,7 @@ use aclrt::{Acl, Error, ErrorKind, HostMode, make_guard};
 aclrt::sim_only! {
     /// The error that `r` was meant to fail with: `Ok(e)` when `expected(e)`.
     /// Any other error is passed on, as `?` would: the fault sweep
-    /// (`tests/fault_sweep.rs`) makes each C call of [`flow`] fail once.
+    /// (`tests/failure_rule/sweep.rs`) makes each C call of [`flow`] fail once.
     fn expect_err<T>(r: aclrt::Result<T>, expected: impl Fn(&Error) -> bool) -> aclrt::Result<Error> {
         match r {
             Ok(_) => panic!("an expected error did not happen"),
@@ -23,7 +23,7 @@ aclrt::sim_only! {
 aclrt::sim_only! {
     /// The example between `Acl::init` and `finalize` (host run mode only). A
     /// stream is slowed down by `delay` per task to make
-    /// `synchronize_timeout(timeout)` time out. `tests/fault_sweep.rs` runs it
+    /// `synchronize_timeout(timeout)` time out. `tests/failure_rule/sweep.rs` runs it
     /// too, with each of its C calls made to fail once.
     pub fn flow(acl: &Acl, delay: Duration, timeout: Duration) -> aclrt::Result<()> {
         use aclrt::sim;

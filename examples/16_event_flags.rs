@@ -135,7 +135,7 @@ fn run<M: RunMode>(rt: Runtime<'_, M>, delay: Duration) -> aclrt::Result<()> {
 }
 
 /// The example between `Acl::init` and `finalize`, the producer slowed by
-/// `delay` per task on the simulator. `tests/fault_sweep.rs` runs it too
+/// `delay` per task on the simulator. `tests/failure_rule/sweep.rs` runs it too
 /// (with a shorter delay), with each of its C calls made to fail once.
 pub fn flow_with_delay(acl: &Acl, delay: Duration) -> aclrt::Result<()> {
     match acl.detect() {

@@ -210,7 +210,7 @@ fn pipeline<M: RunMode>(
 }
 
 /// The example between `Acl::init` and `finalize`, each kernel taking
-/// `kernel_time` on the simulator. `tests/fault_sweep.rs` runs it too (with
+/// `kernel_time` on the simulator. `tests/failure_rule/sweep.rs` runs it too (with
 /// a shorter time), with each of its C calls made to fail once.
 pub fn flow(acl: &Acl, kernel_time: Duration) -> aclrt::Result<()> {
     run(acl, kernel_time).map(|_| ())

@@ -126,7 +126,7 @@ impl<T: DeviceRepr + core::fmt::Debug> core::fmt::Debug for PageAlignedBuf<T> {
 /// [`Acl::finalize`](crate::Acl::finalize) return
 /// [`Error::LiveChildren`] (the simulator's
 /// audit lists it as a live `HostRegistration`, with no rule violation;
-/// `tests/second_review.rs`, `forgotten_registration_is_a_leak_of_the_runtime_entry`).
+/// `tests/lock_discipline/trusted_base.rs`, `forgotten_registration_is_a_leak_of_the_runtime_entry`).
 /// Memory the allocator later hands out at those addresses still counts as
 /// registered for the runtime: safe code only copies such (pageable)
 /// memory synchronously, and a synchronous copy that straddles the stale

@@ -139,7 +139,7 @@
 //! function, what the hardware answers (with the source path read), what
 //! the simulator answers, the verdict (match, fixed, a named strict rule,
 //! or unknown where the driver decides) and the test that pins it
-//! (`sim/tests/fidelity.rs` names its tests after the rows).
+//! (`sim/tests/checks/fidelity.rs` names its tests after the rows).
 //!
 //! ## Strict checks
 //!

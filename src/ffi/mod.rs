@@ -42,7 +42,7 @@
 //! marked as being undone under `SUBS`, and a destruction of its stream
 //! waits for it). Debug builds check both rules at run time
 //! ([`locks::lock`] panics on an out-of-order lock, [`locks::user_code`] on
-//! user code entered with a lock held); `tests/second_review.rs` shows the
+//! user code entered with a lock held); `tests/lock_discipline/trusted_base.rs` shows the
 //! check firing when the discipline is broken on purpose.
 //!
 //! # Invariants the typed layer upholds for this module

@@ -583,3 +583,15 @@ pub fn rebind(dev: i32) {
     ok!(aclrtSetDevice(dev));
     ok!(aclrtResetDevice(dev));
 }
+
+/// The name libtest gives the test `name` of the module whose
+/// `module_path!()` is `module`: the path without the binary's crate name
+/// (`threads::thread_state::x` is the test `thread_state::x`). A test that
+/// runs one test of its own binary in a child process filters with this, so
+/// the filter follows the test wherever its module sits.
+pub fn test_name(module: &str, name: &str) -> String {
+    match module.split_once("::") {
+        Some((_, path)) => format!("{path}::{name}"),
+        None => name.to_owned(),
+    }
+}
