@@ -11,6 +11,7 @@ mod common;
 mod event_flags;
 mod exceptions;
 mod ipc_event;
+mod ipc_processes;
 mod leaks;
 mod live_book;
 mod new_resources;

@@ -18,6 +18,7 @@ mod event;
 mod event_flags;
 mod hostreg;
 mod init;
+mod ipc_processes;
 mod kernel;
 mod lifecycle;
 mod memory;

@@ -9,7 +9,7 @@
 //! wait on the other process has a limit, and the parent kills the child
 //! when it fails ([`Peer`]'s drop).
 
-mod common;
+use crate::common;
 use common::*;
 
 use std::io::{BufRead, Write};

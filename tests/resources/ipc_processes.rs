@@ -12,7 +12,7 @@
 //! stdout (lines with `@ipc `). Every wait on the other process has a
 //! limit, and the parent kills the child when it fails.
 
-mod common;
+use crate::common;
 
 use std::io::{BufRead, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
