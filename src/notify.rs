@@ -138,7 +138,7 @@ impl<'ctx, 'id> Notify<'ctx, 'id> {
     pub fn export(&self, pids: &[u32]) -> Result<NotifyKey> {
         ffi::make_current(self.ctx)?;
         let key = ffi::notify::export_key(self.raw)?;
-        let pids = crate::vmm::pids_of(pids)?;
+        let pids = crate::vmm::pids_of(pids, "aclrtNotifySetImportPid")?;
         ffi::notify::set_import_pid(self.raw, &pids)?;
         Ok(NotifyKey(key_of(&key)))
     }

@@ -11,7 +11,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use aclrt::sim::{self, HostFuncThreads, SimConfig};
-use aclrt::{Acl, Context, Result, RunMode, make_guard};
+use aclrt::{Acl, Context, Error, ErrorKind, Result, RunMode, make_guard};
 use common::*;
 
 fn compact(mut c: SimConfig) -> SimConfig {
@@ -220,4 +220,246 @@ fn serving_thread_synchronising_a_stream_that_waits_for_its_stream_serves_meanwh
 #[test]
 fn serving_thread_ending_a_scope_on_its_stream_serves_meanwhile() {
     child_holds("serve_then_scope");
+}
+
+// ------------------------------------------------ in-process attacks ---
+
+/// Runs `flow` on a fresh context of device 0 in both run modes (the
+/// context destroyed, the device reset and the runtime finalised after),
+/// then hands the audit to `check`.
+macro_rules! both_modes {
+    ($config:expr, $flow:ident, $check:expr) => {
+        for device_mode in [false, true] {
+            let _sim = take($config(mode_config(device_mode)));
+            let acl = Acl::init().expect("aclInit");
+            let r = in_mode!(&acl, device_mode, |ctx| $flow(&acl, ctx));
+            r.unwrap_or_else(|e| panic!("device mode {device_mode}: {e:?}"));
+            acl.finalize().expect("aclFinalize");
+            let check: &dyn Fn(&sim::Audit, bool) = &$check;
+            check(&sim::audit(), device_mode);
+        }
+    };
+}
+
+fn plain(c: SimConfig) -> SimConfig {
+    c
+}
+
+fn clean(audit: &sim::Audit, device_mode: bool) {
+    assert!(
+        audit.violations.is_empty() && audit.leaks.is_empty(),
+        "device mode {device_mode}: {audit:#?}"
+    );
+}
+
+fn only_unsupported(audit: &sim::Audit, device_mode: bool) {
+    assert!(audit.leaks.is_empty(), "device mode {device_mode}: {audit:#?}");
+    for v in &audit.violations {
+        assert_eq!(
+            v.kind,
+            sim::ViolationKind::Unsupported,
+            "device mode {device_mode}: {audit:#?}"
+        );
+    }
+}
+
+fn code_of(e: &Error) -> i32 {
+    match e {
+        Error::Acl { code, .. } => *code,
+        other => panic!("not a runtime error: {other:?}"),
+    }
+}
+
+// --- notifies
+
+/// A notify waited for with a limit and never recorded: the stream's
+/// synchronisation reports a typed timeout once the limit (rounded up to a
+/// second) runs out, not later; the notify is then destroyed.
+fn notify_never_recorded_timed<M: RunMode>(_acl: &Acl, ctx: &Context<'_, '_, M>) -> Result<()> {
+    let s = ctx.create_stream()?;
+    let n = ctx.create_notify()?;
+    let t0 = Instant::now();
+    s.wait_notify_timeout(&n, Duration::from_millis(10))?;
+    let e = s.synchronize().expect_err("no record came");
+    let took = t0.elapsed();
+    assert_eq!(e.kind(), ErrorKind::Timeout, "{e:?}");
+    assert!(took >= Duration::from_millis(900), "{took:?}");
+    assert!(took < HANG_GUARD, "{took:?}");
+    drop(n);
+    s.destroy()
+}
+
+#[test]
+fn notify_waited_with_a_limit_but_never_recorded_times_out_typed() {
+    both_modes!(plain, notify_never_recorded_timed, clean);
+}
+
+/// The same, the notify dropped after its wait failed but before the
+/// stream is synchronised: the wait has ended, the notify is destroyed
+/// (not leaked with its context), and the stream's synchronisation still
+/// reports the timeout.
+fn notify_dropped_after_its_wait_failed<M: RunMode>(
+    _acl: &Acl,
+    ctx: &Context<'_, '_, M>,
+) -> Result<()> {
+    let s = ctx.create_stream()?;
+    let n = ctx.create_notify()?;
+    s.wait_notify_timeout(&n, Duration::from_millis(10))?;
+    std::thread::sleep(Duration::from_millis(1500));
+    drop(n);
+    let e = s.synchronize().expect_err("no record came");
+    assert_eq!(e.kind(), ErrorKind::Timeout, "{e:?}");
+    s.destroy()
+}
+
+#[test]
+fn notify_dropped_after_its_wait_failed_is_destroyed() {
+    both_modes!(plain, notify_dropped_after_its_wait_failed, clean);
+}
+
+/// A wait without limit, never recorded yet: a bounded synchronisation
+/// answers a typed timeout (no hang); a record from another stream then
+/// releases the wait.
+fn notify_unbounded_then_bounded_sync<M: RunMode>(
+    _acl: &Acl,
+    ctx: &Context<'_, '_, M>,
+) -> Result<()> {
+    let s = ctx.create_stream()?;
+    let r = ctx.create_stream()?;
+    let n = ctx.create_notify()?;
+    s.wait_notify(&n)?;
+    let e = s
+        .synchronize_timeout(Duration::from_millis(100))
+        .expect_err("no record yet");
+    assert_eq!(e.kind(), ErrorKind::Timeout, "{e:?}");
+    r.record_notify(&n)?;
+    s.synchronize()?;
+    r.synchronize()?;
+    drop(n);
+    r.destroy()?;
+    s.destroy()
+}
+
+#[test]
+fn notify_unbounded_wait_synchronised_with_a_limit() {
+    both_modes!(plain, notify_unbounded_then_bounded_sync, clean);
+}
+
+// --- IPC memory
+
+/// Pids the runtime cannot take, a closed key, a forged key, one buffer
+/// exported twice.
+fn ipc_misuse<M: RunMode>(_acl: &Acl, ctx: &Context<'_, '_, M>) -> Result<()> {
+    let me = std::process::id();
+    let buf = ctx.alloc_from(&[1u32, 2, 3, 4])?;
+    // A pid the runtime cannot take: refused, named as the IPC call.
+    let e = ctx.export_ipc(&buf, &[u32::MAX]).expect_err("pid");
+    assert_eq!(e.kind(), ErrorKind::InvalidParam, "{e:?}");
+    assert!(
+        matches!(e, Error::Acl { function: "aclrtIpcMemSetImportPid", .. }),
+        "{e:?}"
+    );
+    // A closed key (its export dropped): the runtime's refusal.
+    let key = {
+        let export = ctx.export_ipc(&buf, &[me])?;
+        export.key().clone()
+    };
+    let e = ctx.import_ipc::<u32>(&key).expect_err("closed");
+    assert_eq!(code_of(&e), 107000, "{e:?}");
+    // A forged key.
+    let forged = aclrt::IpcKey::new("aclsim_ipc_1_1_16").expect("no NUL");
+    let e = ctx.import_ipc::<u32>(&forged).expect_err("forged");
+    assert_eq!(e.kind(), ErrorKind::InvalidParam, "{e:?}");
+    // One buffer exported twice: the runtime answers with one key. The
+    // first export's drop leaves the second's key open: importing it here
+    // is still refused as this process's own (100000, before any runtime
+    // call), not as a closed key (107000).
+    let a = ctx.export_ipc(&buf, &[me])?;
+    let b = ctx.export_ipc(&buf, &[me])?;
+    drop(a);
+    let e = ctx.import_ipc::<u32>(b.key()).expect_err("own key");
+    assert_eq!(code_of(&e), 100000, "{e:?}");
+    let key = b.key().clone();
+    drop(b);
+    // The last export gone: the key is closed.
+    let e = ctx.import_ipc::<u32>(&key).expect_err("closed");
+    assert_eq!(code_of(&e), 107000, "{e:?}");
+    buf.free()
+}
+
+#[test]
+fn ipc_misuse_is_typed_and_a_second_export_keeps_its_key() {
+    both_modes!(plain, ipc_misuse, clean);
+}
+
+// --- virtual memory
+
+/// Sizes that overflow, offsets past the end, two threads mapping the same
+/// granule, a forged shareable handle.
+fn vmm_misuse<M: RunMode>(_acl: &Acl, ctx: &Context<'_, '_, M>) -> Result<()> {
+    let gran = ctx.granularity()?;
+    let e = gran.granules(usize::MAX).expect_err("overflows");
+    assert!(matches!(e, Error::InvalidAllocationSize { .. }), "{e:?}");
+    let e = gran.granules_for(usize::MAX).expect_err("overflows");
+    assert!(matches!(e, Error::InvalidAllocationSize { .. }), "{e:?}");
+    let huge = gran.granules(usize::MAX / gran.bytes())?;
+    let e = ctx.reserve(huge).map(|_| ()).expect_err("huge");
+    assert_eq!(e.kind(), ErrorKind::OutOfMemory, "{e:?}");
+    let e = ctx.alloc_physical(huge).map(|_| ()).expect_err("huge");
+    assert_eq!(e.kind(), ErrorKind::OutOfMemory, "{e:?}");
+    let range = ctx.reserve(gran.granules(2)?)?;
+    let mut a = ctx.alloc_physical(gran.granules(1)?)?;
+    let mut b = ctx.alloc_physical(gran.granules(1)?)?;
+    let e = range.map(usize::MAX, &mut a).map(|_| ()).expect_err("past the end");
+    assert!(matches!(e, Error::OutOfRange { .. }), "{e:?}");
+    // Two threads map at the same granule: exactly one wins.
+    let (ra, rb) = std::thread::scope(|s| {
+        let ta = s.spawn(|| range.map(0, &mut a).map(|m| m.unmap()));
+        let tb = s.spawn(|| range.map(0, &mut b).map(|m| m.unmap()));
+        (ta.join().unwrap(), tb.join().unwrap())
+    });
+    let ok = [&ra, &rb].iter().filter(|r| r.is_ok()).count();
+    assert_eq!(ok, 1, "{ra:?} {rb:?}");
+    for r in [ra, rb] {
+        match r {
+            Ok(unmapped) => unmapped?,
+            Err(e) => assert!(matches!(e, Error::OutOfRange { .. }), "{e:?}"),
+        }
+    }
+    // A forged shareable handle: the runtime's refusal.
+    let forged = aclrt::ShareableHandle {
+        handle: 12345,
+        granules: 1,
+    };
+    let e = ctx.import_physical(forged).map(|_| ()).expect_err("forged");
+    assert_eq!(e.kind(), ErrorKind::InvalidParam, "{e:?}");
+    a.free()?;
+    b.free()?;
+    range.release()
+}
+
+#[test]
+fn vmm_misuse_is_typed() {
+    both_modes!(plain, vmm_misuse, clean);
+}
+
+// --- device information and stream control
+
+fn device_control<M: RunMode>(_acl: &Acl, ctx: &Context<'_, '_, M>) -> Result<()> {
+    let mut s = ctx.create_stream()?;
+    // The modelled chips have no stream clearing: typed, nothing stopped.
+    let e = s.stop().expect_err("not modelled");
+    assert_eq!(e.kind(), ErrorKind::NotSupported, "{e:?}");
+    s.set_overflow_detection(true)?;
+    assert!(s.overflow_detection()?);
+    s.set_overflow_detection(false)?;
+    assert!(!s.overflow_detection()?);
+    assert!(s.id()? >= 0);
+    s.synchronize()?;
+    s.destroy()
+}
+
+#[test]
+fn device_control_is_typed() {
+    both_modes!(plain, device_control, only_unsupported);
 }
