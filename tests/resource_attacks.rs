@@ -8,10 +8,12 @@
 mod common;
 
 use std::process::{Command, Stdio};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use aclrt::sim::{self, HostFuncThreads, SimConfig};
-use aclrt::{Acl, Context, Error, ErrorKind, Result, RunMode, make_guard};
+use aclrt::{Acl, Context, Error, ErrorKind, ExceptionHandler, Result, RunMode, make_guard};
 use common::*;
 
 fn compact(mut c: SimConfig) -> SimConfig {
@@ -61,10 +63,15 @@ fn attack_child() {
     };
     let attack = attack.into_string().expect("an attack's name");
     let device_mode = std::env::var("ACLRT_SIM_RUN_MODE").as_deref() == Ok("device");
+    if attack == "exception_reentry" {
+        exception_reentry(device_mode);
+        println!("child: clean end");
+        return;
+    }
     let _sim = take(compact(mode_config(device_mode)));
     let acl = Acl::init().expect("aclInit");
     let flow = |acl: &Acl| -> Result<()> {
-        in_mode!(acl, device_mode, |ctx| child_flow(&attack, ctx))
+        in_mode!(acl, device_mode, |ctx| child_flow(acl, &attack, ctx))
     };
     flow(&acl).expect("flow");
     acl.finalize().expect("aclFinalize");
@@ -78,7 +85,7 @@ fn attack_child() {
     println!("child: clean end");
 }
 
-fn child_flow<M: RunMode>(attack: &str, ctx: &Context<'_, '_, M>) -> Result<()> {
+fn child_flow<M: RunMode>(_acl: &Acl, attack: &str, ctx: &Context<'_, '_, M>) -> Result<()> {
     let stream = ctx.create_stream()?;
     let other = ctx.create_stream()?;
     match attack {
@@ -92,7 +99,7 @@ fn child_flow<M: RunMode>(attack: &str, ctx: &Context<'_, '_, M>) -> Result<()> 
                 stream.launch_host_fn(move || tx.send(std::thread::current().id()).unwrap())?;
                 ctx.synchronize()?;
                 assert_eq!(rx.try_recv().expect("the host function ran"), me);
-                println!("child: served while synchronising");
+                println!("child: attack held");
                 Ok(())
             })??;
         }
@@ -108,7 +115,7 @@ fn child_flow<M: RunMode>(attack: &str, ctx: &Context<'_, '_, M>) -> Result<()> 
                 stream.launch_host_fn(|| println!("child: second host fn"))?;
                 let ev = stream.record(ev)?;
                 drop(ev);
-                println!("child: served while synchronising");
+                println!("child: attack held");
                 Ok(())
             })??;
         }
@@ -121,7 +128,7 @@ fn child_flow<M: RunMode>(attack: &str, ctx: &Context<'_, '_, M>) -> Result<()> 
                 other.wait_event(&ev)?;
                 other.synchronize()?;
                 assert_eq!(rx.try_recv().expect("the host function ran"), me);
-                println!("child: served while synchronising");
+                println!("child: attack held");
                 Ok(())
             })??;
         }
@@ -136,9 +143,30 @@ fn child_flow<M: RunMode>(attack: &str, ctx: &Context<'_, '_, M>) -> Result<()> 
                     Ok(())
                 })?;
                 assert_eq!(ran.into_inner().unwrap(), Some(me));
-                println!("child: served while synchronising");
+                println!("child: attack held");
                 Ok(())
             })??;
+        }
+        // A value waited for and never written, in a scope with a time
+        // limit: the scope ends with a typed failure once the limit runs
+        // out, no hang.
+        "value_never_written" => {
+            let slot = ctx.value_slot(0)?;
+            let t0 = Instant::now();
+            let r = ctx.scope_with_timeout(Duration::from_secs(1), |s| {
+                make_guard!(l);
+                let lane = s.lane(&stream, l);
+                lane.value_wait(&slot, 1, aclrt::ValueWait::Equal)?;
+                Ok(())
+            });
+            let took = t0.elapsed();
+            println!("child: value wait ended after {took:?}: {r:?}");
+            let e = r.expect_err("the value never came");
+            assert_eq!(e.kind(), ErrorKind::Timeout, "{e:?}");
+            assert!(took < HANG_GUARD, "{took:?}");
+            let r = stream.synchronize();
+            println!("child: then {r:?}");
+            println!("child: attack held");
         }
         other => panic!("unknown attack {other}"),
     }
@@ -181,6 +209,15 @@ fn run_child(attack: &str, mode: &str) -> (std::process::ExitStatus, String, Str
     )
 }
 
+/// The child ran `attack` to its end in both run modes.
+fn child_holds_plain(attack: &str) {
+    for mode in ["host", "device"] {
+        let (status, out, err) = run_child(attack, mode);
+        assert!(status.success(), "{attack} ({mode}): {status}\n{out}\n{err}");
+        assert!(out.contains("child: clean end"), "{attack} ({mode}): {out}");
+    }
+}
+
 /// The child ran `attack` to its clean end in both run modes.
 fn child_holds(attack: &str) {
     for mode in ["host", "device"] {
@@ -188,7 +225,7 @@ fn child_holds(attack: &str) {
         assert!(status.success(), "{attack} ({mode}): {status}\n{out}\n{err}");
         assert!(out.contains("child: clean end"), "{attack} ({mode}): {out}");
         assert!(
-            out.contains("child: served while synchronising"),
+            out.contains("child: attack held"),
             "{attack} ({mode}): {out}"
         );
     }
@@ -220,6 +257,87 @@ fn serving_thread_synchronising_a_stream_that_waits_for_its_stream_serves_meanwh
 #[test]
 fn serving_thread_ending_a_scope_on_its_stream_serves_meanwhile() {
     child_holds("serve_then_scope");
+}
+
+#[test]
+fn value_wait_never_written_ends_typed_in_a_scope_with_a_limit() {
+    child_holds("value_never_written");
+}
+
+// ------------------------------------------------- exception handlers ---
+
+static SELF_HANDLER: Mutex<Option<ExceptionHandler<'static>>> = Mutex::new(None);
+static INNER_HANDLERS: Mutex<Vec<ExceptionHandler<'static>>> = Mutex::new(Vec::new());
+static OUTER_RUNS: AtomicUsize = AtomicUsize::new(0);
+static INNER_RUNS: AtomicUsize = AtomicUsize::new(0);
+
+/// Run by [`attack_child`] (the runtime is leaked for `'static` guards):
+/// a handler registers another handler and unregisters itself from inside;
+/// a thread-local destructor registers and unregisters one on a thread's
+/// exit.
+fn exception_reentry(device_mode: bool) {
+    let _sim = take(mode_config(device_mode));
+    let acl: &'static Acl = Box::leak(Box::new(Acl::init().expect("aclInit")));
+    let outer = acl
+        .on_exception(move |_info| {
+            OUTER_RUNS.fetch_add(1, Ordering::SeqCst);
+            let inner = acl
+                .on_exception(|_| {
+                    INNER_RUNS.fetch_add(1, Ordering::SeqCst);
+                })
+                .expect("registered from inside a handler");
+            INNER_HANDLERS.lock().unwrap().push(inner);
+            let me = SELF_HANDLER.lock().unwrap().take();
+            if let Some(me) = me {
+                me.unregister().expect("unregistered from inside itself");
+            }
+        })
+        .expect("on_exception");
+    *SELF_HANDLER.lock().unwrap() = Some(outer);
+    let flow = |acl: &Acl| -> Result<()> {
+        in_mode!(acl, device_mode, |ctx| {
+            let stream = ctx.create_stream()?;
+            for round in 1..=2 {
+                sim::inject_stream_task_fault(stream.as_raw(), 1, 507015);
+                stream.launch_host_fn(|| ())?;
+                let e = stream.synchronize().expect_err("the injected fault");
+                assert_eq!(e.code(), Some(507015), "{e}");
+                let _ = stream.synchronize();
+                assert!(wait_until(|| INNER_RUNS.load(Ordering::SeqCst) + 1 >= round));
+            }
+            stream.destroy()
+        })
+    };
+    flow(acl).expect("flow");
+    // The outer handler ran once (it removed itself), the one it
+    // registered heard the second report.
+    assert_eq!(OUTER_RUNS.load(Ordering::SeqCst), 1);
+    assert_eq!(INNER_RUNS.load(Ordering::SeqCst), 1);
+    for h in INNER_HANDLERS.lock().unwrap().drain(..) {
+        h.unregister().expect("unregister");
+    }
+    // A thread-local destructor registers and unregisters a handler.
+    struct OnExit(&'static Acl, std::sync::mpsc::Sender<Result<()>>);
+    impl Drop for OnExit {
+        fn drop(&mut self) {
+            let r = self.0.on_exception(|_| {}).and_then(|h| h.unregister());
+            let _ = self.1.send(r);
+        }
+    }
+    std::thread_local! {
+        static ON_EXIT: std::cell::RefCell<Option<OnExit>> = const { std::cell::RefCell::new(None) };
+    }
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || ON_EXIT.with(|s| *s.borrow_mut() = Some(OnExit(acl, tx))))
+        .join()
+        .expect("thread");
+    let r = rx.recv_timeout(HANG_GUARD).expect("the destructor ran");
+    r.expect("a handler from a thread-local destructor");
+}
+
+#[test]
+fn exception_handlers_registered_and_unregistered_from_inside_a_handler() {
+    child_holds_plain("exception_reentry");
 }
 
 // ------------------------------------------------ in-process attacks ---
@@ -412,10 +530,21 @@ fn vmm_misuse<M: RunMode>(_acl: &Acl, ctx: &Context<'_, '_, M>) -> Result<()> {
     let mut b = ctx.alloc_physical(gran.granules(1)?)?;
     let e = range.map(usize::MAX, &mut a).map(|_| ()).expect_err("past the end");
     assert!(matches!(e, Error::OutOfRange { .. }), "{e:?}");
-    // Two threads map at the same granule: exactly one wins.
+    // Two threads map at the same granule, each keeping its mapping until
+    // both have tried: exactly one wins.
+    let both_tried = std::sync::Barrier::new(2);
     let (ra, rb) = std::thread::scope(|s| {
-        let ta = s.spawn(|| range.map(0, &mut a).map(|m| m.unmap()));
-        let tb = s.spawn(|| range.map(0, &mut b).map(|m| m.unmap()));
+        let (range, both_tried) = (&range, &both_tried);
+        let ta = s.spawn(|| {
+            let m = range.map(0, &mut a);
+            both_tried.wait();
+            m.map(|m| m.unmap())
+        });
+        let tb = s.spawn(|| {
+            let m = range.map(0, &mut b);
+            both_tried.wait();
+            m.map(|m| m.unmap())
+        });
         (ta.join().unwrap(), tb.join().unwrap())
     });
     let ok = [&ra, &rb].iter().filter(|r| r.is_ok()).count();
