@@ -592,3 +592,31 @@ fn device_control<M: RunMode>(_acl: &Acl, ctx: &Context<'_, '_, M>) -> Result<()
 fn device_control_is_typed() {
     both_modes!(plain, device_control, only_unsupported);
 }
+
+/// A notify imported by its own process: a second handle sharing the
+/// flag (a record of one releases a wait of the other); dropping the import
+/// destroys only its handle, the original stays usable.
+fn notify_import_own<M: RunMode>(_acl: &Acl, ctx: &Context<'_, '_, M>) -> Result<()> {
+    let s = ctx.create_stream()?;
+    let r = ctx.create_stream()?;
+    let n = ctx.create_notify()?;
+    let key = n.export(&[std::process::id()])?;
+    let imported = ctx.import_notify(&key)?;
+    assert_ne!(imported.as_raw(), n.as_raw());
+    s.wait_notify(&imported)?;
+    r.record_notify(&n)?;
+    s.synchronize()?;
+    drop(imported);
+    s.wait_notify(&n)?;
+    r.record_notify(&n)?;
+    s.synchronize()?;
+    r.synchronize()?;
+    drop(n);
+    r.destroy()?;
+    s.destroy()
+}
+
+#[test]
+fn a_notify_imported_by_its_own_process_is_a_second_handle() {
+    both_modes!(plain, notify_import_own, clean);
+}
