@@ -80,7 +80,12 @@ fn attack_child() {
     let audit = sim::audit();
     assert!(audit.leaks.is_empty(), "{:?}", audit.leaks);
     for kind in violation_kinds(&audit) {
-        assert_eq!(kind, sim::ViolationKind::Unsupported, "{:?}", audit.violations);
+        assert_eq!(
+            kind,
+            sim::ViolationKind::Unsupported,
+            "{:?}",
+            audit.violations
+        );
     }
     println!("child: clean end");
 }
@@ -213,7 +218,10 @@ fn run_child(attack: &str, mode: &str) -> (std::process::ExitStatus, String, Str
 fn child_holds_plain(attack: &str) {
     for mode in ["host", "device"] {
         let (status, out, err) = run_child(attack, mode);
-        assert!(status.success(), "{attack} ({mode}): {status}\n{out}\n{err}");
+        assert!(
+            status.success(),
+            "{attack} ({mode}): {status}\n{out}\n{err}"
+        );
         assert!(out.contains("child: clean end"), "{attack} ({mode}): {out}");
     }
 }
@@ -222,7 +230,10 @@ fn child_holds_plain(attack: &str) {
 fn child_holds(attack: &str) {
     for mode in ["host", "device"] {
         let (status, out, err) = run_child(attack, mode);
-        assert!(status.success(), "{attack} ({mode}): {status}\n{out}\n{err}");
+        assert!(
+            status.success(),
+            "{attack} ({mode}): {status}\n{out}\n{err}"
+        );
         assert!(out.contains("child: clean end"), "{attack} ({mode}): {out}");
         assert!(
             out.contains("child: attack held"),
@@ -371,7 +382,10 @@ fn clean(audit: &sim::Audit, device_mode: bool) {
 }
 
 fn only_unsupported(audit: &sim::Audit, device_mode: bool) {
-    assert!(audit.leaks.is_empty(), "device mode {device_mode}: {audit:#?}");
+    assert!(
+        audit.leaks.is_empty(),
+        "device mode {device_mode}: {audit:#?}"
+    );
     for v in &audit.violations {
         assert_eq!(
             v.kind,
@@ -474,7 +488,13 @@ fn ipc_misuse<M: RunMode>(_acl: &Acl, ctx: &Context<'_, '_, M>) -> Result<()> {
     let e = ctx.export_ipc(&buf, &[u32::MAX]).expect_err("pid");
     assert_eq!(e.kind(), ErrorKind::InvalidParam, "{e:?}");
     assert!(
-        matches!(e, Error::Acl { function: "aclrtIpcMemSetImportPid", .. }),
+        matches!(
+            e,
+            Error::Acl {
+                function: "aclrtIpcMemSetImportPid",
+                ..
+            }
+        ),
         "{e:?}"
     );
     // A closed key (its export dropped): the runtime's refusal.
@@ -528,7 +548,10 @@ fn vmm_misuse<M: RunMode>(_acl: &Acl, ctx: &Context<'_, '_, M>) -> Result<()> {
     let range = ctx.reserve(gran.granules(2)?)?;
     let mut a = ctx.alloc_physical(gran.granules(1)?)?;
     let mut b = ctx.alloc_physical(gran.granules(1)?)?;
-    let e = range.map(usize::MAX, &mut a).map(|_| ()).expect_err("past the end");
+    let e = range
+        .map(usize::MAX, &mut a)
+        .map(|_| ())
+        .expect_err("past the end");
     assert!(matches!(e, Error::OutOfRange { .. }), "{e:?}");
     // Two threads map at the same granule, each keeping its mapping until
     // both have tried: exactly one wins.

@@ -43,7 +43,10 @@ pub(crate) fn serves(stream: Raw) -> bool {
 /// function only this thread can run (the awaited stream, directly or
 /// through an event, waits for a served one): it would never end.
 pub(crate) fn serve_while(mut pending: impl FnMut() -> bool) {
-    if !SERVING.try_with(|s| !s.borrow().is_empty()).unwrap_or(false) {
+    if !SERVING
+        .try_with(|s| !s.borrow().is_empty())
+        .unwrap_or(false)
+    {
         return;
     }
     while pending() {
