@@ -173,6 +173,28 @@ fn child_flow<M: RunMode>(_acl: &Acl, attack: &str, ctx: &Context<'_, '_, M>) ->
             println!("child: then {r:?}");
             println!("child: attack held");
         }
+        // A host function run while the serving thread waits panics: the
+        // panic never unwinds through the runtime nor out of the wait; the
+        // stream's next synchronisation resumes it. The next host function
+        // still runs, on the serving thread.
+        "serve_panic_while_waiting" => {
+            let me = std::thread::current().id();
+            let ran_on = std::sync::Arc::new(Mutex::new(None));
+            let sink = ran_on.clone();
+            stream.serve_host_fns(|_server| -> Result<()> {
+                stream.launch_host_fn(|| panic!("host fn panics"))?;
+                stream.launch_host_fn(move || {
+                    *sink.lock().unwrap() = Some(std::thread::current().id());
+                })?;
+                ctx.synchronize()
+            })??;
+            assert_eq!(*ran_on.lock().unwrap(), Some(me));
+            let resumed =
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| stream.synchronize()))
+                    .expect_err("the host function's panic is resumed");
+            assert_eq!(panic_message(&*resumed), "host fn panics");
+            println!("child: attack held");
+        }
         other => panic!("unknown attack {other}"),
     }
     stream.synchronize()?;
@@ -263,6 +285,11 @@ fn serving_thread_synchronising_an_event_behind_its_stream_serves_meanwhile() {
 #[test]
 fn serving_thread_synchronising_a_stream_that_waits_for_its_stream_serves_meanwhile() {
     child_holds("serve_then_other_stream_sync");
+}
+
+#[test]
+fn a_host_function_panicking_while_the_serving_thread_waits_is_kept_for_its_stream() {
+    child_holds("serve_panic_while_waiting");
 }
 
 #[test]
