@@ -7,9 +7,12 @@ use crate::error::{Error, Result};
 use crate::ffi::Raw;
 use crate::ffi::host_thread as raw;
 
-/// The calling thread starts serving `stream`.
-pub(crate) fn begin(stream: Raw) {
-    raw::serving_begin(stream);
+/// The calling thread starts serving `stream`; `false` if that cannot be
+/// recorded (the thread's locals are destroyed): it must not serve then,
+/// since its waits could not be refused or served.
+#[must_use]
+pub(crate) fn begin(stream: Raw) -> bool {
+    raw::serving_begin(stream)
 }
 
 /// The calling thread no longer serves `stream` (its innermost entry).

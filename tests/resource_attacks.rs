@@ -63,6 +63,12 @@ fn attack_child() {
     };
     let attack = attack.into_string().expect("an attack's name");
     let device_mode = std::env::var("ACLRT_SIM_RUN_MODE").as_deref() == Ok("device");
+    if attack == "serve_in_tls_destructor" {
+        serve_in_tls_destructor(device_mode);
+        println!("child: attack held");
+        println!("child: clean end");
+        return;
+    }
     if attack == "exception_reentry" {
         exception_reentry(device_mode);
         println!("child: clean end");
@@ -300,6 +306,79 @@ fn serving_thread_ending_a_scope_on_its_stream_serves_meanwhile() {
 #[test]
 fn value_wait_never_written_ends_typed_in_a_scope_with_a_limit() {
     child_holds("value_never_written");
+}
+
+/// An application keeps its runtime in a thread-local and serves a stream
+/// in its destructor, after the crate's per-thread state is gone (the
+/// thread served once before, so that state was made after the
+/// application's and is destroyed before it).
+fn serve_in_tls_destructor(device_mode: bool) {
+    let _sim = take(compact(mode_config(device_mode)));
+    struct App(Option<Acl>, std::sync::mpsc::Sender<String>);
+    impl App {
+        fn serve(&self, when: &str) -> String {
+            let acl = self.0.as_ref().expect("set");
+            let r = in_mode!(
+                acl,
+                std::env::var("ACLRT_SIM_RUN_MODE").as_deref() == Ok("device"),
+                |ctx| {
+                    let stream = ctx.create_stream()?;
+                    let inner = stream.serve_host_fns(|_server| -> Result<()> {
+                        stream.launch_host_fn(|| ())?;
+                        // Only this thread runs the host function: refused,
+                        // never a hang.
+                        let r = stream.synchronize();
+                        assert!(matches!(r, Err(Error::InCallback { .. })), "{when}: {r:?}");
+                        ctx.synchronize()
+                    });
+                    // Served, or refused (typed) before the closure ran.
+                    match inner {
+                        Ok(inner) => inner?,
+                        Err(Error::InCallback { .. }) => println!("child: {when}: refused"),
+                        Err(e) => return Err(e),
+                    }
+                    stream.synchronize()?;
+                    stream.destroy()
+                }
+            );
+            format!("{when}: {r:?}")
+        }
+    }
+    impl Drop for App {
+        fn drop(&mut self) {
+            let out = self.serve("tls-dtor");
+            let _ = self.1.send(out);
+            if let Some(acl) = self.0.take() {
+                let _ = acl.finalize();
+            }
+        }
+    }
+    std::thread_local! {
+        static APP: std::cell::RefCell<Option<App>> = const { std::cell::RefCell::new(None) };
+    }
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        APP.with(|a| *a.borrow_mut() = Some(App(Some(Acl::init().expect("aclInit")), tx)));
+        APP.with(|a| {
+            let live = a.borrow().as_ref().expect("set").serve("live");
+            assert_eq!(live, "live: Ok(())");
+        });
+    })
+    .join()
+    .expect("the thread ends normally");
+    let out = rx.recv_timeout(HANG_GUARD).expect("the destructor ran");
+    println!("child: {out}");
+    assert_eq!(out, "tls-dtor: Ok(())");
+}
+
+#[test]
+fn serving_in_a_thread_local_destructor_is_refused_typed() {
+    for mode in ["host", "device"] {
+        let (status, out, err) = run_child("serve_in_tls_destructor", mode);
+        assert!(status.success(), "{mode}: {status}\n{out}\n{err}");
+        assert!(out.contains("child: tls-dtor: refused"), "{mode}: {out}");
+        assert!(out.contains("child: clean end"), "{mode}: {out}");
+    }
 }
 
 // ------------------------------------------------- exception handlers ---

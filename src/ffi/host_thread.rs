@@ -14,9 +14,10 @@ std::thread_local! {
     static SERVING: RefCell<Vec<Raw>> = const { RefCell::new(Vec::new()) };
 }
 
-/// The calling thread starts serving `stream`.
-pub(crate) fn serving_begin(stream: Raw) {
-    let _ = SERVING.try_with(|s| s.borrow_mut().push(stream));
+/// The calling thread starts serving `stream`; `false` (nothing recorded)
+/// once the thread's locals are destroyed (a thread-local destructor runs).
+pub(crate) fn serving_begin(stream: Raw) -> bool {
+    SERVING.try_with(|s| s.borrow_mut().push(stream)).is_ok()
 }
 
 /// The calling thread no longer serves `stream` (its innermost entry).
