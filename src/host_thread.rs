@@ -29,6 +29,10 @@
 //! * The serving thread cannot synchronise a stream it serves (the
 //!   synchronisation would wait for a host function only this thread can
 //!   run): [`Stream::synchronize`] answers [`Error::InCallback`](crate::Error::InCallback) there.
+//!   Its other waits for the device (a context's synchronisation, an
+//!   event's, another stream's, a scope's end) may depend on a served host
+//!   function: while the stream or event they wait for is unfinished, the
+//!   thread runs the served host functions, so they end.
 
 use core::marker::PhantomData;
 use core::time::Duration;
