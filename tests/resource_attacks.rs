@@ -749,3 +749,44 @@ fn notify_import_own<M: RunMode>(_acl: &Acl, ctx: &Context<'_, '_, M>) -> Result
 fn a_notify_imported_by_its_own_process_is_a_second_handle() {
     both_modes!(plain, notify_import_own, clean);
 }
+
+// --- forgotten guards
+
+/// Every guard of the new resources forgotten (`mem::forget`): nothing is
+/// released under a live use; the context's destruction and the device's
+/// reset answer a typed `LiveChildren` instead of destroying what the leaked
+/// guards still name.
+#[test]
+fn forgotten_guards_leave_typed_live_children() {
+    for device_mode in [false, true] {
+        let _sim = take(mode_config(device_mode));
+        let acl = Acl::init().expect("aclInit");
+        let r: Result<()> = in_mode!(&acl, device_mode, |ctx| {
+            let gran = ctx.granularity()?;
+            let range = ctx.reserve(gran.granules(2)?)?;
+            let mut phys = ctx.alloc_physical(gran.granules(1)?)?;
+            let mapping = range.map(0, &mut phys)?;
+            std::mem::forget(mapping);
+            std::mem::forget(range);
+            std::mem::forget(phys);
+            std::mem::forget(ctx.value_slot(7)?);
+            let n = ctx.create_notify()?;
+            let s = ctx.create_stream()?;
+            s.record_notify(&n)?;
+            s.synchronize()?;
+            std::mem::forget(n);
+            s.destroy()?;
+            Ok(())
+        });
+        let e = r.expect_err("the context outlives its leaked children");
+        assert!(
+            matches!(e, Error::LiveChildren { .. }),
+            "device mode {device_mode}: {e:?}"
+        );
+        let audit = sim::audit();
+        assert!(audit.violations.is_empty(), "{audit:#?}");
+        drop(acl);
+        sim::reset();
+        assert_clean();
+    }
+}
