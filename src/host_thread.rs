@@ -29,11 +29,15 @@
 //! * The serving thread cannot synchronise a stream it serves (the
 //!   synchronisation would wait for a host function only this thread can
 //!   run): [`Stream::synchronize`] answers [`Error::InCallback`](crate::Error::InCallback) there.
+//!   Its other waits for the device (a context's synchronisation, an
+//!   event's, another stream's, a scope's end) may depend on a served host
+//!   function: while the stream or event they wait for is unfinished, the
+//!   thread runs the served host functions, so they end.
 
 use core::marker::PhantomData;
 use core::time::Duration;
 
-use crate::error::{ErrorKind, Result};
+use crate::error::{Error, ErrorKind, Result};
 use crate::ffi::{self, Raw, host_thread as raw};
 use crate::marker::ThreadBound;
 use crate::stream::Stream;
@@ -150,7 +154,8 @@ impl<'ctx, 'id> Stream<'ctx, 'id> {
     ///
     /// Errors (before `f` runs): 207000 ([`ErrorKind::NotSupported`]) on
     /// chips without host-function threads (all but IPV350, and the
-    /// simulator by default); [`Error::InCallback`](crate::Error::InCallback) inside a host function;
+    /// simulator by default); [`Error::InCallback`](crate::Error::InCallback) inside a host function
+    /// or in a thread-local destructor once the crate's thread-locals are gone;
     /// the runtime's subscription errors (107011: the stream already has a
     /// serving thread or a report subscription). After `f`: the
     /// unsubscription's error, with `f`'s result dropped.
@@ -187,9 +192,18 @@ impl<'ctx, 'id> Stream<'ctx, 'id> {
     {
         ffi::refuse_in_callback("Stream::serve_host_fns")?;
         self.bind()?;
+        // Recorded first: a thread that cannot record it (in a thread-local
+        // destructor) could neither refuse nor serve its own waits.
+        if !crate::serving::begin(self.raw()) {
+            return Err(Error::InCallback {
+                operation: "Stream::serve_host_fns after the thread's locals were destroyed",
+            });
+        }
         let tid = raw::this_thread_id();
-        raw::subscribe_host_func(tid, self.raw())?;
-        crate::serving::begin(self.raw());
+        if let Err(e) = raw::subscribe_host_func(tid, self.raw()) {
+            crate::serving::end(self.raw());
+            return Err(e);
+        }
         let mut guard = Unsubscribe {
             stream: self.raw(),
             ctx: self.ctx_raw(),

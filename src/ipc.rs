@@ -103,14 +103,21 @@ impl<'dev, 'id, M: RunMode> Context<'dev, 'id, M> {
     ) -> Result<IpcExport<'b>> {
         ffi::make_current(self.raw())?;
         let region = buf.view(..)?.mem().region();
+        // The list is held from the key's making to its entry, so no
+        // import of this process slips in between.
+        let mut list = exported();
         let key = IpcKey(key_of(&ffi::ipc::mem_export_key(region.ptr, region.bytes)?));
+        // The runtime answers a buffer exported again with the key it has:
+        // each export counts once in the list, and the key is closed when
+        // the last one goes.
+        list.push(key.0.clone());
+        drop(list);
         let export = IpcExport {
             key,
             ctx: self.raw(),
             _buf: PhantomData,
         };
-        exported().push(export.key.0.clone());
-        let pids = crate::vmm::pids_of(pids)?;
+        let pids = crate::vmm::pids_of(pids, "aclrtIpcMemSetImportPid")?;
         ffi::ipc::mem_set_import_pid(&export.key.0, &pids)?;
         Ok(export)
     }
@@ -129,15 +136,19 @@ impl<'dev, 'id, M: RunMode> Context<'dev, 'id, M> {
     /// holds no whole `T`.
     #[doc(alias = "aclrtIpcMemImportByKey")]
     pub fn import_ipc<T: DeviceRepr>(&self, key: &IpcKey) -> Result<IpcMemory<'_, 'id, T>> {
-        if exported().contains(&key.0) {
+        ffi::make_current(self.raw())?;
+        // Held over the import, so no export of this process makes the key
+        // meanwhile.
+        let list = exported();
+        if list.contains(&key.0) {
             // Memory this process owns: a second name for it is refused.
             return Err(ffi::acl_error(
                 aclrt_sys::ACL_ERROR_INVALID_PARAM,
                 "aclrtIpcMemImportByKey",
             ));
         }
-        ffi::make_current(self.raw())?;
         let addr = ffi::ipc::mem_import(&key.0)?;
+        drop(list);
         let close = |e: Error| {
             let _ = ffi::ipc::mem_close(&key.0);
             e
@@ -171,9 +182,16 @@ impl IpcExport<'_> {
 
 impl Drop for IpcExport<'_> {
     fn drop(&mut self) {
-        let _ = ffi::make_current(self.ctx);
-        let _ = ffi::ipc::mem_close(&self.key.0);
-        exported().retain(|k| *k != self.key.0);
+        let mut list = exported();
+        if let Some(i) = list.iter().position(|k| *k == self.key.0) {
+            list.swap_remove(i);
+        }
+        if !list.contains(&self.key.0) {
+            // The last export of the key: closed while the list is held,
+            // so an export of the same buffer meanwhile gets a fresh key.
+            let _ = ffi::make_current(self.ctx);
+            let _ = ffi::ipc::mem_close(&self.key.0);
+        }
     }
 }
 

@@ -143,7 +143,7 @@ impl<'ctx, 'id> Notify<'ctx, 'id> {
         ffi::make_current(self.ctx)?;
         self.exported.store(true, Ordering::Relaxed);
         let key = ffi::notify::export_key(self.raw)?;
-        let pids = crate::vmm::pids_of(pids)?;
+        let pids = crate::vmm::pids_of(pids, "aclrtNotifySetImportPid")?;
         ffi::notify::set_import_pid(self.raw, &pids)?;
         Ok(NotifyKey(key_of(&key)))
     }

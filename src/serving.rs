@@ -3,37 +3,26 @@
 //! wait that only this thread could end is refused. Below both the stream
 //! and the host-function-thread modules, which import it.
 
-use core::cell::RefCell;
-
 use crate::error::{Error, Result};
 use crate::ffi::Raw;
+use crate::ffi::host_thread as raw;
 
-std::thread_local! {
-    /// The streams the calling thread serves (innermost last).
-    static SERVING: RefCell<Vec<Raw>> = const { RefCell::new(Vec::new()) };
-}
-
-/// The calling thread starts serving `stream`.
-pub(crate) fn begin(stream: Raw) {
-    let _ = SERVING.try_with(|s| s.borrow_mut().push(stream));
+/// The calling thread starts serving `stream`; `false` if that cannot be
+/// recorded (the thread's locals are destroyed): it must not serve then,
+/// since its waits could not be refused or served.
+#[must_use]
+pub(crate) fn begin(stream: Raw) -> bool {
+    raw::serving_begin(stream)
 }
 
 /// The calling thread no longer serves `stream` (its innermost entry).
 pub(crate) fn end(stream: Raw) {
-    let _ = SERVING.try_with(|s| {
-        let mut s = s.borrow_mut();
-        if let Some(i) = s.iter().rposition(|r| *r == stream) {
-            s.remove(i);
-        }
-    });
+    raw::serving_end(stream);
 }
 
 /// Refuses `operation` on a stream the calling thread serves.
 pub(crate) fn refuse_if_serving(stream: Raw, operation: &'static str) -> Result<()> {
-    let serving = SERVING
-        .try_with(|s| s.borrow().contains(&stream))
-        .unwrap_or(false);
-    if serving {
+    if raw::serves(stream) {
         Err(Error::InCallback { operation })
     } else {
         Ok(())

@@ -16,10 +16,12 @@
 //!   queued: an error whose [`kind`](crate::Error::kind) is
 //!   [`NotSupported`](crate::ErrorKind::NotSupported).
 //!
-//! A wait whose value never comes waits for ever (as the runtime's does):
-//! the scope's end waits with it, unless a deadline
-//! ([`Acl::set_op_wait_timeout`](crate::Acl::set_op_wait_timeout)) fails
-//! the task.
+//! A wait whose value never comes waits for ever (as the runtime's does),
+//! and the scope's end waits with it: the operator wait limit
+//! ([`Acl::set_op_wait_timeout`](crate::Acl::set_op_wait_timeout)) is not
+//! documented for value waits, and the simulator does not apply it to them. A scope with a time limit
+//! ([`Context::scope_with_timeout`]) bounds it: the scope then ends with
+//! [`Error::ScopeTimeout`](crate::Error::ScopeTimeout).
 
 use crate::context::Context;
 use crate::error::Result;

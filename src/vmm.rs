@@ -308,15 +308,19 @@ impl<'dev, 'id, M: RunMode> Context<'dev, 'id, M> {
     /// allocation is a [`PhysicalMem`] here already, and a second mapping of
     /// it would alias the first.
     pub fn import_physical(&self, shared: ShareableHandle) -> Result<PhysicalMem<'_, 'id>> {
-        if exported().contains(&shared.handle) {
+        let size = self.granularity()?.granules(shared.granules)?;
+        let device = ffi::current_device()?;
+        // Held over the import, so no export of this process makes the
+        // handle meanwhile.
+        let list = exported();
+        if list.contains(&shared.handle) {
             return Err(ffi::acl_error(
                 aclrt_sys::ACL_ERROR_INVALID_PARAM,
                 "aclrtMemImportFromShareableHandle",
             ));
         }
-        let size = self.granularity()?.granules(shared.granules)?;
-        let device = ffi::current_device()?;
         let handle = ffi::vmm::import(shared.handle, device)?;
+        drop(list);
         ffi::live::child_created(handle.as_ptr() as usize, self.raw());
         Ok(PhysicalMem {
             handle,
@@ -486,9 +490,13 @@ impl<'ctx, 'id> PhysicalMem<'ctx, 'id> {
             ));
         }
         ffi::make_current(self.ctx)?;
+        // Held from the handle's making to its entry, so no import of this
+        // process slips in between.
+        let mut list = exported();
         let handle = ffi::vmm::export(self.handle)?;
-        exported().push(handle);
-        let pids = pids_of(pids)?;
+        list.push(handle);
+        drop(list);
+        let pids = pids_of(pids, "aclrtMemSetPidToShareableHandle")?;
         ffi::vmm::set_pids(handle, &pids)?;
         Ok(ShareableHandle {
             handle,
@@ -538,16 +546,13 @@ fn exported() -> std::sync::MutexGuard<'static, Vec<u64>> {
     EXPORTED.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// Process ids as the runtime takes them.
-pub(crate) fn pids_of(pids: &[u32]) -> Result<Vec<i32>> {
+/// Process ids as the runtime takes them; one it cannot take is refused
+/// as `function`'s invalid parameter.
+pub(crate) fn pids_of(pids: &[u32], function: &'static str) -> Result<Vec<i32>> {
     pids.iter()
         .map(|&p| {
-            i32::try_from(p).map_err(|_| {
-                ffi::acl_error(
-                    aclrt_sys::ACL_ERROR_INVALID_PARAM,
-                    "aclrtMemSetPidToShareableHandle",
-                )
-            })
+            i32::try_from(p)
+                .map_err(|_| ffi::acl_error(aclrt_sys::ACL_ERROR_INVALID_PARAM, function))
         })
         .collect()
 }

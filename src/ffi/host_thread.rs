@@ -2,10 +2,62 @@
 //! `aclrtUnSubscribeHostFunc`): one safe function per C call. The typed
 //! layer ([`crate::host_thread`]) decides who may call them and when.
 
+use core::cell::RefCell;
+
 use aclrt_sys as sys;
 
 use super::{Raw, check};
-use crate::error::Result;
+use crate::error::{ErrorKind, Result};
+
+std::thread_local! {
+    /// The streams the calling thread serves (innermost last).
+    static SERVING: RefCell<Vec<Raw>> = const { RefCell::new(Vec::new()) };
+}
+
+/// The calling thread starts serving `stream`; `false` (nothing recorded)
+/// once the thread's locals are destroyed (a thread-local destructor runs).
+pub(crate) fn serving_begin(stream: Raw) -> bool {
+    SERVING.try_with(|s| s.borrow_mut().push(stream)).is_ok()
+}
+
+/// The calling thread no longer serves `stream` (its innermost entry).
+pub(crate) fn serving_end(stream: Raw) {
+    let _ = SERVING.try_with(|s| {
+        let mut s = s.borrow_mut();
+        if let Some(i) = s.iter().rposition(|r| *r == stream) {
+            s.remove(i);
+        }
+    });
+}
+
+/// Whether the calling thread serves `stream`.
+pub(crate) fn serves(stream: Raw) -> bool {
+    SERVING
+        .try_with(|s| s.borrow().contains(&stream))
+        .unwrap_or(false)
+}
+
+/// Before a blocking wait: on a thread that serves host functions, runs
+/// them ([`process_host_func`], so under no crate lock: the callers wait
+/// for the device, which they never do holding one) while `pending` says
+/// the awaited work has not finished. The wait may depend on a host
+/// function only this thread can run (the awaited stream, directly or
+/// through an event, waits for a served one): it would never end.
+pub(crate) fn serve_while(mut pending: impl FnMut() -> bool) {
+    if !SERVING
+        .try_with(|s| !s.borrow().is_empty())
+        .unwrap_or(false)
+    {
+        return;
+    }
+    while pending() {
+        match process_host_func(1) {
+            Ok(()) => {}
+            Err(e) if e.kind() == ErrorKind::Timeout => {}
+            Err(_) => return,
+        }
+    }
+}
 
 /// The id the runtime knows the calling thread by: its `pthread_t`, which
 /// the runtime's documentation has the program pass to the subscription.

@@ -820,6 +820,8 @@ fn with_some_context_again(
 #[inline]
 pub(crate) fn synchronize_stream(stream: Raw) -> Result<()> {
     refuse_in_callback("aclrtSynchronizeStream")?;
+    #[cfg(unix)]
+    host_thread::serve_while(|| matches!(stream_query(stream), Ok(false)));
     let watch = faults::begin(faults::key(stream));
     let code = with_some_context(stream, || {
         // SAFETY: `stream` is live (module invariant).
@@ -1010,6 +1012,8 @@ pub(crate) fn reset_event(ev: Raw, stream: Raw) -> Result<()> {
 #[inline]
 pub(crate) fn synchronize_event(ev: Raw) -> Result<()> {
     refuse_in_callback("aclrtSynchronizeEvent")?;
+    #[cfg(unix)]
+    host_thread::serve_while(|| matches!(event_is_complete(ev), Ok(false)));
     // SAFETY: `ev` is live (module invariant).
     let code = unsafe { sys::aclrtSynchronizeEvent(ev.as_ptr()) };
     check(code, "aclrtSynchronizeEvent")

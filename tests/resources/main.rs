@@ -18,5 +18,6 @@ mod new_resources;
 mod overflow_config;
 mod release;
 mod report_ids;
+mod resource_attacks;
 mod runtime_resources;
 mod stream_allocator;
