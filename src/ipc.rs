@@ -3,7 +3,11 @@
 //!
 //! * The exporting side: [`Context::export_ipc`] borrows the
 //!   [`DeviceBuffer`] for as long as its [`IpcExport`] lives (the key is
-//!   closed on drop), so the buffer cannot be freed while exported.
+//!   closed on drop), so the buffer cannot be freed while exported. A
+//!   forgotten export (`mem::forget`) leaves its key open in the runtime:
+//!   the buffer is then never freed ([`DeviceBuffer::free`] answers
+//!   [`Error::LiveChildren`] and its drop leaks it), so no other process
+//!   is left a key to freed memory.
 //! * The importing side: [`Context::import_ipc`] gives an [`IpcMemory`],
 //!   which is not owned memory: it has no `free`, it is closed
 //!   (`aclrtIpcMemClose`) on drop, and it borrows its context, so it is
@@ -16,7 +20,6 @@
 
 use core::marker::PhantomData;
 use std::ffi::CString;
-use std::sync::Mutex;
 
 use generativity::Id;
 
@@ -26,15 +29,7 @@ use crate::ffi::{self, Raw};
 use crate::memory::{DeviceBuffer, DeviceRepr, DeviceView, DeviceViewMut};
 use crate::mode::RunMode;
 use crate::notify::key_of;
-
-/// The keys this process exported and has not closed: importing one of
-/// them here would give a second, writable name to memory a
-/// [`DeviceBuffer`] of this process owns, so it is refused.
-static EXPORTED: Mutex<Vec<CString>> = Mutex::new(Vec::new());
-
-fn exported() -> std::sync::MutexGuard<'static, Vec<CString>> {
-    EXPORTED.lock().unwrap_or_else(|e| e.into_inner())
-}
+use crate::rule::exports::{self, IpcKeyEntry};
 
 /// The key naming exported device memory, to send to another process.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -105,12 +100,16 @@ impl<'dev, 'id, M: RunMode> Context<'dev, 'id, M> {
         let region = buf.view(..)?.mem().region();
         // The list is held from the key's making to its entry, so no
         // import of this process slips in between.
-        let mut list = exported();
+        let mut list = exports::ipc();
         let key = IpcKey(key_of(&ffi::ipc::mem_export_key(region.ptr, region.bytes)?));
         // The runtime answers a buffer exported again with the key it has:
         // each export counts once in the list, and the key is closed when
-        // the last one goes.
-        list.push(key.0.clone());
+        // the last one goes. While any is open the allocation is never
+        // freed (a forgotten export leaks its buffer).
+        list.push(IpcKeyEntry {
+            key: key.0.clone(),
+            addr: region.ptr.as_ptr() as usize,
+        });
         drop(list);
         let export = IpcExport {
             key,
@@ -139,8 +138,8 @@ impl<'dev, 'id, M: RunMode> Context<'dev, 'id, M> {
         ffi::make_current(self.raw())?;
         // Held over the import, so no export of this process makes the key
         // meanwhile.
-        let list = exported();
-        if list.contains(&key.0) {
+        let list = exports::ipc();
+        if list.iter().any(|e| e.key == key.0) {
             // Memory this process owns: a second name for it is refused.
             return Err(ffi::acl_error(
                 aclrt_sys::ACL_ERROR_INVALID_PARAM,
@@ -182,11 +181,11 @@ impl IpcExport<'_> {
 
 impl Drop for IpcExport<'_> {
     fn drop(&mut self) {
-        let mut list = exported();
-        if let Some(i) = list.iter().position(|k| *k == self.key.0) {
+        let mut list = exports::ipc();
+        if let Some(i) = list.iter().position(|e| e.key == self.key.0) {
             list.swap_remove(i);
         }
-        if !list.contains(&self.key.0) {
+        if !list.iter().any(|e| e.key == self.key.0) {
             // The last export of the key: closed while the list is held,
             // so an export of the same buffer meanwhile gets a fresh key.
             let _ = ffi::make_current(self.ctx);

@@ -31,6 +31,7 @@ use crate::context::Context;
 use crate::error::Result;
 use crate::ffi::{self, Raw};
 use crate::mode::RunMode;
+use crate::rule::locks::{Rank, lock};
 use crate::stream::Stream;
 
 /// A notify of the context branded `'id` (`aclrtCreateNotify`), destroyed on
@@ -161,7 +162,7 @@ impl<'ctx, 'id> Notify<'ctx, 'id> {
 
     /// Enters a wait of `stream`.
     pub(crate) fn waited(&self, stream: Raw) {
-        let mut book = self.book.lock().unwrap_or_else(|e| e.into_inner());
+        let mut book = lock(&self.book, Rank::NotifyBook);
         if !book.waited_on.contains(&stream) {
             book.waited_on.push(stream);
         }

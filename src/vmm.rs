@@ -62,6 +62,7 @@ use crate::ffi::vmm::Addr;
 use crate::ffi::{self, Raw};
 use crate::memory::{DeviceRepr, DeviceView, DeviceViewMut};
 use crate::mode::RunMode;
+use crate::rule::locks::{Rank, lock};
 
 /// The allocation granularity of a context's device
 /// (`aclrtMemGetAllocationGranularity`, recommended): the unit of every
@@ -312,7 +313,7 @@ impl<'dev, 'id, M: RunMode> Context<'dev, 'id, M> {
         let device = ffi::current_device()?;
         // Held over the import, so no export of this process makes the
         // handle meanwhile.
-        let list = exported();
+        let list = crate::rule::exports::shareable();
         if list.contains(&shared.handle) {
             return Err(ffi::acl_error(
                 aclrt_sys::ACL_ERROR_INVALID_PARAM,
@@ -392,7 +393,7 @@ impl<'ctx, 'id> Reservation<'ctx, 'id> {
             });
         };
         {
-            let mut mapped = self.mapped.lock().unwrap_or_else(|e| e.into_inner());
+            let mut mapped = lock(&self.mapped, Rank::VmmMapped);
             if mapped[at..end].iter().any(|&m| m) {
                 return Err(Error::OutOfRange {
                     start: at,
@@ -415,12 +416,12 @@ impl<'ctx, 'id> Reservation<'ctx, 'id> {
     /// How many granules are mapped (by mappings leaked, when the range is
     /// no longer borrowed).
     fn mapped_granules(&self) -> usize {
-        let mapped = self.mapped.lock().unwrap_or_else(|e| e.into_inner());
+        let mapped = lock(&self.mapped, Rank::VmmMapped);
         mapped.iter().filter(|&&m| m).count()
     }
 
     fn unclaim(&self, at: usize, n: usize) {
-        let mut mapped = self.mapped.lock().unwrap_or_else(|e| e.into_inner());
+        let mut mapped = lock(&self.mapped, Rank::VmmMapped);
         mapped[at..at + n].iter_mut().for_each(|m| *m = false);
     }
 
@@ -492,7 +493,7 @@ impl<'ctx, 'id> PhysicalMem<'ctx, 'id> {
         ffi::make_current(self.ctx)?;
         // Held from the handle's making to its entry, so no import of this
         // process slips in between.
-        let mut list = exported();
+        let mut list = crate::rule::exports::shareable();
         let handle = ffi::vmm::export(self.handle)?;
         list.push(handle);
         drop(list);
@@ -535,15 +536,6 @@ impl Drop for PhysicalMem<'_, '_> {
             ffi::live::child_released(self.handle.as_ptr() as usize);
         }
     }
-}
-
-/// The shareable handles this process exported: importing one here would
-/// give a second, writable mapping of memory a [`PhysicalMem`] of this
-/// process owns, so it is refused.
-static EXPORTED: Mutex<Vec<u64>> = Mutex::new(Vec::new());
-
-fn exported() -> std::sync::MutexGuard<'static, Vec<u64>> {
-    EXPORTED.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// Process ids as the runtime takes them; one it cannot take is refused

@@ -204,8 +204,19 @@ impl DeviceAlloc<'_> {
     }
 
     /// `aclrtFree`, reporting its error.
+    ///
+    /// An allocation an open IPC key names (`rule::exports`: a forgotten
+    /// `IpcExport`) is not freed: another process may still import it. It
+    /// is leaked and stays a live child of its context.
     pub(crate) fn free(self) -> Result<()> {
         let this = core::mem::ManuallyDrop::new(self);
+        let exports = crate::rule::exports::ipc_exports_of(this.ptr.as_ptr() as usize);
+        if exports != 0 {
+            return Err(crate::error::Error::LiveChildren {
+                function: "aclrtFree",
+                live: exports,
+            });
+        }
         // SAFETY: the allocation came from aclrtMalloc and is freed exactly
         // once (ManuallyDrop suppresses the Drop impl); no region borrows it
         // (`self` is owned); the typed layer has synchronised any async use.
@@ -218,6 +229,10 @@ impl DeviceAlloc<'_> {
 
 impl Drop for DeviceAlloc<'_> {
     fn drop(&mut self) {
+        if crate::rule::exports::ipc_exports_of(self.ptr.as_ptr() as usize) != 0 {
+            // Named by an open IPC key: leaked, as `free` does.
+            return;
+        }
         // SAFETY: as in `free`: allocated by aclrtMalloc, freed exactly once
         // (drop runs once), not borrowed, no async use in flight.
         let code = unsafe { sys::aclrtFree(self.ptr.as_ptr().cast()) };

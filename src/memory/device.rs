@@ -134,6 +134,10 @@ impl<'ctx, 'id, T: DeviceRepr> DeviceBuffer<'ctx, 'id, T> {
     }
 
     /// Free the memory now (`aclrtFree`), reporting the runtime's error.
+    ///
+    /// Errors: the runtime's; [`Error::LiveChildren`] (nothing called, the
+    /// memory leaked) if an IPC key of it is still open (an
+    /// [`IpcExport`](crate::IpcExport) that was forgotten).
     #[doc(alias = "aclrtFree")]
     pub fn free(self) -> Result<()> {
         self.alloc.free()

@@ -20,6 +20,8 @@
 //! | 12 | `REGISTERED`, the exception trampoline's registration | `ffi/exception.rs` |
 //! | 13 | `HANDLERS`, the exception handlers | `ffi/exception.rs` |
 //! | 14 | an exception handler's panic slot | `ffi/exception.rs` (per handler) |
+//! | 16 | `IPC`, the IPC keys this process exported (a key is made and closed under it) | `rule/exports.rs` |
+//! | 17 | `SHAREABLE`, the shareable handles this process exported (made under it) | `rule/exports.rs` |
 //! | 20 | `SUBS`, the book of subscriptions | `ffi/report.rs` |
 //! | 27 | `CALLBACKS`, launched report callbacks not run yet | `ffi/mix.rs` |
 //! | 30 | a device's peer-access tokens | `device.rs` (per device) |
@@ -39,6 +41,8 @@
 //! | 90 | `RECORDS`, one record per stream | `ffi/record.rs` |
 //! | 91 | an awaited completion's wake slot | `rule/wake_slot.rs` (per wait) |
 //! | 92 | an allocator's block pool (no runtime call under it) | `ffi/protocol/block_pool.rs` (per registration) |
+//! | 93 | a reservation's map of mapped granules (a leaf: nothing is taken or called under it) | `vmm.rs` (per reservation) |
+//! | 94 | a notify's book of the streams that waited for it (a leaf) | `notify.rs` (per notify) |
 //!
 //! Runtime calls are made under some of them (`aclrtSubscribeReport` under
 //! `SUBS`, the exception trampoline's registration under `REGISTERED`, a stream wait under `OPEN` and the wait book, records under
@@ -58,6 +62,8 @@ pub(crate) enum Rank {
     ExcRegister = 12,
     ExcHandlers = 13,
     ExcPanic = 14,
+    IpcExports = 16,
+    ShareableExports = 17,
     Subs = 20,
     Callbacks = 27,
     PeerTokens = 30,
@@ -77,6 +83,8 @@ pub(crate) enum Rank {
     Streams = 90,
     WakeSlot = 91,
     BlockPool = 92,
+    VmmMapped = 93,
+    NotifyBook = 94,
 }
 
 #[cfg(debug_assertions)]

@@ -19,6 +19,7 @@
 
 pub(crate) mod abort_log;
 pub(crate) mod completion;
+pub(crate) mod exports;
 pub(crate) mod failure;
 pub(crate) mod fault_watch;
 pub(crate) mod handler_book;

@@ -69,6 +69,12 @@ fn attack_child() {
         println!("child: clean end");
         return;
     }
+    if attack == "forgotten_ipc_export" {
+        forgotten_ipc_export(device_mode);
+        println!("child: attack held");
+        println!("child: clean end");
+        return;
+    }
     if attack == "exception_reentry" {
         exception_reentry(device_mode);
         println!("child: clean end");
@@ -790,4 +796,64 @@ fn forgotten_guards_leave_typed_live_children() {
         sim::reset();
         assert_clean();
     }
+}
+
+/// A forgotten `IpcExport` leaves its key open in the runtime: the buffer
+/// it names is then never freed (another process could still import it),
+/// by `free` (typed `LiveChildren`, nothing called) or by its drop (leaked);
+/// a buffer whose export was dropped frees as usual. The leaked buffers
+/// keep their context alive. Run in a child: it leaks its runtime.
+fn forgotten_ipc_export(device_mode: bool) {
+    let _sim = take(mode_config(device_mode));
+    let acl: &'static Acl = Box::leak(Box::new(Acl::init().expect("aclInit")));
+    let flow = |acl: &Acl| -> Result<()> {
+        in_mode!(acl, device_mode, |ctx| {
+            let me = std::process::id();
+            let plain = ctx.alloc_from(&[9u32; 4])?;
+            let exported = ctx.alloc_from(&[1u32, 2, 3, 4])?;
+            let dropped = ctx.alloc_from(&[5u32; 8])?;
+            // An export dropped as usual: its buffer frees.
+            drop(ctx.export_ipc(&plain, &[me])?);
+            plain.free()?;
+            // Two exports forgotten: the keys stay open.
+            let key = {
+                let export = ctx.export_ipc(&exported, &[me])?;
+                let key = export.key().clone();
+                std::mem::forget(export);
+                key
+            };
+            std::mem::forget(ctx.export_ipc(&dropped, &[me])?);
+            let e = exported.free().expect_err("an open key names the buffer");
+            assert!(
+                matches!(
+                    e,
+                    Error::LiveChildren {
+                        function: "aclrtFree",
+                        live: 1
+                    }
+                ),
+                "{e:?}"
+            );
+            drop(dropped);
+            // The key still names this process's memory: importing it here
+            // is refused as this process's own, not as a closed key.
+            let e = ctx.import_ipc::<u32>(&key).expect_err("own key");
+            assert_eq!(code_of(&e), 100000, "{e:?}");
+            // The two leaked buffers keep the context alive.
+            Ok(())
+        })
+    };
+    let e = flow(acl).expect_err("the context keeps its leaked buffers");
+    assert!(matches!(e, Error::LiveChildren { live: 2, .. }), "{e:?}");
+    let audit = sim::audit();
+    assert!(
+        !violation_kinds(&audit).contains(&sim::ViolationKind::UseAfterFree),
+        "{:?}",
+        audit.violations
+    );
+}
+
+#[test]
+fn a_forgotten_ipc_export_keeps_its_buffer_allocated() {
+    child_holds("forgotten_ipc_export");
 }

@@ -1,0 +1,46 @@
+//! What this process exported for other processes and has not closed: the
+//! IPC keys of device memory (with the allocation each names) and the
+//! shareable handles of physical memory.
+//!
+//! Two rules read the lists. An import of a key or handle this process
+//! exported itself is refused (it would give a second, writable name to
+//! memory this process owns). And device memory stays allocated while a
+//! key names it: `aclrtFree` is not called for an allocation with an open
+//! key (`ffi::mem`), so a forgotten export leaks its buffer instead of
+//! leaving another process a key to freed memory.
+//!
+//! No `unsafe`, no runtime call; each list is one ranked lock, held by the
+//! callers across the runtime call that makes or closes a key, so that no
+//! import or free of this process slips in between.
+#![deny(unsafe_code)]
+
+use std::ffi::CString;
+use std::sync::Mutex;
+
+use super::locks::{Held, Rank, lock};
+
+/// One open IPC key: the key and the address of the allocation it names.
+pub(crate) struct IpcKeyEntry {
+    pub(crate) key: CString,
+    pub(crate) addr: usize,
+}
+
+static IPC: Mutex<Vec<IpcKeyEntry>> = Mutex::new(Vec::new());
+static SHAREABLE: Mutex<Vec<u64>> = Mutex::new(Vec::new());
+
+/// The open IPC keys, one entry per export (the runtime answers a buffer
+/// exported again with the key it has: the key is closed when its last
+/// entry goes).
+pub(crate) fn ipc() -> Held<'static, Vec<IpcKeyEntry>> {
+    lock(&IPC, Rank::IpcExports)
+}
+
+/// How many open exports name the allocation at `addr`.
+pub(crate) fn ipc_exports_of(addr: usize) -> usize {
+    ipc().iter().filter(|e| e.addr == addr).count()
+}
+
+/// The shareable handles of physical memory this process exported.
+pub(crate) fn shareable() -> Held<'static, Vec<u64>> {
+    lock(&SHAREABLE, Rank::ShareableExports)
+}
