@@ -167,7 +167,7 @@ pub(crate) fn destroy(h: usize) -> Res<()> {
     // (handles opened already keep the shared file).
     if let Some((_, name, true)) = ev.ipc.get() {
         if ev.handle == h {
-            crate::ipc::remove_shared(name);
+            crate::shared_files::remove_shared(name);
         }
     }
     Ok(())

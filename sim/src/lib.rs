@@ -615,6 +615,7 @@ mod raw;
 mod report;
 mod rt;
 mod rt_api;
+mod shared_files;
 mod stream;
 mod stream_state;
 mod sync;

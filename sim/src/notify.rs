@@ -91,7 +91,7 @@ pub(crate) fn destroy(h: usize) -> Res<()> {
     }
     drop(rt);
     for k in &gone {
-        crate::ipc::remove_shared(k);
+        crate::shared_files::remove_shared(k);
     }
     Ok(())
 }
@@ -226,10 +226,10 @@ pub(crate) fn export_key(h: usize, key: OutBuf, flags: u64) -> Res<()> {
     if !rt.ext.notify_keys.contains_key(&name) {
         // The flag moves into a shared file that another process's import
         // maps (where the platform has none, the key serves this process).
-        if let Some(words) =
-            crate::ipc::shared_path(&name).and_then(|p| crate::prim::SharedWords::map(&p, true))
+        if let Some(words) = crate::shared_files::shared_path(&name)
+            .and_then(|p| crate::prim::SharedWords::map(&p, true))
         {
-            crate::ipc::created(&name);
+            crate::shared_files::created(&name);
             shared.share(words);
         }
         rt.ext.notify_keys.insert(
@@ -247,7 +247,7 @@ pub(crate) fn export_key(h: usize, key: OutBuf, flags: u64) -> Res<()> {
     };
     entry.any_pid |= flags & EXPORT_DISABLE_PID_VALIDATION != 0;
     if entry.shared.is_shared() {
-        crate::ipc::write_trust(&name, entry.any_pid, &entry.pids, &[])?;
+        crate::shared_files::write_trust(&name, entry.any_pid, &entry.pids, &[])?;
     }
     key.write_str(&name);
     Ok(())
@@ -270,7 +270,7 @@ pub(crate) fn set_import_pid(h: usize, pids: &[i32]) -> Res<()> {
     };
     e.pids.extend(pids.iter().copied());
     if e.shared.is_shared() {
-        crate::ipc::write_trust(&key_of(id), e.any_pid, &e.pids, &[])?;
+        crate::shared_files::write_trust(&key_of(id), e.any_pid, &e.pids, &[])?;
     }
     Ok(())
 }
@@ -301,17 +301,17 @@ pub(crate) fn import(out: Out<usize>, key: &str) -> Res<()> {
             let Some(owner) = owner else {
                 return Err(unknown());
             };
-            let Some(trust) = crate::ipc::read_trust(key) else {
+            let Some(trust) = crate::shared_files::read_trust(key) else {
                 return Err(unknown());
             };
-            crate::ipc::check_trust(
+            crate::shared_files::check_trust(
                 &format!("notify key {key:?}"),
                 &trust,
                 owner,
                 "aclrtNotifySetImportPid, or export with \
                  ACL_RT_NOTIFY_EXPORT_FLAG_DISABLE_PID_VALIDATION",
             )?;
-            let words = crate::ipc::shared_path(key)
+            let words = crate::shared_files::shared_path(key)
                 .and_then(|p| crate::prim::SharedWords::map(&p, false))
                 .ok_or_else(unknown)?;
             NotifyShared::imported(words)

@@ -273,7 +273,7 @@ pub(crate) fn free_physical(h: usize) -> Res<()> {
     if let Some(s) = p.shareable {
         if let Some(e) = rt.ext.shareable.remove(&s) {
             drop(rt);
-            crate::ipc::remove_shared(&e.name);
+            crate::shared_files::remove_shared(&e.name);
         }
     }
     Ok(())
@@ -490,7 +490,7 @@ pub(crate) fn export(h: usize, flags: u64, out: Out<u64>) -> Res<()> {
             if flags != 0 && !e.any_pid {
                 e.any_pid = true;
                 if e.in_file {
-                    crate::ipc::write_trust(&e.name, true, &e.pids, &share_info(e))?;
+                    crate::shared_files::write_trust(&e.name, true, &e.pids, &share_info(e))?;
                 }
             }
         }
@@ -503,10 +503,10 @@ pub(crate) fn export(h: usize, flags: u64, out: Out<u64>) -> Res<()> {
     let (old, size) = (p.store.clone(), p.size);
     // Where the platform has no shared mapping (or the file cannot be
     // made), the handle serves this process only: its bytes stay.
-    let shared = crate::ipc::shared_path(&name)
+    let shared = crate::shared_files::shared_path(&name)
         .and_then(|path| HeapBlock::shared(&path, size, true))
         .and_then(|shared| {
-            crate::ipc::created(&name);
+            crate::shared_files::created(&name);
             // The bytes so far move into the shared file.
             let from = crate::prim::Span::in_block(old.clone(), 0, size);
             let to = crate::prim::Span::in_block(shared.clone(), 0, size);
@@ -516,7 +516,7 @@ pub(crate) fn export(h: usize, flags: u64, out: Out<u64>) -> Res<()> {
                     Some(shared)
                 }
                 None => {
-                    crate::ipc::remove_shared(&name);
+                    crate::shared_files::remove_shared(&name);
                     None
                 }
             }
@@ -539,9 +539,10 @@ pub(crate) fn export(h: usize, flags: u64, out: Out<u64>) -> Res<()> {
         out.write(s);
         return Ok(());
     };
-    if let Err(e) = crate::ipc::write_trust(&name, entry.any_pid, &entry.pids, &share_info(&entry))
+    if let Err(e) =
+        crate::shared_files::write_trust(&name, entry.any_pid, &entry.pids, &share_info(&entry))
     {
-        crate::ipc::remove_shared(&name);
+        crate::shared_files::remove_shared(&name);
         return Err(e);
     }
     // Its mappings reach the shared bytes from now on (their addresses stay).
@@ -586,7 +587,7 @@ pub(crate) fn set_pids(s: u64, pids: &[i32]) -> Res<()> {
     if let Some(e) = rt.ext.shareable.get_mut(&s) {
         e.pids.extend(pids.iter().copied());
         if e.in_file {
-            crate::ipc::write_trust(&e.name, e.any_pid, &e.pids, &share_info(e))?;
+            crate::shared_files::write_trust(&e.name, e.any_pid, &e.pids, &share_info(e))?;
         }
     }
     Ok(())
@@ -607,7 +608,7 @@ pub(crate) fn import(s: u64, device: i32, out: Out<usize>) -> Res<()> {
         let owner = exporter_of(s);
         let name = shared_name(s);
         let trust = (owner != std::process::id())
-            .then(|| crate::ipc::read_trust(&name))
+            .then(|| crate::shared_files::read_trust(&name))
             .flatten()
             .filter(|t| t.info.len() == 3);
         let Some(trust) = trust else {
@@ -615,7 +616,7 @@ pub(crate) fn import(s: u64, device: i32, out: Out<usize>) -> Res<()> {
                 .err()
                 .unwrap_or_else(|| rt_param("internal")));
         };
-        crate::ipc::check_trust(
+        crate::shared_files::check_trust(
             &format!("shareable handle {s:#x}"),
             &trust,
             owner,
@@ -632,7 +633,8 @@ pub(crate) fn import(s: u64, device: i32, out: Out<usize>) -> Res<()> {
                 "shareable handle {s:#x}: a damaged export"
             )));
         };
-        let path = crate::ipc::shared_path(&name).ok_or_else(|| rt_param("internal: name"))?;
+        let path =
+            crate::shared_files::shared_path(&name).ok_or_else(|| rt_param("internal: name"))?;
         let store = HeapBlock::shared(&path, size, false).ok_or_else(|| {
             rt_param(format!(
                 "shareable handle {s:#x}: its exporter freed it (the shared bytes are gone)"

@@ -325,10 +325,10 @@ static TORN_DOWN: Mutex<Vec<Arc<HeapBlock>>> = Mutex::new(Vec::new());
 /// Keeps the blocks of a torn-down state (see [`TORN_DOWN`]).
 pub(crate) fn keep_torn_down(state: ExtState) {
     for key in state.ipc_mem.keys().chain(state.notify_keys.keys()) {
-        crate::ipc::remove_shared(key);
+        crate::shared_files::remove_shared(key);
     }
     for s in state.shareable.values() {
-        crate::ipc::remove_shared(&s.name);
+        crate::shared_files::remove_shared(&s.name);
     }
     let mut kept = lock(&TORN_DOWN);
     kept.extend(state.reservations.into_values().map(|r| r.block));

@@ -805,7 +805,7 @@ impl Teardown {
         // mapping's address may still be in the application's hands).
         ext::keep_torn_down(self.ext);
         for name in &self.ipc_events {
-            crate::ipc::remove_shared(name);
+            crate::shared_files::remove_shared(name);
         }
         if let Some((path, lanes)) = self.trace {
             let lanes = lanes.iter().map(|s| s.trace_lane()).collect();
