@@ -4,8 +4,9 @@
 //! 16, 18, 19, 20, 21, 22 and `tour`; not `13_timeline`, whose trace and picture are checked by the
 //! example) is compiled here as a module, and the sweep runs its
 //! `pub fn flow(&Acl)`, the work its `main` does between `Acl::init` and
-//! `finalize`, with the same data (example 12 with a shorter delay and
-//! timeout). `build.rs` sets the cfg `aclrt_backend = "sim"` that the
+//! `finalize`, with the same data (examples 09, 12, 16 and 18 with shorter
+//! delays, 12 with a shorter timeout, 19 with no kernel time and shorter
+//! batches: the same calls in the same order, in less time). `build.rs` sets the cfg `aclrt_backend = "sim"` that the
 //! examples' simulator-only parts need. For each flow and run mode:
 //!
 //! 1. run it once with `record_calls(true)` to get its ordered `call_log()`;
@@ -456,7 +457,11 @@ fn sweep_08_stream_sync() {
 
 #[test]
 fn sweep_09_two_streams_event() {
-    sweep_both("09_two_streams_event", ex09::flow);
+    // A 2 ms delay of the producer's tasks, not 20 ms: there is a run per
+    // call.
+    sweep_both("09_two_streams_event", |acl| {
+        ex09::flow_with_delay(acl, Duration::from_millis(2))
+    });
 }
 
 #[test]
