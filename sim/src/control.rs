@@ -133,14 +133,13 @@ pub fn set_sync_spin(spin: Duration) {
     exec::set_sync_spin(spin);
 }
 
-/// How long a teardown (`aclFinalize`, [`reset`], a forced device reset)
-/// waits for a stream's running task, a host function that has not
-/// returned, before it leaves the stream's worker behind (the teardown then
-/// returns, and the audit names the stream); 5 s by default. Process-wide,
-/// until the next [`reset`] (which restores the default after its own
-/// teardown). A test of that rule sets a short wait: the task it leaves
-/// behind is blocked until the test releases it, so any wait ends the same
-/// way.
+/// How long a teardown (`aclFinalize`, [`reset`]) waits for a stream's
+/// running task, a host function that has not returned, before it leaves
+/// the stream's worker behind (the teardown then returns); 5 s by default.
+/// Process-wide, until the next [`reset`] (which restores the default after
+/// its own teardown). A test of that rule sets a short wait: the task it
+/// leaves behind is blocked until the test releases it, so any wait ends the
+/// same way.
 pub fn set_teardown_wait(wait: Duration) {
     exec::set_wait_limits(None, Some(wait));
 }
