@@ -4,15 +4,21 @@
 //! be named on B except through `signal`/`wait_for`. On the simulator the
 //! first stream is slowed down to show that the wait really orders them.
 
+use std::time::Duration;
+
 use aclrt::{Acl, Detected, RunMode, Runtime, make_guard};
 
-fn run<M: RunMode>(rt: Runtime<'_, M>) -> aclrt::Result<()> {
+/// How long each task of the producer is delayed on the simulator.
+const DELAY: Duration = Duration::from_millis(20);
+
+fn run<M: RunMode>(rt: Runtime<'_, M>, delay: Duration) -> aclrt::Result<()> {
     let device = rt.device(0)?;
     make_guard!(guard);
     let ctx = device.create_context(guard)?;
     let producer = ctx.create_stream()?;
     let consumer = ctx.create_stream()?;
-    aclrt::sim_only! { aclrt::sim::set_stream_delay(producer.as_raw(), std::time::Duration::from_millis(20)); }
+    aclrt::sim_only! { aclrt::sim::set_stream_delay(producer.as_raw(), delay); }
+    aclrt::not_sim! { let _ = delay; }
 
     let input = ctx.alloc_host_from(&(0..4096u32).collect::<Vec<_>>())?;
     let mut shared = ctx.alloc::<u32>(4096)?;
@@ -37,12 +43,18 @@ fn run<M: RunMode>(rt: Runtime<'_, M>) -> aclrt::Result<()> {
     Ok(())
 }
 
-/// The example between `Acl::init` and `finalize`. `tests/failure_rule/sweep.rs`
-/// runs it too, with each of its C calls made to fail once.
+/// The example between `Acl::init` and `finalize`.
 pub fn flow(acl: &Acl) -> aclrt::Result<()> {
+    flow_with_delay(acl, DELAY)
+}
+
+/// [`flow`] with the producer's tasks delayed by `delay` on the simulator.
+/// `tests/failure_rule/sweep.rs` runs it (with a shorter delay: the same
+/// calls in the same order), with each of its C calls made to fail once.
+pub fn flow_with_delay(acl: &Acl, delay: Duration) -> aclrt::Result<()> {
     match acl.detect() {
-        Detected::Host(rt) => run(rt),
-        Detected::Device(rt) => run(rt),
+        Detected::Host(rt) => run(rt, delay),
+        Detected::Device(rt) => run(rt, delay),
     }
 }
 

@@ -14,9 +14,14 @@
 //! ordering that `reclaim` enforces) is real; `ACLRT_SIM_TRACE=…` shows it
 //! on the timeline.
 
+use std::time::Duration;
+
 use aclrt::{Acl, Detected, RunMode, Runtime, make_guard};
 
-fn run<M: RunMode>(rt: Runtime<'_, M>) -> aclrt::Result<()> {
+/// How long each task of the three lanes is delayed on the simulator.
+const DELAY: Duration = Duration::from_millis(5);
+
+fn run<M: RunMode>(rt: Runtime<'_, M>, delay: Duration) -> aclrt::Result<()> {
     let device = rt.device(0)?;
     make_guard!(guard);
     let ctx = device.create_context(guard)?;
@@ -27,9 +32,10 @@ fn run<M: RunMode>(rt: Runtime<'_, M>) -> aclrt::Result<()> {
     );
     aclrt::sim_only! {
         for s in [&a, &b, &c] {
-            aclrt::sim::set_stream_delay(s.as_raw(), std::time::Duration::from_millis(5));
+            aclrt::sim::set_stream_delay(s.as_raw(), delay);
         }
     }
+    aclrt::not_sim! { let _ = delay; }
 
     // 1. Double buffering on the two halves of one buffer.
     let n = 1 << 14;
@@ -81,12 +87,18 @@ fn run<M: RunMode>(rt: Runtime<'_, M>) -> aclrt::Result<()> {
     Ok(())
 }
 
-/// The example between `Acl::init` and `finalize`. `tests/failure_rule/sweep.rs`
-/// runs it too, with each of its C calls made to fail once.
+/// The example between `Acl::init` and `finalize`.
 pub fn flow(acl: &Acl) -> aclrt::Result<()> {
+    flow_with_delay(acl, DELAY)
+}
+
+/// [`flow`] with each lane's tasks delayed by `delay` on the simulator.
+/// `tests/failure_rule/sweep.rs` runs it (with a shorter delay: the same
+/// calls in the same order), with each of its C calls made to fail once.
+pub fn flow_with_delay(acl: &Acl, delay: Duration) -> aclrt::Result<()> {
     match acl.detect() {
-        Detected::Host(rt) => run(rt),
-        Detected::Device(rt) => run(rt),
+        Detected::Host(rt) => run(rt, delay),
+        Detected::Device(rt) => run(rt, delay),
     }
 }
 

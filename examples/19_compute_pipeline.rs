@@ -102,20 +102,21 @@ aclrt::not_sim! {
     }
 }
 
-/// Input `k` of the pipeline.
-fn batch(k: usize) -> Vec<f32> {
-    (0..BATCH_LEN)
-        .map(|i| (k * BATCH_LEN + i) as f32 * 0.125 - 300.0)
+/// Input `k` of the pipeline, `len` values.
+fn batch(k: usize, len: usize) -> Vec<f32> {
+    (0..len)
+        .map(|i| (k * len + i) as f32 * 0.125 - 300.0)
         .collect()
 }
 
-/// Runs the pipeline; on the simulator each kernel takes `kernel_time` and
-/// each task of copy-in is delayed by a quarter of it. Checks the results
-/// against the CPU's. Returns the `aclrtStream` handles of copy-in, compute
-/// and copy-out.
+/// Runs the pipeline on batches of `len` values; on the simulator each
+/// kernel takes `kernel_time` and each task of copy-in is delayed by a
+/// quarter of it. Checks the results against the CPU's. Returns the
+/// `aclrtStream` handles of copy-in, compute and copy-out.
 fn pipeline<M: RunMode>(
     rt: Runtime<'_, M>,
     kernel_time: Duration,
+    len: usize,
 ) -> aclrt::Result<[*mut c_void; 3]> {
     let device = rt.device(0)?;
     make_guard!(guard);
@@ -138,12 +139,12 @@ fn pipeline<M: RunMode>(
     let mut inputs = Vec::with_capacity(BATCHES);
     let mut outputs = Vec::with_capacity(BATCHES);
     for k in 0..BATCHES {
-        inputs.push(ctx.alloc_host_from(&batch(k))?); // aclrtMallocHost
-        outputs.push(ctx.alloc_host_from(&vec![f32::NAN; BATCH_LEN])?);
+        inputs.push(ctx.alloc_host_from(&batch(k, len))?); // aclrtMallocHost
+        outputs.push(ctx.alloc_host_from(&vec![f32::NAN; len])?);
     }
     // The two slots of each side (aclrtMalloc).
-    let mut in_slots = [ctx.alloc::<f32>(BATCH_LEN)?, ctx.alloc::<f32>(BATCH_LEN)?];
-    let mut out_slots = [ctx.alloc::<f32>(BATCH_LEN)?, ctx.alloc::<f32>(BATCH_LEN)?];
+    let mut in_slots = [ctx.alloc::<f32>(len)?, ctx.alloc::<f32>(len)?];
+    let mut out_slots = [ctx.alloc::<f32>(len)?, ctx.alloc::<f32>(len)?];
 
     ctx.scope(|s| {
         make_guard!(gi);
@@ -170,11 +171,11 @@ fn pipeline<M: RunMode>(
             let y = match out_back[slot].take() {
                 Some(back) => {
                     let y = work.wait_for(back)?; // copy-out -> compute
-                    work.launch(&scale_add, cfg, (&x, y, A, B, BATCH_LEN))?.1
+                    work.launch(&scale_add, cfg, (&x, y, A, B, len))?.1
                 }
                 None => {
                     let y = fresh_out.next().expect("two output slots");
-                    work.launch(&scale_add, cfg, (&x, y, A, B, BATCH_LEN))?.1
+                    work.launch(&scale_add, cfg, (&x, y, A, B, len))?.1
                 }
             };
             in_back[slot] = Some(work.signal(x)?); // compute -> copy-in
@@ -184,7 +185,7 @@ fn pipeline<M: RunMode>(
         }
         for (k, result) in results.into_iter().enumerate() {
             let result = result.wait()?;
-            let expected: Vec<f32> = batch(k).iter().map(|x| A * x + B).collect();
+            let expected: Vec<f32> = batch(k, len).iter().map(|x| A * x + B).collect();
             assert_eq!(
                 result.to_vec(),
                 expected,
@@ -194,7 +195,7 @@ fn pipeline<M: RunMode>(
         Ok(())
     })?;
     println!(
-        "run mode {:?}: {BATCHES} batches of {BATCH_LEN} values through copy-in -> compute -> \
+        "run mode {:?}: {BATCHES} batches of {len} values through copy-in -> compute -> \
          copy-out with two slots per side, results match the CPU",
         M::KIND
     );
@@ -209,19 +210,26 @@ fn pipeline<M: RunMode>(
     Ok(handles)
 }
 
-/// The example between `Acl::init` and `finalize`, each kernel taking
-/// `kernel_time` on the simulator. `tests/failure_rule/sweep.rs` runs it too (with
-/// a shorter time), with each of its C calls made to fail once.
-pub fn flow(acl: &Acl, kernel_time: Duration) -> aclrt::Result<()> {
-    run(acl, kernel_time).map(|_| ())
+/// The example between `Acl::init` and `finalize`, on batches of `len`
+/// values ([`BATCH_LEN`] in `main`), each kernel taking `kernel_time` on the
+/// simulator. `tests/failure_rule/sweep.rs` runs it too (with no kernel time
+/// and short batches: the same calls in the same order), with each of its C
+/// calls made to fail once.
+pub fn flow(acl: &Acl, kernel_time: Duration, len: usize) -> aclrt::Result<()> {
+    run_with_len(acl, kernel_time, len).map(|_| ())
 }
 
-/// [`flow`], returning the `aclrtStream` handles of copy-in, compute and
-/// copy-out (to find their lanes in the trace).
+/// [`flow`] on batches of [`BATCH_LEN`] values, returning the `aclrtStream`
+/// handles of copy-in, compute and copy-out (to find their lanes in the
+/// trace).
 pub fn run(acl: &Acl, kernel_time: Duration) -> aclrt::Result<[*mut c_void; 3]> {
+    run_with_len(acl, kernel_time, BATCH_LEN)
+}
+
+fn run_with_len(acl: &Acl, kernel_time: Duration, len: usize) -> aclrt::Result<[*mut c_void; 3]> {
     match acl.detect() {
-        Detected::Host(rt) => pipeline(rt, kernel_time),
-        Detected::Device(rt) => pipeline(rt, kernel_time),
+        Detected::Host(rt) => pipeline(rt, kernel_time, len),
+        Detected::Device(rt) => pipeline(rt, kernel_time, len),
     }
 }
 
@@ -231,7 +239,7 @@ const KERNEL_TIME: Duration = Duration::from_millis(4);
 aclrt::not_sim! {
     fn main() -> aclrt::Result<()> {
         let acl = Acl::init()?;
-        flow(&acl, KERNEL_TIME)?;
+        flow(&acl, KERNEL_TIME, BATCH_LEN)?;
         acl.finalize()?;
         println!("19_compute_pipeline: OK");
         Ok(())

@@ -133,6 +133,26 @@ pub fn set_sync_spin(spin: Duration) {
     exec::set_sync_spin(spin);
 }
 
+/// How long a teardown (`aclFinalize`, [`reset`]) waits for a stream's
+/// running task, a host function that has not returned, before it leaves
+/// the stream's worker behind (the teardown then returns); 5 s by default.
+/// Process-wide, until the next [`reset`] (which restores the default after
+/// its own teardown). A test of that rule sets a short wait: the task it
+/// leaves behind is blocked until the test releases it, so any wait ends the
+/// same way.
+pub fn set_teardown_wait(wait: Duration) {
+    exec::set_wait_limits(None, Some(wait));
+}
+
+/// How long a blocking callback waits for the thread it is queued for
+/// (`aclrtSubscribeReport`) before a synchronisation waiting for its stream
+/// says so on stderr, naming the function that queued it; 5 s by default.
+/// Waits look every second, or every `after` where that is shorter.
+/// Process-wide, until the next [`reset`] (which restores the default).
+pub fn set_unserved_warning_after(after: Duration) {
+    exec::set_wait_limits(Some(after), None);
+}
+
 /// Remove all injected faults and delays (per-stream delays; the configured
 /// [`SimConfig::task_delay`] stays).
 pub fn clear_faults() {
@@ -241,6 +261,7 @@ pub fn reset() {
     diag::clear_last_error();
     diag::clear_last_code();
     exec::reset_tasks();
+    exec::reset_wait_limits();
     crate::stream_state::clear();
 }
 

@@ -81,7 +81,10 @@
 //! synchronisation of its stream, and its message names the C function that
 //! queued the task), targeted at one stream ([`inject_stream_task_fault`])
 //! or at the next kernel ([`inject_kernel_fault`]); delays with [`set_stream_delay`]; the
-//! watch before a synchronising thread parks with [`set_sync_spin`];
+//! watch before a synchronising thread parks with [`set_sync_spin`]; how
+//! long a teardown waits for a running host function ([`set_teardown_wait`])
+//! and a wait for an unserved callback before it warns
+//! ([`set_unserved_warning_after`]);
 //! [`clear_faults`]; call counting with [`call_counts`], [`total_calls`] and
 //! [`reset_call_counts`]; kernels with [`register_kernel`] and
 //! [`binary_image`]; [`audit`]; [`reset`] (from any state; memory
@@ -500,7 +503,7 @@
 //!   synchronisation with it, as on the real runtime; the simulator names
 //!   such streams in [`Audit::unserved_callbacks`] (so [`Audit::is_clean`]
 //!   fails with the reason), a synchronisation waiting on one says so on
-//!   stderr after 5 s, and no teardown waits for one: `aclFinalize` and
+//!   stderr after 5 s ([`set_unserved_warning_after`]), and no teardown waits for one: `aclFinalize` and
 //!   [`reset`] drop its queued callbacks, a forced reset, a context's
 //!   destroy and an unsubscription run them on the calling thread first.
 //! * **Versions**: `aclrtGetVersion` 1.17.0; packages `cann`, `runtime`,

@@ -806,29 +806,37 @@ fn pinned_sub_slice_as_async_destination() -> aclrt::Result<()> {
 // ------------------------------------------ found by the outside review (round 2)
 
 /// A host function stuck in its callback when `sim::reset()` runs is
-/// detached by the simulator after 5 s; the scope that queued it must still
-/// not return (and end its borrows) before it has finished.
+/// detached by the simulator after its teardown wait (5 s by default, 500 ms
+/// here); the scope that queued it must still not return (and end its
+/// borrows) before it has finished.
 #[test]
 fn scope_waits_for_a_host_function_the_runtime_detached() -> aclrt::Result<()> {
     let _sim = take(host_config());
+    sim::set_teardown_wait(Duration::from_millis(500));
     let acl = Acl::init()?;
     let device = acl.require::<HostMode>()?.device(0)?;
     make_guard!(g);
     let ctx = device.create_context(g)?;
     let stream = ctx.create_stream()?;
     let finished = AtomicBool::new(false);
+    let detached = std::cell::Cell::new(false);
     let result = ctx.scope(|s| {
         make_guard!(l);
         let lane = s.lane(&stream, l);
         let finished = &finished;
         lane.host_fn(move || {
-            std::thread::sleep(Duration::from_millis(5400));
+            std::thread::sleep(Duration::from_millis(1500));
             finished.store(true, Ordering::SeqCst);
         })?;
         std::thread::sleep(Duration::from_millis(100));
-        sim::reset(); // waits 5 s for the callback, then detaches it
+        sim::reset(); // waits 500 ms for the callback, then detaches it
+        detached.set(!finished.load(Ordering::SeqCst));
         Ok(())
     });
+    assert!(
+        detached.get(),
+        "the reset waited for the host function instead of detaching it"
+    );
     assert!(
         finished.load(Ordering::SeqCst),
         "the scope returned while its host function was still running"

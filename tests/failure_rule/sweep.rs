@@ -4,8 +4,9 @@
 //! 16, 18, 19, 20, 21, 22 and `tour`; not `13_timeline`, whose trace and picture are checked by the
 //! example) is compiled here as a module, and the sweep runs its
 //! `pub fn flow(&Acl)`, the work its `main` does between `Acl::init` and
-//! `finalize`, with the same data (example 12 with a shorter delay and
-//! timeout). `build.rs` sets the cfg `aclrt_backend = "sim"` that the
+//! `finalize`, with the same data (examples 09, 12, 16 and 18 with shorter
+//! delays, 12 with a shorter timeout, 19 with no kernel time and shorter
+//! batches: the same calls in the same order, in less time). `build.rs` sets the cfg `aclrt_backend = "sim"` that the
 //! examples' simulator-only parts need. For each flow and run mode:
 //!
 //! 1. run it once with `record_calls(true)` to get its ordered `call_log()`;
@@ -456,7 +457,11 @@ fn sweep_08_stream_sync() {
 
 #[test]
 fn sweep_09_two_streams_event() {
-    sweep_both("09_two_streams_event", ex09::flow);
+    // A 2 ms delay of the producer's tasks, not 20 ms: there is a run per
+    // call.
+    sweep_both("09_two_streams_event", |acl| {
+        ex09::flow_with_delay(acl, Duration::from_millis(2))
+    });
 }
 
 #[test]
@@ -493,14 +498,21 @@ fn sweep_16_event_flags() {
 
 #[test]
 fn sweep_18_overlap() {
-    sweep_both("18_overlap", ex18::flow);
+    // A 1 ms delay per lane task, not 5 ms: there is a run per call.
+    sweep_both("18_overlap", |acl| {
+        ex18::flow_with_delay(acl, Duration::from_millis(1))
+    });
 }
 
 #[test]
 fn sweep_19_compute_pipeline() {
-    // No kernel time, not 4 ms: there is a run per call (the overlap is
-    // checked by the example itself, from its trace).
-    sweep_both("19_compute_pipeline", |acl| ex19::flow(acl, Duration::ZERO));
+    // No kernel time, not 4 ms, and batches of 1,024 values, not 65,536:
+    // there is a run per call, and the calls and their order do not depend
+    // on either (the overlap is checked by the example itself, from its
+    // trace).
+    sweep_both("19_compute_pipeline", |acl| {
+        ex19::flow(acl, Duration::ZERO, 1024)
+    });
 }
 
 #[test]

@@ -370,11 +370,53 @@ struct Queue {
 /// until a task has executed (RT `StarsEngine::AddTaskToStream`).
 pub(crate) const SQ_ROOM: u64 = 2047;
 
-/// How long a synchronisation waits between checks for an unserved callback.
+/// The longest a synchronisation waits between checks for an unserved
+/// callback (shorter when [`unserved_warn_after`] is).
 const UNSERVED_CHECK_EVERY: Duration = Duration::from_secs(1);
-/// How long a blocking callback may wait for its thread before a waiting
-/// synchronisation says so on stderr.
+/// The default of [`unserved_warn_after`].
 const UNSERVED_WARN_AFTER: Duration = Duration::from_secs(5);
+/// The default of [`teardown_wait`].
+const TEARDOWN_WAIT: Duration = Duration::from_secs(5);
+
+/// [`unserved_warn_after`] in nanoseconds.
+static UNSERVED_WARN_NS: AtomicU64 = AtomicU64::new(UNSERVED_WARN_AFTER.as_nanos() as u64);
+/// [`teardown_wait`] in nanoseconds.
+static TEARDOWN_WAIT_NS: AtomicU64 = AtomicU64::new(TEARDOWN_WAIT.as_nanos() as u64);
+
+/// How long a blocking callback may wait for its thread before a waiting
+/// synchronisation says so on stderr ([`crate::set_unserved_warning_after`]).
+pub(crate) fn unserved_warn_after() -> Duration {
+    Duration::from_nanos(UNSERVED_WARN_NS.load(Ordering::Relaxed))
+}
+
+/// How often a waiting synchronisation looks for an unserved callback: every
+/// second, or every [`unserved_warn_after`] where that is shorter.
+fn unserved_check_every() -> Duration {
+    UNSERVED_CHECK_EVERY.min(unserved_warn_after())
+}
+
+/// How long a teardown (finalize, reset) waits for a running task before it
+/// leaves the stream's worker behind ([`crate::set_teardown_wait`]).
+pub(crate) fn teardown_wait() -> Duration {
+    Duration::from_nanos(TEARDOWN_WAIT_NS.load(Ordering::Relaxed))
+}
+
+/// Sets [`unserved_warn_after`] and [`teardown_wait`]; `None` leaves one as
+/// it is.
+pub(crate) fn set_wait_limits(unserved_warn: Option<Duration>, teardown: Option<Duration>) {
+    let ns = |d: Duration| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX);
+    if let Some(d) = unserved_warn {
+        UNSERVED_WARN_NS.store(ns(d), Ordering::Relaxed);
+    }
+    if let Some(d) = teardown {
+        TEARDOWN_WAIT_NS.store(ns(d), Ordering::Relaxed);
+    }
+}
+
+/// Restores the defaults of [`unserved_warn_after`] and [`teardown_wait`].
+pub(crate) fn reset_wait_limits() {
+    set_wait_limits(Some(UNSERVED_WARN_AFTER), Some(TEARDOWN_WAIT));
+}
 
 /// The shared state of one stream (held by the registry, its worker, tasks
 /// that wait on it, and events recorded on it).
@@ -638,7 +680,7 @@ impl StreamShared {
             }
         }
         if let Some(d) = done {
-            d.wait_checking(UNSERVED_CHECK_EVERY, || self.warn_if_unserved());
+            d.wait_checking(unserved_check_every(), || self.warn_if_unserved());
             if self.is_dropped(seq) {
                 return Err(self.abort_error("the task was dropped before it ran"));
             }
@@ -898,7 +940,7 @@ impl StreamShared {
     /// Called while a synchronisation (any wait for this stream: with or
     /// without a deadline, a copy of pageable memory, an abort) waits: says
     /// once (on stderr) that the stream is blocked on a callback nobody has
-    /// served for [`UNSERVED_WARN_AFTER`], so that a hanging program or test
+    /// served for [`unserved_warn_after`], so that a hanging program or test
     /// shows its reason (the audit lists it too).
     pub(crate) fn warn_if_unserved(&self) {
         if self.warned_unserved.load(Ordering::Relaxed) {
@@ -907,7 +949,7 @@ impl StreamShared {
         let Some((tid, since, via)) = self.unserved_callback() else {
             return;
         };
-        if since.elapsed() >= UNSERVED_WARN_AFTER
+        if since.elapsed() >= unserved_warn_after()
             && !self.warned_unserved.swap(true, Ordering::Relaxed)
         {
             eprintln!(
@@ -985,7 +1027,7 @@ impl StreamShared {
     /// (never past `deadline`) and parks on `done_cv` only after that: see
     /// [`SYNC_SPIN_FOR`]. Pool workers (a wait task for another stream) park
     /// at once, leaving the core to the workers they wait for.
-    /// Every [`UNSERVED_CHECK_EVERY`] it looks for an unserved callback
+    /// Every [`unserved_check_every`] it looks for an unserved callback
     /// ([`warn_if_unserved`](Self::warn_if_unserved)).
     pub(crate) fn wait_seq(&self, seq: u64, deadline: Option<Instant>) -> bool {
         if self.reached(seq) {
@@ -1004,7 +1046,7 @@ impl StreamShared {
                 None => {
                     let (g, timeout) = self
                         .done_cv
-                        .wait_timeout(q, UNSERVED_CHECK_EVERY)
+                        .wait_timeout(q, unserved_check_every())
                         .unwrap_or_else(PoisonError::into_inner);
                     q = g;
                     if timeout.timed_out() {
@@ -1020,7 +1062,7 @@ impl StreamShared {
                     }
                     let (g, timeout) = self
                         .done_cv
-                        .wait_timeout(q, (d - now).min(UNSERVED_CHECK_EVERY))
+                        .wait_timeout(q, (d - now).min(unserved_check_every()))
                         .unwrap_or_else(PoisonError::into_inner);
                     q = g;
                     if timeout.timed_out() {

@@ -798,7 +798,7 @@ impl Teardown {
         for q in &self.reports {
             q.cancel_all();
         }
-        exec::join_until(workers, Instant::now() + Duration::from_secs(5));
+        exec::join_until(workers, Instant::now() + exec::teardown_wait());
         pool::stop_idle_workers(Instant::now() + Duration::from_millis(250));
         mem::quarantine_torn_down(self.mem);
         // Reservations and physical stores: kept like torn-down blocks (a

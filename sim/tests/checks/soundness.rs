@@ -241,8 +241,8 @@ unsafe extern "C" fn late_writer(arg: *mut c_void) {
     // SAFETY: the test keeps the `LateWrite` alive until `done` is set.
     let w = unsafe { &*arg.cast::<LateWrite>() };
     w.started.store(true, Ordering::SeqCst);
-    // Past the reset's 5-s limit, until the test releases it (the hang
-    // guard only stops a broken runtime from hanging the suite).
+    // Past the reset's wait, until the test releases it (the hang guard
+    // only stops a broken runtime from hanging the suite).
     wait_until(|| w.release.load(Ordering::SeqCst));
     // SAFETY: `dst` is a 64-byte aclrtMallocHost block; the simulator
     // quarantines it at the reset that happens meanwhile.
@@ -253,6 +253,10 @@ unsafe extern "C" fn late_writer(arg: *mut c_void) {
 #[test]
 fn a_detached_worker_writes_into_quarantined_memory_not_freed_memory() {
     let session = device0();
+    // The host function runs until the test releases it, so the reset
+    // leaves it behind whatever its wait; a short one (not the default
+    // 5 s) ends the same way, sooner.
+    aclrt_sim::set_teardown_wait(Duration::from_millis(500));
     let s = create_stream();
     let w = Box::new(LateWrite {
         dst: malloc_host(64).cast(),
@@ -265,7 +269,10 @@ fn a_detached_worker_writes_into_quarantined_memory_not_freed_memory() {
     while !w.started.load(Ordering::SeqCst) {
         std::thread::sleep(Duration::from_millis(1));
     }
-    aclrt_sim::reset(); // detaches the worker after 5 s
+    let t0 = Instant::now();
+    aclrt_sim::reset(); // detaches the worker after the 500 ms wait
+    // The wait set above is the one the reset used (not the default 5 s).
+    assert!(t0.elapsed() < Duration::from_secs(4), "{:?}", t0.elapsed());
     // The reset returned while the host function was still running (had it
     // waited, the function would have finished at the hang guard first).
     assert!(!w.done.load(Ordering::SeqCst));

@@ -87,6 +87,10 @@ unsafe extern "C" fn finalize_later(_: *mut c_void) {
 #[test]
 fn a_host_function_of_a_finalized_runtime_cannot_reach_the_next_one() {
     let _sim = aclrt_sim::exclusive();
+    // The host function below runs until the test lets it go, so the
+    // finalize leaves it behind whatever its bounded wait; a short one (not
+    // the default 5 s) ends the same way, sooner.
+    aclrt_sim::set_teardown_wait(Duration::from_millis(500));
     init_device0();
     let s = create_stream();
     ok!(aclrtLaunchHostFunc(s, Some(finalize_later), null_mut()));
@@ -198,7 +202,9 @@ fn an_unserved_callback_is_reported_and_teardown_never_hangs() {
             if !s.is_null() {
                 assert_eq!(u[0].stream, sh);
             }
-            assert!(rx.recv_timeout(Duration::from_millis(200)).is_err());
+            // The synchronisation stays blocked (a wait that ignored the
+            // callback would return within microseconds of its start).
+            assert!(rx.recv_timeout(Duration::from_millis(100)).is_err());
             // Every teardown path returns, and releases the waiter.
             let done = match teardown {
                 "finalize" => within(20, || acl!(aclFinalize())).map(|_| ()),
