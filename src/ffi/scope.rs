@@ -5,7 +5,7 @@
 //! This is part of the unsafe boundary because its soundness argument is
 //! about time, not types: memory handed to an asynchronous runtime call must
 //! stay alive and untouched by the CPU until the device is done with it. The
-//! public types (in `src/scope.rs`) are thin wrappers of the types here,
+//! public types (in `src/scope/`) are thin wrappers of the types here,
 //! which carry the argument themselves: nothing above this module can queue
 //! work, or get an exclusive borrow back, except through them.
 //!

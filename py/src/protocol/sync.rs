@@ -1,5 +1,5 @@
 //! The cores' only door to locks: `std`'s in this crate. The model crate
-//! compiles the cores beside the library's shim (`src/ffi/protocol/sync.rs`),
+//! compiles the cores beside the library's shim (`src/rule/sync.rs`),
 //! which gives them loom's or shuttle's under `cfg(loom)`/`cfg(shuttle)`.
 //!
 //! [`mutant`] names a deliberate break of a protocol; here it is `false` at
