@@ -1,0 +1,552 @@
+//! A second outside review of the day's features, attacked from safe code
+//! in both run modes: notifies as a scope's hand-off (a failed, panicking,
+//! aborted or doubled hand-off; the recovery point; nested scopes), IPC
+//! events (dropped under a wait, waited by a lane whose scope times out),
+//! allocators on a stream (forgotten, then the stream, context or device
+//! gone), the serving thread (scope deadlines, awaited synchronisations)
+//! and process exit. Every attack that could hang runs in a child process
+//! with a time limit (`attack_child`, which returns at once unless the
+//! parent names an attack), so no attack can hang the suite.
+
+use crate::common;
+
+use std::process::{Command, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use aclrt::sim::{self, HostFuncThreads, SimConfig};
+use aclrt::{Acl, Context, Error, ErrorKind, Result, RunMode, make_guard, sys};
+use common::*;
+
+const ATTACK_VAR: &str = "ACLRT_TEST_REVIEW_TODAY_ATTACK";
+
+/// How long a child may run before it counts as hung.
+const CHILD_LIMIT: Duration = Duration::from_secs(40);
+
+fn mode_config(device_mode: bool) -> SimConfig {
+    if device_mode {
+        device_config()
+    } else {
+        host_config()
+    }
+}
+
+fn compact(mut c: SimConfig) -> SimConfig {
+    c.host_func_threads = HostFuncThreads::Compact;
+    c
+}
+
+fn with_ctx<M: RunMode>(
+    acl: &Acl,
+    f: impl for<'id> FnOnce(&Context<'_, 'id, M>) -> Result<()>,
+) -> Result<()> {
+    let device = acl.require::<M>()?.device(0)?;
+    make_guard!(g);
+    let ctx = device.create_context(g)?;
+    f(&ctx)?;
+    ctx.destroy()?;
+    device.reset()
+}
+
+macro_rules! in_mode {
+    ($acl:expr, $device_mode:expr, |$ctx:ident| $body:expr) => {
+        if $device_mode {
+            with_ctx::<aclrt::DeviceMode>($acl, |$ctx| $body)
+        } else {
+            with_ctx::<aclrt::HostMode>($acl, |$ctx| $body)
+        }
+    };
+}
+
+/// Runs `attack` in a child process (this binary, filtered to
+/// `attack_child`) in both run modes; each child must print
+/// `child: held` and exit 0 within [`CHILD_LIMIT`].
+fn in_child(attack: &str) {
+    for mode in ["host", "device"] {
+        let mut child = Command::new(std::env::current_exe().expect("the test binary"))
+            .args([
+                "--exact",
+                &common::test_name(module_path!(), "attack_child"),
+                "--nocapture",
+                "--test-threads=1",
+            ])
+            .env(ATTACK_VAR, attack)
+            .env("ACLRT_SIM_RUN_MODE", mode)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn the child");
+        let t0 = Instant::now();
+        let status = loop {
+            if let Some(status) = child.try_wait().expect("wait for the child") {
+                break Some(status);
+            }
+            if t0.elapsed() > CHILD_LIMIT {
+                let _ = child.kill();
+                break None;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        let out = child.wait_with_output().expect("the child's output");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let Some(status) = status else {
+            panic!("{attack} ({mode} run mode) hung\n{stdout}\n{stderr}");
+        };
+        assert!(
+            status.success() && stdout.contains("child: held"),
+            "{attack} ({mode} run mode): {status:?}\n{stdout}\n{stderr}"
+        );
+    }
+}
+
+/// The child half of [`in_child`]: returns at once unless a parent names
+/// an attack.
+#[test]
+fn attack_child() {
+    let Some(attack) = std::env::var_os(ATTACK_VAR) else {
+        return;
+    };
+    let attack = attack.into_string().expect("an attack's name");
+    let device_mode = std::env::var("ACLRT_SIM_RUN_MODE").as_deref() == Ok("device");
+    let config = if attack.starts_with("serve_") {
+        compact(mode_config(device_mode))
+    } else {
+        mode_config(device_mode)
+    };
+    let _sim = take(config);
+    let acl = Acl::init().expect("aclInit");
+    let r = in_mode!(&acl, device_mode, |ctx| child_flow(&attack, ctx));
+    r.expect("flow");
+    acl.finalize().expect("aclFinalize");
+    if !attack.starts_with("serve_") {
+        assert_clean();
+    } else {
+        // The subscription is reported as a feature the modelled chips
+        // lack; nothing else.
+        let audit = sim::audit();
+        assert!(audit.leaks.is_empty(), "{:?}", audit.leaks);
+        for kind in violation_kinds(&audit) {
+            assert_eq!(kind, sim::ViolationKind::Unsupported, "{audit:?}");
+        }
+    }
+    println!("child: held");
+}
+
+fn child_flow<M: RunMode>(attack: &str, ctx: &Context<'_, '_, M>) -> Result<()> {
+    match attack {
+        "record_task_fails" => record_task_fails(ctx),
+        "nested_scope_on_waiting_lane" => nested_scope_on_waiting_lane(ctx),
+        "host_fn_panics_before_record" => host_fn_panics_before_record(ctx),
+        "deadline_aborts_the_recorder" => deadline_aborts_the_recorder(ctx),
+        "recover_then_more_work" => recover_then_more_work(ctx),
+        "waited_twice_recorded_once" => waited_twice_recorded_once(ctx),
+        "exit_with_unmatched_wait" => exit_with_unmatched_wait(ctx),
+        "other_thread_scope_errors" => other_thread_scope_errors(ctx),
+        "ipc_event_lane_deadline" => ipc_event_lane_deadline(ctx),
+        "serve_scope_deadline" => serve_scope_deadline(ctx),
+        "serve_awaited_sync" => serve_awaited_sync(ctx),
+        other => panic!("unknown attack {other}"),
+    }
+}
+
+/// The record task itself fails on the device (the fault is injected on
+/// it): it sets nothing, so the waiting lane is never released by it. The
+/// scope must end (with the fault, or its abort) instead of synchronising
+/// the waiting lane for ever.
+fn record_task_fails<M: RunMode>(ctx: &Context<'_, '_, M>) -> Result<()> {
+    let (a, b) = (ctx.create_stream()?, ctx.create_stream()?);
+    let mut n = ctx.create_notify()?;
+    let mut db = ctx.alloc::<u8>(64)?;
+    let r = ctx.scope(|s| {
+        make_guard!(ga);
+        make_guard!(gb);
+        let (la, lb) = (s.lane(&a, ga), s.lane(&b, gb));
+        let n = s.notify(&mut n)?;
+        lb.wait_notify(n)?;
+        let _y = lb.memset(&mut db, 3)?;
+        sim::inject_stream_task_fault(a.as_raw(), 1, sys::ACL_ERROR_RT_AICORE_EXCEPTION);
+        la.record_notify(n)?;
+        Ok(())
+    });
+    println!("child: scope ended {r:?}");
+    let e = r.expect_err("a failed record is a failure of the scope");
+    assert!(
+        e.code() == Some(sys::ACL_ERROR_RT_AICORE_EXCEPTION)
+            || matches!(e, Error::WorkAborted | Error::NotifyNotRecorded { .. }),
+        "{e:?}"
+    );
+    // The waiting lane is not left blocked: it is idle now.
+    assert!(b.is_complete()?);
+    drop(n);
+    let _ = a.synchronize();
+    let _ = b.synchronize();
+    a.destroy()?;
+    b.destroy()
+}
+
+/// A nested scope enlists the stream an outer lane left waiting for a
+/// notify no record matched yet, and waits for its own work there. That
+/// wait can only end once the outer scope records: it must be refused
+/// (typed) rather than hang.
+fn nested_scope_on_waiting_lane<M: RunMode>(ctx: &Context<'_, '_, M>) -> Result<()> {
+    let (a, b) = (ctx.create_stream()?, ctx.create_stream()?);
+    let mut n = ctx.create_notify()?;
+    let mut d = ctx.alloc::<u8>(64)?;
+    ctx.scope(|s| {
+        make_guard!(ga);
+        make_guard!(gb);
+        let (la, lb) = (s.lane(&a, ga), s.lane(&b, gb));
+        let n = s.notify(&mut n)?;
+        lb.wait_notify(n)?;
+        let t0 = Instant::now();
+        let inner = ctx.scope(|s2| {
+            make_guard!(gi);
+            let li = s2.lane(&b, gi);
+            li.memset(&mut d, 9)?.wait()?;
+            Ok(())
+        });
+        println!("child: inner scope {inner:?} after {:?}", t0.elapsed());
+        assert!(
+            matches!(inner, Err(Error::NotifyNotRecorded { .. })),
+            "{inner:?}"
+        );
+        // The outer scope goes on: its record releases the lane.
+        la.record_notify(n)?;
+        lb.synchronize()
+    })?;
+    drop(n);
+    a.destroy()?;
+    b.destroy()
+}
+
+/// A host function of the recording lane panics before the record. The
+/// panic is entered as a failure; the scope ends by resuming the panic,
+/// never by hanging on the waiting lane.
+fn host_fn_panics_before_record<M: RunMode>(ctx: &Context<'_, '_, M>) -> Result<()> {
+    let (a, b) = (ctx.create_stream()?, ctx.create_stream()?);
+    let mut n = ctx.create_notify()?;
+    let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        ctx.scope(|s| {
+            make_guard!(ga);
+            make_guard!(gb);
+            let (la, lb) = (s.lane(&a, ga), s.lane(&b, gb));
+            let n = s.notify(&mut n)?;
+            lb.wait_notify(n)?;
+            la.host_fn(|| panic!("producer's host function panicked"))?;
+            la.record_notify(n)?;
+            Ok(())
+        })
+    }));
+    let payload = caught.expect_err("the host function's panic is resumed");
+    assert!(panic_message(&*payload).contains("producer's host function"));
+    assert!(a.is_complete()? && b.is_complete()?);
+    drop(n);
+    a.destroy()?;
+    b.destroy()
+}
+
+/// The scope's deadline aborts the recording lane (held in a host
+/// function) before its record runs; the waiting lane is aborted with it.
+/// Then the notify, back whole, orders a correct hand-off.
+fn deadline_aborts_the_recorder<M: RunMode>(ctx: &Context<'_, '_, M>) -> Result<()> {
+    let (a, b) = (ctx.create_stream()?, ctx.create_stream()?);
+    let mut n = ctx.create_notify()?;
+    let gate = HeldGate::new();
+    let t0 = Instant::now();
+    let r = ctx.scope_with_timeout(Duration::from_millis(300), |s| {
+        make_guard!(ga);
+        make_guard!(gb);
+        let (la, lb) = (s.lane(&a, ga), s.lane(&b, gb));
+        let n = s.notify(&mut n)?;
+        lb.wait_notify(n)?;
+        la.host_fn(gate.body())?;
+        la.record_notify(n)?;
+        Ok(())
+    });
+    println!("child: deadline scope {r:?} after {:?}", t0.elapsed());
+    assert!(matches!(r, Err(Error::ScopeTimeout { .. })), "{r:?}");
+    gate.open();
+    // A correct hand-off after it: ordered, and the scope ends well.
+    let (written, seen) = (AtomicBool::new(false), AtomicBool::new(false));
+    ctx.scope(|s| {
+        make_guard!(ga);
+        make_guard!(gb);
+        let (la, lb) = (s.lane(&a, ga), s.lane(&b, gb));
+        let n = s.notify(&mut n)?;
+        let (written, seen) = (&written, &seen);
+        lb.wait_notify(n)?;
+        lb.host_fn(move || seen.store(written.load(Ordering::SeqCst), Ordering::SeqCst))?;
+        la.host_fn(move || {
+            std::thread::sleep(Duration::from_millis(50));
+            written.store(true, Ordering::SeqCst);
+        })?;
+        la.record_notify(n)
+    })?;
+    assert!(
+        seen.load(Ordering::SeqCst),
+        "the wait passed before its record"
+    );
+    drop(n);
+    a.destroy()?;
+    b.destroy()
+}
+
+/// The recovery point after an unmatched wait: it aborts and answers
+/// `NotifyNotRecorded`; work queued after it is judged (typed), never
+/// hangs, and the scope's end reports the abort.
+fn recover_then_more_work<M: RunMode>(ctx: &Context<'_, '_, M>) -> Result<()> {
+    let (a, b) = (ctx.create_stream()?, ctx.create_stream()?);
+    let mut n = ctx.create_notify()?;
+    let mut d = ctx.alloc::<u8>(64)?;
+    let r = ctx.scope(|s| {
+        make_guard!(ga);
+        make_guard!(gb);
+        let (la, lb) = (s.lane(&a, ga), s.lane(&b, gb));
+        let n = s.notify(&mut n)?;
+        lb.wait_notify(n)?;
+        let rec = s.recover();
+        assert!(
+            matches!(rec, Err(Error::NotifyNotRecorded { .. })),
+            "{rec:?}"
+        );
+        // A second recovery: the ledger was cleared, the abort stays.
+        let rec2 = s.recover();
+        println!("child: second recover {rec2:?}");
+        assert!(matches!(rec2, Err(Error::WorkAborted)), "{rec2:?}");
+        // More work, with a matched hand-off this time.
+        la.record_notify(n)?;
+        lb.wait_notify(n)?;
+        let w = lb.memset(&mut d, 4)?.wait();
+        println!("child: wait after the abort {w:?}");
+        assert!(matches!(w, Err(Error::WorkAborted)), "{w:?}");
+        Ok(())
+    });
+    println!("child: scope {r:?}");
+    assert_eq!(r.expect_err("the abort sticks").kind(), ErrorKind::Aborted);
+    assert!(b.is_complete()?);
+    drop(n);
+    a.destroy()?;
+    b.destroy()
+}
+
+/// Two waits, one record: the second wait is unmatched; the end aborts
+/// and reports it. Two records, one wait: the spare record leaves the
+/// notify set, which the next scope's hand-off must not take for its own
+/// record (the order is checked).
+fn waited_twice_recorded_once<M: RunMode>(ctx: &Context<'_, '_, M>) -> Result<()> {
+    let (a, b) = (ctx.create_stream()?, ctx.create_stream()?);
+    let mut n = ctx.create_notify()?;
+    let r = ctx.scope(|s| {
+        make_guard!(ga);
+        make_guard!(gb);
+        let (la, lb) = (s.lane(&a, ga), s.lane(&b, gb));
+        let n = s.notify(&mut n)?;
+        lb.wait_notify(n)?;
+        lb.wait_notify(n)?;
+        la.record_notify(n)?;
+        Ok(())
+    });
+    assert!(matches!(r, Err(Error::NotifyNotRecorded { .. })), "{r:?}");
+    assert!(b.is_complete()?);
+    // Recorded twice, waited once: the scope's work all ran.
+    ctx.scope(|s| {
+        make_guard!(ga);
+        make_guard!(gb);
+        let (la, lb) = (s.lane(&a, ga), s.lane(&b, gb));
+        let n = s.notify(&mut n)?;
+        la.record_notify(n)?;
+        la.record_notify(n)?;
+        lb.wait_notify(n)?;
+        lb.synchronize()
+    })?;
+    drop(n);
+    a.destroy()?;
+    b.destroy()
+}
+
+/// The process exits inside a scope whose lane waits for a notify no
+/// record matched: the exit is not held up.
+fn exit_with_unmatched_wait<M: RunMode>(ctx: &Context<'_, '_, M>) -> Result<()> {
+    let b = ctx.create_stream()?;
+    let mut n = ctx.create_notify()?;
+    ctx.scope(|s| {
+        make_guard!(gb);
+        let lb = s.lane(&b, gb);
+        let n = s.notify(&mut n)?;
+        lb.wait_notify(n)?;
+        println!("child: held");
+        std::process::exit(0);
+    })
+}
+
+/// A scope on another thread, whose body fails before its record, while
+/// this thread uses the same context: no hang, the error is typed.
+fn other_thread_scope_errors<M: RunMode>(ctx: &Context<'_, '_, M>) -> Result<()> {
+    let (a, b) = (ctx.create_stream()?, ctx.create_stream()?);
+    let c = ctx.create_stream()?;
+    std::thread::scope(|t| {
+        let h = t.spawn(|| -> Result<()> {
+            let mut n = ctx.create_notify()?;
+            let r: Result<()> = ctx.scope(|s| {
+                make_guard!(ga);
+                make_guard!(gb);
+                let (_la, lb) = (s.lane(&a, ga), s.lane(&b, gb));
+                let n = s.notify(&mut n)?;
+                lb.wait_notify(n)?;
+                Err(Error::ZeroChunkSize)
+            });
+            assert!(matches!(r, Err(Error::NotifyNotRecorded { .. })), "{r:?}");
+            Ok(())
+        });
+        for _ in 0..20 {
+            c.launch_host_fn(|| std::thread::sleep(Duration::from_millis(1)))?;
+            c.synchronize()?;
+        }
+        h.join().expect("the other thread")
+    })?;
+    ctx.synchronize()?;
+    a.destroy()?;
+    b.destroy()?;
+    c.destroy()
+}
+
+/// A lane waits for an IPC event (opened by this process) whose record is
+/// held behind a host function of another stream; the scope's deadline
+/// passes. The scope ends with its timeout; the event and streams are
+/// released cleanly once the gate opens.
+fn ipc_event_lane_deadline<M: RunMode>(ctx: &Context<'_, '_, M>) -> Result<()> {
+    let (a, b) = (ctx.create_stream()?, ctx.create_stream()?);
+    let ev = ctx.create_event_of::<aclrt::ExIpc>()?;
+    let gate = HeldGate::new();
+    a.launch_host_fn(gate.body())?;
+    let ev = a.record(ev)?;
+    let key = ev.ipc_handle()?.key();
+    let opened = ctx.open_ipc_event(&key)?;
+    let r = ctx.scope_with_timeout(Duration::from_millis(300), |s| {
+        make_guard!(gb);
+        let lb = s.lane(&b, gb);
+        lb.wait_ipc_event(&opened)?;
+        lb.host_fn(|| {})?;
+        Ok(())
+    });
+    println!("child: ipc lane scope {r:?}");
+    assert!(matches!(r, Err(Error::ScopeTimeout { .. })), "{r:?}");
+    gate.open();
+    // Dropped while nothing waits any more; then a wait on a stream and
+    // the event dropped under it.
+    drop(opened);
+    let opened = ctx.open_ipc_event(&key)?;
+    let gate2 = HeldGate::new();
+    a.launch_host_fn(gate2.body())?;
+    let ev = a.record(ev)?;
+    b.wait_ipc_event(&opened)?;
+    drop(opened);
+    gate2.open();
+    b.synchronize()?;
+    a.synchronize()?;
+    drop(ev);
+    a.destroy()?;
+    b.destroy()
+}
+
+/// The serving thread runs a scope with a deadline on the stream it
+/// serves, whose host function outlives the deadline: the scope ends with
+/// its timeout (or its work done), never hangs, and the subscription ends.
+fn serve_scope_deadline<M: RunMode>(ctx: &Context<'_, '_, M>) -> Result<()> {
+    let stream = ctx.create_stream()?;
+    let r = stream.serve_host_fns(|_server| {
+        ctx.scope_with_timeout(Duration::from_millis(200), |s| {
+            make_guard!(l);
+            let lane = s.lane(&stream, l);
+            lane.host_fn(|| std::thread::sleep(Duration::from_millis(600)))?;
+            lane.host_fn(|| {})?;
+            Ok(())
+        })
+    })?;
+    println!("child: served scope {r:?}");
+    assert!(
+        matches!(r, Ok(()) | Err(Error::ScopeTimeout { .. })),
+        "{r:?}"
+    );
+    let _ = stream.synchronize();
+    assert!(stream.is_complete()?);
+    stream.destroy()
+}
+
+/// The serving thread awaits a synchronisation of the stream it serves
+/// (`synchronize_async`, driven by `block_on`): refused (typed) or
+/// served, never a hang.
+fn serve_awaited_sync<M: RunMode>(ctx: &Context<'_, '_, M>) -> Result<()> {
+    let stream = ctx.create_stream()?;
+    let ran = Arc::new(AtomicBool::new(false));
+    let r = stream.serve_host_fns(|_server| {
+        let ran = ran.clone();
+        stream.launch_host_fn(move || ran.store(true, Ordering::SeqCst))?;
+        aclrt::future::block_on(stream.synchronize_async())
+    })?;
+    println!("child: awaited on the serving thread {r:?}");
+    match r {
+        Ok(()) => assert!(ran.load(Ordering::SeqCst)),
+        Err(e) => assert!(matches!(e, Error::InCallback { .. }), "{e:?}"),
+    }
+    stream.synchronize()?;
+    assert!(ran.load(Ordering::SeqCst));
+    stream.destroy()
+}
+
+#[test]
+fn a_failed_record_task_does_not_hang_the_scope() {
+    in_child("record_task_fails");
+}
+
+#[test]
+fn a_nested_scope_on_a_lane_waiting_for_a_notify_is_refused() {
+    in_child("nested_scope_on_waiting_lane");
+}
+
+#[test]
+fn a_host_fn_panic_before_the_record_is_resumed_not_hung() {
+    in_child("host_fn_panics_before_record");
+}
+
+#[test]
+fn a_deadline_aborting_the_recorder_leaves_the_notify_usable() {
+    in_child("deadline_aborts_the_recorder");
+}
+
+#[test]
+fn recovering_from_an_unmatched_wait_then_more_work_is_typed() {
+    in_child("recover_then_more_work");
+}
+
+#[test]
+fn a_notify_waited_twice_or_recorded_twice() {
+    in_child("waited_twice_recorded_once");
+}
+
+#[test]
+fn process_exit_with_an_unmatched_wait() {
+    in_child("exit_with_unmatched_wait");
+}
+
+#[test]
+fn a_failing_hand_off_on_another_thread() {
+    in_child("other_thread_scope_errors");
+}
+
+#[test]
+fn an_ipc_event_waited_by_a_lane_past_the_deadline_and_dropped_under_a_wait() {
+    in_child("ipc_event_lane_deadline");
+}
+
+#[test]
+fn a_serving_thread_runs_a_scope_with_a_deadline() {
+    in_child("serve_scope_deadline");
+}
+
+#[test]
+fn a_serving_thread_awaits_its_own_stream() {
+    in_child("serve_awaited_sync");
+}
