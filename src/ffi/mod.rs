@@ -820,6 +820,9 @@ fn with_some_context_again(
 #[inline]
 pub(crate) fn synchronize_stream(stream: Raw) -> Result<()> {
     refuse_in_callback("aclrtSynchronizeStream")?;
+    // A notify wait of a scope open on this thread that no record matched
+    // yet: only this thread could queue the record.
+    scope::refuse_pending_notify(stream)?;
     #[cfg(unix)]
     host_thread::serve_while(|| matches!(stream_query(stream), Ok(false)));
     let watch = faults::begin(faults::key(stream));

@@ -94,6 +94,14 @@ impl<N: Copy + PartialEq, L: Copy + PartialEq> NotifyLedger<N, L> {
         self.entries.iter().any(|e| e.pending.contains(&lane))
     }
 
+    /// The lanes of the unmatched waits, each with its notify's
+    /// `(waits, records)`.
+    pub(crate) fn pending(&self) -> impl Iterator<Item = (L, (usize, usize))> + '_ {
+        self.entries
+            .iter()
+            .flat_map(|e| e.pending.iter().map(move |&l| (l, (e.waits, e.records))))
+    }
+
     /// `(waits, records)` of the first notify with an unmatched wait.
     pub(crate) fn unmatched(&self) -> Option<(usize, usize)> {
         self.entries

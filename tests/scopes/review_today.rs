@@ -187,19 +187,35 @@ fn record_task_fails<M: RunMode>(ctx: &Context<'_, '_, M>) -> Result<()> {
 }
 
 /// A nested scope enlists the stream an outer lane left waiting for a
-/// notify no record matched yet, and waits for its own work there. That
-/// wait can only end once the outer scope records: it must be refused
-/// (typed) rather than hang.
+/// notify no record matched yet, and waits for its own work there; the
+/// stream itself and the context are synchronised from the body. Each of
+/// those waits could only end once this thread records: each is refused
+/// (`NotifyNotRecorded`) instead of hanging. The nested scope cannot end
+/// with its work queued behind the wait (its borrows end): it aborts, as
+/// a deadline does, and the outer scope learns that its work there was
+/// discarded.
 fn nested_scope_on_waiting_lane<M: RunMode>(ctx: &Context<'_, '_, M>) -> Result<()> {
     let (a, b) = (ctx.create_stream()?, ctx.create_stream()?);
     let mut n = ctx.create_notify()?;
     let mut d = ctx.alloc::<u8>(64)?;
-    ctx.scope(|s| {
+    let outer = ctx.scope(|s| {
         make_guard!(ga);
         make_guard!(gb);
         let (la, lb) = (s.lane(&a, ga), s.lane(&b, gb));
         let n = s.notify(&mut n)?;
         lb.wait_notify(n)?;
+        let own = b.synchronize();
+        println!("child: the stream's own synchronisation {own:?}");
+        assert!(
+            matches!(own, Err(Error::NotifyNotRecorded { .. })),
+            "{own:?}"
+        );
+        let all = ctx.synchronize();
+        println!("child: the context's synchronisation {all:?}");
+        assert!(
+            matches!(all, Err(Error::NotifyNotRecorded { .. })),
+            "{all:?}"
+        );
         let t0 = Instant::now();
         let inner = ctx.scope(|s2| {
             make_guard!(gi);
@@ -212,10 +228,21 @@ fn nested_scope_on_waiting_lane<M: RunMode>(ctx: &Context<'_, '_, M>) -> Result<
             matches!(inner, Err(Error::NotifyNotRecorded { .. })),
             "{inner:?}"
         );
-        // The outer scope goes on: its record releases the lane.
+        // The outer scope goes on; its record comes too late for the wait
+        // the nested scope's abort discarded.
         la.record_notify(n)?;
-        lb.synchronize()
-    })?;
+        let synced = lb.synchronize();
+        println!("child: the outer lane then {synced:?}");
+        assert!(matches!(synced, Err(Error::WorkAborted)), "{synced:?}");
+        Ok(())
+    });
+    println!("child: outer scope {outer:?}");
+    assert_eq!(outer.expect_err("the abort").kind(), ErrorKind::Aborted);
+    // The notify's spare record (its wait was discarded) is the
+    // program's; the streams are idle and usable.
+    assert!(a.is_complete()? && b.is_complete()?);
+    a.synchronize()?;
+    b.synchronize()?;
     drop(n);
     a.destroy()?;
     b.destroy()
@@ -434,18 +461,32 @@ fn ipc_event_lane_deadline<M: RunMode>(ctx: &Context<'_, '_, M>) -> Result<()> {
     println!("child: ipc lane scope {r:?}");
     assert!(matches!(r, Err(Error::ScopeTimeout { .. })), "{r:?}");
     gate.open();
+    // The escalation aborted the stream the lane depended on (the
+    // exporter's): its held host function, work outside the scope, was
+    // discarded, which its next synchronisation reports once.
+    let ra = a.synchronize();
+    println!("child: the exporter's stream {ra:?}");
+    assert!(matches!(ra, Ok(()) | Err(Error::WorkAborted)), "{ra:?}");
+    let (ra, rb) = (a.synchronize(), b.synchronize());
+    println!("child: then {ra:?} {rb:?}");
     // Dropped while nothing waits any more; then a wait on a stream and
     // the event dropped under it.
     drop(opened);
     let opened = ctx.open_ipc_event(&key)?;
     let gate2 = HeldGate::new();
     a.launch_host_fn(gate2.body())?;
+    println!("child: launched");
     let ev = a.record(ev)?;
+    println!("child: recorded");
     b.wait_ipc_event(&opened)?;
+    println!("child: waited");
     drop(opened);
+    println!("child: dropped");
     gate2.open();
-    b.synchronize()?;
-    a.synchronize()?;
+    let (rb, ra) = (b.synchronize(), a.synchronize());
+    println!("child: after the drop under a wait {rb:?} {ra:?}");
+    rb?;
+    ra?;
     drop(ev);
     a.destroy()?;
     b.destroy()

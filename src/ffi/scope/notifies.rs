@@ -41,6 +41,8 @@
 //! same escalation. Bookkeeping with no `unsafe`.
 #![deny(unsafe_code)]
 
+use core::cell::{Cell, RefCell};
+
 use super::super::Raw;
 use super::super::protocol::notify_ledger as ledger;
 use super::CoreBook;
@@ -53,6 +55,44 @@ pub(super) type NotifyLedger = ledger::NotifyLedger<Raw, Raw>;
 
 fn not_recorded((waits, records): (usize, usize)) -> Error {
     Error::NotifyNotRecorded { waits, records }
+}
+
+std::thread_local! {
+    /// The streams where a scope open on this thread queued a notify wait
+    /// no record of it matched yet (scope id, stream, the notify's
+    /// `(waits, records)`): only this thread can queue the record, so a
+    /// synchronisation of one of them made on this thread (a nested
+    /// scope's, the stream's own, the context's) could only hang.
+    static PENDING: RefCell<Vec<(u64, Raw, (usize, usize))>> = const { RefCell::new(Vec::new()) };
+    /// Whether `PENDING` holds anything: the check on every blocking
+    /// synchronisation is one thread-local load.
+    static ANY_PENDING: Cell<bool> = const { Cell::new(false) };
+}
+
+/// [`Error::NotifyNotRecorded`] for a blocking synchronisation of `stream`
+/// on this thread while a scope open on it waits there for a notify that
+/// no record matched yet: the synchronisation could only hang.
+#[inline(always)]
+pub(crate) fn refuse_pending_notify(stream: Raw) -> Result<()> {
+    if ANY_PENDING.try_with(Cell::get).unwrap_or(false) {
+        return refuse_pending_slow(stream);
+    }
+    Ok(())
+}
+
+#[cold]
+#[inline(never)]
+fn refuse_pending_slow(stream: Raw) -> Result<()> {
+    let found = PENDING
+        .try_with(|p| {
+            p.borrow()
+                .iter()
+                .find(|&&(_, s, _)| s == stream)
+                .map(|&(_, _, n)| n)
+        })
+        .ok()
+        .flatten();
+    found.map_or(Ok(()), |n| Err(not_recorded(n)))
 }
 
 impl CoreBook {
@@ -81,6 +121,23 @@ impl CoreBook {
         if let Some(b) = self.inner.borrow_mut().0.as_mut() {
             b.notifies.clear();
         }
+        self.publish_pending();
         Some(err)
+    }
+
+    /// Publish this scope's unmatched notify waits to the thread's
+    /// `PENDING` (after every change of the ledger), so that a blocking
+    /// synchronisation of their streams on this thread is refused.
+    pub(super) fn publish_pending(&self) {
+        let id = self.id;
+        let book = self.inner.borrow();
+        let _ = PENDING.try_with(|p| {
+            let mut p = p.borrow_mut();
+            p.retain(|&(s, _, _)| s != id);
+            if let Some(b) = book.0.as_ref() {
+                p.extend(b.notifies.pending().map(|(l, n)| (id, l, n)));
+            }
+            let _ = ANY_PENDING.try_with(|a| a.set(!p.is_empty()));
+        });
     }
 }

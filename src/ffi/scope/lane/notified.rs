@@ -16,6 +16,7 @@ impl LaneCore<'_, '_> {
         let stream = self.stream();
         raw::record(notify, stream)?;
         self.core.book.book().notifies.recorded(notify, stream);
+        self.core.book.publish_pending();
         Ok(())
     }
 
@@ -28,6 +29,7 @@ impl LaneCore<'_, '_> {
         raw::wait(notify, stream, secs)?;
         if secs == 0 {
             self.core.book.book().notifies.waited(notify, stream);
+            self.core.book.publish_pending();
         }
         Ok(())
     }
