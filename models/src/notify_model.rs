@@ -111,7 +111,7 @@ fn scope(steps: &[(usize, Task)], cut: usize) -> (bool, usize, bool) {
         }
         // Entered once the C call succeeded (it queued the task).
         match task {
-            Task::Record => ledger.recorded(0, lane),
+            Task::Record => ledger.recorded_at(0, lane, 0),
             Task::Wait => ledger.waited(0, lane),
             Task::Work => {}
         }

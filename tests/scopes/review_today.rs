@@ -179,6 +179,25 @@ fn record_task_fails<M: RunMode>(ctx: &Context<'_, '_, M>) -> Result<()> {
     );
     // The waiting lane is not left blocked: it is idle now.
     assert!(b.is_complete()?);
+    // The same, learnt by a checked wait of the waiting lane's work in the
+    // body: refused (typed) instead of hanging; the end aborts.
+    let r = ctx.scope(|s| {
+        make_guard!(ga);
+        make_guard!(gb);
+        let (la, lb) = (s.lane(&a, ga), s.lane(&b, gb));
+        let n = s.notify(&mut n)?;
+        lb.wait_notify(n)?;
+        let y = lb.memset(&mut db, 5)?;
+        sim::inject_stream_task_fault(a.as_raw(), 1, sys::ACL_ERROR_RT_AICORE_EXCEPTION);
+        la.record_notify(n)?;
+        let w = y.wait().map(|_| ());
+        println!("child: checked wait behind the failed record {w:?}");
+        assert!(matches!(w, Err(Error::NotifyNotRecorded { .. })), "{w:?}");
+        Ok(())
+    });
+    println!("child: second scope ended {r:?}");
+    assert!(matches!(r, Err(Error::NotifyNotRecorded { .. })), "{r:?}");
+    assert!(b.is_complete()?);
     drop(n);
     let _ = a.synchronize();
     let _ = b.synchronize();

@@ -43,8 +43,11 @@
 
 use core::cell::{Cell, RefCell};
 
-use super::super::Raw;
+use std::time::Instant;
+
+use super::super::faults;
 use super::super::protocol::notify_ledger as ledger;
+use super::super::{Raw, stream_is_complete, synchronize_stream, synchronize_stream_timeout};
 use super::CoreBook;
 use super::book::escalate;
 use crate::error::{Error, Result};
@@ -52,6 +55,11 @@ use crate::error::{Error, Result};
 /// The notify records and waits a scope queued, matched
 /// (`protocol::notify_ledger`).
 pub(super) type NotifyLedger = ledger::NotifyLedger<Raw, Raw>;
+
+/// How long one bounded synchronisation of a lane lasts, in
+/// [`CoreBook::confirm_matched`], before the scope looks at the lanes
+/// whose records its waits need.
+const SLICE_MS: i32 = 50;
 
 fn not_recorded((waits, records): (usize, usize)) -> Error {
     Error::NotifyNotRecorded { waits, records }
@@ -101,12 +109,78 @@ impl CoreBook {
     /// borrow of the book while the scope has none.
     #[inline(always)]
     pub(super) fn refuse_unmatched(&self, streams: &[Raw]) -> Result<()> {
+        if self.any_unconfirmed() {
+            self.confirm_matched(streams, None);
+        }
         let book = self.inner.borrow();
         match book.0.as_ref() {
             Some(b) if streams.iter().any(|&s| b.notifies.pending_on(s)) => {
                 Err(not_recorded(b.notifies.unmatched().unwrap_or((0, 0))))
             }
             _ => Ok(()),
+        }
+    }
+
+    /// Whether a wait of the scope was matched by a record not yet known
+    /// to have run.
+    #[inline(always)]
+    pub(super) fn any_unconfirmed(&self) -> bool {
+        matches!(self.inner.borrow().0.as_ref(), Some(b) if b.notifies.any_unconfirmed())
+    }
+
+    /// Before the scope synchronises `streams` without a limit: for each
+    /// one with a wait that a record of another lane matched, learn
+    /// whether that record ran. The lane is synchronised in slices of
+    /// [`SLICE_MS`]; between them, each recording lane that is idle is
+    /// synchronised (at once) and its failures since the record read from
+    /// the record of failures (after the synchronisations in flight on
+    /// other threads). A record on a lane that failed after it was queued
+    /// may have set nothing (a failed task does nothing): its wait could
+    /// hang, so it goes back to the unmatched ones, which the callers
+    /// refuse to synchronise and the scope's end aborts. A record on a
+    /// lane idle without a failure ran: its wait ends. Stops at
+    /// `deadline` (the end's own bound then decides).
+    #[cold]
+    #[inline(never)]
+    pub(super) fn confirm_matched(&self, streams: &[Raw], deadline: Option<Instant>) {
+        for &lane in streams {
+            loop {
+                let records = match self.inner.borrow().0.as_ref() {
+                    Some(b) if !b.notifies.pending_on(lane) => b.notifies.unconfirmed_on(lane),
+                    _ => Vec::new(),
+                };
+                if records.is_empty() || deadline.is_some_and(|d| Instant::now() >= d) {
+                    break;
+                }
+                match synchronize_stream_timeout(lane, SLICE_MS) {
+                    Ok(()) => {
+                        self.book().notifies.lane_idle(lane);
+                        break;
+                    }
+                    Err(e) if e.is_timeout() => {}
+                    // A failure of the lane itself: entered; its callers'
+                    // synchronisation reports it.
+                    Err(_) => break,
+                }
+                for (k, clock) in records {
+                    if !matches!(stream_is_complete(k), Ok(true)) {
+                        continue;
+                    }
+                    if let Err(Error::NotifyNotRecorded { .. }) = synchronize_stream(k) {
+                        continue;
+                    }
+                    faults::quiesce(|key| key == faults::key(k));
+                    let failed = faults::log().since(clock, |key| key == faults::key(k));
+                    let mut book = self.book();
+                    match failed {
+                        Some((at, _)) => {
+                            book.notifies.record_failed(k, at);
+                        }
+                        None => book.notifies.record_ran(k),
+                    }
+                }
+                self.publish_pending();
+            }
         }
     }
 

@@ -15,7 +15,12 @@ impl LaneCore<'_, '_> {
         self.bind()?;
         let stream = self.stream();
         raw::record(notify, stream)?;
-        self.core.book.book().notifies.recorded(notify, stream);
+        let clock = super::super::super::faults::now();
+        self.core
+            .book
+            .book()
+            .notifies
+            .recorded_at(notify, stream, clock);
         self.core.book.publish_pending();
         Ok(())
     }
