@@ -145,6 +145,7 @@ fn child_flow<M: RunMode>(attack: &str, ctx: &Context<'_, '_, M>) -> Result<()> 
         "exit_with_unmatched_wait" => exit_with_unmatched_wait(ctx),
         "other_thread_scope_errors" => other_thread_scope_errors(ctx),
         "ipc_event_lane_deadline" => ipc_event_lane_deadline(ctx),
+        "ipc_foreign_after_escalation" => ipc_foreign_after_escalation(ctx),
         "serve_scope_deadline" => serve_scope_deadline(ctx),
         "serve_awaited_sync" => serve_awaited_sync(ctx),
         other => panic!("unknown attack {other}"),
@@ -458,18 +459,40 @@ fn other_thread_scope_errors<M: RunMode>(ctx: &Context<'_, '_, M>) -> Result<()>
     c.destroy()
 }
 
-/// A lane waits for an IPC event (opened by this process) whose record is
-/// held behind a host function of another stream; the scope's deadline
-/// passes. The scope ends with its timeout; the event and streams are
-/// released cleanly once the gate opens.
+/// An IPC event (opened by this process from its own key) is dropped
+/// while a stream waits for it: the close is deferred, the wait ends with
+/// the exporter's record. Then a lane waits for it, its record held
+/// behind a host function of another stream, and the scope's deadline
+/// passes: the scope ends with its timeout, the streams and the event are
+/// released cleanly once the gate opens, and a later wait is typed.
 fn ipc_event_lane_deadline<M: RunMode>(ctx: &Context<'_, '_, M>) -> Result<()> {
     let (a, b) = (ctx.create_stream()?, ctx.create_stream()?);
     let ev = ctx.create_event_of::<aclrt::ExIpc>()?;
+    let key = ev.ipc_handle()?.key();
+    // Dropped under a wait.
+    let opened = ctx.open_ipc_event(&key)?;
     let gate = HeldGate::new();
     a.launch_host_fn(gate.body())?;
     let ev = a.record(ev)?;
-    let key = ev.ipc_handle()?.key();
+    b.wait_ipc_event(&opened)?;
+    let ran = Arc::new(AtomicBool::new(false));
+    let r = ran.clone();
+    b.launch_host_fn(move || r.store(true, Ordering::SeqCst))?;
+    drop(opened);
+    std::thread::sleep(Duration::from_millis(50));
+    assert!(
+        !ran.load(Ordering::SeqCst),
+        "the wait ended with its handle"
+    );
+    gate.open();
+    b.synchronize()?;
+    a.synchronize()?;
+    assert!(ran.load(Ordering::SeqCst));
+    // A lane's wait past the scope's deadline.
     let opened = ctx.open_ipc_event(&key)?;
+    let gate = HeldGate::new();
+    a.launch_host_fn(gate.body())?;
+    let ev = a.record(ev)?;
     let r = ctx.scope_with_timeout(Duration::from_millis(300), |s| {
         make_guard!(gb);
         let lb = s.lane(&b, gb);
@@ -480,35 +503,177 @@ fn ipc_event_lane_deadline<M: RunMode>(ctx: &Context<'_, '_, M>) -> Result<()> {
     println!("child: ipc lane scope {r:?}");
     assert!(matches!(r, Err(Error::ScopeTimeout { .. })), "{r:?}");
     gate.open();
-    // The escalation aborted the stream the lane depended on (the
-    // exporter's): its held host function, work outside the scope, was
-    // discarded, which its next synchronisation reports once.
-    let ra = a.synchronize();
-    println!("child: the exporter's stream {ra:?}");
-    assert!(matches!(ra, Ok(()) | Err(Error::WorkAborted)), "{ra:?}");
     let (ra, rb) = (a.synchronize(), b.synchronize());
     println!("child: then {ra:?} {rb:?}");
-    // Dropped while nothing waits any more; then a wait on a stream and
-    // the event dropped under it.
-    drop(opened);
-    let opened = ctx.open_ipc_event(&key)?;
-    let gate2 = HeldGate::new();
-    a.launch_host_fn(gate2.body())?;
-    println!("child: launched");
+    assert!(matches!(ra, Ok(()) | Err(Error::WorkAborted)), "{ra:?}");
+    rb?;
+    // The key is this process's own, so the opened event may be recorded
+    // here, and the escalation discarded work in this context: a wait
+    // whose record has not run is refused (typed) or queued.
+    let gate = HeldGate::new();
+    a.launch_host_fn(gate.body())?;
     let ev = a.record(ev)?;
-    println!("child: recorded");
-    b.wait_ipc_event(&opened)?;
-    println!("child: waited");
-    drop(opened);
-    println!("child: dropped");
-    gate2.open();
+    let w = b.wait_ipc_event(&opened);
+    println!("child: a wait after the escalation {w:?}");
+    assert!(matches!(w, Ok(()) | Err(Error::WorkAborted)), "{w:?}");
+    gate.open();
     let (rb, ra) = (b.synchronize(), a.synchronize());
-    println!("child: after the drop under a wait {rb:?} {ra:?}");
+    println!("child: at last {rb:?} {ra:?}");
     rb?;
     ra?;
+    drop(opened);
     drop(ev);
     a.destroy()?;
     b.destroy()
+}
+
+/// The child half of
+/// [`an_ipc_event_of_another_process_is_waited_after_an_escalation`]: it
+/// opens the parent's IPC event (whose record the parent holds), lets a
+/// scope's deadline escalate in its context, then waits for the event on
+/// a stream and on a lane. The parent's record is never this process's to
+/// discard: both waits are queued (before, they were refused with
+/// `WorkAborted` once any escalation had run in the context) and end with
+/// the parent's record.
+fn ipc_foreign_after_escalation<M: RunMode>(ctx: &Context<'_, '_, M>) -> Result<()> {
+    let mut hex = String::new();
+    std::io::stdin().read_line(&mut hex).expect("the key");
+    let hex = hex.trim();
+    let mut bytes = [0u8; 64];
+    for (i, b) in bytes.iter_mut().enumerate() {
+        *b = u8::from_str_radix(&hex[2 * i..2 * i + 2], 16).expect("hex");
+    }
+    let opened = ctx.open_ipc_event(&aclrt::IpcEventKey::from_bytes(bytes))?;
+    let (b, c, d) = (
+        ctx.create_stream()?,
+        ctx.create_stream()?,
+        ctx.create_stream()?,
+    );
+    let r = ctx.scope_with_timeout(Duration::from_millis(100), |s| {
+        make_guard!(gc);
+        let lc = s.lane(&c, gc);
+        lc.host_fn(|| std::thread::sleep(Duration::from_millis(400)))?;
+        Ok(())
+    });
+    println!("child: an unrelated scope {r:?}");
+    assert!(matches!(r, Err(Error::ScopeTimeout { .. })), "{r:?}");
+    let w = b.wait_ipc_event(&opened);
+    println!("child: the stream's wait {w:?}");
+    w?;
+    let ran = Arc::new(AtomicBool::new(false));
+    let r2 = ran.clone();
+    b.launch_host_fn(move || r2.store(true, Ordering::SeqCst))?;
+    ctx.scope(|s| {
+        make_guard!(gd);
+        let ld = s.lane(&d, gd);
+        let w = ld.wait_ipc_event(&opened);
+        println!("child: the lane's wait {w:?}");
+        w?;
+        ld.host_fn(|| {})?;
+        assert!(!ran.load(Ordering::SeqCst), "the wait did not hold");
+        println!("child: waiting");
+        Ok(())
+    })?;
+    b.synchronize()?;
+    assert!(ran.load(Ordering::SeqCst));
+    drop(opened);
+    b.destroy()?;
+    c.destroy()?;
+    d.destroy()
+}
+
+fn ipc_foreign_parent<M: RunMode>(mode: &str, ctx: &Context<'_, '_, M>) -> Result<()> {
+    use std::io::{BufRead, Write};
+    let (s, gate_stream) = (ctx.create_stream()?, ctx.create_stream()?);
+    let gate = ctx.create_notify()?;
+    let event = ctx.create_event_of::<aclrt::ExIpc>()?;
+    let bytes = event.ipc_handle()?.key().to_bytes();
+    let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    // The record runs once this process opens the gate.
+    s.wait_notify_timeout(&gate, CHILD_LIMIT)?;
+    let event = s.record(event)?;
+    let mut child = Command::new(std::env::current_exe().expect("the test binary"))
+        .args([
+            "--exact",
+            &common::test_name(module_path!(), "attack_child"),
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env(ATTACK_VAR, "ipc_foreign_after_escalation")
+        .env("ACLRT_SIM_RUN_MODE", mode)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("spawn the child");
+    writeln!(child.stdin.take().expect("stdin"), "{hex}").expect("send the key");
+    let stdout = child.stdout.take().expect("stdout");
+    let (tx, lines) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stdout)
+            .lines()
+            .map_while(|l| l.ok())
+        {
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let t0 = Instant::now();
+    let mut seen = Vec::new();
+    let mut waiting = false;
+    while t0.elapsed() < CHILD_LIMIT {
+        match lines.recv_timeout(Duration::from_millis(100)) {
+            Ok(line) => {
+                waiting |= line.contains("child: waiting");
+                seen.push(line);
+                if waiting {
+                    break;
+                }
+            }
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break,
+        }
+    }
+    // Release the record whatever the child said, so nothing waits on.
+    gate_stream.record_notify(&gate)?;
+    s.synchronize()?;
+    let status = loop {
+        if let Some(st) = child.try_wait().expect("wait for the child") {
+            break Some(st);
+        }
+        if t0.elapsed() > CHILD_LIMIT {
+            let _ = child.kill();
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    while let Ok(line) = lines.recv_timeout(Duration::from_millis(200)) {
+        seen.push(line);
+    }
+    let out = seen.join("\n");
+    assert!(waiting, "the child never waited ({mode} run mode)\n{out}");
+    let status = status.unwrap_or_else(|| panic!("the child hung ({mode} run mode)\n{out}"));
+    assert!(
+        status.success() && out.contains("child: held"),
+        "{mode} run mode: {status:?}\n{out}"
+    );
+    drop(event);
+    drop(gate);
+    s.destroy()?;
+    gate_stream.destroy()
+}
+
+#[test]
+fn an_ipc_event_of_another_process_is_waited_after_an_escalation() {
+    for (device_mode, mode) in [(false, "host"), (true, "device")] {
+        let _sim = take(mode_config(device_mode));
+        let acl = Acl::init().expect("aclInit");
+        let r = in_mode!(&acl, device_mode, |ctx| ipc_foreign_parent(mode, ctx));
+        r.expect("flow");
+        acl.finalize().expect("aclFinalize");
+        assert_clean();
+    }
 }
 
 /// The serving thread runs a scope with a deadline on the stream it
