@@ -302,6 +302,16 @@ fn deadline_aborts_the_recorder<M: RunMode>(ctx: &Context<'_, '_, M>) -> Result<
     let mut n = ctx.create_notify()?;
     let gate = HeldGate::new();
     let t0 = Instant::now();
+    // The held host function is running when the deadline's abort comes;
+    // the abort returns once it does (a host function cannot be stopped):
+    // another thread lets it go.
+    let opener = {
+        let gate = gate.clone();
+        std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(600));
+            gate.open();
+        })
+    };
     let r = ctx.scope_with_timeout(Duration::from_millis(300), |s| {
         make_guard!(ga);
         make_guard!(gb);
@@ -314,7 +324,8 @@ fn deadline_aborts_the_recorder<M: RunMode>(ctx: &Context<'_, '_, M>) -> Result<
     });
     println!("child: deadline scope {r:?} after {:?}", t0.elapsed());
     assert!(matches!(r, Err(Error::ScopeTimeout { .. })), "{r:?}");
-    gate.open();
+    assert!(t0.elapsed() < Duration::from_secs(10), "{:?}", t0.elapsed());
+    opener.join().expect("the opener");
     // A correct hand-off after it: ordered, and the scope ends well.
     let (written, seen) = (AtomicBool::new(false), AtomicBool::new(false));
     ctx.scope(|s| {
