@@ -38,7 +38,9 @@
 //!   thread waits for a notify that no record matched yet — a nested
 //!   scope's, [`Stream::synchronize`](crate::Stream::synchronize), the
 //!   context's — is refused with the same error: only this thread could
-//!   queue the record.
+//!   queue the record. In a thread-local destructor that runs after the
+//!   crate's own thread-locals are gone, a wait without a time limit is
+//!   refused up front ([`Error::InCallback`](crate::Error::InCallback)).
 //! * A notify is one flag: two records that both run before a wait
 //!   consumes the first set it once. Records the scope matched with waits
 //!   may coalesce that way if nothing orders them after the waits they

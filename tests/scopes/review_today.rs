@@ -110,6 +110,11 @@ fn attack_child() {
     };
     let attack = attack.into_string().expect("an attack's name");
     let device_mode = std::env::var("ACLRT_SIM_RUN_MODE").as_deref() == Ok("device");
+    if attack == "tls_destructor_notify" {
+        tls_destructor_notify(device_mode);
+        println!("child: held");
+        return;
+    }
     let config = if attack.starts_with("serve_") {
         compact(mode_config(device_mode))
     } else {
@@ -687,6 +692,82 @@ fn an_ipc_event_of_another_process_is_waited_after_an_escalation() {
     }
 }
 
+/// A scope whose lane waits for a notify no record matched synchronises
+/// that stream itself: refused (typed), and the scope's end aborts.
+fn unmatched_then_own_sync<M: RunMode>(ctx: &Context<'_, '_, M>) -> Result<String> {
+    let (a, b) = (ctx.create_stream()?, ctx.create_stream()?);
+    let mut n = ctx.create_notify()?;
+    let mut own = None;
+    let r = ctx.scope(|s| {
+        make_guard!(ga);
+        make_guard!(gb);
+        let (_la, lb) = (s.lane(&a, ga), s.lane(&b, gb));
+        let n = s.notify(&mut n)?;
+        lb.wait_notify(n)?;
+        own = Some(b.synchronize());
+        Ok(())
+    });
+    drop(n);
+    a.destroy()?;
+    b.destroy()?;
+    Ok(format!("{own:?} then {r:?}"))
+}
+
+/// The same in a thread-local destructor that runs after the crate's own
+/// thread-locals of that thread are gone (they were made after this one,
+/// so they are destroyed first): the wait is refused up front (typed) or
+/// the synchronisation is, never a hang.
+fn tls_destructor_notify(device_mode: bool) {
+    let _sim = take(mode_config(device_mode));
+    struct App(Option<Acl>, std::sync::mpsc::Sender<String>);
+    impl App {
+        fn run(&self) -> String {
+            let acl = self.0.as_ref().expect("set");
+            let device_mode = std::env::var("ACLRT_SIM_RUN_MODE").as_deref() == Ok("device");
+            let mut out = String::new();
+            let r = in_mode!(acl, device_mode, |ctx| {
+                out = unmatched_then_own_sync(ctx)?;
+                Ok(())
+            });
+            format!("{out} / {r:?}")
+        }
+    }
+    impl Drop for App {
+        fn drop(&mut self) {
+            let out = self.run();
+            let _ = self.1.send(out);
+            if let Some(acl) = self.0.take() {
+                let _ = acl.finalize();
+            }
+        }
+    }
+    std::thread_local! {
+        static APP: std::cell::RefCell<Option<App>> = const { std::cell::RefCell::new(None) };
+    }
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        APP.with(|a| *a.borrow_mut() = Some(App(Some(Acl::init().expect("aclInit")), tx)));
+        APP.with(|a| {
+            let live = a.borrow().as_ref().expect("set").run();
+            println!("child: live: {live}");
+            assert!(
+                live.starts_with("Some(Err(NotifyNotRecorded")
+                    && live.contains("then Err(NotifyNotRecorded"),
+                "{live}"
+            );
+        });
+    })
+    .join()
+    .expect("the thread ends normally");
+    let out = rx.recv_timeout(CHILD_LIMIT).expect("the destructor ran");
+    println!("child: tls-dtor: {out}");
+    let refused_up_front = out.contains("InCallback");
+    let refused_sync =
+        out.starts_with("Some(Err(NotifyNotRecorded") && out.contains("then Err(NotifyNotRecorded");
+    assert!(refused_up_front || refused_sync, "{out}");
+    assert!(out.ends_with("/ Ok(())"), "{out}");
+}
+
 /// The serving thread runs a scope with a deadline on the stream it
 /// serves, whose host function outlives the deadline: the scope ends with
 /// its timeout (or its work done), never hangs, and the subscription ends.
@@ -785,4 +866,9 @@ fn a_serving_thread_runs_a_scope_with_a_deadline() {
 #[test]
 fn a_serving_thread_awaits_its_own_stream() {
     in_child("serve_awaited_sync");
+}
+
+#[test]
+fn an_unmatched_notify_wait_in_a_thread_local_destructor() {
+    in_child("tls_destructor_notify");
 }

@@ -77,6 +77,13 @@ std::thread_local! {
     static ANY_PENDING: Cell<bool> = const { Cell::new(false) };
 }
 
+/// Whether this thread can keep the list of its unmatched notify waits:
+/// not once its thread-locals are destroyed (a thread-local destructor
+/// runs later), when a wait could no longer be guarded and is refused.
+pub(crate) fn can_guard_waits() -> bool {
+    PENDING.try_with(|_| ()).is_ok()
+}
+
 /// [`Error::NotifyNotRecorded`] for a blocking synchronisation of `stream`
 /// on this thread while a scope open on it waits there for a notify that
 /// no record matched yet: the synchronisation could only hang.

@@ -29,6 +29,14 @@ impl LaneCore<'_, '_> {
     /// `secs` as the runtime counts: 0 is no limit); a wait without a
     /// limit is entered in the ledger once the call succeeded.
     pub(crate) fn wait_notify(&self, notify: Raw, secs: u32) -> Result<()> {
+        if secs == 0 && !super::super::can_guard_waits() {
+            // A thread-local destructor after the thread's list of
+            // unmatched waits was destroyed: a synchronisation of this
+            // stream on this thread could not be refused.
+            return Err(crate::error::Error::InCallback {
+                operation: "Lane::wait_notify after the thread's locals were destroyed",
+            });
+        }
         self.bind()?;
         let stream = self.stream();
         raw::wait(notify, stream, secs)?;
