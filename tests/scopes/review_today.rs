@@ -110,6 +110,11 @@ fn attack_child() {
     };
     let attack = attack.into_string().expect("an attack's name");
     let device_mode = std::env::var("ACLRT_SIM_RUN_MODE").as_deref() == Ok("device");
+    if attack == "allocator_forgotten_then_reset" {
+        allocator_forgotten_then_reset(device_mode);
+        println!("child: held");
+        return;
+    }
     if attack == "tls_destructor_notify" {
         tls_destructor_notify(device_mode);
         println!("child: held");
@@ -692,6 +697,72 @@ fn an_ipc_event_of_another_process_is_waited_after_an_escalation() {
     }
 }
 
+/// The crate's allocator callbacks as the runtime's users reach them.
+fn allocator_callbacks(
+    stream: *mut core::ffi::c_void,
+) -> Option<(
+    usize,
+    unsafe extern "C" fn(sys::aclrtAllocator, usize) -> *mut core::ffi::c_void,
+)> {
+    let (mut d, mut o) = (core::ptr::null_mut(), core::ptr::null_mut());
+    let (mut af, mut ff, mut aa, mut ga) = (None, None, None, None);
+    // SAFETY: every output is a valid, writable slot.
+    let code = unsafe {
+        sys::aclrtAllocatorGetByStream(stream, &mut d, &mut o, &mut af, &mut ff, &mut aa, &mut ga)
+    };
+    if code != sys::ACL_SUCCESS {
+        return None;
+    }
+    Some((o as usize, af?))
+}
+
+fn allocator_flow<M: RunMode>(acl: &Acl) -> Result<String> {
+    let device = acl.require::<M>()?.device(0)?;
+    make_guard!(g);
+    let ctx = device.create_context(g)?;
+    let s = ctx.create_stream()?;
+    let raw = s.as_raw();
+    let reg = s.register_allocator(4096)?;
+    let (obj, alloc) = allocator_callbacks(raw).expect("registered");
+    // SAFETY: the crate's callback with its object.
+    let block = unsafe { alloc(obj as sys::aclrtAllocator, 128) };
+    assert!(!block.is_null());
+    std::mem::forget(reg);
+    s.destroy()?;
+    let destroyed = ctx.destroy();
+    let reset = device.reset();
+    // SAFETY: as above; the pool of a forgotten guard stays callable.
+    let after = unsafe { alloc(obj as sys::aclrtAllocator, 128) };
+    Ok(format!(
+        "ctx {destroyed:?}, reset {reset:?}, block after {}",
+        if after.is_null() { "none" } else { "some" }
+    ))
+}
+
+/// The allocator's guard is forgotten, then its stream destroyed, its
+/// context destroyed (refused: its blocks are live children) and the
+/// device reset: typed outcomes, and the simulator sees no use of freed
+/// memory or handle.
+fn allocator_forgotten_then_reset(device_mode: bool) {
+    let _sim = take(mode_config(device_mode));
+    let acl = Acl::init().expect("aclInit");
+    let out = if device_mode {
+        allocator_flow::<aclrt::DeviceMode>(&acl)
+    } else {
+        allocator_flow::<aclrt::HostMode>(&acl)
+    };
+    println!("child: {out:?}");
+    let out = out.expect("flow");
+    assert!(out.starts_with("ctx Err(LiveChildren"), "{out}");
+    // The device keeps the blocks the pool still hands out.
+    assert!(out.contains("reset Err(LiveChildren"), "{out}");
+    assert!(out.ends_with("block after some"), "{out}");
+    let audit = sim::audit();
+    println!("child: violations {:?}", violation_kinds(&audit));
+    assert!(audit.violations.is_empty(), "{audit:#?}");
+    drop(acl);
+}
+
 /// A scope whose lane waits for a notify no record matched synchronises
 /// that stream itself: refused (typed), and the scope's end aborts.
 fn unmatched_then_own_sync<M: RunMode>(ctx: &Context<'_, '_, M>) -> Result<String> {
@@ -871,4 +942,9 @@ fn a_serving_thread_awaits_its_own_stream() {
 #[test]
 fn an_unmatched_notify_wait_in_a_thread_local_destructor() {
     in_child("tls_destructor_notify");
+}
+
+#[test]
+fn a_forgotten_allocator_then_its_stream_context_and_device_go() {
+    in_child("allocator_forgotten_then_reset");
 }
