@@ -657,18 +657,21 @@ fn ipc_foreign_parent<M: RunMode>(mode: &str, ctx: &Context<'_, '_, M>) -> Resul
         }
     }
     // Release the record whatever the child said, so nothing waits on.
-    gate_stream.record_notify(&gate)?;
-    s.synchronize()?;
+    let released = gate_stream
+        .record_notify(&gate)
+        .and_then(|()| s.synchronize());
     let status = loop {
         if let Some(st) = child.try_wait().expect("wait for the child") {
             break Some(st);
         }
         if t0.elapsed() > CHILD_LIMIT {
             let _ = child.kill();
+            let _ = child.wait();
             break None;
         }
         std::thread::sleep(Duration::from_millis(20));
     };
+    released?;
     while let Ok(line) = lines.recv_timeout(Duration::from_millis(200)) {
         seen.push(line);
     }

@@ -65,13 +65,17 @@ fn not_recorded((waits, records): (usize, usize)) -> Error {
     Error::NotifyNotRecorded { waits, records }
 }
 
+/// An unmatched notify wait of a scope open on this thread: the scope's
+/// id, the waiting stream, the notify's `(waits, records)`.
+type PendingWait = (u64, Raw, (usize, usize));
+
 std::thread_local! {
     /// The streams where a scope open on this thread queued a notify wait
     /// no record of it matched yet (scope id, stream, the notify's
     /// `(waits, records)`): only this thread can queue the record, so a
     /// synchronisation of one of them made on this thread (a nested
     /// scope's, the stream's own, the context's) could only hang.
-    static PENDING: RefCell<Vec<(u64, Raw, (usize, usize))>> = const { RefCell::new(Vec::new()) };
+    static PENDING: RefCell<Vec<PendingWait>> = const { RefCell::new(Vec::new()) };
     /// Whether `PENDING` holds anything: the check on every blocking
     /// synchronisation is one thread-local load.
     static ANY_PENDING: Cell<bool> = const { Cell::new(false) };
