@@ -110,6 +110,11 @@ fn attack_child() {
     };
     let attack = attack.into_string().expect("an attack's name");
     let device_mode = std::env::var("ACLRT_SIM_RUN_MODE").as_deref() == Ok("device");
+    if attack == "serve_exception_deadline" {
+        serve_exception_deadline(device_mode);
+        println!("child: held");
+        return;
+    }
     if attack == "allocator_forgotten_then_reset" {
         allocator_forgotten_then_reset(device_mode);
         println!("child: held");
@@ -156,6 +161,7 @@ fn child_flow<M: RunMode>(attack: &str, ctx: &Context<'_, '_, M>) -> Result<()> 
         "other_thread_scope_errors" => other_thread_scope_errors(ctx),
         "ipc_event_lane_deadline" => ipc_event_lane_deadline(ctx),
         "ipc_foreign_after_escalation" => ipc_foreign_after_escalation(ctx),
+        "deadline_fault_then_new_scope" => deadline_fault_then_new_scope(ctx),
         "serve_scope_deadline" => serve_scope_deadline(ctx),
         "serve_awaited_sync" => serve_awaited_sync(ctx),
         other => panic!("unknown attack {other}"),
@@ -700,6 +706,97 @@ fn an_ipc_event_of_another_process_is_waited_after_an_escalation() {
     }
 }
 
+fn serve_exception_flow<M: RunMode>(acl: &Acl) -> Result<String> {
+    let device = acl.require::<M>()?.device(0)?;
+    make_guard!(g);
+    let ctx = device.create_context(g)?;
+    let stream = ctx.create_stream()?;
+    let mut d = ctx.alloc::<u8>(64)?;
+    let t0 = Instant::now();
+    let r = stream.serve_host_fns(|_server| {
+        ctx.scope_with_timeout(Duration::from_millis(300), |s| {
+            make_guard!(l);
+            let lane = s.lane(&stream, l);
+            lane.host_fn(|| std::thread::sleep(Duration::from_millis(100)))?;
+            sim::inject_stream_task_fault(stream.as_raw(), 1, sys::ACL_ERROR_RT_AICORE_EXCEPTION);
+            let _x = lane.memset(&mut d, 1)?;
+            lane.host_fn(|| std::thread::sleep(Duration::from_millis(600)))?;
+            Ok(())
+        })
+    })?;
+    let took = t0.elapsed();
+    let after = stream.synchronize();
+    drop(d);
+    stream.destroy()?;
+    ctx.destroy()?;
+    device.reset()?;
+    assert!(took < Duration::from_secs(10), "{took:?}");
+    Ok(format!("{r:?} / then {after:?}"))
+}
+
+/// An exception handler is registered; the serving thread runs a scope
+/// with a deadline on its served stream, where a task faults between two
+/// host functions and the second outlives the deadline. The scope ends,
+/// typed (its timeout or the fault), within the deadline plus the running
+/// host function; the handler, run by the runtime meanwhile, only records.
+fn serve_exception_deadline(device_mode: bool) {
+    let _sim = take(compact(mode_config(device_mode)));
+    let acl = Acl::init().expect("aclInit");
+    let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let sink = seen.clone();
+    let handler = acl
+        .on_exception(move |info| sink.lock().unwrap().push(info.error_code()))
+        .expect("on_exception");
+    let out = if device_mode {
+        serve_exception_flow::<aclrt::DeviceMode>(&acl)
+    } else {
+        serve_exception_flow::<aclrt::HostMode>(&acl)
+    };
+    println!("child: {out:?}, handler saw {:?}", seen.lock().unwrap());
+    let out = out.expect("flow");
+    let code = sys::ACL_ERROR_RT_AICORE_EXCEPTION;
+    assert!(
+        out.starts_with("Err(ScopeTimeout") || out.starts_with(&format!("Err(Acl {{ code: {code}")),
+        "{out}"
+    );
+    assert!(seen.lock().unwrap().iter().all(|&c| c == code));
+    handler.unregister().expect("unregister");
+    acl.finalize().expect("aclFinalize");
+}
+
+/// A scope's deadline aborts its stream after a task there faulted; a new
+/// scope then queues correct work on the same stream and waits for it.
+/// The old fault belongs to the first scope's work: the new scope's
+/// checked wait must not fail with it.
+fn deadline_fault_then_new_scope<M: RunMode>(ctx: &Context<'_, '_, M>) -> Result<()> {
+    let stream = ctx.create_stream()?;
+    let mut d = ctx.alloc::<u8>(64)?;
+    let r = ctx.scope_with_timeout(Duration::from_millis(300), |s| {
+        make_guard!(l);
+        let lane = s.lane(&stream, l);
+        lane.host_fn(|| std::thread::sleep(Duration::from_millis(100)))?;
+        sim::inject_stream_task_fault(stream.as_raw(), 1, sys::ACL_ERROR_RT_AICORE_EXCEPTION);
+        let _x = lane.memset(&mut d, 1)?;
+        lane.host_fn(|| std::thread::sleep(Duration::from_millis(600)))?;
+        Ok(())
+    });
+    println!("child: the deadline scope {r:?}");
+    assert!(r.is_err());
+    let again = ctx.scope(|s| {
+        make_guard!(l);
+        let lane = s.lane(&stream, l);
+        lane.memset(&mut d, 2)?.wait()?;
+        Ok(())
+    });
+    println!("child: the next scope {again:?}");
+    again?;
+    let mut h = [0u8; 64];
+    ctx.copy(&d, &mut h[..])?;
+    assert!(h.iter().all(|&v| v == 2));
+    drop(d);
+    stream.destroy()
+}
+
 /// The crate's allocator callbacks as the runtime's users reach them.
 fn allocator_callbacks(
     stream: *mut core::ffi::c_void,
@@ -950,4 +1047,14 @@ fn an_unmatched_notify_wait_in_a_thread_local_destructor() {
 #[test]
 fn a_forgotten_allocator_then_its_stream_context_and_device_go() {
     in_child("allocator_forgotten_then_reset");
+}
+
+#[test]
+fn a_serving_thread_scope_deadline_with_a_fault_and_an_exception_handler() {
+    in_child("serve_exception_deadline");
+}
+
+#[test]
+fn a_fault_aborted_by_a_deadline_does_not_fail_the_next_scope() {
+    in_child("deadline_fault_then_new_scope");
 }
