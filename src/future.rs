@@ -105,10 +105,13 @@ impl<T> Waiting<T> {
             // Fired: the watch is over; its interest is given up.
             self.interest = None;
         }
-        if crate::ffi::in_callback() {
+        if crate::ffi::in_callback() || serving_thread() {
             // A host function's thread: the work may wait for this very
             // function, so nothing is watched; the blocking form answers at
-            // once (a wait refuses there).
+            // once (a wait refuses there). A thread that serves host
+            // functions likewise: the work may wait for one only this
+            // thread runs, and the blocking form refuses (its served
+            // stream) or serves while it waits (other work).
             let item = self
                 .item
                 .take()
@@ -135,6 +138,19 @@ impl<T> Waiting<T> {
         }
         let item = self.item.take().expect("checked above");
         Poll::Ready(finish(item))
+    }
+}
+
+/// Whether the calling thread serves host functions
+/// ([`Stream::serve_host_fns`](crate::Stream::serve_host_fns)).
+fn serving_thread() -> bool {
+    #[cfg(unix)]
+    {
+        crate::ffi::host_thread::serves_any()
+    }
+    #[cfg(not(unix))]
+    {
+        false
     }
 }
 

@@ -95,6 +95,7 @@ where
     #[doc(alias = "aclrtIpcGetEventHandle")]
     pub fn ipc_handle(&self) -> Result<IpcEventHandle<'_>> {
         let bytes = ffi::ipc_event::get_handle(ffi::HandleOwner::handle(self))?;
+        crate::rule::exports::event_key_given(bytes);
         Ok(IpcEventHandle {
             key: IpcEventKey(bytes),
             _event: PhantomData,
@@ -118,6 +119,13 @@ impl IsIpc for ExIpc {}
 #[doc(alias = "aclrtIpcOpenEventHandle")]
 pub struct IpcEvent<'ctx, 'id> {
     raw: Raw,
+    /// Opened from a key another process gave out: its records are queued
+    /// there only, so no escalation of this process discards one, and a
+    /// wait on it is never refused as waiting for a discarded record. (A
+    /// key this process gave out names an event recorded here, whose
+    /// records an escalation may discard: such waits are judged as waits
+    /// on an event of this process whose record is not known.)
+    foreign: bool,
     _ctx: PhantomData<&'ctx ()>,
     _brand: PhantomData<Id<'id>>,
 }
@@ -146,9 +154,11 @@ impl<'dev, 'id, M: RunMode> Context<'dev, 'id, M> {
     #[doc(alias = "aclrtIpcOpenEventHandle")]
     pub fn open_ipc_event(&self, key: &IpcEventKey) -> Result<IpcEvent<'_, 'id>> {
         ffi::make_current(self.raw())?;
+        let foreign = !crate::rule::exports::event_key_is_ours(&key.0);
         let raw = ffi::ipc_event::open_handle(&key.0, self.raw())?;
         Ok(IpcEvent {
             raw,
+            foreign,
             _ctx: PhantomData,
             _brand: PhantomData,
         })
@@ -176,7 +186,11 @@ impl<'ctx, 'id> Stream<'ctx, 'id> {
     #[doc(alias = "aclrtStreamWaitEvent")]
     pub fn wait_ipc_event(&self, event: &IpcEvent<'_, 'id>) -> Result<()> {
         self.bind()?;
-        ffi::scope::wait_event_outside(self.raw(), self.ctx_raw(), event.raw)
+        if event.foreign {
+            ffi::scope::wait_foreign_event_outside(self.raw(), self.ctx_raw(), event.raw)
+        } else {
+            ffi::scope::wait_event_outside(self.raw(), self.ctx_raw(), event.raw)
+        }
     }
 }
 
@@ -186,6 +200,10 @@ impl<'scope, 'env, 'id, 'sid, M: RunMode> Lane<'scope, 'env, 'id, 'sid, M> {
     /// ends.
     #[doc(alias = "aclrtStreamWaitEvent")]
     pub fn wait_ipc_event(&self, event: &'scope IpcEvent<'_, 'id>) -> Result<()> {
-        self.core().wait_event(event)
+        if event.foreign {
+            self.core().wait_foreign_event(event)
+        } else {
+            self.core().wait_event(event)
+        }
     }
 }

@@ -27,7 +27,20 @@
 //!   the record on the recording lane does not keep the record from
 //!   running (the runtime goes on after a failed task; the failure is the
 //!   stream's, as for events): the waiting lane is released and the
-//!   failure rule reports the failure to the scope's checked waits.
+//!   failure rule reports the failure to the scope's checked waits. A
+//!   failed *record* sets nothing: before the scope synchronises a lane
+//!   whose wait a record of another lane matched, it learns whether that
+//!   record ran (the recording lane, once idle, synchronised and its
+//!   failures read); one that may have failed leaves its wait unmatched,
+//!   with the refusal and the abort above. (Two lanes that each wait for
+//!   the other's failed record never become idle: a deadline ends that.)
+//! * A blocking synchronisation of a stream where a scope open on this
+//!   thread waits for a notify that no record matched yet — a nested
+//!   scope's, [`Stream::synchronize`](crate::Stream::synchronize), the
+//!   context's — is refused with the same error: only this thread could
+//!   queue the record. In a thread-local destructor that runs after the
+//!   crate's own thread-locals are gone, a wait without a time limit is
+//!   refused up front ([`Error::InCallback`](crate::Error::InCallback)).
 //! * A notify is one flag: two records that both run before a wait
 //!   consumes the first set it once. Records the scope matched with waits
 //!   may coalesce that way if nothing orders them after the waits they

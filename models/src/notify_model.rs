@@ -26,6 +26,9 @@ enum Task {
     Wait,
     /// Work behind a wait: notes whether the notify's record ran before.
     Work,
+    /// A record that fails on the device: it sets nothing, and its
+    /// stream's next synchronisation reports the failure.
+    FailedRecord,
 }
 
 struct Env {
@@ -38,6 +41,8 @@ struct Env {
     early_work: bool,
     /// Work that ran.
     work_run: usize,
+    /// A task of the lane failed (what its synchronisation would report).
+    failed: [bool; 2],
     closed: bool,
 }
 
@@ -66,6 +71,11 @@ fn worker(rt: &Rt, i: usize) {
                 env.set = false;
                 rt.cv.notify_all();
             }
+            Some(Task::FailedRecord) => {
+                env.queues[i].remove(0);
+                env.failed[i] = true;
+                rt.cv.notify_all();
+            }
             Some(Task::Work) => {
                 env.queues[i].remove(0);
                 if env.records_run == 0 {
@@ -92,6 +102,7 @@ fn scope(steps: &[(usize, Task)], cut: usize) -> (bool, usize, bool) {
             records_run: 0,
             early_work: false,
             work_run: 0,
+            failed: [false, false],
             closed: false,
         }),
         cv: Condvar::new(),
@@ -111,12 +122,42 @@ fn scope(steps: &[(usize, Task)], cut: usize) -> (bool, usize, bool) {
         }
         // Entered once the C call succeeded (it queued the task).
         match task {
-            Task::Record => ledger.recorded(0, lane),
+            Task::Record | Task::FailedRecord => ledger.recorded_at(0, lane, 0),
             Task::Wait => ledger.waited(0, lane),
             Task::Work => {}
         }
     }
-    // The end: abort first if a wait is unmatched, then synchronise.
+    // The end (`CoreBook::confirm_matched`): before it synchronises the
+    // waiting lane, it learns whether the records that matched its waits
+    // ran: a recording lane that is idle is synchronised (its failure read,
+    // clock 1 > the records' 0); the waiting lane idle ends the question.
+    // A bounded synchronisation of the waiting lane is a wait for a change.
+    let mut env = lock(&rt);
+    loop {
+        if env.queues[1].is_empty() {
+            ledger.lane_idle(1);
+            break;
+        }
+        let records = ledger.unconfirmed_on(1);
+        if records.is_empty() || ledger.pending_on(1) {
+            break;
+        }
+        for (k, _clock) in records {
+            if env.queues[k].is_empty() {
+                if env.failed[k] {
+                    ledger.record_failed(k, 1);
+                } else {
+                    ledger.record_ran(k);
+                }
+            }
+        }
+        if ledger.pending_on(1) || ledger.unconfirmed_on(1).is_empty() {
+            break;
+        }
+        env = rt.cv.wait(env).unwrap_or_else(|e| e.into_inner());
+    }
+    drop(env);
+    // Then abort first if a wait is unmatched, then synchronise.
     let aborted = ledger.unmatched().is_some();
     let mut env = lock(&rt);
     if aborted {
@@ -168,6 +209,34 @@ fn early_record() {
     assert!(!aborted, "a record queued before the wait was not counted");
     assert_eq!(work, 1);
     assert!(!early);
+}
+
+/// Lane 1 waits and then works; lane 0's record fails on the device (it
+/// sets nothing): the end learns it and aborts instead of synchronising
+/// lane 1 for ever.
+fn failed_record() {
+    let steps = [(1, Task::Wait), (1, Task::Work), (0, Task::FailedRecord)];
+    let (aborted, work, _) = scope(&steps, 3);
+    assert!(aborted, "a wait whose record failed was not aborted");
+    assert_eq!(work, 0, "work behind a failed record ran");
+}
+
+#[test]
+fn notify_failed_record() {
+    explore("notify_failed_record", Some(2), failed_record);
+}
+
+/// A failed record is trusted to have run: the end synchronises a stream
+/// no record will release.
+#[test]
+fn mutant_notify_failed_record_trusted() {
+    assert_bites_in_child(
+        "notify_model::mutant_notify_failed_record_trusted",
+        "notify-failed-record-trusted",
+        Some(2),
+        failed_record,
+        "deadlock",
+    );
 }
 
 #[test]

@@ -37,6 +37,13 @@ pub(crate) fn serves(stream: Raw) -> bool {
         .unwrap_or(false)
 }
 
+/// Whether the calling thread serves any stream's host functions.
+pub(crate) fn serves_any() -> bool {
+    SERVING
+        .try_with(|s| !s.borrow().is_empty())
+        .unwrap_or(false)
+}
+
 /// Before a blocking wait: on a thread that serves host functions, runs
 /// them ([`process_host_func`], so under no crate lock: the callers wait
 /// for the device, which they never do holding one) while `pending` says

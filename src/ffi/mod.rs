@@ -820,6 +820,9 @@ fn with_some_context_again(
 #[inline]
 pub(crate) fn synchronize_stream(stream: Raw) -> Result<()> {
     refuse_in_callback("aclrtSynchronizeStream")?;
+    // A notify wait of a scope open on this thread that no record matched
+    // yet: only this thread could queue the record.
+    scope::refuse_pending_notify(stream)?;
     #[cfg(unix)]
     host_thread::serve_while(|| matches!(stream_query(stream), Ok(false)));
     let watch = faults::begin(faults::key(stream));
@@ -837,6 +840,16 @@ pub(crate) fn synchronize_stream(stream: Raw) -> Result<()> {
 /// `aclrtSynchronizeStreamWithTimeout(stream, ms)` (as [`synchronize_stream`]).
 pub(crate) fn synchronize_stream_timeout(stream: Raw, ms: i32) -> Result<()> {
     refuse_in_callback("aclrtSynchronizeStreamWithTimeout")?;
+    #[cfg(unix)]
+    let Some(ms) = serve_within(stream, ms) else {
+        // The time ran out while this thread served: a bounded wait that
+        // gave up, judging no work (no C call: it would wait for a host
+        // function only this thread runs).
+        return Err(acl_error(
+            sys::ACL_ERROR_RT_STREAM_SYNC_TIMEOUT,
+            "aclrtSynchronizeStreamWithTimeout",
+        ));
+    };
     let watch = faults::begin(faults::key(stream));
     let code = with_some_context(stream, || {
         // SAFETY: `stream` is live (module invariant); `ms` is a plain
@@ -853,6 +866,26 @@ pub(crate) fn synchronize_stream_timeout(stream: Raw, ms: i32) -> Result<()> {
         faults::key(stream),
         watch,
     )
+}
+
+/// Before a bounded wait of `stream` for `ms`: on a thread that serves
+/// host functions, runs them while the stream is busy and the time lasts
+/// (as [`synchronize_stream`] does without a limit). The milliseconds left
+/// for the wait itself; `None` if the time ran out with the stream busy.
+#[cfg(unix)]
+fn serve_within(stream: Raw, ms: i32) -> Option<i32> {
+    if !host_thread::serves_any() {
+        return Some(ms);
+    }
+    let t0 = std::time::Instant::now();
+    let limit = core::time::Duration::from_millis(u64::from(ms.unsigned_abs()));
+    let busy = || matches!(stream_query(stream), Ok(false));
+    host_thread::serve_while(|| t0.elapsed() < limit && busy());
+    match limit.checked_sub(t0.elapsed()) {
+        Some(left) if !left.is_zero() => Some(i32::try_from(left.as_millis()).unwrap_or(ms).max(1)),
+        _ if busy() => None,
+        _ => Some(1),
+    }
 }
 
 /// A synchronisation of `key` (`function`) failed with `code`: the error,
@@ -883,10 +916,43 @@ fn sync_failed(
 /// is made current first.
 pub(crate) fn abort_stream(ctx: Raw, stream: Raw) -> Result<()> {
     make_current(ctx)?;
-    // SAFETY: `stream` is a live explicit stream of `ctx`, now current
-    // (module invariant); the call is synchronous and takes no pointers.
+    #[cfg(unix)]
+    if host_thread::serves_any() {
+        return abort_stream_serving(ctx, stream);
+    }
+    abort_stream_here(stream)
+}
+
+/// `aclrtStreamAbort(stream)` on the calling thread, whose current context
+/// is the stream's.
+fn abort_stream_here(stream: Raw) -> Result<()> {
+    // SAFETY: `stream` is a live explicit stream of the current context
+    // (module invariant; the callers made it current); the call is
+    // synchronous and takes no pointers.
     let code = unsafe { sys::aclrtStreamAbort(stream.as_ptr()) };
     check(code, "aclrtStreamAbort")
+}
+
+/// [`abort_stream`] on a thread that serves host functions: the abort
+/// returns once the stream's running task ends, and that task may be a
+/// host function only this thread runs. So the abort runs on a helper
+/// thread, which this one joins, serving meanwhile.
+#[cfg(unix)]
+#[cold]
+#[inline(never)]
+fn abort_stream_serving(ctx: Raw, stream: Raw) -> Result<()> {
+    std::thread::scope(|t| {
+        // The stream stays live: this thread owns it for the call and
+        // joins the helper before returning.
+        let helper = t.spawn(move || {
+            force_current(ctx)?;
+            abort_stream_here(stream)
+        });
+        host_thread::serve_while(|| !helper.is_finished());
+        helper
+            .join()
+            .unwrap_or_else(|p| std::panic::resume_unwind(p))
+    })
 }
 
 /// `aclrtStreamQuery`: `true` when every queued task has finished; a

@@ -112,9 +112,10 @@ pub(crate) use lane::{
     FenceCore, Handover, LaneCore, Parked, ScopeEvent, SharedCore, SharedReader, Source,
 };
 
+pub(crate) use notifies::{can_guard_waits, refuse_pending_notify};
 pub(crate) use open::{
     event_destroyed, host_fns_pending, record_discarded, record_made, record_ticket,
-    take_outside_aborted, wait_event_outside, wait_not_aborting,
+    take_outside_aborted, wait_event_outside, wait_foreign_event_outside, wait_not_aborting,
 };
 
 use core::cell::RefCell;

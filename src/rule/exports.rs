@@ -26,6 +26,9 @@ pub(crate) struct IpcKeyEntry {
 }
 
 static IPC: Mutex<Vec<IpcKeyEntry>> = Mutex::new(Vec::new());
+/// The IPC event keys this process gave out (`Event::ipc_handle`), never
+/// removed (a key is 64 bytes; a process exports few events).
+static EVENT_KEYS: Mutex<Vec<[u8; 64]>> = Mutex::new(Vec::new());
 static SHAREABLE: Mutex<Vec<u64>> = Mutex::new(Vec::new());
 
 /// The open IPC keys, one entry per export (the runtime answers a buffer
@@ -43,4 +46,18 @@ pub(crate) fn ipc_exports_of(addr: usize) -> usize {
 /// The shareable handles of physical memory this process exported.
 pub(crate) fn shareable() -> Held<'static, Vec<u64>> {
     lock(&SHAREABLE, Rank::ShareableExports)
+}
+
+/// This process gave out the IPC event key `key`.
+pub(crate) fn event_key_given(key: [u8; 64]) {
+    let mut keys = lock(&EVENT_KEYS, Rank::IpcEventKeys);
+    if !keys.contains(&key) {
+        keys.push(key);
+    }
+}
+
+/// Whether this process gave out the IPC event key `key` (an event opened
+/// from it may be recorded here, through the exporting event).
+pub(crate) fn event_key_is_ours(key: &[u8; 64]) -> bool {
+    lock(&EVENT_KEYS, Rank::IpcEventKeys).contains(key)
 }

@@ -43,6 +43,7 @@
 //! | 92 | an allocator's block pool (no runtime call under it) | `ffi/protocol/block_pool.rs` (per registration) |
 //! | 93 | a reservation's map of mapped granules (a leaf: nothing is taken or called under it) | `vmm.rs` (per reservation) |
 //! | 94 | a notify's book of the streams that waited for it (a leaf) | `notify.rs` (per notify) |
+//! | 95 | `EVENT_KEYS`, the IPC event keys this process gave out (a leaf) | `rule/exports.rs` |
 //!
 //! Runtime calls are made under some of them (`aclrtSubscribeReport` under
 //! `SUBS`, the exception trampoline's registration under `REGISTERED`, a stream wait under `OPEN` and the wait book, records under
@@ -85,6 +86,7 @@ pub(crate) enum Rank {
     BlockPool = 92,
     VmmMapped = 93,
     NotifyBook = 94,
+    IpcEventKeys = 95,
 }
 
 #[cfg(debug_assertions)]

@@ -10,6 +10,7 @@ mod compute_pipeline;
 mod kernel;
 mod panic_safety;
 mod pipelines;
+mod review_today;
 mod scope_notify;
 mod scope_settled;
 mod surface_attacks;

@@ -366,6 +366,18 @@ fn make_idle(stream: Raw) -> Result<()> {
     }
 }
 
+/// After an escalation aborted `stream`: a fault of its aborted work that
+/// no synchronisation reported yet would be handed by the runtime to the
+/// stream's next synchronisation, a later scope's checked wait of correct
+/// work among them. The stream is idle: one bounded synchronisation takes
+/// it now, entered (as every failure a synchronisation reports) for the
+/// aborted work, whose scopes learn of the abort anyway. Bounded (1 ms):
+/// work another thread queued since the abort is not waited for.
+fn take_pending_fault(ctx: Raw, stream: Raw) {
+    let _ = super::super::make_current(ctx);
+    let _ = super::super::synchronize_stream_timeout(stream, 1);
+}
+
 /// Whether an error says the runtime no longer knows the stream (its
 /// context or the whole runtime was torn down, e.g. by `sim::reset`): then
 /// no task of it can run any more.
@@ -415,6 +427,9 @@ pub(super) fn escalate(id: u64) -> Escalation {
             // Outside waits queued there before the abort are discarded.
             super::super::waits::synchronized_stream_since(stream, ticket);
             note_lost_callbacks(stream);
+            if !gone {
+                take_pending_fault(ctx, stream);
+            }
             if gone && escalation == Escalation::StreamAbort {
                 escalation = Escalation::StreamGone;
             }

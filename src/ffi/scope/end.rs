@@ -182,7 +182,12 @@ impl<'scope> ScopeCore<'scope> {
         deadline: &Option<(Duration, Instant)>,
     ) -> (Result<()>, Option<Panic>, Vec<Enlisted>) {
         let deadline = *deadline;
-        // A notify wait no record can end: abort before synchronising.
+        // A notify wait no record can end (none was queued, or its record
+        // failed): abort before synchronising.
+        if self.book.any_unconfirmed() {
+            self.book
+                .confirm_matched(&self.book.streams(), deadline.map(|(_, at)| at));
+        }
         let unrecorded = self.book.abort_unmatched();
         let mut first_err = None;
         let first = self.book.first.load(Ordering::Relaxed);

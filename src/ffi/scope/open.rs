@@ -501,6 +501,30 @@ pub(crate) fn wait_event_outside(stream: Raw, ctx: Raw, event: Raw) -> crate::er
     )
 }
 
+/// As [`wait_event_outside`] for an event recorded only by another process
+/// (an IPC event opened from its key): no escalation of this process
+/// discards its records, so the wait is never refused for one.
+pub(crate) fn wait_foreign_event_outside(
+    stream: Raw,
+    ctx: Raw,
+    event: Raw,
+) -> crate::error::Result<()> {
+    outside_wait(
+        ctx,
+        event,
+        || Ok(true),
+        |_| {
+            // Booked as waiting for a record on the waiting stream itself,
+            // never discarded (ticket `u64::MAX`): an escalation aborts this
+            // stream only when it aborts the stream for its own sake.
+            let rec = Some((stream, u64::MAX));
+            super::super::waits::enter(stream, ctx, event, rec, || {
+                super::super::stream_wait_event(stream, event)
+            })
+        },
+    )
+}
+
 /// Returns once no escalation is aborting `stream`: an escalation picks
 /// streams outside scopes under `OPEN`'s lock and aborts them after
 /// releasing it, so their destruction waits for [`abort_done`] before the

@@ -324,6 +324,25 @@ impl<'scope, 'sid> LaneCore<'scope, 'sid> {
         )
     }
 
+    /// As [`wait_event`](Self::wait_event) for an event recorded only by
+    /// another process (an IPC event opened from its key): no escalation
+    /// of this process discards its records, so the wait is never refused
+    /// for one.
+    pub(crate) fn wait_foreign_event(&self, event: &'scope impl HandleOwner) -> Result<()> {
+        self.bind()?;
+        let event = event.handle();
+        let stream = self.queue();
+        self.core.book.promote();
+        open::wait_for_event(
+            self.core.book.id,
+            &self.core.book.refused,
+            self.core.book.ctx,
+            event,
+            || Ok(true),
+            || super::super::super::stream_wait_event(stream, event),
+        )
+    }
+
     /// Record a user event on this lane (`aclrtRecordEvent`); an escalation
     /// records it again once the stream is idle.
     pub(crate) fn record(&self, event: &impl HandleOwner) -> Result<()> {

@@ -15,7 +15,13 @@ impl LaneCore<'_, '_> {
         self.bind()?;
         let stream = self.stream();
         raw::record(notify, stream)?;
-        self.core.book.book().notifies.recorded(notify, stream);
+        let clock = super::super::super::faults::now();
+        self.core
+            .book
+            .book()
+            .notifies
+            .recorded_at(notify, stream, clock);
+        self.core.book.publish_pending();
         Ok(())
     }
 
@@ -23,11 +29,20 @@ impl LaneCore<'_, '_> {
     /// `secs` as the runtime counts: 0 is no limit); a wait without a
     /// limit is entered in the ledger once the call succeeded.
     pub(crate) fn wait_notify(&self, notify: Raw, secs: u32) -> Result<()> {
+        if secs == 0 && !super::super::can_guard_waits() {
+            // A thread-local destructor after the thread's list of
+            // unmatched waits was destroyed: a synchronisation of this
+            // stream on this thread could not be refused.
+            return Err(crate::error::Error::InCallback {
+                operation: "Lane::wait_notify after the thread's locals were destroyed",
+            });
+        }
         self.bind()?;
         let stream = self.stream();
         raw::wait(notify, stream, secs)?;
         if secs == 0 {
             self.core.book.book().notifies.waited(notify, stream);
+            self.core.book.publish_pending();
         }
         Ok(())
     }
