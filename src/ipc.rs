@@ -110,6 +110,7 @@ impl<'dev, 'id, M: RunMode> Context<'dev, 'id, M> {
             key: key.0.clone(),
             addr: region.ptr.as_ptr() as usize,
         });
+        exports::ipc_changed(&list);
         drop(list);
         let export = IpcExport {
             key,
@@ -185,6 +186,7 @@ impl Drop for IpcExport<'_> {
         if let Some(i) = list.iter().position(|e| e.key == self.key.0) {
             list.swap_remove(i);
         }
+        exports::ipc_changed(&list);
         if !list.iter().any(|e| e.key == self.key.0) {
             // The last export of the key: closed while the list is held,
             // so an export of the same buffer meanwhile gets a fresh key.

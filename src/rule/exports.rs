@@ -16,6 +16,7 @@
 
 use std::ffi::CString;
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use super::locks::{Held, Rank, lock};
 
@@ -38,8 +39,24 @@ pub(crate) fn ipc() -> Held<'static, Vec<IpcKeyEntry>> {
     lock(&IPC, Rank::IpcExports)
 }
 
+/// How many entries [`IPC`] holds, stored by [`ipc_changed`] under its
+/// lock: every free of device memory reads it, and takes the lock only
+/// while some key is open. An export of a buffer ends (or is forgotten)
+/// before the buffer can be freed (the export borrows it), so a free never
+/// races with the entry of its own key.
+static IPC_OPEN: AtomicUsize = AtomicUsize::new(0);
+
+/// After a change of the list `list` (still held): records its length.
+pub(crate) fn ipc_changed(list: &[IpcKeyEntry]) {
+    IPC_OPEN.store(list.len(), Ordering::Release);
+}
+
 /// How many open exports name the allocation at `addr`.
+#[inline]
 pub(crate) fn ipc_exports_of(addr: usize) -> usize {
+    if IPC_OPEN.load(Ordering::Acquire) == 0 {
+        return 0;
+    }
     ipc().iter().filter(|e| e.addr == addr).count()
 }
 
