@@ -2,7 +2,7 @@
 //! `aclrtUnSubscribeHostFunc`): one safe function per C call. The typed
 //! layer ([`crate::host_thread`]) decides who may call them and when.
 
-use core::cell::RefCell;
+use core::cell::{Cell, RefCell};
 
 use aclrt_sys as sys;
 
@@ -12,12 +12,20 @@ use crate::error::{ErrorKind, Result};
 std::thread_local! {
     /// The streams the calling thread serves (innermost last).
     static SERVING: RefCell<Vec<Raw>> = const { RefCell::new(Vec::new()) };
+    /// Whether `SERVING` holds anything: the check every blocking
+    /// synchronisation makes is one load of a thread-local without a
+    /// destructor.
+    static SERVES: Cell<bool> = const { Cell::new(false) };
 }
 
 /// The calling thread starts serving `stream`; `false` (nothing recorded)
 /// once the thread's locals are destroyed (a thread-local destructor runs).
 pub(crate) fn serving_begin(stream: Raw) -> bool {
-    SERVING.try_with(|s| s.borrow_mut().push(stream)).is_ok()
+    let pushed = SERVING.try_with(|s| s.borrow_mut().push(stream)).is_ok();
+    if pushed {
+        let _ = SERVES.try_with(|f| f.set(true));
+    }
+    pushed
 }
 
 /// The calling thread no longer serves `stream` (its innermost entry).
@@ -27,6 +35,7 @@ pub(crate) fn serving_end(stream: Raw) {
         if let Some(i) = s.iter().rposition(|r| *r == stream) {
             s.remove(i);
         }
+        let _ = SERVES.try_with(|f| f.set(!s.is_empty()));
     });
 }
 
@@ -38,10 +47,9 @@ pub(crate) fn serves(stream: Raw) -> bool {
 }
 
 /// Whether the calling thread serves any stream's host functions.
+#[inline]
 pub(crate) fn serves_any() -> bool {
-    SERVING
-        .try_with(|s| !s.borrow().is_empty())
-        .unwrap_or(false)
+    SERVES.try_with(Cell::get).unwrap_or(false)
 }
 
 /// Before a blocking wait: on a thread that serves host functions, runs
@@ -50,13 +58,16 @@ pub(crate) fn serves_any() -> bool {
 /// the awaited work has not finished. The wait may depend on a host
 /// function only this thread can run (the awaited stream, directly or
 /// through an event, waits for a served one): it would never end.
-pub(crate) fn serve_while(mut pending: impl FnMut() -> bool) {
-    if !SERVING
-        .try_with(|s| !s.borrow().is_empty())
-        .unwrap_or(false)
-    {
-        return;
+#[inline]
+pub(crate) fn serve_while(pending: impl FnMut() -> bool) {
+    if serves_any() {
+        serve_while_serving(pending);
     }
+}
+
+#[cold]
+#[inline(never)]
+fn serve_while_serving(mut pending: impl FnMut() -> bool) {
     while pending() {
         match process_host_func(1) {
             Ok(()) => {}
