@@ -88,6 +88,7 @@ impl<'scope, 'sid, D: ?Sized> InFlight<'scope, 'sid, D> {
     /// On error the buffer stays borrowed until the scope ends;
     /// [`wait_or_keep`](Self::wait_or_keep) gives it back instead.
     #[doc(alias = "aclrtSynchronizeStream")]
+    #[inline]
     pub fn wait(self) -> Result<&'scope mut D> {
         self.parked.wait()
     }
@@ -234,6 +235,7 @@ impl<'scope, 'sid, D: ?Sized> Fence<'scope, 'sid, D> {
     /// the buffer stays borrowed until the scope ends; [`wait_or_keep`](Self::wait_or_keep)
     /// gives it back instead.
     #[doc(alias = "aclrtSynchronizeStream")]
+    #[inline]
     pub fn wait(self) -> Result<&'scope mut D> {
         self.core.wait_or_keep().map_err(|(e, _)| e)
     }
